@@ -1,0 +1,107 @@
+"""Claims, checks and certificates (DESIGN.md, "Claims and certificates").
+
+A check's `passed` is True (survived a test that could have failed), False (found a counterexample)
+or None (the budget was too small to decide). The claim's status follows:
+
+    refuted       some check has passed = False
+    inconclusive  none failed, some undecided
+    verified      every check passed
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+FORMAT = 1
+PROFILES = ("quick", "standard", "full")
+KINDS = ("symbolic", "quadrature", "montecarlo", "ode", "control")
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    kind: str
+    passed: bool | None
+    value: Any = None
+    bound: Any = None
+    detail: str = ""
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"check kind {self.kind!r} is not one of {KINDS}")
+
+
+def status_of(checks: list[Check]) -> str:
+    if not checks:
+        return "inconclusive"
+    if any(c.passed is False for c in checks):
+        return "refuted"
+    if any(c.passed is None for c in checks):
+        return "inconclusive"
+    return "verified"
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    title: str
+    statement: str
+    hypotheses: tuple[str, ...]
+    run: Callable[..., dict]           # run(scenario, profile, rng) -> certificate
+    default_scenario: Callable[[], dict] = field(default=dict)
+    scenario_keys: frozenset = frozenset()
+
+
+def jsonable(value):
+    """Plain JSON types; non-finite floats become the strings "inf", "-inf", "nan" (never silent)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if math.isfinite(v):
+            return v
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    if value is None or isinstance(value, str):
+        return value
+    return str(value)
+
+
+def certificate(claim: Claim, scenario: dict, profile: str, seed: int, checks: list[Check],
+                quantities: dict, *, errata: list | None = None, formulas: dict | None = None,
+                series: dict | None = None, provenance: dict | None = None) -> dict:
+    """The certificate dict of DESIGN.md, plus the statement, formulas and figure series that the
+    renderer needs (it reads certificates only)."""
+    return jsonable({
+        "format": FORMAT,
+        "claim": claim.id,
+        "title": claim.title,
+        "statement": claim.statement,
+        "hypotheses": list(claim.hypotheses),
+        "status": status_of(checks),
+        "scenario": scenario,
+        "profile": profile,
+        "seed": seed,
+        "quantities": quantities,
+        "checks": [asdict(c) for c in checks],
+        "errata": errata or [],
+        "formulas": formulas or {},
+        "series": series or {},
+        "provenance": provenance or {},
+    })
+
+
+def dumps(cert: dict) -> str:
+    return json.dumps(cert, indent=2, allow_nan=False) + "\n"

@@ -1,0 +1,209 @@
+"""The check battery shared by the limit claims (`lemma-2.1`, `mixture`) and their controls.
+
+A `Subject` pairs a token law (what prompts are drawn from, and an independent route to its true
+limit) with a *claimed* limit (the derived formula, its float64 kernel, and the second moments that
+the deviation bound needs). The battery asks four questions that can each fail:
+
+1. quadrature, 30 digits: the claimed formula, evaluated exactly then to 40 digits, against mpmath
+   quadrature of the law at 40 digits; |difference| <= 1e-25 (both sides carry ~40 digits, so the
+   budget is 15 digits of margin, not a fitted tolerance).
+2. quadrature, float64: the emitted kernel against the law's float64 route (tensor Gauss-Hermite, or
+   the exact closed form for the controls); relative difference <= 1e-12 (both routes are accurate
+   to ~1e-14 for the tilts used, see numerics/quadrature.py).
+3. Monte Carlo, bound: for each L and query, the fraction of prompts with
+   ||T[mu_L](z) - T(z)|| > eps_L(delta) must be compatible with probability <= delta. Exact binomial
+   test, total false-alarm probability 1e-6 split evenly (Bonferroni) over the (L, query) pairs.
+4. Monte Carlo, decrease: the mean squared error decreases in L; each consecutive pair by a
+   one-sided z-test at the same false-alarm budget. A significant increase refutes; a decrease that
+   is not significant is undecided (budget too small).
+5. Monte Carlo, unbiased numerator: for any constant c, Y = (1/L) sum_i e^{s_i - c} (V z_i - T(z))
+   has mean (E e^{s - c}) (T_true(z) - T(z)), which is zero exactly when the claimed limit T is the
+   true one, at every L (no asymptotic bias). Studentised mean over the prompts, two-sided, per
+   (L, query, output coordinate), false-alarm 1e-6 in total (Bonferroni; normal approximation of
+   the studentised mean of `trials` iid prompts). This is the sharp test: it resolves limit errors
+   of order sd(Y) / sqrt(trials).
+
+The bound eps_L(delta) (proof in the report page): with w the normalised weight, mu_a the tilted
+mean, X_L = mean w_i (z_i - mu_a) and D_L = mean w_i, the error is ||V X_L|| / D_L. Chebyshev gives
+||V X_L|| <= sqrt(E w^2 ||V(z - mu_a)||^2 / (L delta/2)) with probability >= 1 - delta/2; the
+lower tail of a mean of nonnegative variables (Maurer 2003) gives D_L >= 1 - t,
+t = sqrt(2 E w^2 ln(2/delta) / L), with probability >= 1 - delta/2. Vacuous (infinite) when t >= 1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import mpmath as mp
+import numpy as np
+from scipy import stats
+
+from ..numerics import attention
+from .base import Check, status_of
+from .progress import progress
+
+FALSE_ALARM = 1e-6
+DIGITS_TOLERANCE = 1e-25
+FLOAT_RELATIVE_TOLERANCE = 1e-12
+
+
+@dataclass
+class Subject:
+    label: str
+    law: object                                        # .sample(rng, shape)
+    claimed_kernel: Callable[[np.ndarray], np.ndarray]  # Z (n, d) -> (n, k)
+    claimed_exact: Callable[[np.ndarray], list]         # z (d,) -> k values at >= 40 digits
+    claimed_moments: Callable[[np.ndarray], tuple]      # z -> (E w^2, E w^2 ||V(z'-mu_a)||^2)
+    claimed_log_normaliser: Callable[[np.ndarray], float]  # z -> log E e^{z'^T U z} (fixed shift c)
+    reference_mp: Callable[[np.ndarray], list]          # z -> k mpf values (independent route)
+    reference_float: Callable[[np.ndarray], np.ndarray]  # Z -> (n, k) (independent route)
+    reference_name: str
+
+
+@dataclass(frozen=True)
+class Budget:
+    Ls: list
+    trials: int
+    delta: float
+
+
+def deviation_bound(L: int, delta: float, weight_m2: float, numerator_m2: float) -> float:
+    """eps_L(delta) of the module docstring (math.inf when vacuous)."""
+    t = math.sqrt(2.0 * weight_m2 * math.log(2.0 / delta) / L)
+    if t >= 1.0:
+        return math.inf
+    return math.sqrt(numerator_m2 / (L * delta / 2.0)) / (1.0 - t)
+
+
+def binomial_p_value(exceedances: int, n: int, p: float) -> float:
+    """P(Bin(n, p) >= exceedances): small when the observed frequency is too high for p."""
+    return float(stats.binom.sf(exceedances - 1, n, p))
+
+
+def formula_check(subject: Subject, queries: np.ndarray) -> tuple[Check, list, list]:
+    worst, claimed_all, reference_all = mp.mpf(0), [], []
+    for z in queries:
+        claimed = subject.claimed_exact(z)
+        reference = subject.reference_mp(z)
+        with mp.workdps(40):
+            worst = max([worst] + [abs(mp.mpf(c) - r) for c, r in zip(claimed, reference)])
+        claimed_all.append([float(c) for c in claimed])
+        reference_all.append([float(r) for r in reference])
+    value = float(worst)
+    return Check(f"{subject.label}: derived formula at 40 digits vs {subject.reference_name} (mpmath, 40 digits)",
+                 "quadrature", value <= DIGITS_TOLERANCE, value, DIGITS_TOLERANCE,
+                 f"max |formula - quadrature| over {len(queries)} queries; tolerance leaves 15 of 40 digits"), \
+        claimed_all, reference_all
+
+
+def kernel_check(subject: Subject, queries: np.ndarray) -> tuple[Check, np.ndarray, np.ndarray]:
+    kernel = subject.claimed_kernel(queries)
+    reference = subject.reference_float(queries)
+    scale = max(float(np.max(np.abs(reference))), 1e-8)
+    value = float(np.max(np.abs(kernel - reference)) / scale)
+    if not np.all(np.isfinite(kernel)):
+        value = math.inf
+    return Check(f"{subject.label}: float64 kernel vs {subject.reference_name} (float64)", "quadrature",
+                 value <= FLOAT_RELATIVE_TOLERANCE, value, FLOAT_RELATIVE_TOLERANCE,
+                 "max |kernel - reference| / max |reference| over the queries"), kernel, reference
+
+
+def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budget,
+                      rng: np.random.Generator) -> tuple[list[Check], dict]:
+    limit = subject.claimed_kernel(queries)                                  # (Q, k)
+    moments = [subject.claimed_moments(z) for z in queries]
+    n_tests = len(budget.Ls) * len(queries)
+    alpha = FALSE_ALARM / n_tests
+    shifts = np.array([subject.claimed_log_normaliser(z) for z in queries])
+    series = {"L": [], "rmse": [], "mse": [], "mse_stderr": [], "bound": [], "quantile": [], "exceed": [],
+              "numerator_z": []}
+    rejected, informative, worst_freq = [], 0, 0.0
+    for L in budget.Ls:
+        progress(f"{subject.label}: Monte Carlo L = {L}")
+        acc = attention.sampled_accumulator(subject.law, rng, budget.trials, L, U, V, queries, shifts)
+        out = acc.result()
+        err = np.linalg.norm(out - limit[None, :, :], axis=2)                # (trials, Q)
+        centred = (acc.fixed_num - limit[None, :, :] * acc.fixed_den[..., None]) / L   # (trials, Q, k)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z_num = centred.mean(axis=0) / (centred.std(axis=0, ddof=1) / math.sqrt(budget.trials))
+        z_num = np.where(np.isnan(z_num), 0.0, z_num)      # a coordinate with V row 0 is exactly 0
+        series["numerator_z"].append(z_num.tolist())
+        if not np.all(np.isfinite(err)):
+            raise FloatingPointError(f"non-finite finite-prompt output at L = {L} ({subject.label})")
+        sq = np.mean(err**2, axis=1)                                          # averaged over queries
+        bounds = [deviation_bound(L, budget.delta, w2, num) for w2, num in moments]
+        counts = [int(np.sum(err[:, q] > bounds[q])) for q in range(len(queries))]
+        for q, (b, c) in enumerate(zip(bounds, counts)):
+            if math.isfinite(b):
+                informative += 1
+                worst_freq = max(worst_freq, c / budget.trials)
+                if binomial_p_value(c, budget.trials, budget.delta) < alpha:
+                    rejected.append((L, q, c))
+        series["L"].append(L)
+        series["mse"].append(float(sq.mean()))
+        series["mse_stderr"].append(float(sq.std(ddof=1) / math.sqrt(budget.trials)) if budget.trials > 1 else math.inf)
+        series["rmse"].append(float(math.sqrt(sq.mean())))
+        series["bound"].append(bounds[0])
+        series["quantile"].append(float(np.quantile(err[:, 0], 1 - budget.delta)))
+        series["exceed"].append(counts)
+    if rejected:
+        exceed_pass = False
+        detail = f"binomial test rejected P(error > eps_L) <= delta at (L, query, count) = {rejected[:4]}"
+    elif informative == 0:
+        exceed_pass = None
+        detail = "every bound was vacuous (L too small for the denominator tail): undecided"
+    else:
+        exceed_pass = True
+        detail = f"{informative} informative (L, query) pairs, none rejected"
+    checks = [Check(f"{subject.label}: P(||T[mu_L] - T|| > eps_L(delta)) <= delta (Monte Carlo)", "montecarlo",
+                    exceed_pass, worst_freq, budget.delta,
+                    f"{detail}; exact binomial test, false-alarm {FALSE_ALARM:g} over {n_tests} tests, "
+                    f"{budget.trials} prompts per L")]
+    # Mean squared error decreasing in L.
+    z_alpha = float(stats.norm.isf(FALSE_ALARM / max(1, len(budget.Ls) - 1)))
+    zs = []
+    for j in range(len(budget.Ls) - 1):
+        se = math.hypot(series["mse_stderr"][j], series["mse_stderr"][j + 1])
+        zs.append((series["mse"][j] - series["mse"][j + 1]) / se if se > 0 else math.inf)
+    if not zs:
+        decrease = None
+    elif min(zs) < -z_alpha:
+        decrease = False
+    elif min(zs) > z_alpha:
+        decrease = True
+    else:
+        decrease = None
+    checks.append(Check(f"{subject.label}: mean squared error decreases in L (Monte Carlo)", "montecarlo",
+                        decrease, min(zs) if zs else None, z_alpha,
+                        f"smallest z-score of MSE(L_j) - MSE(L_j+1) over consecutive L; one-sided, "
+                        f"false-alarm {FALSE_ALARM:g} in total; below -bound refutes, between is undecided"))
+    # Unbiased numerator.
+    zs_num = np.abs(np.array(series["numerator_z"]))                            # (nL, Q, k)
+    z_crit = float(stats.norm.isf(FALSE_ALARM / (2 * zs_num.size)))
+    worst = float(zs_num.max())
+    checks.append(Check(f"{subject.label}: E[e^(s-c) (V z' - T(z))] = 0 at every L (Monte Carlo)", "montecarlo",
+                        worst <= z_crit, worst, z_crit,
+                        f"largest |z| of the studentised mean over {zs_num.size} (L, query, coordinate) "
+                        f"tests; two-sided, false-alarm {FALSE_ALARM:g} in total (Bonferroni, normal approximation)"))
+    return checks, series
+
+
+def run_battery(subject: Subject, queries: np.ndarray, U, V, budget: Budget,
+                rng: np.random.Generator) -> dict:
+    """All four questions for one subject. Returns checks, status and the data behind them."""
+    c1, claimed30, reference30 = formula_check(subject, queries)
+    c2, kernel, reference = kernel_check(subject, queries)
+    mc, series = montecarlo_checks(subject, queries, U, V, budget, rng)
+    checks = [c1, c2] + mc
+    return {"checks": checks, "status": status_of(checks), "series": series, "kernel": kernel,
+            "reference": reference, "claimed30": claimed30, "reference30": reference30}
+
+
+def control_check(result: dict, label: str) -> Check:
+    """A negative control passes when its battery came out refuted."""
+    failed = [c.name for c in result["checks"] if c.passed is False]
+    return Check(f"negative control {label}: the claimed formula must be refuted", "control",
+                 result["status"] == "refuted", result["status"], "refuted",
+                 "failed checks: " + ("; ".join(failed) if failed else "none (the control did not bite)"))

@@ -1,0 +1,168 @@
+"""Claim `mixture`: the large-prompt limit for Gaussian-mixture tokens (PAPER.md section 6).
+
+Statement: for mu = sum_k pi_k N(m_k, Gamma_k),
+T[mu](z) = V sum_k alpha_k(z) (m_k + Gamma_k U z), alpha = softmax_k(log pi_k + m_k^T U z + (Uz)^T Gamma_k (Uz)/2).
+
+Checks: symbolic proofs (mixture tilt, batched logits); the battery on the scenario's mixture; a
+degenerate positive check (iid Rademacher tokens are the equal-weight mixture of the 2^d point
+masses (+-1, ..., +-1) with Gamma_k = 0, so the emitted mixture kernel must reproduce V tanh(U z));
+two negative controls: (A) mixture tokens against Lemma 2.1's affine formula with the mixture's
+mean and covariance (the limit is not linear), (B) uniform tokens against a moment-matched mixture
+(per coordinate: means +-sqrt3/2, variance 1/4).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import sympy as sp
+from scipy.special import logsumexp
+
+from ..derivations import catalogue, mixture as mixture_derivation
+from ..numerics import kernels, limits
+from ..numerics.laws import MixtureLaw, RademacherLaw, UniformLaw
+from . import exact, scenario as scen
+from .base import Check, Claim, certificate
+from .battery import Subject, control_check, run_battery
+from .common import budget_for, provenance, queries_for, symbolic_check
+from .lemma21 import gaussian_subject
+from .references import reference_routes
+
+ID = "mixture"
+TITLE = "Gaussian-mixture tokens give a non-linear softmax limit"
+STATEMENT = ("For mu = sum_k pi_k N(m_k, Gamma_k), T_{U,V}[mu](z) = V sum_k alpha_k(z) (m_k + Gamma_k U z) "
+             "with alpha = softmax_k(log pi_k + m_k^T U z + (U z)^T Gamma_k (U z) / 2).")
+HYPOTHESES = ("tokens z' ~ sum_k pi_k N(m_k, Gamma_k), pi_k > 0, Gamma_k positive semidefinite",
+              "finite prompts: z_1..z_L iid ~ mu")
+SCENARIO_KEYS = scen.COMMON_KEYS | {"mixture"}
+
+
+def default_scenario() -> dict:
+    """Two components in d = 2, the second with a singular covariance."""
+    return {
+        "d": 2,
+        "mean": [0.0, 0.0],
+        "cov": [[1.0, 0.0], [0.0, 1.0]],
+        "U": [[0.8, 0.3], [-0.2, 0.6]],
+        "V": [[1.0, 0.5], [0.0, 1.0]],
+        "query_cov": [[1.0, 0.0], [0.0, 1.0]],
+        "L": [16, 64, 256, 1024],
+        "trials": 2000,
+        "delta": 1e-3,
+        "seed": 0,
+        "mixture": {
+            "weights": [0.4, 0.6],
+            "means": [[1.0, 0.5], [-0.8, 0.2]],
+            "covs": [[[0.5, 0.1], [0.1, 0.3]], [[0.4, 0.0], [0.0, 0.0]]],
+        },
+    }
+
+
+def mixture_subject(label: str, law, claimed: MixtureLaw, U, V, kernel=None) -> Subject:
+    """Claimed limit: the mixture formula for `claimed`, tested against tokens drawn from `law`."""
+    kernel = kernel or (lambda Z: limits.mixture_limit(claimed, U, V, Z))
+    ref_mp, ref_float, name = reference_routes(law, U, V)
+
+    def log_normaliser(z):
+        logits = [float(kernels.mixture_component_logit(np.log(w), m[:, None], G, U, z[:, None])[0, 0])
+                  for w, m, G in zip(claimed.weights, claimed.means, claimed.covs)]
+        return float(logsumexp(logits))
+
+    return Subject(
+        label=label, law=law, claimed_kernel=kernel,
+        claimed_exact=lambda z: exact.mixture_limit(claimed.weights, claimed.means, claimed.covs, U, V, z),
+        claimed_moments=lambda z: limits.mixture_bound_moments(claimed, U, V, z),
+        claimed_log_normaliser=log_normaliser,
+        reference_mp=ref_mp, reference_float=ref_float, reference_name=name)
+
+
+def product_mixture(d: int, offset: float, variance: float) -> MixtureLaw:
+    """Equal-weight mixture over the 2^d sign patterns: means offset * (+-1, ..., +-1), cov variance * I."""
+    signs = np.array(list(itertools.product((1.0, -1.0), repeat=d)))
+    K = signs.shape[0]
+    return MixtureLaw(np.full(K, 1.0 / K), offset * signs, np.repeat(variance * np.eye(d)[None], K, axis=0))
+
+
+def mixture_law(s: dict) -> MixtureLaw:
+    table = s.get("mixture")
+    if not table or not all(k in table for k in ("weights", "means", "covs")):
+        raise ValueError("the mixture claim needs a [mixture] table with weights, means and covs")
+    law = MixtureLaw(table["weights"], table["means"], table["covs"])
+    if law.d != s["d"]:
+        raise ValueError(f"mixture components have dimension {law.d} but d = {s['d']}")
+    return law
+
+
+def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) -> dict:
+    s = scen.common(scenario)
+    U, V, d = s["U"], s["V"], s["d"]
+    law = mixture_law(s)
+    budget = budget_for(s, profile)
+    queries = queries_for(s, profile, rng)
+    checks: list[Check] = [symbolic_check("mixture tilt", {
+        **{f"mixture: {p.statement}": p for p in catalogue.mixture_proofs()},
+        **{f"controls: {p.statement}": p for p in catalogue.control_proofs()},
+    }, profile)]
+
+    main = run_battery(mixture_subject("mixture scenario", law, law, U, V, kernel), queries, U, V, budget, rng)
+    checks += main["checks"]
+
+    # Degenerate positive check: Rademacher = point-mass mixture, so the kernel must give V tanh(U z).
+    point_masses = product_mixture(d, 1.0, 0.0)
+    degenerate = limits.mixture_limit(point_masses, U, V, queries)
+    rademacher = limits.rademacher_limit(U, V, queries)
+    gap = float(np.max(np.abs(degenerate - rademacher)) / max(float(np.max(np.abs(rademacher))), 1e-8))
+    checks.append(Check("degenerate mixture: point masses at (+-1, ..., +-1) reproduce V tanh(U z)", "quadrature",
+                        gap <= 1e-12, gap, 1e-12,
+                        f"iid Rademacher tokens are the equal-weight mixture of {2**d} point masses; "
+                        "relative gap between the emitted mixture kernel and the exact limit"))
+
+    mean, cov = law.moments()
+    controls = {
+        "gaussian-formula": run_battery(
+            gaussian_subject("control (mixture tokens, affine formula)", law, mean, cov, U, V),
+            queries, U, V, budget, rng),
+        "uniform": run_battery(
+            mixture_subject("control (uniform tokens, moment-matched mixture)", UniformLaw(d),
+                            product_mixture(d, np.sqrt(3.0) / 2, 0.25), U, V),
+            queries, U, V, budget, rng),
+    }
+    checks.append(control_check(controls["gaussian-formula"], "mixture tokens, Lemma 2.1 formula with matched moments"))
+    checks.append(control_check(controls["uniform"], "uniform tokens, moment-matched Gaussian mixture"))
+
+    linear = limits.gaussian_limit(mean, cov, U, V, queries)
+    quantities = {
+        "components": int(law.weights.shape[0]),
+        "queries": queries.tolist(),
+        "kernel_vs_gauss_hermite_max_relative": main["checks"][1].value,
+        "formula_vs_mpmath_max_abs": main["checks"][0].value,
+        "nonlinearity_gap": float(np.max(np.abs(main["kernel"] - linear))),
+        "L": budget.Ls,
+        "mc_rmse": main["series"]["rmse"],
+        "mc_bound_first_query": main["series"]["bound"],
+    }
+    if s.get("query") is not None:
+        quantities["limit"] = main["kernel"][0].tolist()
+        quantities["quadrature_limit"] = main["reference"][0].tolist()
+    formulas = _formulas()
+    series = {"main": main["series"], "controls": {k: v["series"] for k, v in controls.items()}}
+    return certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities,
+                       formulas=formulas, series=series, provenance=provenance())
+
+
+def _formulas() -> dict:
+    """LaTeX of the derived component pieces, printed by SymPy with the component index shown."""
+    sym = mixture_derivation.component_symbols(k=sp.Symbol("k"), n=1)
+    d = sym["m"].shape[0]
+    rename = {sym["m"]: sp.MatrixSymbol("m_k", d, 1), sym["Gamma"]: sp.MatrixSymbol(r"\Gamma_k", d, d),
+              sym["log_pi"]: sp.Symbol(r"\log\pi_k")}
+    mean = mixture_derivation.component_mean_batched(sym).xreplace(rename)
+    logit = mixture_derivation.component_logit_scalar(sym).xreplace(rename).subs(sym["a"], sym["U"] * sym["z"])
+    return {
+        "limit": r"T[\mu](z) = \sum_k \alpha_k(z)\, " + sp.latex(mean),
+        "weights": r"\alpha_k(z) \propto \exp\Big(" + sp.latex(logit) + r"\Big)",
+    }
+
+
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS)

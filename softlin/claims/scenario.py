@@ -1,0 +1,103 @@
+"""Scenarios: user-supplied parameters in TOML (DESIGN.md, "Scenarios").
+
+A scenario is a flat table of the keys below plus optional sub-tables ([mixture], [icl], ...).
+Each claim declares which keys it reads; a key no claim knows, or a key the chosen claim does not
+use, is an error that names the key. Missing keys come from the claim's built-in default, and when
+`d` is given without matrices the defaults are rebuilt for that d (see `defaults_for_dimension`).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import numpy as np
+
+from ..numerics import validate
+
+COMMON_KEYS = frozenset({"d", "mean", "cov", "U", "V", "query_cov", "query", "L", "trials", "delta", "seed"})
+SUBTABLE_KEYS = {
+    "mixture": frozenset({"weights", "means", "covs"}),
+    "icl": frozenset({"sigma", "alpha", "theta", "noise", "L", "eps"}),
+    "scalar": frozenset({"d", "noise", "mu", "omega", "L"}),
+}
+
+
+def load_toml(path: str | Path) -> dict:
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"scenario file {str(path)!r} does not exist")
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"scenario file {str(path)!r} is not valid TOML: {exc}") from exc
+
+
+def defaults_for_dimension(d: int) -> dict:
+    """Defaults when only d is given: m = 0, Gamma = I, U = I/2 with 0.2 above the diagonal
+    (non-symmetric, so U and U^T differ), V = I, query_cov = I."""
+    U = 0.5 * np.eye(d) + 0.2 * np.eye(d, k=1)
+    return {"mean": [0.0] * d, "cov": np.eye(d).tolist(), "U": U.tolist(), "V": np.eye(d).tolist(),
+            "query_cov": np.eye(d).tolist()}
+
+
+def merge(default: dict, user: dict, allowed: frozenset) -> dict:
+    """User values over the claim's defaults; unknown keys raise ValueError naming them."""
+    for key, value in user.items():
+        if isinstance(value, dict):
+            known = SUBTABLE_KEYS.get(key)
+            if known is None or key not in allowed:
+                raise ValueError(f"unknown scenario table [{key}] (this claim reads: {sorted(allowed)})")
+            for sub in value:
+                if sub not in known:
+                    raise ValueError(f"unknown scenario key {key}.{sub} (known: {sorted(known)})")
+        elif key not in allowed:
+            raise ValueError(f"unknown scenario key {key!r} (this claim reads: {sorted(allowed)})")
+    out = dict(default)
+    if "d" in user and user["d"] != default.get("d"):
+        out.update(defaults_for_dimension(validate.prompt_length("d", user["d"])))
+        out.pop("query", None)
+    for key, value in user.items():
+        if isinstance(value, dict):
+            out[key] = {**out.get(key, {}), **value}
+        else:
+            out[key] = value
+    return out
+
+
+def common(s: dict) -> dict:
+    """Validate and convert the common keys to arrays; returns a new dict."""
+    out = dict(s)
+    mean = validate.vector("mean", s["mean"])
+    d = mean.shape[0]
+    if "d" in s and validate.prompt_length("d", s["d"]) != d:
+        raise ValueError(f"d = {s['d']} but mean has length {d}")
+    out["d"] = d
+    out["mean"] = mean
+    out["cov"] = validate.covariance("cov", s["cov"], d)
+    out["U"] = validate.matrix("U", s["U"], (d, d))
+    out["V"] = validate.matrix("V", s["V"], (None, d))
+    out["query_cov"] = validate.covariance("query_cov", s.get("query_cov", np.eye(d).tolist()), d)
+    if s.get("query") is not None:
+        out["query"] = validate.vector("query", s["query"], d)
+    Ls = s["L"]
+    if not isinstance(Ls, list) or not Ls:
+        raise ValueError(f"L = {Ls!r} must be a non-empty list of prompt lengths")
+    out["L"] = [validate.prompt_length("L", L) for L in Ls]
+    if sorted(set(out["L"])) != out["L"]:
+        raise ValueError(f"L = {Ls!r} must be strictly increasing")
+    out["trials"] = validate.prompt_length("trials", s["trials"])
+    delta = s["delta"]
+    if not isinstance(delta, (int, float)) or not 0 < delta < 1:
+        raise ValueError(f"delta = {delta!r} must be a probability in (0, 1)")
+    out["delta"] = float(delta)
+    seed = s.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed = {seed!r} must be an integer >= 0")
+    out["seed"] = seed
+    return out
+
+
+def for_certificate(s: dict) -> dict:
+    """The scenario as plain lists, for the certificate."""
+    return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in s.items()}

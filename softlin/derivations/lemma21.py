@@ -1,0 +1,66 @@
+"""Lemma 2.1: for Gaussian prompts mu = N(m, Gamma), softmax attention in the limit is affine,
+
+    T_{U,V}[mu](z) = E[e^{z'^T U z} V z'] / E[e^{z'^T U z}] = V (m + Gamma U z),
+
+because the ratio is V times the tilted mean at tilt a = U z (see `tilt`). Gamma may be singular.
+The limit is *derived* here by substituting a = U z into the derived tilted mean.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from . import tilt
+from .proof import Proof, prove_zero
+
+
+def limit_symbols(d=None, k=None, n=None):
+    d = d if d is not None else sp.Symbol("d", integer=True, positive=True)
+    k = k if k is not None else sp.Symbol("k", integer=True, positive=True)
+    n = n if n is not None else sp.Symbol("n", integer=True, positive=True)
+    s = tilt.matrix_symbols(d)
+    s.update({
+        "U": sp.MatrixSymbol("U", d, d),
+        "V": sp.MatrixSymbol("V", k, d),
+        "z": sp.MatrixSymbol("z", d, n),  # n queries as columns
+    })
+    return s
+
+
+def gaussian_limit_matrix(s=None) -> sp.MatrixExpr:
+    """T[mu](z) = V * tilted_mean(a = U z): a k x n matrix expression (one column per query)."""
+    s = s or limit_symbols()
+    mean = tilt.tilted_mean_matrix(s)
+    return s["V"] * mean.subs(s["a"], s["U"] * s["z"])
+
+
+def entry_proofs(d: int, rank: int | None = None, k: int = 2) -> list[Proof]:
+    """Lemma 2.1 with fully symbolic entries: the ratio of Gaussian integrals (from the 1-D
+    integrals of `tilt`) equals V (m + Gamma U z), and so does the matrix-form expression."""
+    rank = d if rank is None else rank
+    tag = f"d={d}, rank(Gamma)={rank}, k={k}"
+    a, m, B = tilt.entry_symbols(d, rank)
+    U = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"u{i}{j}", real=True))
+    V = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))
+    z = sp.Matrix(d, 1, sp.symbols(f"z0:{d}", real=True))
+    _, mean, _ = tilt.tilt_moments_entries(U * z, m, B)
+    ratio = V * mean
+    claimed = V * (m + B * B.T * U * z)
+    s = limit_symbols(d, k, 1)
+    matrix_form = gaussian_limit_matrix(s).subs({s["m"]: m, s["Gamma"]: B * B.T, s["U"]: U,
+                                                 s["V"]: V, s["z"]: z}).as_explicit()
+    return [
+        prove_zero(f"E[e^(z'^T U z) V z'] / E[e^(z'^T U z)] = V (m + Gamma U z) [{tag}]", ratio - claimed),
+        prove_zero(f"emitted matrix form equals the entries' ratio [{tag}]", matrix_form - ratio),
+    ]
+
+
+def matrix_proofs() -> list[Proof]:
+    s = limit_symbols()
+    expected = s["V"] * (s["m"] + s["Gamma"] * s["U"] * s["z"])
+    return [prove_zero("T[mu](z) = V (m + Gamma U z) (matrix form)", gaussian_limit_matrix(s) - expected)]
+
+
+def latex_limit() -> str:
+    s = limit_symbols()
+    return sp.latex(gaussian_limit_matrix(s))

@@ -1,0 +1,108 @@
+"""Token laws: samplers with the parameters their exact limits need.
+
+- GaussianLaw N(m, Gamma), Gamma PSD and possibly singular: z = m + B g with B = Q sqrt(Lambda)
+  restricted to the positive eigenvalues (so B B^T = Gamma and g has rank(Gamma) coordinates).
+- MixtureLaw sum_k pi_k N(m_k, Gamma_k).
+- RademacherLaw, UniformLaw: iid coordinates with mean 0 and variance 1 (the negative controls).
+
+`sample(rng, shape)` returns an array of shape `shape + (d,)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import validate
+
+
+def psd_root(cov: np.ndarray) -> np.ndarray:
+    """B (d x r) with B B^T = cov, r = numerical rank; eigenvalues below 1e-12 * max are dropped."""
+    values, vectors = np.linalg.eigh(cov)
+    keep = values > 1e-12 * max(1.0, float(values.max(initial=0.0)))
+    return vectors[:, keep] * np.sqrt(values[keep])
+
+
+@dataclass
+class GaussianLaw:
+    mean: np.ndarray
+    cov: np.ndarray
+    name: str = "gaussian"
+    root: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self):
+        self.mean = validate.vector("mean", self.mean)
+        self.cov = validate.covariance("cov", self.cov, self.mean.shape[0])
+        self.root = psd_root(self.cov)
+
+    @property
+    def d(self) -> int:
+        return self.mean.shape[0]
+
+    def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        g = rng.standard_normal(tuple(shape) + (self.root.shape[1],))
+        return self.mean + g @ self.root.T
+
+
+@dataclass
+class MixtureLaw:
+    weights: np.ndarray
+    means: np.ndarray   # (K, d)
+    covs: np.ndarray    # (K, d, d)
+    name: str = "mixture"
+    roots: list = field(init=False, repr=False)
+
+    def __post_init__(self):
+        self.weights = validate.vector("mixture weights", self.weights)
+        if np.any(self.weights <= 0) or abs(self.weights.sum() - 1) > 1e-12:
+            raise ValueError(f"mixture weights must be positive and sum to 1, got {self.weights.tolist()}")
+        K = self.weights.shape[0]
+        self.means = validate.as_array("mixture means", self.means, 2)
+        if self.means.shape[0] != K:
+            raise ValueError(f"mixture means has {self.means.shape[0]} rows for {K} weights")
+        d = self.means.shape[1]
+        covs = validate.as_array("mixture covs", self.covs, 3)
+        if covs.shape != (K, d, d):
+            raise ValueError(f"mixture covs must have shape {(K, d, d)}, got {covs.shape}")
+        self.covs = np.stack([validate.covariance(f"mixture covs[{j}]", c, d) for j, c in enumerate(covs)])
+        self.roots = [psd_root(c) for c in self.covs]
+
+    @property
+    def d(self) -> int:
+        return self.means.shape[1]
+
+    def moments(self) -> tuple[np.ndarray, np.ndarray]:
+        """Overall mean and covariance (for the moment-matched Gaussian control)."""
+        mean = self.weights @ self.means
+        second = np.einsum("k,kij->ij", self.weights, self.covs + np.einsum("ki,kj->kij", self.means, self.means))
+        return mean, second - np.outer(mean, mean)
+
+    def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        shape = tuple(shape)
+        labels = rng.choice(self.weights.shape[0], size=shape, p=self.weights)
+        out = np.empty(shape + (self.d,))
+        for j, root in enumerate(self.roots):
+            mask = labels == j
+            g = rng.standard_normal((int(mask.sum()), root.shape[1]))
+            out[mask] = self.means[j] + g @ root.T
+        return out
+
+
+@dataclass
+class RademacherLaw:
+    d: int
+    name: str = "rademacher"
+
+    def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        return rng.integers(0, 2, size=tuple(shape) + (self.d,)) * 2.0 - 1.0
+
+
+@dataclass
+class UniformLaw:
+    d: int
+    name: str = "uniform"
+
+    def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        root3 = np.sqrt(3.0)
+        return rng.uniform(-root3, root3, size=tuple(shape) + (self.d,))

@@ -1,0 +1,62 @@
+"""Infinite-prompt limits T[mu](z) and the bound moments, in float64, from the emitted kernels.
+
+Row convention here: queries Z have shape (n, d) and outputs (n, k); the kernels use columns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp
+
+from . import kernels
+from .laws import GaussianLaw, MixtureLaw
+
+
+def gaussian_limit(m: np.ndarray, cov: np.ndarray, U: np.ndarray, V: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """Lemma 2.1: V (m + Gamma U z) for each row z of Z."""
+    Z = np.atleast_2d(Z)
+    return kernels.gaussian_limit(m[:, None], cov, U, V, Z.T).T
+
+
+def mixture_limit(law: MixtureLaw, U: np.ndarray, V: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    Z = np.atleast_2d(Z)
+    return kernels.mixture_limit(np.log(law.weights), law.means[:, :, None], law.covs, U, V, Z.T).T
+
+
+def rademacher_limit(U: np.ndarray, V: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """Exact limit for iid Rademacher coordinates: V tanh(U z)."""
+    Z = np.atleast_2d(Z)
+    return (V @ kernels.rademacher_tilted_mean(U @ Z.T)).T
+
+
+def uniform_limit(U: np.ndarray, V: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """Exact limit for iid uniform(-sqrt3, sqrt3) coordinates: V f(U z), f(a) = sqrt3 coth(sqrt3 a) - 1/a."""
+    Z = np.atleast_2d(Z)
+    return (V @ kernels.uniform_tilted_mean(U @ Z.T)).T
+
+
+def gaussian_bound_moments(law: GaussianLaw, U: np.ndarray, V: np.ndarray, z: np.ndarray) -> tuple[float, float]:
+    """(E w^2, E w^2 ||V(z' - mu_a)||^2) at a = U z for Gaussian tokens (see derivations/concentration)."""
+    a = (U @ z)[:, None]
+    log_w2 = float(kernels.log_weight_second_moment(law.cov, a)[0, 0])
+    factor = float(kernels.numerator_second_moment_factor(law.cov, V, a)[0, 0])
+    return float(np.exp(log_w2)), float(np.exp(log_w2) * factor)
+
+
+def mixture_bound_moments(law: MixtureLaw, U: np.ndarray, V: np.ndarray, z: np.ndarray) -> tuple[float, float]:
+    """The same two moments for a Gaussian mixture:
+    E w^2 = sum_k pi_k Z_k(2a) / Z(a)^2 and E w^2 ||V(z'-mu_a)||^2 = sum_k pi_k Z_k(2a) c_k / Z(a)^2,
+    c_k the k-th component's centred second moment at tilt 2a about mu_a (all in log space)."""
+    a = (U @ z)[:, None]
+    log_pi = np.log(law.weights)
+    logZ1 = np.array([float(kernels.gaussian_log_normaliser(m[:, None], G, a)[0, 0])
+                      for m, G in zip(law.means, law.covs)]) + log_pi
+    logZ2 = np.array([float(kernels.gaussian_log_normaliser(m[:, None], G, 2 * a)[0, 0])
+                      for m, G in zip(law.means, law.covs)]) + log_pi
+    log_norm = logsumexp(logZ1)
+    mu = mixture_limit(law, U, np.eye(law.d), z[None, :])[0][:, None]   # tilted mean, V = I
+    centred = np.array([float(kernels.component_centred_second_moment(m[:, None], G, V, 2 * a, mu)[0, 0])
+                        for m, G in zip(law.means, law.covs)])
+    w2 = float(np.exp(logsumexp(logZ2) - 2 * log_norm))
+    num = float(np.sum(np.exp(logZ2 - 2 * log_norm) * centred))
+    return w2, num

@@ -1,0 +1,112 @@
+"""Claim lemma-2.1: verified on its scenario and on random admissible ones; its controls bite;
+plausible wrong formulas are refuted."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from softlin.claims import base, exact, lemma21, scenario
+from softlin.claims.battery import control_check
+from softlin.claims.cli import claim_rng
+from softlin.numerics import kernels
+
+from ..strategies import gaussian_setups
+
+
+def _run(overrides=None, **kwargs):
+    s = scenario.merge(lemma21.default_scenario(), overrides or {}, lemma21.SCENARIO_KEYS)
+    return lemma21.run(s, "quick", claim_rng(s["seed"], "lemma-2.1"), **kwargs)
+
+
+def _checks(cert, kind=None):
+    return [c for c in cert["checks"] if kind is None or c["kind"] == kind]
+
+
+def test_default_scenario_is_verified_with_controls_refuted():
+    cert = _run()
+    assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]
+    controls = _checks(cert, "control")
+    assert len(controls) == 2 and all(c["value"] == "refuted" for c in controls)
+    assert cert["quantities"]["rank_cov"] == 2
+
+
+def test_transposed_interaction_matrix_is_refuted():
+    """Sensitivity: V (m + Gamma U^T z) is a plausible slip; U is non-symmetric in the scenario."""
+    def wrong(Z, s=scenario.common(lemma21.default_scenario())):
+        return (s["V"] @ (s["mean"][:, None] + s["cov"] @ s["U"].T @ np.atleast_2d(Z).T)).T
+    cert = _run(kernel=wrong)
+    assert cert["status"] == "refuted"
+    failed = [c["name"] for c in cert["checks"] if c["passed"] is False]
+    assert any("float64 kernel" in n for n in failed) and any("E[e^(s-c)" in n for n in failed)
+
+
+def test_dropped_covariance_factor_is_refuted_by_monte_carlo_alone():
+    """Sensitivity: V (m + U z) (Gamma dropped). The Monte Carlo unbiased-numerator test must catch
+    it by itself, not only the quadrature comparison."""
+    def wrong(Z, s=scenario.common(lemma21.default_scenario())):
+        return (s["V"] @ (s["mean"][:, None] + s["U"] @ np.atleast_2d(Z).T)).T
+    cert = _run(kernel=wrong)
+    mc = {c["name"]: c["passed"] for c in _checks(cert, "montecarlo")}
+    assert mc["Gaussian scenario: E[e^(s-c) (V z' - T(z))] = 0 at every L (Monte Carlo)"] is False
+    assert cert["status"] == "refuted"
+
+
+def test_wrong_exact_formula_is_refuted_at_40_digits():
+    """Sensitivity: a formula off by a relative 1e-20 survives float64 but not the 40-digit check."""
+    def nearly(m, cov, U, V, z):
+        return [x * (1 + 1e-20) for x in exact.gaussian_limit(m, cov, U, V, z)]
+    cert = _run(exact_formula=nearly)
+    assert cert["status"] == "refuted"
+    assert [c["passed"] for c in cert["checks"] if "40 digits" in c["name"] and "Gaussian" in c["name"]] == [False]
+
+
+def test_a_control_that_does_not_bite_fails_its_check():
+    harmless = {"checks": [base.Check("x", "quadrature", True)], "status": "verified"}
+    assert control_check(harmless, "dummy").passed is False
+
+
+def test_given_query_reports_limit_and_quadrature_limit():
+    cert = _run({"query": [0.5, -1.0, 0.25]})
+    q = cert["quantities"]
+    s = scenario.common(lemma21.default_scenario())
+    expected = s["V"] @ (s["mean"] + s["cov"] @ s["U"] @ np.array([0.5, -1.0, 0.25]))
+    np.testing.assert_allclose(q["limit"], expected, rtol=1e-14)
+    np.testing.assert_allclose(q["quadrature_limit"], q["limit"], rtol=1e-12)
+
+
+def test_same_seed_gives_byte_identical_certificates():
+    assert base.dumps(_run()) == base.dumps(_run())
+    assert base.dumps(_run({"seed": 1})) != base.dumps(_run())
+
+
+@settings(max_examples=3)
+@given(gaussian_setups(tilt=0.8))
+def test_random_admissible_gaussian_scenarios_are_verified(setup):
+    m, cov, U, V, _, seed = setup
+    d = len(m)
+    cert = _run({"d": d, "mean": m.tolist(), "cov": cov.tolist(), "U": U.tolist(), "V": V.tolist(),
+                 "query_cov": np.eye(d).tolist(), "seed": seed % 1000, "trials": 1200, "L": [32, 128, 512]})
+    assert cert["status"] == "verified", [(c["name"], c["value"]) for c in cert["checks"] if c["passed"] is not True]
+
+
+@pytest.mark.parametrize("overrides, fragment", [
+    ({"colour": 3}, "unknown scenario key 'colour'"),
+    ({"L": [0, 16]}, "L = 0"),
+    ({"cov": [[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]]}, "not positive semidefinite"),
+    ({"cov": [[1.0, 0.1, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]}, "not symmetric"),
+    ({"V": [[1.0, 0.0]]}, "V must have shape"),
+    ({"mean": [0.0, float("nan"), 0.0]}, "NaN"),
+    ({"mixture": {"weights": [1.0]}}, "unknown scenario table"),
+    ({"delta": 1.5}, "delta"),
+])
+def test_bad_scenarios_raise_value_errors_naming_the_value(overrides, fragment):
+    with pytest.raises(ValueError, match=fragment.replace("[", r"\[").replace("(", r"\(")):
+        _run(overrides)
+
+
+def test_kernel_is_what_the_claim_evaluates():
+    s = scenario.common(lemma21.default_scenario())
+    z = np.array([[0.3, 0.2, -0.1]]).T
+    np.testing.assert_allclose(kernels.gaussian_limit(s["mean"][:, None], s["cov"], s["U"], s["V"], z)[:, 0],
+                               [float(x) for x in exact.gaussian_limit(s["mean"], s["cov"], s["U"], s["V"], z[:, 0])],
+                               rtol=1e-14)

@@ -1,0 +1,66 @@
+"""Claim mixture: verified on its scenario; its controls bite; wrong mixture formulas are refuted."""
+
+import numpy as np
+from scipy.special import softmax
+
+from softlin.claims import mixture, scenario
+from softlin.claims.cli import claim_rng
+
+
+def _run(overrides=None, **kwargs):
+    s = scenario.merge(mixture.default_scenario(), overrides or {}, mixture.SCENARIO_KEYS)
+    return mixture.run(s, "quick", claim_rng(s["seed"], "mixture"), **kwargs)
+
+
+def _law_and_params():
+    s = scenario.common(mixture.default_scenario())
+    return mixture.mixture_law(s), s["U"], s["V"]
+
+
+def test_default_mixture_scenario_is_verified_and_nonlinear():
+    cert = _run()
+    assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]
+    assert sum(c["kind"] == "control" and c["passed"] for c in cert["checks"]) == 2
+    assert cert["quantities"]["nonlinearity_gap"] > 1e-2
+
+
+def _mixture_kernel(logit_fn):
+    """The mixture limit with component logits computed by `logit_fn(law, A)` (A: tilts, (n, d))."""
+    law, U, V = _law_and_params()
+
+    def kernel(Z):
+        A = np.atleast_2d(Z) @ U.T
+        alpha = softmax(logit_fn(law, A), axis=0)                              # (K, n)
+        means = np.einsum("kij,nj->kni", law.covs, A) + law.means[:, None, :]  # (K, n, d)
+        return np.einsum("kn,kni->ni", alpha, means) @ V.T
+    return kernel
+
+
+def test_logits_without_the_quadratic_term_are_refuted():
+    """Sensitivity: log pi_k + m_k^T a, forgetting a^T Gamma_k a / 2."""
+    cert = _run(kernel=_mixture_kernel(lambda law, A: np.log(law.weights)[:, None] + law.means @ A.T))
+    assert cert["status"] == "refuted"
+    assert any(c["passed"] is False and c["kind"] == "montecarlo" for c in cert["checks"])
+
+
+def test_untilted_mixture_weights_are_refuted():
+    """Sensitivity: alpha_k = pi_k (the tilt ignored in the weights)."""
+    cert = _run(kernel=_mixture_kernel(lambda law, A: np.repeat(np.log(law.weights)[:, None], len(A), axis=1)))
+    assert cert["status"] == "refuted"
+
+
+def test_the_correct_formula_written_independently_is_not_refuted():
+    """The same hand-written route with the right logits passes: the two tests above fail for the
+    formula, not for the route."""
+    def right(law, A):
+        quad = np.einsum("nj,kij,ni->kn", A, law.covs, A) / 2
+        return np.log(law.weights)[:, None] + law.means @ A.T + quad
+    assert _run(kernel=_mixture_kernel(right))["status"] == "verified"
+
+
+def test_mixture_scenario_needs_consistent_components():
+    import pytest
+    with pytest.raises(ValueError, match="dimension"):
+        _run({"mixture": {"weights": [1.0], "means": [[0.0, 0.0, 0.0]], "covs": [np.eye(3).tolist()]}})
+    with pytest.raises(ValueError, match="sum to 1"):
+        _run({"mixture": {"weights": [0.5, 0.2]}})

@@ -1,0 +1,95 @@
+"""The emitted limit kernels against the independent quadrature routes, over random admissible
+parameters (Gamma = B B^T, rank-deficient included)."""
+
+import math
+
+import mpmath as mp
+import numpy as np
+from hypothesis import given, settings
+from scipy import stats
+
+from softlin.numerics import attention, limits, quadrature
+from softlin.numerics.laws import GaussianLaw, MixtureLaw
+
+from ..strategies import gaussian_setups, seeds
+
+
+@given(gaussian_setups())
+def test_gaussian_kernel_equals_gauss_hermite_quadrature(setup):
+    m, cov, U, V, Z, _ = setup
+    kernel = limits.gaussian_limit(m, cov, U, V, Z)
+    gh = quadrature.gauss_hermite_limit(GaussianLaw(m, cov), U, V, Z)
+    assert np.max(np.abs(kernel - gh)) <= 1e-12 * max(1.0, np.max(np.abs(gh)))
+
+
+@settings(max_examples=4)
+@given(gaussian_setups())
+def test_gaussian_kernel_equals_40_digit_quadrature(setup):
+    m, cov, U, V, Z, _ = setup
+    mp_value = quadrature.gaussian_limit_mp(m, cov, U, V, Z[0])
+    kernel = limits.gaussian_limit(m, cov, U, V, Z[:1])[0]
+    assert max(abs(float(x) - y) for x, y in zip(mp_value, kernel)) <= 1e-13 * max(1.0, np.max(np.abs(kernel)))
+
+
+@given(seeds)
+def test_mixture_kernel_equals_gauss_hermite_quadrature(seed):
+    rng = np.random.default_rng(seed)
+    d, K = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    Bs = [rng.normal(size=(d, int(rng.integers(1, d + 1)))) * 0.6 for _ in range(K)]
+    weights = rng.dirichlet(np.ones(K))
+    law = MixtureLaw(weights, rng.normal(size=(K, d)), np.stack([B @ B.T for B in Bs]))
+    U, V, Z = rng.normal(size=(d, d)) * 0.3, rng.normal(size=(2, d)), rng.normal(size=(5, d))
+    kernel = limits.mixture_limit(law, U, V, Z)
+    gh = quadrature.mixture_gauss_hermite_limit(law, U, V, Z)
+    assert np.max(np.abs(kernel - gh)) <= 1e-12 * max(1.0, np.max(np.abs(gh)))
+
+
+def test_mixture_of_one_component_is_lemma_2_1():
+    rng = np.random.default_rng(2)
+    B = rng.normal(size=(3, 2))
+    law = MixtureLaw([1.0], rng.normal(size=(1, 3)), (B @ B.T)[None])
+    U, V, Z = rng.normal(size=(3, 3)), rng.normal(size=(2, 3)), rng.normal(size=(6, 3))
+    np.testing.assert_allclose(limits.mixture_limit(law, U, V, Z),
+                               limits.gaussian_limit(law.means[0], law.covs[0], U, V, Z), rtol=1e-13, atol=1e-14)
+    g = GaussianLaw(law.means[0], law.covs[0])
+    np.testing.assert_allclose(limits.mixture_bound_moments(law, U, V, Z[0]), limits.gaussian_bound_moments(g, U, V, Z[0]),
+                               rtol=1e-12)
+
+
+def test_control_kernels_equal_their_40_digit_limits_including_near_zero():
+    U, V = np.diag([1.0, 0.04, 1e-7]), np.eye(3)
+    for z in (np.array([0.7, 1.0, 1.0]), np.array([-2.0, 1.26, 3.0])):
+        for kind, kernel in (("rademacher", limits.rademacher_limit), ("uniform", limits.uniform_limit)):
+            exact = [float(x) for x in quadrature.product_law_limit_mp(kind, U, V, z)]
+            np.testing.assert_allclose(kernel(U, V, z[None])[0], exact, rtol=1e-13, atol=1e-20)
+
+
+@given(seeds)
+def test_bound_moments_match_their_monte_carlo_estimates(seed):
+    """E w^2 and E w^2 ||V(z'-mu_a)||^2 from the kernels against 400k samples: z-tests whose total
+    false-alarm probability is 1e-6 (normal approximation; tilts kept small so variances exist)."""
+    rng = np.random.default_rng(seed)
+    B = rng.normal(size=(2, 2)) * 0.5
+    law = GaussianLaw(rng.normal(size=2) * 0.3, B @ B.T)
+    U, V, z = rng.normal(size=(2, 2)) * 0.3, rng.normal(size=(2, 2)), rng.normal(size=2)
+    a = U @ z
+    x = law.sample(rng, (400_000,))
+    w = np.exp(x @ a - (a @ law.mean + a @ law.cov @ a / 2))
+    mu = law.mean + law.cov @ a
+    samples = [w**2, w**2 * np.sum(((x - mu) @ V.T) ** 2, axis=1)]
+    z_crit = stats.norm.isf(1e-6 / 4)
+    for predicted, sample in zip(limits.gaussian_bound_moments(law, U, V, z), samples):
+        assert abs(sample.mean() - predicted) <= z_crit * sample.std() / math.sqrt(sample.size)
+
+
+def test_finite_prompt_mean_square_error_approaches_the_first_order_moment():
+    """L E||T[mu_L](z) - T(z)||^2 -> E w^2 ||V(z'-mu_a)||^2 (O(1/L) correction): at L = 2048 the
+    Monte Carlo value must be within 5 standard errors plus a 10% allowance for that correction."""
+    rng = np.random.default_rng(11)
+    law = GaussianLaw([0.1, -0.2], [[1.0, 0.3], [0.3, 0.5]])
+    U, V, q = np.array([[0.4, 0.1], [-0.2, 0.3]]), np.eye(2), np.array([[0.8, -0.5]])
+    L = 2048
+    out = attention.sampled_attention(law, rng, 3000, L, U, V, q)
+    sq = L * np.sum((out[:, 0] - limits.gaussian_limit(law.mean, law.cov, U, V, q)[0]) ** 2, axis=1)
+    predicted = limits.gaussian_bound_moments(law, U, V, q[0])[1]
+    assert abs(sq.mean() - predicted) <= 5 * sq.std() / math.sqrt(sq.size) + 0.1 * predicted

@@ -1,0 +1,92 @@
+"""The command line, in-process and as a subprocess: exit codes, one-line errors, outputs."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from softlin.claims import cli
+from softlin.derivations import emit
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_list_names_every_claim(capsys):
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "lemma-2.1" in out and "mixture" in out
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["verify", "lemma-9.9"], "unknown claim id 'lemma-9.9'"),
+    (["verify", "--profile", "huge"], "invalid choice"),
+    (["verify", "--seed", "-1", "lemma-2.1"], "--seed -1"),
+    (["verify", "--scenario", "/nonexistent.toml"], "does not exist"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_usage_errors_exit_2_with_one_line(argv, fragment, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_scenario_errors_exit_2_naming_the_key(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("d = 2\nwobble = 1\n")
+    assert cli.main(["verify", "lemma-2.1", "--scenario", str(bad)]) == 2
+    assert "wobble" in capsys.readouterr().err
+    bad.write_text('cov = [[1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0]]\n')
+    assert cli.main(["verify", "lemma-2.1", "--scenario", str(bad)]) == 2
+    assert "not positive semidefinite" in capsys.readouterr().err
+    bad.write_text("L = [16, ")
+    assert cli.main(["verify", "lemma-2.1", "--scenario", str(bad)]) == 2
+    assert "not valid TOML" in capsys.readouterr().err
+
+
+def test_verify_on_a_user_scenario_writes_certificate_and_pages(tmp_path, capsys):
+    scen = tmp_path / "mine.toml"
+    scen.write_text("d = 1\nmean = [0.5]\ncov = [[2.0]]\nU = [[0.3]]\nV = [[1.0]]\nquery = [1.5]\n"
+                    "L = [16, 64, 256]\ntrials = 400\n")
+    out = tmp_path / "out"
+    assert cli.main(["verify", "lemma-2.1", "--scenario", str(scen), "--profile", "quick", "--out", str(out),
+                     "--json", str(tmp_path / "all.json")]) == 0
+    cert = json.loads((out / "certificates" / "lemma-2.1.json").read_text())
+    assert cert["status"] == "verified"
+    assert cert["quantities"]["limit"] == pytest.approx([0.5 + 2.0 * 0.3 * 1.5], rel=1e-14)
+    assert (out / "lemma-2.1.md").exists() and (out / "index.md").exists()
+    assert json.loads((tmp_path / "all.json").read_text())[0]["claim"] == "lemma-2.1"
+    assert "verified" in capsys.readouterr().out
+
+
+def test_derive_check_fails_with_a_diff_and_the_fix_command_when_stale(tmp_path, monkeypatch, capsys):
+    stale = tmp_path / "_generated.py"
+    stale.write_text(emit.generated_source() + "# hand edit\n")
+    monkeypatch.setattr(emit, "GENERATED_PATH", stale)
+    monkeypatch.setattr(emit.staleness_diff, "__defaults__", (stale,))
+    (tmp_path / "reports").mkdir()
+    assert cli.main(["derive", "--check", "--out", str(tmp_path / "reports")]) == 1
+    captured = capsys.readouterr()
+    assert "-# hand edit" in captured.out and "fix: softlin derive" in captured.err
+
+
+def _run(args, cwd):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "softlin.claims.cli", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_subprocess_derive_check_passes_on_the_committed_tree():
+    result = _run(["derive", "--check"], REPO)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+
+
+def test_subprocess_verify_json_to_stdout_and_bad_claim(tmp_path):
+    result = _run(["verify", "mixture", "--profile", "quick", "--out", str(tmp_path), "--json", "-"], tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout)[0]["status"] == "verified"
+    assert result.stderr == ""                           # no progress on a pipe
+    bad = _run(["verify", "nope"], tmp_path)
+    assert bad.returncode == 2 and bad.stderr.strip() == "softlin: error: unknown claim id 'nope' (known: lemma-2.1, mixture)"
