@@ -55,6 +55,9 @@ class Claim:
     run: Callable[..., dict]           # run(scenario, profile, rng) -> certificate
     default_scenario: Callable[[], dict] = field(default=dict)
     scenario_keys: frozenset = frozenset()
+    # validate(merged scenario) -> validated scenario, raising ValueError naming a bad value;
+    # None means the common keys of DESIGN.md (claims.scenario.common).
+    validate: Callable[[dict], dict] | None = None
 
 
 def jsonable(value):

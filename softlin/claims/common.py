@@ -32,7 +32,7 @@ def queries_for(s: dict, profile: str, rng: np.random.Generator) -> np.ndarray:
     return rng.multivariate_normal(np.zeros(s["d"]), s["query_cov"], size=n, method="eigh")
 
 
-def symbolic_check(label: str, proofs: dict, profile: str) -> Check:
+def symbolic_check(label: str, proofs: dict) -> Check:
     failed = [name for name, p in proofs.items() if not p.passed]
     return Check(f"symbolic proofs: {label}", "symbolic", not failed, len(proofs) - len(failed), len(proofs),
                  f"{len(proofs)} identities, each reduced to exactly zero (listed in derivations.md)" if not failed

@@ -74,7 +74,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, 
         **{f"tilt: {p.statement}": p for p in catalogue.tilt_proofs()},
         **{f"lemma: {p.statement}": p for p in catalogue.lemma21_proofs()},
         **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
-    }, profile)]
+    })]
 
     subject = gaussian_subject("Gaussian scenario", GaussianLaw(m, cov), m, cov, U, V, kernel)
     if exact_formula is not None:

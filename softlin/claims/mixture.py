@@ -103,7 +103,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
     checks: list[Check] = [symbolic_check("mixture tilt", {
         **{f"mixture: {p.statement}": p for p in catalogue.mixture_proofs()},
         **{f"controls: {p.statement}": p for p in catalogue.control_proofs()},
-    }, profile)]
+    })]
 
     main = run_battery(mixture_subject("mixture scenario", law, law, U, V, kernel), queries, U, V, budget, rng)
     checks += main["checks"]
