@@ -4,7 +4,7 @@
     softlin derive [--check]
     softlin verify [CLAIM ...] [--profile quick|standard|full] [--scenario F] [--seed N] [--json PATH|-]
                    [--out DIR] [--quiet]
-    softlin report [--check] [--out DIR]
+    softlin report [--check] [--out DIR] [--preview]
 
 Exit codes: 0 all verified, 1 something refuted or inconclusive (or stale output), 2 usage or
 input error (one line on stderr, no traceback).
@@ -61,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="render pages from reports/certificates")
     report.add_argument("--check", action="store_true", help="exit 1 if re-rendering would change a page")
     report.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    report.add_argument("--preview", action="store_true",
+                        help="also screenshot index.html with headless Chromium into preview.png")
     return parser
 
 
@@ -122,11 +124,10 @@ def cmd_verify(args) -> int:
         (c.validate or scen.common)(scenarios[c.id])
     progress.enable(not args.quiet)
     certs, rows = [], []
-    for c in claims:
+    for i, c in enumerate(claims):
         start = time.perf_counter()
-        progress.progress(f"{c.id}: running")
-        cert = c.run(scenarios[c.id], args.profile, claim_rng(scenarios[c.id]["seed"], c.id))
-        progress.clear()
+        with progress.claim(c.id, i, len(claims)):
+            cert = c.run(scenarios[c.id], args.profile, claim_rng(scenarios[c.id]["seed"], c.id))
         elapsed = time.perf_counter() - start
         certs.append(cert)
         rows.append((c.id, cert["status"], sum(ch["passed"] is True for ch in cert["checks"]),
@@ -141,7 +142,8 @@ def cmd_verify(args) -> int:
         print(f"{'claim':<20} {'status':<13} {'checks':>7} {'seconds':>8}")
         for cid, status, ok, total, elapsed in rows:
             print(f"{cid:<20} {status:<13} {ok:>3}/{total:<3} {elapsed:>8.1f}")
-        print(f"certificates and pages in {out}/")
+        print(f"{'total':<20} {'':<13} {'':>7} {sum(r[4] for r in rows):>8.1f}")
+        print(f"certificates and pages in {out}/ (open {out / 'index.html'})")
     return EXIT_OK if all(r[1] == "verified" for r in rows) else EXIT_FAILED
 
 
@@ -159,6 +161,18 @@ def cmd_report(args) -> int:
         return EXIT_OK
     written = render.render_all(args.out)
     print(f"rendered {len(written)} files in {args.out}/")
+    if args.preview:
+        from ..reports import browser
+
+        if browser.find_chromium() is None:
+            raise ValueError("--preview needs Chromium (Debian package `chromium`, or set SOFTLIN_CHROMIUM)")
+        png = args.out / "preview.png"
+        try:
+            browser.preview(args.out / "index.html", png)
+        except RuntimeError as exc:
+            print(f"softlin: preview failed: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+        print(f"wrote {png}")
     return EXIT_OK
 
 

@@ -1,28 +1,137 @@
 """Progress on a terminal, silence on a pipe.
 
-`progress(message)` rewrites one status line on stderr when stderr is a terminal and progress is
-enabled (the CLI enables it unless --quiet); everywhere else it does nothing.
+One status line on stderr, redrawn in place, with two bars: the claims of the run and the current
+Monte Carlo sweep of the claim being run,
+
+    claims [######------] 1/2 mixture 0:12 | mixture scenario: Monte Carlo [##########----] L = 1024 3/4
+
+Nothing is written unless progress is enabled (the CLI enables it unless --quiet) *and* the stream
+is a terminal, so pipes, files and `--json -` consumers never see control characters.
+
+    with claim("lemma-2.1", 0, 2):                 # the CLI, around each claim
+        for L in sweep(Ls, "scenario: Monte Carlo", weights=Ls, item="L"):   # a sweep
+            ...
+    progress("a free-form status")                  # older callers: the line without an inner bar
+
+`sweep` weights its steps (a Monte Carlo step at prompt length L costs about L), so the bar moves
+with the work rather than the step count. The drawing functions `bar` and `status_line` are pure.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
+import time
+from contextlib import contextmanager
+from typing import Iterable, Iterator, TextIO
 
 _enabled = False
+_stream: TextIO | None = None
+_claim: dict | None = None      # {"name", "index", "total", "start"}
+_task: dict | None = None       # {"label", "done", "total", "item"} or {"label"} for free text
+_width_override: int | None = None
 
 
-def enable(on: bool = True) -> None:
-    global _enabled
-    _enabled = bool(on) and sys.stderr.isatty()
+def enable(on: bool = True, stream: TextIO | None = None) -> None:
+    """Show progress on `stream` (default stderr) if `on` and the stream is a terminal."""
+    global _enabled, _stream
+    _stream = stream if stream is not None else sys.stderr
+    _enabled = bool(on) and bool(getattr(_stream, "isatty", lambda: False)())
+
+
+def enabled() -> bool:
+    return _enabled
+
+
+def bar(fraction: float, width: int) -> str:
+    """`[#####-----]` with `width` cells inside the brackets; fraction is clipped to [0, 1]."""
+    if width < 1:
+        return ""
+    fraction = min(1.0, max(0.0, float(fraction)))
+    full = int(round(fraction * width))
+    return "[" + "#" * full + "-" * (width - full) + "]"
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def status_line(claim_state: dict | None, task: dict | None, columns: int, now: float) -> str:
+    """The status line for a terminal `columns` wide (pure)."""
+    parts = []
+    if claim_state is not None:
+        i, n = claim_state["index"], claim_state["total"]
+        parts.append(f"claims {bar(i / n if n else 1.0, min(12, max(4, n * 2)))} {i + 1}/{n} "
+                     f"{claim_state['name']} {_clock(now - claim_state['start'])}")
+    if task is not None:
+        if "total" in task:
+            where = f" {task['item']}" if task.get("item") else ""
+            parts.append(f"{task['label']} {bar(task['fraction'], 16)}{where} {task['done']}/{task['total']}")
+        else:
+            parts.append(task["label"])
+    line = " | ".join(parts)
+    limit = max(10, columns - 1)
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _columns() -> int:
+    if _width_override is not None:
+        return _width_override
+    return shutil.get_terminal_size(fallback=(100, 24)).columns
+
+
+def _draw() -> None:
+    if not _enabled:
+        return
+    _stream.write("\r\033[K" + status_line(_claim, _task, _columns(), time.monotonic()))
+    _stream.flush()
 
 
 def progress(message: str) -> None:
+    """A free-form status (replaces the current sweep bar until the next `sweep` step)."""
+    global _task
     if _enabled:
-        sys.stderr.write("\r\033[K" + message[:120])
-        sys.stderr.flush()
+        _task = {"label": message}
+        _draw()
 
 
 def clear() -> None:
+    global _task
+    _task = None
     if _enabled:
-        sys.stderr.write("\r\033[K")
-        sys.stderr.flush()
+        _stream.write("\r\033[K")
+        _stream.flush()
+
+
+@contextmanager
+def claim(name: str, index: int, total: int) -> Iterator[None]:
+    """The outer bar: claim `index` (0-based) of `total` is running."""
+    global _claim, _task
+    _claim, _task = {"name": name, "index": index, "total": total, "start": time.monotonic()}, None
+    _draw()
+    try:
+        yield
+    finally:
+        _claim = None
+        clear()
+
+
+def sweep(items: Iterable, label: str, *, weights: Iterable[float] | None = None, item: str = "") -> Iterator:
+    """Yield `items`, drawing the inner bar before each step (`item = value` names the step) and once
+    after the last. `weights` (one per item, default 1) set how far each step moves the bar."""
+    global _task
+    items = list(items)
+    w = [float(x) for x in weights] if weights is not None else [1.0] * len(items)
+    if len(w) != len(items) or any(x < 0 for x in w):
+        raise ValueError(f"sweep weights {w} do not match the {len(items)} items")
+    total = sum(w) or 1.0
+    done = 0.0
+    for j, value in enumerate(items):
+        _task = {"label": label, "done": j, "total": len(items), "fraction": done / total,
+                 "item": f"{item} = {value}" if item else ""}
+        _draw()
+        yield value
+        done += w[j]
+    _task = {"label": label, "done": len(items), "total": len(items), "fraction": 1.0, "item": ""}
+    _draw()

@@ -1,0 +1,266 @@
+"""Static HTML pages from certificates: `index.html` (verdict table) and `<claim>.html`.
+
+The pages are self-contained: one inline style sheet, no scripts, no fonts or images fetched from
+anywhere (the only resources are the claim's own `figures/<claim>.png`, linked relatively), so they
+work offline from a file:// URL. Math is the presentation MathML that the claim stored in its
+certificate (`formulas_mathml`, printed by SymPy), which browsers lay out natively; a formula
+without MathML is shown as its LaTeX source in a code block.
+
+The markup is also well-formed XML (void elements self-closed, only numeric character references),
+so tests can parse every page with the standard library. Pure: the bytes depend on the certificates
+only (no clock, no paths, no versions beyond the certificate's provenance).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import xml.etree.ElementTree as ET
+
+from ..claims.mathml import numeric_entities
+from . import text
+
+MATHML_ELEMENTS = frozenset({
+    "math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", "msub", "msubsup", "mfrac",
+    "msqrt", "mroot", "mstyle", "merror", "mpadded", "mphantom", "munder", "mover", "munderover",
+    "mmultiscripts", "mprescripts", "none", "mtable", "mtr", "mtd", "semantics", "annotation",
+})
+MATHML_ATTRIBUTES = frozenset({
+    "display", "displaystyle", "scriptlevel", "mathvariant", "mathsize", "stretchy", "symmetric",
+    "largeop", "movablelimits", "accent", "accentunder", "fence", "separator", "form", "lspace",
+    "rspace", "minsize", "maxsize", "linethickness", "width", "height", "depth", "voffset",
+    "columnalign", "rowalign", "columnspan", "rowspan", "columnspacing", "rowspacing", "columnlines",
+    "rowlines", "frame", "framespacing", "encoding", "dir",
+})
+_MATHML_NS = "{http://www.w3.org/1998/Math/MathML}"
+
+STYLE = """\
+:root { color-scheme: light; }
+body { margin: 0; background: #f3f4f6; color: #1f2328; line-height: 1.45;
+  font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; }
+nav { max-width: 64rem; margin: 0 auto; padding: .6rem 2rem; font-size: .9rem; }
+main { max-width: 64rem; margin: 0 auto 2rem; padding: 1.2rem 2rem 2rem; background: #fff;
+  border: 1px solid #d8dee4; border-radius: 6px; }
+h1 { font-size: 1.55rem; margin: .2rem 0 .6rem; }
+h2 { font-size: 1.15rem; margin-top: 1.8rem; padding-bottom: .2rem; border-bottom: 1px solid #d8dee4; }
+a { color: #0a58ca; }
+table { border-collapse: collapse; width: 100%; font-size: .88rem; }
+th, td { border: 1px solid #d8dee4; padding: .35rem .5rem; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; }
+td.num { font-family: "DejaVu Sans Mono", monospace; white-space: nowrap; }
+td.id { white-space: nowrap; }
+.status { display: inline-block; padding: .05rem .6rem; border-radius: 1rem; font-weight: bold; }
+.verified { background: #dafbe1; color: #116329; }
+.refuted { background: #ffebe9; color: #a40e26; }
+.inconclusive { background: #fff8c5; color: #7d4e00; }
+.pass { color: #116329; }
+.fail { color: #a40e26; font-weight: bold; }
+.undecided { color: #7d4e00; }
+.detail { display: block; color: #57606a; font-size: .82rem; margin-top: .2rem; }
+.meta { color: #57606a; }
+figure { margin: 1rem 0; }
+figure.formula { padding: .5rem 1rem; background: #f6f8fa; border-left: 3px solid #8c959f; }
+figure.formula figcaption, figure.plot figcaption { font-size: .85rem; color: #57606a; }
+math { font-size: 1.2rem; font-family: "DejaVu Math TeX Gyre", "STIX Two Math", "Latin Modern Math", math; }
+details summary { font-size: .8rem; color: #57606a; cursor: pointer; }
+pre { background: #f6f8fa; padding: .6rem; overflow-x: auto; font-size: .8rem; white-space: pre-wrap; }
+img { max-width: 100%; height: auto; }
+dl.erratum { margin: .3rem 0 .8rem 1rem; font-size: .88rem; }
+dl.erratum dt { font-weight: bold; color: #57606a; }
+dl.erratum dd { margin: 0 0 .3rem 1rem; }
+footer { font-size: .8rem; color: #57606a; margin-top: 2rem; }
+"""
+
+
+def esc(value) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def mathml(markup: str, where: str) -> str:
+    """Validated MathML for the page: well-formed, MathML Core elements and layout attributes only
+    (no links, no event handlers, no styles), a <math> root (a bare fragment is wrapped in one).
+    Anything else is a ValueError naming `where`."""
+    if not isinstance(markup, str) or "<!" in markup or "<?" in markup:
+        raise ValueError(f"{where} is not a MathML string")
+    try:
+        root = ET.fromstring(numeric_entities(markup))
+    except (ET.ParseError, ValueError) as exc:
+        raise ValueError(f"{where} is not well-formed MathML: {exc}") from exc
+    for el in root.iter():
+        el.tag = el.tag.removeprefix(_MATHML_NS)
+        if el.tag == "mfenced":
+            raise ValueError(f"{where} uses <mfenced>, which browsers no longer render (use <mo> fences)")
+        if el.tag not in MATHML_ELEMENTS:
+            raise ValueError(f"{where} has element <{el.tag}>, not a MathML element the pages allow")
+        for attr in el.attrib:
+            if attr not in MATHML_ATTRIBUTES:
+                raise ValueError(f"{where} has attribute {attr!r} on <{el.tag}>, which the pages do not allow")
+    if root.tag != "math":
+        wrapper = ET.Element("math", {"display": "block"})
+        wrapper.append(root)
+        root = wrapper
+    return ET.tostring(root, encoding="unicode")
+
+
+def page(title: str, nav: list[tuple[str, str]], body: list[str]) -> str:
+    links = " · ".join(f'<a href="{esc(href)}">{esc(label)}</a>' for label, href in nav)
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8" />',
+        '<meta name="viewport" content="width=device-width, initial-scale=1" />',
+        f"<title>{esc(title)}</title>",
+        "<style>", STYLE.rstrip("\n"), "</style>",
+        "</head>",
+        "<body>",
+        f"<nav>{links}</nav>",
+        "<main>",
+        *body,
+        "</main>",
+        "</body>",
+        "</html>",
+        "",
+    ])
+
+
+def status_badge(status: str) -> str:
+    return f'<span class="status {esc(status)}">{esc(status)}</span>'
+
+
+def _result(passed) -> str:
+    word = text.result_word(passed)
+    return f'<span class="{word.lower()}">{word}</span>'
+
+
+def formula_block(cid: str, name: str, tex, mml, caption: str | None = None, link: str | None = None) -> str:
+    """One formula: its MathML with the LaTeX source folded below, or the LaTeX source alone."""
+    label = esc(caption or name)
+    if link:
+        label = f'<a href="{esc(link)}">{label}</a>'
+    caption = f"<figcaption>{label}</figcaption>"
+    if mml:
+        parts = [f'<figure class="formula" id="formula-{esc(cid)}-{esc(name)}">', caption,
+                 mathml(mml, f"certificate {cid}: formulas_mathml[{name!r}]")]
+        if tex:
+            parts.append(f"<details><summary>LaTeX</summary><pre><code>{esc(tex)}</code></pre></details>")
+        return "\n".join(parts + ["</figure>"])
+    return "\n".join([f'<figure class="formula no-mathml" id="formula-{esc(cid)}-{esc(name)}">',
+                      f"<figcaption>{label} (LaTeX source: this certificate has no MathML for it)</figcaption>",
+                      f"<pre><code>{esc(tex)}</code></pre>", "</figure>"])
+
+
+def errata_list(items: list[tuple[str, str, list[tuple[str, str]]]], link_claims: bool) -> list[str]:
+    out = ["<ul>"]
+    for cid, headline, fields in items:
+        where = f' (<a href="{esc(cid)}.html">{esc(cid)}</a>)' if link_claims else ""
+        out.append(f"<li>{esc(headline)}{where}")
+        if fields:
+            out.append('<dl class="erratum">')
+            out += [f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in fields]
+            out.append("</dl>")
+        out.append("</li>")
+    return out + ["</ul>"]
+
+
+def compact_json(obj) -> str:
+    """A JSON object with one top-level key per line (matrices stay on their key's line)."""
+    if not isinstance(obj, dict) or not obj:
+        return json.dumps(obj)
+    return "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in obj.items()) + "\n}"
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    """(width, height) from the PNG header."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
+        raise ValueError("figure is not a PNG")
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+def claim_page(cert: dict, figure: bytes | None) -> str:
+    """The page of one claim; `figure` is the PNG the renderer made for it (for its size), or None."""
+    cid = cert["claim"]
+    ok, total = text.passed_count(cert)
+    body = [f"<h1><code>{esc(cid)}</code>: {esc(cert.get('title', ''))}</h1>",
+            f'<p>{status_badge(cert["status"])} <span class="meta">{ok}/{total} checks passed; '
+            f"profile <code>{esc(cert['profile'])}</code>, seed {esc(cert['seed'])}</span></p>",
+            "<h2>Statement</h2>", f"<p>{esc(cert.get('statement', ''))}</p>"]
+    if cert.get("hypotheses"):
+        body += ["<h2>Hypotheses</h2>", "<ul>"] + [f"<li>{esc(h)}</li>" for h in cert["hypotheses"]] + ["</ul>"]
+    formulas, mathmls = cert.get("formulas", {}), cert.get("formulas_mathml", {})
+    names = list(formulas) + [n for n in mathmls if n not in formulas]
+    if names:
+        body.append("<h2>Derived formulas (SymPy)</h2>")
+        body += [formula_block(cid, n, formulas.get(n), mathmls.get(n)) for n in names]
+    body += ["<h2>Checks</h2>", "<table>",
+             "<thead><tr><th>check</th><th>kind</th><th>result</th><th>value</th><th>bound</th></tr></thead>",
+             "<tbody>"]
+    for c in cert["checks"]:
+        body.append(f"<tr><td>{esc(c['name'])}<span class=\"detail\">{esc(c['detail'])}</span></td>"
+                    f"<td>{esc(c['kind'])}</td><td>{_result(c['passed'])}</td>"
+                    f"<td class=\"num\">{esc(text.fmt(c['value']))}</td>"
+                    f"<td class=\"num\">{esc(text.fmt(c['bound']))}</td></tr>")
+    body += ["</tbody>", "</table>"]
+    if cert.get("quantities"):
+        body += ["<h2>Quantities</h2>", "<table>", "<thead><tr><th>name</th><th>value</th></tr></thead>", "<tbody>"]
+        body += [f'<tr><td>{esc(k)}</td><td class="num">{esc(text.fmt(v))}</td></tr>'
+                 for k, v in cert["quantities"].items()]
+        body += ["</tbody>", "</table>"]
+    if figure is not None:
+        w, h = png_size(figure)
+        body += ["<h2>Figure</h2>", '<figure class="plot">',
+                 f'<img src="figures/{esc(cid)}.png" width="{w}" height="{h}" '
+                 f'alt="{esc(cid)}: error of finite prompts against the claimed limit, by prompt length" />',
+                 "<figcaption>Root-mean-square error of T[mu_L] - T against the prompt length L (log-log), "
+                 "with the high-probability bound, the empirical quantile and the negative controls."
+                 "</figcaption>", "</figure>"]
+    if text.has_bound_series(cert):
+        steps = text.BOUND_PROOF_BODY.replace("\n", " ")
+        for marker in (" (i) ", " (ii) ", " With probability"):
+            steps = steps.replace(marker, "\n" + marker.lstrip())
+        first, *rest = steps.split("\n")
+        body += ["<h2>Proof of the Monte Carlo bound</h2>",
+                 f"<p><strong>{esc(text.BOUND_PROOF_TITLE)}</strong> {esc(first)}</p>"]
+        body += [f"<p>{esc(step)}</p>" for step in rest]
+    if cert.get("errata"):
+        body += ["<h2>Errata</h2>"] + errata_list(text.all_errata([cert]), link_claims=False)
+    body += ["<h2>Scenario</h2>", f"<pre>{esc(compact_json(cert['scenario']))}</pre>",
+             "<h2>Provenance</h2>", f"<pre>{esc(compact_json(cert.get('provenance', {})))}</pre>",
+             f"<footer>Generated by <code>softlin report</code> from <code>certificates/{esc(cid)}.json</code>; "
+             "do not edit.</footer>"]
+    nav = [("all claims", "index.html"), ("Markdown", f"{cid}.md"), ("certificate", f"certificates/{cid}.json")]
+    return page(f"softlin: {cid} ({cert['status']})", nav, body)
+
+
+def index_page(certs: list[dict]) -> str:
+    body = ["<h1>softlin: verdicts</h1>",
+            "<p>Each claim of Boursier &amp; Boyer, <em>Softmax as Linear Attention in the Large-Prompt Regime: "
+            "a Measure-based Perspective</em> (arXiv 2512.11784), checked symbolically and numerically. "
+            "A claim is <strong>verified</strong> when every check passed, <strong>refuted</strong> when a check "
+            "found a counterexample, <strong>inconclusive</strong> when the budget was too small to decide.</p>",
+            "<table>",
+            "<thead><tr><th>claim</th><th>title</th><th>status</th><th>checks passed</th><th>checks by kind</th>"
+            "<th>errata</th><th>profile</th><th>seed</th></tr></thead>", "<tbody>"]
+    for cert in certs:
+        cid = cert["claim"]
+        ok, total = text.passed_count(cert)
+        body.append(f'<tr><td class="id"><a href="{esc(cid)}.html"><code>{esc(cid)}</code></a></td>'
+                    f"<td>{esc(cert.get('title', ''))}</td><td>{status_badge(cert['status'])}</td>"
+                    f'<td class="num">{ok}/{total}</td><td>{esc(text.kinds_summary(cert))}</td>'
+                    f'<td class="num">{len(cert.get("errata", []))}</td>'
+                    f"<td><code>{esc(cert['profile'])}</code></td><td class=\"num\">{esc(cert['seed'])}</td></tr>")
+    body += ["</tbody>", "</table>"]
+    headline = [(c["claim"], name, c.get("formulas", {}).get(name), c["formulas_mathml"][name])
+                for c in certs for name in list(c.get("formulas_mathml", {}))[:1]]
+    if headline:
+        body.append("<h2>Key formulas</h2>")
+        body.append('<p class="meta">The first derived formula of each claim; every formula is on the claim\'s page.</p>')
+        body += [formula_block(cid, name, tex, mml, caption=f"{cid}: {name}", link=f"{cid}.html")
+                 for cid, name, tex, mml in headline]
+    errata = text.all_errata(certs)
+    body.append("<h2>Errata found by the suite</h2>")
+    body += errata_list(errata, link_claims=True) if errata else ["<p>No certificate records an erratum.</p>"]
+    body += ["<footer>Generated by <code>softlin report</code> from <code>certificates/</code>; do not edit. "
+             'The pages contain no scripts and load nothing from the network; formulas are MathML printed by SymPy. '
+             'Symbolic proofs and emitted kernels: <a href="derivations.md">derivations.md</a>.</footer>']
+    return page("softlin: verdicts", [("verdicts", "index.html"), ("Markdown", "index.md")], body)

@@ -1,0 +1,72 @@
+"""The generated parts of the README: the verdict table and the errata, kept in sync by
+`softlin report` (and `softlin verify`, which re-renders).
+
+The README next to the reports directory (`<out>/../README.md`) holds marker comments
+
+    <!-- softlin:verdicts:begin -->   ...   <!-- softlin:verdicts:end -->
+    <!-- softlin:errata:begin -->     ...   <!-- softlin:errata:end -->
+
+and only the text between a pair is replaced. A README without markers is left alone; a README
+with a begin marker and no end marker (or the reverse) is a ValueError naming it. Pure: the
+blocks depend on the certificates and on the name of the reports directory (the links' prefix).
+"""
+
+from __future__ import annotations
+
+from . import text
+
+BLOCKS = ("verdicts", "errata")
+
+
+def markers(block: str) -> tuple[str, str]:
+    return f"<!-- softlin:{block}:begin -->", f"<!-- softlin:{block}:end -->"
+
+
+def _cell(value) -> str:
+    return text.md(value).replace("|", "\\|").replace("\n", " ")
+
+
+def verdicts_block(certs: list[dict], prefix: str) -> str:
+    lines = ["| claim | statement | verdict | checks passed | checks by kind |", "|---|---|---|---|---|"]
+    for cert in certs:
+        cid = cert["claim"]
+        ok, total = text.passed_count(cert)
+        lines.append(f"| [`{cid}`]({prefix}{cid}.md) | {_cell(cert.get('title', ''))} | **{cert['status']}** "
+                     f"| {ok}/{total} | {_cell(text.kinds_summary(cert))} |")
+    profiles = sorted({f"`{c['profile']}`, seed {c['seed']}" for c in certs})
+    lines += ["", f"Verdicts of the committed certificates ({'; '.join(profiles) or 'none yet'}); "
+              f"pages: [{prefix}index.html]({prefix}index.html) (HTML, MathML) and "
+              f"[{prefix}index.md]({prefix}index.md)."]
+    return "\n".join(lines)
+
+
+def errata_block(certs: list[dict], prefix: str) -> str:
+    items = text.all_errata(certs)
+    if not items:
+        return "No certificate records an erratum yet."
+    lines = []
+    for cid, headline, fields in items:
+        lines.append(f"- {_cell(headline)} ([`{cid}`]({prefix}{cid}.md))")
+        lines += [f"  - {k}: {_cell(v)}" for k, v in fields]
+    return "\n".join(lines)
+
+
+def blocks(certs: list[dict], prefix: str) -> dict[str, str]:
+    return {"verdicts": verdicts_block(certs, prefix), "errata": errata_block(certs, prefix)}
+
+
+def has_markers(readme: str) -> bool:
+    return any(m in readme for block in BLOCKS for m in markers(block))
+
+
+def sync(readme: str, generated: dict[str, str], where: str = "README.md") -> str:
+    """`readme` with the text between each pair of markers replaced by `generated[block]`."""
+    for block, body in generated.items():
+        begin, end = markers(block)
+        i, j = readme.find(begin), readme.find(end)
+        if i < 0 and j < 0:
+            continue
+        if i < 0 or j < 0 or j < i or readme.count(begin) != 1 or readme.count(end) != 1:
+            raise ValueError(f"{where}: the markers {begin} ... {end} must each appear once, in that order")
+        readme = readme[: i + len(begin)] + "\n" + body.rstrip("\n") + "\n" + readme[j:]
+    return readme

@@ -1,0 +1,134 @@
+"""Formatting shared by the Markdown, HTML and README renderers: numbers, check results, errata,
+the proof of the Monte Carlo bound, and the validation of certificates as renderer input.
+
+Everything here is a pure function of certificate data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+
+STATUSES = ("verified", "refuted", "inconclusive")
+REQUIRED = ("claim", "status", "profile", "seed", "scenario", "checks")
+CHECK_KEYS = ("name", "kind", "passed", "value", "bound", "detail")
+
+BOUND_PROOF_TITLE = "The high-probability bound used by the Monte Carlo check."
+BOUND_PROOF_BODY = """\
+Write w = exp(z'^T U z) / E exp(z'^T U z)
+(so E w = 1), mu_a for the tilted mean, X_L = (1/L) sum_i w_i (z_i - mu_a) and D_L = (1/L) sum_i w_i.
+Then T[mu_L](z) - T[mu](z) = V X_L / D_L exactly, with E X_L = 0.
+(i) Chebyshev: P(||V X_L|| > s) <= E||V X_L||^2 / s^2 = E[w^2 ||V(z' - mu_a)||^2] / (L s^2); take
+s^2 = E[w^2 ||V(z' - mu_a)||^2] / (L delta / 2).
+(ii) Lower tail of a mean of iid nonnegative variables (Maurer 2003): P(D_L <= 1 - t) <= exp(-L t^2 / (2 E w^2));
+take t = sqrt(2 E w^2 ln(2/delta) / L).
+With probability at least 1 - delta both hold, and ||T[mu_L](z) - T[mu](z)|| <= s / (1 - t) = eps_L(delta)
+(infinite, i.e. vacuous, when t >= 1). For N(m, Gamma) tokens E w^2 = exp(a^T Gamma a) and
+E[w^2 ||V(z' - mu_a)||^2] = exp(a^T Gamma a) (tr(V Gamma V^T) + |V Gamma a|^2), a = U z (derived in
+derivations/concentration.py); for mixtures, the same sums over components."""
+BOUND_PROOF = f"**{BOUND_PROOF_TITLE}** {BOUND_PROOF_BODY}"
+
+# Keys of an erratum given as a dict that hold its one-line summary, in order of preference.
+ERRATUM_HEADLINE_KEYS = ("title", "summary", "erratum", "statement", "text", "description", "what")
+
+
+def has_bound_series(cert: dict) -> bool:
+    """The certificate carries the check battery's Monte Carlo series (with its bound eps_L(delta)),
+    so its page includes the proof of that bound."""
+    main = cert.get("series", {}).get("main")
+    return isinstance(main, dict) and "bound" in main
+
+
+def validate(cert: dict, where: str) -> dict:
+    """The renderer's input contract: a ValueError naming the certificate and the offending field."""
+    if not isinstance(cert, dict):
+        raise ValueError(f"{where} is not a JSON object")
+    if cert.get("format") != 1:
+        raise ValueError(f"{where} is not a format-1 softlin certificate (format = {cert.get('format')!r})")
+    for key in REQUIRED:
+        if key not in cert:
+            raise ValueError(f"{where} has no {key!r} field")
+    if cert["status"] not in STATUSES:
+        raise ValueError(f"{where} has status {cert['status']!r}, not one of {STATUSES}")
+    if not isinstance(cert["checks"], list):
+        raise ValueError(f"{where}: 'checks' is not a list")
+    for i, check in enumerate(cert["checks"]):
+        if not isinstance(check, dict) or any(k not in check for k in CHECK_KEYS):
+            raise ValueError(f"{where}: checks[{i}] lacks one of {CHECK_KEYS}")
+        if check["passed"] not in (True, False, None):
+            raise ValueError(f"{where}: checks[{i}].passed is {check['passed']!r}, not true, false or null")
+    for key in ("formulas", "formulas_mathml", "quantities", "series", "provenance"):
+        if not isinstance(cert.get(key, {}), dict):
+            raise ValueError(f"{where}: {key!r} is not an object")
+    if not isinstance(cert.get("errata", []), list):
+        raise ValueError(f"{where}: 'errata' is not a list")
+    return cert
+
+
+def fmt(value) -> str:
+    """A value for a table cell: 4 significant digits, long lists summarised, dicts as JSON."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list):
+        arr = np.asarray(value, dtype=object)
+        if arr.size > 12:
+            return f"({arr.size} values)"
+        return "[" + ", ".join(fmt(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=False, separators=(", ", ": "))
+    return str(value)
+
+
+def result_word(passed) -> str:
+    return {True: "pass", False: "FAIL", None: "undecided"}[passed]
+
+
+def passed_count(cert: dict) -> tuple[int, int]:
+    return sum(c["passed"] is True for c in cert["checks"]), len(cert["checks"])
+
+
+def kinds_summary(cert: dict) -> str:
+    """"1 symbolic, 4 quadrature, 6 montecarlo, 2 control": how a claim was checked."""
+    counts: dict[str, int] = {}
+    for c in cert["checks"]:
+        counts[c["kind"]] = counts.get(c["kind"], 0) + 1
+    return ", ".join(f"{n} {kind}" for kind, n in counts.items())
+
+
+_TAG_LIKE = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+def md(value) -> str:
+    """Text for Markdown: a `<` that would open an HTML tag becomes `&lt;` (`a <= b` stays as it is)."""
+    return _TAG_LIKE.sub("&lt;", str(value))
+
+
+def _plain(value) -> str:
+    return value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "))
+
+
+def erratum_parts(erratum) -> tuple[str, list[tuple[str, str]]]:
+    """(headline, [(field, text), ...]) of an erratum given as a string or a dict (any other JSON
+    value is shown as JSON). The headline of a dict is its first key in ERRATUM_HEADLINE_KEYS, else
+    its first field as "name: value"."""
+    if isinstance(erratum, str):
+        return erratum, []
+    if isinstance(erratum, dict) and erratum:
+        items = list(erratum.items())
+        key = next((k for k in ERRATUM_HEADLINE_KEYS if isinstance(erratum.get(k), str)), None)
+        if key is None:                       # no summary field: the first field, with its name
+            key = items[0][0]
+            return f"{key}: {_plain(erratum[key])}", [(str(k), _plain(v)) for k, v in items[1:]]
+        return _plain(erratum[key]), [(str(k), _plain(v)) for k, v in items if k != key]
+    return _plain(erratum), []
+
+
+def all_errata(certs: list[dict]) -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """(claim, headline, fields) for every erratum of every certificate, in certificate order."""
+    return [(c["claim"], *erratum_parts(e)) for c in certs for e in c.get("errata", [])]

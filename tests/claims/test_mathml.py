@@ -1,0 +1,49 @@
+"""Claims store presentation MathML printed by SymPy, as XML the renderer and browsers accept."""
+
+import xml.etree.ElementTree as ET
+
+import pytest
+import sympy as sp
+
+from softlin.claims import mixture
+from softlin.claims.mathml import T_MU_Z, fenced, mathml_formula, mo, numeric_entities, to_mathml
+
+
+def test_sympy_presentation_mathml_is_kept_with_numeric_entities_only():
+    x, L = sp.symbols("x L", positive=True)
+    out = to_mathml(sp.exp(x) / L)
+    assert out == "<mrow><mfrac><msup><mi>&#8519;</mi><mi>x</mi></msup><mi>L</mi></mfrac></mrow>"   # &ExponentialE;
+    assert ET.fromstring(out).tag == "mrow"
+
+
+def test_a_formula_is_one_block_math_element_joining_sympy_and_fragments():
+    Gamma = sp.MatrixSymbol("Gamma", 2, 2)
+    a = sp.MatrixSymbol("a", 2, 1)
+    out = mathml_formula(T_MU_Z, mo("="), Gamma * a)
+    root = ET.fromstring(out)
+    assert root.tag == "math" and root.get("display") == "block"
+    assert "".join(root.itertext()) == "T[\u03bc](z)=\u0393\u2062a"
+
+
+def test_fences_wrap_their_contents_in_one_row():
+    root = ET.fromstring(fenced(sp.Symbol("x"), mo(","), sp.Symbol("y")))
+    assert root.tag == "mrow" and [c.tag for c in root] == ["mo", "mi", "mo", "mi", "mo"]
+
+
+@pytest.mark.parametrize("bad, fragment", [("<mi>a", "not well-formed"), ("&nosuchentity;", "unknown character entity")])
+def test_malformed_fragments_are_value_errors(bad, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        mathml_formula(bad)
+
+
+def test_named_entities_become_numeric_and_xml_ones_stay():
+    assert numeric_entities("&InvisibleTimes;&amp;&lt;") == "&#8290;&amp;&lt;"
+
+
+def test_mixture_formulas_have_mathml_with_subscripted_greek_components():
+    out = mixture._formulas_mathml()
+    assert set(out) == set(mixture._formulas()) == {"limit", "weights"}
+    weights = ET.fromstring(out["weights"])
+    assert "<msub><mi>&#960;</mi><mi>k</mi></msub>" in out["weights"]              # log(pi_k)
+    assert weights.find(".//mfrac") is not None                                     # the 1/2
+    assert "\\" not in "".join(weights.itertext())                                  # no LaTeX leaked

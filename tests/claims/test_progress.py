@@ -1,0 +1,101 @@
+"""Progress: a bar per claim and per Monte Carlo sweep on a terminal, nothing anywhere else."""
+
+import io
+
+import pytest
+
+from softlin.claims import base, cli, progress, registry
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.fixture(autouse=True)
+def reset_progress():
+    yield
+    progress.enable(False)
+
+
+def test_bar_fills_in_proportion_and_clips():
+    assert progress.bar(0.5, 10) == "[#####-----]"
+    assert progress.bar(0.0, 4) == "[----]" and progress.bar(1.7, 4) == "[####]" and progress.bar(-1, 4) == "[----]"
+
+
+def test_status_line_shows_both_bars_and_fits_the_terminal():
+    claim = {"name": "mixture", "index": 1, "total": 2, "start": 0.0}
+    task = {"label": "scenario: Monte Carlo", "done": 3, "total": 4, "fraction": 0.25, "item": "L = 1024"}
+    line = progress.status_line(claim, task, 200, now=75.0)
+    assert line == ("claims [##--] 2/2 mixture 1:15 | scenario: Monte Carlo [####------------] L = 1024 3/4")
+    assert len(progress.status_line(claim, task, 40, now=75.0)) == 39
+
+
+def test_sweep_moves_the_bar_by_weight_on_a_terminal():
+    term = FakeTerminal()
+    progress.enable(True, term)
+    with progress.claim("lemma-2.1", 0, 1):
+        assert list(progress.sweep([16, 48], "MC", weights=[16, 48], item="L")) == [16, 48]
+    out = term.getvalue()
+    assert "claims [----] 1/1 lemma-2.1" in out         # 0 of 1 claims done, the first running
+    assert "MC [----------------] L = 16 0/2" in out        # before the first step
+    assert "MC [####------------] L = 48 1/2" in out        # 16 of 64 done
+    assert "MC [################] 2/2" in out
+    assert out.endswith("\r\033[K")                         # the line is cleared after the claim
+
+
+def test_nothing_is_written_to_a_pipe_or_when_disabled():
+    pipe = io.StringIO()
+    progress.enable(True, pipe)
+    with progress.claim("x", 0, 1):
+        list(progress.sweep(range(3), "MC"))
+        progress.progress("free text")
+    term = FakeTerminal()
+    progress.enable(False, term)
+    list(progress.sweep(range(3), "MC"))
+    assert pipe.getvalue() == "" and term.getvalue() == ""
+
+
+def test_sweep_rejects_weights_that_do_not_match_the_items():
+    with pytest.raises(ValueError, match="weights"):
+        list(progress.sweep([1, 2], "MC", weights=[1]))
+
+
+def _fake_claim():
+    def run(scenario, profile, rng):
+        for _ in progress.sweep([16, 64], "fake: Monte Carlo", weights=[16, 64], item="L"):
+            pass
+        check = base.Check("a check", "symbolic", True, 1, 1, "trivially")
+        return base.certificate(CLAIM, scenario, profile, scenario["seed"], [check], {})
+    CLAIM = base.Claim("fake-claim", "A fake claim", "Nothing.", (), run, lambda: {"seed": 0},
+                       frozenset({"seed"}), validate=lambda s: s)
+    return CLAIM
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_verify_draws_bars_on_a_terminal_unless_quiet_and_prints_the_timed_table(monkeypatch, tmp_path, capsys, quiet):
+    claim = _fake_claim()
+    monkeypatch.setattr(registry, "CLAIMS", {claim.id: claim})
+    term = FakeTerminal()
+    monkeypatch.setattr("sys.stderr", term)
+    argv = ["verify", "--out", str(tmp_path)] + (["--quiet"] if quiet else [])
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    if quiet:
+        assert term.getvalue() == "" and out == ""
+    else:
+        assert "claims [----] 1/1 fake-claim" in term.getvalue()
+        assert "fake: Monte Carlo [###-------------] L = 64 1/2" in term.getvalue()
+        lines = out.splitlines()
+        assert lines[0].split() == ["claim", "status", "checks", "seconds"]
+        assert lines[1].split()[:3] == ["fake-claim", "verified", "1/1"]
+        assert lines[2].split()[0] == "total"
+
+
+def test_verify_json_to_stdout_is_only_json(monkeypatch, tmp_path, capsys):
+    import json
+
+    claim = _fake_claim()
+    monkeypatch.setattr(registry, "CLAIMS", {claim.id: claim})
+    assert cli.main(["verify", "--out", str(tmp_path), "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["claim"] == "fake-claim"

@@ -1,0 +1,113 @@
+"""The generated pages in a real browser: headless Chromium lays out the MathML (non-empty boxes,
+raised superscripts, stacked fractions), loads every image, fetches nothing from the network.
+
+Slow (starts a browser): excluded from the default run; .ci/run installs Chromium and runs this
+file explicitly with SOFTLIN_REQUIRE_BROWSER=1, which turns "no Chromium" from a skip into a failure.
+The harness is softlin/reports/browser.py (Chrome DevTools Protocol over a pipe, standard library).
+Run with -s to see the measurements.
+"""
+
+import io
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import matplotlib.image as mpimg
+import pytest
+
+from softlin.claims import cli
+from softlin.reports import browser, render
+
+from .make_gold import render_synthetic
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+WIDTH = 1100
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    executable = browser.find_chromium()
+    if executable is None:
+        if os.environ.get("SOFTLIN_REQUIRE_BROWSER") == "1":
+            pytest.fail("SOFTLIN_REQUIRE_BROWSER=1 but no Chromium was found (apt-get install chromium)")
+        pytest.skip("Chromium is not installed (Debian package `chromium`); .ci/run installs it and runs this test")
+    with browser.Chromium(executable, width=WIDTH, height=800) as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The committed claims' certificates and the synthetic gold certificates, rendered afresh."""
+    root = tmp_path_factory.mktemp("site")
+    real = root / "real" / "reports"
+    shutil.copytree(REPO / "reports" / "certificates", real / "certificates")
+    render.render_all(real)
+    synthetic = render_synthetic(root / "synthetic")
+    return real, synthetic
+
+
+def _pixels(png: bytes):
+    return mpimg.imread(io.BytesIO(png), format="png")
+
+
+def test_every_generated_page_lays_out_its_math_and_loads_every_image(chromium, site, tmp_path):
+    real, synthetic = site
+    pages = sorted(real.glob("*.html")) + sorted(synthetic.glob("*.html"))
+    totals = {"pages": 0, "math": 0, "images": 0, "sups": 0, "fracs": 0}
+    for page in pages:
+        start = time.perf_counter()
+        report = chromium.open(page.as_uri())
+        assert report.problems() == [], f"{page}: {report.problems()}"
+        cid = page.stem
+        cert_path = page.parent / "certificates" / f"{cid}.json"
+        if cert_path.exists():                     # a claim page: one <math> per MathML formula, its figure
+            cert = json.loads(cert_path.read_text())
+            assert len(report.math) == len(cert.get("formulas_mathml", {})), cid
+            assert len(report.images) == int((page.parent / "figures" / f"{cid}.png").exists()), cid
+        png = chromium.screenshot()
+        img = _pixels(png)
+        assert img.shape[1] == WIDTH and img.shape[0] >= 400 and img.std() > 0.02     # a page, not a blank
+        (tmp_path / f"{page.parent.parent.name}-{cid}.png").write_bytes(png)
+        totals["pages"] += 1
+        for key in ("math", "images", "sups", "fracs"):
+            totals[key] += len(getattr(report, key))
+        sizes = ", ".join(f"{m['w']:.0f}x{m['h']:.0f}" for m in report.math)
+        print(f"{page.parent.parent.name}/{page.name}: math [{sizes}] images "
+              f"{[(i['src'], i['naturalWidth'], i['naturalHeight']) for i in report.images]} "
+              f"sup raise {[round(s, 2) for s in report.sups]} frac gap {[round(f, 1) for f in report.fracs]} "
+              f"requests {len(report.requests)} ({time.perf_counter() - start:.2f} s)")
+    print(totals)
+    # Not vacuous: the real claims carry MathML and figures, the synthetic one superscripts and fractions.
+    assert totals["math"] >= 6 and totals["images"] >= 3 and totals["sups"] >= 4 and totals["fracs"] >= 3
+    for cid in ("lemma-2.1", "mixture"):
+        assert (real / f"{cid}.html").exists()
+
+
+def test_the_harness_sees_a_broken_image_hidden_math_and_math_without_mathml_layout(chromium, tmp_path):
+    """Negative control: the same measurements must flag what a reader would see as broken."""
+    broken = tmp_path / "broken.html"
+    broken.write_text('<!DOCTYPE html>\n<html><body><img src="missing.png" alt="gone" />'
+                      '<div style="display: none"><math><mi>x</mi></math></div></body></html>\n')
+    problems = chromium.open(broken.as_uri()).problems()
+    assert any("image 'missing.png' did not load" in p for p in problems), problems
+    assert any("math element with empty box" in p for p in problems), problems
+    flat = tmp_path / "flat.html"
+    flat.write_text("<!DOCTYPE html>\n<html><head><style>math, math * { display: inline !important; }</style>"
+                    "</head><body><math><msup><mi>x</mi><mn>2</mn></msup><mfrac><mn>1</mn><mi>L</mi></mfrac>"
+                    "</math></body></html>\n")
+    problems = chromium.open(flat.as_uri()).problems()
+    assert any("not laid out as MathML" in p for p in problems), problems
+    assert any("superscript not raised" in p for p in problems), problems
+    assert any("fraction not stacked" in p for p in problems), problems
+
+
+def test_report_preview_writes_a_screenshot_of_the_index(chromium, site):
+    real, _ = site
+    assert cli.main(["report", "--preview", "--out", str(real)]) == 0
+    img = _pixels((real / "preview.png").read_bytes())
+    assert img.shape[1] == WIDTH and img.std() > 0.02
+    assert real / "preview.png" not in render.rendered(real)        # a screenshot, not part of --check
