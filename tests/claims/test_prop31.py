@@ -1,0 +1,141 @@
+"""Claim prop-3.1: verified on its scenario (with the negative control refuted and the certificate
+quantities named as the issue requires) and on random admissible scenarios; plausible wrong formulas
+(C1 without Gamma a a^T Gamma, the averaged coefficient without its |V Gamma U z|^2 part, the naive
+exponent) are refuted; bad scenarios raise ValueError; certificates are reproducible."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from softlin.claims import base, prop31, scenario
+from softlin.claims.cli import claim_rng
+from softlin.derivations import fluctuations
+
+from ..strategies import seeds
+
+REQUIRED = ("first_order_coefficient", "exponent", "measured_slope", "measured_slope_stderr", "tightness_ratio",
+            "c1", "c2", "bias_first_order", "cov_first_order")
+
+
+def _run(overrides=None, profile="quick", **kwargs):
+    s = scenario.merge(prop31.default_scenario(), overrides or {}, prop31.SCENARIO_KEYS)
+    return prop31.run(s, profile, claim_rng(s["seed"], "prop-3.1"), **kwargs)
+
+
+def _failed(cert):
+    return [c["name"] for c in cert["checks"] if c["passed"] is False]
+
+
+@pytest.fixture(scope="module")
+def default_certificate():
+    return _run()
+
+
+def test_default_scenario_is_verified_with_every_required_quantity(default_certificate):
+    cert = default_certificate
+    assert cert["status"] == "verified", [(c["name"], c["value"]) for c in cert["checks"] if c["passed"] is not True]
+    q = cert["quantities"]
+    assert all(k in q for k in REQUIRED)
+    assert q["exponent"] == 1.0 and q["first_order_coefficient"] > 0
+    assert np.asarray(q["cov_first_order"]).shape == (2, 2) and len(q["bias_first_order"]) == 2
+    assert q["c2"] / q["sigma"] ** 2 <= q["exponent"] + 1e-15
+    assert set(q["regimes"]) == {"below", "at", "above"}
+    assert q["regimes"]["above"]["exponent"] == pytest.approx((math.sqrt(5) - 1) / 2)
+    assert set(q["beyond_gaussians"]) == {"rademacher", "uniform", "mixture"}
+
+
+def test_negative_control_above_the_threshold_refutes_a_1_over_L_rate(default_certificate):
+    controls = {c["name"]: c for c in default_certificate["checks"] if c["kind"] == "control"}
+    rate = [c for n, c in controls.items() if "claimed 1/L rate" in n]
+    assert len(rate) == 1 and rate[0]["passed"] is True and rate[0]["value"] == "refuted"
+    assert any("naive exponent" in n and c["value"] == "refuted" for n, c in controls.items())
+
+
+def test_erratum_one_is_recorded_with_a_positive_witness(default_certificate):
+    errata = default_certificate["errata"]
+    assert len(errata) == 1 and errata[0]["id"] == 1
+    w = errata[0]["witness"]
+    assert w["L"] == 1 and w["right_side"] == 0.0 and w["error_exact"] > 0
+    assert abs(w["error_monte_carlo"] - w["error_exact"]) < 6 * w["error_stderr"]
+
+
+def _wrong_cov(Gamma, V, a):
+    """Sensitivity: C1 without the Gamma a a^T Gamma term."""
+    return math.exp((a.T @ Gamma @ a).item()) * V @ Gamma @ V.T
+
+
+def test_c1_without_the_gamma_a_a_gamma_term_is_refuted_by_monte_carlo():
+    cert = _run(cov_kernel=_wrong_cov, regimes=(), beyond=False)
+    failed = _failed(cert)
+    assert "fixed query: L (E T[mu_L] - T) -> b1 and L Cov T[mu_L] -> C1 (Monte Carlo)" in failed
+    assert cert["status"] == "refuted"
+
+
+def _wrong_coefficient(Gamma, U, V, Sq):
+    """Sensitivity: the averaged coefficient without tr(N Sigma_q (I - 2 M Sigma_q)^-1), i.e. the query
+    average of e^{a^T Gamma a} tr(V Gamma V^T), forgetting Gamma a a^T Gamma."""
+    R = np.eye(Gamma.shape[0]) - 2 * U.T @ Gamma @ U @ Sq
+    return float(np.linalg.det(R) ** -0.5 * np.trace(V @ Gamma @ V.T))
+
+
+def test_averaged_coefficient_without_the_n_term_is_refuted_by_monte_carlo():
+    cert = _run(profile="standard", coefficient=_wrong_coefficient, regimes=(), beyond=False)
+    mc = {c["name"]: c["passed"] for c in cert["checks"] if c["kind"] == "montecarlo"}
+    assert mc["L E||T[mu_L] - T[mu]||^2_{L2(nu)} -> first_order_coefficient (Monte Carlo, pooled over L)"] is False
+
+
+def test_naive_exponent_is_refuted_above_the_threshold():
+    """Sensitivity: kappa = 1/(2 lambda) (from the heuristic min(1, e^q/L)) fails the exact asymptotics."""
+    cert = _run(exponent=fluctuations.naive_exponent, regimes=(("above", 1.0),), beyond=False)
+    failed = _failed(cert)
+    assert any("decays as L^-kappa" in n and "above" in n for n in failed)
+
+
+@settings(max_examples=2)
+@given(seeds)
+def test_random_admissible_scenarios_below_the_threshold_are_verified(seed):
+    rng = np.random.default_rng(seed)
+    d, k = int(rng.integers(1, 4)), int(rng.integers(1, 3))
+    B = rng.normal(size=(d, int(rng.integers(1, d + 1)))) / math.sqrt(d)
+    cov = B @ B.T
+    U = rng.normal(size=(d, d))
+    C = rng.normal(size=(d, d)) / math.sqrt(d)
+    Sq = C @ C.T + 0.2 * np.eye(d)
+    S = np.linalg.cholesky(Sq)
+    lam = max(float(np.linalg.eigvalsh(S.T @ U.T @ cov @ U @ S)[-1]), 1e-12)
+    U *= math.sqrt(rng.uniform(0.02, 0.2) / lam)                          # lambda in [0.02, 0.2]
+    overrides = {"d": d, "mean": rng.normal(size=d).tolist(), "cov": cov.tolist(), "U": U.tolist(),
+                 "V": rng.normal(size=(k, d)).tolist(), "query_cov": Sq.tolist(),
+                 "query": (S @ rng.normal(size=d)).tolist(), "L": [16, 64, 256], "trials": 400,
+                 "seed": int(seed % 1000)}
+    cert = _run(overrides, regimes=(), beyond=False)
+    assert cert["status"] == "verified", [(c["name"], c["value"], c["bound"]) for c in cert["checks"]
+                                          if c["passed"] is not True]
+
+
+def test_same_seed_gives_byte_identical_certificates():
+    small = {"L": [16, 64], "trials": 200}
+    a = _run(small, regimes=(), beyond=False)
+    assert base.dumps(a) == base.dumps(_run(small, regimes=(), beyond=False))
+    assert base.dumps(a) != base.dumps(_run({**small, "seed": 1}, regimes=(), beyond=False))
+
+
+@pytest.mark.parametrize("overrides, fragment", [
+    ({"colour": 3}, "unknown scenario key 'colour'"),
+    ({"L": [16, 8]}, "strictly increasing"),
+    ({"query_cov": [[1.0, 2.0], [2.0, 1.0]]}, "query_cov is not positive semidefinite"),
+    ({"query": [1.0]}, "query must have length 2"),
+    ({"delta": 0.0}, "delta"),
+    ({"trials": 0}, "trials = 0"),
+])
+def test_bad_scenarios_raise_value_errors_naming_the_value(overrides, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        _run(overrides)
+
+
+@pytest.mark.slow
+def test_standard_profile_is_verified_end_to_end():
+    cert = _run(profile="standard")
+    assert cert["status"] == "verified", [(c["name"], c["value"]) for c in cert["checks"] if c["passed"] is not True]
