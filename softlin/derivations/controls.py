@@ -14,6 +14,7 @@ The Gaussian of the same mean and variance would give f(a) = a: these laws refut
 from __future__ import annotations
 
 import sympy as sp
+from sympy.codegen.cfunctions import log1p
 
 from .proof import Proof, prove_zero
 
@@ -52,9 +53,20 @@ def uniform_tilted_mean() -> sp.Expr:
     return sp.Piecewise((series, sp.Abs(a_sym) < SERIES_RADIUS), (exact, True))
 
 
+def rademacher_log_mgf_stable() -> sp.Expr:
+    """log cosh a written as |a| + log1p(exp(-2|a|)) - log 2 (no overflow for large |a|)."""
+    return sp.Abs(a_sym) + log1p(sp.exp(-2 * sp.Abs(a_sym))) - sp.log(2)
+
+
 def proofs() -> list[Proof]:
     c = sp.sqrt(3)
+    pos = sp.Symbol("t", positive=True)
+    stable = rademacher_log_mgf_stable().replace(log1p, lambda x: sp.log(1 + x))
     return [
+        prove_zero("stable log cosh: |a| + log(1 + e^(-2|a|)) - log 2 = log cosh a (a > 0)",
+                   sp.simplify(sp.exp(stable.subs(a_sym, pos)) - sp.cosh(pos))),
+        prove_zero("stable log cosh: the same for a < 0 (even function)",
+                   sp.simplify(sp.exp(stable.subs(a_sym, -pos)) - sp.cosh(pos))),
         prove_zero("Rademacher: d/da log cosh a = tanh a", rademacher_tilted_mean() - sp.tanh(a_sym)),
         prove_zero("uniform: d/da log E e^(a x) = sqrt3 coth(sqrt3 a) - 1/a",
                    (uniform_tilted_mean_exact() - (c * sp.coth(c * a_sym) - 1 / a_sym)).rewrite(sp.exp)),

@@ -25,10 +25,10 @@ def psd_root(cov: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class GaussianLaw:
+class _AffineLaw:
+    """z = m + B u for a standardised noise u (mean 0, covariance I): mean m, covariance B B^T."""
     mean: np.ndarray
     cov: np.ndarray
-    name: str = "gaussian"
     root: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -40,9 +40,19 @@ class GaussianLaw:
     def d(self) -> int:
         return self.mean.shape[0]
 
+    def noise(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        raise NotImplementedError
+
     def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-        g = rng.standard_normal(tuple(shape) + (self.root.shape[1],))
-        return self.mean + g @ self.root.T
+        return self.mean + self.noise(rng, tuple(shape) + (self.root.shape[1],)) @ self.root.T
+
+
+@dataclass
+class GaussianLaw(_AffineLaw):
+    name: str = "gaussian"
+
+    def noise(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        return rng.standard_normal(shape)
 
 
 @dataclass
@@ -106,3 +116,13 @@ class UniformLaw:
     def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
         root3 = np.sqrt(3.0)
         return rng.uniform(-root3, root3, size=tuple(shape) + (self.d,))
+
+
+@dataclass
+class AffineRademacherLaw(_AffineLaw):
+    """u iid +-1: the same mean and covariance as N(m, Gamma), not Gaussian (a negative control
+    for Gaussian closed forms)."""
+    name: str = "affine-rademacher"
+
+    def noise(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        return rng.integers(0, 2, size=shape) * 2.0 - 1.0

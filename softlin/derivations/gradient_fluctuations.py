@@ -1,0 +1,92 @@
+"""First-order (1/L) fluctuations of the Jacobians in V and U (Proposition 3.4, made exact).
+
+From `jacobians`: J_V(T_L) - J_V(T) = (zhat - mu_a)^T kron I_k and J_U(T_L) - J_U(T) = z^T kron V(C_hat - Gamma),
+so in Frobenius norm
+
+    ||grad_V T[mu_L] - grad_V T[mu]||^2 = k |zhat - mu_a|^2,
+    ||grad_U T[mu_L] - grad_U T[mu]||^2 = |z|^2 ||V (C_hat - Gamma)||_F^2.
+
+With w the normalised weight (E w = 1), zhat - mu_a = X / D, X = mean w_i (z_i - mu_a), D = mean w_i, and
+C_hat - Gamma = Y / D - X X^T / D^2 with Y = mean w_i ((z_i - mu_a)(z_i - mu_a)^T - Gamma), E Y = 0 (the
+tilted covariance is Gamma). The leading terms are the centred means X and Y, so
+
+    lim L E||grad_V ...||^2 = k E w^2 |z' - mu_a|^2 = k e^{q} (tr Gamma + |Gamma a|^2),
+    lim L E||grad_U ...||^2 = |z|^2 E w^2 ||V((z' - mu_a)(z' - mu_a)^T - Gamma)||_F^2 = |z|^2 e^{q} F(Gamma a),
+
+q = a^T Gamma a, a = U z, because under w^2 the token law is e^{q} N(m + 2 Gamma a, Gamma), i.e.
+z' - mu_a ~ N(Gamma a, Gamma) (see `concentration`). The Gaussian fourth moments give, with M = V^T V,
+
+    F(c) = E_{x ~ N(c, Gamma)} ||V (x x^T - Gamma)||_F^2
+         = tr(M Gamma) tr Gamma + tr(M Gamma^2) + (c^T M c) tr Gamma + |c|^2 tr(M Gamma) + 2 c^T M Gamma c + (c^T M c) |c|^2,
+
+proved below against Stein's recursion on the entries. Averaged over z ~ N(0, Sigma_q) these are
+Gaussian integrals of a polynomial times e^{z^T K z}, K = U^T Gamma U: finite iff lambda < 1/2
+(`tilted_moments.exp_quadratic_expectation`).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .proof import Proof, prove_zero
+from .tilted_moments import exp_quadratic_expectation, gaussian_polynomial_expectation
+
+
+def fourth_moment_formula(c: sp.Matrix, Gamma: sp.Matrix, V: sp.Matrix) -> sp.Expr:
+    M = V.T * V
+    tr = lambda X: X.trace()
+    cMc = (c.T * M * c)[0, 0]
+    cc = (c.T * c)[0, 0]
+    return (tr(M * Gamma) * tr(Gamma) + tr(M * Gamma * Gamma) + cMc * tr(Gamma) + cc * tr(M * Gamma)
+            + 2 * (c.T * M * Gamma * c)[0, 0] + cMc * cc)
+
+
+def fourth_moment_by_stein(c: sp.Matrix, Gamma: sp.Matrix, V: sp.Matrix) -> sp.Expr:
+    d = c.rows
+    y = list(sp.symbols(f"y0:{d}", real=True))
+    x = c + sp.Matrix(y)
+    D = V * (x * x.T - Gamma)
+    return gaussian_polynomial_expectation(sum(e**2 for e in D), y, Gamma)
+
+
+def coefficient_V(a: sp.Matrix, Gamma: sp.Matrix, k: int) -> sp.Expr:
+    Ga = Gamma * a
+    return k * sp.exp((a.T * Ga)[0, 0]) * (Gamma.trace() + (Ga.T * Ga)[0, 0])
+
+
+def coefficient_U(z: sp.Matrix, U: sp.Matrix, Gamma: sp.Matrix, V: sp.Matrix) -> sp.Expr:
+    a = U * z
+    return (z.T * z)[0, 0] * sp.exp((a.T * Gamma * a)[0, 0]) * fourth_moment_formula(Gamma * a, Gamma, V)
+
+
+def query_averaged_coefficients(Gamma, U, V, Sigma_q) -> tuple:
+    """(lim L E||grad_V err||^2_{L2(nu)}, the same for grad_U), exact; sp.oo beyond the threshold."""
+    Gamma, U, V, Sigma_q = (sp.Matrix(x) for x in (Gamma, U, V, Sigma_q))
+    d, k = U.rows, V.rows
+    z = list(sp.symbols(f"z0:{d}", real=True))
+    zv = sp.Matrix(z)
+    a = U * zv
+    Ga = Gamma * a
+    K = U.T * Gamma * U
+    poly_V = k * (Gamma.trace() + (Ga.T * Ga)[0, 0])
+    poly_U = (zv.T * zv)[0, 0] * fourth_moment_formula(Ga, Gamma, V)
+    return (exp_quadratic_expectation(sp.expand(poly_V), z, Sigma_q, K),
+            exp_quadratic_expectation(sp.expand(poly_U), z, Sigma_q, K))
+
+
+def proofs() -> list[Proof]:
+    out = []
+    for d, k in ((1, 1), (2, 2)):
+        c = sp.Matrix(d, 1, sp.symbols(f"c0:{d}", real=True))
+        G = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"g{min(i, j)}{max(i, j)}", real=True))
+        V = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))
+        out.append(prove_zero(f"E||V(x x^T - Gamma)||_F^2 for x ~ N(c, Gamma): closed form = Stein recursion [d={d}, k={k}]",
+                              fourth_moment_formula(c, G, V) - fourth_moment_by_stein(c, G, V)))
+    # Query average: the exact Gaussian integral against a one-dimensional direct integration.
+    g, s = sp.symbols("g s", positive=True)
+    u = sp.Rational(1, 3)
+    direct = sp.integrate(sp.exp(u**2 * g**2) * (g**2 * (u * g) ** 2) * sp.exp(-g**2 / 2) / sp.sqrt(2 * sp.pi),
+                          (g, -sp.oo, sp.oo))
+    via = exp_quadratic_expectation(g**2 * (u * g) ** 2, [g], sp.Matrix([[1]]), sp.Matrix([[u**2]]))
+    out.append(prove_zero("E_z e^{z^T K z} poly(z) (tilted Gaussian) = direct integral [d=1, u=1/3]", sp.simplify(direct - via)))
+    return out

@@ -1,0 +1,135 @@
+"""Tilted moments of Assumption 3.3 (`asm-3.3`) for Gaussian tokens and queries, in closed form.
+
+For tokens z' ~ N(m, Gamma), queries z ~ nu = N(0, Sigma_q) (Sigma_q positive definite), a = U z,
+tilt power c in {1, 2} and orders p, q in {0, 4, 8}:
+
+    M_pq^(c) = E_z[ E_z'[ |z'|^p e^{c a^T z'} ] / (E_z' e^{a^T z'})^c * |z|^q ].
+
+By the tilt (`tilt`): E_z'[|z'|^p e^{c a^T z'}] = Z(c a) E_{N(m + c Gamma a, Gamma)} |x|^p and
+Z(c a) / Z(a)^c = exp((c^2 - c)/2 a^T Gamma a), so with K = U^T Gamma U and kappa_c = (c^2 - c)/2,
+
+    M_pq^(c) = E_z[ exp(kappa_c z^T K z) P_p(z) |z|^q ],   P_p(z) = E_{x ~ N(m + c Gamma U z, Gamma)} |x|^p,
+
+P_p a polynomial in z (p even). For kappa_c = 0 (c = 1) this is a Gaussian polynomial moment:
+always finite. For c = 2 the Gaussian integral against exp(z^T K z) converges iff
+Sigma_q^{-1} - 2 K is positive definite (equivalently: the largest eigenvalue lambda of
+Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2} is below 1/2), and then
+
+    M_pq^(2) = det(I - 2 Sigma_q K)^{-1/2} E_{z ~ N(0, S)}[P_p(z) |z|^q],   S = (Sigma_q^{-1} - 2K)^{-1}.
+
+Polynomial Gaussian expectations are computed exactly by Stein's identity
+E[y_i f(y)] = sum_j Sigma_ij E[d_j f(y)] (recursively on monomials), in rational arithmetic when the
+inputs are rational: the only irrational factor of the result is the determinant's square root.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy as sp
+
+from . import tilt
+from .proof import Proof, prove_zero
+
+ORDERS = (0, 4, 8)
+POWERS = (1, 2)
+
+
+def gaussian_polynomial_expectation(poly: sp.Expr, variables: list, Sigma: sp.Matrix) -> sp.Expr:
+    """E[poly(y)] for y ~ N(0, Sigma), exactly, by Stein's identity on each monomial."""
+    P = sp.Poly(sp.expand(poly), *variables)
+    n = len(variables)
+    Sig = sp.Matrix(Sigma)
+
+    @lru_cache(maxsize=None)
+    def moment(alpha: tuple) -> sp.Expr:
+        if sum(alpha) == 0:
+            return sp.Integer(1)
+        if sum(alpha) % 2:
+            return sp.Integer(0)
+        i = next(j for j, e in enumerate(alpha) if e > 0)
+        rest = list(alpha)
+        rest[i] -= 1                                 # y_i * y^rest
+        total = sp.Integer(0)
+        for j in range(n):
+            if rest[j] == 0 or Sig[i, j] == 0:
+                continue
+            deriv = list(rest)
+            deriv[j] -= 1
+            total += Sig[i, j] * rest[j] * moment(tuple(deriv))
+        return sp.expand(total)
+
+    return sp.expand(sum(coeff * moment(tuple(mon)) for mon, coeff in P.terms()))
+
+
+def tilt_ratio_exponent(c) -> sp.Expr:
+    """log( Z(c a) / Z(a)^c ) from the derived log-normaliser, as a multiple of a^T Gamma a."""
+    s = tilt.matrix_symbols()
+    logZ = tilt.log_normaliser_gamma(s)
+    expr = sp.simplify(logZ.subs(s["a"], c * s["a"]) - c * logZ)
+    return expr, s
+
+
+def token_moment_polynomial(p: int, c: int, m: sp.Matrix, Gamma: sp.Matrix, U: sp.Matrix, z: list) -> sp.Expr:
+    """P_p(z) = E_{x ~ N(m + c Gamma U z, Gamma)} (x^T x)^{p/2}: a polynomial in the symbols z."""
+    d = len(z)
+    y = sp.symbols(f"y0:{d}", real=True)
+    mean = m + c * Gamma * U * sp.Matrix(z)
+    x = [mean[i] + y[i] for i in range(d)]
+    poly = sp.expand(sum(xi**2 for xi in x) ** (p // 2))
+    return gaussian_polynomial_expectation(poly, list(y), Gamma)
+
+
+def is_positive_definite(M: sp.Matrix) -> bool:
+    """Exact test (Sylvester's criterion on a symmetric matrix with exact entries)."""
+    return all(M[:k, :k].det() > 0 for k in range(1, M.rows + 1))
+
+
+def exp_quadratic_expectation(poly: sp.Expr, z: list, Sigma_q: sp.Matrix, K: sp.Matrix):
+    """E over z ~ N(0, Sigma_q) of exp(z^T K z) poly(z), exactly; sp.oo when it diverges
+    (Sigma_q^{-1} - 2K not positive definite). Sigma_q must be positive definite."""
+    Sigma_q, K = sp.Matrix(Sigma_q), sp.Matrix(K)
+    if K.is_zero_matrix:
+        return gaussian_polynomial_expectation(poly, z, Sigma_q)
+    precision = Sigma_q.inv() - 2 * K
+    if not is_positive_definite(precision):
+        return sp.oo
+    factor = 1 / sp.sqrt((sp.eye(K.rows) - 2 * Sigma_q * K).det())
+    return factor * gaussian_polynomial_expectation(poly, z, precision.inv())
+
+
+def tilted_moment(p: int, q: int, c: int, m, Gamma, U, Sigma_q):
+    """M_pq^(c) exactly (a SymPy number), or sp.oo when the integral diverges."""
+    m, Gamma, U, Sigma_q = (sp.Matrix(x) for x in (m, Gamma, U, Sigma_q))
+    d = m.rows
+    z = list(sp.symbols(f"z0:{d}", real=True))
+    zv = sp.Matrix(z)
+    Q = sp.expand(token_moment_polynomial(p, c, m, Gamma, U, z) * (zv.T * zv)[0, 0] ** (q // 2))
+    kappa = sp.Rational(c * c - c, 2)
+    return exp_quadratic_expectation(Q, z, Sigma_q, kappa * U.T * Gamma * U)
+
+
+def table(c: int, m, Gamma, U, Sigma_q) -> list[list]:
+    """3 x 3 nested list: rows p = 0, 4, 8; columns q = 0, 4, 8."""
+    return [[tilted_moment(p, q, c, m, Gamma, U, Sigma_q) for q in ORDERS] for p in ORDERS]
+
+
+def proofs() -> list[Proof]:
+    a, b, g = sp.symbols("a b g", real=True)
+    expr1, s = tilt_ratio_exponent(1)
+    expr2, _ = tilt_ratio_exponent(2)
+    aGa = s["a"].T * s["Gamma"] * s["a"]
+    # Stein's recursion against known one-dimensional moments E y^4 = 3 s^2, E y^8 = 105 s^4.
+    var = sp.Symbol("v", positive=True)
+    y = sp.Symbol("y", real=True)
+    return [
+        prove_zero("Z(a)/Z(a)^1 = 1 (c = 1: no tilt factor)", expr1),
+        prove_zero("Z(2a)/Z(a)^2 = exp(a^T Gamma a) (c = 2)", expr2 - aGa),
+        prove_zero("Stein recursion: E y^4 = 3 v^2 for y ~ N(0, v)",
+                   gaussian_polynomial_expectation(y**4, [y], sp.Matrix([[var]])) - 3 * var**2),
+        prove_zero("Stein recursion: E y^8 = 105 v^4 for y ~ N(0, v)",
+                   gaussian_polynomial_expectation(y**8, [y], sp.Matrix([[var]])) - 105 * var**4),
+        prove_zero("Stein recursion: E (y1 y2)^2 = s11 s22 + 2 s12^2",
+                   gaussian_polynomial_expectation((a * b) ** 2, [a, b], sp.Matrix([[g, sp.Symbol("h")], [sp.Symbol("h"), 1]]))
+                   - (g + 2 * sp.Symbol("h") ** 2)),
+    ]

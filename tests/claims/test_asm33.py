@@ -1,0 +1,80 @@
+"""Claim asm-3.3: tilted-moment closed forms, their finiteness domain, and what refutes them."""
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from softlin.claims import asm33, scenario
+from softlin.claims.cli import claim_rng
+from softlin.derivations import tilted_moments as tm
+from softlin.numerics import tilted_moments as nt
+
+
+def _run(overrides=None, **kwargs):
+    s = scenario.merge(asm33.default_scenario(), overrides or {}, asm33.CLAIM.scenario_keys)
+    return asm33.run(s, "quick", claim_rng(s["seed"], "asm-3.3"), **kwargs)
+
+
+def test_default_scenario_is_verified_and_reports_both_tables():
+    cert = _run()
+    assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]
+    q = cert["quantities"]
+    assert np.array(q["M_pq"]).shape == (3, 3) and np.array(q["M_pq_c2"]).shape == (3, 3)
+    assert q["conditions_hold"] == [[True] * 3] * 3 and q["c2_finite"] is True
+
+
+def test_paper_values_at_u_zero_in_dimension_one():
+    """E|z'|^p E|z|^q with the paper's 1, 3, 105 (PAPER.md section 3)."""
+    for c in (1, 2):
+        got = tm.table(c, [[0]], [[1]], [[0]], [[1]])
+        assert got == [[1, 3, 105], [3, 9, 315], [105, 315, 11025]]
+
+
+def test_beyond_the_threshold_c2_entries_are_infinite_and_conditions_fail():
+    cert = _run({"U": [[0.9, 0.0], [0.0, 0.9]]})          # lambda = 0.81 * 1.1 > 1/2
+    q = cert["quantities"]
+    assert q["threshold_lambda"] > 0.5
+    assert all(v is None for row in q["M_pq_c2"] for v in row)
+    assert all(v is not None for row in q["M_pq"] for v in row)
+    assert q["conditions_hold"] == [[False] * 3] * 3
+    assert cert["status"] != "refuted"
+
+
+def _no_mean_shift(p, q, c, m, Gamma, U, Sigma_q):
+    """Plausible slip: the tilted token law taken as N(m, Gamma) (the c Gamma U z shift forgotten)."""
+    return tm.tilted_moment(p, q, c, m, Gamma, sp.zeros(*sp.Matrix(U).shape), Sigma_q) * (
+        1 if c == 1 else tm.tilted_moment(0, 0, c, m, Gamma, U, Sigma_q))
+
+
+def _squared_tilt_factor(p, q, c, m, Gamma, U, Sigma_q):
+    """Plausible slip: exp(c^2 a^T Gamma a / 2) instead of exp((c^2 - c) a^T Gamma a / 2), i.e. the
+    moments of the c-tilted law with the c = 2 normaliser misapplied (one extra power of the tilt)."""
+    return tm.tilted_moment(p, q, c + 1, m, Gamma, U, Sigma_q) if c == 1 else tm.tilted_moment(p, q, c, m, Gamma, U, Sigma_q)
+
+
+@pytest.mark.parametrize("wrong", [_no_mean_shift, _squared_tilt_factor])
+def test_plausible_wrong_closed_forms_are_refuted(wrong):
+    cert = _run(closed_form=wrong)
+    assert cert["status"] == "refuted"
+    failed = {c["kind"] for c in cert["checks"] if c["passed"] is False}
+    assert "quadrature" in failed and "montecarlo" in failed
+
+
+@settings(max_examples=4)
+@given(st.floats(-1, 1), st.floats(0.2, 2.0), st.floats(-0.45, 0.45), st.floats(0.3, 2.0))
+def test_closed_form_equals_nested_quadrature_in_dimension_one(m, gamma, u, sigma_q):
+    R = lambda x: sp.Rational(repr(float(x)))
+    for c in (1, 2):
+        if c == 2 and u * u * gamma * sigma_q >= 0.45:
+            continue
+        for p in (0, 4, 8):
+            for q in (0, 8):
+                exact = float(tm.tilted_moment(p, q, c, [[R(m)]], [[R(gamma)]], [[R(u)]], [[R(sigma_q)]]))
+                assert nt.quadrature_1d(p, q, c, m, gamma, u, sigma_q) == pytest.approx(exact, rel=1e-8)
+
+
+def test_finiteness_needs_a_positive_definite_query_covariance():
+    with pytest.raises(ValueError, match="positive definite query_cov"):
+        _run({"query_cov": [[1.0, 0.0], [0.0, 0.0]]})

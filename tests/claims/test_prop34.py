@@ -1,0 +1,90 @@
+"""Claim prop-3.4: Jacobians and their concentration; plausible wrong Jacobians are caught."""
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given
+
+from softlin.claims import prop34, scenario
+from softlin.claims.cli import claim_rng
+from softlin.derivations import gradient_fluctuations as gf
+from softlin.derivations.proof import is_zero
+from softlin.numerics import gradients, kernels
+from softlin.numerics.laws import GaussianLaw
+
+from ..naive import naive_attention
+from ..strategies import gaussian_setups
+
+
+@pytest.fixture(scope="module")
+def default_certificate():
+    s = scenario.merge(prop34.default_scenario(), {}, prop34.CLAIM.scenario_keys)
+    return prop34.run(s, "quick", claim_rng(0, "prop-3.4"))
+
+
+def test_default_scenario_is_verified_with_the_issue_quantities(default_certificate):
+    cert = default_certificate
+    assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]
+    q = cert["quantities"]
+    for name in ("exponent_V", "exponent_U", "first_order_coefficient_V", "first_order_coefficient_U",
+                 "measured_slope_V", "measured_slope_U", "measured_slope_V_stderr", "measured_slope_U_stderr"):
+        assert isinstance(q[name], float), name
+    assert q["exponent_V"] == 1.0 and q["threshold_lambda"] < 0.5
+    assert cert["errata"][0]["witness"]["grad_U_error"] > 0
+
+
+def test_first_order_coefficient_formula_catches_a_wrong_cross_term():
+    """Sensitivity at the symbolic level: 4 c^T M Gamma c (the raw fourth-moment cross term, without
+    the -2 from the centring) instead of 2 c^T M Gamma c."""
+    c = sp.Matrix(sp.symbols("c0:2", real=True))
+    G = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"g{min(i, j)}{max(i, j)}", real=True))
+    V = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))
+    wrong = gf.fourth_moment_formula(c, G, V) + 2 * (c.T * V.T * V * G * c)[0, 0]
+    assert not is_zero(wrong - gf.fourth_moment_by_stein(c, G, V))
+
+
+def test_weighted_second_moment_in_place_of_the_covariance_is_refuted():
+    """Sensitivity: the U-Jacobian built from sum p_i z_i z_i^T (not centred). Its limit is
+    Gamma + mu_a mu_a^T, so the tokens get a mean (m = (0.5, -0.5)) to make mu_a visibly non-zero."""
+    s = scenario.merge(prop34.default_scenario(), {"mean": [0.5, -0.5]}, prop34.CLAIM.scenario_keys)
+    wrong = lambda zhat, Chat: Chat + np.einsum("pqi,pqj->pqij", zhat, zhat)
+    cert = prop34.run(s, "quick", claim_rng(0, "prop-3.4"), weighted_matrix=wrong)
+    assert cert["status"] == "refuted"
+    failed = [c["name"] for c in cert["checks"] if c["passed"] is False]
+    assert any("grad_U err" in n and "exact coefficient" in n for n in failed)
+
+
+def test_jacobian_with_u_transposed_is_refuted():
+    """Sensitivity: J_U with the roles of the two indices of U swapped."""
+    def transposed(Chat, V, z):
+        J = kernels.finite_jacobian_U(Chat, V, z)
+        d = Chat.shape[0]
+        return J.reshape(V.shape[0], d, d).transpose(0, 2, 1).reshape(V.shape[0], d * d)
+    s = scenario.merge(prop34.default_scenario(), {}, prop34.CLAIM.scenario_keys)
+    rng = claim_rng(0, "prop-3.4")
+    m, cov, U, V = (np.asarray(s[k], dtype=float) for k in ("mean", "cov", "U", "V"))
+    checks = prop34.finite_jacobian_checks(rng, m, cov, U, V, np.asarray(s["query"]), jacobian_U=transposed)
+    assert checks[0].passed is True and checks[1].passed is False
+
+
+@given(gaussian_setups(max_d=3, tilt=1.0))
+def test_finite_prompt_jacobian_kernels_match_float_central_differences(setup):
+    """Property over random admissible parameters: J_U, J_V from the weighted moments against
+    central differences of the naive softmax loop (step 1e-6: error ~1e-9 relative)."""
+    m, cov, U, V, Z, seed = setup
+    rng = np.random.default_rng(seed)
+    tokens = GaussianLaw(m, cov).sample(rng, (1, 6))
+    z = Z[0]
+    zhat, Chat = gradients.weighted_moments(tokens, U, z[None, :])
+    JU = kernels.finite_jacobian_U(Chat[0, 0], V, z[:, None])
+    JV = kernels.finite_jacobian_V(zhat[0, 0][:, None], V)
+    h, d, k = 1e-6, len(m), V.shape[0]
+    out = lambda U_, V_: naive_attention(tokens, U_, V_, z[None, :])[0, 0]
+    for b in range(d):
+        for a in range(d):
+            E = np.zeros((d, d)); E[a, b] = h
+            np.testing.assert_allclose((out(U + E, V) - out(U - E, V)) / (2 * h), JU[:, a + d * b], atol=1e-7)
+    for j in range(d):
+        for i in range(k):
+            E = np.zeros((k, d)); E[i, j] = h
+            np.testing.assert_allclose((out(U, V + E) - out(U, V - E)) / (2 * h), JV[:, i + k * j], atol=1e-7)
