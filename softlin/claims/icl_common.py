@@ -1,0 +1,148 @@
+"""Scenario validation and the shared finite-prompt training run of the ICL claims (`thm-5.2`, `thm-4.3`).
+
+The training uses its own stream, np.random.default_rng([seed, 5, L]) per prompt length, so both
+claims see the same fixed prompt samples (common random numbers) and the run is cached per process.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+from scipy import stats
+
+from ..numerics import icl_flows, icl_training, kernels
+
+KEYS = frozenset({"seed", "icl"})
+FALSE_ALARM = 1e-6
+
+
+def default_scenario() -> dict:
+    """d = 2 with ||Sigma||_op = 1.68 > 1 (outside the appendix lemma's ||Sigma|| <= 1, erratum 2)."""
+    return {"seed": 0, "icl": {"sigma": [[1.6, 0.3], [0.3, 0.5]], "alpha": 0.5, "noise": 0.0,
+                               "L": [10, 30, 100, 300], "eps": [0.1, 0.03, 0.01]}}
+
+
+def validate(s: dict) -> dict:
+    out = dict(s)
+    seed = s.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed = {seed!r} must be an integer >= 0")
+    t = dict(s.get("icl", {}))
+    Sigma = icl_flows.spd("icl.sigma", t.get("sigma"))
+    A0, b0 = icl_flows.balanced_init(Sigma, t.get("alpha"), t.get("theta"))
+    noise = t.get("noise", 0.0)
+    if noise != 0:
+        raise ValueError(f"icl.noise = {noise!r}: Theorems 4.3/5.2 are checked for noiseless labels (noise = 0)")
+    Ls = t.get("L")
+    if not isinstance(Ls, list) or not Ls or any(isinstance(L, bool) or not isinstance(L, int) or L < 1 for L in Ls) \
+            or sorted(set(Ls)) != Ls:
+        raise ValueError(f"icl.L = {Ls!r} must be a strictly increasing list of integers >= 1")
+    eps = t.get("eps", [0.1, 0.03, 0.01])
+    if not isinstance(eps, list) or not eps or any(not isinstance(e, (int, float)) or not 0 < e < math.inf for e in eps):
+        raise ValueError(f"icl.eps = {eps!r} must be a non-empty list of positive numbers")
+    out.update(seed=seed, Sigma=Sigma, A0=A0, b0=b0, Ls=Ls, eps=[float(e) for e in eps])
+    return out
+
+
+def for_certificate(s: dict) -> dict:
+    return {"seed": s["seed"], "icl": s.get("icl", {})}
+
+
+PROFILE = {"quick": (200, 3), "standard": (400, None), "full": (800, None)}   # prompts, number of L kept
+
+
+def training_plan(s: dict, profile: str):
+    """Step h = 1 / beta(rho) with beta the Hessian bound on the ball of the infinite trajectory
+    (so GD is a stable discretisation, h beta <= 1 < 2), horizon T = the infinite flow's time to
+    risk min(eps) / 10 (capped at 1500 steps)."""
+    Sigma = s["Sigma"]
+    flow = icl_flows.integrate_ab(Sigma, s["A0"], s["b0"], 40 / icl_flows.transverse_rate(Sigma) + 50,
+                                  eps_list=(min(s["eps"]) / 10,))
+    T = flow["time_to_risk"][min(s["eps"]) / 10]
+    As, bs = icl_flows.endpoint(Sigma)
+    rho = max(math.hypot(np.linalg.norm(As), bs), math.hypot(np.linalg.norm(s["A0"]), s["b0"]))
+    beta_local = icl_training.hessian_bound(Sigma, rho)
+    step = 1.0 / beta_local
+    steps = int(min(1500, math.ceil(T / step)))
+    return step, steps, rho
+
+
+@lru_cache(maxsize=8)
+def _train(key):
+    sigma, alpha, theta, Ls, eps, seed, profile = key
+    s = validate({"seed": seed, "icl": {"sigma": [list(r) for r in sigma], "alpha": alpha,
+                                        "theta": None if theta is None else [list(r) for r in theta],
+                                        "L": list(Ls), "eps": list(eps)}})
+    return train(s, profile)
+
+
+def cached_training(s: dict, profile: str) -> dict:
+    t = s["icl"]
+    theta = t.get("theta")
+    key = (tuple(map(tuple, s["Sigma"].tolist())), float(t["alpha"]),
+           None if theta is None else tuple(map(tuple, theta)), tuple(s["Ls"]), tuple(s["eps"]), s["seed"], profile)
+    return _train(key)
+
+
+def train(s: dict, profile: str) -> dict:
+    """GD on R^_L (fixed sample) and on R_inf from the same start; fresh evaluation sample per L."""
+    prompts, keep = PROFILE[profile]
+    Ls = s["Ls"][:keep] if keep else s["Ls"]
+    Sigma, A0, b0 = s["Sigma"], s["A0"], s["b0"]
+    d = Sigma.shape[0]
+    step, steps, rho = training_plan(s, profile)
+    inf = icl_training.infinite_gd(Sigma, A0, b0, step, steps)
+    t = step * np.arange(steps + 1)
+    out = {"L": [], "max_gap": [], "g2": [], "risk": [], "risk_stderr": [], "step": step, "steps": steps,
+           "rho": rho, "t": t, "inf_final_risk": float(kernels.icl_risk(Sigma, inf[-1, :-1].reshape(d, d), inf[-1, -1])),
+           "gap_curves": []}
+    for L in Ls:
+        rng = np.random.default_rng([s["seed"], 5, L])
+        sample = icl_training.PromptSample(Sigma, L, prompts, rng)
+        fin = icl_training.finite_gd(sample, A0, b0, step, steps)
+        gaps = np.linalg.norm(fin - inf, axis=1)
+        # g2: sup along the finite trajectory of ||grad R^_L - grad R_inf|| (every 10th iterate and the last).
+        g2 = 0.0
+        for k in list(range(0, steps + 1, 10)) + [steps]:
+            A, b = fin[k, :-1].reshape(d, d), fin[k, -1]
+            _, gA, gb = sample.risk_and_grad(A, b)
+            g2 = max(g2, math.hypot(np.linalg.norm(gA - kernels.icl_grad_A(Sigma, A, b)), gb - float(kernels.icl_grad_b(Sigma, A, b))))
+        evaluation = icl_training.PromptSample(Sigma, L, 4 * prompts, np.random.default_rng([s["seed"], 6, L]))
+        losses = evaluation.losses(fin[-1, :-1].reshape(d, d), fin[-1, -1])
+        out["L"].append(L)
+        out["max_gap"].append(float(gaps.max()))
+        out["gap_curves"].append(gaps)
+        out["g2"].append(g2)
+        out["risk"].append(float(losses.mean()))
+        out["risk_stderr"].append(float(losses.std(ddof=1) / math.sqrt(losses.size)))
+    out["beta_inf"] = icl_training.hessian_bound(Sigma, 2 * out["rho"])
+    return out
+
+
+def L_eps(result: dict, eps_list) -> tuple[dict, dict]:
+    """Point estimate by a weighted log-log fit risk = C L^-p, inverted; interval from the grid:
+    (largest L whose lower confidence bound exceeds eps, smallest L whose upper confidence bound is
+    below eps and stays below for all larger L]. Bounds at z = norm.isf(FALSE_ALARM / (2 n)) (Bonferroni)."""
+    Ls = np.array(result["L"], float)
+    r = np.array(result["risk"])
+    se = np.array(result["risk_stderr"])
+    z = float(stats.norm.isf(FALSE_ALARM / (2 * len(Ls))))
+    point, interval = {}, {}
+    ok = r > 0
+    if ok.sum() >= 2:
+        wts = (r[ok] / se[ok]) ** 2
+        p_fit, logC = np.polyfit(np.log(Ls[ok]), np.log(r[ok]), 1, w=np.sqrt(wts))
+    else:
+        p_fit, logC = math.nan, math.nan
+    for eps in eps_list:
+        point[eps] = float(math.exp((logC - math.log(eps)) / -p_fit)) if p_fit < 0 else math.inf
+        lo = max([L for L, ri, si in zip(Ls, r, se) if ri - z * si > eps], default=0)
+        hi = math.inf
+        for j in range(len(Ls)):
+            if all(r[k] + z * se[k] <= eps for k in range(j, len(Ls))):
+                hi = Ls[j]
+                break
+        interval[eps] = [float(lo), float(hi)]
+    return point, interval

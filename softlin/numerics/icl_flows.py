@@ -1,0 +1,136 @@
+"""Gradient flows of the in-context linear-regression risk (PAPER.md section 5), integrated with SciPy.
+
+(A, b) flow: dA/dt = -grad_A R_inf, db/dt = -grad_b R_inf, with the emitted kernels of
+derivations/icl.py. Full flow: the same for (U11, u, v, b) with the emitted full-risk gradients
+(the other entries of (U, V) have identically zero gradient, proved in derivations/icl.py).
+
+Stiffness: the minimisers form the curve {b Sigma A = I}; transverse to it the Hessian has
+eigenvalues between b^2 lambda_min(Sigma)^3 and b^2 ||Sigma||^3 (d^2 R = ||(db Sigma A + b Sigma dA) Sigma^(1/2)||^2
+at a minimiser), so for condition numbers up to 100 the problem is stiff: we use the implicit Radau
+method, whose accuracy is governed by rtol (<= 1e-10 here) and atol.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from . import kernels, validate
+
+RTOL = 1e-10
+
+
+def spd(name: str, Sigma) -> np.ndarray:
+    """A symmetric positive definite matrix (invertible covariance), else ValueError naming it."""
+    S = validate.covariance(name, Sigma)
+    lowest = float(np.min(np.linalg.eigvalsh(S)))
+    if lowest <= 1e-12 * max(1.0, float(np.max(np.abs(S)))):
+        raise ValueError(f"{name} must be positive definite (smallest eigenvalue {lowest:.3g}): {S.tolist()}")
+    return S
+
+
+def balanced_init(Sigma: np.ndarray, alpha: float, Theta=None) -> tuple[np.ndarray, float]:
+    """A(0) = alpha Theta Theta^T / ||Theta Theta^T||_F, b(0) = alpha (Theta = I by default)."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not math.isfinite(alpha) or alpha <= 0:
+        raise ValueError(f"alpha = {alpha!r} must be a finite number > 0")
+    d = Sigma.shape[0]
+    Th = np.eye(d) if Theta is None else validate.matrix("theta", Theta, (d, None))
+    G = Th @ Th.T
+    nrm = np.linalg.norm(G)
+    if nrm == 0:
+        raise ValueError(f"theta = {Th.tolist()} gives Theta Theta^T = 0")
+    return alpha * G / nrm, float(alpha)
+
+
+def endpoint(Sigma: np.ndarray) -> tuple[np.ndarray, float]:
+    Sinv = np.linalg.inv(Sigma)
+    t = float(np.trace(Sinv @ Sinv))
+    return t ** -0.25 * Sinv, t ** 0.25
+
+
+def paper_alpha_bound(Sigma: np.ndarray) -> float:
+    """sqrt(2) / (d^(1/4) ||Sigma||_op): the alpha range stated with Theorem 5.2."""
+    d = Sigma.shape[0]
+    return math.sqrt(2.0) / (d ** 0.25 * float(np.linalg.norm(Sigma, 2)))
+
+
+def zfb_alpha_bound(Sigma: np.ndarray) -> float:
+    """sqrt(2 / (||Sigma||_op sqrt(d))): the cited linear-attention condition alpha^2 ||Sigma|| sqrt(d) < 2."""
+    d = Sigma.shape[0]
+    return math.sqrt(2.0 / (float(np.linalg.norm(Sigma, 2)) * math.sqrt(d)))
+
+
+def transverse_rate(Sigma: np.ndarray) -> float:
+    """b*^2 lambda_min(Sigma)^3: the slowest transverse decay rate at the endpoint (module docstring)."""
+    _, b = endpoint(Sigma)
+    return b * b * float(np.min(np.linalg.eigvalsh(Sigma))) ** 3
+
+
+def _ab_rhs(Sigma, d):
+    def rhs(t, y):
+        A = y[:-1].reshape(d, d)
+        b = y[-1]
+        return np.concatenate([-kernels.icl_grad_A(Sigma, A, b).ravel(), [-float(kernels.icl_grad_b(Sigma, A, b))]])
+    return rhs
+
+
+def integrate_ab(Sigma: np.ndarray, A0: np.ndarray, b0: float, T: float, eps_list=(), n_eval: int = 200,
+                 rtol: float = RTOL) -> dict:
+    """Integrate the (A, b) flow on [0, T]; returns times, A(T), b(T), the conserved quantity's drift,
+    the risk along a log-spaced grid, and the first time the risk reaches each eps (inf if never)."""
+    if rtol > 1e-10:
+        raise ValueError(f"rtol = {rtol} must be <= 1e-10")
+    d = Sigma.shape[0]
+    y0 = np.concatenate([A0.ravel(), [b0]])
+    risk = lambda y: float(kernels.icl_risk(Sigma, y[:-1].reshape(d, d), y[-1]))
+    events = []
+    for eps in eps_list:
+        ev = (lambda e: (lambda t, y: risk(y) - e))(eps)
+        ev.terminal = False
+        ev.direction = -1
+        events.append(ev)
+    t_eval = np.concatenate([[0.0], np.geomspace(min(1e-3, T / 10), T, n_eval - 1)])
+    # atol: components are O(|A*|, b*); 1e-12 relative to that scale keeps atol below rtol * |y|.
+    scale = max(1.0, float(np.max(np.abs(y0))), endpoint(Sigma)[1])
+    sol = solve_ivp(_ab_rhs(Sigma, d), (0.0, T), y0, method="Radau", rtol=rtol, atol=1e-12 * scale,
+                    t_eval=t_eval, events=events or None)
+    if not sol.success:
+        raise FloatingPointError(f"solve_ivp failed: {sol.message}")
+    Y = sol.y.T
+    inv = np.array([np.sum(y[:-1] ** 2) - y[-1] ** 2 for y in Y])
+    r0 = risk(y0)
+    times = {eps: (0.0 if r0 <= eps else float(sol.t_events[j][0]) if len(sol.t_events[j]) else math.inf)
+             for j, eps in enumerate(eps_list)}
+    return {"t": sol.t, "A": Y[-1, :-1].reshape(d, d), "b": float(Y[-1, -1]), "risk": [risk(y) for y in Y],
+            "invariant": inv, "invariant_drift": float(np.max(np.abs(inv - inv[0]))),
+            "time_to_risk": times, "nfev": int(sol.nfev)}
+
+
+def integrate_full(Sigma: np.ndarray, A0: np.ndarray, u0, v0, b0: float, T: float, n_eval: int = 100,
+                   rtol: float = RTOL) -> dict:
+    """Integrate the full (U11, u, v, b) flow; returns the largest |u|, |v| entry over the time grid."""
+    d = Sigma.shape[0]
+
+    def split(y):
+        return (y[:d * d].reshape(d, d), y[d * d:d * d + d].reshape(d, 1), y[d * d + d:d * d + 2 * d].reshape(d, 1),
+                y[-1])
+
+    def rhs(t, y):
+        A, u, v, b = split(y)
+        return -np.concatenate([kernels.icl_full_grad_U11(Sigma, A, u, v, b).ravel(),
+                                np.ravel(kernels.icl_full_grad_u(Sigma, A, u, v, b)),
+                                np.ravel(kernels.icl_full_grad_v(Sigma, A, u, v, b)),
+                                [float(kernels.icl_full_grad_b(Sigma, A, u, v, b))]])
+
+    y0 = np.concatenate([A0.ravel(), np.ravel(u0), np.ravel(v0), [b0]])
+    t_eval = np.concatenate([[0.0], np.geomspace(min(1e-3, T / 10), T, n_eval - 1)])
+    scale = max(1.0, float(np.max(np.abs(y0))), endpoint(Sigma)[1])
+    sol = solve_ivp(rhs, (0.0, T), y0, method="Radau", rtol=rtol, atol=1e-12 * scale, t_eval=t_eval)
+    if not sol.success:
+        raise FloatingPointError(f"solve_ivp failed: {sol.message}")
+    off = np.abs(sol.y[d * d:d * d + 2 * d, :]).max(axis=0)
+    A, u, v, b = split(sol.y[:, -1])
+    return {"t": sol.t, "max_offblock": float(off.max()), "offblock": off, "A": A, "b": float(b),
+            "risk": float(kernels.icl_full_risk(Sigma, A, u, v, b))}

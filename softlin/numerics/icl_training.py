@@ -1,0 +1,107 @@
+"""Finite-prompt softmax training for in-context linear regression (PAPER.md sections 4-5).
+
+Model (trained blocks only): prediction b * sum_i softmax_i(x_i^T A x) y_i for prompt tokens
+(x_i, y_i = w^T x_i) and query x; loss 1/2 (prediction - w^T x)^2.
+
+Common random numbers: one fixed sample of `prompts` tasks/prompts/queries per L defines the
+empirical risk R^_L; gradient descent on it is deterministic. Gradient (exact for R^_L):
+    S = sum_i p_i y_i,  err = b S - w^T x,
+    grad_b = mean(err S),   grad_A = mean(err b sum_i p_i (y_i - S) x_i x^T).
+Memory is bounded: the sample is (prompts, L, d) float64 and the gradient works in chunks of prompts
+below `max_bytes`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import kernels
+
+DEFAULT_MAX_BYTES = 64 * 2**20
+
+
+class PromptSample:
+    """A fixed sample: w (n, d), X (n, L, d), y (n, L), query x (n, d), target w^T x (n,)."""
+
+    def __init__(self, Sigma: np.ndarray, L: int, prompts: int, rng: np.random.Generator,
+                 max_bytes: int = 256 * 2**20):
+        if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 1:
+            raise ValueError(f"L = {L!r} must be an integer >= 1")
+        if isinstance(prompts, bool) or not isinstance(prompts, (int, np.integer)) or prompts < 2:
+            raise ValueError(f"prompts = {prompts!r} must be an integer >= 2")
+        d = Sigma.shape[0]
+        if prompts * L * d * 8 > max_bytes:
+            raise ValueError(f"prompts x L x d = {prompts} x {L} x {d} exceeds the memory cap {max_bytes} bytes")
+        R = np.linalg.cholesky(Sigma)
+        self.Sigma, self.L, self.n, self.d = Sigma, int(L), int(prompts), d
+        self.w = rng.standard_normal((prompts, d))
+        self.X = rng.standard_normal((prompts, L, d)) @ R.T
+        self.y = np.einsum("nld,nd->nl", self.X, self.w)
+        self.xq = rng.standard_normal((prompts, d)) @ R.T
+        self.target = np.einsum("nd,nd->n", self.xq, self.w)
+
+    def _chunks(self, max_bytes=DEFAULT_MAX_BYTES):
+        step = max(1, int(max_bytes // (self.L * self.d * 8 * 3)))
+        for s in range(0, self.n, step):
+            yield slice(s, min(self.n, s + step))
+
+    def _forward(self, A, sl):
+        scores = np.einsum("nld,de,ne->nl", self.X[sl], A, self.xq[sl])
+        scores -= scores.max(axis=1, keepdims=True)
+        p = np.exp(scores)
+        p /= p.sum(axis=1, keepdims=True)
+        S = np.einsum("nl,nl->n", p, self.y[sl])
+        return p, S
+
+    def losses(self, A: np.ndarray, b: float) -> np.ndarray:
+        """Per-prompt losses 1/2 (b S - w^T x)^2 (n,)."""
+        out = np.empty(self.n)
+        for sl in self._chunks():
+            _, S = self._forward(A, sl)
+            out[sl] = 0.5 * (b * S - self.target[sl]) ** 2
+        return out
+
+    def risk_and_grad(self, A: np.ndarray, b: float):
+        total, gA, gb = 0.0, np.zeros_like(A), 0.0
+        for sl in self._chunks():
+            p, S = self._forward(A, sl)
+            err = b * S - self.target[sl]
+            total += 0.5 * float(np.sum(err**2))
+            gb += float(np.sum(err * S))
+            r = p * (self.y[sl] - S[:, None])                          # (n, L)
+            mx = np.einsum("nl,nld->nd", r, self.X[sl])                # sum_i p_i (y_i - S) x_i
+            gA += b * np.einsum("n,nd,ne->de", err, mx, self.xq[sl])
+        return total / self.n, gA / self.n, gb / self.n
+
+
+def gradient_descent(grad, A0, b0, step: float, steps: int):
+    """theta_{k+1} = theta_k - step grad(theta_k); returns the trajectory (steps+1, d*d+1)."""
+    A, b = A0.copy(), float(b0)
+    traj = [np.concatenate([A.ravel(), [b]])]
+    for _ in range(steps):
+        gA, gb = grad(A, b)
+        A, b = A - step * gA, b - step * gb
+        if not (np.all(np.isfinite(A)) and math.isfinite(b)):
+            raise FloatingPointError(f"gradient descent diverged (step {step})")
+        traj.append(np.concatenate([A.ravel(), [b]]))
+    return np.array(traj)
+
+
+def infinite_gd(Sigma, A0, b0, step, steps):
+    return gradient_descent(lambda A, b: (kernels.icl_grad_A(Sigma, A, b), float(kernels.icl_grad_b(Sigma, A, b))),
+                            A0, b0, step, steps)
+
+
+def finite_gd(sample: PromptSample, A0, b0, step, steps):
+    return gradient_descent(lambda A, b: sample.risk_and_grad(A, b)[1:], A0, b0, step, steps)
+
+
+def hessian_bound(Sigma: np.ndarray, radius: float) -> float:
+    """Lipschitz constant of grad R_inf on the ball ||theta|| <= radius (Frobenius in A, plus b):
+    with f = (b Sigma A - I) Sigma^(1/2), d^2 R[h, h] = ||Df[h]||^2 + <f, D^2 f[h, h]>,
+    ||Df[h]|| <= s^(3/2) r sqrt2 ||h||, ||f|| <= s^(3/2) r^2 + sqrt(tr Sigma), ||D^2 f[h,h]|| <= s^(3/2) ||h||^2
+    (s = ||Sigma||_op), so beta <= 3 s^3 r^2 + s^(3/2) sqrt(tr Sigma)."""
+    s = float(np.linalg.norm(Sigma, 2))
+    return 3 * s**3 * radius**2 + s**1.5 * math.sqrt(float(np.trace(Sigma)))

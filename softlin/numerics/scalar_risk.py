@@ -1,0 +1,82 @@
+"""Monte Carlo of the authors' scalar model (PAPER.md section 6) and its exact 1/L coefficient.
+
+yhat = sum_h mu_h S_h, S_h = sum_i softmax_i(omega_h x_i^T x_q) y_i, x ~ N(0, I_d), beta ~ N(0, I_d/d),
+y = beta^T x + eps (variance s2). Estimator of L (R_L - R_inf) per draw of (beta, q, prompt), with the
+query noise averaged exactly (it is independent and enters as + s2) and an exact zero-mean control
+variate: with r0 = (1 - mu.omega) beta^T q, delta = sum_h mu_h (S_h - m_h) and
+delta_lin = sum_h mu_h (N_h - m_h D_h) (N, D normalised by the exact E e^{omega x^T q}, so
+E[delta_lin | beta, q] = 0),
+    Y = L [ delta^2 - 2 r0 (delta - delta_lin) ],   E Y = L (R_L - R_inf)   (unbiased at every L).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import kernels
+
+
+def first_order(mu, omega, d, s2) -> float:
+    """C1 = sum mu_h mu_k pair(omega_h omega_k) + 2 (1 - mu.omega) sum mu_h bias(omega_h); inf if divergent."""
+    mu, omega = np.asarray(mu, float), np.asarray(omega, float)
+    C = np.outer(omega, omega)
+    if np.any(C >= 0.5):
+        return math.inf
+    pair = kernels.scalar_pair_term(C, d, s2)
+    bias = kernels.scalar_bias_term(omega, d)
+    return float(mu @ pair @ mu + 2 * (1 - mu @ omega) * (mu @ bias))
+
+
+def heuristic(mu, omega, d, s2) -> float:
+    mu, omega = np.asarray(mu, float), np.asarray(omega, float)
+    return float(mu @ kernels.scalar_heuristic_pair(np.outer(omega, omega), d, s2) @ mu)
+
+
+def infinite_risk(mu, omega, s2) -> float:
+    return float((1 - np.dot(mu, omega)) ** 2 + s2)
+
+
+def mc_first_order(mu, omega, d, s2, L, n, rng, chunk_bytes=64 * 2**20):
+    """Mean and standard error of Y = L (per-draw excess risk), n iid draws, in chunks."""
+    mu, omega = np.asarray(mu, float), np.asarray(omega, float)
+    H = mu.size
+    per = max(1, int(chunk_bytes // (8 * L * (d + 2 * H + 2))))
+    total, total2, done = 0.0, 0.0, 0
+    while done < n:
+        m = min(per, n - done)
+        beta = rng.standard_normal((m, d)) / math.sqrt(d)
+        q = rng.standard_normal((m, d))
+        X = rng.standard_normal((m, L, d))
+        y = np.einsum("mld,md->ml", X, beta) + math.sqrt(s2) * rng.standard_normal((m, L))
+        proj = np.einsum("mld,md->ml", X, q)
+        qq = np.einsum("md,md->m", q, q)
+        bq = np.einsum("md,md->m", beta, q)
+        delta = np.zeros(m)
+        delta_lin = np.zeros(m)
+        for h in range(H):
+            s = omega[h] * proj - 0.5 * omega[h] ** 2 * qq[:, None]      # log of normalised weights
+            w = np.exp(s)
+            N, D = (w * y).mean(axis=1), w.mean(axis=1)
+            mh = omega[h] * bq
+            S = (w * y).sum(axis=1) / w.sum(axis=1)
+            delta += mu[h] * (S - mh)
+            delta_lin += mu[h] * (N - mh * D)
+        r0 = (1 - mu @ omega) * bq
+        Y = L * (delta**2 - 2 * r0 * (delta - delta_lin))
+        total += float(Y.sum())
+        total2 += float((Y**2).sum())
+        done += m
+    mean = total / n
+    var = max(total2 / n - mean**2, 0.0) * n / (n - 1)
+    return mean, math.sqrt(var / n)
+
+
+def optimum(objective, H, x0=None):
+    """argmin over (mu, omega) in R^(2H) of objective(mu, omega) (Nelder-Mead, fixed start)."""
+    from scipy.optimize import minimize
+    x0 = np.concatenate([np.full(H, 2.0), np.full(H, 0.3)]) if x0 is None else x0
+    res = minimize(lambda x: objective(x[:H], x[H:]), x0, method="Nelder-Mead",
+                   options={"xatol": 1e-8, "fatol": 1e-12, "maxiter": 4000})
+    return res.x[:H], res.x[H:], float(res.fun)

@@ -1,0 +1,179 @@
+"""Claims thm-5.2, thm-4.3 and finite-prompt-risk: derivations, flows, training and the scalar-model
+risk, with Hypothesis properties, negative controls and sensitivity tests."""
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings, strategies as st
+
+from softlin.claims import finite_prompt_risk as fpr, icl_common, thm43, thm52
+from softlin.claims.cli import claim_rng
+from softlin.derivations import icl as icl_d
+from softlin.numerics import icl_flows, icl_training, kernels, scalar_risk as sr
+
+from ..strategies import seeds
+
+
+def _spd(seed, d, cond, norm):
+    return thm52.random_spd(np.random.default_rng(seed), d, cond, norm)
+
+
+@given(seed=seeds, d=st.integers(1, 3), log_cond=st.floats(0, 2), log_norm=st.floats(-1, 1), frac=st.floats(0.05, 3.0))
+@settings(max_examples=6)
+def test_balanced_flow_conserves_and_reaches_the_bayes_endpoint(seed, d, log_cond, log_norm, frac):
+    S = _spd(seed, d, 10**log_cond if d > 1 else 1.0, 10**log_norm)
+    r = thm52.flow_run(S, frac * icl_flows.paper_alpha_bound(S))
+    # Independent route for the endpoint: closed form A* = Sigma^-1 / b*, b*^4 = tr(Sigma^-2) via eigenvalues.
+    lam = np.linalg.eigvalsh(S)
+    b_star = float(np.sum(lam**-2.0)) ** 0.25
+    assert abs(r["b"] - b_star) <= thm52.ODE_RELATIVE_TOLERANCE * r["scale"]
+    assert r["A_err"] <= thm52.ODE_RELATIVE_TOLERANCE * r["scale"]
+    assert r["rel_drift"] <= thm52.ODE_RELATIVE_TOLERANCE
+    assert kernels.icl_risk(S, r["A"], r["b"]) <= 1e-10 * max(1.0, float(np.trace(S)))
+
+
+@given(seed=seeds)
+@settings(max_examples=4)
+def test_endpoint_has_zero_risk_exactly_for_random_rational_sigma(seed):
+    S = thm52.random_rational_spd(np.random.default_rng(seed), 2)
+    A, b = icl_d.endpoint(S)
+    assert sp.simplify(icl_d.paper_risk(S, A, b)) == 0
+    assert sp.simplify(sum(x**2 for x in A) - b**2) == 0
+
+
+def test_endpoint_with_sigma_instead_of_its_inverse_has_positive_risk():
+    """Sensitivity: A = tr(Sigma^2)^(-1/4) Sigma is a plausible slip; exact risk must be > 0."""
+    S = sp.Matrix([[2, 1], [1, 3]]) / 3
+    t = (S * S).trace()
+    assert sp.simplify(icl_d.paper_risk(S, t ** sp.Rational(-1, 4) * S, t ** sp.Rational(1, 4))) > 0
+
+
+@pytest.mark.slow  # ~30 s end to end; the same slip is caught exactly by the test above in the default run
+def test_wrong_endpoint_formula_refutes_the_claim():
+    def wrong(S):
+        t = (S * S).trace()
+        return t ** sp.Rational(-1, 4) * S, t ** sp.Rational(1, 4)
+    s = icl_common.default_scenario()
+    s["icl"]["L"] = [10, 20]
+    cert = thm52.run(s, "quick", claim_rng(0, "thm-5.2"), endpoint_formula=wrong)
+    assert cert["status"] == "refuted"
+    assert [c["passed"] for c in cert["checks"] if c["name"].startswith("endpoint (A*, b*)")] == [False]
+
+
+def test_unbalanced_start_breaks_balance_and_misses_the_endpoint():
+    """Negative control: ||A||^2 - b^2 is conserved at its (non-zero) initial value, so the limit is not (A*, b*)."""
+    S = np.array([[1.0, 0.2], [0.2, 0.6]])
+    A0, b0 = icl_flows.balanced_init(S, 0.5)
+    r = icl_flows.integrate_ab(S, A0 + np.eye(2), b0, 40 / icl_flows.transverse_rate(S) + 50)
+    As, bs = icl_flows.endpoint(S)
+    assert abs(r["invariant"][0]) > 0.5 and r["invariant_drift"] < 1e-8
+    assert np.abs(r["A"] - As).max() > 1e-3
+    assert kernels.icl_risk(S, r["A"], r["b"]) < 1e-10          # still a minimiser, just another one
+
+
+def test_full_flow_keeps_untrained_blocks_at_zero_and_matches_the_ab_flow():
+    S = np.array([[1.6, 0.3], [0.3, 0.5]])
+    A0, b0 = icl_flows.balanced_init(S, 0.5)
+    z = np.zeros((2, 1))
+    full = icl_flows.integrate_full(S, A0, z, z, b0, 30.0)
+    ab = icl_flows.integrate_ab(S, A0, b0, 30.0)
+    assert full["max_offblock"] == 0.0
+    assert np.abs(full["A"] - ab["A"]).max() < 1e-8
+
+
+def test_prompt_sample_gradient_matches_central_differences():
+    S = np.array([[1.0, 0.3], [0.3, 0.7]])
+    smp = icl_training.PromptSample(S, 20, 50, np.random.default_rng(3))
+    A, b = np.array([[0.3, 0.1], [-0.2, 0.5]]), 0.8
+    _, gA, gb = smp.risk_and_grad(A, b)
+    h = 1e-6   # central differences: error O(h^2 * third derivative) ~ 1e-12, far below 1e-7
+    for i in range(2):
+        for j in range(2):
+            E = np.zeros((2, 2)); E[i, j] = h
+            fd = (smp.risk_and_grad(A + E, b)[0] - smp.risk_and_grad(A - E, b)[0]) / (2 * h)
+            assert abs(fd - gA[i, j]) < 1e-7
+    assert abs((smp.risk_and_grad(A, b + h)[0] - smp.risk_and_grad(A, b - h)[0]) / (2 * h) - gb) < 1e-7
+
+
+def test_hessian_bound_dominates_sampled_hessians():
+    S = np.array([[1.6, 0.3], [0.3, 0.5]])
+    rng = np.random.default_rng(0)
+    r = 2.0
+    beta = icl_training.hessian_bound(S, r)
+    def grad(x):
+        A, b = x[:4].reshape(2, 2), x[4]
+        return np.concatenate([kernels.icl_grad_A(S, A, b).ravel(), [float(kernels.icl_grad_b(S, A, b))]])
+    for _ in range(20):
+        x = rng.standard_normal(5); x *= r * rng.uniform() / np.linalg.norm(x)
+        H = np.array([(grad(x + 1e-5 * e) - grad(x - 1e-5 * e)) / 2e-5 for e in np.eye(5)])
+        assert np.linalg.norm((H + H.T) / 2, 2) <= beta
+
+
+@pytest.mark.parametrize("bad", [
+    {"icl": {"sigma": [[1.0, 2.0], [2.0, 1.0]], "alpha": 0.5, "L": [10]}},
+    {"icl": {"sigma": [[1.0]], "alpha": -1.0, "L": [10]}},
+    {"icl": {"sigma": [[1.0]], "alpha": 0.5, "L": [10, 5]}},
+    {"icl": {"sigma": [[1.0]], "alpha": 0.5, "L": [10], "noise": 0.1}},
+])
+def test_bad_icl_scenarios_raise_value_errors(bad):
+    with pytest.raises(ValueError):
+        icl_common.validate({"seed": 0, **bad})
+
+
+def test_erratum_3_witness_is_inside_the_paper_range_but_violates_the_cited_condition():
+    S = np.array([[0.25]])
+    assert 4.0 < icl_flows.paper_alpha_bound(S)
+    assert not 4.0 < icl_flows.zfb_alpha_bound(S)
+
+
+# ---------------------------------------------------------------------------------------------
+# finite-prompt-risk
+
+@given(mu=st.floats(-3, 3), omega=st.floats(-0.45, 0.45), d=st.integers(1, 6), s2=st.floats(0, 1))
+@settings(max_examples=8)
+def test_exact_coefficient_matches_independent_quadrature(mu, omega, d, s2):
+    C1 = sr.first_order([mu], [omega], d, s2)
+    assert abs(C1 - fpr.quadrature_first_order(np.array([mu]), np.array([omega]), d, s2)) <= 1e-9 * max(1.0, abs(C1))
+
+
+def test_heuristic_is_the_small_omega_limit_without_the_cross_term():
+    # At mu.omega = 1 (no cross term) and tiny omega both coefficients tend to (1 + s2) mu^2.
+    C1 = sr.first_order([1e3], [1e-3], 5, 0.1)
+    assert abs(C1 / sr.heuristic([1e3], [1e-3], 5, 0.1) - 1) < 1e-2
+
+
+def test_default_scalar_scenario_verified_and_heuristic_refuted():
+    cert = fpr.run(fpr.default_scenario(), "quick", claim_rng(0, "finite-prompt-risk"))
+    assert cert["status"] == "verified"
+    assert [c["value"] for c in cert["checks"] if c["kind"] == "control"] == ["refuted"]
+    q = cert["quantities"]
+    assert set(q) >= {"infinite_risk", "first_order_coefficient", "heuristic_coefficient", "mc_risk"}
+
+
+def test_dropping_the_cross_term_is_caught_by_monte_carlo():
+    """Sensitivity: C1 without 2 (1 - mu.omega) sum mu_h bias(omega_h) (here mu.omega = 0.5)."""
+    def no_cross(mu, omega, d, s2):
+        return float(mu @ kernels.scalar_pair_term(np.outer(omega, omega), d, s2) @ mu)
+    cert = fpr.run(fpr.default_scenario(), "quick", claim_rng(0, "finite-prompt-risk"), coefficient=no_cross)
+    mc = [c for c in cert["checks"] if c["kind"] == "montecarlo"]
+    assert mc[0]["passed"] is False
+
+
+def test_bad_scalar_scenarios_raise_value_errors():
+    for bad in ({"d": 0}, {"omega": [0.8]}, {"L": [10]}, {"noise": -1.0}, {"mu": [1.0, 2.0]}):
+        s = fpr.default_scenario()
+        s["scalar"] = {**s["scalar"], **bad}
+        with pytest.raises(ValueError):
+            fpr.validate(s)
+
+
+def test_icl_claims_verified_on_quick_profile():
+    s = icl_common.default_scenario()
+    for claim in (thm52, thm43):
+        cert = claim.run(s, "quick", claim_rng(0, claim.ID))
+        assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]
+    q = cert["quantities"]
+    assert set(thm52.run(s, "quick", claim_rng(0, "thm-5.2"))["quantities"]) >= {
+        "endpoint_b", "endpoint_A_max_error", "invariant_drift", "max_offblock", "time_to_risk", "L_eps"}
