@@ -34,6 +34,9 @@ class Check:
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"check kind {self.kind!r} is not one of {KINDS}")
+        # numpy booleans are not `True`/`False` singletons: normalise, or `passed is False` misses them.
+        if self.passed is not None:
+            object.__setattr__(self, "passed", bool(self.passed))
 
 
 def status_of(checks: list[Check]) -> str:
@@ -84,9 +87,14 @@ def jsonable(value):
 
 def certificate(claim: Claim, scenario: dict, profile: str, seed: int, checks: list[Check],
                 quantities: dict, *, errata: list | None = None, formulas: dict | None = None,
-                series: dict | None = None, provenance: dict | None = None) -> dict:
+                series: dict | None = None, provenance: dict | None = None,
+                formulas_mathml: dict | None = None) -> dict:
     """The certificate dict of DESIGN.md, plus the statement, formulas and figure series that the
-    renderer needs (it reads certificates only)."""
+    renderer needs (it reads certificates only).
+
+    `formulas` maps a name to LaTeX (Markdown pages); `formulas_mathml` maps the same names to a
+    presentation MathML <math> element (HTML pages; build it with `claims.mathml.mathml_formula`).
+    A formula without MathML is shown in the HTML page as its LaTeX source."""
     return jsonable({
         "format": FORMAT,
         "claim": claim.id,
@@ -101,6 +109,7 @@ def certificate(claim: Claim, scenario: dict, profile: str, seed: int, checks: l
         "checks": [asdict(c) for c in checks],
         "errata": errata or [],
         "formulas": formulas or {},
+        "formulas_mathml": formulas_mathml or {},
         "series": series or {},
         "provenance": provenance or {},
     })

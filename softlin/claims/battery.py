@@ -42,7 +42,7 @@ from scipy import stats
 
 from ..numerics import attention
 from .base import Check, status_of
-from .progress import progress
+from .progress import sweep
 
 FALSE_ALARM = 1e-6
 DIGITS_TOLERANCE = 1e-25
@@ -120,8 +120,7 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
     series = {"L": [], "rmse": [], "mse": [], "mse_stderr": [], "bound": [], "quantile": [], "exceed": [],
               "numerator_z": []}
     rejected, informative, worst_freq = [], 0, 0.0
-    for L in budget.Ls:
-        progress(f"{subject.label}: Monte Carlo L = {L}")
+    for L in sweep(budget.Ls, f"{subject.label}: Monte Carlo", weights=budget.Ls, item="L"):
         acc = attention.sampled_accumulator(subject.law, rng, budget.trials, L, U, V, queries, shifts)
         out = acc.result()
         err = np.linalg.norm(out - limit[None, :, :], axis=2)                # (trials, Q)

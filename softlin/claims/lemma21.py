@@ -21,6 +21,7 @@ from . import exact, scenario as scen
 from .base import Check, Claim, certificate
 from .battery import Budget, Subject, control_check, run_battery
 from .common import budget_for, provenance, queries_for, symbolic_check
+from .mathml import T_MU_Z, fenced, mathml_formula, mo
 from .references import reference_routes
 
 ID = "lemma-2.1"
@@ -109,8 +110,21 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, 
         "limit": r"T[\mu](z) = " + sp.latex(lemma_derivation.gaussian_limit_matrix(mat)),
         "tilted_law": r"e^{a^T z'}\mu(dz')/Z(a) = \mathcal{N}(m + \Gamma a,\ \Gamma)",
     }
+    formulas_mathml = {
+        "limit": mathml_formula(T_MU_Z, mo("="), lemma_derivation.gaussian_limit_matrix(mat)),
+        "tilted_law": mathml_formula(TILTED_LAW_LHS, mo("="), "<mi>&#x1D4A9;</mi>",
+                                     fenced(mat["m"] + mat["Gamma"] * mat["a"], mo(","), mat["Gamma"])),
+    }
     return certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities,
-                       formulas=formulas, series=series, provenance=provenance())
+                       formulas=formulas, series=series, provenance=provenance(),
+                       formulas_mathml=formulas_mathml)
+
+
+# e^{a^T z'} mu(dz') / Z(a): hand-written MathML (SymPy has no expression for a measure).
+TILTED_LAW_LHS = ("<mfrac><mrow><msup><mi>e</mi><mrow><msup><mi>a</mi><mi>T</mi></msup>"
+                  "<msup><mi>z</mi><mo>&#8242;</mo></msup></mrow></msup><mi>&#956;</mi><mrow><mo>(</mo><mi>d</mi>"
+                  "<msup><mi>z</mi><mo>&#8242;</mo></msup><mo>)</mo></mrow></mrow>"
+                  "<mrow><mi>Z</mi><mrow><mo>(</mo><mi>a</mi><mo>)</mo></mrow></mrow></mfrac>")
 
 
 SCENARIO_KEYS = scen.COMMON_KEYS

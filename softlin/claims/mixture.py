@@ -19,7 +19,7 @@ import numpy as np
 import sympy as sp
 from scipy.special import logsumexp
 
-from ..derivations import catalogue, mixture as mixture_derivation
+from ..derivations import catalogue, mixture as mixture_derivation, tilt
 from ..numerics import kernels, limits
 from ..numerics.laws import MixtureLaw, RademacherLaw, UniformLaw
 from . import exact, scenario as scen
@@ -27,6 +27,7 @@ from .base import Check, Claim, certificate
 from .battery import Subject, control_check, run_battery
 from .common import budget_for, provenance, queries_for, symbolic_check
 from .lemma21 import gaussian_subject
+from .mathml import T_MU_Z, fenced, mathml_formula, mi, mo
 from .references import reference_routes
 
 ID = "mixture"
@@ -148,7 +149,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
     formulas = _formulas()
     series = {"main": main["series"], "controls": {k: v["series"] for k, v in controls.items()}}
     return certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities,
-                       formulas=formulas, series=series, provenance=provenance())
+                       formulas=formulas, series=series, provenance=provenance(),
+                       formulas_mathml=_formulas_mathml())
 
 
 def _formulas() -> dict:
@@ -158,10 +160,28 @@ def _formulas() -> dict:
     rename = {sym["m"]: sp.MatrixSymbol("m_k", d, 1), sym["Gamma"]: sp.MatrixSymbol(r"\Gamma_k", d, d),
               sym["log_pi"]: sp.Symbol(r"\log\pi_k")}
     mean = mixture_derivation.component_mean_batched(sym).xreplace(rename)
-    logit = mixture_derivation.component_logit_scalar(sym).xreplace(rename).subs(sym["a"], sym["U"] * sym["z"])
+    # log pi_k is printed on its own: inside the 1 x 1 matrix expression SymPy shows it times an identity.
+    rest = tilt.log_normaliser_gamma(sym).xreplace(rename).subs(sym["a"], sym["U"] * sym["z"])
     return {
         "limit": r"T[\mu](z) = \sum_k \alpha_k(z)\, " + sp.latex(mean),
-        "weights": r"\alpha_k(z) \propto \exp\Big(" + sp.latex(logit) + r"\Big)",
+        "weights": r"\alpha_k(z) \propto \exp\Big(\log\pi_{k} + " + sp.latex(rest) + r"\Big)",
+    }
+
+
+def _formulas_mathml() -> dict:
+    """The same formulas as presentation MathML (SymPy's printer; the component symbols are renamed
+    m_k, Gamma_k, log(pi_k), which that printer shows with subscripts and Greek letters)."""
+    sym = mixture_derivation.component_symbols(k=sp.Symbol("k"), n=1)
+    d = sym["m"].shape[0]
+    rename = {sym["m"]: sp.MatrixSymbol("m_k", d, 1), sym["Gamma"]: sp.MatrixSymbol("Gamma_k", d, d),
+              sym["log_pi"]: sp.log(sp.Symbol("pi_k", positive=True))}
+    mean = mixture_derivation.component_mean_batched(sym).xreplace(rename)
+    rest = tilt.log_normaliser_gamma(sym).xreplace(rename).subs(sym["a"], sym["U"] * sym["z"])
+    alpha = "<mrow><msub><mi>&#945;</mi><mi>k</mi></msub>" + fenced(mi("z")) + "</mrow>"
+    return {
+        "limit": mathml_formula(T_MU_Z, mo("="), "<munder><mo>&#8721;</mo><mi>k</mi></munder>", alpha, mean),
+        "weights": mathml_formula(alpha, mo("\u221d"), mi("exp"),
+                                  fenced(sp.log(sp.Symbol("pi_k", positive=True)), mo("+"), rest)),
     }
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from . import batched, concentration, controls, lemma21, mixture, tilt
+from . import icl, risk_scalar
+from . import jacobians, risk, tilted_moments
 from .proof import Proof
 
 
@@ -44,13 +46,62 @@ def control_proofs() -> tuple[Proof, ...]:
     return tuple(controls.proofs())
 
 
+@lru_cache(maxsize=None)
+def icl_proofs() -> tuple[Proof, ...]:
+    return tuple(icl.proofs())
+
+
+@lru_cache(maxsize=None)
+def risk_scalar_proofs() -> tuple[Proof, ...]:
+    return tuple(risk_scalar.proofs())
+
+
+@lru_cache(maxsize=None)
+def gradient_proofs() -> tuple[Proof, ...]:
+    out = []
+    for d, k in ((1, 1), (2, 2), (3, 2)):
+        out += jacobians.limit_proofs(d, k)
+    out += jacobians.finite_prompt_proofs(1, 2, 1) + jacobians.finite_prompt_proofs(2, 3, 2)
+    out += risk.proofs()
+    return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def tilted_moment_proofs() -> tuple[Proof, ...]:
+    return tuple(tilted_moments.proofs())
+
+
 GROUPS = {
     "tilt": tilt_proofs,
     "lemma21": lemma21_proofs,
     "mixture": mixture_proofs,
     "concentration": concentration_proofs,
     "controls": control_proofs,
+    "icl": icl_proofs,
+    "risk_scalar": risk_scalar_proofs,
+    "gradients": gradient_proofs,
+    "tilted_moments": tilted_moment_proofs,
 }
+
+
+@lru_cache(maxsize=None)
+def fluctuation_proofs() -> tuple[Proof, ...]:
+    """Proposition 3.1 (derivations/fluctuations.py)."""
+    from . import fluctuations
+    return tuple(fluctuations.proofs())
+
+
+GROUPS["fluctuations"] = fluctuation_proofs
+
+
+@lru_cache(maxsize=None)
+def authors_experiment_proofs() -> tuple[Proof, ...]:
+    """The authors' one-head experiment (derivations/authors_experiment.py)."""
+    from . import authors_experiment
+    return tuple(authors_experiment.proofs())
+
+
+GROUPS["authors_experiment"] = authors_experiment_proofs
 
 
 def all_proofs() -> dict[str, tuple[Proof, ...]]:

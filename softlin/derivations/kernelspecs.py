@@ -12,6 +12,9 @@ from dataclasses import dataclass
 import sympy as sp
 
 from . import concentration, controls, lemma21, mixture
+from . import icl, risk_scalar
+from . import jacobians, risk
+from . import fluctuations
 
 
 @dataclass(frozen=True)
@@ -66,4 +69,135 @@ def specs() -> list[KernelSpec]:
         KernelSpec("uniform_tilted_mean", (a,), ("any shape",), controls.uniform_tilted_mean(),
                    "d/da log E e^{a x} for x ~ U[-sqrt3, sqrt3]: sqrt3 coth(sqrt3 a) - 1/a (entrywise).",
                    "controls", "same as a"),
+    ] + icl_specs() + risk_scalar_specs() + gradient_specs() + fluctuation_specs() + authors_experiment_specs()
+
+
+def icl_specs() -> list[KernelSpec]:
+    """In-context linear regression (derivations/icl.py): R_inf(A, b), R_full(U11, u, v, b), gradients."""
+    k = icl.kernel_symbols()
+    R, gU, gu, gv, gb = icl.kernel_full(k)
+    ab, full = (k["Sigma"], k["A"], k["b"]), (k["Sigma"], k["A"], k["u"], k["v"], k["b"])
+    sab, sfull = ("(d, d)", "(d, d)", "scalar"), ("(d, d)", "(d, d)", "(d, 1)", "(d, 1)", "scalar")
+    return [
+        KernelSpec("icl_risk", ab, sab, icl.kernel_risk(k),
+                   "R_inf(A, b) = tr((b Sigma A - I) Sigma (b Sigma A - I)^T) / 2.", "icl", "scalar"),
+        KernelSpec("icl_grad_A", ab, sab, icl.kernel_grad_A(k), "grad_A R_inf = b Sigma (b Sigma A - I) Sigma.",
+                   "icl", "(d, d)"),
+        KernelSpec("icl_grad_b", ab, sab, icl.kernel_grad_b(k), "grad_b R_inf = tr(Sigma A Sigma (b Sigma A - I)^T).",
+                   "icl", "scalar"),
+        KernelSpec("icl_full_risk", full, sfull, R,
+                   "R_inf for full (U, V): U11 = A, u = U[d, :d], (v, b) = last row of V.", "icl", "scalar"),
+        KernelSpec("icl_full_grad_U11", full, sfull, gU, "grad of R_full in U11.", "icl", "(d, d)"),
+        KernelSpec("icl_full_grad_u", full, sfull, gu, "grad of R_full in u = U[d, :d]^T.", "icl", "(d, 1)"),
+        KernelSpec("icl_full_grad_v", full, sfull, gv, "grad of R_full in v = V[d, :d]^T.", "icl", "(d, 1)"),
+        KernelSpec("icl_full_grad_b", full, sfull, gb, "grad of R_full in b = V[d, d].", "icl", "scalar"),
+    ]
+
+
+def risk_scalar_specs() -> list[KernelSpec]:
+    """Exact 1/L coefficient of the authors' scalar model (derivations/risk_scalar.py)."""
+    c, w, d, s2 = risk_scalar.c_sym, risk_scalar.om_sym, risk_scalar.d_sym, risk_scalar.s2_sym
+    return [
+        KernelSpec("scalar_pair_term", (c, d, s2), ("array", "scalar", "scalar"), risk_scalar.pair_closed(),
+                   "(1 + s2)(1 - 2c)^(-d/2) + c (1 - 2c)^(-d/2-1), c = omega_h omega_k < 1/2.",
+                   "risk_scalar", "same as c"),
+        KernelSpec("scalar_bias_term", (w, d), ("array", "scalar"), risk_scalar.bias_closed(),
+                   "omega (1 - 2 omega^2)^(-d/2-1): the cross term of the softmax bias with the residual.",
+                   "risk_scalar", "same as omega"),
+        KernelSpec("scalar_heuristic_pair", (c, d, s2), ("array", "scalar", "scalar"), risk_scalar.heuristic_pair(),
+                   "The authors' heuristic (1 + s2) exp(d c).", "risk_scalar", "same as c"),
+    ]
+
+
+def gradient_specs() -> list[KernelSpec]:
+    """Jacobians in (U, V) and squared-loss risk gradients (derivations/jacobians.py, risk.py)."""
+    f = jacobians.finite_symbols()
+    JU_lim, JV_lim = jacobians.limit_jacobians(f)
+    JU_fin, JV_fin = jacobians.finite_jacobians(f)
+    r = risk.symbols()
+    gU, gV = risk.infinite_risk_gradients(r)
+    sU, sV = risk.sample_gradients(f)
+    res = sp.MatrixSymbol("r", f["V"].shape[0], 1)
+    a = controls.a_sym
+    return [
+        KernelSpec("limit_jacobian_U", (f["Gamma"], f["V"], f["z"]), ("(d, d)", "(k, d)", "(d, 1)"), JU_lim,
+                   "d vec T / d vec U = z^T kron (V Gamma) (column-major vec).", "jacobians", "(k, d*d)"),
+        KernelSpec("limit_jacobian_V", (f["m"], f["Gamma"], f["U"], f["V"], f["z"]),
+                   ("(d, 1)", "(d, d)", "(d, d)", "(k, d)", "(d, 1)"), JV_lim,
+                   "d vec T / d vec V = (m + Gamma U z)^T kron I_k.", "jacobians", "(k, k*d)"),
+        KernelSpec("finite_jacobian_U", (f["Chat"], f["V"], f["z"]), ("(d, d)", "(k, d)", "(d, 1)"), JU_fin,
+                   "d vec T_L / d vec U = z^T kron (V C_hat), C_hat the softmax-weighted covariance.",
+                   "jacobians", "(k, d*d)"),
+        KernelSpec("finite_jacobian_V", (f["zhat"], f["V"]), ("(d, 1)", "(k, d)"), JV_fin,
+                   "d vec T_L / d vec V = zhat^T kron I_k, zhat the softmax-weighted mean.", "jacobians", "(k, k*d)"),
+        KernelSpec("risk_inf", (r["m"], r["Gamma"], r["U"], r["V"], r["W"], r["Sigma_q"]),
+                   ("(d, 1)", "(d, d)", "(d, d)", "(k, d)", "(k, d)", "(d, d)"), risk.infinite_risk(r),
+                   "R_inf = E_nu 1/2 ||V (m + Gamma U z) - W z||^2, z ~ N(0, Sigma_q).", "risk", "scalar"),
+        KernelSpec("risk_inf_grad_U", (r["m"], r["Gamma"], r["U"], r["V"], r["W"], r["Sigma_q"]),
+                   ("(d, 1)", "(d, d)", "(d, d)", "(k, d)", "(k, d)", "(d, d)"), gU,
+                   "grad_U R_inf (SymPy matrix calculus).", "risk", "(d, d)"),
+        KernelSpec("risk_inf_grad_V", (r["m"], r["Gamma"], r["U"], r["V"], r["W"], r["Sigma_q"]),
+                   ("(d, 1)", "(d, d)", "(d, d)", "(k, d)", "(k, d)", "(d, d)"), gV,
+                   "grad_V R_inf (SymPy matrix calculus).", "risk", "(k, d)"),
+        KernelSpec("risk_sample_grad_U", (f["Chat"], f["V"], res, f["z"]), ("(d, d)", "(k, d)", "(k, 1)", "(d, 1)"),
+                   sU, "grad_U 1/2 ||T_L(z) - W z||^2 = C_hat^T V^T r z^T, r the residual.", "risk", "(d, d)"),
+        KernelSpec("risk_sample_grad_V", (res, f["zhat"]), ("(k, 1)", "(d, 1)"), sV,
+                   "grad_V 1/2 ||T_L(z) - W z||^2 = r zhat^T.", "risk", "(k, d)"),
+        KernelSpec("rademacher_log_mgf", (a,), ("any shape",), controls.rademacher_log_mgf_stable(),
+                   "log E e^{a x} for x = +-1: log cosh a, as |a| + log1p(e^{-2|a|}) - log 2.", "controls", "same as a"),
+    ]
+
+
+def fluctuation_specs() -> list[KernelSpec]:
+    """Proposition 3.1: first-order (1/L) bias and covariance of the finite-prompt output
+    (derivations/fluctuations.py)."""
+    fl = fluctuations.symbols()
+    return [
+        KernelSpec("bias_first_order", (fl["Gamma"], fl["V"], fl["a"]), ("(d, d)", "(k, d)", "(d, 1)"),
+                   fluctuations.bias_first_order(fl),
+                   "b1 = lim L (E T[mu_L](z) - T[mu](z)) = -e^{a^T Gamma a} V Gamma a, a = U z.",
+                   "fluctuations", "(k, 1)"),
+        KernelSpec("cov_first_order", (fl["Gamma"], fl["V"], fl["a"]), ("(d, d)", "(k, d)", "(d, 1)"),
+                   fluctuations.cov_first_order(fl),
+                   "C1 = lim L Cov T[mu_L](z) = e^{a^T Gamma a} V (Gamma + Gamma a a^T Gamma) V^T.",
+                   "fluctuations", "(k, k)"),
+        KernelSpec("first_order_log_weight", (fl["Gamma"], fl["U"], fl["z"]), ("(d, d)", "(d, d)", "(d, n)"),
+                   fluctuations.log_weight_second_moment_batched(fl),
+                   "log E w^2 = a^T Gamma a for each query column (a = U z).", "fluctuations", "(1, n)"),
+        KernelSpec("first_order_numerator", (fl["Gamma"], fl["V"], fl["U"], fl["z"]),
+                   ("(d, d)", "(k, d)", "(d, d)", "(d, n)"), fluctuations.numerator_factor_batched(fl),
+                   "tr C1(z) / E w^2 = tr(V Gamma V^T) + |V Gamma U z|^2 for each query column.",
+                   "fluctuations", "(1, n)"),
+    ] + [
+        KernelSpec(f"{kind}_{what}", (controls.a_sym,), ("any shape",), expr(kind), f"{doc} ({kind}, entrywise).",
+                   "fluctuations", "same as a")
+        for kind in ("rademacher", "uniform")
+        for what, expr, doc in (("log_weight_second_moment", fluctuations.product_law_log_w2,
+                                 "l(2a) - 2 l(a) = log E w^2 of one coordinate, l its log-mgf"),
+                                ("curvature", fluctuations.product_law_curvature, "l''(a): the tilted variance"))
+    ]
+
+
+def authors_experiment_specs() -> list[KernelSpec]:
+    """The authors' one-head experiment (derivations/authors_experiment.py): infinite-prompt and exact
+    finite-L linear-attention risks in trace form, and their optima in p = mu omega."""
+    from . import authors_experiment as ae
+
+    Sp, Sq, mu, om, s2, tau, L = ae.SIGMA_P, ae.SIGMA_Q, ae.mu_sym, ae.omega_sym, ae.s2_sym, ae.tau_sym, ae.L_sym
+    cov, sc = ("(d, d)", "(d, d)"), "scalar"
+    p_inf, r_inf = ae.optimal_product()
+    p_lin, r_lin = ae.optimal_product(ae.linear_risk_traces())
+    m = ae.to_matrix_form
+    return [
+        KernelSpec("authors_infinite_risk", (Sp, Sq, mu, om, s2, tau), cov + (sc,) * 4, m(ae.infinite_risk_traces()),
+                   "R_inf(mu, omega) of softmax and linear attention (Gaussian inputs), Sigma_p, Sigma_q commuting.",
+                   "authors_experiment", "scalar"),
+        KernelSpec("authors_linear_risk", (Sp, Sq, mu, om, s2, tau, L), cov + (sc,) * 5, m(ae.linear_risk_traces()),
+                   "Exact finite-L risk of linear attention mu (1/L) sum_i omega x_i^T x_q y_i.",
+                   "authors_experiment", "scalar"),
+        KernelSpec("authors_infinite_optimum", (Sp, Sq, s2, tau), cov + (sc,) * 2, sp.Matrix([[m(p_inf), m(r_inf)]]),
+                   "(p*, R*_inf): argmin and min of R_inf over p = mu omega.", "authors_experiment", "(1, 2)"),
+        KernelSpec("authors_linear_optimum", (Sp, Sq, s2, tau, L), cov + (sc,) * 3, sp.Matrix([[m(p_lin), m(r_lin)]]),
+                   "(p*_L, min risk): optimum of the exact finite-L linear-attention risk over p = mu omega.",
+                   "authors_experiment", "(1, 2)"),
     ]

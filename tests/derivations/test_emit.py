@@ -29,7 +29,8 @@ def test_staleness_diff_shows_a_hand_edit(tmp_path):
 
 
 def _arguments(name, rng, d=3, k=2, n=5):
-    shapes = {"m": (d, 1), "Gamma": None, "U": (d, d), "V": (k, d), "z": (d, n), "a": (d, 1), "c": (d, 1)}
+    shapes = {"m": (d, 1), "Gamma": None, "U": (d, d), "V": (k, d), "z": (d, n), "a": (d, 1), "c": (d, 1),
+              "Chat": None, "Sigma_q": None, "zhat": (d, 1), "r": (k, 1), "W": (k, d)}
     B = rng.normal(size=(d, d))
     scalars = {"log_pi": -0.7}
     if name in ("rademacher_tilted_mean", "uniform_tilted_mean"):
@@ -38,12 +39,26 @@ def _arguments(name, rng, d=3, k=2, n=5):
         Gs = np.stack([B @ B.T, np.eye(d)])
         return [np.log([0.3, 0.7]), rng.normal(size=(2, d, 1)), Gs, rng.normal(size=(d, d)), rng.normal(size=(k, d)),
                 rng.normal(size=(d, n))]
+    if name.startswith("authors_"):  # issue 5 item 6: commuting SPD Sigma_p, Sigma_q; scalar mu, omega, s2, tau, L
+        S = B @ B.T + np.eye(d)
+        values = {"Sigma_p": S @ S, "Sigma_q": S, "mu": 0.8, "omega": 0.6, "s2": 0.1, "tau": 1.0 / d, "L": 20}
+        import inspect
+        return [values[p] for p in inspect.signature(getattr(kernels, name)).parameters]
+    if name.startswith(("icl_", "scalar_")):  # issue 5 kernels: SPD Sigma, (d, d) A, (d, 1) u, v; scalar b, d, s2
+        S = B @ B.T + np.eye(d)
+        icl_args = {"Sigma": S, "A": rng.normal(size=(d, d)), "u": rng.normal(size=(d, 1)),
+                    "v": rng.normal(size=(d, 1)), "b": 0.7, "c": np.array([-0.3, 0.0, 0.2, 0.45]),
+                    "omega": np.array([-0.6, 0.0, 0.3, 0.7]), "d": 5, "s2": 0.1}
+        import inspect
+        return [icl_args[p] for p in inspect.signature(getattr(kernels, name)).parameters]
     import inspect
+    if name.startswith(("risk_sample", "finite_jacobian", "limit_jacobian")):
+        shapes["z"] = (d, 1)                       # one query: these kernels take z as a column
     args = []
     for p in inspect.signature(getattr(kernels, name)).parameters:
         if p in scalars:
             args.append(scalars[p])
-        elif p == "Gamma":
+        elif p in ("Gamma", "Chat", "Sigma_q"):
             args.append(B @ B.T)
         else:
             args.append(rng.normal(size=shapes[p]))
