@@ -47,6 +47,7 @@ from scipy import stats
 from ..derivations import authors_experiment as ae_derivation, catalogue
 from ..numerics import authors_sgd, icl_flows, kernels
 from . import progress
+from . import scenario as scen
 from .base import Check, Claim, certificate
 from .common import provenance, symbolic_check
 
@@ -94,9 +95,7 @@ def default_scenario() -> dict:
 
 def validate(s: dict) -> dict:
     out = dict(s)
-    seed = s.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed = {seed!r} must be an integer >= 0")
+    seed = scen.seed_of(s)
     t = dict(s.get("icl", {}))
     for key in UNUSED_ICL_KEYS:
         if key in t:

@@ -13,6 +13,7 @@ import numpy as np
 from scipy import stats
 
 from ..numerics import icl_flows, icl_training, kernels
+from . import scenario as scen
 
 KEYS = frozenset({"seed", "icl"})
 FALSE_ALARM = 1e-6
@@ -26,9 +27,7 @@ def default_scenario() -> dict:
 
 def validate(s: dict) -> dict:
     out = dict(s)
-    seed = s.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed = {seed!r} must be an integer >= 0")
+    seed = scen.seed_of(s)
     t = dict(s.get("icl", {}))
     Sigma = icl_flows.spd("icl.sigma", t.get("sigma"))
     A0, b0 = icl_flows.balanced_init(Sigma, t.get("alpha"), t.get("theta"))

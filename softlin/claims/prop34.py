@@ -435,8 +435,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
         idx = [i for i, L in enumerate(main["L"]) if L >= 64]
         slope, se = _fit_slope([main["L"][i] for i in idx], [main[key][i] for i in idx], [main[key + "_se"][i] for i in idx])
         quantities[f"measured_slope_{key}"], quantities[f"measured_slope_{key}_stderr"] = slope, se
-    errata = [{"id": 1, "text": "Prop 3.4 as displayed fails at L = 1 (ln 1 = 0); harmless once L >= 2.",
-               "witness": witness}]
+    errata = [{"id": 1, "title": "Proposition 3.4 as displayed fails at L = 1: ln(1) = 0 makes the right side 0",
+               "witness": witness, "fix": "state the bound for L >= 2 (the suite checks L >= 2)"}]
     series = {"fixed_query": fixed, "query_average": main,
               "regimes": {n: e["sweep"] for n, e in regimes.items()}}
     formulas = {

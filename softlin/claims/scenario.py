@@ -91,11 +91,16 @@ def common(s: dict) -> dict:
     if not isinstance(delta, (int, float)) or not 0 < delta < 1:
         raise ValueError(f"delta = {delta!r} must be a probability in (0, 1)")
     out["delta"] = float(delta)
+    out["seed"] = seed_of(s)
+    return out
+
+
+def seed_of(s: dict) -> int:
+    """The scenario's seed (default 0), an integer >= 0."""
     seed = s.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed = {seed!r} must be an integer >= 0")
-    out["seed"] = seed
-    return out
+    return seed
 
 
 def for_certificate(s: dict) -> dict:

@@ -11,6 +11,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 
 
+def _png(fig) -> bytes:
+    """The figure as PNG bytes, without the software/date metadata (reproducible), then closed."""
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
+
+
 def _finite(xs, ys):
     pairs = [(x, y) for x, y in zip(xs, ys) if isinstance(y, (int, float)) and y > 0]
     return [p[0] for p in pairs], [p[1] for p in pairs]
@@ -53,11 +62,7 @@ def convergence_png(cert: dict) -> bytes | None:
     ax.set_title(f"{cert['claim']}: finite prompts against the claimed limit")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return buf.getvalue()
+    return _png(fig)
 
 
 def regimes_png(cert: dict) -> bytes | None:
@@ -84,11 +89,7 @@ def regimes_png(cert: dict) -> bytes | None:
     ax.set_title(f"{cert['claim']}: gradient errors below, at and above the threshold")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=6, ncol=2)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return buf.getvalue()
+    return _png(fig)
 
 
 def authors_experiment_png(cert: dict) -> bytes | None:
@@ -124,11 +125,7 @@ def authors_experiment_png(cert: dict) -> bytes | None:
     ax.set_title(f"{cert['claim']}: final test risk against L")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=6, ncol=2)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return buf.getvalue()
+    return _png(fig)
 
 
 def figure_png(cert: dict) -> bytes | None:

@@ -268,4 +268,7 @@ def test_infinite_prompt_risk_with_the_tilt_covariance_dropped_is_caught():
     wrong = lambda Sp, Sq, s2, tau: (1.0, s2)
     cert = ae.run(ae.default_scenario(), "quick", claim_rng(0, ae.ID), infinite_optimum=wrong)
     assert _checks(cert, "softmax, best parameters")[0]["passed"] is False
-    assert _checks(cert, "softmax, SGD")[0]["passed"] is False
+    assert cert["status"] == "refuted"
+    # On the quick budget SGD may not be within its optimisation tolerance, and then its own check
+    # is undecided rather than refuted; it must never pass against the wrong prediction.
+    assert _checks(cert, "softmax, SGD")[0]["passed"] is not True
