@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from . import progress, registry, scenario as scen
-from .base import PROFILES, dumps
+from .base import PROFILES
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_OUT = Path("reports")

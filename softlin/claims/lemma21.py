@@ -19,7 +19,7 @@ from ..numerics import kernels, limits
 from ..numerics.laws import GaussianLaw, RademacherLaw, UniformLaw
 from . import exact, scenario as scen
 from .base import Check, Claim, certificate
-from .battery import Budget, Subject, control_check, run_battery
+from .battery import Subject, control_check, run_battery
 from .common import budget_for, provenance, queries_for, symbolic_check
 from .mathml import T_MU_Z, fenced, mathml_formula, mo
 from .references import reference_routes

@@ -21,7 +21,7 @@ from scipy.special import logsumexp
 
 from ..derivations import catalogue, mixture as mixture_derivation, tilt
 from ..numerics import kernels, limits
-from ..numerics.laws import MixtureLaw, RademacherLaw, UniformLaw
+from ..numerics.laws import MixtureLaw, UniformLaw
 from . import exact, scenario as scen
 from .base import Check, Claim, certificate
 from .battery import Subject, control_check, run_battery

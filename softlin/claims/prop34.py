@@ -240,17 +240,13 @@ def _errors(law, rng, P, L, U, V, cov, queries, mus, weighted_matrix=None):
 
 
 def _per_query_coefficients(Z, U, V, cov):
-    """Exact per-query 1/L coefficients k e^q (tr Gamma + |c|^2) and |z|^2 e^q F(c), c = Gamma U z,
-    vectorised over the rows of Z (the formulas of derivations/gradient_fluctuations.py)."""
-    A = Z @ U.T
-    C = A @ cov.T
-    q = np.sum(A * C, axis=1)
-    M = V.T @ V
-    cMc = np.einsum("ni,ij,nj->n", C, M, C)
-    cc = np.sum(C * C, axis=1)
-    F = (np.trace(M @ cov) * np.trace(cov) + np.trace(M @ cov @ cov) + cMc * np.trace(cov) + cc * np.trace(M @ cov)
-         + 2 * np.einsum("ni,ij,nj->n", C, M @ cov, C) + cMc * cc)
-    return V.shape[0] * np.exp(q) * (np.trace(cov) + cc), np.sum(Z * Z, axis=1) * np.exp(q) * F
+    """Exact per-query 1/L coefficients k e^q (tr Gamma + |Gamma U z|^2) and |z|^2 e^q F(Gamma U z),
+    q = (U z)^T Gamma (U z), for the rows of Z, from the emitted kernels (derivations/fluctuations.py
+    with V = I for the first factor, derivations/gradient_fluctuations.py for F)."""
+    d, k = cov.shape[0], V.shape[0]
+    e_q = np.exp(kernels.first_order_log_weight(cov, U, Z.T)[0])
+    return (k * e_q * kernels.first_order_numerator(cov, np.eye(d), U, Z.T)[0],
+            np.sum(Z * Z, axis=1) * e_q * kernels.gradient_U_fourth_moment(cov, V, U, Z.T)[0])
 
 
 def _fit_first_order(Ls, means, ses):
@@ -318,7 +314,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
 
     checks = [symbolic_check("Jacobians, risk gradients and their 1/L fluctuations", {
         **{p.statement: p for p in catalogue.gradient_proofs()},
-        **{p.statement: p for p in gf.proofs()}})]
+        **{p.statement: p for p in catalogue.gradient_fluctuation_proofs()}})]
     checks.append(limit_jacobian_check(m, cov, U, V, z0))
     checks += finite_jacobian_checks(rng, m, cov, U, V, z0, jacobian_U=jacobian_U)
     checks += risk_gradient_checks(rng, m, cov, U, V, Sq)

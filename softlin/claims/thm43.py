@@ -16,7 +16,6 @@ reports it could not bite.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 

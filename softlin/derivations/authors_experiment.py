@@ -127,9 +127,8 @@ def linear_risk_coordinates(n: int) -> sp.Expr:
     """Exact finite-L risk of linear attention (step 3) in the eigen-coordinates."""
     c = coordinates(n)
     p = mu_sym * omega_sym
-    a1, a2 = c["s1"] * c["y1"], c["s2"] * c["y2"]
+    a1 = c["s1"] * c["y1"]
     tok1 = c["g1"] + (c["e1"],)
-    tok2 = c["g2"] + (c["e2"],)
     outer = c["h"] + c["b"] + (c["eq"],)
     # Token expectations first (given beta, q), then the outer ones: the polynomials stay small.
     E_a1 = gaussian_expectation(a1, tok1)

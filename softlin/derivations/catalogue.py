@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from . import batched, concentration, controls, lemma21, mixture, tilt
 from . import icl, risk_scalar
-from . import jacobians, risk, tilted_moments
+from . import gradient_fluctuations, jacobians, risk, tilted_moments
 from .proof import Proof
 
 
@@ -67,6 +67,11 @@ def gradient_proofs() -> tuple[Proof, ...]:
 
 
 @lru_cache(maxsize=None)
+def gradient_fluctuation_proofs() -> tuple[Proof, ...]:
+    return tuple(gradient_fluctuations.proofs())
+
+
+@lru_cache(maxsize=None)
 def tilted_moment_proofs() -> tuple[Proof, ...]:
     return tuple(tilted_moments.proofs())
 
@@ -80,6 +85,7 @@ GROUPS = {
     "icl": icl_proofs,
     "risk_scalar": risk_scalar_proofs,
     "gradients": gradient_proofs,
+    "gradient_fluctuations": gradient_fluctuation_proofs,
     "tilted_moments": tilted_moment_proofs,
 }
 

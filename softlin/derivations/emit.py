@@ -29,6 +29,9 @@ class KernelPrinter(SciPyPrinter):
     def _print_Trace(self, expr):
         return f"numpy.trace({self._print(expr.arg)})"
 
+    def _print_HadamardPower(self, expr):
+        return f"numpy.power({self._print(expr.base)}, {self._print(expr.exp)})"
+
     def _print_Identity(self, expr):
         return f"numpy.eye({self._print(expr.rows)})"
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from . import batched, lemma21
 from .proof import Proof, prove_zero
 from .tilted_moments import exp_quadratic_expectation, gaussian_polynomial_expectation
 
@@ -47,6 +48,20 @@ def fourth_moment_by_stein(c: sp.Matrix, Gamma: sp.Matrix, V: sp.Matrix) -> sp.E
     x = c + sp.Matrix(y)
     D = V * (x * x.T - Gamma)
     return gaussian_polynomial_expectation(sum(e**2 for e in D), y, Gamma)
+
+
+def fourth_moment_batched(s=None) -> sp.MatrixExpr:
+    """F(c_j) for the n query columns z_j, c_j = Gamma U z_j (1 x n), the same formula written with
+    the columnwise quadratic forms of `batched` (the emitted kernel of the per-query coefficient)."""
+    s = s or lemma21.limit_symbols()
+    G, V, d, n = s["Gamma"], s["V"], s["Gamma"].shape[0], s["z"].shape[1]
+    M = V.T * V
+    C = G * s["U"] * s["z"]
+    cMc = batched.columnwise_quadratic(C, M)
+    cc = batched.columnwise_quadratic(C, sp.Identity(d))
+    ones = sp.OneMatrix(1, n)
+    return ((sp.Trace(M * G) * sp.Trace(G) + sp.Trace(M * G * G)) * ones + sp.Trace(G) * cMc
+            + sp.Trace(M * G) * cc + 2 * batched.columnwise_quadratic(C, M * G) + sp.HadamardProduct(cMc, cc))
 
 
 def coefficient_V(a: sp.Matrix, Gamma: sp.Matrix, k: int) -> sp.Expr:
@@ -82,6 +97,16 @@ def proofs() -> list[Proof]:
         V = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))
         out.append(prove_zero(f"E||V(x x^T - Gamma)||_F^2 for x ~ N(c, Gamma): closed form = Stein recursion [d={d}, k={k}]",
                               fourth_moment_formula(c, G, V) - fourth_moment_by_stein(c, G, V)))
+    d, k, n = 2, 2, 2
+    s = lemma21.limit_symbols(d, k, n)
+    G = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"g{min(i, j)}{max(i, j)}", real=True))
+    U = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"u{i}{j}", real=True))
+    V = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))
+    Z = sp.Matrix(d, n, lambda i, j: sp.Symbol(f"z{i}{j}", real=True))
+    got = sp.Matrix(fourth_moment_batched(s).subs({s["Gamma"]: G, s["U"]: U, s["V"]: V, s["z"]: Z}).doit().as_explicit())
+    want = sp.Matrix(1, n, lambda _, j: fourth_moment_formula(G * U * Z[:, j], G, V))
+    out.append(prove_zero(f"batched F(Gamma U z_j) equals the per-query formula column by column [d={d}, n={n}]",
+                          got - want))
     # Query average: the exact Gaussian integral against a one-dimensional direct integration.
     g, s = sp.symbols("g s", positive=True)
     u = sp.Rational(1, 3)

@@ -40,7 +40,6 @@ Block invariance: on {u = 0, v = 0} the full-flow derivatives of u and v vanish 
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import product
 
 import sympy as sp
 

@@ -13,7 +13,7 @@ import sympy as sp
 
 from . import concentration, controls, lemma21, mixture
 from . import icl, risk_scalar
-from . import jacobians, risk
+from . import gradient_fluctuations, jacobians, risk
 from . import fluctuations
 
 
@@ -112,6 +112,7 @@ def risk_scalar_specs() -> list[KernelSpec]:
 def gradient_specs() -> list[KernelSpec]:
     """Jacobians in (U, V) and squared-loss risk gradients (derivations/jacobians.py, risk.py)."""
     f = jacobians.finite_symbols()
+    lim = lemma21.limit_symbols()
     JU_lim, JV_lim = jacobians.limit_jacobians(f)
     JU_fin, JV_fin = jacobians.finite_jacobians(f)
     r = risk.symbols()
@@ -143,6 +144,10 @@ def gradient_specs() -> list[KernelSpec]:
                    sU, "grad_U 1/2 ||T_L(z) - W z||^2 = C_hat^T V^T r z^T, r the residual.", "risk", "(d, d)"),
         KernelSpec("risk_sample_grad_V", (res, f["zhat"]), ("(k, 1)", "(d, 1)"), sV,
                    "grad_V 1/2 ||T_L(z) - W z||^2 = r zhat^T.", "risk", "(k, d)"),
+        KernelSpec("gradient_U_fourth_moment", (lim["Gamma"], lim["V"], lim["U"], lim["z"]),
+                   ("(d, d)", "(k, d)", "(d, d)", "(d, n)"), gradient_fluctuations.fourth_moment_batched(lim),
+                   "F(Gamma U z_j) = E||V(x x^T - Gamma)||_F^2, x ~ N(Gamma U z_j, Gamma), for n query columns.",
+                   "gradient_fluctuations", "(1, n)"),
         KernelSpec("rademacher_log_mgf", (a,), ("any shape",), controls.rademacher_log_mgf_stable(),
                    "log E e^{a x} for x = +-1: log cosh a, as |a| + log1p(e^{-2|a|}) - log 2.", "controls", "same as a"),
     ]

@@ -99,7 +99,6 @@ def proofs() -> list[Proof]:
     direct = ((c.T * c)[0, 0] + sum((B.T * B)[i, j] * S[i, j] for i in range(d) for j in range(d))) / 2
     R = infinite_risk(s).subs(subs).doit()
     gU, gV = infinite_risk_gradients(s)
-    vec = lambda M: [M[i, j] for i in range(M.rows) for j in range(M.cols)]
     return [
         prove_zero("R_inf = tr(V m m^T V^T)/2 + tr((V Gamma U - W) Sigma_q (.)^T)/2 equals the entrywise expectation [d=2]",
                    sp.expand(R - direct)),

@@ -181,7 +181,6 @@ def evaluate(params: dict, Sigma, s2, tau, L, generator, n, rng, chunk_bytes=DEF
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
         raise ValueError(f"n = {n!r} must be an integer >= 2")
     maps = generator_maps(Sigma, generator)
-    d = Sigma.shape[0]
     per = max(1, int(chunk_bytes // (8 * L * (12 + len(params)))))       # ~12 (n, L) work arrays
     names = list(params)
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]

@@ -88,3 +88,18 @@ def test_finite_prompt_jacobian_kernels_match_float_central_differences(setup):
         for i in range(k):
             E = np.zeros((k, d)); E[i, j] = h
             np.testing.assert_allclose((out(U, V + E) - out(U, V - E)) / (2 * h), JV[:, i + k * j], atol=1e-7)
+
+
+def test_emitted_per_query_coefficients_equal_the_exact_sympy_coefficients():
+    """Two routes to the same numbers: the batched kernels used for the query average against the
+    exact per-query expressions evaluated in rational arithmetic."""
+    rng = np.random.default_rng(4)
+    B = rng.normal(size=(2, 2))
+    cov, U, V = B @ B.T, rng.normal(size=(2, 2)) * 0.4, rng.normal(size=(3, 2))
+    Z = rng.normal(size=(5, 2))
+    yV, yU = prop34._per_query_coefficients(Z, U, V, cov)
+    for j, z in enumerate(Z):
+        zc = prop34._R(z).T
+        a = prop34._R(U) * zc
+        assert yV[j] == pytest.approx(float(gf.coefficient_V(a, prop34._R(cov), 3)), rel=1e-12)
+        assert yU[j] == pytest.approx(float(gf.coefficient_U(zc, prop34._R(U), prop34._R(cov), prop34._R(V))), rel=1e-12)

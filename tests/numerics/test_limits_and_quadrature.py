@@ -3,10 +3,8 @@ parameters (Gamma = B B^T, rank-deficient included)."""
 
 import math
 
-import mpmath as mp
 import numpy as np
 from hypothesis import given, settings
-from scipy import stats
 
 from softlin.numerics import attention, limits, quadrature
 from softlin.numerics.laws import GaussianLaw, MixtureLaw
