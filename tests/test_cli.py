@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from softlin.claims import cli
+from softlin import cli
 from softlin.derivations import emit
 
 REPO = Path(__file__).resolve().parents[1]
@@ -74,7 +74,7 @@ def test_derive_check_fails_with_a_diff_and_the_fix_command_when_stale(tmp_path,
 
 def _run(args, cwd):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "softlin.claims.cli", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "softlin.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 
 

@@ -191,7 +191,7 @@ def _formulas() -> dict:
 
 
 def _formulas_mathml() -> dict:
-    from .mathml import mathml_formula, mi, mo
+    from ..mathml import mathml_formula, mi, mo
 
     expr, _ = tm.tilt_ratio_exponent(2)
     return {"tilt_ratio": mathml_formula(mi("log"), "<mfrac><mrow><mi>Z</mi><mo>(</mo><mn>2</mn><mi>a</mi><mo>)</mo></mrow>"

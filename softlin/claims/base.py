@@ -10,8 +10,8 @@ or None (the budget was too small to decide). The claim's status follows:
 
 from __future__ import annotations
 
-import json
 import math
+import zlib
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
@@ -93,7 +93,7 @@ def certificate(claim: Claim, scenario: dict, profile: str, seed: int, checks: l
     renderer needs (it reads certificates only).
 
     `formulas` maps a name to LaTeX (Markdown pages); `formulas_mathml` maps the same names to a
-    presentation MathML <math> element (HTML pages; build it with `claims.mathml.mathml_formula`).
+    presentation MathML <math> element (HTML pages; build it with `softlin.mathml.mathml_formula`).
     A formula without MathML is shown in the HTML page as its LaTeX source."""
     return jsonable({
         "format": FORMAT,
@@ -115,5 +115,6 @@ def certificate(claim: Claim, scenario: dict, profile: str, seed: int, checks: l
     })
 
 
-def dumps(cert: dict) -> str:
-    return json.dumps(cert, indent=2, allow_nan=False) + "\n"
+def claim_rng(seed: int, claim_id: str) -> np.random.Generator:
+    """Independent, reproducible streams per claim: the seed and a checksum of the claim id."""
+    return np.random.default_rng([seed, zlib.crc32(claim_id.encode())])

@@ -21,7 +21,7 @@ from . import exact, scenario as scen
 from .base import Check, Claim, certificate
 from .battery import Subject, control_check, run_battery
 from .common import budget_for, provenance, queries_for, symbolic_check
-from .mathml import T_MU_Z, fenced, mathml_formula, mo
+from ..mathml import T_MU_Z, fenced, mathml_formula, mo
 from .references import reference_routes
 
 ID = "lemma-2.1"

@@ -27,7 +27,7 @@ from .base import Check, Claim, certificate
 from .battery import Subject, control_check, run_battery
 from .common import budget_for, provenance, queries_for, symbolic_check
 from .lemma21 import gaussian_subject
-from .mathml import T_MU_Z, fenced, mathml_formula, mi, mo
+from ..mathml import T_MU_Z, fenced, mathml_formula, mi, mo
 from .references import reference_routes
 
 ID = "mixture"

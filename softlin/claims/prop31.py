@@ -41,7 +41,7 @@ from . import scenario as scen
 from .base import Check, Claim, certificate
 from .battery import binomial_p_value, deviation_bound
 from .common import provenance, symbolic_check
-from .mathml import mathml_formula, mo
+from ..mathml import mathml_formula, mo
 from .progress import progress, sweep
 
 ID = "prop-3.1"

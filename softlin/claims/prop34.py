@@ -449,7 +449,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
 def _sympy_formulas() -> tuple[dict, dict]:
     """The derived Jacobians (LaTeX and MathML, both printed by SymPy)."""
     from ..derivations import jacobians
-    from .mathml import fenced, mathml_formula, mi, mo
+    from ..mathml import fenced, mathml_formula, mi, mo
 
     def kron(expr):  # SymPy's MathML printer has no Kronecker product: join its factors with an o-times
         if isinstance(expr, sp.MatAdd):

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from softlin.claims import asm33, scenario
-from softlin.claims.cli import claim_rng
+from softlin.claims.base import claim_rng
 from softlin.derivations import tilted_moments as tm
 from softlin.numerics import tilted_moments as nt
 

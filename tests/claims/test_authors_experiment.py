@@ -9,10 +9,10 @@ import sympy as sp
 from hypothesis import given, settings, strategies as st
 
 from softlin.claims import authors_experiment as ae
-from softlin.claims.cli import claim_rng
+from softlin.claims.base import claim_rng
 from softlin.derivations import authors_experiment as ae_d
 from softlin.numerics import authors_sgd as sgd, kernels
-from softlin.reports import figures
+from softlin.render import figures
 
 from ..strategies import seeds
 

@@ -8,7 +8,7 @@ import sympy as sp
 from hypothesis import given, settings, strategies as st
 
 from softlin.claims import finite_prompt_risk as fpr, icl_common, thm43, thm52
-from softlin.claims.cli import claim_rng
+from softlin.claims.base import claim_rng
 from softlin.derivations import icl as icl_d
 from softlin.numerics import icl_flows, icl_training, kernels, scalar_risk as sr
 

@@ -4,7 +4,7 @@ import numpy as np
 from scipy.special import softmax
 
 from softlin.claims import mixture, scenario
-from softlin.claims.cli import claim_rng
+from softlin.claims.base import claim_rng
 
 
 def _run(overrides=None, **kwargs):

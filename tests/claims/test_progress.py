@@ -4,7 +4,8 @@ import io
 
 import pytest
 
-from softlin.claims import base, cli, progress, registry
+from softlin import cli
+from softlin.claims import base, progress, registry
 
 
 class FakeTerminal(io.StringIO):

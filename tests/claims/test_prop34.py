@@ -6,7 +6,7 @@ import sympy as sp
 from hypothesis import given
 
 from softlin.claims import prop34, scenario
-from softlin.claims.cli import claim_rng
+from softlin.claims.base import claim_rng
 from softlin.derivations import gradient_fluctuations as gf
 from softlin.derivations.proof import is_zero
 from softlin.numerics import gradients, kernels

@@ -1,6 +1,6 @@
 """Open rendered pages in headless Chromium: measure what a reader would see, take screenshots.
 
-Used by the browser test (tests/reports/test_browser.py) and by `softlin report --preview`, which
+Used by the browser test (tests/render/test_browser.py) and by `softlin report --preview`, which
 writes the screenshot `reports/preview.png`. Standard library only: Chromium is started with
 `--remote-debugging-pipe` and driven through the Chrome DevTools Protocol (CDP) over two pipes
 (commands on the child's fd 3, replies and events on its fd 4, one JSON message per NUL-terminated

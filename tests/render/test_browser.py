@@ -3,7 +3,7 @@ raised superscripts, stacked fractions), loads every image, fetches nothing from
 
 Slow (starts a browser): excluded from the default run; .ci/run installs Chromium and runs this
 file explicitly with SOFTLIN_REQUIRE_BROWSER=1, which turns "no Chromium" from a skip into a failure.
-The harness is softlin/reports/browser.py (Chrome DevTools Protocol over a pipe, standard library).
+The harness is softlin/render/browser.py (Chrome DevTools Protocol over a pipe, standard library).
 Run with -s to see the measurements.
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 import matplotlib.image as mpimg
 import pytest
 
-from softlin.claims import cli
-from softlin.reports import browser, render
+from softlin import cli
+from softlin.render import browser, render
 
 from .make_gold import render_synthetic
 

@@ -9,9 +9,10 @@ import matplotlib.image as mpimg
 import numpy as np
 import pytest
 
-from softlin.claims import cli, lemma21, scenario
-from softlin.claims.cli import claim_rng
-from softlin.reports import html, readme, render
+from softlin import cli
+from softlin.claims import lemma21, scenario
+from softlin.claims.base import claim_rng
+from softlin.render import html, readme, render
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -3,7 +3,7 @@
 gold/certificates/ holds the input (one claim with MathML, a LaTeX-only formula, every kind of
 check result, errata as a string and as dicts, a figure series; one older-style certificate with
 no MathML, no series, no errata). gold/expected/ holds the output that was reviewed by hand; it is
-written only by `python tests/reports/make_gold.py`, never by these tests. Text is compared byte
+written only by `python tests/render/make_gold.py`, never by these tests. Text is compared byte
 for byte; the figure by its decoded pixels (PNG encoders and zlib versions may change the bytes).
 """
 
@@ -17,11 +17,11 @@ import matplotlib.image as mpimg
 import numpy as np
 import pytest
 
-from softlin.reports import figures, render
+from softlin.render import figures, render
 
 from .make_gold import EXPECTED, GOLD, render_synthetic
 
-FIX = "python tests/reports/make_gold.py, then review git diff tests/reports/gold"
+FIX = "python tests/render/make_gold.py, then review git diff tests/render/gold"
 
 
 @pytest.fixture(scope="module")

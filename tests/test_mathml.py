@@ -6,7 +6,7 @@ import pytest
 import sympy as sp
 
 from softlin.claims import mixture
-from softlin.claims.mathml import T_MU_Z, fenced, mathml_formula, mo, numeric_entities, to_mathml
+from softlin.mathml import T_MU_Z, fenced, mathml_formula, mo, numeric_entities, to_mathml
 
 
 def test_sympy_presentation_mathml_is_kept_with_numeric_entities_only():

@@ -16,13 +16,10 @@ import argparse
 import json
 import sys
 import time
-import zlib
 from pathlib import Path
 
-import numpy as np
-
-from . import progress, registry, scenario as scen
-from .base import PROFILES
+from .claims import progress, registry, scenario as scen
+from .claims.base import PROFILES, claim_rng
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_OUT = Path("reports")
@@ -35,11 +32,6 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2 (argparse's default also prints usage)
         raise UsageError(message)
-
-
-def claim_rng(seed: int, claim_id: str) -> np.random.Generator:
-    """Independent, reproducible streams per claim: the seed and a checksum of the claim id."""
-    return np.random.default_rng([seed, zlib.crc32(claim_id.encode())])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -73,8 +65,8 @@ def cmd_list() -> int:
 
 
 def cmd_derive(args) -> int:
-    from ..derivations import catalogue, emit
-    from ..derivations import report as derivation_page
+    from .derivations import catalogue, emit
+    from .derivations import report as derivation_page
 
     start = time.perf_counter()
     proofs = catalogue.all_proofs()
@@ -108,7 +100,7 @@ def cmd_derive(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from ..reports import render
+    from .render import render
 
     ids = args.claims or list(registry.CLAIMS)
     claims = [registry.get(i) for i in ids]
@@ -148,7 +140,7 @@ def cmd_verify(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from ..reports import render
+    from .render import render
 
     if args.check:
         stale = render.stale_pages(args.out)
@@ -162,7 +154,7 @@ def cmd_report(args) -> int:
     written = render.render_all(args.out)
     print(f"rendered {len(written)} files in {args.out}/")
     if args.preview:
-        from ..reports import browser
+        from .render import browser
 
         if browser.find_chromium() is None:
             raise ValueError("--preview needs Chromium (Debian package `chromium`, or set SOFTLIN_CHROMIUM)")

@@ -1,9 +1,9 @@
 """Write the expected renderer output for the synthetic certificates in gold/certificates.
 
-    python tests/reports/make_gold.py
+    python tests/render/make_gold.py
 
-Run it only when a renderer change is intended, then READ `git diff tests/reports/gold` before
-committing: the gold files are reviewed output, and tests/reports/test_gold.py never writes them.
+Run it only when a renderer change is intended, then READ `git diff tests/render/gold` before
+committing: the gold files are reviewed output, and tests/render/test_gold.py never writes them.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ EXPECTED = GOLD / "expected"
 
 def render_synthetic(root: Path) -> Path:
     """Lay out gold/ in `root` as a project (README.md + reports/certificates) and render it."""
-    from softlin.reports import render
+    from softlin.render import render
 
     out = root / "reports"
     shutil.copytree(GOLD / "certificates", out / "certificates")
@@ -39,7 +39,7 @@ def main() -> int:
             shutil.copyfile(path, target)
             print(f"wrote {target.relative_to(GOLD.parents[2])}")
         del out
-    print("now review: git diff tests/reports/gold", file=sys.stderr)
+    print("now review: git diff tests/render/gold", file=sys.stderr)
     return 0
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..claims.base import dumps
+from .. import certio
 from . import figures, html, readme, text
 from .text import BOUND_PROOF  # noqa: F401  (re-exported: the proof text lives in text.py)
 
@@ -31,20 +31,14 @@ README = "README.md"
 
 
 def write_certificate(out: Path, cert: dict) -> Path:
-    path = Path(out) / "certificates" / f"{cert['claim']}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps(cert))
-    return path
+    return certio.write(out, cert)
 
 
 def load_certificates(out: Path) -> list[dict]:
     folder = Path(out) / "certificates"
     certs = []
     for path in sorted(folder.glob("*.json")):
-        try:
-            cert = json.loads(path.read_text())
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"certificate {path} is not valid JSON: {exc}") from exc
+        cert = certio.read(path)
         certs.append(text.validate(cert, f"certificate {path}"))
     return certs
 

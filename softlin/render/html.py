@@ -17,7 +17,7 @@ import html
 import json
 import xml.etree.ElementTree as ET
 
-from ..claims.mathml import numeric_entities
+from ..mathml import numeric_entities
 from . import text
 
 MATHML_ELEMENTS = frozenset({

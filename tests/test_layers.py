@@ -1,0 +1,130 @@
+"""The pipeline's import direction, read from the source with `ast` (docs/design.md, "Layers").
+
+    derivations -> kernels -> numerics -> claims -> render -> cli
+
+A module may import its own layer and the layers before it, never one after it, and the module
+graph has no cycle. `softlin.certio` and `softlin.mathml` are leaves: they import nothing from
+softlin, so any layer may use them. derivations/ never imports NumPy; numerics/ never imports SymPy.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+ROOTS = {"softlin": REPO / "softlin", "softlin.derivations": REPO / "derivations",
+         "softlin.numerics": REPO / "numerics"}
+ORDER = ("derivations", "kernels", "numerics", "claims", "render", "cli")
+LEAVES = {"softlin", "softlin.certio", "softlin.mathml"}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package, folder in ROOTS.items():
+        for path in folder.rglob("*.py"):
+            parts = list(path.relative_to(folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            name = ".".join([package, *parts])
+            # softlin's own rglob also sees nothing of the other roots: they are not below softlin/.
+            found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def layer(module: str) -> str | None:
+    if module in LEAVES:
+        return None
+    parts = module.split(".")
+    if parts[1] == "numerics" and len(parts) > 2 and parts[2] == "kernels":
+        return "kernels"
+    return parts[1]
+
+
+def _is_package(module: str) -> bool:
+    return MODULES[module].name == "__init__.py"
+
+
+def imports_of(module: str) -> set[str]:
+    """The softlin modules that `module` imports (relative imports resolved), with external roots
+    kept as their top-level name (numpy, sympy, ...)."""
+    tree = ast.parse(MODULES[module].read_text())
+    base = module if _is_package(module) else module.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                target = base
+                for _ in range(node.level - 1):
+                    target = target.rpartition(".")[0]
+                target = f"{target}.{node.module}" if node.module else target
+            else:
+                target = node.module
+            # `from pkg import sub` imports the submodule when there is one.
+            subs = {f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in MODULES}
+            out |= subs or {target}
+    return {name if name.split(".")[0] == "softlin" else name.split(".")[0] for name in out}
+
+
+def test_the_three_source_roots_exist_and_hold_modules():
+    assert {m.split(".")[1] for m in MODULES if m != "softlin"} >= {"derivations", "numerics", "claims",
+                                                                   "render", "cli", "certio", "mathml"}
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_point_down_the_pipeline(module):
+    own = layer(module)
+    for target in imports_of(module):
+        if not target.startswith("softlin"):
+            continue
+        if module in LEAVES:
+            assert target == "softlin" and module == "softlin", f"leaf {module} imports {target}"
+            continue
+        theirs = layer(target)
+        if theirs is None:
+            continue
+        assert ORDER.index(theirs) <= ORDER.index(own), f"{module} ({own}) imports {target} ({theirs})"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if layer(m) == "derivations"))
+def test_derivations_never_import_numpy(module):
+    assert "numpy" not in imports_of(module)
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if layer(m) in ("numerics", "kernels")))
+def test_numerics_never_import_sympy(module):
+    assert "sympy" not in imports_of(module)
+
+
+def test_the_module_graph_has_no_cycle():
+    graph = {m: {t for t in imports_of(m) if t in MODULES and t != m} for m in MODULES}
+    state: dict[str, int] = {}
+
+    def visit(node, trail):
+        state[node] = 1
+        for nxt in graph[node]:
+            if state.get(nxt) == 1:
+                cycle = trail[trail.index(nxt):] + [nxt] if nxt in trail else [node, nxt]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt, trail + [nxt])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+
+
+def test_the_checker_sees_an_upward_import():
+    """The rule has power: a claims module importing the CLI, or numerics importing claims, is seen."""
+    assert layer("softlin.claims.prop31") == "claims"
+    assert ORDER.index(layer("softlin.cli")) > ORDER.index(layer("softlin.claims.prop31"))
+    assert "softlin.numerics.kernels" in imports_of("softlin.claims.common") or \
+        any(t.startswith("softlin.numerics") for t in imports_of("softlin.claims.common"))
