@@ -1,4 +1,4 @@
-"""Exact 1/L term of the authors' scalar-model risk (PAPER.md section 6, claim `finite-prompt-risk`).
+"""Exact 1/L term of the authors' scalar-model risk (docs/paper.md section 6, claim `finite-prompt-risk`).
 
 Model: x_i, x_q ~ N(0, I_d), beta ~ N(0, I_d / d), y = beta^T x + eps, eps ~ N(0, s2) (also for the
 query's y_q), yhat = sum_h mu_h S_h with S_h = sum_i softmax_i(omega_h x_i^T x_q) y_i.

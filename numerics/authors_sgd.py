@@ -1,11 +1,11 @@
-"""The authors' one-head experiment at CPU scale (PAPER.md section 6, claim `authors-experiment`).
+"""The authors' one-head experiment at CPU scale (docs/paper.md section 6, claim `authors-experiment`).
 
 Data (one prompt): task beta ~ N(0, tau I_d), prompt inputs x_i = M_p g_i, query x_q = M_q g_q
 (g standard normal), labels y = beta^T x + eps, eps ~ N(0, s2), also for the query label y_q.
 Generators (R = the symmetric root of Sigma, R R = Sigma):
     "correct"  M_p = R,     M_q = R      (prompt and query ~ N(0, Sigma): the root applied once)
     "authors"  M_p = R R,   M_q = I      (the published code: root applied twice to the prompt,
-                                          never to the query; erratum 5 of PAPER.md)
+                                          never to the query; erratum 5 of docs/paper.md)
 Models, parameters (mu, omega), s_i = x_i^T x_q:
     softmax  yhat = mu sum_i softmax_i(omega s_i) y_i
     linear   yhat = mu (1/L) sum_i omega s_i y_i

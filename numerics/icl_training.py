@@ -1,4 +1,4 @@
-"""Finite-prompt softmax training for in-context linear regression (PAPER.md sections 4-5).
+"""Finite-prompt softmax training for in-context linear regression (docs/paper.md sections 4-5).
 
 Model (trained blocks only): prediction b * sum_i softmax_i(x_i^T A x) y_i for prompt tokens
 (x_i, y_i = w^T x_i) and query x; loss 1/2 (prediction - w^T x)^2.

@@ -1,4 +1,4 @@
-"""The `softlin` command line (DESIGN.md, "CLI").
+"""The `softlin` command line (docs/design.md, "CLI").
 
     softlin list
     softlin derive [--check]

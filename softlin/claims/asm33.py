@@ -1,6 +1,6 @@
 """Claim `asm-3.3`: the tilted moments of Assumption 3.3 for Gaussian tokens and queries.
 
-The paper's exact inequality is not available (PAPER.md section 3); softlin computes the family
+The paper's exact inequality is not available (docs/paper.md section 3); softlin computes the family
 it constrains, M_pq^(c) = E_z[ E_z'[|z'|^p e^{c z'^T U z}] / (E_z' e^{z'^T U z})^c |z|^q ] for
 p, q in {0, 4, 8} and c in {1, 2}, in closed form with its exact finiteness domain
 (derivations/tilted_moments.py): every c = 1 entry is finite; the c = 2 entries are finite iff the
@@ -41,7 +41,7 @@ HYPOTHESES = ("tokens z' ~ N(m, Gamma), queries z ~ N(0, Sigma_q) with Sigma_q p
               "the exact inequality of Assumption 3.3 is not given in the paper: softlin reports the family it bounds")
 FALSE_ALARM = 1e-6
 QUADRATURE_TOLERANCE = 1e-9   # inner Gauss-Hermite ~1e-14, outer adaptive quadrature at 1e-11
-PAPER_MOMENTS = (1, 3, 105)   # E|g|^0, E|g|^4, E|g|^8 for g ~ N(0, 1) (PAPER.md section 3)
+PAPER_MOMENTS = (1, 3, 105)   # E|g|^0, E|g|^4, E|g|^8 for g ~ N(0, 1) (docs/paper.md section 3)
 MC_SAMPLES = {"quick": 200_000, "standard": 1_000_000, "full": 4_000_000}
 
 

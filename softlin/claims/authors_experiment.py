@@ -1,10 +1,10 @@
-"""Claim `authors-experiment`: the authors' one-head experiment at CPU scale (PAPER.md section 6, erratum 5).
+"""Claim `authors-experiment`: the authors' one-head experiment at CPU scale (docs/paper.md section 6, erratum 5).
 
 Setting (scenario table [icl]): d = 5, x ~ N(0, Sigma) with Sigma_ij = 0.5^|i-j|, beta ~ N(0, I_d / d),
 label noise variance s2 = 0.1, one head, softmax attention yhat = mu sum_i softmax_i(omega x_i^T x_q) y_i
 against linear attention yhat = mu (1/L) sum_i omega x_i^T x_q y_i, L in {10, 20, 50, 100, 200, 500, 1000},
 SGD with the authors' learning rate 1e-3 and batch 128 (the steps scaled to the profile; the authors
-ran 300 000), from (mu, omega) = (0.5, 0.5) (the authors' initialisation is not given in PAPER.md).
+ran 300 000), from (mu, omega) = (0.5, 0.5) (the authors' initialisation is not given in docs/paper.md).
 
 Predictions (derivations/authors_experiment.py, emitted kernels `authors_*`): for Gaussian inputs the
 infinite-prompt risk of both models is R_inf(p) = s2 + tau (tr Sigma_q - 2 p tr(Sigma_p Sigma_q)
@@ -31,7 +31,7 @@ Checks (false alarm 1e-6 each, Bonferroni over L inside a check; ten statistical
   control      authors' generator: the correct-data exact risk is refuted on the authors' data
   control      authors' generator: the final risks differ from the correct run beyond noise, every L
 The ordering of softmax and linear attention (which one is lower at each L) is reported, not judged:
-PAPER.md does not state what the authors' figure shows.
+docs/paper.md does not state what the authors' figure shows.
 Errata: number 5 with its witness (the covariances the generator really produces, the infinite-prompt
 predictions and the final risks under both generators).
 """

@@ -1,4 +1,4 @@
-"""Claim `finite-prompt-risk`: the exact 1/L term of the authors' scalar-model risk (PAPER.md section 6).
+"""Claim `finite-prompt-risk`: the exact 1/L term of the authors' scalar-model risk (docs/paper.md section 6).
 
 R_L = R_inf + C1 / L + o(1/L), R_inf = (1 - mu.omega)^2 + s2, and C1 (derivations/risk_scalar.py)
 includes the cross term between the 1/L bias of the softmax ratio and the infinite-prompt residual.

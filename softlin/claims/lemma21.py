@@ -1,6 +1,6 @@
 """Claim `lemma-2.1`: for Gaussian prompts, softmax attention converges to an affine map.
 
-Statement (PAPER.md section 2): for mu = N(m, Gamma), Gamma PSD (singular allowed),
+Statement (docs/paper.md section 2): for mu = N(m, Gamma), Gamma PSD (singular allowed),
 T_{U,V}[mu](z) = V (m + Gamma U z), and the tilted law is N(m + Gamma U z, Gamma).
 
 Checks: the symbolic proofs (tilt, lemma, bound moments); the battery of `battery` on the scenario's

@@ -1,4 +1,4 @@
-"""Claim `mixture`: the large-prompt limit for Gaussian-mixture tokens (PAPER.md section 6).
+"""Claim `mixture`: the large-prompt limit for Gaussian-mixture tokens (docs/paper.md section 6).
 
 Statement: for mu = sum_k pi_k N(m_k, Gamma_k),
 T[mu](z) = V sum_k alpha_k(z) (m_k + Gamma_k U z), alpha = softmax_k(log pi_k + m_k^T U z + (Uz)^T Gamma_k (Uz)/2).

@@ -1,6 +1,6 @@
 """Claim `prop-3.1`: output concentration, made exact for Gaussian prompts and queries.
 
-Statement (PAPER.md section 3): for mu centred sigma-sub-Gaussian (sigma >= 1) and nu centred
+Statement (docs/paper.md section 3): for mu centred sigma-sub-Gaussian (sigma >= 1) and nu centred
 1-sub-Gaussian, E||T[mu_L] - T[mu]||^2_{L2(nu)} <= c1 sigma^6 ln(L) / L^(c2/sigma^2). The suite
 derives (derivations/fluctuations.py) and checks:
 

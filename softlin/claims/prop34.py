@@ -1,4 +1,4 @@
-"""Claim `prop-3.4`: gradient concentration, made exact (PAPER.md section 3).
+"""Claim `prop-3.4`: gradient concentration, made exact (docs/paper.md section 3).
 
 The paper: under Assumption 3.3, E||grad_V T[mu_L] - grad_V T[mu]||^2_{L2(nu)} <= c1 sigma^6 ln L / L^(c2/sigma^2)
 and the same for grad_U with sigma^12 ln^2 L. softlin derives, for Gaussian tokens and queries:

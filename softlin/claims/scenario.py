@@ -1,4 +1,4 @@
-"""Scenarios: user-supplied parameters in TOML (DESIGN.md, "Scenarios").
+"""Scenarios: user-supplied parameters in TOML (docs/design.md, "Scenarios").
 
 A scenario is a flat table of the keys below plus optional sub-tables ([mixture], [icl], ...).
 Each claim declares which keys it reads; a key no claim knows, or a key the chosen claim does not

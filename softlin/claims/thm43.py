@@ -1,6 +1,6 @@
 """Claim `thm-4.3`: training transfers from infinite to finite prompts (Lemma D.1, Gronwall form).
 
-Statement (PAPER.md section 4): ||theta_L(t) - theta_inf(t)|| <= g2(L) t exp(beta_inf t), with
+Statement (docs/paper.md section 4): ||theta_L(t) - theta_inf(t)|| <= g2(L) t exp(beta_inf t), with
 g2(L) = sup ||grad R_L - grad R_inf|| and beta_inf the Lipschitz constant of grad R_inf on B_{2 rho};
 hence lim_t R_L(theta_L(t)) <= lim_t R_inf(theta_inf(t)) + eps for L >= L(eps).
 

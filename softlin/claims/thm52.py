@@ -1,6 +1,6 @@
 """Claim `thm-5.2`: in-context linear regression, infinite-prompt flow and finite-prompt transfer.
 
-Statement (PAPER.md section 5): from the balanced start A(0) = alpha Theta Theta^T, b(0) = alpha, the
+Statement (docs/paper.md section 5): from the balanced start A(0) = alpha Theta Theta^T, b(0) = alpha, the
 infinite-prompt gradient flow of R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T) keeps
 ||A||_F^2 - b^2 and converges to b* = tr(Sigma^-2)^(1/4), A* = tr(Sigma^-2)^(-1/4) Sigma^-1 (zero risk);
 for every eps there is L(eps) such that finite-prompt softmax training reaches risk <= eps.

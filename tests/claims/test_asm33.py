@@ -26,7 +26,7 @@ def test_default_scenario_is_verified_and_reports_both_tables():
 
 
 def test_paper_values_at_u_zero_in_dimension_one():
-    """E|z'|^p E|z|^q with the paper's 1, 3, 105 (PAPER.md section 3)."""
+    """E|z'|^p E|z|^q with the paper's 1, 3, 105 (docs/paper.md section 3)."""
     for c in (1, 2):
         got = tm.table(c, [[0]], [[1]], [[0]], [[1]])
         assert got == [[1, 3, 105], [3, 9, 315], [105, 315, 11025]]
