@@ -1,4 +1,4 @@
-"""Risks of the authors' one-head experiment (PAPER.md section 6, claim `authors-experiment`).
+"""Risks of the authors' one-head experiment (docs/paper.md section 6, claim `authors-experiment`).
 
 Data: prompt inputs x_i ~ N(0, Sigma_p), query x_q ~ N(0, Sigma_q), task beta ~ N(0, tau I_d)
 (tau = 1/d in the experiment), labels y = beta^T x + eps with eps ~ N(0, s2) on prompt and query.

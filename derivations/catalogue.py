@@ -24,7 +24,15 @@ def lemma21_proofs() -> tuple[Proof, ...]:
     out = list(lemma21.matrix_proofs())
     for d, rank in ((1, 1), (2, 2), (2, 1), (3, 3), (3, 2)):
         out += lemma21.entry_proofs(d, rank)
+    out += lemma21.output_second_moment_proofs()
     return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def deviation_proofs() -> tuple[Proof, ...]:
+    from . import deviation
+
+    return tuple(deviation.proofs())
 
 
 @lru_cache(maxsize=None)
@@ -87,6 +95,7 @@ GROUPS = {
     "gradients": gradient_proofs,
     "gradient_fluctuations": gradient_fluctuation_proofs,
     "tilted_moments": tilted_moment_proofs,
+    "deviation": deviation_proofs,
 }
 
 

@@ -1,4 +1,4 @@
-"""In-context linear regression (PAPER.md section 5, Theorem 5.2): the infinite-prompt risk, derived.
+"""In-context linear regression (docs/paper.md section 5, Theorem 5.2): the infinite-prompt risk, derived.
 
 Tokens z_i = (x_i, y_i) in R^(d+1), x_i ~ N(0, Sigma), y_i = w^T x_i, task w ~ N(0, I_d); query
 z_q = (x, 0); prediction = last coordinate of the attention output; loss 1/2 (prediction - w^T x)^2.
@@ -23,7 +23,7 @@ kappa = (tr Sigma)^2 + 2 tr Sigma^2 = E (w^T Sigma w)^2):
     R_full = 1/2 [ P^T Sigma P + tr(M^T Sigma M) + b^2 kappa u^T Sigma u + 2 b tau P^T Sigma u ],
     P = U11^T Sigma v,   M = b U11^T Sigma - I + u v^T Sigma,
 
-and its restriction to U = [[A, 0], [0, 0]], V's last row (0, ..., 0, b), equals PAPER.md's
+and its restriction to U = [[A, 0], [0, 0]], V's last row (0, ..., 0, b), equals docs/paper.md's
 R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T).
 
 Flow facts (all proved with symbolic entries for d = 1, 2, 3):
@@ -115,7 +115,7 @@ def matrix_full_risk(Sigma: sp.Matrix, U11, u, v, b) -> sp.Expr:
 
 
 def paper_risk(Sigma, A, b) -> sp.Expr:
-    """PAPER.md's R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T) (comparison target only)."""
+    """docs/paper.md's R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T) (comparison target only)."""
     M = b * Sigma * A - sp.eye(Sigma.shape[0])
     return (M * Sigma * M.T).trace() / 2
 
@@ -138,7 +138,7 @@ def full_risk_proofs(d: int) -> list[Proof]:
     restrict.update({V[d, j]: 0 for j in range(d)})
     restrict[V[d, d]] = bb
     out.append(prove_zero(f"derived R_inf restricted to U = [[A,0],[0,0]], V last row (0,..,0,b) equals "
-                          f"PAPER.md's 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T) [{tag}]",
+                          f"docs/paper.md's 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T) [{tag}]",
                           derived.subs(restrict) - paper_risk(Sigma, A, bb)))
     # Only U11, u, v, b enter: the derivative in every other entry is zero.
     others = [U[i, d] for i in range(d + 1)] + [V[i, j] for i in range(d) for j in range(d + 1)]

@@ -1,4 +1,4 @@
-"""Gaussian-mixture limit (PAPER.md section 6, from Gabet, Boursier & Boyer).
+"""Gaussian-mixture limit (docs/paper.md section 6, from Gabet, Boursier & Boyer).
 
 For mu = sum_k pi_k N(m_k, Gamma_k), the tilt of each component (see `tilt`) gives
 

@@ -1,6 +1,6 @@
 """Symbolic proofs: an identity lhs == rhs is proved by reducing lhs - rhs to exactly zero.
 
-Never by comparing printed forms (DESIGN.md). A `Proof` records the statement, whether the
+Never by comparing printed forms (docs/design.md). A `Proof` records the statement, whether the
 difference reduced to zero, and how long SymPy took.
 """
 

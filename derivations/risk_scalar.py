@@ -1,4 +1,4 @@
-"""Exact 1/L term of the authors' scalar-model risk (PAPER.md section 6, claim `finite-prompt-risk`).
+"""Exact 1/L term of the authors' scalar-model risk (docs/paper.md section 6, claim `finite-prompt-risk`).
 
 Model: x_i, x_q ~ N(0, I_d), beta ~ N(0, I_d / d), y = beta^T x + eps, eps ~ N(0, s2) (also for the
 query's y_q), yhat = sum_h mu_h S_h with S_h = sum_i softmax_i(omega_h x_i^T x_q) y_i.
@@ -181,4 +181,5 @@ def proofs() -> list[Proof]:
         prove_zero("d/dc log pair(c) at c = 0 is d + 1/(1 + s2), while the heuristic exp(d c) has d: they differ at first order in c",
                    sp.diff(sp.log(pair_closed()), c_sym).subs(c_sym, 0) - (d_sym + 1 / (1 + s2_sym))),
     ]
-    return out
+    from . import risk_scalar_variance          # the estimator's variance (budget sizing) builds on step 2
+    return out + risk_scalar_variance.proofs()

@@ -1,4 +1,4 @@
-"""Exponential tilt of a Gaussian law (PAPER.md section 2, proof route of Lemma 2.1).
+"""Exponential tilt of a Gaussian law (docs/paper.md section 2, proof route of Lemma 2.1).
 
 Write the token law as a pushforward: z' = m + B g with g ~ N(0, I_d) and Gamma = B B^T (B may be
 rank deficient, so Gamma may be singular). For a tilt vector a,

@@ -1,4 +1,4 @@
-"""Gradient flows of the in-context linear-regression risk (PAPER.md section 5), integrated with SciPy.
+"""Gradient flows of the in-context linear-regression risk (docs/paper.md section 5), integrated with SciPy.
 
 (A, b) flow: dA/dt = -grad_A R_inf, db/dt = -grad_b R_inf, with the emitted kernels of
 derivations/icl.py. Full flow: the same for (U11, u, v, b) with the emitted full-risk gradients

@@ -1,4 +1,4 @@
-"""Monte Carlo of the authors' scalar model (PAPER.md section 6) and its exact 1/L coefficient.
+"""Monte Carlo of the authors' scalar model (docs/paper.md section 6) and its exact 1/L coefficient.
 
 yhat = sum_h mu_h S_h, S_h = sum_i softmax_i(omega_h x_i^T x_q) y_i, x ~ N(0, I_d), beta ~ N(0, I_d/d),
 y = beta^T x + eps (variance s2). Estimator of L (R_L - R_inf) per draw of (beta, q, prompt), with the

@@ -14,7 +14,7 @@ expression is printed with `sympy.printing.mathml.mathml(expr, printer="presenta
 taken as a MathML fragment (for the few pieces SymPy cannot express, e.g. the paper's T[mu](z)).
 Named character entities (`&InvisibleTimes;`, which XML does not define) become numeric references,
 and the result is parsed as XML, so a malformed fragment raises ValueError here, not in a browser.
-The renderer (reports/html.py) re-validates what it reads and falls back to the LaTeX source when a
+The renderer (softlin/render/html.py) re-validates what it reads and falls back to the LaTeX source when a
 formula has no MathML.
 """
 

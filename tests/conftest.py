@@ -1,4 +1,4 @@
-"""Hypothesis profiles (DESIGN.md): `dev` (default, fast), `ci` (more examples, derandomised so CI
+"""Hypothesis profiles (docs/design.md): `dev` (default, fast), `ci` (more examples, derandomised so CI
 cannot flake), `repro` (derandomised, few examples, for bisecting). Select with
 SOFTLIN_HYPOTHESIS_PROFILE."""
 

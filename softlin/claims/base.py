@@ -1,4 +1,4 @@
-"""Claims, checks and certificates (DESIGN.md, "Claims and certificates").
+"""Claims, checks and certificates (docs/design.md, "Claims and certificates").
 
 A check's `passed` is True (survived a test that could have failed), False (found a counterexample)
 or None (the budget was too small to decide). The claim's status follows:
@@ -19,7 +19,7 @@ import numpy as np
 
 FORMAT = 1
 PROFILES = ("quick", "standard", "full")
-KINDS = ("symbolic", "quadrature", "montecarlo", "ode", "control")
+KINDS = ("symbolic", "emit", "quadrature", "montecarlo", "ode", "control")
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class Claim:
     default_scenario: Callable[[], dict] = field(default=dict)
     scenario_keys: frozenset = frozenset()
     # validate(merged scenario) -> validated scenario, raising ValueError naming a bad value;
-    # None means the common keys of DESIGN.md (claims.scenario.common).
+    # None means the common keys of docs/design.md (claims.scenario.common).
     validate: Callable[[dict], dict] | None = None
 
 
@@ -89,7 +89,7 @@ def certificate(claim: Claim, scenario: dict, profile: str, seed: int, checks: l
                 quantities: dict, *, errata: list | None = None, formulas: dict | None = None,
                 series: dict | None = None, provenance: dict | None = None,
                 formulas_mathml: dict | None = None) -> dict:
-    """The certificate dict of DESIGN.md, plus the statement, formulas and figure series that the
+    """The certificate dict of docs/design.md, plus the statement, formulas and figure series that the
     renderer needs (it reads certificates only).
 
     `formulas` maps a name to LaTeX (Markdown pages); `formulas_mathml` maps the same names to a

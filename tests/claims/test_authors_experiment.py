@@ -1,4 +1,4 @@
-"""Claim authors-experiment (PAPER.md section 6, erratum 5): the derived risks against independent
+"""Claim authors-experiment (docs/paper.md section 6, erratum 5): the derived risks against independent
 routes, the SGD gradients, the samplers, the checks' power (sensitivity) and the negative controls."""
 
 import math

@@ -35,10 +35,8 @@ def _arguments(name, rng, d=3, k=2, n=5):
     scalars = {"log_pi": -0.7}
     if name in ("rademacher_tilted_mean", "uniform_tilted_mean"):
         return [np.concatenate([rng.normal(size=n), [0.0, 0.01, -0.049, 0.051]])]
-    if name == "mixture_limit":
-        Gs = np.stack([B @ B.T, np.eye(d)])
-        return [np.log([0.3, 0.7]), rng.normal(size=(2, d, 1)), Gs, rng.normal(size=(d, d)), rng.normal(size=(k, d)),
-                rng.normal(size=(d, n))]
+    if name == "deviation_bound":            # L, delta, E w^2, E w^2 |V(z' - mu_a)|^2
+        return [64, 1e-3, 1.2, 3.0]
     if name.startswith("authors_"):  # issue 5 item 6: commuting SPD Sigma_p, Sigma_q; scalar mu, omega, s2, tau, L
         S = B @ B.T + np.eye(d)
         values = {"Sigma_p": S @ S, "Sigma_q": S, "mu": 0.8, "omega": 0.6, "s2": 0.1, "tau": 1.0 / d, "L": 20}
