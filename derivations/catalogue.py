@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from . import batched, concentration, controls, lemma21, mixture, tilt
-from . import icl, risk_scalar
+from . import icl, risk_scalar, risk_scalar_variance
 from . import gradient_fluctuations, jacobians, risk, tilted_moments
 from .proof import Proof
 
@@ -24,7 +24,15 @@ def lemma21_proofs() -> tuple[Proof, ...]:
     out = list(lemma21.matrix_proofs())
     for d, rank in ((1, 1), (2, 2), (2, 1), (3, 3), (3, 2)):
         out += lemma21.entry_proofs(d, rank)
+    out += lemma21.output_second_moment_proofs()
     return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def deviation_proofs() -> tuple[Proof, ...]:
+    from . import deviation
+
+    return tuple(deviation.proofs())
 
 
 @lru_cache(maxsize=None)
@@ -53,7 +61,8 @@ def icl_proofs() -> tuple[Proof, ...]:
 
 @lru_cache(maxsize=None)
 def risk_scalar_proofs() -> tuple[Proof, ...]:
-    return tuple(risk_scalar.proofs())
+    # the estimator's variance (budget sizing) builds on the risk's step 2
+    return tuple(risk_scalar.proofs()) + tuple(risk_scalar_variance.proofs())
 
 
 @lru_cache(maxsize=None)
@@ -87,6 +96,7 @@ GROUPS = {
     "gradients": gradient_proofs,
     "gradient_fluctuations": gradient_fluctuation_proofs,
     "tilted_moments": tilted_moment_proofs,
+    "deviation": deviation_proofs,
 }
 
 

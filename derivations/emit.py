@@ -1,9 +1,10 @@
 """Code generation: derived SymPy expressions -> `numerics/kernels/_generated.py`.
 
 The emitted file is deterministic: a header naming its sources, a SHA-256 of the derivation
-modules' source text (no timestamps, no versions), one NumPy function per `KernelSpec`, and the
-composite kernels whose numerically stable form is a template here (the max-shifted softmax of the
-mixture limit). `softlin derive --check` re-emits in memory and diffs against the committed file.
+modules' source text (no timestamps, no versions), and one NumPy function per `KernelSpec` (nothing
+hand-written: compositions over a variable number of parts, such as the softmax over mixture
+components, are algorithms in numerics/ calling these kernels). `softlin derive --check`
+re-emits in memory and diffs against the committed file.
 """
 
 from __future__ import annotations
@@ -91,25 +92,6 @@ def _function(spec: KernelSpec, printer: KernelPrinter) -> str:
     return "\n".join(lines) + "\n"
 
 
-MIXTURE_TEMPLATE = '''def mixture_limit(log_pis, means, Gammas, U, V, z):
-    """Gaussian-mixture limit V sum_k alpha_k (m_k + Gamma_k U z), alpha = softmax of the
-    component logits, taken with the largest logit subtracted (no overflow for large |U z|).
-
-    From derivations/mixture.py. Arguments: log_pis (K,), means (K, d, 1), Gammas (K, d, d),
-    U (d, d), V (k, d), z (d, n). Returns: (k, n).
-    """
-    logits = numpy.concatenate([mixture_component_logit(lp, m, G, U, z)
-                                for lp, m, G in zip(log_pis, means, Gammas)], axis=0)
-    logits = logits - logits.max(axis=0, keepdims=True)
-    weights = numpy.exp(logits)
-    weights = weights / weights.sum(axis=0, keepdims=True)
-    out = numpy.zeros((V.shape[0], z.shape[1]))
-    for j, (m, G) in enumerate(zip(means, Gammas)):
-        out = out + weights[j:j + 1, :] * gaussian_limit(m, G, U, V, z)
-    return out
-'''
-
-
 def generated_source() -> str:
     """The full text of `_generated.py`."""
     printer = KernelPrinter({"fully_qualified_modules": True, "strict": True})
@@ -127,9 +109,9 @@ def generated_source() -> str:
         "",
     ]
     header += [f"import {m}" for m in imports]
-    names = [spec.name for spec in kernel_specs] + ["mixture_limit"]
+    names = [spec.name for spec in kernel_specs]
     header += ["", f"KERNELS = {tuple(names)!r}", f'INPUT_HASH = "{input_hash()}"', ""]
-    return "\n".join(header) + "\n" + "\n\n".join(functions + [MIXTURE_TEMPLATE])
+    return "\n".join(header) + "\n" + "\n\n".join(functions)
 
 
 def write(path: Path = GENERATED_PATH) -> Path:

@@ -277,6 +277,26 @@ def naive_exponent(lam: float) -> float:
     return 1.0 if lam <= 0.5 else 1.0 / (2.0 * lam)
 
 
+lam_arg = sp.Symbol("lam", positive=True)       # lambda as a kernel argument ("lambda" is a Python keyword)
+
+
+def sharp_exponent_piecewise() -> sp.Expr:
+    """kappa(lambda) on lambda > 0 as one expression (emitted as the kernel `sharp_exponent`)."""
+    return sp.Piecewise((sp.Integer(1), lam_sym <= sp.Rational(1, 2)), (sharp_exponent_expr(), True)).subs(lam_sym, lam_arg)
+
+
+def naive_exponent_piecewise() -> sp.Expr:
+    """min(1, 1/(2 lambda)) (emitted as `naive_exponent`: the heuristic a control must refute)."""
+    return sp.Piecewise((sp.Integer(1), lam_sym <= sp.Rational(1, 2)), (1 / (2 * lam_sym), True)).subs(lam_sym, lam_arg)
+
+
+def remainder_exponent_piecewise() -> sp.Expr:
+    """rho(lambda): 1 up to 1/5, (1 - 2 lambda)/(3 lambda) up to 1/2, 0 beyond (emitted as `remainder_exponent`)."""
+    return sp.Piecewise((sp.Integer(1), lam_sym <= sp.Rational(1, 5)),
+                        (remainder_exponent_expr(), lam_sym < sp.Rational(1, 2)),
+                        (sp.Integer(0), True)).subs(lam_sym, lam_arg)
+
+
 def minimiser() -> sp.Expr:
     return 2 * sp.sqrt(lam_sym / (lam_sym + 4))
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from . import concentration, controls, lemma21, mixture
-from . import icl, risk_scalar
+from . import icl, risk_scalar, risk_scalar_variance
 from . import gradient_fluctuations, jacobians, risk
 from . import fluctuations
 
@@ -69,7 +69,8 @@ def specs() -> list[KernelSpec]:
         KernelSpec("uniform_tilted_mean", (a,), ("any shape",), controls.uniform_tilted_mean(),
                    "d/da log E e^{a x} for x ~ U[-sqrt3, sqrt3]: sqrt3 coth(sqrt3 a) - 1/a (entrywise).",
                    "controls", "same as a"),
-    ] + icl_specs() + risk_scalar_specs() + gradient_specs() + fluctuation_specs() + authors_experiment_specs()
+    ] + icl_specs() + risk_scalar_specs() + gradient_specs() + fluctuation_specs() + authors_experiment_specs() \
+        + limit_claim_specs()
 
 
 def icl_specs() -> list[KernelSpec]:
@@ -106,6 +107,10 @@ def risk_scalar_specs() -> list[KernelSpec]:
                    "risk_scalar", "same as omega"),
         KernelSpec("scalar_heuristic_pair", (c, d, s2), ("array", "scalar", "scalar"), risk_scalar.heuristic_pair(),
                    "The authors' heuristic (1 + s2) exp(d c).", "risk_scalar", "same as c"),
+        KernelSpec("scalar_estimator_variance", (risk_scalar_variance.mu_sym, w, d, s2), ("scalar",) * 4,
+                   risk_scalar_variance.estimator_variance(),
+                   "Var of the L -> oo limit of the one-head Monte Carlo estimator of C1 (budget sizing).",
+                   "risk_scalar_variance", "scalar"),
     ]
 
 
@@ -180,6 +185,18 @@ def fluctuation_specs() -> list[KernelSpec]:
         for what, expr, doc in (("log_weight_second_moment", fluctuations.product_law_log_w2,
                                  "l(2a) - 2 l(a) = log E w^2 of one coordinate, l its log-mgf"),
                                 ("curvature", fluctuations.product_law_curvature, "l''(a): the tilted variance"))
+    ] + [
+        KernelSpec("sharp_exponent", (fluctuations.lam_arg,), ("scalar > 0",), fluctuations.sharp_exponent_piecewise(),
+                   "kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2).", "fluctuations", "scalar"),
+        KernelSpec("naive_exponent", (fluctuations.lam_arg,), ("scalar > 0",), fluctuations.naive_exponent_piecewise(),
+                   "min(1, 1/(2 lambda)): the heuristic exponent of min(1, e^q/L).", "fluctuations", "scalar"),
+        KernelSpec("remainder_exponent", (fluctuations.lam_arg,), ("scalar > 0",),
+                   fluctuations.remainder_exponent_piecewise(),
+                   "rho(lambda): L x error reaches its first order as L^-rho below the threshold.", "fluctuations", "scalar"),
+        KernelSpec("expectation_bound_factor", (fluctuations.L_sym, fluctuations.q_sym), ("scalar", "any shape"),
+                   fluctuations.expectation_bound_factor(),
+                   "eps_L^2(z) / (tr(V Gamma V^T) + |V Gamma a|^2) = 4 e^q / L + L exp(-(L-2)^2 / (8 (L-1) e^q)).",
+                   "fluctuations", "same as q"),
     ]
 
 
@@ -205,4 +222,26 @@ def authors_experiment_specs() -> list[KernelSpec]:
         KernelSpec("authors_linear_optimum", (Sp, Sq, s2, tau, L), cov + (sc,) * 3, sp.Matrix([[m(p_lin), m(r_lin)]]),
                    "(p*_L, min risk): optimum of the exact finite-L linear-attention risk over p = mu omega.",
                    "authors_experiment", "(1, 2)"),
+    ]
+
+
+def limit_claim_specs() -> list[KernelSpec]:
+    """The limit claims' statistical machinery: the deviation bound (derivations/deviation.py), the
+    tilted output second moment behind the Monte Carlo power (lemma21.py) and the uniform control's
+    log-mgf (controls.py)."""
+    from . import deviation
+
+    o = lemma21.output_symbols()
+    return [
+        KernelSpec("deviation_bound", (deviation.L_sym, deviation.delta_sym, deviation.w2_sym, deviation.num_sym),
+                   ("scalar",) * 4, deviation.deviation_bound(),
+                   "eps_L(delta) = sqrt(2 N / (L delta)) / (1 - t), t = sqrt(2 W log(2/delta) / L); inf when t >= 1.",
+                   "deviation", "scalar"),
+        KernelSpec("output_second_moment", (o["m"], o["Gamma"], o["V"], o["a"], o["r"]),
+                   ("(d, 1)", "(d, d)", "(k, d)", "(d, 1)", "(k, 1)"), lemma21.output_second_moment(o),
+                   "E_a[(V z' - r)^2] = diag(V Gamma V^T) + (V (m + Gamma a) - r)^2 under the tilted law at a.",
+                   "lemma21", "(k, 1)"),
+        KernelSpec("uniform_log_mgf", (controls.a_sym,), ("any shape",), controls.uniform_log_mgf_piecewise(),
+                   "log E e^{a x} for x ~ U[-sqrt3, sqrt3]: log(sinh(sqrt3 a) / (sqrt3 a)), series near 0.",
+                   "controls", "same as a"),
     ]

@@ -58,8 +58,11 @@ def covariances(Sigma: np.ndarray, generator: str) -> tuple[np.ndarray, np.ndarr
     return Mp @ Mp.T, Mq @ Mq.T
 
 
-def sample(rng: np.random.Generator, n: int, L: int, maps, s2: float, tau: float, tokens: str = "reduced"):
-    """n prompts of length L: scores s (n, L), labels y (n, L), query signal f = beta^T x_q (n,).
+def sample(rng: np.random.Generator, n: int, L: int, maps, s2: float, tau: float, tokens: str = "reduced",
+           with_limit: bool = False):
+    """n prompts of length L: scores s (n, L), labels y (n, L), query signal f = beta^T x_q (n,);
+    with_limit: also g = beta^T Sigma_p x_q = (M_p^T beta).(M_p^T x_q) (n,), through which both
+    models' infinite-prompt outputs are p g (derivation step 2), used as an exact control variate.
 
     tokens = "literal": x_i = M_p g_i with g_i ~ N(0, I_d) (d + 1 normals per token).
     tokens = "reduced" (default, same law, 2 normals per token): the models see a token only through
@@ -75,6 +78,8 @@ def sample(rng: np.random.Generator, n: int, L: int, maps, s2: float, tau: float
         g = rng.standard_normal((n, L, d))                      # x_i = M_p g_i (not formed:
         sy = g @ (Mp.T @ np.stack([xq, beta], axis=2))          #  x_i^T v = g_i^T M_p^T v), (n, L, 2)
         y = sy[..., 1] + math.sqrt(s2) * rng.standard_normal((n, L))
+        if with_limit:
+            return sy[..., 0], y, f, np.einsum("nd,nd->n", xq @ Mp, beta @ Mp)
         return sy[..., 0], y, f
     if tokens != "reduced":
         raise ValueError(f"tokens = {tokens!r} is not 'literal' or 'reduced'")
@@ -86,6 +91,8 @@ def sample(rng: np.random.Generator, n: int, L: int, maps, s2: float, tau: float
     a = np.divide(uv, nu, out=np.zeros_like(uv), where=nu > 0)
     b = np.sqrt(np.maximum(vv - a * a, 0.0) + s2)
     z = rng.standard_normal((2, n, L))
+    if with_limit:
+        return nu[:, None] * z[0], a[:, None] * z[0] + b[:, None] * z[1], f, uv
     return nu[:, None] * z[0], a[:, None] * z[0] + b[:, None] * z[1], f
 
 
@@ -184,23 +191,27 @@ def evaluate(params: dict, Sigma, s2, tau, L, generator, n, rng, chunk_bytes=DEF
     per = max(1, int(chunk_bytes // (8 * L * (12 + len(params)))))       # ~12 (n, L) work arrays
     names = list(params)
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
-    sums = {k: np.zeros(2) for k in names + pairs}
+    extra = [(t, k) for k in names for t in ("limit", "excess")]
+    sums = {k: np.zeros(2) for k in names + pairs + extra}
     gsum = {k: np.zeros(2) for k in names}
     gouter = {k: np.zeros((2, 2)) for k in names}
     done = 0
     while done < n:
         k = min(per, n - done)
-        s, y, f = sample(rng, k, L, maps, s2, tau, tokens)
+        s, y, f, g = sample(rng, k, L, maps, s2, tau, tokens, with_limit=True)
         eq = math.sqrt(s2) * rng.standard_normal(k)
         losses = {}
         for name, (model, mu, om) in params.items():
             losses[name] = (f - predict(model, mu, om, s, y)) ** 2 + s2
+            limit = (f - mu * om * g) ** 2 + s2                 # the infinite-prompt loss, mean R_inf(mu omega)
+            losses[("limit", name)] = limit
+            losses[("excess", name)] = losses[name] - limit
             _, gm, go = per_prompt_gradients(model, mu, om, s, y, f + eq)
             G = np.stack([gm, go], axis=1)
             gsum[name] += G.sum(axis=0)
             gouter[name] += G.T @ G
-        for key in names + pairs:
-            v = losses[key] if isinstance(key, str) else losses[key[0]] - losses[key[1]]
+        for key in names + pairs + extra:
+            v = losses[key] if key in losses else losses[key[0]] - losses[key[1]]
             sums[key] += [v.sum(), (v**2).sum()]
         done += k
 
@@ -210,6 +221,8 @@ def evaluate(params: dict, Sigma, s2, tau, L, generator, n, rng, chunk_bytes=DEF
         return [float(mean), float(math.sqrt(var / n))]
 
     return {"risk": {k: mean_se(sums[k]) for k in names}, "n": int(n),
+            "limit_loss": {k: mean_se(sums[("limit", k)]) for k in names},
+            "excess_over_limit": {k: mean_se(sums[("excess", k)]) for k in names},
             "difference": {f"{a} - {b}": mean_se(sums[(a, b)]) for a, b in pairs},
             "grad_cov_trace": {k: float(np.trace(gouter[k] / n - np.outer(gsum[k] / n, gsum[k] / n))) for k in names}}
 

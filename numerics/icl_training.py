@@ -105,3 +105,35 @@ def hessian_bound(Sigma: np.ndarray, radius: float) -> float:
     (s = ||Sigma||_op), so beta <= 3 s^3 r^2 + s^(3/2) sqrt(tr Sigma)."""
     s = float(np.linalg.norm(Sigma, 2))
     return 3 * s**3 * radius**2 + s**1.5 * math.sqrt(float(np.trace(Sigma)))
+
+
+def prompt_gradients(Sigma: np.ndarray, A: np.ndarray, b: float, L: int, n: int, rng: np.random.Generator,
+                     mixture_mean=None, chunk: int = 4096) -> np.ndarray:
+    """Per-prompt gradients (n, d*d + 1) of the w-averaged loss 1/2 |b xhat - x|^2 on fresh prompts (an
+    algorithm; the formulas are derivations/risk.py's proved sample gradients with V = b I, r = b xhat - x:
+    grad_A = b C_hat r x^T, grad_b = r^T xhat). Tokens N(0, Sigma), or with `mixture_mean` m the mixture
+    1/2 N(m, Sigma - m m^T) + 1/2 N(-m, Sigma - m m^T) (same covariance, non-linear limit); query N(0, Sigma)."""
+    d = Sigma.shape[0]
+    R = np.linalg.cholesky(Sigma)
+    if mixture_mean is not None:
+        m = np.asarray(mixture_mean, float)
+        Rm = np.linalg.cholesky(Sigma - np.outer(m, m))
+    out = np.empty((n, d * d + 1))
+    for s in range(0, n, chunk):
+        k = min(chunk, n - s)
+        if mixture_mean is None:
+            X = rng.standard_normal((k, L, d)) @ R.T
+        else:
+            X = rng.standard_normal((k, L, d)) @ Rm.T + rng.choice([-1.0, 1.0], size=(k, L, 1)) * m
+        x = rng.standard_normal((k, d)) @ R.T
+        sc = np.einsum("nld,de,ne->nl", X, A, x)
+        sc -= sc.max(axis=1, keepdims=True)
+        p = np.exp(sc)
+        p /= p.sum(axis=1, keepdims=True)
+        xh = np.einsum("nl,nld->nd", p, X)
+        r = b * xh - x
+        D = X - xh[:, None, :]
+        Cr = np.einsum("nl,nld,nle,ne->nd", p, D, D, r)                 # C_hat r
+        out[s:s + k, :-1] = b * np.einsum("nd,ne->nde", Cr, x).reshape(k, d * d)
+        out[s:s + k, -1] = np.einsum("nd,nd->n", r, xh)
+    return out

@@ -50,6 +50,18 @@ STEP_V = 0.2
 STEP_G = 0.25
 
 
+def phi_powers(L: int) -> tuple[int, int]:
+    """Powers of phi(t) = E e^{-tw} in A_L and B_L: the tokens other than one (L - 1) and other than a
+    pair (L - 2). A named function so that a sensitivity test can inject the L-for-L-1 slip."""
+    return L - 1, L - 2
+
+
+def log_pair_fraction(L: int) -> float:
+    """log of L (L - 1) / L^2, the share of ordered pairs i != j in the second part of B_L (a named
+    function so that a sensitivity test can inject the L^2-for-L(L-1) slip)."""
+    return math.log1p(-1.0 / L)
+
+
 def _check(q: float, L: int) -> tuple[float, int]:
     q = float(q)
     if not math.isfinite(q) or q < 0:
@@ -95,8 +107,9 @@ def log_moments(q: float, L: int, step_v: float = STEP_V, step_g: float = STEP_G
             psi = np.where(-(em1 @ pf_abs) <= e @ pf_abs, psi_expm1, psi_direct)   # E[w f e^{-tw}]
             m2 = e @ p2                                     # E[w^2 e^{-tw}] / e^q
             m2f2 = e @ p2f2                                 # E[w^2 f^2 e^{-tw}] / e^q
-            log_phi1 = (L - 1) * log_phi
-            log_phi2 = (L - 2) * log_phi if L > 2 else np.zeros_like(log_phi)
+            n1, n2 = phi_powers(L)
+            log_phi1 = n1 * log_phi
+            log_phi2 = n2 * log_phi if n2 != 0 else np.zeros_like(log_phi)
             logs_a.append(2 * vv + np.log(m2) + log_phi1)
             logs_b1.append(2 * vv + np.log(m2f2) + log_phi1)
             logs_b2.append(2 * vv + 2 * np.log(np.abs(psi)) + log_phi2)
@@ -105,7 +118,7 @@ def log_moments(q: float, L: int, step_v: float = STEP_V, step_g: float = STEP_G
     lb1 = float(logsumexp(np.concatenate(logs_b1))) + lstep
     lb2 = float(logsumexp(np.concatenate(logs_b2))) + lstep
     log_a = q - ell + la
-    log_b = float(np.logaddexp(q - ell + lb1, math.log1p(-1.0 / L) + lb2))
+    log_b = float(np.logaddexp(q - ell + lb1, log_pair_fraction(L) + lb2))
     return log_a, log_b
 
 

@@ -48,14 +48,14 @@ def test_scenario_errors_exit_2_naming_the_key(tmp_path, capsys):
 
 def test_verify_on_a_user_scenario_writes_certificate_and_pages(tmp_path, capsys):
     scen = tmp_path / "mine.toml"
-    scen.write_text("d = 1\nmean = [0.5]\ncov = [[2.0]]\nU = [[0.3]]\nV = [[1.0]]\nquery = [1.5]\n"
-                    "L = [16, 64, 256]\ntrials = 400\n")
+    scen.write_text("d = 2\nmean = [0.5, 0.0]\ncov = [[2.0, 0.0], [0.0, 1.0]]\nU = [[0.3, 0.1], [0.0, 0.2]]\n"
+                    "V = [[1.0, 0.0], [0.0, 1.0]]\nquery = [1.5, 0.0]\nL = [16, 64, 256]\ntrials = 400\n")
     out = tmp_path / "out"
     assert cli.main(["verify", "lemma-2.1", "--scenario", str(scen), "--profile", "quick", "--out", str(out),
                      "--json", str(tmp_path / "all.json")]) == 0
     cert = json.loads((out / "certificates" / "lemma-2.1.json").read_text())
     assert cert["status"] == "verified"
-    assert cert["quantities"]["limit"] == pytest.approx([0.5 + 2.0 * 0.3 * 1.5], rel=1e-14)
+    assert cert["quantities"]["limit"] == pytest.approx([0.5 + 2.0 * 0.3 * 1.5, 0.0], rel=1e-7)   # 8 digits written
     assert (out / "lemma-2.1.md").exists() and (out / "index.md").exists()
     assert json.loads((tmp_path / "all.json").read_text())[0]["claim"] == "lemma-2.1"
     assert "verified" in capsys.readouterr().out
@@ -92,3 +92,25 @@ def test_subprocess_verify_json_to_stdout_and_bad_claim(tmp_path):
     bad = _run(["verify", "nope"], tmp_path)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
     assert bad.stderr.startswith("softlin: error: unknown claim id 'nope' (known: lemma-2.1, prop-3.1,")
+
+
+def test_verify_check_passes_on_fresh_certificates_and_names_every_changed_one(tmp_path, capsys):
+    out = tmp_path / "reports"
+    assert cli.main(["verify", "finite-prompt-risk", "--profile", "quick", "--out", str(out), "--quiet"]) == 0
+    path = out / "certificates" / "finite-prompt-risk.json"
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    capsys.readouterr()
+    assert cli.main(["verify", "--check", "--out", str(out), "--quiet"]) == 0
+    assert "1 certificates reproduce" in capsys.readouterr().out
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before      # nothing written
+    cert = json.loads(path.read_text())
+    i = next(i for i, ch in enumerate(cert["checks"]) if isinstance(ch["value"], float) and abs(ch["value"]) > 1e-3)
+    j = next(j for j in range(len(cert["checks"])) if j != i)
+    cert["checks"][i]["value"] *= 1.001                        # a number beyond the stated precision
+    cert["checks"][j]["passed"] = not cert["checks"][j]["passed"]
+    path.write_text(json.dumps(cert))
+    assert cli.main(["verify", "--check", "--out", str(out), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"would change: {path}" in err and f"checks[{i}].value" in err and f"checks[{j}].passed" in err
+    assert cli.main(["verify", "--check", "--profile", "quick", "--out", str(out)]) == 2
+    assert "drop --profile" in capsys.readouterr().err

@@ -11,25 +11,26 @@ infinite-prompt risk of both models is R_inf(p) = s2 + tau (tr Sigma_q - 2 p tr(
 + p^2 tr(Sigma_p^2 Sigma_q)), p = mu omega, minimal value R*_inf at p* = tr(Sigma_p Sigma_q) / tr(Sigma_p^2 Sigma_q);
 linear attention's risk at finite L is exactly R_inf(p) + p^2 K / L (K derived).
 
-Checks (false alarm 1e-6 each, Bonferroni over L inside a check; ten statistical checks, so at most
-1e-5 overall):
+Checks (false alarm 1e-6 each, Bonferroni over L inside a check; at most 1e-5 overall). Verdicts are
+three-way (claims/authors_power.py): a confidence bound that does not clear a tolerance is undecided,
+refuted only when the opposite bound crosses it:
   symbolic     the derivation (infinite-prompt limits equal, exact linear risk, trace forms, gradients)
   montecarlo   linear attention: test risk at the trained parameters = its exact finite-L risk, every L
   montecarlo   linear attention: SGD reached the exact finite-L optimum within the SGD noise floor
                (stationary constant-step SGD: mean excess lr tr(C) / (4 batch), chi2_1 quantile);
                undecided, not failed, when it did not: the step budget was too small
-               (the same for the next-but-one check)
   montecarlo   softmax: the final test risk decreases from the smallest to the largest L
-  montecarlo   softmax: SGD is within OPT_RELATIVE R*_inf (stated) of the best softmax parameters, every L
-               (best: profile over omega with mu optimal in closed form, judged on the same fresh prompts)
-  montecarlo   softmax, best parameters: within EPS_RELATIVE R*_inf of R*_inf at the largest L
-               (Theorem 4.3's "L(eps) exists" for that stated eps, upper confidence bound)
+  montecarlo   softmax, best parameters (profile over omega, mu optimal in closed form): within
+               EPS_RELATIVE R*_inf of R*_inf at the largest L (Theorem 4.3 for that stated eps)
   montecarlo   softmax, SGD: within (EPS_RELATIVE + OPT_RELATIVE) R*_inf of R*_inf at the largest L
+               (both with the exact control variate: the infinite-prompt loss (y_q - p beta^T Sigma_p x_q)^2
+               on the same test prompts, whose mean R_inf(p) is derived)
   montecarlo   softmax and linear attention approach each other (|R_soft - R_lin| shrinks with L)
   montecarlo   authors' generator: the linear risk equals the exact risk under (Sigma_p, Sigma_q) =
                (R Sigma R^T, I), so the discrepancy is fully explained
   control      authors' generator: the correct-data exact risk is refuted on the authors' data
   control      authors' generator: the final risks differ from the correct run beyond noise, every L
+SGD against the best softmax parameters is reported (quantity softmax_sgd_minus_best), not judged.
 The ordering of softmax and linear attention (which one is lower at each L) is reported, not judged:
 docs/paper.md does not state what the authors' figure shows.
 Errata: number 5 with its witness (the covariances the generator really produces, the infinite-prompt
@@ -46,6 +47,7 @@ from scipy import stats
 
 from ..derivations import authors_experiment as ae_derivation, catalogue
 from ..numerics import authors_sgd, icl_flows, kernels
+from . import authors_power as pw
 from . import progress
 from . import scenario as scen
 from .base import Check, Claim, certificate
@@ -186,6 +188,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
     `rng` is unused: the experiment has its own seeded streams (so it can be cached and re-judged)."""
     s = validate(scenario)
     lin_risk = linear_risk or kernels.authors_linear_risk
+    inf_risk = kernels.authors_infinite_risk
     inf_opt = infinite_optimum or (lambda *a: tuple(np.asarray(kernels.authors_infinite_optimum(*a)).ravel()))
     Ls, s2, tau = s["Ls"], s["s2"], s["tau"]
     plan = PLAN[profile] if plan is None else plan
@@ -228,48 +231,44 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
                         f"{q_chi2:.3g} times its mean with probability {FALSE_ALARM / nL:.2g}; worst at L = {worst}: gap "
                         f"{gap[worst]:.3g}"))
 
-    # Softmax: approach to the infinite-prompt prediction.
+    # Softmax: approach to the infinite-prompt prediction. Verdicts are three-way (authors_power):
+    # verified when the confidence bound clears the boundary, refuted only when the opposite bound
+    # crosses it (evidence beyond the false alarm), undecided otherwise.
     Lmin, Lmax = Ls[0], Ls[-1]
     z1 = _z(FALSE_ALARM, 1, sided=1)
     dec = risk["softmax"][Lmin][0] - risk["softmax"][Lmax][0]
     dec_se = math.hypot(risk["softmax"][Lmin][1], risk["softmax"][Lmax][1])
     checks.append(Check("softmax: the final test risk decreases from the smallest to the largest L", "montecarlo",
-                        dec > z1 * dec_se, dec / dec_se, z1,
+                        pw.decide_positive(dec, dec_se, z1), dec / dec_se, z1,
                         f"(R(L={Lmin}) - R(L={Lmax})) / se = {dec:.4g} / {dec_se:.2g}; one-sided, independent test "
-                        f"prompts, false alarm {FALSE_ALARM:g}"))
-    # Softmax: SGD against the best parameters (same test prompts).
-    opt_tol = OPT_RELATIVE * R_star
+                        f"prompts, false alarm {FALSE_ALARM:g}; refuted only below -{z1:.3g}"))
+    # SGD against the best softmax parameters: reported (an optimisation budget, not the paper's statement).
     diffs = {L: C["per_L"][L]["difference"]["softmax - softmax_best"] for L in Ls}
-    excess = {L: diffs[L][0] - z_L * diffs[L][1] for L in Ls}           # lower confidence bound
-    worst = max(Ls, key=lambda L: excess[L])
-    opt_check = Check("softmax: SGD is within the stated optimisation tolerance of the best softmax parameters, every L",
-                        "montecarlo", True if excess[worst] <= opt_tol else None, excess[worst], opt_tol,
-                        f"undecided (budget too small) when above the tolerance; largest lower confidence bound of R(SGD) - R(best) over L (worst L = {worst}: "
-                        f"{diffs[worst][0]:.4g} +- {diffs[worst][1]:.2g}); best = profile minimum over omega on at most "
-                        f"{plan['fit']} prompts (mu optimal in closed form), judged on the same {plan['test']} test prompts "
-                        f"as SGD; tolerance {OPT_RELATIVE} R*_inf stated ({plan['steps']} SGD steps, the authors ran 300000)")
-    checks.append(opt_check)
-    # Softmax: approach to the infinite-prompt prediction (Theorem 4.3 with eps = EPS_RELATIVE R*_inf).
-    eps = EPS_RELATIVE * R_star
-    upper_best = risk["softmax_best"][Lmax][0] - R_star + z1 * risk["softmax_best"][Lmax][1]
-    checks.append(Check(f"softmax, best parameters: the risk at L = {Lmax} is within {EPS_RELATIVE:.0%} of R*_inf",
-                        "montecarlo", upper_best <= eps, upper_best, eps,
-                        f"upper {1 - FALSE_ALARM:.6f} confidence bound of R_best - R*_inf, R*_inf = {R_star:.6g} (derived); "
-                        f"eps = {EPS_RELATIVE} R*_inf stated: Theorem 4.3 gives no L(eps), the check is L({EPS_RELATIVE} R*_inf) "
-                        f"<= {Lmax} (the softmax excess decays slower than 1/L here)"))
-    upper = risk["softmax"][Lmax][0] - R_star + z1 * risk["softmax"][Lmax][1]
-    checks.append(Check(f"softmax, SGD: the final test risk at L = {Lmax} is within {EPS_RELATIVE:.0%} + {OPT_RELATIVE:.0%} "
-                        "(optimisation tolerance) of R*_inf", "montecarlo",
-                        True if upper <= eps + opt_tol else (False if opt_check.passed else None), upper, eps + opt_tol,
-                        f"undecided when SGD is not within the optimisation tolerance (budget too small); "
-                        f"upper {1 - FALSE_ALARM:.6f} confidence bound of R_SGD - R*_inf; R_SGD = {risk['softmax'][Lmax][0]:.5g}"
-                        f" +- {risk['softmax'][Lmax][1]:.2g}"))
+
+    def approach(name):
+        """R(L_max) - R*_inf by the exact control variate: mean(loss - infinite-prompt loss) on the
+        test prompts plus the derived R_inf(p) - R*_inf at the model's own p = mu omega."""
+        mu_, om_ = params[name][Lmax]
+        ex_mean, ex_se = C["per_L"][Lmax]["excess_over_limit"][name]
+        return ex_mean + float(inf_risk(Sp, Sq, mu_, om_, s2, tau)) - R_star, ex_se
+
+    eps, opt_tol = EPS_RELATIVE * R_star, OPT_RELATIVE * R_star
+    for name, label, bound in (("softmax_best", f"softmax, best parameters: the risk at L = {Lmax} is within "
+                                f"{EPS_RELATIVE:.0%} of R*_inf", eps),
+                               ("softmax", f"softmax, SGD: the final test risk at L = {Lmax} is within {EPS_RELATIVE:.0%} + "
+                                f"{OPT_RELATIVE:.0%} (optimisation tolerance) of R*_inf", eps + opt_tol)):
+        est, se = approach(name)
+        checks.append(Check(label, "montecarlo", pw.decide_upper(est, se, bound, z1), est + z1 * se, bound,
+                            f"upper {1 - FALSE_ALARM:.6f} confidence bound of R - R*_inf = {est:.5g} +- {se:.2g} "
+                            f"(exact control variate: the infinite-prompt loss on the same prompts, its mean derived); "
+                            f"R*_inf = {R_star:.6g} (derived); refuted only when the lower bound exceeds the tolerance; "
+                            f"eps = {EPS_RELATIVE} R*_inf stated (Theorem 4.3 gives no L(eps))"))
     # Softmax and linear approach each other.
     sl = {L: C["per_L"][L]["difference"]["softmax - linear"] for L in Ls}
     shrink_se = math.hypot(sl[Lmin][1], sl[Lmax][1])
+    shrink = abs(sl[Lmin][0]) - abs(sl[Lmax][0])
     checks.append(Check("softmax and linear attention approach each other: |R_soft - R_lin| shrinks from the smallest to the largest L",
-                        "montecarlo", abs(sl[Lmin][0]) - abs(sl[Lmax][0]) > z1 * shrink_se,
-                        (abs(sl[Lmin][0]) - abs(sl[Lmax][0])) / shrink_se, z1,
+                        "montecarlo", pw.decide_positive(shrink, shrink_se, z1), shrink / shrink_se, z1,
                         f"R_soft - R_lin = {sl[Lmin][0]:.4g} +- {sl[Lmin][1]:.2g} at L = {Lmin}, {sl[Lmax][0]:.4g} +- "
                         f"{sl[Lmax][1]:.2g} at L = {Lmax} (same test prompts for both models); one-sided"))
 

@@ -23,11 +23,21 @@ the deviation bound needs). The battery asks four questions that can each fail:
    the studentised mean of `trials` iid prompts). This is the sharp test: it resolves limit errors
    of order sd(Y) / sqrt(trials).
 
-The bound eps_L(delta) (proof in the report page): with w the normalised weight, mu_a the tilted
-mean, X_L = mean w_i (z_i - mu_a) and D_L = mean w_i, the error is ||V X_L|| / D_L. Chebyshev gives
-||V X_L|| <= sqrt(E w^2 ||V(z - mu_a)||^2 / (L delta/2)) with probability >= 1 - delta/2; the
-lower tail of a mean of nonnegative variables (Maurer 2003) gives D_L >= 1 - t,
-t = sqrt(2 E w^2 ln(2/delta) / L), with probability >= 1 - delta/2. Vacuous (infinite) when t >= 1.
+The bound eps_L(delta) is the emitted kernel `deviation_bound` (derived and proved in
+derivations/deviation.py: Chebyshev on the numerator, Maurer's lower tail on the denominator).
+
+Negative controls. A control is a wrong limit (a plausible slip, or the right formula applied to the
+wrong law) run through the same battery. It counts only when the *statistical* route, question 5,
+refutes it by itself; the 40-digit and float64 comparisons refute every different closed form and
+prove nothing about the Monte Carlo test's power. Before any prompt is drawn, the power of question
+5 against the control is computed from the derived per-token mean and variance of its statistic
+(numerics/numerator_moments.py): with n = trials prompts of length L the studentised mean is
+approximately N(delta, 1), delta = sqrt(n L) |E X_i| / sd(X_i), so one test rejects with probability
+Phi(delta - z_crit) + Phi(-delta - z_crit) and the control is refuted with at least the largest of
+these over (L, query, coordinate). A control whose power is below REQUIRED_POWER and that was not
+refuted is undecided (passed = None), not failed. `sized_for_power` raises a control's number of
+prompts beforehand (at most CONTROL_BUDGET_CAP times the profile's) until that power is reached: the
+budget follows from derived variances, never from the data it judges.
 """
 
 from __future__ import annotations
@@ -40,13 +50,16 @@ import mpmath as mp
 import numpy as np
 from scipy import stats
 
-from ..numerics import attention
+from ..numerics import attention, kernels
 from .base import Check, status_of
 from .progress import sweep
 
 FALSE_ALARM = 1e-6
 DIGITS_TOLERANCE = 1e-25
 FLOAT_RELATIVE_TOLERANCE = 1e-12
+REQUIRED_POWER = 0.999
+CONTROL_BUDGET_CAP = 16
+NUMERATOR_CHECK = "E[e^(s-c) (V z' - T(z))] = 0 at every L (Monte Carlo)"
 
 
 @dataclass
@@ -60,6 +73,9 @@ class Subject:
     reference_mp: Callable[[np.ndarray], list]          # z -> k mpf values (independent route)
     reference_float: Callable[[np.ndarray], np.ndarray]  # Z -> (n, k) (independent route)
     reference_name: str
+    # (z, t, c) -> (E X, Var X) per coordinate for X = e^{a^T z' - c}(V z' - t), z' from `law`
+    # (numerics/numerator_moments.moments); used to compute the power of question 5 beforehand.
+    numerator_moments: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -70,11 +86,24 @@ class Budget:
 
 
 def deviation_bound(L: int, delta: float, weight_m2: float, numerator_m2: float) -> float:
-    """eps_L(delta) of the module docstring (math.inf when vacuous)."""
-    t = math.sqrt(2.0 * weight_m2 * math.log(2.0 / delta) / L)
-    if t >= 1.0:
-        return math.inf
-    return math.sqrt(numerator_m2 / (L * delta / 2.0)) / (1.0 - t)
+    """eps_L(delta), the emitted kernel (math.inf when vacuous)."""
+    return float(kernels.deviation_bound(L, delta, weight_m2, numerator_m2))
+
+
+def numerator_power(subject: Subject, queries: np.ndarray, budget: Budget) -> dict:
+    """Power of question 5 against the subject's claimed limit, from derived moments (module
+    docstring); computed before any prompt is drawn. {"power", "delta", "z_crit"}."""
+    limit = subject.claimed_kernel(queries)
+    k = limit.shape[1]
+    z_crit = float(stats.norm.isf(FALSE_ALARM / (2 * len(budget.Ls) * len(queries) * k)))
+    best = 0.0
+    for z, t in zip(queries, limit):
+        mean, var = subject.numerator_moments(z, t, subject.claimed_log_normaliser(z))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(var > 0, np.abs(mean) / np.sqrt(np.maximum(var, 0.0)), 0.0)
+        best = max(best, float(np.max(ratio)) * math.sqrt(budget.trials * max(budget.Ls)))
+    power = float(stats.norm.cdf(best - z_crit) + stats.norm.cdf(-best - z_crit))
+    return {"power": power, "delta": best, "z_crit": z_crit}
 
 
 def binomial_p_value(exceedances: int, n: int, p: float) -> float:
@@ -182,27 +211,75 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
     zs_num = np.abs(np.array(series["numerator_z"]))                            # (nL, Q, k)
     z_crit = float(stats.norm.isf(FALSE_ALARM / (2 * zs_num.size)))
     worst = float(zs_num.max())
-    checks.append(Check(f"{subject.label}: E[e^(s-c) (V z' - T(z))] = 0 at every L (Monte Carlo)", "montecarlo",
+    checks.append(Check(f"{subject.label}: {NUMERATOR_CHECK}", "montecarlo",
                         worst <= z_crit, worst, z_crit,
                         f"largest |z| of the studentised mean over {zs_num.size} (L, query, coordinate) "
                         f"tests; two-sided, false-alarm {FALSE_ALARM:g} in total (Bonferroni, normal approximation)"))
     return checks, series
 
 
+def sized_for_power(subject: Subject, queries: np.ndarray, budget: Budget) -> Budget:
+    """The profile's budget, with more prompts when needed for question 5 to refute the subject's
+    limit with probability >= REQUIRED_POWER (delta grows like sqrt(trials); capped)."""
+    info = numerator_power(subject, queries, budget)
+    if info["power"] >= REQUIRED_POWER or info["delta"] <= 0:
+        return budget
+    target = info["z_crit"] + float(stats.norm.isf(1.0 - REQUIRED_POWER))
+    trials = math.ceil(budget.trials * (target / info["delta"]) ** 2)
+    return Budget(budget.Ls, min(trials, CONTROL_BUDGET_CAP * budget.trials), budget.delta)
+
+
+def run_control(subject: Subject, queries: np.ndarray, U, V, budget: Budget, rng: np.random.Generator) -> dict:
+    """A negative control: the battery at the budget sized beforehand for REQUIRED_POWER."""
+    return run_battery(subject, queries, U, V, sized_for_power(subject, queries, budget), rng)
+
+
 def run_battery(subject: Subject, queries: np.ndarray, U, V, budget: Budget,
                 rng: np.random.Generator) -> dict:
-    """All four questions for one subject. Returns checks, status and the data behind them."""
+    """All five questions for one subject. Returns checks, status and the data behind them (and the
+    power of question 5, computed before the Monte Carlo, when the subject gives its moments)."""
+    power = numerator_power(subject, queries, budget) if subject.numerator_moments else None
     c1, claimed30, reference30 = formula_check(subject, queries)
     c2, kernel, reference = kernel_check(subject, queries)
     mc, series = montecarlo_checks(subject, queries, U, V, budget, rng)
     checks = [c1, c2] + mc
     return {"checks": checks, "status": status_of(checks), "series": series, "kernel": kernel,
-            "reference": reference, "claimed30": claimed30, "reference30": reference30}
+            "reference": reference, "claimed30": claimed30, "reference30": reference30, "power": power,
+            "trials": budget.trials}
 
 
-def control_check(result: dict, label: str) -> Check:
-    """A negative control passes when its battery came out refuted."""
-    failed = [c.name for c in result["checks"] if c.passed is False]
-    return Check(f"negative control {label}: the claimed formula must be refuted", "control",
-                 result["status"] == "refuted", result["status"], "refuted",
-                 "failed checks: " + ("; ".join(failed) if failed else "none (the control did not bite)"))
+def refuting_routes(result: dict) -> list[str]:
+    """The kinds of the checks that refuted a battery, numerator test named (e.g. "montecarlo:numerator")."""
+    return [f"{c.kind}:numerator" if c.name.endswith(NUMERATOR_CHECK) else c.kind
+            for c in result["checks"] if c.passed is False]
+
+
+def control_summary(result: dict) -> dict:
+    """What a control certificate records: the refuting routes, whether the statistical route was
+    among them, its power computed beforehand and the miss probability 1 - power, and whether the
+    control was judged at all (`judged`: its power reached REQUIRED_POWER)."""
+    power = result["power"]["power"] if result.get("power") else None
+    routes = refuting_routes(result)
+    return {"refuted_by": routes, "statistical": "montecarlo:numerator" in routes, "power": power,
+            "trials": result.get("trials"),
+            "delta": result["power"]["delta"] if result.get("power") else None,
+            "miss_probability": None if power is None else 1.0 - power,
+            "judged": power is not None and power >= REQUIRED_POWER}
+
+
+def control_check(result: dict, label: str) -> Check | None:
+    """A negative control passes when the statistical route refuted the wrong limit by itself;
+    refutation by the exact comparisons alone does not count, and a control that is not refuted
+    fails. A control whose power, computed from derived moments before any sample is judged, is below
+    REQUIRED_POWER at this scenario and budget (for instance U^T = U when d = 1: the slip is no slip)
+    is not judged: None, and the certificate's control summary says `judged: false` with its power,
+    instead of leaving the verdict to chance."""
+    summary = control_summary(result)
+    power = summary["power"]
+    if not summary["judged"]:
+        return None
+    return Check(f"negative control {label}: the Monte Carlo route must refute the wrong limit", "control",
+                 summary["statistical"], power, REQUIRED_POWER,
+                 f"refuted by: {', '.join(summary['refuted_by']) or 'nothing'}; only the Monte Carlo numerator "
+                 f"test counts; its power computed beforehand from derived moments: "
+                 f"{power:.6f} (delta = {summary['delta']:.3g})")

@@ -3,10 +3,13 @@
 Statement (docs/paper.md section 2): for mu = N(m, Gamma), Gamma PSD (singular allowed),
 T_{U,V}[mu](z) = V (m + Gamma U z), and the tilted law is N(m + Gamma U z, Gamma).
 
-Checks: the symbolic proofs (tilt, lemma, bound moments); the battery of `battery` on the scenario's
-Gaussian; two negative controls (iid Rademacher and uniform tokens with the same mean 0 and
-covariance I: the Gaussian formula V U z must come out refuted against their exact limits
-V tanh(U z) and V (sqrt3 coth(sqrt3 U z) - 1/(U z))).
+Checks: the symbolic proofs (tilt, lemma, bound moments, deviation bound); the battery of `battery`
+on the scenario's Gaussian; negative controls, each of which the Monte Carlo route alone must refute
+with power >= 0.999 computed beforehand (battery.control_check):
+- the slips a derivation would make, on the scenario's own Gaussian tokens: U transposed,
+  V (m + Gamma U^T z), and the doubled tilt V (m + 2 Gamma U z) of a normaliser without its 1/2;
+- the lemma applied outside its hypothesis: iid Rademacher and uniform tokens with mean 0 and
+  covariance I against V U z (their limits are V tanh(U z) and V (sqrt3 coth(sqrt3 U z) - 1/(U z))).
 """
 
 from __future__ import annotations
@@ -15,11 +18,11 @@ import numpy as np
 import sympy as sp
 
 from ..derivations import catalogue, lemma21 as lemma_derivation
-from ..numerics import kernels, limits
+from ..numerics import kernels, limits, numerator_moments
 from ..numerics.laws import GaussianLaw, RademacherLaw, UniformLaw
 from . import exact, scenario as scen
 from .base import Check, Claim, certificate
-from .battery import Subject, control_check, run_battery
+from .battery import FALSE_ALARM, Subject, control_check, control_summary, run_battery, run_control
 from .common import budget_for, provenance, queries_for, symbolic_check
 from ..mathml import T_MU_Z, fenced, mathml_formula, mo
 from .references import reference_routes
@@ -50,19 +53,30 @@ def default_scenario() -> dict:
     }
 
 
-def gaussian_subject(label: str, law, m, cov, U, V, kernel=None) -> Subject:
+def gaussian_subject(label: str, law, m, cov, U, V, kernel=None, slip=None) -> Subject:
     """Claimed limit: the Gaussian formula for N(m, cov), tested against tokens drawn from `law`.
 
-    `kernel` replaces the emitted kernel (sensitivity tests inject plausible wrong formulas)."""
+    `kernel` replaces the emitted kernel (sensitivity tests inject plausible wrong formulas);
+    `slip = (m', Gamma', U')` evaluates the derived formula, kernel and 40-digit form alike, at wrong
+    parameters (a control: the slip's limit is V (m' + Gamma' U' z), the tokens still from `law`)."""
     claimed_law = GaussianLaw(m, cov)
-    kernel = kernel or (lambda Z: limits.gaussian_limit(m, cov, U, V, Z))
+    fm, fcov, fU = slip if slip is not None else (m, cov, U)
+    kernel = kernel or (lambda Z: limits.gaussian_limit(fm, fcov, fU, V, Z))
     ref_mp, ref_float, name = reference_routes(law, U, V)
     return Subject(
         label=label, law=law, claimed_kernel=kernel,
-        claimed_exact=lambda z: exact.gaussian_limit(m, cov, U, V, z),
+        claimed_exact=lambda z: exact.gaussian_limit(fm, fcov, fU, V, z),
         claimed_moments=lambda z: limits.gaussian_bound_moments(claimed_law, U, V, z),
         claimed_log_normaliser=lambda z: float(kernels.gaussian_log_normaliser(m[:, None], cov, (U @ z)[:, None])[0, 0]),
-        reference_mp=ref_mp, reference_float=ref_float, reference_name=name)
+        reference_mp=ref_mp, reference_float=ref_float, reference_name=name,
+        numerator_moments=lambda z, t, c: numerator_moments.moments(law, U, V, z, t, c))
+
+
+def slips(m, cov, U) -> dict:
+    """The nearest wrong answers a derivation of the lemma would produce, as wrong parameters of the
+    derived formula V (m' + Gamma' U' z): U transposed; the tilt doubled (log Z without its 1/2)."""
+    return {"transposed U: V (m + Gamma U^T z)": (m, cov, U.T),
+            "doubled tilt: V (m + 2 Gamma U z)": (m, 2 * cov, U)}
 
 
 def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, exact_formula=None) -> dict:
@@ -71,10 +85,11 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, 
     m, cov, U, V = s["mean"], s["cov"], s["U"], s["V"]
     budget = budget_for(s, profile)
     queries = queries_for(s, profile, rng)
-    checks: list[Check] = [symbolic_check("Lemma 2.1, Gaussian tilt and bound moments", {
+    checks: list[Check] = [symbolic_check("Lemma 2.1, Gaussian tilt, bound moments and deviation bound", {
         **{f"tilt: {p.statement}": p for p in catalogue.tilt_proofs()},
         **{f"lemma: {p.statement}": p for p in catalogue.lemma21_proofs()},
         **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
+        **{f"deviation: {p.statement}": p for p in catalogue.deviation_proofs()},
     })]
 
     subject = gaussian_subject("Gaussian scenario", GaussianLaw(m, cov), m, cov, U, V, kernel)
@@ -85,10 +100,15 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, 
 
     d = s["d"]
     controls = {}
+    for name, slip in slips(m, cov, U).items():
+        control = gaussian_subject(f"control ({name})", GaussianLaw(m, cov), m, cov, U, V, slip=slip)
+        controls[name] = run_control(control, queries, U, V, budget, rng)
+        checks += [c for c in [control_check(controls[name], f"Gaussian tokens, {name}")] if c is not None]
     for law in (RademacherLaw(d), UniformLaw(d)):
         control = gaussian_subject(f"control ({law.name} tokens)", law, np.zeros(d), np.eye(d), U, V)
-        controls[law.name] = run_battery(control, queries, U, V, budget, rng)
-        checks.append(control_check(controls[law.name], f"{law.name} tokens, Gaussian formula V U z"))
+        controls[law.name] = run_control(control, queries, U, V, budget, rng)
+        checks += [c for c in [control_check(controls[law.name], f"{law.name} tokens, Gaussian formula V U z")] if c is not None]
+    summaries = {name: control_summary(result) for name, result in controls.items()}
 
     quantities = {
         "rank_cov": int(np.linalg.matrix_rank(cov, tol=1e-10)),
@@ -98,8 +118,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, 
         "L": budget.Ls,
         "mc_rmse": main["series"]["rmse"],
         "mc_bound_first_query": main["series"]["bound"],
-        "control_rademacher_kernel_gap": controls["rademacher"]["checks"][1].value,
-        "control_uniform_kernel_gap": controls["uniform"]["checks"][1].value,
+        "controls": summaries,
+        "false_alarm_familywise": familywise_false_alarm(main, summaries),
     }
     if s.get("query") is not None:
         quantities["limit"] = main["kernel"][0].tolist()
@@ -118,6 +138,15 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, 
     return certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities,
                        formulas=formulas, series=series, provenance=provenance(),
                        formulas_mathml=formulas_mathml)
+
+
+def familywise_false_alarm(main: dict, summaries: dict) -> dict:
+    """Probability bounds of a wrong verdict: the main battery's statistical checks each false-alarm
+    at FALSE_ALARM (Bonferroni over the checks), and each control misses with 1 - power."""
+    statistical = sum(c.kind == "montecarlo" for c in main["checks"])
+    misses = sum(v["miss_probability"] or 0.0 for v in summaries.values())
+    return {"refute_true_statement": statistical * FALSE_ALARM, "controls_miss": misses,
+            "total": statistical * FALSE_ALARM + misses}
 
 
 # e^{a^T z'} mu(dz') / Z(a): hand-written MathML (SymPy has no expression for a measure).

@@ -71,7 +71,7 @@ def status_line(claim_state: dict | None, task: dict | None, columns: int, now: 
         else:
             parts.append(task["label"])
     line = " | ".join(parts)
-    limit = max(10, columns - 1)
+    limit = max(4, columns - 1)          # never wraps: one cell left for the cursor
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 

@@ -24,18 +24,44 @@ SUBTABLE_KEYS = {
 
 
 def load_toml(path: str | Path) -> dict:
+    """The scenario file as a dict; a ValueError names the file (missing, a directory, not UTF-8,
+    not TOML)."""
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"scenario {str(path)!r} is a directory, not a TOML file")
     if not path.is_file():
         raise ValueError(f"scenario file {str(path)!r} does not exist")
     try:
-        return tomllib.loads(path.read_text())
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"scenario file {str(path)!r} is not UTF-8 text (byte {exc.object[exc.start]:#04x} "
+                         f"at offset {exc.start}); TOML files are UTF-8") from None
+    except OSError as exc:
+        raise ValueError(f"scenario file {str(path)!r} cannot be read: {exc.strerror}") from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"scenario file {str(path)!r} is not valid TOML: {exc}") from exc
+        raise ValueError(f"scenario file {str(path)!r} is not valid TOML: {exc}") from None
+
+
+# The largest dimension a scenario may ask for: every claim builds d x d matrices and converts them to
+# exact rationals or 40-digit numbers, and the structural limits of each claim (claims/budgets.py) are
+# lower still; 64 keeps the defaults built for a large d cheap (a few 64 x 64 lists).
+DIMENSION_CAP = 64
+
+
+def dimension(name: str, value) -> int:
+    """A dimension: an integer in [1, DIMENSION_CAP]."""
+    d = validate.prompt_length(name, value)
+    if d > DIMENSION_CAP:
+        raise ValueError(f"{name} = {d} is above the largest supported dimension {DIMENSION_CAP}")
+    return d
 
 
 def defaults_for_dimension(d: int) -> dict:
     """Defaults when only d is given: m = 0, Gamma = I, U = I/2 with 0.2 above the diagonal
     (non-symmetric, so U and U^T differ), V = I, query_cov = I."""
+    d = dimension("d", d)
     U = 0.5 * np.eye(d) + 0.2 * np.eye(d, k=1)
     return {"mean": [0.0] * d, "cov": np.eye(d).tolist(), "U": U.tolist(), "V": np.eye(d).tolist(),
             "query_cov": np.eye(d).tolist()}
@@ -55,7 +81,7 @@ def merge(default: dict, user: dict, allowed: frozenset) -> dict:
             raise ValueError(f"unknown scenario key {key!r} (this claim reads: {sorted(allowed)})")
     out = dict(default)
     if "d" in user and user["d"] != default.get("d"):
-        out.update(defaults_for_dimension(validate.prompt_length("d", user["d"])))
+        out.update(defaults_for_dimension(dimension("d", user["d"])))
         out.pop("query", None)
     for key, value in user.items():
         if isinstance(value, dict):
@@ -65,12 +91,25 @@ def merge(default: dict, user: dict, allowed: frozenset) -> dict:
     return out
 
 
+def reader_problem(user: dict, allowed: frozenset) -> str | None:
+    """Why a claim reading `allowed` cannot take the user's scenario (the first key it does not
+    read, or an unknown key of a table it reads), or None when it can."""
+    for key, value in user.items():
+        if key not in allowed:
+            return f"[{key}]" if isinstance(value, dict) else key
+        if isinstance(value, dict):
+            unknown = sorted(set(value) - SUBTABLE_KEYS.get(key, frozenset()))
+            if unknown:
+                return f"{key}.{unknown[0]}"
+    return None
+
+
 def common(s: dict) -> dict:
     """Validate and convert the common keys to arrays; returns a new dict."""
     out = dict(s)
     mean = validate.vector("mean", s["mean"])
-    d = mean.shape[0]
-    if "d" in s and validate.prompt_length("d", s["d"]) != d:
+    d = dimension("length of mean", mean.shape[0])
+    if "d" in s and dimension("d", s["d"]) != d:
         raise ValueError(f"d = {s['d']} but mean has length {d}")
     out["d"] = d
     out["mean"] = mean

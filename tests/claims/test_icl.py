@@ -146,7 +146,9 @@ def test_heuristic_is_the_small_omega_limit_without_the_cross_term():
 def test_default_scalar_scenario_verified_and_heuristic_refuted():
     cert = fpr.run(fpr.default_scenario(), "quick", claim_rng(0, "finite-prompt-risk"))
     assert cert["status"] == "verified"
-    assert [c["value"] for c in cert["checks"] if c["kind"] == "control"] == ["refuted"]
+    controls = [c for c in cert["checks"] if c["kind"] == "control"]
+    assert [c["passed"] for c in controls] == [True], controls   # refuted by the Monte Carlo route
+    assert controls[0]["value"] > controls[0]["bound"]
     q = cert["quantities"]
     assert set(q) >= {"infinite_risk", "first_order_coefficient", "heuristic_coefficient", "mc_risk"}
 

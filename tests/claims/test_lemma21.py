@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 
 from softlin.claims import base, exact, lemma21, scenario
-from softlin.claims.battery import control_check
+from softlin.claims.battery import REQUIRED_POWER, control_check
 from softlin import certio
 from softlin.claims.base import claim_rng
 from softlin.numerics import kernels
@@ -23,11 +23,15 @@ def _checks(cert, kind=None):
     return [c for c in cert["checks"] if kind is None or c["kind"] == kind]
 
 
-def test_default_scenario_is_verified_with_controls_refuted():
+def test_default_scenario_is_verified_with_every_control_refuted_by_monte_carlo_alone():
     cert = _run()
     assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]
     controls = _checks(cert, "control")
-    assert len(controls) == 2 and all(c["value"] == "refuted" for c in controls)
+    assert len(controls) == 4 and all(c["passed"] is True for c in controls)
+    summaries = cert["quantities"]["controls"]
+    assert all(v["statistical"] and "montecarlo:numerator" in v["refuted_by"] for v in summaries.values())
+    assert all(v["power"] >= REQUIRED_POWER for v in summaries.values())
+    assert cert["quantities"]["false_alarm_familywise"]["total"] <= 4e-3 + 3e-6
     assert cert["quantities"]["rank_cov"] == 2
 
 
@@ -52,6 +56,17 @@ def test_dropped_covariance_factor_is_refuted_by_monte_carlo_alone():
     assert cert["status"] == "refuted"
 
 
+def test_a_doubled_tilt_in_the_kernel_is_refuted_by_monte_carlo(monkeypatch):
+    """Sensitivity (monkeypatched emitted kernel): V (m + 2 Gamma U z), a normaliser without its 1/2."""
+    from softlin.numerics import limits
+    real = limits.kernels.gaussian_limit
+    monkeypatch.setattr(limits.kernels, "gaussian_limit", lambda m, G, U, V, z: real(m, 2 * G, U, V, z))
+    cert = _run()
+    assert cert["status"] == "refuted"
+    assert any(c["passed"] is False and c["name"].endswith("E[e^(s-c) (V z' - T(z))] = 0 at every L (Monte Carlo)")
+               for c in _checks(cert, "montecarlo"))
+
+
 def test_wrong_exact_formula_is_refuted_at_40_digits():
     """Sensitivity: a formula off by a relative 1e-20 survives float64 but not the 40-digit check."""
     def nearly(m, cov, U, V, z):
@@ -61,9 +76,21 @@ def test_wrong_exact_formula_is_refuted_at_40_digits():
     assert [c["passed"] for c in cert["checks"] if "40 digits" in c["name"] and "Gaussian" in c["name"]] == [False]
 
 
-def test_a_control_that_does_not_bite_fails_its_check():
-    harmless = {"checks": [base.Check("x", "quadrature", True)], "status": "verified"}
-    assert control_check(harmless, "dummy").passed is False
+def _battery_result(numerator_passed, quadrature_passed, power):
+    checks = [base.Check("c: derived formula at 40 digits", "quadrature", quadrature_passed),
+              base.Check("c: E[e^(s-c) (V z' - T(z))] = 0 at every L (Monte Carlo)", "montecarlo", numerator_passed)]
+    return {"checks": checks, "status": base.status_of(checks), "power": {"power": power, "delta": 9.0}}
+
+
+def test_a_control_refuted_only_by_the_exact_comparisons_does_not_count():
+    """The 40-digit check refutes every different closed form: it says nothing about the Monte
+    Carlo test's power, so a control it alone refutes fails (power high); a control whose power is
+    low is not judged at all (None: no check), refuted or not."""
+    assert control_check(_battery_result(True, False, 0.9999), "dummy").passed is False
+    assert control_check(_battery_result(True, False, 0.5), "dummy") is None
+    assert control_check(_battery_result(False, True, 0.5), "dummy") is None
+    assert control_check(_battery_result(False, True, 0.9999), "dummy").passed is True
+    assert control_check(_battery_result(True, True, 0.9999), "dummy").passed is False
 
 
 def test_given_query_reports_limit_and_quadrature_limit():

@@ -20,8 +20,20 @@ def _law_and_params():
 def test_default_mixture_scenario_is_verified_and_nonlinear():
     cert = _run()
     assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]
-    assert sum(c["kind"] == "control" and c["passed"] for c in cert["checks"]) == 2
+    assert sum(c["kind"] == "control" and c["passed"] is True for c in cert["checks"]) == 3
+    summaries = cert["quantities"]["controls"]
+    assert all(v["statistical"] and v["power"] >= 0.999 for v in summaries.values()), summaries
     assert cert["quantities"]["nonlinearity_gap"] > 1e-2
+
+
+def test_softmax_over_the_wrong_axis_in_the_mixture_algorithm_is_refuted(monkeypatch):
+    """Sensitivity (numerics/limits.py): weights normalised over the queries instead of the components."""
+    from softlin.numerics import limits
+    real = limits.softmax
+    monkeypatch.setattr(limits, "softmax", lambda x, axis: real(x, axis=1))
+    cert = _run()
+    assert cert["status"] == "refuted"
+    assert any(c["passed"] is False and c["kind"] == "montecarlo" for c in cert["checks"])
 
 
 def _mixture_kernel(logit_fn):

@@ -100,3 +100,29 @@ def test_verify_json_to_stdout_is_only_json(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(registry, "CLAIMS", {claim.id: claim})
     assert cli.main(["verify", "--out", str(tmp_path), "--json", "-"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["claim"] == "fake-claim"
+
+
+def test_derive_shows_its_proof_groups_on_a_terminal_and_every_line_fits_the_width(monkeypatch, tmp_path, capsys):
+    from softlin.derivations import catalogue, emit
+    from softlin.derivations import report as derivation_page
+
+    monkeypatch.setattr(catalogue, "GROUPS", {"tilt": lambda: (), "a very long proof group name": lambda: ()})
+    monkeypatch.setattr(emit, "staleness_diff", lambda *a, **k: "")
+    monkeypatch.setattr(derivation_page, "render", lambda proofs: "page\n")
+    (tmp_path / "derivations.md").write_text("page\n")
+    monkeypatch.setattr(progress, "_width_override", 50)
+    term = FakeTerminal()
+    monkeypatch.setattr("sys.stderr", term)
+    assert cli.main(["derive", "--check", "--out", str(tmp_path)]) == 0
+    drawn = term.getvalue()
+    assert "derive: proofs [--------" in drawn and "group = tilt" in drawn
+    lines = [part.replace("\033[K", "") for part in drawn.split("\r")]
+    assert lines and all(len(line) <= 49 for line in lines)
+    assert "up to date" in capsys.readouterr().out
+
+
+def test_the_line_fits_any_terminal_width():
+    claim = {"name": "authors-experiment", "index": 8, "total": 9, "start": 0.0}
+    task = {"label": "correct generator: evaluation", "done": 3, "total": 7, "fraction": 0.4, "item": "L = 100"}
+    for columns in (10, 20, 41, 80, 132):
+        assert len(progress.status_line(claim, task, columns, now=5.0)) <= columns - 1

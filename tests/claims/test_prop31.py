@@ -47,11 +47,29 @@ def test_default_scenario_is_verified_with_every_required_quantity(default_certi
     assert set(q["beyond_gaussians"]) == {"rademacher", "uniform", "mixture"}
 
 
-def test_negative_control_above_the_threshold_refutes_a_1_over_L_rate(default_certificate):
+def test_negative_controls_above_the_threshold_are_refuted_by_the_quadrature_route(default_certificate):
     controls = {c["name"]: c for c in default_certificate["checks"] if c["kind"] == "control"}
-    rate = [c for n, c in controls.items() if "claimed 1/L rate" in n]
+    rate = [c for n, c in controls.items() if "claimed 1/L rate" in n and "quadrature" in n]
     assert len(rate) == 1 and rate[0]["passed"] is True and rate[0]["value"] == "refuted"
-    assert any("naive exponent" in n and c["value"] == "refuted" for n, c in controls.items())
+    assert any("naive exponent" in n and "quadrature" in n and c["value"] == "refuted" for n, c in controls.items())
+
+
+def test_certificate_records_family_wise_false_alarm_and_the_power_of_every_control(default_certificate):
+    q = default_certificate["quantities"]
+    assert 0 < q["family_wise_false_alarm"] <= 1e-4
+    assert q["family_wise_false_alarm"] == pytest.approx(q["statistical_checks"] * 1e-6)
+    power = q["power"]
+    assert power["above: naive exponent excluded (quadrature)"] == 1.0
+    assert power["above: claimed 1/L rate excluded (quadrature)"] == 1.0
+    mc = power["above: claimed 1/L rate refuted (Monte Carlo slope)"]
+    ran = any("1/L rate must be refuted by the Monte Carlo" in c["name"] for c in default_certificate["checks"])
+    assert ran == (mc >= 0.999)          # run exactly when its computed power reaches 0.999
+
+
+def test_tolerances_of_the_exponent_checks_are_fixed_before_the_run(default_certificate):
+    exps = [c for c in default_certificate["checks"] if "decays as L^-kappa" in c["name"]]
+    assert len(exps) == 3 and all(c["passed"] for c in exps)
+    assert all("<= 0.01 (fixed" in c["detail"] for c in exps)
 
 
 def test_erratum_one_is_recorded_with_a_positive_witness(default_certificate):
@@ -92,6 +110,37 @@ def test_naive_exponent_is_refuted_above_the_threshold():
     cert = _run(exponent=fluctuations.naive_exponent, regimes=(("above", 1.0),), beyond=False)
     failed = _failed(cert)
     assert any("decays as L^-kappa" in n and "above" in n for n in failed)
+    assert cert["status"] != "verified"
+
+
+def _no_regimes(**kwargs):
+    return _run(regimes=(), beyond=False, **kwargs)
+
+
+def test_an_exponent_of_L_where_L_minus_1_belongs_in_the_quadrature_is_caught_at_quick(monkeypatch):
+    """Sensitivity: phi(t)^L in place of phi(t)^(L-1) (and ^(L-1) for ^(L-2)) in the exact finite-L route."""
+    from softlin.numerics import selfnormalised
+    monkeypatch.setattr(selfnormalised, "phi_powers", lambda L: (L, L - 1))
+    cert = _no_regimes()
+    assert cert["status"] != "verified"
+    assert any("L = 1, 2, 3" in n for n in _failed(cert))
+
+
+def test_L_squared_where_L_times_L_minus_1_belongs_is_caught_at_quick(monkeypatch):
+    """Sensitivity: the pair share L(L-1)/L^2 of B_L dropped (L^2 for L(L-1))."""
+    from softlin.numerics import selfnormalised
+    monkeypatch.setattr(selfnormalised, "log_pair_fraction", lambda L: 0.0)
+    cert = _no_regimes()
+    assert cert["status"] != "verified"
+    assert any("L = 1, 2, 3" in n for n in _failed(cert))
+
+
+def test_a_dropped_term_in_the_c1_kernel_turns_the_verdict_at_quick(monkeypatch):
+    """Sensitivity: the emitted C1 kernel without its Gamma a a^T Gamma term (monkeypatched in the kernels)."""
+    from softlin.numerics import kernels
+    monkeypatch.setattr(kernels, "cov_first_order", _wrong_cov)
+    cert = _no_regimes()
+    assert cert["status"] != "verified"
 
 
 @settings(max_examples=2)

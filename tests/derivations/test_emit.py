@@ -35,10 +35,12 @@ def _arguments(name, rng, d=3, k=2, n=5):
     scalars = {"log_pi": -0.7}
     if name in ("rademacher_tilted_mean", "uniform_tilted_mean"):
         return [np.concatenate([rng.normal(size=n), [0.0, 0.01, -0.049, 0.051]])]
-    if name == "mixture_limit":
-        Gs = np.stack([B @ B.T, np.eye(d)])
-        return [np.log([0.3, 0.7]), rng.normal(size=(2, d, 1)), Gs, rng.normal(size=(d, d)), rng.normal(size=(k, d)),
-                rng.normal(size=(d, n))]
+    if name == "deviation_bound":            # L, delta, E w^2, E w^2 |V(z' - mu_a)|^2
+        return [64, 1e-3, 1.2, 3.0]
+    if name in ("sharp_exponent", "naive_exponent", "remainder_exponent"):
+        return [np.array([0.05, 0.2, 0.35, 0.5, 0.9, 3.0])]   # every branch of the piecewise exponents
+    if name == "expectation_bound_factor":   # L >= 2, q = a^T Gamma a >= 0
+        return [40, np.array([0.0, 0.3, 2.0])]
     if name.startswith("authors_"):  # issue 5 item 6: commuting SPD Sigma_p, Sigma_q; scalar mu, omega, s2, tau, L
         S = B @ B.T + np.eye(d)
         values = {"Sigma_p": S @ S, "Sigma_q": S, "mu": 0.8, "omega": 0.6, "s2": 0.1, "tau": 1.0 / d, "L": 20}
@@ -48,7 +50,9 @@ def _arguments(name, rng, d=3, k=2, n=5):
         S = B @ B.T + np.eye(d)
         icl_args = {"Sigma": S, "A": rng.normal(size=(d, d)), "u": rng.normal(size=(d, 1)),
                     "v": rng.normal(size=(d, 1)), "b": 0.7, "c": np.array([-0.3, 0.0, 0.2, 0.45]),
-                    "omega": np.array([-0.6, 0.0, 0.3, 0.7]), "d": 5, "s2": 0.1}
+                    "omega": np.array([-0.6, 0.0, 0.3, 0.7]), "mu": 0.8, "d": 5, "s2": 0.1}
+        if name == "scalar_estimator_variance":   # the estimator has a variance only for omega^2 < 1/4
+            icl_args["omega"] = np.array([-0.45, 0.0, 0.2, 0.4])
         import inspect
         return [icl_args[p] for p in inspect.signature(getattr(kernels, name)).parameters]
     import inspect

@@ -159,3 +159,18 @@ def test_product_law_kernels_equal_their_definitions_at_40_digits_including_near
             exact_cv = mp.diff(lam, a, 2)
             assert abs(float(exact_lw) - lw) <= 1e-13 * max(1.0, abs(float(exact_lw)))
             assert abs(float(exact_cv) - cv) <= 1e-12
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 3.0, 50.0])
+def test_emitted_exponent_kernels_equal_the_derivations_closed_forms(lam):
+    from softlin.claims import prop31_common as c
+    assert c.sharp_exponent(lam) == pytest.approx(fluctuations.sharp_exponent(lam), rel=1e-14)
+    assert c.naive_exponent(lam) == pytest.approx(fluctuations.naive_exponent(lam), rel=1e-14)
+    assert c.remainder_exponent(lam) == pytest.approx(fluctuations.remainder_exponent(lam), rel=1e-14, abs=1e-15)
+
+
+@pytest.mark.parametrize("L, q", [(2, 0.0), (3, 0.5), (64, 2.0), (4096, 7.0)])
+def test_emitted_expectation_bound_factor_equals_its_definition(L, q):
+    from softlin.numerics import kernels
+    direct = 4 * math.exp(q) / L + L * math.exp(-(L - 2) ** 2 / (8 * (L - 1) * math.exp(q)))
+    assert float(kernels.expectation_bound_factor(L, q)) == pytest.approx(direct, rel=1e-13)

@@ -1,9 +1,11 @@
 """The emitted limit kernels against the independent quadrature routes, over random admissible
 parameters (Gamma = B B^T, rank-deficient included)."""
 
+import itertools
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from softlin.numerics import attention, limits, quadrature
@@ -97,3 +99,55 @@ def test_finite_prompt_mean_square_error_approaches_the_first_order_moment():
     sq = L * np.sum((out[:, 0] - limits.gaussian_limit(law.mean, law.cov, U, V, q)[0]) ** 2, axis=1)
     predicted = limits.gaussian_bound_moments(law, U, V, q[0])[1]
     assert abs(sq.mean() - predicted) <= 5 * sq.std() / math.sqrt(sq.size) + 0.1 * predicted
+
+
+@settings(max_examples=25, deadline=None)
+@given(seeds)
+def test_numerator_moments_equal_tensor_gauss_hermite_over_psd_covariances_including_singular(seed):
+    """E X and Var X of X = e^{a^T z' - c}(V z' - t) (numerics/numerator_moments.py, behind the controls'
+    power) against a direct tensor Gauss-Hermite expectation over z' = m + B g, for Gamma = B B^T of
+    every rank from 0 (a point mass) to d, a Gaussian mixture of such components, and a wrong t."""
+    from numpy.polynomial.hermite_e import hermegauss
+    from softlin.numerics import numerator_moments
+
+    rng = np.random.default_rng(seed)
+    d, k = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    comps = []
+    for _ in range(int(rng.integers(1, 3))):
+        rank = int(rng.integers(0, d + 1))
+        B = rng.normal(size=(d, rank)) * 0.5
+        comps.append((rng.normal(size=d) * 0.5, B @ B.T, B))
+    weights = rng.dirichlet(np.ones(len(comps)))
+    U, V, z = rng.normal(size=(d, d)) * 0.4, rng.normal(size=(k, d)), rng.normal(size=d)
+    t, c = rng.normal(size=k), float(rng.normal())
+    a = U @ z
+    x, w = hermegauss(40)
+    w = w / np.sqrt(2 * np.pi)
+    first, second = np.zeros(k), np.zeros(k)
+    for pi, (m, _, B) in zip(weights, comps):
+        r = B.shape[1]
+        grid = np.array(list(itertools.product(x, repeat=r))) if r else np.zeros((1, 0))
+        gw = np.array([np.prod(cw) for cw in itertools.product(w, repeat=r)])
+        pts = m + grid @ B.T
+        X = np.exp(pts @ a - c)[:, None] * (pts @ V.T - t)
+        first += pi * gw @ X
+        second += pi * gw @ X**2
+    law = (GaussianLaw(comps[0][0], comps[0][1]) if len(comps) == 1
+           else MixtureLaw(weights, np.array([c_[0] for c_ in comps]), np.array([c_[1] for c_ in comps])))
+    mean, var = numerator_moments.moments(law, U, V, z, t, c)
+    scale = max(1.0, float(np.max(np.abs(second))))
+    np.testing.assert_allclose(mean, first, atol=1e-10 * scale)
+    np.testing.assert_allclose(var, second - first**2, atol=1e-10 * scale)
+
+
+def test_deviation_bound_kernel_solves_its_two_tail_equations():
+    """eps_L = s / (1 - t): s solves N / (L s^2) = delta/2 and t solves exp(-L t^2 / (2 W)) = delta/2
+    (checked numerically by bisection on the tails, not by retyping the closed form)."""
+    from scipy.optimize import brentq
+    from softlin.numerics import kernels
+
+    L, delta, W, N = 200, 1e-3, 1.3, 2.5
+    s = brentq(lambda s: N / (L * s * s) - delta / 2, 1e-6, 1e6)
+    t = brentq(lambda t: math.exp(-L * t * t / (2 * W)) - delta / 2, 0, 10)
+    assert float(kernels.deviation_bound(L, delta, W, N)) == pytest.approx(s / (1 - t), rel=1e-10)
+    assert float(kernels.deviation_bound(3, delta, W, N)) == math.inf

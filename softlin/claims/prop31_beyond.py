@@ -1,0 +1,112 @@
+"""prop-3.1 beyond Gaussian tokens: Rademacher, uniform and a two-component Gaussian mixture with the
+scenario's mean and covariance. The decay of the L2(nu) error is measured, and L x error is compared with
+the general-law first order E_nu tr C1(z), tr C1 = E w^2 [tr(V Hess Lambda(2a) V^T) +
+|V (grad Lambda(2a) - grad Lambda(a))|^2] (derivations/fluctuations.py, numerics/first_order.py)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..derivations import fluctuations
+from ..numerics import first_order, fits, kernels, limits, montecarlo, selfnormalised
+from ..numerics.laws import MixtureLaw, RademacherLaw, UniformLaw, psd_root
+from .base import Check
+from .prop31_common import naive_exponent, remainder_exponent, sharp_exponent, FALSE_ALARM, z_crit
+from .progress import sweep
+
+
+@dataclass
+class Law:
+    """An affine image m + B x of a product law (x iid Rademacher or uniform with unit variance)."""
+    base: object
+    mean: np.ndarray
+    root: np.ndarray
+    name: str
+
+    def sample(self, rng, shape):
+        return self.mean + self.base.sample(rng, shape) @ self.root.T
+
+
+def _product_limit(kind, mean, root, U, V):
+    f = kernels.rademacher_tilted_mean if kind == "rademacher" else kernels.uniform_tilted_mean
+    return lambda Z: (V @ (mean[:, None] + root @ f(root.T @ U @ np.atleast_2d(Z).T))).T
+
+
+def _law_coefficient(trace_fn, Sq, rng, n_draws: int) -> tuple[float, float, str]:
+    """E_nu tr C1(z): tensor Gauss-Hermite (40 nodes per direction) when rank(Sigma_q) <= 2, else the
+    mean over n_draws query draws (with its standard error)."""
+    r = psd_root(Sq).shape[1]
+    if r <= 2:
+        return selfnormalised.gauss_hermite_average(trace_fn, Sq, 1.0, 40), 0.0, "Gauss-Hermite over nu"
+    Z = selfnormalised.draw_queries(rng, Sq, (n_draws,), 1.0).Z
+    v = trace_fn(Z)
+    return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size)), f"mean over {n_draws} query draws"
+
+
+def intercept_fit(Ls, values, stderrs) -> tuple[float, float, float]:
+    """Weighted least squares of L x MSE = C + C'/L: (C, its standard error, chi2). The O(1/L^2) term is
+    neglected (the chi2 against its degrees of freedom reports whether the model fits)."""
+    L = np.asarray(Ls, dtype=float)
+    y = L * np.asarray(values)
+    w = 1.0 / (L * np.asarray(stderrs)) ** 2
+    X = np.column_stack([np.ones_like(L), 1.0 / L])
+    cov = np.linalg.inv(X.T @ (X * w[:, None]))
+    beta = cov @ (X * w[:, None]).T @ y
+    return float(beta[0]), float(math.sqrt(cov[0, 0])), float(np.sum(w * (y - X @ beta) ** 2))
+
+
+def _beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
+    m, Gamma, U, V, Sq = s["mean"], s["cov"], s["U"], s["V"], s["query_cov"]
+    root = psd_root(Gamma)
+    r = root.shape[1]
+    laws = {}
+    if r:
+        for base, kind in ((RademacherLaw(r), "rademacher"), (UniformLaw(r), "uniform")):
+            laws[kind] = (Law(base, m, root, kind), _product_limit(kind, m, root, U, V),
+                          lambda Z, kind=kind: first_order.product_trace_c1(kind, root, U, V, Z))
+        # A two-component mixture with the same mean and covariance as N(m, Gamma): m +- offset along the
+        # top eigenvector, component covariance Gamma - offset offset^T.
+        vals, vecs = np.linalg.eigh(Gamma)
+        offset = vecs[:, -1] * math.sqrt(vals[-1] / 2)
+        mix = MixtureLaw([0.5, 0.5], np.stack([m + offset, m - offset]),
+                         np.stack([Gamma - np.outer(offset, offset)] * 2))
+        laws["mixture"] = (mix, lambda Z, mix=mix: limits.mixture_limit(mix, U, V, Z),
+                           lambda Z, mix=mix: first_order.mixture_trace_c1(mix, U, V, Z))
+    checks, quantities, series = [], {}, {}
+    n_laws = max(1, len(laws))
+    zc_decay = z_crit(FALSE_ALARM / n_laws, two_sided=False)
+    zc = z_crit(FALSE_ALARM / n_laws)
+    for name, (law, limit_fn, trace_fn) in laws.items():
+        mc = [montecarlo.averaged_mse(law, rng, budget.prompts, L, U, V, Sq, limit_fn, budget.queries_per_prompt, 1.0)
+              for L in sweep(budget.Ls, f"prop-3.1: {name} tokens", weights=budget.Ls, item="L")]
+        means, ses = [x.mean for x in mc], [x.stderr for x in mc]
+        fit = fits.loglog_fit(budget.Ls, means, ses)
+        z = fit.slope / fit.stderr
+        checks.append(Check(f"{name} tokens (sub-Gaussian, same mean and covariance): the L2(nu) error decays", "montecarlo",
+                            z > zc_decay, fit.slope, 0.0,
+                            f"fitted slope {fit.slope:.4f} +- {fit.stderr:.4f} (chi2 {fit.chi2:.2f} on {fit.dof} dof); "
+                            f"one-sided z = {z:.1f} > {zc_decay:.2f} (false-alarm {FALSE_ALARM:g}, Bonferroni over the laws); "
+                            "L x MSE: " + ", ".join(f"{L * x:.4g}" for L, x in zip(budget.Ls, means))))
+        quantities[name] = {"measured_slope": fit.slope, "measured_slope_stderr": fit.stderr, "chi2": fit.chi2,
+                            "mc_mse": means, "mc_mse_stderr": ses, "L_times_mse": [L * x for L, x in zip(budget.Ls, means)]}
+        series[f"{name} tokens"] = {"L": budget.Ls, "rmse": [math.sqrt(x) for x in means]}
+        if name == "mixture" and lam_gauss > 0.2:
+            # The mixture's components have covariance <= Gamma: its remainder decays like the Gaussian's,
+            # L^-rho with rho < 1 above lambda = 1/5, so the C + C'/L model below does not apply.
+            quantities[name]["first_order_check"] = (f"not run: lambda = {lam_gauss:.3g} > 1/5, the remainder decays as "
+                                                     f"L^-{remainder_exponent(lam_gauss):.3g}, slower than 1/L")
+            continue
+        coef, coef_se, how = _law_coefficient(trace_fn, Sq, rng, budget.rb_queries)
+        C, C_se, chi2 = intercept_fit(budget.Ls, means, ses)
+        zi = (C - coef) / math.hypot(C_se, coef_se)
+        checks.append(Check(f"{name} tokens: L x error -> E_nu tr C1(z) (first order of a general law: "
+                            "E w^2 [tr(V Hess Lambda(2a) V^T) + |V (grad Lambda(2a) - grad Lambda(a))|^2])", "montecarlo",
+                            abs(zi) <= zc, C, coef,
+                            f"weighted fit L x MSE = C + C'/L over the tested L: C = {C:.5g} +- {C_se:.3g} (chi2 {chi2:.2f} "
+                            f"on {len(budget.Ls) - 2} dof; the O(1/L^2) term is neglected); first order {coef:.6g} "
+                            f"({how}); z = {zi:.2f}, two-sided at false-alarm {FALSE_ALARM:g} (Bonferroni over the laws)"))
+        quantities[name].update(first_order_coefficient=coef, fitted_limit_of_L_times_mse=C, fitted_limit_stderr=C_se)
+    return {"checks": checks, "quantities": quantities, "series": series}

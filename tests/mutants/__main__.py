@@ -1,0 +1,100 @@
+"""Run the math mutants: `python -m tests.mutants [--only NAME ...] [--jobs N] [--json PATH]`.
+
+Each mutant runs in its own Python process (the slip is applied by `tests.mutants.hook` at import
+time, the working tree is never edited) against the claims it touches, at the `quick` profile and
+the claims' built-in scenarios with seed 0. A mutant is *killed* when some claim's verdict is no
+longer "verified"; the table names the checks that caught it (passed = false, or undecided).
+Exit 0 when every mutant is killed, 1 when some survive, 2 on a stale mutant (its text is gone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from .catalogue import MUTANTS, by_name
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_one(name: str) -> dict:
+    """In this process: install the slip, run its claims, return what each verdict became."""
+    from . import hook
+
+    mutant = by_name(name)
+    hook.install(mutant)
+    from softlin.claims import registry
+    from softlin.claims.base import claim_rng
+
+    result = {}
+    for cid in mutant.claims:
+        claim = registry.get(cid)
+        scenario = claim.default_scenario()
+        try:
+            cert = claim.run(scenario, "quick", claim_rng(scenario.get("seed", 0), cid))
+        except Exception as exc:  # a slip that crashes a claim is caught too, but say so
+            result[cid] = {"status": "crashed", "caught_by": [f"{type(exc).__name__}: {exc}"[:200]]}
+            continue
+        caught = [f"{c['name']} ({c['kind']}, {'failed' if c['passed'] is False else 'undecided'})"
+                  for c in cert["checks"] if c["passed"] is not True]
+        result[cid] = {"status": cert["status"], "caught_by": caught}
+    return result
+
+
+def _spawn(name: str) -> tuple[str, dict, float]:
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "tests.mutants", "--one", name], cwd=REPO,
+                          capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg"})
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return name, {"error": last}, elapsed
+    return name, json.loads(proc.stdout.strip().splitlines()[-1]), elapsed
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.mutants")
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--only", nargs="*", help="mutant names (default: all)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--json", dest="json_path", help="write the results as JSON")
+    args = parser.parse_args(argv)
+    if args.one:
+        print(json.dumps(run_one(args.one)))
+        return 0
+    names = args.only or [m.name for m in MUTANTS]
+    for name in names:
+        by_name(name)  # unknown names fail before any work
+    rows, start = {}, time.perf_counter()
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for name, res, elapsed in pool.map(_spawn, names):
+            mutant = by_name(name)
+            if "error" in res:
+                verdict = "STALE" if "stale mutant" in res["error"] else "ERROR"
+                detail = res["error"]
+            else:
+                killed = any(r["status"] != "verified" for r in res.values())
+                verdict = "killed" if killed else "SURVIVED"
+                detail = "; ".join(f"{cid}: {r['status']}" + (f" by {', '.join(r['caught_by'][:3])}"
+                                                              if r["caught_by"] else "")
+                                   for cid, r in res.items())
+            rows[name] = {"verdict": verdict, "layer": mutant.path.split("/")[0], "slip": mutant.slip,
+                          "detail": detail, "seconds": round(elapsed, 1), "claims": list(mutant.claims)}
+            print(f"{verdict:<9} {name:<38} {elapsed:6.1f} s  {detail}", flush=True)
+    killed = sum(r["verdict"] == "killed" for r in rows.values())
+    print(f"kill rate: {killed}/{len(rows)} ({100 * killed / len(rows):.0f}%) in {time.perf_counter() - start:.0f} s")
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps(rows, indent=2) + "\n")
+    if any(r["verdict"] in ("STALE", "ERROR") for r in rows.values()):
+        return 2
+    return 0 if killed == len(rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""The exact finite-L gradient errors: closed forms at L = 1, the output moments A and B of
+numerics/selfnormalised.py, halved steps, and Monte Carlo at small L."""
+
+import math
+
+import numpy as np
+import pytest
+
+from softlin.numerics import gradients, selfnormalised
+from softlin.numerics import selfnormalised_gradients as sg
+from softlin.numerics.laws import GaussianLaw
+
+
+def test_one_token_scalars_are_the_closed_forms():
+    S = sg.scalars(0.7, 1)
+    for name, want in (("A", 1.0), ("B", 1.7), ("aa", 1.0), ("aA", -1.0), ("AA", 1.0), ("A3", 1.0)):
+        assert S[name] == pytest.approx(want, rel=1e-12), name
+    assert abs(S["H"]) < 1e-12
+
+
+@pytest.mark.parametrize("q, L", [(0.3, 5), (2.0, 64), (20.0, 10**6)])
+def test_partition_quadrature_reproduces_the_output_moments_and_is_step_converged(q, L):
+    S = sg.log_scalars(q, L)
+    la, lb = selfnormalised.log_moments(q, L)
+    assert S["A"][0] == pytest.approx(la, abs=1e-11) and S["B"][0] == pytest.approx(lb, abs=1e-11)
+    fine = sg.log_scalars(q, L, step_v=0.1, step_g=0.125)
+    assert max(abs(S[n][0] - fine[n][0]) for n in S) < 1e-10
+
+
+def test_exact_gradient_errors_match_monte_carlo_at_small_L():
+    rng = np.random.default_rng(1)
+    G = np.array([[1.0, 0.3], [0.3, 0.5]])
+    U = np.array([[0.6, 0.2], [-0.3, 0.5]])
+    V = np.array([[1.0, 0.5], [0.0, 1.0], [0.3, -0.7]])
+    z, m = np.array([0.8, -0.6]), np.zeros(2)
+    mu = m + G @ U @ z
+    for L in (2, 3, 8):
+        eV, eU = sg.exact_errors(G, U, V, z, L)
+        P = 60000
+        zh, Ch = gradients.sampled_weighted_moments(GaussianLaw(m, G), rng, P, L, U, z[None, :], mu[None, :])
+        ev = 3 * np.sum((zh[:, 0] - mu) ** 2, axis=1)
+        D = np.einsum("ki,pij->pkj", V, Ch[:, 0] - G)
+        eu = (z @ z) * np.sum(D**2, axis=(1, 2))
+        for exact, mc in ((eV, ev), (eU, eu)):
+            assert abs(mc.mean() - exact) < 5.3 * mc.std() / math.sqrt(P), (L, exact, mc.mean())

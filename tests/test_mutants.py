@@ -1,0 +1,56 @@
+"""The mutant suite (tests/mutants/): plausible math slips must turn some verdict.
+
+The default run checks the catalogue itself (cheap): at least 25 mutants, every layer covered, each
+mutant's text present exactly once in its file (a refactor that moves the text makes the mutant
+stale and this test red, instead of letting the mutant pass unapplied). The slow tier runs every
+mutant against its claims at `quick` and requires all to be killed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .mutants import catalogue, hook
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_the_catalogue_holds_at_least_25_mutants_across_the_three_layers():
+    assert len(catalogue.MUTANTS) >= 25
+    layers = {m.path.split("/")[0] for m in catalogue.MUTANTS}
+    assert {"derivations", "numerics", "softlin"} <= layers
+    assert len({m.name for m in catalogue.MUTANTS}) == len(catalogue.MUTANTS)
+
+
+@pytest.mark.parametrize("mutant", catalogue.MUTANTS, ids=lambda m: m.name)
+def test_each_mutant_applies_to_exactly_one_place_and_changes_the_source(mutant):
+    source = (REPO / mutant.path).read_text()
+    assert hook.apply(mutant, source) != source
+
+
+@pytest.mark.parametrize("mutant", catalogue.MUTANTS, ids=lambda m: m.name)
+def test_each_mutant_names_claims_that_exist(mutant):
+    from softlin.claims import registry
+    for cid in mutant.claims:
+        registry.get(cid)
+
+
+def test_a_stale_mutant_is_refused_not_skipped():
+    stale = catalogue.Mutant("stale", "numerics/limits.py", "text that is not there", "x", ("lemma-2.1",), "none")
+    with pytest.raises(LookupError, match="stale mutant"):
+        hook.apply(stale, (REPO / stale.path).read_text())
+
+
+@pytest.mark.slow
+def test_every_mutant_is_killed_at_quick(tmp_path):
+    out = tmp_path / "mutants.json"
+    proc = subprocess.run([sys.executable, "-m", "tests.mutants", "--jobs", "2", "--json", str(out)],
+                          cwd=REPO, capture_output=True, text=True)
+    rows = json.loads(out.read_text()) if out.exists() else {}
+    survivors = {name: r for name, r in rows.items() if r["verdict"] != "killed"}
+    assert proc.returncode == 0 and not survivors, proc.stdout[-4000:] + proc.stderr[-2000:]
