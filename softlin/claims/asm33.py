@@ -24,12 +24,12 @@ import math
 
 import numpy as np
 import sympy as sp
-from scipy import stats
 
 from ..derivations import catalogue, tilted_moments as tm
 from ..numerics import kernels
 from ..numerics import tilted_moments as nt
 from ..numerics.laws import GaussianLaw
+from ..numerics.significance import power_of_z, z_critical
 from . import scenario as scen
 from .base import Check, Claim, certificate
 from .common import provenance, symbolic_check
@@ -104,7 +104,7 @@ def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_ref
     if tested == 0:
         return Check(f"{label}: Monte Carlo against the closed forms", "montecarlo", None, None, None,
                      "; ".join(details) or "nothing testable"), results
-    z_crit = float(stats.norm.isf(FALSE_ALARM / (2 * tested)))
+    z_crit = z_critical(FALSE_ALARM, tested)
     for c, (mean, se) in results.items():
         for i in range(3):
             for j in range(3):
@@ -214,7 +214,7 @@ def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
     tested = _tested(tables, mc_results)
     if not tested:
         return [], {}
-    z_crit = float(stats.norm.isf(FALSE_ALARM / (2 * len(tested))))
+    z_crit = z_critical(FALSE_ALARM, len(tested))
     rank = int(np.linalg.matrix_rank(np.array(ce, dtype=float), tol=1e-10))
     sd = {}
     for c, i, j in tested:
@@ -237,7 +237,7 @@ def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
             mean, se = mc_results[c]
             z = abs(mean[i, j] - float(wrong)) / se[i, j] if se[i, j] > 0 else math.inf
             worst_z = max(worst_z, z)
-        power = float(stats.norm.cdf(best - z_crit) + stats.norm.cdf(-best - z_crit))
+        power = power_of_z(best, z_crit)
         refuted = worst_z > z_crit
         passed = True if refuted else (False if power >= REQUIRED_POWER else None)
         summaries[name] = {"refuted_by": ["montecarlo"] if refuted else [], "statistical": refuted, "power": power,

@@ -47,6 +47,7 @@ from scipy import stats
 
 from ..derivations import authors_experiment as ae_derivation, catalogue
 from ..numerics import authors_sgd, icl_flows, kernels
+from ..numerics.significance import z_critical
 from . import authors_power as pw
 from . import progress
 from . import scenario as scen
@@ -169,7 +170,7 @@ def experiment(Sigma, s2, Ls, seed, plan) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 def _z(false_alarm: float, tests: int, sided: int = 2) -> float:
-    return float(stats.norm.isf(false_alarm / (sided * tests)))
+    return z_critical(false_alarm, tests, sided)
 
 
 def L_eps(risks: dict, R_star: float, eps: float, z: float):

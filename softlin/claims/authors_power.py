@@ -13,34 +13,14 @@ and the number of draws that gives P >= target with per-draw variance var and a 
     n = ceil(f var ((z_c + z_target) / Delta)^2),   z_target = Phi^{-1}(target).
 
 The family-wise false alarm of a claim is at most the sum of its checks' false alarms (Bonferroni).
-These are algorithms (normal approximation), computed before the Monte Carlo run they size.
+These are algorithms (normal approximation), computed before the Monte Carlo run they size; the
+z-test primitives live in numerics/significance.py.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from scipy import stats
 
-
-def z_critical(false_alarm: float, tests: int = 1, sided: int = 2) -> float:
-    return float(stats.norm.isf(false_alarm / (sided * tests)))
-
-
-def power(effect: float, se: float, z_c: float, sided: int = 2) -> float:
-    """Probability that a z-test with critical value z_c detects a true effect `effect`."""
-    if se <= 0 or not math.isfinite(se):
-        return float("nan")
-    k = abs(effect) / se
-    p = float(stats.norm.cdf(k - z_c))
-    return p + (float(stats.norm.cdf(-k - z_c)) if sided == 2 else 0.0)
-
-
-def draws_for_power(effect: float, variance: float, z_c: float, target: float, factor: float = 1.0) -> int:
-    """Smallest n with power(effect, sqrt(factor variance / n), z_c) >= target (one tail)."""
-    zt = float(stats.norm.ppf(target))
-    return max(2, math.ceil(factor * variance * ((z_c + zt) / abs(effect)) ** 2))
 
 
 def intercept_factor(Ls) -> float:

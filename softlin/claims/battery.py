@@ -51,6 +51,7 @@ import numpy as np
 from scipy import stats
 
 from ..numerics import attention, kernels
+from ..numerics.significance import power_of_z, z_critical, z_quantile
 from .base import Check, status_of
 from .progress import sweep
 
@@ -95,14 +96,14 @@ def numerator_power(subject: Subject, queries: np.ndarray, budget: Budget) -> di
     docstring); computed before any prompt is drawn. {"power", "delta", "z_crit"}."""
     limit = subject.claimed_kernel(queries)
     k = limit.shape[1]
-    z_crit = float(stats.norm.isf(FALSE_ALARM / (2 * len(budget.Ls) * len(queries) * k)))
+    z_crit = z_critical(FALSE_ALARM, len(budget.Ls) * len(queries) * k)
     best = 0.0
     for z, t in zip(queries, limit):
         mean, var = subject.numerator_moments(z, t, subject.claimed_log_normaliser(z))
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(var > 0, np.abs(mean) / np.sqrt(np.maximum(var, 0.0)), 0.0)
         best = max(best, float(np.max(ratio)) * math.sqrt(budget.trials * max(budget.Ls)))
-    power = float(stats.norm.cdf(best - z_crit) + stats.norm.cdf(-best - z_crit))
+    power = power_of_z(best, z_crit)
     return {"power": power, "delta": best, "z_crit": z_crit}
 
 
@@ -190,7 +191,7 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
                     f"{detail}; exact binomial test, false-alarm {FALSE_ALARM:g} over {n_tests} tests, "
                     f"{budget.trials} prompts per L")]
     # Mean squared error decreasing in L.
-    z_alpha = float(stats.norm.isf(FALSE_ALARM / max(1, len(budget.Ls) - 1)))
+    z_alpha = z_critical(FALSE_ALARM, max(1, len(budget.Ls) - 1), sided=1)
     zs = []
     for j in range(len(budget.Ls) - 1):
         se = math.hypot(series["mse_stderr"][j], series["mse_stderr"][j + 1])
@@ -209,7 +210,7 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
                         f"false-alarm {FALSE_ALARM:g} in total; below -bound refutes, between is undecided"))
     # Unbiased numerator.
     zs_num = np.abs(np.array(series["numerator_z"]))                            # (nL, Q, k)
-    z_crit = float(stats.norm.isf(FALSE_ALARM / (2 * zs_num.size)))
+    z_crit = z_critical(FALSE_ALARM, zs_num.size)
     worst = float(zs_num.max())
     checks.append(Check(f"{subject.label}: {NUMERATOR_CHECK}", "montecarlo",
                         worst <= z_crit, worst, z_crit,
@@ -224,7 +225,7 @@ def sized_for_power(subject: Subject, queries: np.ndarray, budget: Budget) -> Bu
     info = numerator_power(subject, queries, budget)
     if info["power"] >= REQUIRED_POWER or info["delta"] <= 0:
         return budget
-    target = info["z_crit"] + float(stats.norm.isf(1.0 - REQUIRED_POWER))
+    target = info["z_crit"] + z_quantile(REQUIRED_POWER)
     trials = math.ceil(budget.trials * (target / info["delta"]) ** 2)
     return Budget(budget.Ls, min(trials, CONTROL_BUDGET_CAP * budget.trials), budget.delta)
 

@@ -27,6 +27,7 @@ from scipy import integrate, stats
 
 from ..derivations import catalogue
 from ..numerics import kernels, scalar_risk as sr
+from ..numerics import significance as sig
 from . import authors_power as pw
 from .base import Check, Claim, certificate
 from .common import provenance, symbolic_check
@@ -126,7 +127,7 @@ def design(s: dict, profile: str) -> dict:
     C1, heur = sr.first_order(mu, om, d, s2), sr.heuristic(mu, om, d, s2)
     cross = 2 * (1 - float(mu @ om)) * float(mu @ kernels.scalar_bias_term(om, d))
     effects = {"control_heuristic": abs(C1 - heur), "slip_cross_term_halved": abs(cross) / 2}
-    z = pw.z_critical(FALSE_ALARM)
+    z = sig.z_critical(FALSE_ALARM)
     out = {"L": Ls, "power_target": POWER_TARGET, "variance_margin": VARIANCE_MARGIN, "effects": effects,
            "critical_value": z, "false_alarm_statement_check": FALSE_ALARM}
     if mu.size != 1 or min(Ls) < MIN_L_FOR_DESIGN or 2 * om[0] ** 2 >= 0.25:
@@ -135,10 +136,10 @@ def design(s: dict, profile: str) -> dict:
         return out
     var = VARIANCE_MARGIN * float(kernels.scalar_estimator_variance(mu[0], om[0], d, s2))
     f = pw.intercept_factor(Ls)
-    need = {k: pw.draws_for_power(e, var, z, POWER_TARGET, f) if e > 0 else math.inf for k, e in effects.items()}
+    need = {k: sig.draws_for_power(e, var, z, POWER_TARGET, f) if e > 0 else math.inf for k, e in effects.items()}
     n = int(min(max(plan["min"], max(need.values())), plan["cap"]))
     se = math.sqrt(f * var / n)
-    power = {k: pw.power(e, se, z) for k, e in effects.items()}
+    power = {k: sig.power(e, se, z) for k, e in effects.items()}
     out.update(estimator_variance=var, intercept_factor=f, draws_needed=need, draws_per_L=n, planned_se=se,
                power=power, control_run=power["control_heuristic"] >= POWER_TARGET,
                probability_verified=1 - FALSE_ALARM)
@@ -169,7 +170,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
         ses.append(e)
         mc_risk[L] = [R_inf + m / L, e / L]
     C_hat, C_se = fit_intercept(Ls, means, ses)
-    z = pw.z_critical(FALSE_ALARM)
+    z = sig.z_critical(FALSE_ALARM)
     z_exact = abs(C_hat - C1) / C_se
     z_heur = abs(C_hat - heur) / C_se
     checks.append(Check("Monte Carlo: fitted 1/L coefficient equals the exact C1", "montecarlo", z_exact <= z, z_exact, z,

@@ -10,9 +10,9 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats
 
 from ..numerics import icl_flows, icl_training, kernels
+from ..numerics.significance import z_critical
 from . import scenario as scen
 
 KEYS = frozenset({"seed", "icl"})
@@ -127,7 +127,7 @@ def L_eps(result: dict, eps_list) -> tuple[dict, dict]:
     Ls = np.array(result["L"], float)
     r = np.array(result["risk"])
     se = np.array(result["risk_stderr"])
-    z = float(stats.norm.isf(FALSE_ALARM / (2 * len(Ls))))
+    z = z_critical(FALSE_ALARM, len(Ls))
     point, interval = {}, {}
     ok = r > 0
     if ok.sum() >= 2:

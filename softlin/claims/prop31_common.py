@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
-from scipy import stats
+
+from ..numerics.significance import z_critical
 
 FALSE_ALARM = 1e-6
 REGIMES = (("below", 0.2), ("at", 0.5), ("above", 1.0))
@@ -55,7 +56,7 @@ def _column(x) -> sp.Matrix:
 
 
 def z_crit(alpha: float, two_sided: bool = True) -> float:
-    return float(stats.norm.isf(alpha / 2 if two_sided else alpha))
+    return z_critical(alpha, 1, 2 if two_sided else 1)
 
 
 def _regime_setting(Gamma0, lam0, target):

@@ -18,11 +18,11 @@ import math
 
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
-from scipy import stats
 
 from ..derivations import fluctuations
 from ..numerics import fits, gradients, limits, selfnormalised
 from ..numerics import selfnormalised_gradients as sg
+from ..numerics.significance import z_critical
 from .base import Check
 from .progress import progress
 
@@ -34,7 +34,7 @@ EXPONENT_TOL = 0.025
 
 
 def z_crit(alpha: float, two_sided: bool = True) -> float:
-    return float(stats.norm.isf(alpha / 2 if two_sided else alpha))
+    return z_critical(alpha, 1, 2 if two_sided else 1)
 
 
 def _rel(a, b) -> float:

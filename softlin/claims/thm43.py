@@ -23,10 +23,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 from scipy.integrate import solve_ivp
 
 from ..numerics import icl_exact, icl_training
+from ..numerics.significance import z_critical
 from . import icl_common, thm43_routes as routes
 from .base import Check, Claim, certificate
 from .common import provenance
@@ -64,7 +64,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     inf = fl["inf"]
     beta = lipschitz_constant(Sigma, 2 * rho)
     n_tests = len(Ls) * (d * d + 1) + 2                # MC components + slope + control
-    z = float(stats.norm.isf(FALSE_ALARM / (2 * n_tests)))
+    z = z_critical(FALSE_ALARM, n_tests)
     checks, rows, g2s, mc = [], [], [], []
     gron_ok, worst_ratio = True, 0.0
     for L in Ls:

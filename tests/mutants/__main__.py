@@ -2,8 +2,9 @@
 
 Each mutant runs in its own Python process (the slip is applied by `tests.mutants.hook` at import
 time, the working tree is never edited) against the claims it touches, at the `quick` profile and
-the claims' built-in scenarios with seed 0. A mutant is *killed* when some claim's verdict is no
-longer "verified"; the table names the checks that caught it (passed = false, or undecided).
+the claims' built-in scenarios with seed 0, then against the unit tests it names (if any). A mutant
+is *killed* when some claim's verdict is no longer "verified" or a named test fails; the table names
+the checks that caught it (passed = false, or undecided).
 Exit 0 when every mutant is killed, 1 when some survive, 2 on a stale mutant (its text is gone).
 """
 
@@ -44,7 +45,25 @@ def run_one(name: str) -> dict:
         caught = [f"{c['name']} ({c['kind']}, {'failed' if c['passed'] is False else 'undecided'})"
                   for c in cert["checks"] if c["passed"] is not True]
         result[cid] = {"status": cert["status"], "caught_by": caught}
+    if mutant.tests:
+        result["tests"] = _run_tests(mutant.tests)
     return result
+
+
+def _run_tests(node_ids) -> dict:
+    """Run pytest in this process (the slip is installed), output discarded: the stdout's last line
+    must stay the JSON result. A failure kills the mutant: status "failed"."""
+    import contextlib
+    import io
+
+    import pytest
+
+    with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(io.StringIO()):
+        code = pytest.main(["-q", "-x", "-p", "no:cacheprovider", *node_ids])
+    failed = [line for line in out.getvalue().splitlines() if line.startswith("FAILED")]
+    if code == 0:
+        return {"status": "verified", "caught_by": []}
+    return {"status": "failed", "caught_by": failed[:3] or [f"pytest exit {int(code)}"]}
 
 
 def _spawn(name: str) -> tuple[str, dict, float]:

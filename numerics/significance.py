@@ -1,0 +1,51 @@
+"""Normal z-tests: critical values, power and sample sizes, in one place.
+
+Every statistical check in softlin is a z-test (a studentised mean, a fitted coefficient, a
+log-log slope) judged at a stated false-alarm probability alpha, often shared by Bonferroni over
+`tests` tests. With Z ~ N(0, 1) under the null:
+
+- critical value: z_c = Phi^{-1}(1 - alpha / (sided * tests)), sided = 2 for |Z| > z_c, 1 for Z > z_c;
+- power against a true standardised effect delta = |effect| / se:
+  P(|Z + delta| > z_c) = Phi(delta - z_c) + Phi(-delta - z_c) (two-sided), Phi(delta - z_c) (one-sided);
+- draws for power `target` (one tail, variance `variance` per draw, `factor` for a fitted
+  coefficient whose variance is factor * variance / n): n = factor variance ((z_c + z_target) / effect)^2
+  with z_target = Phi^{-1}(target).
+"""
+
+from __future__ import annotations
+
+import math
+
+from scipy import stats
+
+
+def z_critical(false_alarm: float, tests: int = 1, sided: int = 2) -> float:
+    """Critical value of one of `tests` z-tests sharing `false_alarm` (Bonferroni)."""
+    if not 0 < false_alarm < 1 or tests < 1 or sided not in (1, 2):
+        raise ValueError(f"z_critical needs 0 < false_alarm < 1, tests >= 1, sided in (1, 2); got "
+                         f"{false_alarm}, {tests}, {sided}")
+    return float(stats.norm.isf(false_alarm / (sided * tests)))
+
+
+def z_quantile(probability: float) -> float:
+    """Phi^{-1}(probability): the standardised effect beyond z_c that gives power `probability`."""
+    return float(stats.norm.ppf(probability))
+
+
+def power_of_z(delta: float, z_c: float, sided: int = 2) -> float:
+    """Power of a z-test with critical value z_c against a standardised effect delta >= 0."""
+    delta = abs(delta)
+    p = float(stats.norm.cdf(delta - z_c))
+    return p + (float(stats.norm.cdf(-delta - z_c)) if sided == 2 else 0.0)
+
+
+def power(effect: float, se: float, z_c: float, sided: int = 2) -> float:
+    """Probability that a z-test with critical value z_c and standard error se detects `effect`."""
+    if se <= 0 or not math.isfinite(se):
+        return float("nan")
+    return power_of_z(abs(effect) / se, z_c, sided)
+
+
+def draws_for_power(effect: float, variance: float, z_c: float, target: float, factor: float = 1.0) -> int:
+    """Smallest n with power(effect, sqrt(factor variance / n), z_c) >= target (one tail)."""
+    return max(2, math.ceil(factor * variance * ((z_c + z_quantile(target)) / abs(effect)) ** 2))

@@ -1,0 +1,58 @@
+"""numerics/significance.py: the z-test primitives every statistical check relies on.
+
+Checked against identities that do not share its code: a test's size is its false alarm (power
+against a zero effect), textbook critical values, a simulated rejection rate, and the minimality of
+the sample size it plans.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from softlin.numerics import significance as sig
+
+
+def test_textbook_critical_values():
+    # 1.95996... and 1.64485... are the 97.5% and 95% normal quantiles found in any table.
+    assert sig.z_critical(0.05) == pytest.approx(1.959963984540054, rel=1e-12)
+    assert sig.z_critical(0.05, sided=1) == pytest.approx(1.6448536269514722, rel=1e-12)
+    assert sig.z_critical(0.05, tests=5) == pytest.approx(sig.z_critical(0.01), rel=1e-12)
+
+
+@given(alpha=st.floats(1e-9, 0.4), tests=st.integers(1, 500), sided=st.sampled_from([1, 2]))
+def test_a_test_at_zero_effect_rejects_with_its_false_alarm(alpha, tests, sided):
+    """Size = false alarm / tests, for each sidedness: a one-sided critical value used as two-sided
+    (or the reverse) doubles or halves it."""
+    z_c = sig.z_critical(alpha, tests, sided)
+    assert sig.power_of_z(0.0, z_c, sided) == pytest.approx(alpha / tests, rel=1e-9)
+
+
+def test_power_matches_a_simulated_rejection_rate():
+    rng = np.random.default_rng(20261201)
+    z_c, delta, n = sig.z_critical(0.01), 2.5, 200_000
+    rejected = np.mean(np.abs(rng.normal(delta, 1.0, n)) > z_c)
+    p = sig.power_of_z(delta, z_c)
+    # binomial standard error; 5.3 sigma is a two-sided false alarm of about 1e-7
+    assert abs(rejected - p) <= 5.3 * math.sqrt(p * (1 - p) / n)
+
+
+@given(effect=st.floats(0.01, 5.0), variance=st.floats(0.1, 50.0), factor=st.floats(0.2, 3.0),
+       target=st.sampled_from([0.9, 0.99, 0.999]))
+def test_planned_draws_are_the_smallest_reaching_the_power_target(effect, variance, factor, target):
+    z_c = sig.z_critical(1e-6)
+    n = sig.draws_for_power(effect, variance, z_c, target, factor)
+    se = lambda m: math.sqrt(factor * variance / m)  # noqa: E731
+    assert sig.power(effect, se(n), z_c, sided=1) >= target - 1e-12
+    if n > 2:
+        assert sig.power(effect, se(n - 1), z_c, sided=1) < target
+
+
+def test_bad_arguments_are_refused():
+    for args in [(0.0,), (1.0,), (0.05, 0), (0.05, 1, 3)]:
+        with pytest.raises(ValueError):
+            sig.z_critical(*args)
+    assert math.isnan(sig.power(1.0, 0.0, 2.0))
