@@ -324,10 +324,22 @@ L_sym = sp.Symbol("L", positive=True)
 q_sym = sp.Symbol("q", nonnegative=True)
 
 
+D_sym = sp.Symbol("D", positive=True)
+GOOD_EVENT = sp.Interval(sp.Rational(1, 2), sp.oo)      # {D >= 1/2}: the denominator is not small
+
+
+def good_event_constant() -> sp.Expr:
+    """sup over the good event D >= 1/2 of |error|^2 / |V X|^2 = sup 1/D^2 (= 4), computed, not typed:
+    on that event |V X / D|^2 <= sup(1/D^2) |V X|^2."""
+    return sp.calculus.util.maximum(1 / D_sym**2, D_sym, GOOD_EVENT)
+
+
 def expectation_bound_factor() -> sp.Expr:
-    """eps_L^2(z) / (tr(V Gamma V^T) + |V Gamma a|^2)."""
+    """eps_L^2(z) / (tr(V Gamma V^T) + |V Gamma a|^2): on {D >= 1/2}, sup(1/D^2) E|V X|^2 with
+    E|V X|^2 = e^q (tr(V Gamma V^T) + |V Gamma a|^2) / L; off it, the error is at most L times that
+    scale, with P(D < 1/2) <= exp(-(L - 1) t^2 / (2 e^q)) at t = (L - 2) / (2 (L - 1))."""
     t = (L_sym - 2) / (2 * (L_sym - 1))
-    return 4 * sp.exp(q_sym) / L_sym + L_sym * sp.exp(-(L_sym - 1) * t**2 / (2 * sp.exp(q_sym)))
+    return good_event_constant() * sp.exp(q_sym) / L_sym + L_sym * sp.exp(-(L_sym - 1) * t**2 / (2 * sp.exp(q_sym)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -408,6 +420,9 @@ def product_law_proofs() -> list[Proof]:
 
 def proofs() -> list[Proof]:
     out = []
+    # The in-expectation bound's constant: squaring commutes with the sup of the positive 1/D.
+    out.append(prove_zero("in-expectation bound: sup_{D >= 1/2} 1/D^2 = (sup_{D >= 1/2} 1/D)^2 (= 4)",
+                          good_event_constant() - sp.calculus.util.maximum(1 / D_sym, D_sym, GOOD_EVENT) ** 2))
     # Delta method.
     exp = ratio_expansion()
     out.append(prove_zero("ratio expansion: L E[X/D] -> -E[xi eta] (coefficient of 1/L)", exp["bias"] + exp["c_xy"]))
