@@ -46,6 +46,7 @@ from functools import lru_cache
 import sympy as sp
 
 from . import tilt
+from .gaussian_expectations import standard_expectation
 from .proof import Proof, prove_zero
 
 mu_sym, omega_sym = sp.symbols("mu omega", real=True)
@@ -62,22 +63,7 @@ DEGREE_BOX = (2, 1)
 DIMENSIONS = (3, 4)       # >= the number of trace factors in a product (3): the rewriting is unique
 
 
-@lru_cache(maxsize=None)
-def std_moment(p: int) -> sp.Expr:
-    """E g^p for g ~ N(0, 1): the derived tilted moment of `tilt` at t = 0."""
-    return sp.simplify(tilt.gaussian_moment_1d(p).subs(tilt.t_sym, 0))
-
-
-def gaussian_expectation(expr, variables) -> sp.Expr:
-    """E over independent N(0, 1) `variables` of a polynomial in them (coefficients may be symbolic)."""
-    P = sp.Poly(sp.expand(expr), *variables)
-    out = sp.Integer(0)
-    for powers, coeff in P.terms():
-        factor = sp.Integer(1)
-        for p in powers:
-            factor *= std_moment(p)
-        out += coeff * factor
-    return sp.expand(out)
+gaussian_expectation = standard_expectation   # E over independent N(0, 1) variables
 
 
 def coordinates(n: int) -> dict:

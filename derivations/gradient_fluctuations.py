@@ -30,7 +30,8 @@ import sympy as sp
 
 from . import batched, lemma21
 from .proof import Proof, prove_zero
-from .tilted_moments import exp_quadratic_expectation, gaussian_polynomial_expectation
+from .gaussian_expectations import gaussian_polynomial_expectation
+from .tilted_moments import exp_quadratic_expectation
 
 
 def fourth_moment_formula(c: sp.Matrix, Gamma: sp.Matrix, V: sp.Matrix) -> sp.Expr:

@@ -39,11 +39,11 @@ Block invariance: on {u = 0, v = 0} the full-flow derivatives of u and v vanish 
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 import sympy as sp
 
 from . import lemma21, tilt
+from .gaussian_expectations import standard_expectation
 from .proof import Proof, prove_zero
 
 b_sym = sp.Symbol("b", real=True)
@@ -52,21 +52,7 @@ b_sym = sp.Symbol("b", real=True)
 # ---------------------------------------------------------------------------------------------
 # Gaussian expectations of polynomials, from the derived 1-D moments.
 
-@lru_cache(maxsize=None)
-def _moment(p: int) -> sp.Expr:
-    return sp.simplify(tilt.gaussian_moment_1d(p).subs(tilt.t_sym, 0))
-
-
-def gaussian_expectation(poly: sp.Expr, gs) -> sp.Expr:
-    """E over independent standard normals `gs` of a polynomial in them (monomial by monomial)."""
-    P = sp.Poly(sp.expand(poly), *gs)
-    total = sp.Integer(0)
-    for powers, coeff in P.terms():
-        factor = sp.Integer(1)
-        for p in powers:
-            factor *= _moment(p)
-        total += coeff * factor
-    return sp.expand(total)
+gaussian_expectation = standard_expectation   # E over independent N(0, 1) variables
 
 
 # ---------------------------------------------------------------------------------------------
@@ -282,6 +268,29 @@ def kernel_full(k):
     return R, gU, gu, gv, gb
 
 
+def kernel_loss_variance(k):
+    """Var over queries x ~ N(0, Sigma) of the infinite-prompt loss (1/2) x^T K x, K = M^T M,
+    M = b Sigma A - I: tr((K Sigma)^2) / 2 (proved in `loss_variance_proofs`)."""
+    S, A, b = k["Sigma"], k["A"], k["b"]
+    M = b * S * A - sp.Identity(k["d"])
+    KS = M.T * M * S
+    return sp.Trace(KS * KS) / 2
+
+
+def loss_variance_proofs(d: int) -> list[Proof]:
+    """Var[(1/2) x^T K x] = tr((K Sigma)^2) / 2 for x = S g, g ~ N(0, I), Sigma = S S^T, any symmetric K
+    (symbolic entries), with the Gaussian moments of `gaussian_expectations`."""
+    S = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"s{i}{j}", real=True) if j <= i else 0)
+    K = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"k{min(i, j)}{max(i, j)}", real=True))
+    g = sp.symbols(f"g0:{d}", real=True)
+    x = S * sp.Matrix(g)
+    loss = (x.T * K * x)[0, 0] / 2
+    var = standard_expectation(loss**2, g) - standard_expectation(loss, g) ** 2
+    KS = K * S * S.T
+    return [prove_zero(f"Var of the loss (1/2) x^T K x, x ~ N(0, Sigma): tr((K Sigma)^2)/2 [d={d}]",
+                       var - (KS * KS).trace() / 2)]
+
+
 def kernel_proofs(d: int) -> list[Proof]:
     """The emitted dimension-free expressions equal the proved explicit ones at dimension d."""
     k = kernel_symbols(d)
@@ -321,4 +330,6 @@ def proofs() -> list[Proof]:
         out += gradient_proofs(d)
     for d in (1, 2):
         out += kernel_proofs(d)
+    for d in (1, 2, 3):
+        out += loss_variance_proofs(d)
     return out

@@ -86,6 +86,9 @@ def icl_specs() -> list[KernelSpec]:
                    "icl", "(d, d)"),
         KernelSpec("icl_grad_b", ab, sab, icl.kernel_grad_b(k), "grad_b R_inf = tr(Sigma A Sigma (b Sigma A - I)^T).",
                    "icl", "scalar"),
+        KernelSpec("icl_loss_variance", ab, sab, icl.kernel_loss_variance(k),
+                   "Var of the loss (1/2) x^T K x over queries x ~ N(0, Sigma): tr((K Sigma)^2) / 2, "
+                   "K = (b Sigma A - I)^T (b Sigma A - I).", "icl", "scalar"),
         KernelSpec("icl_full_risk", full, sfull, R,
                    "R_inf for full (U, V): U11 = A, u = U[d, :d], (v, b) = last row of V.", "icl", "scalar"),
         KernelSpec("icl_full_grad_U11", full, sfull, gU, "grad of R_full in U11.", "icl", "(d, d)"),

@@ -24,42 +24,15 @@ inputs are rational: the only irrational factor of the result is the determinant
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 import sympy as sp
 
 from . import tilt
+from .gaussian_expectations import gaussian_polynomial_expectation
 from .proof import Proof, prove_zero
 
 ORDERS = (0, 4, 8)
 POWERS = (1, 2)
-
-
-def gaussian_polynomial_expectation(poly: sp.Expr, variables: list, Sigma: sp.Matrix) -> sp.Expr:
-    """E[poly(y)] for y ~ N(0, Sigma), exactly, by Stein's identity on each monomial."""
-    P = sp.Poly(sp.expand(poly), *variables)
-    n = len(variables)
-    Sig = sp.Matrix(Sigma)
-
-    @lru_cache(maxsize=None)
-    def moment(alpha: tuple) -> sp.Expr:
-        if sum(alpha) == 0:
-            return sp.Integer(1)
-        if sum(alpha) % 2:
-            return sp.Integer(0)
-        i = next(j for j, e in enumerate(alpha) if e > 0)
-        rest = list(alpha)
-        rest[i] -= 1                                 # y_i * y^rest
-        total = sp.Integer(0)
-        for j in range(n):
-            if rest[j] == 0 or Sig[i, j] == 0:
-                continue
-            deriv = list(rest)
-            deriv[j] -= 1
-            total += Sig[i, j] * rest[j] * moment(tuple(deriv))
-        return sp.expand(total)
-
-    return sp.expand(sum(coeff * moment(tuple(mon)) for mon, coeff in P.terms()))
 
 
 def tilt_ratio_exponent(c) -> sp.Expr:
