@@ -191,7 +191,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     checks += paper["checks"]
     quantities.update(paper["quantities"])
     witness = _erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn)
-    checks.append(witness["check"])
+    checks += witness["checks"]
     errata.append(witness["erratum"])
 
     # ---- 6. Beyond Gaussians. ----
