@@ -68,6 +68,8 @@ KEYS = frozenset({"seed", "icl"})
 UNUSED_ICL_KEYS = ("alpha", "theta", "eps")
 L_CAP = 5000                   # per step batch x L_max x 2 doubles (reduced sampler): 128 x 5000 x 2 x 8 B = 10 MB
 FALSE_ALARM = 1e-6             # per check (Bonferroni inside a check over its L values)
+ANCHOR_LS = (1, 2)             # exact-anchor prompt lengths of the linear risk
+ANCHOR_DRAWS = 40_000          # fresh prompts per anchor L (a few ms each at L <= 2)
 LR, BATCH, INIT = 1e-3, 128, (0.5, 0.5)
 # Steps: measured on 2 shared cores (load ~2): quick 32 s, standard ~2 min, full ~6 min (about
 # 5 ms per step per generator at L_max = 1000, two generators; budgets 1, 3 and 10 min).
@@ -216,6 +218,22 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
                         f"largest |R_test - R_exact| / se over L (at L = {worst}: {risk['linear'][worst][0]:.5g} vs "
                         f"{exact[worst]:.5g}); {plan['test']} test prompts per L; two-sided, Bonferroni over {nL} L, "
                         f"false alarm {FALSE_ALARM:g}"))
+    # Exact anchors at L = 1, 2, where finite-prompt terms (the L (L - 1) pairs, the 1/L diagonal) are
+    # as large as the risk itself: the derived linear risk against fresh prompts at the parameters
+    # trained at the smallest L.
+    mu0, om0 = params["linear"][Ls[0]]
+    anchor = {}
+    for L in ANCHOR_LS:
+        ev = authors_sgd.evaluate({"linear": ("linear", mu0, om0)}, s["Sigma"], s2, tau, L, "correct",
+                                  ANCHOR_DRAWS, rng)
+        anchor[L] = (ev["risk"]["linear"], float(lin_risk(Sp, Sq, mu0, om0, s2, tau, L)))
+    z_anchor = {L: abs(m[0] - e) / m[1] for L, (m, e) in anchor.items()}
+    z_a = _z(FALSE_ALARM, len(ANCHOR_LS))
+    worst_a = max(ANCHOR_LS, key=lambda L: z_anchor[L])
+    checks.append(Check("linear attention: exact finite-L risk at L = 1, 2 = Monte Carlo on fresh prompts", "montecarlo",
+                        z_anchor[worst_a] <= z_a, z_anchor[worst_a], z_a,
+                        f"largest |R_mc - R_exact| / se at (mu, omega) = ({mu0:.6g}, {om0:.6g}), {ANCHOR_DRAWS} prompts "
+                        f"per L; two-sided, Bonferroni over {len(ANCHOR_LS)} L, false alarm {FALSE_ALARM:g}"))
     # Linear attention: SGD optimality against the exact finite-L optimum.
     q_chi2 = float(stats.chi2(1).isf(FALSE_ALARM / nL))
     lin_min = {L: [float(v) for v in np.asarray(kernels.authors_linear_optimum(Sp, Sq, s2, tau, L)).ravel()] for L in Ls}

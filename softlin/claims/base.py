@@ -85,6 +85,20 @@ def jsonable(value):
     return str(value)
 
 
+# Every statistical check (kind "montecarlo") is run at a false alarm of at most this, Bonferroni
+# inside the check over its L values, queries and coordinates; a claim's family-wise false alarm is
+# then at most this times its number of statistical checks (union bound).
+CHECK_FALSE_ALARM = 1e-6
+
+
+def reliability(checks: list[Check]) -> dict:
+    """The union bound on the probability that correct code gets a failed statistical check."""
+    statistical = sum(c.kind == "montecarlo" for c in checks)
+    return {"statistical_checks": statistical, "false_alarm_per_statistical_check": CHECK_FALSE_ALARM,
+            "family_wise_false_alarm": statistical * CHECK_FALSE_ALARM,
+            "controls": sum(c.kind == "control" for c in checks)}
+
+
 def certificate(claim: Claim, scenario: dict, profile: str, seed: int, checks: list[Check],
                 quantities: dict, *, errata: list | None = None, formulas: dict | None = None,
                 series: dict | None = None, provenance: dict | None = None,
@@ -106,6 +120,7 @@ def certificate(claim: Claim, scenario: dict, profile: str, seed: int, checks: l
         "profile": profile,
         "seed": seed,
         "quantities": quantities,
+        "reliability": reliability(checks),
         "checks": [asdict(c) for c in checks],
         "errata": errata or [],
         "formulas": formulas or {},

@@ -34,6 +34,13 @@ def verdicts_block(certs: list[dict], prefix: str) -> str:
         lines.append(f"| [`{cid}`]({prefix}{cid}.md) | {_cell(cert.get('title', ''))} | **{cert['status']}** "
                      f"| {ok}/{total} | {_cell(text.kinds_summary(cert))} |")
     profiles = sorted({f"`{c['profile']}`, seed {c['seed']}" for c in certs})
+    rel = [c["reliability"] for c in certs if "reliability" in c]
+    if rel:
+        n = sum(r["statistical_checks"] for r in rel)
+        total = sum(r["family_wise_false_alarm"] for r in rel)
+        lines += ["", f"Family-wise false alarm: a correct suite fails one of these {n} statistical checks with "
+                      f"probability at most {total:.3g} (each at most {rel[0]['false_alarm_per_statistical_check']:g}, "
+                      "union bound); a control's power, where computed beforehand, is on its claim's page."]
     lines += ["", f"Verdicts of the committed certificates ({'; '.join(profiles) or 'none yet'}); "
               f"pages: [{prefix}index.html]({prefix}index.html) (HTML, MathML) and "
               f"[{prefix}index.md]({prefix}index.md)."]

@@ -99,10 +99,13 @@ MUTANTS: tuple[Mutant, ...] = (
            "return alpha * G / nrm, float(alpha)",
            "return alpha * G, float(alpha)",
            ("thm-5.2",), "A(0) = alpha Theta Theta^T without dividing by ||Theta Theta^T||_F (start not balanced when Theta = I, d > 1)"),
-    Mutant("scalar-risk-normaliser-half-dropped", "numerics/scalar_risk.py",
-           "s = omega[h] * proj - 0.5 * omega[h] ** 2 * qq[:, None]",
-           "s = omega[h] * proj - omega[h] ** 2 * qq[:, None]",
-           ("finite-prompt-risk",), "normalised log-weight omega x^T q - omega^2 |q|^2 (log E e^{omega x^T q} without its 1/2): control variate biased"),
+    # (Not a mutant: the normaliser 1/2 dropped in the log-weight of scalar_risk.mc_first_order. It
+    # rescales N and D by the same (beta, q)-measurable factor, so S = N / D is unchanged and the
+    # control variate N - m D keeps mean zero: an equivalent program up to variance.)
+    Mutant("scalar-risk-cross-term-factor-2-dropped", "numerics/scalar_risk.py",
+           "Y = L * (delta**2 - 2 * r0 * (delta - delta_lin))",
+           "Y = L * (delta**2 - r0 * (delta - delta_lin))",
+           ("finite-prompt-risk",), "L (R_L - R_inf) estimated with the cross term r0 (S - m) without its factor 2"),
     Mutant("numerator-moments-second-shift-c", "numerics/numerator_moments.py",
            "first = np.exp(log_z1 - c) * (mean1 - t)\n        raw = np.exp(log_z2 - 2 * c) * second",
            "first = np.exp(log_z1 - c) * (mean1 - t)\n        raw = np.exp(log_z2 - c) * second",
