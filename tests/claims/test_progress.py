@@ -79,6 +79,7 @@ def test_verify_draws_bars_on_a_terminal_unless_quiet_and_prints_the_timed_table
     monkeypatch.setattr(registry, "CLAIMS", {claim.id: claim})
     term = FakeTerminal()
     monkeypatch.setattr("sys.stderr", term)
+    monkeypatch.setattr(progress, "_width_override", 200)   # the line is cut to the terminal's width: fix it
     argv = ["verify", "--out", str(tmp_path)] + (["--quiet"] if quiet else [])
     assert cli.main(argv) == 0
     out = capsys.readouterr().out

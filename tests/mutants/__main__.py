@@ -59,7 +59,8 @@ def _run_tests(node_ids) -> dict:
     import pytest
 
     with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(io.StringIO()):
-        code = pytest.main(["-q", "-x", "-p", "no:cacheprovider", *node_ids])
+        # -n 0: in this process, where the slip is installed (xdist workers would import the real code)
+        code = pytest.main(["-q", "-x", "-n", "0", "-p", "no:cacheprovider", *node_ids])
     failed = [line for line in out.getvalue().splitlines() if line.startswith("FAILED")]
     if code == 0:
         return {"status": "verified", "caught_by": []}

@@ -163,6 +163,82 @@ MUTANTS: tuple[Mutant, ...] = (
            "((z_c + z_quantile(target)) / abs(effect)))",
            ("finite-prompt-risk",), "n = f var (z_c + z_t) / Delta (the square of the sample-size formula dropped)",
            ("tests/numerics/test_significance.py",)),
+    # ---- second wave ----
+    # numerics/ (float code the first wave did not touch)
+    Mutant("accumulator-numerator-not-rescaled", "numerics/attention.py",
+           "self.num = self.num * rescale[..., None] + np.matmul(weights.transpose(0, 2, 1), values)",
+           "self.num = self.num + np.matmul(weights.transpose(0, 2, 1), values)",
+           ("lemma-2.1",), "online log-sum-exp: the running max shift applied to the denominator only, the numerator of "
+                           "earlier chunks never rescaled by exp(M_old - M_new)"),
+    Mutant("mixture-centred-moment-tilt-a-not-2a", "numerics/limits.py",
+           "kernels.component_centred_second_moment(m[:, None], G, V, 2 * a, mu)",
+           "kernels.component_centred_second_moment(m[:, None], G, V, a, mu)",
+           ("mixture", "prop-3.1"), "E w^2 ||V(z' - mu_a)||^2 of a mixture with each component's centred moment taken "
+                                    "under the once-tilted law (tilt a) instead of the doubly tilted one (2a)"),
+    Mutant("quadrature-tilt-direction-not-normalised", "numerics/quadrature.py",
+           "m + Ga * (I1 / I0 / t)",
+           "m + Ga * (I1 / I0)",
+           ("lemma-2.1", "mixture"), "mpmath reference: tilted mean m + Gamma a r(t) (the direction B^T a not divided "
+                                     "by its length t = sqrt(a^T Gamma a))"),
+    Mutant("gradient-scalar-aa-cross-term-sign", "numerics/selfnormalised_gradients.py",
+           "(-2.0, 3, ((1, _X), (1, _F), (1, _F)))",
+           "(2.0, 3, ((1, _X), (1, _F), (1, _F)))",
+           ("prop-3.4",), "S_aa = E (sum p x - (sum p f)^2)^2 expanded with +2 (sum p x)(sum p f)^2 (cross term sign)"),
+    Mutant("icl-exact-excess-half-dropped", "numerics/icl_exact.py",
+           "return 0.5 * float(self.weights @ (cross + mse))",
+           "return float(self.weights @ (cross + mse))",
+           ("thm-4.3",), "R_L - R_inf without the 1/2 of the loss 1/2 |b xhat - x|^2 (excess and its gradient gap doubled)"),
+    Mutant("hessian-bound-cross-term-forgotten", "numerics/icl_training.py",
+           "return 3 * s**3 * radius**2 + ",
+           "return 2 * s**3 * radius**2 + ",
+           ("thm-4.3",), "beta <= 2 s^3 r^2 + s^(3/2) sqrt(tr Sigma): ||Df[h]||^2 counted, the s^3 r^2 of "
+                         "<f, D^2 f[h, h]> (f's r^2 part) forgotten"),
+    Mutant("prompt-gradient-uncentred-second-moment", "numerics/icl_training.py",
+           "D = X - xh[:, None, :]",
+           "D = X",
+           ("thm-4.3",), "per-prompt grad_A = b C r x^T with C = sum p_i x_i x_i^T (uncentred) instead of the "
+                         "softmax-weighted covariance C_hat"),
+    Mutant("icl-flow-b-ascends", "numerics/icl_flows.py",
+           "[-float(kernels.icl_grad_b(Sigma, A, b))]",
+           "[float(kernels.icl_grad_b(Sigma, A, b))]",
+           ("thm-5.2",), "(A, b) flow with db/dt = +grad_b R_inf (wrong-sign gradient flow in b)"),
+    Mutant("authors-linear-predict-sum-for-mean", "numerics/authors_sgd.py",
+           "return mu * omega * np.mean(s * y, axis=1)",
+           "return mu * omega * np.sum(s * y, axis=1)",
+           ("authors-experiment",), "linear attention prediction mu omega sum_i s_i y_i without the 1/L "
+                                    "(training gradients keep the mean)"),
+    Mutant("weighted-covariance-mean-correction-dropped", "numerics/gradients.py",
+           "C = self.N2 / self.S[..., None, None] - np.einsum(\"pqi,pqj->pqij\", mean_offset, mean_offset)",
+           "C = self.N2 / self.S[..., None, None]",
+           ("prop-3.4",), "C_hat = weighted second moment about the centre c (the claimed limit mean), the "
+                          "-(zhat - c)(zhat - c)^T correction dropped"),
+    Mutant("product-first-order-curvature-at-a", "numerics/first_order.py",
+           "hess = curvature(2 * b) @",
+           "hess = curvature(b) @",
+           ("prop-3.1",), "tr C1 for product laws with Hess Lambda taken at a instead of 2a (the l'' of the "
+                          "doubly tilted coordinate law)"),
+    # derivations/ (propagate into the re-emitted kernels)
+    Mutant("numerator-factor-tilt-shift-forgotten", "derivations/concentration.py",
+           "* sp.Identity(1) + shift.T * shift",
+           "* sp.Identity(1)",
+           ("lemma-2.1", "prop-3.1"), "E w^2 ||V(z' - mu_a)||^2 / E w^2 = tr(V Gamma V^T) (the doubly tilted law "
+                                      "treated as centred at mu_a: the |V Gamma a|^2 of its shift forgotten)"),
+    Mutant("risk-inf-half-dropped", "derivations/risk.py",
+           "gaussian_expectation((residual.T * residual) / 2,",
+           "gaussian_expectation((residual.T * residual),",
+           ("prop-3.4",), "R_inf = E ||V(m + Gamma U z) - W z||^2 without the 1/2 (risk and its SymPy gradients doubled "
+                          "together, unlike the 1/2-loss sample gradients)"),
+    # softlin/claims/ (judging code)
+    Mutant("prop31-fixed-bonferroni-forgets-L", "softlin/claims/prop31_fixed.py",
+           "alpha = FALSE_ALARM / (len(Ls) * n_entries)",
+           "alpha = FALSE_ALARM / n_entries",
+           ("prop-3.1",), "fixed-query z-tests Bonferroni-corrected over the entries only, not over the |Ls| prompt "
+                          "lengths (false alarm multiplied by |Ls|)"),
+    Mutant("icl-training-step-at-stability-edge", "softlin/claims/icl_common.py",
+           "step = 1.0 / beta_local",
+           "step = 2.0 / beta_local",
+           ("thm-4.3", "thm-5.2"), "GD step h = 2 / beta (the stability edge h beta < 2 taken as the step) instead "
+                                   "of 1 / beta"),
 )
 
 
