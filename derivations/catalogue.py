@@ -102,9 +102,10 @@ GROUPS = {
 
 @lru_cache(maxsize=None)
 def fluctuation_proofs() -> tuple[Proof, ...]:
-    """Proposition 3.1 (derivations/fluctuations.py)."""
-    from . import fluctuations
-    return tuple(fluctuations.proofs())
+    """Proposition 3.1 (derivations/fluctuations.py and its parts _exponent, _bound, _product)."""
+    from . import fluctuations, fluctuations_bound, fluctuations_exponent, fluctuations_product
+    return tuple(fluctuations.proofs()) + tuple(fluctuations_exponent.proofs()) \
+        + tuple(fluctuations_bound.proofs()) + tuple(fluctuations_product.proofs())
 
 
 GROUPS["fluctuations"] = fluctuation_proofs

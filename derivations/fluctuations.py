@@ -1,5 +1,7 @@
-"""Proposition 3.1, made exact: the 1/L fluctuations of the finite-prompt output, their average over
-Gaussian queries, the finiteness threshold of that average, and the sharp rate beyond it.
+"""Proposition 3.1, made exact: the 1/L fluctuations of the finite-prompt output and their average over
+Gaussian queries, with the finiteness threshold of that average. The sharp rate beyond it is in
+fluctuations_exponent.py, the explicit in-expectation bound in fluctuations_bound.py, product laws
+in fluctuations_product.py.
 
 **1. First order at a fixed query (any token law with a finite log-mgf Lambda near 2a).** With
 w = e^{a^T z'} / Z(a) (E w = 1), mu_a = grad Lambda(a) the tilted mean, xi = w (z' - mu_a), eta = w - 1,
@@ -35,50 +37,13 @@ and rotation invariance give, with lambda = lambda_max(K) = lambda_max(M Sigma_q
         = det(I - 2 M Sigma_q)^{-1/2} [ tr(V Gamma V^T) + tr(N Sigma_q (I - 2 M Sigma_q)^{-1}) ],
 
 finite if and only if lambda < 1/2 (when V Gamma != 0; otherwise the error is identically 0).
-
-**3. The sharp exponent.** At a fixed query write q = a^T Gamma a and L = e^{gamma q}. The inverse
-effective sample size E sum_i p_i^2 (p the softmax weights) behaves as e^{-q h(gamma)}, h derived
-below by the Laplace principle from the two ways the weights can contribute: the bulk (all weights
-below L, sum of weights ~ L: exponent of E[w^2 1{w < L}] / L) and a single dominant token (w > L,
-exponent of L P(w > L)); below gamma = 1/2 the tilted mode is never sampled and nothing decays:
-
-    h(gamma) = 0 (gamma <= 1/2),  (gamma - 1/2)^2 / 2 (1/2 <= gamma <= 3/2),  gamma - 1 (gamma >= 3/2).
-
-The naive estimate min(1, e^q / L) corresponds to max(0, gamma - 1) <= h: it overstates the error on
-1/2 < gamma < 3/2. Averaging over queries, q has tail density e^{-q / (2 lambda)}; with q = x ln L
-the error is L^{-G(x)} with G(x) = x h(1/x) + x / (2 lambda), and the sharp exponent is min_x G:
-
-    kappa(lambda) = 1                                  for lambda <= 1/2,
-    kappa(lambda) = (sqrt(1 + 4 / lambda) - 1) / 2    for lambda >= 1/2   (x* = 2 sqrt(lambda / (lambda + 4))),
-
-continuous at the threshold, strictly above the naive 1/(2 lambda) beyond it, and lambda kappa -> 1.
-With Gamma = sigma^2 Gamma0, lambda = sigma^2 lambda0: this is the paper's c2 / sigma^2 made explicit,
-and sigma^2 kappa(sigma) increases with sigma, so c2 = kappa(sigma = 1) serves every sigma >= 1.
-Below the threshold the same picture gives the approach to the first order: the queries with
-q > (2/3) ln L (gamma < 3/2) are where e^q / L overstates the error, so
-L E||err||^2 = first_order_coefficient - O(L^-rho), rho = min(1, (1 - 2 lambda) / (3 lambda)):
-slower than 1/L as soon as lambda > 1/5, and arbitrarily slow near the threshold.
-
-**5. Beyond Gaussians.** For z' = m + B x with x iid coordinates of log-mgf l (Rademacher: log cosh;
-uniform on [-sqrt3, sqrt3]: log(sinh(sqrt3 t) / (sqrt3 t))), section 1 gives, with b = B^T a,
-tr C1(z) = e^{sum_j l(2 b_j) - 2 l(b_j)} (sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2);
-l(2t) - 2 l(t) and l'' are emitted in stable forms (log(1 + tanh^2 t); log(x / tanh x) and
-1/t^2 - 3/sinh^2(sqrt3 t) with Taylor polynomials near 0).
-
-**4. An explicit in-expectation bound (L >= 2).** On {D >= 1/2}, |V X / D|^2 <= 4 |V X|^2; on
-{D < 1/2}, the output is a convex combination of the V z_i, so the error is at most max_i |V(z_i - mu_a)|
-and max^2 <= sum_i; {D < 1/2} lies in {D_{-i} < 1/2} (D_{-i} without token i, independent of z_i), and
-Maurer's lower tail for L - 1 nonnegative weights with t = (L - 2) / (2(L - 1)) gives
-
-    E|T[mu_L](z) - T[mu](z)|^2 <= (tr(V Gamma V^T) + |V Gamma a|^2)
-                                 (4 e^{q} / L + L exp(-(L - 2)^2 / (8 (L - 1) e^{q}))).
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from . import batched, concentration, controls, tilt
+from . import batched, concentration, tilt
 from .proof import Proof, prove_zero
 
 t_sym = sp.Symbol("t", real=True)
@@ -219,210 +184,10 @@ def first_order_coefficient_matrix(Gamma, U, V, Sigma_q) -> sp.Expr:
 
 
 # ---------------------------------------------------------------------------------------------
-# 3. The sharp exponent (Laplace principle).
-
-gamma_sym = sp.Symbol("gamma", positive=True)     # ln L / q
-y_sym = sp.Symbol("y", real=True)                  # u / q, u = log-weight + q/2 of a token
-lam_sym = sp.Symbol("lambda", positive=True)       # lambda_max(M Sigma_q)
-x_sym = sp.Symbol("x", positive=True)              # q / ln L
-
-
-def bulk_exponent() -> sp.Expr:
-    """(1/q) log of E[w^2 1{w < L}] / L at u = q y (Gaussian u ~ N(0, q), w = e^{u - q/2})."""
-    return 2 * y_sym - 1 - y_sym**2 / 2 - gamma_sym
-
-
-def single_exponent() -> sp.Expr:
-    """(1/q) log of L P(w > L) at u = q y: gamma - y^2 / 2 (y >= gamma + 1/2)."""
-    return gamma_sym - y_sym**2 / 2
-
-
-def rate_middle() -> sp.Expr:
-    return (gamma_sym - sp.Rational(1, 2)) ** 2 / 2
-
-
-def rate_high() -> sp.Expr:
-    return gamma_sym - 1
-
-
-def rate_function(gamma):
-    """h(gamma) as a Python function of a number (for numerics and tests)."""
-    if gamma <= 0.5:
-        return 0.0
-    if gamma <= 1.5:
-        return (gamma - 0.5) ** 2 / 2
-    return gamma - 1.0
-
-
-def exponent_middle() -> sp.Expr:
-    """G(x) on 2/3 <= x <= 2 (gamma = 1/x in [1/2, 3/2])."""
-    return x_sym * rate_middle().subs(gamma_sym, 1 / x_sym) + x_sym / (2 * lam_sym)
-
-
-def sharp_exponent_expr() -> sp.Expr:
-    """kappa(lambda) for lambda >= 1/2."""
-    return (sp.sqrt(1 + 4 / lam_sym) - 1) / 2
-
-
-def sharp_exponent(lam: float) -> float:
-    """kappa(lambda) = 1 below the threshold, (sqrt(1 + 4/lambda) - 1)/2 above (lambda >= 0)."""
-    import math
-    if lam < 0 or lam != lam:
-        raise ValueError(f"lambda = {lam!r} must be a number >= 0")
-    return 1.0 if lam <= 0.5 else (math.sqrt(1.0 + 4.0 / lam) - 1.0) / 2.0
-
-
-def naive_exponent(lam: float) -> float:
-    """What min(1, e^q / L) predicts: min(1, 1/(2 lambda)) (the heuristic the derivation corrects)."""
-    return 1.0 if lam <= 0.5 else 1.0 / (2.0 * lam)
-
-
-lam_arg = sp.Symbol("lam", positive=True)       # lambda as a kernel argument ("lambda" is a Python keyword)
-
-
-def sharp_exponent_piecewise() -> sp.Expr:
-    """kappa(lambda) on lambda > 0 as one expression (emitted as the kernel `sharp_exponent`)."""
-    return sp.Piecewise((sp.Integer(1), lam_sym <= sp.Rational(1, 2)), (sharp_exponent_expr(), True)).subs(lam_sym, lam_arg)
-
-
-def naive_exponent_piecewise() -> sp.Expr:
-    """min(1, 1/(2 lambda)) (emitted as `naive_exponent`: the heuristic a control must refute)."""
-    return sp.Piecewise((sp.Integer(1), lam_sym <= sp.Rational(1, 2)), (1 / (2 * lam_sym), True)).subs(lam_sym, lam_arg)
-
-
-def remainder_exponent_piecewise() -> sp.Expr:
-    """rho(lambda): 1 up to 1/5, (1 - 2 lambda)/(3 lambda) up to 1/2, 0 beyond (emitted as `remainder_exponent`)."""
-    return sp.Piecewise((sp.Integer(1), lam_sym <= sp.Rational(1, 5)),
-                        (remainder_exponent_expr(), lam_sym < sp.Rational(1, 2)),
-                        (sp.Integer(0), True)).subs(lam_sym, lam_arg)
-
-
-def minimiser() -> sp.Expr:
-    return 2 * sp.sqrt(lam_sym / (lam_sym + 4))
-
-
-def remainder_exponent_expr() -> sp.Expr:
-    """Below the threshold, L E||err||^2 = first_order_coefficient - D(L). The first-order term
-    e^q / L overstates the error exactly where h(gamma) > gamma - 1, i.e. gamma < 3/2 (q > 2 ln L / 3),
-    so D(L) ~ E[e^q 1{q > 2 ln L / 3}] ~ L^{-(2/3)(1/(2 lambda) - 1)}, next to the regular O(1/L) term:
-    D(L) ~ L^{-rho}, rho = min(1, (1 - 2 lambda) / (3 lambda)) (rho = 1 for lambda <= 1/5)."""
-    return (1 - 2 * lam_sym) / (3 * lam_sym)
-
-
-def remainder_exponent(lam: float) -> float:
-    if lam < 0 or lam != lam:
-        raise ValueError(f"lambda = {lam!r} must be a number >= 0")
-    if lam >= 0.5:
-        return 0.0
-    return 1.0 if lam <= 0.2 else (1.0 - 2.0 * lam) / (3.0 * lam)
-
-
-# ---------------------------------------------------------------------------------------------
-# 4. The in-expectation bound.
-
-L_sym = sp.Symbol("L", positive=True)
-q_sym = sp.Symbol("q", nonnegative=True)
-
-
-D_sym = sp.Symbol("D", positive=True)
-GOOD_EVENT = sp.Interval(sp.Rational(1, 2), sp.oo)      # {D >= 1/2}: the denominator is not small
-
-
-def good_event_constant() -> sp.Expr:
-    """sup over the good event D >= 1/2 of |error|^2 / |V X|^2 = sup 1/D^2 (= 4), computed, not typed:
-    on that event |V X / D|^2 <= sup(1/D^2) |V X|^2."""
-    return sp.calculus.util.maximum(1 / D_sym**2, D_sym, GOOD_EVENT)
-
-
-def expectation_bound_factor() -> sp.Expr:
-    """eps_L^2(z) / (tr(V Gamma V^T) + |V Gamma a|^2): on {D >= 1/2}, sup(1/D^2) E|V X|^2 with
-    E|V X|^2 = e^q (tr(V Gamma V^T) + |V Gamma a|^2) / L; off it, the error is at most L times that
-    scale, with P(D < 1/2) <= exp(-(L - 1) t^2 / (2 e^q)) at t = (L - 2) / (2 (L - 1))."""
-    t = (L_sym - 2) / (2 * (L_sym - 1))
-    return good_event_constant() * sp.exp(q_sym) / L_sym + L_sym * sp.exp(-(L_sym - 1) * t**2 / (2 * sp.exp(q_sym)))
-
-
-# ---------------------------------------------------------------------------------------------
-# 5. Product laws beyond Gaussians: z = m + B x, x with iid coordinates of log-mgf l. Then
-#    Lambda(a) = a^T m + sum_j l(b_j), b = B^T a, and section 1 gives
-#    tr C1(z) = e^{sum_j l(2 b_j) - 2 l(b_j)} (sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2).
-
-def product_law_log_mgf(kind: str) -> sp.Expr:
-    if kind == "rademacher":
-        return controls.rademacher_log_mgf()
-    if kind == "uniform":
-        return controls.uniform_log_mgf()
-    raise ValueError(f"unknown product law {kind!r} (known: rademacher, uniform)")
-
-
-def product_law_log_w2_derived(kind: str) -> sp.Expr:
-    """l(2a) - 2 l(a), straight from the log-mgf."""
-    a = controls.a_sym
-    lam = product_law_log_mgf(kind)
-    return lam.subs(a, 2 * a) - 2 * lam
-
-
-def product_law_curvature_derived(kind: str) -> sp.Expr:
-    """l''(a), straight from the log-mgf."""
-    return sp.diff(product_law_log_mgf(kind), controls.a_sym, 2)
-
-
-def _near_zero(exact: sp.Expr) -> sp.Expr:
-    """Taylor polynomial near a = 0 for |a| < 1/20 (as the controls' tilted mean), exact form elsewhere."""
-    a = controls.a_sym
-    series = sp.series(exact, a, 0, controls.SERIES_ORDER).removeO()
-    return sp.Piecewise((series, sp.Abs(a) < controls.SERIES_RADIUS), (exact, True))
-
-
-def product_law_log_w2(kind: str) -> sp.Expr:
-    """Stable form of l(2a) - 2 l(a): log(1 + tanh^2 a) (Rademacher); log(x / tanh x), x = sqrt3 a,
-    with its Taylor polynomial near 0 (uniform; tanh, not coth, so that large |a| does not overflow)."""
-    a = controls.a_sym
-    if kind == "rademacher":
-        return sp.log(1 + sp.tanh(a) ** 2)
-    x = sp.sqrt(3) * a
-    return _near_zero(sp.log(x / sp.tanh(x)))
-
-
-def product_law_curvature(kind: str) -> sp.Expr:
-    """Stable form of l''(a): 1 - tanh^2 a (Rademacher); 1/a^2 - 3 / sinh^2(sqrt3 a) with its Taylor
-    polynomial near 0, where the two terms cancel (uniform)."""
-    a = controls.a_sym
-    if kind == "rademacher":
-        return 1 - sp.tanh(a) ** 2
-    return _near_zero(1 / a**2 - 3 / sp.sinh(sp.sqrt(3) * a) ** 2)
-
-
-def product_law_proofs() -> list[Proof]:
-    a = controls.a_sym
-    pos = sp.Symbol("t", positive=True)
-    out = []
-    for kind in ("rademacher", "uniform"):
-        exact_w2 = product_law_log_w2(kind)
-        exact_c = product_law_curvature(kind)
-        if isinstance(exact_w2, sp.Piecewise):
-            exact_w2, exact_c = exact_w2.args[1][0], exact_c.args[1][0]
-        derived_w2 = product_law_log_w2_derived(kind).subs(a, pos)
-        out.append(prove_zero(f"{kind}: l(2a) - 2 l(a) equals its stable form (a > 0; both even)",
-                              sp.simplify((sp.exp(derived_w2) - sp.exp(exact_w2.subs(a, pos))).rewrite(sp.exp))))
-        out.append(prove_zero(f"{kind}: l''(a) equals its stable form",
-                              sp.simplify((product_law_curvature_derived(kind) - exact_c).rewrite(sp.exp))))
-    x = sp.Symbol("x", real=True)
-    out.append(prove_zero("uniform curvature series starts 1 - 3 a^2 / 5 = 1 + kappa4 a^2 / 2 (variance 1, "
-                          "fourth cumulant -6/5)",
-                          sp.series(1 / x**2 - 3 / sp.sinh(sp.sqrt(3) * x) ** 2, x, 0, 3).removeO()
-                          - (1 - sp.Rational(3, 5) * x**2)))
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
 # Proofs.
 
 def proofs() -> list[Proof]:
     out = []
-    # The in-expectation bound's constant: squaring commutes with the sup of the positive 1/D.
-    out.append(prove_zero("in-expectation bound: sup_{D >= 1/2} 1/D^2 = (sup_{D >= 1/2} 1/D)^2 (= 4)",
-                          good_event_constant() - sp.calculus.util.maximum(1 / D_sym, D_sym, GOOD_EVENT) ** 2))
     # Delta method.
     exp = ratio_expansion()
     out.append(prove_zero("ratio expansion: L E[X/D] -> -E[xi eta] (coefficient of 1/L)", exp["bias"] + exp["c_xy"]))
@@ -511,59 +276,4 @@ def proofs() -> list[Proof]:
     rhs = (N * Sq * (sp.eye(2) - 2 * M * Sq).adjugate()).trace() * (sp.eye(2) - 2 * Kq).det()
     out.append(prove_zero("tr(S N S (I - 2 S M S)^(-1)) = tr(N Sigma_q (I - 2 M Sigma_q)^(-1)) [d=2, denominators cleared]",
                           sp.expand(lhs - rhs)))
-    # Sharp exponent: the rate function from the two Laplace exponents.
-    bulk, single = bulk_exponent(), single_exponent()
-    y_bulk = sp.solve(sp.diff(bulk, y_sym), y_sym)
-    out.append(prove_zero("bulk exponent is maximal at y = 2 (the doubly tilted mode)", y_bulk[0] - 2))
-    boundary = gamma_sym + sp.Rational(1, 2)          # w = L  <=>  u - q/2 = gamma q
-    out.append(prove_zero("bulk (y = 2 feasible, gamma >= 3/2) gives h = gamma - 1", -bulk.subs(y_sym, 2) - rate_high()))
-    out.append(prove_zero("bulk at the boundary y = gamma + 1/2 gives h = (gamma - 1/2)^2 / 2",
-                          -bulk.subs(y_sym, boundary) - rate_middle()))
-    out.append(prove_zero("single dominant token (y >= gamma + 1/2, maximal at the boundary) gives the same rate",
-                          -single.subs(y_sym, boundary) - rate_middle()))
-    out.append(prove_zero("on gamma >= 3/2 the bulk dominates: (gamma-1/2)^2/2 - (gamma-1) = (gamma-3/2)^2/2 >= 0",
-                          rate_middle() - rate_high() - (gamma_sym - sp.Rational(3, 2)) ** 2 / 2))
-    out.append(prove_zero("h is continuous at gamma = 1/2 and 3/2",
-                          sp.Abs(rate_middle().subs(gamma_sym, sp.Rational(1, 2)))
-                          + sp.Abs((rate_middle() - rate_high()).subs(gamma_sym, sp.Rational(3, 2)))))
-    out.append(prove_zero("h exceeds the naive rate on 1/2 < gamma < 3/2: (gamma-1/2)^2/2 - (gamma-1) = (gamma-3/2)^2/2",
-                          rate_middle() - (gamma_sym - 1) - (gamma_sym - sp.Rational(3, 2)) ** 2 / 2))
-    # Query average of the rate: minimise G(x).
-    G = exponent_middle()
-    xs = [r for r in sp.solve(sp.diff(G, x_sym), x_sym) if r.is_positive is not False]
-    out.append(prove_zero("G'(x) = 0 at x* = 2 sqrt(lambda / (lambda + 4))", sp.simplify(xs[0] - minimiser())))
-    out.append(prove_zero("G(x*) = (sqrt(1 + 4/lambda) - 1)/2",
-                          sp.simplify(sp.radsimp(G.subs(x_sym, minimiser()) - sharp_exponent_expr()))))
-    out.append(prove_zero("G''(x) = 1/x^3 > 0 on the middle branch (x* is its minimum)",
-                          sp.simplify(sp.diff(G, x_sym, 2) - 1 / x_sym**3)))
-    out.append(prove_zero("x* = 2/3 exactly at lambda = 1/2 (x* in the middle branch iff lambda >= 1/2)",
-                          minimiser().subs(lam_sym, sp.Rational(1, 2)) - sp.Rational(2, 3)))
-    out.append(prove_zero("kappa(1/2) = 1: continuous at the threshold",
-                          sharp_exponent_expr().subs(lam_sym, sp.Rational(1, 2)) - 1))
-    out.append(prove_zero("branch x <= 2/3: G = 1 - x (1 - 1/(2 lambda)), G(0) = 1 and G(2/3) = G_middle(2/3)",
-                          sp.simplify((1 - x_sym * (1 - 1 / (2 * lam_sym))).subs(x_sym, sp.Rational(2, 3))
-                                      - G.subs(x_sym, sp.Rational(2, 3)))))
-    out.append(prove_zero("branch x >= 2: G = x/(2 lambda), G(2) = G_middle(2)",
-                          sp.simplify(G.subs(x_sym, 2) - 1 / lam_sym)))
-    out.append(prove_zero("below the threshold the first-order deficit E[e^q 1{q > 2 ln L / 3}] decays as L^-rho, "
-                          "rho = (2/3)(1/(2 lambda) - 1) = (1 - 2 lambda)/(3 lambda)",
-                          sp.simplify(sp.Rational(2, 3) * (1 / (2 * lam_sym) - 1) - remainder_exponent_expr())))
-    out.append(prove_zero("rho = 1 exactly at lambda = 1/5 (below: the regular O(1/L) term dominates)",
-                          remainder_exponent_expr().subs(lam_sym, sp.Rational(1, 5)) - 1))
-    out.append(prove_zero("lambda kappa(lambda) -> 1 as lambda -> infinity (the paper's c2/sigma^2 scaling)",
-                          sp.limit(lam_sym * sharp_exponent_expr(), lam_sym, sp.oo) - 1))
-    yv = sp.Symbol("y", positive=True)
-    out.append(prove_zero("kappa > 1/(2 lambda) beyond the threshold: (1 + 1/lambda)^2 - (1 + 4/lambda) = (1/lambda)(1/lambda - 2)",
-                          sp.expand((1 + 1 / lam_sym) ** 2 - (1 + 4 / lam_sym) - (1 / lam_sym) * (1 / lam_sym - 2))))
-    out.append(prove_zero("sigma^2 kappa increases in sigma: d/dy (sqrt(y^2 + 4y) - y) = (y + 2)/sqrt(y^2 + 4y) - 1, "
-                          "and (y + 2)^2 - (y^2 + 4y) = 4 > 0",
-                          sp.simplify(sp.diff(sp.sqrt(yv**2 + 4 * yv) - yv, yv) - ((yv + 2) / sp.sqrt(yv**2 + 4 * yv) - 1))
-                          + sp.expand((yv + 2) ** 2 - (yv**2 + 4 * yv) - 4)))
-    # The in-expectation bound's Maurer exponent.
-    t = (L_sym - 2) / (2 * (L_sym - 1))
-    out.append(prove_zero("Maurer with L - 1 weights at 1 - t = L/(2(L-1)): (L-1) t^2 = (L-2)^2/(4(L-1))",
-                          sp.simplify((L_sym - 1) * t**2 - (L_sym - 2) ** 2 / (4 * (L_sym - 1)))))
-    out.append(prove_zero("1 - t = L / (2 (L - 1)), so {D_{-i} < 1/2} is {mean of L-1 weights < 1 - t}",
-                          sp.simplify(1 - t - L_sym / (2 * (L_sym - 1)))))
-    out += product_law_proofs()
     return out

@@ -14,7 +14,7 @@ import sympy as sp
 from . import concentration, controls, lemma21, mixture
 from . import icl, risk_scalar, risk_scalar_variance
 from . import gradient_fluctuations, jacobians, risk
-from . import fluctuations
+from . import fluctuations, fluctuations_bound, fluctuations_exponent, fluctuations_product
 
 
 @dataclass(frozen=True)
@@ -183,23 +183,23 @@ def fluctuation_specs() -> list[KernelSpec]:
                    "fluctuations", "(1, n)"),
     ] + [
         KernelSpec(f"{kind}_{what}", (controls.a_sym,), ("any shape",), expr(kind), f"{doc} ({kind}, entrywise).",
-                   "fluctuations", "same as a")
+                   "fluctuations_product", "same as a")
         for kind in ("rademacher", "uniform")
-        for what, expr, doc in (("log_weight_second_moment", fluctuations.product_law_log_w2,
+        for what, expr, doc in (("log_weight_second_moment", fluctuations_product.product_law_log_w2,
                                  "l(2a) - 2 l(a) = log E w^2 of one coordinate, l its log-mgf"),
-                                ("curvature", fluctuations.product_law_curvature, "l''(a): the tilted variance"))
+                                ("curvature", fluctuations_product.product_law_curvature, "l''(a): the tilted variance"))
     ] + [
-        KernelSpec("sharp_exponent", (fluctuations.lam_arg,), ("scalar > 0",), fluctuations.sharp_exponent_piecewise(),
-                   "kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2).", "fluctuations", "scalar"),
-        KernelSpec("naive_exponent", (fluctuations.lam_arg,), ("scalar > 0",), fluctuations.naive_exponent_piecewise(),
-                   "min(1, 1/(2 lambda)): the heuristic exponent of min(1, e^q/L).", "fluctuations", "scalar"),
-        KernelSpec("remainder_exponent", (fluctuations.lam_arg,), ("scalar > 0",),
-                   fluctuations.remainder_exponent_piecewise(),
-                   "rho(lambda): L x error reaches its first order as L^-rho below the threshold.", "fluctuations", "scalar"),
-        KernelSpec("expectation_bound_factor", (fluctuations.L_sym, fluctuations.q_sym), ("scalar", "any shape"),
-                   fluctuations.expectation_bound_factor(),
+        KernelSpec("sharp_exponent", (fluctuations_exponent.lam_arg,), ("scalar > 0",), fluctuations_exponent.sharp_exponent_piecewise(),
+                   "kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2).", "fluctuations_exponent", "scalar"),
+        KernelSpec("naive_exponent", (fluctuations_exponent.lam_arg,), ("scalar > 0",), fluctuations_exponent.naive_exponent_piecewise(),
+                   "min(1, 1/(2 lambda)): the heuristic exponent of min(1, e^q/L).", "fluctuations_exponent", "scalar"),
+        KernelSpec("remainder_exponent", (fluctuations_exponent.lam_arg,), ("scalar > 0",),
+                   fluctuations_exponent.remainder_exponent_piecewise(),
+                   "rho(lambda): L x error reaches its first order as L^-rho below the threshold.", "fluctuations_exponent", "scalar"),
+        KernelSpec("expectation_bound_factor", (fluctuations_bound.L_sym, fluctuations_bound.q_sym), ("scalar", "any shape"),
+                   fluctuations_bound.expectation_bound_factor(),
                    "eps_L^2(z) / (tr(V Gamma V^T) + |V Gamma a|^2) = 4 e^q / L + L exp(-(L-2)^2 / (8 (L-1) e^q)).",
-                   "fluctuations", "same as q"),
+                   "fluctuations_bound", "same as q"),
     ]
 
 

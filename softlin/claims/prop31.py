@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from ..derivations import catalogue, fluctuations
+from ..derivations import catalogue
 from ..numerics import kernels, limits, selfnormalised
 from ..numerics.laws import GaussianLaw, psd_root
 from . import scenario as scen

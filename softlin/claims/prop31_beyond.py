@@ -1,7 +1,7 @@
 """prop-3.1 beyond Gaussian tokens: Rademacher, uniform and a two-component Gaussian mixture with the
 scenario's mean and covariance. The decay of the L2(nu) error is measured, and L x error is compared with
 the general-law first order E_nu tr C1(z), tr C1 = E w^2 [tr(V Hess Lambda(2a) V^T) +
-|V (grad Lambda(2a) - grad Lambda(a))|^2] (derivations/fluctuations.py, numerics/first_order.py)."""
+|V (grad Lambda(2a) - grad Lambda(a))|^2] (derivations/fluctuations_product.py, numerics/first_order.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..derivations import fluctuations
 from ..numerics import first_order, fits, kernels, limits, montecarlo, selfnormalised
 from ..numerics.laws import MixtureLaw, RademacherLaw, UniformLaw, psd_root
 from .base import Check

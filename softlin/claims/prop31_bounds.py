@@ -16,7 +16,7 @@ from .prop31_common import FALSE_ALARM, _subgaussian_sigma, z_crit
 
 
 def expectation_bound(L: int, trace_plus: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """eps_L^2(z) of derivations/fluctuations.py section 4 (L >= 2), from the emitted factor."""
+    """eps_L^2(z) of derivations/fluctuations_bound.py (L >= 2), from the emitted factor."""
     with np.errstate(over="ignore"):
         return trace_plus * kernels.expectation_bound_factor(L, q)
 

@@ -83,7 +83,7 @@ def _lam(lam) -> float:
 
 
 def sharp_exponent(lam) -> float:
-    """kappa(lambda) from the emitted kernel (derivations/fluctuations.sharp_exponent_piecewise)."""
+    """kappa(lambda) from the emitted kernel (derivations/fluctuations_exponent.sharp_exponent_piecewise)."""
     from ..numerics import kernels
     return float(kernels.sharp_exponent(np.float64(_lam(lam))))
 

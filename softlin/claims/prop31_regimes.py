@@ -3,7 +3,7 @@
 The scenario's token covariance is rescaled, Gamma = sigma^2 Gamma0 with sigma^2 = lambda_target / lambda0.
 In each regime: Monte Carlo = exact finite-L error at every L, fitted slope = exact slope, and the exact
 query-averaged error of the scalar reduction (q = lambda g^2) to L = e^64 (quick) or e^128 decays as
-L^-kappa, kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2) (derivations/fluctuations.py).
+L^-kappa, kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2) (derivations/fluctuations_exponent.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import math
 
 import numpy as np
 
-from ..derivations import fluctuations
 from ..numerics import limits, selfnormalised
 from ..numerics.laws import GaussianLaw
 from .base import Check

@@ -5,7 +5,7 @@ and the same for grad_U with sigma^12 ln^2 L. softlin derives, for Gaussian toke
 the Jacobians (derivations/jacobians.py), the exact 1/L coefficients at a fixed query and averaged
 over nu (derivations/gradient_fluctuations.py; finite iff lambda < 1/2, lambda the largest
 eigenvalue of Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}), and the sharp exponent kappa(lambda) of the
-output error (derivations/fluctuations.py), which the gradient errors share: their extra factors
+output error (derivations/fluctuations_exponent.py), which the gradient errors share: their extra factors
 are polynomial in the query and change only logarithms.
 
 Norms are Frobenius norms of the Jacobians with column-major vec:
@@ -29,7 +29,7 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from ..derivations import catalogue, fluctuations, gradient_fluctuations as gf
+from ..derivations import catalogue, fluctuations_exponent, gradient_fluctuations as gf
 from ..numerics import gradients, kernels
 from ..numerics.laws import GaussianLaw
 from ..numerics.tilted_moments import largest_tilt_eigenvalue
@@ -256,7 +256,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     budget = dict(BUDGETS[profile])
     if profile == "standard":
         budget["prompts"] = s["trials"]
-    exponent = exponent or fluctuations.sharp_exponent
+    exponent = exponent or fluctuations_exponent.sharp_exponent
     z0 = s["query"] if s.get("query") is not None else rng.multivariate_normal(np.zeros(d), Sq, method="eigh")
     lam = largest_tilt_eigenvalue(U, cov, Sq)
     kappa = exponent(lam)
@@ -316,7 +316,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
         if target > 0.5:
             checks.append(ex.one_over_L_control(av, target))
         regimes[name] = {"lambda": target, "sigma2_scale": scale, "exponent": k_target,
-                         "naive_exponent": fluctuations.naive_exponent(target), "proposal_scale": av["scale"],
+                         "naive_exponent": fluctuations_exponent.naive_exponent(target), "proposal_scale": av["scale"],
                          **{f"slope_{key}": -av[key + "_fit"].slope for key in ("V", "U")},
                          **{f"slope_{key}_stderr": av[key + "_fit"].stderr for key in ("V", "U")},
                          **{f"exact_slope_{key}": -av[key + "_pred"] for key in ("V", "U")},

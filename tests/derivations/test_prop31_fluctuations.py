@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
 
-from softlin.derivations import catalogue, fluctuations
+from softlin.derivations import catalogue, fluctuations, fluctuations_product, fluctuations_exponent
 from softlin.derivations.proof import is_zero
 from softlin.numerics import kernels
 
@@ -37,9 +37,9 @@ def test_prover_rejects_a_bias_with_the_wrong_sign():
 
 
 def test_prover_rejects_the_naive_exponent_as_the_minimum():
-    G = fluctuations.exponent_middle()
-    naive = 1 / (2 * fluctuations.lam_sym)
-    assert not is_zero(G.subs(fluctuations.x_sym, fluctuations.minimiser()) - naive)
+    G = fluctuations_exponent.exponent_middle()
+    naive = 1 / (2 * fluctuations_exponent.lam_sym)
+    assert not is_zero(G.subs(fluctuations_exponent.x_sym, fluctuations_exponent.minimiser()) - naive)
 
 
 def _rademacher_moments(a):
@@ -102,23 +102,23 @@ def _laplace_rate(gamma, q=1.0):
 
 @given(st.floats(0.55, 4.0))
 def test_rate_function_is_the_brute_force_laplace_maximum(gamma):
-    assert fluctuations.rate_function(gamma) == pytest.approx(_laplace_rate(gamma), abs=1e-4)
+    assert fluctuations_exponent.rate_function(gamma) == pytest.approx(_laplace_rate(gamma), abs=1e-4)
 
 
 @given(st.floats(0.05, 20.0))
 def test_sharp_exponent_is_the_minimum_of_the_averaged_rate(lam):
     x = np.linspace(1e-9, 8, 20001)                      # G is convex near its minimum: grid error ~ 1e-7
-    G = np.array([xx * fluctuations.rate_function(1 / xx) for xx in x]) + x / (2 * lam)
-    assert float(G.min()) == pytest.approx(fluctuations.sharp_exponent(lam), abs=1e-5)
-    assert fluctuations.sharp_exponent(lam) >= fluctuations.naive_exponent(lam) - 1e-15
+    G = np.array([xx * fluctuations_exponent.rate_function(1 / xx) for xx in x]) + x / (2 * lam)
+    assert float(G.min()) == pytest.approx(fluctuations_exponent.sharp_exponent(lam), abs=1e-5)
+    assert fluctuations_exponent.sharp_exponent(lam) >= fluctuations_exponent.naive_exponent(lam) - 1e-15
     if lam > 0.5:
-        assert fluctuations.sharp_exponent(lam) > fluctuations.naive_exponent(lam)
+        assert fluctuations_exponent.sharp_exponent(lam) > fluctuations_exponent.naive_exponent(lam)
 
 
 def test_sigma_squared_kappa_increases_with_sigma():
     lam0 = 0.3
     s2 = np.geomspace(1, 1e5, 300)
-    values = np.array([x * fluctuations.sharp_exponent(x * lam0) for x in s2])
+    values = np.array([x * fluctuations_exponent.sharp_exponent(x * lam0) for x in s2])
     assert np.all(np.diff(values) > 0) and np.all(values < 1 / lam0)
     assert values[-1] * lam0 == pytest.approx(1, abs=1e-4)          # the paper's c2 / sigma^2 scaling
 
@@ -126,12 +126,12 @@ def test_sigma_squared_kappa_increases_with_sigma():
 @pytest.mark.parametrize("bad", [-0.1, float("nan")])
 def test_sharp_exponent_rejects_bad_lambda(bad):
     with pytest.raises(ValueError, match="lambda"):
-        fluctuations.sharp_exponent(bad)
+        fluctuations_exponent.sharp_exponent(bad)
 
 
 def test_prover_rejects_a_wrong_stable_form_of_the_rademacher_weight_moment():
-    a, t = fluctuations.controls.a_sym, sp.Symbol("t", positive=True)
-    derived = fluctuations.product_law_log_w2_derived("rademacher").subs(a, t)
+    a, t = fluctuations_product.controls.a_sym, sp.Symbol("t", positive=True)
+    derived = fluctuations_product.product_law_log_w2_derived("rademacher").subs(a, t)
     assert not is_zero((sp.exp(derived) - (1 + sp.tanh(t))).rewrite(sp.exp))
 
 
@@ -164,9 +164,9 @@ def test_product_law_kernels_equal_their_definitions_at_40_digits_including_near
 @pytest.mark.parametrize("lam", [0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 3.0, 50.0])
 def test_emitted_exponent_kernels_equal_the_derivations_closed_forms(lam):
     from softlin.claims import prop31_common as c
-    assert c.sharp_exponent(lam) == pytest.approx(fluctuations.sharp_exponent(lam), rel=1e-14)
-    assert c.naive_exponent(lam) == pytest.approx(fluctuations.naive_exponent(lam), rel=1e-14)
-    assert c.remainder_exponent(lam) == pytest.approx(fluctuations.remainder_exponent(lam), rel=1e-14, abs=1e-15)
+    assert c.sharp_exponent(lam) == pytest.approx(fluctuations_exponent.sharp_exponent(lam), rel=1e-14)
+    assert c.naive_exponent(lam) == pytest.approx(fluctuations_exponent.naive_exponent(lam), rel=1e-14)
+    assert c.remainder_exponent(lam) == pytest.approx(fluctuations_exponent.remainder_exponent(lam), rel=1e-14, abs=1e-15)
 
 
 @pytest.mark.parametrize("L, q", [(2, 0.0), (3, 0.5), (64, 2.0), (4096, 7.0)])

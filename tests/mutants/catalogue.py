@@ -44,7 +44,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "return sp.exp(-L_sym * t**2 / w2_sym)",
            ("lemma-2.1",), "Maurer's lower tail exp(-L t^2 / E w^2) (the 2 in 2 E w^2 dropped): a too-tight deviation bound",
            ("tests/numerics/test_limits_and_quadrature.py::test_deviation_bound_kernel_solves_its_two_tail_equations",)),
-    Mutant("expectation-bound-factor-not-squared", "derivations/fluctuations.py",
+    Mutant("expectation-bound-factor-not-squared", "derivations/fluctuations_bound.py",
            "return sp.calculus.util.maximum(1 / D_sym**2, D_sym, GOOD_EVENT)",
            "return sp.calculus.util.maximum(1 / D_sym, D_sym, GOOD_EVENT)",
            ("prop-3.1",), "on {D >= 1/2}, |VX/D|^2 <= 2 |VX|^2 (1/D <= 2 not squared): in-expectation bound 2 e^q / L"),

@@ -1,0 +1,55 @@
+"""An explicit in-expectation bound on the output error (Proposition 3.1 made exact, part 4).
+
+**4. An explicit in-expectation bound (L >= 2).** On {D >= 1/2}, |V X / D|^2 <= 4 |V X|^2; on
+{D < 1/2}, the output is a convex combination of the V z_i, so the error is at most max_i |V(z_i - mu_a)|
+and max^2 <= sum_i; {D < 1/2} lies in {D_{-i} < 1/2} (D_{-i} without token i, independent of z_i), and
+Maurer's lower tail for L - 1 nonnegative weights with t = (L - 2) / (2(L - 1)) gives
+
+    E|T[mu_L](z) - T[mu](z)|^2 <= (tr(V Gamma V^T) + |V Gamma a|^2)
+                                 (4 e^{q} / L + L exp(-(L - 2)^2 / (8 (L - 1) e^{q}))).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .proof import Proof, prove_zero
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. The in-expectation bound.
+
+L_sym = sp.Symbol("L", positive=True)
+q_sym = sp.Symbol("q", nonnegative=True)
+
+
+D_sym = sp.Symbol("D", positive=True)
+GOOD_EVENT = sp.Interval(sp.Rational(1, 2), sp.oo)      # {D >= 1/2}: the denominator is not small
+
+
+def good_event_constant() -> sp.Expr:
+    """sup over the good event D >= 1/2 of |error|^2 / |V X|^2 = sup 1/D^2 (= 4), computed, not typed:
+    on that event |V X / D|^2 <= sup(1/D^2) |V X|^2."""
+    return sp.calculus.util.maximum(1 / D_sym**2, D_sym, GOOD_EVENT)
+
+
+def expectation_bound_factor() -> sp.Expr:
+    """eps_L^2(z) / (tr(V Gamma V^T) + |V Gamma a|^2): on {D >= 1/2}, sup(1/D^2) E|V X|^2 with
+    E|V X|^2 = e^q (tr(V Gamma V^T) + |V Gamma a|^2) / L; off it, the error is at most L times that
+    scale, with P(D < 1/2) <= exp(-(L - 1) t^2 / (2 e^q)) at t = (L - 2) / (2 (L - 1))."""
+    t = (L_sym - 2) / (2 * (L_sym - 1))
+    return good_event_constant() * sp.exp(q_sym) / L_sym + L_sym * sp.exp(-(L_sym - 1) * t**2 / (2 * sp.exp(q_sym)))
+
+
+def proofs() -> list[Proof]:
+    out = []
+    # The in-expectation bound's constant: squaring commutes with the sup of the positive 1/D.
+    out.append(prove_zero("in-expectation bound: sup_{D >= 1/2} 1/D^2 = (sup_{D >= 1/2} 1/D)^2 (= 4)",
+                          good_event_constant() - sp.calculus.util.maximum(1 / D_sym, D_sym, GOOD_EVENT) ** 2))
+    # The in-expectation bound's Maurer exponent.
+    t = (L_sym - 2) / (2 * (L_sym - 1))
+    out.append(prove_zero("Maurer with L - 1 weights at 1 - t = L/(2(L-1)): (L-1) t^2 = (L-2)^2/(4(L-1))",
+                          sp.simplify((L_sym - 1) * t**2 - (L_sym - 2) ** 2 / (4 * (L_sym - 1)))))
+    out.append(prove_zero("1 - t = L / (2 (L - 1)), so {D_{-i} < 1/2} is {mean of L-1 weights < 1 - t}",
+                          sp.simplify(1 - t - L_sym / (2 * (L_sym - 1)))))
+    return out

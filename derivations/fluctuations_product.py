@@ -1,0 +1,92 @@
+"""Product laws beyond Gaussians: the first-order coefficient for iid-coordinate tokens (part 5).
+
+**5. Beyond Gaussians.** For z' = m + B x with x iid coordinates of log-mgf l (Rademacher: log cosh;
+uniform on [-sqrt3, sqrt3]: log(sinh(sqrt3 t) / (sqrt3 t))), section 1 gives, with b = B^T a,
+tr C1(z) = e^{sum_j l(2 b_j) - 2 l(b_j)} (sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2);
+l(2t) - 2 l(t) and l'' are emitted in stable forms (log(1 + tanh^2 t); log(x / tanh x) and
+1/t^2 - 3/sinh^2(sqrt3 t) with Taylor polynomials near 0).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from . import controls
+from .proof import Proof, prove_zero
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. Product laws beyond Gaussians: z = m + B x, x with iid coordinates of log-mgf l. Then
+#    Lambda(a) = a^T m + sum_j l(b_j), b = B^T a, and section 1 gives
+#    tr C1(z) = e^{sum_j l(2 b_j) - 2 l(b_j)} (sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2).
+
+def product_law_log_mgf(kind: str) -> sp.Expr:
+    if kind == "rademacher":
+        return controls.rademacher_log_mgf()
+    if kind == "uniform":
+        return controls.uniform_log_mgf()
+    raise ValueError(f"unknown product law {kind!r} (known: rademacher, uniform)")
+
+
+def product_law_log_w2_derived(kind: str) -> sp.Expr:
+    """l(2a) - 2 l(a), straight from the log-mgf."""
+    a = controls.a_sym
+    lam = product_law_log_mgf(kind)
+    return lam.subs(a, 2 * a) - 2 * lam
+
+
+def product_law_curvature_derived(kind: str) -> sp.Expr:
+    """l''(a), straight from the log-mgf."""
+    return sp.diff(product_law_log_mgf(kind), controls.a_sym, 2)
+
+
+def _near_zero(exact: sp.Expr) -> sp.Expr:
+    """Taylor polynomial near a = 0 for |a| < 1/20 (as the controls' tilted mean), exact form elsewhere."""
+    a = controls.a_sym
+    series = sp.series(exact, a, 0, controls.SERIES_ORDER).removeO()
+    return sp.Piecewise((series, sp.Abs(a) < controls.SERIES_RADIUS), (exact, True))
+
+
+def product_law_log_w2(kind: str) -> sp.Expr:
+    """Stable form of l(2a) - 2 l(a): log(1 + tanh^2 a) (Rademacher); log(x / tanh x), x = sqrt3 a,
+    with its Taylor polynomial near 0 (uniform; tanh, not coth, so that large |a| does not overflow)."""
+    a = controls.a_sym
+    if kind == "rademacher":
+        return sp.log(1 + sp.tanh(a) ** 2)
+    x = sp.sqrt(3) * a
+    return _near_zero(sp.log(x / sp.tanh(x)))
+
+
+def product_law_curvature(kind: str) -> sp.Expr:
+    """Stable form of l''(a): 1 - tanh^2 a (Rademacher); 1/a^2 - 3 / sinh^2(sqrt3 a) with its Taylor
+    polynomial near 0, where the two terms cancel (uniform)."""
+    a = controls.a_sym
+    if kind == "rademacher":
+        return 1 - sp.tanh(a) ** 2
+    return _near_zero(1 / a**2 - 3 / sp.sinh(sp.sqrt(3) * a) ** 2)
+
+
+def product_law_proofs() -> list[Proof]:
+    a = controls.a_sym
+    pos = sp.Symbol("t", positive=True)
+    out = []
+    for kind in ("rademacher", "uniform"):
+        exact_w2 = product_law_log_w2(kind)
+        exact_c = product_law_curvature(kind)
+        if isinstance(exact_w2, sp.Piecewise):
+            exact_w2, exact_c = exact_w2.args[1][0], exact_c.args[1][0]
+        derived_w2 = product_law_log_w2_derived(kind).subs(a, pos)
+        out.append(prove_zero(f"{kind}: l(2a) - 2 l(a) equals its stable form (a > 0; both even)",
+                              sp.simplify((sp.exp(derived_w2) - sp.exp(exact_w2.subs(a, pos))).rewrite(sp.exp))))
+        out.append(prove_zero(f"{kind}: l''(a) equals its stable form",
+                              sp.simplify((product_law_curvature_derived(kind) - exact_c).rewrite(sp.exp))))
+    x = sp.Symbol("x", real=True)
+    out.append(prove_zero("uniform curvature series starts 1 - 3 a^2 / 5 = 1 + kappa4 a^2 / 2 (variance 1, "
+                          "fourth cumulant -6/5)",
+                          sp.series(1 / x**2 - 3 / sp.sinh(sp.sqrt(3) * x) ** 2, x, 0, 3).removeO()
+                          - (1 - sp.Rational(3, 5) * x**2)))
+    return out
+
+
+def proofs() -> list[Proof]:
+    return product_law_proofs()
