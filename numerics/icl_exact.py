@@ -47,9 +47,9 @@ def grad_inf(Sigma: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
 
 def whitened_lambda(Sigma: np.ndarray, A: np.ndarray) -> float:
-    """||S^T A^T Sigma A S||_op with Sigma = S S^T: q <= lambda |g|^2 for x = S g (E_x e^q < inf iff < 1/2)."""
-    K = np.linalg.cholesky(Sigma).T @ A.T @ Sigma @ A @ np.linalg.cholesky(Sigma)
-    return float(np.max(np.linalg.eigvalsh((K + K.T) / 2)))
+    """||S^T A^T Sigma A S||_op with Sigma = S S^T: q <= lambda |g|^2 for x = S g (E_x e^q < inf iff < 1/2);
+    the threshold lambda of selfnormalised with Gamma = Sigma_q = Sigma and U = A."""
+    return selfnormalised.threshold_lambda(Sigma, A, Sigma)
 
 
 class ExcessRisk:

@@ -220,6 +220,13 @@ def whitened_spectrum(Gamma, U, Sigma_q) -> np.ndarray:
     return np.sort(np.clip(np.linalg.eigvalsh((K + K.T) / 2), 0.0, None))[::-1]
 
 
+def threshold_lambda(Gamma, U, Sigma_q) -> float:
+    """lambda = lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}) = lambda_max(U^T Gamma U Sigma_q): the
+    query average of e^{(U z)^T Gamma (U z)}, z ~ N(0, Sigma_q), is finite iff lambda < 1/2. The one home
+    of this number (prop-3.1, prop-3.4, asm-3.3, and the ICL tables with Gamma = Sigma_q = Sigma, U = A)."""
+    return float(whitened_spectrum(Gamma, U, Sigma_q)[0])
+
+
 def _root(Sigma_q) -> np.ndarray:
     from .laws import psd_root
     return psd_root(np.asarray(Sigma_q, dtype=float))

@@ -118,12 +118,5 @@ def quadrature_1d(p: int, q: int, c: int, m: float, gamma: float, u: float, sigm
     return value
 
 
-def largest_tilt_eigenvalue(U, Gamma, Sigma_q) -> float:
-    """lambda = largest eigenvalue of Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}."""
-    values, vectors = np.linalg.eigh(Sigma_q)
-    root = vectors @ np.diag(np.sqrt(np.maximum(values, 0))) @ vectors.T
-    return float(np.max(np.linalg.eigvalsh(root @ U.T @ Gamma @ U @ root)))
-
-
 def is_finite(x) -> bool:
     return x is not None and math.isfinite(float(x))

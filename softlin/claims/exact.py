@@ -19,13 +19,20 @@ def _to_mpf(e) -> list:
         return mp.mpf(str(sp.N(e, DIGITS + 5)))
 
 
-def _rational_matrix(x) -> sp.Matrix:
+def rational_matrix(x) -> sp.Matrix:
+    """The exact value of each float64 entry as a SymPy Rational (no rounding: a float is a dyadic
+    rational), so exact evaluations see precisely the numbers the float routes see. The one home for
+    float -> Rational in the claims."""
     arr = np.atleast_2d(np.asarray(x, dtype=float))
     return sp.Matrix(arr.shape[0], arr.shape[1], lambda i, j: sp.Rational(float(arr[i, j])))
 
 
-def _column(x) -> sp.Matrix:
-    return _rational_matrix(np.reshape(np.asarray(x, dtype=float), (-1, 1)))
+def rational_column(x) -> sp.Matrix:
+    """A vector as an exact (n, 1) Rational column."""
+    return rational_matrix(np.reshape(np.asarray(x, dtype=float), (-1, 1)))
+
+
+_rational_matrix, _column = rational_matrix, rational_column
 
 
 def gaussian_limit(m, cov, U, V, z) -> list:

@@ -106,7 +106,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     quantities: dict = {}
     series: dict = {"controls": {}}
     errata: list = []
-    lam = float(selfnormalised.whitened_spectrum(Gamma, U, Sq)[0])
+    lam = selfnormalised.threshold_lambda(Gamma, U, Sq)
     kappa = exponent_fn(lam)
     quantities.update(lambda_max=lam, threshold=0.5, exponent=kappa,
                       naive_exponent=naive_exponent(lam))

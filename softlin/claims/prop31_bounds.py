@@ -104,7 +104,7 @@ def explicit_c1(coef, Gamma, U, V, Sq, sigma: float) -> tuple[float, int]:
         t = selfnormalised.query_terms(Gamma, U, V, Z)
         return expectation_bound(L, t.trace + t.rho * t.q, t.q)
     grid = sorted(set(range(2, 65)) | {int(x) for x in np.geomspace(64, 1e9, 120)})
-    lam = float(selfnormalised.whitened_spectrum(Gamma, U, Sq)[0])
+    lam = selfnormalised.threshold_lambda(Gamma, U, Sq)
     scale = 1.0 / (1.0 - 2.0 * lam)
     vals = []
     for L in grid:

@@ -12,9 +12,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import sympy as sp
 
 from ..numerics.significance import z_critical
+from .exact import rational_column, rational_matrix
 
 FALSE_ALARM = 1e-6
 REGIMES = (("below", 0.2), ("at", 0.5), ("above", 1.0))
@@ -46,13 +46,7 @@ def budget_for(s: dict, profile: str) -> Budget:
     return Budget(s["L"], scale * t, 8, scale * 10 * t, scale * 16384, ells, s["delta"], 48)
 
 
-def _rational(x) -> sp.Matrix:
-    arr = np.atleast_2d(np.asarray(x, dtype=float))
-    return sp.Matrix(arr.shape[0], arr.shape[1], lambda i, j: sp.Rational(float(arr[i, j])))
-
-
-def _column(x) -> sp.Matrix:
-    return _rational(np.reshape(np.asarray(x, dtype=float), (-1, 1)))
+_rational, _column = rational_matrix, rational_column     # float -> exact Rational (claims/exact.py)
 
 
 def z_crit(alpha: float, two_sided: bool = True) -> float:

@@ -50,7 +50,7 @@ def _regimes(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
     out = {}
     for name, target in regimes:
         Gamma, sigma2 = _regime_setting(Gamma0, lam0, target)
-        lam = float(selfnormalised.whitened_spectrum(Gamma, U, Sq)[0])
+        lam = selfnormalised.threshold_lambda(Gamma, U, Sq)
         if abs(lam - target) <= 1e-9 * target:      # constructed to be the target: drop the eigensolver's rounding
             lam = target
         kappa = exponent_fn(lam)

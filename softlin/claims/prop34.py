@@ -30,9 +30,8 @@ import numpy as np
 import sympy as sp
 
 from ..derivations import catalogue, fluctuations_exponent, gradient_fluctuations as gf
-from ..numerics import gradients, kernels
+from ..numerics import gradients, kernels, selfnormalised
 from ..numerics.laws import GaussianLaw
-from ..numerics.tilted_moments import largest_tilt_eigenvalue
 from . import prop34_exact as ex
 from . import scenario as scen
 from .base import Check, Claim, certificate
@@ -258,7 +257,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
         budget["prompts"] = s["trials"]
     exponent = exponent or fluctuations_exponent.sharp_exponent
     z0 = s["query"] if s.get("query") is not None else rng.multivariate_normal(np.zeros(d), Sq, method="eigh")
-    lam = largest_tilt_eigenvalue(U, cov, Sq)
+    lam = selfnormalised.threshold_lambda(cov, U, Sq)
     kappa = exponent(lam)
     law = GaussianLaw(m, cov)
     errors_fn = ex.gradient_errors_fn(U, V, cov, weighted_matrix)
