@@ -16,6 +16,39 @@ import numpy as np
 
 
 @dataclass(frozen=True)
+class LinearFit:
+    coef: np.ndarray    # c in y ~ X c
+    cov: np.ndarray     # covariance of c: (X^T W X)^{-1}, W = diag(1 / s^2) (unit weights: (X^T X)^{-1})
+    chi2: float         # sum_j w_j (y_j - X_j c)^2
+    dof: int            # n - number of columns
+
+
+def linear_fit(X, y, stderrs=None) -> LinearFit:
+    """Least squares y ~ X c, the one home for every fit in softlin. With standard errors s_j,
+    weighted by the inverse variances w_j = 1 / s_j^2, and the covariance (X^T W X)^{-1} is *not*
+    rescaled by the residuals (the s_j are Monte Carlo or quadrature errors: chi2 against dof says
+    whether the model fits). Without, ordinary least squares (unit weights)."""
+    X = np.atleast_2d(np.asarray(X, dtype=float))
+    y = np.asarray(y, dtype=float)
+    if X.ndim != 2 or X.shape[0] != y.shape[0] or y.ndim != 1 or X.shape[0] < X.shape[1]:
+        raise ValueError(f"need X of shape (n, p) with n >= p and y of shape (n,), got {X.shape} and {y.shape}")
+    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
+        raise ValueError("least squares needs finite data")
+    if stderrs is None:
+        w = np.ones_like(y)
+    else:
+        s = np.asarray(stderrs, dtype=float)
+        if s.shape != y.shape or np.any(s <= 0) or not np.all(np.isfinite(s)):
+            raise ValueError(f"standard errors must be positive and finite, got {s.tolist()}")
+        w = 1.0 / s**2
+    WX = X * w[:, None]
+    cov = np.linalg.inv(X.T @ WX)
+    coef = cov @ (WX.T @ y)
+    resid = y - X @ coef
+    return LinearFit(coef, cov, float(np.sum(w * resid**2)), int(X.shape[0] - X.shape[1]))
+
+
+@dataclass(frozen=True)
 class LogLogFit:
     slope: float        # kappa in E|err|^2 ~ L^-kappa
     stderr: float
@@ -32,19 +65,11 @@ def loglog_fit(Ls, values, stderrs=None) -> LogLogFit:
         raise ValueError(f"need matching 1-D arrays of at least 2 points, got L {L.shape} and values {y.shape}")
     if np.any(L <= 0) or np.any(y <= 0) or not np.all(np.isfinite(y)):
         raise ValueError(f"log-log fit needs positive finite L and values, got L = {L.tolist()}, values = {y.tolist()}")
-    if stderrs is None:
-        w = np.ones_like(y)
-    else:
+    if stderrs is not None:
         s = np.asarray(stderrs, dtype=float)
         if s.shape != y.shape or np.any(s <= 0) or not np.all(np.isfinite(s)):
             raise ValueError(f"standard errors must be positive and finite, got {np.asarray(stderrs).tolist()}")
-        w = (y / s) ** 2
-    x, ly = np.log(L), np.log(y)
-    X = np.column_stack([np.ones_like(x), -x])
-    WX = X * w[:, None]
-    cov = np.linalg.inv(X.T @ WX)
-    beta = cov @ (WX.T @ ly)
-    resid = ly - X @ beta
-    chi2 = float(np.sum(w * resid**2))
-    return LogLogFit(float(beta[1]), float(math.sqrt(cov[1, 1])), float(beta[0]), chi2, int(L.size - 2))
-
+    # ln y_j carries the standard error s_j / y_j (delta method)
+    fit = linear_fit(np.column_stack([np.ones_like(L), -np.log(L)]), np.log(y),
+                     None if stderrs is None else s / y)
+    return LogLogFit(float(fit.coef[1]), float(math.sqrt(fit.cov[1, 1])), float(fit.coef[0]), fit.chi2, fit.dof)

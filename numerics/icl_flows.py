@@ -91,11 +91,17 @@ def integrate_ab(Sigma: np.ndarray, A0: np.ndarray, b0: float, T: float, eps_lis
         ev.terminal = False
         ev.direction = -1
         events.append(ev)
+    # A gradient flow never raises the risk: stop at once if it does (a wrong-sign field would
+    # otherwise run to overflow); the endpoint checks then fail on the truncated run.
+    r_start = risk(y0)
+    ascent = lambda t, y: risk(y) - r_start * (1 + 1e-6) - 1e-12  # noqa: E731
+    ascent.terminal, ascent.direction = True, 1
+    events.append(ascent)
     t_eval = np.concatenate([[0.0], np.geomspace(min(1e-3, T / 10), T, n_eval - 1)])
     # atol: components are O(|A*|, b*); 1e-12 relative to that scale keeps atol below rtol * |y|.
     scale = max(1.0, float(np.max(np.abs(y0))), endpoint(Sigma)[1])
     sol = solve_ivp(_ab_rhs(Sigma, d), (0.0, T), y0, method="Radau", rtol=rtol, atol=1e-12 * scale,
-                    t_eval=t_eval, events=events or None)
+                    t_eval=t_eval, events=events)
     if not sol.success:
         raise FloatingPointError(f"solve_ivp failed: {sol.message}")
     Y = sol.y.T
@@ -104,6 +110,7 @@ def integrate_ab(Sigma: np.ndarray, A0: np.ndarray, b0: float, T: float, eps_lis
     times = {eps: (0.0 if r0 <= eps else float(sol.t_events[j][0]) if len(sol.t_events[j]) else math.inf)
              for j, eps in enumerate(eps_list)}
     return {"t": sol.t, "A": Y[-1, :-1].reshape(d, d), "b": float(Y[-1, -1]), "risk": [risk(y) for y in Y],
+            "risk_increased": bool(len(sol.t_events[-1])), "reached_T": bool(sol.t[-1] >= T),
             "invariant": inv, "invariant_drift": float(np.max(np.abs(inv - inv[0]))),
             "time_to_risk": times, "nfev": int(sol.nfev)}
 

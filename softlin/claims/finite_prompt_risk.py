@@ -28,6 +28,7 @@ from scipy import integrate, stats
 from ..derivations import catalogue
 from ..numerics import kernels, scalar_risk as sr
 from ..numerics import significance as sig
+from ..numerics.fits import linear_fit
 from . import authors_power as pw
 from .base import Check, Claim, certificate
 from .common import provenance, symbolic_check
@@ -109,10 +110,8 @@ def quadrature_first_order(mu, omega, d, s2) -> float:
 def fit_intercept(Ls, means, ses):
     """Weighted least squares of Y_L = C1 + C2 / L; returns (C1, se(C1))."""
     X = np.column_stack([np.ones(len(Ls)), 1.0 / np.asarray(Ls, float)])
-    W = 1.0 / np.asarray(ses) ** 2
-    cov = np.linalg.inv(X.T @ (W[:, None] * X))
-    coef = cov @ X.T @ (W * np.asarray(means))
-    return float(coef[0]), float(math.sqrt(cov[0, 0]))
+    fit = linear_fit(X, means, ses)
+    return float(fit.coef[0]), float(math.sqrt(fit.cov[0, 0]))
 
 
 def design(s: dict, profile: str) -> dict:

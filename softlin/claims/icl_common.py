@@ -12,6 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..numerics import icl_flows, icl_training, kernels
+from ..numerics.fits import linear_fit
 from ..numerics.significance import z_critical
 from . import scenario as scen
 
@@ -57,9 +58,11 @@ def training_plan(s: dict, profile: str):
     (so GD is a stable discretisation, h beta <= 1 < 2), horizon T = the infinite flow's time to
     risk min(eps) / 10 (capped at 1500 steps)."""
     Sigma = s["Sigma"]
-    flow = icl_flows.integrate_ab(Sigma, s["A0"], s["b0"], 40 / icl_flows.transverse_rate(Sigma) + 50,
-                                  eps_list=(min(s["eps"]) / 10,))
+    horizon = 40 / icl_flows.transverse_rate(Sigma) + 50
+    flow = icl_flows.integrate_ab(Sigma, s["A0"], s["b0"], horizon, eps_list=(min(s["eps"]) / 10,))
     T = flow["time_to_risk"][min(s["eps"]) / 10]
+    if not math.isfinite(T):     # the flow never got there (the theorem fails): train to the horizon,
+        T = horizon              # and let the endpoint checks say so
     As, bs = icl_flows.endpoint(Sigma)
     rho = max(math.hypot(np.linalg.norm(As), bs), math.hypot(np.linalg.norm(s["A0"]), s["b0"]))
     beta_local = icl_training.hessian_bound(Sigma, rho)
@@ -131,8 +134,9 @@ def L_eps(result: dict, eps_list) -> tuple[dict, dict]:
     point, interval = {}, {}
     ok = r > 0
     if ok.sum() >= 2:
-        wts = (r[ok] / se[ok]) ** 2
-        p_fit, logC = np.polyfit(np.log(Ls[ok]), np.log(r[ok]), 1, w=np.sqrt(wts))
+        # ln r carries the standard error se / r (delta method)
+        logC, p_fit = linear_fit(np.column_stack([np.ones(int(ok.sum())), np.log(Ls[ok])]), np.log(r[ok]),
+                                 se[ok] / r[ok]).coef
     else:
         p_fit, logC = math.nan, math.nan
     for eps in eps_list:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..numerics import first_order, fits, kernels, limits, montecarlo, selfnormalised
+from ..numerics.fits import linear_fit
 from ..numerics.laws import MixtureLaw, RademacherLaw, UniformLaw, psd_root
 from .base import Check
 from .prop31_common import naive_exponent, remainder_exponent, sharp_exponent, FALSE_ALARM, z_crit
@@ -49,12 +50,8 @@ def intercept_fit(Ls, values, stderrs) -> tuple[float, float, float]:
     """Weighted least squares of L x MSE = C + C'/L: (C, its standard error, chi2). The O(1/L^2) term is
     neglected (the chi2 against its degrees of freedom reports whether the model fits)."""
     L = np.asarray(Ls, dtype=float)
-    y = L * np.asarray(values)
-    w = 1.0 / (L * np.asarray(stderrs)) ** 2
-    X = np.column_stack([np.ones_like(L), 1.0 / L])
-    cov = np.linalg.inv(X.T @ (X * w[:, None]))
-    beta = cov @ (X * w[:, None]).T @ y
-    return float(beta[0]), float(math.sqrt(cov[0, 0])), float(np.sum(w * (y - X @ beta) ** 2))
+    fit = linear_fit(np.column_stack([np.ones_like(L), 1.0 / L]), L * np.asarray(values), L * np.asarray(stderrs))
+    return float(fit.coef[0]), float(math.sqrt(fit.cov[0, 0])), fit.chi2
 
 
 def _beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:

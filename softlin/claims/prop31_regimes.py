@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..numerics import limits, selfnormalised
+from ..numerics.fits import linear_fit
 from ..numerics.laws import GaussianLaw
 from .base import Check
 from .prop31_average import _averaged, _per_L_check, _slope_check, exact_coefficient
@@ -38,9 +39,9 @@ def asymptotic_exponent(lam: float, ells, kappa_guess: float) -> dict:
                      for e in sweep(ells, f"prop-3.1: exact asymptotics (lambda = {lam:g})", weights=ells, item="ln L")])
     ell = np.array([math.log(round(math.exp(e))) for e in ells])
     X4 = np.column_stack([np.ones_like(ell), -ell, np.log(ell), 1 / ell])
-    c4 = np.linalg.lstsq(X4, logs, rcond=None)[0]
+    c4 = linear_fit(X4, logs).coef
     X3 = X4[1:, :3]
-    c3 = np.linalg.lstsq(X3, logs[1:], rcond=None)[0]
+    c3 = linear_fit(X3, logs[1:]).coef
     return {"kappa4": float(c4[1]), "kappa3": float(c3[1]), "log_power": float(c4[2]), "ells": ell.tolist(),
             "log_values": logs.tolist()}
 

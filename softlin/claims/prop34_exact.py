@@ -21,6 +21,7 @@ from numpy.polynomial.hermite_e import hermegauss
 
 from ..derivations import fluctuations_exponent
 from ..numerics import fits, gradients, limits, selfnormalised
+from ..numerics.fits import linear_fit
 from ..numerics import selfnormalised_gradients as sg
 from ..numerics.significance import z_critical
 from .base import Check
@@ -197,7 +198,7 @@ def asymptotic_exponents(lam: float, ells, kappa: float, label: str) -> tuple[li
     checks, out = [], {}
     for j, key in enumerate(("V", "U")):
         y = np.array([lg[j] for lg in logs])
-        c = np.linalg.lstsq(X, y, rcond=None)[0]
+        c = linear_fit(X, y).coef
         out[key] = {"kappa": float(c[1]), "log_power": float(c[2]), "ells": ell.tolist(), "log_values": y.tolist()}
         dev = abs(c[1] - kappa)
         checks.append(Check(f"{label}: exact grad_{key} error decays as L^-kappa, kappa = {kappa:.4f} (quadrature to "

@@ -26,6 +26,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..numerics import icl_exact, icl_training
+from ..numerics.fits import linear_fit
 from ..numerics.significance import z_critical
 from . import icl_common, thm43_routes as routes
 from .base import Check, Claim, certificate
@@ -121,12 +122,10 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     lx = np.log(np.array(Ls, float))
     mc_norm = np.array([np.linalg.norm(m["mc"]) for m in mc])
     mc_se = np.array([np.linalg.norm(m["se"]) for m in mc]) / np.maximum(mc_norm, 1e-300)   # se of log norm
-    w = 1 / mc_se**2
     X = np.vstack([np.ones_like(lx), lx]).T
-    cov = np.linalg.inv(X.T @ (w[:, None] * X))
-    slope_mc = float((cov @ X.T @ (w * np.log(mc_norm)))[1])
-    slope_se = math.sqrt(cov[1, 1])
-    slope_exact = float(np.polyfit(lx, np.log(g2s), 1)[0])
+    fit = linear_fit(X, np.log(mc_norm), mc_se)
+    slope_mc, slope_se = float(fit.coef[1]), math.sqrt(fit.cov[1, 1])
+    slope_exact = float(linear_fit(X, np.log(g2s)).coef[1])
     agree = abs(slope_mc - slope_exact) <= z * slope_se + 0.02
     dec = slope_mc + z * slope_se < 0
     checks.append(Check("g2(L) decreases with L: Monte Carlo log-log slope < 0 and = the exact slope", "montecarlo",

@@ -232,3 +232,20 @@ def test_loglog_fit_is_inverse_variance_weighted_least_squares():
     slopes = [fits.loglog_fit(L, 3.0 * L ** -0.8 * np.exp(rng.normal(0, s / y)), s).slope for _ in range(4000)]
     # the sample sd of 4000 normal slopes is within 6% of the truth with probability > 1 - 1e-6
     assert np.std(slopes) == pytest.approx(fit.stderr, rel=0.06)
+
+
+def test_linear_fit_against_an_independent_least_squares_route():
+    """fits.linear_fit (the one home of every fit) against numpy's lstsq on the whitened system
+    (rows divided by s_j): same coefficients, covariance (A^T A)^{-1} of the whitened design, chi2."""
+    rng = np.random.default_rng(3)
+    X = np.column_stack([np.ones(9), rng.normal(size=9), rng.normal(size=9)])
+    s = rng.uniform(0.05, 2.0, size=9)
+    y = X @ np.array([1.0, -2.0, 0.5]) + s * rng.normal(size=9)
+    fit = fits.linear_fit(X, y, s)
+    A, b = X / s[:, None], y / s
+    coef, res, *_ = np.linalg.lstsq(A, b, rcond=None)
+    np.testing.assert_allclose(fit.coef, coef, rtol=1e-10)
+    np.testing.assert_allclose(fit.cov, np.linalg.pinv(A.T @ A), rtol=1e-10)
+    assert fit.chi2 == pytest.approx(float(res[0]), rel=1e-8) and fit.dof == 6
+    plain = fits.linear_fit(X, y)
+    np.testing.assert_allclose(plain.coef, np.linalg.lstsq(X, y, rcond=None)[0], rtol=1e-10)
