@@ -29,13 +29,14 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from ..derivations import catalogue, fluctuations_exponent, gradient_fluctuations as gf
+from ..derivations import catalogue, gradient_fluctuations as gf
 from ..numerics import gradients, kernels, selfnormalised
 from ..numerics.laws import GaussianLaw
 from . import prop34_exact as ex
 from . import scenario as scen
 from .base import Check, Claim, certificate
 from .common import provenance, symbolic_check
+from .prop31_common import naive_exponent, sharp_exponent
 
 ID = "prop-3.4"
 TITLE = "Gradient concentration: exact 1/L coefficients and sharp rates for grad_V and grad_U"
@@ -255,7 +256,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     budget = dict(BUDGETS[profile])
     if profile == "standard":
         budget["prompts"] = s["trials"]
-    exponent = exponent or fluctuations_exponent.sharp_exponent
+    exponent = exponent or sharp_exponent          # the emitted kernel (claims/prop31_common.py)
     z0 = s["query"] if s.get("query") is not None else rng.multivariate_normal(np.zeros(d), Sq, method="eigh")
     lam = selfnormalised.threshold_lambda(cov, U, Sq)
     kappa = exponent(lam)
@@ -315,7 +316,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
         if target > 0.5:
             checks.append(ex.one_over_L_control(av, target))
         regimes[name] = {"lambda": target, "sigma2_scale": scale, "exponent": k_target,
-                         "naive_exponent": fluctuations_exponent.naive_exponent(target), "proposal_scale": av["scale"],
+                         "naive_exponent": naive_exponent(target), "proposal_scale": av["scale"],
                          **{f"slope_{key}": -av[key + "_fit"].slope for key in ("V", "U")},
                          **{f"slope_{key}_stderr": av[key + "_fit"].stderr for key in ("V", "U")},
                          **{f"exact_slope_{key}": -av[key + "_pred"] for key in ("V", "U")},

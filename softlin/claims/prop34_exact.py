@@ -19,12 +19,12 @@ import math
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 
-from ..derivations import fluctuations_exponent
 from ..numerics import fits, gradients, limits, selfnormalised
 from ..numerics.fits import linear_fit
 from ..numerics import selfnormalised_gradients as sg
 from ..numerics.significance import z_critical
 from .base import Check
+from .prop31_common import naive_exponent
 from .progress import progress
 
 FALSE_ALARM = 1e-6
@@ -194,7 +194,7 @@ def asymptotic_exponents(lam: float, ells, kappa: float, label: str) -> tuple[li
     ell = np.array([math.log(round(math.exp(e))) for e in ells])
     cols = [np.ones_like(ell), -ell, np.log(ell)] + ([1 / ell] if len(ells) >= 4 else [])
     X = np.column_stack(cols)
-    naive = fluctuations_exponent.naive_exponent(lam)
+    naive = naive_exponent(lam)
     checks, out = [], {}
     for j, key in enumerate(("V", "U")):
         y = np.array([lg[j] for lg in logs])
