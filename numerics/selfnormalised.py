@@ -267,6 +267,19 @@ def draw_queries(rng: np.random.Generator, Sigma_q, shape: tuple[int, ...], scal
     return QuerySample(Z, weights, scale)
 
 
+def half_line_rule(lam: float, L: int, kappa: float, step: float) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes g >= 0 and log weights of the trapezoid rule for E_g f(g), g ~ N(0, 1), f even: the
+    density doubled on the half line, the end node at g = 0 halved, up to q = lam g^2 = 2 lam
+    (kappa ln L + 30) (the Gaussian weight beyond is below e^-30 L^-kappa)."""
+    if not (lam > 0 and math.isfinite(lam)):
+        raise ValueError(f"lambda = {lam!r} must be a finite number > 0")
+    q_max = 2 * lam * (kappa * math.log(L) + 30.0)
+    gs = np.arange(0.0, math.sqrt(q_max / lam) + step, step)
+    log_w = -gs**2 / 2 + math.log(math.sqrt(2 / math.pi) * step)
+    log_w[0] -= math.log(2.0)
+    return gs, log_w
+
+
 def scalar_average(lam: float, L: int, kappa: float, step: float = 0.2) -> tuple[float, float]:
     """(log E_g A_L(lam g^2), log E_g B_L(lam g^2)) for g ~ N(0, 1): the query average when the
     whitened interaction has rank one (d = 1), by the trapezoid rule on g >= 0 (even integrand; the
@@ -274,12 +287,7 @@ def scalar_average(lam: float, L: int, kappa: float, step: float = 0.2) -> tuple
     (kappa ln L + 30), past which the Gaussian weight is below e^-30 L^-kappa (kappa: the
     predicted exponent, or any smaller number)."""
     L = validate.prompt_length("L", L)
-    if not (lam > 0 and math.isfinite(lam)):
-        raise ValueError(f"lambda = {lam!r} must be a finite number > 0")
-    q_max = 2 * lam * (kappa * math.log(L) + 30.0)
-    gs = np.arange(0.0, math.sqrt(q_max / lam) + step, step)
-    log_w = -gs**2 / 2 + math.log(math.sqrt(2 / math.pi) * step)
-    log_w[0] -= math.log(2.0)
+    gs, log_w = half_line_rule(lam, L, kappa, step)
     logs = np.array([log_moments(lam * g * g, L) for g in gs])
     return float(logsumexp(log_w + logs[:, 0])), float(logsumexp(log_w + logs[:, 1]))
 

@@ -43,7 +43,7 @@ import numpy as np
 from numpy.polynomial import polynomial as npoly
 from scipy import interpolate, stats
 
-from . import validate
+from . import selfnormalised, validate
 
 STEP_V = 0.2
 STEP_G = 0.25
@@ -294,12 +294,7 @@ def scalar_average(lam: float, L: int, kappa: float, step: float = 0.4) -> tuple
     from scipy.special import logsumexp
 
     L = validate.prompt_length("L", L)
-    if not (lam > 0 and math.isfinite(lam)):
-        raise ValueError(f"lambda = {lam!r} must be a finite number > 0")
-    q_max = 2 * lam * (kappa * math.log(L) + 30.0)
-    gs = np.arange(0.0, math.sqrt(q_max / lam) + step, step)
-    log_w = -gs**2 / 2 + math.log(math.sqrt(2 / math.pi) * step)
-    log_w[0] -= math.log(2.0)
+    gs, log_w = selfnormalised.half_line_rule(lam, L, kappa, step)
     sub = {"B": TERMS["B"], "aa": TERMS["aa"]}
     vals = [log_scalars(lam * g * g, L, terms=sub) for g in gs]
     lb = np.array([v["B"][0] for v in vals])
