@@ -37,8 +37,19 @@ def expectation_bound_factor() -> sp.Expr:
     """eps_L^2(z) / (tr(V Gamma V^T) + |V Gamma a|^2): on {D >= 1/2}, sup(1/D^2) E|V X|^2 with
     E|V X|^2 = e^q (tr(V Gamma V^T) + |V Gamma a|^2) / L; off it, the error is at most L times that
     scale, with P(D < 1/2) <= exp(-(L - 1) t^2 / (2 e^q)) at t = (L - 2) / (2 (L - 1))."""
+    return good_event_term() + bad_event_term()
+
+
+def good_event_term() -> sp.Expr:
+    """The bound's first term, sup(1/D^2) e^q / L: its query average is sup(1/D^2) / L times the
+    first-order coefficient (the query average of e^q (tr(V Gamma V^T) + |V Gamma a|^2))."""
+    return good_event_constant() * sp.exp(q_sym) / L_sym
+
+
+def bad_event_term() -> sp.Expr:
+    """The bound's second term, L P(D < 1/2) with Maurer's tail at t = (L - 2) / (2 (L - 1))."""
     t = (L_sym - 2) / (2 * (L_sym - 1))
-    return good_event_constant() * sp.exp(q_sym) / L_sym + L_sym * sp.exp(-(L_sym - 1) * t**2 / (2 * sp.exp(q_sym)))
+    return L_sym * sp.exp(-(L_sym - 1) * t**2 / (2 * sp.exp(q_sym)))
 
 
 def proofs() -> list[Proof]:

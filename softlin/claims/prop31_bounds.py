@@ -80,9 +80,10 @@ def _bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> d
         trace_plus = terms.trace + terms.rho * terms.q
         integrated, integrated_se = [], []
         for L in Ls:
-            # 4 coef / L exactly, plus the (small) second term averaged over query draws.
-            extra = trace_plus * L * np.exp(-(L - 2) ** 2 / (8 * (L - 1) * np.exp(terms.q)))
-            integrated.append(4 * coef / L + float(extra.mean()))
+            # first term: its query average is exactly good(L, q = 0) times the closed-form coefficient;
+            # the (small) second term averaged over query draws. Both from the emitted kernels.
+            extra = trace_plus * kernels.expectation_bound_bad_event(L, terms.q)
+            integrated.append(float(kernels.expectation_bound_good_event(L, 0.0)) * coef + float(extra.mean()))
             integrated_se.append(float(extra.std(ddof=1) / math.sqrt(extra.size)))
         zi = [(m - b) / math.hypot(se, bse) for m, b, se, bse in zip(main["mc"], integrated, main["mc_se"], integrated_se)]
         checks.append(Check("L2(nu): E||T[mu_L] - T[mu]||^2 <= E_nu eps_L^2(z) = 4 first_order_coefficient / L + "
@@ -111,7 +112,8 @@ def explicit_c1(coef, Gamma, U, V, Sq, sigma: float) -> tuple[float, int]:
         if psd_root(Sq).shape[1] <= 3:
             bound = selfnormalised.gauss_hermite_average(lambda Z: per_query(Z, L), Sq, scale, 40)
         else:
-            bound = 4 * coef / L            # rank > 3: the second term's average is not computed (stated)
+            # rank > 3: the second term's average is not computed (stated)
+            bound = float(kernels.expectation_bound_good_event(L, 0.0)) * coef
         vals.append(L * bound / (sigma**6 * math.log(L)))
     i = int(np.argmax(vals))
     return float(vals[i]), grid[i]

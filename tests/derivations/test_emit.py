@@ -39,7 +39,7 @@ def _arguments(name, rng, d=3, k=2, n=5):
         return [64, 1e-3, 1.2, 3.0]
     if name in ("sharp_exponent", "naive_exponent", "remainder_exponent"):
         return [np.array([0.05, 0.2, 0.35, 0.5, 0.9, 3.0])]   # every branch of the piecewise exponents
-    if name == "expectation_bound_factor":   # L >= 2, q = a^T Gamma a >= 0
+    if name.startswith("expectation_bound_"):   # L >= 2, q = a^T Gamma a >= 0
         return [40, np.array([0.0, 0.3, 2.0])]
     if name.startswith("authors_"):  # issue 5 item 6: commuting SPD Sigma_p, Sigma_q; scalar mu, omega, s2, tau, L
         S = B @ B.T + np.eye(d)

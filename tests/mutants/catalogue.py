@@ -244,6 +244,67 @@ MUTANTS: tuple[Mutant, ...] = (
            "step = 2.0 / beta_local",
            ("thm-4.3", "thm-5.2"), "GD step h = 2 / beta (the stability edge h beta < 2 taken as the step) instead "
                                    "of 1 / beta"),
+    # ---- third wave ----
+    # numerics/ (samplers and quadrature the earlier waves did not touch)
+    Mutant("mixture-sampler-labels-uniform", "numerics/laws.py",
+           "labels = rng.choice(self.weights.shape[0], size=shape, p=self.weights)",
+           "labels = rng.choice(self.weights.shape[0], size=shape)",
+           ("mixture",), "mixture tokens drawn with uniform component labels (p = pi forgotten in the label draw)"),
+    Mutant("psd-root-sqrt-missing", "numerics/laws.py",
+           "return vectors[:, keep] * np.sqrt(values[keep])",
+           "return vectors[:, keep] * values[keep]",
+           ("lemma-2.1",), "root B = Q Lambda instead of Q Lambda^(1/2) (sampled tokens get covariance Gamma^2: "
+                           "variance used as standard deviation)"),
+    Mutant("log-moments-A-tilt-factor-dropped", "numerics/selfnormalised.py",
+           "log_a = q - ell + la",
+           "log_a = -ell + la",
+           ("prop-3.1",), "A_L with w^2 phi(g) = phi(g - 2 sqrt q) and its factor e^{(k^2 - k) q / 2} = e^q forgotten "
+                          "(kept in B_L)"),
+    Mutant("averaged-mse-importance-weights-forgotten", "numerics/montecarlo.py",
+           "per_prompt = np.mean(sample.weights * sq, axis=1)",
+           "per_prompt = np.mean(sq, axis=1)",
+           ("prop-3.1",), "Monte Carlo L2(nu) error averaged over proposal queries N(0, c Sigma_q) without the "
+                          "importance weights d nu / d nu'"),
+    Mutant("icl-exact-query-root-transposed", "numerics/icl_exact.py",
+           "self.X = g @ self.root.T ",
+           "self.X = g @ self.root ",
+           ("thm-4.3",), "Gauss-Hermite queries x = L^T g (Cholesky factor transposed: covariance L^T L, not Sigma)"),
+    # derivations/ (propagate into the re-emitted kernels)
+    Mutant("risk-scalar-variance-isserlis-2-dropped", "derivations/risk_scalar_variance.py",
+           "var = 2 * mu_sym**4 * sigma2**2 +",
+           "var = mu_sym**4 * sigma2**2 +",
+           ("finite-prompt-risk",), "Var(mu^2 X^2) = mu^4 sigma2^2 (Isserlis' 2 sigma^4 for a centred Gaussian "
+                                    "square dropped): the planned Monte Carlo budget too small"),
+    Mutant("tilt-entries-offdiagonal-tilted-moment-zero", "derivations/tilt.py",
+           "if i == j else moment({i: 1, j: 1}))",
+           "if i == j else 0)",
+           ("lemma-2.1",), "E_tilt[g_i g_j] = 0 for i != j (independence taken for zero mean: the tilted means "
+                           "t_i t_j forgotten off the diagonal)"),
+    Mutant("lemma21-output-second-moment-gamma-dropped", "derivations/lemma21.py",
+           "return (sp.HadamardProduct(s[\"V\"] * cov, s[\"V\"])",
+           "return (sp.HadamardProduct(s[\"V\"], s[\"V\"])",
+           ("lemma-2.1",), "E_a[(V z' - r)_i^2] with diag(V V^T) for diag(V Gamma V^T) (tilted covariance dropped): "
+                           "wrong second moment of the numerator statistic, wrong planned power"),
+    # softlin/claims/ (judging code)
+    Mutant("thm52-mc-queries-cholesky-transposed", "softlin/claims/thm52.py",
+           "@ np.linalg.cholesky(Sigma).T",
+           "@ np.linalg.cholesky(Sigma)",
+           ("thm-5.2",), "Monte Carlo queries x = g L instead of g L^T (covariance L^T L instead of Sigma)"),
+    Mutant("thm43-hessian-central-difference-over-h", "softlin/claims/thm43_routes.py",
+           "/ (2 * h) for e in np.eye(n)",
+           "/ h for e in np.eye(n)",
+           ("thm-4.3",), "central difference (f(x + h) - f(x - h)) / h (the 2h of the step dropped): sampled "
+                         "||Hess R_inf|| doubled"),
+    Mutant("prop31-anchors-hermite-weights-sqrt-pi", "softlin/claims/prop31_anchors.py",
+           "w = w / math.sqrt(2 * math.pi)",
+           "w = w / math.sqrt(math.pi)",
+           ("prop-3.1",), "probabilists' Gauss-Hermite weights normalised by sqrt(pi) (the physicists' constant) "
+                          "instead of sqrt(2 pi) in the direct L-token reference"),
+    Mutant("prop31-average-gh-scale-factor-2-dropped", "softlin/claims/prop31_average.py",
+           "ghscale = 1.0 / (1.0 - 2.0 * lam) if lam > 0 else 1.0",
+           "ghscale = 1.0 / (1.0 - lam) if lam > 0 else 1.0",
+           ("prop-3.1",), "Gauss-Hermite proposal scale 1/(1 - lambda) instead of 1/(1 - 2 lambda) for "
+                          "E e^{z^T U^T Gamma U z} (the 2 of the Gaussian exponent dropped)"),
 )
 
 
