@@ -170,11 +170,13 @@ def table(L: int, q_max: float, points: int = 48) -> Table:
 @dataclass
 class QueryTerms:
     """For queries Z (n, d): q = a^T Gamma a, rho = |V Gamma a|^2 / q (0 where q = 0), tr(V Gamma V^T),
-    and the first-order mean squared error e^q (tr + |V Gamma a|^2)."""
+    and the first-order mean squared error e^q (tr + |V Gamma a|^2), also as its logarithm (finite
+    where e^q overflows)."""
     q: np.ndarray
     rho: np.ndarray
     trace: float
     first_order: np.ndarray
+    log_first_order: np.ndarray
 
 
 def query_terms(Gamma: np.ndarray, U: np.ndarray, V: np.ndarray, Z: np.ndarray) -> QueryTerms:
@@ -184,9 +186,10 @@ def query_terms(Gamma: np.ndarray, U: np.ndarray, V: np.ndarray, Z: np.ndarray) 
     trace = float(np.trace(V @ Gamma @ V.T))
     n = np.maximum(numerator - trace, 0.0)
     rho = np.divide(n, q, out=np.zeros_like(q), where=q > 1e-300)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", divide="ignore"):
         first = np.exp(q) * numerator
-    return QueryTerms(q, rho, trace, first)
+        log_first = q + np.log(numerator)
+    return QueryTerms(q, rho, trace, first, log_first)
 
 
 def exact_mse(tab: Table, terms: QueryTerms) -> np.ndarray:
@@ -292,12 +295,19 @@ def scalar_average(lam: float, L: int, kappa: float, step: float = 0.2) -> tuple
     return float(logsumexp(log_w + logs[:, 0])), float(logsumexp(log_w + logs[:, 1]))
 
 
-def gauss_hermite_average(fn, Sigma_q, scale: float = 1.0, nodes: int = 40) -> float:
-    """E_{z ~ N(0, Sigma_q)} fn(Z) by tensor Gauss-Hermite in the whitened coordinates g (z = S g,
-    rank(Sigma_q) <= 3), with nodes for N(0, scale I) and the weight ratio
-    phi(g) / phi_scale(g) = scale^{r/2} e^{-|g|^2 (1 - 1/scale) / 2} folded into the integrand. For
-    fn(z) = e^{z^T M z} poly(z) and scale = 1/(1 - 2 lambda_max) the folded integrand is a polynomial
-    times a Gaussian that does not grow, so the rule converges geometrically. `fn` maps (n, d) -> (n,)."""
+def gauss_hermite_average(fn, Sigma_q, scale: float = 1.0, nodes: int = 40, tilt=None, log_fn=None) -> float:
+    """E_{z ~ N(0, Sigma_q)} fn(Z) by tensor Gauss-Hermite in whitened coordinates (z = S g, rank(Sigma_q)
+    <= 3), with nodes for N(0, c_j) along each direction j and the weight ratio
+    phi(g_j) / phi_{c_j}(g_j) = c_j^{1/2} e^{-g_j^2 (1 - 1/c_j) / 2} folded into the integrand.
+
+    Without `tilt`, every direction has c_j = `scale`. With `tilt = M` (fn(z) = e^{z^T M z} poly(z), as
+    the first-order kernels are, M = U^T Gamma U), the rule works in the eigenbasis of K = S^T M S,
+    eigenvalues lambda_j < 1/2, with c_j = 1/(1 - 2 lambda_j) (1 where lambda_j <= 0): the folded integrand is
+    then exactly poly(z) along every direction, so the rule is exact for a polynomial of degree
+    < 2 nodes, however close lambda_max is to 1/2 (one common scale resolves only the top direction).
+    Returns inf when lambda_max >= 1/2 (the integral diverges). `fn` maps (n, d) -> (n,); for a positive
+    integrand whose factors over- and underflow separately near the threshold, pass `log_fn` (its
+    logarithm) instead, and fn = None: the fold is then done in logarithms."""
     import itertools
 
     from numpy.polynomial.hermite_e import hermegauss
@@ -308,10 +318,27 @@ def gauss_hermite_average(fn, Sigma_q, scale: float = 1.0, nodes: int = 40) -> f
         raise ValueError(f"Gauss-Hermite query average supports rank(query_cov) <= 3, got {r}")
     if r == 0:
         return float(fn(np.zeros((1, S.shape[0])))[0])
+    if tilt is None:
+        R, scales = S, np.full(r, float(scale))
+    else:
+        K = S.T @ np.asarray(tilt, dtype=float) @ S
+        lam, Q = np.linalg.eigh((K + K.T) / 2)
+        if lam.max() >= 0.5:
+            return math.inf
+        R, scales = S @ Q, 1.0 / (1.0 - 2.0 * np.clip(lam, 0.0, None))
     x, w = hermegauss(nodes)
     w = w / math.sqrt(2 * math.pi)
-    grid = np.array(list(itertools.product(x, repeat=r))) * math.sqrt(scale)
+    grid = np.array(list(itertools.product(x, repeat=r))) * np.sqrt(scales)
     weights = np.prod(np.array(list(itertools.product(w, repeat=r))), axis=1)
-    sq = np.sum(grid * grid, axis=1)
-    ratio = scale ** (r / 2) * np.exp(-sq * (1.0 - 1.0 / scale) / 2)
-    return float(np.sum(weights * ratio * fn(grid @ S.T)))
+    log_ratio = np.sum(0.5 * np.log(scales) - grid * grid * (1.0 - 1.0 / scales) / 2, axis=1)
+    node_weight = weights * np.exp(log_ratio)
+    if log_fn is not None:
+        return float(np.sum(weights * np.exp(log_ratio + log_fn(grid @ R.T))))
+    with np.errstate(over="ignore", invalid="ignore"):
+        values = fn(grid @ R.T)
+        # The two factors of the folded integrand can under- and overflow separately at outer nodes
+        # (e^{-1600} times e^{+1600}), where the product is bounded by the polynomial part times a node
+        # weight below 1e-300: those nodes contribute 0, not 0 * inf = nan. A value that is infinite
+        # at a node of positive weight is a divergent integral and stays inf.
+        terms = np.where(node_weight > 0, node_weight * values, 0.0)
+    return float(np.sum(terms))

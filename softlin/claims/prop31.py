@@ -43,7 +43,7 @@ from .prop31_average import (_averaged, _first_order_mc_check, _per_L_check, _sl
 from .prop31_beyond import Law, _beyond_gaussians, _product_limit, intercept_fit
 from .prop31_bounds import _bound_checks, _erratum_one, _paper_form, expectation_bound
 from .prop31_common import (naive_exponent, remainder_exponent, sharp_exponent, DIGITS, FALSE_ALARM, KERNEL_TOLERANCE, REGIMES, TABLE_RELATIVE_ERROR, Budget, budget_for,
-                            _subgaussian_sigma, z_crit)
+                            NEAR_THRESHOLD, _regime_setting, _subgaussian_sigma, z_crit)
 from .prop31_fixed import _first_order_limit_check, _fixed_query_montecarlo, exact_first_order
 from .prop31_formulas import _formulas, _formulas_mathml
 from .prop31_power import family_wise, slope_control_power
@@ -145,6 +145,11 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     coef = coefficient_fn(Gamma, U, V, Sq)
     quantities["first_order_coefficient"] = coef if math.isfinite(coef) else None
     checks.append(coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget))
+    if 0 < lam < NEAR_THRESHOLD and psd_root(Sq).shape[1] <= 3:
+        # Just below the threshold the closed form and the quadrature are hardest to get right together.
+        near = _regime_setting(Gamma, lam, NEAR_THRESHOLD)[0]
+        checks.append(coefficient_check(coefficient_fn(near, U, V, Sq), near, U, V, Sq, NEAR_THRESHOLD, rng, budget,
+                                        label=f"near the threshold (Gamma rescaled to lambda = {NEAR_THRESHOLD}): "))
     rho = remainder_exponent(lam)
     main = _averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, "scenario",
                      first_order=math.isfinite(coef) and rho >= 0.5)

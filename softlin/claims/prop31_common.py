@@ -18,6 +18,7 @@ from .exact import rational_column, rational_matrix
 
 FALSE_ALARM = 1e-6
 REGIMES = (("below", 0.2), ("at", 0.5), ("above", 1.0))
+NEAR_THRESHOLD = 0.49      # lambda of the extra closed-form vs quadrature check of the query average
 DIGITS = 40
 # Kernel (float64) against the 40-digit closed forms: ~20 rounded operations on numbers of size
 # up to e^{a^T Gamma a} max|C1|, so 1e-13 relative leaves a factor > 100 over the rounding.

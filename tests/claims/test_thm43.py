@@ -58,3 +58,15 @@ def test_g2_on_a_fixed_sample_turns_the_verdict(monkeypatch):
         return best
     monkeypatch.setattr(thm43, "g2_measure", fixed_sample)
     assert _run()["status"] != "verified"
+
+
+def test_central_difference_hessian_norm_of_a_known_quadratic():
+    """thm43_routes.hessian_norm on grad f(theta) = H theta + c must return ||H||_2 (H symmetric,
+    eigenvalues of both signs): the route behind the beta_inf check and the erratum-4 witness."""
+    from softlin.claims import thm43_routes as routes
+    rng = np.random.default_rng(2)
+    B = rng.normal(size=(5, 5))
+    H = (B + B.T) / 2
+    c = rng.normal(size=5)
+    norm = routes.hessian_norm(lambda th: H @ th + c, rng.normal(size=5))
+    assert norm == pytest.approx(np.max(np.abs(np.linalg.eigvalsh(H))), rel=1e-8)

@@ -294,18 +294,37 @@ MUTANTS: tuple[Mutant, ...] = (
            "/ (2 * h) for e in np.eye(n)",
            "/ h for e in np.eye(n)",
            ("thm-4.3",), "central difference (f(x + h) - f(x - h)) / h (the 2h of the step dropped): sampled "
-                         "||Hess R_inf|| doubled"),
+                         "||Hess R_inf|| doubled",
+           ("tests/claims/test_thm43.py::test_central_difference_hessian_norm_of_a_known_quadratic",)),
     Mutant("prop31-anchors-hermite-weights-sqrt-pi", "softlin/claims/prop31_anchors.py",
            "w = w / math.sqrt(2 * math.pi)",
            "w = w / math.sqrt(math.pi)",
            ("prop-3.1",), "probabilists' Gauss-Hermite weights normalised by sqrt(pi) (the physicists' constant) "
                           "instead of sqrt(2 pi) in the direct L-token reference"),
-    Mutant("prop31-average-gh-scale-factor-2-dropped", "softlin/claims/prop31_average.py",
-           "ghscale = 1.0 / (1.0 - 2.0 * lam) if lam > 0 else 1.0",
-           "ghscale = 1.0 / (1.0 - lam) if lam > 0 else 1.0",
+    Mutant("prop31-average-gh-scale-factor-2-dropped", "numerics/selfnormalised.py",
+           "R, scales = S @ Q, 1.0 / (1.0 - 2.0 * np.clip(lam, 0.0, None))",
+           "R, scales = S @ Q, 1.0 / (1.0 - np.clip(lam, 0.0, None))",
            ("prop-3.1",), "Gauss-Hermite proposal scale 1/(1 - lambda) instead of 1/(1 - 2 lambda) for "
                           "E e^{z^T U^T Gamma U z} (the 2 of the Gaussian exponent dropped)"),
 )
+
+
+# Mutants that no route can see on the built-in scenarios, with the reason. Each is still run by the
+# slow test, which fails if one of them is killed (then it leaves this list) or if any other survives.
+SURVIVORS: dict[str, str] = {
+    "hessian-bound-cross-term-forgotten":
+        "a looser or tighter but still valid Lipschitz constant: beta_inf stays above every sampled Hessian norm "
+        "(the bound is ~2.6x the largest sampled), so no measurement can refute it; only a proof of the bound could",
+    "prop31-fixed-bonferroni-forgets-L":
+        "false-alarm accounting: the critical value drops by ~0.3 sigma, which no single run can reveal; "
+        "benchmarks/seeds.py (quick x 20, standard x 5, all verified) is the calibration of the false alarm",
+    "icl-training-step-at-stability-edge":
+        "near-equivalent on the scenario: 2 / beta_inf is still below the stability limit 2 / ||Hess||, since "
+        "beta_inf overestimates the Hessian norm, so gradient descent converges and every check holds",
+    "finite-prompt-fit-model-L-squared":
+        "below resolution: at the planned draws the C2 / L and C2 / L^2 models give intercepts that differ by "
+        "less than their standard error on the scenario's L, so the fit cannot tell them apart",
+}
 
 
 def by_name(name: str) -> Mutant:
