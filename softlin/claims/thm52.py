@@ -25,6 +25,7 @@ import sympy as sp
 from ..derivations import catalogue, icl as icl_derivation
 from ..numerics.significance import z_critical, z_quantile
 from ..numerics import icl_flows
+from ..numerics.laws import GaussianLaw
 from . import icl_common
 from .base import Check, Claim, certificate
 from .common import provenance, symbolic_check
@@ -58,34 +59,58 @@ FALSE_ALARM = 1e-6
 POWER = 0.999
 
 
-def risk_monte_carlo(Sigma, A, b, rng) -> list:
-    """R_inf(A, b) against the mean loss (1/2) x^T K x over fresh queries x ~ N(0, Sigma), studentised;
-    the query count is sized beforehand from the derived loss variance (kernel icl_loss_variance),
-    which is itself checked against the sample variance (its standard error from the sample fourth
-    central moment), so a wrong variance cannot silently mis-size the test."""
+def anisotropic_point(Sigma: np.ndarray) -> tuple[np.ndarray, float]:
+    """A second evaluation point of R_inf where K = M^T M is far from a multiple of the identity
+    (M = b Sigma A - I = E - I with E = e_1 e_2^T, or M = I in d = 1), so that slips that are
+    invisible at a nearly isotropic start (a transposed factor, the wrong square root of Sigma)
+    move the risk by many standard errors."""
+    d = Sigma.shape[0]
+    E = np.zeros((d, d))
+    if d >= 2:
+        E[0, 1] = 1.0
+    else:
+        E[0, 0] = 2.0
+    return np.linalg.solve(Sigma, E), 1.0
+
+
+def risk_monte_carlo(Sigma, points, rng) -> list:
+    """R_inf(A, b) against the mean loss (1/2) x^T K x over fresh queries x ~ N(0, Sigma), studentised,
+    at each (A, b) of `points` (the first also carries the control). The query count is sized
+    beforehand from the derived loss variance (kernel icl_loss_variance), which is itself checked
+    against the sample variance (its standard error from the sample fourth central moment), so a
+    wrong variance cannot silently mis-size the test."""
     from ..numerics import kernels
-    M = b * Sigma @ A - np.eye(Sigma.shape[0])
-    K = M.T @ M
-    R = float(kernels.icl_risk(Sigma, A, b))
-    var = float(kernels.icl_loss_variance(Sigma, A, b))
-    z = z_critical(FALSE_ALARM, 3)                                    # three two-sided tests
-    n = max(20000, int(math.ceil(((z + z_quantile(POWER)) * math.sqrt(var) / R) ** 2)))   # CLT: n >= 2e4
-    x = rng.standard_normal((n, Sigma.shape[0])) @ np.linalg.cholesky(Sigma).T
-    losses = 0.5 * np.einsum("nd,de,ne->n", x, K, x)
-    mean, s2 = float(losses.mean()), float(losses.var(ddof=1))
-    se = math.sqrt(s2 / n)
-    m4 = float(np.mean((losses - mean) ** 4))
-    zv = abs(s2 - var) / math.sqrt(max(m4 - s2 * s2, 1e-300) / n)
-    zc, zw = abs(mean - R) / se, abs(mean - 2 * R) / se
-    return [Check("Monte Carlo: R_inf(A(0), b(0)) = mean loss of the infinite-prompt predictor", "montecarlo",
-                  zc <= z, zc, z, f"n = {n} queries, studentised; two-sided, false alarm {FALSE_ALARM / 3:.3g}"),
-            Check("Monte Carlo: the loss variance equals the derived tr((K Sigma)^2)/2 (sizes the test above)",
-                  "montecarlo", zv <= z, zv, z,
-                  f"|s^2 - Var| / se(s^2), se from the sample fourth central moment; derived Var = {var:.8g}; "
-                  f"two-sided, false alarm {FALSE_ALARM / 3:.3g}"),
-            Check("control: R_inf without the 1/2 is refuted by Monte Carlo", "control",
-                  True if zw > z else None, zw, z,
-                  f"|mean - 2 R| / se against the critical value; n sized for power {POWER} from the derived variance")]
+    law = GaussianLaw(np.zeros(Sigma.shape[0]), Sigma)
+    z = z_critical(FALSE_ALARM, 2 * len(points) + 1)                 # two tests per point, one control
+    checks = []
+    for j, (A, b) in enumerate(points):
+        M = b * Sigma @ A - np.eye(Sigma.shape[0])
+        K = M.T @ M
+        R = float(kernels.icl_risk(Sigma, A, b))
+        var = float(kernels.icl_loss_variance(Sigma, A, b))
+        n = max(20000, int(math.ceil(((z + z_quantile(POWER)) * math.sqrt(var) / R) ** 2)))   # CLT: n >= 2e4
+        x = law.sample(rng, (n,))
+        losses = 0.5 * np.einsum("nd,de,ne->n", x, K, x)
+        mean, s2 = float(losses.mean()), float(losses.var(ddof=1))
+        se = math.sqrt(s2 / n)
+        m4 = float(np.mean((losses - mean) ** 4))
+        zv = abs(s2 - var) / math.sqrt(max(m4 - s2 * s2, 1e-300) / n)
+        zc = abs(mean - R) / se
+        where = "A(0), b(0)" if j == 0 else f"the anisotropic point {j}"
+        checks += [Check(f"Monte Carlo: R_inf = mean loss of the infinite-prompt predictor at {where}", "montecarlo",
+                         zc <= z, zc, z, f"n = {n} queries, studentised; R_inf = {R:.8g}; two-sided, false alarm "
+                         f"{FALSE_ALARM / (2 * len(points) + 1):.3g}"),
+                   Check(f"Monte Carlo: the loss variance equals the derived tr((K Sigma)^2)/2 at {where}",
+                         "montecarlo", zv <= z, zv, z,
+                         f"|s^2 - Var| / se(s^2), se from the sample fourth central moment; derived Var = {var:.8g}; "
+                         f"two-sided, false alarm {FALSE_ALARM / (2 * len(points) + 1):.3g}")]
+        if j == 0:
+            zw = abs(mean - 2 * R) / se
+            checks.append(Check("control: R_inf without the 1/2 is refuted by Monte Carlo", "control",
+                                True if zw > z else None, zw, z,
+                                f"|mean - 2 R| / se against the critical value; n sized for power {POWER} from the "
+                                "derived variance"))
+    return checks
 
 
 def flow_run(Sigma, alpha, Theta=None, eps_list=()):
@@ -173,7 +198,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     # Monte Carlo route for R_inf (w integrated out: loss 1/2 |(b Sigma A - I) x|^2, x ~ N(0, Sigma)), and the
     # control "R_inf without the 1/2". Var of 1/2 x^T K x is tr((K Sigma)^2) / 2 (derived, Gaussian quadratic
     # form), so n is chosen before sampling for power 0.999 against the slip at false alarm FALSE_ALARM.
-    checks += risk_monte_carlo(Sigma, s["A0"], s["b0"], rng)
+    checks += risk_monte_carlo(Sigma, [(s["A0"], s["b0"]), anisotropic_point(Sigma)], rng)
 
     # Errata 2 and 3.
     Sig3 = np.array([[0.25]])

@@ -286,10 +286,10 @@ MUTANTS: tuple[Mutant, ...] = (
            ("lemma-2.1",), "E_a[(V z' - r)_i^2] with diag(V V^T) for diag(V Gamma V^T) (tilted covariance dropped): "
                            "wrong second moment of the numerator statistic, wrong planned power"),
     # softlin/claims/ (judging code)
-    Mutant("thm52-mc-queries-cholesky-transposed", "softlin/claims/thm52.py",
-           "@ np.linalg.cholesky(Sigma).T",
-           "@ np.linalg.cholesky(Sigma)",
-           ("thm-5.2",), "Monte Carlo queries x = g L instead of g L^T (covariance L^T L instead of Sigma)"),
+    Mutant("thm52-mc-loss-matrix-transposed", "softlin/claims/thm52.py",
+           "        K = M.T @ M\n        R = float(kernels.icl_risk(Sigma, A, b))",
+           "        K = M @ M.T\n        R = float(kernels.icl_risk(Sigma, A, b))",
+           ("thm-5.2",), "Monte Carlo loss (1/2) x^T M M^T x instead of (1/2) |M x|^2 = (1/2) x^T M^T M x"),
     Mutant("thm43-hessian-central-difference-over-h", "softlin/claims/thm43_routes.py",
            "/ (2 * h) for e in np.eye(n)",
            "/ h for e in np.eye(n)",
