@@ -30,6 +30,7 @@ from functools import lru_cache
 import sympy as sp
 
 from . import risk_scalar as rs
+from .gaussian_expectations import gaussian_polynomial_expectation
 from .proof import Proof, prove_zero
 
 mu_sym = sp.Symbol("mu", real=True)
@@ -66,6 +67,20 @@ def _outer_average(expr, b1, bp2, n2, omega):
     return sp.simplify(total)
 
 
+# The Gaussian pair (X, Z) given (beta, q): Var X = S2, Cov(X, Z) = B, Var Z = VZ; R0 = r0.
+S2, B, VZ, R0 = sp.symbols("sigma2 b v r0", real=True)
+X_sym, Z_sym = sp.symbols("X Z", real=True)
+
+
+def gaussian_pair_moments() -> dict:
+    """E[Y_inf] and E[Y_inf^2] for Y_inf = mu^2 X^2 + 2 r0 mu X Z, (X, Z) centred Gaussian, by the
+    Gaussian polynomial expectations of `gaussian_expectations` (Stein's identity)."""
+    Y = mu_sym**2 * X_sym**2 + 2 * R0 * mu_sym * X_sym * Z_sym
+    cov = sp.Matrix([[S2, B], [B, VZ]])
+    return {"mean": gaussian_polynomial_expectation(Y, [X_sym, Z_sym], cov),
+            "second": gaussian_polynomial_expectation(Y**2, [X_sym, Z_sym], cov)}
+
+
 @lru_cache(maxsize=None)
 def conditional_terms():
     """(E[Y_inf | .], E[Y_inf^2 | .], symbols) with beta_perp entering through bp2 = |beta_perp|^2."""
@@ -78,9 +93,9 @@ def conditional_terms():
     b = cm["bias"].subs(sub)
     v = sp.simplify(1 / cm["Z"].subs(wh, om) ** 2 * cm["Z"].subs(wh, 2 * om)) - 1     # E w^2 - 1
     r0 = (1 - mu_sym * om) * b1 * n
-    mean = mu_sym**2 * sigma2 + 2 * r0 * mu_sym * b
-    var = 2 * mu_sym**4 * sigma2**2 + 4 * r0**2 * mu_sym**2 * (sigma2 * v + b**2) + 8 * mu_sym**3 * r0 * sigma2 * b
-    second = sp.expand(var + mean**2)
+    moments = gaussian_pair_moments()
+    cov = {S2: sigma2, B: b, VZ: v, R0: r0}
+    mean, second = moments["mean"].subs(cov), sp.expand(moments["second"].subs(cov))
     to_outer = lambda e: sp.expand(e).subs(bp**2, bp2).subs(n, sp.sqrt(n2))
     return to_outer(mean), to_outer(second), (b1, bp2, n2, om)
 
@@ -102,7 +117,13 @@ def proofs() -> list[Proof]:
     c1_closed = (mu_sym**2 * rs.pair_closed().subs(rs.c_sym, rs.om_sym**2)
                  + 2 * (1 - mu_sym * rs.om_sym) * mu_sym * rs.bias_closed())
     m1, k = chi2_tilted_moment(1)
+    pair = gaussian_pair_moments()
+    isserlis_mean = mu_sym**2 * S2 + 2 * R0 * mu_sym * B
+    isserlis_var = 2 * mu_sym**4 * S2**2 + 4 * R0**2 * mu_sym**2 * (S2 * VZ + B**2) + 8 * mu_sym**3 * R0 * S2 * B
     return [
+        prove_zero("E[Y_inf | beta, q] = mu^2 sigma2 + 2 r0 mu b (Stein, Gaussian pair)", pair["mean"] - isserlis_mean),
+        prove_zero("Var[Y_inf | beta, q] = 2 mu^4 sigma2^2 + 4 r0^2 mu^2 (sigma2 v + b^2) + 8 mu^3 r0 sigma2 b (Isserlis)",
+                   sp.expand(pair["second"] - pair["mean"] ** 2 - isserlis_var)),
         prove_zero("E[Q e^{aQ}] = d (1 - 2a)^(-d/2-1) for Q ~ chi2_d (integrated)",
                    m1 - rs.d_sym * k ** (-rs.d_sym / 2 - 1)),
         prove_zero("the mean of the limit Y_inf (Isserlis, outer averages) is the derived one-head C1",

@@ -271,10 +271,10 @@ MUTANTS: tuple[Mutant, ...] = (
            ("thm-4.3",), "Gauss-Hermite queries x = L^T g (Cholesky factor transposed: covariance L^T L, not Sigma)"),
     # derivations/ (propagate into the re-emitted kernels)
     Mutant("risk-scalar-variance-isserlis-2-dropped", "derivations/risk_scalar_variance.py",
-           "var = 2 * mu_sym**4 * sigma2**2 +",
-           "var = mu_sym**4 * sigma2**2 +",
-           ("finite-prompt-risk",), "Var(mu^2 X^2) = mu^4 sigma2^2 (Isserlis' 2 sigma^4 for a centred Gaussian "
-                                    "square dropped): the planned Monte Carlo budget too small"),
+           "Y = mu_sym**2 * X_sym**2 + 2 * R0 * mu_sym * X_sym * Z_sym",
+           "Y = mu_sym**2 * X_sym**2 + R0 * mu_sym * X_sym * Z_sym",
+           ("finite-prompt-risk",), "the estimator's limit Y_inf = mu^2 X^2 + r0 mu X Z (the 2 of the cross term "
+                                    "2 r0 (delta - delta_lin) dropped): the planned Monte Carlo budget wrong"),
     Mutant("tilt-entries-offdiagonal-tilted-moment-zero", "derivations/tilt.py",
            "if i == j else moment({i: 1, j: 1}))",
            "if i == j else 0)",
