@@ -103,7 +103,8 @@ def risk_monte_carlo(Sigma, points, rng) -> list:
                    Check(f"Monte Carlo: the loss variance equals the derived tr((K Sigma)^2)/2 at {where}",
                          "montecarlo", zv <= z, zv, z,
                          f"|s^2 - Var| / se(s^2), se from the sample fourth central moment; derived Var = {var:.8g}; "
-                         f"two-sided, false alarm {FALSE_ALARM / (2 * len(points) + 1):.3g}")]
+                         f"two-sided, nominal false alarm {FALSE_ALARM / (2 * len(points) + 1):.3g} (normal "
+                         "approximation of s^2, whose skewness makes the upper tail heavier than nominal)")]
         if j == 0:
             zw = abs(mean - 2 * R) / se
             checks.append(Check("control: R_inf without the 1/2 is refuted by Monte Carlo", "control",

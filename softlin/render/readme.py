@@ -40,7 +40,9 @@ def verdicts_block(certs: list[dict], prefix: str) -> str:
         total = sum(r["family_wise_false_alarm"] for r in rel)
         lines += ["", f"Family-wise false alarm: a correct suite fails one of these {n} statistical checks with "
                       f"probability at most {total:.3g} (each at most {rel[0]['false_alarm_per_statistical_check']:g}, "
-                      "union bound); a control's power, where computed beforehand, is on its claim's page."]
+                      "union bound). Each judged control can also miss its wrong formula, with probability 1 - power (at most "
+                      "1e-3 where its power is computed beforehand, on its claim's page), which makes its claim "
+                      "refuted or inconclusive: the controls, not the checks, dominate the chance of a false alarm."]
     lines += ["", f"Verdicts of the committed certificates ({'; '.join(profiles) or 'none yet'}); "
               f"pages: [{prefix}index.html]({prefix}index.html) (HTML, MathML) and "
               f"[{prefix}index.md]({prefix}index.md)."]

@@ -313,11 +313,13 @@ MUTANTS: tuple[Mutant, ...] = (
 # slow test, which fails if one of them is killed (then it leaves this list) or if any other survives.
 SURVIVORS: dict[str, str] = {
     "hessian-bound-cross-term-forgotten":
-        "a looser or tighter but still valid Lipschitz constant: beta_inf stays above every sampled Hessian norm "
-        "(the bound is ~2.6x the largest sampled), so no measurement can refute it; only a proof of the bound could",
+        "unrefuted, not proven valid: beta_inf = 3 s^3 r^2 + ... is ~2.6x every sampled Hessian norm, so the "
+        "slip's 2 s^3 r^2 + ... stays above the samples too; a careful bound gives 2.5, so only a derivation of the "
+        "bound in derivations/ (not done) could decide it",
     "prop31-fixed-bonferroni-forgets-L":
-        "false-alarm accounting: the critical value drops by ~0.3 sigma, which no single run can reveal; "
-        "benchmarks/seeds.py (quick x 20, standard x 5, all verified) is the calibration of the false alarm",
+        "false-alarm accounting: the critical value drops by ~0.3 sigma, which no single run can reveal and 25 "
+        "seeds cannot calibrate at 1e-6; a unit test pinning the check's Bonferroni count would kill it (not "
+        "written this round)",
     "icl-training-step-at-stability-edge":
         "near-equivalent on the scenario: 2 / beta_inf is still below the stability limit 2 / ||Hess||, since "
         "beta_inf overestimates the Hessian norm, so gradient descent converges and every check holds",
