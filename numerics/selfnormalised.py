@@ -321,6 +321,8 @@ def gauss_hermite_average(fn, Sigma_q, scale: float = 1.0, nodes: int = 40, tilt
     if tilt is None:
         R, scales = S, np.full(r, float(scale))
     else:
+        if log_fn is None:     # near the threshold e^{z^T M z} overflows at nodes that carry real mass
+            raise ValueError("gauss_hermite_average with `tilt` needs the integrand as `log_fn`")
         K = S.T @ np.asarray(tilt, dtype=float) @ S
         lam, Q = np.linalg.eigh((K + K.T) / 2)
         if lam.max() >= 0.5:
