@@ -57,6 +57,17 @@ class LogLogFit:
     dof: int
 
 
+def loglog_slope_design(Ls, relative_stderrs) -> tuple[np.ndarray, float]:
+    """Before or beside any data: for points ln y_j with standard errors r_j (relative errors of y_j),
+    the weights c with fitted slope = c @ ln y (the slope is linear in the log values), and the slope's
+    standard error sqrt([(X^T W X)^{-1}]_11), W = diag(1 / r_j^2), X rows (1, -ln L_j), as `loglog_fit`."""
+    x = np.log(np.asarray(Ls, dtype=float))
+    X = np.column_stack([np.ones_like(x), -x])
+    w = 1.0 / np.asarray(relative_stderrs, dtype=float) ** 2
+    cov = np.linalg.inv(X.T @ (X * w[:, None]))
+    return (cov @ (X * w[:, None]).T)[1], float(math.sqrt(cov[1, 1]))
+
+
 def loglog_fit(Ls, values, stderrs=None) -> LogLogFit:
     """Weighted fit of ln(values) = intercept - slope ln(L). Without stderrs, unit weights."""
     L = np.asarray(Ls, dtype=float)

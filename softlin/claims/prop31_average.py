@@ -56,10 +56,7 @@ def _averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, label, first_ord
     # logarithms, sum_j c_j ln ex_j; its standard error by the delta method with the full covariance of the
     # exact averages (they share their query draws, so they are correlated across L).
     pred = fits.loglog_fit(budget.Ls, ex, np.asarray(ses) / np.asarray(means) * np.asarray(ex))
-    x = np.log(np.asarray(budget.Ls, dtype=float))
-    w = (np.asarray(means) / np.asarray(ses)) ** 2
-    X = np.column_stack([np.ones_like(x), -x])
-    coeffs = (np.linalg.inv(X.T @ (X * w[:, None])) @ (X * w[:, None]).T)[1]
+    coeffs, _ = fits.loglog_slope_design(budget.Ls, np.asarray(ses) / np.asarray(means))
     rel = np.array([r.values / r.mean for r in exact])                       # (nL, draws)
     pred_se = float(math.sqrt(max(0.0, coeffs @ np.cov(rel) @ coeffs / rel.shape[1])))
     return {"mc": means, "mc_se": ses, "exact": ex, "exact_se": ex_se, "fit": fit, "predicted_slope": pred.slope,

@@ -27,7 +27,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from ..numerics import selfnormalised
+from ..numerics import fits, selfnormalised
 
 REQUIRED_POWER = 0.999
 TAIL_MARGIN = 2.0
@@ -67,9 +67,7 @@ def predicted_relative_stderr(Gamma, U, V, Sigma_q, Ls, prompts: int, scale: flo
 def slope_control_power(Gamma, U, V, Sigma_q, budget, av, zc: float) -> dict:
     Ls = budget.Ls
     rel = TAIL_MARGIN * np.asarray(predicted_relative_stderr(Gamma, U, V, Sigma_q, Ls, budget.prompts, av["scale"]))
-    x = np.log(np.asarray(Ls, dtype=float))
-    X = np.column_stack([np.ones_like(x), -x])
-    se = float(math.sqrt(np.linalg.inv(X.T @ (X / rel[:, None] ** 2))[1, 1]))
+    _, se = fits.loglog_slope_design(Ls, rel)
     s = float(av["predicted_slope"])
     power = float(stats.norm.cdf((1.0 - s) / se - zc))
     return {"power": power, "stderr": se, "slope": s,

@@ -150,10 +150,7 @@ def averaged(law, rng, Gamma, U, V, Sq, Ls, budget, errors_fn, lam, label) -> di
         out[key + "_exact_se"] = (vals.std(axis=1, ddof=1) / math.sqrt(vals.shape[1])).tolist()
         fit = fits.loglog_fit(Ls, mc[key], mc[key + "_se"])
         pred = fits.loglog_fit(Ls, ex[key], np.asarray(mc[key + "_se"]) / np.asarray(mc[key]) * np.asarray(ex[key]))
-        x = np.log(np.asarray(Ls, dtype=float))
-        w = (np.asarray(mc[key]) / np.asarray(mc[key + "_se"])) ** 2
-        Xd = np.column_stack([np.ones_like(x), -x])
-        coeffs = (np.linalg.inv(Xd.T @ (Xd * w[:, None])) @ (Xd * w[:, None]).T)[1]
+        coeffs, _ = fits.loglog_slope_design(Ls, np.asarray(mc[key + "_se"]) / np.asarray(mc[key]))
         rel = vals / vals.mean(axis=1, keepdims=True)
         out[key + "_fit"] = fit
         out[key + "_pred"] = pred.slope

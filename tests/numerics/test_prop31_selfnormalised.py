@@ -249,3 +249,14 @@ def test_linear_fit_against_an_independent_least_squares_route():
     assert fit.chi2 == pytest.approx(float(res[0]), rel=1e-8) and fit.dof == 6
     plain = fits.linear_fit(X, y)
     np.testing.assert_allclose(plain.coef, np.linalg.lstsq(X, y, rcond=None)[0], rtol=1e-10)
+
+
+def test_loglog_slope_design_is_the_fit_it_plans():
+    """The planned weights reproduce loglog_fit's slope on any data with those relative errors, and the
+    planned standard error is the fit's."""
+    L = np.array([16.0, 64, 256, 1024])
+    rel = np.array([0.02, 0.05, 0.03, 0.1])
+    y = 2.0 * L ** -0.7 * np.array([1.01, 0.98, 1.03, 0.95])
+    c, se = fits.loglog_slope_design(L, rel)
+    fit = fits.loglog_fit(L, y, rel * y)
+    assert float(c @ np.log(y)) == pytest.approx(fit.slope, rel=1e-12) and se == pytest.approx(fit.stderr, rel=1e-12)
