@@ -121,5 +121,15 @@ def authors_experiment_proofs() -> tuple[Proof, ...]:
 GROUPS["authors_experiment"] = authors_experiment_proofs
 
 
+@lru_cache(maxsize=None)
+def risk_finite_proofs() -> tuple[Proof, ...]:
+    """The exact finite-L risk of the authors' one-head model (derivations/risk_finite.py)."""
+    from . import risk_finite
+    return tuple(risk_finite.proofs())
+
+
+GROUPS["risk_finite"] = risk_finite_proofs
+
+
 def all_proofs() -> dict[str, tuple[Proof, ...]]:
     return {name: group() for name, group in GROUPS.items()}

@@ -70,7 +70,7 @@ def specs() -> list[KernelSpec]:
                    "d/da log E e^{a x} for x ~ U[-sqrt3, sqrt3]: sqrt3 coth(sqrt3 a) - 1/a (entrywise).",
                    "controls", "same as a"),
     ] + icl_specs() + risk_scalar_specs() + gradient_specs() + fluctuation_specs() + authors_experiment_specs() \
-        + limit_claim_specs()
+        + limit_claim_specs() + finite_risk_specs()
 
 
 def icl_specs() -> list[KernelSpec]:
@@ -255,4 +255,15 @@ def limit_claim_specs() -> list[KernelSpec]:
         KernelSpec("uniform_log_mgf", (controls.a_sym,), ("any shape",), controls.uniform_log_mgf_piecewise(),
                    "log E e^{a x} for x ~ U[-sqrt3, sqrt3]: log(sinh(sqrt3 a) / (sqrt3 a)), series near 0.",
                    "controls", "same as a"),
+    ]
+
+
+def finite_risk_specs() -> list[KernelSpec]:
+    """The exact finite-L risk of the authors' one-head model (derivations/risk_finite.py)."""
+    from . import risk_finite as r
+    args = (r.mu, r.omega, r.tau, r.s2, r.tr_p, r.k1, r.k2, r.A, r.B)
+    return [
+        KernelSpec("finite_risk_integrand", args, ("scalar",) * 5 + ("array",) * 4, r.integrand(),
+                   "R_L - tau tr Sigma_q - s2 given the query: -2 mu omega tau k1 (1 - A) + mu^2 tau (k2/k1)(B - A) "
+                   "+ mu^2 tau omega^2 k2 (1 - 2A) + mu^2 (tau tr Sigma_p + s2) A.", "risk_finite", "same as k1"),
     ]

@@ -1,4 +1,6 @@
-"""Claim `finite-prompt-risk`: the exact 1/L term of the authors' scalar-model risk (docs/paper.md section 6).
+"""Claim `finite-prompt-risk`: the exact 1/L term of the authors' scalar-model risk (docs/paper.md section 6),
+and the exact finite-L risk itself (one head; claims/finite_prompt_exact.py, which also reads
+`[scalar] sigma` and `[scalar] points`; C1 and its Monte Carlo below are for sigma = I).
 
 R_L = R_inf + C1 / L + o(1/L), R_inf = (1 - mu.omega)^2 + s2, and C1 (derivations/risk_scalar.py)
 includes the cross term between the 1/L bias of the softmax ratio and the infinite-prompt residual.
@@ -30,6 +32,7 @@ from ..numerics import kernels, scalar_risk as sr
 from ..numerics import significance as sig
 from ..numerics.fits import linear_fit
 from . import authors_power as pw
+from . import finite_prompt_exact as exact_section
 from .base import Check, Claim, certificate
 from .common import provenance, symbolic_check
 
@@ -38,7 +41,9 @@ TITLE = "Exact 1/L term of the scalar-model risk versus the exp(d omega^2) heuri
 STATEMENT = ("For yhat = sum_h mu_h sum_i softmax_i(omega_h x_i^T x_q) y_i (x ~ N(0, I_d), beta ~ N(0, I_d/d), "
              "noise s2), E(y_q - yhat)^2 = (1 - mu.omega)^2 + s2 + C1/L + o(1/L) with C1 = sum mu_h mu_k "
              "[(1+s2)(1-2 omega_h omega_k)^(-d/2) + omega_h omega_k (1-2 omega_h omega_k)^(-d/2-1)] + "
-             "2 (1 - mu.omega) sum mu_h omega_h (1 - 2 omega_h^2)^(-d/2-1).")
+             "2 (1 - mu.omega) sum mu_h omega_h (1 - 2 omega_h^2)^(-d/2-1). Beyond the paper: for one head and "
+             "x ~ N(0, sigma), the finite-L risk R_L itself is computed exactly (quadrature with a stated error) "
+             "and checked against Monte Carlo and against this expansion.")
 HYPOTHESES = ("x_i, x_q ~ N(0, I_d) iid, beta ~ N(0, I_d / d), additive N(0, s2) label noise on prompt and query",
               "omega_h omega_k < 1/2 for all heads (else C1 is infinite)")
 KEYS = frozenset({"seed", "scalar"})
@@ -86,7 +91,8 @@ def validate(s: dict) -> dict:
     if not isinstance(Ls, list) or len(Ls) < 2 or any(isinstance(L, bool) or not isinstance(L, int) or L < 2 for L in Ls) \
             or sorted(set(Ls)) != Ls:
         raise ValueError(f"scalar.L = {Ls!r} must be a strictly increasing list of at least two integers >= 2")
-    out.update(seed=seed, d=d, s2=float(s2), mu=mu, omega=om, Ls=Ls)
+    sigma, points = exact_section.validate_points(t, d)
+    out.update(seed=seed, d=d, s2=float(s2), mu=mu, omega=om, Ls=Ls, sigma=sigma, points=points)
     return out
 
 
@@ -191,11 +197,15 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
                      "heuristic": {"mu": he[0].tolist(), "omega": he[1].tolist(), "risk": he[2],
                                    "exact_risk_at_heuristic_optimum":
                                        sr.infinite_risk(he[0], he[1], s2) + sr.first_order(he[0], he[1], d, s2) / L}}
+    one_head = (lambda m, o: sr.first_order(np.array([m]), np.array([o]), d, s2)) if mu.size == 1 else None
+    exact_checks, exact_quantities = exact_section.run(s, profile, rng, first_order=one_head)
+    checks += exact_checks
     quantities = {"infinite_risk": R_inf, "first_order_coefficient": C1, "heuristic_coefficient": heur,
                   "first_order_quadrature": quad, "mc_first_order_fit": [C_hat, C_se],
                   "mc_scaled_excess": {L: [m, e] for L, m, e in zip(Ls, means, ses)},
-                  "mc_risk": mc_risk, "optima": optima, "design": dz,
-                  "family_wise_false_alarm": FALSE_ALARM}
+                  "mc_risk_by_L": mc_risk, "optima": optima, "design": dz,
+                  **exact_quantities,
+                  "family_wise_false_alarm": FALSE_ALARM + exact_section.FALSE_ALARM}
     return certificate(CLAIM, {"seed": s["seed"], "scalar": s.get("scalar", {})}, profile, s["seed"], checks,
                        quantities, provenance=provenance())
 

@@ -1,0 +1,186 @@
+"""Exact finite-L risk of the authors' one-head softmax model, by quadrature (an algorithm).
+
+R_L(mu, omega) = tau tr Sigma_q + s2 + E_{x_q} integrand(k1, k2, A_L(omega^2 k1), B_L(omega^2 k1))
+with k1 = x_q^T Sigma_p x_q, k2 = x_q^T Sigma_p^2 x_q and the integrand derived and emitted from
+derivations/risk_finite.py (`kernels.finite_risk_integrand`, affine in k2). What is computed here:
+
+* A_L(q) and B_L(q), the two self-normalised moments of a Gaussian prompt, by the exact 1-D
+  quadratures of numerics/selfnormalised.py, tabulated in q and interpolated (cubic in sqrt q).
+* The average over x_q = R_q h, h ~ N(0, I_d), in polar form. In the eigenbasis of
+  K1 = R_q Sigma_p R_q, k1 = sum_j lam_j h_j^2, and E[k2 F(k1)] only sees the diagonal nu_j of
+  K2 = R_q Sigma_p^2 R_q in that basis (h_i h_j F(k1) is odd in h_i for i != j). With h = r theta,
+  Q = r^2 ~ chi2_d is independent of D = (theta_j^2) ~ Dirichlet(1/2, ..., 1/2), and
+      k1 = Q a(D),  k2 = Q b(D),  a = sum_j lam_j D_j,  b = sum_j nu_j D_j.
+  The radial average (where the integrand varies fast: A_L grows like a Gaussian tilt) is a
+  generalised Gauss-Laguerre rule in Q with many nodes; the Dirichlet average (where it is smooth:
+  a and b are linear in D) is a tensor Gauss-Jacobi rule over the stick-breaking Beta variables
+  D_1 = B_1, D_j = B_j prod_{i<j} (1 - B_i), B_j ~ Beta(1/2, (d - j)/2). (A tensor Gauss-Hermite rule
+  in h converges only algebraically here: measured ~1e-5 relative at 20 nodes per axis.)
+
+Error estimate (stated with every value): the sum of the changes when each of the three rules is
+coarsened (radial nodes halved, angular nodes minus 4, every other table point). Each change bounds
+the coarser rule's error, so the sum is conservative while the convergence is monotone; tests compare
+with a finer evaluation. Measured against (480 radial, 18 angular, 193 table points), d = 5, mu = 1,
+omega = 0.4, L = 10 / 10^3 / 10^6: isotropic, true relative error 6e-9 / 3e-11 / 1e-13 (stated 5e-7 /
+1e-8 / 2e-13); Toeplitz(0.5) sigma, correct and authors' generators, true <= 5e-7 (stated <= 9e-6).
+Cost: 0.1-0.2 s isotropic, ~0.5 s anisotropic (the table of 65 exact A_L, B_L dominates).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from . import kernels, validate
+from .selfnormalised import Table, log_moments
+
+RADIAL_NODES = 240          # generalised Gauss-Laguerre nodes in Q ~ chi2_d
+ANGULAR_NODES = 10          # Gauss-Jacobi nodes per stick-breaking Beta variable
+DEFAULT_TABLE_POINTS = 65   # odd, so that every other point is again a grid with both ends
+MAX_ANGULAR = 500_000       # angular nodes kept after pruning
+PRUNE = 1e-16
+
+
+@dataclass(frozen=True)
+class Model:
+    """The data law: prompt covariance Sigma_p, query covariance Sigma_q, task variance tau, noise s2."""
+    Sigma_p: np.ndarray
+    Sigma_q: np.ndarray
+    tau: float
+    s2: float
+
+
+@dataclass(frozen=True)
+class QueryRule:
+    """The polar rule over the query: radial nodes Q (weights wq, summing to 1) and angular nodes
+    a, b (weights wa, summing to 1)."""
+    Q: np.ndarray
+    wq: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    wa: np.ndarray
+
+
+def _root(S: np.ndarray) -> np.ndarray:
+    lam, Q = np.linalg.eigh(S)
+    if lam.min() < -1e-12 * max(1.0, lam.max()):
+        raise ValueError(f"covariance must be positive semi-definite (eigenvalue {lam.min():.3g})")
+    return (Q * np.sqrt(np.maximum(lam, 0.0))) @ Q.T
+
+
+def spectra(model: Model) -> tuple[np.ndarray, np.ndarray]:
+    """(lam, nu): the eigenvalues of K1 and the diagonal of K2 in K1's eigenbasis (module docstring)."""
+    Rq = _root(model.Sigma_q)
+    K1 = Rq @ model.Sigma_p @ Rq
+    lam, V = np.linalg.eigh((K1 + K1.T) / 2)
+    K2 = Rq @ model.Sigma_p @ model.Sigma_p @ Rq
+    return lam, np.einsum("ij,ik,kj->j", V, K2, V)
+
+
+def radial_rule(d: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights of E f(Q), Q ~ chi2_d: Q = 2 x with x ~ Gamma(d/2), generalised Gauss-Laguerre
+    (alpha = d/2 - 1) by Golub-Welsch: the nodes are the eigenvalues of the Jacobi matrix (diagonal
+    2k + alpha + 1, off-diagonal sqrt(k (k + alpha))) and the normalised weights the squared first
+    components of its eigenvectors (stable at any order, unlike the three-term recurrence)."""
+    alpha = d / 2 - 1
+    k = np.arange(nodes)
+    x, V = np.linalg.eigh(np.diag(2 * k + alpha + 1) + np.diag(np.sqrt(k[1:] * (k[1:] + alpha)), 1)
+                          + np.diag(np.sqrt(k[1:] * (k[1:] + alpha)), -1))
+    w = V[0] ** 2
+    keep = w > PRUNE * w.max()
+    return 2 * x[keep], w[keep] / w[keep].sum()
+
+
+def dirichlet_rule(d: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes D (n, d) and weights of E f(D), D ~ Dirichlet(1/2, ..., 1/2), by stick breaking."""
+    D = np.zeros((1, d))
+    rest = np.ones(1)
+    lw = np.zeros(1)
+    for j in range(d - 1):
+        alpha, beta = 0.5, (d - 1 - j) / 2
+        x, w = special.roots_sh_jacobi(nodes, alpha + beta - 1, alpha)    # weight x^(a-1) (1-x)^(b-1)
+        w = w / w.sum()
+        n = rest.size
+        D = np.repeat(D, nodes, axis=0)
+        Bj = np.tile(x, n)
+        r = np.repeat(rest, nodes)
+        D[:, j] = r * Bj
+        rest = r * (1 - Bj)
+        lw = (lw[:, None] + np.log(w)[None, :]).ravel()
+        keep = lw >= lw.max() + math.log(PRUNE)
+        D, rest, lw = D[keep], rest[keep], lw[keep]
+        if lw.size > MAX_ANGULAR:
+            raise ValueError(f"the angular rule needs more than {MAX_ANGULAR} nodes at d = {d}; lower the nodes")
+    D[:, d - 1] = rest
+    w = np.exp(lw)
+    return D, w / w.sum()
+
+
+def query_rule(model: Model, radial: int = RADIAL_NODES, angular: int = ANGULAR_NODES) -> QueryRule:
+    lam, nu = spectra(model)
+    Q, wq = radial_rule(lam.size, radial)
+    if np.ptp(lam) <= 1e-14 * max(1.0, lam.max()):      # k1 = lam Q: one angular node, b -> its mean
+        return QueryRule(Q, wq, np.array([lam.mean()]), np.array([nu.mean()]), np.ones(1))
+    D, wa = dirichlet_rule(lam.size, angular)
+    return QueryRule(Q, wq, D @ lam, D @ nu, wa)
+
+
+def moment_table(L: int, q_max: float, points: int = DEFAULT_TABLE_POINTS) -> Table:
+    """A_L, B_L on q_j = q_max (j / (points - 1))^2 (the grid of selfnormalised.table, odd size)."""
+    if points % 2 == 0 or points < 5:
+        raise ValueError(f"points = {points!r} must be odd and >= 5")
+    qs = max(q_max, 1e-6) * (np.arange(points) / (points - 1)) ** 2
+    logs = np.array([log_moments(q, L) for q in qs])
+    return Table(int(L), qs, logs[:, 0], logs[:, 1])
+
+
+def _half(tab: Table) -> Table:
+    return Table(tab.L, tab.q[::2], tab.log_a[::2], tab.log_b[::2])
+
+
+def _average(model: Model, rule: QueryRule, tab: Table, mu: float, omega: float) -> float:
+    """tau tr Sigma_q + s2 + E integrand, the integrand split as P(k1) + k2 R(k1) (affine in k2)."""
+    k1 = np.outer(rule.a, rule.Q)
+    A, B = tab.moments(omega**2 * k1)
+    tr_p = float(np.trace(model.Sigma_p))
+    P = kernels.finite_risk_integrand(mu, omega, model.tau, model.s2, tr_p, k1, np.zeros_like(k1), A, B)
+    R = kernels.finite_risk_integrand(mu, omega, model.tau, model.s2, tr_p, k1, np.ones_like(k1), A, B) - P
+    per_angle = P @ rule.wq + rule.b * ((R * rule.Q) @ rule.wq)
+    return float(model.tau * np.trace(model.Sigma_q) + model.s2 + rule.wa @ per_angle)
+
+
+@dataclass(frozen=True)
+class RiskValue:
+    value: float
+    error: float          # the stated numerical error (module docstring)
+
+
+def exact_risk(model: Model, L: int, mu: float, omega: float, radial: int = RADIAL_NODES,
+               angular: int = ANGULAR_NODES, points: int = DEFAULT_TABLE_POINTS) -> RiskValue:
+    """R_L(mu, omega) with its error estimate (module docstring)."""
+    validate.prompt_length("L", L)
+    if not (math.isfinite(mu) and math.isfinite(omega)):
+        raise ValueError(f"mu = {mu!r} and omega = {omega!r} must be finite")
+    rule = query_rule(model, radial, angular)
+    coarse_r = query_rule(model, radial // 2, angular)
+    coarse_a = query_rule(model, radial, max(2, angular - 4))
+    q_max = omega**2 * max(float(r.a.max() * r.Q.max()) for r in (rule, coarse_r, coarse_a))
+    tab = moment_table(L, q_max, points)
+    value = _average(model, rule, tab, mu, omega)
+    err = sum(abs(value - _average(model, r, t, mu, omega))
+              for r, t in ((coarse_r, tab), (coarse_a, tab), (rule, _half(tab))))
+    return RiskValue(value, err)
+
+
+def infinite_risk(model: Model, mu: float, omega: float) -> float:
+    """R_inf = tau tr Sigma_q + s2 - 2 p tau tr(Sigma_p Sigma_q) + p^2 tau tr(Sigma_p^2 Sigma_q), p = mu omega
+    (the integrand at A = B = 0, averaged exactly: E k1 = tr(Sigma_p Sigma_q), E k2 = tr(Sigma_p^2 Sigma_q))."""
+    Sp, Sq = model.Sigma_p, model.Sigma_q
+    zero = np.zeros(1)
+    k1, k2 = np.trace(Sp @ Sq), np.trace(Sp @ Sp @ Sq)
+    f = kernels.finite_risk_integrand(mu, omega, model.tau, model.s2, float(np.trace(Sp)),
+                                      np.array([k1]), np.array([k2]), zero, zero)
+    return float(model.tau * np.trace(Sq) + model.s2 + f[0])
