@@ -200,7 +200,9 @@ MUTANTS: tuple[Mutant, ...] = (
            "D = X - xh[:, None, :]",
            "D = X",
            ("thm-4.3",), "per-prompt grad_A = b C r x^T with C = sum p_i x_i x_i^T (uncentred) instead of the "
-                         "softmax-weighted covariance C_hat"),
+                         "softmax-weighted covariance C_hat",
+           ("tests/numerics/test_icl_training.py::"
+            "test_prompt_gradient_batch_matches_central_differences_of_the_per_prompt_loss",)),
     Mutant("icl-flow-b-ascends", "numerics/icl_flows.py",
            "[-float(kernels.icl_grad_b(Sigma, A, b))]",
            "[float(kernels.icl_grad_b(Sigma, A, b))]",
