@@ -6,7 +6,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from . import batched, concentration, controls, lemma21, mixture, tilt
-from . import icl, risk_scalar, risk_scalar_variance
+from . import icl_endpoint, icl_gradients, icl_hessian, icl_kernels, icl_risk
+from . import risk_scalar, risk_scalar_variance
 from . import gradient_fluctuations, jacobians, risk, tilted_moments
 from .proof import Proof
 
@@ -56,7 +57,18 @@ def control_proofs() -> tuple[Proof, ...]:
 
 @lru_cache(maxsize=None)
 def icl_proofs() -> tuple[Proof, ...]:
-    return tuple(icl.proofs())
+    """In-context regression (derivations/icl_*.py): the risk, the flow facts, the emitted forms, the loss
+    variance, then the endpoint, transverse rate and alpha range, and the Lipschitz constant's second variation."""
+    out = []
+    for d in (1, 2):
+        out += icl_risk.full_risk_proofs(d)
+    for d in (1, 2, 3):
+        out += icl_gradients.gradient_proofs(d)
+    for d in (1, 2):
+        out += icl_kernels.kernel_proofs(d)
+    for d in (1, 2, 3):
+        out += icl_risk.loss_variance_proofs(d)
+    return tuple(out + icl_endpoint.proofs() + icl_hessian.proofs())
 
 
 @lru_cache(maxsize=None)

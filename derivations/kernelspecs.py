@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from . import concentration, controls, lemma21, mixture
-from . import icl, risk_scalar, risk_scalar_variance
+from . import icl_endpoint, icl_hessian, icl_kernels, icl_risk, risk_scalar, risk_scalar_variance
 from . import gradient_fluctuations, jacobians, risk
 from . import fluctuations, fluctuations_bound, fluctuations_exponent, fluctuations_product
 
@@ -74,27 +74,49 @@ def specs() -> list[KernelSpec]:
 
 
 def icl_specs() -> list[KernelSpec]:
-    """In-context linear regression (derivations/icl.py): R_inf(A, b), R_full(U11, u, v, b), gradients."""
-    k = icl.kernel_symbols()
-    R, gU, gu, gv, gb = icl.kernel_full(k)
+    """In-context linear regression (derivations/icl_*.py): R_inf(A, b), R_full(U11, u, v, b), gradients,
+    the loss variance, the flow's endpoint, conserved quantity and transverse rate, the alpha ranges and
+    the Lipschitz constant of grad R_inf."""
+    k = icl_kernels.kernel_symbols()
+    R, gU, gu, gv, gb = icl_kernels.kernel_full(k)
+    A_star, b_star = icl_endpoint.kernel_endpoint(k)
     ab, full = (k["Sigma"], k["A"], k["b"]), (k["Sigma"], k["A"], k["u"], k["v"], k["b"])
     sab, sfull = ("(d, d)", "(d, d)", "scalar"), ("(d, d)", "(d, d)", "(d, 1)", "(d, 1)", "scalar")
+    s, d, lam = icl_endpoint.s_sym, icl_endpoint.d_sym, icl_endpoint.lam_sym
     return [
-        KernelSpec("icl_risk", ab, sab, icl.kernel_risk(k),
-                   "R_inf(A, b) = tr((b Sigma A - I) Sigma (b Sigma A - I)^T) / 2.", "icl", "scalar"),
-        KernelSpec("icl_grad_A", ab, sab, icl.kernel_grad_A(k), "grad_A R_inf = b Sigma (b Sigma A - I) Sigma.",
-                   "icl", "(d, d)"),
-        KernelSpec("icl_grad_b", ab, sab, icl.kernel_grad_b(k), "grad_b R_inf = tr(Sigma A Sigma (b Sigma A - I)^T).",
-                   "icl", "scalar"),
-        KernelSpec("icl_loss_variance", ab, sab, icl.kernel_loss_variance(k),
+        KernelSpec("icl_risk", ab, sab, icl_kernels.kernel_risk(k),
+                   "R_inf(A, b) = tr((b Sigma A - I) Sigma (b Sigma A - I)^T) / 2.", "icl_kernels", "scalar"),
+        KernelSpec("icl_grad_A", ab, sab, icl_kernels.kernel_grad_A(k), "grad_A R_inf = b Sigma (b Sigma A - I) Sigma.",
+                   "icl_kernels", "(d, d)"),
+        KernelSpec("icl_grad_b", ab, sab, icl_kernels.kernel_grad_b(k),
+                   "grad_b R_inf = tr(Sigma A Sigma (b Sigma A - I)^T).", "icl_kernels", "scalar"),
+        KernelSpec("icl_loss_variance", ab, sab, icl_risk.kernel_loss_variance(k),
                    "Var of the loss (1/2) x^T K x over queries x ~ N(0, Sigma): tr((K Sigma)^2) / 2, "
-                   "K = (b Sigma A - I)^T (b Sigma A - I).", "icl", "scalar"),
+                   "K = (b Sigma A - I)^T (b Sigma A - I).", "icl_risk", "scalar"),
         KernelSpec("icl_full_risk", full, sfull, R,
-                   "R_inf for full (U, V): U11 = A, u = U[d, :d], (v, b) = last row of V.", "icl", "scalar"),
-        KernelSpec("icl_full_grad_U11", full, sfull, gU, "grad of R_full in U11.", "icl", "(d, d)"),
-        KernelSpec("icl_full_grad_u", full, sfull, gu, "grad of R_full in u = U[d, :d]^T.", "icl", "(d, 1)"),
-        KernelSpec("icl_full_grad_v", full, sfull, gv, "grad of R_full in v = V[d, :d]^T.", "icl", "(d, 1)"),
-        KernelSpec("icl_full_grad_b", full, sfull, gb, "grad of R_full in b = V[d, d].", "icl", "scalar"),
+                   "R_inf for full (U, V): U11 = A, u = U[d, :d], (v, b) = last row of V.", "icl_kernels", "scalar"),
+        KernelSpec("icl_full_grad_U11", full, sfull, gU, "grad of R_full in U11.", "icl_kernels", "(d, d)"),
+        KernelSpec("icl_full_grad_u", full, sfull, gu, "grad of R_full in u = U[d, :d]^T.", "icl_kernels", "(d, 1)"),
+        KernelSpec("icl_full_grad_v", full, sfull, gv, "grad of R_full in v = V[d, :d]^T.", "icl_kernels", "(d, 1)"),
+        KernelSpec("icl_full_grad_b", full, sfull, gb, "grad of R_full in b = V[d, d].", "icl_kernels", "scalar"),
+        KernelSpec("icl_endpoint_A", (k["Sigma"],), ("(d, d) SPD",), A_star,
+                   "A* = tr(Sigma^-2)^(-1/4) Sigma^-1: the balanced minimiser the flow ends at.", "icl_endpoint", "(d, d)"),
+        KernelSpec("icl_endpoint_b", (k["Sigma"],), ("(d, d) SPD",), b_star,
+                   "b* = tr(Sigma^-2)^(1/4).", "icl_endpoint", "scalar"),
+        KernelSpec("icl_balance", (k["A"], k["b"]), ("(d, d)", "scalar"), icl_endpoint.kernel_balance(k),
+                   "||A||_F^2 - b^2: conserved along the (A, b) gradient flow.", "icl_endpoint", "scalar"),
+        KernelSpec("icl_transverse_rate", (k["Sigma"], lam), ("(d, d) SPD", "scalar lambda_min(Sigma)"),
+                   icl_endpoint.kernel_transverse_rate(k),
+                   "b*^2 lambda_min^3: the slowest transverse decay rate at the endpoint.", "icl_endpoint", "scalar"),
+        KernelSpec("icl_paper_alpha_bound", (s, d), ("scalar ||Sigma||_op", "scalar"), icl_endpoint.paper_alpha_bound(),
+                   "sqrt(2) / (d^(1/4) ||Sigma||_op): the alpha range stated with Theorem 5.2.", "icl_endpoint", "scalar"),
+        KernelSpec("icl_zfb_alpha_bound", (s, d), ("scalar ||Sigma||_op", "scalar"), icl_endpoint.zfb_alpha_bound(),
+                   "sqrt(2 / (||Sigma||_op sqrt(d))): where alpha^2 ||Sigma|| sqrt(d) < 2 stops holding.",
+                   "icl_endpoint", "scalar"),
+        KernelSpec("icl_hessian_bound", (k["Sigma"], icl_hessian.s_sym, icl_hessian.r_sym),
+                   ("(d, d) SPD", "scalar ||Sigma||_op", "scalar"), icl_hessian.kernel_lipschitz_bound(k),
+                   "beta_inf = 3 s^3 r^2 + s^(3/2) sqrt(tr Sigma): Lipschitz constant of grad R_inf on ||theta|| <= r.",
+                   "icl_hessian", "scalar"),
     ]
 
 

@@ -1,8 +1,11 @@
 """Gradient flows of the in-context linear-regression risk (docs/paper.md section 5), integrated with SciPy.
 
 (A, b) flow: dA/dt = -grad_A R_inf, db/dt = -grad_b R_inf, with the emitted kernels of
-derivations/icl.py. Full flow: the same for (U11, u, v, b) with the emitted full-risk gradients
-(the other entries of (U, V) have identically zero gradient, proved in derivations/icl.py).
+derivations/icl_kernels.py. Full flow: the same for (U11, u, v, b) with the emitted full-risk gradients
+(the other entries of (U, V) have identically zero gradient, proved in derivations/icl_gradients.py).
+The endpoint, the conserved quantity, the transverse rate and the alpha ranges are the emitted kernels
+of derivations/icl_endpoint.py; what stays here is algorithm: the eigenvalues they take as arguments,
+the initialisation, and the integration.
 
 Stiffness: the minimisers form the curve {b Sigma A = I}; transverse to it the Hessian has
 eigenvalues between b^2 lambda_min(Sigma)^3 and b^2 ||Sigma||^3 (d^2 R = ||(db Sigma A + b Sigma dA) Sigma^(1/2)||^2
@@ -45,27 +48,24 @@ def balanced_init(Sigma: np.ndarray, alpha: float, Theta=None) -> tuple[np.ndarr
 
 
 def endpoint(Sigma: np.ndarray) -> tuple[np.ndarray, float]:
-    Sinv = np.linalg.inv(Sigma)
-    t = float(np.trace(Sinv @ Sinv))
-    return t ** -0.25 * Sinv, t ** 0.25
+    """(A*, b*) = (tr(Sigma^-2)^(-1/4) Sigma^-1, tr(Sigma^-2)^(1/4)) (kernels icl_endpoint_A, icl_endpoint_b)."""
+    return np.asarray(kernels.icl_endpoint_A(Sigma), float), float(kernels.icl_endpoint_b(Sigma))
 
 
 def paper_alpha_bound(Sigma: np.ndarray) -> float:
-    """sqrt(2) / (d^(1/4) ||Sigma||_op): the alpha range stated with Theorem 5.2."""
-    d = Sigma.shape[0]
-    return math.sqrt(2.0) / (d ** 0.25 * float(np.linalg.norm(Sigma, 2)))
+    """sqrt(2) / (d^(1/4) ||Sigma||_op): the alpha range stated with Theorem 5.2 (kernel icl_paper_alpha_bound)."""
+    return float(kernels.icl_paper_alpha_bound(float(np.linalg.norm(Sigma, 2)), Sigma.shape[0]))
 
 
 def zfb_alpha_bound(Sigma: np.ndarray) -> float:
-    """sqrt(2 / (||Sigma||_op sqrt(d))): the cited linear-attention condition alpha^2 ||Sigma|| sqrt(d) < 2."""
-    d = Sigma.shape[0]
-    return math.sqrt(2.0 / (float(np.linalg.norm(Sigma, 2)) * math.sqrt(d)))
+    """sqrt(2 / (||Sigma||_op sqrt(d))): the cited linear-attention condition alpha^2 ||Sigma|| sqrt(d) < 2
+    (kernel icl_zfb_alpha_bound)."""
+    return float(kernels.icl_zfb_alpha_bound(float(np.linalg.norm(Sigma, 2)), Sigma.shape[0]))
 
 
 def transverse_rate(Sigma: np.ndarray) -> float:
-    """b*^2 lambda_min(Sigma)^3: the slowest transverse decay rate at the endpoint (module docstring)."""
-    _, b = endpoint(Sigma)
-    return b * b * float(np.min(np.linalg.eigvalsh(Sigma))) ** 3
+    """b*^2 lambda_min(Sigma)^3: the slowest transverse decay rate at the endpoint (kernel icl_transverse_rate)."""
+    return float(kernels.icl_transverse_rate(Sigma, float(np.min(np.linalg.eigvalsh(Sigma)))))
 
 
 def _ab_rhs(Sigma, d):
@@ -105,7 +105,7 @@ def integrate_ab(Sigma: np.ndarray, A0: np.ndarray, b0: float, T: float, eps_lis
     if not sol.success:
         raise FloatingPointError(f"solve_ivp failed: {sol.message}")
     Y = sol.y.T
-    inv = np.array([np.sum(y[:-1] ** 2) - y[-1] ** 2 for y in Y])
+    inv = np.array([float(kernels.icl_balance(y[:-1].reshape(d, d), y[-1])) for y in Y])
     r0 = risk(y0)
     times = {eps: (0.0 if r0 <= eps else float(sol.t_events[j][0]) if len(sol.t_events[j]) else math.inf)
              for j, eps in enumerate(eps_list)}

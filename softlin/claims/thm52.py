@@ -22,7 +22,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from ..derivations import catalogue, icl as icl_derivation
+from ..derivations import catalogue, icl_endpoint, icl_gradients, icl_risk
 from ..numerics.significance import z_critical, z_quantile
 from ..numerics import icl_flows
 from ..numerics.laws import GaussianLaw
@@ -135,13 +135,13 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     errata = []
 
     # Exact endpoint for random rational Sigma.
-    formula = endpoint_formula or icl_derivation.endpoint
+    formula = endpoint_formula or icl_endpoint.endpoint
     worst, n_exact = sp.Integer(0), {"quick": 2, "standard": 4, "full": 6}[profile]
     for j in range(n_exact):
         S = random_rational_spd(rng, 2 + j % 2)
         A, b = formula(S)
-        gA, gb = icl_derivation.restricted_gradients(S, A, b)
-        vals = [sp.simplify(icl_derivation.paper_risk(S, A, b)), sp.simplify(sum(x**2 for x in A) - b**2)]
+        gA, gb = icl_gradients.restricted_gradients(S, A, b)
+        vals = [sp.simplify(icl_risk.paper_risk(S, A, b)), sp.simplify(sum(x**2 for x in A) - b**2)]
         vals += [sp.simplify(x) for x in gA] + [sp.simplify(gb)]
         worst = max([worst] + [abs(v) for v in vals], key=lambda v: float(v))
     checks.append(Check("endpoint (A*, b*): zero risk, zero gradient, balanced, exactly (rational Sigma)", "symbolic",

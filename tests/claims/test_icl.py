@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from softlin.claims import finite_prompt_risk as fpr, icl_common, thm43, thm52
 from softlin.claims.base import claim_rng
-from softlin.derivations import icl as icl_d
+from softlin.derivations import icl_endpoint, icl_risk
 from softlin.numerics import icl_flows, icl_training, kernels, scalar_risk as sr
 
 from ..strategies import seeds
@@ -37,8 +37,8 @@ def test_balanced_flow_conserves_and_reaches_the_bayes_endpoint(seed, d, log_con
 @settings(max_examples=4)
 def test_endpoint_has_zero_risk_exactly_for_random_rational_sigma(seed):
     S = thm52.random_rational_spd(np.random.default_rng(seed), 2)
-    A, b = icl_d.endpoint(S)
-    assert sp.simplify(icl_d.paper_risk(S, A, b)) == 0
+    A, b = icl_endpoint.endpoint(S)
+    assert sp.simplify(icl_risk.paper_risk(S, A, b)) == 0
     assert sp.simplify(sum(x**2 for x in A) - b**2) == 0
 
 
@@ -46,7 +46,7 @@ def test_endpoint_with_sigma_instead_of_its_inverse_has_positive_risk():
     """Sensitivity: A = tr(Sigma^2)^(-1/4) Sigma is a plausible slip; exact risk must be > 0."""
     S = sp.Matrix([[2, 1], [1, 3]]) / 3
     t = (S * S).trace()
-    assert sp.simplify(icl_d.paper_risk(S, t ** sp.Rational(-1, 4) * S, t ** sp.Rational(1, 4))) > 0
+    assert sp.simplify(icl_risk.paper_risk(S, t ** sp.Rational(-1, 4) * S, t ** sp.Rational(1, 4))) > 0
 
 
 @pytest.mark.slow  # ~30 s end to end; the same slip is caught exactly by the test above in the default run

@@ -50,7 +50,8 @@ def _arguments(name, rng, d=3, k=2, n=5):
         S = B @ B.T + np.eye(d)
         icl_args = {"Sigma": S, "A": rng.normal(size=(d, d)), "u": rng.normal(size=(d, 1)),
                     "v": rng.normal(size=(d, 1)), "b": 0.7, "c": np.array([-0.3, 0.0, 0.2, 0.45]),
-                    "omega": np.array([-0.6, 0.0, 0.3, 0.7]), "mu": 0.8, "d": 5, "s2": 0.1}
+                    "omega": np.array([-0.6, 0.0, 0.3, 0.7]), "mu": 0.8, "d": 5, "s2": 0.1,
+                    "s": 1.3, "radius": 1.5, "lam_min": 0.4}
         if name == "scalar_estimator_variance":   # the estimator has a variance only for omega^2 < 1/4
             icl_args["omega"] = np.array([-0.45, 0.0, 0.2, 0.4])
         import inspect
