@@ -15,6 +15,7 @@ from . import concentration, controls, lemma21, mixture
 from . import icl, risk_scalar, risk_scalar_variance
 from . import gradient_fluctuations, jacobians, risk
 from . import fluctuations, fluctuations_bound, fluctuations_exponent, fluctuations_product
+from . import fluctuations_one_token, fluctuations_power
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def specs() -> list[KernelSpec]:
                    "d/da log E e^{a x} for x ~ U[-sqrt3, sqrt3]: sqrt3 coth(sqrt3 a) - 1/a (entrywise).",
                    "controls", "same as a"),
     ] + icl_specs() + risk_scalar_specs() + gradient_specs() + fluctuation_specs() + authors_experiment_specs() \
-        + limit_claim_specs()
+        + limit_claim_specs() + fluctuation_claim_specs()
 
 
 def icl_specs() -> list[KernelSpec]:
@@ -255,4 +256,40 @@ def limit_claim_specs() -> list[KernelSpec]:
         KernelSpec("uniform_log_mgf", (controls.a_sym,), ("any shape",), controls.uniform_log_mgf_piecewise(),
                    "log E e^{a x} for x ~ U[-sqrt3, sqrt3]: log(sinh(sqrt3 a) / (sqrt3 a)), series near 0.",
                    "controls", "same as a"),
+    ]
+
+
+def fluctuation_claim_specs() -> list[KernelSpec]:
+    """The concentration claims' remaining formulas: the bias direction V Gamma U z (fluctuations.py), the
+    one-token errors of erratum 1 (fluctuations_one_token.py), the control's fourth-moment model
+    (fluctuations_power.py) and the product-law limits (fluctuations_product.py)."""
+    fl, ot = fluctuations.symbols(), fluctuations_one_token.symbols()
+    G, U, V, z = ot["Gamma"], ot["U"], ot["V"], ot["z"]
+    B = sp.MatrixSymbol("B", *G.shape)
+    batch = ("(d, d)", "(k, d)", "(d, d)", "(d, n)")
+    return [
+        KernelSpec("first_order_shift", (fl["Gamma"], fl["V"], fl["U"], fl["z"]), batch, fluctuations.shift_batched(fl),
+                   "V (mean(2a) - mean(a)) = V Gamma U z per query column: the direction of the bias (Stein).",
+                   "fluctuations", "(k, n)"),
+        KernelSpec("output_error_one_token", (G, U, V, ot["Sigma_q"]), ("(d, d)", "(d, d)", "(k, d)", "(d, d)"),
+                   fluctuations_one_token.output_error(ot),
+                   "E||T[mu_1] - T[mu]||^2_{L2(nu)} = tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T).",
+                   "fluctuations_one_token", "scalar"),
+        KernelSpec("gradient_V_error_one_token", (G, V, U, z), batch, fluctuations_one_token.gradient_V_error(ot),
+                   "E||grad_V err||^2 at L = 1: k (tr Gamma + |Gamma U z|^2) per query column.",
+                   "fluctuations_one_token", "(1, n)"),
+        KernelSpec("gradient_U_error_one_token", (G, V, z), ("(d, d)", "(k, d)", "(d, n)"),
+                   fluctuations_one_token.gradient_U_error(ot),
+                   "||grad_U err||^2 at L = 1: |z|^2 ||V Gamma||_F^2 per query column (C_hat = 0).",
+                   "fluctuations_one_token", "(1, n)"),
+        KernelSpec("error_fourth_moment_model", fluctuations_power.ARGS, ("any shape",) * 7,
+                   fluctuations_power.error_fourth_moment_model(),
+                   "(tr S)^2 + 2 tr S^2, S = A P + (B - A) u u^T / q: Gaussian model of E|err|^4 (entrywise).",
+                   "fluctuations_power", "same as mse"),
+    ] + [
+        KernelSpec(f"{kind}_affine_limit", (ot["m"], B, U, V, z), ("(d, 1)", "(d, r)", "(d, d)", "(k, d)", "(d, n)"),
+                   fluctuations_product.product_law_limit(kind, ot),
+                   f"T[mu](z) = V (m + B l'(B^T U z)) for tokens m + B x, x iid {kind} (l' entrywise).",
+                   "fluctuations_product", "(k, n)")
+        for kind in ("rademacher", "uniform")
     ]
