@@ -39,6 +39,8 @@ def _arguments(name, rng, d=3, k=2, n=5):
         return [64, 1e-3, 1.2, 3.0]
     if name in ("sharp_exponent", "naive_exponent", "remainder_exponent"):
         return [np.array([0.05, 0.2, 0.35, 0.5, 0.9, 3.0])]   # every branch of the piecewise exponents
+    if name == "rate_function":
+        return [np.array([0.1, 0.5, 1.0, 1.5, 4.0])]            # every branch of h(gamma)
     if name.startswith("expectation_bound_"):   # L >= 2, q = a^T Gamma a >= 0
         return [40, np.array([0.0, 0.3, 2.0])]
     if name == "error_fourth_moment_model":     # mse, A, B, q > 0, tr P^2, u^T P u, |u|^2 per query
