@@ -237,7 +237,12 @@ def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, di
 
 
 def gradient_errors_fn(U, V, Gamma, weighted_matrix=None):
-    """errors(law, rng, P, L, queries, mus) -> (k |zhat - mu_a|^2, |z|^2 ||V (C - Gamma)||_F^2), (P, Q) each."""
+    """errors(law, rng, P, L, queries, mus) -> (k |zhat - mu_a|^2, |z|^2 ||V (C - Gamma)||_F^2), (P, Q) each.
+
+    An algorithm, not a formula: the squared Frobenius norms of J_V(zhat) - J_V(mu_a) = (zhat - mu_a)^T kron I_k
+    and J_U(C_hat) - J_U(Gamma) = z^T kron V (C_hat - Gamma) (the emitted Jacobians of derivations/jacobians.py),
+    evaluated for every prompt and query at once; tests/claims/test_prop34_error_norms.py checks them against
+    the emitted Jacobian kernels one sample at a time."""
     k = V.shape[0]
 
     def fn(law, rng, P, L, queries, mus):
