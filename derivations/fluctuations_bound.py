@@ -7,6 +7,10 @@ Maurer's lower tail for L - 1 nonnegative weights with t = (L - 2) / (2(L - 1)) 
 
     E|T[mu_L](z) - T[mu](z)|^2 <= (tr(V Gamma V^T) + |V Gamma a|^2)
                                  (4 e^{q} / L + L exp(-(L - 2)^2 / (8 (L - 1) e^{q}))).
+
+**The paper's form with explicit constants** (docs/paper.md section 8): c1 sigma^6 ln L / L^(c2 / sigma^2);
+below the threshold c2 = sigma^2, and the c1 that makes the form equal a bound value b at L is
+`paper_constant` = L b / (sigma^6 ln L), solved here from the form itself (c1 = sup over L of it).
 """
 
 from __future__ import annotations
@@ -65,6 +69,24 @@ def bad_event_term() -> sp.Expr:
     return L_sym * sp.exp(-(L_sym - 1) * t**2 / (2 * sp.exp(q_sym)))
 
 
+c1_sym, c2_sym = sp.symbols("c1 c2", positive=True)
+sigma_sym = sp.Symbol("sigma", positive=True)
+bound_sym = sp.Symbol("bound", positive=True)
+
+
+def paper_form() -> sp.Expr:
+    """The right side of Proposition 3.1 as displayed: c1 sigma^6 ln L / L^(c2 / sigma^2)."""
+    return c1_sym * sigma_sym**6 * sp.log(L_sym) / L_sym ** (c2_sym / sigma_sym**2)
+
+
+def paper_constant() -> sp.Expr:
+    """c1 with paper_form = bound at c2 = sigma^2 (kappa = 1 below the threshold), for L >= 2."""
+    roots = sp.solve(sp.Eq(paper_form().subs(c2_sym, sigma_sym**2), bound_sym), c1_sym)
+    if len(roots) != 1:
+        raise AssertionError(f"expected one c1, got {roots}")
+    return roots[0]
+
+
 def proofs() -> list[Proof]:
     out = []
     # The in-expectation bound's constant: squaring commutes with the sup of the positive 1/D.
@@ -83,4 +105,8 @@ def proofs() -> list[Proof]:
                           sp.simplify(D_full - (L_sym - 1) * Dm / L_sym - wi / L_sym)))
     out.append(prove_zero("(L-1)/L (1 - t) = c: D_{-i} >= 1 - t forces D >= c, so {D < c} lies in {D_{-i} < 1 - t}",
                           sp.simplify((L_sym - 1) / L_sym * (1 - t) - good_event_threshold())))
+    out.append(prove_zero("paper's form at c2 = sigma^2 and c1 = paper_constant equals the bound value",
+                          sp.simplify(paper_form().subs({c2_sym: sigma_sym**2, c1_sym: paper_constant()}) - bound_sym)))
+    out.append(prove_zero("paper_constant = L bound / (sigma^6 ln L)",
+                          sp.simplify(paper_constant() - L_sym * bound_sym / (sigma_sym**6 * sp.log(L_sym)))))
     return out

@@ -165,7 +165,7 @@ def gradient_specs() -> list[KernelSpec]:
 def fluctuation_specs() -> list[KernelSpec]:
     """Proposition 3.1: first-order (1/L) bias and covariance of the finite-prompt output
     (derivations/fluctuations.py)."""
-    fl = fluctuations.symbols()
+    fl, fb = fluctuations.symbols(), fluctuations_bound
     return [
         KernelSpec("bias_first_order", (fl["Gamma"], fl["V"], fl["a"]), ("(d, d)", "(k, d)", "(d, 1)"),
                    fluctuations.bias_first_order(fl),
@@ -213,6 +213,10 @@ def fluctuation_specs() -> list[KernelSpec]:
                    fluctuations_bound.expectation_bound_factor(),
                    "eps_L^2(z) / (tr(V Gamma V^T) + |V Gamma a|^2) = 4 e^q / L + L exp(-(L-2)^2 / (8 (L-1) e^q)).",
                    "fluctuations_bound", "same as q"),
+        KernelSpec("paper_form", (fb.c1_sym, fb.sigma_sym, fb.c2_sym, fb.L_sym), ("scalar",) * 4, fb.paper_form(),
+                   "c1 sigma^6 ln L / L^(c2 / sigma^2): Proposition 3.1's right side.", "fluctuations_bound", "scalar"),
+        KernelSpec("paper_constant", (fb.bound_sym, fb.sigma_sym, fb.L_sym), ("scalar",) * 3, fb.paper_constant(),
+                   "c1 = L bound / (sigma^6 ln L): the paper's form equals bound at c2 = sigma^2.", "fluctuations_bound", "scalar"),
     ]
 
 
@@ -264,9 +268,7 @@ def limit_claim_specs() -> list[KernelSpec]:
 
 
 def fluctuation_claim_specs() -> list[KernelSpec]:
-    """The concentration claims' remaining formulas: the bias direction V Gamma U z (fluctuations.py), the
-    one-token errors of erratum 1 (fluctuations_one_token.py), the control's fourth-moment model
-    (fluctuations_power.py) and the product-law limits (fluctuations_product.py)."""
+    """Concentration claims: bias direction, one-token errors, fourth-moment model, product-law limits."""
     fl, ot = fluctuations.symbols(), fluctuations_one_token.symbols()
     G, U, V, z = ot["Gamma"], ot["U"], ot["V"], ot["z"]
     B = sp.MatrixSymbol("B", *G.shape)

@@ -116,7 +116,7 @@ def explicit_c1(coef, Gamma, U, V, Sq, sigma: float) -> tuple[float, int]:
         else:
             # rank > 3: the second term's average is not computed (stated)
             bound = float(kernels.expectation_bound_good_event(L, 0.0)) * coef
-        vals.append(L * bound / (sigma**6 * math.log(L)))
+        vals.append(float(kernels.paper_constant(bound, sigma, L)))     # c1 with the form equal to the bound at L
     i = int(np.argmax(vals))
     return float(vals[i]), grid[i]
 
@@ -142,7 +142,7 @@ def _paper_form(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> dict:
     est = [main["mc"][j] for j in keep] + [e.mean for e in ex]
     ses = [main["mc_se"][j] for j in keep] + [e.stderr for e in ex]
     zc = z_crit(FALSE_ALARM / len(Ls), two_sided=False)
-    form = [c1 * sigma**6 * math.log(L) / L ** (c2 / sigma**2) for L in Ls]
+    form = [float(kernels.paper_form(c1, sigma, c2, L)) for L in Ls]
     zs = [(e - f) / s for e, f, s in zip(est, form, ses)]
     checks = [Check("paper's form c1 sigma^6 ln L / L^(c2/sigma^2) with c2 = sigma^2 and c1 from the proven in-expectation "
                     "bound holds at the tested L (Monte Carlo) and at 10x, 100x the largest L (exact route)",

@@ -39,6 +39,8 @@ def _arguments(name, rng, d=3, k=2, n=5):
         return [64, 1e-3, 1.2, 3.0]
     if name in ("sharp_exponent", "naive_exponent", "remainder_exponent"):
         return [np.array([0.05, 0.2, 0.35, 0.5, 0.9, 3.0])]   # every branch of the piecewise exponents
+    if name in ("paper_form", "paper_constant"):  # (c1, sigma, c2, L) and (bound, sigma, L), L >= 2
+        return [2.5, 1.3, 1.69, 64] if name == "paper_form" else [0.04, 1.3, 64]
     if name == "rate_function":
         return [np.array([0.1, 0.5, 1.0, 1.5, 4.0])]            # every branch of h(gamma)
     if name.startswith("expectation_bound_"):   # L >= 2, q = a^T Gamma a >= 0

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
+import pytest
 import sympy as sp
 
 from softlin.derivations import fluctuations_bound
+from softlin.numerics import kernels
 
 
 def test_maurer_deviation_moves_with_the_good_event(monkeypatch):
@@ -16,3 +20,14 @@ def test_maurer_deviation_moves_with_the_good_event(monkeypatch):
     assert sp.simplify(fluctuations_bound.good_event_constant() - 9) == 0
     failed = [p.statement for p in fluctuations_bound.proofs() if not p.passed]
     assert any("Maurer deviation from the good event" in s for s in failed)
+
+
+@pytest.mark.parametrize("L, sigma", [(2, 1.0), (64, 1.0), (1000, 1.5), (10**9, 2.0)])
+def test_paper_constant_makes_the_paper_form_equal_the_bound_at_rate_one_over_L(L, sigma):
+    """The form c1 sigma^6 ln L / L at c1 = paper_constant(bound) gives back the bound, and it is the
+    displayed right side c1 sigma^6 ln L / L^(c2/sigma^2) typed here independently."""
+    bound = 0.0375
+    c1 = float(kernels.paper_constant(bound, sigma, L))
+    assert float(kernels.paper_form(c1, sigma, sigma**2, L)) == pytest.approx(bound, rel=1e-14)
+    assert float(kernels.paper_form(2.0, sigma, 0.5, L)) == pytest.approx(2.0 * sigma**6 * math.log(L) / L ** (0.5 / sigma**2),
+                                                                          rel=1e-14)
