@@ -14,7 +14,8 @@ error predicted from a variance model of the per-prompt estimate Y = (1/Q) sum_j
     Var Y <= E Y^2 <= E_{nu'}[W^2 E|err|^4]           (Jensen over the Q queries of one prompt),
     E|err|^4 ~ (tr S)^2 + 2 tr S^2,  S = E err err^T = A_L P + (B_L - A_L) u u^T / q    (Gaussian fourth moment),
 
-P = V Gamma V^T, u = V Gamma a, A_L, B_L the exact finite-L moments; the relative standard errors
+P = V Gamma V^T, u = V Gamma a, A_L, B_L the exact finite-L moments (both identities proved in
+derivations/fluctuations_power.py, evaluated by the emitted error_fourth_moment_model); the relative standard errors
 sqrt(Var Y / prompts) / E Y give the weighted-least-squares slope error, doubled as a margin for the
 heavier-than-Gaussian tails of the error (a model, stated as such, not a bound). The query averages use a
 fixed seed (the power is a function of the scenario and the budget alone).
