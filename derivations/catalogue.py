@@ -114,10 +114,12 @@ GROUPS = {
 
 @lru_cache(maxsize=None)
 def fluctuation_proofs() -> tuple[Proof, ...]:
-    """Proposition 3.1 (derivations/fluctuations.py and its parts _exponent, _bound, _product)."""
+    """Proposition 3.1 (derivations/fluctuations.py and its parts _exponent, _bound, _product, _one_token, _power)."""
     from . import fluctuations, fluctuations_bound, fluctuations_exponent, fluctuations_product
+    from . import fluctuations_one_token, fluctuations_power
     return tuple(fluctuations.proofs()) + tuple(fluctuations_exponent.proofs()) \
-        + tuple(fluctuations_bound.proofs()) + tuple(fluctuations_product.proofs())
+        + tuple(fluctuations_bound.proofs()) + tuple(fluctuations_product.proofs()) \
+        + tuple(fluctuations_one_token.proofs()) + tuple(fluctuations_power.proofs())
 
 
 GROUPS["fluctuations"] = fluctuation_proofs

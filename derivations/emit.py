@@ -36,6 +36,12 @@ class KernelPrinter(SciPyPrinter):
     def _print_HadamardPower(self, expr):
         return f"numpy.power({self._print(expr.base)}, {self._print(expr.exp)})"
 
+    def _print_ElementwiseApplyFunction(self, expr):
+        # f applied entrywise: the Lambda's body is printed with NumPy ufuncs, so it maps arrays.
+        f = expr.function
+        variables = ", ".join(self._print(v) for v in f.variables)
+        return f"(lambda {variables}: {self._print(f.expr)})({self._print(expr.expr)})"
+
     def _print_Identity(self, expr):
         return f"numpy.eye({self._print(expr.rows)})"
 

@@ -145,6 +145,13 @@ def numerator_factor_batched(s=None) -> sp.MatrixExpr:
             + batched.columnwise_quadratic(s["U"] * s["z"], G * V.T * V * G))
 
 
+def shift_batched(s=None) -> sp.MatrixExpr:
+    """V (mean(2a_j) - mean(a_j)) = V Gamma U z_j for n query columns (k x n): the direction of b1 and,
+    at every L, of the exact bias E[T[mu_L](z) - T[mu](z)] = -E[sum_i p_i^2] V Gamma a (Stein)."""
+    s = s or symbols()
+    return s["V"] * concentration.tilted_shift(s).subs(s["a"], s["U"] * s["z"])
+
+
 # ---------------------------------------------------------------------------------------------
 # 2. The query average and its threshold.
 
@@ -206,6 +213,8 @@ def proofs() -> list[Proof]:
                           bias_first_order(s) + sp.exp(q) * V * G * a))
     out.append(prove_zero("Gaussian C1 = e^(a^T Gamma a) V (Gamma + Gamma a a^T Gamma) V^T (matrix form)",
                           cov_first_order(s) - sp.exp(q) * V * (G + G * a * a.T * G) * V.T))
+    out.append(prove_zero("batched shift V (mean(2a) - mean(a)) = V Gamma U z, a = U z",
+                          shift_batched(s) - V * G * s["U"] * s["z"]))
     # Gaussian entries: E w^2 (z' - mu_a) from the 1-D integrals (d = 2, rank 1 and 2).
     for rank in (1, 2):
         av, m, B = tilt.entry_symbols(2, rank)

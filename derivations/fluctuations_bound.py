@@ -7,6 +7,10 @@ Maurer's lower tail for L - 1 nonnegative weights with t = (L - 2) / (2(L - 1)) 
 
     E|T[mu_L](z) - T[mu](z)|^2 <= (tr(V Gamma V^T) + |V Gamma a|^2)
                                  (4 e^{q} / L + L exp(-(L - 2)^2 / (8 (L - 1) e^{q}))).
+
+**The paper's form with explicit constants** (docs/paper.md section 8): c1 sigma^6 ln L / L^(c2 / sigma^2);
+below the threshold c2 = sigma^2, and the c1 that makes the form equal a bound value b at L is
+`paper_constant` = L b / (sigma^6 ln L), solved here from the form itself (c1 = sup over L of it).
 """
 
 from __future__ import annotations
@@ -46,10 +50,41 @@ def good_event_term() -> sp.Expr:
     return good_event_constant() * sp.exp(q_sym) / L_sym
 
 
+def good_event_threshold() -> sp.Expr:
+    """The threshold c of the good event {D >= c} (c = 1/2), read off GOOD_EVENT itself."""
+    return GOOD_EVENT.inf
+
+
+def maurer_deviation() -> sp.Expr:
+    """t of Maurer's lower tail for the L - 1 weights other than token i, tied to the good event:
+    D = ((L - 1) D_{-i} + w_i) / L >= (L - 1) D_{-i} / L (w_i >= 0), so {D < c} lies in
+    {D_{-i} < c L / (L - 1)} = {D_{-i} < 1 - t}, t = 1 - c L / (L - 1) (= (L - 2) / (2 (L - 1)) at c = 1/2)."""
+    return sp.simplify(1 - good_event_threshold() * L_sym / (L_sym - 1))
+
+
 def bad_event_term() -> sp.Expr:
-    """The bound's second term, L P(D < 1/2) with Maurer's tail at t = (L - 2) / (2 (L - 1))."""
-    t = (L_sym - 2) / (2 * (L_sym - 1))
+    """The bound's second term, L P(D < c) <= L exp(-(L - 1) t^2 / (2 E w^2)), E w^2 = e^q, with Maurer's
+    tail at t = `maurer_deviation()` (tied to GOOD_EVENT)."""
+    t = maurer_deviation()
     return L_sym * sp.exp(-(L_sym - 1) * t**2 / (2 * sp.exp(q_sym)))
+
+
+c1_sym, c2_sym = sp.symbols("c1 c2", positive=True)
+sigma_sym = sp.Symbol("sigma", positive=True)
+bound_sym = sp.Symbol("bound", positive=True)
+
+
+def paper_form() -> sp.Expr:
+    """The right side of Proposition 3.1 as displayed: c1 sigma^6 ln L / L^(c2 / sigma^2)."""
+    return c1_sym * sigma_sym**6 * sp.log(L_sym) / L_sym ** (c2_sym / sigma_sym**2)
+
+
+def paper_constant() -> sp.Expr:
+    """c1 with paper_form = bound at c2 = sigma^2 (kappa = 1 below the threshold), for L >= 2."""
+    roots = sp.solve(sp.Eq(paper_form().subs(c2_sym, sigma_sym**2), bound_sym), c1_sym)
+    if len(roots) != 1:
+        raise AssertionError(f"expected one c1, got {roots}")
+    return roots[0]
 
 
 def proofs() -> list[Proof]:
@@ -57,10 +92,21 @@ def proofs() -> list[Proof]:
     # The in-expectation bound's constant: squaring commutes with the sup of the positive 1/D.
     out.append(prove_zero("in-expectation bound: sup_{D >= 1/2} 1/D^2 = (sup_{D >= 1/2} 1/D)^2 (= 4)",
                           good_event_constant() - sp.calculus.util.maximum(1 / D_sym, D_sym, GOOD_EVENT) ** 2))
-    # The in-expectation bound's Maurer exponent.
-    t = (L_sym - 2) / (2 * (L_sym - 1))
-    out.append(prove_zero("Maurer with L - 1 weights at 1 - t = L/(2(L-1)): (L-1) t^2 = (L-2)^2/(4(L-1))",
+    # The in-expectation bound's Maurer deviation, derived from GOOD_EVENT, against the paper-side value.
+    t = maurer_deviation()
+    out.append(prove_zero("Maurer deviation from the good event {D >= 1/2}: t = 1 - (1/2) L/(L-1) = (L-2)/(2(L-1))",
+                          sp.simplify(t - (L_sym - 2) / (2 * (L_sym - 1)))))
+    out.append(prove_zero("Maurer with L - 1 weights at that t: (L-1) t^2 = (L-2)^2/(4(L-1))",
                           sp.simplify((L_sym - 1) * t**2 - (L_sym - 2) ** 2 / (4 * (L_sym - 1)))))
-    out.append(prove_zero("1 - t = L / (2 (L - 1)), so {D_{-i} < 1/2} is {mean of L-1 weights < 1 - t}",
-                          sp.simplify(1 - t - L_sym / (2 * (L_sym - 1)))))
+    # The inclusion {D < c} in {D_{-i} < 1 - t}: D - (L - 1)/L D_{-i} = w_i / L >= 0 and (L - 1)/L (1 - t) = c.
+    Dm, wi = sp.symbols("D_minus_i w_i", nonnegative=True)
+    D_full = ((L_sym - 1) * Dm + wi) / L_sym
+    out.append(prove_zero("D - (L-1) D_{-i} / L = w_i / L (>= 0): D >= (L-1) D_{-i} / L",
+                          sp.simplify(D_full - (L_sym - 1) * Dm / L_sym - wi / L_sym)))
+    out.append(prove_zero("(L-1)/L (1 - t) = c: D_{-i} >= 1 - t forces D >= c, so {D < c} lies in {D_{-i} < 1 - t}",
+                          sp.simplify((L_sym - 1) / L_sym * (1 - t) - good_event_threshold())))
+    out.append(prove_zero("paper's form at c2 = sigma^2 and c1 = paper_constant equals the bound value",
+                          sp.simplify(paper_form().subs({c2_sym: sigma_sym**2, c1_sym: paper_constant()}) - bound_sym)))
+    out.append(prove_zero("paper_constant = L bound / (sigma^6 ln L)",
+                          sp.simplify(paper_constant() - L_sym * bound_sym / (sigma_sym**6 * sp.log(L_sym)))))
     return out

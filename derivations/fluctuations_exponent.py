@@ -58,15 +58,6 @@ def rate_high() -> sp.Expr:
     return gamma_sym - 1
 
 
-def rate_function(gamma):
-    """h(gamma) as a Python function of a number (for numerics and tests)."""
-    if gamma <= 0.5:
-        return 0.0
-    if gamma <= 1.5:
-        return (gamma - 0.5) ** 2 / 2
-    return gamma - 1.0
-
-
 def exponent_middle() -> sp.Expr:
     """G(x) on 2/3 <= x <= 2 (gamma = 1/x in [1/2, 3/2])."""
     return x_sym * rate_middle().subs(gamma_sym, 1 / x_sym) + x_sym / (2 * lam_sym)
@@ -77,20 +68,18 @@ def sharp_exponent_expr() -> sp.Expr:
     return (sp.sqrt(1 + 4 / lam_sym) - 1) / 2
 
 
-def sharp_exponent(lam: float) -> float:
-    """kappa(lambda) = 1 below the threshold, (sqrt(1 + 4/lambda) - 1)/2 above (lambda >= 0)."""
-    import math
-    if lam < 0 or lam != lam:
-        raise ValueError(f"lambda = {lam!r} must be a number >= 0")
-    return 1.0 if lam <= 0.5 else (math.sqrt(1.0 + 4.0 / lam) - 1.0) / 2.0
-
-
-def naive_exponent(lam: float) -> float:
-    """What min(1, e^q / L) predicts: min(1, 1/(2 lambda)) (the heuristic the derivation corrects)."""
-    return 1.0 if lam <= 0.5 else 1.0 / (2.0 * lam)
-
-
 lam_arg = sp.Symbol("lam", positive=True)       # lambda as a kernel argument ("lambda" is a Python keyword)
+
+
+gamma_arg = gamma_sym                              # "gamma" is a valid argument name
+
+
+def rate_function_piecewise() -> sp.Expr:
+    """h(gamma): 0 up to 1/2, (gamma - 1/2)^2 / 2 up to 3/2, gamma - 1 beyond (emitted as `rate_function`),
+    assembled from the derived branches `rate_middle` and `rate_high` (continuity is proved below)."""
+    return sp.Piecewise((sp.Integer(0), gamma_sym <= sp.Rational(1, 2)),
+                        (rate_middle(), gamma_sym <= sp.Rational(3, 2)),
+                        (rate_high(), True)).subs(gamma_sym, gamma_arg)
 
 
 def sharp_exponent_piecewise() -> sp.Expr:
@@ -120,14 +109,6 @@ def remainder_exponent_expr() -> sp.Expr:
     so D(L) ~ E[e^q 1{q > 2 ln L / 3}] ~ L^{-(2/3)(1/(2 lambda) - 1)}, next to the regular O(1/L) term:
     D(L) ~ L^{-rho}, rho = min(1, (1 - 2 lambda) / (3 lambda)) (rho = 1 for lambda <= 1/5)."""
     return (1 - 2 * lam_sym) / (3 * lam_sym)
-
-
-def remainder_exponent(lam: float) -> float:
-    if lam < 0 or lam != lam:
-        raise ValueError(f"lambda = {lam!r} must be a number >= 0")
-    if lam >= 0.5:
-        return 0.0
-    return 1.0 if lam <= 0.2 else (1.0 - 2.0 * lam) / (3.0 * lam)
 
 
 def proofs() -> list[Proof]:

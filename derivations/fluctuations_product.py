@@ -5,13 +5,17 @@ uniform on [-sqrt3, sqrt3]: log(sinh(sqrt3 t) / (sqrt3 t))), section 1 gives, wi
 tr C1(z) = e^{sum_j l(2 b_j) - 2 l(b_j)} (sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2);
 l(2t) - 2 l(t) and l'' are emitted in stable forms (log(1 + tanh^2 t); log(x / tanh x) and
 1/t^2 - 3/sinh^2(sqrt3 t) with Taylor polynomials near 0).
+
+The limit itself: grad Lambda(a) = m + B l'(B^T a) (chain rule, proved for a generic l), so
+T[mu](z) = V (m + B l'(B^T U z)) with l' applied entrywise (`product_law_limit`, emitted as
+`rademacher_affine_limit` and `uniform_affine_limit`, l' the controls' tilted means).
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from . import controls
+from . import controls, lemma21
 from .proof import Proof, prove_zero
 
 
@@ -66,6 +70,39 @@ def product_law_curvature(kind: str) -> sp.Expr:
     return _near_zero(1 / a**2 - 3 / sp.sinh(sp.sqrt(3) * a) ** 2)
 
 
+def product_law_tilted_mean(kind: str) -> sp.Expr:
+    """l'(a) in its emitted (stable) form: tanh a, or the uniform law's Taylor / closed-form piecewise."""
+    if kind == "rademacher":
+        return controls.rademacher_tilted_mean()
+    if kind == "uniform":
+        return controls.uniform_tilted_mean()
+    raise ValueError(f"unknown product law {kind!r} (known: rademacher, uniform)")
+
+
+def product_law_limit(kind: str, s=None) -> sp.MatrixExpr:
+    """T[mu](z_j) = V (m + B l'(B^T U z_j)) for tokens m + B x, x iid of log-mgf l, n query columns (k x n)."""
+    s = s or lemma21.limit_symbols()
+    B = sp.MatrixSymbol("B", *s["Gamma"].shape)
+    n = s["z"].shape[1]
+    lprime = sp.Lambda(controls.a_sym, product_law_tilted_mean(kind))
+    return s["V"] * (s["m"] * sp.OneMatrix(1, n) + B * (B.T * s["U"] * s["z"]).applyfunc(lprime))
+
+
+def limit_chain_rule_proof(d: int = 2) -> Proof:
+    """grad_a [a^T m + sum_j l((B^T a)_j)] = m + B l'(B^T a) for a generic smooth l (explicit d x d B)."""
+    a = sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"a{i}", real=True))
+    m = sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"m{i}", real=True))
+    B = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"b{i}{j}", real=True))
+    l = sp.Function("l")
+    b = B.T * a
+    Lam = (a.T * m)[0, 0] + sum(l(b[j]) for j in range(d))
+    grad = sp.Matrix([sp.diff(Lam, a[i]) for i in range(d)])
+    claimed = m + B * sp.Matrix([sp.Subs(sp.Derivative(l(controls.a_sym), controls.a_sym), controls.a_sym, b[j])
+                                  for j in range(d)])
+    return prove_zero(f"product law: grad Lambda(a) = m + B l'(B^T a) for a generic l [d={d}]",
+                      sp.simplify((grad - claimed).doit()))
+
+
 def product_law_proofs() -> list[Proof]:
     a = controls.a_sym
     pos = sp.Symbol("t", positive=True)
@@ -89,4 +126,4 @@ def product_law_proofs() -> list[Proof]:
 
 
 def proofs() -> list[Proof]:
-    return product_law_proofs()
+    return product_law_proofs() + [limit_chain_rule_proof()]

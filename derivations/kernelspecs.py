@@ -15,6 +15,7 @@ from . import concentration, controls, lemma21, mixture
 from . import icl_endpoint, icl_hessian, icl_kernels, icl_risk, risk_scalar, risk_scalar_variance
 from . import gradient_fluctuations, jacobians, risk
 from . import fluctuations, fluctuations_bound, fluctuations_exponent, fluctuations_product
+from . import fluctuations_one_token, fluctuations_power
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def specs() -> list[KernelSpec]:
                    "d/da log E e^{a x} for x ~ U[-sqrt3, sqrt3]: sqrt3 coth(sqrt3 a) - 1/a (entrywise).",
                    "controls", "same as a"),
     ] + icl_specs() + risk_scalar_specs() + gradient_specs() + fluctuation_specs() + authors_experiment_specs() \
-        + limit_claim_specs() + finite_risk_specs()
+        + limit_claim_specs() + fluctuation_claim_specs() + finite_risk_specs()
 
 
 def icl_specs() -> list[KernelSpec]:
@@ -186,7 +187,7 @@ def gradient_specs() -> list[KernelSpec]:
 def fluctuation_specs() -> list[KernelSpec]:
     """Proposition 3.1: first-order (1/L) bias and covariance of the finite-prompt output
     (derivations/fluctuations.py)."""
-    fl = fluctuations.symbols()
+    fl, fb = fluctuations.symbols(), fluctuations_bound
     return [
         KernelSpec("bias_first_order", (fl["Gamma"], fl["V"], fl["a"]), ("(d, d)", "(k, d)", "(d, 1)"),
                    fluctuations.bias_first_order(fl),
@@ -215,6 +216,10 @@ def fluctuation_specs() -> list[KernelSpec]:
                    "kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2).", "fluctuations_exponent", "scalar"),
         KernelSpec("naive_exponent", (fluctuations_exponent.lam_arg,), ("scalar > 0",), fluctuations_exponent.naive_exponent_piecewise(),
                    "min(1, 1/(2 lambda)): the heuristic exponent of min(1, e^q/L).", "fluctuations_exponent", "scalar"),
+        KernelSpec("rate_function", (fluctuations_exponent.gamma_arg,), ("any shape, > 0",),
+                   fluctuations_exponent.rate_function_piecewise(),
+                   "h(gamma): E sum_i p_i^2 ~ e^{-q h(gamma)} at L = e^{gamma q} (Laplace principle).",
+                   "fluctuations_exponent", "same as gamma"),
         KernelSpec("remainder_exponent", (fluctuations_exponent.lam_arg,), ("scalar > 0",),
                    fluctuations_exponent.remainder_exponent_piecewise(),
                    "rho(lambda): L x error reaches its first order as L^-rho below the threshold.", "fluctuations_exponent", "scalar"),
@@ -230,6 +235,10 @@ def fluctuation_specs() -> list[KernelSpec]:
                    fluctuations_bound.expectation_bound_factor(),
                    "eps_L^2(z) / (tr(V Gamma V^T) + |V Gamma a|^2) = 4 e^q / L + L exp(-(L-2)^2 / (8 (L-1) e^q)).",
                    "fluctuations_bound", "same as q"),
+        KernelSpec("paper_form", (fb.c1_sym, fb.sigma_sym, fb.c2_sym, fb.L_sym), ("scalar",) * 4, fb.paper_form(),
+                   "c1 sigma^6 ln L / L^(c2 / sigma^2): Proposition 3.1's right side.", "fluctuations_bound", "scalar"),
+        KernelSpec("paper_constant", (fb.bound_sym, fb.sigma_sym, fb.L_sym), ("scalar",) * 3, fb.paper_constant(),
+                   "c1 = L bound / (sigma^6 ln L): the paper's form equals bound at c2 = sigma^2.", "fluctuations_bound", "scalar"),
     ]
 
 
@@ -277,6 +286,40 @@ def limit_claim_specs() -> list[KernelSpec]:
         KernelSpec("uniform_log_mgf", (controls.a_sym,), ("any shape",), controls.uniform_log_mgf_piecewise(),
                    "log E e^{a x} for x ~ U[-sqrt3, sqrt3]: log(sinh(sqrt3 a) / (sqrt3 a)), series near 0.",
                    "controls", "same as a"),
+    ]
+
+
+def fluctuation_claim_specs() -> list[KernelSpec]:
+    """Concentration claims: bias direction, one-token errors, fourth-moment model, product-law limits."""
+    fl, ot = fluctuations.symbols(), fluctuations_one_token.symbols()
+    G, U, V, z = ot["Gamma"], ot["U"], ot["V"], ot["z"]
+    B = sp.MatrixSymbol("B", *G.shape)
+    batch = ("(d, d)", "(k, d)", "(d, d)", "(d, n)")
+    return [
+        KernelSpec("first_order_shift", (fl["Gamma"], fl["V"], fl["U"], fl["z"]), batch, fluctuations.shift_batched(fl),
+                   "V (mean(2a) - mean(a)) = V Gamma U z per query column: the direction of the bias (Stein).",
+                   "fluctuations", "(k, n)"),
+        KernelSpec("output_error_one_token", (G, U, V, ot["Sigma_q"]), ("(d, d)", "(d, d)", "(k, d)", "(d, d)"),
+                   fluctuations_one_token.output_error(ot),
+                   "E||T[mu_1] - T[mu]||^2_{L2(nu)} = tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T).",
+                   "fluctuations_one_token", "scalar"),
+        KernelSpec("gradient_V_error_one_token", (G, V, U, z), batch, fluctuations_one_token.gradient_V_error(ot),
+                   "E||grad_V err||^2 at L = 1: k (tr Gamma + |Gamma U z|^2) per query column.",
+                   "fluctuations_one_token", "(1, n)"),
+        KernelSpec("gradient_U_error_one_token", (G, V, z), ("(d, d)", "(k, d)", "(d, n)"),
+                   fluctuations_one_token.gradient_U_error(ot),
+                   "||grad_U err||^2 at L = 1: |z|^2 ||V Gamma||_F^2 per query column (C_hat = 0).",
+                   "fluctuations_one_token", "(1, n)"),
+        KernelSpec("error_fourth_moment_model", fluctuations_power.ARGS, ("any shape",) * 7,
+                   fluctuations_power.error_fourth_moment_model(),
+                   "(tr S)^2 + 2 tr S^2, S = A P + (B - A) u u^T / q: Gaussian model of E|err|^4 (entrywise).",
+                   "fluctuations_power", "same as mse"),
+    ] + [
+        KernelSpec(f"{kind}_affine_limit", (ot["m"], B, U, V, z), ("(d, 1)", "(d, r)", "(d, d)", "(k, d)", "(d, n)"),
+                   fluctuations_product.product_law_limit(kind, ot),
+                   f"T[mu](z) = V (m + B l'(B^T U z)) for tokens m + B x, x iid {kind} (l' entrywise).",
+                   "fluctuations_product", "(k, n)")
+        for kind in ("rademacher", "uniform")
     ]
 
 

@@ -128,7 +128,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
         quantities["cov_first_order"] = C1_kernel.tolist()
     quantities["fixed_query"] = np.asarray(z0).tolist()
     checks.append(_first_order_limit_check(Gamma, U, V, z0, b1_kernel, C1_kernel))
-    q0 = max(0.0, float(a0 @ Gamma @ a0))
+    q0 = max(0.0, float(kernels.log_weight_second_moment(Gamma, a0[:, None])[0, 0]))     # a^T Gamma a
     anchor, anchor_q = moment_anchor_check(tuple(sorted({round(q0, 12), 1.0, 4.0})))
     checks.append(anchor)
     quantities.update(anchor_q)

@@ -25,7 +25,7 @@ import math
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 
-from ..numerics import selfnormalised
+from ..numerics import kernels, selfnormalised
 from ..numerics.laws import psd_root
 from .base import Check
 
@@ -94,7 +94,7 @@ def direct_error_moments(m, Gamma, U, V, z, nodes: int) -> tuple[np.ndarray, np.
     top = np.maximum(s1, s2)
     e1, e2 = np.exp(s1 - top), np.exp(s2 - top)
     out = (e1[:, None] * z1 + e2[:, None] * z2) / (e1 + e2)[:, None]
-    err = out @ V.T - V @ (m + Gamma @ a)
+    err = out @ V.T - kernels.gaussian_limit(m[:, None], Gamma, U, V, z[:, None])[:, 0]      # Lemma 2.1
     return w @ err, np.einsum("n,ni,nj->ij", w, err, err)
 
 

@@ -14,7 +14,7 @@ from ..numerics import first_order, fits, kernels, limits, montecarlo, selfnorma
 from ..numerics.fits import linear_fit
 from ..numerics.laws import MixtureLaw, RademacherLaw, UniformLaw, psd_root
 from .base import Check
-from .prop31_common import naive_exponent, remainder_exponent, sharp_exponent, FALSE_ALARM, z_crit
+from .prop31_common import remainder_exponent, FALSE_ALARM, z_crit
 from .progress import sweep
 
 
@@ -31,8 +31,9 @@ class Law:
 
 
 def _product_limit(kind, mean, root, U, V):
-    f = kernels.rademacher_tilted_mean if kind == "rademacher" else kernels.uniform_tilted_mean
-    return lambda Z: (V @ (mean[:, None] + root @ f(root.T @ U @ np.atleast_2d(Z).T))).T
+    """Z -> rows T[mu](z) = V (m + B l'(B^T U z)), the emitted product-law limit (B = root)."""
+    f = kernels.rademacher_affine_limit if kind == "rademacher" else kernels.uniform_affine_limit
+    return lambda Z: f(mean[:, None], root, U, V, np.atleast_2d(Z).T).T
 
 
 def _law_coefficient(trace_fn, Sq, rng, n_draws: int) -> tuple[float, float, str]:

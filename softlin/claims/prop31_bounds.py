@@ -26,7 +26,7 @@ def _bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> d
     law = GaussianLaw(np.zeros(Gamma.shape[0]), Gamma)
     w2, num2 = limits.gaussian_bound_moments(law, U, V, z0)
     terms0 = selfnormalised.query_terms(Gamma, U, V, z0[None, :])
-    trace_plus0 = float(terms0.trace + terms0.rho[0] * terms0.q[0])
+    trace_plus0 = float(kernels.first_order_numerator(Gamma, V, U, z0[:, None])[0, 0])   # tr(V Gamma V^T) + |V Gamma a|^2
     # High-probability bound: exact binomial test.
     alpha = FALSE_ALARM / len(Ls)
     rejected, informative, ratios, bounds_hp = [], 0, [], []
@@ -77,7 +77,7 @@ def _bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> d
     if math.isfinite(coef):
         sample = selfnormalised.draw_queries(rng, Sq, (budget.rb_queries,), 1.0)
         terms = selfnormalised.query_terms(Gamma, U, V, sample.Z)
-        trace_plus = terms.trace + terms.rho * terms.q
+        trace_plus = kernels.first_order_numerator(Gamma, V, U, sample.Z.T)[0]
         integrated, integrated_se = [], []
         tested = [j for j, L in enumerate(Ls) if L >= 2]           # the bound is stated for L >= 2 (erratum 1)
         for L in [Ls[j] for j in tested]:
@@ -105,7 +105,7 @@ def explicit_c1(coef, Gamma, U, V, Sq, sigma: float) -> tuple[float, int]:
     (the second term decays like e^{-L / (8 e^q)} at each query). Derived from the bound alone, before any data."""
     def per_query(Z, L):
         t = selfnormalised.query_terms(Gamma, U, V, Z)
-        return expectation_bound(L, t.trace + t.rho * t.q, t.q)
+        return expectation_bound(L, kernels.first_order_numerator(Gamma, V, U, np.atleast_2d(Z).T)[0], t.q)
     grid = sorted(set(range(2, 65)) | {int(x) for x in np.geomspace(64, 1e9, 120)})
     lam = selfnormalised.threshold_lambda(Gamma, U, Sq)
     scale = 1.0 / (1.0 - 2.0 * lam)
@@ -116,7 +116,7 @@ def explicit_c1(coef, Gamma, U, V, Sq, sigma: float) -> tuple[float, int]:
         else:
             # rank > 3: the second term's average is not computed (stated)
             bound = float(kernels.expectation_bound_good_event(L, 0.0)) * coef
-        vals.append(L * bound / (sigma**6 * math.log(L)))
+        vals.append(float(kernels.paper_constant(bound, sigma, L)))     # c1 with the form equal to the bound at L
     i = int(np.argmax(vals))
     return float(vals[i]), grid[i]
 
@@ -142,7 +142,7 @@ def _paper_form(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> dict:
     est = [main["mc"][j] for j in keep] + [e.mean for e in ex]
     ses = [main["mc_se"][j] for j in keep] + [e.stderr for e in ex]
     zc = z_crit(FALSE_ALARM / len(Ls), two_sided=False)
-    form = [c1 * sigma**6 * math.log(L) / L ** (c2 / sigma**2) for L in Ls]
+    form = [float(kernels.paper_form(c1, sigma, c2, L)) for L in Ls]
     zs = [(e - f) / s for e, f, s in zip(est, form, ses)]
     checks = [Check("paper's form c1 sigma^6 ln L / L^(c2/sigma^2) with c2 = sigma^2 and c1 from the proven in-expectation "
                     "bound holds at the tested L (Monte Carlo) and at 10x, 100x the largest L (exact route)",
@@ -165,7 +165,7 @@ def _erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> dict:
     while c1 sigma^6 ln(1) / 1 = 0. Two routes judge the closed form: the exact finite-L moments at
     L = 1 (selfnormalised.exact_second_moment, A_1 = 1, B_1 = 1 + q) averaged over queries by
     Gauss-Hermite (the integrand is a quadratic in z, so 6 nodes per axis are exact), and Monte Carlo."""
-    exact = float(np.trace(V @ Gamma @ V.T) + np.trace(V @ Gamma @ U @ Sq @ U.T @ Gamma @ V.T))
+    exact = float(kernels.output_error_one_token(Gamma, U, V, Sq))     # derivations/fluctuations_one_token.py
     checks = []
     if np.linalg.matrix_rank(Sq) <= 3:
         quad = selfnormalised.gauss_hermite_average(

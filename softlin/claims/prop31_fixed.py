@@ -17,7 +17,7 @@ import numpy as np
 import sympy as sp
 
 from ..derivations import fluctuations
-from ..numerics import montecarlo, selfnormalised
+from ..numerics import kernels, montecarlo, selfnormalised
 from .base import Check
 from .prop31_common import DIGITS, FALSE_ALARM, _column, _rational, z_crit
 from .progress import sweep
@@ -95,7 +95,7 @@ def _fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1)
         zo = (outer.mean(axis=0) - second[iu]) / se_o
         worst_exact = max(worst_exact, float(np.max(np.abs(np.concatenate([zb, zo])))))
         # Stein: E[err + (sum p_i^2) V Gamma a] = 0 exactly.
-        stein = e + part[:, 0:1] * (V @ Gamma @ U @ z0)[None, :]
+        stein = e + part[:, 0:1] * kernels.first_order_shift(Gamma, V, U, z0[:, None])[:, 0][None, :]
         zs = stein.mean(axis=0) / (stein.std(axis=0, ddof=1) / math.sqrt(P))
         worst_stein = max(worst_stein, float(np.max(np.abs(zs))))
         # First order: L * mean(err) vs b1, L * Cov vs C1, allowing the exact remainder.

@@ -14,7 +14,8 @@ error predicted from a variance model of the per-prompt estimate Y = (1/Q) sum_j
     Var Y <= E Y^2 <= E_{nu'}[W^2 E|err|^4]           (Jensen over the Q queries of one prompt),
     E|err|^4 ~ (tr S)^2 + 2 tr S^2,  S = E err err^T = A_L P + (B_L - A_L) u u^T / q    (Gaussian fourth moment),
 
-P = V Gamma V^T, u = V Gamma a, A_L, B_L the exact finite-L moments; the relative standard errors
+P = V Gamma V^T, u = V Gamma a, A_L, B_L the exact finite-L moments (both identities proved in
+derivations/fluctuations_power.py, evaluated by the emitted error_fourth_moment_model); the relative standard errors
 sqrt(Var Y / prompts) / E Y give the weighted-least-squares slope error, doubled as a margin for the
 heavier-than-Gaussian tails of the error (a model, stated as such, not a bound). The query averages use a
 fixed seed (the power is a function of the scenario and the budget alone).
@@ -27,7 +28,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from ..numerics import fits, selfnormalised
+from ..numerics import fits, kernels, selfnormalised
 
 REQUIRED_POWER = 0.999
 TAIL_MARGIN = 2.0
@@ -47,7 +48,7 @@ def predicted_relative_stderr(Gamma, U, V, Sigma_q, Ls, prompts: int, scale: flo
     sample = selfnormalised.draw_queries(rng, Sigma_q, (n_queries,), scale)
     terms = selfnormalised.query_terms(Gamma, U, V, sample.Z)
     Pm = V @ Gamma @ V.T
-    u = (V @ Gamma @ U @ sample.Z.T).T                                     # (n, k)
+    u = kernels.first_order_shift(Gamma, V, U, sample.Z.T).T                # V Gamma a, (n, k)
     q = np.where(terms.q > 1e-300, terms.q, 1.0)
     uPu = np.einsum("ni,ij,nj->n", u, Pm, u)
     u2 = np.sum(u * u, axis=1)
@@ -56,8 +57,7 @@ def predicted_relative_stderr(Gamma, U, V, Sigma_q, Ls, prompts: int, scale: flo
         tab = selfnormalised.table(L, float(np.max(terms.q)), points)
         A, B = tab.moments(terms.q)
         mse = selfnormalised.exact_mse(tab, terms)
-        trS2 = A**2 * np.trace(Pm @ Pm) + 2 * A * (B - A) * uPu / q + (B - A) ** 2 * u2**2 / q**2
-        fourth = mse**2 + 2 * trS2
+        fourth = kernels.error_fourth_moment_model(mse, A, B, q, np.trace(Pm @ Pm), uPu, u2)
         mean = float(np.mean(sample.weights * mse))
         var = float(np.mean(sample.weights**2 * fourth))
         out.append(math.sqrt(var / prompts) / mean)

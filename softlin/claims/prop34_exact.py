@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 
-from ..numerics import fits, gradients, limits, selfnormalised
+from ..numerics import fits, gradients, kernels, limits, selfnormalised
 from ..numerics.fits import linear_fit
 from ..numerics import selfnormalised_gradients as sg
 from ..numerics.significance import z_critical
@@ -63,11 +63,9 @@ def _two_token_scalars(q: float, nodes: int = 80) -> dict:
 
 def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
     k = V.shape[0]
-    a = U @ z
-    c = Gamma @ a
     eV1, eU1 = sg.exact_errors(Gamma, U, V, z, 1)
-    cV1 = k * (np.trace(Gamma) + c @ c)
-    cU1 = (z @ z) * float(np.sum((V @ Gamma) ** 2))
+    cV1 = float(kernels.gradient_V_error_one_token(Gamma, V, U, z[:, None])[0, 0])     # derivations/fluctuations_one_token.py
+    cU1 = float(kernels.gradient_U_error_one_token(Gamma, V, z[:, None])[0, 0])
     worst1 = max(_rel(eV1, cV1), _rel(eU1, cU1))
     checks = [Check("L = 1 anchor: exact quadrature of both gradient errors = k (tr Gamma + |Gamma a|^2) and "
                     "|z|^2 ||V Gamma||_F^2", "quadrature", worst1 <= 1e-10, worst1, 1e-10,
@@ -239,7 +237,12 @@ def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, di
 
 
 def gradient_errors_fn(U, V, Gamma, weighted_matrix=None):
-    """errors(law, rng, P, L, queries, mus) -> (k |zhat - mu_a|^2, |z|^2 ||V (C - Gamma)||_F^2), (P, Q) each."""
+    """errors(law, rng, P, L, queries, mus) -> (k |zhat - mu_a|^2, |z|^2 ||V (C - Gamma)||_F^2), (P, Q) each.
+
+    An algorithm, not a formula: the squared Frobenius norms of J_V(zhat) - J_V(mu_a) = (zhat - mu_a)^T kron I_k
+    and J_U(C_hat) - J_U(Gamma) = z^T kron V (C_hat - Gamma) (the emitted Jacobians of derivations/jacobians.py),
+    evaluated for every prompt and query at once; tests/claims/test_prop34_error_norms.py checks them against
+    the emitted Jacobian kernels one sample at a time."""
     k = V.shape[0]
 
     def fn(law, rng, P, L, queries, mus):

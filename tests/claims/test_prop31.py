@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from softlin.claims import base, prop31, scenario
 from softlin import certio
 from softlin.claims.base import claim_rng
-from softlin.derivations import fluctuations_exponent
+from softlin.claims.prop31_common import naive_exponent
 
 from ..strategies import seeds
 
@@ -107,7 +107,7 @@ def test_averaged_coefficient_without_the_n_term_is_refuted_by_monte_carlo():
 
 def test_naive_exponent_is_refuted_above_the_threshold():
     """Sensitivity: kappa = 1/(2 lambda) (from the heuristic min(1, e^q/L)) fails the exact asymptotics."""
-    cert = _run(exponent=fluctuations_exponent.naive_exponent, regimes=(("above", 1.0),), beyond=False)
+    cert = _run(exponent=naive_exponent, regimes=(("above", 1.0),), beyond=False)
     failed = _failed(cert)
     assert any("decays as L^-kappa" in n and "above" in n for n in failed)
     assert cert["status"] != "verified"

@@ -111,9 +111,9 @@ def test_emitted_per_query_coefficients_equal_the_exact_sympy_coefficients():
 @pytest.mark.slow
 def test_naive_exponent_in_place_of_the_sharp_one_is_refuted():
     """Sensitivity: kappa(lambda) = min(1, 1/(2 lambda)) (the naive heuristic) for the sharp exponent."""
-    from softlin.derivations import fluctuations_exponent
+    from softlin.claims.prop31_common import naive_exponent
     s = scenario.merge(prop34.default_scenario(), {}, prop34.CLAIM.scenario_keys)
-    cert = prop34.run(s, "quick", claim_rng(0, "prop-3.4"), exponent=fluctuations_exponent.naive_exponent)
+    cert = prop34.run(s, "quick", claim_rng(0, "prop-3.4"), exponent=naive_exponent)
     failed = [c["name"] for c in cert["checks"] if c["passed"] is False]
     assert cert["status"] == "refuted" and any("decays as L^-kappa" in n for n in failed)
 

@@ -39,8 +39,18 @@ def _arguments(name, rng, d=3, k=2, n=5):
         return [64, 1e-3, 1.2, 3.0]
     if name in ("sharp_exponent", "naive_exponent", "remainder_exponent"):
         return [np.array([0.05, 0.2, 0.35, 0.5, 0.9, 3.0])]   # every branch of the piecewise exponents
+    if name in ("paper_form", "paper_constant"):  # (c1, sigma, c2, L) and (bound, sigma, L), L >= 2
+        return [2.5, 1.3, 1.69, 64] if name == "paper_form" else [0.04, 1.3, 64]
+    if name == "rate_function":
+        return [np.array([0.1, 0.5, 1.0, 1.5, 4.0])]            # every branch of h(gamma)
     if name.startswith("expectation_bound_"):   # L >= 2, q = a^T Gamma a >= 0
         return [40, np.array([0.0, 0.3, 2.0])]
+    if name == "error_fourth_moment_model":     # mse, A, B, q > 0, tr P^2, u^T P u, |u|^2 per query
+        return [np.array([0.5, 1.0]), np.array([0.1, 0.2]), np.array([0.3, 0.2]), np.array([1e-3, 2.0]), 2.0,
+                np.array([0.4, 1.5]), np.array([0.2, 1.0])]
+    if name.endswith("_affine_limit"):          # m, B (d x r, rank r = 2 here), U, V, z; entries near 0 as well
+        return [rng.normal(size=(d, 1)), B[:, :2], rng.normal(size=(d, d)), rng.normal(size=(k, d)),
+                np.column_stack([rng.normal(size=(d, n)), np.zeros(d), np.full(d, 1e-3)])]
     if name.startswith("authors_"):  # issue 5 item 6: commuting SPD Sigma_p, Sigma_q; scalar mu, omega, s2, tau, L
         S = B @ B.T + np.eye(d)
         values = {"Sigma_p": S @ S, "Sigma_q": S, "mu": 0.8, "omega": 0.6, "s2": 0.1, "tau": 1.0 / d, "L": 20}

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 from softlin.derivations import catalogue, fluctuations, fluctuations_product, fluctuations_exponent
+from softlin.claims import prop31_common
 from softlin.derivations.proof import is_zero
 from softlin.numerics import kernels
 
@@ -102,23 +103,24 @@ def _laplace_rate(gamma, q=1.0):
 
 @given(st.floats(0.55, 4.0))
 def test_rate_function_is_the_brute_force_laplace_maximum(gamma):
-    assert fluctuations_exponent.rate_function(gamma) == pytest.approx(_laplace_rate(gamma), abs=1e-4)
+    assert float(kernels.rate_function(gamma)) == pytest.approx(_laplace_rate(gamma), abs=1e-4)
 
 
 @given(st.floats(0.05, 20.0))
 def test_sharp_exponent_is_the_minimum_of_the_averaged_rate(lam):
     x = np.linspace(1e-9, 8, 20001)                      # G is convex near its minimum: grid error ~ 1e-7
-    G = np.array([xx * fluctuations_exponent.rate_function(1 / xx) for xx in x]) + x / (2 * lam)
-    assert float(G.min()) == pytest.approx(fluctuations_exponent.sharp_exponent(lam), abs=1e-5)
-    assert fluctuations_exponent.sharp_exponent(lam) >= fluctuations_exponent.naive_exponent(lam) - 1e-15
+    G = x * kernels.rate_function(1 / x) + x / (2 * lam)
+    kappa, naive = float(kernels.sharp_exponent(lam)), float(kernels.naive_exponent(lam))
+    assert float(G.min()) == pytest.approx(kappa, abs=1e-5)
+    assert kappa >= naive - 1e-15
     if lam > 0.5:
-        assert fluctuations_exponent.sharp_exponent(lam) > fluctuations_exponent.naive_exponent(lam)
+        assert kappa > naive
 
 
 def test_sigma_squared_kappa_increases_with_sigma():
     lam0 = 0.3
     s2 = np.geomspace(1, 1e5, 300)
-    values = np.array([x * fluctuations_exponent.sharp_exponent(x * lam0) for x in s2])
+    values = np.array([x * float(kernels.sharp_exponent(x * lam0)) for x in s2])
     assert np.all(np.diff(values) > 0) and np.all(values < 1 / lam0)
     assert values[-1] * lam0 == pytest.approx(1, abs=1e-4)          # the paper's c2 / sigma^2 scaling
 
@@ -126,7 +128,7 @@ def test_sigma_squared_kappa_increases_with_sigma():
 @pytest.mark.parametrize("bad", [-0.1, float("nan")])
 def test_sharp_exponent_rejects_bad_lambda(bad):
     with pytest.raises(ValueError, match="lambda"):
-        fluctuations_exponent.sharp_exponent(bad)
+        prop31_common.sharp_exponent(bad)
 
 
 def test_prover_rejects_a_wrong_stable_form_of_the_rademacher_weight_moment():
@@ -161,12 +163,19 @@ def test_product_law_kernels_equal_their_definitions_at_40_digits_including_near
             assert abs(float(exact_cv) - cv) <= 1e-12
 
 
-@pytest.mark.parametrize("lam", [0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 3.0, 50.0])
-def test_emitted_exponent_kernels_equal_the_derivations_closed_forms(lam):
+@pytest.mark.parametrize("lam", ["1/10", "1/5", "3/10", "1/2", "7/10", "1", "3", "50"])
+def test_emitted_exponent_kernels_equal_the_derivations_piecewise_forms_evaluated_exactly(lam):
+    """The claims' exponents (emitted kernels, through prop31_common) against exact SymPy evaluation of the
+    derived Piecewise at rational lambda (every branch and both thresholds), and h at rational gamma."""
     from softlin.claims import prop31_common as c
-    assert c.sharp_exponent(lam) == pytest.approx(fluctuations_exponent.sharp_exponent(lam), rel=1e-14)
-    assert c.naive_exponent(lam) == pytest.approx(fluctuations_exponent.naive_exponent(lam), rel=1e-14)
-    assert c.remainder_exponent(lam) == pytest.approx(fluctuations_exponent.remainder_exponent(lam), rel=1e-14, abs=1e-15)
+    fe = fluctuations_exponent
+    value = sp.Rational(lam)
+    for got, expr in ((c.sharp_exponent, fe.sharp_exponent_piecewise()), (c.naive_exponent, fe.naive_exponent_piecewise()),
+                      (c.remainder_exponent, fe.remainder_exponent_piecewise())):
+        assert got(float(value)) == pytest.approx(float(expr.subs(fe.lam_arg, value)), rel=1e-14, abs=1e-15)
+    h = fe.rate_function_piecewise()
+    for gamma in (value, 1 / (2 * value), 3 * value):
+        assert float(kernels.rate_function(float(gamma))) == pytest.approx(float(h.subs(fe.gamma_arg, gamma)), rel=1e-14, abs=1e-15)
 
 
 @pytest.mark.parametrize("L, q", [(2, 0.0), (3, 0.5), (64, 2.0), (4096, 7.0)])

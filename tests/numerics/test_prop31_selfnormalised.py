@@ -199,9 +199,10 @@ def test_product_law_first_order_matches_fixed_query_monte_carlo_for_uniform_tok
 
 def test_below_the_threshold_the_first_order_is_approached_as_L_to_the_minus_rho():
     """lambda = 0.4 (d = 1): L x error = coefficient - D(L) with D ~ L^-rho, rho = (1 - 2 lambda)/(3 lambda)
-    = 1/6 (derivations/fluctuations_exponent.remainder_exponent), far slower than 1/L; the local exponent of the
+    = 1/6 (the emitted kernel remainder_exponent), far slower than 1/L; the local exponent of the
     exact deficit between L = e^32 and e^64 is within 0.03 of it (logarithmic corrections)."""
-    from softlin.derivations.fluctuations_exponent import remainder_exponent
+    from softlin.numerics import kernels
+    remainder_exponent = lambda lam: float(kernels.remainder_exponent(lam))
 
     lam = 0.4
     s = 1 - 2 * lam
