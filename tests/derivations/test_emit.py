@@ -51,6 +51,9 @@ def _arguments(name, rng, d=3, k=2, n=5):
     if name.endswith("_affine_limit"):          # m, B (d x r, rank r = 2 here), U, V, z; entries near 0 as well
         return [rng.normal(size=(d, 1)), B[:, :2], rng.normal(size=(d, d)), rng.normal(size=(k, d)),
                 np.column_stack([rng.normal(size=(d, n)), np.zeros(d), np.full(d, 1e-3)])]
+    if name == "finite_risk_integrand":          # mu, omega, tau, s2, tr Sigma_p; k1 > 0, k2, A in (0, 1], B per query
+        return [0.8, 0.4, 0.2, 0.1, 5.0, np.array([0.5, 5.0]), np.array([0.6, 7.0]), np.array([0.3, 0.05]),
+                np.array([0.4, 0.9])]
     if name.startswith("authors_"):  # issue 5 item 6: commuting SPD Sigma_p, Sigma_q; scalar mu, omega, s2, tau, L
         S = B @ B.T + np.eye(d)
         values = {"Sigma_p": S @ S, "Sigma_q": S, "mu": 0.8, "omega": 0.6, "s2": 0.1, "tau": 1.0 / d, "L": 20}
