@@ -184,3 +184,38 @@ def infinite_risk(model: Model, mu: float, omega: float) -> float:
     f = kernels.finite_risk_integrand(mu, omega, model.tau, model.s2, float(np.trace(Sp)),
                                       np.array([k1]), np.array([k2]), zero, zero)
     return float(model.tau * np.trace(Sq) + model.s2 + f[0])
+
+
+class RiskSurface:
+    """R_L(mu, omega) for one L over |omega| <= omega_max, for optimisation: one table of A_L, B_L on
+    [0, omega_max^2 max k1] serves every omega, and for fixed omega the risk is a quadratic in mu
+    (the integrand is), R = c0 + c1 mu + c2 mu^2, so mu*(omega) = -c1 / (2 c2) in closed form and the
+    optimum is a 1-D bounded minimisation over omega of the profile risk c0 - c1^2 / (4 c2)."""
+
+    def __init__(self, model: Model, L: int, omega_max: float, points: int = DEFAULT_TABLE_POINTS):
+        validate.prompt_length("L", L)
+        self.model, self.L, self.omega_max = model, L, float(omega_max)
+        self.rule = query_rule(model)
+        self.table = moment_table(L, self.omega_max**2 * float(self.rule.a.max() * self.rule.Q.max()), points)
+
+    def quadratic(self, omega: float) -> tuple[float, float, float]:
+        if abs(omega) > self.omega_max:
+            raise ValueError(f"omega = {omega} outside the surface's range |omega| <= {self.omega_max}")
+        r0, rp, rm = (_average(self.model, self.rule, self.table, mu, omega) for mu in (0.0, 1.0, -1.0))
+        return r0, (rp - rm) / 2, (rp + rm) / 2 - r0
+
+    def risk(self, mu: float, omega: float) -> float:
+        c0, c1, c2 = self.quadratic(omega)
+        return c0 + c1 * mu + c2 * mu * mu
+
+    def optimum(self, lo: float = 1e-3) -> tuple[float, float, float]:
+        """(mu*, omega*, R*) over omega in [lo, omega_max] (bounded Brent, xatol 1e-7)."""
+        from scipy.optimize import minimize_scalar
+
+        def profile(om):
+            c0, c1, c2 = self.quadratic(om)
+            return c0 - c1 * c1 / (4 * c2), -c1 / (2 * c2)
+        res = minimize_scalar(lambda om: profile(om)[0], bounds=(lo, self.omega_max), method="bounded",
+                              options={"xatol": 1e-7})
+        R, mu = profile(res.x)
+        return float(mu), float(res.x), float(R)
