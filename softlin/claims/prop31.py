@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from ..derivations import catalogue
-from ..numerics import kernels, limits, selfnormalised
+from ..numerics import kernels, limits, query_average
 from ..numerics.laws import GaussianLaw, psd_root
 from . import scenario as scen
 from .base import Check, Claim, certificate
@@ -106,7 +106,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     quantities: dict = {}
     series: dict = {"controls": {}}
     errata: list = []
-    lam = selfnormalised.threshold_lambda(Gamma, U, Sq)
+    lam = query_average.threshold_lambda(Gamma, U, Sq)
     kappa = exponent_fn(lam)
     quantities.update(lambda_max=lam, threshold=0.5, exponent=kappa,
                       naive_exponent=naive_exponent(lam))

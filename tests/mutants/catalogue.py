@@ -77,7 +77,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "return terms.trace * A + terms.rho * (B - A)",
            "return terms.trace * A + terms.rho * B",
            ("prop-3.1",), "E|err|^2 = tr(V Gamma V^T) A + rho B (the -rho A of the split Gamma = Gamma_perp + Gamma a a^T Gamma / q dropped)"),
-    Mutant("draw-queries-weight-variance-for-sd", "numerics/selfnormalised.py",
+    Mutant("draw-queries-weight-variance-for-sd", "numerics/query_average.py",
            "weights = scale ** (r / 2) * np.exp(",
            "weights = scale ** r * np.exp(",
            ("prop-3.1",), "importance weight of N(0, c Sigma_q) proposals with c^r instead of c^(r/2) (variance for sd)",
@@ -116,7 +116,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "beta = math.sqrt(tau) * rng.standard_normal((n, d))",
            "beta = tau * rng.standard_normal((n, d))",
            ("authors-experiment",), "task beta = tau g instead of sqrt(tau) g (variance used as standard deviation)"),
-    Mutant("tilt-eigenvalue-U-transposed", "numerics/selfnormalised.py",
+    Mutant("tilt-eigenvalue-U-transposed", "numerics/query_average.py",
            "K = S.T @ U.T @ Gamma @ U @ S",
            "K = S.T @ U @ Gamma @ U.T @ S",
            ("asm-3.3", "prop-3.1"), "lambda from U Gamma U^T instead of U^T Gamma U (the threshold eigenvalue with U transposed)"),
@@ -183,7 +183,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "m + Ga * (I1 / I0)",
            ("lemma-2.1", "mixture"), "mpmath reference: tilted mean m + Gamma a r(t) (the direction B^T a not divided "
                                      "by its length t = sqrt(a^T Gamma a))"),
-    Mutant("gradient-scalar-aa-cross-term-sign", "numerics/selfnormalised_gradients.py",
+    Mutant("gradient-scalar-aa-cross-term-sign", "numerics/gradient_scalars.py",
            "(-2.0, 3, ((1, _X), (1, _F), (1, _F)))",
            "(2.0, 3, ((1, _X), (1, _F), (1, _F)))",
            ("prop-3.4",), "S_aa = E (sum p x - (sum p f)^2)^2 expanded with +2 (sum p x)(sum p f)^2 (cross term sign)"),
@@ -301,7 +301,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "w = w / math.sqrt(math.pi)",
            ("prop-3.1",), "probabilists' Gauss-Hermite weights normalised by sqrt(pi) (the physicists' constant) "
                           "instead of sqrt(2 pi) in the direct L-token reference"),
-    Mutant("prop31-average-gh-scale-factor-2-dropped", "numerics/selfnormalised.py",
+    Mutant("prop31-average-gh-scale-factor-2-dropped", "numerics/query_average.py",
            "R, scales = S @ Q, 1.0 / (1.0 - 2.0 * np.clip(lam, 0.0, None))",
            "R, scales = S @ Q, 1.0 / (1.0 - np.clip(lam, 0.0, None))",
            ("prop-3.1",), "Gauss-Hermite proposal scale 1/(1 - lambda) instead of 1/(1 - 2 lambda) for "
