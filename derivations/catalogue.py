@@ -121,5 +121,15 @@ def authors_experiment_proofs() -> tuple[Proof, ...]:
 GROUPS["authors_experiment"] = authors_experiment_proofs
 
 
+@lru_cache(maxsize=None)
+def selfnormalised_error_proofs() -> tuple[Proof, ...]:
+    """The exact finite-L error from A_L and B_L (derivations/selfnormalised_error.py)."""
+    from . import selfnormalised_error
+    return tuple(selfnormalised_error.proofs())
+
+
+GROUPS["selfnormalised_error"] = selfnormalised_error_proofs
+
+
 def all_proofs() -> dict[str, tuple[Proof, ...]]:
     return {name: group() for name, group in GROUPS.items()}

@@ -15,6 +15,7 @@ from . import concentration, controls, lemma21, mixture
 from . import icl, risk_scalar, risk_scalar_variance
 from . import gradient_fluctuations, jacobians, risk
 from . import fluctuations, fluctuations_bound, fluctuations_exponent, fluctuations_product
+from . import selfnormalised_error
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def specs() -> list[KernelSpec]:
                    "d/da log E e^{a x} for x ~ U[-sqrt3, sqrt3]: sqrt3 coth(sqrt3 a) - 1/a (entrywise).",
                    "controls", "same as a"),
     ] + icl_specs() + risk_scalar_specs() + gradient_specs() + fluctuation_specs() + authors_experiment_specs() \
-        + limit_claim_specs()
+        + limit_claim_specs() + selfnormalised_specs()
 
 
 def icl_specs() -> list[KernelSpec]:
@@ -255,4 +256,23 @@ def limit_claim_specs() -> list[KernelSpec]:
         KernelSpec("uniform_log_mgf", (controls.a_sym,), ("any shape",), controls.uniform_log_mgf_piecewise(),
                    "log E e^{a x} for x ~ U[-sqrt3, sqrt3]: log(sinh(sqrt3 a) / (sqrt3 a)), series near 0.",
                    "controls", "same as a"),
+    ]
+
+
+def selfnormalised_specs() -> list[KernelSpec]:
+    """The exact finite-L error from the scalars A_L(q), B_L(q) (derivations/selfnormalised_error.py)."""
+    se = selfnormalised_error
+    s = se.symbols()
+    A, B = se.A_sym, se.B_sym
+    return [
+        KernelSpec("selfnormalised_error_second_moment", (s["Gamma"], s["V"], s["e"], A, B),
+                   ("(d, d)", "(k, d)", "(d, 1)", "scalar", "scalar"), se.error_second_moment(s),
+                   "E[err err^T] = A V (Gamma - e e^T) V^T + B V e e^T V^T, e = Gamma a / sqrt q (0 at q = 0).",
+                   "selfnormalised_error", "(k, k)"),
+        KernelSpec("selfnormalised_bias", (s["Gamma"], s["V"], s["a"], A), ("(d, d)", "(k, d)", "(d, 1)", "scalar"),
+                   se.bias(s), "E err = -A V Gamma a (Stein's identity), exact at every L.",
+                   "selfnormalised_error", "(k, 1)"),
+        KernelSpec("selfnormalised_mse", (se.trace_sym, se.rho_sym, A, B), ("any shape",) * 4,
+                   se.mean_squared_error(), "E|err|^2 = tr(V Gamma V^T) A + rho (B - A), rho = |V Gamma a|^2 / q.",
+                   "selfnormalised_error", "broadcast shape"),
     ]

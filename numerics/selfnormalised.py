@@ -193,24 +193,24 @@ def query_terms(Gamma: np.ndarray, U: np.ndarray, V: np.ndarray, Z: np.ndarray) 
 
 
 def exact_mse(tab: Table, terms: QueryTerms) -> np.ndarray:
-    """E|T[mu_L](z) - T[mu](z)|^2 for each query, from the table (exact up to quadrature)."""
+    """E|T[mu_L](z) - T[mu](z)|^2 for each query, from the table (exact up to quadrature; the emitted
+    kernel `selfnormalised_mse`)."""
     A, B = tab.moments(terms.q)
-    return terms.trace * A + terms.rho * (B - A)
+    return kernels.selfnormalised_mse(terms.trace, terms.rho, A, B)
 
 
 def exact_second_moment(Gamma, U, V, z, L: int) -> tuple[np.ndarray, np.ndarray]:
-    """(E err, E err err^T) at one query z and prompt length L, directly from `log_moments`:
-    (-A V Gamma a, A V Gamma_perp V^T + B V Gamma a a^T Gamma V^T / q)."""
-    a = U @ np.asarray(z, dtype=float)
+    """(E err, E err err^T) at one query z and prompt length L, directly from `log_moments`, through the
+    emitted kernels `selfnormalised_bias` and `selfnormalised_error_second_moment`:
+    (-A V Gamma a, A V (Gamma - e e^T) V^T + B V e e^T V^T), e = Gamma a / sqrt q (0 when q = 0)."""
+    a = (U @ np.asarray(z, dtype=float))[:, None]
     Ga = Gamma @ a
-    q = max(0.0, float(a @ Ga))
+    q = max(0.0, float(a[:, 0] @ Ga[:, 0]))
     log_a, log_b = log_moments(q, L)
     A, B = math.exp(log_a), math.exp(log_b)
-    VG = V @ Ga
-    if q <= 1e-300:
-        return -A * VG, A * V @ Gamma @ V.T
-    perp = Gamma - np.outer(Ga, Ga) / q
-    return -A * VG, A * V @ perp @ V.T + B * np.outer(VG, VG) / q
+    e = Ga / math.sqrt(q) if q > 1e-300 else np.zeros_like(Ga)
+    bias = kernels.selfnormalised_bias(Gamma, V, a, A)[:, 0]
+    return bias, kernels.selfnormalised_error_second_moment(Gamma, V, e, A, B)
 
 
 def scalar_average(lam: float, L: int, kappa: float, step: float = 0.2) -> tuple[float, float]:

@@ -39,6 +39,12 @@ def _arguments(name, rng, d=3, k=2, n=5):
         return [64, 1e-3, 1.2, 3.0]
     if name in ("sharp_exponent", "naive_exponent", "remainder_exponent"):
         return [np.array([0.05, 0.2, 0.35, 0.5, 0.9, 3.0])]   # every branch of the piecewise exponents
+    if name.startswith("selfnormalised_"):    # A_L, B_L > 0 and trace, rho >= 0 (scalars or arrays)
+        values = {"Gamma": B @ B.T, "V": rng.normal(size=(k, d)), "a": rng.normal(size=(d, 1)),
+                  "e": rng.normal(size=(d, 1)), "A": 0.3, "B": 1.4, "trace": np.array([1.0, 2.5]),
+                  "rho": np.array([0.0, 0.7])}
+        import inspect
+        return [values[p] for p in inspect.signature(getattr(kernels, name)).parameters]
     if name.startswith("expectation_bound_"):   # L >= 2, q = a^T Gamma a >= 0
         return [40, np.array([0.0, 0.3, 2.0])]
     if name.startswith("authors_"):  # issue 5 item 6: commuting SPD Sigma_p, Sigma_q; scalar mu, omega, s2, tau, L
