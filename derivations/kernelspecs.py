@@ -189,7 +189,7 @@ def fluctuation_specs() -> list[KernelSpec]:
         for what, expr, doc in (("log_weight_second_moment", fluctuations_product.product_law_log_w2,
                                  "l(2a) - 2 l(a) = log E w^2 of one coordinate, l its log-mgf"),
                                 ("curvature", fluctuations_product.product_law_curvature, "l''(a): the tilted variance"))
-    ] + [
+    ] + product_assembly_specs() + [
         KernelSpec("sharp_exponent", (fluctuations_exponent.lam_arg,), ("scalar > 0",), fluctuations_exponent.sharp_exponent_piecewise(),
                    "kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2).", "fluctuations_exponent", "scalar"),
         KernelSpec("naive_exponent", (fluctuations_exponent.lam_arg,), ("scalar > 0",), fluctuations_exponent.naive_exponent_piecewise(),
@@ -275,4 +275,19 @@ def selfnormalised_specs() -> list[KernelSpec]:
         KernelSpec("selfnormalised_mse", (se.trace_sym, se.rho_sym, A, B), ("any shape",) * 4,
                    se.mean_squared_error(), "E|err|^2 = tr(V Gamma V^T) A + rho (B - A), rho = |V Gamma a|^2 / q.",
                    "selfnormalised_error", "broadcast shape"),
+    ]
+
+
+def product_assembly_specs() -> list[KernelSpec]:
+    """tr C1 for product laws, assembled over the r coordinates for n query columns
+    (derivations/fluctuations_product.py)."""
+    pa = fluctuations_product.assembly_symbols()
+    return [
+        KernelSpec("product_law_log_weight", (pa["W"],), ("(r, n)",), fluctuations_product.product_log_weight(pa),
+                   "log E w^2 = sum_j (l(2 b_j) - 2 l(b_j)) per column, W = l(2b) - 2 l(b) entrywise.",
+                   "fluctuations_product", "(1, n)"),
+        KernelSpec("product_law_trace_factor", (pa["K"], pa["D"], pa["VB"]), ("(r, n)", "(r, n)", "(k, r)"),
+                   fluctuations_product.product_trace_factor(pa),
+                   "tr C1 / E w^2 = sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2 per column.",
+                   "fluctuations_product", "(1, n)"),
     ]

@@ -39,6 +39,11 @@ def _arguments(name, rng, d=3, k=2, n=5):
         return [64, 1e-3, 1.2, 3.0]
     if name in ("sharp_exponent", "naive_exponent", "remainder_exponent"):
         return [np.array([0.05, 0.2, 0.35, 0.5, 0.9, 3.0])]   # every branch of the piecewise exponents
+    if name.startswith("product_law_"):      # r = 2 coordinates: W, K, D (r, n) and VB (k, r)
+        values = {"W": rng.normal(size=(2, n)), "K": rng.uniform(size=(2, n)), "D": rng.normal(size=(2, n)),
+                  "VB": rng.normal(size=(k, 2))}
+        import inspect
+        return [values[p] for p in inspect.signature(getattr(kernels, name)).parameters]
     if name.startswith("selfnormalised_"):    # A_L, B_L > 0 and trace, rho >= 0 (scalars or arrays)
         values = {"Gamma": B @ B.T, "V": rng.normal(size=(k, d)), "a": rng.normal(size=(d, 1)),
                   "e": rng.normal(size=(d, 1)), "A": 0.3, "B": 1.4, "trace": np.array([1.0, 2.5]),

@@ -216,8 +216,8 @@ MUTANTS: tuple[Mutant, ...] = (
            ("prop-3.4",), "C_hat = weighted second moment about the centre c (the claimed limit mean), the "
                           "-(zhat - c)(zhat - c)^T correction dropped"),
     Mutant("product-first-order-curvature-at-a", "numerics/first_order.py",
-           "hess = curvature(2 * b) @",
-           "hess = curvature(b) @",
+           "kernels.product_law_trace_factor(curvature(2 * b),",
+           "kernels.product_law_trace_factor(curvature(b),",
            ("prop-3.1",), "tr C1 for product laws with Hess Lambda taken at a instead of 2a (the l'' of the "
                           "doubly tilted coordinate law)",
            ("tests/numerics/test_prop31_selfnormalised.py::test_product_law_first_order_equals_direct_sums_for_rademacher_tokens",)),
