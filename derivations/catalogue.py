@@ -41,6 +41,8 @@ def mixture_proofs() -> tuple[Proof, ...]:
     out += mixture.entry_proofs(1, (1, 1))
     out += mixture.entry_proofs(2, (2, 1))
     out += mixture.entry_proofs(1, (1, 1, 1))
+    out += mixture.bound_moment_proofs(1, (1, 1), 1)
+    out += mixture.bound_moment_proofs(2, (2, 1), 2)
     return tuple(out)
 
 

@@ -33,6 +33,7 @@ def specs() -> list[KernelSpec]:
     s = lemma21.limit_symbols()
     c = concentration.symbols()
     mx = mixture.component_symbols()
+    mx1 = mixture.component_symbols(n=1)
     a = controls.a_sym
     return [
         KernelSpec("gaussian_limit", (s["m"], s["Gamma"], s["U"], s["V"], s["z"]),
@@ -45,6 +46,16 @@ def specs() -> list[KernelSpec]:
                    mixture.component_logit_batched(mx),
                    "log pi_k + (U z)^T m_k + (U z)^T Gamma_k (U z) / 2 for each query column.",
                    "mixture", "(1, n)"),
+        KernelSpec("mixture_component_second_logit", (mx["log_pi"], mx["m"], mx["Gamma"], mx["U"], mx["z"]),
+                   ("scalar", "(d, 1)", "(d, d)", "(d, d)", "(d, n)"),
+                   mixture.component_second_logit_batched(mx),
+                   "log pi_k + log Z_k(2 U z): 2 (U z)^T m_k + 2 (U z)^T Gamma_k (U z) + log pi_k per query column.",
+                   "mixture", "(1, n)"),
+        KernelSpec("mixture_component_second_centred", (mx1["m"], mx1["Gamma"], mx1["V"], mx1["U"], mx1["z"], c["c"]),
+                   ("(d, 1)", "(d, d)", "(k, d)", "(d, d)", "(d, 1)", "(d, 1)"),
+                   mixture.component_second_centred(mx1),
+                   "tr(V Gamma_k V^T) + |V (m_k + 2 Gamma_k U z - c)|^2 for one query z and centre c.",
+                   "mixture", "(1, 1)"),
         KernelSpec("gaussian_log_normaliser", (c["m"], c["Gamma"], c["a"]),
                    ("(d, 1)", "(d, d)", "(d, 1)"),
                    concentration.component_log_normaliser(c),

@@ -67,7 +67,7 @@ def _arguments(name, rng, d=3, k=2, n=5):
         import inspect
         return [icl_args[p] for p in inspect.signature(getattr(kernels, name)).parameters]
     import inspect
-    if name.startswith(("risk_sample", "finite_jacobian", "limit_jacobian")):
+    if name.startswith(("risk_sample", "finite_jacobian", "limit_jacobian", "mixture_component_second_centred")):
         shapes["z"] = (d, 1)                       # one query: these kernels take z as a column
     args = []
     for p in inspect.signature(getattr(kernels, name)).parameters:
