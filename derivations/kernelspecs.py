@@ -177,6 +177,7 @@ def fluctuation_specs() -> list[KernelSpec]:
     """Proposition 3.1: first-order (1/L) bias and covariance of the finite-prompt output
     (derivations/fluctuations.py)."""
     fl = fluctuations.symbols()
+    pa = fluctuations_product.assembly_symbols()      # product laws: tr C1 assembled over r coordinates
     return [
         KernelSpec("bias_first_order", (fl["Gamma"], fl["V"], fl["a"]), ("(d, d)", "(k, d)", "(d, 1)"),
                    fluctuations.bias_first_order(fl),
@@ -200,7 +201,14 @@ def fluctuation_specs() -> list[KernelSpec]:
         for what, expr, doc in (("log_weight_second_moment", fluctuations_product.product_law_log_w2,
                                  "l(2a) - 2 l(a) = log E w^2 of one coordinate, l its log-mgf"),
                                 ("curvature", fluctuations_product.product_law_curvature, "l''(a): the tilted variance"))
-    ] + product_assembly_specs() + [
+    ] + [
+        KernelSpec("product_law_log_weight", (pa["W"],), ("(r, n)",), fluctuations_product.product_log_weight(pa),
+                   "log E w^2 = sum_j (l(2 b_j) - 2 l(b_j)) per column, W = l(2b) - 2 l(b) entrywise.",
+                   "fluctuations_product", "(1, n)"),
+        KernelSpec("product_law_trace_factor", (pa["K"], pa["D"], pa["VB"]), ("(r, n)", "(r, n)", "(k, r)"),
+                   fluctuations_product.product_trace_factor(pa),
+                   "tr C1 / E w^2 = sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2 per column.",
+                   "fluctuations_product", "(1, n)"),
         KernelSpec("sharp_exponent", (fluctuations_exponent.lam_arg,), ("scalar > 0",), fluctuations_exponent.sharp_exponent_piecewise(),
                    "kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2).", "fluctuations_exponent", "scalar"),
         KernelSpec("naive_exponent", (fluctuations_exponent.lam_arg,), ("scalar > 0",), fluctuations_exponent.naive_exponent_piecewise(),
@@ -272,9 +280,7 @@ def limit_claim_specs() -> list[KernelSpec]:
 
 def selfnormalised_specs() -> list[KernelSpec]:
     """The exact finite-L error from the scalars A_L(q), B_L(q) (derivations/selfnormalised_error.py)."""
-    se = selfnormalised_error
-    s = se.symbols()
-    A, B = se.A_sym, se.B_sym
+    se, s, A, B = selfnormalised_error, selfnormalised_error.symbols(), selfnormalised_error.A_sym, selfnormalised_error.B_sym
     return [
         KernelSpec("selfnormalised_error_second_moment", (s["Gamma"], s["V"], s["e"], A, B),
                    ("(d, d)", "(k, d)", "(d, 1)", "scalar", "scalar"), se.error_second_moment(s),
@@ -288,17 +294,3 @@ def selfnormalised_specs() -> list[KernelSpec]:
                    "selfnormalised_error", "broadcast shape"),
     ]
 
-
-def product_assembly_specs() -> list[KernelSpec]:
-    """tr C1 for product laws, assembled over the r coordinates for n query columns
-    (derivations/fluctuations_product.py)."""
-    pa = fluctuations_product.assembly_symbols()
-    return [
-        KernelSpec("product_law_log_weight", (pa["W"],), ("(r, n)",), fluctuations_product.product_log_weight(pa),
-                   "log E w^2 = sum_j (l(2 b_j) - 2 l(b_j)) per column, W = l(2b) - 2 l(b) entrywise.",
-                   "fluctuations_product", "(1, n)"),
-        KernelSpec("product_law_trace_factor", (pa["K"], pa["D"], pa["VB"]), ("(r, n)", "(r, n)", "(k, r)"),
-                   fluctuations_product.product_trace_factor(pa),
-                   "tr C1 / E w^2 = sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2 per column.",
-                   "fluctuations_product", "(1, n)"),
-    ]

@@ -19,6 +19,10 @@ E sum_i p_i g_i = sqrt(q) (1 - A_L(q)), so the exact bias at every L is
 
     E T[mu_L](z) - T[mu](z) = -A_L(q) V Gamma a          (first order: A_L ~ e^q / L, b1 = -e^q V Gamma a).
 
+The split, the second moment, its trace and the Stein step are proved in derivations/selfnormalised_error.py,
+which emits them as the kernels selfnormalised_error_second_moment, selfnormalised_mse and
+selfnormalised_bias; this module computes A_L and B_L (an algorithm) and calls those kernels.
+
 **Quadrature.** With S = sum_j w_j (w = e^{u - q/2}, E w = 1), 1/S = int_0^inf e^{-tS} dt and
 1/S^2 = int_0^inf t e^{-tS} dt turn the L-fold expectations into one-dimensional ones:
 
