@@ -102,6 +102,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     checks: list[Check] = [symbolic_check("Proposition 3.1: first order, query average, threshold, sharp exponent", {
         **{f"fluctuations: {p.statement}": p for p in catalogue.fluctuation_proofs()},
         **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
+        **{f"exact error: {p.statement}": p for p in catalogue.selfnormalised_error_proofs()},
     })]
     quantities: dict = {}
     series: dict = {"controls": {}}
