@@ -42,6 +42,8 @@ def mixture_proofs() -> tuple[Proof, ...]:
     out += mixture.entry_proofs(1, (1, 1))
     out += mixture.entry_proofs(2, (2, 1))
     out += mixture.entry_proofs(1, (1, 1, 1))
+    out += mixture.bound_moment_proofs(1, (1, 1), 1)
+    out += mixture.bound_moment_proofs(2, (2, 1), 2)
     return tuple(out)
 
 
@@ -143,6 +145,14 @@ def risk_finite_proofs() -> tuple[Proof, ...]:
 
 
 GROUPS["risk_finite"] = risk_finite_proofs
+
+def selfnormalised_error_proofs() -> tuple[Proof, ...]:
+    """The exact finite-L error from A_L and B_L (derivations/selfnormalised_error.py)."""
+    from . import selfnormalised_error
+    return tuple(selfnormalised_error.proofs())
+
+
+GROUPS["selfnormalised_error"] = selfnormalised_error_proofs
 
 
 def all_proofs() -> dict[str, tuple[Proof, ...]]:

@@ -4,7 +4,14 @@
 uniform on [-sqrt3, sqrt3]: log(sinh(sqrt3 t) / (sqrt3 t))), section 1 gives, with b = B^T a,
 tr C1(z) = e^{sum_j l(2 b_j) - 2 l(b_j)} (sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2);
 l(2t) - 2 l(t) and l'' are emitted in stable forms (log(1 + tanh^2 t); log(x / tanh x) and
-1/t^2 - 3/sinh^2(sqrt3 t) with Taylor polynomials near 0).
+1/t^2 - 3/sinh^2(sqrt3 t) with Taylor polynomials near 0). The assembly over the coordinates is emitted
+too, for a batch of n queries (columns b of the r x n matrix B^T U Z):
+
+    log E w^2 = 1_r^T W,    W_jn = l(2 b_jn) - 2 l(b_jn),
+    tr C1 / E w^2 = 1_k^T (VB o VB) K + diag(D^T (VB)^T VB D),   K_jn = l''(2 b_jn),  D_jn = l'(2 b_jn) - l'(b_jn),
+
+proved (`assembly_proofs`) against grad and Hess of Lambda(a) = a^T m + sum_j l((B^T a)_j) taken by
+SymPy for a generic function l.
 
 The limit itself: grad Lambda(a) = m + B l'(B^T a) (chain rule, proved for a generic l), so
 T[mu](z) = V (m + B l'(B^T U z)) with l' applied entrywise (`product_law_limit`, emitted as
@@ -15,7 +22,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from . import controls, lemma21
+from . import batched, controls, lemma21
 from .proof import Proof, prove_zero
 
 
@@ -125,5 +132,65 @@ def product_law_proofs() -> list[Proof]:
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# The assembly over coordinates, batched over queries (columns).
+
+def assembly_symbols(r=None, k=None, n=None) -> dict:
+    r = r if r is not None else sp.Symbol("r", integer=True, positive=True)
+    k = k if k is not None else sp.Symbol("k", integer=True, positive=True)
+    n = n if n is not None else sp.Symbol("n", integer=True, positive=True)
+    return {"W": sp.MatrixSymbol("W", r, n), "K": sp.MatrixSymbol("K", r, n), "D": sp.MatrixSymbol("D", r, n),
+            "VB": sp.MatrixSymbol("VB", k, r)}
+
+
+def product_log_weight(s=None) -> sp.MatrixExpr:
+    """log E w^2 = sum_j (l(2 b_j) - 2 l(b_j)) per query column (1 x n), from W_jn = l(2 b_jn) - 2 l(b_jn)."""
+    s = s or assembly_symbols()
+    return sp.OneMatrix(1, s["W"].shape[0]) * s["W"]
+
+
+def product_trace_factor(s=None) -> sp.MatrixExpr:
+    """tr C1 / E w^2 = sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2 per query column (1 x n)."""
+    s = s or assembly_symbols()
+    VB = s["VB"]
+    return (sp.OneMatrix(1, VB.shape[0]) * sp.HadamardPower(VB, 2) * s["K"]
+            + batched.columnwise_quadratic(s["D"], VB.T * VB))
+
+
+def assembly_proofs(d: int = 2, r: int = 2, k: int = 2, n: int = 2) -> list[Proof]:
+    """Section 1's E w^2 = e^{Lambda(2a) - 2 Lambda(a)} and tr C1 / E w^2 = tr(V Hess Lambda(2a) V^T)
+    + |V (grad Lambda(2a) - grad Lambda(a))|^2, with Lambda(a) = a^T m + sum_j l((B^T a)_j) for a
+    generic l, equal the batched kernels column by column."""
+    l, y = sp.Function("l"), sp.Symbol("y", real=True)
+    lp = lambda x: sp.diff(l(y), y).subs(y, x)
+    lpp = lambda x: sp.diff(l(y), y, 2).subs(y, x)
+    m = sp.Matrix(d, 1, sp.symbols(f"m0:{d}", real=True))
+    B = sp.Matrix(d, r, lambda i, j: sp.Symbol(f"b{i}{j}", real=True))
+    V = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))
+    a = sp.Matrix(d, 1, sp.symbols(f"a0:{d}", real=True))
+    A = sp.Matrix(d, n, lambda i, j: sp.Symbol(f"q{i}{j}", real=True))       # query tilts, one per column
+    Lam = (a.T * m)[0, 0] + sum(l(x) for x in B.T * a)
+    grad = sp.Matrix([sp.diff(Lam, x) for x in a])
+    hess = sp.hessian(Lam, list(a))
+    s = assembly_symbols(r, k, n)
+    Bt = B.T * A
+    W = Bt.applyfunc(lambda x: l(2 * x) - 2 * l(x))
+    K = Bt.applyfunc(lambda x: lpp(2 * x))
+    D = Bt.applyfunc(lambda x: lp(2 * x) - lp(x))
+    subs = {s["W"]: W, s["K"]: K, s["D"]: D, s["VB"]: V * B}
+    log_w, factor = (e.subs(subs).as_explicit() for e in (product_log_weight(s), product_trace_factor(s)))
+    tag = f"d={d}, r={r}, k={k}, n={n}"
+    out_w, out_f = [], []
+    for j in range(n):
+        at = lambda e, c: e.subs({x: c * A[i, j] for i, x in enumerate(a)}, simultaneous=True)
+        delta = V * (at(grad, 2) - at(grad, 1))
+        direct = (V * at(hess, 2) * V.T).trace() + (delta.T * delta)[0, 0]
+        out_w.append(log_w[0, j] - (at(Lam, 2) - 2 * at(Lam, 1)))
+        out_f.append(sp.expand(factor[0, j] - direct))
+    return [prove_zero(f"product law: log E w^2 = Lambda(2a) - 2 Lambda(a) = 1^T W [{tag}]", sp.Matrix(out_w)),
+            prove_zero(f"product law: tr(V Hess Lambda(2a) V^T) + |V delta|^2 = 1^T (VB o VB) K + |VB D|^2 [{tag}]",
+                       sp.Matrix(out_f))]
+
+
 def proofs() -> list[Proof]:
-    return product_law_proofs() + [limit_chain_rule_proof()]
+    return product_law_proofs() + [limit_chain_rule_proof()] + assembly_proofs(2, 2, 2, 2) + assembly_proofs(3, 1, 2, 1)

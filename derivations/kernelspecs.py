@@ -2,37 +2,28 @@
 
 A spec names the kernel, its arguments (SymPy symbols in call order, with the array shapes the
 emitted code expects), the derived expression, and the derivation module it comes from. Adding a
-kernel means adding a spec here; the emitter does the rest.
+kernel means adding a spec here or in kernelspecs_fluctuations.py / kernelspecs_regression.py (by
+theme); the emitter does the rest.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy as sp
 
 from . import concentration, controls, lemma21, mixture
-from . import icl_endpoint, icl_hessian, icl_kernels, icl_risk, risk_scalar, risk_scalar_variance
 from . import gradient_fluctuations, jacobians, risk
-from . import fluctuations, fluctuations_bound, fluctuations_exponent, fluctuations_product
-from . import fluctuations_one_token, fluctuations_power
+from .kernelspec import KernelSpec
+from .kernelspecs_fluctuations import fluctuation_claim_specs, fluctuation_specs, selfnormalised_specs
+from .kernelspecs_regression import authors_experiment_specs, finite_risk_specs, icl_specs, risk_scalar_specs
 
-
-@dataclass(frozen=True)
-class KernelSpec:
-    name: str
-    args: tuple            # SymPy symbols / MatrixSymbols, in call order
-    shapes: tuple          # documentation of each argument's array shape
-    expr: object           # derived SymPy expression
-    doc: str               # one-line mathematics
-    source: str            # derivation module, e.g. "lemma21"
-    returns: str           # shape of the result
+__all__ = ["KernelSpec", "specs"]
 
 
 def specs() -> list[KernelSpec]:
     s = lemma21.limit_symbols()
     c = concentration.symbols()
     mx = mixture.component_symbols()
+    mx1 = mixture.component_symbols(n=1)
     a = controls.a_sym
     return [
         KernelSpec("gaussian_limit", (s["m"], s["Gamma"], s["U"], s["V"], s["z"]),
@@ -45,6 +36,16 @@ def specs() -> list[KernelSpec]:
                    mixture.component_logit_batched(mx),
                    "log pi_k + (U z)^T m_k + (U z)^T Gamma_k (U z) / 2 for each query column.",
                    "mixture", "(1, n)"),
+        KernelSpec("mixture_component_second_logit", (mx["log_pi"], mx["m"], mx["Gamma"], mx["U"], mx["z"]),
+                   ("scalar", "(d, 1)", "(d, d)", "(d, d)", "(d, n)"),
+                   mixture.component_second_logit_batched(mx),
+                   "log pi_k + log Z_k(2 U z): 2 (U z)^T m_k + 2 (U z)^T Gamma_k (U z) + log pi_k per query column.",
+                   "mixture", "(1, n)"),
+        KernelSpec("mixture_component_second_centred", (mx1["m"], mx1["Gamma"], mx1["V"], mx1["U"], mx1["z"], c["c"]),
+                   ("(d, 1)", "(d, d)", "(k, d)", "(d, d)", "(d, 1)", "(d, 1)"),
+                   mixture.component_second_centred(mx1),
+                   "tr(V Gamma_k V^T) + |V (m_k + 2 Gamma_k U z - c)|^2 for one query z and centre c.",
+                   "mixture", "(1, 1)"),
         KernelSpec("gaussian_log_normaliser", (c["m"], c["Gamma"], c["a"]),
                    ("(d, 1)", "(d, d)", "(d, 1)"),
                    concentration.component_log_normaliser(c),
@@ -71,73 +72,7 @@ def specs() -> list[KernelSpec]:
                    "d/da log E e^{a x} for x ~ U[-sqrt3, sqrt3]: sqrt3 coth(sqrt3 a) - 1/a (entrywise).",
                    "controls", "same as a"),
     ] + icl_specs() + risk_scalar_specs() + gradient_specs() + fluctuation_specs() + authors_experiment_specs() \
-        + limit_claim_specs() + fluctuation_claim_specs() + finite_risk_specs()
-
-
-def icl_specs() -> list[KernelSpec]:
-    """In-context linear regression (derivations/icl_*.py): R_inf(A, b), R_full(U11, u, v, b), gradients,
-    the loss variance, the flow's endpoint, conserved quantity and transverse rate, the alpha ranges and
-    the Lipschitz constant of grad R_inf."""
-    k = icl_kernels.kernel_symbols()
-    R, gU, gu, gv, gb = icl_kernels.kernel_full(k)
-    A_star, b_star = icl_endpoint.kernel_endpoint(k)
-    ab, full = (k["Sigma"], k["A"], k["b"]), (k["Sigma"], k["A"], k["u"], k["v"], k["b"])
-    sab, sfull = ("(d, d)", "(d, d)", "scalar"), ("(d, d)", "(d, d)", "(d, 1)", "(d, 1)", "scalar")
-    s, d, lam = icl_endpoint.s_sym, icl_endpoint.d_sym, icl_endpoint.lam_sym
-    return [
-        KernelSpec("icl_risk", ab, sab, icl_kernels.kernel_risk(k),
-                   "R_inf(A, b) = tr((b Sigma A - I) Sigma (b Sigma A - I)^T) / 2.", "icl_kernels", "scalar"),
-        KernelSpec("icl_grad_A", ab, sab, icl_kernels.kernel_grad_A(k), "grad_A R_inf = b Sigma (b Sigma A - I) Sigma.",
-                   "icl_kernels", "(d, d)"),
-        KernelSpec("icl_grad_b", ab, sab, icl_kernels.kernel_grad_b(k),
-                   "grad_b R_inf = tr(Sigma A Sigma (b Sigma A - I)^T).", "icl_kernels", "scalar"),
-        KernelSpec("icl_loss_variance", ab, sab, icl_risk.kernel_loss_variance(k),
-                   "Var of the loss (1/2) x^T K x over queries x ~ N(0, Sigma): tr((K Sigma)^2) / 2, "
-                   "K = (b Sigma A - I)^T (b Sigma A - I).", "icl_risk", "scalar"),
-        KernelSpec("icl_full_risk", full, sfull, R,
-                   "R_inf for full (U, V): U11 = A, u = U[d, :d], (v, b) = last row of V.", "icl_kernels", "scalar"),
-        KernelSpec("icl_full_grad_U11", full, sfull, gU, "grad of R_full in U11.", "icl_kernels", "(d, d)"),
-        KernelSpec("icl_full_grad_u", full, sfull, gu, "grad of R_full in u = U[d, :d]^T.", "icl_kernels", "(d, 1)"),
-        KernelSpec("icl_full_grad_v", full, sfull, gv, "grad of R_full in v = V[d, :d]^T.", "icl_kernels", "(d, 1)"),
-        KernelSpec("icl_full_grad_b", full, sfull, gb, "grad of R_full in b = V[d, d].", "icl_kernels", "scalar"),
-        KernelSpec("icl_endpoint_A", (k["Sigma"],), ("(d, d) SPD",), A_star,
-                   "A* = tr(Sigma^-2)^(-1/4) Sigma^-1: the balanced minimiser the flow ends at.", "icl_endpoint", "(d, d)"),
-        KernelSpec("icl_endpoint_b", (k["Sigma"],), ("(d, d) SPD",), b_star,
-                   "b* = tr(Sigma^-2)^(1/4).", "icl_endpoint", "scalar"),
-        KernelSpec("icl_balance", (k["A"], k["b"]), ("(d, d)", "scalar"), icl_endpoint.kernel_balance(k),
-                   "||A||_F^2 - b^2: conserved along the (A, b) gradient flow.", "icl_endpoint", "scalar"),
-        KernelSpec("icl_transverse_rate", (k["Sigma"], lam), ("(d, d) SPD", "scalar lambda_min(Sigma)"),
-                   icl_endpoint.kernel_transverse_rate(k),
-                   "b*^2 lambda_min^3: the slowest transverse decay rate at the endpoint.", "icl_endpoint", "scalar"),
-        KernelSpec("icl_paper_alpha_bound", (s, d), ("scalar ||Sigma||_op", "scalar"), icl_endpoint.paper_alpha_bound(),
-                   "sqrt(2) / (d^(1/4) ||Sigma||_op): the alpha range stated with Theorem 5.2.", "icl_endpoint", "scalar"),
-        KernelSpec("icl_zfb_alpha_bound", (s, d), ("scalar ||Sigma||_op", "scalar"), icl_endpoint.zfb_alpha_bound(),
-                   "sqrt(2 / (||Sigma||_op sqrt(d))): where alpha^2 ||Sigma|| sqrt(d) < 2 stops holding.",
-                   "icl_endpoint", "scalar"),
-        KernelSpec("icl_hessian_bound", (k["Sigma"], icl_hessian.s_sym, icl_hessian.r_sym),
-                   ("(d, d) SPD", "scalar ||Sigma||_op", "scalar"), icl_hessian.kernel_lipschitz_bound(k),
-                   "beta_inf = 3 s^3 r^2 + s^(3/2) sqrt(tr Sigma): Lipschitz constant of grad R_inf on ||theta|| <= r.",
-                   "icl_hessian", "scalar"),
-    ]
-
-
-def risk_scalar_specs() -> list[KernelSpec]:
-    """Exact 1/L coefficient of the authors' scalar model (derivations/risk_scalar.py)."""
-    c, w, d, s2 = risk_scalar.c_sym, risk_scalar.om_sym, risk_scalar.d_sym, risk_scalar.s2_sym
-    return [
-        KernelSpec("scalar_pair_term", (c, d, s2), ("array", "scalar", "scalar"), risk_scalar.pair_closed(),
-                   "(1 + s2)(1 - 2c)^(-d/2) + c (1 - 2c)^(-d/2-1), c = omega_h omega_k < 1/2.",
-                   "risk_scalar", "same as c"),
-        KernelSpec("scalar_bias_term", (w, d), ("array", "scalar"), risk_scalar.bias_closed(),
-                   "omega (1 - 2 omega^2)^(-d/2-1): the cross term of the softmax bias with the residual.",
-                   "risk_scalar", "same as omega"),
-        KernelSpec("scalar_heuristic_pair", (c, d, s2), ("array", "scalar", "scalar"), risk_scalar.heuristic_pair(),
-                   "The authors' heuristic (1 + s2) exp(d c).", "risk_scalar", "same as c"),
-        KernelSpec("scalar_estimator_variance", (risk_scalar_variance.mu_sym, w, d, s2), ("scalar",) * 4,
-                   risk_scalar_variance.estimator_variance(),
-                   "Var of the L -> oo limit of the one-head Monte Carlo estimator of C1 (budget sizing).",
-                   "risk_scalar_variance", "scalar"),
-    ]
+        + limit_claim_specs() + fluctuation_claim_specs() + selfnormalised_specs() + finite_risk_specs()
 
 
 def gradient_specs() -> list[KernelSpec]:
@@ -184,89 +119,6 @@ def gradient_specs() -> list[KernelSpec]:
     ]
 
 
-def fluctuation_specs() -> list[KernelSpec]:
-    """Proposition 3.1: first-order (1/L) bias and covariance of the finite-prompt output
-    (derivations/fluctuations.py)."""
-    fl, fb = fluctuations.symbols(), fluctuations_bound
-    return [
-        KernelSpec("bias_first_order", (fl["Gamma"], fl["V"], fl["a"]), ("(d, d)", "(k, d)", "(d, 1)"),
-                   fluctuations.bias_first_order(fl),
-                   "b1 = lim L (E T[mu_L](z) - T[mu](z)) = -e^{a^T Gamma a} V Gamma a, a = U z.",
-                   "fluctuations", "(k, 1)"),
-        KernelSpec("cov_first_order", (fl["Gamma"], fl["V"], fl["a"]), ("(d, d)", "(k, d)", "(d, 1)"),
-                   fluctuations.cov_first_order(fl),
-                   "C1 = lim L Cov T[mu_L](z) = e^{a^T Gamma a} V (Gamma + Gamma a a^T Gamma) V^T.",
-                   "fluctuations", "(k, k)"),
-        KernelSpec("first_order_log_weight", (fl["Gamma"], fl["U"], fl["z"]), ("(d, d)", "(d, d)", "(d, n)"),
-                   fluctuations.log_weight_second_moment_batched(fl),
-                   "log E w^2 = a^T Gamma a for each query column (a = U z).", "fluctuations", "(1, n)"),
-        KernelSpec("first_order_numerator", (fl["Gamma"], fl["V"], fl["U"], fl["z"]),
-                   ("(d, d)", "(k, d)", "(d, d)", "(d, n)"), fluctuations.numerator_factor_batched(fl),
-                   "tr C1(z) / E w^2 = tr(V Gamma V^T) + |V Gamma U z|^2 for each query column.",
-                   "fluctuations", "(1, n)"),
-    ] + [
-        KernelSpec(f"{kind}_{what}", (controls.a_sym,), ("any shape",), expr(kind), f"{doc} ({kind}, entrywise).",
-                   "fluctuations_product", "same as a")
-        for kind in ("rademacher", "uniform")
-        for what, expr, doc in (("log_weight_second_moment", fluctuations_product.product_law_log_w2,
-                                 "l(2a) - 2 l(a) = log E w^2 of one coordinate, l its log-mgf"),
-                                ("curvature", fluctuations_product.product_law_curvature, "l''(a): the tilted variance"))
-    ] + [
-        KernelSpec("sharp_exponent", (fluctuations_exponent.lam_arg,), ("scalar > 0",), fluctuations_exponent.sharp_exponent_piecewise(),
-                   "kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2).", "fluctuations_exponent", "scalar"),
-        KernelSpec("naive_exponent", (fluctuations_exponent.lam_arg,), ("scalar > 0",), fluctuations_exponent.naive_exponent_piecewise(),
-                   "min(1, 1/(2 lambda)): the heuristic exponent of min(1, e^q/L).", "fluctuations_exponent", "scalar"),
-        KernelSpec("rate_function", (fluctuations_exponent.gamma_arg,), ("any shape, > 0",),
-                   fluctuations_exponent.rate_function_piecewise(),
-                   "h(gamma): E sum_i p_i^2 ~ e^{-q h(gamma)} at L = e^{gamma q} (Laplace principle).",
-                   "fluctuations_exponent", "same as gamma"),
-        KernelSpec("remainder_exponent", (fluctuations_exponent.lam_arg,), ("scalar > 0",),
-                   fluctuations_exponent.remainder_exponent_piecewise(),
-                   "rho(lambda): L x error reaches its first order as L^-rho below the threshold.", "fluctuations_exponent", "scalar"),
-        KernelSpec("expectation_bound_good_event", (fluctuations_bound.L_sym, fluctuations_bound.q_sym),
-                   ("scalar", "any shape"), fluctuations_bound.good_event_term(),
-                   "First term of the in-expectation bound factor: sup_{D >= 1/2} D^-2 e^q / L = 4 e^q / L.",
-                   "fluctuations_bound", "same as q"),
-        KernelSpec("expectation_bound_bad_event", (fluctuations_bound.L_sym, fluctuations_bound.q_sym),
-                   ("scalar", "any shape"), fluctuations_bound.bad_event_term(),
-                   "Second term of the in-expectation bound factor: L exp(-(L-2)^2 / (8 (L-1) e^q)).",
-                   "fluctuations_bound", "same as q"),
-        KernelSpec("expectation_bound_factor", (fluctuations_bound.L_sym, fluctuations_bound.q_sym), ("scalar", "any shape"),
-                   fluctuations_bound.expectation_bound_factor(),
-                   "eps_L^2(z) / (tr(V Gamma V^T) + |V Gamma a|^2) = 4 e^q / L + L exp(-(L-2)^2 / (8 (L-1) e^q)).",
-                   "fluctuations_bound", "same as q"),
-        KernelSpec("paper_form", (fb.c1_sym, fb.sigma_sym, fb.c2_sym, fb.L_sym), ("scalar",) * 4, fb.paper_form(),
-                   "c1 sigma^6 ln L / L^(c2 / sigma^2): Proposition 3.1's right side.", "fluctuations_bound", "scalar"),
-        KernelSpec("paper_constant", (fb.bound_sym, fb.sigma_sym, fb.L_sym), ("scalar",) * 3, fb.paper_constant(),
-                   "c1 = L bound / (sigma^6 ln L): the paper's form equals bound at c2 = sigma^2.", "fluctuations_bound", "scalar"),
-    ]
-
-
-def authors_experiment_specs() -> list[KernelSpec]:
-    """The authors' one-head experiment (derivations/authors_experiment.py): infinite-prompt and exact
-    finite-L linear-attention risks in trace form, and their optima in p = mu omega."""
-    from . import authors_experiment as ae
-
-    Sp, Sq, mu, om, s2, tau, L = ae.SIGMA_P, ae.SIGMA_Q, ae.mu_sym, ae.omega_sym, ae.s2_sym, ae.tau_sym, ae.L_sym
-    cov, sc = ("(d, d)", "(d, d)"), "scalar"
-    p_inf, r_inf = ae.optimal_product()
-    p_lin, r_lin = ae.optimal_product(ae.linear_risk_traces())
-    m = ae.to_matrix_form
-    return [
-        KernelSpec("authors_infinite_risk", (Sp, Sq, mu, om, s2, tau), cov + (sc,) * 4, m(ae.infinite_risk_traces()),
-                   "R_inf(mu, omega) of softmax and linear attention (Gaussian inputs), Sigma_p, Sigma_q commuting.",
-                   "authors_experiment", "scalar"),
-        KernelSpec("authors_linear_risk", (Sp, Sq, mu, om, s2, tau, L), cov + (sc,) * 5, m(ae.linear_risk_traces()),
-                   "Exact finite-L risk of linear attention mu (1/L) sum_i omega x_i^T x_q y_i.",
-                   "authors_experiment", "scalar"),
-        KernelSpec("authors_infinite_optimum", (Sp, Sq, s2, tau), cov + (sc,) * 2, sp.Matrix([[m(p_inf), m(r_inf)]]),
-                   "(p*, R*_inf): argmin and min of R_inf over p = mu omega.", "authors_experiment", "(1, 2)"),
-        KernelSpec("authors_linear_optimum", (Sp, Sq, s2, tau, L), cov + (sc,) * 3, sp.Matrix([[m(p_lin), m(r_lin)]]),
-                   "(p*_L, min risk): optimum of the exact finite-L linear-attention risk over p = mu omega.",
-                   "authors_experiment", "(1, 2)"),
-    ]
-
-
 def limit_claim_specs() -> list[KernelSpec]:
     """The limit claims' statistical machinery: the deviation bound (derivations/deviation.py), the
     tilted output second moment behind the Monte Carlo power (lemma21.py) and the uniform control's
@@ -286,49 +138,4 @@ def limit_claim_specs() -> list[KernelSpec]:
         KernelSpec("uniform_log_mgf", (controls.a_sym,), ("any shape",), controls.uniform_log_mgf_piecewise(),
                    "log E e^{a x} for x ~ U[-sqrt3, sqrt3]: log(sinh(sqrt3 a) / (sqrt3 a)), series near 0.",
                    "controls", "same as a"),
-    ]
-
-
-def fluctuation_claim_specs() -> list[KernelSpec]:
-    """Concentration claims: bias direction, one-token errors, fourth-moment model, product-law limits."""
-    fl, ot = fluctuations.symbols(), fluctuations_one_token.symbols()
-    G, U, V, z = ot["Gamma"], ot["U"], ot["V"], ot["z"]
-    B = sp.MatrixSymbol("B", *G.shape)
-    batch = ("(d, d)", "(k, d)", "(d, d)", "(d, n)")
-    return [
-        KernelSpec("first_order_shift", (fl["Gamma"], fl["V"], fl["U"], fl["z"]), batch, fluctuations.shift_batched(fl),
-                   "V (mean(2a) - mean(a)) = V Gamma U z per query column: the direction of the bias (Stein).",
-                   "fluctuations", "(k, n)"),
-        KernelSpec("output_error_one_token", (G, U, V, ot["Sigma_q"]), ("(d, d)", "(d, d)", "(k, d)", "(d, d)"),
-                   fluctuations_one_token.output_error(ot),
-                   "E||T[mu_1] - T[mu]||^2_{L2(nu)} = tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T).",
-                   "fluctuations_one_token", "scalar"),
-        KernelSpec("gradient_V_error_one_token", (G, V, U, z), batch, fluctuations_one_token.gradient_V_error(ot),
-                   "E||grad_V err||^2 at L = 1: k (tr Gamma + |Gamma U z|^2) per query column.",
-                   "fluctuations_one_token", "(1, n)"),
-        KernelSpec("gradient_U_error_one_token", (G, V, z), ("(d, d)", "(k, d)", "(d, n)"),
-                   fluctuations_one_token.gradient_U_error(ot),
-                   "||grad_U err||^2 at L = 1: |z|^2 ||V Gamma||_F^2 per query column (C_hat = 0).",
-                   "fluctuations_one_token", "(1, n)"),
-        KernelSpec("error_fourth_moment_model", fluctuations_power.ARGS, ("any shape",) * 7,
-                   fluctuations_power.error_fourth_moment_model(),
-                   "(tr S)^2 + 2 tr S^2, S = A P + (B - A) u u^T / q: Gaussian model of E|err|^4 (entrywise).",
-                   "fluctuations_power", "same as mse"),
-    ] + [
-        KernelSpec(f"{kind}_affine_limit", (ot["m"], B, U, V, z), ("(d, 1)", "(d, r)", "(d, d)", "(k, d)", "(d, n)"),
-                   fluctuations_product.product_law_limit(kind, ot),
-                   f"T[mu](z) = V (m + B l'(B^T U z)) for tokens m + B x, x iid {kind} (l' entrywise).",
-                   "fluctuations_product", "(k, n)")
-        for kind in ("rademacher", "uniform")
-    ]
-
-
-def finite_risk_specs() -> list[KernelSpec]:
-    """The exact finite-L risk of the authors' one-head model (derivations/risk_finite.py)."""
-    from . import risk_finite as r
-    args = (r.mu, r.omega, r.tau, r.s2, r.tr_p, r.k1, r.k2, r.A, r.B)
-    return [
-        KernelSpec("finite_risk_integrand", args, ("scalar",) * 5 + ("array",) * 4, r.integrand(),
-                   "R_L - tau tr Sigma_q - s2 given the query: -2 mu omega tau k1 (1 - A) + mu^2 tau (k2/k1)(B - A) "
-                   "+ mu^2 tau omega^2 k2 (1 - 2A) + mu^2 (tau tr Sigma_p + s2) A.", "risk_finite", "same as k1"),
     ]

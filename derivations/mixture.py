@@ -6,14 +6,24 @@ For mu = sum_k pi_k N(m_k, Gamma_k), the tilt of each component (see `tilt`) giv
     alpha = softmax_k( log pi_k + log Z_k(a) ),   log Z_k(a) = a^T m_k + a^T Gamma_k a / 2,
 
 so with a = U z:  T[mu](z) = V sum_k alpha_k (m_k + Gamma_k U z), a non-linear function of z.
-The emitted code takes the softmax over components with the maximum logit subtracted.
+
+The second moments of the normalised weight w = e^{a^T z'} / Z(a), Z(a) = sum_k pi_k Z_k(a), behind the
+deviation bound (`concentration` for one Gaussian) follow the same way, with the doubly tilted components:
+
+    E_mu w^2                  = sum_k pi_k Z_k(2a) / Z(a)^2,
+    E_mu w^2 ||V (z' - c)||^2 = sum_k pi_k Z_k(2a) (tr(V Gamma_k V^T) + |V (m_k + 2 Gamma_k a - c)|^2) / Z(a)^2
+
+for any centre c (c = mu_a, the tilted mixture mean, in the bound; `bound_moment_proofs`). The emitted
+kernels are the per-component logits log pi_k + log Z_k(a) and log pi_k + log Z_k(2a) and the component
+factor; the sums over a variable number of components are an algorithm in numerics/limits.py (a softmax
+and a log-sum-exp, which subtract the largest logit: no overflow).
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from . import batched, lemma21, tilt
+from . import batched, concentration, lemma21, tilt
 from .proof import Proof, prove_zero
 
 
@@ -40,6 +50,65 @@ def component_logit_batched(s=None) -> sp.MatrixExpr:
 def component_mean_batched(s=None) -> sp.MatrixExpr:
     """V (m_k + Gamma_k U z): the Lemma 2.1 limit of one component (k x n)."""
     return lemma21.gaussian_limit_matrix(s or component_symbols())
+
+
+def component_second_logit_batched(s=None) -> sp.MatrixExpr:
+    """log pi_k + log Z_k(2 U z_j): the component's share of E w^2 before the 1 / Z(a)^2 (1 x n)."""
+    s = s or component_symbols()
+    return component_logit_batched(s).subs(s["z"], 2 * s["z"])
+
+
+def component_second_centred(s=None) -> sp.MatrixExpr:
+    """tr(V Gamma_k V^T) + |V (m_k + 2 Gamma_k U z - c)|^2 for one query column z (1 x 1): the component
+    factor of E w^2 ||V (z' - c)||^2 (`concentration.component_centred_second_moment` at tilt 2 U z)."""
+    s = s or component_symbols(n=1)
+    cs = concentration.symbols(s["Gamma"].shape[0], s["V"].shape[0])
+    return concentration.component_centred_second_moment(cs).subs(
+        {cs["a"]: 2 * s["U"] * s["z"], cs["m"]: s["m"], cs["Gamma"]: s["Gamma"], cs["V"]: s["V"]})
+
+
+def bound_moment_proofs(d: int, ranks: tuple[int, ...], k: int = 2) -> list[Proof]:
+    """The mixture's E_mu w^2 and E_mu w^2 ||V (z' - c)||^2 from the 1-D integrals of each component
+    (`tilt.tilt_moments_entries` at a and 2a) equal the kernels' composition (U = I, so z = a): term by term,
+    pi_k Z_k(a), pi_k Z_k(2a) and pi_k E_k[e^{2 a^T z'} ||V(z' - c)||^2] are the exponentiated logits times
+    the component factor, so the sums over k (the algorithm of numerics/limits.py) agree; with one
+    dimension the two ratios are also proved whole."""
+    K = len(ranks)
+    tag = f"d={d}, K={K}, ranks={ranks}, k={k}"
+    a = sp.Matrix(d, 1, sp.symbols(f"a0:{d}", real=True))
+    c = sp.Matrix(d, 1, sp.symbols(f"c0:{d}", real=True))
+    V = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))
+    pis = sp.symbols(f"pi0:{K}", positive=True)
+    s = component_symbols(d, k, 1)
+    c_sym = sp.MatrixSymbol("c", d, 1)                    # the centre of `concentration.symbols`
+    norm = lambda e: sp.expand(sp.powsimp(sp.expand(e), force=True))
+    out, sums = [], {"den": [0, 0], "w2": [0, 0], "num": [0, 0]}
+    for j, rank in enumerate(ranks):
+        m = sp.Matrix(d, 1, sp.symbols(f"m{j}_0:{d}", real=True))
+        B = sp.Matrix(d, d, lambda i, l: sp.Symbol(f"b{j}_{i}{l}", real=True) if l < rank else 0)
+        Z1, _, _ = tilt.tilt_moments_entries(a, m, B)
+        Z2, mean2, second2 = tilt.tilt_moments_entries(2 * a, m, B)
+        centred = second2 - mean2 * c.T - c * mean2.T + c * c.T
+        subs = {s["log_pi"]: sp.log(pis[j]), s["m"]: m, s["Gamma"]: B * B.T, s["U"]: sp.eye(d), s["z"]: a,
+                s["V"]: V, c_sym: c}
+        ev = lambda e: e.subs(subs).as_explicit()[0, 0]
+        direct = {"den": pis[j] * Z1, "w2": pis[j] * Z2, "num": pis[j] * Z2 * (V * centred * V.T).trace()}
+        kernel = {"den": sp.exp(ev(component_logit_batched(s))), "w2": sp.exp(ev(component_second_logit_batched(s)))}
+        kernel["num"] = kernel["w2"] * ev(component_second_centred(s))
+        for key in sums:
+            sums[key][0] += direct[key]
+            sums[key][1] += kernel[key]
+        out.append(prove_zero(f"component {j}: pi Z(a), pi Z(2a) and pi E[e^(2a^T z') ||V(z' - c)||^2] are the "
+                              f"kernels' exp(logit), exp(second logit) and exp(second logit) x factor [{tag}]",
+                              sp.Matrix([norm(direct[key] - kernel[key]) for key in sums])))
+    if d == 1:
+        (den, den_k), (w2, w2_k), (num, num_k) = sums["den"], sums["w2"], sums["num"]
+        # Denominators Z(a)^2 cleared so that the identities are polynomial in the exponentials.
+        out += [prove_zero(f"mixture E w^2 = sum_k pi_k Z_k(2a) / Z(a)^2 from the kernels [{tag}]",
+                           norm(w2 * den_k**2 - w2_k * den**2)),
+                prove_zero(f"mixture E w^2 ||V(z' - c)||^2 = sum_k pi_k Z_k(2a) (tr V Gamma_k V^T + |V(m_k + 2 Gamma_k a"
+                           f" - c)|^2) / Z(a)^2 from the kernels [{tag}]", norm(num * den_k**2 - num_k * den**2))]
+    return out
 
 
 def logit_proof(d: int = 2, n: int = 2) -> Proof:

@@ -6,8 +6,9 @@ Gaussian (derivations/fluctuations.py, sections 1 and 5):
 
 - affine product laws z = m + B x (x iid Rademacher or uniform on [-sqrt3, sqrt3]): with b = B^T a and
   l the coordinate log-mgf, Lambda(2a) - 2 Lambda(a) = sum_j l(2 b_j) - 2 l(b_j),
-  grad Lambda = m + B l'(b), Hess Lambda = B diag(l''(b)) B^T (emitted kernels for l', l'', and
-  l(2.) - 2 l(.));
+  grad Lambda = m + B l'(b), Hess Lambda = B diag(l''(b)) B^T: the entrywise kernels (l', l'' and
+  l(2.) - 2 l(.)) and their assembly over the coordinates (product_law_log_weight,
+  product_law_trace_factor) are all emitted from derivations/fluctuations_product.py;
 - Gaussian mixtures: the two moments of numerics/limits.mixture_bound_moments (E w^2 |V(z' - mu_a)|^2
   is tr C1).
 
@@ -26,14 +27,13 @@ def product_trace_c1(kind: str, root: np.ndarray, U: np.ndarray, V: np.ndarray, 
     if kind not in ("rademacher", "uniform"):
         raise ValueError(f"unknown product law {kind!r} (known: rademacher, uniform)")
     tilted_mean = kernels.rademacher_tilted_mean if kind == "rademacher" else kernels.uniform_tilted_mean
-    log_w2 = getattr(kernels, f"{kind}_log_weight_second_moment")
+    coordinate_log_w2 = getattr(kernels, f"{kind}_log_weight_second_moment")
     curvature = getattr(kernels, f"{kind}_curvature")
-    b = np.atleast_2d(Z) @ U.T @ root                              # (n, r): b = B^T a
-    VB = V @ root                                                  # (k, r)
-    shift = tilted_mean(2 * b) - tilted_mean(b)                    # l'(2b) - l'(b)
-    hess = curvature(2 * b) @ np.sum(VB * VB, axis=0)              # sum_j l''(2 b_j) |V B e_j|^2
+    b = (np.atleast_2d(Z) @ U.T @ root).T                          # (r, n): columns b = B^T a
+    log_w2 = kernels.product_law_log_weight(coordinate_log_w2(b))[0]
+    factor = kernels.product_law_trace_factor(curvature(2 * b), tilted_mean(2 * b) - tilted_mean(b), V @ root)[0]
     with np.errstate(over="ignore"):
-        return np.exp(np.sum(log_w2(b), axis=1)) * (hess + np.sum((shift @ VB.T) ** 2, axis=1))
+        return np.exp(log_w2) * factor
 
 
 def mixture_trace_c1(law, U: np.ndarray, V: np.ndarray, Z: np.ndarray) -> np.ndarray:

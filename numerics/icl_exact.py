@@ -29,7 +29,7 @@ import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 from scipy.integrate import solve_ivp
 
-from . import kernels, selfnormalised
+from . import kernels, query_average, selfnormalised
 
 NODES = 12
 FD_STEP = 1e-5
@@ -49,7 +49,7 @@ def grad_inf(Sigma: np.ndarray, theta: np.ndarray) -> np.ndarray:
 def whitened_lambda(Sigma: np.ndarray, A: np.ndarray) -> float:
     """||S^T A^T Sigma A S||_op with Sigma = S S^T: q <= lambda |g|^2 for x = S g (E_x e^q < inf iff < 1/2);
     the threshold lambda of selfnormalised with Gamma = Sigma_q = Sigma and U = A."""
-    return selfnormalised.threshold_lambda(Sigma, A, Sigma)
+    return query_average.threshold_lambda(Sigma, A, Sigma)
 
 
 class ExcessRisk:

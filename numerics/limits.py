@@ -62,20 +62,20 @@ def gaussian_bound_moments(law: GaussianLaw, U: np.ndarray, V: np.ndarray, z: np
 
 
 def mixture_bound_moments(law: MixtureLaw, U: np.ndarray, V: np.ndarray, z: np.ndarray) -> tuple[float, float]:
-    """The same two moments for a Gaussian mixture, by linearity over the components (module docstring):
-    E w^2 = sum_k pi_k Z_k(2a) / Z(a)^2 and E w^2 ||V(z'-mu_a)||^2 = sum_k pi_k Z_k(2a) c_k / Z(a)^2,
-    with Z_k and c_k (the k-th component's centred second moment at tilt 2a about mu_a) the emitted
-    kernels, in log space."""
-    a = (U @ z)[:, None]
-    log_pi = np.log(law.weights)
-    logZ1 = np.array([float(kernels.gaussian_log_normaliser(m[:, None], G, a)[0, 0])
-                      for m, G in zip(law.means, law.covs)]) + log_pi
-    logZ2 = np.array([float(kernels.gaussian_log_normaliser(m[:, None], G, 2 * a)[0, 0])
-                      for m, G in zip(law.means, law.covs)]) + log_pi
+    """The same two moments for a Gaussian mixture (derivations/mixture.py, `bound_moment_proofs`):
+    E w^2 = sum_k pi_k Z_k(2a) / Z(a)^2 and E w^2 ||V(z'-mu_a)||^2 = sum_k pi_k Z_k(2a) c_k / Z(a)^2, with
+    the logits log pi_k + log Z_k(a), log pi_k + log Z_k(2a) and the factors c_k (the k-th component's
+    centred second moment at tilt 2a about mu_a) the emitted kernels; the sums over k are taken in log
+    space (module docstring)."""
+    zc = np.asarray(z, dtype=float)[:, None]
+    comps = list(zip(np.log(law.weights), law.means, law.covs))
+    logZ1 = np.array([float(kernels.mixture_component_logit(lp, m[:, None], G, U, zc)[0, 0]) for lp, m, G in comps])
+    logZ2 = np.array([float(kernels.mixture_component_second_logit(lp, m[:, None], G, U, zc)[0, 0])
+                      for lp, m, G in comps])
     log_norm = logsumexp(logZ1)
-    mu = mixture_limit(law, U, np.eye(law.d), z[None, :])[0][:, None]   # tilted mean, V = I
-    centred = np.array([float(kernels.component_centred_second_moment(m[:, None], G, V, 2 * a, mu)[0, 0])
-                        for m, G in zip(law.means, law.covs)])
+    mu = mixture_limit(law, U, np.eye(law.d), zc.T)[0][:, None]   # tilted mean, V = I
+    centred = np.array([float(kernels.mixture_component_second_centred(m[:, None], G, V, U, zc, mu)[0, 0])
+                        for _, m, G in comps])
     w2 = float(np.exp(logsumexp(logZ2) - 2 * log_norm))
     num = float(np.sum(np.exp(logZ2 - 2 * log_norm) * centred))
     return w2, num

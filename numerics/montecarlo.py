@@ -4,7 +4,7 @@
   (P, Q, k), and optionally the participation ratios sum_i p_i^2, (P, Q).
 - `averaged_mse`: the L2(nu) error E|T[mu_L] - T[mu]|^2_{L2(nu)} for nu = N(0, Sigma_q). Every
   prompt gets Q fresh queries from the proposal N(0, c Sigma_q) (c >= 1, importance weights
-  d nu / d nu', see selfnormalised.draw_queries), so the per-prompt values
+  d nu / d nu', see query_average.draw_queries), so the per-prompt values
   (1/Q) sum_j W_j |err_j|^2 are iid across prompts with mean exactly the L2(nu) error: the returned
   standard error (sample standard deviation / sqrt(P)) is that of an iid mean.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import attention, selfnormalised
+from . import attention, query_average, selfnormalised
 
 
 @dataclass
@@ -36,7 +36,7 @@ def fixed_query_errors(law, rng, prompts: int, L: int, U, V, queries, limit, *, 
 def averaged_mse(law, rng, prompts: int, L: int, U, V, Sigma_q, limit_fn, queries_per_prompt: int,
                  scale: float = 1.0) -> AveragedMSE:
     """Importance-weighted L2(nu) error with fresh queries per prompt; `limit_fn(Z (n, d)) -> (n, k)`."""
-    sample = selfnormalised.draw_queries(rng, Sigma_q, (prompts, queries_per_prompt), scale)
+    sample = query_average.draw_queries(rng, Sigma_q, (prompts, queries_per_prompt), scale)
     d = sample.Z.shape[-1]
     limit = limit_fn(sample.Z.reshape(-1, d)).reshape(prompts, queries_per_prompt, -1)
     out = attention.sampled_outputs(law, rng, prompts, L, U, V, sample.Z)
@@ -62,7 +62,7 @@ class ExactAverage:
 def exact_averages(Gamma, U, V, Sigma_q, Ls, rng, n_queries: int, scale: float = 1.0,
                    table_points: int = 48) -> list[ExactAverage]:
     """For each L: the mean over n_queries draws of W(z) E|err(z)|^2 (exact in the prompt)."""
-    sample = selfnormalised.draw_queries(rng, Sigma_q, (n_queries,), scale)
+    sample = query_average.draw_queries(rng, Sigma_q, (n_queries,), scale)
     terms = selfnormalised.query_terms(Gamma, U, V, sample.Z)
     q_max = float(np.max(terms.q)) if terms.q.size else 0.0
     out = []

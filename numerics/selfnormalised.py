@@ -19,6 +19,10 @@ E sum_i p_i g_i = sqrt(q) (1 - A_L(q)), so the exact bias at every L is
 
     E T[mu_L](z) - T[mu](z) = -A_L(q) V Gamma a          (first order: A_L ~ e^q / L, b1 = -e^q V Gamma a).
 
+The split, the second moment, its trace and the Stein step are proved in derivations/selfnormalised_error.py,
+which emits them as the kernels selfnormalised_error_second_moment, selfnormalised_mse and
+selfnormalised_bias; this module computes A_L and B_L (an algorithm) and calls those kernels.
+
 **Quadrature.** With S = sum_j w_j (w = e^{u - q/2}, E w = 1), 1/S = int_0^inf e^{-tS} dt and
 1/S^2 = int_0^inf t e^{-tS} dt turn the L-fold expectations into one-dimensional ones:
 
@@ -44,7 +48,7 @@ import numpy as np
 from scipy import interpolate, stats
 from scipy.special import logsumexp
 
-from . import kernels, validate
+from . import kernels, query_average, validate
 
 STEP_V = 0.2
 STEP_G = 0.25
@@ -193,94 +197,24 @@ def query_terms(Gamma: np.ndarray, U: np.ndarray, V: np.ndarray, Z: np.ndarray) 
 
 
 def exact_mse(tab: Table, terms: QueryTerms) -> np.ndarray:
-    """E|T[mu_L](z) - T[mu](z)|^2 for each query, from the table (exact up to quadrature)."""
+    """E|T[mu_L](z) - T[mu](z)|^2 for each query, from the table (exact up to quadrature; the emitted
+    kernel `selfnormalised_mse`)."""
     A, B = tab.moments(terms.q)
-    return terms.trace * A + terms.rho * (B - A)
+    return kernels.selfnormalised_mse(terms.trace, terms.rho, A, B)
 
 
 def exact_second_moment(Gamma, U, V, z, L: int) -> tuple[np.ndarray, np.ndarray]:
-    """(E err, E err err^T) at one query z and prompt length L, directly from `log_moments`:
-    (-A V Gamma a, A V Gamma_perp V^T + B V Gamma a a^T Gamma V^T / q)."""
-    a = U @ np.asarray(z, dtype=float)
+    """(E err, E err err^T) at one query z and prompt length L, directly from `log_moments`, through the
+    emitted kernels `selfnormalised_bias` and `selfnormalised_error_second_moment`:
+    (-A V Gamma a, A V (Gamma - e e^T) V^T + B V e e^T V^T), e = Gamma a / sqrt q (0 when q = 0)."""
+    a = (U @ np.asarray(z, dtype=float))[:, None]
     Ga = Gamma @ a
-    q = max(0.0, float(a @ Ga))
+    q = max(0.0, float(a[:, 0] @ Ga[:, 0]))
     log_a, log_b = log_moments(q, L)
     A, B = math.exp(log_a), math.exp(log_b)
-    VG = V @ Ga
-    if q <= 1e-300:
-        return -A * VG, A * V @ Gamma @ V.T
-    perp = Gamma - np.outer(Ga, Ga) / q
-    return -A * VG, A * V @ perp @ V.T + B * np.outer(VG, VG) / q
-
-
-# ---------------------------------------------------------------------------------------------
-# Averages over Gaussian queries.
-
-def whitened_spectrum(Gamma, U, Sigma_q) -> np.ndarray:
-    """Eigenvalues of M Sigma_q (M = U^T Gamma U), i.e. of S^T M S: real, >= 0, descending."""
-    S = _root(Sigma_q)
-    K = S.T @ U.T @ Gamma @ U @ S
-    return np.sort(np.clip(np.linalg.eigvalsh((K + K.T) / 2), 0.0, None))[::-1]
-
-
-def threshold_lambda(Gamma, U, Sigma_q) -> float:
-    """lambda = lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}) = lambda_max(U^T Gamma U Sigma_q): the
-    query average of e^{(U z)^T Gamma (U z)}, z ~ N(0, Sigma_q), is finite iff lambda < 1/2. The one home
-    of this number (prop-3.1, prop-3.4, asm-3.3, and the ICL tables with Gamma = Sigma_q = Sigma, U = A)."""
-    return float(whitened_spectrum(Gamma, U, Sigma_q)[0])
-
-
-def _root(Sigma_q) -> np.ndarray:
-    from .laws import psd_root
-    return psd_root(np.asarray(Sigma_q, dtype=float))
-
-
-def proposal_scale(lam: float, ell_max: float) -> float:
-    """Variance inflation c of the query proposal N(0, c Sigma_q) for an L2(nu) average dominated by
-    the queries with q = x* ln L (derivations/fluctuations.py): c = 1 when the plain average has a
-    finite variance (lambda < 1/4), 1/(1 - 2 lambda) below the threshold, and ~ x* ln L / lambda at
-    and above it (capped to [1, 16]). Any c >= 1 gives an unbiased, finite-variance estimate; c only
-    moves where the queries are spent."""
-    if lam < 0.25:
-        return 1.0
-    if lam < 0.5:
-        return float(min(16.0, 1.0 / (1.0 - 2.0 * lam)))
-    x_star = 2.0 * math.sqrt(max(lam, 0.5) / (max(lam, 0.5) + 4.0))
-    return float(min(16.0, max(2.0, x_star * ell_max / lam)))
-
-
-@dataclass
-class QuerySample:
-    """Queries z = S g, g ~ N(0, c I_r), with importance weights d nu / d nu' (mean 1 under nu')."""
-    Z: np.ndarray
-    weights: np.ndarray
-    scale: float
-
-
-def draw_queries(rng: np.random.Generator, Sigma_q, shape: tuple[int, ...], scale: float = 1.0) -> QuerySample:
-    """`shape` queries from N(0, scale Sigma_q) with weights phi(g) / phi_c(g) = c^{r/2} e^{-|g|^2 (1 - 1/c) / 2}."""
-    if not (scale >= 1.0 and math.isfinite(scale)):
-        raise ValueError(f"proposal scale = {scale!r} must be a finite number >= 1")
-    S = _root(Sigma_q)
-    r = S.shape[1]
-    g = rng.standard_normal(tuple(shape) + (r,)) * math.sqrt(scale)
-    Z = g @ S.T
-    sq = np.sum(g * g, axis=-1)
-    weights = scale ** (r / 2) * np.exp(-sq * (1.0 - 1.0 / scale) / 2)
-    return QuerySample(Z, weights, scale)
-
-
-def half_line_rule(lam: float, L: int, kappa: float, step: float) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes g >= 0 and log weights of the trapezoid rule for E_g f(g), g ~ N(0, 1), f even: the
-    density doubled on the half line, the end node at g = 0 halved, up to q = lam g^2 = 2 lam
-    (kappa ln L + 30) (the Gaussian weight beyond is below e^-30 L^-kappa)."""
-    if not (lam > 0 and math.isfinite(lam)):
-        raise ValueError(f"lambda = {lam!r} must be a finite number > 0")
-    q_max = 2 * lam * (kappa * math.log(L) + 30.0)
-    gs = np.arange(0.0, math.sqrt(q_max / lam) + step, step)
-    log_w = -gs**2 / 2 + math.log(math.sqrt(2 / math.pi) * step)
-    log_w[0] -= math.log(2.0)
-    return gs, log_w
+    e = Ga / math.sqrt(q) if q > 1e-300 else np.zeros_like(Ga)
+    bias = kernels.selfnormalised_bias(Gamma, V, a, A)[:, 0]
+    return bias, kernels.selfnormalised_error_second_moment(Gamma, V, e, A, B)
 
 
 def scalar_average(lam: float, L: int, kappa: float, step: float = 0.2) -> tuple[float, float]:
@@ -290,57 +224,6 @@ def scalar_average(lam: float, L: int, kappa: float, step: float = 0.2) -> tuple
     (kappa ln L + 30), past which the Gaussian weight is below e^-30 L^-kappa (kappa: the
     predicted exponent, or any smaller number)."""
     L = validate.prompt_length("L", L)
-    gs, log_w = half_line_rule(lam, L, kappa, step)
+    gs, log_w = query_average.half_line_rule(lam, L, kappa, step)
     logs = np.array([log_moments(lam * g * g, L) for g in gs])
     return float(logsumexp(log_w + logs[:, 0])), float(logsumexp(log_w + logs[:, 1]))
-
-
-def gauss_hermite_average(fn, Sigma_q, scale: float = 1.0, nodes: int = 40, tilt=None, log_fn=None) -> float:
-    """E_{z ~ N(0, Sigma_q)} fn(Z) by tensor Gauss-Hermite in whitened coordinates (z = S g, rank(Sigma_q)
-    <= 3), with nodes for N(0, c_j) along each direction j and the weight ratio
-    phi(g_j) / phi_{c_j}(g_j) = c_j^{1/2} e^{-g_j^2 (1 - 1/c_j) / 2} folded into the integrand.
-
-    Without `tilt`, every direction has c_j = `scale`. With `tilt = M` (fn(z) = e^{z^T M z} poly(z), as
-    the first-order kernels are, M = U^T Gamma U), the rule works in the eigenbasis of K = S^T M S,
-    eigenvalues lambda_j < 1/2, with c_j = 1/(1 - 2 lambda_j) (1 where lambda_j <= 0): the folded integrand is
-    then exactly poly(z) along every direction, so the rule is exact for a polynomial of degree
-    < 2 nodes, however close lambda_max is to 1/2 (one common scale resolves only the top direction).
-    Returns inf when lambda_max >= 1/2 (the integral diverges). `fn` maps (n, d) -> (n,); for a positive
-    integrand whose factors over- and underflow separately near the threshold, pass `log_fn` (its
-    logarithm) instead, and fn = None: the fold is then done in logarithms."""
-    import itertools
-
-    from numpy.polynomial.hermite_e import hermegauss
-
-    S = _root(Sigma_q)
-    r = S.shape[1]
-    if r > 3:
-        raise ValueError(f"Gauss-Hermite query average supports rank(query_cov) <= 3, got {r}")
-    if r == 0:
-        return float(fn(np.zeros((1, S.shape[0])))[0])
-    if tilt is None:
-        R, scales = S, np.full(r, float(scale))
-    else:
-        if log_fn is None:     # near the threshold e^{z^T M z} overflows at nodes that carry real mass
-            raise ValueError("gauss_hermite_average with `tilt` needs the integrand as `log_fn`")
-        K = S.T @ np.asarray(tilt, dtype=float) @ S
-        lam, Q = np.linalg.eigh((K + K.T) / 2)
-        if lam.max() >= 0.5:
-            return math.inf
-        R, scales = S @ Q, 1.0 / (1.0 - 2.0 * np.clip(lam, 0.0, None))
-    x, w = hermegauss(nodes)
-    w = w / math.sqrt(2 * math.pi)
-    grid = np.array(list(itertools.product(x, repeat=r))) * np.sqrt(scales)
-    weights = np.prod(np.array(list(itertools.product(w, repeat=r))), axis=1)
-    log_ratio = np.sum(0.5 * np.log(scales) - grid * grid * (1.0 - 1.0 / scales) / 2, axis=1)
-    node_weight = weights * np.exp(log_ratio)
-    if log_fn is not None:
-        return float(np.sum(weights * np.exp(log_ratio + log_fn(grid @ R.T))))
-    with np.errstate(over="ignore", invalid="ignore"):
-        values = fn(grid @ R.T)
-        # The two factors of the folded integrand can under- and overflow separately at outer nodes
-        # (e^{-1600} times e^{+1600}), where the product is bounded by the polynomial part times a node
-        # weight below 1e-300: those nodes contribute 0, not 0 * inf = nan. A value that is infinite
-        # at a node of positive weight is a divergent integral and stays inf.
-        terms = np.where(node_weight > 0, node_weight * values, 0.0)
-    return float(np.sum(terms))

@@ -26,7 +26,7 @@ import numpy as np
 import sympy as sp
 
 from ..derivations import catalogue, tilted_moments as tm
-from ..numerics import kernels, selfnormalised
+from ..numerics import kernels, query_average
 from ..numerics import tilted_moments as nt
 from ..numerics.laws import GaussianLaw
 from ..numerics.significance import power_of_z, z_critical
@@ -127,7 +127,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
         raise ValueError(f"asm-3.3 needs a positive definite query_cov, got {Sq.tolist()}")
     me, ce, Ue, Se = _exact(m).T, _exact(cov), _exact(U), _exact(Sq)
     tables = _tables(closed_form, me, ce, Ue, Se)
-    lam = selfnormalised.threshold_lambda(cov, U, Sq)
+    lam = query_average.threshold_lambda(cov, U, Sq)
 
     checks = [symbolic_check("tilt ratio and Stein recursion", {
         **{p.statement: p for p in catalogue.tilted_moment_proofs()}})]

@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from ..derivations import catalogue
-from ..numerics import kernels, limits, selfnormalised
+from ..numerics import kernels, limits, query_average
 from ..numerics.laws import GaussianLaw, psd_root
 from . import scenario as scen
 from .base import Check, Claim, certificate
@@ -102,11 +102,12 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     checks: list[Check] = [symbolic_check("Proposition 3.1: first order, query average, threshold, sharp exponent", {
         **{f"fluctuations: {p.statement}": p for p in catalogue.fluctuation_proofs()},
         **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
+        **{f"exact error: {p.statement}": p for p in catalogue.selfnormalised_error_proofs()},
     })]
     quantities: dict = {}
     series: dict = {"controls": {}}
     errata: list = []
-    lam = selfnormalised.threshold_lambda(Gamma, U, Sq)
+    lam = query_average.threshold_lambda(Gamma, U, Sq)
     kappa = exponent_fn(lam)
     quantities.update(lambda_max=lam, threshold=0.5, exponent=kappa,
                       naive_exponent=naive_exponent(lam))

@@ -15,7 +15,7 @@ import numpy as np
 import sympy as sp
 
 from ..derivations import fluctuations
-from ..numerics import fits, montecarlo, selfnormalised
+from ..numerics import fits, montecarlo, query_average, selfnormalised
 from .base import Check
 from .prop31_common import naive_exponent, remainder_exponent, sharp_exponent, DIGITS, FALSE_ALARM, REGIMES, TABLE_RELATIVE_ERROR, _rational, z_crit
 from .progress import progress, sweep
@@ -39,7 +39,7 @@ def _averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, label, first_ord
     `first_order`, the exact values also include 10 and 100 x the largest L (same query draws), from which
     the remainders of L x error are estimated without using the closed-form coefficient."""
     ell_max = math.log(max(budget.Ls))
-    c = min(6.0, selfnormalised.proposal_scale(lam, ell_max))
+    c = min(6.0, query_average.proposal_scale(lam, ell_max))
     progress(f"prop-3.1: exact finite-L averages ({label})")
     extra = [10 * max(budget.Ls), 100 * max(budget.Ls)] if first_order else []
     exact_all = montecarlo.exact_averages(Gamma, U, V, Sq, list(budget.Ls) + extra, rng, budget.rb_queries, c,
@@ -147,7 +147,7 @@ def coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "") 
     ghscale = 1.0 / (1.0 - 2.0 * lam) if lam > 0 else 1.0
     per_query = lambda Z: selfnormalised.query_terms(Gamma, U, V, Z).first_order
     if psd_root(Sq).shape[1] <= 3:
-        gh = selfnormalised.gauss_hermite_average(
+        gh = query_average.gauss_hermite_average(
             None, Sq, nodes=40, tilt=U.T @ Gamma @ U,
             log_fn=lambda Z: selfnormalised.query_terms(Gamma, U, V, Z).log_first_order)
         rel = abs(gh - coef) / coef
@@ -159,7 +159,7 @@ def coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "") 
                      "tilt, scale 1/(1 - 2 lambda_j) each)")
     # rank(Sigma_q) > 3: with the proposal N(0, Sigma_q / (1 - 2 lambda)) the weighted integrand does not grow
     # along the top direction, so its variance is finite.
-    sample = selfnormalised.draw_queries(rng, Sq, (budget.rb_queries,), ghscale)
+    sample = query_average.draw_queries(rng, Sq, (budget.rb_queries,), ghscale)
     vals = sample.weights * per_query(sample.Z)
     est, se = float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(vals.size))
     zq = abs(est - coef) / se

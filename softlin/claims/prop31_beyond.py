@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..numerics import first_order, fits, kernels, limits, montecarlo, selfnormalised
+from ..numerics import first_order, fits, kernels, limits, montecarlo, query_average
 from ..numerics.fits import linear_fit
 from ..numerics.laws import MixtureLaw, RademacherLaw, UniformLaw, psd_root
 from .base import Check
@@ -41,8 +41,8 @@ def _law_coefficient(trace_fn, Sq, rng, n_draws: int) -> tuple[float, float, str
     mean over n_draws query draws (with its standard error)."""
     r = psd_root(Sq).shape[1]
     if r <= 2:
-        return selfnormalised.gauss_hermite_average(trace_fn, Sq, 1.0, 40), 0.0, "Gauss-Hermite over nu"
-    Z = selfnormalised.draw_queries(rng, Sq, (n_draws,), 1.0).Z
+        return query_average.gauss_hermite_average(trace_fn, Sq, 1.0, 40), 0.0, "Gauss-Hermite over nu"
+    Z = query_average.draw_queries(rng, Sq, (n_draws,), 1.0).Z
     v = trace_fn(Z)
     return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size)), f"mean over {n_draws} query draws"
 

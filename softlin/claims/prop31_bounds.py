@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ..numerics import kernels, limits, montecarlo, selfnormalised
+from ..numerics import kernels, limits, montecarlo, query_average, selfnormalised
 from ..numerics.laws import GaussianLaw, psd_root
 from .base import Check
 from .battery import binomial_p_value, deviation_bound
@@ -75,7 +75,7 @@ def _bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> d
                   "expectation_bound_fixed_query": eb}
     # In expectation, integrated over nu (finite below the threshold).
     if math.isfinite(coef):
-        sample = selfnormalised.draw_queries(rng, Sq, (budget.rb_queries,), 1.0)
+        sample = query_average.draw_queries(rng, Sq, (budget.rb_queries,), 1.0)
         terms = selfnormalised.query_terms(Gamma, U, V, sample.Z)
         trace_plus = kernels.first_order_numerator(Gamma, V, U, sample.Z.T)[0]
         integrated, integrated_se = [], []
@@ -107,12 +107,12 @@ def explicit_c1(coef, Gamma, U, V, Sq, sigma: float) -> tuple[float, int]:
         t = selfnormalised.query_terms(Gamma, U, V, Z)
         return expectation_bound(L, kernels.first_order_numerator(Gamma, V, U, np.atleast_2d(Z).T)[0], t.q)
     grid = sorted(set(range(2, 65)) | {int(x) for x in np.geomspace(64, 1e9, 120)})
-    lam = selfnormalised.threshold_lambda(Gamma, U, Sq)
+    lam = query_average.threshold_lambda(Gamma, U, Sq)
     scale = 1.0 / (1.0 - 2.0 * lam)
     vals = []
     for L in grid:
         if psd_root(Sq).shape[1] <= 3:
-            bound = selfnormalised.gauss_hermite_average(lambda Z: per_query(Z, L), Sq, scale, 40)
+            bound = query_average.gauss_hermite_average(lambda Z: per_query(Z, L), Sq, scale, 40)
         else:
             # rank > 3: the second term's average is not computed (stated)
             bound = float(kernels.expectation_bound_good_event(L, 0.0)) * coef
@@ -135,7 +135,7 @@ def _paper_form(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> dict:
     if main.get("exact_big"):
         ex = list(main["exact_big"])
     else:
-        c = min(6.0, selfnormalised.proposal_scale(lam, math.log(extra_L[-1])))
+        c = min(6.0, query_average.proposal_scale(lam, math.log(extra_L[-1])))
         ex = montecarlo.exact_averages(Gamma, U, V, Sq, extra_L, rng, budget.rb_queries, c, budget.table_points)
     keep = [j for j, L in enumerate(budget.Ls) if L >= 2]          # the form is stated for L >= 2 (erratum 1)
     Ls = [budget.Ls[j] for j in keep] + [e.L for e in ex]
@@ -168,7 +168,7 @@ def _erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> dict:
     exact = float(kernels.output_error_one_token(Gamma, U, V, Sq))     # derivations/fluctuations_one_token.py
     checks = []
     if np.linalg.matrix_rank(Sq) <= 3:
-        quad = selfnormalised.gauss_hermite_average(
+        quad = query_average.gauss_hermite_average(
             lambda Z: np.array([np.trace(selfnormalised.exact_second_moment(Gamma, U, V, z, 1)[1]) for z in Z]),
             Sq, 1.0, 6)
         rel = abs(quad - exact) / exact if exact > 0 else abs(quad)   # V Gamma = 0: both sides vanish

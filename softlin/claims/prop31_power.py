@@ -28,7 +28,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from ..numerics import fits, kernels, selfnormalised
+from ..numerics import fits, kernels, query_average, selfnormalised
 
 REQUIRED_POWER = 0.999
 TAIL_MARGIN = 2.0
@@ -45,7 +45,7 @@ def family_wise(checks, alpha: float) -> dict:
 def predicted_relative_stderr(Gamma, U, V, Sigma_q, Ls, prompts: int, scale: float, n_queries: int = 2048,
                               points: int = 32) -> list[float]:
     rng = np.random.default_rng(20260)
-    sample = selfnormalised.draw_queries(rng, Sigma_q, (n_queries,), scale)
+    sample = query_average.draw_queries(rng, Sigma_q, (n_queries,), scale)
     terms = selfnormalised.query_terms(Gamma, U, V, sample.Z)
     Pm = V @ Gamma @ V.T
     u = kernels.first_order_shift(Gamma, V, U, sample.Z.T).T                # V Gamma a, (n, k)

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..numerics import limits, selfnormalised
+from ..numerics import limits, query_average, selfnormalised
 from ..numerics.fits import linear_fit
 from ..numerics.laws import GaussianLaw
 from .base import Check
@@ -51,7 +51,7 @@ def _regimes(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
     out = {}
     for name, target in regimes:
         Gamma, sigma2 = _regime_setting(Gamma0, lam0, target)
-        lam = selfnormalised.threshold_lambda(Gamma, U, Sq)
+        lam = query_average.threshold_lambda(Gamma, U, Sq)
         if abs(lam - target) <= 1e-9 * target:      # constructed to be the target: drop the eigensolver's rounding
             lam = target
         kappa = exponent_fn(lam)

@@ -29,7 +29,7 @@ import numpy as np
 import sympy as sp
 
 from ..derivations import catalogue, gradient_fluctuations as gf
-from ..numerics import kernels, selfnormalised
+from ..numerics import kernels, query_average
 from ..numerics.laws import GaussianLaw
 from . import prop34_exact as ex
 from . import scenario as scen
@@ -107,7 +107,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
         budget["prompts"] = s["trials"]
     exponent = exponent or sharp_exponent          # the emitted kernel (claims/prop31_common.py)
     z0 = s["query"] if s.get("query") is not None else rng.multivariate_normal(np.zeros(d), Sq, method="eigh")
-    lam = selfnormalised.threshold_lambda(cov, U, Sq)
+    lam = query_average.threshold_lambda(cov, U, Sq)
     kappa = exponent(lam)
     law = GaussianLaw(m, cov)
     errors_fn = ex.gradient_errors_fn(U, V, cov, weighted_matrix)

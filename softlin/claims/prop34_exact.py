@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 
-from ..numerics import fits, gradients, kernels, limits, selfnormalised
+from ..numerics import fits, gradients, kernels, limits, query_average
 from ..numerics.fits import linear_fit
 from ..numerics import selfnormalised_gradients as sg
 from ..numerics.significance import z_critical
@@ -117,14 +117,14 @@ def fixed_query_montecarlo(law, rng, Gamma, U, V, z, Ls, prompts, errors_fn, n_t
 def averaged(law, rng, Gamma, U, V, Sq, Ls, budget, errors_fn, lam, label) -> dict:
     """Query-averaged Monte Carlo (blocks of importance-weighted queries x prompts, iid block means) and
     the exact average over rb draws of the same proposal."""
-    c = min(6.0, selfnormalised.proposal_scale(lam, math.log(max(Ls))))
+    c = min(6.0, query_average.proposal_scale(lam, math.log(max(Ls))))
     d = Gamma.shape[0]
     mc = {"V": [], "V_se": [], "U": [], "U_se": []}
     for L in Ls:
         progress(f"prop-3.4 {label}: query average, L = {L}")
         bV, bU = [], []
         for _ in range(budget["blocks"]):
-            sample = selfnormalised.draw_queries(rng, Sq, (budget["queries"],), c)
+            sample = query_average.draw_queries(rng, Sq, (budget["queries"],), c)
             mus = limits.gaussian_limit(law.mean, Gamma, U, np.eye(d), sample.Z)
             eV, eU = errors_fn(law, rng, budget["block_prompts"], L, sample.Z, mus)
             bV.append(float(np.mean(eV * sample.weights[None])))
@@ -133,7 +133,7 @@ def averaged(law, rng, Gamma, U, V, Sq, Ls, budget, errors_fn, lam, label) -> di
             mc[key].append(float(np.mean(vals)))
             mc[key + "_se"].append(float(np.std(vals, ddof=1) / math.sqrt(len(vals))))
     progress(f"prop-3.4 {label}: exact averages")
-    sample = selfnormalised.draw_queries(rng, Sq, (budget["rb_queries"],), c)
+    sample = query_average.draw_queries(rng, Sq, (budget["rb_queries"],), c)
     geo = sg.geometry(Gamma, U, V, sample.Z)
     ex = {"V": [], "U": [], "V_vals": [], "U_vals": []}
     for L in Ls:

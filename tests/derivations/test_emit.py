@@ -43,6 +43,17 @@ def _arguments(name, rng, d=3, k=2, n=5):
         return [2.5, 1.3, 1.69, 64] if name == "paper_form" else [0.04, 1.3, 64]
     if name == "rate_function":
         return [np.array([0.1, 0.5, 1.0, 1.5, 4.0])]            # every branch of h(gamma)
+    if name.startswith("product_law_"):      # r = 2 coordinates: W, K, D (r, n) and VB (k, r)
+        values = {"W": rng.normal(size=(2, n)), "K": rng.uniform(size=(2, n)), "D": rng.normal(size=(2, n)),
+                  "VB": rng.normal(size=(k, 2))}
+        import inspect
+        return [values[p] for p in inspect.signature(getattr(kernels, name)).parameters]
+    if name.startswith("selfnormalised_"):    # A_L, B_L > 0 and trace, rho >= 0 (scalars or arrays)
+        values = {"Gamma": B @ B.T, "V": rng.normal(size=(k, d)), "a": rng.normal(size=(d, 1)),
+                  "e": rng.normal(size=(d, 1)), "A": 0.3, "B": 1.4, "trace": np.array([1.0, 2.5]),
+                  "rho": np.array([0.0, 0.7])}
+        import inspect
+        return [values[p] for p in inspect.signature(getattr(kernels, name)).parameters]
     if name.startswith("expectation_bound_"):   # L >= 2, q = a^T Gamma a >= 0
         return [40, np.array([0.0, 0.3, 2.0])]
     if name == "error_fourth_moment_model":     # mse, A, B, q > 0, tr P^2, u^T P u, |u|^2 per query
@@ -70,7 +81,7 @@ def _arguments(name, rng, d=3, k=2, n=5):
         import inspect
         return [icl_args[p] for p in inspect.signature(getattr(kernels, name)).parameters]
     import inspect
-    if name.startswith(("risk_sample", "finite_jacobian", "limit_jacobian")):
+    if name.startswith(("risk_sample", "finite_jacobian", "limit_jacobian", "mixture_component_second_centred")):
         shapes["z"] = (d, 1)                       # one query: these kernels take z as a column
     args = []
     for p in inspect.signature(getattr(kernels, name)).parameters:

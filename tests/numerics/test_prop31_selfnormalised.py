@@ -10,7 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from softlin.numerics import fits, montecarlo, selfnormalised as sn
+from softlin.numerics import fits, montecarlo, query_average, selfnormalised as sn
 from softlin.numerics.laws import GaussianLaw
 
 from ..strategies import seeds
@@ -102,12 +102,12 @@ def test_exact_second_moment_matches_fixed_query_monte_carlo():
 def test_gauss_hermite_query_average_of_first_order_equals_the_closed_form():
     G, U, V = np.array([[1.0, 0.3], [0.3, 0.5]]), np.array([[0.5, 0.1], [-0.2, 0.45]]), np.array([[1.0, 0.5]])
     Sq = np.array([[1.0, 0.4], [0.4, 0.8]])
-    lam = sn.whitened_spectrum(G, U, Sq)[0]
+    lam = query_average.whitened_spectrum(G, U, Sq)[0]
     assert 0.25 < lam < 0.5
     M, N = U.T @ G @ U, U.T @ G @ V.T @ V @ G @ U
     R = np.eye(2) - 2 * M @ Sq
     closed = np.linalg.det(R) ** -0.5 * (np.trace(V @ G @ V.T) + np.trace(N @ Sq @ np.linalg.inv(R)))
-    gh = sn.gauss_hermite_average(lambda Z: sn.query_terms(G, U, V, Z).first_order, Sq, 1 / (1 - 2 * lam), 40)
+    gh = query_average.gauss_hermite_average(lambda Z: sn.query_terms(G, U, V, Z).first_order, Sq, 1 / (1 - 2 * lam), 40)
     assert gh == pytest.approx(closed, rel=1e-10)
 
 
@@ -118,7 +118,7 @@ def test_importance_weighted_query_draws_are_unbiased(seed, scale):
     """E_nu' [W f] = E_nu f for f = |z|^2 and f = 1 (weights have mean 1)."""
     rng = np.random.default_rng(seed)
     Sq = np.array([[1.0, 0.5], [0.5, 2.0]])
-    sample = sn.draw_queries(rng, Sq, (200000,), scale)
+    sample = query_average.draw_queries(rng, Sq, (200000,), scale)
     for values, exact in ((sample.weights, 1.0), (sample.weights * np.sum(sample.Z**2, axis=1), np.trace(Sq))):
         se = values.std(ddof=1) / math.sqrt(values.size)
         assert abs(values.mean() - exact) <= Z_CRIT * se
@@ -149,7 +149,7 @@ def test_loglog_fit_recovers_a_known_slope_and_rejects_bad_input():
     (lambda: sn.log_moments(-1.0, 5), "q = -1.0"),
     (lambda: sn.log_moments(1.0, 0), "L = 0"),
     (lambda: sn.log_moments(float("nan"), 5), "q = nan"),
-    (lambda: sn.draw_queries(np.random.default_rng(0), np.eye(2), (3,), 0.5), "proposal scale = 0.5"),
+    (lambda: query_average.draw_queries(np.random.default_rng(0), np.eye(2), (3,), 0.5), "proposal scale = 0.5"),
     (lambda: sn.table(10, float("inf")), "q_max = inf"),
 ])
 def test_bad_inputs_raise_value_errors_naming_the_value(call, fragment):

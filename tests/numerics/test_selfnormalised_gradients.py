@@ -1,18 +1,18 @@
 """The exact finite-L gradient errors: closed forms at L = 1, the output moments A and B of
-numerics/selfnormalised.py, halved steps, and Monte Carlo at small L."""
+numerics/selfnormalised.py, halved steps of numerics/gradient_scalars.py, and Monte Carlo at small L."""
 
 import math
 
 import numpy as np
 import pytest
 
-from softlin.numerics import gradients, selfnormalised
+from softlin.numerics import gradient_scalars, gradients, selfnormalised
 from softlin.numerics import selfnormalised_gradients as sg
 from softlin.numerics.laws import GaussianLaw
 
 
 def test_one_token_scalars_are_the_closed_forms():
-    S = sg.scalars(0.7, 1)
+    S = gradient_scalars.scalars(0.7, 1)
     for name, want in (("A", 1.0), ("B", 1.7), ("aa", 1.0), ("aA", -1.0), ("AA", 1.0), ("A3", 1.0)):
         assert S[name] == pytest.approx(want, rel=1e-12), name
     assert abs(S["H"]) < 1e-12
@@ -20,10 +20,10 @@ def test_one_token_scalars_are_the_closed_forms():
 
 @pytest.mark.parametrize("q, L", [(0.3, 5), (2.0, 64), (20.0, 10**6)])
 def test_partition_quadrature_reproduces_the_output_moments_and_is_step_converged(q, L):
-    S = sg.log_scalars(q, L)
+    S = gradient_scalars.log_scalars(q, L)
     la, lb = selfnormalised.log_moments(q, L)
     assert S["A"][0] == pytest.approx(la, abs=1e-11) and S["B"][0] == pytest.approx(lb, abs=1e-11)
-    fine = sg.log_scalars(q, L, step_v=0.1, step_g=0.125)
+    fine = gradient_scalars.log_scalars(q, L, step_v=0.1, step_g=0.125)
     assert max(abs(S[n][0] - fine[n][0]) for n in S) < 1e-10
 
 
