@@ -39,6 +39,17 @@ class KernelPrinter(SciPyPrinter):
     def _print_Identity(self, expr):
         return f"numpy.eye({self._print(expr.rows)})"
 
+    def _print_ElementwiseApplyFunction(self, expr):
+        """f applied entrywise to a matrix: the body of f with its variable printed as the matrix
+        (the printed NumPy functions act entrywise on arrays)."""
+        variable, body = expr.function.variables[0], expr.function.expr
+        saved = self.dimension_names
+        self.dimension_names = {**saved, variable: f"({self._print(expr.expr)})"}
+        try:
+            return self._print(body)
+        finally:
+            self.dimension_names = saved
+
     # Symbolic dimensions (d, k, n) print as the shape of an argument that carries them.
     dimension_names: dict = {}
 

@@ -9,8 +9,8 @@ Generators (R = the symmetric root of Sigma, R R = Sigma):
 Models, parameters (mu, omega), s_i = x_i^T x_q:
     softmax  yhat = mu sum_i softmax_i(omega s_i) y_i
     linear   yhat = mu (1/L) sum_i omega s_i y_i
-Loss (y_q - yhat)^2; gradients are the batched lines derived and proved in
-derivations/authors_experiment.py (step 5), max-shifted softmax.
+Loss (y_q - yhat)^2; outputs, loss and gradients in the prompt's token statistics are derived in
+derivations/authors_gradients.py and emitted (kernels `authors_sgd_*`); max-shifted softmax.
 
 SGD: one batch of `batch` prompts of the largest length per step, shared by every L (each L uses
 the first L tokens, an iid prompt of length L) and by both models (common random numbers). Each
@@ -28,6 +28,8 @@ import math
 import time
 
 import numpy as np
+
+from . import kernels
 
 GENERATORS = ("correct", "authors")
 MODELS = ("softmax", "linear")
@@ -104,29 +106,38 @@ def _softmax(omega, s):
 
 
 def predict(model: str, mu: float, omega: float, s: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """yhat per prompt: the token sums here (S, abar), the outputs from the emitted kernels."""
     if model == "softmax":
-        return mu * np.einsum("nl,nl->n", _softmax(omega, s), y)
+        return kernels.authors_sgd_softmax_output(mu, np.einsum("nl,nl->n", _softmax(omega, s), y))
     if model == "linear":
-        return mu * omega * np.mean(s * y, axis=1)
+        return kernels.authors_sgd_linear_output(mu, omega, np.mean(s * y, axis=1))
     raise ValueError(f"model = {model!r} is not one of {MODELS}")
 
 
 def per_prompt_gradients(model: str, mu: float, omega: float, s, y, yq):
-    """Per-prompt (loss, d/dmu, d/domega) of (y_q - yhat)^2, each (n,) (derivation step 5)."""
+    """Per-prompt (loss, d/dmu, d/domega) of (y_q - yhat)^2, each (n,).
+
+    An algorithm over the tokens of each prompt, not a formula: it reduces the prompt to the
+    statistics S = sum_i p_i y_i, C = sum_i p_i s_i y_i - (sum_i p_i s_i) S (the max-shifted softmax
+    p = softmax(omega s)) or abar = mean_i s_i y_i, and evaluates the loss and gradients derived in
+    those statistics (derivations/authors_gradients.py, kernels `authors_sgd_*`). Tested against
+    central differences and the complex step of an independent explicit-softmax loss
+    (tests/numerics/test_authors_sgd.py)."""
     if model == "softmax":
         p = _softmax(omega, s)
         S = np.einsum("nl,nl->n", p, y)
-        r = yq - mu * S
-        cov = np.einsum("nl,nl,nl->n", p, s, y) - np.einsum("nl,nl->n", p, s) * S
-        return r * r, -2 * r * S, -2 * r * mu * cov
+        C = np.einsum("nl,nl,nl->n", p, s, y) - np.einsum("nl,nl->n", p, s) * S
+        loss = kernels.authors_sgd_loss(yq, kernels.authors_sgd_softmax_output(mu, S))
+        return loss, kernels.authors_sgd_softmax_grad_mu(mu, S, yq), kernels.authors_sgd_softmax_grad_omega(mu, S, C, yq)
     if model == "linear":
         a = np.mean(s * y, axis=1)
-        r = yq - mu * omega * a
-        return r * r, -2 * r * omega * a, -2 * r * mu * a
+        loss = kernels.authors_sgd_loss(yq, kernels.authors_sgd_linear_output(mu, omega, a))
+        return loss, kernels.authors_sgd_linear_grad_mu(mu, omega, a, yq), kernels.authors_sgd_linear_grad_omega(mu, omega, a, yq)
     raise ValueError(f"model = {model!r} is not one of {MODELS}")
 
 
 def loss_and_grad(model: str, mu: float, omega: float, s, y, yq):
+    """Batch means of `per_prompt_gradients`: the SGD step's (loss, d/dmu, d/domega)."""
     loss, gm, go = per_prompt_gradients(model, mu, omega, s, y, yq)
     return float(loss.mean()), float(gm.mean()), float(go.mean())
 
