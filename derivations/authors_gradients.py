@@ -15,13 +15,23 @@ the reduced statistics (the softmax omega-derivative by the chain rule through S
     linear:  d/dmu = -2 r omega abar,    d/domega = -2 r mu abar
 and proved against SymPy's derivative of the explicit model (softmax over L explicit tokens) for
 L = 1, ..., 4. `softlin derive` emits them as the kernels `authors_sgd_*`.
+
+Evaluation (`evaluation_proofs`, their own proof group):
+  - the loss averaged over the query noise, E_eps (f + eps - yhat)^2 = (f - yhat)^2 + s2 with
+    f = beta^T x_q, eps ~ N(0, s2) (Gaussian expectation);
+  - the infinite-prompt output of both models, mu omega g with g = beta^T Sigma_p x_q (step 2 of
+    derivations/authors_experiment.py, proved again here in eigen-coordinates);
+  - the profile over mu at fixed omega: E (y_q - mu S)^2 = E y_q^2 - 2 mu a + mu^2 b with
+    a = E[y_q S], b = E[S^2] is minimal at mu* = a / b with value E y_q^2 - a^2 / b (solved).
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
+from . import authors_experiment as ae
 from .authors_experiment import mu_sym, omega_sym
+from .gaussian_expectations import standard_expectation
 from .proof import Proof, prove_zero
 
 S_sym = sp.Symbol("S", real=True)          # softmax-weighted label mean
@@ -29,6 +39,9 @@ C_sym = sp.Symbol("C", real=True)          # softmax-weighted covariance of scor
 abar_sym = sp.Symbol("abar", real=True)    # (1/L) sum_i s_i y_i
 yq_sym = sp.Symbol("y_q", real=True)       # query label
 yhat_sym = sp.Symbol("yhat", real=True)    # model output
+f_sym = sp.Symbol("f", real=True)          # query signal beta^T x_q (y_q = f + eps_q)
+g_sym = sp.Symbol("g", real=True)          # beta^T Sigma_p x_q
+Eyq2_sym, a_sym, b_sym = sp.symbols("Eyq2 a b", positive=True)    # E y_q^2, E[y_q S], E[S^2] over a sample
 
 
 def output(model: str) -> sp.Expr:
@@ -86,3 +99,47 @@ def proofs() -> list[Proof]:
         for name, derived, closed in gradient_formulas(L):
             out.append(prove_zero(f"gradient of (y_q - yhat)^2, {name}, L = {L}: batched formula", derived - closed))
     return out
+
+
+def noise_averaged_loss() -> sp.Expr:
+    """E over eps ~ N(0, s2) of (f + eps - yhat)^2, by the Gaussian expectation."""
+    z = sp.Symbol("z", real=True)
+    return standard_expectation((f_sym + sp.sqrt(ae.s2_sym) * z - yhat_sym) ** 2, (z,))
+
+
+def noise_averaged_loss_emitted() -> sp.Expr:
+    return (f_sym - yhat_sym) ** 2 + ae.s2_sym
+
+
+def limit_output() -> sp.Expr:
+    """Both models' infinite-prompt output mu omega g, g = beta^T Sigma_p x_q."""
+    return mu_sym * omega_sym * g_sym
+
+
+def profile_optimum() -> tuple[sp.Expr, sp.Expr]:
+    """(min over mu, argmin mu*) of E (y_q - mu S)^2 written with the sample moments (Eyq2, a, b)."""
+    yq, S = sp.symbols("yq_ S_", real=True)
+    R = sp.expand((yq - mu_sym * S) ** 2).subs({yq**2: Eyq2_sym, S**2: b_sym}).subs(yq * S, a_sym)
+    (mu_star,) = sp.solve(sp.diff(R, mu_sym), mu_sym)
+    return R.subs(mu_sym, mu_star), mu_star
+
+
+def profile_emitted() -> tuple[sp.Expr, sp.Expr]:
+    return Eyq2_sym - a_sym**2 / b_sym, a_sym / b_sym
+
+
+def evaluation_proofs() -> list[Proof]:
+    n = ae.DIMENSIONS[0]
+    c = ae.coordinates(n)
+    soft, lin = ae.infinite_prompt_outputs(n)
+    g = sum(l * bj * qj for l, bj, qj in zip(c["lam"], c["beta"], c["q"]))     # beta^T Sigma_p q
+    R_min, mu_star = profile_optimum()
+    R_emit, mu_emit = profile_emitted()
+    return [
+        prove_zero("query-noise average: E (f + eps - yhat)^2 = (f - yhat)^2 + s2",
+                   noise_averaged_loss() - noise_averaged_loss_emitted()),
+        prove_zero("infinite-prompt output of softmax and of linear attention = mu omega beta^T Sigma_p q",
+                   sp.Matrix([soft - limit_output().subs(g_sym, g), lin - limit_output().subs(g_sym, g)])),
+        prove_zero("profile over mu: argmin of E (y_q - mu S)^2 is E[y_q S] / E[S^2]", mu_star - mu_emit),
+        prove_zero("profile over mu: min of E (y_q - mu S)^2 is E y_q^2 - E[y_q S]^2 / E[S^2]", R_min - R_emit),
+    ]

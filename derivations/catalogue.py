@@ -66,6 +66,13 @@ def risk_scalar_proofs() -> tuple[Proof, ...]:
 
 
 @lru_cache(maxsize=None)
+def authors_sgd_proofs() -> tuple[Proof, ...]:
+    """Evaluation pieces of the authors' SGD (derivations/authors_gradients.py, evaluation_proofs)."""
+    from . import authors_gradients
+    return tuple(authors_gradients.evaluation_proofs())
+
+
+@lru_cache(maxsize=None)
 def risk_scalar_head_proofs() -> tuple[Proof, ...]:
     """The scalar model's terms summed over heads in matrix form (derivations/risk_scalar_heads.py)."""
     from . import risk_scalar_heads
@@ -101,6 +108,7 @@ GROUPS = {
     "icl": icl_proofs,
     "risk_scalar": risk_scalar_proofs,
     "risk_scalar_heads": risk_scalar_head_proofs,
+    "authors_sgd": authors_sgd_proofs,
     "gradients": gradient_proofs,
     "gradient_fluctuations": gradient_fluctuation_proofs,
     "tilted_moments": tilted_moment_proofs,

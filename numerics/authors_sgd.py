@@ -213,8 +213,9 @@ def evaluate(params: dict, Sigma, s2, tau, L, generator, n, rng, chunk_bytes=DEF
         eq = math.sqrt(s2) * rng.standard_normal(k)
         losses = {}
         for name, (model, mu, om) in params.items():
-            losses[name] = (f - predict(model, mu, om, s, y)) ** 2 + s2
-            limit = (f - mu * om * g) ** 2 + s2                 # the infinite-prompt loss, mean R_inf(mu omega)
+            losses[name] = kernels.authors_sgd_mean_loss(f, predict(model, mu, om, s, y), s2)
+            # the infinite-prompt loss, mean R_inf(mu omega)
+            limit = kernels.authors_sgd_mean_loss(f, kernels.authors_sgd_limit_output(mu, om, g), s2)
             losses[("limit", name)] = limit
             losses[("excess", name)] = losses[name] - limit
             _, gm, go = per_prompt_gradients(model, mu, om, s, y, f + eq)
@@ -242,7 +243,8 @@ def best_softmax(Sigma, s2, tau, L, generator, n, rng, bounds=(1e-3, 2.0), max_b
     """(mu*, omega*) minimising the softmax risk on one fixed sample of n prompts (at most
     max_bytes of scores and labels): for fixed omega the risk is quadratic in mu, so
     mu*(omega) = E[y_q S] / E[S^2] and the profile risk E y_q^2 - E[y_q S]^2 / E[S^2] is minimised
-    over omega in `bounds` (bounded Brent). Judge the result on fresh prompts (`evaluate`)."""
+    over omega in `bounds` (bounded Brent; the profile is the kernel `authors_sgd_profile`). Judge the
+    result on fresh prompts (`evaluate`)."""
     from scipy.optimize import minimize_scalar
 
     n = int(min(n, max(2, max_bytes // (16 * L))))
@@ -255,7 +257,8 @@ def best_softmax(Sigma, s2, tau, L, generator, n, rng, bounds=(1e-3, 2.0), max_b
         S = np.concatenate([np.einsum("nl,nl->n", _softmax(om, s[j:j + step]), y[j:j + step])
                             for j in range(0, n, step)])
         a, b = float(np.mean(f * S)), float(np.mean(S * S))
-        return Eyq2 - a * a / b, a / b
+        risk, mu_star = np.asarray(kernels.authors_sgd_profile(Eyq2, a, b), dtype=float).ravel()
+        return float(risk), float(mu_star)
 
     res = minimize_scalar(lambda om: profile(om)[0], bounds=bounds, method="bounded", options={"xatol": 1e-4})
     return float(profile(res.x)[1]), float(res.x), n

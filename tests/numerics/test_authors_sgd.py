@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from softlin.numerics import authors_sgd as sgd
+from softlin.numerics import authors_sgd as sgd, kernels
 
 
 def explicit_loss(model, mu, omega, s, y, yq):
@@ -57,3 +57,24 @@ def test_a_wrong_softmax_gradient_is_seen_by_the_complex_step():
     wrong = -2 * (yq - mu * S) * mu * (p * s * y).sum(axis=1)
     cs = explicit_loss("softmax", mu, omega + 1e-30j, s, y, yq).imag / 1e-30
     assert np.max(np.abs(wrong - cs)) > 1e-3
+
+
+def test_profile_kernel_is_the_minimum_over_mu_of_the_sample_risk():
+    """authors_sgd_profile(E y_q^2, E[y_q S], E[S^2]) against a direct scan of mean (y_q - mu S)^2."""
+    rng = np.random.default_rng(6)
+    yq, S = rng.standard_normal(400), 0.3 + rng.standard_normal(400)
+    risk, mu_star = np.asarray(kernels.authors_sgd_profile(np.mean(yq**2), np.mean(yq * S), np.mean(S * S))).ravel()
+    grid = np.linspace(mu_star - 1, mu_star + 1, 2001)
+    scan = np.array([np.mean((yq - m * S) ** 2) for m in grid])
+    assert abs(scan.min() - risk) < 1e-6 and abs(grid[scan.argmin()] - mu_star) <= 1e-3
+    assert np.all(scan >= risk - 1e-12)
+
+
+def test_mean_loss_kernel_is_the_average_over_sampled_query_noise():
+    """authors_sgd_mean_loss(f, yhat, s2) against the average of (f + eps - yhat)^2 over many eps."""
+    rng = np.random.default_rng(8)
+    f, yhat, s2 = np.array([0.3, -1.2]), np.array([0.1, 0.4]), 0.25
+    eps = np.sqrt(s2) * rng.standard_normal((1_000_000, 1))
+    mc = ((f + eps - yhat) ** 2)
+    se = mc.std(axis=0) / np.sqrt(mc.shape[0])
+    assert np.all(np.abs(mc.mean(axis=0) - kernels.authors_sgd_mean_loss(f, yhat, s2)) <= 5.3 * se)
