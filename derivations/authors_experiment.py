@@ -31,11 +31,8 @@ Derivation (SymPy; proved in `proofs`):
    degree (a linear system, solved exactly; its solution is unique, checked by its rank). The
    rewriting is derived at n = 3 and n = 4 coordinates and the two trace forms are proved equal,
    so it does not depend on the dimension. The trace forms are what `softlin derive` emits.
-5. Gradients of the per-prompt loss (y_q - yhat)^2 with r = y_q - yhat, p_i = softmax_i(omega s):
-       softmax: d/dmu = -2 r S,   d/domega = -2 r mu (sum_i p_i s_i y_i - (sum_i p_i s_i) S),  S = sum p_i y_i
-       linear:  d/dmu = -2 r omega abar,   d/domega = -2 r mu abar,   abar = mean_i s_i y_i
-   proved against SymPy's derivative of the explicit model for L = 1, ..., 4 tokens
-   (numerics/authors_sgd.py implements these lines, vectorised over the batch).
+5. Gradients of the per-prompt loss (y_q - yhat)^2: derivations/authors_gradients.py (emitted as the
+   kernels `authors_sgd_*`, called by numerics/authors_sgd.py).
 """
 
 from __future__ import annotations
@@ -232,36 +229,6 @@ def weight_moment() -> tuple[sp.Expr, sp.Expr, sp.Symbol]:
     return c0, branch, c
 
 
-# ---------------------------------------------------------------------------------------------
-# Step 5: per-prompt loss gradients for L explicit tokens.
-
-def explicit_models(L: int):
-    s = sp.symbols(f"s1:{L + 1}", real=True)
-    y = sp.symbols(f"y1:{L + 1}", real=True)
-    yq = sp.Symbol("y_q", real=True)
-    weights = [sp.exp(omega_sym * si) for si in s]
-    Z = sum(weights)
-    S = sum(w * yi for w, yi in zip(weights, y)) / Z
-    abar = sum(si * yi for si, yi in zip(s, y)) / L
-    return s, y, yq, weights, Z, S, abar
-
-
-def gradient_formulas(L: int):
-    """[(statement, derived derivative, closed batched line)] for the two models."""
-    s, y, yq, weights, Z, S, abar = explicit_models(L)
-    p = [w / Z for w in weights]
-    r_soft = yq - mu_sym * S
-    sbar = sum(pi * si for pi, si in zip(p, s))
-    sy = sum(pi * si * yi for pi, si, yi in zip(p, s, y))
-    r_lin = yq - mu_sym * omega_sym * abar
-    return [
-        ("softmax d/dmu", sp.diff(r_soft**2, mu_sym), -2 * r_soft * S),
-        ("softmax d/domega", sp.diff(r_soft**2, omega_sym), -2 * r_soft * mu_sym * (sy - sbar * S)),
-        ("linear d/dmu", sp.diff(r_lin**2, mu_sym), -2 * r_lin * omega_sym * abar),
-        ("linear d/domega", sp.diff(r_lin**2, omega_sym), -2 * r_lin * mu_sym * abar),
-    ]
-
-
 def proofs() -> list[Proof]:
     out = []
     n = DIMENSIONS[-1]
@@ -292,7 +259,4 @@ def proofs() -> list[Proof]:
     c0, value, c = weight_moment()
     out.append(prove_zero("E e^{c h^2} = (1 - 2c)^(-1/2) on its derived convergence domain c < c0, c0 = 1/2",
                           sp.Matrix([value - (1 - 2 * c) ** sp.Rational(-1, 2), c0 - sp.Rational(1, 2)])))
-    for L in range(1, 5):
-        for name, derived, closed in gradient_formulas(L):
-            out.append(prove_zero(f"gradient of (y_q - yhat)^2, {name}, L = {L}: batched formula", derived - closed))
     return out

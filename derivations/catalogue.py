@@ -80,6 +80,20 @@ def risk_scalar_proofs() -> tuple[Proof, ...]:
 
 
 @lru_cache(maxsize=None)
+def authors_sgd_proofs() -> tuple[Proof, ...]:
+    """Evaluation pieces of the authors' SGD (derivations/authors_gradients.py, evaluation_proofs)."""
+    from . import authors_gradients
+    return tuple(authors_gradients.evaluation_proofs())
+
+
+@lru_cache(maxsize=None)
+def risk_scalar_head_proofs() -> tuple[Proof, ...]:
+    """The scalar model's terms summed over heads in matrix form (derivations/risk_scalar_heads.py)."""
+    from . import risk_scalar_heads
+    return tuple(risk_scalar_heads.proofs())
+
+
+@lru_cache(maxsize=None)
 def gradient_proofs() -> tuple[Proof, ...]:
     out = []
     for d, k in ((1, 1), (2, 2), (3, 2)):
@@ -107,6 +121,8 @@ GROUPS = {
     "controls": control_proofs,
     "icl": icl_proofs,
     "risk_scalar": risk_scalar_proofs,
+    "risk_scalar_heads": risk_scalar_head_proofs,
+    "authors_sgd": authors_sgd_proofs,
     "gradients": gradient_proofs,
     "gradient_fluctuations": gradient_fluctuation_proofs,
     "tilted_moments": tilted_moment_proofs,
@@ -129,9 +145,9 @@ GROUPS["fluctuations"] = fluctuation_proofs
 
 @lru_cache(maxsize=None)
 def authors_experiment_proofs() -> tuple[Proof, ...]:
-    """The authors' one-head experiment (derivations/authors_experiment.py)."""
-    from . import authors_experiment
-    return tuple(authors_experiment.proofs())
+    """The authors' one-head experiment (derivations/authors_experiment.py, authors_gradients.py)."""
+    from . import authors_experiment, authors_gradients
+    return tuple(authors_experiment.proofs()) + tuple(authors_gradients.proofs())
 
 
 GROUPS["authors_experiment"] = authors_experiment_proofs

@@ -12,7 +12,7 @@ import sympy as sp
 
 from . import concentration, controls, lemma21, mixture
 from . import gradient_fluctuations, jacobians, risk
-from .kernelspec import KernelSpec
+from .kernel_spec import KernelSpec
 from .kernelspecs_fluctuations import fluctuation_claim_specs, fluctuation_specs, selfnormalised_specs
 from .kernelspecs_regression import authors_experiment_specs, finite_risk_specs, icl_specs, risk_scalar_specs
 

@@ -8,7 +8,7 @@ import sympy as sp
 
 from . import controls, fluctuations, fluctuations_bound, fluctuations_exponent, fluctuations_product
 from . import fluctuations_one_token, fluctuations_power, selfnormalised_error
-from .kernelspec import KernelSpec
+from .kernel_spec import KernelSpec
 
 
 def fluctuation_specs() -> list[KernelSpec]:

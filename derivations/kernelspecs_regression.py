@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-import sympy as sp
-
 from . import icl_endpoint, icl_hessian, icl_kernels, icl_risk, risk_scalar, risk_scalar_variance
-from .kernelspec import KernelSpec
+from .kernel_spec import KernelSpec
 
 
 def icl_specs() -> list[KernelSpec]:
@@ -72,31 +70,30 @@ def risk_scalar_specs() -> list[KernelSpec]:
                    risk_scalar_variance.estimator_variance(),
                    "Var of the L -> oo limit of the one-head Monte Carlo estimator of C1 (budget sizing).",
                    "risk_scalar_variance", "scalar"),
-    ]
+    ] + risk_scalar_head_specs()
 
 
 def authors_experiment_specs() -> list[KernelSpec]:
-    """The authors' one-head experiment (derivations/authors_experiment.py): infinite-prompt and exact
-    finite-L linear-attention risks in trace form, and their optima in p = mu omega."""
-    from . import authors_experiment as ae
+    """The authors' one-head experiment: risks, optima and the per-prompt SGD pieces
+    (derivations/kernelspecs_authors.py)."""
+    from . import kernelspecs_authors
+    return kernelspecs_authors.specs()
 
-    Sp, Sq, mu, om, s2, tau, L = ae.SIGMA_P, ae.SIGMA_Q, ae.mu_sym, ae.omega_sym, ae.s2_sym, ae.tau_sym, ae.L_sym
-    cov, sc = ("(d, d)", "(d, d)"), "scalar"
-    p_inf, r_inf = ae.optimal_product()
-    p_lin, r_lin = ae.optimal_product(ae.linear_risk_traces())
-    m = ae.to_matrix_form
+
+def risk_scalar_head_specs() -> list[KernelSpec]:
+    """The scalar model's terms summed over H heads, mu and omega as (H, 1) columns (risk_scalar_heads.py)."""
+    from . import risk_scalar_heads as rh
+
+    heads, src = (rh.MU, rh.OMEGA, rh.d, rh.s2), "risk_scalar_heads"
+    shapes = ("(H, 1)", "(H, 1)", "scalar", "scalar")
     return [
-        KernelSpec("authors_infinite_risk", (Sp, Sq, mu, om, s2, tau), cov + (sc,) * 4, m(ae.infinite_risk_traces()),
-                   "R_inf(mu, omega) of softmax and linear attention (Gaussian inputs), Sigma_p, Sigma_q commuting.",
-                   "authors_experiment", "scalar"),
-        KernelSpec("authors_linear_risk", (Sp, Sq, mu, om, s2, tau, L), cov + (sc,) * 5, m(ae.linear_risk_traces()),
-                   "Exact finite-L risk of linear attention mu (1/L) sum_i omega x_i^T x_q y_i.",
-                   "authors_experiment", "scalar"),
-        KernelSpec("authors_infinite_optimum", (Sp, Sq, s2, tau), cov + (sc,) * 2, sp.Matrix([[m(p_inf), m(r_inf)]]),
-                   "(p*, R*_inf): argmin and min of R_inf over p = mu omega.", "authors_experiment", "(1, 2)"),
-        KernelSpec("authors_linear_optimum", (Sp, Sq, s2, tau, L), cov + (sc,) * 3, sp.Matrix([[m(p_lin), m(r_lin)]]),
-                   "(p*_L, min risk): optimum of the exact finite-L linear-attention risk over p = mu omega.",
-                   "authors_experiment", "(1, 2)"),
+        KernelSpec("scalar_first_order", heads, shapes, rh.first_order(),
+                   "C1 = mu^T pair(omega omega^T) mu + 2 (1 - mu^T omega) mu^T bias(omega) (every omega_h omega_k < 1/2).",
+                   src, "(1, 1)"),
+        KernelSpec("scalar_heuristic", heads, shapes, rh.heuristic(),
+                   "The authors' coefficient mu^T [(1 + s2) exp(d omega omega^T)] mu (exp entrywise).", src, "(1, 1)"),
+        KernelSpec("scalar_infinite_risk", (rh.MU, rh.OMEGA, rh.s2), shapes[:2] + ("scalar",), rh.infinite_risk(),
+                   "R_inf = (1 - mu^T omega)^2 + s2.", src, "(1, 1)"),
     ]
 
 

@@ -9,8 +9,8 @@ Generators (R = the symmetric root of Sigma, R R = Sigma):
 Models, parameters (mu, omega), s_i = x_i^T x_q:
     softmax  yhat = mu sum_i softmax_i(omega s_i) y_i
     linear   yhat = mu (1/L) sum_i omega s_i y_i
-Loss (y_q - yhat)^2; gradients are the batched lines derived and proved in
-derivations/authors_experiment.py (step 5), max-shifted softmax.
+Loss (y_q - yhat)^2; outputs, loss and gradients in the prompt's token statistics are derived in
+derivations/authors_gradients.py and emitted (kernels `authors_sgd_*`); max-shifted softmax.
 
 SGD: one batch of `batch` prompts of the largest length per step, shared by every L (each L uses
 the first L tokens, an iid prompt of length L) and by both models (common random numbers). Each
@@ -28,6 +28,8 @@ import math
 import time
 
 import numpy as np
+
+from . import kernels
 
 GENERATORS = ("correct", "authors")
 MODELS = ("softmax", "linear")
@@ -104,29 +106,38 @@ def _softmax(omega, s):
 
 
 def predict(model: str, mu: float, omega: float, s: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """yhat per prompt: the token sums here (S, abar), the outputs from the emitted kernels."""
     if model == "softmax":
-        return mu * np.einsum("nl,nl->n", _softmax(omega, s), y)
+        return kernels.authors_sgd_softmax_output(mu, np.einsum("nl,nl->n", _softmax(omega, s), y))
     if model == "linear":
-        return mu * omega * np.mean(s * y, axis=1)
+        return kernels.authors_sgd_linear_output(mu, omega, np.mean(s * y, axis=1))
     raise ValueError(f"model = {model!r} is not one of {MODELS}")
 
 
 def per_prompt_gradients(model: str, mu: float, omega: float, s, y, yq):
-    """Per-prompt (loss, d/dmu, d/domega) of (y_q - yhat)^2, each (n,) (derivation step 5)."""
+    """Per-prompt (loss, d/dmu, d/domega) of (y_q - yhat)^2, each (n,).
+
+    An algorithm over the tokens of each prompt, not a formula: it reduces the prompt to the
+    statistics S = sum_i p_i y_i, C = sum_i p_i s_i y_i - (sum_i p_i s_i) S (the max-shifted softmax
+    p = softmax(omega s)) or abar = mean_i s_i y_i, and evaluates the loss and gradients derived in
+    those statistics (derivations/authors_gradients.py, kernels `authors_sgd_*`). Tested against
+    central differences and the complex step of an independent explicit-softmax loss
+    (tests/numerics/test_authors_sgd.py)."""
     if model == "softmax":
         p = _softmax(omega, s)
         S = np.einsum("nl,nl->n", p, y)
-        r = yq - mu * S
-        cov = np.einsum("nl,nl,nl->n", p, s, y) - np.einsum("nl,nl->n", p, s) * S
-        return r * r, -2 * r * S, -2 * r * mu * cov
+        C = np.einsum("nl,nl,nl->n", p, s, y) - np.einsum("nl,nl->n", p, s) * S
+        loss = kernels.authors_sgd_loss(yq, kernels.authors_sgd_softmax_output(mu, S))
+        return loss, kernels.authors_sgd_softmax_grad_mu(mu, S, yq), kernels.authors_sgd_softmax_grad_omega(mu, S, C, yq)
     if model == "linear":
         a = np.mean(s * y, axis=1)
-        r = yq - mu * omega * a
-        return r * r, -2 * r * omega * a, -2 * r * mu * a
+        loss = kernels.authors_sgd_loss(yq, kernels.authors_sgd_linear_output(mu, omega, a))
+        return loss, kernels.authors_sgd_linear_grad_mu(mu, omega, a, yq), kernels.authors_sgd_linear_grad_omega(mu, omega, a, yq)
     raise ValueError(f"model = {model!r} is not one of {MODELS}")
 
 
 def loss_and_grad(model: str, mu: float, omega: float, s, y, yq):
+    """Batch means of `per_prompt_gradients`: the SGD step's (loss, d/dmu, d/domega)."""
     loss, gm, go = per_prompt_gradients(model, mu, omega, s, y, yq)
     return float(loss.mean()), float(gm.mean()), float(go.mean())
 
@@ -202,8 +213,9 @@ def evaluate(params: dict, Sigma, s2, tau, L, generator, n, rng, chunk_bytes=DEF
         eq = math.sqrt(s2) * rng.standard_normal(k)
         losses = {}
         for name, (model, mu, om) in params.items():
-            losses[name] = (f - predict(model, mu, om, s, y)) ** 2 + s2
-            limit = (f - mu * om * g) ** 2 + s2                 # the infinite-prompt loss, mean R_inf(mu omega)
+            losses[name] = kernels.authors_sgd_mean_loss(f, predict(model, mu, om, s, y), s2)
+            # the infinite-prompt loss, mean R_inf(mu omega)
+            limit = kernels.authors_sgd_mean_loss(f, kernels.authors_sgd_limit_output(mu, om, g), s2)
             losses[("limit", name)] = limit
             losses[("excess", name)] = losses[name] - limit
             _, gm, go = per_prompt_gradients(model, mu, om, s, y, f + eq)
@@ -231,7 +243,8 @@ def best_softmax(Sigma, s2, tau, L, generator, n, rng, bounds=(1e-3, 2.0), max_b
     """(mu*, omega*) minimising the softmax risk on one fixed sample of n prompts (at most
     max_bytes of scores and labels): for fixed omega the risk is quadratic in mu, so
     mu*(omega) = E[y_q S] / E[S^2] and the profile risk E y_q^2 - E[y_q S]^2 / E[S^2] is minimised
-    over omega in `bounds` (bounded Brent). Judge the result on fresh prompts (`evaluate`)."""
+    over omega in `bounds` (bounded Brent; the profile is the kernel `authors_sgd_profile`). Judge the
+    result on fresh prompts (`evaluate`)."""
     from scipy.optimize import minimize_scalar
 
     n = int(min(n, max(2, max_bytes // (16 * L))))
@@ -244,7 +257,8 @@ def best_softmax(Sigma, s2, tau, L, generator, n, rng, bounds=(1e-3, 2.0), max_b
         S = np.concatenate([np.einsum("nl,nl->n", _softmax(om, s[j:j + step]), y[j:j + step])
                             for j in range(0, n, step)])
         a, b = float(np.mean(f * S)), float(np.mean(S * S))
-        return Eyq2 - a * a / b, a / b
+        risk, mu_star = np.asarray(kernels.authors_sgd_profile(Eyq2, a, b), dtype=float).ravel()
+        return float(risk), float(mu_star)
 
     res = minimize_scalar(lambda om: profile(om)[0], bounds=bounds, method="bounded", options={"xatol": 1e-4})
     return float(profile(res.x)[1]), float(res.x), n

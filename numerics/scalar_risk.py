@@ -18,28 +18,42 @@ import numpy as np
 from . import kernels
 
 
+def _heads(mu, omega):
+    mu, omega = np.asarray(mu, float).reshape(-1, 1), np.asarray(omega, float).reshape(-1, 1)
+    if mu.shape != omega.shape:
+        raise ValueError(f"mu and omega need one entry per head (got {mu.size} and {omega.size})")
+    return mu, omega
+
+
 def first_order(mu, omega, d, s2) -> float:
-    """C1 = sum mu_h mu_k pair(omega_h omega_k) + 2 (1 - mu.omega) sum mu_h bias(omega_h); inf if divergent."""
-    mu, omega = np.asarray(mu, float), np.asarray(omega, float)
-    C = np.outer(omega, omega)
-    if np.any(C >= 0.5):
+    """C1 (kernel `scalar_first_order`, derivations/risk_scalar_heads.py); inf when some
+    omega_h omega_k >= 1/2, where the risk decays slower than 1/L (the kernel is finite only below)."""
+    mu, omega = _heads(mu, omega)
+    if np.any(omega @ omega.T >= 0.5):
         return math.inf
-    pair = kernels.scalar_pair_term(C, d, s2)
-    bias = kernels.scalar_bias_term(omega, d)
-    return float(mu @ pair @ mu + 2 * (1 - mu @ omega) * (mu @ bias))
+    return float(np.asarray(kernels.scalar_first_order(mu, omega, d, s2)).item())
 
 
 def heuristic(mu, omega, d, s2) -> float:
-    mu, omega = np.asarray(mu, float), np.asarray(omega, float)
-    return float(mu @ kernels.scalar_heuristic_pair(np.outer(omega, omega), d, s2) @ mu)
+    """The authors' coefficient (kernel `scalar_heuristic`)."""
+    mu, omega = _heads(mu, omega)
+    return float(np.asarray(kernels.scalar_heuristic(mu, omega, d, s2)).item())
 
 
 def infinite_risk(mu, omega, s2) -> float:
-    return float((1 - np.dot(mu, omega)) ** 2 + s2)
+    """R_inf = (1 - mu.omega)^2 + s2 (kernel `scalar_infinite_risk`)."""
+    mu, omega = _heads(mu, omega)
+    return float(np.asarray(kernels.scalar_infinite_risk(mu, omega, s2)).item())
 
 
 def mc_first_order(mu, omega, d, s2, L, n, rng, chunk_bytes=64 * 2**20):
-    """Mean and standard error of Y = L (per-draw excess risk), n iid draws, in chunks."""
+    """Mean and standard error of Y = L (per-draw excess risk), n iid draws, in chunks.
+
+    An algorithm, not a formula: the sampler of the module docstring's estimator (literal prompts,
+    explicit softmax weights normalised by the exact E e^{omega x^T q} = e^{omega^2 |q|^2 / 2} proved
+    in derivations/risk_scalar.py). Tested against an independent route, plain Monte Carlo of
+    L (E (y_q - yhat)^2 - R_inf) with sampled query noise and no control variate
+    (tests/numerics/test_scalar_risk.py)."""
     mu, omega = np.asarray(mu, float), np.asarray(omega, float)
     H = mu.size
     per = max(1, int(chunk_bytes // (8 * L * (d + 2 * H + 2))))
@@ -74,7 +88,11 @@ def mc_first_order(mu, omega, d, s2, L, n, rng, chunk_bytes=64 * 2**20):
 
 
 def optimum(objective, H, x0=None):
-    """argmin over (mu, omega) in R^(2H) of objective(mu, omega) (Nelder-Mead, fixed start)."""
+    """argmin over (mu, omega) in R^(2H) of objective(mu, omega) (Nelder-Mead, fixed start).
+
+    An algorithm (a local optimiser), not a formula; tested against independent routes: the analytic
+    minimiser of a quadratic and a grid search of the one-head risk R_inf + C1 / L
+    (tests/numerics/test_scalar_risk.py)."""
     from scipy.optimize import minimize
     x0 = np.concatenate([np.full(H, 2.0), np.full(H, 0.3)]) if x0 is None else x0
     res = minimize(lambda x: objective(x[:H], x[H:]), x0, method="Nelder-Mead",

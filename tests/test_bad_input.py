@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from softlin import cli
+from softlin import cli, cli_verify
 from softlin.claims import budgets, registry
 
 REPO = Path(__file__).resolve().parents[1]
@@ -110,7 +110,7 @@ def test_a_directory_or_a_non_utf8_file_as_scenario_is_named(tmp_path, capsys):
 def test_a_scenario_without_claims_runs_the_claims_that_read_its_keys(tmp_path, capsys):
     f = scenario(tmp_path, "seed = 3\n[scalar]\nd = 3\nnoise = 0.1\nmu = [1.0]\nomega = [0.3]\nL = [20, 40]\n")
     args = cli.build_parser().parse_args(["verify", "--scenario", f, "--out", str(tmp_path / "out")])
-    claims, scenarios, _ = cli.plan(args)
+    claims, scenarios, _ = cli_verify.plan(args)
     assert [c.id for c in claims] == ["finite-prompt-risk"]
     err = capsys.readouterr().err
     assert "runs finite-prompt-risk" in err and "lemma-2.1 does not read [scalar]" in err
@@ -124,7 +124,7 @@ def test_a_scenario_without_claims_runs_the_claims_that_read_its_keys(tmp_path, 
 def test_every_built_in_scenario_is_admitted_at_every_profile():
     for profile in ("quick", "standard", "full"):
         args = cli.build_parser().parse_args(["verify", "--profile", profile])
-        claims, _, _ = cli.plan(args)
+        claims, _, _ = cli_verify.plan(args)
         assert len(claims) == len(registry.CLAIMS)
 
 

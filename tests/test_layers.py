@@ -38,11 +38,15 @@ MODULES = _modules()
 
 
 def layer(module: str) -> str | None:
+    """The layer of a softlin module: its folder (`softlin.claims.x` -> claims), `kernels` for
+    `softlin.numerics.kernels`, and `cli` for `softlin.cli` and its split modules `softlin.cli_*`."""
     if module in LEAVES:
         return None
     parts = module.split(".")
     if parts[1] == "numerics" and len(parts) > 2 and parts[2] == "kernels":
         return "kernels"
+    if parts[1] == "cli" or parts[1].startswith("cli_"):
+        return "cli"
     return parts[1]
 
 
@@ -78,19 +82,26 @@ def test_the_three_source_roots_exist_and_hold_modules():
                                                                    "render", "cli", "certio", "mathml"}
 
 
-@pytest.mark.parametrize("module", sorted(MODULES))
-def test_imports_point_down_the_pipeline(module):
-    own = layer(module)
-    for target in imports_of(module):
+def upward_imports(module: str, targets) -> list[str]:
+    """The imports among `targets` that break the rule for `module`: a leaf importing softlin, or a
+    target in a layer after the module's own."""
+    bad = []
+    for target in targets:
         if not target.startswith("softlin"):
             continue
         if module in LEAVES:
-            assert target == "softlin" and module == "softlin", f"leaf {module} imports {target}"
+            if not (target == "softlin" and module == "softlin"):
+                bad.append(f"leaf {module} imports {target}")
             continue
         theirs = layer(target)
-        if theirs is None:
-            continue
-        assert ORDER.index(theirs) <= ORDER.index(own), f"{module} ({own}) imports {target} ({theirs})"
+        if theirs is not None and ORDER.index(theirs) > ORDER.index(layer(module)):
+            bad.append(f"{module} ({layer(module)}) imports {target} ({theirs})")
+    return bad
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_point_down_the_pipeline(module):
+    assert not upward_imports(module, imports_of(module))
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if layer(m) == "derivations"))
@@ -128,3 +139,17 @@ def test_the_checker_sees_an_upward_import():
     assert ORDER.index(layer("softlin.cli")) > ORDER.index(layer("softlin.claims.prop31"))
     assert "softlin.numerics.kernels" in imports_of("softlin.claims.common") or \
         any(t.startswith("softlin.numerics") for t in imports_of("softlin.claims.common"))
+
+
+def test_the_split_cli_modules_are_the_cli_layer_and_an_upward_import_of_them_is_seen():
+    """softlin/cli_*.py count as the CLI layer: every one found is `cli`, the renderer may not import
+    them, and a claim or numerics module importing one (or cli itself) is reported."""
+    split = [m for m in MODULES if m.startswith("softlin.cli_")]
+    assert "softlin.cli_verify" in split and all(layer(m) == "cli" for m in split)
+    for target in ("softlin.cli", "softlin.cli_verify"):
+        assert upward_imports("softlin.render.render", [target])
+        assert upward_imports("softlin.claims.prop31", [target])
+        assert upward_imports("softlin.numerics.fits", [target])
+    assert not upward_imports("softlin.cli", ["softlin.cli_verify", "softlin.render.render"])
+    assert not upward_imports("softlin.cli_verify", ["softlin.cli", "softlin.claims.registry"])
+    assert upward_imports("softlin.certio", ["softlin.cli_verify"])     # a leaf imports nothing from softlin

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from softlin.claims import authors_experiment as ae
 from softlin.claims.base import claim_rng
-from softlin.derivations import authors_experiment as ae_d
+from softlin.derivations import authors_experiment as ae_d, authors_gradients as ag_d
 from softlin.numerics import authors_sgd as sgd, kernels
 from softlin.render import figures
 
@@ -114,10 +114,10 @@ def test_batched_gradients_match_the_sympy_derivative_and_central_differences():
     rng = np.random.default_rng(5)
     s, y, yq = rng.standard_normal((n, L)), rng.standard_normal((n, L)), rng.standard_normal(n)
     mu, om = 0.8, 0.6
-    S_sym, y_sym, yq_sym, *_ = ae_d.explicit_models(L)
-    for name, derived, _ in ae_d.gradient_formulas(L):
+    S_sym, y_sym, yq_sym, *_ = ag_d.explicit_models(L)
+    for name, derived, _ in ag_d.gradient_formulas(L):
         model = name.split()[0]
-        f = sp.lambdify((ae_d.mu_sym, ae_d.omega_sym, S_sym, y_sym, yq_sym), derived)
+        f = sp.lambdify((ag_d.mu_sym, ag_d.omega_sym, S_sym, y_sym, yq_sym), derived)
         _, gm, go = sgd.per_prompt_gradients(model, mu, om, s, y, yq)
         mine = gm if name.endswith("mu") else go
         for i in range(n):

@@ -68,8 +68,14 @@ def _arguments(name, rng, d=3, k=2, n=5):
     if name.startswith("authors_"):  # issue 5 item 6: commuting SPD Sigma_p, Sigma_q; scalar mu, omega, s2, tau, L
         S = B @ B.T + np.eye(d)
         values = {"Sigma_p": S @ S, "Sigma_q": S, "mu": 0.8, "omega": 0.6, "s2": 0.1, "tau": 1.0 / d, "L": 20}
+        values.update({k: rng.normal(size=n) for k in ("S", "C", "abar", "y_q", "yhat")})   # per-prompt SGD pieces
+        values.update({"f": rng.normal(size=n), "g": rng.normal(size=n), "Eyq2": 2.0, "a": 0.5, "b": 0.8})
         import inspect
         return [values[p] for p in inspect.signature(getattr(kernels, name)).parameters]
+    if name in ("scalar_first_order", "scalar_heuristic", "scalar_infinite_risk"):   # heads as (H, 1) columns
+        import inspect
+        heads = {"mu": np.array([[1.5], [-0.4]]), "omega": np.array([[0.3], [-0.5]]), "d": 5, "s2": 0.1}
+        return [heads[p] for p in inspect.signature(getattr(kernels, name)).parameters]
     if name.startswith(("icl_", "scalar_")):  # issue 5 kernels: SPD Sigma, (d, d) A, (d, 1) u, v; scalar b, d, s2
         S = B @ B.T + np.eye(d)
         icl_args = {"Sigma": S, "A": rng.normal(size=(d, d)), "u": rng.normal(size=(d, 1)),

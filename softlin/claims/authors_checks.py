@@ -1,0 +1,165 @@
+"""The judged checks of claim `authors-experiment` (docs/paper.md section 6, erratum 5), by model:
+linear attention against its exact finite-L risk and optimum, softmax against the infinite-prompt
+prediction, and the authors' data generator against the covariances it really produces. Each
+function returns its checks in the certificate's order and the numbers the certificate reports.
+Verdicts are three-way (claims/authors_power.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from ..numerics import authors_sgd, kernels
+from ..numerics.significance import z_critical
+from . import authors_power as pw
+from .authors_training import BATCH, LR
+from .base import Check
+
+FALSE_ALARM = 1e-6             # per check (Bonferroni inside a check over its L values)
+ANCHOR_LS = (1, 2)             # exact-anchor prompt lengths of the linear risk
+ANCHOR_DRAWS = 40_000          # fresh prompts per anchor L (a few ms each at L <= 2)
+# Theorem 4.3 at CPU scale: by the largest L the softmax risk must be within 10% of R*_inf (a
+# stated eps: the theorem gives no L(eps), and the finite-L excess of softmax has no usable 1/L
+# expansion here, since the SGD parameters have omega above the threshold where the softmax
+# weights' second moment averaged over queries is finite; quantity softmax_omega_threshold_1_over_L).
+EPS_RELATIVE = 0.10
+# Optimisation tolerance of softmax SGD against its best parameters: the authors ran 300 000
+# steps; ours stop early and the split of p = mu omega between mu and omega drifts slowly along a
+# flat valley (the risk depends on the split only through the finite-L excess). Stated: 5% of R*_inf.
+OPT_RELATIVE = 0.05
+
+
+def _z(false_alarm: float, tests: int, sided: int = 2) -> float:
+    return z_critical(false_alarm, tests, sided)
+
+
+def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
+    """Linear attention: test risk = exact finite-L risk, exact anchors at L = 1, 2, SGD optimality.
+    Returns (checks, exact risk per L, exact optimum [p*_L, min risk] per L)."""
+    Ls, s2, tau = s["Ls"], s["s2"], s["tau"]
+    nL = len(Ls)
+    z_L = _z(FALSE_ALARM, nL)
+    checks = []
+    # Linear attention against its exact finite-L risk.
+    exact = {L: float(lin_risk(Sp, Sq, *params["linear"][L], s2, tau, L)) for L in Ls}
+    z_lin = {L: abs(risk["linear"][L][0] - exact[L]) / risk["linear"][L][1] for L in Ls}
+    worst = max(Ls, key=lambda L: z_lin[L])
+    checks.append(Check("linear attention: test risk = exact finite-L risk at the trained parameters, every L",
+                        "montecarlo", z_lin[worst] <= z_L, z_lin[worst], z_L,
+                        f"largest |R_test - R_exact| / se over L (at L = {worst}: {risk['linear'][worst][0]:.5g} vs "
+                        f"{exact[worst]:.5g}); {plan['test']} test prompts per L; two-sided, Bonferroni over {nL} L, "
+                        f"false alarm {FALSE_ALARM:g}"))
+    # Exact anchors at L = 1, 2, where finite-prompt terms (the L (L - 1) pairs, the 1/L diagonal) are
+    # as large as the risk itself: the derived linear risk against fresh prompts at the parameters
+    # trained at the smallest L.
+    mu0, om0 = params["linear"][Ls[0]]
+    anchor = {}
+    for L in ANCHOR_LS:
+        ev = authors_sgd.evaluate({"linear": ("linear", mu0, om0)}, s["Sigma"], s2, tau, L, "correct",
+                                  ANCHOR_DRAWS, rng)
+        anchor[L] = (ev["risk"]["linear"], float(lin_risk(Sp, Sq, mu0, om0, s2, tau, L)))
+    z_anchor = {L: abs(m[0] - e) / m[1] for L, (m, e) in anchor.items()}
+    z_a = _z(FALSE_ALARM, len(ANCHOR_LS))
+    worst_a = max(ANCHOR_LS, key=lambda L: z_anchor[L])
+    checks.append(Check("linear attention: exact finite-L risk at L = 1, 2 = Monte Carlo on fresh prompts", "montecarlo",
+                        z_anchor[worst_a] <= z_a, z_anchor[worst_a], z_a,
+                        f"largest |R_mc - R_exact| / se at (mu, omega) = ({mu0:.6g}, {om0:.6g}), {ANCHOR_DRAWS} prompts "
+                        f"per L; two-sided, Bonferroni over {len(ANCHOR_LS)} L, false alarm {FALSE_ALARM:g}"))
+    # Linear attention: SGD optimality against the exact finite-L optimum.
+    q_chi2 = float(stats.chi2(1).isf(FALSE_ALARM / nL))
+    lin_min = {L: [float(v) for v in np.asarray(kernels.authors_linear_optimum(Sp, Sq, s2, tau, L)).ravel()] for L in Ls}
+    gap = {L: float(kernels.authors_linear_risk(Sp, Sq, *params["linear"][L], s2, tau, L)) - lin_min[L][1] for L in Ls}
+    noise_floor = {L: LR * C["per_L"][L]["grad_cov_trace"]["linear"] / (4 * BATCH) for L in Ls}
+    ratio = {L: gap[L] / (q_chi2 * noise_floor[L]) for L in Ls}
+    worst = max(Ls, key=lambda L: ratio[L])
+    checks.append(Check("linear attention: SGD reached the exact finite-L optimum within the SGD noise floor, every L",
+                        "montecarlo", True if max(ratio.values()) <= 1.0 else None, max(ratio.values()), 1.0,
+                        f"undecided (budget too small: SGD not converged) when above 1; "
+                        f"largest (exact risk gap) / tolerance; tolerance = {q_chi2:.3g} x lr tr(C) / (4 batch): the mean "
+                        "excess of constant-step SGD at stationarity is lr tr(H P) / 2 = lr tr(C) / (4 batch) (Lyapunov "
+                        "equation, C = per-prompt gradient covariance, measured at the end), and a chi2_1 excess exceeds "
+                        f"{q_chi2:.3g} times its mean with probability {FALSE_ALARM / nL:.2g}; worst at L = {worst}: gap "
+                        f"{gap[worst]:.3g}"))
+    return checks, exact, lin_min
+
+
+def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
+    """Softmax: the risk decreases with L, the best and the SGD parameters approach R*_inf, softmax and
+    linear attention approach each other. Returns (checks, SGD minus best per L, softmax minus linear per L)."""
+    checks = []
+    # Softmax: approach to the infinite-prompt prediction. Verdicts are three-way (authors_power):
+    # verified when the confidence bound clears the boundary, refuted only when the opposite bound
+    # crosses it (evidence beyond the false alarm), undecided otherwise.
+    Lmin, Lmax = Ls[0], Ls[-1]
+    z1 = _z(FALSE_ALARM, 1, sided=1)
+    dec = risk["softmax"][Lmin][0] - risk["softmax"][Lmax][0]
+    dec_se = math.hypot(risk["softmax"][Lmin][1], risk["softmax"][Lmax][1])
+    checks.append(Check("softmax: the final test risk decreases from the smallest to the largest L", "montecarlo",
+                        pw.decide_positive(dec, dec_se, z1), dec / dec_se, z1,
+                        f"(R(L={Lmin}) - R(L={Lmax})) / se = {dec:.4g} / {dec_se:.2g}; one-sided, independent test "
+                        f"prompts, false alarm {FALSE_ALARM:g}; refuted only below -{z1:.3g}"))
+    # SGD against the best softmax parameters: reported (an optimisation budget, not the paper's statement).
+    diffs = {L: C["per_L"][L]["difference"]["softmax - softmax_best"] for L in Ls}
+
+    def approach(name):
+        """R(L_max) - R*_inf by the exact control variate: mean(loss - infinite-prompt loss) on the
+        test prompts plus the derived R_inf(p) - R*_inf at the model's own p = mu omega."""
+        mu_, om_ = params[name][Lmax]
+        ex_mean, ex_se = C["per_L"][Lmax]["excess_over_limit"][name]
+        return ex_mean + float(inf_risk(Sp, Sq, mu_, om_, s2, tau)) - R_star, ex_se
+
+    eps, opt_tol = EPS_RELATIVE * R_star, OPT_RELATIVE * R_star
+    for name, label, bound in (("softmax_best", f"softmax, best parameters: the risk at L = {Lmax} is within "
+                                f"{EPS_RELATIVE:.0%} of R*_inf", eps),
+                               ("softmax", f"softmax, SGD: the final test risk at L = {Lmax} is within {EPS_RELATIVE:.0%} + "
+                                f"{OPT_RELATIVE:.0%} (optimisation tolerance) of R*_inf", eps + opt_tol)):
+        est, se = approach(name)
+        checks.append(Check(label, "montecarlo", pw.decide_upper(est, se, bound, z1), est + z1 * se, bound,
+                            f"upper {1 - FALSE_ALARM:.6f} confidence bound of R - R*_inf = {est:.5g} +- {se:.2g} "
+                            f"(exact control variate: the infinite-prompt loss on the same prompts, its mean derived); "
+                            f"R*_inf = {R_star:.6g} (derived); refuted only when the lower bound exceeds the tolerance; "
+                            f"eps = {EPS_RELATIVE} R*_inf stated (Theorem 4.3 gives no L(eps))"))
+    # Softmax and linear approach each other.
+    sl = {L: C["per_L"][L]["difference"]["softmax - linear"] for L in Ls}
+    shrink_se = math.hypot(sl[Lmin][1], sl[Lmax][1])
+    shrink = abs(sl[Lmin][0]) - abs(sl[Lmax][0])
+    checks.append(Check("softmax and linear attention approach each other: |R_soft - R_lin| shrinks from the smallest to the largest L",
+                        "montecarlo", pw.decide_positive(shrink, shrink_se, z1), shrink / shrink_se, z1,
+                        f"R_soft - R_lin = {sl[Lmin][0]:.4g} +- {sl[Lmin][1]:.2g} at L = {Lmin}, {sl[Lmax][0]:.4g} +- "
+                        f"{sl[Lmax][1]:.2g} at L = {Lmax} (same test prompts for both models); one-sided"))
+    return checks, diffs, sl
+
+
+def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt):
+    """The authors' generator (erratum 5): its linear risk is the exact risk under the covariances it
+    produces; two controls. Returns (checks, dict of the generator's numbers)."""
+    z_L = _z(FALSE_ALARM, len(Ls))
+    checks = []
+    Sp_a, Sq_a = Au["covariances"]
+    p_star_a, R_star_a = inf_opt(Sp_a, Sq_a, s2, tau)
+    risk_a = {m: {L: Au["per_L"][L]["risk"][m] for L in Ls} for m in ("softmax", "linear", "softmax_best")}
+    params_a = {m: {L: Au["per_L"][L]["params"][m] for L in Ls} for m in ("softmax", "linear", "softmax_best")}
+    exact_a = {L: float(lin_risk(Sp_a, Sq_a, *params_a["linear"][L], s2, tau, L)) for L in Ls}
+    z_a = {L: abs(risk_a["linear"][L][0] - exact_a[L]) / risk_a["linear"][L][1] for L in Ls}
+    worst = max(Ls, key=lambda L: z_a[L])
+    checks.append(Check("authors' generator: linear risk = exact risk under (Sigma_p, Sigma_q) = (R Sigma R^T, I), every L",
+                        "montecarlo", z_a[worst] <= z_L, z_a[worst], z_L,
+                        "the discrepancy is fully explained by the covariances the generator produces; largest z over L"))
+    wrong = {L: float(lin_risk(Sp, Sq, *params_a["linear"][L], s2, tau, L)) for L in Ls}
+    z_w = {L: abs(risk_a["linear"][L][0] - wrong[L]) / risk_a["linear"][L][1] for L in Ls}
+    refuted = max(z_w.values()) > z_L
+    checks.append(Check("control: on the authors' data the correct-data exact linear risk is refuted", "control",
+                        True if refuted else None, "refuted" if refuted else "not refuted", "refuted",
+                        f"largest z over L = {max(z_w.values()):.3g} against {z_L:.3g}; undecided when not detected"))
+    delta = {m: {L: [risk_a[m][L][0] - risk[m][L][0], math.hypot(risk_a[m][L][1], risk[m][L][1])] for L in Ls}
+             for m in ("softmax", "linear")}
+    z_delta = min(abs(v[0]) / v[1] for m in delta for v in delta[m].values())
+    checks.append(Check("control: the authors' generator changes the final risk beyond noise, every L and both attentions",
+                        "control", True if z_delta > z_L else None, z_delta, z_L,
+                        "smallest |R_authors - R_correct| / se over L and models (independent runs); undecided when "
+                        "some difference is within noise"))
+    return checks, {"Sp": Sp_a, "Sq": Sq_a, "p_star": p_star_a, "R_star": R_star_a, "risk": risk_a,
+                    "params": params_a, "exact": exact_a, "delta": delta}
