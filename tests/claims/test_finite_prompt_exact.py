@@ -5,29 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from softlin.claims import finite_prompt_risk as fpr
+from softlin.claims import finite_prompt_exact as section, finite_prompt_risk as fpr
 from softlin.claims.base import claim_rng
 from softlin.numerics import kernels
 
 
-def _run(scenario=None, monkeypatch=None, integrand=None):
-    if integrand is not None:
-        monkeypatch.setattr(kernels, "finite_risk_integrand", integrand)
-    return fpr.run(scenario or fpr.default_scenario(), "quick", claim_rng(0, "finite-prompt-risk"))
-
-
-def _check(cert, start):
-    return [c for c in cert["checks"] if c["name"].startswith(start)]
-
-
-def test_default_points_are_verified_and_carry_the_issue_quantities():
-    cert = _run()
-    assert cert["status"] == "verified"
-    q = cert["quantities"]
-    n = len(q["points"])
-    for key in ("exact_risk", "exact_risk_error", "mc_risk", "mc_risk_stderr"):
-        assert len(q[key]) == n
-    assert q["exact_risk"][0] == pytest.approx(2.2, rel=1e-8)    # L = 1: 1/d tr I + s2 + mu^2 (1 + s2), mu = -1
+def _section(scenario=None):
+    """The exact section alone (no 1/L fit, no optimum curve): its checks and quantities."""
+    s = fpr.validate(scenario or fpr.default_scenario())
+    one_head = lambda m, o: float(kernels.scalar_first_order(np.array([[m]]), np.array([[o]]), s["d"], s["s2"])[0, 0])
+    return section.run(s, "quick", claim_rng(0, "finite-prompt-risk"), first_order=one_head, optimum=False)
 
 
 @pytest.mark.parametrize("slip", ["stein-mean-without-A", "second-moment-1-minus-A", "participation-dropped"])
@@ -43,9 +30,9 @@ def test_a_slipped_integrand_is_refuted(monkeypatch, slip):
         if slip == "second-moment-1-minus-A":
             return f + mu**2 * tau * omega**2 * k2 * A
         return f - mu**2 * (tau * tr_p + s2) * A
-    cert = _run(monkeypatch=monkeypatch, integrand=slipped)
-    assert cert["status"] == "refuted"
-    assert any(c["passed"] is False for c in cert["checks"] if c["kind"] == "montecarlo")
+    monkeypatch.setattr(kernels, "finite_risk_integrand", slipped)
+    checks, _ = _section()
+    assert any(c.passed is False for c in checks if c.kind == "montecarlo"), checks
 
 
 def test_authors_generator_is_refuted_for_a_correlated_sigma():
@@ -54,10 +41,11 @@ def test_authors_generator_is_refuted_for_a_correlated_sigma():
     s = fpr.default_scenario()
     s["scalar"] = {**s["scalar"], "sigma": [[1.0, 0.6, 0.36], [0.6, 1.0, 0.6], [0.36, 0.6, 1.0]], "d": 3,
                    "points": [{"mu": [1.5], "omega": [0.45], "L": 5}, {"mu": [1.0], "omega": [0.3], "L": 50}]}
-    cert = _run(s)
-    assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]
-    control = _check(cert, "control: the authors' generator")
-    assert control and control[0]["passed"] is True
+    checks, q = _section(s)
+    assert all(c.passed is True for c in checks), checks
+    control = [c for c in checks if c.name.startswith("control: the authors' generator")]
+    assert control and control[0].passed is True
+    assert q["exact_risk_authors_generator"] is not None
 
 
 @pytest.mark.parametrize("bad", [

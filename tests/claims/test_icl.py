@@ -152,6 +152,11 @@ def test_default_scalar_scenario_verified_and_heuristic_refuted():
     assert all(c["value"] > c["bound"] for c in controls)
     q = cert["quantities"]
     assert set(q) >= {"infinite_risk", "first_order_coefficient", "heuristic_coefficient", "mc_risk"}
+    # the exact finite-L section (claims/finite_prompt_exact.py): one value per evaluation point
+    for key in ("exact_risk", "exact_risk_error", "mc_risk", "mc_risk_stderr"):
+        assert len(q[key]) == len(q["points"])
+    assert q["exact_risk"][0] == pytest.approx(2.2, rel=1e-8)    # L = 1: tr(I)/d + s2 + mu^2 (1 + s2), mu = -1
+    assert len(q["optimum_curve"]["L"]) == 4
 
 
 def test_dropping_the_cross_term_is_caught_by_monte_carlo():
