@@ -14,7 +14,8 @@ Derivation (every step proved in `proofs`):
    So yhat = mu (a G + b H) with G = sum_i p_i g_i, H = sum_i p_i h_i and p_i = softmax_i(sqrt(q) g).
 2. The prompt enters only through four moments of (G, H), functions of (q, L) alone:
        E H = 0,  E G H = 0,  E H^2 = A_L(q) = E sum_i p_i^2,  E (G - sqrt q)^2 = B_L(q),
-   and, by Gaussian integration by parts (Stein: E g F(g) = E F'(g), d p_i / d g_i = sqrt(q) p_i (1 - p_i)),
+   and, by Gaussian integration by parts (Stein: E g F(g) = E F'(g), d p_i / d g_i = sqrt(q) p_i (1 - p_i);
+   proved in derivations/selfnormalised_error.py),
        E G = sqrt(q) (1 - A_L(q)),   hence   E G^2 = B_L(q) + q (1 - 2 A_L(q)).
    The conditional risk E[(y_q - yhat)^2 | x_q, beta] with y_q = f + eps_q, f = beta^T x_q, is
        f^2 + s2 - 2 mu a f E G + mu^2 (a^2 E G^2 + b^2 A_L).
@@ -73,22 +74,6 @@ def conditional_risk(a, b, f, EG, EG2) -> sp.Expr:
     return out
 
 
-def _stein_proofs() -> list[Proof]:
-    """d p_1 / d g_1 = sqrt(q) p_1 (1 - p_1) for p_1 = e^{sqrt q g_1} / (e^{sqrt q g_1} + S), and Stein's
-    identity E g F(g) = E F'(g) for F(g) = g^k e^{t g} (k = 0..3), by the derived Gaussian moments."""
-    g, S, t = sp.symbols("g S t", real=True)
-    p1 = sp.exp(sp.sqrt(q) * g) / (sp.exp(sp.sqrt(q) * g) + S)
-    out = [prove_zero("softmax weight: d p_1 / d g_1 = sqrt(q) p_1 (1 - p_1)",
-                      sp.diff(p1, g) - sp.sqrt(q) * p1 * (1 - p1))]
-    x = sp.Symbol("x", real=True)
-    for k in range(4):
-        # E[g^k e^{t g} g] and E[d/dg (g^k e^{tg})] as power series in t to order 6 (termwise Gaussian moments)
-        lhs = standard_expectation(sp.expand(sp.series(x**(k + 1) * sp.exp(t * x), t, 0, 7).removeO()), [x])
-        rhs = standard_expectation(sp.expand(sp.series(sp.diff(x**k * sp.exp(t * x), x), t, 0, 7).removeO()), [x])
-        out.append(prove_zero(f"Stein: E g F(g) = E F'(g) for F = g^{k} e^(t g) (through t^6)", sp.expand(lhs - rhs)))
-    return out
-
-
 @lru_cache(maxsize=None)
 def beta_averages(n: int = 3) -> dict:
     """Step 3 in n coordinates with a general M_p (symbols) and a fixed query x_q: the beta-averages of
@@ -108,7 +93,9 @@ def beta_averages(n: int = 3) -> dict:
 
 
 def proofs() -> list[Proof]:
-    out = _stein_proofs()
+    """Steps 2 and 3 and the two anchors. Stein's mean E G = sqrt(q) (1 - A) is proved once, in
+    derivations/selfnormalised_error.py (`stein_proofs`), and collected with these by the claim."""
+    out = []
     # Step 2: E G^2 from B's definition and the Stein mean.
     EG = sp.sqrt(q) * (1 - A)
     EG2 = B + q * (1 - 2 * A)

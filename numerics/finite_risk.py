@@ -41,7 +41,7 @@ RADIAL_NODES = 240          # generalised Gauss-Laguerre nodes in Q ~ chi2_d
 ANGULAR_NODES = 10          # Gauss-Jacobi nodes per stick-breaking Beta variable
 DEFAULT_TABLE_POINTS = 65   # odd, so that every other point is again a grid with both ends
 MAX_ANGULAR = 500_000       # angular nodes kept after pruning
-PRUNE = 1e-16
+PRUNE = 1e-12                # radial and angular nodes with relatively smaller weight are dropped
 
 
 @dataclass(frozen=True)

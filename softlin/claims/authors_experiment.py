@@ -25,6 +25,9 @@ refuted only when the opposite bound crosses it:
   montecarlo   softmax, SGD: within (EPS_RELATIVE + OPT_RELATIVE) R*_inf of R*_inf at the largest L
                (both with the exact control variate: the infinite-prompt loss (y_q - p beta^T Sigma_p x_q)^2
                on the same test prompts, whose mean R_inf(p) is derived)
+  montecarlo   softmax: the test risk of the SGD endpoint equals its exact finite-L risk (quadrature,
+               claims/authors_exact.py), every L; the exact softmax and linear optima at all 19 of the
+               authors' prompt lengths are reported and drawn
   montecarlo   softmax and linear attention approach each other (|R_soft - R_lin| shrinks with L)
   montecarlo   authors' generator: the linear risk equals the exact risk under (Sigma_p, Sigma_q) =
                (R Sigma R^T, I), so the discrepancy is fully explained
@@ -46,7 +49,7 @@ import numpy as np
 from ..derivations import authors_experiment as ae_derivation, catalogue
 from ..numerics import icl_flows, kernels
 from ..numerics.significance import z_critical
-from . import authors_checks
+from . import authors_checks, authors_exact
 from . import scenario as scen
 from .authors_training import BATCH, INIT, LR, PLAN, cached_experiment
 from .base import Claim, certificate
@@ -139,6 +142,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
     checks += lin_checks
     sm_checks, diffs, sl = authors_checks.softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk)
     checks += sm_checks
+    end_check, softmax_exact = authors_exact.endpoint_check(Sp, Sq, s2, tau, Ls, params["softmax"], risk["softmax"])
+    checks.append(end_check)
+    curves = authors_exact.optimum_curves(Sp, Sq, s2, tau, profile)
     Au = ex["authors"]
     gen_checks, a = authors_checks.generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt)
     checks += gen_checks
@@ -163,6 +169,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
         "softmax_best_risk": risk["softmax_best"], "softmax_minus_linear": sl,
         "softmax_sgd_minus_best": diffs,
         "linear_exact_risk": exact, "linear_exact_optimum": lin_min,
+        "softmax_exact_risk": softmax_exact, "exact_optimum_curves": curves,
         "trained_params": params, "L_eps": l_eps,
         "softmax_omega_threshold_1_over_L": omega_threshold,
         "authors_generator": {
@@ -193,7 +200,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
         "softmax_best": [risk["softmax_best"][L][0] for L in Ls],
         "linear_exact_min": [lin_min[L][1] for L in Ls],
         "authors_softmax": [risk_a["softmax"][L][0] for L in Ls],
-        "authors_linear": [risk_a["linear"][L][0] for L in Ls]}}
+        "authors_linear": [risk_a["linear"][L][0] for L in Ls],
+        "exact_L": curves["L"], "exact_softmax_optimum": [c["risk"] for c in curves["softmax"]],
+        "exact_linear_optimum": [c["risk"] for c in curves["linear"]]}}
     return certificate(CLAIM, for_certificate(s), profile, s["seed"], checks, quantities, errata=errata,
                        series=series, provenance=provenance())
 

@@ -29,9 +29,11 @@ import math
 
 import numpy as np
 
+from ..derivations import catalogue, selfnormalised_error
 from ..numerics import authors_sgd, finite_risk as fr
 from ..numerics import significance as sig
 from .base import Check
+from .common import symbolic_check
 
 FALSE_ALARM = 1e-6
 # The exact values must be far more precise than the Monte Carlo they are judged with (relative
@@ -45,7 +47,7 @@ DRAWS = {"quick": 20000, "standard": 100000, "full": 400000}
 # The authors' 19 prompt lengths; quick uses the first OPTIMUM_QUICK of them.
 AUTHORS_LS = list(range(10, 101, 10)) + list(range(200, 1001, 100))
 OPTIMUM_QUICK = 4
-OMEGA_MAX = 1.5
+OMEGA_MAX = 1.0
 
 
 def optimum_curve(model, d: int, s2: float, Ls: list[int]) -> dict:
@@ -122,7 +124,10 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
     exact = [fr.exact_risk(model, p["L"], p["mu"][0], p["omega"][0]) for p in points]
     r_inf = [fr.infinite_risk(model, p["mu"][0], p["omega"][0]) for p in points]
     rel_err = max(e.error / abs(e.value) for e in exact)
-    checks = [Check("exact finite-L risk: stated numerical error", "quadrature", rel_err <= ERROR_TOLERANCE, rel_err,
+    proofs = list(catalogue.risk_finite_proofs()) + selfnormalised_error.stein_proofs()
+    checks = [symbolic_check("exact finite-L risk: Stein mean, conditional risk, beta averages, anchors",
+                             {p.statement: p for p in proofs}),
+              Check("exact finite-L risk: stated numerical error", "quadrature", rel_err <= ERROR_TOLERANCE, rel_err,
                     ERROR_TOLERANCE, "largest relative error estimate over the points (quadrature nodes and table "
                     "refinement differences, numerics/finite_risk.py)")]
     ones = [(p, e) for p, e in zip(points, exact) if p["L"] == 1]

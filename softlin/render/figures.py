@@ -110,6 +110,11 @@ def authors_experiment_png(cert: dict) -> bytes | None:
         ax.plot(Ls, e["softmax_best"], ":", color="C0", label="softmax, best (mu, omega)")
     if isinstance(e.get("linear_exact_min"), list) and len(e["linear_exact_min"]) == len(Ls):
         ax.plot(Ls, e["linear_exact_min"], "--", color="C1", lw=0.9, label="linear, exact finite-L optimum")
+    xL = e.get("exact_L")
+    for key, color, label in (("exact_softmax_optimum", "C0", "softmax, exact finite-L optimum"),
+                              ("exact_linear_optimum", "C1", "linear, exact finite-L optimum (all L)")):
+        if isinstance(xL, list) and isinstance(e.get(key), list) and len(e[key]) == len(xL):
+            ax.plot(xL, e[key], "-", color=color, lw=1.6, alpha=0.6, label=label)
     if isinstance(e.get("infinite"), (int, float)):
         ax.axhline(e["infinite"], color="k", lw=0.9, label="infinite-prompt prediction R*_inf")
     for key, style, label in (("authors_softmax", "o", "softmax, authors' generator"),
