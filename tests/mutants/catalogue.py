@@ -310,6 +310,27 @@ MUTANTS: tuple[Mutant, ...] = (
            "R, scales = S @ Q, 1.0 / (1.0 - np.clip(lam, 0.0, None))",
            ("prop-3.1",), "Gauss-Hermite proposal scale 1/(1 - lambda) instead of 1/(1 - 2 lambda) for "
                           "E e^{z^T U^T Gamma U z} (the 2 of the Gaussian exponent dropped)"),
+    # ---- round 2, session 3: the exact finite-L risk (derivations/risk_finite.py, numerics/finite_risk.py) ----
+    Mutant("finite-risk-second-moment-1-minus-A", "derivations/risk_finite.py",
+           "+ mu**2 * tau * omega**2 * k2 * (1 - 2 * A) + mu**2 * (tau * tr_p + s2) * A)",
+           "+ mu**2 * tau * omega**2 * k2 * (1 - A) + mu**2 * (tau * tr_p + s2) * A)",
+           ("finite-prompt-risk", "authors-experiment"),
+           "E G^2 = B + q (1 - A) in the integrand (the Stein mean counted once instead of twice)"),
+    Mutant("finite-risk-radial-chi2-d-plus-2", "numerics/finite_risk.py",
+           "alpha = d / 2 - 1",
+           "alpha = d / 2",
+           ("finite-prompt-risk", "authors-experiment"),
+           "radial rule for chi2_{d+2} instead of chi2_d (Gamma(d/2 + 1) for the squared radius)"),
+    Mutant("finite-risk-k2-diagonal-of-K1", "numerics/finite_risk.py",
+           'return lam, np.einsum("ij,ik,kj->j", V, K2, V)',
+           "return lam, lam",
+           ("authors-experiment",),
+           "k2 = x_q^T Sigma_p^2 x_q replaced by k1 = x_q^T Sigma_p x_q (invisible at sigma = I)"),
+    Mutant("finite-risk-dirichlet-beta-shape", "numerics/finite_risk.py",
+           "alpha, beta = 0.5, (d - 1 - j) / 2",
+           "alpha, beta = 0.5, (d - j) / 2",
+           ("authors-experiment",),
+           "stick-breaking B_j ~ Beta(1/2, (d - j + 1)/2): the directions of a Dirichlet with one extra half"),
 )
 
 
