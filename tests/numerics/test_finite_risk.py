@@ -63,11 +63,12 @@ def test_query_rule_keeps_only_the_diagonal_that_matters():
     S = toeplitz(3, 0.5)
     Sq = np.diag([1.0, 2.0, 0.5])
     rule = fr.query_rule(fr.Model(S, Sq, 1.0, 0.0))
+    # exact up to the nodes pruned at relative weight PRUNE = 1e-12 (measured 2e-12 relative)
     EQ, EQ2 = rule.wq @ rule.Q, rule.wq @ rule.Q**2
-    assert EQ * (rule.wa @ rule.a) == pytest.approx(np.trace(S @ Sq), rel=1e-12)
-    assert EQ * (rule.wa @ rule.b) == pytest.approx(np.trace(S @ S @ Sq), rel=1e-12)
+    assert EQ * (rule.wa @ rule.a) == pytest.approx(np.trace(S @ Sq), rel=1e-10)
+    assert EQ * (rule.wa @ rule.b) == pytest.approx(np.trace(S @ S @ Sq), rel=1e-10)
     M = S @ Sq
-    assert EQ2 * (rule.wa @ rule.a**2) == pytest.approx(2 * np.trace(M @ M) + np.trace(M) ** 2, rel=1e-12)
+    assert EQ2 * (rule.wa @ rule.a**2) == pytest.approx(2 * np.trace(M @ M) + np.trace(M) ** 2, rel=1e-10)
 
 
 def test_bad_inputs_raise():
