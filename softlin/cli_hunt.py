@@ -43,7 +43,7 @@ from pathlib import Path
 from . import certio
 from .claims import budgets, progress, registry, scenario as scen
 from .claims.base import claim_rng
-from .cli_verify import EXIT_FAILED, EXIT_OK, UsageError
+from .cli_verify import EXIT_FAILED, EXIT_OK, InternalError, UsageError
 
 DEFAULT_OUT = Path("reports") / "hunt"
 PROFILE = {"quick": "quick", "standard": "standard"}
@@ -125,8 +125,11 @@ class Hunt:
         self.control_misses: list = []
         self.false_alarm = 0.0
         self.found: Counterexample | None = None
+        self.error = ""
 
     def test(self, user: dict) -> None:
+        if self.error:
+            return                            # an internal error: stop judging, reported after the run
         user = {**user, "seed": self.seed}
         merged, region = classify(self.claim, user, self.budget)
         if self.found is None and self.runs >= self.n:
@@ -159,8 +162,9 @@ class Hunt:
             self.undecided_runs += verdict["undecided"] > 0
             self.control_misses += [{"check": name, "scenario": user} for name in verdict["control_misses"]]
             if verdict["false_alarm"] > self.space.per_run_false_alarm:
-                raise RuntimeError(f"{self.claim.id}: a run has family-wise false alarm {verdict['false_alarm']:g}"
-                                   f" above the hunt's stated {self.space.per_run_false_alarm:g} per run")
+                self.error = (f"{self.claim.id}: a run has family-wise false alarm {verdict['false_alarm']:g} "
+                              f"above the hunt's stated {self.space.per_run_false_alarm:g} per run")
+                return
         else:
             self.shrink_runs += 1
         if verdict["failing"]:
@@ -182,6 +186,8 @@ class Hunt:
             hunt_test()
         except Counterexample as exc:
             self.found = exc                  # Hypothesis re-raises the shrunk (last) failing example
+        if self.error:
+            raise InternalError(self.error)
 
 
 def _spaces() -> dict:

@@ -10,7 +10,8 @@ Space (per claim, `SPACES`):
   the singular ones (r < d) and Gamma = 0 included; mean m, interaction U, value V (k x d, k in
   1..3); query covariance Sigma_q = C C^T (singular allowed; `asm-3.3` assumes it positive
   definite, so a singular one is drawn on purpose and classified outside the hypotheses).
-- entries on a grid: B, m, V, C in {-1, -3/4, ..., 1}, U in {-1/2, -3/8, ..., 1/2}. Products of
+- entries on a grid: B, m, V, C in {-1, -3/4, ..., 1}, U in {-1/2, -3/8, ..., 1/2} (asm-3.3: in
+  {-1, -3/4, ..., 1}, so that lambda >= 1/2 is drawn often). Products of
   dyadic numbers are exact in binary and in decimal, so the TOML file holds the scenario exactly,
   and Hypothesis shrinks each entry towards 0 (a shrunk counterexample has few non-zero entries).
 - prompt lengths: 1 to 3 strictly increasing lengths from {4, 8, ..., 128}; trials fixed per budget.
@@ -48,20 +49,22 @@ def _grid(shape, steps: int, denominator: int):
 
 
 @st.composite
-def common_scenarios(draw, max_d: int, max_rank: int, budget: str):
-    """Common keys (docs/design.md, "Scenarios") as plain lists."""
+def common_scenarios(draw, max_d: int, max_rank: int, budget: str, u_denominator: int = 8):
+    """Common keys (docs/design.md, "Scenarios") as plain lists. The matrices are drawn at the largest
+    size and cut to d (rows of V to k, columns of B to r), so that when Hypothesis lowers d, k or r the
+    remaining entries keep their values and the shrinker can make d small."""
     d = draw(st.integers(1, max_d), label="d")
     r = draw(st.integers(0, min(d, max_rank)), label="rank of B")
-    B = draw(_grid((d, r), 4, 4), label="B")
     k = draw(st.integers(1, 3), label="rows of V")
-    C = draw(_grid((d, d), 4, 4), label="C")
+    B = draw(_grid((max_d, max_rank), 4, 4), label="B")[:d, :r]
+    C = draw(_grid((max_d, max_d), 4, 4), label="C")[:d, :d]
     Ls = sorted(draw(st.sets(st.sampled_from(LENGTHS), min_size=1, max_size=3), label="L"))
     return {
         "d": d,
-        "mean": draw(_grid((d,), 4, 4), label="mean").tolist(),
+        "mean": draw(_grid((max_d,), 4, 4), label="mean")[:d].tolist(),
         "cov": (B @ B.T).tolist(),
-        "U": draw(_grid((d, d), 4, 8), label="U").tolist(),
-        "V": draw(_grid((k, d), 4, 4), label="V").tolist(),
+        "U": draw(_grid((max_d, max_d), 4, u_denominator), label="U")[:d, :d].tolist(),
+        "V": draw(_grid((3, max_d), 4, 4), label="V")[:k, :d].tolist(),
         "query_cov": (C @ C.T).tolist(),
         "L": [int(L) for L in Ls],
         "trials": TRIALS[budget],
@@ -111,5 +114,6 @@ SPACES = {
     "lemma-2.1": Space(lambda budget: common_scenarios(6, 4, budget), lemma_region, 3e-6,
                        (("known defect: V Gamma V^T = 0 (numerator test degenerate)", degenerate_numerator),)),
     # asm-3.3's exact rational tables grow fast with d: d <= 3 keeps one run near 10 s.
-    "asm-3.3": Space(lambda budget: common_scenarios(3, 3, budget), asm_region, 1e-6),
+    # U entries up to 1 (not 1/2): both sides of the threshold lambda = 1/2 are drawn often.
+    "asm-3.3": Space(lambda budget: common_scenarios(3, 3, budget, 4), asm_region, 1e-6),
 }
