@@ -101,7 +101,7 @@ def classify(claim, user: dict, budget: str) -> tuple[dict | None, str]:
 
 def reason_key(message: str) -> str:
     """A rejection message without its values (matrices, numbers), so that reasons can be counted."""
-    return re.sub(r"-?\d[\d.e+-]*", "#", re.sub(r"\[.*\]", "[...]", message))
+    return re.sub(r"(?<![\w.-])-?\d[\d.e+-]*", "#", re.sub(r"\[.*\]", "[...]", message))
 
 
 def judge(cert: dict) -> dict:

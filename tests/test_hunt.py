@@ -65,7 +65,7 @@ def test_scenarios_outside_the_routes_are_classified_with_the_reason():
     user = {"d": 4, "cov": np.eye(4).tolist(), "mean": [0.0] * 4, "U": np.zeros((4, 4)).tolist(),
             "V": [[1.0, 0, 0, 0]], "query_cov": np.eye(4).tolist(), "L": [4], "trials": 800, "delta": 1e-3}
     merged, reason = classify(registry.get("lemma-2.1"), user, "quick")
-    assert merged is None and reason.startswith("cov has rank #")
+    assert merged is None and reason.startswith("cov has rank #: lemma-2.1's")
 
 
 def _stand_in(monkeypatch, verdict):
