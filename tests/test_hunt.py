@@ -176,3 +176,15 @@ def test_hunt_finds_nothing_in_asm_3_3_on_the_committed_code(tmp_path):
     assert cli.main(["hunt", "asm-3.3", "--examples", "8", "--out", str(tmp_path)]) == 0
     out = json.loads((tmp_path / "asm-3.3.json").read_text())
     assert out["result"] == "nothing found" and out["runs"] + sum(out["outside_hypotheses"].values()) == 8
+
+
+@pytest.mark.slow
+def test_hunt_finds_a_deviation_bound_fifty_times_too_small_in_lemma_2_1(monkeypatch, tmp_path):
+    # The bound (Chebyshev on the numerator, Maurer on the denominator) is loose: only a much smaller
+    # constant bites at the quick budget.
+    from softlin.claims import battery
+    right = battery.deviation_bound
+    monkeypatch.setattr(battery, "deviation_bound", lambda L, delta, w, n: 0.02 * right(L, delta, w, n))
+    assert cli.main(["hunt", "lemma-2.1", "--examples", "50", "--max-shrink", "10", "--out", str(tmp_path)]) == 1
+    failing = json.loads((tmp_path / "lemma-2.1-counterexample.json").read_text())
+    assert any("eps_L(delta)) <= delta" in c["name"] for c in failing)
