@@ -6,6 +6,7 @@
                    [--out DIR] [--quiet] [--max-minutes M]
     softlin verify --check [CLAIM ...] [--out DIR]
     softlin report [--check] [--out DIR] [--preview]
+    softlin hunt CLAIM [--examples N] [--seed S] [--budget quick|standard] [--out DIR] [--json PATH|-]
 
 Exit codes: 0 all verified (or up to date); 1 something refuted or inconclusive, or stale output;
 2 usage or input error, found before any work and reported on one line (nothing written);
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from .claims import budgets, progress, registry
 from .claims.base import PROFILES
+from .cli_hunt import add_parser as add_hunt_parser, cmd_hunt
 from .cli_verify import DEFAULT_OUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, InternalError, UsageError, cmd_verify
 
 ISSUES = "https://github.com/softlin/softlin/issues"
@@ -56,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--check", action="store_true", help="re-run the claims of the certificates in --out "
                         "(default reports) at their profile and seed; exit 1 naming each that would change; "
                         "writes nothing")
+    add_hunt_parser(sub)
     report = sub.add_parser("report", help="render pages from reports/certificates")
     report.add_argument("--check", action="store_true", help="exit 1 if re-rendering would change a page")
     report.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -167,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_derive(args)
         if args.command == "verify":
             return cmd_verify(args)
+        if args.command == "hunt":
+            return cmd_hunt(args)
         return cmd_report(args)
     except (UsageError, ValueError, OSError) as exc:
         progress.clear()

@@ -1,0 +1,295 @@
+"""`softlin hunt CLAIM`: search a claim's hypothesis space for a counterexample (docs/design.md, "Hunt").
+
+Hypothesis draws scenarios from the claim's space (softlin/cli_hunt_strategies.py) and runs the claim at
+a small budget on each (profile `quick` for `--budget quick`, `standard` for `--budget standard`,
+seed S fixed in the scenario, so one scenario always gives the same run and Hypothesis's shrinker
+sees a deterministic test). An example is
+
+- outside hypotheses: the claim's validation or its structural limits (claims/budgets.py) reject it;
+  counted per reason, never run;
+- a counterexample: some check that is not a control has passed = False (refuted). A check with
+  passed = None is undecided, not a counterexample; a failed control (a wrong formula that this
+  scenario's Monte Carlo did not refute although its power was >= 0.999) is a miss of the test's
+  power, counted as `control_misses`, not evidence against the claim; an exception on a validated
+  scenario is a counterexample too (a crash);
+- otherwise counted in its region (cli_hunt_strategies.region).
+
+On the first counterexample Hypothesis shrinks it (entries towards 0, smaller d, fewer lengths),
+re-running the claim on each candidate; the smallest one that still fails is written as
+`<out>/<claim>-counterexample.toml` (re-run it with `softlin verify CLAIM --scenario FILE
+--profile quick`) and its failing checks as `<out>/<claim>-counterexample.json`.
+
+Multiple testing. Each run of the correct claim has a failed statistical check with probability at
+most p_run (its montecarlo checks times base.CHECK_FALSE_ALARM = 1e-6, union bound; the space states
+p_run and every run's certificate is checked against it). The hunt reports a counterexample on
+correct code only if one of the generate phase's runs false-alarms (shrinking starts after one
+has), and at most N runs are made there (enforced here, not left to Hypothesis), so the hunt's
+family-wise false alarm is at most sum of p_run over those runs <= N p_run: printed and in the JSON.
+The claims' per-check level is fixed at 1e-6 (no claim takes a smaller one), so the stated level
+grows with N instead of the per-example level shrinking with it: 3e-4 for lemma-2.1 at N = 100.
+Deterministic checks (symbolic, quadrature) carry no false alarm: their failure is a finding.
+
+Exit codes as `verify`: 0 nothing found, 1 counterexample, 2 bad input, 3 internal error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+from . import certio
+from .claims import budgets, progress, registry, scenario as scen
+from .claims.base import claim_rng
+from .cli_verify import EXIT_FAILED, EXIT_OK, InternalError, UsageError
+
+DEFAULT_OUT = Path("reports") / "hunt"
+PROFILE = {"quick": "quick", "standard": "standard"}
+OUTSIDE = "outside hypotheses"
+# The claims with a hunt space (cli_hunt_strategies.SPACES, imported lazily: Hypothesis loads only for hunt).
+SUPPORTED = ("lemma-2.1", "asm-3.3")
+
+
+class Counterexample(Exception):
+    """Raised inside the Hypothesis test so that it shrinks; carries the failing run."""
+
+    def __init__(self, scenario: dict, failing: list):
+        super().__init__(f"{len(failing)} failing checks")
+        self.scenario, self.failing = scenario, failing
+
+
+def toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v)          # shortest round-trip form; always has '.' or 'e'
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    raise TypeError(f"no TOML form for {type(v).__name__}")
+
+
+def to_toml(scenario: dict, header: str = "") -> str:
+    """A scenario (flat keys, then [tables]) as TOML that `scenario.load_toml` reads back exactly."""
+    lines = [f"# {line}" for line in header.splitlines()]
+    lines += [f"{k} = {toml_value(v)}" for k, v in scenario.items() if not isinstance(v, dict)]
+    for k, table in scenario.items():
+        if isinstance(table, dict):
+            lines += ["", f"[{k}]"] + [f"{kk} = {toml_value(vv)}" for kk, vv in table.items()]
+    return "\n".join(lines) + "\n"
+
+
+def classify(claim, user: dict, budget: str) -> tuple[dict | None, str]:
+    """(merged scenario, region) or (None, reason) when the claim's hypotheses or limits reject it."""
+    try:
+        merged = scen.merge(claim.default_scenario(), user, claim.scenario_keys)
+        validated = (claim.validate or scen.common)(merged)
+        budgets.estimate(claim.id, validated, PROFILE[budget])
+    except ValueError as exc:
+        return None, reason_key(str(exc))
+    space = _spaces()[claim.id]
+    for label, defective in space.known_defects:
+        if defective(validated):
+            return None, label
+    return merged, space.region(validated)
+
+
+def reason_key(message: str) -> str:
+    """A rejection message without its values (matrices, numbers), so that reasons can be counted."""
+    return re.sub(r"(?<![\w.-])-?\d[\d.e+-]*", "#", re.sub(r"\[.*\]", "[...]", message))
+
+
+def judge(cert: dict) -> dict:
+    """The hunt's reading of one certificate (module docstring)."""
+    checks = cert["checks"]
+    return {"failing": [c for c in checks if c["passed"] is False and c["kind"] != "control"],
+            "control_misses": [c["name"] for c in checks if c["passed"] is False and c["kind"] == "control"],
+            "undecided": sum(c["passed"] is None for c in checks),
+            "false_alarm": cert["reliability"]["family_wise_false_alarm"]}
+
+
+class Hunt:
+    """State of one hunt: counters, the run cap of the generate phase, the last counterexample."""
+
+    def __init__(self, claim, n: int, seed: int, budget: str, max_shrink: int = 100):
+        self.claim, self.n, self.seed, self.budget, self.max_shrink = claim, n, seed, budget, max_shrink
+        self.space = _spaces()[claim.id]
+        self.regions: dict[str, int] = {}
+        self.outside: dict[str, int] = {}
+        self.runs = self.shrink_runs = self.undecided_runs = self.skipped = 0
+        self.control_misses: list = []
+        self.false_alarm = 0.0
+        self.found: Counterexample | None = None
+        self.error = ""
+
+    def test(self, user: dict) -> None:
+        if self.error:
+            return                            # an internal error: stop judging, reported after the run
+        user = {**user, "seed": self.seed}
+        merged, region = classify(self.claim, user, self.budget)
+        if self.found is None and self.runs >= self.n:
+            self.skipped += 1                 # never more than N judged runs before a failure
+            return
+        if self.found is not None and self.shrink_runs >= self.max_shrink:
+            if user == self.found.scenario:   # Hypothesis replays the smallest failure: keep it failing
+                raise self.found
+            return                            # shrink budget spent: no candidate is accepted any more
+        if merged is None:
+            if self.found is None:
+                self.outside[region] = self.outside.get(region, 0) + 1
+            return
+        progress.progress(f"hunt {self.claim.id}: example {self.runs + 1}/{self.n}" if self.found is None
+                          else f"hunt {self.claim.id}: shrinking (run {self.shrink_runs + 1})")
+        try:
+            cert = json.loads(certio.dumps(self.claim.run(merged, PROFILE[self.budget],
+                                                          claim_rng(self.seed, self.claim.id))))
+        except Exception as exc:        # a validated scenario must not crash the claim
+            verdict = {"failing": [{"name": "the claim runs on a validated scenario", "kind": "crash",
+                                    "passed": False, "value": f"{type(exc).__name__}: {exc}", "bound": None,
+                                    "detail": "an exception, not a verdict"}],
+                       "control_misses": [], "undecided": 0, "false_alarm": 0.0}
+        else:
+            verdict = judge(cert)
+        if self.found is None:
+            self.runs += 1
+            self.regions[region] = self.regions.get(region, 0) + 1
+            self.false_alarm += max(verdict["false_alarm"], self.space.per_run_false_alarm)
+            self.undecided_runs += verdict["undecided"] > 0
+            self.control_misses += [{"check": name, "scenario": user} for name in verdict["control_misses"]]
+            if verdict["false_alarm"] > self.space.per_run_false_alarm:
+                self.error = (f"{self.claim.id}: a run has family-wise false alarm {verdict['false_alarm']:g} "
+                              f"above the hunt's stated {self.space.per_run_false_alarm:g} per run")
+                return
+        else:
+            self.shrink_runs += 1
+        if verdict["failing"]:
+            self.found = Counterexample(user, verdict["failing"])
+            raise self.found
+
+    def run(self) -> None:
+        from hypothesis import HealthCheck, Phase, given, seed, settings
+
+        @seed(self.seed)
+        @settings(max_examples=self.n, database=None, deadline=None, derandomize=False,
+                  phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
+                  print_blob=False, report_multiple_bugs=False, verbosity=_quiet())
+        @given(self.space.scenarios(self.budget))
+        def hunt_test(user):
+            self.test(user)
+
+        try:
+            hunt_test()
+        except Counterexample as exc:
+            self.found = exc                  # Hypothesis re-raises the shrunk (last) failing example
+        if self.error:
+            raise InternalError(self.error)
+
+
+def _spaces() -> dict:
+    from .cli_hunt_strategies import SPACES
+    return SPACES
+
+
+def _quiet():
+    from hypothesis import Verbosity
+    return Verbosity.quiet
+
+
+def add_parser(sub) -> None:
+    hunt = sub.add_parser("hunt", help="search a claim's hypothesis space for a counterexample (Hypothesis)")
+    hunt.add_argument("claim", help=f"claim id (supported: {', '.join(SUPPORTED)})")
+    hunt.add_argument("--examples", type=int, default=100, help="scenarios judged before giving up (default 100)")
+    hunt.add_argument("--seed", type=int, default=0, help="seed of Hypothesis and of every claim run (default 0)")
+    hunt.add_argument("--budget", choices=tuple(PROFILE), default="quick", help="claim profile per example")
+    hunt.add_argument("--max-shrink", type=int, default=100, help="claim runs spent shrinking (default 100)")
+    hunt.add_argument("--scheduler", help="not yet supported (exit 2)")
+    hunt.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    hunt.add_argument("--json", dest="json_path", help="also write the summary JSON to PATH (- for stdout)")
+
+
+def check_args(args):
+    """The claim's space, or UsageError/ValueError naming the bad value, before any work."""
+    if args.scheduler is not None:
+        raise UsageError(f"--scheduler {args.scheduler!r}: a scheduler is not yet supported; hunt runs in-process")
+    claim = registry.get(args.claim)
+    if claim.id not in SUPPORTED:
+        raise ValueError(f"hunt does not support {claim.id!r} yet (supported: {', '.join(SUPPORTED)})")
+    if args.examples < 1:
+        raise ValueError(f"--examples {args.examples} must be >= 1")
+    if args.max_shrink < 0:
+        raise ValueError(f"--max-shrink {args.max_shrink} must be >= 0")
+    if args.seed < 0:
+        raise ValueError(f"--seed {args.seed} must be >= 0")
+    for p in (args.out, *args.out.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise ValueError(f"--out {str(args.out)!r}: {str(p)!r} is a file, not a directory")
+            break
+    if args.json_path not in (None, "-") and Path(args.json_path).is_dir():
+        raise ValueError(f"--json {args.json_path!r} is a directory; give a file name")
+    return claim
+
+
+def summary(h: Hunt, seconds: float) -> dict:
+    space = h.space
+    out = {"format": 1, "command": "hunt", "claim": h.claim.id, "examples": h.n, "seed": h.seed,
+           "budget": h.budget, "profile": PROFILE[h.budget], "result": "counterexample" if h.found else "nothing found",
+           "runs": h.runs, "shrink_runs": h.shrink_runs, "seconds": round(seconds, 1),
+           "regions": dict(sorted(h.regions.items())), OUTSIDE.replace(" ", "_"): dict(sorted(h.outside.items())),
+           "undecided_runs": h.undecided_runs, "control_misses": h.control_misses,
+           "false_alarm": {"per_run": space.per_run_false_alarm, "family_wise": h.false_alarm,
+                           "stated": h.n * space.per_run_false_alarm,
+                           "how": "union bound over the generate phase's claim runs (at most N), each at most "
+                                  "its montecarlo checks x 1e-6"}}
+    if h.found:
+        out["counterexample"] = {"scenario": h.found.scenario, "failing_checks": h.found.failing}
+    return out
+
+
+def cmd_hunt(args) -> int:
+    claim = check_args(args)
+    hunt = Hunt(claim, args.examples, args.seed, args.budget, args.max_shrink)
+    start = time.perf_counter()
+    progress.enable(True)               # draws only on a terminal
+    try:
+        hunt.run()
+    finally:
+        progress.clear()
+    result = summary(hunt, time.perf_counter() - start)
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = args.out / claim.id
+    if hunt.found:
+        toml = Path(f"{stem}-counterexample.toml")
+        toml.write_text(to_toml(hunt.found.scenario, f"softlin hunt {claim.id} --seed {args.seed} --budget "
+                                f"{args.budget}: counterexample\nre-run: softlin verify {claim.id} --scenario "
+                                f"{toml} --profile {PROFILE[args.budget]}"))
+        Path(f"{stem}-counterexample.json").write_text(certio.dumps(hunt.found.failing))
+        result["counterexample"]["toml"] = str(toml)
+    text = certio.dumps(result)
+    Path(f"{stem}.json").write_text(text)
+    if args.json_path == "-":
+        sys.stdout.write(text)
+    else:
+        if args.json_path:
+            Path(args.json_path).write_text(text)
+        _print(result)
+    return EXIT_FAILED if hunt.found else EXIT_OK
+
+
+def _print(r: dict) -> None:
+    fa = r["false_alarm"]
+    print(f"hunt {r['claim']}: {r['result']} after {r['runs']} claim runs ({r['seconds']:.0f} s, budget {r['budget']}, "
+          f"seed {r['seed']})")
+    print("regions: " + ", ".join(f"{k}: {v}" for k, v in r["regions"].items()) +
+          f"; outside hypotheses: {sum(r['outside_hypotheses'].values())}")
+    print(f"family-wise false alarm <= {fa['stated']:.2g} (= {r['examples']} x {fa['per_run']:.2g} per run; "
+          f"{fa['family_wise']:.2g} over the runs made); undecided runs: {r['undecided_runs']}; "
+          f"control misses: {len(r['control_misses'])}")
+    if "counterexample" in r:
+        names = "; ".join(c["name"] for c in r["counterexample"]["failing_checks"])
+        print(f"counterexample (shrunk in {r['shrink_runs']} runs): {r['counterexample']['toml']}; failing: {names}")
