@@ -71,3 +71,23 @@ def exact_averages(Gamma, U, V, Sigma_q, Ls, rng, n_queries: int, scale: float =
         values = sample.weights * selfnormalised.exact_mse(tab, terms)
         out.append(ExactAverage(int(L), float(values.mean()), float(values.std(ddof=1) / math.sqrt(n_queries)), values))
     return out
+
+
+ROUNDOFF = 1e-10   # relative spread below which a numerator coordinate is deterministic up to rounding
+
+
+def studentised_numerator(centred: np.ndarray, num: np.ndarray, claimed: np.ndarray) -> np.ndarray:
+    """z = mean / (sd / sqrt n) of Y = num - claimed per (query, coordinate), over the trials axis 0.
+    Where V Gamma V^T = 0 (e.g. Gamma = 0, or a row of V orthogonal to the token spread) every V z'
+    equals V m, Y is rounding noise and the ratio is meaningless (it was: |z| = inf refuted a
+    point-mass Gaussian, found by `softlin hunt`). A coordinate whose spread is below ROUNDOFF times
+    the size of its terms is judged exactly instead: z = 0 when its mean is rounding-sized too,
+    z = inf (a real discrepancy) when not."""
+    n = centred.shape[0]
+    mean, sd = centred.mean(axis=0), centred.std(axis=0, ddof=1)
+    scale = np.mean(np.abs(num), axis=0) + np.mean(np.abs(claimed), axis=0)
+    degenerate = sd <= ROUNDOFF * scale
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = mean / (sd / math.sqrt(n))
+    exact = np.where(np.abs(mean) <= 1e3 * ROUNDOFF * scale, 0.0, np.inf)
+    return np.where(degenerate, exact, z)

@@ -17,8 +17,8 @@ Space (per claim, `SPACES`):
 - prompt lengths: 1 to 3 strictly increasing lengths from {4, 8, ..., 128}; trials fixed per budget.
 
 Known defects (`Space.known_defects`): regions where a check is known to misfire; they are counted
-under their label and not run, so that a hunt reports new failures. There is one: lemma-2.1 with
-V Gamma V^T = 0 (`degenerate_numerator`).
+under their label and not run, so that a hunt reports new failures. There is none now (lemma-2.1 with
+V Gamma V^T = 0 was one, found by this hunt, and is fixed).
 
 Regions (`region`): which part of the hypothesis space a validated scenario falls in (for
 `lemma-2.1` the rank of Gamma; for `asm-3.3` whether lambda = lambda_max(U^T Gamma U Sigma_q) is
@@ -86,15 +86,6 @@ def asm_region(s: dict) -> str:
     return "lambda < 1/2 (c = 2 finite)" if lam < 0.5 else "lambda >= 1/2 (c = 2 infinite)"
 
 
-def degenerate_numerator(s: dict) -> bool:
-    """V Gamma V^T = 0: every V z' equals V m, the numerator statistic of lemma-2.1's battery is
-    rounding noise with a rounding-size spread, and its studentised mean is arbitrarily large (found
-    by this hunt: Gamma = 0, d = 2 gives |z| = inf and `refuted`; pinned by an xfail test in
-    tests/test_hunt.py). A defect of the check, not of the lemma."""
-    V, cov = np.asarray(s["V"], float), np.asarray(s["cov"], float)
-    return float(np.max(np.abs(V @ cov @ V.T))) <= 1e-12
-
-
 @dataclass(frozen=True)
 class Space:
     """A claim's hunt space: `scenarios(budget)` a strategy, `region(validated)` its label, and
@@ -111,8 +102,7 @@ class Space:
 
 SPACES = {
     # rank <= 4 drawn, so rank 4 (above the Gauss-Hermite route's 3) is drawn and classified outside.
-    "lemma-2.1": Space(lambda budget: common_scenarios(6, 4, budget), lemma_region, 3e-6,
-                       (("known defect: V Gamma V^T = 0 (numerator test degenerate)", degenerate_numerator),)),
+    "lemma-2.1": Space(lambda budget: common_scenarios(6, 4, budget), lemma_region, 3e-6),
     # asm-3.3's exact rational tables grow fast with d: d <= 3 keeps one run near 10 s.
     # U entries up to 1 (not 1/2): both sides of the threshold lambda = 1/2 are drawn often.
     "asm-3.3": Space(lambda budget: common_scenarios(3, 3, budget, 4), asm_region, 1e-6),

@@ -50,7 +50,7 @@ import mpmath as mp
 import numpy as np
 from scipy import stats
 
-from ..numerics import attention, kernels
+from ..numerics import attention, kernels, montecarlo
 from ..numerics.significance import power_of_z, z_critical, z_quantile
 from .base import Check, status_of
 from .progress import sweep
@@ -155,9 +155,7 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
         out = acc.result()
         err = np.linalg.norm(out - limit[None, :, :], axis=2)                # (trials, Q)
         centred = (acc.fixed_num - limit[None, :, :] * acc.fixed_den[..., None]) / L   # (trials, Q, k)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z_num = centred.mean(axis=0) / (centred.std(axis=0, ddof=1) / math.sqrt(budget.trials))
-        z_num = np.where(np.isnan(z_num), 0.0, z_num)      # a coordinate with V row 0 is exactly 0
+        z_num = montecarlo.studentised_numerator(centred, acc.fixed_num / L, limit[None, :, :] * acc.fixed_den[..., None] / L)
         series["numerator_z"].append(z_num.tolist())
         if not np.all(np.isfinite(err)):
             raise FloatingPointError(f"non-finite finite-prompt output at L = {L} ({subject.label})")
