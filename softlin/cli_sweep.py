@@ -108,6 +108,7 @@ def cmd_sweep(args) -> int:
     def run(tasks):      # the cluster starts only when some point is not in the store
         if not tasks:
             return iter(())
+        progress.progress(f"sweep {parsed['claim']}: {len(tasks)} of {len(pts)} points to compute; starting Dask")
         clients.append(sx.open_client(args.workers or os.cpu_count() or 1, args.scheduler))
         return sx.run_dask(clients[0], tasks)
 
@@ -123,7 +124,7 @@ def cmd_sweep(args) -> int:
     if not args.quiet:
         print(f"{len(points_)} points of {parsed['claim']} ({parsed['profile']}): {result['computed']} computed, "
               f"{result['reused']} reused from the store, {verified} verified; "
-              f"{time.perf_counter() - start:.1f} s on {workers} workers", file=sys.stdout)
+              f"{time.perf_counter() - start:.1f} s" + (f" on {workers} workers" if clients else ""), file=sys.stdout)
         for p in points_:
             if p["status"] != "verified":
                 print(f"  {p['status']}: {p['params']} ({out / p['certificate']})")

@@ -11,6 +11,7 @@ Fields copied from the certificate's `quantities` (the claim's own numbers; noth
   `measured_slope` and `measured_slope_stderr` (the weighted log-log fit of the query-averaged Monte
   Carlo MSE over the scenario's L), `exact_slope` (the same fit on the exact finite-L MSE at the same L:
   `predicted_slope_tested_range`), `first_order_coefficient` (lim L E err^2, None at and above 1/2),
+  its Monte Carlo estimate `first_order_coefficient_monte_carlo` and `..._stderr` (run for lambda <= 2/7),
   `c2` and `sigma` (the paper's constants, so `paper_exponent` = c2 / sigma^2).
 - prop-3.4: `lambda_max` (= `threshold_lambda`), `exponent` (= `exponent_V`, shared with grad U) and the
   first-order coefficients of grad V and grad U. Its measured slopes are taken at built-in lambdas
@@ -29,6 +30,8 @@ FIELDS = {
     "prop-3.1": {"lambda_max": "lambda_max", "exponent": "exponent", "naive_exponent": "naive_exponent",
                  "measured_slope": "measured_slope", "measured_slope_stderr": "measured_slope_stderr",
                  "exact_slope": "predicted_slope_tested_range", "first_order_coefficient": "first_order_coefficient",
+                 "first_order_coefficient_monte_carlo": "first_order_coefficient_monte_carlo",
+                 "first_order_coefficient_monte_carlo_stderr": "first_order_coefficient_monte_carlo_stderr",
                  "c2": "c2", "sigma": "sigma"},
     "prop-3.4": {"lambda_max": "threshold_lambda", "exponent": "exponent_V",
                  "first_order_coefficient_V": "first_order_coefficient_V",
