@@ -110,3 +110,18 @@ def test_a_sweep_killed_after_its_first_point_resumes_without_recomputing_it(tmp
     after = _bytes(out)
     assert len(after) == 3 and all(after[k] == v for k, v in first.items())
     assert not list(out.rglob("*.tmp"))
+
+
+def test_a_point_certificate_is_the_one_verify_writes_on_its_scenario(tmp_path):
+    """The point's seed and scenario are all it depends on: `softlin verify CLAIM --scenario` on the point's
+    scenario (written as TOML; JSON arrays and numbers are TOML) writes the same bytes."""
+    from softlin import cli
+
+    parsed, pts = _plan({**GRID, "axes": {"lambda": [0.2]}})
+    cs.execute(parsed, pts, tmp_path / "sweep", lambda t: sx.run_inline(t))
+    toml = "".join(f"{k} = {json.dumps(v)}\n" for k, v in pts[0]["scenario"].items() if v is not None)
+    (tmp_path / "point.toml").write_text(toml)
+    assert cli.main(["verify", "lemma-2.1", "--scenario", str(tmp_path / "point.toml"), "--profile", "quick",
+                     "--out", str(tmp_path / "verify"), "--quiet"]) == 0
+    assert (tmp_path / "verify" / "certificates" / "lemma-2.1.json").read_bytes() == \
+        (tmp_path / "sweep" / "points" / f"{pts[0]['key']}.json").read_bytes()
