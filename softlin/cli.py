@@ -7,6 +7,7 @@
     softlin verify --check [CLAIM ...] [--out DIR]
     softlin report [--check] [--out DIR] [--preview]
     softlin hunt CLAIM [--examples N] [--seed S] [--budget quick|standard] [--out DIR] [--json PATH|-]
+    softlin sweep (GRID.toml | --builtin NAME) [--profile P] [--workers N | --scheduler tcp://HOST:PORT] [--out DIR]
 
 Exit codes: 0 all verified (or up to date); 1 something refuted or inconclusive, or stale output;
 2 usage or input error, found before any work and reported on one line (nothing written);
@@ -27,6 +28,7 @@ from pathlib import Path
 from .claims import budgets, progress, registry
 from .claims.base import PROFILES
 from .cli_hunt import add_parser as add_hunt_parser, cmd_hunt
+from .cli_sweep import add_parser as add_sweep_parser, cmd_sweep
 from .cli_verify import DEFAULT_OUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, InternalError, UsageError, cmd_verify
 
 ISSUES = "https://github.com/softlin/softlin/issues"
@@ -64,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--out", type=Path, default=DEFAULT_OUT)
     report.add_argument("--preview", action="store_true",
                         help="also screenshot index.html with headless Chromium into preview.png")
+    add_sweep_parser(sub)
     return parser
 
 
@@ -172,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_verify(args)
         if args.command == "hunt":
             return cmd_hunt(args)
+        if args.command == "sweep":
+            return cmd_sweep(args)
         return cmd_report(args)
     except (UsageError, ValueError, OSError) as exc:
         progress.clear()
