@@ -62,6 +62,10 @@ def test_verify_on_a_user_scenario_writes_certificate_and_pages(tmp_path, capsys
 
 
 def test_derive_check_fails_with_a_diff_and_the_fix_command_when_stale(tmp_path, monkeypatch, capsys):
+    # The staleness path, not the proofs (the slow tier and CI run `derive --check` with every proof):
+    # one cheap group stands in for the catalogue.
+    from softlin.derivations import catalogue
+    monkeypatch.setattr(catalogue, "GROUPS", {"deviation": catalogue.GROUPS["deviation"]})
     stale = tmp_path / "_generated.py"
     stale.write_text(emit.generated_source() + "# hand edit\n")
     monkeypatch.setattr(emit, "GENERATED_PATH", stale)
@@ -84,6 +88,7 @@ def test_subprocess_derive_check_passes_on_the_committed_tree():
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
 
 
+@pytest.mark.slow  # ~11 s (a real subprocess run; in-process, --json to a file and bad input are covered by the default run)
 def test_subprocess_verify_json_to_stdout_and_bad_claim(tmp_path):
     result = _run(["verify", "mixture", "--profile", "quick", "--out", str(tmp_path), "--json", "-"], tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]

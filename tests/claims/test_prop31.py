@@ -85,6 +85,7 @@ def _wrong_cov(Gamma, V, a):
     return math.exp((a.T @ Gamma @ a).item()) * V @ Gamma @ V.T
 
 
+@pytest.mark.slow   # one of prop-3.1's several sensitivity tests; the default run keeps the others
 def test_c1_without_the_gamma_a_a_gamma_term_is_refuted_by_monte_carlo():
     cert = _run(cov_kernel=_wrong_cov, regimes=(), beyond=False)
     failed = _failed(cert)
@@ -99,6 +100,7 @@ def _wrong_coefficient(Gamma, U, V, Sq):
     return float(np.linalg.det(R) ** -0.5 * np.trace(V @ Gamma @ V.T))
 
 
+@pytest.mark.slow   # one of prop-3.1's several sensitivity tests; the default run keeps the others
 def test_averaged_coefficient_without_the_n_term_is_refuted_by_monte_carlo():
     cert = _run(profile="standard", coefficient=_wrong_coefficient, regimes=(), beyond=False)
     mc = {c["name"]: c["passed"] for c in cert["checks"] if c["kind"] == "montecarlo"}
@@ -165,6 +167,7 @@ def test_random_admissible_scenarios_below_the_threshold_are_verified(seed):
                                           if c["passed"] is not True]
 
 
+@pytest.mark.slow   # CI's `softlin verify --check` re-runs every certificate; here seed sensitivity too
 def test_same_seed_gives_byte_identical_certificates():
     small = {"L": [16, 64], "trials": 200}
     a = _run(small, regimes=(), beyond=False)
