@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from ..derivations import catalogue, selfnormalised_error
-from ..numerics import authors_sgd, finite_risk as fr
+from ..numerics import authors_sgd, finite_risk as fr, scalar_risk as sr
 from ..numerics import significance as sig
 from .base import Check
 from .common import symbolic_check
@@ -55,7 +55,6 @@ def optimum_curve(model, d: int, s2: float, Ls: list[int]) -> dict:
     authors' heuristic optimum mu(omega) = omega / (omega^2 + (1 + s2) e^{d omega^2} / L) minimised over
     omega, and the exact risk that the heuristic optimum really achieves (isotropic inputs)."""
     from scipy.optimize import minimize_scalar
-    from ..numerics import kernels
     out = {"L": Ls, "exact": [], "heuristic": []}
     for L in Ls:
         surface = fr.RiskSurface(model, L, OMEGA_MAX)
@@ -63,9 +62,12 @@ def optimum_curve(model, d: int, s2: float, Ls: list[int]) -> dict:
         out["exact"].append({"mu": mu, "omega": om, "risk": R})
 
         def heur(w):
-            h = float(kernels.scalar_heuristic_pair(w * w, d, s2)) / L
-            m = w / (w * w + h)
-            return (1 - m * w) ** 2 + s2 + m * m * h, m
+            # the heuristic risk R_inf + heuristic / L (emitted kernels) is quadratic in mu: its three values
+            # at mu = 0, +-1 give mu*(omega) = omega / (omega^2 + (1 + s2) e^{d omega^2} / L) without retyping it
+            r = {m: sr.infinite_risk([m], [w], s2) + sr.heuristic([m], [w], d, s2) / L for m in (0.0, 1.0, -1.0)}
+            c1, c2 = (r[1.0] - r[-1.0]) / 2, (r[1.0] + r[-1.0]) / 2 - r[0.0]
+            m = -c1 / (2 * c2)
+            return r[0.0] + c1 * m + c2 * m * m, m
         res = minimize_scalar(lambda w: heur(w)[0], bounds=(1e-3, OMEGA_MAX), method="bounded", options={"xatol": 1e-7})
         hm = heur(res.x)[1]
         out["heuristic"].append({"mu": hm, "omega": float(res.x), "predicted_risk": heur(res.x)[0],
