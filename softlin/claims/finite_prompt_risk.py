@@ -206,8 +206,11 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
                   "mc_risk_by_L": mc_risk, "optima": optima, "design": dz,
                   **exact_quantities,
                   "family_wise_false_alarm": FALSE_ALARM + exact_section.FALSE_ALARM}
+    heads = exact_quantities["two_heads"]
+    series = exact_section.heads.series(exact_quantities["optimum_curve"], heads.get("optimum"),
+                                            sr.infinite_risk(np.ones(1), np.ones(1), s2))   # R_inf at its minimiser p = 1
     return certificate(CLAIM, {"seed": s["seed"], "scalar": s.get("scalar", {})}, profile, s["seed"], checks,
-                       quantities, provenance=provenance())
+                       quantities, series=series, provenance=provenance())
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate)

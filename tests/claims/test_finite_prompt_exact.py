@@ -49,7 +49,7 @@ def test_authors_generator_is_refuted_for_a_correlated_sigma():
 
 
 @pytest.mark.parametrize("bad", [
-    {"points": [{"mu": [1.0, 2.0], "omega": [0.1, 0.2], "L": 5}]},       # two heads: not covered
+    {"points": [{"mu": [1.0, 2.0, 0.5], "omega": [0.1, 0.2, 0.3], "L": 5}]},   # three heads: not covered
     {"points": [{"mu": [1.0], "omega": [0.1]}]},                          # L missing
     {"points": [{"mu": [1.0], "omega": [0.1], "L": 0}]},
     {"sigma": [[1.0, 2.0], [2.0, 1.0]], "d": 2},                          # not positive definite
@@ -60,3 +60,30 @@ def test_bad_points_and_sigma_raise(bad):
     s["scalar"] = {**s["scalar"], **bad}
     with pytest.raises(ValueError):
         fpr.validate(s)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("slip", ["cross-participation-product", "cross-term-dropped"])
+def test_a_slipped_two_head_cross_term_is_refuted(monkeypatch, slip):
+    """Two plausible slips of the two-head cross term: the cross participation ratio A_12 = E sum_i
+    p_i(c_1) p_i(c_2) replaced by the product A_11 A_22 of the one-head ones (as if the heads' weights
+    were independent), and the cross term 2 mu_1 mu_2 P_12 dropped. The Monte Carlo route must refute each
+    at the default two-head points (the one-head points are unaffected)."""
+    from softlin.numerics import finite_risk_heads as frh
+    if slip == "cross-participation-product":
+        original = frh.PairTable.moments
+
+        def slipped(self, k1):
+            A11, A22, _, B11, B22, B12 = original(self, k1)
+            return A11, A22, A11 * A22, B11, B22, B12
+        monkeypatch.setattr(frh.PairTable, "moments", slipped)
+    else:
+        original = kernels.finite_risk_heads_integrand
+
+        def slipped(mu1, mu2, *rest):
+            # the cross term is the part bilinear in (mu1, mu2): f(mu1, mu2) - f(mu1, 0) - f(0, mu2) + f(0, 0)
+            cross = original(mu1, mu2, *rest) - original(mu1, 0.0, *rest) - original(0.0, mu2, *rest) + original(0.0, 0.0, *rest)
+            return original(mu1, mu2, *rest) - cross
+        monkeypatch.setattr(kernels, "finite_risk_heads_integrand", slipped)
+    checks, _ = _section()
+    assert any(c.passed is False for c in checks if c.kind == "montecarlo"), checks
