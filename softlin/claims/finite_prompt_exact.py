@@ -32,7 +32,7 @@ import numpy as np
 from ..derivations import catalogue, selfnormalised_error
 from ..numerics import authors_sgd, finite_risk as fr, finite_risk_heads as frh, heads_montecarlo, scalar_risk as sr
 from ..numerics import significance as sig
-from . import finite_prompt_heads as heads
+from . import finite_prompt_heads as heads, finite_prompt_rate as rate
 from .base import Check
 from .common import symbolic_check
 
@@ -236,8 +236,13 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
         one_head = {L: (e["mu"], e["omega"]) for L, e in zip(curve["L"], curve["exact"])}
         heads_checks, heads_result["optimum"] = heads.optimum_checks(model, profile, one_head)
         checks += heads_checks
+    rate_result = None
+    if isotropic and optimum and profile != "quick":
+        # R*_inf = R_inf at p = mu omega = 1 (its minimiser), from the emitted kernel
+        rate_checks, rate_result = rate.run(model, d, s2, sr.infinite_risk(np.ones(1), np.ones(1), s2))
+        checks += rate_checks
     quantities = {
-        "optimum_curve": curve, "two_heads": heads_result,
+        "optimum_curve": curve, "two_heads": heads_result, "optimum_rate": rate_result,
         "points": points, "exact_risk": [e.value for e in exact], "exact_risk_error": [e.error for e in exact],
         "mc_risk": mc, "mc_risk_stderr": mc_se, "exact_infinite_risk": r_inf,
         "mc_excess": [m[0] for m in mc_ex], "mc_excess_stderr": [m[1] for m in mc_ex],

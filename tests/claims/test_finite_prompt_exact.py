@@ -10,8 +10,13 @@ from softlin.claims.base import claim_rng
 from softlin.numerics import kernels
 
 
-def _section(scenario=None):
-    """The exact section alone (no 1/L fit, no optimum curve): its checks and quantities."""
+def _section(scenario=None, heads=True):
+    """The exact section alone (no 1/L fit, no optimum curve): its checks and quantities; heads=False
+    keeps only the default one-head points (the one-head slips do not need the costlier two-head ones)."""
+    if scenario is None and not heads:
+        scenario = fpr.default_scenario()
+        scenario["scalar"] = {**scenario["scalar"],
+                              "points": [p for p in section.default_points() if len(p["mu"]) == 1]}
     s = fpr.validate(scenario or fpr.default_scenario())
     one_head = lambda m, o: float(kernels.scalar_first_order(np.array([[m]]), np.array([[o]]), s["d"], s["s2"])[0, 0])
     return section.run(s, "quick", claim_rng(0, "finite-prompt-risk"), first_order=one_head, optimum=False)
@@ -31,7 +36,7 @@ def test_a_slipped_integrand_is_refuted(monkeypatch, slip):
             return f + mu**2 * tau * omega**2 * k2 * A
         return f - mu**2 * (tau * tr_p + s2) * A
     monkeypatch.setattr(kernels, "finite_risk_integrand", slipped)
-    checks, _ = _section()
+    checks, _ = _section(heads=False)
     assert any(c.passed is False for c in checks if c.kind == "montecarlo"), checks
 
 
@@ -87,3 +92,23 @@ def test_a_slipped_two_head_cross_term_is_refuted(monkeypatch, slip):
         monkeypatch.setattr(kernels, "finite_risk_heads_integrand", slipped)
     checks, _ = _section()
     assert any(c.passed is False for c in checks if c.kind == "montecarlo"), checks
+
+
+@pytest.mark.slow
+def test_optimum_rate_judged_and_wrong_constants_refuted():
+    """L (R*_L - R*_inf) -> c* on the exact surface (d = 5, s2 = 0.1): the derived c* passes; the authors'
+    heuristic constant min_omega (1 + s2) e^{d omega^2} / omega^2 and C1 at omega* + 0.02 are refuted."""
+    from scipy.optimize import minimize_scalar
+
+    from softlin.claims import finite_prompt_rate as rate
+    from softlin.numerics import finite_risk as fr, scalar_risk as sr
+    model = fr.Model(np.eye(5), np.eye(5), 0.2, 0.1)
+    r_inf = sr.infinite_risk(np.ones(1), np.ones(1), 0.1)
+    checks, q = rate.run(model, 5, 0.1, r_inf)
+    assert checks[0].passed is True, checks
+    heur = minimize_scalar(lambda w: sr.heuristic(np.array([1 / w]), np.array([w]), 5, 0.1), bounds=(0.05, 1.0),
+                           method="bounded").fun
+    w = q["omega_star"] + 0.02
+    for wrong in (heur, sr.first_order(np.array([1 / w]), np.array([w]), 5, 0.1)):
+        checks, _ = rate.run(model, 5, 0.1, r_inf, c_star=wrong)
+        assert checks[0].passed is False, (wrong, checks)

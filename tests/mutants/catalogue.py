@@ -344,6 +344,18 @@ MUTANTS: tuple[Mutant, ...] = (
            ("finite-prompt-risk",),
            "E G_h G_k = B_hk + c_h c_k (1 - A_hk): the two Stein means' corrections merged into the cross "
            "participation ratio (right on the diagonal only if A_hh counted twice)"),
+    Mutant("selfnormalised-pair-ordered-pairs-L-squared", "numerics/selfnormalised_pair.py",
+           "+ (L - 1) / L * area * float(np.sum(w2 * psi[0] * psi[1]))",
+           "+ area * float(np.sum(w2 * psi[0] * psi[1]))",
+           ("finite-prompt-risk",),
+           "the i != j part of B_12 weighted by L^2 instead of L (L - 1) ordered pairs",
+           ("tests/numerics/test_selfnormalised_pair.py::test_equal_temperatures_are_the_one_head_moments",)),
+    Mutant("finite-prompt-rate-log-term-dropped", "softlin/claims/finite_prompt_rate.py",
+           "X = np.array([[1.0, 1.0 / L, np.log(L) / L] for L in Ls])",
+           "X = np.array([[1.0, 1.0 / L, 1.0 / L**2] for L in Ls])",
+           ("finite-prompt-risk",),
+           "the optimum's correction modelled as a / L + b / L^2 (the measured ln L / L term left out)",
+           ("tests/claims/test_finite_prompt_exact.py::test_optimum_rate_judged_and_wrong_constants_refuted",)),
 )
 
 
