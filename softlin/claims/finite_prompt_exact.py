@@ -234,7 +234,7 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
     heads_result = {"heuristic_at_points": heads.heuristic_errors(model, d, s2, points, exact) if isotropic else None}
     if curve is not None:
         one_head = {L: (e["mu"], e["omega"]) for L, e in zip(curve["L"], curve["exact"])}
-        heads_checks, heads_result["optimum"] = heads.optimum_checks(model, profile, one_head)
+        heads_checks, heads_result["optimum"] = heads.optimum_checks(model, profile, one_head, d, s2)
         checks += heads_checks
     rate_result = None
     if isotropic and optimum and profile != "quick":

@@ -6,7 +6,7 @@ is evaluated and Monte Carlo checked at the scenario's two-head points by claims
 
 * the authors' entrywise heuristic R_inf + mu^T [(1 + s2) exp(d omega omega^T)] mu / L at each two-head
   point against the exact risk (reported, with the relative error);
-* the two-head optimum at the profile's L (OPTIMUM_LS): searched over the antisymmetric pairs
+* the two-head optimum at the profile's L (OPTIMUM_LS; the heuristic's value there is reported too): searched over the antisymmetric pairs
   (mu, omega), (-mu, -omega), whose critical points are critical points of the full two-head risk
   (the risk is invariant under the head swap composed with (mu, omega) -> (-mu, -omega)), then
   re-evaluated with a stated error. Checks: two heads are never worse than the one-head optimum beyond
@@ -42,7 +42,8 @@ def heuristic_errors(model: fr.Model, d: int, s2: float, points: list[dict], exa
     return out
 
 
-def optimum_checks(model: fr.Model, profile: str, one_head: dict | None, progress=None) -> tuple[list[Check], dict | None]:
+def optimum_checks(model: fr.Model, profile: str, one_head: dict | None, d: int, s2: float,
+                   progress=None) -> tuple[list[Check], dict | None]:
     """The two-head optimum at OPTIMUM_LS[profile] against the one-head optimum `one_head`
     ({L: (mu, omega)}, from the one-head optimum curve); see the module docstring."""
     Ls = [L for L in OPTIMUM_LS[profile] if one_head and L in one_head]
@@ -55,7 +56,9 @@ def optimum_checks(model: fr.Model, profile: str, one_head: dict | None, progres
         one = fr.exact_risk(model, L, *one_head[L])
         w = anti["omega"][0]
         broken, mu_b = frh.profile_at(model, L, [w + DELTA, -w + DELTA])
-        rows.append({"L": L, "two_heads": {**anti, "risk": two.value, "error": two.error,
+        mu2, om2 = np.array(anti["mu"]), np.array(anti["omega"])
+        heur = sr.infinite_risk(mu2, om2, s2) + sr.heuristic(mu2, om2, d, s2) / L
+        rows.append({"L": L, "two_heads": {**anti, "risk": two.value, "error": two.error, "heuristic_risk": heur,
                                            "at_search_boundary": bool(abs(w - OMEGA_LO) < 1e-3)},
                      "one_head": {"mu": one_head[L][0], "omega": one_head[L][1], "risk": one.value, "error": one.error},
                      "gain": one.value - two.value, "gain_error": one.error + two.error,
