@@ -112,3 +112,13 @@ def test_optimum_rate_judged_and_wrong_constants_refuted():
     for wrong in (heur, sr.first_order(np.array([1 / w]), np.array([w]), 5, 0.1)):
         checks, _ = rate.run(model, 5, 0.1, r_inf, c_star=wrong)
         assert checks[0].passed is False, (wrong, checks)
+
+
+def test_rate_estimator_is_exact_on_its_model():
+    """Y_L = c + (a + b ln L) / L (the measured form of the optimum's correction) is solved exactly by
+    the estimator, with zero model error; a plain a / L + b / L^2 model would miss c by ~1e-4 here."""
+    from softlin.claims import finite_prompt_rate as rate
+    Ls = np.array(rate.RATE_LS, float)
+    Y = 20.8 + (-200.0 - 90.0 * np.log(Ls)) / Ls
+    c, prop, model = rate.estimate(Ls, Y, np.full(4, 1e-6))
+    assert abs(c - 20.8) < 1e-9 and model < 1e-9 and 0 < prop < 1e-4

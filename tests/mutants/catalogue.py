@@ -355,7 +355,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "X = np.array([[1.0, 1.0 / L, 1.0 / L**2] for L in Ls])",
            ("finite-prompt-risk",),
            "the optimum's correction modelled as a / L + b / L^2 (the measured ln L / L term left out)",
-           ("tests/claims/test_finite_prompt_exact.py::test_optimum_rate_judged_and_wrong_constants_refuted",)),
+           ("tests/claims/test_finite_prompt_exact.py::test_rate_estimator_is_exact_on_its_model",)),
 )
 
 
