@@ -3,12 +3,21 @@ against L (series "finite_optimum", built by softlin/claims/finite_prompt_heads.
 
 from __future__ import annotations
 
+import io
+
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from . import figures  # noqa: E402
+
+def _png(fig) -> bytes:
+    """As figures._png (not imported: figures imports this module): PNG bytes without metadata."""
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
 
 
 def _series(e: dict, key: str, n: int) -> bool:
@@ -38,4 +47,4 @@ def optimum_png(cert: dict) -> bytes | None:
     ax.set_title(f"{cert['claim']}: exact finite-L optimum, one and two heads")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
-    return figures._png(fig)
+    return _png(fig)
