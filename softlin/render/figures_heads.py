@@ -37,7 +37,7 @@ def optimum_png(cert: dict) -> bytes | None:
         ax.plot(Ls, e["heuristic_exact"], ":", color="C0", label="one head: exact risk at the heuristic's optimum")
     L2 = e.get("two_heads_L")
     if isinstance(L2, list) and L2 and _series(e, "two_heads", len(L2)) and _series(e, "two_heads_error", len(L2)):
-        ax.errorbar(L2, e["two_heads"], yerr=e["two_heads_error"], fmt="s", color="C3", capsize=2,
+        ax.errorbar(L2, e["two_heads"], yerr=e["two_heads_error"], fmt="s-", color="C3", ms=3, capsize=2,
                     label="two heads: exact risk at the optimum found (stated error)")
     if isinstance(e.get("infinite"), (int, float)):
         ax.axhline(e["infinite"], color="k", lw=0.9, label="R*_inf")
