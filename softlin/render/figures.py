@@ -140,4 +140,7 @@ def figure_png(cert: dict) -> bytes | None:
         return authors_experiment_png(cert)
     if isinstance(cert.get("series", {}).get("regimes"), dict):
         return regimes_png(cert)
+    if isinstance(cert.get("series", {}).get("finite_optimum"), dict):
+        from . import figures_heads
+        return figures_heads.optimum_png(cert)
     return convergence_png(cert)

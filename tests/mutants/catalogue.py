@@ -331,6 +331,31 @@ MUTANTS: tuple[Mutant, ...] = (
            "alpha, beta = 0.5, (d - j) / 2",
            ("authors-experiment",),
            "stick-breaking B_j ~ Beta(1/2, (d - j + 1)/2): the directions of a Dirichlet with one extra half"),
+    # ---- issue 13 section 3: the exact two-head risk (derivations/risk_finite_heads.py, numerics/finite_risk_heads.py) ----
+    Mutant("finite-risk-heads-cross-participation-product", "numerics/finite_risk_heads.py",
+           "return A11, A22, ca * np.sqrt(A11 * A22), B11, B22, cb * np.sqrt(B11 * B22)",
+           "return A11, A22, A11 * A22, B11, B22, cb * np.sqrt(B11 * B22)",
+           ("finite-prompt-risk",),
+           "cross participation ratio E sum_i p_i(c_1) p_i(c_2) taken as the product A_11 A_22 of the one-head ones "
+           "(as if the two heads' weights were independent)"),
+    Mutant("finite-risk-heads-cross-mean-once", "derivations/risk_finite_heads.py",
+           "return (tau * (k2 / k1) * (BS[h, k] - AS[h, k]) + tau * OMS[h] * OMS[k] * k2 * (1 - AS[h, h] - AS[k, k])",
+           "return (tau * (k2 / k1) * (BS[h, k] - AS[h, k]) + tau * OMS[h] * OMS[k] * k2 * (1 - AS[h, k])",
+           ("finite-prompt-risk",),
+           "E G_h G_k = B_hk + c_h c_k (1 - A_hk): the two Stein means' corrections merged into the cross "
+           "participation ratio (right on the diagonal only if A_hh counted twice)"),
+    Mutant("selfnormalised-pair-ordered-pairs-L-squared", "numerics/selfnormalised_pair.py",
+           "+ (L - 1) / L * area * float(np.sum(w2 * psi[0] * psi[1]))",
+           "+ area * float(np.sum(w2 * psi[0] * psi[1]))",
+           ("finite-prompt-risk",),
+           "the i != j part of B_12 weighted by L^2 instead of L (L - 1) ordered pairs",
+           ("tests/numerics/test_selfnormalised_pair.py::test_equal_temperatures_are_the_one_head_moments",)),
+    Mutant("finite-prompt-rate-log-term-dropped", "softlin/claims/finite_prompt_rate.py",
+           "X = np.array([[1.0, 1.0 / L, np.log(L) / L] for L in Ls])",
+           "X = np.array([[1.0, 1.0 / L, 1.0 / L**2] for L in Ls])",
+           ("finite-prompt-risk",),
+           "the optimum's correction modelled as a / L + b / L^2 (the measured ln L / L term left out)",
+           ("tests/claims/test_finite_prompt_exact.py::test_rate_estimator_is_exact_on_its_model",)),
 )
 
 
