@@ -67,18 +67,23 @@ def overlay(Ls, s: dict) -> dict:
     return out
 
 
-def _draw(ax, lines: dict, colour, marker: str, label: str) -> None:
+def _draw(ax, lines: dict, colour, marker: str, label: str) -> list:
+    """Draw one series; its legend entries (handle, label) in reading order."""
     Ls, rmse, lo, hi = lines["measured"]
     # measured: markers joined by a thin line; predicted: the exact curve dash-dotted, the first order dashed
     if hi is None:
-        ax.plot(Ls, rmse, marker + "-", color=colour, ms=5, lw=0.7, label=f"{label}: Monte Carlo RMSE")
+        h = ax.plot(Ls, rmse, marker + "-", color=colour, ms=5, lw=0.7)[0]
+        entries = [(h, f"{label}: Monte Carlo RMSE")]
     else:
-        ax.errorbar(Ls, rmse, yerr=[lo, hi], fmt=marker + "-", color=colour, ms=5, lw=0.7, capsize=3,
-                    label=f"{label}: Monte Carlo RMSE ±2 s.e.")
+        h = ax.errorbar(Ls, rmse, yerr=[lo, hi], fmt=marker + "-", color=colour, ms=5, lw=0.7, capsize=3)
+        entries = [(h, f"{label}: Monte Carlo RMSE ±2 s.e.")]
     if "exact" in lines:
-        ax.plot(*lines["exact"], "-.", color=colour, lw=1.4, label=f"{label}: exact finite-L RMSE")
+        entries.append((ax.plot(*lines["exact"], "-.", color=colour, lw=1.4)[0], f"{label}: exact finite-L RMSE"))
     if "first_order" in lines:
-        ax.plot(*lines["first_order"], "--", color=colour, lw=1.0, label=f"{label}: first order sqrt(c/L)")
+        entries.append((ax.plot(*lines["first_order"], "--", color=colour, lw=1.0)[0], f"{label}: first order sqrt(c/L)"))
+    for handle, text in entries:
+        handle.set_label(text)
+    return entries
 
 
 def convergence_png(cert: dict, png) -> bytes | None:
@@ -108,11 +113,12 @@ def convergence_png(cert: dict, png) -> bytes | None:
     quant = [(L, v) for L, v in zip(Ls, main.get("quantile", [])) if num(v) and v > 0]
     if quant:
         ax.plot(*zip(*quant), ":", color="C0", lw=1.2, label="scenario: empirical (1 - delta)-quantile")
-    _draw(ax, overlay(Ls, scenario), "C0", "o", "scenario")
+    entries = [(h, h.get_label()) for h in ax.get_lines() + ax.collections if not h.get_label().startswith("_")]
+    entries += _draw(ax, overlay(Ls, scenario), "C0", "o", "scenario")
     colours = _colours(list(controls))
     for name, s in controls.items():
         kind = "regime" if is_regime(name) else "control"
-        _draw(ax, overlay(s["L"], s), colours[name], "o" if kind == "regime" else "s", f"{kind}: {name}")
+        entries += _draw(ax, overlay(s["L"], s), colours[name], "o" if kind == "regime" else "s", f"{kind}: {name}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xticks(Ls, [str(L) for L in Ls])              # the prompt lengths run, not powers of ten
@@ -122,7 +128,7 @@ def convergence_png(cert: dict, png) -> bytes | None:
     ax.set_ylabel("RMSE of T[mu_L] - T (output norm)")
     ax.set_title(f"{cert['claim']}: measured against predicted, by prompt length")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.legend(*zip(*entries), fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return png(fig)
 
 
