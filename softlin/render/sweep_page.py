@@ -75,7 +75,7 @@ def reading(summaries: list[tuple[str, dict]]) -> list[str]:
             above = [p for p in pts if p["params"]["lambda"] > 0.5 and num(p.get("naive_exponent"))]
             beats = sum(p[meas] - 2 * p[se] > p["naive_exponent"] for p in above)
             verified = sum(p.get("status") == "verified" for p in summ["points"])
-            line = (f"{summ['claim']} {label} (`{name}`, {verified}/{len(summ['points'])} points verified): the "
+            line = (f"{summ['claim']} {label} (sweep {name}, {verified}/{len(summ['points'])} points verified): the "
                     f"measured slope is within {zmax:.2f} standard errors of the exact finite-L slope at every lambda")
             if above:
                 line += (f"; above the threshold it exceeds the naive min(1, 1/(2 lambda)) by more than 2 standard "
@@ -91,9 +91,11 @@ def reading(summaries: list[tuple[str, dict]]) -> list[str]:
 
 
 def commands(summaries: list[tuple[str, dict]]) -> list[str]:
-    return ([f"softlin sweep --builtin {name}    # {s['claim']}, profile {s['profile']}, sweep seed {s['seed']}, "
-             f"{len(s['points'])} points, kernels {s.get('kernels_input_hash', '?')[:12]}" for name, s in summaries]
-            + ["softlin report                    # this page, from reports/sweeps/*/summary.json"])
+    lines = [(f"softlin sweep --builtin {name}", f"{s['claim']}, profile {s['profile']}, sweep seed {s['seed']}, "
+              f"{len(s['points'])} points, kernels {s.get('kernels_input_hash', '?')[:12]}") for name, s in summaries]
+    lines.append(("softlin report", "this page, from reports/sweeps/*/summary.json"))
+    width = max(len(c) for c, _ in lines) + 2
+    return [f"{c:<{width}}# {why}" for c, why in lines]
 
 
 CAPTION = ("Left: decay exponent of each query-averaged squared error against lambda (U scaled): measured log-log "
