@@ -3,7 +3,8 @@
     {"claim": ..., "seed": <sweep seed>, "profile": ..., "axes": {...},
      "kernels_input_hash": ..., "points": [
         {"index": i, "params": {...}, "seed": <point seed>, "key": <store key>, "certificate": "points/<key>.json",
-         "status": ..., "lambda_max": ..., <the claim's fields below>}, ...]}
+         "status": ..., "checks_not_passed": [{"name", "passed": false | null}, ...],
+         "lambda_max": ..., <the claim's fields below>}, ...]}
 
 Fields copied from the certificate's `quantities` (the claim's own numbers; nothing is recomputed):
 
@@ -65,7 +66,9 @@ def _lookup(q: dict, source):
 def point_entry(point: dict, key: str, cert: dict) -> dict:
     q = cert.get("quantities", {})
     entry = {"index": point["index"], "params": point["params"], "seed": point["seed"], "key": key, "certificate": f"points/{key}.json",
-             "status": cert["status"]}
+             "status": cert["status"],
+             # why a point is not verified, readable without opening its certificate
+             "checks_not_passed": [{"name": c["name"], "passed": c["passed"]} for c in cert["checks"] if c["passed"] is not True]}
     fields = FIELDS.get(cert["claim"], {"lambda_max": "lambda_max"})
     for name, source in fields.items():
         entry[name] = _lookup(q, source)

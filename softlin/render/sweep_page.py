@@ -81,6 +81,14 @@ def reading(summaries: list[tuple[str, dict]]) -> list[str]:
                 line += (f"; above the threshold it exceeds the naive min(1, 1/(2 lambda)) by more than 2 standard "
                          f"errors at {beats} of {len(above)} lambdas")
             lines.append(line + ".")
+        unsettled = [p for p in summ["points"] if p.get("status") != "verified"]
+        if unsettled:
+            why = sorted({f"{c['name']} ({'failed' if c['passed'] is False else 'undecided'})"
+                          for p in unsettled for c in p.get("checks_not_passed", [])})
+            lines.append(f"{summ['claim']}: {len(unsettled)} of {len(summ['points'])} points are not verified "
+                         f"({', '.join(sorted({p['status'] for p in unsettled}))}), at lambda = "
+                         + ", ".join(f"{p['params']['lambda']:g}" for p in unsettled)
+                         + (f"; the checks that did not pass: {'; '.join(why)}." if why else "."))
     lines.append("Below lambda = 1/2 the exponent is 1 and the first-order coefficient lim L E||err||^2 is finite, "
                  "growing without bound as lambda -> 1/2; near the threshold the finite-L slopes sit below 1 because "
                  "the approach to the first order is slow there (L^-rho, rho -> 0). Above it kappa(lambda) < 1 is the "
