@@ -68,7 +68,7 @@ def point_entry(point: dict, key: str, cert: dict) -> dict:
     entry = {"index": point["index"], "params": point["params"], "seed": point["seed"], "key": key, "certificate": f"points/{key}.json",
              "status": cert["status"],
              # why a point is not verified, readable without opening its certificate
-             "checks_not_passed": [{"name": c["name"], "passed": c["passed"]} for c in cert["checks"] if c["passed"] is not True]}
+             "checks_not_passed": [{"name": c["name"], "passed": c["passed"]} for c in cert.get("checks", []) if c["passed"] is not True]}
     fields = FIELDS.get(cert["claim"], {"lambda_max": "lambda_max"})
     for name, source in fields.items():
         entry[name] = _lookup(q, source)
