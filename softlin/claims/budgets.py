@@ -24,7 +24,6 @@ degenerate check, the SymPy routes' dimension, and positive definite query covar
 from __future__ import annotations
 
 import inspect
-import math
 from dataclasses import dataclass
 
 import numpy as np
