@@ -16,7 +16,9 @@ finite-prompt Jacobians against 50-digit mpmath central differences (formula to 
 kernel to 1e-12); risk gradients against finite differences (infinite prompt, and the Monte Carlo
 risk with common random numbers); Monte Carlo of the 1/L coefficients (fixed query and query
 average: fit L E err^2 = A + B/L, z-test of A); log-log slopes in three regimes (below, at and above
-the threshold) against -kappa with a stated allowance for logarithms; a negative control (above the
+the threshold, lambda set by rescaling Gamma) against -kappa with a stated allowance for logarithms, and
+at the scenario's own lambda (regime `scenario`: what a lambda sweep moves, by scaling U) against the
+exact finite-L slope over the same L; a negative control (above the
 threshold a 1/L rate must be refuted: L E err^2 grows); the paper's form fitted with explicit
 constants; erratum 1 (L = 1) for gradients.
 """
@@ -122,15 +124,13 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     # Fixed query: closed-form 1/L coefficients (emitted kernels) against the exact route's anchors.
     coefV, coefU = (float(c[0]) for c in _per_query_coefficients(z0[None, :], U, V, cov))
     checks += ex.anchor_checks(cov, U, V, z0, coefV, coefU)
-    n_tests = 2 * len(budget["Ls"]) * (1 + len(REGIMES)) + 2
+    n_tests = 2 * len(budget["Ls"]) * (2 + len(REGIMES)) + 2   # fixed query, the regimes and the scenario's own lambda
     mc_checks, fixed = ex.fixed_query_montecarlo(law, rng, cov, U, V, z0, budget["Ls"], budget["prompts"], errors_fn,
                                                  n_tests)
     checks += mc_checks
 
     # Query average below the threshold: the exact first-order coefficients.
-    coefs = gf.query_averaged_coefficients(_R(cov), _R(U), _R(V), _R(Sq))
-    first_V = None if coefs[0] == sp.oo else float(coefs[0])
-    first_U = None if coefs[1] == sp.oo else float(coefs[1])
+    first_V, first_U = _first_order(cov, U, V, Sq)
     z_crit = ex.z_crit(FALSE_ALARM)
     if lam < 0.125:   # e^{q} has a finite fourth moment over queries: the z-test is sound
         n_q = {"quick": 400_000, "standard": 1_000_000, "full": 4_000_000}[profile]
@@ -151,7 +151,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     # exact finite-L slopes, exact asymptotic exponents = kappa(lambda).
     regimes, series_regimes = {}, {}
     alpha_L = FALSE_ALARM / n_tests
-    alpha_slope = FALSE_ALARM / (2 * len(REGIMES))
+    alpha_slope = FALSE_ALARM / (2 * (len(REGIMES) + 1))
     for name, target in REGIMES.items():
         scale = target / lam
         G = scale * cov
@@ -164,19 +164,25 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
         checks += asym_checks
         if target > 0.5:
             checks.append(ex.one_over_L_control(av, target))
-        regimes[name] = {"lambda": target, "sigma2_scale": scale, "exponent": k_target,
-                         "naive_exponent": naive_exponent(target), "proposal_scale": av["scale"],
-                         **{f"slope_{key}": -av[key + "_fit"].slope for key in ("V", "U")},
-                         **{f"slope_{key}_stderr": av[key + "_fit"].stderr for key in ("V", "U")},
-                         **{f"exact_slope_{key}": -av[key + "_pred"] for key in ("V", "U")},
-                         **{f"exact_slope_{key}_stderr": av[key + "_pred_se"] for key in ("V", "U")},
+        regimes[name] = {**_regime_entry(target, scale, k_target, av),
+                         **dict(zip(("first_order_coefficient_V", "first_order_coefficient_U"),
+                                    _first_order(G, U, V, Sq) if target < 0.5 else (None, None))),
                          **{f"asymptotic_fit_{key}": asym[key] for key in ("V", "U")}}
-        series_regimes[name] = {"L": av["L"], **{f"mc_{k_}": v for k_, v in av["mc"].items()},
-                                **{f"exact_{k_}": v for k_, v in av["exact"].items()}}
+        series_regimes[name] = _regime_series(av)
 
     # Erratum 1: the exact L = 1 errors against the paper's right side (0 at L = 1).
     witness_check, witness = ex.erratum_one(law, rng, cov, U, V, z0, budget["prompts"], errors_fn)
     checks.append(witness_check)
+
+    # The scenario's own lambda (what `softlin sweep` moves by scaling U): the query-averaged rates of both
+    # gradients against their exact finite-L slopes over the same L. Drawn last so the stream of the checks
+    # above does not depend on it. No asymptotic-exponent fit here: its tolerance was fixed for the three
+    # regimes' laws, and kappa(lambda) of the scenario is reported, not refitted.
+    own = ex.averaged(law, rng, cov, U, V, Sq, budget["Ls"], budget, errors_fn, lam, "scenario")
+    checks += ex.averaged_checks(f"scenario (lambda = {lam:.4g})", own, alpha_L, alpha_slope)
+    regimes["scenario"] = {**_regime_entry(lam, 1.0, kappa, own),
+                           "first_order_coefficient_V": first_V, "first_order_coefficient_U": first_U}
+    series_regimes["scenario"] = _regime_series(own)
 
     quantities = {
         "threshold_lambda": lam,
@@ -197,6 +203,29 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     formulas.update(_sympy_formulas()[0])
     return certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities, errata=errata,
                        formulas=formulas, series=series, provenance=provenance(), formulas_mathml=_sympy_formulas()[1])
+
+
+def _first_order(G, U, V, Sq) -> tuple:
+    """(lim L E||grad_V err||^2_(L2(nu)), the same for grad_U), exact (derivations/gradient_fluctuations.py);
+    None at and above the threshold, where they are infinite."""
+    coefs = gf.query_averaged_coefficients(_R(G), _R(U), _R(V), _R(Sq))
+    return tuple(None if c == sp.oo else float(c) for c in coefs)
+
+
+def _regime_entry(lam: float, scale: float, kappa: float, av: dict) -> dict:
+    """A regime's quantities: lambda, the Gamma scale that realises it, kappa(lambda), the naive exponent,
+    and the measured and exact finite-L log-log slopes of both gradients (negative: minus the decay rates)."""
+    return {"lambda": lam, "sigma2_scale": scale, "exponent": kappa, "naive_exponent": naive_exponent(lam),
+            "proposal_scale": av["scale"],
+            **{f"slope_{key}": -av[key + "_fit"].slope for key in ("V", "U")},
+            **{f"slope_{key}_stderr": av[key + "_fit"].stderr for key in ("V", "U")},
+            **{f"exact_slope_{key}": -av[key + "_pred"] for key in ("V", "U")},
+            **{f"exact_slope_{key}_stderr": av[key + "_pred_se"] for key in ("V", "U")}}
+
+
+def _regime_series(av: dict) -> dict:
+    return {"L": av["L"], **{f"mc_{k_}": v for k_, v in av["mc"].items()},
+            **{f"exact_{k_}": v for k_, v in av["exact"].items()}}
 
 
 def _sympy_formulas() -> tuple[dict, dict]:

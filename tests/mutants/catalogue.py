@@ -356,6 +356,27 @@ MUTANTS: tuple[Mutant, ...] = (
            ("finite-prompt-risk",),
            "the optimum's correction modelled as a / L + b / L^2 (the measured ln L / L term left out)",
            ("tests/claims/test_finite_prompt_exact.py::test_rate_estimator_is_exact_on_its_model",)),
+    # ---- sweeps and figures (no claim's verdict depends on them: killed by the named tests) ----
+    Mutant("sweep-lambda-scales-U-linearly", "softlin/cli_sweep_grid.py",
+           "t = math.sqrt(params[\"lambda\"] / lam0)",
+           "t = params[\"lambda\"] / lam0",
+           (), "a sweep's U scaled by lambda / lambda_0 (lambda is quadratic in U: the square root is missing)",
+           tests=("tests/render/test_sweep_page.py::test_the_gradient_sweep_realises_each_lambda_in_prop34s_own_scenario_regime",)),
+    Mutant("sweep-summary-gradient-slope-sign-kept", "softlin/cli_sweep_summary.py",
+           "return -q if isinstance(q, (int, float))",
+           "return q if isinstance(q, (int, float))",
+           (), "prop-3.4's log-log slopes (negative) reported as the decay rates without the sign change",
+           tests=("tests/render/test_sweep_page.py::test_summary_entries_are_decay_rates_recomputed_from_the_point_certificates",)),
+    Mutant("claim-figure-first-order-without-sqrt", "softlin/render/claim_figures.py",
+           "out[\"first_order\"] = (Ls, [math.sqrt(c / L) for L in Ls])",
+           "out[\"first_order\"] = (Ls, [c / L for L in Ls])",
+           (), "first-order line drawn as c / L on the RMSE axis (the MSE's law, not its square root)",
+           tests=("tests/render/test_claim_figures.py::test_first_order_line_meets_the_exact_curve_at_large_L_on_the_committed_prop31_certificate",)),
+    Mutant("claim-figure-bars-one-standard-error", "softlin/render/claim_figures.py",
+           "half = [2 * se / (2 * math.sqrt(m))",
+           "half = [se / (2 * math.sqrt(m))",
+           (), "error bars of 1 s.e. where the legend says 2",
+           tests=("tests/render/test_claim_figures.py::test_bars_are_two_standard_errors_of_the_mse_carried_to_the_rmse",)),
 )
 
 
