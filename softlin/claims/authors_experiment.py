@@ -49,7 +49,7 @@ import numpy as np
 from ..derivations import authors_experiment as ae_derivation, catalogue
 from ..numerics import icl_flows, kernels
 from ..numerics.significance import z_critical
-from . import authors_checks, authors_exact
+from . import authors_checks, authors_exact, formulas as shown
 from . import scenario as scen
 from .authors_training import BATCH, INIT, LR, PLAN, cached_experiment
 from .base import Claim, certificate
@@ -205,8 +205,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
         "authors_linear": [risk_a["linear"][L][0] for L in Ls],
         "exact_L": curves["L"], "exact_softmax_optimum": [c["risk"] for c in curves["softmax"]],
         "exact_linear_optimum": [c["risk"] for c in curves["linear"]]}}
+    latex, mathml = shown.for_claim(ID)
     return certificate(CLAIM, for_certificate(s), profile, s["seed"], checks, quantities, errata=errata,
-                       series=series, provenance=provenance())
+                       series=series, provenance=provenance(), formulas=latex, formulas_mathml=mathml)
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate)

@@ -31,7 +31,7 @@ from ..derivations import catalogue
 from ..numerics import kernels, scalar_risk as sr
 from ..numerics import significance as sig
 from ..numerics.fits import linear_fit
-from . import authors_power as pw
+from . import authors_power as pw, formulas as shown
 from . import finite_prompt_exact as exact_section
 from .base import Check, Claim, certificate
 from .common import provenance, symbolic_check
@@ -206,8 +206,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
                   "mc_risk_by_L": mc_risk, "optima": optima, "design": dz,
                   **exact_quantities,
                   "family_wise_false_alarm": FALSE_ALARM + exact_section.FALSE_ALARM}
+    latex, mathml = shown.for_claim(ID)
     return certificate(CLAIM, {"seed": s["seed"], "scalar": s.get("scalar", {})}, profile, s["seed"], checks,
-                       quantities, provenance=provenance())
+                       quantities, provenance=provenance(), formulas=latex, formulas_mathml=mathml)
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate)

@@ -28,7 +28,7 @@ from scipy.integrate import solve_ivp
 from ..numerics import icl_exact, icl_training
 from ..numerics.fits import linear_fit
 from ..numerics.significance import z_critical
-from . import icl_common, thm43_routes as routes
+from . import formulas as shown, icl_common, thm43_routes as routes
 from .base import Check, Claim, certificate
 from .common import provenance
 
@@ -154,9 +154,10 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
                   "mc_gap": [{k: v for k, v in m.items()} for m in mc], "family_wise_false_alarm": FALSE_ALARM,
                   "mixture_control_distance": dist, "mixture_control_threshold": thresh,
                   "L_eps": point, "L_eps_interval": interval, "gronwall_rows": rows}
+    latex, mathml = shown.for_claim(ID)
     errata = [{"id": 4, "text": "beta_L written for beta_inf in the proof of Theorem 4.3", "witness": witness}]
     return certificate(CLAIM, icl_common.for_certificate(s), profile, s["seed"], checks, quantities, errata=errata,
-                       provenance=provenance())
+                       provenance=provenance(), formulas=latex, formulas_mathml=mathml)
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, icl_common.default_scenario, icl_common.KEYS,

@@ -26,7 +26,7 @@ from ..derivations import catalogue, icl_endpoint, icl_gradients, icl_risk
 from ..numerics.significance import z_critical, z_quantile
 from ..numerics import icl_flows
 from ..numerics.laws import GaussianLaw
-from . import icl_common
+from . import formulas as shown, icl_common
 from .base import Check, Claim, certificate
 from .common import provenance, symbolic_check
 
@@ -235,10 +235,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
         "training": {k: tr[k] for k in ("L", "risk", "risk_stderr", "max_gap", "step", "steps")},
         "perturbed_offblock_final": float(pert["offblock"][-1]),
     }
-    formulas = {"risk": r"R_\infty(A,b) = \tfrac12\operatorname{tr}\big((b\Sigma A - I)\Sigma(b\Sigma A - I)^T\big)",
-                "endpoint": r"b^* = \operatorname{tr}(\Sigma^{-2})^{1/4},\ A^* = \operatorname{tr}(\Sigma^{-2})^{-1/4}\Sigma^{-1}"}
+    formulas, mathml = shown.for_claim(ID)
     return certificate(CLAIM, icl_common.for_certificate(s), profile, s["seed"], checks, quantities,
-                       errata=errata, formulas=formulas, provenance=provenance())
+                       errata=errata, formulas=formulas, provenance=provenance(), formulas_mathml=mathml)
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, icl_common.default_scenario, icl_common.KEYS,
