@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import certio
-from . import figures, html, readme, text
+from . import figures, html, markdown_tables, readme, text
 from .text import BOUND_PROOF  # noqa: F401  (re-exported: the proof text lives in text.py)
 
 README = "README.md"
@@ -35,12 +35,22 @@ def write_certificate(out: Path, cert: dict) -> Path:
 
 
 def load_certificates(out: Path) -> list[dict]:
+    """The certificates under out/certificates, in the paper's order (`paper_order`)."""
     folder = Path(out) / "certificates"
     certs = []
     for path in sorted(folder.glob("*.json")):
         cert = certio.read(path)
         certs.append(text.validate(cert, f"certificate {path}"))
-    return certs
+    return paper_order(certs)
+
+
+def paper_order(certs: list[dict]) -> list[dict]:
+    """Claims in the registry's order (the paper's: lemma-2.1, prop-3.1, asm-3.3, prop-3.4, thm-4.3,
+    thm-5.2, then the extensions), then any claim the registry does not know, by id."""
+    from ..claims.registry import CLAIMS
+
+    rank = {cid: i for i, cid in enumerate(CLAIMS)}
+    return sorted(certs, key=lambda c: (rank.get(c["claim"], len(rank)), c["claim"]))
 
 
 _fmt = text.fmt
@@ -73,19 +83,13 @@ def claim_page(cert: dict, has_figure: bool) -> str:
                      f"| {_cell(_fmt(c['bound']))} |")
     lines += ["", "Details:", ""]
     lines += [f"- {_cell(c['name'])}: {text.md(c['detail'])}" for c in cert["checks"]]
-    lines += ["", "## Quantities", "", "| name | value |", "|---|---|"]
-    lines += [f"| {k} | {_cell(_fmt(v))} |" for k, v in cert.get("quantities", {}).items()]
-    lines.append("")
+    lines += [""] + markdown_tables.quantities_section(cert.get("quantities", {}))
     if has_figure:
         lines += ["## Figure", "", f"![{cid} convergence](figures/{cid}.png)", ""]
     if text.has_bound_series(cert):
         lines += ["## Proof of the Monte Carlo bound", "", BOUND_PROOF, ""]
     if cert.get("errata"):
-        lines += ["## Errata", ""]
-        for _, headline, fields in text.all_errata([cert]):
-            lines.append(f"- {text.md(headline)}")
-            lines += [f"  - {text.md(k)}: {text.md(v)}" for k, v in fields]
-        lines.append("")
+        lines += ["## Errata", ""] + markdown_tables.errata_items(text.all_errata([cert], raw=True)) + [""]
     lines += ["## Scenario", "", "```json", json.dumps(cert["scenario"], indent=1), "```", "",
               "## Provenance", "", "```json", json.dumps(cert.get("provenance", {}), indent=1), "```", ""]
     return "\n".join(lines)
@@ -101,13 +105,10 @@ def index_page(certs: list[dict]) -> str:
                      f"**{cert['status']}** | {ok}/{len(cert['checks'])} | {cert['profile']} | {cert['seed']} |")
     lines += ["", "The same with MathML formulas: [index.html](index.html). "
               "The derivations behind the kernels: [derivations.md](derivations.md).", ""]
-    errata = text.all_errata(certs)
+    errata = text.all_errata(certs, raw=True)
     if errata:
         lines += ["## Errata found by the suite", ""]
-        for cid, headline, fields in errata:
-            lines.append(f"- {text.md(headline)} ([`{cid}`]({cid}.md))")
-            lines += [f"  - {text.md(k)}: {text.md(v)}" for k, v in fields]
-        lines.append("")
+        lines += markdown_tables.errata_items(errata, link=lambda cid: f"{cid}.md") + [""]
     return "\n".join(lines)
 
 
