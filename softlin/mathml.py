@@ -98,6 +98,45 @@ class _Printer(MathMLPresentationPrinter):
         return self._el("mrow", None, self._print(sp.Symbol(expr.func.__name__)), self._el("mo", "&ApplyFunction;"),
                         self._fenced(args))
 
+    def _print_Relational(self, expr):
+        # SymPy's own writes a bare "<" into the markup (its text nodes are not escaped)
+        op = {"==": "=", "<": "&lt;", ">": "&gt;", "<=": "\u2264", ">=": "\u2265", "!=": "\u2260"}[expr.rel_op]
+        return self._el("mrow", None, self._print(expr.lhs), self._el("mo", op), self._print(expr.rhs))
+
+    def _print_Subs(self, expr):
+        """[f]_{x = v}: the expression evaluated at a point (SymPy's own prints subs(f, (x), (v)))."""
+        body = self._el("mrow", None, self._el("mo", "["), self._print(expr.expr), self._el("mo", "]"))
+        at = self._el("mrow")
+        for i, (var, point) in enumerate(zip(expr.variables, expr.point)):
+            if i:
+                at.appendChild(self._el("mo", ","))
+            at.appendChild(self._el("mrow", None, self._print(var), self._el("mo", "="), self._print(point)))
+        return self._el("msub", None, body, at)
+
+    def _print_OneMatrix(self, expr):
+        return self._el("mn", "\U0001d7d9")            # SymPy's own drops the entity's ";"
+
+    def _print_HadamardProduct(self, expr):
+        row = self._el("mrow")
+        for i, arg in enumerate(expr.args):
+            if i:
+                row.appendChild(self._el("mo", "\u2218"))
+            row.appendChild(self._fenced(self._print(arg)) if arg.is_MatAdd else self._print(arg))
+        return row
+
+    def _print_HadamardPower(self, expr):
+        base = self._print(expr.base)
+        if not isinstance(expr.base, sp.MatrixSymbol):
+            base = self._fenced(base)
+        exp = self._el("mrow", None, self._el("mo", "\u2218"), self._print(expr.exp))
+        return self._el("msup", None, base, exp)
+
+    def _print_ElementwiseApplyFunction(self, expr):
+        f = expr.function
+        name = (self._el("mi", f.expr.func.__name__) if isinstance(f, sp.Lambda) and len(f.variables) == 1
+                and f.expr.args == f.variables else self._print(f))
+        return self._el("mrow", None, name, self._el("mo", "&ApplyFunction;"), self._fenced(self._print(expr.expr)))
+
     def _print_Trace(self, expr):
         if _is_quadratic_form(expr):
             return self._print(expr.arg)
