@@ -36,11 +36,12 @@ from .common import provenance, symbolic_check
 
 ID = "asm-3.3"
 TITLE = "Tilted moments of Assumption 3.3: closed forms and finiteness domain"
-STATEMENT = ("For mu = N(m, Gamma) and nu = N(0, Sigma_q), the tilted moments "
-             "M_pq^(c) = E_z[E_z'[|z'|^p e^{c z'^T U z}] / (E_z' e^{z'^T U z})^c |z|^q], p, q in {0, 4, 8}, "
-             "c in {1, 2}, have closed forms; c = 1 is always finite and c = 2 is finite iff "
-             "lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}) < 1/2.")
-HYPOTHESES = ("tokens z' ~ N(m, Gamma), queries z ~ N(0, Sigma_q) with Sigma_q positive definite",
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = ("For $mu = N(m, Gamma)$ and $nu = N(0, Sigma_q)$, the tilted moments "
+             "$M_{pq}^{(c)} = E_z[E_{z'}[|z'|^p e^{c z'^T U z}] / (E_{z'} e^{z'^T U z})^c |z|^q]$, p, q in {0, 4, 8}, "
+             "c in {1, 2}, have closed forms; $c = 1$ is always finite and $c = 2$ is finite iff "
+             "$lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}) < 1/2$.")
+HYPOTHESES = ("tokens $z' ~ N(m, Gamma)$, queries $z ~ N(0, Sigma_q)$ with $Sigma_q$ positive definite",
               "the exact inequality of Assumption 3.3 is not given in the paper: softlin reports the family it bounds")
 FALSE_ALARM = 1e-6
 QUADRATURE_TOLERANCE = 1e-9   # inner Gauss-Hermite ~1e-14, outer adaptive quadrature at 1e-11

@@ -41,9 +41,10 @@ from .prop34_jacobians import _R, finite_jacobian_checks, limit_jacobian_check, 
 
 ID = "prop-3.4"
 TITLE = "Gradient concentration: exact 1/L coefficients and sharp rates for grad_V and grad_U"
-STATEMENT = ("E||grad_V T[mu_L] - grad_V T[mu]||^2_{L2(nu)} <= c1 sigma^6 ln(L) / L^(c2/sigma^2) and "
-             "E||grad_U T[mu_L] - grad_U T[mu]||^2_{L2(nu)} <= c1 sigma^12 ln(L)^2 / L^(c2/sigma^2) (L >= 2).")
-HYPOTHESES = ("tokens N(m, Gamma) with Gamma = sigma^2 Gamma0, queries nu = N(0, Sigma_q)",
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = ("$E||grad_V T[mu_L] - grad_V T[mu]||^2_{L^2(nu)} <= c_1 sigma^6 ln(L) / L^(c_2/sigma^2)$ and "
+             "$E||grad_U T[mu_L] - grad_U T[mu]||^2_{L^2(nu)} <= c_1 sigma^12 ln(L)^2 / L^(c_2/sigma^2)$ ($L >= 2$).")
+HYPOTHESES = ("tokens $N(m, Gamma)$ with $Gamma = sigma^2 Gamma_0$, queries $nu = N(0, Sigma_q)$",
               "Assumption 3.3 (see asm-3.3); norms: Frobenius norms of the column-major Jacobians")
 FALSE_ALARM = 1e-6
 # Regimes of the slope check, as the value of lambda obtained by rescaling Gamma (sigma^2 Gamma0).

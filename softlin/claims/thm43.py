@@ -34,8 +34,10 @@ from .common import provenance
 
 ID = "thm-4.3"
 TITLE = "Finite-prompt training tracks infinite-prompt training (Gronwall transfer)"
-STATEMENT = ("||theta_L(t) - theta_inf(t)|| <= g2(L) t exp(beta_inf t), and for every eps > 0 there is L(eps) with "
-             "lim_t R_L(theta_L(t)) <= lim_t R_inf(theta_inf(t)) + eps for all L >= L(eps).")
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = ("$||theta_L(t) - theta_inf(t)|| <= g_2(L) t exp(beta_inf t)$, and for every $epsilon > 0$ there is "
+             "$L(epsilon)$ with $lim_t R_L(theta_L(t)) <= lim_t R_inf(theta_inf(t)) + epsilon$ for all "
+             "$L >= L(epsilon)$.")
 HYPOTHESES = ("in-context linear regression with Gaussian inputs (Section 5 instance of Section 4)",
               "same initialisation for theta_L and theta_inf; infinite trajectory in B_rho, finite ones in B_{2 rho}")
 FALSE_ALARM = 1e-6       # family-wise, split by Bonferroni over the statistical tests below

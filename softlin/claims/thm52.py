@@ -32,13 +32,15 @@ from .common import provenance, symbolic_check
 
 ID = "thm-5.2"
 TITLE = "In-context linear regression: the flow reaches the Bayes endpoint; finite prompts transfer"
-STATEMENT = ("For invertible Sigma and 0 < alpha < sqrt(2)/(d^(1/4) ||Sigma||_op), the gradient flow of "
-             "R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T) from A(0) = alpha Theta Theta^T, "
-             "b(0) = alpha converges to b* = tr(Sigma^-2)^(1/4), A* = tr(Sigma^-2)^(-1/4) Sigma^-1 (zero risk), and "
-             "for every eps > 0 there is L(eps) with lim_t R_L(theta_L(t)) <= eps for L >= L(eps).")
-HYPOTHESES = ("x ~ N(0, Sigma), w ~ N(0, I_d), y = w^T x (noiseless), query (x, 0)",
-              "trained blocks U = [[A, 0], [0, 0]], last row of V = (0, ..., 0, b)",
-              "balanced initialisation ||Theta Theta^T||_F = 1")
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = ("For invertible $Sigma$ and $0 < alpha < sqrt(2)/(d^(1/4) ||Sigma||_op)$, the gradient flow of "
+             "$R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T)$ from $A(0) = alpha Theta Theta^T$, "
+             "$b(0) = alpha$ converges to $b^* = tr(Sigma^(-2))^(1/4)$, $A^* = tr(Sigma^(-2))^(-1/4) Sigma^(-1)$ "
+             "(zero risk), and for every $epsilon > 0$ there is $L(epsilon)$ with $lim_t R_L(theta_L(t)) <= epsilon$ "
+             "for $L >= L(epsilon)$.")
+HYPOTHESES = ("$x ~ N(0, Sigma)$, $w ~ N(0, I_d)$, $y = w^T x$ (noiseless), query $(x, 0)$",
+              "trained blocks $U = [[A, 0], [0, 0]]$, last row of $V = (0, ..., 0, b)$",
+              "balanced initialisation $||Theta Theta^T||_F = 1$")
 # Tolerances. Radau with rtol 1e-10 over at most ~1e4 accepted steps accumulates at most ~1e-6 relative
 # error; the horizon T = 40 / (slowest transverse rate) + 50 leaves e^-40 of the transverse distance.
 ODE_RELATIVE_TOLERANCE = 1e-6

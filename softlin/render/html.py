@@ -18,7 +18,7 @@ import json
 import xml.etree.ElementTree as ET
 
 from ..mathml import numeric_entities
-from . import html_tables, text
+from . import html_tables, markup, text
 
 MATHML_ELEMENTS = frozenset({
     "math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", "msub", "msubsup", "mfrac",
@@ -180,9 +180,10 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
     body = [f"<h1><code>{esc(cid)}</code>: {esc(cert.get('title', ''))}</h1>",
             f'<p>{status_badge(cert["status"])} <span class="meta">{ok}/{total} checks passed; '
             f"profile <code>{esc(cert['profile'])}</code>, seed {esc(cert['seed'])}</span></p>",
-            "<h2>Statement</h2>", f"<p>{esc(cert.get('statement', ''))}</p>"]
+            "<h2>Statement</h2>", f"<p>{markup.to_html(cert.get('statement', ''), f'certificate {cid}: statement')}</p>"]
     if cert.get("hypotheses"):
-        body += ["<h2>Hypotheses</h2>", "<ul>"] + [f"<li>{esc(h)}</li>" for h in cert["hypotheses"]] + ["</ul>"]
+        body += ["<h2>Hypotheses</h2>", "<ul>"] + [f"<li>{markup.to_html(h, f'certificate {cid}: hypotheses')}</li>"
+                                                  for h in cert["hypotheses"]] + ["</ul>"]
     formulas, mathmls = cert.get("formulas", {}), cert.get("formulas_mathml", {})
     names = list(formulas) + [n for n in mathmls if n not in formulas]
     if names:
