@@ -105,7 +105,8 @@ def index_page(certs: list[dict]) -> str:
         lines.append(f"| [`{cert['claim']}`]({cert['claim']}.md) | {_cell(cert.get('title', ''))} | "
                      f"**{cert['status']}** | {ok}/{len(cert['checks'])} | {cert['profile']} | {cert['seed']} |")
     lines += ["", "The same with MathML formulas: [index.html](index.html). "
-              "The derivations behind the kernels: [derivations.md](derivations.md).", ""]
+              "The derivations behind the kernels: [derivations.md](derivations.md) "
+              "([derivations.html](derivations.html) with MathML).", ""]
     errata = text.all_errata(certs, raw=True)
     if errata:
         lines += ["## Errata found by the suite", ""]
