@@ -63,6 +63,10 @@ def _parse(tokens, i, close=None):
             group, i = _parse(tokens, i + 1, "}")
             items.append(("group", group, None, None))
             continue
+        if text == "'" and items and items[-1][0] == "id" and items[-1][2:] == (None, None):
+            items[-1] = ("id", items[-1][1] + "'", None, None)       # z' is one identifier: z'^T raises T
+            i += 1
+            continue
         if text == "sqrt" and i + 1 < len(tokens) and tokens[i + 1][1] == "(":
             group, i = _atom(tokens, i + 1)               # sqrt(...): a radical over the parentheses
             items.append(("sqrt", group, None, None))
@@ -101,7 +105,8 @@ def _mathml_item(item) -> str:
         base = f"<{tag}>{char}</{tag}>"
     elif kind == "id":
         # one letter: italic (MathML's default); a word (exp, tr, softmax): upright, also the default
-        base = f"<mi>{_LETTERS.get(text, text)}</mi>"
+        name = text.rstrip("'")
+        base = f"<mi>{_LETTERS.get(name, name)}{'′' * (len(text) - len(name))}</mi>"
     else:
         base = f"<mo>{html.escape(OPERATORS.get(text, (text,))[0])}</mo>"
     if sub is None and sup is None:
@@ -119,8 +124,9 @@ def _latex_item(item) -> str:
     elif kind == "id" and text in SYMBOLS:
         base = SYMBOLS[text][2]
     elif kind == "id":
-        base = ("\\" + text if text in _LETTERS else
-                rf"\operatorname{{{text}}}" if text in WORDS or len(text) > 1 else text)
+        name = text.rstrip("'")
+        base = ("\\" + name + text[len(name):] if name in _LETTERS else
+                rf"\operatorname{{{name}}}" + text[len(name):] if name in WORDS or len(name) > 1 else text)
     elif kind == "num":
         base = text
     else:

@@ -40,3 +40,8 @@ def test_every_claims_statement_and_hypotheses_typeset_to_valid_mathml(cid):
         for span in re.findall(r"<math.*?</math>", markup.to_html(text, cid)):
             html.mathml(span, cid)
         assert "$" not in markup.to_html(text, cid)
+
+
+def test_a_primed_name_is_one_identifier_so_its_superscript_is_raised():
+    assert markup.span_mathml("z'^T") == '<math display="inline"><mrow><msup><mi>z′</mi><mrow><mi>T</mi></mrow></msup></mrow></math>'
+    assert markup.span_latex("z'^T U z") == "z'^{T} U z"
