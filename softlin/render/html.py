@@ -18,7 +18,7 @@ import json
 import xml.etree.ElementTree as ET
 
 from ..mathml import numeric_entities
-from . import html_tables, markup, text
+from . import figures, html_tables, markup, text
 
 MATHML_ELEMENTS = frozenset({
     "math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", "msub", "msubsup", "mfrac",
@@ -173,6 +173,21 @@ def png_size(png: bytes) -> tuple[int, int]:
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
+def figure_caption(cert: dict) -> str:
+    """What the claim's figure draws, in words: `figures.caption(cert)` when the figure module gives
+    one, else a caption that names only the axes (the legend inside the figure names the curves),
+    chosen by the same series shape as `figures.figure_png`."""
+    own = getattr(figures, "caption", None)
+    if callable(own):
+        return own(cert)
+    series = cert.get("series", {})
+    if isinstance(series.get("authors_experiment"), dict):
+        return "Final test risk against the prompt length L; the legend names each curve."
+    if isinstance(series.get("regimes"), dict):
+        return "Error against the prompt length L in each regime of lambda (log-log); the legend names each curve."
+    return "Error of finite prompts against the prompt length L (log-log); the legend names each curve."
+
+
 def claim_page(cert: dict, figure: bytes | None) -> str:
     """The page of one claim; `figure` is the PNG the renderer made for it (for its size), or None."""
     cid = cert["claim"]
@@ -204,10 +219,8 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
         w, h = png_size(figure)
         body += ["<h2>Figure</h2>", '<figure class="plot">',
                  f'<img src="figures/{esc(cid)}.png" width="{w}" height="{h}" '
-                 f'alt="{esc(cid)}: error of finite prompts against the claimed limit, by prompt length" />',
-                 "<figcaption>Root-mean-square error of T[mu_L] - T against the prompt length L (log-log), "
-                 "with the high-probability bound, the empirical quantile and the negative controls."
-                 "</figcaption>", "</figure>"]
+                 f'alt="{esc(cid)}: {esc(figure_caption(cert))}" />',
+                 f"<figcaption>{esc(figure_caption(cert))}</figcaption>", "</figure>"]
     if text.has_bound_series(cert):
         steps = text.BOUND_PROOF_BODY.replace("\n", " ")
         for marker in (" (i) ", " (ii) ", " With probability"):
