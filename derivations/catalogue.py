@@ -181,5 +181,25 @@ def selfnormalised_error_proofs() -> tuple[Proof, ...]:
 GROUPS["selfnormalised_error"] = selfnormalised_error_proofs
 
 
+@lru_cache(maxsize=None)
+def gronwall_proofs() -> tuple[Proof, ...]:
+    """Theorem 4.3's transfer bound (derivations/gronwall.py)."""
+    from . import gronwall
+    return tuple(gronwall.proofs())
+
+
+GROUPS["gronwall"] = gronwall_proofs
+
+
+@lru_cache(maxsize=None)
+def chain_proofs() -> tuple[Proof, ...]:
+    """The steps of the key derivations shown in the report (derivations/chains.py)."""
+    from . import chains
+    return tuple(chains.proofs())
+
+
+GROUPS["chains"] = chain_proofs
+
+
 def all_proofs() -> dict[str, tuple[Proof, ...]]:
     return {name: group() for name, group in GROUPS.items()}

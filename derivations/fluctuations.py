@@ -44,6 +44,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import batched, concentration, tilt
+from .matrix_ops import det, eye_like, inv, tr
 from .proof import Proof, prove_zero
 
 t_sym = sp.Symbol("t", real=True)
@@ -181,13 +182,12 @@ def divergence_at_threshold() -> sp.Expr:
 
 def first_order_coefficient_matrix(Gamma, U, V, Sigma_q) -> sp.Expr:
     """det(I - 2 M Sigma_q)^{-1/2} [tr(V Gamma V^T) + tr(N Sigma_q (I - 2 M Sigma_q)^{-1})] for
-    explicit (SymPy) matrices; M = U^T Gamma U, N = U^T Gamma V^T V Gamma U."""
-    d = Gamma.shape[0]
-    I = sp.eye(d)
+    explicit SymPy matrices (exact) or matrix symbols (the displayed formula); M = U^T Gamma U,
+    N = U^T Gamma V^T V Gamma U."""
     M = U.T * Gamma * U
     N = U.T * Gamma * V.T * V * Gamma * U
-    R = I - 2 * M * Sigma_q
-    return (R.det() ** sp.Rational(-1, 2)) * ((V * Gamma * V.T).trace() + (N * Sigma_q * R.inv()).trace())
+    R = eye_like(Gamma) - 2 * M * Sigma_q
+    return (det(R) ** sp.Rational(-1, 2)) * (tr(V * Gamma * V.T) + tr(N * Sigma_q * inv(R)))
 
 
 # ---------------------------------------------------------------------------------------------

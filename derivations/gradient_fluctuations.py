@@ -31,16 +31,16 @@ import sympy as sp
 from . import batched, lemma21
 from .proof import Proof, prove_zero
 from .gaussian_expectations import gaussian_polynomial_expectation
+from .matrix_ops import scalar, tr
 from .tilted_moments import exp_quadratic_expectation
 
 
 def fourth_moment_formula(c: sp.Matrix, Gamma: sp.Matrix, V: sp.Matrix) -> sp.Expr:
     M = V.T * V
-    tr = lambda X: X.trace()
-    cMc = (c.T * M * c)[0, 0]
-    cc = (c.T * c)[0, 0]
+    cMc = scalar(c.T * M * c)
+    cc = scalar(c.T * c)
     return (tr(M * Gamma) * tr(Gamma) + tr(M * Gamma * Gamma) + cMc * tr(Gamma) + cc * tr(M * Gamma)
-            + 2 * (c.T * M * Gamma * c)[0, 0] + cMc * cc)
+            + 2 * scalar(c.T * M * Gamma * c) + cMc * cc)
 
 
 def fourth_moment_by_stein(c: sp.Matrix, Gamma: sp.Matrix, V: sp.Matrix) -> sp.Expr:
@@ -67,12 +67,12 @@ def fourth_moment_batched(s=None) -> sp.MatrixExpr:
 
 def coefficient_V(a: sp.Matrix, Gamma: sp.Matrix, k: int) -> sp.Expr:
     Ga = Gamma * a
-    return k * sp.exp((a.T * Ga)[0, 0]) * (Gamma.trace() + (Ga.T * Ga)[0, 0])
+    return k * sp.exp(scalar(a.T * Ga)) * (tr(Gamma) + scalar(Ga.T * Ga))
 
 
 def coefficient_U(z: sp.Matrix, U: sp.Matrix, Gamma: sp.Matrix, V: sp.Matrix) -> sp.Expr:
     a = U * z
-    return (z.T * z)[0, 0] * sp.exp((a.T * Gamma * a)[0, 0]) * fourth_moment_formula(Gamma * a, Gamma, V)
+    return scalar(z.T * z) * sp.exp(scalar(a.T * Gamma * a)) * fourth_moment_formula(Gamma * a, Gamma, V)
 
 
 def query_averaged_coefficients(Gamma, U, V, Sigma_q) -> tuple:

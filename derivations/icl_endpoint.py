@@ -26,6 +26,7 @@ import sympy as sp
 
 from .icl_gradients import restricted_gradients
 from .icl_risk import paper_risk
+from .matrix_ops import inv, tr
 from .proof import Proof, prove_zero
 
 alpha_sym = sp.Symbol("alpha", positive=True)
@@ -36,8 +37,8 @@ lam_sym = sp.Symbol("lam_min", positive=True)       # lambda_min(Sigma)
 
 def endpoint(Sigma: sp.Matrix):
     """b* = tr(Sigma^-2)^(1/4), A* = tr(Sigma^-2)^(-1/4) Sigma^-1 (exact SymPy numbers)."""
-    Sinv = Sigma.inv()
-    t = (Sinv * Sinv).trace()
+    Sinv = inv(Sigma)
+    t = tr(Sinv * Sinv)
     return Sinv * t ** sp.Rational(-1, 4), t ** sp.Rational(1, 4)
 
 

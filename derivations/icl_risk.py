@@ -37,6 +37,7 @@ import sympy as sp
 
 from . import lemma21, tilt
 from .gaussian_expectations import standard_expectation
+from .matrix_ops import eye_like, tr
 from .proof import Proof, prove_zero
 
 b_sym = sp.Symbol("b", real=True)
@@ -95,8 +96,8 @@ def matrix_full_risk(Sigma: sp.Matrix, U11, u, v, b) -> sp.Expr:
 
 def paper_risk(Sigma, A, b) -> sp.Expr:
     """docs/paper.md's R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T) (comparison target only)."""
-    M = b * Sigma * A - sp.eye(Sigma.shape[0])
-    return (M * Sigma * M.T).trace() / 2
+    M = b * Sigma * A - eye_like(Sigma)
+    return tr(M * Sigma * M.T) / 2
 
 
 def _blocks(U: sp.Matrix, V: sp.Matrix, d: int):

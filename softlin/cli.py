@@ -96,34 +96,36 @@ def cmd_derive(args) -> int:
 def _derive_finish(args, proofs, start) -> int:
     from .derivations import emit
     from .derivations import report as derivation_page
+    from .render import derivations_page
 
     failed = [p.statement for group in proofs.values() for p in group if not p.passed]
     progress.progress("derive: rendering the derivation report")
-    page = derivation_page.render(proofs)
-    page_path = args.out / "derivations.md"
+    pages = {args.out / "derivations.md": derivation_page.render(proofs),
+             args.out / "derivations.html": derivations_page.render_html(proofs)}
     if args.check:
         progress.progress("derive: emitting the kernels to compare")
         diff = emit.staleness_diff()
         progress.clear()
-        stale_page = not page_path.exists() or page_path.read_text() != page
+        stale_pages = [p for p, text in pages.items() if not p.exists() or p.read_text() != text]
         if diff:
             sys.stdout.write(diff)
             print(f"{emit.GENERATED_PATH} is stale; fix: {emit.FIX_COMMAND}", file=sys.stderr)
-        if stale_page:
+        for page_path in stale_pages:
             print(f"{page_path} is stale; fix: {emit.FIX_COMMAND}", file=sys.stderr)
         if failed:
             print("symbolic proofs failed: " + "; ".join(failed), file=sys.stderr)
-        if diff or stale_page or failed:
+        if diff or stale_pages or failed:
             return EXIT_FAILED
         print(f"kernels and derivation report are up to date ({time.perf_counter() - start:.1f} s)")
         return EXIT_OK
     progress.progress("derive: emitting the kernels")
     path = emit.write()
     progress.clear()
-    page_path.parent.mkdir(parents=True, exist_ok=True)
-    page_path.write_text(page)
+    for page_path, text in pages.items():
+        page_path.parent.mkdir(parents=True, exist_ok=True)
+        page_path.write_text(text)
     n = sum(len(g) for g in proofs.values())
-    print(f"wrote {path} and {page_path}; {n - len(failed)}/{n} proofs passed "
+    print(f"wrote {path} and {' and '.join(str(p) for p in pages)}; {n - len(failed)}/{n} proofs passed "
           f"({time.perf_counter() - start:.1f} s)")
     if failed:
         print("symbolic proofs failed: " + "; ".join(failed), file=sys.stderr)

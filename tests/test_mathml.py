@@ -47,3 +47,19 @@ def test_mixture_formulas_have_mathml_with_subscripted_greek_components():
     assert "<msub><mi>&#960;</mi><mi>k</mi></msub>" in out["weights"]              # log(pi_k)
     assert weights.find(".//mfrac") is not None                                     # the 1/2
     assert "\\" not in "".join(weights.itertext())                                  # no LaTeX leaked
+
+
+def test_a_negative_matrix_product_prints_a_minus_sign_not_a_minus_one_factor():
+    Gamma, V, a = sp.MatrixSymbol("Gamma", 2, 2), sp.MatrixSymbol("V", 1, 2), sp.MatrixSymbol("a", 2, 1)
+    q = sp.Symbol("q")
+    text = "".join(ET.fromstring(to_mathml(-sp.exp(q) * V * Gamma * a)).itertext())
+    assert text.startswith("-") and "(-1)" not in text and "-1" not in text
+
+
+def test_piecewise_prints_as_a_brace_with_conditions_and_trace_as_tr():
+    x = sp.Symbol("x")
+    root = ET.fromstring(to_mathml(sp.Piecewise((0, x <= 1), (x, True))))
+    assert root.find(".//mtable") is not None and "otherwise" in "".join(root.itertext())
+    assert "piecewise" not in "".join(root.itertext())
+    M = sp.MatrixSymbol("M", 2, 2)
+    assert "".join(ET.fromstring(to_mathml(sp.Trace(M))).itertext()).startswith("tr")

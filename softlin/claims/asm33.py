@@ -36,11 +36,12 @@ from .common import provenance, symbolic_check
 
 ID = "asm-3.3"
 TITLE = "Tilted moments of Assumption 3.3: closed forms and finiteness domain"
-STATEMENT = ("For mu = N(m, Gamma) and nu = N(0, Sigma_q), the tilted moments "
-             "M_pq^(c) = E_z[E_z'[|z'|^p e^{c z'^T U z}] / (E_z' e^{z'^T U z})^c |z|^q], p, q in {0, 4, 8}, "
-             "c in {1, 2}, have closed forms; c = 1 is always finite and c = 2 is finite iff "
-             "lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}) < 1/2.")
-HYPOTHESES = ("tokens z' ~ N(m, Gamma), queries z ~ N(0, Sigma_q) with Sigma_q positive definite",
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = ("For $mu = N(m, Gamma)$ and $nu = N(0, Sigma_q)$, the tilted moments "
+             "$M_{pq}^{(c)} = E_z[E_{z'}[|z'|^p e^{c z'^T U z}] / (E_{z'} e^{z'^T U z})^c |z|^q]$, p, q in {0, 4, 8}, "
+             "c in {1, 2}, have closed forms; $c = 1$ is always finite and $c = 2$ is finite iff "
+             "$lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}) < 1/2$.")
+HYPOTHESES = ("tokens $z' ~ N(m, Gamma)$, queries $z ~ N(0, Sigma_q)$ with $Sigma_q$ positive definite",
               "the exact inequality of Assumption 3.3 is not given in the paper: softlin reports the family it bounds")
 FALSE_ALARM = 1e-6
 QUADRATURE_TOLERANCE = 1e-9   # inner Gauss-Hermite ~1e-14, outer adaptive quadrature at 1e-11
@@ -199,7 +200,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
     if 1 in mc_results:
         quantities["mc_M_pq"] = mc_results[1][0].tolist()
     return certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities,
-                       formulas=_formulas(), provenance=provenance(), formulas_mathml=_formulas_mathml())
+                       formulas=_formulas()[0], provenance=provenance(), formulas_mathml=_formulas()[1])
 
 
 def _tested(tables, mc_results) -> list:
@@ -250,22 +251,18 @@ def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
     return checks, summaries
 
 
-def _formulas() -> dict:
-    expr, _ = tm.tilt_ratio_exponent(2)
-    return {
-        "tilt_ratio": r"\log\frac{Z(2 a)}{Z(a)^2} = " + sp.latex(expr),
-        "moments": r"M^{(c)}_{pq} = E_z\Big[e^{\frac{c^2-c}{2} z^T U^T \Gamma U z}\,"
-                   r"E_{x\sim N(m + c\Gamma U z,\,\Gamma)}|x|^p\,|z|^q\Big]",
-    }
-
-
-def _formulas_mathml() -> dict:
+def _formulas() -> tuple[dict, dict]:
+    """(LaTeX, MathML) of the tilt ratio (its left side as notation) and of the moments (formulas.py)."""
     from ..mathml import mathml_formula, mi, mo
+    from . import formulas as shown
 
     expr, _ = tm.tilt_ratio_exponent(2)
-    return {"tilt_ratio": mathml_formula(mi("log"), "<mfrac><mrow><mi>Z</mi><mo>(</mo><mn>2</mn><mi>a</mi><mo>)</mo></mrow>"
+    latex, mathml = shown.for_claim(ID)
+    latex = {"tilt_ratio": r"\log\frac{Z(2 a)}{Z(a)^2} = " + sp.latex(expr), **latex}
+    mathml = {"tilt_ratio": mathml_formula(mi("log"), "<mfrac><mrow><mi>Z</mi><mo>(</mo><mn>2</mn><mi>a</mi><mo>)</mo></mrow>"
                                          "<msup><mrow><mi>Z</mi><mo>(</mo><mi>a</mi><mo>)</mo></mrow><mn>2</mn></msup></mfrac>",
-                                         mo("="), expr)}
+                                         mo("="), expr), **mathml}
+    return latex, mathml
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMMON_KEYS)

@@ -49,7 +49,7 @@ import numpy as np
 from ..derivations import authors_experiment as ae_derivation, catalogue
 from ..numerics import icl_flows, kernels
 from ..numerics.significance import z_critical
-from . import authors_checks, authors_exact
+from . import authors_checks, authors_exact, formulas as shown
 from . import scenario as scen
 from .authors_training import BATCH, INIT, LR, PLAN, cached_experiment
 from .base import Claim, certificate
@@ -59,12 +59,12 @@ ID = "authors-experiment"
 TITLE = "The authors' one-head experiment at CPU scale: softmax vs linear attention, and the data generator"
 STATEMENT = ("Trained by SGD on in-context linear regression (d = 5, Toeplitz 0.5 covariance, noise 0.1), the final "
              "test risks of one-head softmax attention and of linear attention (normalised by 1/L) both approach the "
-             "infinite-prompt prediction R*_inf = min_p R_inf(p) as L grows (Theorem 4.3 at CPU scale); linear "
+             "infinite-prompt prediction $R_inf^* = min_p R_inf(p)$ as $L$ grows (Theorem 4.3 at CPU scale); linear "
              "attention's risk is its exact finite-L risk; the authors' generator (covariance root applied twice to "
              "the prompt, never to the query) changes the experiment (erratum 5).")
-HYPOTHESES = ("x_i, x_q ~ N(0, Sigma) iid (covariance root applied once to prompt and query), beta ~ N(0, I_d / d), "
-              "label noise N(0, s2) on prompt and query labels",
-              "one head, parameters (mu, omega); loss (y_q - yhat)^2; SGD lr 1e-3, batch 128, init (0.5, 0.5)")
+HYPOTHESES = ("$x_i, x_q ~ N(0, Sigma)$ iid (covariance root applied once to prompt and query), $beta ~ N(0, I_d / d)$, "
+              "label noise $N(0, s_2)$ on prompt and query labels",
+              "one head, parameters $(mu, omega)$; loss $(y_q - yhat)^2$; SGD lr 1e-3, batch 128, init (0.5, 0.5)")
 KEYS = frozenset({"seed", "icl"})
 UNUSED_ICL_KEYS = ("alpha", "theta", "eps")
 L_CAP = 5000                   # per step batch x L_max x 2 doubles (reduced sampler): 128 x 5000 x 2 x 8 B = 10 MB
@@ -205,8 +205,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
         "authors_linear": [risk_a["linear"][L][0] for L in Ls],
         "exact_L": curves["L"], "exact_softmax_optimum": [c["risk"] for c in curves["softmax"]],
         "exact_linear_optimum": [c["risk"] for c in curves["linear"]]}}
+    latex, mathml = shown.for_claim(ID)
     return certificate(CLAIM, for_certificate(s), profile, s["seed"], checks, quantities, errata=errata,
-                       series=series, provenance=provenance())
+                       series=series, provenance=provenance(), formulas=latex, formulas_mathml=mathml)
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate)

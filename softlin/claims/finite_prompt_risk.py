@@ -31,21 +31,22 @@ from ..derivations import catalogue
 from ..numerics import kernels, scalar_risk as sr
 from ..numerics import significance as sig
 from ..numerics.fits import linear_fit
-from . import authors_power as pw
+from . import authors_power as pw, formulas as shown
 from . import finite_prompt_exact as exact_section
 from .base import Check, Claim, certificate
 from .common import provenance, symbolic_check
 
 ID = "finite-prompt-risk"
 TITLE = "Exact 1/L term of the scalar-model risk versus the exp(d omega^2) heuristic"
-STATEMENT = ("For yhat = sum_h mu_h sum_i softmax_i(omega_h x_i^T x_q) y_i (x ~ N(0, I_d), beta ~ N(0, I_d/d), "
-             "noise s2), E(y_q - yhat)^2 = (1 - mu.omega)^2 + s2 + C1/L + o(1/L) with C1 = sum mu_h mu_k "
-             "[(1+s2)(1-2 omega_h omega_k)^(-d/2) + omega_h omega_k (1-2 omega_h omega_k)^(-d/2-1)] + "
-             "2 (1 - mu.omega) sum mu_h omega_h (1 - 2 omega_h^2)^(-d/2-1). Beyond the paper: for one or two heads and "
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = ("For $yhat = sum_h mu_h sum_i softmax_i(omega_h x_i^T x_q) y_i$ ($x ~ N(0, I_d)$, $beta ~ N(0, I_d/d)$, "
+             "noise $s_2$), $E(y_q - yhat)^2 = (1 - mu . omega)^2 + s_2 + C_1/L + o(1/L)$ with $C_1 = sum mu_h mu_k "
+             "[(1+s_2)(1-2 omega_h omega_k)^(-d/2) + omega_h omega_k (1-2 omega_h omega_k)^(-d/2-1)] + "
+             "2 (1 - mu . omega) sum mu_h omega_h (1 - 2 omega_h^2)^(-d/2-1)$. Beyond the paper: for one or two heads and "
              "x ~ N(0, sigma), the finite-L risk R_L itself is computed exactly (quadrature with a stated error) "
              "and checked against Monte Carlo and against this expansion.")
-HYPOTHESES = ("x_i, x_q ~ N(0, I_d) iid, beta ~ N(0, I_d / d), additive N(0, s2) label noise on prompt and query",
-              "omega_h omega_k < 1/2 for all heads (else C1 is infinite)")
+HYPOTHESES = ("$x_i, x_q ~ N(0, I_d)$ iid, $beta ~ N(0, I_d / d)$, additive $N(0, s_2)$ label noise on prompt and query",
+              "$omega_h omega_k < 1/2$ for all heads (else $C_1$ is infinite)")
 KEYS = frozenset({"seed", "scalar"})
 FALSE_ALARM = 1e-6
 QUAD_TOLERANCE = 1e-9     # scipy.quad relative accuracy ~1e-12 on these smooth integrands; 3 digits of margin
@@ -209,8 +210,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
     heads = exact_quantities["two_heads"]
     series = exact_section.heads.series(exact_quantities["optimum_curve"], heads.get("optimum"),
                                             sr.infinite_risk(np.ones(1), np.ones(1), s2))   # R_inf at its minimiser p = 1
+    latex, mathml = shown.for_claim(ID)
     return certificate(CLAIM, {"seed": s["seed"], "scalar": s.get("scalar", {})}, profile, s["seed"], checks,
-                       quantities, series=series, provenance=provenance())
+                       quantities, series=series, provenance=provenance(), formulas=latex, formulas_mathml=mathml)
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate)

@@ -29,11 +29,12 @@ from .references import reference_routes
 
 ID = "lemma-2.1"
 TITLE = "Gaussian prompts make softmax attention affine"
-STATEMENT = ("For mu = N(m, Gamma) with Gamma positive semidefinite (possibly singular), "
-             "T_{U,V}[mu](z) = E[exp(z'^T U z) V z'] / E[exp(z'^T U z)] = V (m + Gamma U z), and the "
-             "exponentially tilted law exp(a^T z') mu(dz') / Z(a) is N(m + Gamma a, Gamma).")
-HYPOTHESES = ("tokens z' ~ N(m, Gamma), Gamma = B B^T positive semidefinite",
-              "finite prompts: z_1..z_L iid ~ mu, T[mu_L](z) = softmax attention over the prompt")
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = ("For $mu = N(m, Gamma)$ with $Gamma$ positive semidefinite (possibly singular), "
+             "$T_{U,V}[mu](z) = E[exp(z'^T U z) V z'] / E[exp(z'^T U z)] = V (m + Gamma U z)$, and the "
+             "exponentially tilted law $exp(a^T z') mu(dz') / Z(a)$ is $N(m + Gamma a, Gamma)$.")
+HYPOTHESES = ("tokens $z' ~ N(m, Gamma)$, $Gamma = B B^T$ positive semidefinite",
+              "finite prompts: $z_1, ..., z_L$ iid $~ mu$, $T[mu_L](z)$ = softmax attention over the prompt")
 
 
 def default_scenario() -> dict:

@@ -35,10 +35,11 @@ from .references import reference_routes
 
 ID = "mixture"
 TITLE = "Gaussian-mixture tokens give a non-linear softmax limit"
-STATEMENT = ("For mu = sum_k pi_k N(m_k, Gamma_k), T_{U,V}[mu](z) = V sum_k alpha_k(z) (m_k + Gamma_k U z) "
-             "with alpha = softmax_k(log pi_k + m_k^T U z + (U z)^T Gamma_k (U z) / 2).")
-HYPOTHESES = ("tokens z' ~ sum_k pi_k N(m_k, Gamma_k), pi_k > 0, Gamma_k positive semidefinite",
-              "finite prompts: z_1..z_L iid ~ mu")
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = ("For $mu = sum_k pi_k N(m_k, Gamma_k)$, $T_{U,V}[mu](z) = V sum_k alpha_k(z) (m_k + Gamma_k U z)$ "
+             "with $alpha = softmax_k(log pi_k + m_k^T U z + (U z)^T Gamma_k (U z) / 2)$.")
+HYPOTHESES = ("tokens $z' ~ sum_k pi_k N(m_k, Gamma_k)$, $pi_k > 0$, $Gamma_k$ positive semidefinite",
+              "finite prompts: $z_1, ..., z_L$ iid $~ mu$")
 SCENARIO_KEYS = scen.COMMON_KEYS | {"mixture"}
 
 

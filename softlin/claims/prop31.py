@@ -51,15 +51,16 @@ from .prop31_regimes import _regimes, asymptotic_exponent
 
 ID = "prop-3.1"
 TITLE = "Output concentration: exact 1/L fluctuations, the finiteness threshold and the sharp rate"
-STATEMENT = ("For mu centred and sigma-sub-Gaussian (sigma >= 1), nu centred and 1-sub-Gaussian and "
-             "||T[mu]||_{L4(nu)} <= sigma^2 M, there are c1, c2 > 0 depending only on d, V, U, M with "
-             "E||T[mu_L] - T[mu]||^2_{L2(nu)} <= c1 sigma^6 ln(L) / L^(c2/sigma^2). Exact form for "
-             "mu = N(m, Gamma), nu = N(0, Sigma_q): the error is first_order_coefficient / L + o(1/L) when "
-             "lambda = lambda_max(U^T Gamma U Sigma_q) < 1/2, and decays as L^-kappa (up to logarithms) with "
-             "kappa = min(1, (sqrt(1 + 4/lambda) - 1)/2) on both sides of that threshold.")
-HYPOTHESES = ("tokens z' ~ N(m, Gamma) (Gamma positive semidefinite) for the exact results; Rademacher, "
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = ("For $mu$ centred and $sigma$-sub-Gaussian ($sigma >= 1$), $nu$ centred and 1-sub-Gaussian and "
+             "$||T[mu]||_{L^4(nu)} <= sigma^2 M$, there are $c_1, c_2 > 0$ depending only on $d, V, U, M$ with "
+             "$E||T[mu_L] - T[mu]||^2_{L^2(nu)} <= c_1 sigma^6 ln(L) / L^(c_2/sigma^2)$. Exact form for "
+             "$mu = N(m, Gamma)$, $nu = N(0, Sigma_q)$: the error is first_order_coefficient $/ L + o(1/L)$ when "
+             "$lambda = lambda_max(U^T Gamma U Sigma_q) < 1/2$, and decays as $L^(-kappa)$ (up to logarithms) with "
+             "$kappa = min(1, (sqrt(1 + 4/lambda) - 1)/2)$ on both sides of that threshold.")
+HYPOTHESES = ("tokens $z' ~ N(m, Gamma)$ ($Gamma$ positive semidefinite) for the exact results; Rademacher, "
               "uniform and Gaussian-mixture tokens for the measured decay",
-              "queries z ~ nu = N(0, query_cov); prompts z_1..z_L iid; L >= 2 in the paper's display")
+              "queries $z ~ nu = N(0, Sigma_q)$ (query_cov); prompts $z_1, ..., z_L$ iid; $L >= 2$ in the paper's display")
 SCENARIO_KEYS = scen.COMMON_KEYS
 
 def default_scenario() -> dict:

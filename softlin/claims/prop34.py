@@ -33,6 +33,7 @@ import sympy as sp
 from ..derivations import catalogue, gradient_fluctuations as gf
 from ..numerics import kernels, query_average
 from ..numerics.laws import GaussianLaw, psd_root
+from . import formulas as shown
 from . import prop34_exact as ex
 from . import scenario as scen
 from .base import Check, Claim, certificate
@@ -42,9 +43,10 @@ from .prop34_jacobians import _R, finite_jacobian_checks, limit_jacobian_check, 
 
 ID = "prop-3.4"
 TITLE = "Gradient concentration: exact 1/L coefficients and sharp rates for grad_V and grad_U"
-STATEMENT = ("E||grad_V T[mu_L] - grad_V T[mu]||^2_{L2(nu)} <= c1 sigma^6 ln(L) / L^(c2/sigma^2) and "
-             "E||grad_U T[mu_L] - grad_U T[mu]||^2_{L2(nu)} <= c1 sigma^12 ln(L)^2 / L^(c2/sigma^2) (L >= 2).")
-HYPOTHESES = ("tokens N(m, Gamma) with Gamma = sigma^2 Gamma0, queries nu = N(0, Sigma_q)",
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = ("$E||grad_V T[mu_L] - grad_V T[mu]||^2_{L^2(nu)} <= c_1 sigma^6 ln(L) / L^(c_2/sigma^2)$ and "
+             "$E||grad_U T[mu_L] - grad_U T[mu]||^2_{L^2(nu)} <= c_1 sigma^12 ln(L)^2 / L^(c_2/sigma^2)$ ($L >= 2$).")
+HYPOTHESES = ("tokens $N(m, Gamma)$ with $Gamma = sigma^2 Gamma_0$, queries $nu = N(0, Sigma_q)$",
               "Assumption 3.3 (see asm-3.3); norms: Frobenius norms of the column-major Jacobians")
 FALSE_ALARM = 1e-6
 # Regimes of the slope check, as the value of lambda obtained by rescaling Gamma (sigma^2 Gamma0).
@@ -227,14 +229,11 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     errata = [{"id": 1, "title": "Proposition 3.4 as displayed fails at L = 1: ln(1) = 0 makes the right side 0",
                "witness": witness, "fix": "state the bound for L >= 2 (the suite checks L >= 2)"}]
     series = {"fixed_query": fixed, "regimes": series_regimes}
-    formulas = {
-        "coefficient_V": r"\lim_L L\,E\|\nabla_V T[\mu_L]-\nabla_V T[\mu]\|^2 = k\,e^{a^T\Gamma a}\left(\operatorname{tr}\Gamma + |\Gamma a|^2\right)",
-        "coefficient_U": r"\lim_L L\,E\|\nabla_U T[\mu_L]-\nabla_U T[\mu]\|^2 = |z|^2 e^{a^T\Gamma a} F(\Gamma a)",
-        "exponent": r"\kappa(\lambda) = 1\ (\lambda\le 1/2),\quad \frac{\sqrt{1+4/\lambda}-1}{2}\ (\lambda \ge 1/2)",
-    }
+    formulas, mathml = shown.for_claim(ID)
     formulas.update(_sympy_formulas()[0])
+    mathml.update(_sympy_formulas()[1])
     return certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities, errata=errata,
-                       formulas=formulas, series=series, provenance=provenance(), formulas_mathml=_sympy_formulas()[1])
+                       formulas=formulas, series=series, provenance=provenance(), formulas_mathml=mathml)
 
 
 def _first_order(G, U, V, Sq) -> tuple:

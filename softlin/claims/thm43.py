@@ -28,14 +28,16 @@ from scipy.integrate import solve_ivp
 from ..numerics import icl_exact, icl_training
 from ..numerics.fits import linear_fit
 from ..numerics.significance import z_critical
-from . import icl_common, thm43_routes as routes
+from . import formulas as shown, icl_common, thm43_routes as routes
 from .base import Check, Claim, certificate
 from .common import provenance
 
 ID = "thm-4.3"
 TITLE = "Finite-prompt training tracks infinite-prompt training (Gronwall transfer)"
-STATEMENT = ("||theta_L(t) - theta_inf(t)|| <= g2(L) t exp(beta_inf t), and for every eps > 0 there is L(eps) with "
-             "lim_t R_L(theta_L(t)) <= lim_t R_inf(theta_inf(t)) + eps for all L >= L(eps).")
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = ("$||theta_L(t) - theta_inf(t)|| <= g_2(L) t exp(beta_inf t)$, and for every $epsilon > 0$ there is "
+             "$L(epsilon)$ with $lim_t R_L(theta_L(t)) <= lim_t R_inf(theta_inf(t)) + epsilon$ for all "
+             "$L >= L(epsilon)$.")
 HYPOTHESES = ("in-context linear regression with Gaussian inputs (Section 5 instance of Section 4)",
               "same initialisation for theta_L and theta_inf; infinite trajectory in B_rho, finite ones in B_{2 rho}")
 FALSE_ALARM = 1e-6       # family-wise, split by Bonferroni over the statistical tests below
@@ -154,9 +156,10 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
                   "mc_gap": [{k: v for k, v in m.items()} for m in mc], "family_wise_false_alarm": FALSE_ALARM,
                   "mixture_control_distance": dist, "mixture_control_threshold": thresh,
                   "L_eps": point, "L_eps_interval": interval, "gronwall_rows": rows}
+    latex, mathml = shown.for_claim(ID)
     errata = [{"id": 4, "text": "beta_L written for beta_inf in the proof of Theorem 4.3", "witness": witness}]
     return certificate(CLAIM, icl_common.for_certificate(s), profile, s["seed"], checks, quantities, errata=errata,
-                       provenance=provenance())
+                       provenance=provenance(), formulas=latex, formulas_mathml=mathml)
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, icl_common.default_scenario, icl_common.KEYS,

@@ -26,19 +26,21 @@ from ..derivations import catalogue, icl_endpoint, icl_gradients, icl_risk
 from ..numerics.significance import z_critical, z_quantile
 from ..numerics import icl_flows
 from ..numerics.laws import GaussianLaw
-from . import icl_common
+from . import formulas as shown, icl_common
 from .base import Check, Claim, certificate
 from .common import provenance, symbolic_check
 
 ID = "thm-5.2"
 TITLE = "In-context linear regression: the flow reaches the Bayes endpoint; finite prompts transfer"
-STATEMENT = ("For invertible Sigma and 0 < alpha < sqrt(2)/(d^(1/4) ||Sigma||_op), the gradient flow of "
-             "R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T) from A(0) = alpha Theta Theta^T, "
-             "b(0) = alpha converges to b* = tr(Sigma^-2)^(1/4), A* = tr(Sigma^-2)^(-1/4) Sigma^-1 (zero risk), and "
-             "for every eps > 0 there is L(eps) with lim_t R_L(theta_L(t)) <= eps for L >= L(eps).")
-HYPOTHESES = ("x ~ N(0, Sigma), w ~ N(0, I_d), y = w^T x (noiseless), query (x, 0)",
-              "trained blocks U = [[A, 0], [0, 0]], last row of V = (0, ..., 0, b)",
-              "balanced initialisation ||Theta Theta^T||_F = 1")
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = ("For invertible $Sigma$ and $0 < alpha < sqrt(2)/(d^(1/4) ||Sigma||_op)$, the gradient flow of "
+             "$R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T)$ from $A(0) = alpha Theta Theta^T$, "
+             "$b(0) = alpha$ converges to $b^* = tr(Sigma^(-2))^(1/4)$, $A^* = tr(Sigma^(-2))^(-1/4) Sigma^(-1)$ "
+             "(zero risk), and for every $epsilon > 0$ there is $L(epsilon)$ with $lim_t R_L(theta_L(t)) <= epsilon$ "
+             "for $L >= L(epsilon)$.")
+HYPOTHESES = ("$x ~ N(0, Sigma)$, $w ~ N(0, I_d)$, $y = w^T x$ (noiseless), query $(x, 0)$",
+              "trained blocks $U = [[A, 0], [0, 0]]$, last row of $V = (0, ..., 0, b)$",
+              "balanced initialisation $||Theta Theta^T||_F = 1$")
 # Tolerances. Radau with rtol 1e-10 over at most ~1e4 accepted steps accumulates at most ~1e-6 relative
 # error; the horizon T = 40 / (slowest transverse rate) + 50 leaves e^-40 of the transverse distance.
 ODE_RELATIVE_TOLERANCE = 1e-6
@@ -235,10 +237,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
         "training": {k: tr[k] for k in ("L", "risk", "risk_stderr", "max_gap", "step", "steps")},
         "perturbed_offblock_final": float(pert["offblock"][-1]),
     }
-    formulas = {"risk": r"R_\infty(A,b) = \tfrac12\operatorname{tr}\big((b\Sigma A - I)\Sigma(b\Sigma A - I)^T\big)",
-                "endpoint": r"b^* = \operatorname{tr}(\Sigma^{-2})^{1/4},\ A^* = \operatorname{tr}(\Sigma^{-2})^{-1/4}\Sigma^{-1}"}
+    formulas, mathml = shown.for_claim(ID)
     return certificate(CLAIM, icl_common.for_certificate(s), profile, s["seed"], checks, quantities,
-                       errata=errata, formulas=formulas, provenance=provenance())
+                       errata=errata, formulas=formulas, provenance=provenance(), formulas_mathml=mathml)
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, icl_common.default_scenario, icl_common.KEYS,

@@ -18,7 +18,7 @@ import json
 import xml.etree.ElementTree as ET
 
 from ..mathml import numeric_entities
-from . import text
+from . import figures, html_tables, markup, text
 
 MATHML_ELEMENTS = frozenset({
     "math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", "msub", "msubsup", "mfrac",
@@ -47,7 +47,13 @@ a { color: #0a58ca; }
 table { border-collapse: collapse; width: 100%; font-size: .88rem; }
 th, td { border: 1px solid #d8dee4; padding: .35rem .5rem; text-align: left; vertical-align: top; }
 th { background: #f6f8fa; }
-td.num { font-family: "DejaVu Sans Mono", monospace; white-space: nowrap; }
+td.num { font-family: "DejaVu Sans Mono", monospace; overflow-wrap: anywhere; }
+h3 { font-size: 1rem; margin: 1.2rem 0 .4rem; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table.grid { width: auto; font-size: .8rem; }
+table.grid td { border: none; padding: 0 .4rem; text-align: right; }
+p.witness { margin: .4rem 0 .2rem 1rem; font-size: .85rem; font-weight: bold; color: #57606a; }
+table.witness { width: auto; margin-left: 1rem; font-size: .82rem; }
 td.id { white-space: nowrap; }
 .status { display: inline-block; padding: .05rem .6rem; border-radius: 1rem; font-weight: bold; }
 .verified { background: #dafbe1; color: #116329; }
@@ -59,7 +65,7 @@ td.id { white-space: nowrap; }
 .detail { display: block; color: #57606a; font-size: .82rem; margin-top: .2rem; }
 .meta { color: #57606a; }
 figure { margin: 1rem 0; }
-figure.formula { padding: .5rem 1rem; background: #f6f8fa; border-left: 3px solid #8c959f; }
+figure.formula { padding: .5rem 1rem; background: #f6f8fa; border-left: 3px solid #8c959f; overflow-x: auto; }
 figure.formula figcaption, figure.plot figcaption { font-size: .85rem; color: #57606a; }
 math { font-size: 1.2rem; font-family: "DejaVu Math TeX Gyre", "STIX Two Math", "Latin Modern Math", math; }
 details summary { font-size: .8rem; color: #57606a; cursor: pointer; }
@@ -150,17 +156,7 @@ def formula_block(cid: str, name: str, tex, mml, caption: str | None = None, lin
                       f"<pre><code>{esc(tex)}</code></pre>", "</figure>"])
 
 
-def errata_list(items: list[tuple[str, str, list[tuple[str, str]]]], link_claims: bool) -> list[str]:
-    out = ["<ul>"]
-    for cid, headline, fields in items:
-        where = f' (<a href="{esc(cid)}.html">{esc(cid)}</a>)' if link_claims else ""
-        out.append(f"<li>{esc(headline)}{where}")
-        if fields:
-            out.append('<dl class="erratum">')
-            out += [f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in fields]
-            out.append("</dl>")
-        out.append("</li>")
-    return out + ["</ul>"]
+errata_list = html_tables.errata_list
 
 
 def compact_json(obj) -> str:
@@ -177,6 +173,21 @@ def png_size(png: bytes) -> tuple[int, int]:
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
+def figure_caption(cert: dict) -> str:
+    """What the claim's figure draws, in words: `figures.caption(cert)` when the figure module gives
+    one, else a caption that names only the axes (the legend inside the figure names the curves),
+    chosen by the same series shape as `figures.figure_png`."""
+    own = getattr(figures, "caption", None)
+    if callable(own):
+        return own(cert)
+    series = cert.get("series", {})
+    if isinstance(series.get("authors_experiment"), dict):
+        return "Final test risk against the prompt length L; the legend names each curve."
+    if isinstance(series.get("regimes"), dict):
+        return "Error against the prompt length L in each regime of lambda (log-log); the legend names each curve."
+    return "Error of finite prompts against the prompt length L (log-log); the legend names each curve."
+
+
 def claim_page(cert: dict, figure: bytes | None) -> str:
     """The page of one claim; `figure` is the PNG the renderer made for it (for its size), or None."""
     cid = cert["claim"]
@@ -184,9 +195,10 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
     body = [f"<h1><code>{esc(cid)}</code>: {esc(cert.get('title', ''))}</h1>",
             f'<p>{status_badge(cert["status"])} <span class="meta">{ok}/{total} checks passed; '
             f"profile <code>{esc(cert['profile'])}</code>, seed {esc(cert['seed'])}</span></p>",
-            "<h2>Statement</h2>", f"<p>{esc(cert.get('statement', ''))}</p>"]
+            "<h2>Statement</h2>", f"<p>{markup.to_html(cert.get('statement', ''), f'certificate {cid}: statement')}</p>"]
     if cert.get("hypotheses"):
-        body += ["<h2>Hypotheses</h2>", "<ul>"] + [f"<li>{esc(h)}</li>" for h in cert["hypotheses"]] + ["</ul>"]
+        body += ["<h2>Hypotheses</h2>", "<ul>"] + [f"<li>{markup.to_html(h, f'certificate {cid}: hypotheses')}</li>"
+                                                  for h in cert["hypotheses"]] + ["</ul>"]
     formulas, mathmls = cert.get("formulas", {}), cert.get("formulas_mathml", {})
     names = list(formulas) + [n for n in mathmls if n not in formulas]
     if names:
@@ -202,18 +214,13 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
                     f"<td class=\"num\">{esc(text.fmt(c['bound']))}</td></tr>")
     body += ["</tbody>", "</table>"]
     if cert.get("quantities"):
-        body += ["<h2>Quantities</h2>", "<table>", "<thead><tr><th>name</th><th>value</th></tr></thead>", "<tbody>"]
-        body += [f'<tr><td>{esc(k)}</td><td class="num">{esc(text.fmt(v))}</td></tr>'
-                 for k, v in cert["quantities"].items()]
-        body += ["</tbody>", "</table>"]
+        body += html_tables.quantities_section(cid, cert["quantities"])
     if figure is not None:
         w, h = png_size(figure)
         body += ["<h2>Figure</h2>", '<figure class="plot">',
                  f'<img src="figures/{esc(cid)}.png" width="{w}" height="{h}" '
-                 f'alt="{esc(cid)}: error of finite prompts against the claimed limit, by prompt length" />',
-                 "<figcaption>Root-mean-square error of T[mu_L] - T against the prompt length L (log-log), "
-                 "with the high-probability bound, the empirical quantile and the negative controls."
-                 "</figcaption>", "</figure>"]
+                 f'alt="{esc(cid)}: {esc(figure_caption(cert))}" />',
+                 f"<figcaption>{esc(figure_caption(cert))}</figcaption>", "</figure>"]
     if text.has_bound_series(cert):
         steps = text.BOUND_PROOF_BODY.replace("\n", " ")
         for marker in (" (i) ", " (ii) ", " With probability"):
@@ -223,7 +230,7 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
                  f"<p><strong>{esc(text.BOUND_PROOF_TITLE)}</strong> {esc(first)}</p>"]
         body += [f"<p>{esc(step)}</p>" for step in rest]
     if cert.get("errata"):
-        body += ["<h2>Errata</h2>"] + errata_list(text.all_errata([cert]), link_claims=False)
+        body += ["<h2>Errata</h2>"] + errata_list(text.all_errata([cert], raw=True), link_claims=False)
     body += ["<h2>Scenario</h2>", f"<pre>{esc(compact_json(cert['scenario']))}</pre>",
              "<h2>Provenance</h2>", f"<pre>{esc(compact_json(cert.get('provenance', {})))}</pre>",
              f"<footer>Generated by <code>softlin report</code> from <code>certificates/{esc(cid)}.json</code>; "
@@ -257,11 +264,11 @@ def index_page(certs: list[dict], phase_diagram: bool = False) -> str:
         body.append('<p class="meta">The first derived formula of each claim; every formula is on the claim\'s page.</p>')
         body += [formula_block(cid, name, tex, mml, caption=f"{cid}: {name}", link=f"{cid}.html")
                  for cid, name, tex, mml in headline]
-    errata = text.all_errata(certs)
+    errata = text.all_errata(certs, raw=True)
     body.append("<h2>Errata found by the suite</h2>")
     body += errata_list(errata, link_claims=True) if errata else ["<p>No certificate records an erratum.</p>"]
     body += ["<footer>Generated by <code>softlin report</code> from <code>certificates/</code>; do not edit. "
              'The pages contain no scripts and load nothing from the network; formulas are MathML printed by SymPy. '
-             'Symbolic proofs and emitted kernels: <a href="derivations.md">derivations.md</a>.</footer>']
+             'Symbolic proofs, derivation chains and emitted kernels: <a href="derivations.html">derivations.html</a>.</footer>']
     nav = [("verdicts", "index.html"), ("Markdown", "index.md")] + ([("phase diagram", "phase-diagram.html")] if phase_diagram else [])
     return page("softlin: verdicts", nav, body)

@@ -13,7 +13,7 @@ blocks depend on the certificates and on the name of the reports directory (the 
 
 from __future__ import annotations
 
-from . import text
+from . import markdown_tables, text
 
 BLOCKS = ("verdicts", "errata")
 
@@ -50,14 +50,10 @@ def verdicts_block(certs: list[dict], prefix: str) -> str:
 
 
 def errata_block(certs: list[dict], prefix: str) -> str:
-    items = text.all_errata(certs)
+    items = text.all_errata(certs, raw=True)
     if not items:
         return "No certificate records an erratum yet."
-    lines = []
-    for cid, headline, fields in items:
-        lines.append(f"- {_cell(headline)} ([`{cid}`]({prefix}{cid}.md))")
-        lines += [f"  - {k}: {_cell(v)}" for k, v in fields]
-    return "\n".join(lines)
+    return "\n".join(markdown_tables.errata_items(items, link=lambda cid: f"{prefix}{cid}.md"))
 
 
 def blocks(certs: list[dict], prefix: str) -> dict[str, str]:

@@ -113,10 +113,10 @@ def _plain(value) -> str:
     return value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "))
 
 
-def erratum_parts(erratum) -> tuple[str, list[tuple[str, str]]]:
-    """(headline, [(field, text), ...]) of an erratum given as a string or a dict (any other JSON
-    value is shown as JSON). The headline of a dict is its first key in ERRATUM_HEADLINE_KEYS, else
-    its first field as "name: value"."""
+def erratum_items(erratum) -> tuple[str, list[tuple[str, object]]]:
+    """(headline, [(field, JSON value), ...]) of an erratum given as a string or a dict (any other
+    JSON value is shown as JSON). The headline of a dict is its first key in ERRATUM_HEADLINE_KEYS,
+    else its first field as "name: value". The values stay JSON: a witness becomes a table."""
     if isinstance(erratum, str):
         return erratum, []
     if isinstance(erratum, dict) and erratum:
@@ -124,11 +124,19 @@ def erratum_parts(erratum) -> tuple[str, list[tuple[str, str]]]:
         key = next((k for k in ERRATUM_HEADLINE_KEYS if isinstance(erratum.get(k), str)), None)
         if key is None:                       # no summary field: the first field, with its name
             key = items[0][0]
-            return f"{key}: {_plain(erratum[key])}", [(str(k), _plain(v)) for k, v in items[1:]]
-        return _plain(erratum[key]), [(str(k), _plain(v)) for k, v in items if k != key]
+            return f"{key}: {_plain(erratum[key])}", [(str(k), v) for k, v in items[1:]]
+        return _plain(erratum[key]), [(str(k), v) for k, v in items if k != key]
     return _plain(erratum), []
 
 
-def all_errata(certs: list[dict]) -> list[tuple[str, str, list[tuple[str, str]]]]:
-    """(claim, headline, fields) for every erratum of every certificate, in certificate order."""
-    return [(c["claim"], *erratum_parts(e)) for c in certs for e in c.get("errata", [])]
+def erratum_parts(erratum) -> tuple[str, list[tuple[str, str]]]:
+    """`erratum_items` with every field as text (JSON for non-strings)."""
+    headline, fields = erratum_items(erratum)
+    return headline, [(k, _plain(v)) for k, v in fields]
+
+
+def all_errata(certs: list[dict], raw: bool = False) -> list[tuple[str, str, list[tuple[str, object]]]]:
+    """(claim, headline, fields) for every erratum of every certificate, in certificate order; the
+    fields as JSON values when `raw`, else as text."""
+    parts = erratum_items if raw else erratum_parts
+    return [(c["claim"], *parts(e)) for c in certs for e in c.get("errata", [])]

@@ -109,8 +109,11 @@ def test_derive_shows_its_proof_groups_on_a_terminal_and_every_line_fits_the_wid
 
     monkeypatch.setattr(catalogue, "GROUPS", {"tilt": lambda: (), "a very long proof group name": lambda: ()})
     monkeypatch.setattr(emit, "staleness_diff", lambda *a, **k: "")
+    from softlin.render import derivations_page
     monkeypatch.setattr(derivation_page, "render", lambda proofs: "page\n")
+    monkeypatch.setattr(derivations_page, "render_html", lambda proofs: "html page\n")
     (tmp_path / "derivations.md").write_text("page\n")
+    (tmp_path / "derivations.html").write_text("html page\n")
     monkeypatch.setattr(progress, "_width_override", 50)
     term = FakeTerminal()
     monkeypatch.setattr("sys.stderr", term)

@@ -134,3 +134,32 @@ def test_the_phase_diagram_page_loads_its_figure_and_links_every_point(chromium,
     assert 'href="phase-diagram.html"' in (real / "index.html").read_text()
     img = _pixels(chromium.screenshot())
     assert img.shape[1] == WIDTH and img.std() > 0.02
+
+
+def test_no_claim_page_falls_back_to_latex_and_none_is_wider_than_the_window(chromium, site):
+    """Every formula of every committed claim is MathML (the renderer's LaTeX fallback says "no MathML"),
+    and nested quantities sit in their own tables: no page scrolls sideways."""
+    real, _ = site
+    for page in sorted(real.glob("*.html")):
+        markup = page.read_text()
+        assert "no-mathml" not in markup and "no MathML" not in markup, page.name
+        report = chromium.open(page.as_uri())
+        assert report.width <= WIDTH, f"{page.name} is {report.width} px wide"
+
+
+def test_the_derivation_report_lays_out_its_mathml(chromium):
+    """reports/derivations.html as committed (written by `softlin derive`): every formula is MathML
+    the browser lays out, with real superscripts and fractions, and nothing is wider than the window."""
+    import xml.etree.ElementTree as ET
+
+    page = REPO / "reports" / "derivations.html"
+    markup = page.read_text()
+    assert "no MathML" not in markup and "$$" not in markup
+    figures = len(ET.fromstring(markup.removeprefix("<!DOCTYPE html>\n")).findall(".//figure"))
+    report = chromium.open(page.as_uri())
+    assert report.problems() == [], report.problems()[:5]
+    assert len(report.math) == figures >= 100                       # results, chain steps, ~90 kernels
+    assert len(report.sups) >= 50 and len(report.fracs) >= 50
+    assert report.width <= WIDTH, f"derivations.html is {report.width} px wide"
+    print(f"derivations.html: {len(report.math)} formulas, {len(report.sups)} superscripts, "
+          f"{len(report.fracs)} fractions, {report.height} px tall")

@@ -12,7 +12,7 @@ import pytest
 from softlin import cli
 from softlin.claims import lemma21, scenario
 from softlin.claims.base import claim_rng
-from softlin.render import html, readme, render
+from softlin.render import html, markup, readme, render
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -37,7 +37,8 @@ def test_pages_carry_statement_formula_checks_and_figure(tmp_path, certificate):
     render.write_certificate(tmp_path, certificate)
     written = render.render_all(tmp_path)
     page = (tmp_path / "lemma-2.1.md").read_text()
-    assert certificate["statement"] in page
+    assert markup.to_markdown(certificate["statement"]) in page    # its $...$ maths as LaTeX
+    assert r"$\mu = N ( m , \Gamma )$" in page
     assert r"V \left(\Gamma U z + m\right)" in page            # SymPy's LaTeX of the derived limit
     assert page.count("| pass |") == len(certificate["checks"])
     assert "figures/lemma-2.1.png" in page

@@ -1,0 +1,74 @@
+"""The derivation report (reports/derivations.md and its HTML twin): hypotheses, derived results,
+the chains of steps of the key derivations, kernels, proofs folded; the chains' steps are proved."""
+
+import xml.etree.ElementTree as ET
+
+import pytest
+import sympy as sp
+
+from softlin.derivations import catalogue, chains, report, report_contents
+from softlin.derivations.kernel_spec import KernelSpec
+from softlin.derivations.proof import Proof
+from softlin.render import derivations_page
+
+
+@pytest.mark.parametrize("group", sorted(chains.BUILDERS))
+def test_every_step_of_the_key_derivations_reduces_to_zero(group):
+    steps = [st for _, chain in chains.chains_for(group) for st in chain]
+    assert len(steps) >= 4 and all(st.proof.passed for st in steps), [st.text for st in steps if not st.proof.passed]
+
+
+def test_a_wrong_step_is_reported_not_proved():
+    # the square completed without the 1/2 of Gamma a^2 / 2: a plausible slip, and it must not pass
+    x, m, a = sp.symbols("x m a", real=True)
+    G = sp.Symbol("Gamma", positive=True)
+    wrong = chains.step("completed square, 1/2 dropped", a * x - (x - m) ** 2 / (2 * G),
+                        -(x - m - G * a) ** 2 / (2 * G) + a * m + G * a**2)
+    assert not wrong.proof.passed
+
+
+def test_every_proof_group_has_a_title_and_hypotheses_and_the_chains_are_in_the_catalogue():
+    for group in catalogue.GROUPS:
+        if group != "chains":
+            title, hypotheses = report_contents.ABOUT[group]
+            assert title and hypotheses, group
+    assert "chains" in catalogue.GROUPS
+
+
+def test_kernels_are_filed_under_the_group_of_their_derivation():
+    groups = list(catalogue.GROUPS)
+    assert report_contents.kernel_group("fluctuations_bound", groups) == "fluctuations"
+    assert report_contents.kernel_group("risk_scalar_heads", groups) == "risk_scalar_heads"
+    assert report_contents.kernel_group("authors_gradients", groups) == "authors_experiment"
+    assert report_contents.kernel_group("nowhere", groups) is None
+
+
+@pytest.fixture()
+def small_report(monkeypatch):
+    """Two groups with their real results and chains, one fake kernel (specs() takes a minute)."""
+    x = sp.Symbol("x")
+    spec = KernelSpec("fake_kernel", (x,), ("()",), -sp.exp(x) / 2, "a fake kernel", "lemma21", "()")
+    for module in (report, derivations_page):
+        monkeypatch.setattr(module, "specs", lambda: [spec])
+    proofs = {"lemma21": (Proof("an identity", True, 0.0),), "gronwall": (Proof("another", False, 0.0),)}
+    return report.render(proofs), derivations_page.render_html(proofs)
+
+
+def test_the_markdown_report_typesets_results_chains_and_folds_the_proofs(small_report):
+    md, _ = small_report
+    assert "*Hypotheses:* tokens N(m, Gamma)" in md
+    assert "### Lemma 2.1 by completing the square" in md and "1. complete the square" in md
+    assert r"\int\limits_{-\infty}^{\infty}" in md                       # the normaliser step
+    assert "#### `fake_kernel(x)`" in md and "<details>" in md and "- **NOT PROVED**: another" in md
+    assert "g_{2} t e^{\\beta t}" in md                                   # thm-4.3's transfer bound
+
+
+def test_the_html_report_is_xml_with_mathml_for_every_formula_and_no_latex_fallback(small_report):
+    _, page = small_report
+    root = ET.fromstring(page.removeprefix("<!DOCTYPE html>\n"))
+    maths = root.findall(".//{http://www.w3.org/1998/Math/MathML}math") or root.findall(".//math")
+    figures = [f for f in root.iter("figure")]
+    assert len(maths) == len(figures) >= 4 + 1 + 2 + 1                     # chain steps, result, gronwall, kernel
+    assert "no MathML" not in page and "$$" not in page
+    assert root.find(".//details/summary") is not None and 'class="fail">NOT PROVED' in page
+    assert root.find(".//ol[@class='chain']") is not None
