@@ -131,6 +131,17 @@ MUTANTS: tuple[Mutant, ...] = (
            "return float(stats.norm.isf(false_alarm / tests))",
            ("lemma-2.1",), "two-sided |z| tests judged at the one-sided critical value (false alarm doubled)",
            ("tests/numerics/test_significance.py",)),
+    Mutant("catoni-radius-factor-2-dropped", "derivations/catoni.py",
+           "return sp.sqrt(2 * v_sym * ell_sym / (n_sym - 2 * ell_sym))",
+           "return sp.sqrt(v_sym * ell_sym / (n_sym - 2 * ell_sym))",
+           ("lemma-2.1",), "Catoni's radius sqrt(v l / (n - 2 l)) (the 2 of 2 v l dropped): the numerator test "
+                           "rejects a correct limit beyond its stated level",
+           ("tests/numerics/test_robust_mean.py::test_level_holds_on_heavy_tails_where_the_studentised_mean_does_not",)),
+    Mutant("battery-catoni-variance-not-divided-by-L", "softlin/claims/battery.py",
+           "var_x / L, per_test).tolist())",
+           "var_x, per_test).tolist())",
+           ("lemma-2.1",), "Catoni's variance of the per-prompt mean Y taken as Var X, not Var X / L: radius sqrt(L) "
+                           "too large, the planned power of the controls not delivered"),
     Mutant("battery-power-delta-sqrt-missing", "softlin/claims/battery.py",
            "best = max(best, float(np.max(ratio)) * math.sqrt(budget.trials * max(budget.Ls)))",
            "best = max(best, float(np.max(ratio)) * budget.trials * max(budget.Ls))",
