@@ -89,12 +89,12 @@ def asm_region(s: dict) -> str:
 @dataclass(frozen=True)
 class Space:
     """A claim's hunt space: `scenarios(budget)` a strategy, `region(validated)` its label, and
-    `per_run_false_alarm` an upper bound on the probability that one run of the correct claim has a
-    failed statistical check (its montecarlo checks times base.CHECK_FALSE_ALARM; cli_hunt checks
-    every run's certificate against it)."""
+    `statistical_checks` an upper bound on the statistical (montecarlo) checks of one run, so that a
+    run at per-check level alpha false-alarms with probability <= statistical_checks x alpha
+    (cli_hunt checks every run's certificate against it)."""
     scenarios: object
     region: object
-    per_run_false_alarm: float
+    statistical_checks: int
     # (label, predicate on the validated scenario): regions where a check of the claim is known to be
     # defective; counted under their label and not run, so a hunt looks for new failures.
     known_defects: tuple = ()
@@ -102,8 +102,8 @@ class Space:
 
 SPACES = {
     # rank <= 4 drawn, so rank 4 (above the Gauss-Hermite route's 3) is drawn and classified outside.
-    "lemma-2.1": Space(lambda budget: common_scenarios(6, 4, budget), lemma_region, 3e-6),
+    "lemma-2.1": Space(lambda budget: common_scenarios(6, 4, budget), lemma_region, 3),
     # asm-3.3's exact rational tables grow fast with d: d <= 3 keeps one run near 10 s.
     # U entries up to 1 (not 1/2): both sides of the threshold lambda = 1/2 are drawn often.
-    "asm-3.3": Space(lambda budget: common_scenarios(3, 3, budget, 4), asm_region, 1e-6),
+    "asm-3.3": Space(lambda budget: common_scenarios(3, 3, budget, 4), asm_region, 1),
 }

@@ -33,7 +33,7 @@ from ..numerics import kernels, query_average
 from ..numerics.laws import GaussianLaw
 from . import prop34_exact as ex
 from . import scenario as scen
-from .base import Check, Claim, certificate
+from .base import check_false_alarm, Check, Claim, certificate
 from .common import provenance, symbolic_check
 from .prop31_common import naive_exponent, sharp_exponent
 from .prop34_jacobians import _R, finite_jacobian_checks, limit_jacobian_check, risk_gradient_checks  # noqa: F401
@@ -44,7 +44,6 @@ STATEMENT = ("E||grad_V T[mu_L] - grad_V T[mu]||^2_{L2(nu)} <= c1 sigma^6 ln(L) 
              "E||grad_U T[mu_L] - grad_U T[mu]||^2_{L2(nu)} <= c1 sigma^12 ln(L)^2 / L^(c2/sigma^2) (L >= 2).")
 HYPOTHESES = ("tokens N(m, Gamma) with Gamma = sigma^2 Gamma0, queries nu = N(0, Sigma_q)",
               "Assumption 3.3 (see asm-3.3); norms: Frobenius norms of the column-major Jacobians")
-FALSE_ALARM = 1e-6
 # Regimes of the slope check, as the value of lambda obtained by rescaling Gamma (sigma^2 Gamma0).
 REGIMES = {"below": 0.25, "at": 0.5, "above": 1.5}
 # ln L of the exact asymptotic-exponent fits (3 points: fit without the c1 / ln L term).
@@ -131,7 +130,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     coefs = gf.query_averaged_coefficients(_R(cov), _R(U), _R(V), _R(Sq))
     first_V = None if coefs[0] == sp.oo else float(coefs[0])
     first_U = None if coefs[1] == sp.oo else float(coefs[1])
-    z_crit = ex.z_crit(FALSE_ALARM)
+    z_crit = ex.z_crit(check_false_alarm())
     if lam < 0.125:   # e^{q} has a finite fourth moment over queries: the z-test is sound
         n_q = {"quick": 400_000, "standard": 1_000_000, "full": 4_000_000}[profile]
         zq = rng.multivariate_normal(np.zeros(d), Sq, size=n_q, method="eigh")
@@ -150,8 +149,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     # Regimes: rescale Gamma so that lambda takes the values of REGIMES; Monte Carlo = exact at every L, slopes =
     # exact finite-L slopes, exact asymptotic exponents = kappa(lambda).
     regimes, series_regimes = {}, {}
-    alpha_L = FALSE_ALARM / n_tests
-    alpha_slope = FALSE_ALARM / (2 * len(REGIMES))
+    alpha_L = check_false_alarm() / n_tests
+    alpha_slope = check_false_alarm() / (2 * len(REGIMES))
     for name, target in REGIMES.items():
         scale = target / lam
         G = scale * cov
