@@ -27,8 +27,10 @@ def whitened_spectrum(Gamma, U, Sigma_q) -> np.ndarray:
 def threshold_lambda(Gamma, U, Sigma_q) -> float:
     """lambda = lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}) = lambda_max(U^T Gamma U Sigma_q): the
     query average of e^{(U z)^T Gamma (U z)}, z ~ N(0, Sigma_q), is finite iff lambda < 1/2. The one home
-    of this number (prop-3.1, prop-3.4, asm-3.3, and the ICL tables with Gamma = Sigma_q = Sigma, U = A)."""
-    return float(whitened_spectrum(Gamma, U, Sigma_q)[0])
+    of this number (prop-3.1, prop-3.4, asm-3.3, and the ICL tables with Gamma = Sigma_q = Sigma, U = A).
+    Sigma_q = 0 (a point-mass query law, found by `softlin hunt`) has an empty whitened spectrum: lambda = 0."""
+    spectrum = whitened_spectrum(Gamma, U, Sigma_q)
+    return float(spectrum[0]) if spectrum.size else 0.0
 
 
 def _root(Sigma_q) -> np.ndarray:

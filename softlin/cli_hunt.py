@@ -49,7 +49,8 @@ DEFAULT_OUT = Path("reports") / "hunt"
 PROFILE = {"quick": "quick", "standard": "standard"}
 OUTSIDE = "outside hypotheses"
 # The claims with a hunt space (cli_hunt_strategies.SPACES, imported lazily: Hypothesis loads only for hunt).
-SUPPORTED = ("lemma-2.1", "asm-3.3")
+SUPPORTED = ("lemma-2.1", "asm-3.3", "prop-3.1", "prop-3.4", "mixture", "thm-4.3", "thm-5.2", "finite-prompt-risk",
+             "authors-experiment")
 
 
 class Counterexample(Exception):

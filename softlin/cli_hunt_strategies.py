@@ -107,3 +107,23 @@ SPACES = {
     # U entries up to 1 (not 1/2): both sides of the threshold lambda = 1/2 are drawn often.
     "asm-3.3": Space(lambda budget: common_scenarios(3, 3, budget, 4), asm_region, 1),
 }
+
+
+def _more_spaces() -> dict:
+    """The other claims' spaces (softlin/cli_hunt_spaces.py). `statistical_checks` bounds the
+    certificates' count with room to spare (measured on the built-in scenarios: prop-3.1 24,
+    prop-3.4 16, authors-experiment 9, thm-5.2 5, finite-prompt-risk 3, mixture 3, thm-4.3 2); a
+    larger bound only lowers the per-check level, and a run above it stops the hunt (exit 3)."""
+    from . import cli_hunt_spaces as h
+    return {
+        "prop-3.1": Space(lambda budget: h.with_query(3, budget, 200), h.lambda_region, 32),
+        "prop-3.4": Space(lambda budget: h.with_query(3, budget, 200), h.lambda_region, 24),
+        "mixture": Space(h.mixture_scenarios, h.mixture_region, 3),
+        "thm-4.3": Space(lambda budget: h.icl_scenarios(), h.norm_region, 4),
+        "thm-5.2": Space(lambda budget: h.icl_scenarios(), h.alpha_region, 8),
+        "finite-prompt-risk": Space(lambda budget: h.scalar_scenarios(), h.heads_region, 6),
+        "authors-experiment": Space(lambda budget: h.authors_scenarios(), h.dimension_region, 12),
+    }
+
+
+SPACES.update(_more_spaces())
