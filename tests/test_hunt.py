@@ -243,3 +243,45 @@ def test_the_numerator_test_holds_its_level_on_the_heavy_tailed_scenario_the_hun
     assert z.max() > z_critical(1e-6, z.size)
     numerator = next(c for c in checks if c.name.endswith(battery.NUMERATOR_CHECK))
     assert numerator.passed is True and numerator.value <= 1.0
+
+
+def test_a_zero_prediction_head_is_a_known_defect_of_finite_prompt_risk_not_a_run():
+    """Found by softlin hunt: mu = 0 in every head makes R_L = R_inf exactly and the rate fit crashes
+    on zero standard errors; the space counts such draws under the defect's label (open finding)."""
+    user = {"scalar": {"d": 1, "noise": 0.0, "mu": [0.0], "omega": [0.0], "L": [4, 8]}, "seed": 0}
+    merged, label = classify(registry.get("finite-prompt-risk"), user, "quick")
+    assert merged is None and label.startswith("known defect: mu = 0")
+    user["scalar"]["mu"] = [0.125]
+    assert classify(registry.get("finite-prompt-risk"), user, "quick")[0] is not None
+
+
+def _hunt_under_mutant(mutant: str, argv: list, tmp_path):
+    """`softlin hunt` in a fresh process with one catalogued slip installed (tests/mutants/hook.py)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    code = ("import sys; from tests.mutants import catalogue, hook; hook.install(catalogue.by_name(sys.argv[1])); "
+            "from softlin import cli; sys.exit(cli.main(sys.argv[2:]))")
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", code, mutant, *argv, "--out", str(tmp_path)], cwd=repo,
+                          capture_output=True, text=True, timeout=600)
+    return done.returncode, json.loads((tmp_path / f"{argv[1]}.json").read_text())
+
+
+# Power of the hunt against slips of prop-3.1 (tests/mutants/catalogue.py), each in a fresh process.
+# Each must be found within N = 50 examples and shrunk (a few shrink runs: prop-3.1 runs are costly).
+POWER = [
+    ("prop31-sharp-exponent-naive", "the naive exponent min(1, 1/(2 lambda)) in place of kappa"),
+    ("first-order-trace-shift-term-dropped", "a missing term of the first-order covariance"),
+    ("expectation-bound-factor-not-squared", "a bound constant too small (2 e^q / L for 4 e^q / L)"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant, slip", POWER, ids=[m for m, _ in POWER])
+def test_hunt_finds_and_shrinks_a_slip_of_prop_3_1(mutant, slip, tmp_path):
+    code, out = _hunt_under_mutant(mutant, ["hunt", "prop-3.1", "--examples", "50", "--max-shrink", "3"], tmp_path)
+    assert code == 1 and out["result"] == "counterexample" and out["runs"] <= 50, slip
+    failing = out["counterexample"]["failing_checks"]
+    assert failing and all(c["kind"] != "crash" for c in failing), failing      # a verdict, not a crash
+    assert out["false_alarm"]["stated"] <= 1e-3

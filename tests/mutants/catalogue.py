@@ -142,6 +142,15 @@ MUTANTS: tuple[Mutant, ...] = (
            "var_x, per_test).tolist())",
            ("lemma-2.1",), "Catoni's variance of the per-prompt mean Y taken as Var X, not Var X / L: radius sqrt(L) "
                            "too large, the planned power of the controls not delivered"),
+    Mutant("prop31-sharp-exponent-naive", "softlin/claims/prop31_common.py",
+           "return float(kernels.sharp_exponent(np.float64(_lam(lam))))",
+           "return float(kernels.naive_exponent(np.float64(_lam(lam))))",
+           ("prop-3.1",), "the rate exponent taken as the naive min(1, 1/(2 lambda)) in place of the sharp kappa(lambda)"),
+    Mutant("first-order-trace-shift-term-dropped", "derivations/fluctuations.py",
+           "return (sp.Trace(V * G * V.T) * sp.OneMatrix(1, n)\n            + batched.columnwise_quadratic(s[\"U\"] * s[\"z\"], G * V.T * V * G))",
+           "return (sp.Trace(V * G * V.T) * sp.OneMatrix(1, n))",
+           ("prop-3.1",), "tr C1(z) / E w^2 = tr(V Gamma V^T) (the term |V Gamma U z|^2 of the shift's outer product, "
+                          "a term of the first-order covariance, dropped from the batched kernel)"),
     Mutant("battery-power-delta-sqrt-missing", "softlin/claims/battery.py",
            "best = max(best, float(np.max(ratio)) * math.sqrt(budget.trials * max(budget.Ls)))",
            "best = max(best, float(np.max(ratio)) * budget.trials * max(budget.Ls))",
