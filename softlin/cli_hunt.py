@@ -1,6 +1,6 @@
 """`softlin hunt CLAIM`: search a claim's hypothesis space for a counterexample (docs/design.md, "Hunt").
 
-Hypothesis draws scenarios from the claim's space (softlin/cli_hunt_strategies.py) and runs the claim at
+Hypothesis draws scenarios from the claim's space (softlin/cli_hunt_spaces.SPACES) and runs the claim at
 a small budget on each (profile `quick` for `--budget quick`, `standard` for `--budget standard`,
 seed S fixed in the scenario, so one scenario always gives the same run and Hypothesis's shrinker
 sees a deterministic test). An example is
@@ -12,7 +12,7 @@ sees a deterministic test). An example is
   scenario's Monte Carlo did not refute although its power was >= 0.999) is a miss of the test's
   power, counted as `control_misses`, not evidence against the claim; an exception on a validated
   scenario is a counterexample too (a crash);
-- otherwise counted in its region (cli_hunt_strategies.region).
+- otherwise counted in its region (`Space.region`).
 
 On the first counterexample Hypothesis shrinks it (entries towards 0, smaller d, fewer lengths),
 re-running the claim on each candidate; the smallest one that still fails is written as
@@ -42,13 +42,14 @@ from pathlib import Path
 
 from . import certio
 from .claims import budgets, progress, registry, scenario as scen
+from .cli_hunt_toml import to_toml
 from .claims.base import CHECK_FALSE_ALARM, claim_rng, false_alarm_level
 from .cli_verify import EXIT_FAILED, EXIT_OK, InternalError, UsageError
 
 DEFAULT_OUT = Path("reports") / "hunt"
 PROFILE = {"quick": "quick", "standard": "standard"}
 OUTSIDE = "outside hypotheses"
-# The claims with a hunt space (cli_hunt_strategies.SPACES, imported lazily: Hypothesis loads only for hunt).
+# The claims with a hunt space (cli_hunt_spaces.SPACES, imported lazily: Hypothesis loads only for hunt).
 SUPPORTED = ("lemma-2.1", "asm-3.3", "prop-3.1", "prop-3.4", "mixture", "thm-4.3", "thm-5.2", "finite-prompt-risk",
              "authors-experiment")
 
@@ -59,30 +60,6 @@ class Counterexample(Exception):
     def __init__(self, scenario: dict, failing: list):
         super().__init__(f"{len(failing)} failing checks")
         self.scenario, self.failing = scenario, failing
-
-
-def toml_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        return repr(v)          # shortest round-trip form; always has '.' or 'e'
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(toml_value(x) for x in v) + "]"
-    raise TypeError(f"no TOML form for {type(v).__name__}")
-
-
-def to_toml(scenario: dict, header: str = "") -> str:
-    """A scenario (flat keys, then [tables]) as TOML that `scenario.load_toml` reads back exactly."""
-    lines = [f"# {line}" for line in header.splitlines()]
-    lines += [f"{k} = {toml_value(v)}" for k, v in scenario.items() if not isinstance(v, dict)]
-    for k, table in scenario.items():
-        if isinstance(table, dict):
-            lines += ["", f"[{k}]"] + [f"{kk} = {toml_value(vv)}" for kk, vv in table.items()]
-    return "\n".join(lines) + "\n"
 
 
 def classify(claim, user: dict, budget: str) -> tuple[dict | None, str]:
@@ -196,7 +173,7 @@ class Hunt:
 
 
 def _spaces() -> dict:
-    from .cli_hunt_strategies import SPACES
+    from .cli_hunt_spaces import SPACES
     return SPACES
 
 

@@ -99,37 +99,3 @@ class Space:
     # (label, predicate on the validated scenario): regions where a check of the claim is known to be
     # defective; counted under their label and not run, so a hunt looks for new failures.
     known_defects: tuple = ()
-
-
-SPACES = {
-    # rank <= 4 drawn, so rank 4 (above the Gauss-Hermite route's 3) is drawn and classified outside.
-    "lemma-2.1": Space(lambda budget: common_scenarios(6, 4, budget), lemma_region, 3),
-    # asm-3.3's exact rational tables grow fast with d: d <= 3 keeps one run near 10 s.
-    # U entries up to 1 (not 1/2): both sides of the threshold lambda = 1/2 are drawn often.
-    "asm-3.3": Space(lambda budget: common_scenarios(3, 3, budget, 4), asm_region, 1),
-}
-
-
-def _more_spaces() -> dict:
-    """The other claims' spaces (softlin/cli_hunt_spaces.py). `statistical_checks` bounds the
-    certificates' count with room to spare (measured on the built-in scenarios: prop-3.1 24,
-    prop-3.4 16, authors-experiment 9, thm-5.2 5, finite-prompt-risk 3, mixture 3, thm-4.3 2); a
-    larger bound only lowers the per-check level, and a run above it stops the hunt (exit 3)."""
-    from . import cli_hunt_spaces as h
-    return {
-        "prop-3.1": Space(lambda budget: h.with_query(3, budget, 200), h.lambda_region, 32, h.PROP31_DEFECTS),
-        "prop-3.4": Space(lambda budget: h.with_query(3, budget, 200), h.lambda_region, 24),
-        "mixture": Space(h.mixture_scenarios, h.mixture_region, 3),
-        "thm-4.3": Space(lambda budget: h.icl_scenarios(), h.norm_region, 4),
-        "thm-5.2": Space(lambda budget: h.icl_scenarios(), h.alpha_region, 8),
-        "finite-prompt-risk": Space(lambda budget: h.scalar_scenarios(), h.heads_region, 6, known_defects=(
-            # found by this hunt (shrunk: d = 1, noise 0, mu = omega = 0, L = [4, 8]): with mu = 0 in every
-            # head the prediction is 0, R_L = R_inf exactly, the Monte Carlo standard errors are 0 and the
-            # rate fit raises "standard errors must be positive" (a crash, not a verdict). Open.
-            ("known defect: mu = 0 in every head (zero-variance rate fit crashes)",
-             lambda s: not np.any(np.asarray(s["mu"]) != 0)),)),
-        "authors-experiment": Space(lambda budget: h.authors_scenarios(), h.dimension_region, 12),
-    }
-
-
-SPACES.update(_more_spaces())

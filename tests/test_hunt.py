@@ -1,4 +1,4 @@
-"""`softlin hunt` (softlin/cli_hunt.py, softlin/cli_hunt_strategies.py): the spaces draw scenarios that
+"""`softlin hunt` (softlin/cli_hunt.py, softlin/cli_hunt_spaces.py): the spaces draw scenarios that
 round-trip through TOML and validate (or are classified), a failure is found, shrunk and written so
 that `verify --scenario` reads it, exit codes follow `verify`. The default tests use a stand-in claim
 run (fast, and its failure set is known); the slow tier injects wrong formulas into the real claims."""
@@ -16,7 +16,7 @@ from softlin import cli
 from softlin.claims import lemma21, registry, scenario as scen
 from softlin.claims.base import Check, certificate, check_false_alarm, claim_rng
 from softlin.cli_hunt import SUPPORTED, classify, to_toml
-from softlin.cli_hunt_strategies import SPACES
+from softlin.cli_hunt_spaces import SPACES
 
 FAST = settings(max_examples=25, deadline=None, database=None, derandomize=True,
                 suppress_health_check=list(HealthCheck))

@@ -151,7 +151,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "return (sp.Trace(V * G * V.T) * sp.OneMatrix(1, n))",
            ("prop-3.1",), "tr C1(z) / E w^2 = tr(V Gamma V^T) (the term |V Gamma U z|^2 of the shift's outer product, "
                           "a term of the first-order covariance, dropped from the batched kernel)"),
-    Mutant("battery-power-delta-sqrt-missing", "softlin/claims/battery.py",
+    Mutant("battery-power-delta-sqrt-missing", "softlin/claims/battery_numerator.py",
            "best = max(best, float(np.max(ratio)) * math.sqrt(budget.trials * max(budget.Ls)))",
            "best = max(best, float(np.max(ratio)) * budget.trials * max(budget.Ls))",
            ("lemma-2.1",), "planned noncentrality delta = n L |E X| / sd instead of sqrt(n L) |E X| / sd: power overstated",
@@ -259,8 +259,8 @@ MUTANTS: tuple[Mutant, ...] = (
                           "together, unlike the 1/2-loss sample gradients)"),
     # softlin/claims/ (judging code)
     Mutant("prop31-fixed-bonferroni-forgets-L", "softlin/claims/prop31_fixed.py",
-           "alpha = FALSE_ALARM / (len(Ls) * n_entries)",
-           "alpha = FALSE_ALARM / n_entries",
+           "alpha = check_false_alarm() / (len(Ls) * n_entries)",
+           "alpha = check_false_alarm() / n_entries",
            ("prop-3.1",), "fixed-query z-tests Bonferroni-corrected over the entries only, not over the |Ls| prompt "
                           "lengths (false alarm multiplied by |Ls|)"),
     Mutant("icl-training-step-at-stability-edge", "softlin/claims/icl_common.py",
