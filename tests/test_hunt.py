@@ -269,7 +269,10 @@ def _hunt_under_mutant(mutant: str, argv: list, tmp_path):
 
 
 # Power of the hunt against slips of prop-3.1 (tests/mutants/catalogue.py), each in a fresh process.
-# Each must be found within N = 50 examples and shrunk (a few shrink runs: prop-3.1 runs are costly).
+# Each must be found within N = 50 examples and shrunk. Measured under contention (load ~19 on 2 cores,
+# --max-shrink 3): the naive exponent refuted at the first judged run by the regime check "above
+# threshold: exact L2(nu) error decays as L^-kappa" (391 s wall); the first-order term refuted by the
+# symbolic proofs and the Monte Carlo L2(nu) error against the exact value (381 s wall).
 POWER = [
     ("prop31-sharp-exponent-naive", "the naive exponent min(1, 1/(2 lambda)) in place of kappa"),
     ("first-order-trace-shift-term-dropped", "a missing term of the first-order covariance"),
@@ -280,8 +283,10 @@ POWER = [
 @pytest.mark.slow
 @pytest.mark.parametrize("mutant, slip", POWER, ids=[m for m, _ in POWER])
 def test_hunt_finds_and_shrinks_a_slip_of_prop_3_1(mutant, slip, tmp_path):
-    code, out = _hunt_under_mutant(mutant, ["hunt", "prop-3.1", "--examples", "50", "--max-shrink", "3"], tmp_path)
+    # one shrink run: a prop-3.1 run costs ~15 s of CPU, and the slow tier's budget is 2 minutes
+    code, out = _hunt_under_mutant(mutant, ["hunt", "prop-3.1", "--examples", "50", "--max-shrink", "1"], tmp_path)
     assert code == 1 and out["result"] == "counterexample" and out["runs"] <= 50, slip
+    assert out["shrink_runs"] == 1 and (tmp_path / "prop-3.1-counterexample.toml").exists()
     failing = out["counterexample"]["failing_checks"]
     assert failing and all(c["kind"] != "crash" for c in failing), failing      # a verdict, not a crash
     assert out["false_alarm"]["stated"] <= 1e-3
