@@ -290,3 +290,29 @@ def test_hunt_finds_and_shrinks_a_slip_of_prop_3_1(mutant, slip, tmp_path):
     failing = out["counterexample"]["failing_checks"]
     assert failing and all(c["kind"] != "crash" for c in failing), failing      # a verdict, not a crash
     assert out["false_alarm"]["stated"] <= 1e-3
+
+
+def test_a_real_claims_statistical_checks_read_the_lowered_level():
+    """Inside base.false_alarm_level(1e-9) the battery's critical values are those of 1e-9 (the mean
+    squared error's decrease test: its one-sided critical value grows), the certificate's reliability
+    says 1e-9, and a level looser than the certificates' 1e-6 is refused."""
+    from softlin.claims import battery
+    from softlin.claims.base import false_alarm_level, reliability
+    from softlin.claims.common import budget_for, queries_for
+    from softlin.numerics.laws import GaussianLaw
+    from softlin.numerics.significance import z_critical
+    s = scen.common(scen.merge(lemma21.default_scenario(), HEAVY_TAILED, lemma21.SCENARIO_KEYS))
+    subject = lemma21.gaussian_subject("s", GaussianLaw(s["mean"], s["cov"]), s["mean"], s["cov"], s["U"], s["V"])
+    bounds = {}
+    for level in (1e-6, 1e-9):
+        rng = claim_rng(0, "lemma-2.1")
+        budget, queries = budget_for(s, "quick"), queries_for(s, "quick", rng)
+        with false_alarm_level(level):
+            checks, _ = battery.montecarlo_checks(subject, queries, s["U"], s["V"], budget, rng)
+            assert reliability(checks)["false_alarm_per_statistical_check"] == level
+        bounds[level] = next(c.bound for c in checks if "decreases in L" in c.name)
+        assert bounds[level] == pytest.approx(z_critical(level, len(budget.Ls) - 1, sided=1))
+    assert bounds[1e-9] > bounds[1e-6]
+    with pytest.raises(ValueError, match="per-check false alarm"):
+        with false_alarm_level(1e-5):
+            pass
