@@ -90,12 +90,10 @@ def _rank(M) -> int:
     return int(np.linalg.matrix_rank(np.asarray(M, float), tol=1e-10))
 
 
-# Found by this hunt on the committed prop-3.1 (open; counted under these labels, not run, so that a
-# hunt looks past them): a point-mass query law Sigma_q = 0 crashes the Gauss-Hermite query average
-# (`gauss_hermite_average` has no rule for rank 0: TypeError), and V Gamma V^T = 0 (a point-mass
-# output) makes the fixed-query z-tests divide by zero standard errors (NaN z-scores, silently).
+# Found by this hunt on the committed prop-3.1 (open; counted under this label, not run, so that a
+# hunt looks past it): V Gamma V^T = 0 (a point-mass output) makes the fixed-query z-tests divide by zero
+# standard errors (NaN z-scores, silently). (Sigma_q = 0 crashed the Gauss-Hermite query average; fixed.)
 PROP31_DEFECTS = (
-    ("known defect: Sigma_q = 0 (no Gauss-Hermite rule for a rank-0 query law)", lambda s: _rank(s["query_cov"]) == 0),
     ("known defect: V Gamma V^T = 0 (fixed-query z-tests divide by zero standard errors)",
      lambda s: _rank(np.asarray(s["V"]) @ np.asarray(s["cov"]) @ np.asarray(s["V"]).T) == 0),
 )

@@ -316,3 +316,15 @@ def test_a_real_claims_statistical_checks_read_the_lowered_level():
     with pytest.raises(ValueError, match="per-check false alarm"):
         with false_alarm_level(1e-5):
             pass
+
+
+def test_a_point_mass_query_law_has_lambda_0_and_a_gauss_hermite_average():
+    """Found by softlin hunt: Sigma_q = 0 raised IndexError in threshold_lambda and TypeError in the
+    Gauss-Hermite average when the integrand came as its logarithm (prop-3.1 crashed); the average
+    over the point mass at 0 is the integrand at 0."""
+    from softlin.numerics import query_average
+    Gamma, U, zero = np.eye(2), np.array([[0.5, 0.0], [0.25, 0.5]]), np.zeros((2, 2))
+    assert query_average.threshold_lambda(Gamma, U, zero) == 0.0
+    log_fn = lambda Z: 0.7 + Z[:, 0]                                # noqa: E731
+    assert query_average.gauss_hermite_average(None, zero, tilt=U.T @ Gamma @ U, log_fn=log_fn) == pytest.approx(np.exp(0.7))
+    assert query_average.gauss_hermite_average(lambda Z: 2.0 + Z[:, 1], zero) == 2.0
