@@ -5,7 +5,7 @@ dyadic grid (exact in TOML, shrinks towards 0), and the prompt budget is drawn s
 claim run at `quick` costs seconds to a minute. Per claim:
 
 - prop-3.1, prop-3.4: the common keys with a fixed query of length d (d 1..3, Gamma = B B^T of every
-  rank, a possibly singular query covariance); region: lambda = lambda_max(U^T Gamma U Sigma_q)
+  rank, a possibly singular query covariance) and 2 to 3 prompt lengths; region: lambda = lambda_max(U^T Gamma U Sigma_q)
   below or above the finiteness threshold 1/2.
 - mixture: 1 to 3 Gaussian components with weights w_k / sum w (w_k in 1..4), means and covariances
   B_k B_k^T (singular allowed); region: the number of components.
@@ -35,6 +35,9 @@ def with_query(draw, max_d: int, budget: str, trials: int):
     """Common keys plus a fixed query (prop-3.1, prop-3.4), `trials` prompts per length."""
     s = draw(common_scenarios(max_d, max_d, budget, 4))
     s["query"] = draw(_grid((max_d,), 4, 4), label="query")[:s["d"]].tolist()
+    # a rate needs two lengths: prop-3.1 validates one length and then crashes in its fit ("need
+    # matching 1-D arrays of at least 2 points", found by this hunt; open), so two to three are drawn
+    s["L"] = _lengths(draw, (4, 8, 16, 32, 64, 128))
     s["trials"] = trials
     return s
 
