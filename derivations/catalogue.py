@@ -37,6 +37,13 @@ def deviation_proofs() -> tuple[Proof, ...]:
 
 
 @lru_cache(maxsize=None)
+def catoni_proofs() -> tuple[Proof, ...]:
+    from . import catoni
+
+    return tuple(catoni.proofs())
+
+
+@lru_cache(maxsize=None)
 def mixture_proofs() -> tuple[Proof, ...]:
     out = [batched.proof(), mixture.logit_proof()]
     out += mixture.entry_proofs(1, (1, 1))
@@ -127,6 +134,7 @@ GROUPS = {
     "gradient_fluctuations": gradient_fluctuation_proofs,
     "tilted_moments": tilted_moment_proofs,
     "deviation": deviation_proofs,
+    "catoni": catoni_proofs,
 }
 
 

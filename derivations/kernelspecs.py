@@ -123,10 +123,20 @@ def limit_claim_specs() -> list[KernelSpec]:
     """The limit claims' statistical machinery: the deviation bound (derivations/deviation.py), the
     tilted output second moment behind the Monte Carlo power (lemma21.py) and the uniform control's
     log-mgf (controls.py)."""
-    from . import deviation
+    from . import catoni, deviation
 
     o = lemma21.output_symbols()
     return [
+        KernelSpec("catoni_influence", (catoni.x_sym,), ("any shape",), catoni.influence(),
+                   "Catoni's psi(x) = sign(x) log(1 + |x| + x^2/2).", "catoni", "same as x"),
+        KernelSpec("catoni_scale", (catoni.n_sym, catoni.v_sym, catoni.ell_sym), ("any shape",) * 3, catoni.scale(),
+                   "alpha* = sqrt(2 l (n - 2 l) / (n^2 v)), l = log(2 / delta).", "catoni", "same as v"),
+        KernelSpec("catoni_radius", (catoni.n_sym, catoni.v_sym, catoni.ell_sym), ("any shape",) * 3, catoni.radius(),
+                   "r = sqrt(2 v l / (n - 2 l)): P(|theta_hat - mu| > r) <= delta for Var <= v.", "catoni", "same as v"),
+        KernelSpec("catoni_power_exponent", (catoni.n_sym, catoni.v_sym, catoni.alpha_sym, catoni.gap_sym),
+                   ("any shape",) * 4, catoni.power_exponent(),
+                   "l'(g) = (n/2)(1 - alpha^2 v - (1 - alpha g)^2): power >= 1 - e^{-l'} at mean r + g.",
+                   "catoni", "same as g"),
         KernelSpec("deviation_bound", (deviation.L_sym, deviation.delta_sym, deviation.w2_sym, deviation.num_sym),
                    ("scalar",) * 4, deviation.deviation_bound(),
                    "eps_L(delta) = sqrt(2 N / (L delta)) / (1 - t), t = sqrt(2 W log(2/delta) / L); inf when t >= 1.",

@@ -85,9 +85,16 @@ def studentised_numerator(centred: np.ndarray, num: np.ndarray, claimed: np.ndar
     z = inf (a real discrepancy) when not."""
     n = centred.shape[0]
     mean, sd = centred.mean(axis=0), centred.std(axis=0, ddof=1)
-    scale = np.mean(np.abs(num), axis=0) + np.mean(np.abs(claimed), axis=0)
-    degenerate = sd <= ROUNDOFF * scale
+    degenerate, exact = rounding_degenerate(centred, num, claimed)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = mean / (sd / math.sqrt(n))
-    exact = np.where(np.abs(mean) <= 1e3 * ROUNDOFF * scale, 0.0, np.inf)
     return np.where(degenerate, exact, z)
+
+
+def rounding_degenerate(centred: np.ndarray, num: np.ndarray, claimed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(mask, exact verdict) per (query, coordinate): the mask marks coordinates whose spread is
+    below ROUNDOFF times the size of their terms; the exact verdict there is 0 when the mean is
+    rounding-sized too and inf (a real discrepancy) when not."""
+    mean, sd = centred.mean(axis=0), centred.std(axis=0, ddof=1)
+    scale = np.mean(np.abs(num), axis=0) + np.mean(np.abs(claimed), axis=0)
+    return sd <= ROUNDOFF * scale, np.where(np.abs(mean) <= 1e3 * ROUNDOFF * scale, 0.0, np.inf)

@@ -1,6 +1,6 @@
 """`softlin hunt CLAIM`: search a claim's hypothesis space for a counterexample (docs/design.md, "Hunt").
 
-Hypothesis draws scenarios from the claim's space (softlin/cli_hunt_strategies.py) and runs the claim at
+Hypothesis draws scenarios from the claim's space (softlin/cli_hunt_spaces.SPACES) and runs the claim at
 a small budget on each (profile `quick` for `--budget quick`, `standard` for `--budget standard`,
 seed S fixed in the scenario, so one scenario always gives the same run and Hypothesis's shrinker
 sees a deterministic test). An example is
@@ -12,21 +12,21 @@ sees a deterministic test). An example is
   scenario's Monte Carlo did not refute although its power was >= 0.999) is a miss of the test's
   power, counted as `control_misses`, not evidence against the claim; an exception on a validated
   scenario is a counterexample too (a crash);
-- otherwise counted in its region (cli_hunt_strategies.region).
+- otherwise counted in its region (`Space.region`).
 
 On the first counterexample Hypothesis shrinks it (entries towards 0, smaller d, fewer lengths),
 re-running the claim on each candidate; the smallest one that still fails is written as
 `<out>/<claim>-counterexample.toml` (re-run it with `softlin verify CLAIM --scenario FILE
 --profile quick`) and its failing checks as `<out>/<claim>-counterexample.json`.
 
-Multiple testing. Each run of the correct claim has a failed statistical check with probability at
-most p_run (its montecarlo checks times base.CHECK_FALSE_ALARM = 1e-6, union bound; the space states
-p_run and every run's certificate is checked against it). The hunt reports a counterexample on
-correct code only if one of the generate phase's runs false-alarms (shrinking starts after one
-has), and at most N runs are made there (enforced here, not left to Hypothesis), so the hunt's
-family-wise false alarm is at most sum of p_run over those runs <= N p_run: printed and in the JSON.
-The claims' per-check level is fixed at 1e-6 (no claim takes a smaller one), so the stated level
-grows with N instead of the per-example level shrinking with it: 3e-4 for lemma-2.1 at N = 100.
+Multiple testing. The hunt states a family-wise false alarm `--false-alarm A` (default 1e-3) and
+runs every claim at the per-check level alpha = min(1e-6, A / (N k)) (claims.base.false_alarm_level;
+every statistical check of every claim reads it), k the space's bound on a run's statistical checks.
+A run of the correct claim then has a failed statistical check with probability at most k alpha
+(union bound; every run's certificate is checked against it). The hunt reports a counterexample on
+correct code only if one of the generate phase's runs false-alarms (shrinking starts after one has),
+and at most N runs are made there (enforced here, not left to Hypothesis), so the hunt's family-wise
+false alarm is at most N k alpha <= A: printed and in the JSON.
 Deterministic checks (symbolic, quadrature) carry no false alarm: their failure is a finding.
 
 Exit codes as `verify`: 0 nothing found, 1 counterexample, 2 bad input, 3 internal error.
@@ -42,14 +42,16 @@ from pathlib import Path
 
 from . import certio
 from .claims import budgets, progress, registry, scenario as scen
-from .claims.base import claim_rng
+from .cli_hunt_toml import to_toml
+from .claims.base import CHECK_FALSE_ALARM, claim_rng, false_alarm_level
 from .cli_verify import EXIT_FAILED, EXIT_OK, InternalError, UsageError
 
 DEFAULT_OUT = Path("reports") / "hunt"
 PROFILE = {"quick": "quick", "standard": "standard"}
 OUTSIDE = "outside hypotheses"
-# The claims with a hunt space (cli_hunt_strategies.SPACES, imported lazily: Hypothesis loads only for hunt).
-SUPPORTED = ("lemma-2.1", "asm-3.3")
+# The claims with a hunt space (cli_hunt_spaces.SPACES, imported lazily: Hypothesis loads only for hunt).
+SUPPORTED = ("lemma-2.1", "asm-3.3", "prop-3.1", "prop-3.4", "mixture", "thm-4.3", "thm-5.2", "finite-prompt-risk",
+             "authors-experiment")
 
 
 class Counterexample(Exception):
@@ -58,30 +60,6 @@ class Counterexample(Exception):
     def __init__(self, scenario: dict, failing: list):
         super().__init__(f"{len(failing)} failing checks")
         self.scenario, self.failing = scenario, failing
-
-
-def toml_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        return repr(v)          # shortest round-trip form; always has '.' or 'e'
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(toml_value(x) for x in v) + "]"
-    raise TypeError(f"no TOML form for {type(v).__name__}")
-
-
-def to_toml(scenario: dict, header: str = "") -> str:
-    """A scenario (flat keys, then [tables]) as TOML that `scenario.load_toml` reads back exactly."""
-    lines = [f"# {line}" for line in header.splitlines()]
-    lines += [f"{k} = {toml_value(v)}" for k, v in scenario.items() if not isinstance(v, dict)]
-    for k, table in scenario.items():
-        if isinstance(table, dict):
-            lines += ["", f"[{k}]"] + [f"{kk} = {toml_value(vv)}" for kk, vv in table.items()]
-    return "\n".join(lines) + "\n"
 
 
 def classify(claim, user: dict, budget: str) -> tuple[dict | None, str]:
@@ -116,9 +94,12 @@ def judge(cert: dict) -> dict:
 class Hunt:
     """State of one hunt: counters, the run cap of the generate phase, the last counterexample."""
 
-    def __init__(self, claim, n: int, seed: int, budget: str, max_shrink: int = 100):
+    def __init__(self, claim, n: int, seed: int, budget: str, max_shrink: int = 100, level: float = 1e-3):
         self.claim, self.n, self.seed, self.budget, self.max_shrink = claim, n, seed, budget, max_shrink
         self.space = _spaces()[claim.id]
+        self.level = level
+        self.per_check = min(CHECK_FALSE_ALARM, level / (n * self.space.statistical_checks))
+        self.per_run = self.space.statistical_checks * self.per_check
         self.regions: dict[str, int] = {}
         self.outside: dict[str, int] = {}
         self.runs = self.shrink_runs = self.undecided_runs = self.skipped = 0
@@ -146,8 +127,9 @@ class Hunt:
         progress.progress(f"hunt {self.claim.id}: example {self.runs + 1}/{self.n}" if self.found is None
                           else f"hunt {self.claim.id}: shrinking (run {self.shrink_runs + 1})")
         try:
-            cert = json.loads(certio.dumps(self.claim.run(merged, PROFILE[self.budget],
-                                                          claim_rng(self.seed, self.claim.id))))
+            with false_alarm_level(self.per_check):
+                cert = json.loads(certio.dumps(self.claim.run(merged, PROFILE[self.budget],
+                                                              claim_rng(self.seed, self.claim.id))))
         except Exception as exc:        # a validated scenario must not crash the claim
             verdict = {"failing": [{"name": "the claim runs on a validated scenario", "kind": "crash",
                                     "passed": False, "value": f"{type(exc).__name__}: {exc}", "bound": None,
@@ -158,12 +140,12 @@ class Hunt:
         if self.found is None:
             self.runs += 1
             self.regions[region] = self.regions.get(region, 0) + 1
-            self.false_alarm += max(verdict["false_alarm"], self.space.per_run_false_alarm)
+            self.false_alarm += max(verdict["false_alarm"], self.per_run)
             self.undecided_runs += verdict["undecided"] > 0
             self.control_misses += [{"check": name, "scenario": user} for name in verdict["control_misses"]]
-            if verdict["false_alarm"] > self.space.per_run_false_alarm:
+            if verdict["false_alarm"] > self.per_run * (1 + 1e-9):
                 self.error = (f"{self.claim.id}: a run has family-wise false alarm {verdict['false_alarm']:g} "
-                              f"above the hunt's stated {self.space.per_run_false_alarm:g} per run")
+                              f"above the hunt's stated {self.per_run:g} per run")
                 return
         else:
             self.shrink_runs += 1
@@ -191,7 +173,7 @@ class Hunt:
 
 
 def _spaces() -> dict:
-    from .cli_hunt_strategies import SPACES
+    from .cli_hunt_spaces import SPACES
     return SPACES
 
 
@@ -206,6 +188,8 @@ def add_parser(sub) -> None:
     hunt.add_argument("--examples", type=int, default=100, help="scenarios judged before giving up (default 100)")
     hunt.add_argument("--seed", type=int, default=0, help="seed of Hypothesis and of every claim run (default 0)")
     hunt.add_argument("--budget", choices=tuple(PROFILE), default="quick", help="claim profile per example")
+    hunt.add_argument("--false-alarm", type=float, default=1e-3, dest="false_alarm",
+                      help="family-wise false alarm of the whole hunt (default 1e-3); sets each check's level")
     hunt.add_argument("--max-shrink", type=int, default=100, help="claim runs spent shrinking (default 100)")
     hunt.add_argument("--scheduler", help="not yet supported (exit 2)")
     hunt.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
@@ -221,6 +205,8 @@ def check_args(args):
         raise ValueError(f"hunt does not support {claim.id!r} yet (supported: {', '.join(SUPPORTED)})")
     if args.examples < 1:
         raise ValueError(f"--examples {args.examples} must be >= 1")
+    if not 0 < args.false_alarm < 1:
+        raise ValueError(f"--false-alarm {args.false_alarm:g} must be in (0, 1)")
     if args.max_shrink < 0:
         raise ValueError(f"--max-shrink {args.max_shrink} must be >= 0")
     if args.seed < 0:
@@ -242,10 +228,11 @@ def summary(h: Hunt, seconds: float) -> dict:
            "runs": h.runs, "shrink_runs": h.shrink_runs, "seconds": round(seconds, 1),
            "regions": dict(sorted(h.regions.items())), OUTSIDE.replace(" ", "_"): dict(sorted(h.outside.items())),
            "undecided_runs": h.undecided_runs, "control_misses": h.control_misses,
-           "false_alarm": {"per_run": space.per_run_false_alarm, "family_wise": h.false_alarm,
-                           "stated": h.n * space.per_run_false_alarm,
-                           "how": "union bound over the generate phase's claim runs (at most N), each at most "
-                                  "its montecarlo checks x 1e-6"}}
+           "false_alarm": {"level": h.level, "per_check": h.per_check, "per_run": h.per_run,
+                           "statistical_checks_per_run": space.statistical_checks, "family_wise": h.false_alarm,
+                           "stated": h.n * h.per_run,
+                           "how": "union bound over the generate phase's claim runs (at most N), each at most its "
+                                  "statistical checks x per_check; per_check = min(1e-6, level / (N x checks))"}}
     if h.found:
         out["counterexample"] = {"scenario": h.found.scenario, "failing_checks": h.found.failing}
     return out
@@ -253,7 +240,7 @@ def summary(h: Hunt, seconds: float) -> dict:
 
 def cmd_hunt(args) -> int:
     claim = check_args(args)
-    hunt = Hunt(claim, args.examples, args.seed, args.budget, args.max_shrink)
+    hunt = Hunt(claim, args.examples, args.seed, args.budget, args.max_shrink, args.false_alarm)
     start = time.perf_counter()
     progress.enable(True)               # draws only on a terminal
     try:
@@ -287,7 +274,8 @@ def _print(r: dict) -> None:
           f"seed {r['seed']})")
     print("regions: " + ", ".join(f"{k}: {v}" for k, v in r["regions"].items()) +
           f"; outside hypotheses: {sum(r['outside_hypotheses'].values())}")
-    print(f"family-wise false alarm <= {fa['stated']:.2g} (= {r['examples']} x {fa['per_run']:.2g} per run; "
+    print(f"family-wise false alarm <= {fa['stated']:.2g} (= {r['examples']} runs x {fa['statistical_checks_per_run']} "
+          f"checks x {fa['per_check']:.2g} per check; "
           f"{fa['family_wise']:.2g} over the runs made); undecided runs: {r['undecided_runs']}; "
           f"control misses: {len(r['control_misses'])}")
     if "counterexample" in r:

@@ -17,8 +17,9 @@ Space (per claim, `SPACES`):
 - prompt lengths: 1 to 3 strictly increasing lengths from {4, 8, ..., 128}; trials fixed per budget.
 
 Known defects (`Space.known_defects`): regions where a check is known to misfire; they are counted
-under their label and not run, so that a hunt reports new failures. There is none now (lemma-2.1 with
-V Gamma V^T = 0 was one, found by this hunt, and is fixed).
+under their label and not run, so that a hunt reports new failures. One now: finite-prompt-risk with
+mu = 0 in every head (see `_more_spaces`); lemma-2.1 with V Gamma V^T = 0 was one, found by this hunt,
+and is fixed.
 
 Regions (`region`): which part of the hypothesis space a validated scenario falls in (for
 `lemma-2.1` the rank of Gamma; for `asm-3.3` whether lambda = lambda_max(U^T Gamma U Sigma_q) is
@@ -89,21 +90,12 @@ def asm_region(s: dict) -> str:
 @dataclass(frozen=True)
 class Space:
     """A claim's hunt space: `scenarios(budget)` a strategy, `region(validated)` its label, and
-    `per_run_false_alarm` an upper bound on the probability that one run of the correct claim has a
-    failed statistical check (its montecarlo checks times base.CHECK_FALSE_ALARM; cli_hunt checks
-    every run's certificate against it)."""
+    `statistical_checks` an upper bound on the statistical (montecarlo) checks of one run, so that a
+    run at per-check level alpha false-alarms with probability <= statistical_checks x alpha
+    (cli_hunt checks every run's certificate against it)."""
     scenarios: object
     region: object
-    per_run_false_alarm: float
+    statistical_checks: int
     # (label, predicate on the validated scenario): regions where a check of the claim is known to be
     # defective; counted under their label and not run, so a hunt looks for new failures.
     known_defects: tuple = ()
-
-
-SPACES = {
-    # rank <= 4 drawn, so rank 4 (above the Gauss-Hermite route's 3) is drawn and classified outside.
-    "lemma-2.1": Space(lambda budget: common_scenarios(6, 4, budget), lemma_region, 3e-6),
-    # asm-3.3's exact rational tables grow fast with d: d <= 3 keeps one run near 10 s.
-    # U entries up to 1 (not 1/2): both sides of the threshold lambda = 1/2 are drawn often.
-    "asm-3.3": Space(lambda budget: common_scenarios(3, 3, budget, 4), asm_region, 1e-6),
-}

@@ -1,4 +1,4 @@
-"""`softlin hunt` (softlin/cli_hunt.py, softlin/cli_hunt_strategies.py): the spaces draw scenarios that
+"""`softlin hunt` (softlin/cli_hunt.py, softlin/cli_hunt_spaces.py): the spaces draw scenarios that
 round-trip through TOML and validate (or are classified), a failure is found, shrunk and written so
 that `verify --scenario` reads it, exit codes follow `verify`. The default tests use a stand-in claim
 run (fast, and its failure set is known); the slow tier injects wrong formulas into the real claims."""
@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 
 from softlin import cli
 from softlin.claims import lemma21, registry, scenario as scen
-from softlin.claims.base import Check, certificate, claim_rng
+from softlin.claims.base import Check, certificate, check_false_alarm, claim_rng
 from softlin.cli_hunt import SUPPORTED, classify, to_toml
-from softlin.cli_hunt_strategies import SPACES
+from softlin.cli_hunt_spaces import SPACES
 
 FAST = settings(max_examples=25, deadline=None, database=None, derandomize=True,
                 suppress_health_check=list(HealthCheck))
@@ -26,39 +26,41 @@ def test_the_supported_claims_are_the_ones_with_a_space():
     assert SUPPORTED == tuple(SPACES)
 
 
-@pytest.mark.parametrize("claim_id", SUPPORTED)
-def test_drawn_scenarios_round_trip_through_toml_and_validate_or_are_classified(claim_id, tmp_path):
-    claim = registry.get(claim_id)
+REGIONS = {"lemma-2.1": {"Gamma full rank", "Gamma singular, non-zero"},
+           "asm-3.3": {"lambda < 1/2 (c = 2 finite)", "lambda >= 1/2 (c = 2 infinite)"},
+           "prop-3.1": {"lambda < 1/2", "lambda >= 1/2"},
+           "prop-3.4": {"lambda < 1/2", "lambda >= 1/2"},
+           "mixture": {"1 component(s)", "2 component(s)", "3 component(s)"},
+           "thm-4.3": {"||Sigma||_op <= 1", "||Sigma||_op > 1"},
+           "thm-5.2": {"alpha within the paper's range", "alpha above the paper's range, above both"},
+           "finite-prompt-risk": {"1 head(s)", "2 head(s)"},
+           "authors-experiment": {"d = 1", "d = 2"}}
+# claims whose drawn space lies inside their validation (no draw is rejected)
+NEVER_OUTSIDE = {"prop-3.1", "mixture"}
 
-    @FAST
+
+@pytest.mark.parametrize("claim_id", SUPPORTED)
+def test_drawn_scenarios_round_trip_through_toml_and_reach_every_region_and_the_outside(claim_id, tmp_path):
+    """60 derandomised draws per claim: each round-trips through TOML, validates or is classified
+    with a reason, carries the region label of its validated scenario, and every region (and the
+    outside of the hypotheses, where the space reaches it) is drawn."""
+    claim, seen = registry.get(claim_id), set()
+
+    @settings(FAST, max_examples=60)
     @given(SPACES[claim_id].scenarios("quick"))
     def check(user):
         path = tmp_path / "s.toml"
         path.write_text(to_toml(user, "a comment"))
         assert scen.load_toml(path) == user
         merged, label = classify(claim, user, "quick")
+        seen.add(label if merged is not None else "outside")
         if merged is not None:
-            validated = scen.common(merged)
-            assert np.min(np.linalg.eigvalsh(validated["cov"])) >= -1e-12      # PSD, as drawn
+            validated = (claim.validate or scen.common)(merged)
+            if "cov" in validated:
+                assert np.min(np.linalg.eigvalsh(validated["cov"])) >= -1e-12      # PSD, as drawn
             assert label == SPACES[claim_id].region(validated)
     check()
-
-
-REGIONS = {"lemma-2.1": {"Gamma full rank", "Gamma singular, non-zero"},
-           "asm-3.3": {"lambda < 1/2 (c = 2 finite)", "lambda >= 1/2 (c = 2 infinite)"}}
-
-
-@pytest.mark.parametrize("claim_id", SUPPORTED)
-def test_every_region_and_the_outside_are_reached_in_a_few_draws(claim_id):
-    claim, seen = registry.get(claim_id), set()
-
-    @settings(FAST, max_examples=60)
-    @given(SPACES[claim_id].scenarios("quick"))
-    def collect(user):
-        merged, label = classify(claim, user, "quick")
-        seen.add(label if merged is not None else "outside")
-    collect()
-    assert REGIONS[claim_id] | {"outside"} <= seen
+    assert REGIONS[claim_id] | ({"outside"} - ({"outside"} if claim_id in NEVER_OUTSIDE else set())) <= seen
 
 
 def test_scenarios_outside_the_routes_are_classified_with_the_reason():
@@ -100,8 +102,28 @@ def test_nothing_found_exits_0_and_accounts_for_every_draw(monkeypatch, tmp_path
     assert out["result"] == "nothing found" and "counterexample" not in out
     assert out["runs"] + sum(out["outside_hypotheses"].values()) == 20 == sum(out["regions"].values()) + \
         sum(out["outside_hypotheses"].values())
-    assert out["false_alarm"]["stated"] == pytest.approx(20 * 3e-6)
+    assert out["false_alarm"]["stated"] == pytest.approx(20 * 3e-6) and out["false_alarm"]["level"] == 1e-3
     assert out["false_alarm"]["family_wise"] == pytest.approx(out["runs"] * 3e-6)
+
+
+def test_the_stated_family_wise_level_sets_each_checks_level(monkeypatch, tmp_path, capsys):
+    """--false-alarm A with N examples of k statistical checks runs every check at A / (N k): the
+    certificates the stand-in claim writes report that level (base.false_alarm_level reached it)."""
+    seen = []
+
+    def verdict(s):
+        seen.append(check_false_alarm())
+        return [("montecarlo", True)] * 3
+    _stand_in(monkeypatch, verdict)
+    assert cli.main(["hunt", "lemma-2.1", "--examples", "20", "--false-alarm", "1e-5", "--out", str(tmp_path),
+                     "--json", "-"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert seen and all(a == pytest.approx(1e-5 / 60) for a in seen)
+    assert out["false_alarm"]["per_check"] == pytest.approx(1e-5 / 60)
+    assert out["false_alarm"]["stated"] == pytest.approx(1e-5)
+    assert out["false_alarm"]["family_wise"] == pytest.approx(out["runs"] * 3 * 1e-5 / 60)
+    assert out["false_alarm"]["family_wise"] <= 1e-5
+    assert check_false_alarm() == 1e-6                       # restored after the hunt
 
 
 def test_undecided_checks_and_control_misses_are_not_counterexamples(monkeypatch, tmp_path):
@@ -118,10 +140,10 @@ def test_a_run_above_the_stated_false_alarm_is_an_internal_error(monkeypatch, tm
 
 
 @pytest.mark.parametrize("argv, fragment", [
-    (["hunt", "prop-3.1"], "does not support 'prop-3.1'"),
     (["hunt", "lemma-9.9"], "unknown claim id"),
     (["hunt", "lemma-2.1", "--examples", "0"], "--examples 0"),
     (["hunt", "lemma-2.1", "--seed", "-2"], "--seed -2"),
+    (["hunt", "lemma-2.1", "--false-alarm", "0"], "--false-alarm 0"),
     (["hunt", "lemma-2.1", "--budget", "full"], "invalid choice"),
     (["hunt", "lemma-2.1", "--scheduler", "tcp://x:1"], "not yet supported"),
 ])
@@ -152,7 +174,7 @@ def test_hunt_finds_and_shrinks_a_transposed_interaction_matrix_in_lemma_2_1(mon
     monkeypatch.setattr(limits, "gaussian_limit", lambda m, cov, U, V, Z: right(m, cov, U.T, V, Z))
     assert cli.main(["hunt", "lemma-2.1", "--examples", "50", "--max-shrink", "30", "--out", str(tmp_path)]) == 1
     out = json.loads((tmp_path / "lemma-2.1.json").read_text())
-    assert out["runs"] <= 50 and out["false_alarm"]["stated"] == pytest.approx(50 * 3e-6)
+    assert out["runs"] <= 50 and out["false_alarm"]["stated"] == pytest.approx(50 * 3e-6) <= 1e-3
     user = scen.load_toml(tmp_path / "lemma-2.1-counterexample.toml")
     U = np.asarray(user["U"])
     assert not np.array_equal(U, U.T)                  # U^T = U would make the slip invisible
@@ -189,3 +211,121 @@ def test_hunt_finds_a_deviation_bound_fifty_times_too_small_in_lemma_2_1(monkeyp
     assert cli.main(["hunt", "lemma-2.1", "--examples", "50", "--max-shrink", "10", "--out", str(tmp_path)]) == 1
     failing = json.loads((tmp_path / "lemma-2.1-counterexample.json").read_text())
     assert any("eps_L(delta)) <= delta" in c["name"] for c in failing)
+
+
+HEAVY_TAILED = {"d": 4, "mean": [0.25, -1.0, 1.0, -1.0],
+                "cov": [[0.5625, -0.5625, 0.375, 0.375], [-0.5625, 0.5625, -0.375, -0.375],
+                        [0.375, -0.375, 0.25, 0.25], [0.375, -0.375, 0.25, 0.25]],
+                "U": [[0.375, -0.375, 0.5, 0.375], [0.375, 0.375, 0.0, -0.125], [0.0, -0.375, -0.375, -0.375],
+                      [0.0, -0.5, 0.0, 0.0]],
+                "V": [[0.0, 0.0, 0.5, 0.0], [0.0, 0.0, 0.0, 0.0]],
+                "query_cov": [[1.5625, -1.75, 0.625, 0.75], [-1.75, 2.0625, -0.5, -0.75], [0.625, -0.5, 1.25, 0.75],
+                              [0.75, -0.75, 0.75, 0.625]],
+                "L": [4, 8, 16], "trials": 800, "delta": 0.001, "seed": 0}
+
+
+def test_the_numerator_test_holds_its_level_on_the_heavy_tailed_scenario_the_hunt_found():
+    """Found by softlin hunt (shrunk): the studentised numerator mean gave |z| = 5.39 against the
+    critical 5.36 on a correct formula (normal approximation of heavy-tailed weights at 200 prompts).
+    Replayed with the certificate's own random stream: the studentised z is still beyond its critical
+    value (the scenario is the one that broke the z-test), and Catoni's test, whose level needs no
+    normality, accepts."""
+    from softlin.claims import battery
+    from softlin.claims.common import budget_for, queries_for
+    from softlin.numerics.laws import GaussianLaw
+    from softlin.numerics.significance import z_critical
+    s = scen.common(scen.merge(lemma21.default_scenario(), HEAVY_TAILED, lemma21.SCENARIO_KEYS))
+    rng = claim_rng(0, "lemma-2.1")
+    budget, queries = budget_for(s, "quick"), queries_for(s, "quick", rng)
+    subject = lemma21.gaussian_subject("s", GaussianLaw(s["mean"], s["cov"]), s["mean"], s["cov"], s["U"], s["V"])
+    checks, series = battery.montecarlo_checks(subject, queries, s["U"], s["V"], budget, rng)
+    z = np.abs(np.array(series["numerator_z"]))
+    assert z.max() > z_critical(1e-6, z.size)
+    numerator = next(c for c in checks if c.name.endswith(battery.NUMERATOR_CHECK))
+    assert numerator.passed is True and numerator.value <= 1.0
+
+
+def test_a_zero_prediction_head_is_a_known_defect_of_finite_prompt_risk_not_a_run():
+    """Found by softlin hunt: mu = 0 in every head makes R_L = R_inf exactly and the rate fit crashes
+    on zero standard errors; the space counts such draws under the defect's label (open finding)."""
+    user = {"scalar": {"d": 1, "noise": 0.0, "mu": [0.0], "omega": [0.0], "L": [4, 8]}, "seed": 0}
+    merged, label = classify(registry.get("finite-prompt-risk"), user, "quick")
+    assert merged is None and label.startswith("known defect: mu = 0")
+    user["scalar"]["mu"] = [0.125]
+    assert classify(registry.get("finite-prompt-risk"), user, "quick")[0] is not None
+
+
+def _hunt_under_mutant(mutant: str, argv: list, tmp_path):
+    """`softlin hunt` in a fresh process with one catalogued slip installed (tests/mutants/hook.py)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    code = ("import sys; from tests.mutants import catalogue, hook; hook.install(catalogue.by_name(sys.argv[1])); "
+            "from softlin import cli; sys.exit(cli.main(sys.argv[2:]))")
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", code, mutant, *argv, "--out", str(tmp_path)], cwd=repo,
+                          capture_output=True, text=True, timeout=600)
+    return done.returncode, json.loads((tmp_path / f"{argv[1]}.json").read_text())
+
+
+# Power of the hunt against slips of prop-3.1 (tests/mutants/catalogue.py), each in a fresh process.
+# Each must be found within N = 50 examples and shrunk. Measured (load ~2 on 2 cores, --max-shrink 1):
+# each refuted at the first judged run (after two draws with V Gamma V^T = 0, a known defect), the naive
+# exponent by the regime check "above threshold: exact L2(nu) error decays as L^-kappa" (21 s), the
+# first-order term by the symbolic proofs and the Monte Carlo L2(nu) error (24 s), the bound constant
+# by the symbolic proofs (23 s); 95 s for the three.
+POWER = [
+    ("prop31-sharp-exponent-naive", "the naive exponent min(1, 1/(2 lambda)) in place of kappa"),
+    ("first-order-trace-shift-term-dropped", "a missing term of the first-order covariance"),
+    ("expectation-bound-factor-not-squared", "a bound constant too small (2 e^q / L for 4 e^q / L)"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant, slip", POWER, ids=[m for m, _ in POWER])
+def test_hunt_finds_and_shrinks_a_slip_of_prop_3_1(mutant, slip, tmp_path):
+    # one shrink run: a prop-3.1 run costs ~15 s of CPU, and the slow tier's budget is 2 minutes
+    code, out = _hunt_under_mutant(mutant, ["hunt", "prop-3.1", "--examples", "50", "--max-shrink", "1"], tmp_path)
+    assert code == 1 and out["result"] == "counterexample" and out["runs"] <= 50, slip
+    assert out["shrink_runs"] == 1 and (tmp_path / "prop-3.1-counterexample.toml").exists()
+    failing = out["counterexample"]["failing_checks"]
+    assert failing and all(c["kind"] != "crash" for c in failing), failing      # a verdict, not a crash
+    assert out["false_alarm"]["stated"] <= 1e-3
+
+
+def test_a_real_claims_statistical_checks_read_the_lowered_level():
+    """Inside base.false_alarm_level(1e-9) the battery's critical values are those of 1e-9 (the mean
+    squared error's decrease test: its one-sided critical value grows), the certificate's reliability
+    says 1e-9, and a level looser than the certificates' 1e-6 is refused."""
+    from softlin.claims import battery
+    from softlin.claims.base import false_alarm_level, reliability
+    from softlin.claims.common import budget_for, queries_for
+    from softlin.numerics.laws import GaussianLaw
+    from softlin.numerics.significance import z_critical
+    s = scen.common(scen.merge(lemma21.default_scenario(), HEAVY_TAILED, lemma21.SCENARIO_KEYS))
+    subject = lemma21.gaussian_subject("s", GaussianLaw(s["mean"], s["cov"]), s["mean"], s["cov"], s["U"], s["V"])
+    bounds = {}
+    for level in (1e-6, 1e-9):
+        rng = claim_rng(0, "lemma-2.1")
+        budget, queries = budget_for(s, "quick"), queries_for(s, "quick", rng)
+        with false_alarm_level(level):
+            checks, _ = battery.montecarlo_checks(subject, queries, s["U"], s["V"], budget, rng)
+            assert reliability(checks)["false_alarm_per_statistical_check"] == level
+        bounds[level] = next(c.bound for c in checks if "decreases in L" in c.name)
+        assert bounds[level] == pytest.approx(z_critical(level, len(budget.Ls) - 1, sided=1))
+    assert bounds[1e-9] > bounds[1e-6]
+    with pytest.raises(ValueError, match="per-check false alarm"):
+        with false_alarm_level(1e-5):
+            pass
+
+
+def test_a_point_mass_query_law_has_lambda_0_and_a_gauss_hermite_average():
+    """Found by softlin hunt: Sigma_q = 0 raised IndexError in threshold_lambda and TypeError in the
+    Gauss-Hermite average when the integrand came as its logarithm (prop-3.1 crashed); the average
+    over the point mass at 0 is the integrand at 0."""
+    from softlin.numerics import query_average
+    Gamma, U, zero = np.eye(2), np.array([[0.5, 0.0], [0.25, 0.5]]), np.zeros((2, 2))
+    assert query_average.threshold_lambda(Gamma, U, zero) == 0.0
+    log_fn = lambda Z: 0.7 + Z[:, 0]                                # noqa: E731
+    assert query_average.gauss_hermite_average(None, zero, tilt=U.T @ Gamma @ U, log_fn=log_fn) == pytest.approx(np.exp(0.7))
+    assert query_average.gauss_hermite_average(lambda Z: 2.0 + Z[:, 1], zero) == 2.0

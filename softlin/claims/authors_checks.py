@@ -16,9 +16,8 @@ from ..numerics import authors_sgd, kernels
 from ..numerics.significance import z_critical
 from . import authors_power as pw
 from .authors_training import BATCH, LR
-from .base import Check
+from .base import check_false_alarm, Check
 
-FALSE_ALARM = 1e-6             # per check (Bonferroni inside a check over its L values)
 ANCHOR_LS = (1, 2)             # exact-anchor prompt lengths of the linear risk
 ANCHOR_DRAWS = 40_000          # fresh prompts per anchor L (a few ms each at L <= 2)
 # Theorem 4.3 at CPU scale: by the largest L the softmax risk must be within 10% of R*_inf (a
@@ -41,7 +40,7 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
     Returns (checks, exact risk per L, exact optimum [p*_L, min risk] per L)."""
     Ls, s2, tau = s["Ls"], s["s2"], s["tau"]
     nL = len(Ls)
-    z_L = _z(FALSE_ALARM, nL)
+    z_L = _z(check_false_alarm(), nL)
     checks = []
     # Linear attention against its exact finite-L risk.
     exact = {L: float(lin_risk(Sp, Sq, *params["linear"][L], s2, tau, L)) for L in Ls}
@@ -51,7 +50,7 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
                         "montecarlo", z_lin[worst] <= z_L, z_lin[worst], z_L,
                         f"largest |R_test - R_exact| / se over L (at L = {worst}: {risk['linear'][worst][0]:.5g} vs "
                         f"{exact[worst]:.5g}); {plan['test']} test prompts per L; two-sided, Bonferroni over {nL} L, "
-                        f"false alarm {FALSE_ALARM:g}"))
+                        f"false alarm {check_false_alarm():g}"))
     # Exact anchors at L = 1, 2, where finite-prompt terms (the L (L - 1) pairs, the 1/L diagonal) are
     # as large as the risk itself: the derived linear risk against fresh prompts at the parameters
     # trained at the smallest L.
@@ -62,14 +61,14 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
                                   ANCHOR_DRAWS, rng)
         anchor[L] = (ev["risk"]["linear"], float(lin_risk(Sp, Sq, mu0, om0, s2, tau, L)))
     z_anchor = {L: abs(m[0] - e) / m[1] for L, (m, e) in anchor.items()}
-    z_a = _z(FALSE_ALARM, len(ANCHOR_LS))
+    z_a = _z(check_false_alarm(), len(ANCHOR_LS))
     worst_a = max(ANCHOR_LS, key=lambda L: z_anchor[L])
     checks.append(Check("linear attention: exact finite-L risk at L = 1, 2 = Monte Carlo on fresh prompts", "montecarlo",
                         z_anchor[worst_a] <= z_a, z_anchor[worst_a], z_a,
                         f"largest |R_mc - R_exact| / se at (mu, omega) = ({mu0:.6g}, {om0:.6g}), {ANCHOR_DRAWS} prompts "
-                        f"per L; two-sided, Bonferroni over {len(ANCHOR_LS)} L, false alarm {FALSE_ALARM:g}"))
+                        f"per L; two-sided, Bonferroni over {len(ANCHOR_LS)} L, false alarm {check_false_alarm():g}"))
     # Linear attention: SGD optimality against the exact finite-L optimum.
-    q_chi2 = float(stats.chi2(1).isf(FALSE_ALARM / nL))
+    q_chi2 = float(stats.chi2(1).isf(check_false_alarm() / nL))
     lin_min = {L: [float(v) for v in np.asarray(kernels.authors_linear_optimum(Sp, Sq, s2, tau, L)).ravel()] for L in Ls}
     gap = {L: float(kernels.authors_linear_risk(Sp, Sq, *params["linear"][L], s2, tau, L)) - lin_min[L][1] for L in Ls}
     noise_floor = {L: LR * C["per_L"][L]["grad_cov_trace"]["linear"] / (4 * BATCH) for L in Ls}
@@ -81,7 +80,7 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
                         f"largest (exact risk gap) / tolerance; tolerance = {q_chi2:.3g} x lr tr(C) / (4 batch): the mean "
                         "excess of constant-step SGD at stationarity is lr tr(H P) / 2 = lr tr(C) / (4 batch) (Lyapunov "
                         "equation, C = per-prompt gradient covariance, measured at the end), and a chi2_1 excess exceeds "
-                        f"{q_chi2:.3g} times its mean with probability {FALSE_ALARM / nL:.2g}; worst at L = {worst}: gap "
+                        f"{q_chi2:.3g} times its mean with probability {check_false_alarm() / nL:.2g}; worst at L = {worst}: gap "
                         f"{gap[worst]:.3g}"))
     return checks, exact, lin_min
 
@@ -94,13 +93,13 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
     # verified when the confidence bound clears the boundary, refuted only when the opposite bound
     # crosses it (evidence beyond the false alarm), undecided otherwise.
     Lmin, Lmax = Ls[0], Ls[-1]
-    z1 = _z(FALSE_ALARM, 1, sided=1)
+    z1 = _z(check_false_alarm(), 1, sided=1)
     dec = risk["softmax"][Lmin][0] - risk["softmax"][Lmax][0]
     dec_se = math.hypot(risk["softmax"][Lmin][1], risk["softmax"][Lmax][1])
     checks.append(Check("softmax: the final test risk decreases from the smallest to the largest L", "montecarlo",
                         pw.decide_positive(dec, dec_se, z1), dec / dec_se, z1,
                         f"(R(L={Lmin}) - R(L={Lmax})) / se = {dec:.4g} / {dec_se:.2g}; one-sided, independent test "
-                        f"prompts, false alarm {FALSE_ALARM:g}; refuted only below -{z1:.3g}"))
+                        f"prompts, false alarm {check_false_alarm():g}; refuted only below -{z1:.3g}"))
     # SGD against the best softmax parameters: reported (an optimisation budget, not the paper's statement).
     diffs = {L: C["per_L"][L]["difference"]["softmax - softmax_best"] for L in Ls}
 
@@ -118,7 +117,7 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
                                 f"{OPT_RELATIVE:.0%} (optimisation tolerance) of R*_inf", eps + opt_tol)):
         est, se = approach(name)
         checks.append(Check(label, "montecarlo", pw.decide_upper(est, se, bound, z1), est + z1 * se, bound,
-                            f"upper {1 - FALSE_ALARM:.6f} confidence bound of R - R*_inf = {est:.5g} +- {se:.2g} "
+                            f"upper {1 - check_false_alarm():.6f} confidence bound of R - R*_inf = {est:.5g} +- {se:.2g} "
                             f"(exact control variate: the infinite-prompt loss on the same prompts, its mean derived); "
                             f"R*_inf = {R_star:.6g} (derived); refuted only when the lower bound exceeds the tolerance; "
                             f"eps = {EPS_RELATIVE} R*_inf stated (Theorem 4.3 gives no L(eps))"))
@@ -136,7 +135,7 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
 def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt):
     """The authors' generator (erratum 5): its linear risk is the exact risk under the covariances it
     produces; two controls. Returns (checks, dict of the generator's numbers)."""
-    z_L = _z(FALSE_ALARM, len(Ls))
+    z_L = _z(check_false_alarm(), len(Ls))
     checks = []
     Sp_a, Sq_a = Au["covariances"]
     p_star_a, R_star_a = inf_opt(Sp_a, Sq_a, s2, tau)

@@ -6,7 +6,7 @@ experiment's anisotropic inputs. Two uses:
 
 * a judged check: at every trained prompt length the Monte Carlo test risk of the SGD endpoint (fresh
   prompts, computed by the experiment) equals the exact risk at those parameters (two-sided z-tests,
-  Bonferroni over the L at FALSE_ALARM); a wrong exact route or a wrong test-risk estimator fails it;
+  Bonferroni over the L at base.check_false_alarm()); a wrong exact route or a wrong test-risk estimator fails it;
 * the authors' figure at all 19 of their prompt lengths: the exact softmax optimum (mu*_L, omega*_L,
   R*_L) minimised on the exact surface, and the exact linear-attention optimum (emitted kernel
   `authors_linear_optimum`), reported (the optimum is an optimiser's output, not judged).
@@ -20,9 +20,8 @@ import numpy as np
 
 from ..numerics import finite_risk as fr, kernels
 from ..numerics.significance import z_critical
-from .base import Check
+from .base import check_false_alarm, Check
 
-FALSE_ALARM = 1e-6
 AUTHORS_LS = list(range(10, 101, 10)) + list(range(200, 1001, 100))
 QUICK_LS = 4
 OMEGA_MAX = 1.0
@@ -38,11 +37,11 @@ def endpoint_check(Sp, Sq, s2, tau, Ls, params, risk) -> tuple[Check, dict]:
         exact[L] = [r.value, r.error]
         m, se = risk[L]
         zs.append(abs(m - r.value) / math.hypot(se, r.error))
-    z = z_critical(FALSE_ALARM, len(Ls))
+    z = z_critical(check_false_alarm(), len(Ls))
     check = Check("softmax: Monte Carlo test risk of the SGD endpoint equals its exact finite-L risk, every L",
                   "montecarlo", max(zs) <= z, max(zs), z,
                   f"largest |MC - exact| / se over L = {Ls}; exact risk by quadrature (numerics/finite_risk.py, "
-                  f"stated error included in se); two-sided, Bonferroni over the L at {FALSE_ALARM:g}")
+                  f"stated error included in se); two-sided, Bonferroni over the L at {check_false_alarm():g}")
     return check, exact
 
 

@@ -52,7 +52,7 @@ from ..numerics.significance import z_critical
 from . import authors_checks, authors_exact, formulas as shown
 from . import scenario as scen
 from .authors_training import BATCH, INIT, LR, PLAN, cached_experiment
-from .base import Claim, certificate
+from .base import Claim, certificate, check_false_alarm
 from .common import provenance, symbolic_check
 
 ID = "authors-experiment"
@@ -70,7 +70,7 @@ UNUSED_ICL_KEYS = ("alpha", "theta", "eps")
 L_CAP = 5000                   # per step batch x L_max x 2 doubles (reduced sampler): 128 x 5000 x 2 x 8 B = 10 MB
 L_EPS_RELATIVE = (0.1, 0.05, 0.02)    # reported L(eps) (upper confidence bounds, one-sided z at 1e-6)
 # The training plan (LR, BATCH, INIT, PLAN) is in claims/authors_training.py, the check tolerances
-# (FALSE_ALARM, EPS_RELATIVE, OPT_RELATIVE) in claims/authors_checks.py.
+# (the false alarm base.check_false_alarm(), EPS_RELATIVE, OPT_RELATIVE) in claims/authors_checks.py.
 
 
 def toeplitz(d: int, rho: float) -> list:
@@ -153,7 +153,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
     Sp_a, Sq_a, p_star_a, R_star_a = a["Sp"], a["Sq"], a["p_star"], a["R_star"]
     risk_a, params_a, exact_a, delta = a["risk"], a["params"], a["exact"], a["delta"]
     Lmax = Ls[-1]
-    z1 = z_critical(authors_checks.FALSE_ALARM, 1, 1)        # one-sided, as the softmax checks
+    z1 = z_critical(check_false_alarm(), 1, 1)        # one-sided, as the softmax checks
 
     on_correct = {m: {L: Au["per_L"][L]["on_correct_data"][m] for L in Ls} for m in ("softmax", "linear")}
     lin_exact_min = {L: [lin_min[L][1], 0.0] for L in Ls}

@@ -10,6 +10,8 @@ or None (the budget was too small to decide). The claim's status follows:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import zlib
 from dataclasses import asdict, dataclass, field
@@ -88,14 +90,35 @@ def jsonable(value):
 # Every statistical check (kind "montecarlo") is run at a false alarm of at most this, Bonferroni
 # inside the check over its L values, queries and coordinates; a claim's family-wise false alarm is
 # then at most this times its number of statistical checks (union bound).
+# A caller that runs many claims (`softlin hunt`) lowers it for the runs it makes with
+# `false_alarm_level(alpha)`: every statistical check reads `check_false_alarm()` when it runs.
 CHECK_FALSE_ALARM = 1e-6
+_LEVEL: contextvars.ContextVar[float] = contextvars.ContextVar("softlin_check_false_alarm", default=CHECK_FALSE_ALARM)
+
+
+def check_false_alarm() -> float:
+    """The false alarm every statistical check is run at now (CHECK_FALSE_ALARM unless lowered)."""
+    return _LEVEL.get()
+
+
+@contextlib.contextmanager
+def false_alarm_level(alpha: float):
+    """Run the statistical checks inside the block at per-check false alarm `alpha` (0 < alpha <= 1e-6:
+    a caller may make the checks stricter, never looser than the certificates' standard)."""
+    if not (isinstance(alpha, (int, float)) and 0 < alpha <= CHECK_FALSE_ALARM):
+        raise ValueError(f"per-check false alarm {alpha!r} must be in (0, {CHECK_FALSE_ALARM:g}]")
+    token = _LEVEL.set(float(alpha))
+    try:
+        yield
+    finally:
+        _LEVEL.reset(token)
 
 
 def reliability(checks: list[Check]) -> dict:
     """The union bound on the probability that correct code gets a failed statistical check."""
     statistical = sum(c.kind == "montecarlo" for c in checks)
-    return {"statistical_checks": statistical, "false_alarm_per_statistical_check": CHECK_FALSE_ALARM,
-            "family_wise_false_alarm": statistical * CHECK_FALSE_ALARM,
+    return {"statistical_checks": statistical, "false_alarm_per_statistical_check": check_false_alarm(),
+            "family_wise_false_alarm": statistical * check_false_alarm(),
             "controls": sum(c.kind == "control" for c in checks)}
 
 

@@ -12,7 +12,7 @@ beta ~ N(0, I_d / d). Checks, each with a fixed tolerance or a stated false alar
 * Monte Carlo over fresh prompts (numerics/authors_sgd.evaluate, an independent sampler) equals the
   exact value at every point, for the risk and for its excess over the infinite-prompt loss (the
   latter with an exact control variate, so it has the power the risk alone lacks), each point a
-  two-sided z-test, Bonferroni over the 2 k tests at family-wise false alarm FALSE_ALARM;
+  two-sided z-test, Bonferroni over the 2 k tests at family-wise false alarm check_false_alarm();
 * the 1/L expansion (one head, sigma = I: the coefficient C1 of derivations/risk_scalar.py):
   L (R_L - R_inf) at L = EXPANSION_L equals C1 within EXPANSION_TOLERANCE relative. The remainder is
   C2 / L; the tolerance allows |C2| up to 100 |C1| (measured |C2| ~ 1.05 |C1| on the default scenario);
@@ -33,10 +33,9 @@ from ..derivations import catalogue, selfnormalised_error
 from ..numerics import authors_sgd, finite_risk as fr, finite_risk_heads as frh, heads_montecarlo, scalar_risk as sr
 from ..numerics import significance as sig
 from . import finite_prompt_heads as heads, finite_prompt_rate as rate
-from .base import Check
+from .base import check_false_alarm, Check
 from .common import symbolic_check
 
-FALSE_ALARM = 1e-6
 # The exact values must be far more precise than the Monte Carlo they are judged with (relative
 # standard errors >= ~1e-3 at these budgets); anisotropic laws reach ~1e-5 (numerics/finite_risk.py).
 ERROR_TOLERANCE = 1e-4
@@ -167,7 +166,7 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
                for p, o in zip(points, one)]
     else:
         alt_name, alt = None, None
-    z = sig.z_critical(FALSE_ALARM, tests=2 * len(points))
+    z = sig.z_critical(check_false_alarm(), tests=2 * len(points))
     # Pilot (its own stream) -> per-point variance of the excess -> planned power of the control.
     pilot_rng = np.random.default_rng(rng.integers(2**63))
     n = DRAWS[profile]
@@ -194,7 +193,7 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
     checks.append(Check("Monte Carlo risk equals the exact finite-L risk at every point", "montecarlo",
                         max(tot_z) <= z, max(tot_z), z, f"largest |MC - exact| / se over {len(points)} points, "
                         f"{n} fresh prompts each; two-sided, Bonferroni over {2 * len(points)} tests (both Monte Carlo checks) at "
-                        f"family-wise false alarm {FALSE_ALARM:g}"))
+                        f"family-wise false alarm {check_false_alarm():g}"))
     checks.append(Check("Monte Carlo excess over the infinite-prompt loss equals R_L - R_inf at every point", "montecarlo",
                         max(ex_z) <= z, max(ex_z), z, "largest |MC - exact| / se; the excess is sampled with the "
                         "infinite-prompt loss as an exact control variate (same prompts)"))

@@ -33,7 +33,7 @@ from ..numerics import significance as sig
 from ..numerics.fits import linear_fit
 from . import authors_power as pw, formulas as shown
 from . import finite_prompt_exact as exact_section
-from .base import Check, Claim, certificate
+from .base import check_false_alarm, Check, Claim, certificate
 from .common import provenance, symbolic_check
 
 ID = "finite-prompt-risk"
@@ -48,7 +48,6 @@ STATEMENT = ("For $yhat = sum_h mu_h sum_i softmax_i(omega_h x_i^T x_q) y_i$ ($x
 HYPOTHESES = ("$x_i, x_q ~ N(0, I_d)$ iid, $beta ~ N(0, I_d / d)$, additive $N(0, s_2)$ label noise on prompt and query",
               "$omega_h omega_k < 1/2$ for all heads (else $C_1$ is infinite)")
 KEYS = frozenset({"seed", "scalar"})
-FALSE_ALARM = 1e-6
 QUAD_TOLERANCE = 1e-9     # scipy.quad relative accuracy ~1e-12 on these smooth integrands; 3 digits of margin
 # Draws per L: at least `min`, raised to the designed number, never above `cap` (time: about
 # 1 s per 10^4 draws at L = 100 on one core). quick uses the first three L of the scenario.
@@ -133,9 +132,9 @@ def design(s: dict, profile: str) -> dict:
     C1, heur = sr.first_order(mu, om, d, s2), sr.heuristic(mu, om, d, s2)
     cross = 2 * (1 - float(mu @ om)) * float(mu @ kernels.scalar_bias_term(om, d))
     effects = {"control_heuristic": abs(C1 - heur), "slip_cross_term_halved": abs(cross) / 2}
-    z = sig.z_critical(FALSE_ALARM)
+    z = sig.z_critical(check_false_alarm())
     out = {"L": Ls, "power_target": POWER_TARGET, "variance_margin": VARIANCE_MARGIN, "effects": effects,
-           "critical_value": z, "false_alarm_statement_check": FALSE_ALARM}
+           "critical_value": z, "false_alarm_statement_check": check_false_alarm()}
     if mu.size != 1 or min(Ls) < MIN_L_FOR_DESIGN or 2 * om[0] ** 2 >= 0.25:
         out.update(draws_per_L=plan["min"], power="not derived (one head, L >= 25 and 4 omega^2 < 1/2 only)",
                    control_run=True)
@@ -148,7 +147,7 @@ def design(s: dict, profile: str) -> dict:
     power = {k: sig.power(e, se, z) for k, e in effects.items()}
     out.update(estimator_variance=var, intercept_factor=f, draws_needed=need, draws_per_L=n, planned_se=se,
                power=power, control_run=power["control_heuristic"] >= POWER_TARGET,
-               probability_verified=1 - FALSE_ALARM)
+               probability_verified=1 - check_false_alarm())
     if not out["control_run"]:
         out["note"] = f"the heuristic control is not run at {profile}: its power at the cap is below {POWER_TARGET}"
     return out
@@ -176,12 +175,12 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
         ses.append(e)
         mc_risk[L] = [R_inf + m / L, e / L]
     C_hat, C_se = fit_intercept(Ls, means, ses)
-    z = sig.z_critical(FALSE_ALARM)
+    z = sig.z_critical(check_false_alarm())
     z_exact = abs(C_hat - C1) / C_se
     z_heur = abs(C_hat - heur) / C_se
     checks.append(Check("Monte Carlo: fitted 1/L coefficient equals the exact C1", "montecarlo", z_exact <= z, z_exact, z,
                         f"|C1_hat - C1| / se; C1_hat = {C_hat:.5g} +- {C_se:.2g} from a weighted fit C1 + C2/L over "
-                        f"L = {Ls} ({n} draws each, sized beforehand: design); two-sided, false alarm {FALSE_ALARM:g}, "
+                        f"L = {Ls} ({n} draws each, sized beforehand: design); two-sided, false alarm {check_false_alarm():g}, "
                         "refuted beyond it"))
     if dz["control_run"]:
         checks.append(Check("control: the exp(d omega^2) heuristic coefficient is refuted by Monte Carlo", "control",
@@ -206,7 +205,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
                   "mc_scaled_excess": {L: [m, e] for L, m, e in zip(Ls, means, ses)},
                   "mc_risk_by_L": mc_risk, "optima": optima, "design": dz,
                   **exact_quantities,
-                  "family_wise_false_alarm": FALSE_ALARM + exact_section.FALSE_ALARM}
+                  "family_wise_false_alarm": 2 * check_false_alarm()}
     heads = exact_quantities["two_heads"]
     series = exact_section.heads.series(exact_quantities["optimum_curve"], heads.get("optimum"),
                                             sr.infinite_risk(np.ones(1), np.ones(1), s2))   # R_inf at its minimiser p = 1

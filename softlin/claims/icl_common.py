@@ -15,9 +15,9 @@ from ..numerics import icl_flows, icl_training, kernels
 from ..numerics.fits import linear_fit
 from ..numerics.significance import z_critical
 from . import scenario as scen
+from .base import check_false_alarm
 
 KEYS = frozenset({"seed", "icl"})
-FALSE_ALARM = 1e-6
 
 
 def default_scenario() -> dict:
@@ -126,11 +126,11 @@ def train(s: dict, profile: str) -> dict:
 def L_eps(result: dict, eps_list) -> tuple[dict, dict]:
     """Point estimate by a weighted log-log fit risk = C L^-p, inverted; interval from the grid:
     (largest L whose lower confidence bound exceeds eps, smallest L whose upper confidence bound is
-    below eps and stays below for all larger L]. Bounds at z = norm.isf(FALSE_ALARM / (2 n)) (Bonferroni)."""
+    below eps and stays below for all larger L]. Bounds at z = norm.isf(check_false_alarm() / (2 n)) (Bonferroni)."""
     Ls = np.array(result["L"], float)
     r = np.array(result["risk"])
     se = np.array(result["risk_stderr"])
-    z = z_critical(FALSE_ALARM, len(Ls))
+    z = z_critical(check_false_alarm(), len(Ls))
     point, interval = {}, {}
     ok = r > 0
     if ok.sum() >= 2:

@@ -21,8 +21,8 @@ from ..derivations import catalogue, lemma21 as lemma_derivation
 from ..numerics import kernels, limits, numerator_moments
 from ..numerics.laws import GaussianLaw, RademacherLaw, UniformLaw
 from . import exact, scenario as scen
-from .base import Check, Claim, certificate
-from .battery import FALSE_ALARM, Subject, control_check, control_summary, run_battery, run_control
+from .base import check_false_alarm, Check, Claim, certificate
+from .battery import Subject, control_check, control_summary, run_battery, run_control
 from .common import budget_for, provenance, queries_for, symbolic_check
 from ..mathml import T_MU_Z, fenced, mathml_formula, mo
 from .references import reference_routes
@@ -86,11 +86,12 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, 
     m, cov, U, V = s["mean"], s["cov"], s["U"], s["V"]
     budget = budget_for(s, profile)
     queries = queries_for(s, profile, rng)
-    checks: list[Check] = [symbolic_check("Lemma 2.1, Gaussian tilt, bound moments and deviation bound", {
+    checks: list[Check] = [symbolic_check("Lemma 2.1, Gaussian tilt, bound moments, deviation bound and Catoni's test", {
         **{f"tilt: {p.statement}": p for p in catalogue.tilt_proofs()},
         **{f"lemma: {p.statement}": p for p in catalogue.lemma21_proofs()},
         **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
         **{f"deviation: {p.statement}": p for p in catalogue.deviation_proofs()},
+        **{f"numerator test: {p.statement}": p for p in catalogue.catoni_proofs()},
     })]
 
     subject = gaussian_subject("Gaussian scenario", GaussianLaw(m, cov), m, cov, U, V, kernel)
@@ -143,11 +144,11 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, 
 
 def familywise_false_alarm(main: dict, summaries: dict) -> dict:
     """Probability bounds of a wrong verdict: the main battery's statistical checks each false-alarm
-    at FALSE_ALARM (Bonferroni over the checks), and each control misses with 1 - power."""
+    at base.check_false_alarm() (Bonferroni over the checks), and each control misses with 1 - power."""
     statistical = sum(c.kind == "montecarlo" for c in main["checks"])
     misses = sum(v["miss_probability"] or 0.0 for v in summaries.values())
-    return {"refute_true_statement": statistical * FALSE_ALARM, "controls_miss": misses,
-            "total": statistical * FALSE_ALARM + misses}
+    return {"refute_true_statement": statistical * check_false_alarm(), "controls_miss": misses,
+            "total": statistical * check_false_alarm() + misses}
 
 
 # e^{a^T z'} mu(dz') / Z(a): hand-written MathML (SymPy has no expression for a measure).

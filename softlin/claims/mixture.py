@@ -117,9 +117,10 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
     law = mixture_law(s)
     budget = budget_for(s, profile)
     queries = queries_for(s, profile, rng)
-    checks: list[Check] = [symbolic_check("mixture tilt", {
+    checks: list[Check] = [symbolic_check("mixture tilt and Catoni's test", {
         **{f"mixture: {p.statement}": p for p in catalogue.mixture_proofs()},
         **{f"controls: {p.statement}": p for p in catalogue.control_proofs()},
+        **{f"numerator test: {p.statement}": p for p in catalogue.catoni_proofs()},
     })]
 
     main = run_battery(mixture_subject("mixture scenario", law, law, U, V, kernel), queries, U, V, budget, rng)

@@ -35,14 +35,14 @@ from ..derivations import catalogue
 from ..numerics import kernels, limits, query_average
 from ..numerics.laws import GaussianLaw, psd_root
 from . import scenario as scen
-from .base import Check, Claim, certificate
+from .base import check_false_alarm, Check, Claim, certificate
 from .common import provenance, symbolic_check
 from .prop31_anchors import error_anchor_check, moment_anchor_check
 from .prop31_average import (_averaged, _first_order_mc_check, _per_L_check, _slope_check, coefficient_check,
                              exact_coefficient, first_order_estimate)
 from .prop31_beyond import Law, _beyond_gaussians, _product_limit, intercept_fit
 from .prop31_bounds import _bound_checks, _erratum_one, _paper_form, expectation_bound
-from .prop31_common import (naive_exponent, remainder_exponent, sharp_exponent, DIGITS, FALSE_ALARM, KERNEL_TOLERANCE, REGIMES, TABLE_RELATIVE_ERROR, Budget, budget_for,
+from .prop31_common import (naive_exponent, remainder_exponent, sharp_exponent, DIGITS, KERNEL_TOLERANCE, REGIMES, TABLE_RELATIVE_ERROR, Budget, budget_for,
                             NEAR_THRESHOLD, _regime_setting, _subgaussian_sigma, z_crit)
 from .prop31_fixed import _first_order_limit_check, _fixed_query_montecarlo, exact_first_order
 from .prop31_formulas import _formulas, _formulas_mathml
@@ -162,7 +162,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     series["main"] = {"L": budget.Ls, "rmse": [math.sqrt(v) for v in main["mc"]], "mse": main["mc"],
                       "mse_stderr": main["mc_se"], "exact_mse": main["exact"]}
     n_av_tests = len(budget.Ls) * (1 + len(REGIMES))
-    checks.append(_per_L_check("scenario", main, FALSE_ALARM / n_av_tests))
+    checks.append(_per_L_check("scenario", main, check_false_alarm() / n_av_tests))
     checks.append(_slope_check("scenario", main, kappa))
     quantities["remainder_exponent"] = rho
     if math.isfinite(coef) and rho >= 0.5:
@@ -208,7 +208,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
         quantities["beyond_gaussians"] = others["quantities"]
         series["controls"].update(others["series"])
 
-    quantities.update(family_wise(checks, FALSE_ALARM))
+    quantities.update(family_wise(checks, check_false_alarm()))
     quantities["power"] = power
     cert = certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities,
                        errata=errata, formulas=_formulas(), series=series, provenance=provenance(),

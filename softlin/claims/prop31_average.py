@@ -16,8 +16,8 @@ import sympy as sp
 
 from ..derivations import fluctuations
 from ..numerics import fits, montecarlo, query_average, selfnormalised
-from .base import Check
-from .prop31_common import naive_exponent, remainder_exponent, sharp_exponent, DIGITS, FALSE_ALARM, REGIMES, TABLE_RELATIVE_ERROR, _rational, z_crit
+from .base import check_false_alarm, Check
+from .prop31_common import naive_exponent, remainder_exponent, sharp_exponent, DIGITS, REGIMES, TABLE_RELATIVE_ERROR, _rational, z_crit
 from .progress import progress, sweep
 
 
@@ -81,13 +81,13 @@ def _slope_check(label, av, kappa) -> Check:
     fit = av["fit"]
     se = math.hypot(fit.stderr, av["predicted_slope_se"])
     z = (fit.slope - av["predicted_slope"]) / se
-    zc = z_crit(FALSE_ALARM / (1 + len(REGIMES)))
+    zc = z_crit(check_false_alarm() / (1 + len(REGIMES)))
     return Check(f"{label}: fitted log-log slope equals the exact finite-L slope over the tested L", "montecarlo",
                  abs(z) <= zc, fit.slope, av["predicted_slope"],
                  f"weighted least squares of ln MSE on ln L: measured {fit.slope:.4f} +- {fit.stderr:.4f} "
                  f"(chi2 {fit.chi2:.2f} on {fit.dof} dof), exact over the same L {av['predicted_slope']:.4f} "
                  f"+- {av['predicted_slope_se']:.4f}, asymptotic kappa {kappa:.4f}; |z| = {abs(z):.2f} <= {zc:.2f} "
-                 f"(two-sided, false-alarm {FALSE_ALARM:g} over the {1 + len(REGIMES)} fits)")
+                 f"(two-sided, false-alarm {check_false_alarm():g} over the {1 + len(REGIMES)} fits)")
 
 
 def first_order_estimate(av, Ls, lam: float) -> tuple[float, float, float]:
@@ -123,7 +123,7 @@ def first_order_estimate(av, Ls, lam: float) -> tuple[float, float, float]:
 def _first_order_mc_check(av, coef, Ls, lam) -> Check:
     """The pooled Monte Carlo estimate of lim L x error against the closed-form coefficient."""
     est, se, allowance = first_order_estimate(av, Ls, lam)
-    zc = z_crit(FALSE_ALARM)
+    zc = z_crit(check_false_alarm())
     z = (abs(est - coef) - allowance) / se
     rho = remainder_exponent(lam)
     passed = None if not math.isfinite(allowance) else z <= zc
@@ -133,7 +133,7 @@ def _first_order_mc_check(av, coef, Ls, lam) -> Check:
                  f"exact(L'') (L'' = {av['exact_big'][1].L}, same query draws, so it does not involve the closed form), "
                  f"pooled with inverse-variance weights; closed form {coef:.6g}; allowance {allowance:.3g} for the "
                  f"tail beyond L'' (the remainder decays as L^-rho, rho = {rho:.3g} for lambda = {lam:.3g}); "
-                 f"z = {z:.2f}, two-sided at false-alarm {FALSE_ALARM:g}")
+                 f"z = {z:.2f}, two-sided at false-alarm {check_false_alarm():g}")
 
 
 def coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "") -> Check:
@@ -164,7 +164,7 @@ def coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "") 
     est, se = float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(vals.size))
     zq = abs(est - coef) / se
     return Check("first_order_coefficient: closed form (det/trace, 40 digits) vs importance-sampled "
-                 "average over nu of the kernel tr C1(z)", "montecarlo", zq <= z_crit(FALSE_ALARM), zq,
-                 z_crit(FALSE_ALARM),
+                 "average over nu of the kernel tr C1(z)", "montecarlo", zq <= z_crit(check_false_alarm()), zq,
+                 z_crit(check_false_alarm()),
                  f"closed form {coef:.10g}, average {est:.6g} +- {se:.3g} over {vals.size} draws from "
-                 f"N(0, {ghscale:.4g} Sigma_q); two-sided z at false-alarm {FALSE_ALARM:g}")
+                 f"N(0, {ghscale:.4g} Sigma_q); two-sided z at false-alarm {check_false_alarm():g}")

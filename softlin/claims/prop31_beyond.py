@@ -13,8 +13,8 @@ import numpy as np
 from ..numerics import first_order, fits, kernels, limits, montecarlo, query_average
 from ..numerics.fits import linear_fit
 from ..numerics.laws import MixtureLaw, RademacherLaw, UniformLaw, psd_root
-from .base import Check
-from .prop31_common import remainder_exponent, FALSE_ALARM, z_crit
+from .base import check_false_alarm, Check
+from .prop31_common import remainder_exponent, z_crit
 from .progress import sweep
 
 
@@ -74,8 +74,8 @@ def _beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
                            lambda Z, mix=mix: first_order.mixture_trace_c1(mix, U, V, Z))
     checks, quantities, series = [], {}, {}
     n_laws = max(1, len(laws))
-    zc_decay = z_crit(FALSE_ALARM / n_laws, two_sided=False)
-    zc = z_crit(FALSE_ALARM / n_laws)
+    zc_decay = z_crit(check_false_alarm() / n_laws, two_sided=False)
+    zc = z_crit(check_false_alarm() / n_laws)
     for name, (law, limit_fn, trace_fn) in laws.items():
         mc = [montecarlo.averaged_mse(law, rng, budget.prompts, L, U, V, Sq, limit_fn, budget.queries_per_prompt, 1.0)
               for L in sweep(budget.Ls, f"prop-3.1: {name} tokens", weights=budget.Ls, item="L")]
@@ -85,7 +85,7 @@ def _beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
         checks.append(Check(f"{name} tokens (sub-Gaussian, same mean and covariance): the L2(nu) error decays", "montecarlo",
                             z > zc_decay, fit.slope, 0.0,
                             f"fitted slope {fit.slope:.4f} +- {fit.stderr:.4f} (chi2 {fit.chi2:.2f} on {fit.dof} dof); "
-                            f"one-sided z = {z:.1f} > {zc_decay:.2f} (false-alarm {FALSE_ALARM:g}, Bonferroni over the laws); "
+                            f"one-sided z = {z:.1f} > {zc_decay:.2f} (false-alarm {check_false_alarm():g}, Bonferroni over the laws); "
                             "L x MSE: " + ", ".join(f"{L * x:.4g}" for L, x in zip(budget.Ls, means))))
         quantities[name] = {"measured_slope": fit.slope, "measured_slope_stderr": fit.stderr, "chi2": fit.chi2,
                             "mc_mse": means, "mc_mse_stderr": ses, "L_times_mse": [L * x for L, x in zip(budget.Ls, means)]}
@@ -104,6 +104,6 @@ def _beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
                             abs(zi) <= zc, C, coef,
                             f"weighted fit L x MSE = C + C'/L over the tested L: C = {C:.5g} +- {C_se:.3g} (chi2 {chi2:.2f} "
                             f"on {len(budget.Ls) - 2} dof; the O(1/L^2) term is neglected); first order {coef:.6g} "
-                            f"({how}); z = {zi:.2f}, two-sided at false-alarm {FALSE_ALARM:g} (Bonferroni over the laws)"))
+                            f"({how}); z = {zi:.2f}, two-sided at false-alarm {check_false_alarm():g} (Bonferroni over the laws)"))
         quantities[name].update(first_order_coefficient=coef, fitted_limit_of_L_times_mse=C, fitted_limit_stderr=C_se)
     return {"checks": checks, "quantities": quantities, "series": series}

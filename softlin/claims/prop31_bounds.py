@@ -10,9 +10,9 @@ import numpy as np
 
 from ..numerics import kernels, limits, montecarlo, query_average, selfnormalised
 from ..numerics.laws import GaussianLaw, psd_root
-from .base import Check
+from .base import check_false_alarm, Check
 from .battery import binomial_p_value, deviation_bound
-from .prop31_common import FALSE_ALARM, _subgaussian_sigma, z_crit
+from .prop31_common import _subgaussian_sigma, z_crit
 
 
 def expectation_bound(L: int, trace_plus: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -28,7 +28,7 @@ def _bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> d
     terms0 = selfnormalised.query_terms(Gamma, U, V, z0[None, :])
     trace_plus0 = float(kernels.first_order_numerator(Gamma, V, U, z0[:, None])[0, 0])   # tr(V Gamma V^T) + |V Gamma a|^2
     # High-probability bound: exact binomial test.
-    alpha = FALSE_ALARM / len(Ls)
+    alpha = check_false_alarm() / len(Ls)
     rejected, informative, ratios, bounds_hp = [], 0, [], []
     for L in Ls:
         errs = fixed["errors"][L]
@@ -54,10 +54,10 @@ def _bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> d
                     "t = sqrt(2 E w^2 ln(2/delta) / L); on both events |V X / D| <= s / (1 - t). For N(m, Gamma): "
                     "E w^2 = e^{a^T Gamma a}, E w^2 |V(z'-mu_a)|^2 = e^{a^T Gamma a}(tr(V Gamma V^T) + |V Gamma a|^2). "
                     f"Test: delta = {delta:g}, {budget.fixed_prompts} prompts per L; "
-                    f"one-sided binomial test at false-alarm {FALSE_ALARM:g} (Bonferroni over L); tightness "
+                    f"one-sided binomial test at false-alarm {check_false_alarm():g} (Bonferroni over L); tightness "
                     "(bound / empirical (1-delta)-quantile) per L: " + ", ".join(f"{r:.3g}" for r in ratios))]
     # In expectation, fixed query.
-    zc = z_crit(FALSE_ALARM / (2 * len(Ls)), two_sided=False)
+    zc = z_crit(check_false_alarm() / (2 * len(Ls)), two_sided=False)
     eb = [float(expectation_bound(L, trace_plus0, terms0.q)[0]) if L >= 2 else math.inf for L in Ls]
     zs = [(m - b) / se for m, b, se in zip(fixed["mse"], eb, fixed["mse_se"])]
     checks.append(Check("fixed query: E|T[mu_L](z) - T[mu](z)|^2 <= eps_L^2(z) (in-expectation bound, Monte Carlo)",
@@ -68,7 +68,7 @@ def _bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> d
                         "max_i |V(z_i - mu_a)| and max^2 <= sum_i; {D < 1/2} lies in {D_-i < 1/2} (without token i, "
                         "independent of z_i), and Maurer's lower tail for the L - 1 other weights (E w = 1, E w^2 = e^q) "
                         "at 1 - t = L / (2(L-1)) bounds its probability by exp(-(L-2)^2 / (8 (L-1) e^q)). "
-                        f"One-sided z = (MC - bound)/se, false-alarm {FALSE_ALARM:g} (Bonferroni); tightness "
+                        f"One-sided z = (MC - bound)/se, false-alarm {check_false_alarm():g} (Bonferroni); tightness "
                         "bound / exact per L: " + ", ".join(f"{b / e:.3g}" for b, e in zip(eb, fixed["exact"]))))
     quantities = {"tightness_ratio": finite_ratios[-1] if finite_ratios else None,
                   "tightness_ratio_by_L": ratios, "high_probability_bound": bounds_hp,
@@ -92,7 +92,7 @@ def _bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> d
                             "E_nu[second term] (Monte Carlo)", "montecarlo", max(zi) <= zc, max(zi), zc,
                             "the fixed-query bound integrated over nu; its first term is 4/L times the closed-form "
                             "coefficient, the second is averaged over query draws; one-sided z, false-alarm "
-                            f"{FALSE_ALARM:g}; tightness bound / exact per L: "
+                            f"{check_false_alarm():g}; tightness bound / exact per L: "
                             + ", ".join(f"{b / e:.3g}" for b, e in zip(integrated, [main["exact"][j] for j in tested]))))
         quantities["expectation_bound_integrated"] = integrated
     return {"checks": checks, "quantities": quantities}
@@ -141,7 +141,7 @@ def _paper_form(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> dict:
     Ls = [budget.Ls[j] for j in keep] + [e.L for e in ex]
     est = [main["mc"][j] for j in keep] + [e.mean for e in ex]
     ses = [main["mc_se"][j] for j in keep] + [e.stderr for e in ex]
-    zc = z_crit(FALSE_ALARM / len(Ls), two_sided=False)
+    zc = z_crit(check_false_alarm() / len(Ls), two_sided=False)
     form = [float(kernels.paper_form(c1, sigma, c2, L)) for L in Ls]
     zs = [(e - f) / s for e, f, s in zip(est, form, ses)]
     checks = [Check("paper's form c1 sigma^6 ln L / L^(c2/sigma^2) with c2 = sigma^2 and c1 from the proven in-expectation "
@@ -150,7 +150,7 @@ def _paper_form(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> dict:
                     f"sigma = max(1, sqrt(lambda_max(Gamma))) = {sigma:.4g}; c1 = sup_L L E_nu eps_L^2 / (sigma^6 ln L) = "
                     f"{c1:.4g} (attained at L = {L_star}; derived before any data), c2 = {c2:.4g}; one-sided z = (error - "
                     f"form) / se at L = {Ls}: " + ", ".join(f"{z:.1f}" for z in zs)
-                    + f"; false-alarm {FALSE_ALARM:g} (Bonferroni); error / form: "
+                    + f"; false-alarm {check_false_alarm():g} (Bonferroni); error / form: "
                     + ", ".join(f"{e / f:.3g}" for e, f in zip(est, form)))]
     return {"checks": checks, "quantities": {"c1": c1, "c2": c2, "sigma": sigma}}
 
@@ -178,12 +178,12 @@ def _erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> dict:
                             "A_1, B_1 are exact, so the tolerance is float rounding over 6^r nodes"))
     mc = montecarlo.averaged_mse(law, rng, budget.prompts, 1, U, V, Sq, limit_fn, budget.queries_per_prompt, 1.0)
     z = (mc.mean - exact) / mc.stderr
-    zc = z_crit(FALSE_ALARM)
+    zc = z_crit(check_false_alarm())
     checks.append(Check("erratum 1 witness: at L = 1 the error is tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T) > 0 "
                         "while the paper's right side c1 sigma^6 ln(1) / 1 is 0", "montecarlo",
                         abs(z) <= zc and exact > 0, mc.mean, exact,
                         f"Monte Carlo at L = 1: {mc.mean:.5g} +- {mc.stderr:.3g} against the exact {exact:.6g} (z = {z:.2f}, "
-                        f"two-sided at false-alarm {FALSE_ALARM:g}); any c1 gives 0 at L = 1"))
+                        f"two-sided at false-alarm {check_false_alarm():g}); any c1 gives 0 at L = 1"))
     erratum = {"id": 1, "text": "Proposition 3.1 (and 3.4) as displayed fail at L = 1: ln(1) = 0 makes the right side 0",
                "witness": {"L": 1, "error_exact": exact, "error_monte_carlo": mc.mean, "error_stderr": mc.stderr,
                            "right_side": 0.0},

@@ -1,7 +1,7 @@
 """prop-3.1, shared pieces: the false-alarm budget, critical values, the profile budgets, exact
 rational conversion, and the regime rescaling Gamma = sigma^2 Gamma0 (lambda = sigma^2 lambda0).
 
-False alarm: every statistical check of the claim is run at FALSE_ALARM = 1e-6 in total (Bonferroni
+False alarm: every statistical check of the claim is run at base.check_false_alarm() (1e-6 unless a hunt lowers it) in total (Bonferroni
 over its parts), so the claim's family-wise false alarm is at most 1e-6 times the number of
 statistical checks (recorded in the certificate as `family_wise_false_alarm`).
 """
@@ -16,7 +16,6 @@ import numpy as np
 from ..numerics.significance import z_critical
 from .exact import rational_column, rational_matrix
 
-FALSE_ALARM = 1e-6
 REGIMES = (("below", 0.2), ("at", 0.5), ("above", 1.0))
 NEAR_THRESHOLD = 0.49      # lambda of the extra closed-form vs quadrature check of the query average
 DIGITS = 40

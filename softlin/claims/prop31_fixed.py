@@ -18,8 +18,8 @@ import sympy as sp
 
 from ..derivations import fluctuations
 from ..numerics import kernels, montecarlo, selfnormalised
-from .base import Check
-from .prop31_common import DIGITS, FALSE_ALARM, _column, _rational, z_crit
+from .base import check_false_alarm, Check
+from .prop31_common import DIGITS, _column, _rational, z_crit
 from .progress import sweep
 
 
@@ -67,7 +67,7 @@ def _fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1)
     limit = limit_fn(z0[None, :])
     k = V.shape[0]
     n_entries = k + k * (k + 1) // 2
-    alpha = FALSE_ALARM / (len(Ls) * n_entries)
+    alpha = check_false_alarm() / (len(Ls) * n_entries)
     zc = z_crit(alpha)
     worst_exact, worst_stein, worst_first = 0.0, 0.0, 0.0
     first_details, errors_by_L = [], {}
@@ -117,18 +117,18 @@ def _fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1)
         Check("fixed query: Monte Carlo bias and second moments equal the exact finite-L values", "montecarlo",
               worst_exact <= zc, worst_exact, zc,
               f"largest |z| over {len(Ls)} L x {n_entries} entries (bias -A_L(q) V Gamma a, E err err^T from "
-              f"quadrature); {P} prompts per L; two-sided, false-alarm {FALSE_ALARM:g} in total (Bonferroni)"),
+              f"quadrature); {P} prompts per L; two-sided, false-alarm {check_false_alarm():g} in total (Bonferroni)"),
         Check("fixed query: E[T[mu_L] - T] = -E[sum_i p_i^2] V Gamma a at every L (Gaussian integration by parts)",
-              "montecarlo", worst_stein <= z_crit(FALSE_ALARM / (len(Ls) * k)), worst_stein,
-              z_crit(FALSE_ALARM / (len(Ls) * k)),
+              "montecarlo", worst_stein <= z_crit(check_false_alarm() / (len(Ls) * k)), worst_stein,
+              z_crit(check_false_alarm() / (len(Ls) * k)),
               f"paired per-prompt z-test of err + (sum_i p_i^2) V Gamma a, {P} prompts; no quadrature involved; "
-              f"two-sided, false-alarm {FALSE_ALARM:g} (Bonferroni over L and coordinates)"),
+              f"two-sided, false-alarm {check_false_alarm():g} (Bonferroni over L and coordinates)"),
         Check("fixed query: L (E T[mu_L] - T) -> b1 and L Cov T[mu_L] -> C1 (Monte Carlo)", "montecarlo",
               worst_first <= zc, worst_first, zc,
               "largest |L x estimate - first order - R(L)| / (L x standard error), R(L) = L x exact(L) - L' x exact(L') "
               "the O(1/L) remainder from the exact quadrature (L' = 1e7, so R does not involve the claimed b1, C1; "
               "the O(1/L') tail of L' x exact(L') is allowed for); "
-              f"two-sided, false-alarm {FALSE_ALARM:g} in total; per L (L, z_bias, z_cov): "
+              f"two-sided, false-alarm {check_false_alarm():g} in total; per L (L, z_bias, z_cov): "
               + ", ".join(f"({L}, {b:.2f}, {c:.2f})" for L, b, c in first_details)),
     ]
     quantities = {"fixed_query_mse": mse_fixed, "fixed_query_mse_stderr": mse_fixed_se,

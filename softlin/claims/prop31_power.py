@@ -2,7 +2,7 @@
 Monte Carlo run from the exact route (never from the data the control judges).
 
 False alarm. Each statistical check (Monte Carlo z-tests, the binomial test, the Monte Carlo control) is
-run at FALSE_ALARM = 1e-6 in total over its parts (Bonferroni); quadrature and emission checks are
+run at base.check_false_alarm() (1e-6 by default) in total over its parts (Bonferroni); quadrature and emission checks are
 deterministic up to stated error bounds. The family-wise false alarm is the sum over the statistical
 checks (<= 2e-5 for the built-in scenario), so a correct suite is verified with probability >= 0.9999.
 

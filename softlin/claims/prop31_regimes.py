@@ -15,9 +15,9 @@ import numpy as np
 from ..numerics import limits, query_average, selfnormalised
 from ..numerics.fits import linear_fit
 from ..numerics.laws import GaussianLaw
-from .base import Check
+from .base import check_false_alarm, Check
 from .prop31_average import _averaged, _per_L_check, _slope_check, exact_coefficient
-from .prop31_common import naive_exponent, sharp_exponent, FALSE_ALARM, REGIMES, _regime_setting, _subgaussian_sigma, z_crit
+from .prop31_common import naive_exponent, remainder_exponent, sharp_exponent, REGIMES, _regime_setting, _subgaussian_sigma, z_crit
 from .prop31_power import REQUIRED_POWER, slope_control_power
 from .progress import sweep
 
@@ -58,7 +58,7 @@ def _regimes(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
         law = GaussianLaw(m, Gamma)
         limit_fn = lambda Z, G=Gamma: limits.gaussian_limit(m, G, U, V, Z)
         av = _averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, f"{name} threshold")
-        checks = [_per_L_check(f"{name} threshold (lambda = {lam:.3g})", av, FALSE_ALARM / (len(budget.Ls) * (1 + len(REGIMES)))),
+        checks = [_per_L_check(f"{name} threshold (lambda = {lam:.3g})", av, check_false_alarm() / (len(budget.Ls) * (1 + len(REGIMES)))),
                   _slope_check(f"{name} threshold (lambda = {lam:.3g})", av, kappa)]
         # The asymptotic exponent from the exact averages at huge L.
         asym = asymptotic_exponent(lam, budget.ells, sharp_exponent(lam))
@@ -98,7 +98,7 @@ def _regimes(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
                                 f"the derived {sharp:.4f} and 1 (fixed before the run); deterministic: power 1"))
             power[f"{name}: claimed 1/L rate excluded (quadrature)"] = 1.0 if FIT_MODEL_ERROR < half_gap1 else 0.0
         fit = av["fit"]
-        zc = z_crit(FALSE_ALARM, two_sided=False)
+        zc = z_crit(check_false_alarm(), two_sided=False)
         if name == "above":
             pw = slope_control_power(Gamma, U, V, Sq, budget, av, zc)
             power[f"{name}: claimed 1/L rate refuted (Monte Carlo slope)"] = pw["power"]
@@ -109,7 +109,7 @@ def _regimes(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
                                     "refuted by the Monte Carlo slope", "control", refuted,
                                     "refuted" if refuted else "not refuted", "refuted",
                                     f"measured slope {fit.slope:.4f} +- {fit.stderr:.4f} against 1: z = {z1:.1f}, "
-                                    f"one-sided at false-alarm {FALSE_ALARM:g} (critical {-zc:.2f}); power computed "
+                                    f"one-sided at false-alarm {check_false_alarm():g} (critical {-zc:.2f}); power computed "
                                     f"before the run: {pw['detail']}"))
             else:
                 power[f"{name}: claimed 1/L rate (not run)"] = f"power {pw['power']:.4g} < {REQUIRED_POWER}: {pw['detail']}"
@@ -122,12 +122,12 @@ def _regimes(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
             sg = math.hypot(math.hypot(Ls[0] * av["mc_se"][0], Ls[-1] * av["mc_se"][-1]),
                             math.hypot(Ls[0] * av["exact_se"][0], Ls[-1] * av["exact_se"][-1]))
             zg = (g_mc - g_ex) / sg
-            zc2 = z_crit(FALSE_ALARM)
+            zc2 = z_crit(check_false_alarm())
             checks.append(Check(f"at the threshold (lambda = {lam:.3g}): L x error grows with L as the exact value does "
                                 "(no finite first-order coefficient)", "montecarlo",
                                 abs(zg) <= zc2 and g_ex > 0 and asym["log_power"] > 0, g_mc, g_ex,
                                 f"growth of L x MSE from L = {Ls[0]} to {Ls[-1]}: Monte Carlo {g_mc:.4g}, exact {g_ex:.4g} "
-                                f"(z = {zg:.2f}, two-sided at false-alarm {FALSE_ALARM:g}); the exact growth is "
+                                f"(z = {zg:.2f}, two-sided at false-alarm {check_false_alarm():g}); the exact growth is "
                                 f"(ln L)^p with p = {asym['log_power']:.2f} > 0"))
         sigma = _subgaussian_sigma(Gamma)
         first = None if lam >= 0.5 else exact_coefficient(Gamma, U, V, Sq)

@@ -36,7 +36,7 @@ from ..numerics.laws import GaussianLaw, psd_root
 from . import formulas as shown
 from . import prop34_exact as ex
 from . import scenario as scen
-from .base import Check, Claim, certificate
+from .base import check_false_alarm, Check, Claim, certificate
 from .common import provenance, symbolic_check
 from .prop31_common import naive_exponent, sharp_exponent
 from .prop34_jacobians import _R, finite_jacobian_checks, limit_jacobian_check, risk_gradient_checks  # noqa: F401
@@ -48,7 +48,6 @@ STATEMENT = ("$E||grad_V T[mu_L] - grad_V T[mu]||^2_{L^2(nu)} <= c_1 sigma^6 ln(
              "$E||grad_U T[mu_L] - grad_U T[mu]||^2_{L^2(nu)} <= c_1 sigma^12 ln(L)^2 / L^(c_2/sigma^2)$ ($L >= 2$).")
 HYPOTHESES = ("tokens $N(m, Gamma)$ with $Gamma = sigma^2 Gamma_0$, queries $nu = N(0, Sigma_q)$",
               "Assumption 3.3 (see asm-3.3); norms: Frobenius norms of the column-major Jacobians")
-FALSE_ALARM = 1e-6
 # Regimes of the slope check, as the value of lambda obtained by rescaling Gamma (sigma^2 Gamma0).
 REGIMES = {"below": 0.25, "at": 0.5, "above": 1.5}
 # ln L of the exact asymptotic-exponent fits (3 points: fit without the c1 / ln L term).
@@ -178,14 +177,14 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
 
     # Query average below the threshold: the exact first-order coefficients.
     first_V, first_U = _first_order(cov, U, V, Sq)
-    z_crit = ex.z_crit(FALSE_ALARM)
+    z_crit = ex.z_crit(check_false_alarm())
     checks += _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_crit)
 
     # Regimes: rescale Gamma so that lambda takes the values of REGIMES; Monte Carlo = exact at every L, slopes =
     # exact finite-L slopes, exact asymptotic exponents = kappa(lambda).
     regimes, series_regimes = {}, {}
-    alpha_L = FALSE_ALARM / n_tests
-    alpha_slope = FALSE_ALARM / (2 * (len(REGIMES) + 1))
+    alpha_L = check_false_alarm() / n_tests
+    alpha_slope = check_false_alarm() / (2 * (len(REGIMES) + 1))
     for name, target in REGIMES.items():
         scale = target / lam
         G = scale * cov

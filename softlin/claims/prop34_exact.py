@@ -23,11 +23,10 @@ from ..numerics import fits, gradients, kernels, limits, query_average
 from ..numerics.fits import linear_fit
 from ..numerics import selfnormalised_gradients as sg
 from ..numerics.significance import z_critical
-from .base import Check
+from .base import check_false_alarm, Check
 from .prop31_common import naive_exponent
 from .progress import progress
 
-FALSE_ALARM = 1e-6
 # Asymptotic-exponent tolerance, fixed before running: the 4-term expansion's omitted O(1/ln^2 L) term moves
 # the fitted exponent by < 0.01 at ln L >= 16 for the laws here (development runs at ln L up to 128 for
 # lambda = 1/4, 1/2, 3/2); the allowance is below a quarter of the naive exponent's separation.
@@ -103,14 +102,14 @@ def fixed_query_montecarlo(law, rng, Gamma, U, V, z, Ls, prompts, errors_fn, n_t
             m, se = float(e.mean()), float(e.std(ddof=1) / math.sqrt(e.size))
             series[key].append(m), series[key + "_se"].append(se), series[key + "_exact"].append(ex)
             zs.append((key, L, (m - ex) / se))
-    zc = z_crit(FALSE_ALARM / n_tests)
+    zc = z_crit(check_false_alarm() / n_tests)
     checks = []
     for key in ("V", "U"):
         zz = [z_ for k_, _, z_ in zs if k_ == key]
         checks.append(Check(f"fixed query: Monte Carlo E||grad_{key} err||^2 = exact finite-L value at every L", "montecarlo",
                             max(map(abs, zz)) <= zc, max(map(abs, zz)), zc,
                             f"{prompts} prompts per L; per-L z: " + ", ".join(f"{v:.2f}" for v in zz)
-                            + f"; two-sided, false-alarm {FALSE_ALARM:g} over the claim's {n_tests} z-tests (Bonferroni)"))
+                            + f"; two-sided, false-alarm {check_false_alarm():g} over the claim's {n_tests} z-tests (Bonferroni)"))
     return checks, series
 
 
@@ -211,13 +210,13 @@ def asymptotic_exponents(lam: float, ells, kappa: float, label: str) -> tuple[li
 
 def one_over_L_control(av, lam) -> Check:
     """Above the threshold a claimed 1/L rate must be refuted by the Monte Carlo fit (grad_V and grad_U)."""
-    zc = z_crit(FALSE_ALARM, two_sided=False)
+    zc = z_crit(check_false_alarm(), two_sided=False)
     zs = {key: (av[key + "_fit"].slope - 1.0) / av[key + "_fit"].stderr for key in ("V", "U")}
     refuted = all(z < -zc for z in zs.values())
     return Check(f"negative control (lambda = {lam:.3g}): a claimed 1/L rate for both gradients is refuted by Monte Carlo",
                  "control", refuted, max(zs.values()), -zc,
                  "z = (measured rate - 1) / se: " + ", ".join(f"grad_{k} {v:.1f}" for k, v in zs.items())
-                 + f"; one-sided at false-alarm {FALSE_ALARM:g} each")
+                 + f"; one-sided at false-alarm {check_false_alarm():g} each")
 
 
 def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, dict]:
@@ -226,7 +225,7 @@ def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, di
     mu = limits.gaussian_limit(law.mean, Gamma, U, np.eye(len(z)), z[None, :])
     mV, mU = errors_fn(law, rng, prompts, 1, z[None, :], mu)
     zV = (mV.mean() - eV1) / (mV.std(ddof=1) / math.sqrt(mV.size))
-    zc = z_crit(FALSE_ALARM)
+    zc = z_crit(check_false_alarm())
     ok = eV1 > 0 and eU1 > 0 and abs(zV) <= zc
     witness = {"L": 1, "grad_V_error_exact": eV1, "grad_U_error_exact": eU1, "grad_V_error_monte_carlo": float(mV.mean()),
                "paper_bound": 0.0}

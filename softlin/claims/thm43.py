@@ -29,7 +29,7 @@ from ..numerics import icl_exact, icl_training
 from ..numerics.fits import linear_fit
 from ..numerics.significance import z_critical
 from . import formulas as shown, icl_common, thm43_routes as routes
-from .base import Check, Claim, certificate
+from .base import check_false_alarm, Check, Claim, certificate
 from .common import provenance
 
 ID = "thm-4.3"
@@ -40,7 +40,6 @@ STATEMENT = ("$||theta_L(t) - theta_inf(t)|| <= g_2(L) t exp(beta_inf t)$, and f
              "$L >= L(epsilon)$.")
 HYPOTHESES = ("in-context linear regression with Gaussian inputs (Section 5 instance of Section 4)",
               "same initialisation for theta_L and theta_inf; infinite trajectory in B_rho, finite ones in B_{2 rho}")
-FALSE_ALARM = 1e-6       # family-wise, split by Bonferroni over the statistical tests below
 ODE_SLACK = 1e-6         # solve_ivp rtol 1e-9 on O(1) trajectories: absolute error well below this
 QUAD_REL = 5e-3          # quadrature (12 Gauss-Hermite nodes, 32..48-point tables) relative error allowance
 
@@ -67,7 +66,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     inf = fl["inf"]
     beta = lipschitz_constant(Sigma, 2 * rho)
     n_tests = len(Ls) * (d * d + 1) + 2                # MC components + slope + control
-    z = z_critical(FALSE_ALARM, n_tests)
+    z = z_critical(check_false_alarm(), n_tests)
     checks, rows, g2s, mc = [], [], [], []
     gron_ok, worst_ratio = True, 0.0
     for L in Ls:
@@ -119,7 +118,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     zmax = max(float(np.max(m["z"])) for m in mc)
     checks.append(Check("exact finite-L gradient gap = Monte Carlo gap (fresh prompts) at the g2 argmax, every L",
                         "montecarlo", zmax <= z, zmax, z, f"{n} prompts per L; per-component z, quadrature allowance "
-                        f"{QUAD_REL} relative; Bonferroni over {n_tests} tests, family-wise false alarm {FALSE_ALARM}"))
+                        f"{QUAD_REL} relative; Bonferroni over {n_tests} tests, family-wise false alarm {check_false_alarm()}"))
     # 5. g2 decreases with L: Monte Carlo slope (ucb < 0) agrees with the exact slope.
     lx = np.log(np.array(Ls, float))
     mc_norm = np.array([np.linalg.norm(m["mc"]) for m in mc])
@@ -153,7 +152,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
                                         "risk_stderr": [1e-12] * len(Ls)}, s["eps"])
     quantities = {"L": Ls, "g2": g2s, "beta_inf": beta, "rho": rho, "horizon": p["T"], "mc_prompts": n,
                   "g2_slope_exact": slope_exact, "g2_slope_mc": slope_mc, "g2_slope_mc_se": slope_se,
-                  "mc_gap": [{k: v for k, v in m.items()} for m in mc], "family_wise_false_alarm": FALSE_ALARM,
+                  "mc_gap": [{k: v for k, v in m.items()} for m in mc], "family_wise_false_alarm": check_false_alarm(),
                   "mixture_control_distance": dist, "mixture_control_threshold": thresh,
                   "L_eps": point, "L_eps_interval": interval, "gronwall_rows": rows}
     latex, mathml = shown.for_claim(ID)

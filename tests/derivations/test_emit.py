@@ -41,6 +41,11 @@ def _arguments(name, rng, d=3, k=2, n=5):
         return [np.array([0.05, 0.2, 0.35, 0.5, 0.9, 3.0])]   # every branch of the piecewise exponents
     if name in ("paper_form", "paper_constant"):  # (c1, sigma, c2, L) and (bound, sigma, L), L >= 2
         return [2.5, 1.3, 1.69, 64] if name == "paper_form" else [0.04, 1.3, 64]
+    if name.startswith("catoni_"):   # n > 2 l, v > 0, alpha > 0, gap g >= 0; psi on both signs of x
+        values = {"x": np.array([-3.0, -0.5, 0.0, 0.7, 5.0]), "n": 200, "v": np.array([0.5, 2.0]), "ell": 17.0,
+                  "alpha": 0.3, "g": np.array([0.0, 0.4])}
+        import inspect
+        return [values[p] for p in inspect.signature(getattr(kernels, name)).parameters]
     if name == "rate_function":
         return [np.array([0.1, 0.5, 1.0, 1.5, 4.0])]            # every branch of h(gamma)
     if name.startswith("product_law_"):      # r = 2 coordinates: W, K, D (r, n) and VB (k, r)
