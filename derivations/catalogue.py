@@ -162,6 +162,16 @@ def risk_finite_proofs() -> tuple[Proof, ...]:
 
 GROUPS["risk_finite"] = risk_finite_proofs
 
+
+@lru_cache(maxsize=None)
+def risk_finite_gradient_proofs() -> tuple[Proof, ...]:
+    """Gradient of the exact finite-L risk and the SGD noise floor (derivations/risk_finite_gradient.py)."""
+    from . import risk_finite_gradient
+    return tuple(risk_finite_gradient.proofs())
+
+
+GROUPS["risk_finite_gradient"] = risk_finite_gradient_proofs
+
 def selfnormalised_error_proofs() -> tuple[Proof, ...]:
     """The exact finite-L error from A_L and B_L (derivations/selfnormalised_error.py)."""
     from . import selfnormalised_error

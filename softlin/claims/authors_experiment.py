@@ -49,7 +49,7 @@ import numpy as np
 from ..derivations import authors_experiment as ae_derivation, catalogue
 from ..numerics import icl_flows, kernels
 from ..numerics.significance import z_critical
-from . import authors_checks, authors_exact
+from . import authors_checks, authors_exact, authors_flow
 from . import scenario as scen
 from .authors_training import BATCH, INIT, LR, PLAN, cached_experiment
 from .base import Claim, certificate
@@ -145,8 +145,14 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
     checks += sm_checks
     end_check, softmax_exact = authors_exact.endpoint_check(Sp, Sq, s2, tau, Ls, params["softmax"], risk["softmax"])
     checks.append(end_check)
-    curves = (authors_exact.optimum_curves(Sp, Sq, s2, tau, profile) if profile_plan
-              else {"L": [], "softmax": [], "linear": []})
+    if profile_plan:
+        flows = authors_flow.curves(Sp, Sq, s2, tau, profile)
+        checks += authors_flow.flow_checks(flows)
+        sgd_check, long_sgd = authors_flow.sgd_check(flows, authors_flow.load_long_sgd(), Sp, Sq, s2, tau)
+        checks += [sgd_check] if sgd_check is not None else []
+        curves = authors_flow.strip(flows)
+    else:
+        curves, long_sgd = {"L": [], "softmax": [], "linear": []}, {}
     Au = ex["authors"]
     gen_checks, a = authors_checks.generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt)
     checks += gen_checks
@@ -171,7 +177,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
         "softmax_best_risk": risk["softmax_best"], "softmax_minus_linear": sl,
         "softmax_sgd_minus_best": diffs,
         "linear_exact_risk": exact, "linear_exact_optimum": lin_min,
-        "softmax_exact_risk": softmax_exact, "exact_optimum_curves": curves,
+        "softmax_exact_risk": softmax_exact, "exact_optimum_curves": curves, "authors_scale_sgd": long_sgd,
         "trained_params": params, "L_eps": l_eps,
         "softmax_omega_threshold_1_over_L": omega_threshold,
         "authors_generator": {
@@ -204,7 +210,14 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
         "authors_softmax": [risk_a["softmax"][L][0] for L in Ls],
         "authors_linear": [risk_a["linear"][L][0] for L in Ls],
         "exact_L": curves["L"], "exact_softmax_optimum": [c["risk"] for c in curves["softmax"]],
-        "exact_linear_optimum": [c["risk"] for c in curves["linear"]]}}
+        "exact_linear_optimum": [c["risk"] for c in curves["linear"]],
+        "flow_softmax": [c["flow_risk"] for c in curves["softmax"]],
+        "flow_linear": [c["flow_risk"] for c in curves["linear"]],
+        "long_sgd_L": [int(k.split("=")[1]) for k in long_sgd if k.startswith("softmax")],
+        "long_sgd_softmax": [v["sgd_exact_risk"] for k, v in long_sgd.items() if k.startswith("softmax")],
+        "long_sgd_softmax_floor": [v["tolerance"] for k, v in long_sgd.items() if k.startswith("softmax")],
+        "long_sgd_linear": [v["sgd_exact_risk"] for k, v in long_sgd.items() if k.startswith("linear")],
+        "long_sgd_linear_floor": [v["tolerance"] for k, v in long_sgd.items() if k.startswith("linear")]}}
     return certificate(CLAIM, for_certificate(s), profile, s["seed"], checks, quantities, errata=errata,
                        series=series, provenance=provenance())
 

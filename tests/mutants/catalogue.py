@@ -331,6 +331,33 @@ MUTANTS: tuple[Mutant, ...] = (
            "alpha, beta = 0.5, (d - j) / 2",
            ("authors-experiment",),
            "stick-breaking B_j ~ Beta(1/2, (d - j + 1)/2): the directions of a Dirichlet with one extra half"),
+    # ---- issue 13 section 2: exact-risk gradient flow, SGD noise floor, fast SGD step. Each names the unit test
+    # that kills it; the claim's flow checks (authors-experiment) see the gradient slips too, at quick cost ~1 min. ----
+    Mutant("finite-risk-gradient-chain-factor-2-dropped", "derivations/risk_finite_gradient.py",
+           "chain = 2 * rf.omega * rf.k1 * (sp.diff(I, rf.A) * dA + sp.diff(I, rf.B) * dB)",
+           "chain = rf.omega * rf.k1 * (sp.diff(I, rf.A) * dA + sp.diff(I, rf.B) * dB)",
+           (), "d q / d omega = omega k1 instead of 2 omega k1 in the chain rule through A_L(q), B_L(q)",
+           ("tests/numerics/test_finite_risk_gradient.py::test_exact_gradient_equals_central_differences_of_the_exact_risk",)),
+    Mutant("finite-risk-gradient-slope-half-dropped", "numerics/finite_risk_gradient.py",
+           "ratio = np.where(x > SMALL_X, s(x, 1) / (2 * np.maximum(x, SMALL_X)), s(0.0, 2) / 2)",
+           "ratio = np.where(x > SMALL_X, s(x, 1) / np.maximum(x, SMALL_X), s(0.0, 2) / 2)",
+           (), "d/dq = (d/dx) / x instead of (d/dx) / (2 x) for x = sqrt q (the slopes of A_L, B_L doubled)",
+           ("tests/numerics/test_finite_risk_gradient.py::test_exact_gradient_equals_central_differences_of_the_exact_risk",)),
+    Mutant("sgd-floor-lyapunov-lr-not-squared", "derivations/risk_finite_gradient.py",
+           "eq = M * P * M.T + lr**2 * C / n_batch - P",
+           "eq = M * P * M.T + lr * C / n_batch - P",
+           (), "SGD noise enters the stationary covariance as lr C / n instead of lr^2 C / n",
+           ("tests/numerics/test_finite_risk_gradient.py::test_stationary_covariance_is_the_fixed_point_of_the_sgd_recursion",)),
+    Mutant("authors-sgd-fast-C-not-centred", "numerics/authors_sgd_fast.py",
+           "C = nu * (a * (m00 - m0 * m0) + b * (n01 - m0 * n1))\n    return S, C",
+           "C = nu * (a * m00 + b * n01)\n    return S, C",
+           (), "dS/domega = E_p[s y] instead of the softmax-weighted covariance E_p[s y] - E_p[s] E_p[y]",
+           ("tests/numerics/test_authors_sgd_fast.py::test_z_space_statistics_equal_the_token_statistics",)),
+    Mutant("authors-sgd-conditional-gram-entry", "numerics/authors_sgd_fast.py",
+           "m0, m00 = G[:, 0, 2] / Z, G[:, 1, 2] / Z",
+           "m0, m00 = G[:, 0, 1] / Z, G[:, 1, 2] / Z",
+           (), "E_p z0 read from the Gram entry sum e^2 z0 instead of sum e z0",
+           ("tests/numerics/test_authors_sgd_fast.py::test_conditional_sampler_has_the_law_of_the_literal_one",)),
 )
 
 
