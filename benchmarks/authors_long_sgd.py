@@ -56,6 +56,7 @@ def main() -> int:
     Sigma = toeplitz(5, 0.5)
     tau = 1.0 / 5
     runs = {}
+    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     for L in args.L:
         def report(k, n, L=L):
             if k % (n // 20) == 0:
@@ -71,13 +72,17 @@ def main() -> int:
                         "record_steps": tr["record_steps"], "seconds": tr["seconds"],
                         "ms_per_step": 1e3 * tr["seconds"] / args.steps, "covariance_seconds": time.perf_counter() - t0}
         print(f"L = {L}: {tr['seconds']:.0f} s, endpoints {tr['params']}", file=sys.stderr, flush=True)
+        write(args, tau, runs)               # after every L: a long run stopped early keeps what it finished
+    return 0
+
+
+def write(args, tau, runs):
     out = {"setting": {"d": 5, "sigma": "Toeplitz(0.5)", "tau": tau, "s2": S2, "generator": "correct", "seed": SEED,
                        "lr": LR, "batch": BATCH, "init": list(INIT), "steps": args.steps,
                        "sampler": "numerics/authors_sgd_fast.train_conditional"}, "runs": runs}
-    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-    with open(args.out, "w") as fh:
+    with open(args.out + ".tmp", "w") as fh:
         json.dump(out, fh, indent=1)
-    return 0
+    os.replace(args.out + ".tmp", args.out)
 
 
 if __name__ == "__main__":

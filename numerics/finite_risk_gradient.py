@@ -89,6 +89,9 @@ class GradientSurface:
         self.coarse = query_rule(self.model, RADIAL_NODES // 2, ANGULAR_NODES)
         self.flow_rule = flow_rule or query_rule(self.model, FLOW_RADIAL, FLOW_ANGULAR)
         self.slopes, self.half = Slopes(surface.table), Slopes(_half(surface.table))
+        # the table covers omega^2 a Q <= q_max for the surface's rule; a coarser rule may reach further out
+        reach = max(float(r.a.max() * r.Q.max()) for r in (self.rule, self.coarse, self.flow_rule))
+        self.omega_max = min(self.omega_max, math.sqrt(self.slopes.q_max / reach))
 
     def _check(self, omega):
         if not math.isfinite(omega) or abs(omega) > self.omega_max:

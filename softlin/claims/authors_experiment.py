@@ -29,6 +29,11 @@ refuted only when the opposite bound crosses it:
                claims/authors_exact.py), every L; the exact softmax and linear optima at all 19 of the
                authors' prompt lengths are reported and drawn
   montecarlo   softmax and linear attention approach each other (|R_soft - R_lin| shrinks with L)
+  ode          the gradient flows of the exact softmax and linear risks (claims/authors_flow.py), at the
+               authors' L, from INIT to t = lr x 300 000: stationary (gradient within its stated error)
+               and at the exact optimum; SGD at the authors' scale (montecarlo, when the result file of
+               benchmarks/authors_long_sgd.py is present): its end's exact excess over the flow's end
+               within the derived SGD noise floor
   montecarlo   authors' generator: the linear risk equals the exact risk under (Sigma_p, Sigma_q) =
                (R Sigma R^T, I), so the discrepancy is fully explained
   control      authors' generator: the correct-data exact risk is refuted on the authors' data
@@ -131,8 +136,10 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
                                                     for v in plan.values()):
         raise ValueError(f"plan = {plan!r} must give integers >= 2 for exactly 'steps', 'test', 'fit'")
     ex = cached_experiment(s, plan)
-    checks = [symbolic_check("infinite-prompt limits, exact linear risk, trace forms, SGD gradients",
-                             {p.statement: p for p in catalogue.authors_experiment_proofs()})]
+    checks = [symbolic_check("infinite-prompt limits, exact linear risk, trace forms, SGD gradients, exact-risk "
+                             "gradients and the SGD noise floor",
+                             {p.statement: p for p in catalogue.authors_experiment_proofs()
+                              + catalogue.risk_finite_gradient_proofs()})]
     C = ex["correct"]
     Sp, Sq = C["covariances"]
     p_star, R_star = inf_opt(Sp, Sq, s2, tau)

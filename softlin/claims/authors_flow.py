@@ -21,7 +21,8 @@ SGD at the authors' scale (reports/sgd/authors_long_sgd.json, written by benchma
 end against the SGD noise floor, mean excess tr(H P) / 2 with P the stationary covariance of the discrete
 Lyapunov equation (derived, `sgd_mean_excess`), C the measured per-prompt gradient covariance; the excess is
 a weighted sum of chi2_1 variables with that mean, bounded by the chi2_1 quantile times the mean (the
-heaviest-tailed case) at FALSE_ALARM, Bonferroni over the runs.
+heaviest-tailed case) at FALSE_ALARM, Bonferroni over the runs. A run shorter than the authors' 300 000
+steps that ends beyond the floor is undecided (not yet stationary), not failed.
 """
 
 from __future__ import annotations
@@ -63,7 +64,13 @@ def _softmax(model, L):
     surf = fr.RiskSurface(model, L, OMEGA_MAX)
     mu_s, om_s, R_star = surf.optimum()
     gs = fg.GradientSurface(surf)
-    fl = fg.flow(gs.flow_value, INIT, T_END)
+    try:
+        fl = fg.flow(gs.flow_value, INIT, T_END)
+    except ValueError as exc:         # the flow left the surface's omega range: reported, judged failed
+        nan = [math.nan, math.nan]
+        return {"mu": mu_s, "omega": om_s, "risk": R_star, "flow_end": nan, "flow_risk": math.nan,
+                "excess": math.nan, "excess_tolerance": math.nan, "gradient": nan, "gradient_error": nan,
+                "hessian": [nan, nan], "flow_evaluations": 0, "flow_failure": str(exc), "surface": surf}
     end = fl["end"]
     g = gs.gradient(*end)
     H = gs.hessian(*end)
@@ -87,16 +94,21 @@ def curves(Sp, Sq, s2, tau, profile: str) -> dict:
     return {"L": Ls, "softmax": soft, "linear": lin, "t_end": T_END}
 
 
+def _finite(x: float) -> float:
+    """A ratio judged against 1: NaN (a flow that left the surface) counts as infinitely bad."""
+    return x if math.isfinite(x) else math.inf
+
+
 def flow_checks(c: dict) -> list[Check]:
     Ls, soft, lin = c["L"], c["softmax"], c["linear"]
-    stat = [max(abs(g) / e for g, e in zip(s["gradient"], s["gradient_error"])) for s in soft]
+    stat = [_finite(max(abs(g) / e for g, e in zip(s["gradient"], s["gradient_error"]))) for s in soft]
     w = int(np.argmax(stat))
     out = [Check("gradient flow of the exact softmax risk: stationary at the authors' end time, every L", "ode",
                  max(stat) <= 1.0, max(stat), 1.0,
                  f"largest |dR/dtheta| / stated error at the flow's end (t = {T_END:g} = lr x {AUTHORS_STEPS} steps) "
                  f"over L = {Ls[0]}..{Ls[-1]}; worst at L = {Ls[w]}: gradient {soft[w]['gradient']}, error "
                  f"{soft[w]['gradient_error']}")]
-    ratio = [max(-s["excess"] / TOL_R, s["excess"] / s["excess_tolerance"]) for s in soft]
+    ratio = [_finite(max(-s["excess"] / TOL_R, s["excess"] / s["excess_tolerance"])) for s in soft]
     ratio_lin = [max(-x["excess"] / TOL_R, x["excess"] / TOL_R) for x in lin]
     w, wl = int(np.argmax(ratio)), int(np.argmax(ratio_lin))
     out.append(Check("gradient flow ends at the exact finite-L optimum, softmax and linear attention, every L", "ode",
@@ -132,7 +144,7 @@ def sgd_check(c: dict, long_sgd: dict | None, Sp, Sq, s2, tau) -> tuple[Check | 
             else:
                 R = float(kernels.authors_linear_risk(Sp, Sq, *theta, s2, tau, L))
             (h11, h12), (_, h22) = ref["hessian"]
-            (c11, c12), (_, c22) = run["gradient_covariance"]
+            (c11, c12), (_, c22) = run["gradient_covariance"][m]
             floor = float(kernels.sgd_mean_excess(h11, h12, h22, c11, c12, c22, lr, batch))
             P = np.asarray(kernels.sgd_stationary_covariance(h11, h12, h22, c11, c12, c22, lr, batch), float)
             excess = R - ref["flow_risk"]
@@ -142,9 +154,12 @@ def sgd_check(c: dict, long_sgd: dict | None, Sp, Sq, s2, tau) -> tuple[Check | 
                                  "mean_excess_floor": floor, "stationary_covariance": P.tolist(),
                                  "tolerance": q * floor, "steps": long_sgd["setting"]["steps"]}
     worst = max(out, key=lambda k: abs(out[k]["excess_risk"]) / out[k]["tolerance"])
-    check = Check(f"SGD at the authors' scale ({long_sgd['setting']['steps']} steps, lr {lr:g}, batch {batch}) ends "
-                  f"within the SGD noise floor of the gradient flow's end, L = {sorted(runs)}", "montecarlo",
-                  max(ratios) <= 1.0, max(ratios), 1.0,
+    steps = long_sgd["setting"]["steps"]
+    # Fewer steps than the authors' (the run reaches t = lr steps < T_END): beyond the floor is undecided, the
+    # SGD may not be stationary yet; at the authors' steps it is a failure.
+    verdict = True if max(ratios) <= 1.0 else (False if steps >= AUTHORS_STEPS else None)
+    check = Check(f"SGD at the authors' scale ({steps} steps, lr {lr:g}, batch {batch}) ends within the SGD noise "
+                  f"floor of the gradient flow's end, L = {sorted(runs)}", "montecarlo", verdict, max(ratios), 1.0,
                   f"largest |R_L(SGD end) - R_L(flow end)| / ({q:.3g} x mean excess tr(H P) / 2) over models and L; "
                   f"P the stationary covariance (discrete Lyapunov, derived), H the exact Hessian at the flow's end, "
                   f"C measured on {long_sgd['runs'][str(sorted(runs)[0])]['grad_prompts']} prompts; chi2_1 quantile "
