@@ -155,8 +155,11 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
     if profile_plan:
         flows = authors_flow.curves(Sp, Sq, s2, tau, profile)
         checks += authors_flow.flow_checks(flows)
-        sgd_check, long_sgd = authors_flow.sgd_check(flows, authors_flow.load_long_sgd(), Sp, Sq, s2, tau)
-        checks += [sgd_check] if sgd_check is not None else []
+        long_sgd = {}
+        for stem, result in authors_flow.load_long_sgd().items():
+            sgd_check, runs = authors_flow.sgd_check(flows, result, Sp, Sq, s2, tau)
+            checks += [sgd_check] if sgd_check is not None else []
+            long_sgd.update({f"{key} ({result['setting']['steps']} steps)": v for key, v in runs.items()})
         curves = authors_flow.strip(flows)
     else:
         curves, long_sgd = {"L": [], "softmax": [], "linear": []}, {}
@@ -220,7 +223,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
         "exact_linear_optimum": [c["risk"] for c in curves["linear"]],
         "flow_softmax": [c["flow_risk"] for c in curves["softmax"]],
         "flow_linear": [c["flow_risk"] for c in curves["linear"]],
-        "long_sgd_L": [int(k.split("=")[1]) for k in long_sgd if k.startswith("softmax")],
+        "long_sgd_L": [int(k.split("=")[1].split()[0]) for k in long_sgd if k.startswith("softmax")],
         "long_sgd_softmax": [v["sgd_exact_risk"] for k, v in long_sgd.items() if k.startswith("softmax")],
         "long_sgd_softmax_floor": [v["tolerance"] for k, v in long_sgd.items() if k.startswith("softmax")],
         "long_sgd_linear": [v["sgd_exact_risk"] for k, v in long_sgd.items() if k.startswith("linear")],

@@ -16,8 +16,8 @@ Judged (numerical checks, kind "ode"):
                 point whose gradient is within e, H the Hessian); for linear attention the same
                 with R*_L the emitted closed-form optimum. A slip in the emitted gradient moves the
                 flow's end off the optimum (tests/mutants).
-SGD at the authors' scale (reports/sgd/authors_long_sgd.json, written by benchmarks/authors_long_sgd.py:
-300 000 steps, lr 1e-3, batch 128, at three L): the exact excess risk of each SGD endpoint over the flow's
+SGD at the authors' scale (reports/sgd/authors_long_sgd*.json, written by benchmarks/authors_long_sgd.py:
+300 000 steps, lr 1e-3, batch 128, at the L it was run for; one check per file): the exact excess risk of each SGD endpoint over the flow's
 end against the SGD noise floor, mean excess tr(H P) / 2 with P the stationary covariance of the discrete
 Lyapunov equation (derived, `sgd_mean_excess`), C the measured per-prompt gradient covariance; the excess is
 a weighted sum of chi2_1 variables with that mean, bounded by the chi2_1 quantile times the mean (the
@@ -44,7 +44,7 @@ AUTHORS_STEPS = 300_000
 T_END = LR * AUTHORS_STEPS
 TOL_R = 1e-9               # Brent's xatol 1e-7 on omega: excess <= H 1e-14 / 2, far below; the flow's rtol 1e-8
 FALSE_ALARM = 1e-6
-LONG_SGD = Path(__file__).resolve().parents[2] / "reports" / "sgd" / "authors_long_sgd.json"
+LONG_SGD = Path(__file__).resolve().parents[2] / "reports" / "sgd"      # authors_long_sgd*.json
 
 
 def _linear(Sp, Sq, s2, tau, L):
@@ -120,8 +120,9 @@ def flow_checks(c: dict) -> list[Check]:
     return out
 
 
-def load_long_sgd(path: Path = LONG_SGD) -> dict | None:
-    return json.loads(path.read_text()) if path.exists() else None
+def load_long_sgd(folder: Path = LONG_SGD) -> dict:
+    """{file stem: result} of every authors_long_sgd*.json in `folder` (none in an installed wheel)."""
+    return {p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("authors_long_sgd*.json"))}
 
 
 def sgd_check(c: dict, long_sgd: dict | None, Sp, Sq, s2, tau) -> tuple[Check | None, dict]:
