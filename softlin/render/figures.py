@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import io
-
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 
-
-def _png(fig) -> bytes:
-    """The figure as PNG bytes, without the software/date metadata (reproducible), then closed."""
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return buf.getvalue()
+from .figures_authors import authors_experiment_png  # noqa: E402
+from .png import png as _png  # noqa: E402
 
 
 def _finite(xs, ys):
@@ -101,5 +93,3 @@ def figure_png(cert: dict) -> bytes | None:
         return regimes_png(cert)
     return convergence_png(cert)
 
-
-from .figures_authors import authors_experiment_png  # noqa: E402  (after _png: it imports it)

@@ -9,10 +9,10 @@ R*_inf. The legend sits outside the axes, right of the data.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
-from matplotlib.ticker import NullFormatter
+from .png import png as _png  # first: it selects the Agg backend before pyplot is imported
 
-from .figures import _png
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
 
 
 def _same_length(e: dict, key: str, n: int) -> bool:
