@@ -153,10 +153,12 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
     end_check, softmax_exact = authors_exact.endpoint_check(Sp, Sq, s2, tau, Ls, params["softmax"], risk["softmax"])
     checks.append(end_check)
     if profile_plan:
-        flows = authors_flow.curves(Sp, Sq, s2, tau, profile)
+        results = authors_flow.load_long_sgd()
+        times = [r["setting"]["lr"] * r["setting"]["steps"] for r in results.values()]
+        flows = authors_flow.curves(Sp, Sq, s2, tau, profile, times)
         checks += authors_flow.flow_checks(flows)
         long_sgd = {}
-        for stem, result in authors_flow.load_long_sgd().items():
+        for stem, result in results.items():
             sgd_check, runs = authors_flow.sgd_check(flows, result, Sp, Sq, s2, tau)
             checks += [sgd_check] if sgd_check is not None else []
             long_sgd.update({f"{key} ({result['setting']['steps']} steps)": v for key, v in runs.items()})
@@ -221,8 +223,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
         "authors_linear": [risk_a["linear"][L][0] for L in Ls],
         "exact_L": curves["L"], "exact_softmax_optimum": [c["risk"] for c in curves["softmax"]],
         "exact_linear_optimum": [c["risk"] for c in curves["linear"]],
-        "flow_softmax": [c["flow_risk"] for c in curves["softmax"]],
-        "flow_linear": [c["flow_risk"] for c in curves["linear"]],
+        "flow_softmax": [c["at"].get(f"{authors_flow.T_END:g}", {}).get("risk", math.nan) for c in curves["softmax"]],
+        "flow_linear": [c["at"].get(f"{authors_flow.T_END:g}", {}).get("risk", math.nan) for c in curves["linear"]],
         "long_sgd_L": [int(k.split("=")[1].split()[0]) for k in long_sgd if k.startswith("softmax")],
         "long_sgd_softmax": [v["sgd_exact_risk"] for k, v in long_sgd.items() if k.startswith("softmax")],
         "long_sgd_softmax_floor": [v["tolerance"] for k, v in long_sgd.items() if k.startswith("softmax")],
