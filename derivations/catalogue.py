@@ -172,6 +172,15 @@ def risk_finite_gradient_proofs() -> tuple[Proof, ...]:
 
 GROUPS["risk_finite_gradient"] = risk_finite_gradient_proofs
 
+
+def risk_finite_heads_proofs() -> tuple[Proof, ...]:
+    """The exact finite-L risk of the authors' two-head model (derivations/risk_finite_heads.py)."""
+    from . import risk_finite_heads
+    return tuple(risk_finite_heads.proofs())
+
+
+GROUPS["risk_finite_heads"] = risk_finite_heads_proofs
+
 def selfnormalised_error_proofs() -> tuple[Proof, ...]:
     """The exact finite-L error from A_L and B_L (derivations/selfnormalised_error.py)."""
     from . import selfnormalised_error

@@ -105,4 +105,16 @@ def finite_risk_specs() -> list[KernelSpec]:
         KernelSpec("finite_risk_integrand", args, ("scalar",) * 5 + ("array",) * 4, r.integrand(),
                    "R_L - tau tr Sigma_q - s2 given the query: -2 mu omega tau k1 (1 - A) + mu^2 tau (k2/k1)(B - A) "
                    "+ mu^2 tau omega^2 k2 (1 - 2A) + mu^2 (tau tr Sigma_p + s2) A.", "risk_finite", "same as k1"),
+    ] + finite_risk_heads_specs()
+
+
+def finite_risk_heads_specs() -> list[KernelSpec]:
+    """The exact finite-L risk of the authors' two-head model (derivations/risk_finite_heads.py)."""
+    from . import risk_finite_heads as h
+    args = (h.mu1, h.mu2, h.om1, h.om2, h.tau, h.s2, h.tr_p, h.k1, h.k2, h.A11, h.A22, h.A12, h.B11, h.B22, h.B12)
+    return [
+        KernelSpec("finite_risk_heads_integrand", args, ("scalar",) * 7 + ("array",) * 8, h.integrand(),
+                   "Two heads: R_L - tau tr Sigma_q - s2 given the query: -2 tau k1 sum_h mu_h omega_h (1 - A_hh) "
+                   "+ sum_hk mu_h mu_k [tau (k2/k1)(B_hk - A_hk) + tau omega_h omega_k k2 (1 - A_hh - A_kk) "
+                   "+ (tau tr Sigma_p + s2) A_hk].", "risk_finite_heads", "same as k1"),
     ]

@@ -24,7 +24,6 @@ degenerate check, the SymPy routes' dimension, and positive definite query covar
 from __future__ import annotations
 
 import inspect
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -122,7 +121,7 @@ def prop34(s: dict, profile: str) -> Estimate:
     ls = float(sum(b["Ls"]))
     per_token = d * d                                       # weighted second moments
     fixed = b["prompts"] * ls * per_token
-    averaged = len(claim.REGIMES) + 1
+    averaged = len(claim.REGIMES) + 1 + 1                  # + 1: the query average at the scenario's own lambda
     averaged *= b["blocks"] * b["block_prompts"] * ls * b["queries"] * per_token
     memory = max(b["prompts"], b["block_prompts"] * b["queries"]) * (d * d + d + 2) * 8 * 4
     source = f"trials = {s['trials']}, L = {s['L']}" if profile == "standard" else f"the {profile} budget"

@@ -30,8 +30,9 @@ import math
 import numpy as np
 
 from ..derivations import catalogue, selfnormalised_error
-from ..numerics import authors_sgd, finite_risk as fr, scalar_risk as sr
+from ..numerics import authors_sgd, finite_risk as fr, finite_risk_heads as frh, heads_montecarlo, scalar_risk as sr
 from ..numerics import significance as sig
+from . import finite_prompt_heads as heads, finite_prompt_rate as rate
 from .base import Check
 from .common import symbolic_check
 
@@ -76,9 +77,13 @@ def optimum_curve(model, d: int, s2: float, Ls: list[int]) -> dict:
 
 
 def default_points() -> list[dict]:
-    """L = 1, 2, 10, 100 at the scenario's default head (mu, omega) = (-1, 0.25), and one point nearer
-    the authors' optimum (mu, omega) = (1.5, 0.45) at L = 20."""
-    return [{"mu": [-1.0], "omega": [0.25], "L": L} for L in (1, 2, 10, 100)] + [{"mu": [1.5], "omega": [0.45], "L": 20}]
+    """L = 1, 2, 10, 100 at the scenario's default head (mu, omega) = (-1, 0.25), one point nearer
+    the authors' optimum (mu, omega) = (1.5, 0.45) at L = 20, and two two-head points: an antisymmetric
+    pair near the two-head optimum at L = 10 (where the cross moments differ most from the one-head
+    ones) and a same-sign pair at L = 5."""
+    return [{"mu": [-1.0], "omega": [0.25], "L": L} for L in (1, 2, 10, 100)] + [
+        {"mu": [1.5], "omega": [0.45], "L": 20},
+        {"mu": [1.0, -1.0], "omega": [0.37, -0.37], "L": 10}, {"mu": [1.0, 0.5], "omega": [0.5, 0.2], "L": 5}]
 
 
 def validate_points(t: dict, d: int) -> tuple[np.ndarray, list[dict]]:
@@ -98,17 +103,26 @@ def validate_points(t: dict, d: int) -> tuple[np.ndarray, list[dict]]:
         mu, om, L = p["mu"], p["omega"], p["L"]
         if not (isinstance(mu, list) and isinstance(om, list) and len(mu) == len(om) >= 1):
             raise ValueError(f"scalar.points[{i}]: mu and omega must be lists of equal length (one value per head)")
-        if len(mu) != 1:
-            raise ValueError(f"scalar.points[{i}]: the exact finite-L risk covers one head (got {len(mu)})")
+        if len(mu) > 2:
+            raise ValueError(f"scalar.points[{i}]: the exact finite-L risk covers one or two heads (got {len(mu)})")
         if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in mu + om):
             raise ValueError(f"scalar.points[{i}]: mu and omega must be finite numbers")
         if isinstance(L, bool) or not isinstance(L, int) or not 1 <= L <= 10**6:
             raise ValueError(f"scalar.points[{i}].L = {L!r} must be an integer in [1, 10^6]")
-        out.append({"mu": [float(mu[0])], "omega": [float(om[0])], "L": L})
+        out.append({"mu": [float(x) for x in mu], "omega": [float(x) for x in om], "L": L})
     return sigma, out
 
 
+def _exact(model, p):
+    if len(p["mu"]) == 2:
+        return frh.exact_risk(model, p["L"], p["mu"], p["omega"])
+    return fr.exact_risk(model, p["L"], p["mu"][0], p["omega"][0])
+
+
 def _mc(sigma, s2, tau, point, n, rng, generator="correct"):
+    if len(point["mu"]) == 2:
+        e = heads_montecarlo.risk(sigma, s2, tau, point["L"], point["mu"], point["omega"], n, rng, generator)
+        return e["risk"], e["excess"]
     e = authors_sgd.evaluate({"m": ("softmax", point["mu"][0], point["omega"][0])}, sigma, s2, tau, point["L"],
                              generator, n, rng)
     return e["risk"]["m"], e["excess_over_limit"]["m"]
@@ -123,30 +137,34 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
     model = fr.Model(sigma, sigma, tau, s2)
     authors = fr.Model(sigma @ sigma, np.eye(d), tau, s2)
     isotropic = np.allclose(sigma, np.eye(d))
-    exact = [fr.exact_risk(model, p["L"], p["mu"][0], p["omega"][0]) for p in points]
-    r_inf = [fr.infinite_risk(model, p["mu"][0], p["omega"][0]) for p in points]
+    exact = [_exact(model, p) for p in points]
+    # R_inf depends on the heads through p = mu.omega only (the integrand at A = B = 0)
+    r_inf = [fr.infinite_risk(model, float(np.dot(p["mu"], p["omega"])), 1.0) for p in points]
     rel_err = max(e.error / abs(e.value) for e in exact)
-    proofs = list(catalogue.risk_finite_proofs()) + selfnormalised_error.stein_proofs()
-    checks = [symbolic_check("exact finite-L risk: Stein mean, conditional risk, beta averages, anchors",
+    proofs = (list(catalogue.risk_finite_proofs()) + list(catalogue.risk_finite_heads_proofs())
+              + selfnormalised_error.stein_proofs())
+    checks = [symbolic_check("exact finite-L risk (one and two heads): Stein mean, conditional risk, beta averages, anchors",
                              {p.statement: p for p in proofs}),
               Check("exact finite-L risk: stated numerical error", "quadrature", rel_err <= ERROR_TOLERANCE, rel_err,
                     ERROR_TOLERANCE, "largest relative error estimate over the points (quadrature nodes and table "
                     "refinement differences, numerics/finite_risk.py)")]
     ones = [(p, e) for p, e in zip(points, exact) if p["L"] == 1]
     if ones:
-        dev = max(abs(e.value - (np.trace(sigma) * tau + s2 + p["mu"][0] ** 2 * (np.trace(sigma) * tau + s2)))
+        dev = max(abs(e.value - (np.trace(sigma) * tau + s2 + sum(p["mu"]) ** 2 * (np.trace(sigma) * tau + s2)))
                   / e.value for p, e in ones)
         tol = max(e.error / e.value for _, e in ones)
-        checks.append(Check("L = 1 anchor: R_1 = tau tr(sigma) + s2 + mu^2 (tau tr(sigma) + s2)", "quadrature",
+        checks.append(Check("L = 1 anchor: R_1 = tau tr(sigma) + s2 + (sum_h mu_h)^2 (tau tr(sigma) + s2)", "quadrature",
                             dev <= tol, dev, tol, "relative difference from the closed form of the prediction mu y_1, "
                             "within the stated numerical error"))
-    # Alternatives for the control: the first-order risk (isotropic) or the authors' generator.
+    # Alternatives for the control (one-head points): the first-order risk (isotropic) or the authors' generator.
+    one = [len(p["mu"]) == 1 for p in points]
     if isotropic and first_order is not None:
         alt_name = "the first-order risk R_inf + C1 / L"
-        alt = [ri + first_order(p["mu"][0], p["omega"][0]) / p["L"] for p, ri in zip(points, r_inf)]
+        alt = [ri + first_order(p["mu"][0], p["omega"][0]) / p["L"] if o else None for p, ri, o in zip(points, r_inf, one)]
     elif not isotropic:
         alt_name = "the authors' generator's risk (prompt covariance sigma^2, query covariance I; erratum 5)"
-        alt = [fr.exact_risk(authors, p["L"], p["mu"][0], p["omega"][0]).value for p in points]
+        alt = [fr.exact_risk(authors, p["L"], p["mu"][0], p["omega"][0]).value if o else None
+               for p, o in zip(points, one)]
     else:
         alt_name, alt = None, None
     z = sig.z_critical(FALSE_ALARM, tests=2 * len(points))
@@ -157,6 +175,8 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
     if alt is not None:
         best = None
         for i, p in enumerate(points):
+            if alt[i] is None:
+                continue
             _, ex = _mc(sigma, s2, tau, p, PILOT, pilot_rng)
             var = ex[1] ** 2 * PILOT
             pw = sig.power(exact[i].value - alt[i], math.sqrt(var / n), z) if var > 0 else float("nan")
@@ -211,12 +231,22 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
                             f"exact risk at the heuristic optimum minus the exact optimum's, L = {curve['L'][0]}; "
                             "must exceed the sum of their stated numerical errors (the excess at every L is "
                             "in optimum_curve.heuristic_excess)"))
+    heads_result = {"heuristic_at_points": heads.heuristic_errors(model, d, s2, points, exact) if isotropic else None}
+    if curve is not None:
+        one_head = {L: (e["mu"], e["omega"]) for L, e in zip(curve["L"], curve["exact"])}
+        heads_checks, heads_result["optimum"] = heads.optimum_checks(model, profile, one_head, d, s2)
+        checks += heads_checks
+    rate_result = None
+    if isotropic and optimum and profile != "quick":
+        # R*_inf = R_inf at p = mu omega = 1 (its minimiser), from the emitted kernel
+        rate_checks, rate_result = rate.run(model, d, s2, sr.infinite_risk(np.ones(1), np.ones(1), s2))
+        checks += rate_checks
     quantities = {
-        "optimum_curve": curve,
+        "optimum_curve": curve, "two_heads": heads_result, "optimum_rate": rate_result,
         "points": points, "exact_risk": [e.value for e in exact], "exact_risk_error": [e.error for e in exact],
         "mc_risk": mc, "mc_risk_stderr": mc_se, "exact_infinite_risk": r_inf,
         "mc_excess": [m[0] for m in mc_ex], "mc_excess_stderr": [m[1] for m in mc_ex],
         "exact_risk_authors_generator": None if isotropic else
-        [fr.exact_risk(authors, p["L"], p["mu"][0], p["omega"][0]).value for p in points],
+        [fr.exact_risk(authors, p["L"], p["mu"][0], p["omega"][0]).value if o else None for p, o in zip(points, one)],
         "expansion": expansion, "control_plan": plan, "draws_per_point": n, "sigma": sigma.tolist()}
     return checks, quantities

@@ -1,5 +1,5 @@
 """Claim `finite-prompt-risk`: the exact 1/L term of the authors' scalar-model risk (docs/paper.md section 6),
-and the exact finite-L risk itself (one head; claims/finite_prompt_exact.py, which also reads
+and the exact finite-L risk itself (one or two heads; claims/finite_prompt_exact.py, which also reads
 `[scalar] sigma` and `[scalar] points`; C1 and its Monte Carlo below are for sigma = I).
 
 R_L = R_inf + C1 / L + o(1/L), R_inf = (1 - mu.omega)^2 + s2, and C1 (derivations/risk_scalar.py)
@@ -41,7 +41,7 @@ TITLE = "Exact 1/L term of the scalar-model risk versus the exp(d omega^2) heuri
 STATEMENT = ("For yhat = sum_h mu_h sum_i softmax_i(omega_h x_i^T x_q) y_i (x ~ N(0, I_d), beta ~ N(0, I_d/d), "
              "noise s2), E(y_q - yhat)^2 = (1 - mu.omega)^2 + s2 + C1/L + o(1/L) with C1 = sum mu_h mu_k "
              "[(1+s2)(1-2 omega_h omega_k)^(-d/2) + omega_h omega_k (1-2 omega_h omega_k)^(-d/2-1)] + "
-             "2 (1 - mu.omega) sum mu_h omega_h (1 - 2 omega_h^2)^(-d/2-1). Beyond the paper: for one head and "
+             "2 (1 - mu.omega) sum mu_h omega_h (1 - 2 omega_h^2)^(-d/2-1). Beyond the paper: for one or two heads and "
              "x ~ N(0, sigma), the finite-L risk R_L itself is computed exactly (quadrature with a stated error) "
              "and checked against Monte Carlo and against this expansion.")
 HYPOTHESES = ("x_i, x_q ~ N(0, I_d) iid, beta ~ N(0, I_d / d), additive N(0, s2) label noise on prompt and query",
@@ -206,8 +206,11 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
                   "mc_risk_by_L": mc_risk, "optima": optima, "design": dz,
                   **exact_quantities,
                   "family_wise_false_alarm": FALSE_ALARM + exact_section.FALSE_ALARM}
+    heads = exact_quantities["two_heads"]
+    series = exact_section.heads.series(exact_quantities["optimum_curve"], heads.get("optimum"),
+                                            sr.infinite_risk(np.ones(1), np.ones(1), s2))   # R_inf at its minimiser p = 1
     return certificate(CLAIM, {"seed": s["seed"], "scalar": s.get("scalar", {})}, profile, s["seed"], checks,
-                       quantities, provenance=provenance())
+                       quantities, series=series, provenance=provenance())
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate)

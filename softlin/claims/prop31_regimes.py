@@ -17,7 +17,7 @@ from ..numerics.fits import linear_fit
 from ..numerics.laws import GaussianLaw
 from .base import Check
 from .prop31_average import _averaged, _per_L_check, _slope_check, exact_coefficient
-from .prop31_common import naive_exponent, remainder_exponent, sharp_exponent, FALSE_ALARM, REGIMES, _regime_setting, _subgaussian_sigma, z_crit
+from .prop31_common import naive_exponent, sharp_exponent, FALSE_ALARM, REGIMES, _regime_setting, _subgaussian_sigma, z_crit
 from .prop31_power import REQUIRED_POWER, slope_control_power
 from .progress import sweep
 
@@ -130,13 +130,16 @@ def _regimes(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
                                 f"(z = {zg:.2f}, two-sided at false-alarm {FALSE_ALARM:g}); the exact growth is "
                                 f"(ln L)^p with p = {asym['log_power']:.2f} > 0"))
         sigma = _subgaussian_sigma(Gamma)
+        first = None if lam >= 0.5 else exact_coefficient(Gamma, U, V, Sq)
         out[name] = {"checks": checks, "lambda": lam, "power": power,
-                     "series": {"L": budget.Ls, "rmse": [math.sqrt(v) for v in av["mc"]]},
+                     "series": {"L": budget.Ls, "rmse": [math.sqrt(v) for v in av["mc"]], "mse": av["mc"],
+                                "mse_stderr": av["mc_se"], "exact_mse": av["exact"],    # the figure's overlay
+                                "first_order_coefficient": first},
                      "quantities": {"lambda": lam, "sigma_scale_squared": sigma2, "subgaussian_sigma": sigma,
                                     "exponent": kappa, "naive_exponent": naive,
                                     "measured_slope": fit.slope, "measured_slope_stderr": fit.stderr,
                                     "predicted_slope_tested_range": av["predicted_slope"],
                                     "asymptotic_fit": asym, "c2": sigma**2 * kappa,
-                                    "first_order_coefficient": None if lam >= 0.5 else exact_coefficient(Gamma, U, V, Sq),
+                                    "first_order_coefficient": first,
                                     "mc_mse": av["mc"], "exact_mse": av["exact"], "proposal_scale": av["scale"]}}
     return out

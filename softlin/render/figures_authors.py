@@ -9,8 +9,9 @@ R*_inf. The legend sits outside the axes, right of the data.
 
 from __future__ import annotations
 
-from .png import png as _png  # first: it selects the Agg backend before pyplot is imported
+import matplotlib
 
+matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 
@@ -19,8 +20,9 @@ def _same_length(e: dict, key: str, n: int) -> bool:
     return isinstance(e.get(key), list) and len(e[key]) == n
 
 
-def authors_experiment_png(cert: dict) -> bytes | None:
-    """Final risk against L: SGD (CPU scale and authors' scale), exact optima, gradient-flow ends, R*_inf."""
+def authors_experiment_png(cert: dict, png) -> bytes | None:
+    """Final risk against L: SGD (CPU scale and authors' scale), exact optima, gradient-flow ends, R*_inf.
+    `png(fig)` writes the figure (figures._png_tight: cropped to the legend outside the axes)."""
     e = cert.get("series", {}).get("authors_experiment")
     Ls = e.get("L") if isinstance(e, dict) else None
     keys = ("softmax", "softmax_se", "linear", "linear_se")
@@ -68,4 +70,4 @@ def authors_experiment_png(cert: dict) -> bytes | None:
     ax.set_title(f"{cert['claim']}: risk against L (the authors' figure)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-    return _png(fig)
+    return png(fig)

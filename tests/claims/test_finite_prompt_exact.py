@@ -10,8 +10,13 @@ from softlin.claims.base import claim_rng
 from softlin.numerics import kernels
 
 
-def _section(scenario=None):
-    """The exact section alone (no 1/L fit, no optimum curve): its checks and quantities."""
+def _section(scenario=None, heads=True):
+    """The exact section alone (no 1/L fit, no optimum curve): its checks and quantities; heads=False
+    keeps only the default one-head points (the one-head slips do not need the costlier two-head ones)."""
+    if scenario is None and not heads:
+        scenario = fpr.default_scenario()
+        scenario["scalar"] = {**scenario["scalar"],
+                              "points": [p for p in section.default_points() if len(p["mu"]) == 1]}
     s = fpr.validate(scenario or fpr.default_scenario())
     one_head = lambda m, o: float(kernels.scalar_first_order(np.array([[m]]), np.array([[o]]), s["d"], s["s2"])[0, 0])
     return section.run(s, "quick", claim_rng(0, "finite-prompt-risk"), first_order=one_head, optimum=False)
@@ -31,7 +36,7 @@ def test_a_slipped_integrand_is_refuted(monkeypatch, slip):
             return f + mu**2 * tau * omega**2 * k2 * A
         return f - mu**2 * (tau * tr_p + s2) * A
     monkeypatch.setattr(kernels, "finite_risk_integrand", slipped)
-    checks, _ = _section()
+    checks, _ = _section(heads=False)
     assert any(c.passed is False for c in checks if c.kind == "montecarlo"), checks
 
 
@@ -49,7 +54,7 @@ def test_authors_generator_is_refuted_for_a_correlated_sigma():
 
 
 @pytest.mark.parametrize("bad", [
-    {"points": [{"mu": [1.0, 2.0], "omega": [0.1, 0.2], "L": 5}]},       # two heads: not covered
+    {"points": [{"mu": [1.0, 2.0, 0.5], "omega": [0.1, 0.2, 0.3], "L": 5}]},   # three heads: not covered
     {"points": [{"mu": [1.0], "omega": [0.1]}]},                          # L missing
     {"points": [{"mu": [1.0], "omega": [0.1], "L": 0}]},
     {"sigma": [[1.0, 2.0], [2.0, 1.0]], "d": 2},                          # not positive definite
@@ -60,3 +65,60 @@ def test_bad_points_and_sigma_raise(bad):
     s["scalar"] = {**s["scalar"], **bad}
     with pytest.raises(ValueError):
         fpr.validate(s)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("slip", ["cross-participation-product", "cross-term-dropped"])
+def test_a_slipped_two_head_cross_term_is_refuted(monkeypatch, slip):
+    """Two plausible slips of the two-head cross term: the cross participation ratio A_12 = E sum_i
+    p_i(c_1) p_i(c_2) replaced by the product A_11 A_22 of the one-head ones (as if the heads' weights
+    were independent), and the cross term 2 mu_1 mu_2 P_12 dropped. The Monte Carlo route must refute each
+    at the default two-head points (the one-head points are unaffected)."""
+    from softlin.numerics import finite_risk_heads as frh
+    if slip == "cross-participation-product":
+        original = frh.PairTable.moments
+
+        def slipped(self, k1):
+            A11, A22, _, B11, B22, B12 = original(self, k1)
+            return A11, A22, A11 * A22, B11, B22, B12
+        monkeypatch.setattr(frh.PairTable, "moments", slipped)
+    else:
+        original = kernels.finite_risk_heads_integrand
+
+        def slipped(mu1, mu2, *rest):
+            # the cross term is the part bilinear in (mu1, mu2): f(mu1, mu2) - f(mu1, 0) - f(0, mu2) + f(0, 0)
+            cross = original(mu1, mu2, *rest) - original(mu1, 0.0, *rest) - original(0.0, mu2, *rest) + original(0.0, 0.0, *rest)
+            return original(mu1, mu2, *rest) - cross
+        monkeypatch.setattr(kernels, "finite_risk_heads_integrand", slipped)
+    checks, _ = _section()
+    assert any(c.passed is False for c in checks if c.kind == "montecarlo"), checks
+
+
+@pytest.mark.slow
+def test_optimum_rate_judged_and_wrong_constants_refuted():
+    """L (R*_L - R*_inf) -> c* on the exact surface (d = 5, s2 = 0.1): the derived c* passes; the authors'
+    heuristic constant min_omega (1 + s2) e^{d omega^2} / omega^2 and C1 at omega* + 0.02 are refuted."""
+    from scipy.optimize import minimize_scalar
+
+    from softlin.claims import finite_prompt_rate as rate
+    from softlin.numerics import finite_risk as fr, scalar_risk as sr
+    model = fr.Model(np.eye(5), np.eye(5), 0.2, 0.1)
+    r_inf = sr.infinite_risk(np.ones(1), np.ones(1), 0.1)
+    checks, q = rate.run(model, 5, 0.1, r_inf)
+    assert checks[0].passed is True, checks
+    heur = minimize_scalar(lambda w: sr.heuristic(np.array([1 / w]), np.array([w]), 5, 0.1), bounds=(0.05, 1.0),
+                           method="bounded").fun
+    w = q["omega_star"] + 0.02
+    for wrong in (heur, sr.first_order(np.array([1 / w]), np.array([w]), 5, 0.1)):
+        checks, _ = rate.run(model, 5, 0.1, r_inf, c_star=wrong)
+        assert checks[0].passed is False, (wrong, checks)
+
+
+def test_rate_estimator_is_exact_on_its_model():
+    """Y_L = c + (a + b ln L) / L (the measured form of the optimum's correction) is solved exactly by
+    the estimator, with zero model error; a plain a / L + b / L^2 model would miss c by ~1e-4 here."""
+    from softlin.claims import finite_prompt_rate as rate
+    Ls = np.array(rate.RATE_LS, float)
+    Y = 20.8 + (-200.0 - 90.0 * np.log(Ls)) / Ls
+    c, prop, model = rate.estimate(Ls, Y, np.full(4, 1e-6))
+    assert abs(c - 20.8) < 1e-9 and model < 1e-9 and 0 < prop < 1e-4

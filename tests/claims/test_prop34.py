@@ -28,9 +28,14 @@ def test_default_scenario_is_verified_with_the_issue_quantities(default_certific
     q = cert["quantities"]
     for name in ("exponent_V", "exponent_U", "first_order_coefficient_V", "first_order_coefficient_U"):
         assert isinstance(q[name], float), name
-    for regime in ("below", "at", "above"):
+    for regime in ("below", "at", "above", "scenario"):
         for name in ("slope_V", "slope_U", "exact_slope_V", "exact_slope_U"):
             assert isinstance(q["regimes"][regime][name], float), (regime, name)
+    # the scenario's own lambda is a regime too (what a lambda sweep moves); first order finite below 1/2 only
+    assert q["regimes"]["scenario"]["lambda"] == q["threshold_lambda"]
+    assert q["regimes"]["scenario"]["first_order_coefficient_V"] == q["first_order_coefficient_V"]
+    assert [q["regimes"][r]["first_order_coefficient_U"] is None for r in ("below", "at", "above")] == [False, True, True]
+    assert any(c["name"].startswith("scenario (lambda = ") and "slope of grad_U" in c["name"] for c in cert["checks"])
     assert q["exponent_V"] == 1.0 and q["threshold_lambda"] < 0.5
     assert cert["errata"][0]["witness"]["grad_U_error_exact"] > 0
 

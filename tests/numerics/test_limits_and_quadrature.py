@@ -64,23 +64,28 @@ def test_control_kernels_equal_their_40_digit_limits_including_near_zero():
             np.testing.assert_allclose(kernel(U, V, z[None])[0], exact, rtol=1e-13, atol=1e-20)
 
 
+def _tensor_gauss_hermite_2d(nodes=60):
+    """Standard-normal points g in R^2 and weights of a tensor Gauss-Hermite rule (nodes per axis)."""
+    from numpy.polynomial.hermite_e import hermegauss
+
+    x, w = hermegauss(nodes)
+    w = w / np.sqrt(2 * np.pi)
+    G1, G2 = np.meshgrid(x, x, indexing="ij")
+    return np.column_stack([G1.ravel(), G2.ravel()]), np.outer(w, w).ravel()
+
+
 @given(seeds)
 def test_bound_moments_match_tensor_gauss_hermite_quadrature(seed):
     """E w^2 and E w^2 ||V(z'-mu_a)||^2 from the kernels against a direct tensor Gauss-Hermite
     expectation over z' = m + B g (60 nodes per axis: exact for the polynomial part, truncation of
     exp(2 a^T B g) below 1e-14 for the tilts drawn here). Deterministic, so no heavy-tail issue."""
-    from numpy.polynomial.hermite_e import hermegauss
-
     rng = np.random.default_rng(seed)
     B = rng.normal(size=(2, 2)) * 0.5
     law = GaussianLaw(rng.normal(size=2) * 0.3, B @ B.T)
     U, V, z = rng.normal(size=(2, 2)) * 0.3, rng.normal(size=(2, 2)), rng.normal(size=2)
     a = U @ z
-    x, w = hermegauss(60)
-    w = w / np.sqrt(2 * np.pi)
-    G1, G2 = np.meshgrid(x, x, indexing="ij")
-    W = np.outer(w, w).ravel()
-    pts = law.mean + np.column_stack([G1.ravel(), G2.ravel()]) @ law.root.T
+    g, W = _tensor_gauss_hermite_2d()
+    pts = law.mean + g @ law.root.T
     logw = pts @ a - (a @ law.mean + a @ law.cov @ a / 2)       # log of the normalised weight
     mu = law.mean + law.cov @ a
     w2 = np.exp(2 * logw)
@@ -93,18 +98,13 @@ def test_mixture_bound_moments_match_tensor_gauss_hermite_quadrature(seed):
     """The mixture's E w^2 and E w^2 ||V(z'-mu_a)||^2 (kernels summed over components in log space) against
     a direct tensor Gauss-Hermite expectation of each component, mixed with the weights pi_k and
     normalised by the quadrature's own Z(a) and mu_a (60 nodes per axis, as the Gaussian test above)."""
-    from numpy.polynomial.hermite_e import hermegauss
-
     rng = np.random.default_rng(seed)
     roots = [rng.normal(size=(2, 2)) * 0.5 for _ in range(2)]
     law = MixtureLaw(rng.dirichlet([2.0, 2.0]), rng.normal(size=(2, 2)) * 0.5, np.array([B @ B.T for B in roots]))
     U, V, z = rng.normal(size=(2, 2)) * 0.3, rng.normal(size=(2, 2)), rng.normal(size=2)
     a = U @ z
-    x, w = hermegauss(60)
-    w = w / np.sqrt(2 * np.pi)
-    G1, G2 = np.meshgrid(x, x, indexing="ij")
-    W = np.outer(w, w).ravel()
-    pts = [m + np.column_stack([G1.ravel(), G2.ravel()]) @ B.T for m, B in zip(law.means, roots)]
+    g, W = _tensor_gauss_hermite_2d()
+    pts = [m + g @ B.T for m, B in zip(law.means, roots)]
     E = lambda f: sum(p * np.sum(W * f(P)) for p, P in zip(law.weights, pts))   # E_mu f(z') by quadrature
     Z = E(lambda P: np.exp(P @ a))
     mu = np.array([E(lambda P: np.exp(P @ a) * P[:, i]) for i in range(2)]) / Z

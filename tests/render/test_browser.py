@@ -111,3 +111,26 @@ def test_report_preview_writes_a_screenshot_of_the_index(chromium, site):
     img = _pixels((real / "preview.png").read_bytes())
     assert img.shape[1] == WIDTH and img.std() > 0.02
     assert real / "preview.png" not in render.rendered(real)        # a screenshot, not part of --check
+
+
+def test_the_phase_diagram_page_loads_its_figure_and_links_every_point(chromium, tmp_path):
+    """The committed rate sweeps rendered as the phase-diagram page: the figure loads at its natural
+    size, nothing is fetched from the network, and every point's certificate link resolves."""
+    real = tmp_path / "reports"
+    shutil.copytree(REPO / "reports" / "certificates", real / "certificates")
+    shutil.copytree(REPO / "reports" / "sweeps", real / "sweeps")
+    render.render_all(real)
+    page = real / "phase-diagram.html"
+    report = chromium.open(page.as_uri())
+    assert report.problems() == [], report.problems()
+    srcs = [(i["src"].rsplit("/", 1)[-1], i["naturalWidth"], i["naturalHeight"]) for i in report.images]
+    assert len(srcs) == 1 and srcs[0][0] == "phase-diagram.png" and srcs[0][1] > 800 and srcs[0][2] > 300, srcs
+    html = page.read_text()
+    links = [part.split('"', 1)[0] for part in html.split('<a href="')[1:]]
+    points = [link for link in links if link.startswith("sweeps/")]
+    summaries = [json.loads((real / "sweeps" / n / "summary.json").read_text()) for n in ("rates", "rates-gradients")]
+    assert len(set(points)) == sum(len(s["points"]) for s in summaries) > 0     # every point (prop-3.4: 2 rows each)
+    assert all((real / link).is_file() for link in points)
+    assert 'href="phase-diagram.html"' in (real / "index.html").read_text()
+    img = _pixels(chromium.screenshot())
+    assert img.shape[1] == WIDTH and img.std() > 0.02

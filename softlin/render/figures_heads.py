@@ -1,0 +1,50 @@
+"""Figure of claim `finite-prompt-risk`: the exact finite-L optimum with one head and with two heads
+against L (series "finite_optimum", built by softlin/claims/finite_prompt_heads.series)."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def _png(fig) -> bytes:
+    """As figures._png (not imported: figures imports this module): PNG bytes without metadata."""
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _series(e: dict, key: str, n: int) -> bool:
+    return isinstance(e.get(key), list) and len(e[key]) == n and all(isinstance(v, (int, float)) for v in e[key])
+
+
+def optimum_png(cert: dict) -> bytes | None:
+    """R*_L (one head, exact), the exact risk of the heuristic's optimum, and R*_L (two heads, exact,
+    with its stated error) against L, with R*_inf."""
+    e = cert.get("series", {}).get("finite_optimum")
+    Ls = e.get("L") if isinstance(e, dict) else None
+    if not isinstance(Ls, list) or not Ls or not _series(e, "one_head", len(Ls)):
+        return None
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=100)
+    ax.plot(Ls, e["one_head"], "o-", color="C0", ms=3, label="one head: exact optimum R*_L")
+    if _series(e, "heuristic_exact", len(Ls)):
+        ax.plot(Ls, e["heuristic_exact"], ":", color="C0", label="one head: exact risk at the heuristic's optimum")
+    L2 = e.get("two_heads_L")
+    if isinstance(L2, list) and L2 and _series(e, "two_heads", len(L2)) and _series(e, "two_heads_error", len(L2)):
+        ax.errorbar(L2, e["two_heads"], yerr=e["two_heads_error"], fmt="s-", color="C3", ms=3, capsize=2,
+                    label="two heads: exact risk at the optimum found (stated error)")
+    if isinstance(e.get("infinite"), (int, float)):
+        ax.axhline(e["infinite"], color="k", lw=0.9, label="R*_inf")
+    ax.set_xscale("log")
+    ax.set_xlabel("prompt length L")
+    ax.set_ylabel("risk E (y_q - yhat)^2")
+    ax.set_title(f"{cert['claim']}: exact finite-L optimum, one and two heads")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    return _png(fig)

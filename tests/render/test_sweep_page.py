@@ -1,0 +1,124 @@
+"""The phase-diagram page and the prop-3.4 sweep behind it (issue 12, section 3), on the committed sweeps."""
+
+import copy
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from softlin.cli_sweep_grid import BUILTIN, parse, points
+from softlin.cli_sweep_store import point_key
+from softlin.cli_sweep_summary import point_entry, scenario_lambda
+from softlin.numerics import kernels
+from softlin.render import render, sweep_page
+
+REPO = Path(__file__).resolve().parents[2]
+SWEEPS = REPO / "reports" / "sweeps"
+
+
+def _summary(name):
+    return json.loads((SWEEPS / name / "summary.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def grads():
+    return _summary("rates-gradients")
+
+
+def test_the_gradient_sweep_realises_each_lambda_in_prop34s_own_scenario_regime(grads):
+    """The grid scales U to reach lambda; prop-3.4's `scenario` regime runs at that lambda, with kappa
+    from the emitted kernel, and its first-order coefficients are finite exactly below 1/2."""
+    assert grads["claim"] == "prop-3.4" and grads["axes"] == BUILTIN["rates-gradients"]["axes"]
+    planned = points(parse(BUILTIN["rates-gradients"]))
+    assert [p["params"] for p in grads["points"]] == [p["params"] for p in planned]
+    for p, q in zip(planned, grads["points"]):      # the grid's realisation, live: scenario lambda and store key
+        assert scenario_lambda(p["scenario"]) == pytest.approx(p["params"]["lambda"], rel=1e-9)
+        assert point_key("prop-3.4", p["scenario"], grads["profile"], p["seed"], grads["kernels_input_hash"]) == q["key"]
+    for p in grads["points"]:
+        lam = p["params"]["lambda"]
+        cert = json.loads((SWEEPS / "rates-gradients" / p["certificate"]).read_text())
+        own = cert["quantities"]["regimes"]["scenario"]
+        assert own["lambda"] == pytest.approx(lam, rel=1e-6) and p["lambda_max"] == pytest.approx(lam, rel=1e-6)
+        assert p["exponent"] == pytest.approx(float(kernels.sharp_exponent(lam)), rel=1e-7)
+        assert p["naive_exponent"] == pytest.approx(float(kernels.naive_exponent(lam)), rel=1e-7)
+        assert (p["first_order_coefficient_V"] is not None) == (lam < 0.5), lam
+
+
+def test_summary_entries_are_decay_rates_recomputed_from_the_point_certificates(grads):
+    """point_entry on each committed certificate gives the committed entry; the slopes are decay rates
+    (positive, like prop-3.1's), within 5 standard errors of the exact finite-L rate."""
+    for p in grads["points"]:
+        cert = json.loads((SWEEPS / "rates-gradients" / p["certificate"]).read_text())
+        entry = point_entry(p, p["key"], cert)
+        assert entry == p
+        for suffix in ("", "_U"):
+            meas, se, exact = entry[f"measured_slope{suffix}"], entry[f"measured_slope{suffix}_stderr"], entry[f"exact_slope{suffix}"]
+            assert meas > 0 and exact > 0 and se > 0
+            assert abs(meas - exact) <= 5 * se, (p["params"], suffix, meas, exact, se)
+
+
+def test_the_page_has_a_row_per_point_and_series_the_commands_and_is_deterministic():
+    out = REPO / "reports"
+    files = sweep_page.files(out)
+    assert set(files) == {out / "phase-diagram.md", out / "phase-diagram.html", out / "figures" / "phase-diagram.png"}
+    assert sweep_page.files(out) == files
+    md = files[out / "phase-diagram.md"].decode()
+    rows = [line for line in md.splitlines() if line.startswith("| prop-3.")]
+    assert len(rows) == len(_summary("rates")["points"]) + 2 * len(_summary("rates-gradients")["points"])
+    assert "softlin sweep --builtin rates " in md and "softlin sweep --builtin rates-gradients " in md
+    html = files[out / "phase-diagram.html"].decode()
+    assert html.count("<tr><td") == len(rows) and 'src="figures/phase-diagram.png"' in html
+
+
+def test_the_reading_and_the_figure_follow_the_numbers(tmp_path):
+    """Sensitivity: a measured slope moved by 10 standard errors changes the stated agreement and the figure."""
+    out = tmp_path / "reports"
+    shutil.copytree(SWEEPS, out / "sweeps")
+    before = sweep_page.files(out)
+    path = out / "sweeps" / "rates-gradients" / "summary.json"
+    summ = json.loads(path.read_text())
+    moved = copy.deepcopy(summ)
+    p = moved["points"][3]
+    p["measured_slope"] = p["exact_slope"] + 10 * p["measured_slope_stderr"]
+    path.write_text(json.dumps(moved))
+    after = sweep_page.files(out)
+    line = [r for r in sweep_page.reading(sweep_page.load_summaries(out)) if "prop-3.4 grad_V" in r][0]
+    assert "within 10.00 standard errors" in line
+    assert after[out / "figures" / "phase-diagram.png"] != before[out / "figures" / "phase-diagram.png"]
+
+
+def test_without_sweeps_there_is_no_page_and_no_link(tmp_path):
+    out = tmp_path / "reports"
+    (out / "certificates").mkdir(parents=True)
+    shutil.copy(REPO / "reports" / "certificates" / "lemma-2.1.json", out / "certificates")
+    files = render.rendered(out)
+    assert not any("phase-diagram" in p.name for p in files)
+    assert "phase-diagram" not in files[out / "index.html"].decode()
+    shutil.copytree(SWEEPS, out / "sweeps")
+    files = render.rendered(out)
+    assert 'href="phase-diagram.html"' in files[out / "index.html"].decode()
+    assert "(phase-diagram.md)" in files[out / "index.md"].decode()
+
+
+def test_a_summary_that_is_not_json_is_a_one_line_value_error(tmp_path):
+    out = tmp_path / "reports"
+    (out / "sweeps" / "rates").mkdir(parents=True)
+    (out / "sweeps" / "rates" / "summary.json").write_text("{not json")
+    with pytest.raises(ValueError, match="sweep summary .*summary.json: not JSON"):
+        sweep_page.files(out)
+
+
+def test_report_check_covers_the_page(tmp_path):
+    """render_all then stale_pages is empty; an edited summary makes the page, its table and figure stale."""
+    out = tmp_path / "reports"
+    (out / "certificates").mkdir(parents=True)
+    shutil.copytree(SWEEPS, out / "sweeps")
+    render.render_all(out)
+    assert render.stale_pages(out) == []
+    path = out / "sweeps" / "rates" / "summary.json"
+    summ = json.loads(path.read_text())
+    summ["points"][0]["measured_slope"] += 0.05
+    path.write_text(json.dumps(summ))
+    stale = {p.name for p in render.stale_pages(out)}
+    assert {"phase-diagram.md", "phase-diagram.html", "phase-diagram.png"} <= stale
