@@ -226,9 +226,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
         "flow_softmax": [c["at"].get(f"{authors_flow.T_END:g}", {}).get("risk", math.nan) for c in curves["softmax"]],
         "flow_linear": [c["at"].get(f"{authors_flow.T_END:g}", {}).get("risk", math.nan) for c in curves["linear"]],
         "long_sgd_L": [int(k.split("=")[1].split()[0]) for k in long_sgd if k.startswith("softmax")],
-        "long_sgd_softmax": [v["sgd_exact_risk"] for k, v in long_sgd.items() if k.startswith("softmax")],
+        "long_sgd_softmax": [v.get("sgd_exact_risk", math.nan) for k, v in long_sgd.items() if k.startswith("softmax")],
         "long_sgd_softmax_floor": [v["tolerance"] for k, v in long_sgd.items() if k.startswith("softmax")],
-        "long_sgd_linear": [v["sgd_exact_risk"] for k, v in long_sgd.items() if k.startswith("linear")],
+        "long_sgd_linear": [v.get("sgd_exact_risk", math.nan) for k, v in long_sgd.items() if k.startswith("linear")],
         "long_sgd_linear_floor": [v["tolerance"] for k, v in long_sgd.items() if k.startswith("linear")]}}
     return certificate(CLAIM, for_certificate(s), profile, s["seed"], checks, quantities, errata=errata,
                        series=series, provenance=provenance())

@@ -157,9 +157,12 @@ def sgd_check(c: dict, long_sgd: dict | None, Sp, Sq, s2, tau) -> tuple[Check | 
         j = c["L"].index(L)
         for m in ("softmax", "linear"):
             ref = c[m][j]["at"].get(t_key)
-            if ref is None:
-                raise ValueError(f"the flow was not recorded at t = {t_key} (lr x steps of the SGD run)")
             theta = run["params"][m]
+            if ref is None:          # the flow failed (left the surface): nothing to compare with, judged failed
+                ratios.append(math.inf)
+                out[f"{m} L={L}"] = {"sgd_end": theta, "flow_failure": c[m][j].get("flow_failure", "not recorded"),
+                                     "excess_risk": math.nan, "tolerance": math.nan, "steps": steps}
+                continue
             R = ref_risk = ref["risk"]
             if m == "softmax":
                 R = c[m][j]["surface"].risk(*theta)
@@ -178,7 +181,7 @@ def sgd_check(c: dict, long_sgd: dict | None, Sp, Sq, s2, tau) -> tuple[Check | 
                                  "sgd_exact_risk": R, "flow_risk": ref_risk, "excess_risk": excess,
                                  "mean_excess_floor": floor, "linear_term_sd": linear_sd,
                                  "stationary_covariance": P.tolist(), "tolerance": tol, "steps": steps}
-    worst = max(out, key=lambda k: abs(out[k]["excess_risk"]) / out[k]["tolerance"])
+    worst = max(out, key=lambda k: _finite(abs(out[k]["excess_risk"]) / out[k]["tolerance"]))
     # Fewer steps than the authors': beyond the floor is undecided (the run may not follow the flow's
     # linearisation yet); at the authors' steps it is a failure.
     verdict = True if max(ratios) <= 1.0 else (False if steps >= AUTHORS_STEPS else None)

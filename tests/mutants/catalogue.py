@@ -332,16 +332,16 @@ MUTANTS: tuple[Mutant, ...] = (
            ("authors-experiment",),
            "stick-breaking B_j ~ Beta(1/2, (d - j + 1)/2): the directions of a Dirichlet with one extra half"),
     # ---- issue 13 section 2: exact-risk gradient flow, SGD noise floor, fast SGD step. Each names the unit test
-    # that kills it; the claim's flow checks (authors-experiment) see the gradient slips too, at quick cost ~1 min. ----
+    # that kills it; the two gradient slips are run against authors-experiment too (its flow checks). ----
     Mutant("finite-risk-gradient-chain-factor-2-dropped", "derivations/risk_finite_gradient.py",
            "chain = 2 * rf.omega * rf.k1 * (sp.diff(I, rf.A) * dA + sp.diff(I, rf.B) * dB)",
            "chain = rf.omega * rf.k1 * (sp.diff(I, rf.A) * dA + sp.diff(I, rf.B) * dB)",
-           (), "d q / d omega = omega k1 instead of 2 omega k1 in the chain rule through A_L(q), B_L(q)",
+           ("authors-experiment",), "d q / d omega = omega k1 instead of 2 omega k1 in the chain rule through A_L(q), B_L(q)",
            ("tests/numerics/test_finite_risk_gradient.py::test_exact_gradient_equals_central_differences_of_the_exact_risk",)),
     Mutant("finite-risk-gradient-slope-half-dropped", "numerics/finite_risk_gradient.py",
            "ratio = np.where(x > SMALL_X, s(x, 1) / (2 * np.maximum(x, SMALL_X)), s(0.0, 2) / 2)",
            "ratio = np.where(x > SMALL_X, s(x, 1) / np.maximum(x, SMALL_X), s(0.0, 2) / 2)",
-           (), "d/dq = (d/dx) / x instead of (d/dx) / (2 x) for x = sqrt q (the slopes of A_L, B_L doubled)",
+           ("authors-experiment",), "d/dq = (d/dx) / x instead of (d/dx) / (2 x) for x = sqrt q (the slopes of A_L, B_L doubled)",
            ("tests/numerics/test_finite_risk_gradient.py::test_exact_gradient_equals_central_differences_of_the_exact_risk",)),
     Mutant("sgd-floor-lyapunov-lr-not-squared", "derivations/risk_finite_gradient.py",
            "eq = M * P * M.T + lr**2 * C / n_batch - P",
