@@ -172,6 +172,15 @@ GROUPS["risk_finite"] = risk_finite_proofs
 
 
 @lru_cache(maxsize=None)
+def risk_finite_gradient_proofs() -> tuple[Proof, ...]:
+    """Gradient of the exact finite-L risk and the SGD noise floor (derivations/risk_finite_gradient.py)."""
+    from . import risk_finite_gradient
+    return tuple(risk_finite_gradient.proofs())
+
+
+GROUPS["risk_finite_gradient"] = risk_finite_gradient_proofs
+
+
 def risk_finite_heads_proofs() -> tuple[Proof, ...]:
     """The exact finite-L risk of the authors' two-head model (derivations/risk_finite_heads.py)."""
     from . import risk_finite_heads

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from . import concentration, controls, lemma21, mixture
+from . import concentration, controls, kernelspecs_gradient_flow, lemma21, mixture
 from . import gradient_fluctuations, jacobians, risk
 from .kernel_spec import KernelSpec
 from .kernelspecs_fluctuations import fluctuation_claim_specs, fluctuation_specs, selfnormalised_specs
@@ -72,7 +72,7 @@ def specs() -> list[KernelSpec]:
                    "d/da log E e^{a x} for x ~ U[-sqrt3, sqrt3]: sqrt3 coth(sqrt3 a) - 1/a (entrywise).",
                    "controls", "same as a"),
     ] + icl_specs() + risk_scalar_specs() + gradient_specs() + fluctuation_specs() + authors_experiment_specs() \
-        + limit_claim_specs() + fluctuation_claim_specs() + selfnormalised_specs() + finite_risk_specs()
+        + limit_claim_specs() + fluctuation_claim_specs() + selfnormalised_specs() + finite_risk_specs() + kernelspecs_gradient_flow.specs()
 
 
 def gradient_specs() -> list[KernelSpec]:

@@ -8,17 +8,15 @@ experiment's anisotropic inputs. Two uses:
   prompts, computed by the experiment) equals the exact risk at those parameters (two-sided z-tests,
   Bonferroni over the L at base.check_false_alarm()); a wrong exact route or a wrong test-risk estimator fails it;
 * the authors' figure at all 19 of their prompt lengths: the exact softmax optimum (mu*_L, omega*_L,
-  R*_L) minimised on the exact surface, and the exact linear-attention optimum (emitted kernel
-  `authors_linear_optimum`), reported (the optimum is an optimiser's output, not judged).
+  R*_L) minimised on the exact surface, and the exact linear-attention optimum, with the gradient
+  flows that reach them (claims/authors_flow.py; AUTHORS_LS and OMEGA_MAX are shared with it).
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from ..numerics import finite_risk as fr, kernels
+from ..numerics import finite_risk as fr
 from ..numerics.significance import z_critical
 from .base import check_false_alarm, Check
 
@@ -43,16 +41,3 @@ def endpoint_check(Sp, Sq, s2, tau, Ls, params, risk) -> tuple[Check, dict]:
                   f"largest |MC - exact| / se over L = {Ls}; exact risk by quadrature (numerics/finite_risk.py, "
                   f"stated error included in se); two-sided, Bonferroni over the L at {check_false_alarm():g}")
     return check, exact
-
-
-def optimum_curves(Sp, Sq, s2, tau, profile: str) -> dict:
-    """Exact softmax and linear-attention optima at the authors' prompt lengths (quick: the first few)."""
-    Ls = AUTHORS_LS[:QUICK_LS] if profile == "quick" else AUTHORS_LS
-    model = fr.Model(Sp, Sq, tau, s2)
-    soft, lin = [], []
-    for L in Ls:
-        mu, om, R = fr.RiskSurface(model, L, OMEGA_MAX).optimum()
-        soft.append({"mu": mu, "omega": om, "risk": R})
-        p, R_lin = np.asarray(kernels.authors_linear_optimum(Sp, Sq, s2, tau, L)).ravel()
-        lin.append({"product": float(p), "risk": float(R_lin)})
-    return {"L": Ls, "softmax": soft, "linear": lin}

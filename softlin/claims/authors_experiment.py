@@ -29,6 +29,11 @@ refuted only when the opposite bound crosses it:
                claims/authors_exact.py), every L; the exact softmax and linear optima at all 19 of the
                authors' prompt lengths are reported and drawn
   montecarlo   softmax and linear attention approach each other (|R_soft - R_lin| shrinks with L)
+  ode          the gradient flows of the exact softmax and linear risks (claims/authors_flow.py), at the
+               authors' L, from INIT to t = lr x 300 000: stationary (gradient within its stated error)
+               and at the exact optimum; SGD at the authors' scale (montecarlo, when the result file of
+               benchmarks/authors_long_sgd.py is present): its end's exact excess over the flow's end
+               within the derived SGD noise floor
   montecarlo   authors' generator: the linear risk equals the exact risk under (Sigma_p, Sigma_q) =
                (R Sigma R^T, I), so the discrepancy is fully explained
   control      authors' generator: the correct-data exact risk is refuted on the authors' data
@@ -49,7 +54,7 @@ import numpy as np
 from ..derivations import authors_experiment as ae_derivation, catalogue
 from ..numerics import icl_flows, kernels
 from ..numerics.significance import z_critical
-from . import authors_checks, authors_exact, formulas as shown
+from . import authors_checks, authors_exact, authors_flow, formulas as shown
 from . import scenario as scen
 from .authors_training import BATCH, INIT, LR, PLAN, cached_experiment
 from .base import Claim, certificate, check_false_alarm
@@ -131,8 +136,10 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
                                                     for v in plan.values()):
         raise ValueError(f"plan = {plan!r} must give integers >= 2 for exactly 'steps', 'test', 'fit'")
     ex = cached_experiment(s, plan)
-    checks = [symbolic_check("infinite-prompt limits, exact linear risk, trace forms, SGD gradients",
-                             {p.statement: p for p in catalogue.authors_experiment_proofs()})]
+    checks = [symbolic_check("infinite-prompt limits, exact linear risk, trace forms, SGD gradients, exact-risk "
+                             "gradients and the SGD noise floor",
+                             {p.statement: p for p in catalogue.authors_experiment_proofs()
+                              + catalogue.risk_finite_gradient_proofs()})]
     C = ex["correct"]
     Sp, Sq = C["covariances"]
     p_star, R_star = inf_opt(Sp, Sq, s2, tau)
@@ -145,8 +152,19 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
     checks += sm_checks
     end_check, softmax_exact = authors_exact.endpoint_check(Sp, Sq, s2, tau, Ls, params["softmax"], risk["softmax"])
     checks.append(end_check)
-    curves = (authors_exact.optimum_curves(Sp, Sq, s2, tau, profile) if profile_plan
-              else {"L": [], "softmax": [], "linear": []})
+    if profile_plan:
+        results = authors_flow.load_long_sgd()
+        times = [r["setting"]["lr"] * r["setting"]["steps"] for r in results.values()]
+        flows = authors_flow.curves(Sp, Sq, s2, tau, profile, times)
+        checks += authors_flow.flow_checks(flows)
+        long_sgd = {}
+        for stem, result in results.items():
+            sgd_check, runs = authors_flow.sgd_check(flows, result, Sp, Sq, s2, tau)
+            checks += [sgd_check] if sgd_check is not None else []
+            long_sgd.update({f"{key} ({result['setting']['steps']} steps)": v for key, v in runs.items()})
+        curves = authors_flow.strip(flows)
+    else:
+        curves, long_sgd = {"L": [], "softmax": [], "linear": []}, {}
     Au = ex["authors"]
     gen_checks, a = authors_checks.generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt)
     checks += gen_checks
@@ -171,7 +189,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
         "softmax_best_risk": risk["softmax_best"], "softmax_minus_linear": sl,
         "softmax_sgd_minus_best": diffs,
         "linear_exact_risk": exact, "linear_exact_optimum": lin_min,
-        "softmax_exact_risk": softmax_exact, "exact_optimum_curves": curves,
+        "softmax_exact_risk": softmax_exact, "exact_optimum_curves": curves, "authors_scale_sgd": long_sgd,
         "trained_params": params, "L_eps": l_eps,
         "softmax_omega_threshold_1_over_L": omega_threshold,
         "authors_generator": {
@@ -204,7 +222,14 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
         "authors_softmax": [risk_a["softmax"][L][0] for L in Ls],
         "authors_linear": [risk_a["linear"][L][0] for L in Ls],
         "exact_L": curves["L"], "exact_softmax_optimum": [c["risk"] for c in curves["softmax"]],
-        "exact_linear_optimum": [c["risk"] for c in curves["linear"]]}}
+        "exact_linear_optimum": [c["risk"] for c in curves["linear"]],
+        "flow_softmax": [c["at"].get(f"{authors_flow.T_END:g}", {}).get("risk", math.nan) for c in curves["softmax"]],
+        "flow_linear": [c["at"].get(f"{authors_flow.T_END:g}", {}).get("risk", math.nan) for c in curves["linear"]],
+        "long_sgd_L": [int(k.split("=")[1].split()[0]) for k in long_sgd if k.startswith("softmax")],
+        "long_sgd_softmax": [v.get("sgd_exact_risk", math.nan) for k, v in long_sgd.items() if k.startswith("softmax")],
+        "long_sgd_softmax_floor": [v["tolerance"] for k, v in long_sgd.items() if k.startswith("softmax")],
+        "long_sgd_linear": [v.get("sgd_exact_risk", math.nan) for k, v in long_sgd.items() if k.startswith("linear")],
+        "long_sgd_linear_floor": [v["tolerance"] for k, v in long_sgd.items() if k.startswith("linear")]}}
     latex, mathml = shown.for_claim(ID)
     return certificate(CLAIM, for_certificate(s), profile, s["seed"], checks, quantities, errata=errata,
                        series=series, provenance=provenance(), formulas=latex, formulas_mathml=mathml)

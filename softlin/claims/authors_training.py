@@ -1,7 +1,8 @@
 """The authors' experiment run for claim `authors-experiment` (docs/paper.md section 6): SGD for both
 models and both data generators at every L, the best softmax parameters per L, and test risks on
 fresh prompts, with the training plan per profile. Cached per process, so the sensitivity tests
-re-judge one run. The algorithms are in numerics/authors_sgd.py; this module only plans and seeds.
+re-judge one run. The algorithms are in numerics/authors_sgd.py (SGD by the fast step of
+numerics/authors_sgd_fast.py: the same seeded updates to rounding); this module only plans and seeds.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..numerics import authors_sgd
+from ..numerics import authors_sgd, authors_sgd_fast
 from . import progress
 
 LR, BATCH, INIT = 1e-3, 128, (0.5, 0.5)
@@ -44,7 +45,7 @@ def experiment(Sigma, s2, Ls, seed, plan) -> dict:
         def report(k, n, gen=gen):
             if k % max(1, n // 20) == 0:
                 progress.progress(f"{gen} generator: SGD step {k}/{n}")
-        tr = authors_sgd.train(Sigma, s2, tau, Ls, gen, plan["steps"], LR, BATCH, INIT,
+        tr = authors_sgd_fast.train(Sigma, s2, tau, Ls, gen, plan["steps"], LR, BATCH, INIT,
                                np.random.default_rng([seed, 6, gi]), progress=report)
         per_L = {}
         for L in progress.sweep(Ls, f"{gen} generator: evaluation", weights=Ls, item="L"):

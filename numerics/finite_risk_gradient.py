@@ -1,0 +1,135 @@
+"""Gradient of the exact finite-L softmax risk and its gradient flow (issue 13 section 2; an algorithm).
+
+grad R_L(mu, omega) = E_{x_q} (dI/dmu, dI/domega), the integrand's total derivatives derived and emitted
+from derivations/risk_finite_gradient.py (`finite_risk_integrand_grad_*`), averaged with the polar
+query rule of numerics/finite_risk.py (differentiation under the quadrature: the rule's nodes do not
+depend on (mu, omega)). The slopes A_L'(q), B_L'(q) are those of the tabulated moments: with
+x = sqrt q and the cubic splines l_A(x) = log A_L, l_B(x) = log B_L of the table,
+    A_L'(q) = A_L(q) l_A'(x) / (2 x)      (-> A_L(0) l_A''(0) / 2 as x -> 0: l_A is even in x).
+Stated error of a gradient: the sum of the changes when the radial rule is halved and every other
+table point dropped (as numerics/finite_risk.exact_risk, without its angular coarsening, whose nodes
+may leave the shared table's range); tests
+compare it with central differences of the exact risk (an independent route: no slopes) and with a
+finer table.
+
+Gradient flow: d(mu, omega)/dt = -grad R_L from the authors' initialisation (scipy's solve_ivp, BDF:
+the flow is stiff, a fast direction across the valley mu omega ~ p*_L and a slow one along it: Hessian
+eigenvalues 24 and 9e-3 at L = 1000; measured there to t = 1e5, rtol 1e-7: 913 gradient evaluations
+for BDF, 1630 for LSODA, the same end to 1e-8; RK45 needs ~3300 to reach t = 300 alone), the
+infinite-batch limit of their SGD at time t = lr x steps. The flow runs on a coarser rule than the
+judged gradient (FLOW_RADIAL, FLOW_ANGULAR), its end is judged on the fine one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import interpolate
+from scipy.integrate import solve_ivp
+
+from . import kernels
+from .finite_risk import ANGULAR_NODES, RADIAL_NODES, Model, QueryRule, _half, query_rule
+
+FLOW_RTOL, FLOW_ATOL = 1e-7, 1e-10
+SMALL_X = 1e-6          # below this sqrt(q) the slope uses the spline's curvature at 0
+FLOW_RADIAL, FLOW_ANGULAR = 80, 5      # the flow's cheaper rule (its endpoint is judged on the fine rule)
+
+
+class Slopes:
+    """(A, B, A', B') at an array of q from a table's splines in x = sqrt q (module docstring)."""
+
+    def __init__(self, tab):
+        ends = ((1, 0.0), "not-a-knot")       # even in x: slope 0 at x = 0 (numerics/selfnormalised.Table)
+        self.q_max = float(tab.q[-1])
+        self.splines = [interpolate.CubicSpline(np.sqrt(tab.q), logs, bc_type=ends) for logs in (tab.log_a, tab.log_b)]
+
+    def __call__(self, q):
+        q = np.asarray(q, dtype=float)
+        if np.any(q > self.q_max * (1 + 1e-12)):
+            raise ValueError(f"q outside the table range [0, {self.q_max:.4g}]: {float(np.max(q)):.4g}")
+        x = np.sqrt(q)
+        out = []
+        for s in self.splines:
+            val = np.exp(s(x))
+            ratio = np.where(x > SMALL_X, s(x, 1) / (2 * np.maximum(x, SMALL_X)), s(0.0, 2) / 2)
+            out.append((val, val * ratio))
+        (A, dA), (B, dB) = out
+        return A, B, dA, dB
+
+
+def _gradient(model: Model, rule: QueryRule, slopes: Slopes, mu: float, omega: float) -> np.ndarray:
+    """(dR/dmu, dR/domega): the emitted integrand derivatives averaged with the polar rule. Both are
+    affine in k2 (the integrand is), split as P(k1) + k2 R(k1) as in finite_risk._average."""
+    k1 = np.outer(rule.a, rule.Q)
+    A, B, dA, dB = slopes(omega**2 * k1)
+    tr_p = float(np.trace(model.Sigma_p))
+    out = []
+    for kern in (kernels.finite_risk_integrand_grad_mu, kernels.finite_risk_integrand_grad_omega):
+        P = kern(mu, omega, model.tau, model.s2, tr_p, k1, np.zeros_like(k1), A, B, dA, dB)
+        R = kern(mu, omega, model.tau, model.s2, tr_p, k1, np.ones_like(k1), A, B, dA, dB) - P
+        out.append(float(rule.wa @ (P @ rule.wq + rule.b * ((R * rule.Q) @ rule.wq))))
+    return np.array(out)
+
+
+@dataclass(frozen=True)
+class Gradient:
+    value: np.ndarray       # (dR/dmu, dR/domega)
+    error: np.ndarray       # stated numerical error per component
+
+
+class GradientSurface:
+    """grad R_L for one L on the rule and table of a numerics/finite_risk.RiskSurface (shared: the table
+    of A_L, B_L is the costly part). `flow_rule` (coarser, cheap) drives the gradient flow; `gradient`
+    (the surface's own rule, with a stated error) judges its endpoint."""
+
+    def __init__(self, surface, flow_rule: QueryRule | None = None):
+        self.model, self.L, self.omega_max = surface.model, surface.L, surface.omega_max
+        self.rule = surface.rule
+        self.coarse = query_rule(self.model, RADIAL_NODES // 2, ANGULAR_NODES)
+        self.flow_rule = flow_rule or query_rule(self.model, FLOW_RADIAL, FLOW_ANGULAR)
+        self.slopes, self.half = Slopes(surface.table), Slopes(_half(surface.table))
+        # the table covers omega^2 a Q <= q_max for the surface's rule; a coarser rule may reach further out
+        reach = max(float(r.a.max() * r.Q.max()) for r in (self.rule, self.coarse, self.flow_rule))
+        self.omega_max = min(self.omega_max, math.sqrt(self.slopes.q_max / reach))
+
+    def _check(self, omega):
+        if not math.isfinite(omega) or abs(omega) > self.omega_max:
+            raise ValueError(f"omega = {omega} outside the gradient surface's range |omega| <= {self.omega_max}")
+
+    def value(self, mu: float, omega: float) -> np.ndarray:
+        self._check(omega)
+        return _gradient(self.model, self.rule, self.slopes, mu, omega)
+
+    def flow_value(self, mu: float, omega: float) -> np.ndarray:
+        self._check(omega)
+        return _gradient(self.model, self.flow_rule, self.slopes, mu, omega)
+
+    def gradient(self, mu: float, omega: float) -> Gradient:
+        """The gradient with its stated error: the changes when the radial rule is halved and when every
+        other table point is dropped (the angular coarsening of exact_risk may leave the table's range)."""
+        g = self.value(mu, omega)
+        err = (np.abs(g - _gradient(self.model, self.coarse, self.slopes, mu, omega))
+               + np.abs(g - _gradient(self.model, self.rule, self.half, mu, omega)))
+        return Gradient(g, err)
+
+    def hessian(self, mu: float, omega: float, h: float = 1e-4) -> np.ndarray:
+        """Central differences of the gradient, symmetrised (for the SGD noise floor)."""
+        cols = [(self.value(mu + h, omega) - self.value(mu - h, omega)) / (2 * h),
+                (self.value(mu, omega + h) - self.value(mu, omega - h)) / (2 * h)]
+        H = np.column_stack(cols)
+        return (H + H.T) / 2
+
+
+def flow(grad, init, t_end: float, t_record=()) -> dict:
+    """Gradient flow theta' = -grad(theta) from `init` to t_end (BDF). Returns {"end": (mu, omega),
+    "at": {t: (mu, omega)} for t in t_record, "t": times, "path": (k, 2), "evaluations"}."""
+    ts = sorted({float(t) for t in t_record if 0 < t < t_end} | {float(t_end)})
+    sol = solve_ivp(lambda t, th: -np.asarray(grad(th[0], th[1])), (0.0, float(t_end)), np.asarray(init, float),
+                    method="BDF", rtol=FLOW_RTOL, atol=FLOW_ATOL, t_eval=np.geomspace(1e-2, t_end, 60).tolist()
+                    if t_end > 1e-2 else None, dense_output=True)
+    if not sol.success:
+        raise RuntimeError(f"gradient flow failed: {sol.message}")
+    at = {t: tuple(float(v) for v in sol.sol(t)) for t in ts}
+    return {"end": at[float(t_end)], "at": at, "t": sol.t.tolist(), "path": sol.y.T.copy(), "evaluations": int(sol.nfev)}

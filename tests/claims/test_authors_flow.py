@@ -1,0 +1,52 @@
+"""The gradient-flow and authors'-scale SGD checks of claim `authors-experiment` (claims/authors_flow.py),
+on an isotropic model at one L (cheap: one angular node): verified as computed, red under a plausible
+slip in the emitted gradient, and the SGD check red for an endpoint off the flow's end."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from softlin.claims import authors_flow as af
+from softlin.numerics import finite_risk as fr, kernels
+
+I5 = np.eye(5)
+S2, TAU, L = 0.1, 0.2, 10
+
+
+@lru_cache(maxsize=1)
+def _curves():
+    return {"L": [L], "softmax": [af._softmax(fr.Model(I5, I5, TAU, S2), L)],
+            "linear": [af._linear(I5, I5, S2, TAU, L)], "t_end": af.T_END}
+
+
+def test_flow_checks_pass_on_the_computed_flows():
+    checks = af.flow_checks(_curves())
+    assert [c.passed for c in checks] == [True, True], [(c.name, c.value) for c in checks]
+
+
+def test_a_gradient_slip_moves_the_flow_off_the_optimum(monkeypatch):
+    good = kernels.finite_risk_integrand_grad_omega
+    monkeypatch.setattr(kernels, "finite_risk_integrand_grad_omega",
+                        lambda mu, om, tau, s2, tr_p, k1, k2, A, B, dA, dB: good(mu, om, tau, s2, tr_p, k1, k2, A, B,
+                                                                                  dA / 2, dB / 2))
+    c = {"L": [L], "softmax": [af._softmax(fr.Model(I5, I5, TAU, S2), L)], "linear": _curves()["linear"]}
+    assert af.flow_checks(c)[1].passed is False
+
+
+def _long(delta):
+    c = _curves()
+    runs = {str(L): {"params": {m: list(np.add(c[m][0]["flow_end"], delta)) for m in ("softmax", "linear")},
+                     "gradient_covariance": {m: [[2.0, 0.5], [0.5, 1.0]] for m in ("softmax", "linear")},
+                     "grad_prompts": 1000}}
+    return {"setting": {"lr": 1e-3, "batch": 128, "steps": 300000}, "runs": runs}
+
+
+def test_sgd_check_accepts_an_end_within_the_floor_and_refutes_one_beyond():
+    c = _curves()
+    near, q_near = af.sgd_check(c, _long((1e-4, -1e-4)), I5, I5, S2, TAU)
+    far, q_far = af.sgd_check(c, _long((0.2, -0.2)), I5, I5, S2, TAU)
+    assert near.passed is True and far.passed is False
+    assert all(v["mean_excess_floor"] > 0 for v in q_near.values())
+    assert af.sgd_check(c, None, I5, I5, S2, TAU) == (None, {})
