@@ -91,7 +91,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     replaces the C1 kernel, `coefficient(Gamma, U, V, Sigma_q)` the query-averaged closed form, and
     `exponent(lambda)` the sharp exponent. `regimes` ((name, lambda) pairs) and `beyond` (non-Gaussian
     tokens) select parts of the run (tests use subsets; the CLI always runs everything)."""
-    s = scen.common(scenario)
+    s = validate(scenario)
     m, Gamma, U, V, Sq = s["mean"], s["cov"], s["U"], s["V"], s["query_cov"]
     d = s["d"]
     budget = budget_for(s, profile)
@@ -216,4 +216,12 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     return cert
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS)
+def validate(scenario: dict) -> dict:
+    """The common scenario checks, plus at least two prompt lengths (the rate is a log-log slope)."""
+    s = scen.common(scenario)
+    if len(s["L"]) < 2:
+        raise ValueError(f"prop-3.1 fits a rate over the prompt lengths: L = {s['L']!r} needs at least two")
+    return s
+
+
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, validate=validate)

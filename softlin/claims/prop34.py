@@ -146,10 +146,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     """`jacobian_U` replaces the emitted finite-prompt J_U kernel; `weighted_matrix(zhat, C_hat)`
     replaces the matrix the U-Jacobian is built from in the Monte Carlo; `exponent(lambda)` the sharp
     exponent (sensitivity tests)."""
-    s = scen.common(scenario)
+    s = validate(scenario)
     m, cov, U, V, Sq, d = s["mean"], s["cov"], s["U"], s["V"], s["query_cov"], s["d"]
-    if np.min(np.linalg.eigvalsh(Sq)) <= 1e-12:
-        raise ValueError(f"prop-3.4 needs a positive definite query_cov, got {Sq.tolist()}")
     budget = dict(BUDGETS[profile])
     if profile == "standard":
         budget["prompts"] = s["trials"]
@@ -284,4 +282,17 @@ def _sympy_formulas() -> tuple[dict, dict]:
     return latex, mathml
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMMON_KEYS)
+def validate(scenario: dict) -> dict:
+    """The common scenario checks, plus prop-3.4's own: a positive definite query covariance, and a
+    non-zero tilt lambda_max(U^T Gamma U Sigma_q) > 0 (the regimes rescale Gamma to reach their lambda;
+    Gamma = 0 cannot be rescaled)."""
+    s = scen.common(scenario)
+    if np.min(np.linalg.eigvalsh(s["query_cov"])) <= 1e-12:
+        raise ValueError(f"prop-3.4 needs a positive definite query_cov, got {s['query_cov'].tolist()}")
+    lam = query_average.threshold_lambda(s["cov"], s["U"], s["query_cov"])
+    if not lam > 1e-12:
+        raise ValueError(f"prop-3.4 needs lambda_max(U^T Gamma U Sigma_q) > 0 (its regimes rescale Gamma), got {lam:g}")
+    return s
+
+
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMMON_KEYS, validate=validate)

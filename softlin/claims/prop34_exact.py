@@ -101,7 +101,10 @@ def fixed_query_montecarlo(law, rng, Gamma, U, V, z, Ls, prompts, errors_fn, n_t
         for key, e, ex in (("V", eV[:, 0], exV), ("U", eU[:, 0], exU)):
             m, se = float(e.mean()), float(e.std(ddof=1) / math.sqrt(e.size))
             series[key].append(m), series[key + "_se"].append(se), series[key + "_exact"].append(ex)
-            zs.append((key, L, (m - ex) / se))
+            if se > 0:
+                zs.append((key, L, (m - ex) / se))
+            else:   # every draw equal (e.g. Gamma = 0: the error is exactly 0): judged exactly, up to rounding
+                zs.append((key, L, 0.0 if abs(m - ex) <= 1e-12 * max(1.0, abs(ex)) else math.inf))
     zc = z_crit(check_false_alarm() / n_tests)
     checks = []
     for key in ("V", "U"):
