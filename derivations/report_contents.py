@@ -48,6 +48,12 @@ ABOUT = {
                     "as authors_experiment; the prompt enters through A_L(q), B_L(q)"),
     "selfnormalised_error": ("Exact finite-L error of softmax attention, reduced to two scalars",
                              "tokens N(m, Gamma), fixed query with q = a^T Gamma a > 0"),
+    "catoni": ("Catoni's mean estimator: influence, scale, radius and power of the numerator test",
+               "n iid samples with variance at most v (derived, not estimated); n > 2 log(2/delta)"),
+    "risk_finite_gradient": ("Gradient of the exact finite-L risk and the SGD noise floor",
+                             "as risk_finite; A_L, B_L differentiable in q; SGD linearised at a minimum (2 parameters)"),
+    "risk_finite_heads": ("The exact finite-L risk of the authors' two-head softmax model",
+                          "as risk_finite, two heads on the same prompt; the cross moments A_12(q), B_12(q)"),
     "gronwall": ("Theorem 4.3: the Gronwall transfer bound (Lemma D.1)",
                  "grad R_inf beta-Lipschitz and |grad R_L - grad R_inf| <= g_2 on B_2rho; same initialisation"),
 }

@@ -39,7 +39,7 @@ def scenario(tmp_path, text, name="f.toml"):
 
 
 def test_a_memory_bomb_is_refused_naming_trials(tmp_path, capsys):
-    f = scenario(tmp_path, "trials = 1000000000000\nL = [1000000000]\n")
+    f = scenario(tmp_path, "trials = 1000000000000\nL = [100, 1000000000]\n")   # two lengths: prop-3.1 fits a rate
     for claim in ("lemma-2.1", "prop-3.1", "mixture"):
         refused(["verify", claim, "--scenario", f, "--out", str(tmp_path / "out")], capsys,
                 [claim, "trials = 1000000000000", "memory"], tmp_path)

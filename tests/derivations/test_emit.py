@@ -70,6 +70,16 @@ def _arguments(name, rng, d=3, k=2, n=5):
     if name == "finite_risk_integrand":          # mu, omega, tau, s2, tr Sigma_p; k1 > 0, k2, A in (0, 1], B per query
         return [0.8, 0.4, 0.2, 0.1, 5.0, np.array([0.5, 5.0]), np.array([0.6, 7.0]), np.array([0.3, 0.05]),
                 np.array([0.4, 0.9])]
+    if name == "finite_risk_heads_integrand":    # two heads; A_hk, B_hk per query (A_12 between A_11 and A_22)
+        return [0.8, -0.5, 0.4, 0.2, 0.2, 0.1, 5.0, np.array([0.5, 5.0]), np.array([0.6, 7.0]),
+                np.array([0.3, 0.05]), np.array([0.2, 0.04]), np.array([0.25, 0.045]),
+                np.array([0.4, 0.9]), np.array([0.3, 0.8]), np.array([0.35, 0.85])]
+    if name.startswith("finite_risk_integrand_grad_"):   # as finite_risk_integrand, plus the slopes dA/dq, dB/dq
+        return [0.8, 0.4, 0.2, 0.1, 5.0, np.array([0.5, 5.0]), np.array([0.6, 7.0]), np.array([0.3, 0.05]),
+                np.array([0.4, 0.9]), np.array([0.2, 0.01]), np.array([-0.1, 0.05])]
+    if name.startswith("sgd_"):                  # SPD 2 x 2 Hessian and gradient covariance by entries, lr H < 1
+        return [np.array([24.0, 1.0]), np.array([0.5, 0.1]), np.array([9e-3, 0.5]),
+                np.array([2.0, 1.0]), np.array([0.3, -0.2]), np.array([1.0, 0.5]), 1e-3, 128]
     if name.startswith("authors_"):  # issue 5 item 6: commuting SPD Sigma_p, Sigma_q; scalar mu, omega, s2, tau, L
         S = B @ B.T + np.eye(d)
         values = {"Sigma_p": S @ S, "Sigma_q": S, "mu": 0.8, "omega": 0.6, "s2": 0.1, "tau": 1.0 / d, "L": 20}
