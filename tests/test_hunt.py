@@ -174,7 +174,8 @@ def test_hunt_finds_and_shrinks_a_transposed_interaction_matrix_in_lemma_2_1(mon
     monkeypatch.setattr(limits, "gaussian_limit", lambda m, cov, U, V, Z: right(m, cov, U.T, V, Z))
     assert cli.main(["hunt", "lemma-2.1", "--examples", "50", "--max-shrink", "30", "--out", str(tmp_path)]) == 1
     out = json.loads((tmp_path / "lemma-2.1.json").read_text())
-    assert out["runs"] <= 50 and out["false_alarm"]["stated"] == pytest.approx(50 * 3e-6) <= 1e-3
+    stated = out["false_alarm"]["stated"]
+    assert out["runs"] <= 50 and stated == pytest.approx(50 * 3e-6) and stated <= 1e-3
     user = scen.load_toml(tmp_path / "lemma-2.1-counterexample.toml")
     U = np.asarray(user["U"])
     assert not np.array_equal(U, U.T)                  # U^T = U would make the slip invisible
