@@ -3,30 +3,19 @@ against L (series "finite_optimum", built by softlin/claims/finite_prompt_heads.
 
 from __future__ import annotations
 
-import io
-
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def _png(fig) -> bytes:
-    """As figures._png (not imported: figures imports this module): PNG bytes without metadata."""
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return buf.getvalue()
-
-
 def _series(e: dict, key: str, n: int) -> bool:
     return isinstance(e.get(key), list) and len(e[key]) == n and all(isinstance(v, (int, float)) for v in e[key])
 
 
-def optimum_png(cert: dict) -> bytes | None:
+def optimum_png(cert: dict, png) -> bytes | None:
     """R*_L (one head, exact), the exact risk of the heuristic's optimum, and R*_L (two heads, exact,
-    with its stated error) against L, with R*_inf."""
+    with its stated error) against L, with R*_inf; `png(fig)` writes the figure (figures._png)."""
     e = cert.get("series", {}).get("finite_optimum")
     Ls = e.get("L") if isinstance(e, dict) else None
     if not isinstance(Ls, list) or not Ls or not _series(e, "one_head", len(Ls)):
@@ -47,4 +36,4 @@ def optimum_png(cert: dict) -> bytes | None:
     ax.set_title(f"{cert['claim']}: exact finite-L optimum, one and two heads")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
-    return _png(fig)
+    return png(fig)
