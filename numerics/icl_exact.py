@@ -33,7 +33,17 @@ from . import kernels, query_average, selfnormalised
 
 NODES = 12
 FD_STEP = 1e-5
+REACH_MARGIN = 0.02     # flows stop at 98 % of the table's lambda (ExcessRisk.reach)
 Q_LIMIT = 200.0          # log_moments is validated to q ~ 130 in its tests; refuse well beyond
+
+
+class OutOfReach(Exception):
+    """theta is where the finite-L gradient can no longer be evaluated (lambda(theta) beyond the table);
+    `t` is the flow time when a flow stopped there (None when an evaluation was refused)."""
+
+    def __init__(self, theta: np.ndarray, t: float | None = None, why: str = "lambda(theta) reaches the table's reach"):
+        super().__init__(why + ("" if t is None else f" at t = {t:.4g}"))
+        self.theta, self.t = np.asarray(theta, float), t
 
 
 def unpack(theta: np.ndarray, d: int) -> tuple[np.ndarray, float]:
@@ -72,10 +82,18 @@ class ExcessRisk:
         self.table = selfnormalised.table(self.L, q_max * (1 + 1e-9), points)
         self.trace = float(np.trace(self.Sigma))
 
+    def reach(self, theta: np.ndarray) -> float:
+        """> 0 while lambda(theta) is inside the table's reach (a solve_ivp event for `flow`); the 2 %
+        margin keeps the stages of the step that crosses it, evaluated before the event is located,
+        inside the table (if one is not, `excess` raises OutOfReach all the same)."""
+        A, _ = unpack(theta, self.d)
+        return self.lam_max * (1 - REACH_MARGIN) - whitened_lambda(self.Sigma, A)
+
     def excess(self, theta: np.ndarray) -> float:
         A, b = unpack(theta, self.d)
         if whitened_lambda(self.Sigma, A) > self.lam_max * (1 + 1e-9):
-            raise ValueError(f"lambda(theta) = {whitened_lambda(self.Sigma, A):.4g} exceeds the table's {self.lam_max:.4g}")
+            raise OutOfReach(theta, why=f"lambda(theta) = {whitened_lambda(self.Sigma, A):.4g} exceeds the table's "
+                             f"{self.lam_max:.4g}")
         terms = selfnormalised.query_terms(self.Sigma, A, b * np.eye(self.d), self.X)
         mse = selfnormalised.exact_mse(self.table, terms)                  # E |b err|^2 per query
         AL, _ = self.table.moments(terms.q)
@@ -102,11 +120,21 @@ class ExcessRisk:
         return float(kernels.icl_risk(self.Sigma, A, b)) + self.excess(theta)
 
 
-def flow(grad, theta0: np.ndarray, t_eval: np.ndarray, rtol: float = 1e-9) -> np.ndarray:
-    """theta(t) at t_eval for dtheta/dt = -grad(theta) (solve_ivp, DOP853, atol = rtol * max(1, |theta0|))."""
+def flow(grad, theta0: np.ndarray, t_eval: np.ndarray, rtol: float = 1e-9, reach=None) -> np.ndarray:
+    """theta(t) at t_eval for dtheta/dt = -grad(theta) (solve_ivp, DOP853, atol = rtol * max(1, |theta0|)).
+
+    `reach(theta)`: optional, > 0 where `grad` can be evaluated (e.g. an ExcessRisk's table reach); the
+    flow stops where it reaches 0, and OutOfReach carries the time and the state there."""
     scale = max(1.0, float(np.max(np.abs(theta0))))
+    events = None
+    if reach is not None:
+        def events(t, y):
+            return reach(y)
+        events.terminal, events.direction = True, -1
     sol = solve_ivp(lambda t, y: -grad(y), (0.0, float(t_eval[-1])), np.asarray(theta0, float), method="DOP853",
-                    rtol=rtol, atol=rtol * scale, t_eval=t_eval)
+                    rtol=rtol, atol=rtol * scale, t_eval=t_eval, events=events)
     if not sol.success:
         raise FloatingPointError(f"solve_ivp failed: {sol.message}")
+    if sol.status == 1:
+        raise OutOfReach(sol.y_events[0][0], t=float(sol.t_events[0][0]))
     return sol.y.T

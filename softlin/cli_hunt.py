@@ -6,7 +6,8 @@ seed S fixed in the scenario, so one scenario always gives the same run and Hypo
 sees a deterministic test). An example is
 
 - outside hypotheses: the claim's validation or its structural limits (claims/budgets.py) reject it;
-  counted per reason, never run;
+  counted per reason, never run; a structural limit that only the run meets (budgets.BeyondReach, e.g.
+  thm-4.3's finite-L flow leaving its exact route's tables) is counted the same way;
 - a counterexample: some check that is not a control has passed = False (refuted). A check with
   passed = None is undecided, not a counterexample; a failed control (a wrong formula that this
   scenario's Monte Carlo did not refute although its power was >= 0.999) is a miss of the test's
@@ -130,6 +131,11 @@ class Hunt:
             with false_alarm_level(self.per_check):
                 cert = json.loads(certio.dumps(self.claim.run(merged, PROFILE[self.budget],
                                                               claim_rng(self.seed, self.claim.id))))
+        except budgets.BeyondReach as exc:  # a structural limit met during the run: outside, not a verdict
+            if self.found is None:
+                key = reason_key(str(exc))
+                self.outside[key] = self.outside.get(key, 0) + 1
+            return
         except Exception as exc:        # a validated scenario must not crash the claim
             verdict = {"failing": [{"name": "the claim runs on a validated scenario", "kind": "crash",
                                     "passed": False, "value": f"{type(exc).__name__}: {exc}", "bound": None,

@@ -3,7 +3,8 @@
 Everything is checked before the first claim runs: scenario keys and values for every named claim,
 the work and memory each claim would need (claims/budgets.py) and the output paths; a problem raises
 `ValueError` or `UsageError`, which `softlin.cli.main` prints on one line with exit code 2. A claim
-that raises after its input passed validation is a bug: `InternalError`, exit code 3.
+that raises after its input passed validation is a bug: `InternalError`, exit code 3, except for
+`budgets.BeyondReach`, a structural limit that only a run can meet (exit 2, like a rejected input).
 """
 
 from __future__ import annotations
@@ -107,6 +108,8 @@ def _run_claims(claims, scenarios, profile, quiet) -> list[tuple[dict, float]]:
                 cert = c.run(scenarios[c.id], profile, claim_rng(scenarios[c.id]["seed"], c.id))
             except (KeyboardInterrupt, InternalError):
                 raise
+            except budgets.BeyondReach as exc:   # a structural limit met during the run: exit 2
+                raise ValueError(f"{c.id}: {exc}") from None
             except Exception as exc:   # the input passed validation: this is a bug
                 raise InternalError(f"{c.id}: {type(exc).__name__}: {exc}") from exc
         results.append((cert, time.perf_counter() - start))

@@ -126,6 +126,27 @@ def test_the_stated_family_wise_level_sets_each_checks_level(monkeypatch, tmp_pa
     assert check_false_alarm() == 1e-6                       # restored after the hunt
 
 
+def test_a_structural_limit_met_during_a_run_is_counted_outside_not_a_crash(monkeypatch, tmp_path):
+    """budgets.BeyondReach raised by a run (thm-4.3's flows leaving the exact route's tables, finding 5)
+    is counted outside the hypotheses under its reason; any other exception stays a crash."""
+    from softlin.claims import budgets
+
+    def verdict(s):
+        if np.any(np.asarray(s["U"]) > 0.3):
+            raise budgets.BeyondReach("a flow leaves the tables at t = 4.78")
+        return [("montecarlo", True)]
+    _stand_in(monkeypatch, verdict)
+    assert cli.main(["hunt", "lemma-2.1", "--examples", "30", "--out", str(tmp_path)]) == 0
+    out = json.loads((tmp_path / "lemma-2.1.json").read_text())
+    assert out["outside_hypotheses"].get("a flow leaves the tables at t = #", 0) > 0
+    assert out["runs"] == sum(out["regions"].values())
+
+    def crash(s):
+        raise ValueError("a bug")
+    _stand_in(monkeypatch, crash)
+    assert cli.main(["hunt", "lemma-2.1", "--examples", "30", "--max-shrink", "0", "--out", str(tmp_path)]) == 1
+
+
 def test_undecided_checks_and_control_misses_are_not_counterexamples(monkeypatch, tmp_path):
     _stand_in(monkeypatch, lambda s: [("montecarlo", None), ("control", False)])
     assert cli.main(["hunt", "lemma-2.1", "--examples", "5", "--out", str(tmp_path)]) == 0

@@ -38,6 +38,12 @@ GAUSS_HERMITE_MAX_RANK = 3
 MIXTURE_MAX_D = 10       # the degenerate check enumerates the 2^d Rademacher point masses
 
 
+class BeyondReach(ValueError):
+    """A structural limit that shows only during a run (e.g. a finite-L flow leaving the reach of an exact
+    route's tables). The CLI reports it like a rejected input (exit 2) and `softlin hunt` counts it
+    outside the claim's computable region, by reason; it is not a verdict on the claim."""
+
+
 @dataclass(frozen=True)
 class Estimate:
     claim: str

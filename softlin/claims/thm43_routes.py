@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ..numerics import icl_exact, icl_flows, icl_training
+from . import budgets
 
 LAM_MAX = 2.0            # lambda(theta) reached by the quadrature tables (q <= 121 on 12 nodes)
 TIMES = 48               # log-spaced time grid points
@@ -31,16 +32,30 @@ def plan(s: dict, profile: str) -> dict:
                                 eps_list=(min(s["eps"]) / 10,))
     T = float(fl["time_to_risk"][min(s["eps"]) / 10])
     t = np.concatenate([[0.0], np.geomspace(1e-4 * T, T, TIMES - 1)])
-    return {"theta0": theta0, "rho": rho, "T": T, "t": t, "Ls": s["Ls"][:keep], "prompts": prompts}
+    return {"theta0": theta0, "rho": rho, "T": T, "t": t, "candidates": s["Ls"], "keep": keep, "prompts": prompts}
 
 
-def flows(Sigma: np.ndarray, p: dict, Ls) -> dict:
-    """theta_inf(t) and, per L, theta_L(t) on the grid (solve_ivp on the exact gradient fields)."""
+def flows(Sigma: np.ndarray, p: dict) -> dict:
+    """theta_inf(t) and, for the first `keep` of the scenario's L whose flow the exact route can follow,
+    theta_L(t) on the grid (solve_ivp on the exact gradient fields).
+
+    An L whose flow leaves the tables' reach (lambda(theta) > LAM_MAX, numerics/icl_exact.OutOfReach;
+    small L, where theta_L moves far from theta_inf) is skipped and listed in `beyond_reach` with where it
+    left; the theorem is about large L. Fewer than two followable L: budgets.BeyondReach (exit 2)."""
     inf = icl_exact.flow(lambda y: icl_exact.grad_inf(Sigma, y), p["theta0"], p["t"])
-    out = {"inf": inf, "L": {}}
-    for L in Ls:
+    out = {"inf": inf, "L": {}, "beyond_reach": []}
+    for L in p["candidates"]:
+        if len(out["L"]) == p["keep"]:
+            break
         E = icl_exact.ExcessRisk(Sigma, L, LAM_MAX)
-        out["L"][L] = {"excess": E, "traj": icl_exact.flow(E.grad, p["theta0"], p["t"])}
+        try:
+            out["L"][L] = {"excess": E, "traj": icl_exact.flow(E.grad, p["theta0"], p["t"], reach=E.reach)}
+        except icl_exact.OutOfReach as exc:
+            out["beyond_reach"].append({"L": L, "t": exc.t, "why": str(exc)})
+    if len(out["L"]) < 2:
+        left = "; ".join(f"L = {b['L']}: {b['why']}" for b in out["beyond_reach"])
+        raise budgets.BeyondReach(f"two prompt lengths are needed whose finite-L flow stays where the exact route "
+                                  f"can follow it (lambda(theta) <= {LAM_MAX}); {left}; add larger L to icl.L")
     return out
 
 

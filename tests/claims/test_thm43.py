@@ -70,3 +70,39 @@ def test_central_difference_hessian_norm_of_a_known_quadratic():
     c = rng.normal(size=5)
     norm = routes.hessian_norm(lambda th: H @ th + c, rng.normal(size=5))
     assert norm == pytest.approx(np.max(np.abs(np.linalg.eigvalsh(H))), rel=1e-8)
+
+
+# Found by `softlin hunt thm-4.3` (finding 5): at L = 4 the finite-L flow from this validated scenario
+# leaves the exact route's tables (lambda(theta) reaches 2 at t ~ 4.8) and the claim crashed.
+FINDING_5 = {"seed": 0, "icl": {"sigma": [[1.0625, -0.375, 0.0], [-0.375, 0.8125, -0.125], [0.0, -0.125, 1.75]],
+                                "alpha": 0.125, "noise": 0.0, "L": [4, 8], "eps": [0.1, 0.03]}}
+
+
+def test_a_flow_is_stopped_where_it_leaves_the_tables_reach():
+    """icl_exact.flow with `reach` stops at the event, before lambda(theta) passes the table's limit,
+    and the excess refuses a point beyond the table (OutOfReach, never a silent extrapolation)."""
+    s = icl_common.validate(FINDING_5)
+    p = routes.plan(s, "quick")
+    E = icl_exact.ExcessRisk(s["Sigma"], 4, routes.LAM_MAX)
+    with pytest.raises(icl_exact.OutOfReach) as stop:
+        icl_exact.flow(E.grad, p["theta0"], p["t"], reach=E.reach)
+    assert 0 < stop.value.t < p["T"]
+    lam = icl_exact.whitened_lambda(s["Sigma"], icl_exact.unpack(stop.value.theta, 3)[0])
+    assert lam == pytest.approx(routes.LAM_MAX * (1 - icl_exact.REACH_MARGIN), rel=1e-6)
+    with pytest.raises(icl_exact.OutOfReach):
+        E.excess(stop.value.theta * 1.2)
+
+
+def test_an_l_beyond_the_reach_is_skipped_and_too_few_ls_exit_2(tmp_path):
+    """With L = [4, 8] only one length is followable: a structural limit, exit 2 with the reason (not a
+    crash, exit 3); with L = [4, 8, 16] the claim runs on 8 and 16 and lists 4 as beyond reach."""
+    from softlin import cli
+    from softlin.cli_hunt_toml import to_toml
+    path = tmp_path / "s.toml"
+    path.write_text(to_toml(FINDING_5, "finding 5"))
+    assert cli.main(["verify", "thm-4.3", "--scenario", str(path), "--profile", "quick", "--out", str(tmp_path)]) == 2
+    scenario = {**FINDING_5, "icl": {**FINDING_5["icl"], "L": [4, 8, 16]}}
+    cert = thm43.run(scenario, "quick", claim_rng(0, "thm-4.3"))
+    assert cert["quantities"]["L"] == [8, 16]
+    assert [b["L"] for b in cert["quantities"]["L_beyond_reach"]] == [4]
+    assert cert["status"] == "verified"
