@@ -93,15 +93,6 @@ def _rank(M) -> int:
     return int(np.linalg.matrix_rank(np.asarray(M, float), tol=1e-10))
 
 
-# Found by this hunt on the committed prop-3.1 (open; counted under this label, not run, so that a
-# hunt looks past it): V Gamma V^T = 0 (a point-mass output) makes the fixed-query z-tests divide by zero
-# standard errors (NaN z-scores, silently). (Sigma_q = 0 crashed the Gauss-Hermite query average; fixed.)
-PROP31_DEFECTS = (
-    ("known defect: V Gamma V^T = 0 (fixed-query z-tests divide by zero standard errors)",
-     lambda s: _rank(np.asarray(s["V"]) @ np.asarray(s["cov"]) @ np.asarray(s["V"]).T) == 0),
-)
-
-
 def lambda_region(s: dict) -> str:
     lam = query_average.threshold_lambda(s["cov"], s["U"], s["query_cov"])
     return "lambda < 1/2" if lam < 0.5 else "lambda >= 1/2"
@@ -141,16 +132,11 @@ def dimension_region(s: dict) -> str:
 SPACES = {
     "lemma-2.1": Space(lambda budget: common_scenarios(6, 4, budget), lemma_region, 3),
     "asm-3.3": Space(lambda budget: common_scenarios(3, 3, budget, 4), asm_region, 1),
-    "prop-3.1": Space(lambda budget: with_query(3, budget, 200), lambda_region, 32, PROP31_DEFECTS),
+    "prop-3.1": Space(lambda budget: with_query(3, budget, 200), lambda_region, 32),
     "prop-3.4": Space(lambda budget: with_query(3, budget, 200), lambda_region, 24),
     "mixture": Space(mixture_scenarios, mixture_region, 3),
     "thm-4.3": Space(lambda budget: icl_scenarios(), norm_region, 4),
     "thm-5.2": Space(lambda budget: icl_scenarios(), alpha_region, 8),
-    "finite-prompt-risk": Space(lambda budget: scalar_scenarios(), heads_region, 6, known_defects=(
-        # found by this hunt (shrunk: d = 1, noise 0, mu = omega = 0, L = [4, 8]): with mu = 0 in every
-        # head the prediction is 0, R_L = R_inf exactly, the Monte Carlo standard errors are 0 and the
-        # rate fit raises "standard errors must be positive" (a crash, not a verdict). Open.
-        ("known defect: mu = 0 in every head (zero-variance rate fit crashes)",
-         lambda s: not np.any(np.asarray(s["mu"]) != 0)),)),
+    "finite-prompt-risk": Space(lambda budget: scalar_scenarios(), heads_region, 6),
     "authors-experiment": Space(lambda budget: authors_scenarios(), dimension_region, 12),
 }

@@ -267,14 +267,21 @@ def test_the_numerator_test_holds_its_level_on_the_heavy_tailed_scenario_the_hun
     assert numerator.passed is True and numerator.value <= 1.0
 
 
-def test_a_zero_prediction_head_is_a_known_defect_of_finite_prompt_risk_not_a_run():
-    """Found by softlin hunt: mu = 0 in every head makes R_L = R_inf exactly and the rate fit crashes
-    on zero standard errors; the space counts such draws under the defect's label (open finding)."""
-    user = {"scalar": {"d": 1, "noise": 0.0, "mu": [0.0], "omega": [0.0], "L": [4, 8]}, "seed": 0}
-    merged, label = classify(registry.get("finite-prompt-risk"), user, "quick")
-    assert merged is None and label.startswith("known defect: mu = 0")
-    user["scalar"]["mu"] = [0.125]
-    assert classify(registry.get("finite-prompt-risk"), user, "quick")[0] is not None
+def test_a_prediction_that_cancels_is_outside_finite_prompt_risk_not_a_crash():
+    """Found by softlin hunt (finding 4b): mu = 0 in every head makes the prediction 0, R_L = R_inf
+    exactly, and the rate fit crashed on zero standard errors. So do two heads with equal omega and
+    opposite mu. Validation now rejects both with the reason (outside, exit 2); mu != 0 runs."""
+    claim = registry.get("finite-prompt-risk")
+    for mu, omega in (([0.0], [0.0]), ([0.5, -0.5], [0.25, 0.25])):
+        user = {"scalar": {"d": 1, "noise": 0.0, "mu": mu, "omega": omega, "L": [4, 8]}, "seed": 0}
+        merged, reason = classify(claim, user, "quick")
+        assert merged is None and "predictions cancel" in reason
+    user = {"scalar": {"d": 1, "noise": 0.0, "mu": [0.5, -0.5], "omega": [0.25, -0.25], "L": [4, 8]}, "seed": 0}
+    assert classify(claim, user, "quick")[0] is not None
+    user["scalar"].update(mu=[0.125], omega=[0.0])
+    merged, _ = classify(claim, user, "quick")
+    cert = claim.run(merged, "quick", claim_rng(0, claim.id))
+    assert cert["status"] in ("verified", "inconclusive")
 
 
 def _hunt_under_mutant(mutant: str, argv: list, tmp_path):
@@ -292,7 +299,7 @@ def _hunt_under_mutant(mutant: str, argv: list, tmp_path):
 
 # Power of the hunt against slips of prop-3.1 (tests/mutants/catalogue.py), each in a fresh process.
 # Each must be found within N = 50 examples and shrunk. Measured (load ~2 on 2 cores, --max-shrink 1):
-# each refuted at the first judged run (after two draws with V Gamma V^T = 0, a known defect), the naive
+# each refuted at the first judged run (after two draws with V Gamma V^T = 0, outside the hypotheses), the naive
 # exponent by the regime check "above threshold: exact L2(nu) error decays as L^-kappa" (21 s), the
 # first-order term by the symbolic proofs and the Monte Carlo L2(nu) error (24 s), the bound constant
 # by the symbolic proofs (23 s); 95 s for the three.

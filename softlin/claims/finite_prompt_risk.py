@@ -87,6 +87,10 @@ def validate(s: dict) -> dict:
         raise ValueError(f"scalar.mu = {t.get('mu')!r} and scalar.omega = {t.get('omega')!r} must be finite lists of equal length")
     if np.any(np.outer(om, om) >= 0.5):
         raise ValueError(f"scalar.omega = {om.tolist()}: omega_h omega_k >= 1/2, the 1/L coefficient is infinite")
+    if not any(mu[om == w].sum() != 0 for w in np.unique(om)):
+        raise ValueError(f"scalar.mu = {mu.tolist()}, scalar.omega = {om.tolist()}: the heads' predictions cancel (mu sums "
+                         "to 0 over the heads of each omega), so the prediction is 0, R_L = R_inf exactly at every L and "
+                         "there is no rate to measure")
     Ls = t.get("L")
     if not isinstance(Ls, list) or len(Ls) < 2 or any(isinstance(L, bool) or not isinstance(L, int) or L < 2 for L in Ls) \
             or sorted(set(Ls)) != Ls:

@@ -44,7 +44,7 @@ from .prop31_beyond import Law, _beyond_gaussians, _product_limit, intercept_fit
 from .prop31_bounds import _bound_checks, _erratum_one, _paper_form, expectation_bound
 from .prop31_common import (naive_exponent, remainder_exponent, sharp_exponent, DIGITS, KERNEL_TOLERANCE, REGIMES, TABLE_RELATIVE_ERROR, Budget, budget_for,
                             NEAR_THRESHOLD, _regime_setting, _subgaussian_sigma, z_crit)
-from .prop31_fixed import _first_order_limit_check, _fixed_query_montecarlo, exact_first_order
+from .prop31_fixed import _first_order_limit_check, _fixed_query_montecarlo, deterministic_coordinates, exact_first_order
 from .prop31_formulas import _formulas, _formulas_mathml
 from .prop31_power import family_wise, slope_control_power
 from .prop31_regimes import _regimes, asymptotic_exponent
@@ -217,10 +217,16 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
 
 
 def validate(scenario: dict) -> dict:
-    """The common scenario checks, plus at least two prompt lengths (the rate is a log-log slope)."""
+    """The common scenario checks, plus at least two prompt lengths (the rate is a log-log slope) and an
+    output that varies: with V Gamma V^T = 0 every token has the same output V z_i = V m, so
+    T[mu_L] = T[mu] exactly at every L, the statement holds trivially and there is no rate to measure
+    (every error, and every standard error, is 0)."""
     s = scen.common(scenario)
     if len(s["L"]) < 2:
         raise ValueError(f"prop-3.1 fits a rate over the prompt lengths: L = {s['L']!r} needs at least two")
+    if np.all(deterministic_coordinates(s["cov"], s["V"])):
+        raise ValueError("V Gamma V^T = 0, so every token's output is V m and T[mu_L] = T[mu] exactly at "
+                         "every L (nothing to measure); give V a row outside the kernel of Gamma")
     return s
 
 

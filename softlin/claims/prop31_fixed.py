@@ -20,6 +20,11 @@ from ..derivations import fluctuations
 from ..numerics import kernels, montecarlo, selfnormalised
 from .base import check_false_alarm, Check
 from .prop31_common import DIGITS, _column, _rational, z_crit
+
+# A coordinate with (V Gamma V^T)_kk below this share of |V|_F^2 ||Gamma||_op is deterministic.
+DETERMINISTIC_OUTPUT = 1e-13
+# Its error must be rounding: |value| <= this times the size of the terms it is computed from.
+ROUNDING_TOLERANCE = 1e-10
 from .progress import sweep
 
 
@@ -59,14 +64,39 @@ def _first_order_limit_check(Gamma, U, V, z0, b1, C1) -> Check:
                  "at L = 1e4, 1e5, 1e6, Richardson-extrapolated in 1/L; relative to max |first-order entry|")
 
 
+def deterministic_coordinates(Gamma, V) -> np.ndarray:
+    """Output coordinates k with (V Gamma V^T)_kk = 0 up to rounding: V_k z = V_k m for every token, so
+    their error is 0 at every L (and Gamma V_k^T = 0, so every first-order term of row k vanishes)."""
+    diag = np.einsum("ki,ij,kj->k", V, Gamma, V)
+    return diag <= DETERMINISTIC_OUTPUT * float(np.sum(V**2) * np.linalg.norm(Gamma, 2))
+
+
+def _exact_where(z: np.ndarray, masked: np.ndarray, verdict: np.ndarray) -> np.ndarray:
+    """z with the masked entries replaced by their exact verdict (0 or inf): a zero-spread entry has no
+    z-score (0/0), it is judged exactly instead, never left as NaN."""
+    return np.where(masked, verdict, z)
+
+
 def _fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) -> dict:
     """Monte Carlo at the fixed query: exact finite-L bias / second moments, the Stein identity, and
-    the first-order coefficients with their exact remainder allowed for."""
+    the first-order coefficients with their exact remainder allowed for.
+
+    A deterministic output coordinate k (deterministic_coordinates) has no spread, so no z-score: it is
+    judged exactly instead, its Monte Carlo errors, exact bias and first-order b1_k, C1_k. within
+    ROUNDING_TOLERANCE times the size of the terms (verdict 0, else inf: a refutation); an entry of a
+    second moment or covariance that involves it takes its verdict."""
     P = budget.fixed_prompts
     Ls = budget.Ls
     limit = limit_fn(z0[None, :])
     k = V.shape[0]
     n_entries = k + k * (k + 1) // 2
+    det = deterministic_coordinates(Gamma, V)
+    iu = np.triu_indices(k)
+    det_pair = det[iu[0]] | det[iu[1]]
+    # the size of the terms of coordinate k: the limit V_k mu_a and a token's output V_k z
+    size = 1.0 + np.abs(limit[0]) + np.abs(V) @ (np.abs(law.mean) + np.sqrt(np.diag(Gamma)) * 10)
+    first_zero = (np.abs(b1) <= ROUNDING_TOLERANCE * size) & np.all(np.abs(C1) <= ROUNDING_TOLERANCE * size[:, None]
+                                                                       * size[None, :], axis=1)
     alpha = check_false_alarm() / (len(Ls) * n_entries)
     zc = z_crit(alpha)
     worst_exact, worst_stein, worst_first = 0.0, 0.0, 0.0
@@ -81,7 +111,6 @@ def _fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1)
     (fb6, fc6), (fb7, fc7) = scaled_exact(10**6), scaled_exact(10**7)
     tail_b, tail_c = 2 * np.abs(fb6 - fb7) / 9, 2 * np.abs(fc6 - fc7) / 9
     mse_fixed, mse_fixed_se, exact_fixed = [], [], []
-    iu = np.triu_indices(k)
     for L in sweep(Ls, "prop-3.1: fixed-query Monte Carlo", weights=Ls, item="L"):
         err, part = montecarlo.fixed_query_errors(law, rng, P, L, U, V, z0[None, :], limit, participation=True)
         e = err[:, 0, :]                                               # (P, k)
@@ -91,12 +120,17 @@ def _fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1)
         se_b = e.std(axis=0, ddof=1) / math.sqrt(P)
         outer = np.einsum("pi,pj->pij", e, e)[:, iu[0], iu[1]]
         se_o = outer.std(axis=0, ddof=1) / math.sqrt(P)
-        zb = (e.mean(axis=0) - bias) / se_b
-        zo = (outer.mean(axis=0) - second[iu]) / se_o
+        exact_zero = (np.max(np.abs(e), axis=0) <= ROUNDING_TOLERANCE * size) & (np.abs(bias) <= ROUNDING_TOLERANCE * size)
+        verdict = np.where(exact_zero & first_zero, 0.0, np.inf)                     # per coordinate
+        verdict_pair = np.maximum(np.where(det[iu[0]], verdict[iu[0]], 0.0), np.where(det[iu[1]], verdict[iu[1]], 0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            zb = _exact_where((e.mean(axis=0) - bias) / se_b, det, verdict)
+            zo = _exact_where((outer.mean(axis=0) - second[iu]) / se_o, det_pair, verdict_pair)
         worst_exact = max(worst_exact, float(np.max(np.abs(np.concatenate([zb, zo])))))
         # Stein: E[err + (sum p_i^2) V Gamma a] = 0 exactly.
         stein = e + part[:, 0:1] * kernels.first_order_shift(Gamma, V, U, z0[:, None])[:, 0][None, :]
-        zs = stein.mean(axis=0) / (stein.std(axis=0, ddof=1) / math.sqrt(P))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            zs = _exact_where(stein.mean(axis=0) / (stein.std(axis=0, ddof=1) / math.sqrt(P)), det, verdict)
         worst_stein = max(worst_stein, float(np.max(np.abs(zs))))
         # First order: L * mean(err) vs b1, L * Cov vs C1, allowing the exact remainder.
         cov = np.cov(e.T, ddof=1).reshape(k, k)
@@ -106,8 +140,11 @@ def _fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1)
         exact_cov = second - np.outer(bias, bias)
         # Remainder R(L) = L exact(L) - F(1e7): what L x estimate - first order should be at this L.
         rem_b, rem_c = L * bias - fb7, (L * exact_cov - fc7)[iu]
-        zfb = (np.abs(L * e.mean(axis=0) - b1 - rem_b) - tail_b) / (L * se_b)
-        zfc = (np.abs(L * cov[iu] - C1[iu] - rem_c) - tail_c[iu]) / (L * se_c)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            zfb = _exact_where((np.abs(L * e.mean(axis=0) - b1 - rem_b) - tail_b) / (L * se_b), det, verdict)
+            zfc = _exact_where((np.abs(L * cov[iu] - C1[iu] - rem_c) - tail_c[iu]) / (L * se_c), det_pair, verdict_pair)
+        if np.isnan(np.concatenate([zb, zo, zs, zfb, zfc])).any():
+            raise FloatingPointError(f"prop-3.1: a NaN z-score at L = {L} outside the deterministic coordinates")
         worst_first = max(worst_first, float(np.max(np.concatenate([zfb, zfc]))))
         first_details.append((L, float(np.max(zfb)), float(np.max(zfc))))
         mse_fixed.append(float(np.mean(np.sum(e * e, axis=1))))

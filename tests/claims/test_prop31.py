@@ -192,3 +192,36 @@ def test_bad_scenarios_raise_value_errors_naming_the_value(overrides, fragment):
 def test_standard_profile_is_verified_end_to_end():
     cert = _run(profile="standard")
     assert cert["status"] == "verified", [(c["name"], c["value"]) for c in cert["checks"] if c["passed"] is not True]
+
+
+# Found by `softlin hunt prop-3.1` (finding 4a): an output coordinate with (V Gamma V^T)_kk = 0 is the
+# same for every token; its Monte Carlo error has no spread and its z-scores were 0/0 = NaN, silently
+# dropped by max(). Coordinate 0 of V below is deterministic (Gamma's range is e_1, V_0 = e_2).
+DEGENERATE = {"d": 2, "mean": [0.0, 0.0], "cov": [[1.0, 0.0], [0.0, 0.0]], "U": [[0.5, 0.0], [0.0, 0.5]],
+              "query_cov": [[1.0, 0.0], [0.0, 1.0]], "query": [0.5, 0.25], "L": [8, 32], "trials": 200}
+
+
+def test_a_deterministic_output_coordinate_is_judged_exactly_not_as_nan():
+    cert = _run({**DEGENERATE, "V": [[0.0, 1.0], [1.0, 0.5]]}, regimes=(), beyond=False)
+    fixed = [c for c in cert["checks"] if c["name"].startswith("fixed query:") and c["kind"] == "montecarlo"][:3]
+    assert len(fixed) == 3 and all(c["passed"] is True and math.isfinite(c["value"]) for c in fixed)
+
+
+def test_a_nonzero_first_order_term_on_a_deterministic_coordinate_is_refuted():
+    """Sensitivity of the exact judgement: C1 with a stray entry in the deterministic row (every term of
+    that row carries V_0 Gamma = 0) turns the fixed-query first-order check red with value inf."""
+    def stray(Gamma, V, a):
+        from softlin.numerics import kernels
+        C1 = np.array(kernels.cov_first_order(Gamma, V, a), float)
+        C1[0, 0] += 0.01
+        return C1
+    cert = _run({**DEGENERATE, "V": [[0.0, 1.0], [1.0, 0.5]]}, cov_kernel=stray, regimes=(), beyond=False)
+    check = next(c for c in cert["checks"] if c["name"].startswith("fixed query: L (E T[mu_L] - T) -> b1"))
+    assert check["passed"] is False and float(check["value"]) == math.inf      # certificates write inf as "inf"
+
+
+def test_an_output_that_never_varies_is_rejected_with_the_reason():
+    """V Gamma V^T = 0: T[mu_L] = T[mu] exactly at every L, no rate to measure; validation says so (exit 2)."""
+    s = scenario.merge(prop31.default_scenario(), {**DEGENERATE, "V": [[0.0, 1.0]]}, prop31.SCENARIO_KEYS)
+    with pytest.raises(ValueError, match="V Gamma V\\^T = 0"):
+        prop31.validate(s)
