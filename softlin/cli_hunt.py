@@ -45,7 +45,7 @@ from . import certio
 from .claims import budgets, progress, registry, scenario as scen
 from .cli_hunt_toml import to_toml
 from .claims.base import CHECK_FALSE_ALARM, claim_rng, false_alarm_level
-from .cli_verify import EXIT_FAILED, EXIT_OK, InternalError, UsageError
+from .cli_verify import EXIT_FAILED, EXIT_OK, InternalError
 
 DEFAULT_OUT = Path("reports") / "hunt"
 PROFILE = {"quick": "quick", "standard": "standard"}
@@ -92,6 +92,24 @@ def judge(cert: dict) -> dict:
             "false_alarm": cert["reliability"]["family_wise_false_alarm"]}
 
 
+def judge_scenario(claim_id: str, merged: dict, budget: str, seed: int, per_check: float) -> dict:
+    """One claim run at the hunt's per-check level, read by `judge`: a pure function of its arguments, so
+    a Dask worker can run it (cli_hunt_dask). {"outside": reason} for a structural limit met during
+    the run; an exception on a validated scenario is a crash verdict (a counterexample)."""
+    claim = registry.get(claim_id)
+    try:
+        with false_alarm_level(per_check):
+            cert = json.loads(certio.dumps(claim.run(merged, PROFILE[budget], claim_rng(seed, claim_id))))
+    except budgets.BeyondReach as exc:
+        return {"outside": reason_key(str(exc))}
+    except Exception as exc:        # a validated scenario must not crash the claim
+        return {"failing": [{"name": "the claim runs on a validated scenario", "kind": "crash", "passed": False,
+                             "value": f"{type(exc).__name__}: {exc}", "bound": None,
+                             "detail": "an exception, not a verdict"}],
+                "control_misses": [], "undecided": 0, "false_alarm": 0.0}
+    return judge(cert)
+
+
 class Hunt:
     """State of one hunt: counters, the run cap of the generate phase, the last counterexample."""
 
@@ -127,22 +145,11 @@ class Hunt:
             return
         progress.progress(f"hunt {self.claim.id}: example {self.runs + 1}/{self.n}" if self.found is None
                           else f"hunt {self.claim.id}: shrinking (run {self.shrink_runs + 1})")
-        try:
-            with false_alarm_level(self.per_check):
-                cert = json.loads(certio.dumps(self.claim.run(merged, PROFILE[self.budget],
-                                                              claim_rng(self.seed, self.claim.id))))
-        except budgets.BeyondReach as exc:  # a structural limit met during the run: outside, not a verdict
+        verdict = self.judge(user, merged)
+        if "outside" in verdict:              # a structural limit met during the run (budgets.BeyondReach)
             if self.found is None:
-                key = reason_key(str(exc))
-                self.outside[key] = self.outside.get(key, 0) + 1
+                self.outside[verdict["outside"]] = self.outside.get(verdict["outside"], 0) + 1
             return
-        except Exception as exc:        # a validated scenario must not crash the claim
-            verdict = {"failing": [{"name": "the claim runs on a validated scenario", "kind": "crash",
-                                    "passed": False, "value": f"{type(exc).__name__}: {exc}", "bound": None,
-                                    "detail": "an exception, not a verdict"}],
-                       "control_misses": [], "undecided": 0, "false_alarm": 0.0}
-        else:
-            verdict = judge(cert)
         if self.found is None:
             self.runs += 1
             self.regions[region] = self.regions.get(region, 0) + 1
@@ -158,6 +165,10 @@ class Hunt:
         if verdict["failing"]:
             self.found = Counterexample(user, verdict["failing"])
             raise self.found
+
+    def judge(self, user: dict, merged: dict) -> dict:
+        """The verdict of one claim run (judge_scenario), here; cli_hunt_dask replaces it by a cluster's."""
+        return judge_scenario(self.claim.id, merged, self.budget, self.seed, self.per_check)
 
     def run(self) -> None:
         from hypothesis import HealthCheck, Phase, given, seed, settings
@@ -197,15 +208,21 @@ def add_parser(sub) -> None:
     hunt.add_argument("--false-alarm", type=float, default=1e-3, dest="false_alarm",
                       help="family-wise false alarm of the whole hunt (default 1e-3); sets each check's level")
     hunt.add_argument("--max-shrink", type=int, default=100, help="claim runs spent shrinking (default 100)")
-    hunt.add_argument("--scheduler", help="not yet supported (exit 2)")
+    where = hunt.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDR",
+                       help="run the claim runs on this Dask scheduler (tcp://HOST:PORT; needs softlin[sweep])")
+    where.add_argument("--workers", type=int, help="run the claim runs on a local Dask cluster of N processes")
     hunt.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
     hunt.add_argument("--json", dest="json_path", help="also write the summary JSON to PATH (- for stdout)")
 
 
 def check_args(args):
-    """The claim's space, or UsageError/ValueError naming the bad value, before any work."""
-    if args.scheduler is not None:
-        raise UsageError(f"--scheduler {args.scheduler!r}: a scheduler is not yet supported; hunt runs in-process")
+    """The claim's space, or ValueError naming the bad value, before any work."""
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers {args.workers} must be >= 1")
+    if args.scheduler is not None or args.workers is not None:
+        from .cli_sweep_exec import require_dask
+        require_dask()
     claim = registry.get(args.claim)
     if claim.id not in SUPPORTED:
         raise ValueError(f"hunt does not support {claim.id!r} yet (supported: {', '.join(SUPPORTED)})")
@@ -249,11 +266,18 @@ def cmd_hunt(args) -> int:
     hunt = Hunt(claim, args.examples, args.seed, args.budget, args.max_shrink, args.false_alarm)
     start = time.perf_counter()
     progress.enable(True)               # draws only on a terminal
+    dask = None
     try:
-        hunt.run()
+        if args.scheduler is not None or args.workers is not None:
+            from .cli_hunt_dask import run_on_cluster
+            dask = run_on_cluster(hunt, args.workers, args.scheduler)
+        else:
+            hunt.run()
     finally:
         progress.clear()
     result = summary(hunt, time.perf_counter() - start)
+    if dask is not None:
+        result["dask"] = dask
     args.out.mkdir(parents=True, exist_ok=True)
     stem = args.out / claim.id
     if hunt.found:

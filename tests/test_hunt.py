@@ -160,13 +160,53 @@ def test_a_run_above_the_stated_false_alarm_is_an_internal_error(monkeypatch, tm
     assert "above the hunt's stated" in capsys.readouterr().err
 
 
+def _without_timing(out: dict) -> dict:
+    """The summary without what depends on the machine: seconds, the cluster, the output folder."""
+    if "counterexample" in out:
+        out = {**out, "counterexample": {k: v for k, v in out["counterexample"].items() if k != "toml"}}
+    return {k: v for k, v in out.items() if k not in ("seconds", "dask")}
+
+
+@pytest.mark.parametrize("fails", [False, True], ids=["nothing found", "counterexample shrunk"])
+def test_a_hunt_on_a_dask_scheduler_gives_the_in_process_result(monkeypatch, tmp_path, fails):
+    """cli_hunt_dask: draw, prefetch on the cluster, replay. The summary (regions, runs, the shrunk
+    counterexample) equals the in-process hunt's. A thread-based LocalCluster, so the stand-in claim
+    (monkeypatched here) is what its workers run; tests/test_hunt.py's slow tier uses processes."""
+    distributed = pytest.importorskip("distributed")
+    _stand_in(monkeypatch, lambda s: [("montecarlo", not (fails and np.any(np.asarray(s["U"]) > 0.3)))])
+    argv = ["hunt", "lemma-2.1", "--examples", "15", "--max-shrink", "40"]
+    code = cli.main([*argv, "--out", str(tmp_path / "here")])
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
+        remote = cli.main([*argv, "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "there")])
+    here = json.loads((tmp_path / "here" / "lemma-2.1.json").read_text())
+    there = json.loads((tmp_path / "there" / "lemma-2.1.json").read_text())
+    assert remote == code == (1 if fails else 0)
+    assert _without_timing(there) == _without_timing(here)
+    assert there["dask"]["workers"] == 2 and there["dask"]["prefetched_runs"] >= there["runs"] > 0
+    assert (there["dask"]["runs_on_demand"] > 0) == fails           # shrink candidates go to the cluster one by one
+
+
+@pytest.mark.slow
+def test_a_hunt_on_a_local_cluster_of_processes_gives_the_in_process_result(tmp_path):
+    """The real lemma-2.1 on `--workers 2` (worker processes import softlin themselves): same summary."""
+    pytest.importorskip("distributed")
+    argv = ["hunt", "lemma-2.1", "--examples", "4", "--max-shrink", "2"]
+    code = cli.main([*argv, "--out", str(tmp_path / "here")])
+    remote = cli.main([*argv, "--workers", "2", "--out", str(tmp_path / "there")])
+    here = json.loads((tmp_path / "here" / "lemma-2.1.json").read_text())
+    there = json.loads((tmp_path / "there" / "lemma-2.1.json").read_text())
+    assert remote == code == 0 and _without_timing(there) == _without_timing(here)
+    assert there["dask"]["workers"] == 2 and there["dask"]["runs_on_demand"] == 0
+
+
 @pytest.mark.parametrize("argv, fragment", [
     (["hunt", "lemma-9.9"], "unknown claim id"),
     (["hunt", "lemma-2.1", "--examples", "0"], "--examples 0"),
     (["hunt", "lemma-2.1", "--seed", "-2"], "--seed -2"),
     (["hunt", "lemma-2.1", "--false-alarm", "0"], "--false-alarm 0"),
     (["hunt", "lemma-2.1", "--budget", "full"], "invalid choice"),
-    (["hunt", "lemma-2.1", "--scheduler", "tcp://x:1"], "not yet supported"),
+    (["hunt", "lemma-2.1", "--workers", "0"], "--workers 0"),
+    (["hunt", "lemma-2.1", "--workers", "2", "--scheduler", "tcp://x:1"], "not allowed with"),
 ])
 def test_bad_hunt_input_exits_2_with_one_line(argv, fragment, capsys):
     assert cli.main(argv) == 2
