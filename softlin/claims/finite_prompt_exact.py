@@ -15,7 +15,10 @@ beta ~ N(0, I_d / d). Checks, each with a fixed tolerance or a stated false alar
   two-sided z-test, Bonferroni over the 2 k tests at family-wise false alarm check_false_alarm();
 * the 1/L expansion (one head, sigma = I: the coefficient C1 of derivations/risk_scalar.py):
   L (R_L - R_inf) at L = EXPANSION_L equals C1 within EXPANSION_TOLERANCE relative. The remainder is
-  C2 / L; the tolerance allows |C2| up to 100 |C1| (measured |C2| ~ 1.05 |C1| on the default scenario);
+  C2 / L when 3 omega^2 < 1/2; the tolerance allows |C2| up to 100 |C1| (measured |C2| ~ 1.05 |C1| on
+  the default scenario). For 3 omega^2 >= 1/2 the remainder decays slower (found by `softlin hunt`:
+  omega = 1/2, d = 1 is 2.8e-3 off at 1e6) and the limit is judged by extrapolation
+  (slow_expansion_check);
 * control: a plausible wrong formula for R_L must be refuted by the same Monte Carlo route: the
   first-order risk R_inf + C1 / L (sigma = I) or the risk of the authors' generator (erratum 5,
   sigma != I), at the point where its planned power is largest. The draws are planned from a pilot
@@ -41,6 +44,7 @@ from .common import symbolic_check
 ERROR_TOLERANCE = 1e-4
 EXPANSION_L = 10**6
 EXPANSION_TOLERANCE = 1e-4
+SLOW_EXPANSION_MAX = 0.05      # slow_expansion_check: a relative tolerance above this has no power
 POWER_TARGET = 0.999
 PILOT = 4000
 DRAWS = {"quick": 20000, "standard": 100000, "full": 400000}
@@ -48,6 +52,48 @@ DRAWS = {"quick": 20000, "standard": 100000, "full": 400000}
 AUTHORS_LS = list(range(10, 101, 10)) + list(range(200, 1001, 100))
 OPTIMUM_QUICK = 4
 OMEGA_MAX = 1.0
+
+
+def aitken(F: np.ndarray) -> float:
+    """Aitken's delta-squared limit of F_1, F_2, F_3 (for F_k = F + a r^k, exactly F)."""
+    d1, d2 = F[1] - F[0], F[2] - F[1]
+    return float(F[2] - d2 * d2 / (d2 - d1))
+
+
+def slow_expansion_check(model, mu: float, omega: float, C1: float) -> tuple[Check, dict]:
+    """L (R_L - R_inf) -> C1 where the remainder decays slower than 1/L (3 omega^2 >= 1/2).
+
+    Why slower: the second order of the self-normalised mean carries E w^3 = e^{3 omega^2 Q} (w the
+    tilted weight, Q = |x|^2 ~ chi2_d of the query), whose average over the query is finite only for
+    3 omega^2 < 1/2. Above, L (R_L - R_inf) - C1 was measured to decay as L^-p with p ~ (1 - 2c) / (4c),
+    c = omega^2 (0.5 at c = 1/4, d = 1: -2.8e-2, -9.1e-3, -2.8e-3, -8.3e-4 relative at L = 1e4 .. 1e7), a
+    measured exponent, not a derived one. So the limit is judged by Aitken's extrapolation of
+    F(L) = L (R_L - R_inf) over L = 1e5, 1e6, 1e7 (exact for F = C1 + a L^-p with any p), with the
+    tolerance fixed by the exact values only, never by C1: the change of the extrapolation against the
+    window 1e4, 1e5, 1e6 plus the stated quadrature errors carried through the formula. When that
+    tolerance exceeds SLOW_EXPANSION_MAX relative (p near 0, omega^2 near 1/2) the check has no power
+    and is undecided."""
+    Ls = (10**4, 10**5, 10**6, 10**7)
+    r_inf = fr.infinite_risk(model, mu, omega)
+    values = [fr.exact_risk(model, L, mu, omega) for L in Ls]
+    F = np.array([L * (v.value - r_inf) for L, v in zip(Ls, values)])
+    err = np.array([L * v.error for L, v in zip(Ls, values)])
+    limit, previous = aitken(F[1:]), aitken(F[:3])
+    # first-order propagation of the stated errors through Aitken's formula (central differences)
+    h = 1e-6 * max(1.0, float(np.max(np.abs(F))))
+    carried = sum(abs(aitken(F[1:] + h * e) - aitken(F[1:] - h * e)) / (2 * h) * err[k + 1]
+                  for k, e in enumerate(np.eye(3)))
+    tol = (abs(limit - previous) + carried) / abs(C1)
+    rel = abs(limit - C1) / abs(C1)
+    passed = None if tol > SLOW_EXPANSION_MAX else rel <= tol
+    check = Check("exact risk vs its 1/L expansion: L (R_L - R_inf) -> C1 (Aitken over L = 1e5, 1e6, 1e7)", "quadrature",
+                  passed, rel, tol, f"3 omega^2 = {3 * omega**2:.4g} >= 1/2: the remainder decays slower than 1/L; "
+                  f"F(L) = L (R_L - R_inf) = {', '.join(f'{x:.9g}' for x in F)} at L = 1e4 .. 1e7, Aitken limit "
+                  f"{limit:.9g} (window 1e4..1e6: {previous:.9g}), C1 = {C1:.9g}; tolerance = window change + "
+                  f"stated errors carried ({carried / abs(C1):.2g} relative)"
+                  + ("" if passed is not None else f"; above {SLOW_EXPANSION_MAX:g}: no power, undecided"))
+    return check, {"L": Ls[-1], "scaled_excess": float(F[-1]), "error": float(err[-1]), "C1": C1,
+                   "aitken_limit": limit, "aitken_previous_window": previous}
 
 
 def optimum_curve(model, d: int, s2: float, Ls: list[int]) -> dict:
@@ -208,14 +254,18 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
     expansion = None
     if isotropic and first_order is not None:
         mu0, om0 = s["mu"][0], s["omega"][0]
-        big = fr.exact_risk(model, EXPANSION_L, mu0, om0)
-        scaled = EXPANSION_L * (big.value - fr.infinite_risk(model, mu0, om0))
         C1 = first_order(mu0, om0)
-        rel = abs(scaled - C1) / abs(C1)
-        checks.append(Check(f"exact risk vs its 1/L expansion: L (R_L - R_inf) -> C1 (L = {EXPANSION_L:g})",
-                            "quadrature", rel <= EXPANSION_TOLERANCE, rel, EXPANSION_TOLERANCE,
-                            f"L (R_L - R_inf) = {scaled:.9g}, C1 = {C1:.9g}; the remainder C2 / L"))
-        expansion = {"L": EXPANSION_L, "scaled_excess": scaled, "error": EXPANSION_L * big.error, "C1": C1}
+        if 3 * om0**2 < 0.5:
+            big = fr.exact_risk(model, EXPANSION_L, mu0, om0)
+            scaled = EXPANSION_L * (big.value - fr.infinite_risk(model, mu0, om0))
+            rel = abs(scaled - C1) / abs(C1)
+            checks.append(Check(f"exact risk vs its 1/L expansion: L (R_L - R_inf) -> C1 (L = {EXPANSION_L:g})",
+                                "quadrature", rel <= EXPANSION_TOLERANCE, rel, EXPANSION_TOLERANCE,
+                                f"L (R_L - R_inf) = {scaled:.9g}, C1 = {C1:.9g}; the remainder C2 / L (3 omega^2 < 1/2)"))
+            expansion = {"L": EXPANSION_L, "scaled_excess": scaled, "error": EXPANSION_L * big.error, "C1": C1}
+        else:
+            check, expansion = slow_expansion_check(model, mu0, om0, C1)
+            checks.append(check)
     curve = None
     if isotropic and optimum:
         curve = optimum_curve(model, d, s2, AUTHORS_LS[:OPTIMUM_QUICK] if profile == "quick" else AUTHORS_LS)

@@ -122,3 +122,22 @@ def test_rate_estimator_is_exact_on_its_model():
     Y = 20.8 + (-200.0 - 90.0 * np.log(Ls)) / Ls
     c, prop, model = rate.estimate(Ls, Y, np.full(4, 1e-6))
     assert abs(c - 20.8) < 1e-9 and model < 1e-9 and 0 < prop < 1e-4
+
+
+def test_aitken_is_exact_on_a_geometric_remainder():
+    r = 10 ** -0.37
+    assert section.aitken(np.array([2.0 + 0.3 * r**k for k in (1, 2, 3)])) == pytest.approx(2.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("d, omega", [(1, 0.5), (3, 0.5)])
+def test_the_1_over_L_limit_where_the_remainder_is_slower_than_1_over_L(d, omega):
+    """Found by `softlin hunt finite-prompt-risk` (d = 1, mu = 1/8, omega = 1/2): 3 omega^2 >= 1/2, the
+    remainder decays as about L^-1/2, and the C2/L check refuted a correct C1 (2.8e-3 off at L = 1e6).
+    The extrapolated limit equals C1; a C1 one percent off (a plausible slip) is refuted."""
+    from softlin.numerics import finite_risk as fr, scalar_risk as sr
+    model = fr.Model(np.eye(d), np.eye(d), 1.0 / d, 0.0)
+    C1 = sr.first_order(0.125, omega, d, 0.0)
+    check, _ = section.slow_expansion_check(model, 0.125, omega, C1)
+    assert check.passed is True
+    wrong, _ = section.slow_expansion_check(model, 0.125, omega, 1.01 * C1)
+    assert wrong.passed is False
