@@ -161,19 +161,31 @@ def train(Sigma, s2, tau, Ls, generator, steps, lr, batch, init, rng, record=50,
     _check_plan(Ls, steps, lr, batch)
     maps = generator_maps(Sigma, generator)
     Lmax = max(Ls)
+
+    def batch_gradients():
+        s, y, f = sample(rng, batch, Lmax, maps, s2, tau, tokens)
+        yq = f + math.sqrt(s2) * rng.standard_normal(batch)
+        return lambda m, L, mu, om: loss_and_grad(m, mu, om, s[:, :L], y[:, :L], yq)[1:]
+    return sgd_loop(Ls, steps, lr, init, record, progress, batch_gradients)
+
+
+def sgd_loop(Ls, steps, lr, init, record, progress, batch_gradients) -> dict:
+    """The SGD driver shared by `train` and authors_sgd_fast.train: at each step `batch_gradients()`
+    draws one batch (shared by every L, as the prompts of length L are the first L tokens of the
+    longest) and returns grad(model, L, mu, omega) -> (d/dmu, d/domega) of the batch loss; both models
+    at every L take the step mu, omega -= lr grad. Divergence raises FloatingPointError; `record`
+    states are kept along the way. Returns the dict that `train` documents."""
     theta = {m: {L: [float(init[0]), float(init[1])] for L in Ls} for m in MODELS}
     every = max(1, steps // record)
     rec_steps = [0]
     traj = {m: {L: [tuple(theta[m][L])] for L in Ls} for m in MODELS}
     start = time.perf_counter()
     for k in range(1, steps + 1):
-        s, y, f = sample(rng, batch, Lmax, maps, s2, tau, tokens)
-        yq = f + math.sqrt(s2) * rng.standard_normal(batch)
+        grad = batch_gradients()
         for L in Ls:
-            sL, yL = s[:, :L], y[:, :L]
             for m in MODELS:
                 mu, om = theta[m][L]
-                _, gm, go = loss_and_grad(m, mu, om, sL, yL, yq)
+                gm, go = grad(m, L, mu, om)
                 mu, om = mu - lr * gm, om - lr * go
                 if not (math.isfinite(mu) and math.isfinite(om)):
                     raise FloatingPointError(f"SGD diverged: {m}, L = {L}, step {k}")

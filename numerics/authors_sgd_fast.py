@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from . import kernels
-from .authors_sgd import MODELS, _check_plan, generator_maps
+from .authors_sgd import MODELS, _check_plan, generator_maps, sgd_loop
 
 
 def draw(rng: np.random.Generator, n: int, L: int, maps, s2: float, tau: float, rows: int = 2):
@@ -127,33 +127,12 @@ def train(Sigma, s2, tau, Ls, generator, steps, lr, batch, init, rng, record=50,
     _check_plan(Ls, steps, lr, batch)
     maps = generator_maps(Sigma, generator)
     Lmax = max(Ls)
-    theta = {m: {L: [float(init[0]), float(init[1])] for L in Ls} for m in MODELS}
-    every = max(1, steps // record)
-    rec_steps = [0]
-    traj = {m: {L: [tuple(theta[m][L])] for L in Ls} for m in MODELS}
-    start = time.perf_counter()
-    for k in range(1, steps + 1):
+
+    def batch_gradients():
         nu, a, b, f, z = draw(rng, batch, Lmax, maps, s2, tau)
         yq = f + math.sqrt(s2) * rng.standard_normal(batch)
-        for L in Ls:
-            z0, z1 = z[0, :, :L], z[1, :, :L]
-            for m in MODELS:
-                mu, om = theta[m][L]
-                gm, go = step_gradients(m, mu, om, nu, a, b, z0, z1, yq)
-                mu, om = mu - lr * gm, om - lr * go
-                if not (math.isfinite(mu) and math.isfinite(om)):
-                    raise FloatingPointError(f"SGD diverged: {m}, L = {L}, step {k}")
-                theta[m][L] = [mu, om]
-        if k % every == 0 or k == steps:
-            rec_steps.append(k)
-            for m in MODELS:
-                for L in Ls:
-                    traj[m][L].append(tuple(theta[m][L]))
-        if progress is not None:
-            progress(k, steps)
-    return {"params": {m: {L: tuple(theta[m][L]) for L in Ls} for m in MODELS},
-            "trajectory": {m: {L: np.array(traj[m][L]) for L in Ls} for m in MODELS},
-            "record_steps": rec_steps, "seconds": time.perf_counter() - start}
+        return lambda m, L, mu, om: step_gradients(m, mu, om, nu, a, b, z[0, :, :L], z[1, :, :L], yq)
+    return sgd_loop(Ls, steps, lr, init, record, progress, batch_gradients)
 
 
 def train_conditional(Sigma, s2, tau, L, generator, steps, lr, batch, init, rng, record=50, progress=None) -> dict:
