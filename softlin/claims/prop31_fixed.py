@@ -20,12 +20,12 @@ from ..derivations import fluctuations
 from ..numerics import kernels, montecarlo, selfnormalised
 from .base import check_false_alarm, Check
 from .prop31_common import DIGITS, _column, _rational, z_crit
+from .progress import sweep
 
 # A coordinate with (V Gamma V^T)_kk below this share of |V|_F^2 ||Gamma||_op is deterministic.
 DETERMINISTIC_OUTPUT = 1e-13
 # Its error must be rounding: |value| <= this times the size of the terms it is computed from.
 ROUNDING_TOLERANCE = 1e-10
-from .progress import sweep
 
 
 def exact_first_order(Gamma, U, V, z) -> tuple[np.ndarray, np.ndarray]:
@@ -93,7 +93,8 @@ def _fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1)
     det = deterministic_coordinates(Gamma, V)
     iu = np.triu_indices(k)
     det_pair = det[iu[0]] | det[iu[1]]
-    # the size of the terms of coordinate k: the limit V_k mu_a and a token's output V_k z
+    # the size of the terms of coordinate k: the limit V_k mu_a and a token's output V_k z (|z_j - m_j| <= 10
+    # standard deviations: a rounding error is relative to what is added, not to the near-0 result)
     size = 1.0 + np.abs(limit[0]) + np.abs(V) @ (np.abs(law.mean) + np.sqrt(np.diag(Gamma)) * 10)
     first_zero = (np.abs(b1) <= ROUNDING_TOLERANCE * size) & np.all(np.abs(C1) <= ROUNDING_TOLERANCE * size[:, None]
                                                                        * size[None, :], axis=1)
