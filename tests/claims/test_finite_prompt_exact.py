@@ -141,3 +141,23 @@ def test_the_1_over_L_limit_where_the_remainder_is_slower_than_1_over_L(d, omega
     assert check.passed is True
     wrong, _ = section.slow_expansion_check(model, 0.125, omega, 1.01 * C1)
     assert wrong.passed is False
+
+
+@pytest.mark.parametrize("mu, omega, Ls", [([0.125], [0.625], [4, 8]), ([-1.0], [0.25], [25, 50, 100]),
+                                           ([0.5, -0.25], [0.5, 0.25], [4, 16])])
+def test_the_first_order_estimate_removes_the_exact_remainder(mu, omega, Ls):
+    """finite_prompt_risk.first_order_estimate fed the exact F(L) = L (R_L - R_inf) as noiseless
+    Monte Carlo means returns C1 within its stated systematic error, at small L and where the
+    remainder is slower than 1/L (the hunt's witness d = 1, omega = 5/8, L = 4, 8); the plain fit
+    C1 + C2/L it replaced is far off there."""
+    from softlin.numerics import finite_risk as fr, scalar_risk as sr
+    s = fpr.validate({"seed": 0, "scalar": {"d": 1, "noise": 0.0, "mu": mu, "omega": omega, "L": Ls}})
+    model = fr.Model(np.eye(1), np.eye(1), 1.0, 0.0)
+    means = [section.scaled_excess(model, L, s["mu"], s["omega"])[0] for L in Ls]
+    est = fpr.first_order_estimate(s, Ls, means, [1e-9] * len(Ls))
+    C1 = sr.first_order(s["mu"], s["omega"], 1, 0.0)
+    # judged: within the systematic error, which is below the level where the check gives up
+    assert abs(est["C1_hat"] - C1) <= est["systematic"] + 1e-6
+    assert est["systematic"] < section.SLOW_EXPANSION_MAX * abs(C1)
+    if Ls[0] < 10:
+        assert abs(fpr.fit_intercept(Ls, means, [1e-3] * len(Ls))[0] - C1) > 3 * est["systematic"]
