@@ -40,7 +40,20 @@ def _long(delta):
     runs = {str(L): {"params": {m: list(np.add(c[m][0]["flow_end"], delta)) for m in ("softmax", "linear")},
                      "gradient_covariance": {m: [[2.0, 0.5], [0.5, 1.0]] for m in ("softmax", "linear")},
                      "grad_prompts": 1000}}
-    return {"setting": {"lr": 1e-3, "batch": 128, "steps": 300000}, "runs": runs}
+    # the law it was run on: Toeplitz(0) = I_5 with this tau and s2 (the files written by
+    # benchmarks/authors_long_sgd.py say Toeplitz(0.5))
+    return {"setting": {"d": 5, "sigma": "Toeplitz(0)", "tau": TAU, "s2": S2, "generator": "correct",
+                        "lr": 1e-3, "batch": 128, "steps": 300000}, "runs": runs}
+
+
+def test_sgd_runs_made_for_another_scenario_are_not_judged_against_this_one():
+    """Found by `softlin hunt authors-experiment`: the committed runs (default law) were judged against a
+    user scenario's flows. Another Sigma, s2, tau or generator: no check."""
+    c, run = _curves(), _long((1e-4, -1e-4))
+    assert af.sgd_check(c, run, I5, I5, S2, TAU)[0] is not None
+    for setting in ({"sigma": "Toeplitz(0.5)"}, {"s2": 0.2}, {"tau": 0.1}, {"generator": "authors"}, {"d": 4}):
+        other = {**run, "setting": {**run["setting"], **setting}}
+        assert af.sgd_check(c, other, I5, I5, S2, TAU) == (None, {}), setting
 
 
 def test_sgd_check_accepts_an_end_within_the_floor_and_refutes_one_beyond():
