@@ -138,3 +138,26 @@ def test_coefficient_with_a_transpose_gamma_a_in_place_of_the_squared_norm_fails
     Ut = U.T   # U transposed in the coefficient
     wrong = [float(c[0]) for c in prop34._per_query_coefficients(z[None, :], Ut, V, cov)]
     assert ex.anchor_checks(cov, U, V, z, *wrong)[2].passed is False
+
+
+def _erratum_one(V, z, exact=None, monkeypatch=None):
+    from softlin.claims import prop34_exact as px
+    Gamma, U = np.array([[0.0625]]), np.array([[0.25]])
+    if exact is not None:
+        monkeypatch.setattr(px.sg, "exact_errors", exact)
+    law = GaussianLaw(np.array([-0.25]), Gamma)
+    return px.erratum_one(law, np.random.default_rng(3), Gamma, U, np.asarray(V, float), np.asarray(z, float), 2000,
+                          px.gradient_errors_fn(U, np.asarray(V, float), Gamma))[0]
+
+
+def test_the_erratum_witness_needs_one_positive_error_and_monte_carlo_agreement(monkeypatch):
+    """Found by `softlin hunt prop-3.4` (d = 1, query 0): the grad_U error at L = 1 is 0 there, and the
+    witness demanded both errors positive, so a correct claim was refuted. One positive error witnesses
+    the erratum (the grad_V error does not involve V: positive even at V = 0); a wrong exact value (twice
+    the grad_V error) is refuted by Monte Carlo."""
+    assert _erratum_one([[-0.25], [0.0]], [0.0]).passed is True
+    assert _erratum_one([[0.0]], [0.0]).passed is True
+    from softlin.claims import prop34_exact as px
+    right = px.sg.exact_errors
+    doubled = lambda *a: (2 * right(*a)[0], right(*a)[1])
+    assert _erratum_one([[-0.25], [0.0]], [0.0], doubled, monkeypatch).passed is False
