@@ -100,3 +100,17 @@ def test_closed_form_equals_nested_quadrature_in_dimension_one(m, gamma, u, sigm
 def test_finiteness_needs_a_positive_definite_query_covariance():
     with pytest.raises(ValueError, match="positive definite query_cov"):
         _run({"query_cov": [[1.0, 0.0], [0.0, 0.0]]})
+
+
+def test_a_zero_token_covariance_is_judged_not_a_crash():
+    """Found by `softlin hunt asm-3.3`: with Gamma = 0 and U = 0 some closed-form table entries are exactly 0
+    and the d = 1 quadrature comparison divided by them (ZeroDivisionError). An exact 0 is matched
+    absolutely."""
+    from softlin.claims import asm33, scenario as scen
+    from softlin.claims.base import claim_rng
+    user = {"d": 2, "mean": [0.0, 0.75], "cov": [[0.0, 0.0], [0.0, 0.0]], "U": [[0.0, 0.0], [0.0, 0.0]],
+            "V": [[0.0, 0.0]], "query_cov": [[1.5625, 0.125], [0.125, 0.5]], "L": [4, 8, 16], "trials": 800}
+    s = scen.merge(asm33.default_scenario(), user, asm33.CLAIM.scenario_keys)
+    cert = asm33.run(s, "quick", claim_rng(0, "asm-3.3"))
+    d1 = next(c for c in cert["checks"] if c["name"].startswith("d = 1 (first coordinates)"))
+    assert d1["passed"] is True and cert["status"] != "refuted"
