@@ -166,6 +166,8 @@ class Hunt:
             self.found = Counterexample(user, verdict["failing"])
             raise self.found
 
+    scenario_judge = staticmethod(judge_scenario)      # what a Dask worker runs (cli_hunt_dask)
+
     def judge(self, user: dict, merged: dict) -> dict:
         """The verdict of one claim run (judge_scenario), here; cli_hunt_dask replaces it by a cluster's."""
         return judge_scenario(self.claim.id, merged, self.budget, self.seed, self.per_check)

@@ -8,7 +8,8 @@ in three steps:
 1. draw: the hunt's Hypothesis test is run with a judge that records each validated scenario and passes
    it; this yields, in order, the (at most N) scenarios that the in-process hunt would judge. Cheap:
    classification only.
-2. prefetch: every recorded scenario's claim run (cli_hunt.judge_scenario, a pure function) is
+2. prefetch: every recorded scenario's claim run (cli_hunt.judge_scenario, a pure function, reached as
+   `Hunt.scenario_judge` so that this module does not import cli_hunt, which imports it) is
    submitted to the cluster at once; the verdicts come back in any order.
 3. replay: the in-process hunt is run again with a judge that reads those verdicts and sends a scenario
    it has not seen (a shrink candidate) to the cluster, waiting for it. The replay draws the same
@@ -25,7 +26,6 @@ import json
 
 from . import cli_sweep_exec as dask_exec
 from .claims import progress
-from .cli_hunt import Hunt, judge_scenario
 
 PASS = {"failing": [], "control_misses": [], "undecided": 0, "false_alarm": 0.0}
 
@@ -34,9 +34,9 @@ def _key(user: dict) -> str:
     return json.dumps(user, sort_keys=True)
 
 
-def draw(hunt: Hunt) -> list[tuple[dict, dict]]:
-    """The (user, merged) scenarios the in-process hunt would judge, in its order (step 1)."""
-    recorder = Hunt(hunt.claim, hunt.n, hunt.seed, hunt.budget, hunt.max_shrink, hunt.level)
+def draw(hunt) -> list[tuple[dict, dict]]:
+    """The (user, merged) scenarios the in-process hunt (a cli_hunt.Hunt) would judge, in its order (step 1)."""
+    recorder = type(hunt)(hunt.claim, hunt.n, hunt.seed, hunt.budget, hunt.max_shrink, hunt.level)
     drawn: list[tuple[dict, dict]] = []
 
     def record(user, merged):
@@ -50,13 +50,14 @@ def draw(hunt: Hunt) -> list[tuple[dict, dict]]:
 class ClusterJudge:
     """Verdicts from the cluster: prefetched ones by scenario, others computed on demand (step 3)."""
 
-    def __init__(self, client, hunt: Hunt):
+    def __init__(self, client, hunt):
         self.client, self.hunt, self.verdicts = client, hunt, {}
         self.prefetched = self.on_demand = 0
 
     def _submit(self, merged: dict):
         h = self.hunt
-        return self.client.submit(judge_scenario, h.claim.id, merged, h.budget, h.seed, h.per_check, pure=False)
+        # cli_hunt.judge_scenario, reached through the hunt (this module is imported by cli_hunt, not the reverse)
+        return self.client.submit(h.scenario_judge, h.claim.id, merged, h.budget, h.seed, h.per_check, pure=False)
 
     def prefetch(self, drawn: list[tuple[dict, dict]]) -> None:
         distributed = dask_exec.require_dask()
@@ -78,7 +79,7 @@ class ClusterJudge:
         return self.verdicts[key]
 
 
-def run_on_cluster(hunt: Hunt, workers: int | None, scheduler: str | None) -> dict:
+def run_on_cluster(hunt, workers: int | None, scheduler: str | None) -> dict:
     """Run `hunt` with its claim runs on Dask (module docstring); returns what the summary records."""
     client = dask_exec.open_client(workers, scheduler)
     try:

@@ -469,9 +469,6 @@ SURVIVORS: dict[str, str] = {
     "icl-training-step-at-stability-edge":
         "near-equivalent on the scenario: 2 / beta_inf is still below the stability limit 2 / ||Hess||, since "
         "beta_inf overestimates the Hessian norm, so gradient descent converges and every check holds",
-    "finite-prompt-fit-model-L-squared":
-        "below resolution: at the planned draws the C2 / L and C2 / L^2 models give intercepts that differ by "
-        "less than their standard error on the scenario's L, so the fit cannot tell them apart",
 }
 
 
