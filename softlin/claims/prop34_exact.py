@@ -37,6 +37,9 @@ def z_crit(alpha: float, two_sided: bool = True) -> float:
     return z_critical(alpha, 1, 2 if two_sided else 1)
 
 
+ANCHOR_ASYMPTOTIC = 1e-2       # the large-L anchor is judged when e^{2q} <= this x its smallest L (1e5)
+
+
 def _rel(a, b) -> float:
     return abs(a - b) / max(abs(b), 1e-300)
 
@@ -71,7 +74,10 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
                     f"relative; quadrature {eV1:.12g}, {eU1:.12g} against {cV1:.12g}, {cU1:.12g} (one token: "
                     "zhat = z_1 and C_hat = 0); trapezoid rules converge geometrically (~1e-14 measured)")]
     geo = sg.geometry(Gamma, U, V, z[None, :])
-    S_gh = {n: np.array([v]) for n, v in _two_token_scalars(float(geo.q[0])).items()}
+    # the direct rule's own accuracy falls as the tilt q sharpens the weights: 80 nodes give 1.8e-9 at q = 3
+    # and 7.9e-7 at q = 5 (found by `softlin hunt prop-3.4`), 240 nodes 2e-13 at both
+    q0 = float(geo.q[0])
+    S_gh = {n: np.array([v]) for n, v in _two_token_scalars(q0, 80 if q0 <= 1.0 else 240).items()}
     S_pq = {n: np.array([v]) for n, v in sg.scalars(float(geo.q[0]), 2).items()}
     worst2 = max(_rel(S_pq[n][0], S_gh[n][0]) for n in sg.NAMES)
     eV2, eU2 = sg.errors(S_pq, geo, k)
@@ -87,10 +93,16 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
     lim, lim_lo = (10 * X[2] - X[1]) / 9, (10 * X[1] - X[0]) / 9
     tol = max(10 * abs(lim[i] - lim_lo[i]) / 100 / max(abs(c), 1e-300) for i, c in enumerate((coef_V, coef_U))) + 1e-9
     worst = max(_rel(lim[0], coef_V), _rel(lim[1], coef_U))
+    # The 1/L^2 model of the remainder needs e^{2q} small against the smallest L used (1e5); at q = 5 the
+    # exact values are not yet asymptotic at 1e7 (3.5% off, found by `softlin hunt prop-3.4`): undecided there.
+    asymptotic = math.exp(2 * q0) <= ANCHOR_ASYMPTOTIC * 1e5
     checks.append(Check("large-L anchor: lim L x exact error (quadrature at L = 1e5, 1e6, 1e7, Richardson) = the "
-                        "closed-form 1/L coefficients of grad_V and grad_U at the fixed query", "quadrature", worst <= tol,
-                        worst, tol, f"limits {lim[0]:.10g}, {lim[1]:.10g} against {coef_V:.10g}, {coef_U:.10g}; "
-                        "tolerance: the Richardson change between (1e5, 1e6) and (1e6, 1e7) / 10, + 1e-9 (quadrature)"))
+                        "closed-form 1/L coefficients of grad_V and grad_U at the fixed query", "quadrature",
+                        (worst <= tol) if asymptotic else None, worst, tol,
+                        f"limits {lim[0]:.10g}, {lim[1]:.10g} against {coef_V:.10g}, {coef_U:.10g}; "
+                        "tolerance: the Richardson change between (1e5, 1e6) and (1e6, 1e7) / 10, + 1e-9 (quadrature)"
+                        + ("" if asymptotic else f"; undecided: e^(2q) = {math.exp(2 * q0):.3g} > {ANCHOR_ASYMPTOTIC:g} x "
+                           "1e5, the exact values are not in their 1/L^2 regime at these L")))
     return checks
 
 

@@ -161,3 +161,18 @@ def test_the_erratum_witness_needs_one_positive_error_and_monte_carlo_agreement(
     right = px.sg.exact_errors
     doubled = lambda *a: (2 * right(*a)[0], right(*a)[1])
     assert _erratum_one([[-0.25], [0.0]], [0.0], doubled, monkeypatch).passed is False
+
+
+def test_the_anchors_at_a_strong_tilt_are_judged_within_their_reach():
+    """Found by `softlin hunt prop-3.4` (d = 3, q = 5 at the query): the L = 2 anchor's direct 80-node rule
+    was 7.9e-7 off (now 240 nodes beyond q = 1: 1e-13) and the large-L anchor's exact values are not in
+    their 1/L^2 regime at L <= 1e7 (e^{2q} = 2.2e4 against 1e5): undecided there, not refuted."""
+    from softlin.claims import prop34_exact as px
+    from softlin.claims.prop34 import _per_query_coefficients
+    Gamma = np.array([[0.3125, -0.625, -0.3125], [-0.625, 1.25, 0.625], [-0.3125, 0.625, 0.3125]])
+    U = np.array([[1.0, 0.75, 0.75], [-0.75, 1.0, -0.25], [0.25, 0.25, -0.5]])
+    V = np.array([[0.0, 0.5, 0.25], [0.5, 1.0, 1.0], [-1.0, 0.5, 0.0]])
+    z = np.array([0.5, -0.75, 1.0])
+    cV, cU = (float(c[0]) for c in _per_query_coefficients(z[None, :], U, V, Gamma))
+    one, two, large = px.anchor_checks(Gamma, U, V, z, cV, cU)
+    assert one.passed is True and two.passed is True and large.passed is None
