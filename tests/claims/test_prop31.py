@@ -236,3 +236,24 @@ def test_too_few_lengths_to_show_decay_is_undecided_not_refuted():
     decay = [c for c in cert["checks"] if c["name"].endswith("the L2(nu) error decays")]
     assert decay and all(c["passed"] is not False for c in decay)
     assert any(c["passed"] is None for c in decay) and cert["status"] != "refuted"
+
+
+def test_the_first_order_limit_check_is_undecided_beyond_its_asymptotic_reach():
+    """Found by `softlin hunt prop-3.1` (d = 3, q = 4.8 at the query): the exact values at L = 1e4..1e6 are
+    not in their 1/L^2 regime (e^{2q} = 1.6e4 against 1e4) and a correct b1, C1 was 3.9 % off. Undecided
+    there; the default (q = 0.34) is judged and a 1e-6 slip of C1 is refuted."""
+    from softlin.claims import prop31_fixed as pf
+    from softlin.numerics import kernels
+
+    def check(G, U, V, z, slip=1.0):
+        a = U @ z
+        b1 = kernels.bias_first_order(G, V, a[:, None])[:, 0]
+        return pf._first_order_limit_check(G, U, V, z, b1, slip * np.asarray(kernels.cov_first_order(G, V, a[:, None])))
+    G = np.array([[0.3125, -0.625, -0.3125], [-0.625, 1.25, 0.625], [-0.3125, 0.625, 0.3125]])
+    U = np.array([[1.0, 0.75, 0.75], [-0.75, 1.0, -0.25], [0.0, 0.0, -0.5]])
+    V = np.array([[0.0, 0.5, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    assert check(G, U, V, np.array([0.5, -0.75, 1.0])).passed is None
+    s = prop31.validate(scenario.merge(prop31.default_scenario(), {}, prop31.SCENARIO_KEYS))
+    z = np.asarray(s["query"], float)
+    assert check(s["cov"], s["U"], s["V"], z).passed is True
+    assert check(s["cov"], s["U"], s["V"], z, 1 + 1e-6).passed is False
