@@ -22,6 +22,8 @@ refuted only when the opposite bound crosses it:
   montecarlo   softmax: the final test risk decreases from the smallest to the largest L
   montecarlo   softmax, best parameters (profile over omega, mu optimal in closed form): within
                EPS_RELATIVE R*_inf of R*_inf at the largest L (Theorem 4.3 for that stated eps)
+               (undecided, not refuted, where the exact route's best risk at that L is itself beyond the
+               tolerance: the L is below L(eps), which the theorem allows, or R*_inf = 0)
   montecarlo   softmax, SGD: within (EPS_RELATIVE + OPT_RELATIVE) R*_inf of R*_inf at the largest L
                (both with the exact control variate: the infinite-prompt loss (y_q - p beta^T Sigma_p x_q)^2
                on the same test prompts, whose mean R_inf(p) is derived)
@@ -32,7 +34,8 @@ refuted only when the opposite bound crosses it:
   ode          the gradient flows of the exact softmax and linear risks (claims/authors_flow.py), at the
                authors' L, from INIT to t = lr x 300 000: stationary (gradient within its stated error)
                and at the exact optimum; SGD at the authors' scale (montecarlo, when the result file of
-               benchmarks/authors_long_sgd.py is present): its end's exact excess over the flow's end
+               benchmarks/authors_long_sgd.py is present and was run on this scenario's law): its end's
+               exact excess over the flow's end
                within the derived SGD noise floor
   montecarlo   authors' generator: the linear risk equals the exact risk under (Sigma_p, Sigma_q) =
                (R Sigma R^T, I), so the discrepancy is fully explained
