@@ -30,6 +30,7 @@ EPS_RELATIVE = 0.10
 # steps; ours stop early and the split of p = mu omega between mu and omega drifts slowly along a
 # flat valley (the risk depends on the split only through the finite-L excess). Stated: 5% of R*_inf.
 OPT_RELATIVE = 0.05
+LIMIT_RELATIVE = 1e-3     # |R*_(L = 1e6) - R*_inf| allowed, relative to the null risk (c*/L ~ 1e-5 there)
 
 
 def _z(false_alarm: float, tests: int, sided: int = 2) -> float:
@@ -116,22 +117,31 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
     # the best exact softmax risk at L_max (|omega| <= OMEGA_MAX). Above the bound, no parameters of the
     # route meet it and the check is undecided, not refuted (e.g. R*_inf = 0, so eps = 0: found by
     # `softlin hunt authors-experiment`, d = 1, sigma = 0.5, noise 0, L = 4, 8).
-    exact_best = fr.RiskSurface(fr.Model(Sp, Sq, tau, s2), Lmax, OMEGA_MAX).optimum()[2] - R_star
+    model = fr.Model(Sp, Sq, tau, s2)
+    exact_best = fr.RiskSurface(model, Lmax, OMEGA_MAX).optimum()[2] - R_star
+    # ...but a wrong R*_inf would also look like "L below L(eps)": the exact optimum at L = 1e6 must sit at
+    # R*_inf (within LIMIT_RELATIVE of the null risk tau tr Sigma_q + s2), else the checks are refuted.
+    null = tau * float(np.trace(Sq)) + s2
+    limit_gap = fr.RiskSurface(model, 10**6, OMEGA_MAX).optimum()[2] - R_star
+    limit_ok = abs(limit_gap) <= LIMIT_RELATIVE * null
     for name, label, bound in (("softmax_best", f"softmax, best parameters: the risk at L = {Lmax} is within "
                                 f"{EPS_RELATIVE:.0%} of R*_inf", eps),
                                ("softmax", f"softmax, SGD: the final test risk at L = {Lmax} is within {EPS_RELATIVE:.0%} + "
                                 f"{OPT_RELATIVE:.0%} (optimisation tolerance) of R*_inf", eps + opt_tol)):
         est, se = approach(name)
         reached = exact_best <= bound
-        checks.append(Check(label, "montecarlo", pw.decide_upper(est, se, bound, z1) if reached else None,
+        verdict = pw.decide_upper(est, se, bound, z1) if reached else (None if limit_ok else False)
+        checks.append(Check(label, "montecarlo", verdict,
                             est + z1 * se, bound,
                             f"upper {1 - check_false_alarm():.6f} confidence bound of R - R*_inf = {est:.5g} +- {se:.2g} "
                             f"(exact control variate: the infinite-prompt loss on the same prompts, its mean derived); "
                             f"R*_inf = {R_star:.6g} (derived); refuted only when the lower bound exceeds the tolerance; "
                             f"eps = {EPS_RELATIVE} R*_inf stated (Theorem 4.3 gives no L(eps))"
-                            + ("" if reached else f"; undecided: the exact best softmax excess at L = {Lmax} "
+                            + ("" if reached else (f"; undecided: the exact best softmax excess at L = {Lmax} "
                                f"(|omega| <= {OMEGA_MAX:g}) is {exact_best:.4g} > {bound:.4g}, so L = {Lmax} is below "
-                               "L(eps) or the optimum lies beyond the exact route's reach")))
+                               "L(eps) or the optimum lies beyond the exact route's reach" if limit_ok else
+                               f"; refuted: the exact optimum at L = 1e6 is {limit_gap:.4g} from R*_inf, beyond "
+                               f"{LIMIT_RELATIVE:g} x the null risk {null:.4g}: R*_inf is not the limit"))))
     # Softmax and linear approach each other.
     sl = {L: C["per_L"][L]["difference"]["softmax - linear"] for L in Ls}
     shrink_se = math.hypot(sl[Lmin][1], sl[Lmax][1])
