@@ -27,12 +27,35 @@ def test_flow_checks_pass_on_the_computed_flows():
 
 
 def test_a_gradient_slip_moves_the_flow_off_the_optimum(monkeypatch):
+    lin = _curves()["linear"]          # cached before the slip: the cache must hold the true flows
     good = kernels.finite_risk_integrand_grad_omega
     monkeypatch.setattr(kernels, "finite_risk_integrand_grad_omega",
                         lambda mu, om, tau, s2, tr_p, k1, k2, A, B, dA, dB: good(mu, om, tau, s2, tr_p, k1, k2, A, B,
                                                                                   dA / 2, dB / 2))
-    c = {"L": [L], "softmax": [af._softmax(fr.Model(I5, I5, TAU, S2), L)], "linear": _curves()["linear"]}
-    assert af.flow_checks(c)[1].passed is False
+    c = {"L": [L], "softmax": [af._softmax(fr.Model(I5, I5, TAU, S2), L)], "linear": lin}
+    assert [ch.passed for ch in af.flow_checks(c)] == [False, False]
+
+
+def test_the_gradient_check_sees_a_slip_in_dR_dmu(monkeypatch):
+    """dR/dmu vanishes at the optimum for a rescaled formula too; the comparison at INIT catches it."""
+    lin = _curves()["linear"]
+    good = kernels.finite_risk_integrand_grad_mu
+    monkeypatch.setattr(kernels, "finite_risk_integrand_grad_mu", lambda *a: 1.02 * good(*a))
+    r = af._softmax(fr.Model(I5, I5, TAU, S2), L)
+    assert r["gradient_agreement"]["init"]["ratio"] > 1
+    check = af.flow_checks({"L": [L], "softmax": [r], "linear": lin})[0]
+    assert check.passed is False and "INIT" in check.detail
+
+
+def test_the_gradient_check_is_not_the_flows_own_field():
+    """The judged ratio compares the gradient with the risk's own derivatives (reference ~0 at R*_L's
+    optimum), not with the field the flow followed: at the computed flows it is far below 1, and its
+    reference at the optimum is the risk's, not the gradient's."""
+    r = _curves()["softmax"][0]
+    at = r["gradient_agreement"]["optimum"]
+    assert at["theta"] == [r["mu"], r["omega"]]
+    assert abs(at["reference"][0]) < 1e-12 and abs(at["reference"][1]) < 1e-6
+    assert max(a["ratio"] for a in r["gradient_agreement"].values()) < 0.1
 
 
 def _long(delta):
