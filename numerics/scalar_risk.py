@@ -95,6 +95,14 @@ def optimum(objective, H, x0=None):
     (tests/numerics/test_scalar_risk.py)."""
     from scipy.optimize import minimize
     x0 = np.concatenate([np.full(H, 2.0), np.full(H, 0.3)]) if x0 is None else x0
-    res = minimize(lambda x: objective(x[:H], x[H:]), x0, method="Nelder-Mead",
-                   options={"xatol": 1e-8, "fatol": 1e-12, "maxiter": 4000})
+
+    def value(x):
+        # where the objective overflows (C1 grows like e^{c omega^2}) or is NaN (inf - inf), it counts as
+        # +inf: the simplex moves away instead of carrying a NaN into the reported optimum
+        with np.errstate(over="ignore", invalid="ignore"):
+            v = float(objective(x[:H], x[H:]))
+        return v if math.isfinite(v) else math.inf
+    if not math.isfinite(value(x0)):
+        raise ValueError(f"the objective is not finite at the start {x0.tolist()}")
+    res = minimize(value, x0, method="Nelder-Mead", options={"xatol": 1e-8, "fatol": 1e-12, "maxiter": 4000})
     return res.x[:H], res.x[H:], float(res.fun)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from softlin.numerics import scalar_risk as sr
 from softlin.numerics.significance import z_critical
@@ -46,6 +47,16 @@ def test_optimum_finds_the_analytic_minimiser_of_a_quadratic():
     f = lambda m, o: float((np.r_[m, o] - target) @ A @ (np.r_[m, o] - target)) + 0.7
     mu, om, val = sr.optimum(f, 2)
     assert np.allclose(np.r_[mu, om], target, atol=1e-5) and abs(val - 0.7) < 1e-9
+
+
+def test_optimum_steps_around_a_region_where_the_objective_is_nan():
+    """A NaN (inf - inf where C1 overflows) must not become the reported optimum: it counts as +inf."""
+    target = np.array([1.0, 0.5])
+    f = lambda m, o: math.nan if o[0] > 0.8 else float(np.sum((np.r_[m, o] - target) ** 2))
+    mu, om, val = sr.optimum(f, 1, x0=np.array([2.0, 0.7]))
+    assert np.allclose(np.r_[mu, om], target, atol=1e-5) and math.isfinite(val)
+    with pytest.raises(ValueError, match="not finite at the start"):
+        sr.optimum(f, 1, x0=np.array([2.0, 0.9]))
 
 
 def test_optimum_of_the_one_head_risk_matches_a_grid_search():
