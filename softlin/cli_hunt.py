@@ -37,12 +37,13 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 from . import certio
-from .claims import budgets, progress, registry, scenario as scen
+from .claims import budgets, common, progress, registry, scenario as scen
 from .cli_hunt_toml import to_toml
 from .claims.base import CHECK_FALSE_ALARM, claim_rng, false_alarm_level
 from .cli_verify import EXIT_FAILED, EXIT_OK, InternalError
@@ -260,7 +261,22 @@ def summary(h: Hunt, seconds: float) -> dict:
                                   "statistical checks x per_check; per_check = min(1e-6, level / (N x checks))"}}
     if h.found:
         out["counterexample"] = {"scenario": h.found.scenario, "failing_checks": h.found.failing}
+    out["provenance"] = {**common.provenance(), "source_commit": source_commit()}
     return out
+
+
+def source_commit() -> str | None:
+    """The git commit of the softlin source that ran the hunt (with "+changes" when its tree differs from
+    it), or None outside a git checkout: a hunt's "nothing found" is a statement about that code."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + ("+changes" if dirty else "")
 
 
 def cmd_hunt(args) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 import numpy as np
 import pytest
@@ -104,6 +105,11 @@ def test_nothing_found_exits_0_and_accounts_for_every_draw(monkeypatch, tmp_path
         sum(out["outside_hypotheses"].values())
     assert out["false_alarm"]["stated"] == pytest.approx(20 * 3e-6) and out["false_alarm"]["level"] == 1e-3
     assert out["false_alarm"]["family_wise"] == pytest.approx(out["runs"] * 3e-6)
+    # the code the verdict is about: the derivations' hash and, in a git checkout, the commit
+    from softlin.numerics import kernels
+    assert out["provenance"]["kernels_input_hash"] == kernels.INPUT_HASH
+    commit = out["provenance"]["source_commit"]
+    assert commit is None or re.fullmatch(r"[0-9a-f]{40}(\+changes)?", commit), commit
 
 
 def test_the_stated_family_wise_level_sets_each_checks_level(monkeypatch, tmp_path, capsys):
