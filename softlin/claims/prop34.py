@@ -39,6 +39,7 @@ from . import scenario as scen
 from .base import check_false_alarm, Check, Claim, certificate
 from .common import provenance, symbolic_check
 from .prop31_common import naive_exponent, sharp_exponent
+from .prop31_fixed import deterministic_coordinates
 from .prop34_jacobians import _R, finite_jacobian_checks, limit_jacobian_check, risk_gradient_checks  # noqa: F401
 
 ID = "prop-3.4"
@@ -283,10 +284,17 @@ def _sympy_formulas() -> tuple[dict, dict]:
 
 
 def validate(scenario: dict) -> dict:
-    """The common scenario checks, plus prop-3.4's own: a positive definite query covariance, and a
+    """The common scenario checks, plus prop-3.4's own: a positive definite query covariance, a
     non-zero tilt lambda_max(U^T Gamma U Sigma_q) > 0 (the regimes rescale Gamma to reach their lambda;
-    Gamma = 0 cannot be rescaled)."""
+    Gamma = 0 cannot be rescaled), and V Gamma V^T != 0: otherwise V z_i = V m for every token, so
+    grad_U T = sum_i w_i (V z_i)(z_i - zbar)^T (x) z = V m (sum_i w_i (z_i - zbar))^T (x) z = 0 at every L
+    and in the limit; grad_U's error is exactly 0 and its rate, a log-log slope, has nothing to fit
+    (found by `softlin hunt prop-3.4`: V = 0 crashed the fit)."""
     s = scen.common(scenario)
+    if np.all(deterministic_coordinates(s["cov"], s["V"])):
+        raise ValueError("V Gamma V^T = 0, so every token's output is V m and grad_U T[mu_L] = grad_U T[mu] = 0 "
+                         "exactly at every L (grad_U's rate has nothing to measure); give V a row outside the "
+                         "kernel of Gamma")
     if np.min(np.linalg.eigvalsh(s["query_cov"])) <= 1e-12:
         raise ValueError(f"prop-3.4 needs a positive definite query_cov, got {s['query_cov'].tolist()}")
     lam = query_average.threshold_lambda(s["cov"], s["U"], s["query_cov"])

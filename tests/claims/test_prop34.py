@@ -176,3 +176,28 @@ def test_the_anchors_at_a_strong_tilt_are_judged_within_their_reach():
     cV, cU = (float(c[0]) for c in _per_query_coefficients(z[None, :], U, V, Gamma))
     one, two, large = px.anchor_checks(Gamma, U, V, z, cV, cU)
     assert one.passed is True and two.passed is True and large.passed is None
+
+
+def test_an_output_constant_over_tokens_is_rejected_and_its_grad_U_error_is_exactly_zero():
+    """Found by `softlin hunt prop-3.4` (d = 2, V = 0): grad_U's exact errors were 0 at every L and its
+    log-log fit crashed. With V Gamma V^T = 0 every token has V z = V m, so V (C_hat - Gamma) = 0: the
+    Monte Carlo grad_U error is rounding-sized for a non-zero V in the kernel of a singular Gamma too,
+    and validation rejects such a scenario with the reason, where V Gamma V^T != 0 passes."""
+    witness = {"d": 2, "mean": [0.5, 0.0], "cov": [[0.3125, -0.25], [-0.25, 2.0]], "U": [[0.0, 0.5], [0.0, 0.0]],
+               "V": [[0.0, 0.0]], "query_cov": [[0.0625, -0.1875], [-0.1875, 1.125]], "L": [4, 8]}
+    merged = lambda s: scenario.merge(prop34.default_scenario(), s, prop34.CLAIM.scenario_keys)
+    with pytest.raises(ValueError, match="V Gamma V\\^T = 0"):
+        prop34.validate(merged(witness))
+    prop34.validate(merged({**witness, "V": [[0.0, 0.25]]}))
+    # a singular Gamma and a non-zero V in its kernel: the grad_U error vanishes, grad_V's does not
+    B = np.array([[1.0], [1.0]])
+    Gamma, V, U = B @ B.T, np.array([[1.0, -1.0]]), np.array([[0.5, 0.0], [0.0, 0.5]])
+    with pytest.raises(ValueError, match="V Gamma V\\^T = 0"):
+        prop34.validate(merged({**witness, "cov": Gamma.tolist(), "V": V.tolist(), "U": U.tolist()}))
+    law = GaussianLaw(np.array([0.5, 0.0]), Gamma)
+    queries = np.array([[1.0, 0.5], [-0.5, 2.0]])
+    from softlin.claims import prop34_exact as ex
+    from softlin.numerics import limits
+    mus = limits.gaussian_limit(law.mean, Gamma, U, np.eye(2), queries)
+    eV, eU = ex.gradient_errors_fn(U, V, Gamma)(law, claim_rng(0, "test"), 50, 8, queries, mus)
+    assert np.max(eU) < 1e-25 and np.min(eV) > 1e-6, (np.max(eU), np.min(eV))
