@@ -66,6 +66,25 @@ def test_certificate_records_family_wise_false_alarm_and_the_power_of_every_cont
     assert ran == (mc >= 0.999)          # run exactly when its computed power reaches 0.999
 
 
+def test_the_fixed_query_tests_split_the_stated_false_alarm_over_every_z_test(default_certificate):
+    """Bonferroni accounting of the fixed-query checks: each is a maximum over z-tests made at every L of
+    the fixed-query Monte Carlo, per output entry (bias: k, second moments: k (k + 1) / 2; Stein: k), so
+    its critical value must put (number of z-tests) x (two-sided tail beyond it) at the stated level.
+    A level split over the entries only (false alarm multiplied by |L|) is a slip no single run shows."""
+    from scipy import stats
+    cert = default_certificate
+    level = cert["quantities"]["family_wise_false_alarm"] / cert["quantities"]["statistical_checks"]
+    n_L = len(cert["quantities"]["fixed_query_mse"])           # one mean squared error per fixed-query L
+    k = len(cert["quantities"]["bias_first_order"])
+    tests = {"fixed query: Monte Carlo bias and second moments": n_L * (k + k * (k + 1) // 2),
+             "fixed query: L (E T[mu_L] - T) -> b1": n_L * (k + k * (k + 1) // 2),
+             "fixed query: E[T[mu_L] - T] = -E[sum_i p_i^2]": n_L * k}
+    assert n_L >= 2 and k == 2
+    for prefix, n in tests.items():
+        (check,) = [c for c in cert["checks"] if c["name"].startswith(prefix)]
+        assert n * 2 * stats.norm.sf(check["bound"]) == pytest.approx(level, rel=1e-9), (prefix, check["bound"])
+
+
 def test_tolerances_of_the_exponent_checks_are_fixed_before_the_run(default_certificate):
     exps = [c for c in default_certificate["checks"] if "decays as L^-kappa" in c["name"]]
     assert len(exps) == 3 and all(c["passed"] for c in exps)

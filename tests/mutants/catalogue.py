@@ -263,7 +263,8 @@ MUTANTS: tuple[Mutant, ...] = (
            "alpha = check_false_alarm() / (len(Ls) * n_entries)",
            "alpha = check_false_alarm() / n_entries",
            ("prop-3.1",), "fixed-query z-tests Bonferroni-corrected over the entries only, not over the |Ls| prompt "
-                          "lengths (false alarm multiplied by |Ls|)"),
+                          "lengths (false alarm multiplied by |Ls|)",
+           ("tests/claims/test_prop31.py::test_the_fixed_query_tests_split_the_stated_false_alarm_over_every_z_test",)),
     Mutant("icl-training-step-at-stability-edge", "softlin/claims/icl_common.py",
            "step = 1.0 / beta_local",
            "step = 2.0 / beta_local",
@@ -462,10 +463,6 @@ SURVIVORS: dict[str, str] = {
         "slip's 2 s^3 r^2 + ... stays above the samples too; derivations/icl_hessian.py proves the second-variation "
         "identity the bound rests on but not its norm inequalities (Cauchy-Schwarz would even give 1.5 s^3 r^2), "
         "so the slip leaves a valid bound and no proof or route can refute it",
-    "prop31-fixed-bonferroni-forgets-L":
-        "false-alarm accounting: the critical value drops by ~0.3 sigma, which no single run can reveal and 25 "
-        "seeds cannot calibrate at 1e-6; a unit test pinning the check's Bonferroni count would kill it (not "
-        "written this round)",
     "icl-training-step-at-stability-edge":
         "near-equivalent on the scenario: 2 / beta_inf is still below the stability limit 2 / ||Hess||, since "
         "beta_inf overestimates the Hessian norm, so gradient descent converges and every check holds",
