@@ -1,5 +1,6 @@
 """Claim asm-3.3: tilted-moment closed forms, their finiteness domain, and what refutes them."""
 
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -114,3 +115,25 @@ def test_a_zero_token_covariance_is_judged_not_a_crash():
     cert = asm33.run(s, "quick", claim_rng(0, "asm-3.3"))
     d1 = next(c for c in cert["checks"] if c["name"].startswith("d = 1 (first coordinates)"))
     assert d1["passed"] is True and cert["status"] != "refuted"
+
+
+def test_a_monte_carlo_entry_without_spread_is_judged_exactly():
+    """Found by `softlin hunt asm-3.3` (Gamma = 0, m = 0, U = 0, d = 2): |z'|^p = 0 for every pair, so the
+    weighted Y_pq of p > 0 has standard error 0 and its z-score was inf, refuting correct closed forms.
+    Such an entry is now compared exactly: verified as derived, refuted (value inf) when the closed form
+    puts 1e-6 there."""
+    import sympy as sp
+    from softlin.claims import asm33, scenario as scen
+    from softlin.claims.base import claim_rng
+    from softlin.derivations import tilted_moments as tm
+    user = {"d": 2, "mean": [0.0, 0.0], "cov": [[0.0, 0.0], [0.0, 0.0]], "U": [[0.0, 0.0], [0.0, 0.0]],
+            "V": [[0.0, 0.0]], "query_cov": [[1.5625, 0.125], [0.125, 0.5]], "L": [4, 8], "trials": 800}
+    s = scen.merge(asm33.default_scenario(), user, asm33.CLAIM.scenario_keys)
+    name = "Gaussian scenario: Monte Carlo against the closed forms"
+    cert = asm33.run(s, "quick", claim_rng(0, "asm-3.3"))
+    mc = next(c for c in cert["checks"] if c["name"] == name)
+    assert mc["passed"] is True and cert["status"] != "refuted", mc
+    stray = lambda p, q, c, *rest: tm.tilted_moment(p, q, c, *rest) + (sp.Rational(1, 10**6) if (p, q) == (4, 0) else 0)
+    cert = asm33.run(s, "quick", claim_rng(0, "asm-3.3"), closed_form=stray)
+    mc = next(c for c in cert["checks"] if c["name"] == name)
+    assert mc["passed"] is False and mc["value"] == "inf", mc          # (certificates write inf as "inf")
