@@ -1,6 +1,5 @@
 """Claim asm-3.3: tilted-moment closed forms, their finiteness domain, and what refutes them."""
 
-
 import numpy as np
 import pytest
 import sympy as sp
