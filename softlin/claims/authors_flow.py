@@ -119,7 +119,7 @@ def _agreement(surf, gs, mu: float, omega: float) -> dict:
     h = 1e-4 * max(1.0, abs(omega))
     try:
         g = gs.gradient(mu, omega)
-        c0, c1, c2 = surf.quadratic(omega)
+        _, c1, c2 = surf.quadratic(omega)
 
         def d_omega(step):
             return (surf.risk(mu, omega + step) - surf.risk(mu, omega - step)) / (2 * step)
