@@ -296,3 +296,49 @@ def test_infinite_prompt_risk_with_the_tilt_covariance_dropped_is_caught():
     # On the quick budget SGD may not be within its optimisation tolerance, and then its own check
     # is undecided rather than refuted; it must never pass against the wrong prediction.
     assert _checks(cert, "softmax, SGD")[0]["passed"] is not True
+
+
+def _optimality_verdict(p_end: float, floor: float = 1e-3) -> tuple:
+    """The SGD-optimality check of linear_checks on synthetic inputs: linear attention ended at
+    p = mu omega = p_end (omega = 1) at L = 10 on Toeplitz(0.5), gradient covariance trace `floor`."""
+    from softlin.claims import authors_checks
+    Sp = Sq = SIGMA
+    s2, tau, L = 0.1, 0.2, 10
+    s = {"Ls": [L], "s2": s2, "tau": tau, "Sigma": SIGMA}
+    C = {"per_L": {L: {"grad_cov_trace": {"linear": floor}}}}
+    exact = float(kernels.authors_linear_risk(Sp, Sq, p_end, 1.0, s2, tau, L))
+    checks, _, _ = authors_checks.linear_checks(s, C, {"linear": {L: (p_end, 1.0)}}, {"linear": {L: (exact, 1e-3)}},
+                                                Sp, Sq, kernels.authors_linear_risk, {"test": 1}, np.random.default_rng(0))
+    c = next(c for c in checks if c.name.startswith("linear attention: SGD reached"))
+    return c.passed, c.value
+
+
+def _p_star(L=10):
+    return float(np.asarray(kernels.authors_linear_optimum(SIGMA, SIGMA, 0.1, 0.2, L)).ravel()[0])
+
+
+def test_linear_optimality_check_passes_at_the_optimum_and_is_undecided_off_it():
+    assert _optimality_verdict(_p_star())[0] is True
+    passed, ratio = _optimality_verdict(0.5 * _p_star())
+    assert passed is None and ratio > 1
+
+
+def test_an_optimum_formula_that_is_not_a_minimum_is_refuted(monkeypatch):
+    """Sensitivity, deterministic: (a) the infinite-prompt optimum p* = tr(Sp Sq) / tr(Sp^2 Sq) reported as
+    the finite-L one (the 1/L terms of the denominator forgotten), with its own exact risk: an SGD end at
+    the true p*_L lies below it; (b) the right p*_L with the minimum risk missing its s2 term: the
+    "minimum" is not the risk at its own p*."""
+    from softlin.claims import authors_checks
+    true_opt, p_true = kernels.authors_linear_optimum, _p_star()
+
+    def infinite_p(Sp, Sq, s2, tau, L):
+        p = float(np.trace(Sp @ Sq) / np.trace(Sp @ Sp @ Sq))
+        return np.array([[p, kernels.authors_linear_risk(Sp, Sq, p, 1.0, s2, tau, L)]])
+
+    def risk_without_noise(Sp, Sq, s2, tau, L):
+        p, r = np.asarray(true_opt(Sp, Sq, s2, tau, L)).ravel()
+        return np.array([[p, r - s2]])
+
+    for wrong in (infinite_p, risk_without_noise):
+        monkeypatch.setattr(authors_checks.kernels, "authors_linear_optimum", wrong)
+        assert _optimality_verdict(p_true)[0] is False, wrong.__name__
