@@ -78,7 +78,8 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
     at_sgd = {L: float(kernels.authors_linear_risk(Sp, Sq, *params["linear"][L], s2, tau, L)) for L in Ls}
     at_opt = {L: float(kernels.authors_linear_risk(Sp, Sq, lin_min[L][0], 1.0, s2, tau, L)) for L in Ls}
     gap = {L: at_sgd[L] - lin_min[L][1] for L in Ls}
-    null = s2 + tau * float(np.trace(Sq))      # the risk at p = 0: the size of the terms that cancel in R
+    # the null risk s2 + tau tr Sigma_q (the risk at p = 0): the size of the terms that cancel in R
+    null = float(kernels.authors_linear_risk(Sp, Sq, 0.0, 1.0, s2, tau, Ls[0]))
     rounding = {L: OPTIMUM_ROUNDING * max(abs(at_sgd[L]), abs(lin_min[L][1]), abs(at_opt[L]), null) for L in Ls}
     inconsistent = [L for L in Ls if abs(at_opt[L] - lin_min[L][1]) > rounding[L]]
     below = [L for L in Ls if gap[L] < -rounding[L]]

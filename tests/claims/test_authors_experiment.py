@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
-from softlin.claims import authors_experiment as ae
+from softlin.claims import authors_checks, authors_experiment as ae
 from softlin.claims.base import claim_rng
 from softlin.derivations import authors_experiment as ae_d, authors_gradients as ag_d
 from softlin.numerics import authors_sgd as sgd, kernels
@@ -298,14 +298,13 @@ def test_infinite_prompt_risk_with_the_tilt_covariance_dropped_is_caught():
     assert _checks(cert, "softmax, SGD")[0]["passed"] is not True
 
 
-def _optimality_verdict(p_end: float, floor: float = 1e-3) -> tuple:
+def _optimality_verdict(p_end: float) -> tuple:
     """The SGD-optimality check of linear_checks on synthetic inputs: linear attention ended at
-    p = mu omega = p_end (omega = 1) at L = 10 on Toeplitz(0.5), gradient covariance trace `floor`."""
-    from softlin.claims import authors_checks
+    p = mu omega = p_end (omega = 1) at L = 10 on Toeplitz(0.5), gradient covariance trace 1e-3."""
     Sp = Sq = SIGMA
     s2, tau, L = 0.1, 0.2, 10
     s = {"Ls": [L], "s2": s2, "tau": tau, "Sigma": SIGMA}
-    C = {"per_L": {L: {"grad_cov_trace": {"linear": floor}}}}
+    C = {"per_L": {L: {"grad_cov_trace": {"linear": 1e-3}}}}
     exact = float(kernels.authors_linear_risk(Sp, Sq, p_end, 1.0, s2, tau, L))
     checks, _, _ = authors_checks.linear_checks(s, C, {"linear": {L: (p_end, 1.0)}}, {"linear": {L: (exact, 1e-3)}},
                                                 Sp, Sq, kernels.authors_linear_risk, {"test": 1}, np.random.default_rng(0))
@@ -328,11 +327,10 @@ def test_an_optimum_formula_that_is_not_a_minimum_is_refuted(monkeypatch):
     the finite-L one (the 1/L terms of the denominator forgotten), with its own exact risk: an SGD end at
     the true p*_L lies below it; (b) the right p*_L with the minimum risk missing its s2 term: the
     "minimum" is not the risk at its own p*."""
-    from softlin.claims import authors_checks
     true_opt, p_true = kernels.authors_linear_optimum, _p_star()
 
     def infinite_p(Sp, Sq, s2, tau, L):
-        p = float(np.trace(Sp @ Sq) / np.trace(Sp @ Sp @ Sq))
+        p = float(np.asarray(kernels.authors_infinite_optimum(Sp, Sq, s2, tau)).ravel()[0])
         return np.array([[p, kernels.authors_linear_risk(Sp, Sq, p, 1.0, s2, tau, L)]])
 
     def risk_without_noise(Sp, Sq, s2, tau, L):
