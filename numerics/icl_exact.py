@@ -17,7 +17,7 @@ tests against 1.5x the nodes). The gradient of the excess R_L - R_inf is taken b
 (step `FD_STEP`: the spline is C^2, so the error is O(h^2) ~ 1e-10 plus rounding 1e-16/h ~ 1e-11).
 Independent test: the claim compares it with Monte Carlo gradients on fresh prompts.
 
-Flows: dtheta/dt = -grad R(theta), theta = (vec A, b), integrated with scipy's solve_ivp (DOP853).
+Flows: dtheta/dt = -grad R(theta), theta = (vec A, b), integrated with DOP853 (`flow`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ import math
 
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
-from scipy.integrate import solve_ivp
+from scipy.integrate import DOP853
+from scipy.optimize import brentq
 
 from . import kernels, query_average, selfnormalised
 
@@ -83,9 +84,9 @@ class ExcessRisk:
         self.trace = float(np.trace(self.Sigma))
 
     def reach(self, theta: np.ndarray) -> float:
-        """> 0 while lambda(theta) is inside the table's reach (a solve_ivp event for `flow`); the 2 %
-        margin keeps the stages of the step that crosses it, evaluated before the event is located,
-        inside the table (if one is not, `excess` raises OutOfReach all the same)."""
+        """> 0 while lambda(theta) is inside the table's reach (the stopping event of `flow`); the 2 %
+        margin keeps most stages of the step that crosses it inside the table; a step with a stage
+        beyond it is rejected by `flow` and retried shorter."""
         A, _ = unpack(theta, self.d)
         return self.lam_max * (1 - REACH_MARGIN) - whitened_lambda(self.Sigma, A)
 
@@ -121,20 +122,46 @@ class ExcessRisk:
 
 
 def flow(grad, theta0: np.ndarray, t_eval: np.ndarray, rtol: float = 1e-9, reach=None) -> np.ndarray:
-    """theta(t) at t_eval for dtheta/dt = -grad(theta) (solve_ivp, DOP853, atol = rtol * max(1, |theta0|)).
+    """theta(t) at t_eval for dtheta/dt = -grad(theta) (DOP853, atol = rtol * max(1, |theta0|)).
 
-    `reach(theta)`: optional, > 0 where `grad` can be evaluated (e.g. an ExcessRisk's table reach); the
-    flow stops where it reaches 0, and OutOfReach carries the time and the state there."""
+    `reach(theta)`: optional, > 0 where `grad` can be evaluated (e.g. an ExcessRisk's table reach). The
+    flow is an event: it stops where `reach` crosses 0, located on the step's dense output, and
+    OutOfReach carries the time and the state there. A trial step whose Runge-Kutta stages leave the
+    domain (`grad` raises OutOfReach, whose `t` is None) is rejected and retried with half the step;
+    whether a stage lands outside depends on the last bits of the arithmetic, so a rejected stage must
+    not decide the outcome. The stepping, the dense output and the event location are those of
+    scipy's solve_ivp, which has no way to reject a step from inside the right-hand side."""
+    theta0 = np.asarray(theta0, float)
+    t_eval = np.asarray(t_eval, float)
     scale = max(1.0, float(np.max(np.abs(theta0))))
-    events = None
-    if reach is not None:
-        def events(t, y):
-            return reach(y)
-        events.terminal, events.direction = True, -1
-    sol = solve_ivp(lambda t, y: -grad(y), (0.0, float(t_eval[-1])), np.asarray(theta0, float), method="DOP853",
-                    rtol=rtol, atol=rtol * scale, t_eval=t_eval, events=events)
-    if not sol.success:
-        raise FloatingPointError(f"solve_ivp failed: {sol.message}")
-    if sol.status == 1:
-        raise OutOfReach(sol.y_events[0][0], t=float(sol.t_events[0][0]))
-    return sol.y.T
+    solver = DOP853(lambda t, y: -grad(y), 0.0, theta0, float(t_eval[-1]), rtol=rtol, atol=rtol * scale)
+    out, k = [], 0
+    g_old = None if reach is None else reach(theta0)
+    while solver.status == "running":
+        t_old = solver.t
+        try:
+            message = solver.step()
+        except OutOfReach as exc:
+            if exc.t is not None:
+                raise
+            solver.h_abs *= 0.5            # reject the trial step (solver state is the last accepted one)
+            if solver.h_abs < 10 * np.finfo(float).eps * max(1.0, abs(t_old)):
+                raise OutOfReach(solver.y, t=float(t_old), why="the step size underflowed at the reach") from exc
+            continue
+        if solver.status == "failed":
+            raise FloatingPointError(f"DOP853 failed: {message}")
+        dense = solver.dense_output()
+        t_stop = None
+        if reach is not None:
+            g_new = reach(solver.y)
+            if g_old > 0 >= g_new:         # direction -1: the reach is being left
+                t_stop = brentq(lambda t: reach(dense(t)), t_old, solver.t, xtol=4 * np.finfo(float).eps)
+            g_old = g_new
+        t_end = solver.t if t_stop is None else t_stop
+        stop = np.searchsorted(t_eval, t_end, side="right")
+        if stop > k:
+            out.append(dense(t_eval[k:stop]).T)
+            k = stop
+        if t_stop is not None:
+            raise OutOfReach(dense(t_stop), t=float(t_stop))
+    return np.concatenate(out, axis=0)

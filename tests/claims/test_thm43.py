@@ -93,6 +93,26 @@ def test_a_flow_is_stopped_where_it_leaves_the_tables_reach():
         E.excess(stop.value.theta * 1.2)
 
 
+def test_a_trial_step_beyond_the_domain_is_rejected_not_raised():
+    """theta' = 1 from 0 on the domain theta < 1 with the stopping event at 0.98: DOP853's first
+    trial step (the error estimate of a constant field is 0, so steps grow fast) has stages past 1,
+    where the field raises OutOfReach without a time; `flow` must reject those steps and stop at
+    the event, t = 0.98, with the state there."""
+    calls = {"outside": 0}
+
+    def field(theta):
+        if theta[0] >= 1.0:
+            calls["outside"] += 1
+            raise icl_exact.OutOfReach(theta)
+        return -np.ones(1)
+
+    with pytest.raises(icl_exact.OutOfReach) as stop:
+        icl_exact.flow(field, np.zeros(1), np.array([0.0, 0.5, 10.0]), reach=lambda th: 0.98 - th[0])
+    assert calls["outside"] > 0
+    assert stop.value.t == pytest.approx(0.98, rel=1e-12)
+    assert stop.value.theta[0] == pytest.approx(0.98, rel=1e-12)
+
+
 def test_an_l_beyond_the_reach_is_skipped_and_too_few_ls_exit_2(tmp_path):
     """With L = [4, 8] only one length is followable: a structural limit, exit 2 with the reason (not a
     crash, exit 3); with L = [4, 8, 16] the claim runs on 8 and 16 and lists 4 as beyond reach."""
