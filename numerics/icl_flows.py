@@ -27,11 +27,7 @@ RTOL = 1e-10
 
 def spd(name: str, Sigma) -> np.ndarray:
     """A symmetric positive definite matrix (invertible covariance), else ValueError naming it."""
-    S = validate.covariance(name, Sigma)
-    lowest = float(np.min(np.linalg.eigvalsh(S)))
-    if lowest <= 1e-12 * max(1.0, float(np.max(np.abs(S)))):
-        raise ValueError(f"{name} must be positive definite (smallest eigenvalue {lowest:.3g}): {S.tolist()}")
-    return S
+    return validate.positive_definite(name, Sigma)
 
 
 def balanced_init(Sigma: np.ndarray, alpha: float, Theta=None) -> tuple[np.ndarray, float]:

@@ -52,6 +52,26 @@ from . import kernels, query_average, validate
 
 STEP_V = 0.2
 STEP_G = 0.25
+# The reach of the quadrature. The g grid has ~8 q + 96 sqrt(q) points and the v grid ~(q + 12 sqrt(q))
+# / STEP_V, so the work grows like q^2, and at large q the fixed ranges start to cut the integrands:
+# the agreement of halved steps (log A, log B) is ~1e-13 up to a q that grows with ln L, then degrades
+# fast (measured, q in steps of 10: at L = 2, 1e-7 at q = 310 and 6e-4 at 340; at L = 100, 4e-8 at 390
+# and 4e-4 at 400). REACH holds, per L, a q where the agreement is still <= 1e-6 relative (the tables
+# built on these values state 1e-4); between the tabled L the reach is interpolated linearly in ln L
+# (the breakdown point grows about linearly in ln L). U = 1000 I gives q ~ 1e6 (rows of 8e6 points,
+# 22 GB): a q beyond the reach is refused, by the claims' estimators before any work, and here as the
+# last guard (tests/test_reliability.py measures the agreement at tabled points).
+REACH = ((2, 315.0), (3, 328.0), (5, 342.0), (8, 353.0), (10, 360.0), (16, 365.0), (32, 375.0), (100, 390.0))
+
+
+def q_reach(L: int) -> float:
+    """The largest q at which `log_moments` is trusted for prompt length L (see REACH); L = 1 is exact."""
+    if L <= 1:
+        return math.inf
+    Ls, qs = zip(*REACH)
+    return float(np.interp(math.log(L), np.log(Ls), qs))
+# Rows of the (v, g) arrays evaluated at once: at most CHUNK_ELEMENTS doubles (8 MiB) per array.
+CHUNK_ELEMENTS = 2**20
 
 
 def phi_powers(L: int) -> tuple[int, int]:
@@ -70,7 +90,11 @@ def _check(q: float, L: int) -> tuple[float, int]:
     q = float(q)
     if not math.isfinite(q) or q < 0:
         raise ValueError(f"q = {q!r} must be a finite number >= 0")
-    return q, validate.prompt_length("L", L)
+    L = validate.prompt_length("L", L)
+    if q > q_reach(L):
+        raise validate.BeyondReach(f"q = a^T Gamma a = {q:.4g} is beyond the exact quadrature's reach q <= "
+                                   f"{q_reach(L):g} at L = {L} (a = U z: lower the scale of U, cov or the queries)")
+    return q, L
 
 
 def log_moments(q: float, L: int, step_v: float = STEP_V, step_g: float = STEP_G) -> tuple[float, float]:
@@ -99,8 +123,9 @@ def log_moments(q: float, L: int, step_v: float = STEP_V, step_g: float = STEP_G
     v = np.arange(v_lo, v_hi + step_v, step_v)
     logs_a, logs_b1, logs_b2 = [], [], []
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        for i in range(0, len(v), 256):
-            vv = v[i:i + 256]
+        rows = max(1, min(256, CHUNK_ELEMENTS // g.size))
+        for i in range(0, len(v), rows):
+            vv = v[i:i + rows]
             tw = np.exp((vv - ell)[:, None] + logw[None, :])
             e = np.exp(-tw)
             em1 = np.expm1(-tw)
@@ -163,6 +188,7 @@ def table(L: int, q_max: float, points: int = 48) -> Table:
     if not math.isfinite(q_max) or q_max < 0:
         raise ValueError(f"q_max = {q_max!r} must be a finite number >= 0")
     q_max = max(q_max, 1e-6)
+    _check(q_max, L)                           # refuse beyond the reach before the first point
     qs = q_max * (np.arange(points) / (points - 1)) ** 2
     logs = np.array([log_moments(q, L) for q in qs])
     return Table(int(L), qs, logs[:, 0], logs[:, 1])

@@ -71,8 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_list() -> int:
-    for claim in registry.CLAIMS.values():
-        print(f"{claim.id:<20} {claim.title}")
+    for claim_id, title in registry.headlines():
+        print(f"{claim_id:<20} {title}")
     return EXIT_OK
 
 
@@ -106,7 +106,14 @@ def _derive_finish(args, proofs, start) -> int:
         progress.progress("derive: emitting the kernels to compare")
         diff = emit.staleness_diff()
         progress.clear()
-        stale_pages = [p for p, text in pages.items() if not p.exists() or p.read_text() != text]
+        # From an installed wheel there is no reports/ folder in the working directory: the pages are
+        # a checkout's, so they are skipped with a note, and the kernels the wheel holds are checked.
+        skipped = [p for p in pages if not p.parent.is_dir()]
+        for page_path in skipped:
+            print(f"skipped {page_path}: no {page_path.parent}/ folder here (a checkout's page; give --out "
+                  f"to check one elsewhere)", file=sys.stderr)
+        stale_pages = [p for p, text in pages.items()
+                       if p not in skipped and (not p.exists() or p.read_text() != text)]
         if diff:
             sys.stdout.write(diff)
             print(f"{emit.GENERATED_PATH} is stale; fix: {emit.FIX_COMMAND}", file=sys.stderr)
@@ -116,7 +123,8 @@ def _derive_finish(args, proofs, start) -> int:
             print("symbolic proofs failed: " + "; ".join(failed), file=sys.stderr)
         if diff or stale_pages or failed:
             return EXIT_FAILED
-        print(f"kernels and derivation report are up to date ({time.perf_counter() - start:.1f} s)")
+        what = "kernels are" if skipped else "kernels and derivation report are"
+        print(f"{what} up to date ({time.perf_counter() - start:.1f} s)")
         return EXIT_OK
     progress.progress("derive: emitting the kernels")
     path = emit.write()
@@ -185,6 +193,11 @@ def main(argv: list[str] | None = None) -> int:
         message = str(exc).replace("\n", " ")
         print(f"softlin: error: {message}", file=sys.stderr)
         return EXIT_USAGE
+    except MemoryError as exc:
+        progress.clear()
+        print(f"softlin: error: out of memory ({exc}); lower trials, L or the scale of the scenario's "
+              f"matrices", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         progress.clear()
         print("softlin: interrupted", file=sys.stderr)
@@ -195,8 +208,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"softlin: internal error: {message.splitlines()[0] if message else ''} -- this is a bug; "
               f"please report it with the command line ({ISSUES}); SOFTLIN_DEBUG=1 shows the traceback",
               file=sys.stderr)
-        if _debug():
-            raise
+        if _debug():            # shows more, never changes the exit code
+            import traceback
+            traceback.print_exc()
         return EXIT_INTERNAL
 
 

@@ -6,7 +6,7 @@ seed S fixed in the scenario, so one scenario always gives the same run and Hypo
 sees a deterministic test). An example is
 
 - outside hypotheses: the claim's validation or its structural limits (claims/budgets.py) reject it;
-  counted per reason, never run; a structural limit that only the run meets (budgets.BeyondReach, e.g.
+  counted per reason, never run; a structural limit that only the run meets (BeyondReach, e.g.
   thm-4.3's finite-L flow leaving its exact route's tables) is counted the same way;
 - a counterexample: some check that is not a control has passed = False (refuted). A check with
   passed = None is undecided, not a counterexample; a failed control (a wrong formula that this
@@ -43,9 +43,10 @@ import time
 from pathlib import Path
 
 from . import certio
-from .claims import budgets, common, progress, registry, scenario as scen
+from .claims import budgets, progress, registry, scenario as scen
 from .cli_hunt_toml import to_toml
 from .claims.base import CHECK_FALSE_ALARM, claim_rng, false_alarm_level
+from .numerics.validate import BeyondReach
 from .cli_verify import EXIT_FAILED, EXIT_OK, InternalError
 
 DEFAULT_OUT = Path("reports") / "hunt"
@@ -101,7 +102,7 @@ def judge_scenario(claim_id: str, merged: dict, budget: str, seed: int, per_chec
     try:
         with false_alarm_level(per_check):
             cert = json.loads(certio.dumps(claim.run(merged, PROFILE[budget], claim_rng(seed, claim_id))))
-    except budgets.BeyondReach as exc:
+    except BeyondReach as exc:
         return {"outside": reason_key(str(exc))}
     except Exception as exc:        # a validated scenario must not crash the claim
         return {"failing": [{"name": "the claim runs on a validated scenario", "kind": "crash", "passed": False,
@@ -147,7 +148,7 @@ class Hunt:
         progress.progress(f"hunt {self.claim.id}: example {self.runs + 1}/{self.n}" if self.found is None
                           else f"hunt {self.claim.id}: shrinking (run {self.shrink_runs + 1})")
         verdict = self.judge(user, merged)
-        if "outside" in verdict:              # a structural limit met during the run (budgets.BeyondReach)
+        if "outside" in verdict:              # a structural limit met during the run (BeyondReach)
             if self.found is None:
                 self.outside[verdict["outside"]] = self.outside.get(verdict["outside"], 0) + 1
             return
@@ -261,6 +262,7 @@ def summary(h: Hunt, seconds: float) -> dict:
                                   "statistical checks x per_check; per_check = min(1e-6, level / (N x checks))"}}
     if h.found:
         out["counterexample"] = {"scenario": h.found.scenario, "failing_checks": h.found.failing}
+    from .claims import common            # imports the numerics (SciPy): not needed for --help
     out["provenance"] = {**common.provenance(), "source_commit": source_commit()}
     return out
 

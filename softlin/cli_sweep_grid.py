@@ -71,7 +71,7 @@ def point_seed(sweep_seed: int, params: dict) -> int:
 
 def load(path: Path) -> dict:
     """A grid file as a dict (ValueError naming the file when it is missing or not TOML)."""
-    return scen.load_toml(path)
+    return scen.load_toml(path, "sweep grid")
 
 
 def _number_list(name: str, values) -> list:

@@ -4,7 +4,7 @@ Everything is checked before the first claim runs: scenario keys and values for 
 the work and memory each claim would need (claims/budgets.py) and the output paths; a problem raises
 `ValueError` or `UsageError`, which `softlin.cli.main` prints on one line with exit code 2. A claim
 that raises after its input passed validation is a bug: `InternalError`, exit code 3, except for
-`budgets.BeyondReach`, a structural limit that only a run can meet (exit 2, like a rejected input).
+`BeyondReach`, a structural limit that only a run can meet (exit 2, like a rejected input).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from . import certio
 from .claims import budgets, progress, registry, scenario as scen
 from .claims.base import PROFILES, claim_rng
+from .numerics.validate import BeyondReach
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 DEFAULT_OUT = Path("reports")
@@ -57,11 +58,27 @@ def _select(args, user: dict) -> list:
 
 
 def _check_out(out: Path) -> None:
+    """--out must be a directory (or creatable inside one) that this process can write to: probed
+    with a temporary file in the nearest existing folder, before any work (a read-only file system
+    is found now, not after the run)."""
     for p in (out, *out.parents):
         if p.exists():
             if not p.is_dir():
                 raise ValueError(f"--out {str(out)!r}: {str(p)!r} is a file, not a directory")
+            for sub in (p / "certificates", p / "figures"):
+                if p == out and sub.exists() and not sub.is_dir():
+                    raise ValueError(f"--out {str(out)!r}: {str(sub)!r} is a file, not a directory")
+            _probe_writable(p, f"--out {str(out)!r}")
             return
+
+
+def _probe_writable(folder: Path, what: str) -> None:
+    import tempfile
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{what}: cannot write in {str(folder)!r} ({exc.strerror or exc})") from None
 
 
 def _check_json(path: str | None) -> None:
@@ -72,6 +89,7 @@ def _check_json(path: str | None) -> None:
         raise ValueError(f"--json {path!r} is a directory; give a file name")
     if not p.parent.is_dir():
         raise ValueError(f"--json {path!r}: the folder {str(p.parent)!r} does not exist")
+    _probe_writable(p.parent, f"--json {path!r}")
 
 
 def plan(args) -> tuple[list, dict, Path]:
@@ -98,22 +116,35 @@ def plan(args) -> tuple[list, dict, Path]:
     return claims, scenarios, out
 
 
-def _run_claims(claims, scenarios, profile, quiet) -> list[tuple[dict, float]]:
+def _run_claims(claims, scenarios, profile, quiet, done) -> list[tuple[dict, float]]:
+    """Run the claims in order; `done(cert)` is called as soon as each finishes (its certificate is
+    written then, so an interrupt keeps the finished ones). A heartbeat goes to stderr."""
     progress.enable(not quiet)
     results = []
-    for i, c in enumerate(claims):
-        start = time.perf_counter()
-        with progress.claim(c.id, i, len(claims)):
-            try:
-                cert = c.run(scenarios[c.id], profile, claim_rng(scenarios[c.id]["seed"], c.id))
-            except (KeyboardInterrupt, InternalError):
-                raise
-            except budgets.BeyondReach as exc:   # a structural limit met during the run: exit 2
-                raise ValueError(f"{c.id}: {exc}") from None
-            except Exception as exc:   # the input passed validation: this is a bug
-                raise InternalError(f"{c.id}: {type(exc).__name__}: {exc}") from exc
-        results.append((cert, time.perf_counter() - start))
+    with progress.heartbeat(quiet):
+        for i, c in enumerate(claims):
+            start = time.perf_counter()
+            with progress.claim(c.id, i, len(claims)):
+                cert = _run_one(c, scenarios[c.id], profile)
+            elapsed = time.perf_counter() - start
+            done(cert)
+            progress.finished(c.id, cert["status"], elapsed, i, len(claims))
+            results.append((cert, elapsed))
     return results
+
+
+def _run_one(c, s: dict, profile: str) -> dict:
+    try:
+        return c.run(s, profile, claim_rng(s["seed"], c.id))
+    except (KeyboardInterrupt, InternalError):
+        raise
+    except BeyondReach as exc:   # a structural limit met during the run: exit 2
+        raise ValueError(f"{c.id}: {exc}") from None
+    except MemoryError as exc:           # the estimate let it through: say what to lower, exit 2
+        raise ValueError(f"{c.id}: out of memory ({exc}); lower trials or L, or the scale of U and cov, "
+                         f"in the scenario") from None
+    except Exception as exc:   # the input passed validation: this is a bug
+        raise InternalError(f"{c.id}: {type(exc).__name__}: {exc}") from exc
 
 
 def cmd_verify(args) -> int:
@@ -122,16 +153,14 @@ def cmd_verify(args) -> int:
     from .render import render
 
     claims, scenarios, out = plan(args)
-    results = []
-    for cert, elapsed in _run_claims(claims, scenarios, args.profile, args.quiet):
-        render.write_certificate(out, cert)
-        results.append((cert, elapsed))
+    results = _run_claims(claims, scenarios, args.profile, args.quiet,
+                          lambda cert: render.write_certificate(out, cert))
     render.render_all(out)
     certs = [c for c, _ in results]
     if args.json_path == "-":
         sys.stdout.write(certio.dumps(certs))
     elif args.json_path:
-        Path(args.json_path).write_text(certio.dumps(certs))
+        certio.atomic_write(Path(args.json_path), certio.dumps(certs).encode())
     if not args.quiet and args.json_path != "-":
         print(f"{'claim':<20} {'status':<13} {'checks':>7} {'seconds':>8}")
         for cert, elapsed in results:
@@ -143,12 +172,14 @@ def cmd_verify(args) -> int:
 
 
 def cmd_verify_check(args) -> int:
-    """Re-run each committed certificate's claim on its built-in scenario at the certificate's profile
-    and seed; exit 1 naming every certificate whose verdicts, checks or numbers would change."""
+    """Re-run each certificate's claim on the certificate's own scenario, profile and seed (recorded
+    exactly); exit 1 naming every certificate whose verdicts, checks or numbers would change beyond
+    their stated precision (certio.differences). Writes nothing."""
     for flag, value in (("--scenario", args.scenario), ("--seed", args.seed), ("--json", args.json_path),
                         ("--profile", args.profile)):
         if value is not None:
-            raise UsageError(f"verify --check takes the profile and seed from the certificates; drop {flag}")
+            raise UsageError(f"verify --check takes the scenario, profile and seed from the certificates; "
+                             f"drop {flag}")
     out = args.out or DEFAULT_OUT
     folder = out / "certificates"
     if not folder.is_dir():
@@ -163,34 +194,61 @@ def cmd_verify_check(args) -> int:
         if cid not in old:
             raise ValueError(f"no certificate {folder / (cid + '.json')} to check")
     claims = [registry.get(cid) for cid in wanted]
-    scenarios, estimates = {}, []
+    scenarios, estimates, built_in = {}, [], {}
     for c in claims:
-        cert = old[c.id][1]
-        if cert.get("profile") not in PROFILES or not isinstance(cert.get("seed"), int):
-            raise ValueError(f"{old[c.id][0]}: no valid profile and seed to re-run")
-        s = c.default_scenario()
+        path, cert = old[c.id]
+        if cert.get("profile") not in PROFILES or not isinstance(cert.get("seed"), int) \
+                or not isinstance(cert.get("scenario"), dict):
+            raise ValueError(f"{path}: no valid scenario, profile and seed to re-run")
+        s = dict(cert["scenario"])
         s["seed"] = cert["seed"]
         scenarios[c.id] = s
-        validated = _for_claim(c.id, c.validate or scen.common, s)
+        check = c.validate or scen.common
+        validated = _for_claim(c.id, check, s)
+        default = dict(c.default_scenario(), seed=cert["seed"])
+        built_in[c.id] = _same_scenario(validated, check(default))
         estimates.append(_for_claim(c.id, budgets.estimate, c.id, validated, cert["profile"]))
     budgets.admit(estimates, args.max_minutes)
     changed = []
     progress.enable(not args.quiet)
-    for i, c in enumerate(claims):
+    with progress.heartbeat(args.quiet):
+        results = [_check_one(c, i, len(claims), scenarios[c.id], old[c.id][1]["profile"])
+                   for i, c in enumerate(claims)]
+    for c, new in zip(claims, results):
         path, cert = old[c.id]
-        with progress.claim(c.id, i, len(claims)):
-            try:
-                new = c.run(scenarios[c.id], cert["profile"], claim_rng(cert["seed"], c.id))
-            except Exception as exc:
-                raise InternalError(f"{c.id}: {type(exc).__name__}: {exc}") from exc
         diffs = certio.differences(cert, json.loads(certio.dumps(new)))
         if diffs:
-            changed.append(path)
+            changed.append(c.id)
             print(f"would change: {path}: " + "; ".join(diffs), file=sys.stderr)
+            print(f"  reproduce: {_rerun_command(c.id, cert, out, built_in[c.id])}", file=sys.stderr)
     if changed:
-        print(f"{len(changed)} of {len(claims)} certificates would change; fix: softlin verify "
-              f"(then commit {folder}/ and the pages)", file=sys.stderr)
+        print(f"{len(changed)} of {len(claims)} certificates would change", file=sys.stderr)
         return EXIT_FAILED
-    print(f"{len(claims)} certificates reproduce at their profile and seed "
-          f"({certio.SIGNIFICANT_DIGITS} significant digits)")
+    print(f"{len(claims)} certificates reproduce at their scenario, profile and seed (every number within "
+          f"its stated precision)")
     return EXIT_OK
+
+
+def _check_one(c, i: int, total: int, s: dict, profile: str) -> dict:
+    start = time.perf_counter()
+    with progress.claim(c.id, i, total):
+        new = _run_one(c, s, profile)
+    progress.finished(c.id, new["status"], time.perf_counter() - start, i, total)
+    return new
+
+
+def _same_scenario(a: dict, b: dict) -> bool:
+    from .claims.base import jsonable
+    return jsonable(a) == jsonable(b)
+
+
+def _rerun_command(claim_id: str, cert: dict, out: Path, built_in: bool) -> str:
+    """The command that regenerates one certificate. A certificate made from a user's scenario is
+    never pointed at the built-in one: its command names the scenario file, which the user holds
+    (the certificate records its contents)."""
+    where = "" if out == DEFAULT_OUT else f" --out {out}"
+    command = f"softlin verify {claim_id} --profile {cert['profile']} --seed {cert['seed']}{where}"
+    if built_in:
+        return command
+    return (command.replace(f" {claim_id} ", f" {claim_id} --scenario YOUR.toml ", 1)
+            + "  (made from a user scenario, recorded in the certificate: YOUR.toml is the file that made it)")

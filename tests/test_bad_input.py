@@ -84,7 +84,7 @@ def test_a_scenario_bad_for_the_second_claim_stops_the_first_from_running(tmp_pa
     # a singular query covariance: fine for lemma-2.1, not for asm-3.3 (positive definite needed)
     f = scenario(tmp_path, "d = 2\nquery_cov = [[1.0, 0.0], [0.0, 0.0]]\n")
     refused(["verify", "lemma-2.1", "asm-3.3", "--scenario", f, "--out", str(tmp_path / "out")], capsys,
-            ["asm-3.3", "positive definite query_cov"], tmp_path)
+            ["asm-3.3", "query_cov", "must be positive definite", "singular at its own scale"], tmp_path)
     assert ran == []
 
 

@@ -18,6 +18,7 @@ from softlin.claims import lemma21, registry, scenario as scen
 from softlin.claims.base import Check, certificate, check_false_alarm, claim_rng
 from softlin.cli_hunt import SUPPORTED, classify, to_toml
 from softlin.cli_hunt_spaces import SPACES
+from softlin.numerics.validate import BeyondReach
 
 FAST = settings(max_examples=25, deadline=None, database=None, derandomize=True,
                 suppress_health_check=list(HealthCheck))
@@ -133,13 +134,12 @@ def test_the_stated_family_wise_level_sets_each_checks_level(monkeypatch, tmp_pa
 
 
 def test_a_structural_limit_met_during_a_run_is_counted_outside_not_a_crash(monkeypatch, tmp_path):
-    """budgets.BeyondReach raised by a run (thm-4.3's flows leaving the exact route's tables, finding 5)
+    """BeyondReach raised by a run (thm-4.3's flows leaving the exact route's tables, finding 5)
     is counted outside the hypotheses under its reason; any other exception stays a crash."""
-    from softlin.claims import budgets
 
     def verdict(s):
         if np.any(np.asarray(s["U"]) > 0.3):
-            raise budgets.BeyondReach("a flow leaves the tables at t = 4.78")
+            raise BeyondReach("a flow leaves the tables at t = 4.78")
         return [("montecarlo", True)]
     _stand_in(monkeypatch, verdict)
     assert cli.main(["hunt", "lemma-2.1", "--examples", "30", "--out", str(tmp_path)]) == 0

@@ -26,12 +26,13 @@ import numpy as np
 import sympy as sp
 
 from ..derivations import catalogue, tilted_moments as tm
-from ..numerics import kernels, query_average
+from ..numerics import kernels, query_average, validate
 from ..numerics import tilted_moments as nt
 from ..numerics.laws import GaussianLaw
 from ..numerics.montecarlo import ROUNDOFF
 from ..numerics.significance import power_of_z, z_critical
 from . import scenario as scen
+from . import budgets
 from .base import check_false_alarm, Check, Claim, certificate
 from .common import provenance, symbolic_check
 
@@ -133,8 +134,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
     closed_form = closed_form or tm.tilted_moment
     s = scen.common(scenario)
     m, cov, U, Sq, d = s["mean"], s["cov"], s["U"], s["query_cov"], s["d"]
-    if np.min(np.linalg.eigvalsh(Sq)) <= 1e-12:
-        raise ValueError(f"asm-3.3 needs a positive definite query_cov, got {Sq.tolist()}")
+    validate.positive_definite("query_cov (asm-3.3 needs an invertible one)", Sq)
     me, ce, Ue, Se = _exact(m).T, _exact(cov), _exact(U), _exact(Sq)
     tables = _tables(closed_form, me, ce, Ue, Se)
     lam = query_average.threshold_lambda(cov, U, Sq)
@@ -278,4 +278,11 @@ def _formulas() -> tuple[dict, dict]:
     return latex, mathml
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMMON_KEYS)
+def work_estimate(s: dict, profile: str) -> budgets.Estimate:
+    budgets.max_d("asm-3.3", s["d"], budgets.SYMBOLIC_MAX_D, "the tilted moments are computed in exact rational arithmetic")
+    budgets.positive_definite("query_cov", "asm-3.3", s["query_cov"])
+    n = MC_SAMPLES[profile]
+    return budgets.Estimate("asm-3.3", 2 * n * s["d"] ** 2, n * s["d"] * 8 * 6, f"2 x {n} Monte Carlo samples")
+
+
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMMON_KEYS, estimate=work_estimate)

@@ -60,6 +60,8 @@ from ..numerics.significance import z_critical
 from . import authors_checks, authors_exact, authors_flow, formulas as shown
 from . import scenario as scen
 from .authors_training import BATCH, INIT, LR, PLAN, cached_experiment
+from ..certio import precision_entry
+from . import budgets
 from .base import Claim, certificate, check_false_alarm
 from .common import provenance, symbolic_check
 
@@ -235,7 +237,64 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
         "long_sgd_linear_floor": [v["tolerance"] for k, v in long_sgd.items() if k.startswith("linear")]}}
     latex, mathml = shown.for_claim(ID)
     return certificate(CLAIM, for_certificate(s), profile, s["seed"], checks, quantities, errata=errata,
-                       series=series, provenance=provenance(), formulas=latex, formulas_mathml=mathml)
+                       series=series, provenance=provenance(), formulas=latex, formulas_mathml=mathml,
+                       precision=stated_precision(checks, curves))
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate)
+def stated_precision(checks, curves: dict) -> list[dict]:
+    """The numbers of this certificate whose digits below the eighth are not known, with their stated
+    error (certio.precision_entry): what `verify --check` may see change on another CPU."""
+    soft = curves["softmax"]
+    grad_error = max([float(e) for c in soft for e in c.get("gradient_error", [])]
+                     + [float(e) for c in soft for part in c.get("gradient_agreement", {}).values()
+                        for e in part.get("gradient_error", [])] + [1e-12])
+    excess_tol = max([float(c.get("excess_tolerance", 0.0)) for c in soft] + [authors_flow.TOL_R])
+    where = "quantities.exact_optimum_curves.softmax[*]"
+    argmin = ("the argmin of the exact risk: Brent's xatol 1e-7 on omega and the profile over mu; the "
+              "risk is flat there, so rounding moves it by up to ~1e-7")
+    gradient = (f"a gradient at (or near) the optimum, zero within its stated error (largest "
+                f"gradient_error {grad_error:.2g})")
+    estimate = "an error estimate (finite differences, stated errors), stated to two digits"
+    out = [precision_entry(f"{where}.{k}", argmin, abs=1e-6)
+           for k in ("mu", "omega", "flow_end", "at.*.theta", "gradient_agreement.optimum.theta")]
+    out += [precision_entry(f"{where}.{k}", gradient, abs=grad_error)
+            for k in ("gradient", "at.*.gradient", "gradient_agreement.optimum.gradient",
+                      "gradient_agreement.optimum.reference")]
+    out += [precision_entry(f"{where}.{k}", estimate, rel=1e-2)
+            for k in ("gradient_error", "excess_tolerance", "gradient_agreement.*.gradient_error",
+                      "gradient_agreement.*.reference_error", "gradient_agreement.*.ratio")]
+    out += [precision_entry(f"{where}.excess", f"R_L(flow end) - R*_L, known to the flow's tolerance "
+                            f"{excess_tol:.2g}", abs=excess_tol),
+            precision_entry("quantities.exact_optimum_curves.linear[*].at.*.gradient", "the closed-form gradient "
+                            "of the linear model near its zero: rounding of terms of order 1 (~1e-10 here)", abs=1e-9),
+            precision_entry(f"{where}.flow_evaluations", "a work count of the adaptive ODE solver, not a result",
+                            rel=1.0),
+            precision_entry("quantities.authors_scale_sgd.*.stationary_covariance",
+                            "the small-learning-rate model of SGD's stationary covariance, itself first order "
+                            "in lr = 1e-3", rel=1e-2)]
+    for i, c in enumerate(checks):
+        if c.name.startswith(("emitted softmax gradient agrees", "gradient flow ends at the exact finite-L")):
+            out += [precision_entry(f"checks[{i}].value", "a ratio of errors to their stated errors", rel=1e-2),
+                    precision_entry(f"checks[{i}].detail", f"{gradient}; {estimate}", rel=1e-2,
+                                    abs=max(grad_error, excess_tol))]
+    return out
+
+
+# authors-experiment streams the reduced (score, label) pairs of its SGD steps, fits and test draws:
+# about 0.25 work units per token, calibrated so that the built-in standard run (6.3e9 tokens, 227.6 s
+# measured on the 2-core development machine beside another run, 149 s idle) is estimated at 315 s.
+AUTHORS_UNITS_PER_TOKEN = 0.25
+
+
+def work_estimate(s: dict, profile: str) -> budgets.Estimate:
+    from ..numerics import authors_sgd
+    from .authors_training import BATCH, PLAN
+    plan, Ls = PLAN[profile], s["Ls"]
+    per_L = len(authors_sgd.GENERATORS) * (2 * plan["steps"] * BATCH + plan["fit"] + 3 * plan["test"])
+    tokens = per_L * float(sum(Ls))
+    return budgets.Estimate("authors-experiment", tokens * AUTHORS_UNITS_PER_TOKEN, 4 * BATCH * max(Ls) * 2 * 8,
+                    f"icl.L = {Ls}: SGD of {plan['steps']} steps of {BATCH} prompts per L and generator, "
+                    f"{plan['test']} test prompts")
+
+
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate, estimate=work_estimate)

@@ -63,6 +63,9 @@ class Claim:
     # validate(merged scenario) -> validated scenario, raising ValueError naming a bad value;
     # None means the common keys of docs/design.md (claims.scenario.common).
     validate: Callable[[dict], dict] | None = None
+    # estimate(validated scenario, profile) -> budgets.Estimate: the work and memory of a run, before it
+    # starts (the CLI refuses above --max-minutes and the memory cap). Every claim needs one.
+    estimate: Callable[[dict, str], Any] | None = None
 
 
 def jsonable(value):
@@ -114,24 +117,34 @@ def false_alarm_level(alpha: float):
         _LEVEL.reset(token)
 
 
+def union_bound(count: int, alpha: float) -> float:
+    """P(any of `count` events of probability <= alpha each) <= min(1, count alpha): a probability, so
+    a sum above 1 is written as the vacuous 1."""
+    return min(1.0, count * alpha)
+
+
 def reliability(checks: list[Check]) -> dict:
     """The union bound on the probability that correct code gets a failed statistical check."""
     statistical = sum(c.kind == "montecarlo" for c in checks)
     return {"statistical_checks": statistical, "false_alarm_per_statistical_check": check_false_alarm(),
-            "family_wise_false_alarm": statistical * check_false_alarm(),
+            "family_wise_false_alarm": union_bound(statistical, check_false_alarm()),
             "controls": sum(c.kind == "control" for c in checks)}
 
 
 def certificate(claim: Claim, scenario: dict, profile: str, seed: int, checks: list[Check],
                 quantities: dict, *, errata: list | None = None, formulas: dict | None = None,
                 series: dict | None = None, provenance: dict | None = None,
-                formulas_mathml: dict | None = None) -> dict:
+                formulas_mathml: dict | None = None, precision: list | None = None) -> dict:
     """The certificate dict of docs/design.md, plus the statement, formulas and figure series that the
     renderer needs (it reads certificates only).
 
     `formulas` maps a name to LaTeX (Markdown pages); `formulas_mathml` maps the same names to a
     presentation MathML <math> element (HTML pages; build it with `softlin.mathml.mathml_formula`).
-    A formula without MathML is shown in the HTML page as its LaTeX source."""
+    A formula without MathML is shown in the HTML page as its LaTeX source.
+
+    `precision` (entries of softlin.certio.precision_entry) states the error of the numbers whose
+    digits are not all known, e.g. an optimizer's argmin, a gradient at an optimum, an error estimate:
+    `verify --check` compares them at that precision, the others at the written eight digits."""
     return jsonable({
         "format": FORMAT,
         "claim": claim.id,
@@ -150,6 +163,7 @@ def certificate(claim: Claim, scenario: dict, profile: str, seed: int, checks: l
         "formulas_mathml": formulas_mathml or {},
         "series": series or {},
         "provenance": provenance or {},
+        **({"precision": precision} if precision else {}),
     })
 
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..derivations import catalogue, selfnormalised_error
 from ..numerics import authors_sgd, finite_risk as fr, finite_risk_heads as frh, heads_montecarlo, scalar_risk as sr
-from ..numerics import significance as sig
+from ..numerics import significance as sig, validate
 from . import finite_prompt_heads as heads, finite_prompt_rate as rate
 from .base import check_false_alarm, Check
 from .common import symbolic_check
@@ -150,11 +150,8 @@ def default_points() -> list[dict]:
 
 def validate_points(t: dict, d: int) -> tuple[np.ndarray, list[dict]]:
     """(sigma, points) from the [scalar] table."""
-    sigma = np.eye(d) if t.get("sigma") is None else np.asarray(t["sigma"], float)
-    if sigma.shape != (d, d) or not np.all(np.isfinite(sigma)) or not np.allclose(sigma, sigma.T):
-        raise ValueError(f"scalar.sigma must be a symmetric finite {d} x {d} matrix (scalar.d = {d})")
-    if np.linalg.eigvalsh(sigma).min() <= 0:
-        raise ValueError("scalar.sigma must be positive definite")
+    sigma = np.eye(d) if t.get("sigma") is None else validate.positive_definite(f"scalar.sigma (scalar.d = {d})",
+                                                                                 t["sigma"], d)
     points = t.get("points", default_points())
     if not isinstance(points, list) or not points:
         raise ValueError("scalar.points must be a non-empty list of {mu = [..], omega = [..], L = ..}")

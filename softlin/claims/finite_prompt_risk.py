@@ -34,6 +34,8 @@ from ..numerics import significance as sig
 from ..numerics.fits import linear_fit
 from . import authors_power as pw, formulas as shown
 from . import finite_prompt_exact as exact_section
+from ..certio import precision_entry
+from . import budgets
 from .base import check_false_alarm, Check, Claim, certificate
 from .common import provenance, symbolic_check
 
@@ -249,10 +251,51 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
                                             sr.infinite_risk(np.ones(1), np.ones(1), s2))   # R_inf at its minimiser p = 1
     latex, mathml = shown.for_claim(ID)
     return certificate(CLAIM, {"seed": s["seed"], "scalar": s.get("scalar", {})}, profile, s["seed"], checks,
-                       quantities, series=series, provenance=provenance(), formulas=latex, formulas_mathml=mathml)
+                       quantities, series=series, provenance=provenance(), formulas=latex, formulas_mathml=mathml,
+                       precision=stated_precision(checks))
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate)
+def stated_precision(checks) -> list[dict]:
+    """The numbers of this certificate whose digits below the eighth are not known, with their stated
+    error (certio.precision_entry): optimizers' argmins at their tolerance, error estimates to two
+    digits."""
+    brent = "an argmin by bounded Brent, xatol 1e-7 on omega (mu from the profile)"
+    flat = ("an argmin at L up to 1e6, where R_L is flat to its rounding: |d omega| ~ (2 eps_R / R'')^(1/2) "
+            "with eps_R ~ 1e-13")
+    nelder = "a two-head argmin by Nelder-Mead, xatol 1e-4 on omega (mu ~ 1/omega: relative 1e-4 / omega)"
+    estimate = "an error estimate (quadrature and optimizer errors), stated to two digits"
+    rows = "quantities.two_heads.optimum.rows[*]"
+    out = [precision_entry("quantities.optimum_curve.exact[*].omega", brent, abs=1e-6),
+           precision_entry("quantities.optimum_curve.exact[*].mu", brent, abs=1e-5),
+           precision_entry("quantities.optimum_rate.optima[*].omega", flat, abs=1e-4),
+           precision_entry("quantities.optimum_rate.optima[*].mu", flat, abs=1e-3)]
+    for head in ("one_head", "two_heads", "symmetry_broken"):
+        out += [precision_entry(f"{rows}.{head}.omega", nelder, abs=1e-4),
+                precision_entry(f"{rows}.{head}.mu", nelder, rel=1e-2)]
+    out += [precision_entry(path, estimate, rel=1e-2)
+            for path in ("quantities.exact_risk_error", f"{rows}.gain_error", f"{rows}.*.error",
+                         "quantities.optimum_rate.model_error", "quantities.optimum_rate.propagated_error",
+                         "quantities.optimum_rate.scaled_error", "series.finite_optimum.two_heads_error")]
+    out.append(precision_entry(f"{rows}.symmetry_broken.risk_minus_optimum",
+                               "a risk difference at Nelder-Mead optima (fatol 1e-12, xatol 1e-4)", rel=1e-5))
+    for i, c in enumerate(checks):
+        if c.name.startswith("rate: L (R*_L - R*_inf) -> c*"):
+            out += [precision_entry(f"checks[{i}].{k}", f"from argmins at large L ({flat})", rel=1e-2)
+                    for k in ("value", "bound", "detail")]
+    return out
+
+
+def work_estimate(s: dict, profile: str) -> budgets.Estimate:
+    plan = PLAN[profile]
+    n, keep = plan["cap"], plan["n_L"]                     # the most draws per L; quick's first L
+    Ls = s["Ls"][:keep] if keep else s["Ls"]
+    width = s["d"] + 2 * s["mu"].size + 2
+    memory = 8 * max(Ls) * width * 4                      # one draw's arrays at the largest L
+    return budgets.Estimate("finite-prompt-risk", n * float(sum(Ls)) * width, memory,
+                            f"scalar.L = {s['Ls']}: up to {n} Monte Carlo draws per L")
+
+
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate, estimate=work_estimate)
 
 
 def _power_text(power) -> str:

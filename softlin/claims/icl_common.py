@@ -6,6 +6,7 @@ claims see the same fixed prompt samples (common random numbers) and the run is 
 
 from __future__ import annotations
 
+import inspect
 import math
 from functools import lru_cache
 
@@ -14,7 +15,7 @@ import numpy as np
 from ..numerics import icl_flows, icl_training, kernels
 from ..numerics.fits import linear_fit
 from ..numerics.significance import z_critical
-from . import scenario as scen
+from . import budgets, scenario as scen
 from .base import check_false_alarm
 
 KEYS = frozenset({"seed", "icl"})
@@ -149,3 +150,23 @@ def L_eps(result: dict, eps_list) -> tuple[dict, dict]:
                 break
         interval[eps] = [float(lo), float(hi)]
     return point, interval
+
+
+def work_estimate(claim_id: str):
+    """The work and memory estimator of an in-context claim (thm-4.3, thm-5.2): gradient descent on the
+    profile's prompts, and the evaluation sample at the largest L against a training sample's cap."""
+    def estimate(s: dict, profile: str) -> budgets.Estimate:
+        prompts, keep = PROFILE[profile]
+        Ls = s["Ls"][:keep] if keep else s["Ls"]
+        d = s["Sigma"].shape[0]
+        cap = inspect.signature(icl_training.PromptSample.__init__).parameters["max_bytes"].default
+        need = 4 * prompts * max(Ls) * d * 8                 # the evaluation sample at the largest L
+        if need > cap:
+            raise ValueError(f"icl.L = {s['Ls']}: {claim_id}'s evaluation sample at L = {max(Ls)} "
+                             f"({4 * prompts} prompts x L x d = {d} doubles) needs {budgets.size(need)}, above the "
+                             f"{budgets.size(cap)} cap of a training sample")
+        steps = 1500                                          # training_plan's ceiling
+        return budgets.Estimate(claim_id, steps * prompts * float(sum(Ls)) * d * d, need,
+                                f"icl.L = {s['Ls']}: gradient descent, up to {steps} steps on {prompts} prompts",
+                                shared="icl-training")   # thm-4.3 and thm-5.2 share the cached training
+    return estimate

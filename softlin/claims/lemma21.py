@@ -21,6 +21,7 @@ from ..derivations import catalogue, lemma21 as lemma_derivation
 from ..numerics import kernels, limits, numerator_moments
 from ..numerics.laws import GaussianLaw, RademacherLaw, UniformLaw
 from . import exact, scenario as scen
+from . import budgets
 from .base import check_false_alarm, Check, Claim, certificate
 from .battery import Subject, control_check, control_summary, run_battery, run_control
 from .common import budget_for, provenance, queries_for, symbolic_check
@@ -159,4 +160,12 @@ TILTED_LAW_LHS = ("<mfrac><mrow><msup><mi>e</mi><mrow><msup><mi>a</mi><mi>T</mi>
 
 
 SCENARIO_KEYS = scen.COMMON_KEYS
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS)
+def work_estimate(s: dict, profile: str) -> budgets.Estimate:
+    r = budgets.rank(s["cov"])
+    if r > budgets.GAUSS_HERMITE_MAX_RANK:
+        raise ValueError(f"cov has rank {r}: lemma-2.1's Gauss-Hermite route supports rank <= "
+                         f"{budgets.GAUSS_HERMITE_MAX_RANK} (give a lower-rank cov, or d <= 3)")
+    return budgets.limit_claim("lemma-2.1", s, profile, 3)
+
+
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, estimate=work_estimate)

@@ -26,6 +26,7 @@ from ..derivations import catalogue, mixture as mixture_derivation, tilt
 from ..numerics import limits, numerator_moments, quadrature
 from ..numerics.laws import MixtureLaw
 from . import exact, scenario as scen
+from . import budgets
 from .base import Check, Claim, certificate
 from .battery import Subject, control_check, control_summary, run_battery, run_control
 from .common import budget_for, provenance, queries_for, symbolic_check
@@ -202,4 +203,15 @@ def _formulas_mathml() -> dict:
     }
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS)
+def work_estimate(s: dict, profile: str) -> budgets.Estimate:
+    budgets.max_d("mixture", s["d"], budgets.MIXTURE_MAX_D, "its degenerate check sums over the 2^d Rademacher point masses")
+    for j, cov in enumerate((s.get("mixture") or {}).get("covs") or []):
+        r = budgets.rank(cov)
+        if r > budgets.GAUSS_HERMITE_MAX_RANK:
+            raise ValueError(f"mixture.covs[{j}] has rank {r}: the Gauss-Hermite route supports rank <= "
+                             f"{budgets.GAUSS_HERMITE_MAX_RANK}")
+    mixture_law(s)                                          # validates the [mixture] table
+    return budgets.limit_claim("mixture", s, profile, 4)
+
+
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, estimate=work_estimate)

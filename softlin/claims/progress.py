@@ -135,3 +135,47 @@ def sweep(items: Iterable, label: str, *, weights: Iterable[float] | None = None
         done += w[j]
     _task = {"label": label, "done": len(items), "total": len(items), "fraction": 1.0, "item": ""}
     _draw()
+
+
+# On a pipe (CI logs) the status line is not drawn, and a run of many minutes would print nothing:
+# CI systems with a no-output timeout kill such a job. `heartbeat` prints one line per finished claim
+# and, while a claim runs, one at least every HEARTBEAT_SECONDS, to stderr.
+HEARTBEAT_SECONDS = 60.0
+_beat: dict = {"on": False, "stream": None}
+
+
+@contextmanager
+def heartbeat(quiet: bool, stream: TextIO | None = None, every: float = HEARTBEAT_SECONDS) -> Iterator[None]:
+    """Heartbeat lines on `stream` (default stderr) while the block runs, unless `quiet` or the status
+    line is drawn (a terminal)."""
+    import threading
+
+    stream = stream if stream is not None else sys.stderr
+    on = not quiet and not _enabled
+    _beat.update(on=on, stream=stream)
+    stop = threading.Event()
+
+    def beat():
+        start = time.monotonic()
+        while not stop.wait(every):
+            where = f"{_claim['name']} ({_claim['index'] + 1}/{_claim['total']})" if _claim else "between claims"
+            stream.write(f"softlin: running {where}; {_clock(time.monotonic() - start)} since the start\n")
+            stream.flush()
+
+    thread = threading.Thread(target=beat, daemon=True) if on else None
+    if thread:
+        thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        if thread:
+            thread.join()
+        _beat["on"] = False
+
+
+def finished(name: str, status: str, seconds: float, index: int, total: int) -> None:
+    """The heartbeat line for a finished claim (nothing when heartbeats are off)."""
+    if _beat["on"]:
+        _beat["stream"].write(f"softlin: {name} {status} in {seconds:.1f} s ({index + 1}/{total} claims done)\n")
+        _beat["stream"].flush()

@@ -35,6 +35,8 @@ from ..derivations import catalogue
 from ..numerics import kernels, limits, query_average
 from ..numerics.laws import GaussianLaw, psd_root
 from . import scenario as scen
+from ..certio import precision_entry
+from . import budgets
 from .base import check_false_alarm, Check, Claim, certificate
 from .common import provenance, symbolic_check
 from .prop31_anchors import error_anchor_check, moment_anchor_check
@@ -42,6 +44,7 @@ from .prop31_average import (_averaged, _first_order_mc_check, _per_L_check, _sl
                              exact_coefficient, first_order_estimate)
 from .prop31_beyond import Law, _beyond_gaussians, _product_limit, intercept_fit
 from .prop31_bounds import _bound_checks, _erratum_one, _paper_form, expectation_bound
+from .prop31_common import fixed_query
 from .prop31_common import (naive_exponent, remainder_exponent, sharp_exponent, DIGITS, KERNEL_TOLERANCE, REGIMES, TABLE_RELATIVE_ERROR, Budget, budget_for,
                             NEAR_THRESHOLD, _regime_setting, _subgaussian_sigma, z_crit)
 from .prop31_fixed import _first_order_limit_check, _fixed_query_montecarlo, deterministic_coordinates, exact_first_order
@@ -93,7 +96,6 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     tokens) select parts of the run (tests use subsets; the CLI always runs everything)."""
     s = validate(scenario)
     m, Gamma, U, V, Sq = s["mean"], s["cov"], s["U"], s["V"], s["query_cov"]
-    d = s["d"]
     budget = budget_for(s, profile)
     cov_kernel = cov_kernel or kernels.cov_first_order
     coefficient_fn = coefficient or exact_coefficient
@@ -114,7 +116,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
                       naive_exponent=naive_exponent(lam))
 
     # ---- 1. Fixed query: b1, C1 (kernels vs 40 digits; exact finite-L limit; anchors; Monte Carlo). ----
-    z0 = s["query"] if s.get("query") is not None else psd_root(Sq)[:, 0] if np.any(Sq) else np.ones(d)
+    z0 = fixed_query(s)
     a0 = U @ z0
     b1_kernel = kernels.bias_first_order(Gamma, V, a0[:, None])[:, 0]
     C1_kernel = np.asarray(cov_kernel(Gamma, V, a0[:, None]))
@@ -212,8 +214,19 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     quantities["power"] = power
     cert = certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities,
                        errata=errata, formulas=_formulas(), series=series, provenance=provenance(),
-                       formulas_mathml=_formulas_mathml())
+                       formulas_mathml=_formulas_mathml(),
+                       precision=stated_precision(checks))
     return cert
+
+
+def stated_precision(checks) -> list[dict]:
+    """Numbers whose digits below the eighth are rounding (certio.precision_entry): agreement measures
+    and tolerances of the deterministic routes at the 1e-10 level."""
+    why = "a quadrature agreement measure or tolerance at the 1e-10 level, whose digits below 1e-12 are rounding"
+    out = [precision_entry(f"quantities.moment_anchors[*].{k}", why, abs=1e-12) for k in ("relative", "tolerance")]
+    out += [precision_entry(f"checks[{i}].{k}", why, abs=1e-12) for i, c in enumerate(checks)
+            if c.name.startswith(("L = 2: exact E err", "exact finite-L moments A_L, B_L")) for k in ("value", "bound")]
+    return out
 
 
 def validate(scenario: dict) -> dict:
@@ -230,4 +243,34 @@ def validate(scenario: dict) -> dict:
     return s
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, validate=validate)
+def fixed_query_reach(s: dict) -> None:
+    """The exact finite-L moments at the fixed query are a quadrature in q = a^T Gamma a, a = U z, whose
+    cost grows like q^2 and whose accuracy holds up to numerics/selfnormalised.q_reach(L): refuse a q
+    beyond its reach at the scenario's smallest L before any work."""
+    from ..numerics.selfnormalised import q_reach
+    from .prop31_common import fixed_query
+    z0 = fixed_query(s)
+    a = s["U"] @ z0
+    q, reach = float(a @ s["cov"] @ a), q_reach(min(s["L"]))
+    if not q <= reach:
+        raise ValueError(f"at the fixed query z = {np.round(z0, 6).tolist()}, q = a^T Gamma a = {q:.4g} (a = U z) is "
+                         f"beyond the exact finite-L route's reach q <= {reach:g} at L = {min(s['L'])}: lower the "
+                         f"scale of U, cov or query")
+
+
+def work_estimate(s: dict, profile: str) -> budgets.Estimate:
+    from . import prop31_common as claim
+    budgets.max_d("prop-3.1", s["d"], budgets.SYMBOLIC_MAX_D, "the first-order terms are evaluated in exact rational arithmetic")
+    fixed_query_reach(s)
+    b = claim.budget_for(s, profile)
+    d, k = s["d"], s["V"].shape[0]
+    ls = float(sum(b.Ls))
+    averaged = 7 * b.prompts * ls * max(d, b.queries_per_prompt)   # scenario, 3 regimes, 3 token laws
+    fixed = b.fixed_prompts * ls * d
+    memory = max(b.prompts * b.queries_per_prompt, b.fixed_prompts) * (4 + 2 * k + d) * 8 * 3
+    return budgets.Estimate("prop-3.1", averaged + fixed, memory,
+                    f"trials = {s['trials']}, L = {s['L']}: 7 query-averaged sweeps of {b.prompts} prompts and "
+                    f"one of {b.fixed_prompts} at {profile}")
+
+
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, validate=validate, estimate=work_estimate)

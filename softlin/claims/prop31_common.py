@@ -36,6 +36,16 @@ class Budget:
     table_points: int
 
 
+def fixed_query(s: dict) -> np.ndarray:
+    """The fixed query z0 of the claim's fixed-query part: the scenario's `query`, else the first column
+    of Sigma_q^(1/2) (a typical query), else the ones vector (Sigma_q = 0)."""
+    from ..numerics.laws import psd_root
+    Sq = s["query_cov"]
+    if s.get("query") is not None:
+        return np.asarray(s["query"], float)
+    return psd_root(Sq)[:, 0] if np.any(Sq) else np.ones(s["d"])
+
+
 def budget_for(s: dict, profile: str) -> Budget:
     t = s["trials"]
     if profile == "quick":

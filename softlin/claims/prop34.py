@@ -32,10 +32,13 @@ import sympy as sp
 
 from ..derivations import catalogue, gradient_fluctuations as gf
 from ..numerics import kernels, query_average
+from ..numerics.validate import positive_definite
 from ..numerics.laws import GaussianLaw, psd_root
 from . import formulas as shown
 from . import prop34_exact as ex
 from . import scenario as scen
+from ..certio import precision_entry
+from . import budgets
 from .base import check_false_alarm, Check, Claim, certificate
 from .common import provenance, symbolic_check
 from .prop31_common import naive_exponent, sharp_exponent
@@ -231,7 +234,15 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     formulas.update(_sympy_formulas()[0])
     mathml.update(_sympy_formulas()[1])
     return certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities, errata=errata,
-                       formulas=formulas, series=series, provenance=provenance(), formulas_mathml=mathml)
+                       formulas=formulas, series=series, provenance=provenance(), formulas_mathml=mathml,
+                       precision=stated_precision(checks))
+
+
+def stated_precision(checks) -> list[dict]:
+    """Numbers whose digits below the eighth are rounding (certio.precision_entry)."""
+    return [precision_entry(f"checks[{i}].value", "a central-difference error at rounding level: "
+                            "float64 rounding over the step, ~1e-16 / h with h ~ 1e-6, i.e. ~1e-10", abs=1e-8)
+            for i, c in enumerate(checks) if c.name.startswith("finite-prompt risk gradient (per-sample kernels")]
 
 
 def _first_order(G, U, V, Sq) -> tuple:
@@ -295,12 +306,29 @@ def validate(scenario: dict) -> dict:
         raise ValueError("V Gamma V^T = 0, so every token's output is V m and grad_U T[mu_L] = grad_U T[mu] = 0 "
                          "exactly at every L (grad_U's rate has nothing to measure); give V a row outside the "
                          "kernel of Gamma")
-    if np.min(np.linalg.eigvalsh(s["query_cov"])) <= 1e-12:
-        raise ValueError(f"prop-3.4 needs a positive definite query_cov, got {s['query_cov'].tolist()}")
+    positive_definite("query_cov (prop-3.4 needs an invertible one)", s["query_cov"])
     lam = query_average.threshold_lambda(s["cov"], s["U"], s["query_cov"])
     if not lam > 1e-12:
         raise ValueError(f"prop-3.4 needs lambda_max(U^T Gamma U Sigma_q) > 0 (its regimes rescale Gamma), got {lam:g}")
     return s
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMMON_KEYS, validate=validate)
+def work_estimate(s: dict, profile: str) -> budgets.Estimate:
+    budgets.max_d("prop-3.4", s["d"], budgets.SYMBOLIC_MAX_D, "the Jacobians are checked in exact arithmetic")
+    budgets.positive_definite("query_cov", "prop-3.4", s["query_cov"])
+    b = dict(BUDGETS[profile])
+    if profile == "standard":
+        b["Ls"], b["prompts"] = s["L"], s["trials"]
+    d = s["d"]
+    ls = float(sum(b["Ls"]))
+    per_token = d * d                                       # weighted second moments
+    fixed = b["prompts"] * ls * per_token
+    averaged = len(REGIMES) + 1 + 1                  # + 1: the query average at the scenario's own lambda
+    averaged *= b["blocks"] * b["block_prompts"] * ls * b["queries"] * per_token
+    memory = max(b["prompts"], b["block_prompts"] * b["queries"]) * (d * d + d + 2) * 8 * 4
+    source = f"trials = {s['trials']}, L = {s['L']}" if profile == "standard" else f"the {profile} budget"
+    return budgets.Estimate("prop-3.4", fixed + averaged, memory,
+                    f"{source}: a fixed-query sweep of {b['prompts']} prompts and query averages over L = {b['Ls']}")
+
+
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMMON_KEYS, validate=validate, estimate=work_estimate)

@@ -19,29 +19,44 @@ COMMON_KEYS = frozenset({"d", "mean", "cov", "U", "V", "query_cov", "query", "L"
 SUBTABLE_KEYS = {
     "mixture": frozenset({"weights", "means", "covs"}),
     "icl": frozenset({"sigma", "alpha", "theta", "noise", "L", "eps"}),
-    "scalar": frozenset({"d", "noise", "mu", "omega", "L"}),
+    "scalar": frozenset({"d", "noise", "mu", "omega", "L", "sigma", "points"}),
 }
 
 
-def load_toml(path: str | Path) -> dict:
-    """The scenario file as a dict; a ValueError names the file (missing, a directory, not UTF-8,
-    not TOML)."""
+def load_toml(path: str | Path, what: str = "scenario file") -> dict:
+    """The TOML file as a dict; a ValueError names the file and what is wrong with it: missing, a
+    symbolic-link loop, a directory, not a regular file (a pipe, a device such as /dev/stdin), not
+    readable, not UTF-8, not TOML. `what` names the file's role ("scenario file", "sweep grid")."""
+    import errno
+    import os
+    import stat
+
     path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"scenario {str(path)!r} is a directory, not a TOML file")
-    if not path.is_file():
-        raise ValueError(f"scenario file {str(path)!r} does not exist")
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ValueError(f"{what} {str(path)!r} is a loop of symbolic links") from None
+        if exc.errno == errno.ENOENT:
+            broken = " (a symbolic link to a missing file)" if path.is_symlink() else ""
+            raise ValueError(f"{what} {str(path)!r} does not exist{broken}") from None
+        raise ValueError(f"{what} {str(path)!r} cannot be read: {exc.strerror}") from None
+    if stat.S_ISDIR(mode):
+        raise ValueError(f"{what} {str(path)!r} is a directory, not a TOML file")
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"{what} {str(path)!r} is not a regular file (a pipe or a device); give the path of "
+                         f"a TOML file")
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"scenario file {str(path)!r} is not UTF-8 text (byte {exc.object[exc.start]:#04x} "
+        raise ValueError(f"{what} {str(path)!r} is not UTF-8 text (byte {exc.object[exc.start]:#04x} "
                          f"at offset {exc.start}); TOML files are UTF-8") from None
     except OSError as exc:
-        raise ValueError(f"scenario file {str(path)!r} cannot be read: {exc.strerror}") from None
+        raise ValueError(f"{what} {str(path)!r} cannot be read: {exc.strerror}") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"scenario file {str(path)!r} is not valid TOML: {exc}") from None
+        raise ValueError(f"{what} {str(path)!r} is not valid TOML: {exc}") from None
 
 
 # The largest dimension a scenario may ask for: every claim builds d x d matrices and converts them to

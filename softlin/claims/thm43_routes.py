@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ..numerics import icl_exact, icl_flows, icl_training
-from . import budgets
+from ..numerics.validate import BeyondReach
 
 LAM_MAX = 2.0            # lambda(theta) reached by the quadrature tables (q <= 121 on 12 nodes)
 TIMES = 48               # log-spaced time grid points
@@ -41,7 +41,7 @@ def flows(Sigma: np.ndarray, p: dict) -> dict:
 
     An L whose flow leaves the tables' reach (lambda(theta) > LAM_MAX, numerics/icl_exact.OutOfReach;
     small L, where theta_L moves far from theta_inf) is skipped and listed in `beyond_reach` with where it
-    left; the theorem is about large L. Fewer than two followable L: budgets.BeyondReach (exit 2)."""
+    left; the theorem is about large L. Fewer than two followable L: BeyondReach (exit 2)."""
     inf = icl_exact.flow(lambda y: icl_exact.grad_inf(Sigma, y), p["theta0"], p["t"])
     out = {"inf": inf, "L": {}, "beyond_reach": []}
     for L in p["candidates"]:
@@ -54,7 +54,7 @@ def flows(Sigma: np.ndarray, p: dict) -> dict:
             out["beyond_reach"].append({"L": L, "t": exc.t, "why": str(exc)})
     if len(out["L"]) < 2:
         left = "; ".join(f"L = {b['L']}: {b['why']}" for b in out["beyond_reach"])
-        raise budgets.BeyondReach(f"two prompt lengths are needed whose finite-L flow stays where the exact route "
+        raise BeyondReach(f"two prompt lengths are needed whose finite-L flow stays where the exact route "
                                   f"can follow it (lambda(theta) <= {LAM_MAX}); {left}; add larger L to icl.L")
     return out
 

@@ -37,7 +37,7 @@ def verdicts_block(certs: list[dict], prefix: str) -> str:
     rel = [c["reliability"] for c in certs if "reliability" in c]
     if rel:
         n = sum(r["statistical_checks"] for r in rel)
-        total = sum(r["family_wise_false_alarm"] for r in rel)
+        total = min(1.0, sum(r["family_wise_false_alarm"] for r in rel))     # a union bound
         lines += ["", f"Family-wise false alarm: a correct suite fails one of these {n} statistical checks with "
                       f"probability at most {total:.3g} (each at most {rel[0]['false_alarm_per_statistical_check']:g}, "
                       "union bound). Each judged control can also miss its wrong formula, with probability 1 - power (at most "

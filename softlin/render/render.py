@@ -148,11 +148,19 @@ def rendered(out: Path) -> dict[Path, bytes]:
 
 
 def render_all(out: Path) -> list[Path]:
+    """Write every rendered file whose content changed (a figure: its pixels), atomically; files that
+    are already current are not touched. Returns every file the renderer produces."""
     files = rendered(out)
     for path, data in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        if path.is_file() and _current(path, data):
+            continue
+        certio.atomic_write(path, data)
     return list(files)
+
+
+def _current(path: Path, data: bytes) -> bool:
+    old = path.read_bytes()
+    return _same_image(old, data) if path.suffix == ".png" else old == data
 
 
 def _same_image(a: bytes, b: bytes) -> bool:
@@ -170,13 +178,4 @@ def _same_image(a: bytes, b: bytes) -> bool:
 
 def stale_pages(out: Path) -> list[Path]:
     """Files whose committed content differs from a fresh rendering (or that are missing)."""
-    stale = []
-    for path, data in rendered(out).items():
-        if not path.exists():
-            stale.append(path)
-        elif path.suffix == ".png":
-            if not _same_image(path.read_bytes(), data):
-                stale.append(path)
-        elif path.read_bytes() != data:
-            stale.append(path)
-    return stale
+    return [path for path, data in rendered(out).items() if not path.is_file() or not _current(path, data)]

@@ -5,7 +5,7 @@ import io
 import pytest
 
 from softlin import cli
-from softlin.claims import base, progress, registry
+from softlin.claims import base, budgets, progress, registry
 
 
 class FakeTerminal(io.StringIO):
@@ -69,7 +69,8 @@ def _fake_claim():
         check = base.Check("a check", "symbolic", True, 1, 1, "trivially")
         return base.certificate(CLAIM, scenario, profile, scenario["seed"], [check], {})
     CLAIM = base.Claim("fake-claim", "A fake claim", "Nothing.", (), run, lambda: {"seed": 0},
-                       frozenset({"seed"}), validate=lambda s: s)
+                       frozenset({"seed"}), validate=lambda s: s,
+                       estimate=lambda s, p: budgets.Estimate("fake-claim", 1.0, 0.0, "one unit"))
     return CLAIM
 
 
