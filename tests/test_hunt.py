@@ -173,6 +173,7 @@ def _without_timing(out: dict) -> dict:
     return {k: v for k, v in out.items() if k not in ("seconds", "dask")}
 
 
+@pytest.mark.slow   # default-run budget (180 s): the Dask tests live in the slow tier
 @pytest.mark.parametrize("fails", [False, True], ids=["nothing found", "counterexample shrunk"])
 def test_a_hunt_on_a_dask_scheduler_gives_the_in_process_result(monkeypatch, tmp_path, fails):
     """cli_hunt_dask: draw, prefetch on the cluster, replay. The summary (regions, runs, the shrunk

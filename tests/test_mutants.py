@@ -2,8 +2,10 @@
 
 The default run checks the catalogue itself (cheap): at least 25 mutants, every layer covered, each
 mutant's text present exactly once in its file (a refactor that moves the text makes the mutant
-stale and this test red, instead of letting the mutant pass unapplied). The slow tier runs every
-mutant against its claims at `quick` and requires all to be killed.
+stale and this test red, instead of letting the mutant pass unapplied). The slow tier runs CI's
+selection (tests/mutants/selection.py: the mutants whose file changed since the last full run and a
+rotating share; `SOFTLIN_MUTANTS=all` for the whole catalogue) against their claims at `quick` and
+requires all to be killed.
 """
 
 from __future__ import annotations
@@ -49,11 +51,12 @@ def test_a_stale_mutant_is_refused_not_skipped():
 @pytest.mark.slow
 def test_every_mutant_is_killed_at_quick(tmp_path):
     out = tmp_path / "mutants.json"
-    proc = subprocess.run([sys.executable, "-m", "tests.mutants", "--jobs", "2", "--json", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "tests.mutants", "--ci", "--jobs", "2", "--json", str(out)],
                           cwd=REPO, capture_output=True, text=True)
     rows = json.loads(out.read_text()) if out.exists() else {}
     survivors = {name: r for name, r in rows.items() if r["verdict"] != "killed" and name not in catalogue.SURVIVORS}
     assert proc.returncode == 0 and not survivors, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert rows, proc.stdout[-4000:] + proc.stderr[-2000:]
     revived = [name for name in catalogue.SURVIVORS if rows.get(name, {}).get("verdict") == "killed"]
     assert not revived, f"now killed, remove from catalogue.SURVIVORS: {revived}"
 
@@ -62,3 +65,38 @@ def test_known_survivors_are_catalogued_mutants_with_a_reason():
     names = {m.name for m in catalogue.MUTANTS}
     for name, reason in catalogue.SURVIVORS.items():
         assert name in names and len(reason) > 40, name
+
+
+def test_ci_selection_holds_every_mutant_of_a_changed_file_and_a_rotating_share(monkeypatch):
+    from .mutants import selection
+    target = catalogue.MUTANTS[5].path
+    monkeypatch.setattr(selection, "changed_files", lambda since: {target})
+    names, why = selection.select({})
+    assert {m.name for m in catalogue.MUTANTS if m.path == target} <= set(names)
+    assert len(names) < len(catalogue.MUTANTS) and "share" in why
+    # the share alone (nothing changed) is about 1/ROTATION of the catalogue, never empty
+    monkeypatch.setattr(selection, "changed_files", lambda since: set())
+    share, _ = selection.select({})
+    assert 1 <= len(share) <= len(catalogue.MUTANTS) // selection.ROTATION + 1
+
+
+def test_ci_selection_is_the_whole_catalogue_on_request_or_without_history(monkeypatch):
+    import subprocess as sp
+    from .mutants import selection
+    every = [m.name for m in catalogue.MUTANTS]
+    assert selection.select({"SOFTLIN_MUTANTS": "all"})[0] == every
+
+    def no_git(*args):
+        raise sp.CalledProcessError(128, "git", stderr="fatal: bad revision")
+    monkeypatch.setattr(selection, "_git", no_git)
+    names, why = selection.select({})
+    assert names == every and "whole catalogue" in why
+
+
+def test_the_last_full_run_names_a_commit_of_this_history():
+    from .mutants import selection
+    commit = selection.recorded_commit()
+    proc = subprocess.run(["git", "cat-file", "-t", commit], cwd=REPO, capture_output=True, text=True)
+    if proc.returncode != 0 and "not a git repository" in proc.stderr:
+        pytest.skip("not a git checkout")
+    assert proc.stdout.strip() == "commit", proc.stderr

@@ -193,6 +193,7 @@ def small_cert():
     return ae.run(SMALL, "quick", claim_rng(0, ae.ID), plan=SMALL_PLAN)
 
 
+@pytest.mark.xdist_group("authors-small-certificate")   # one worker computes the fixture
 def test_small_run_linear_checks_and_controls_pass(small_cert):
     for prefix in ("symbolic", "linear attention", "authors' generator", "control", "softmax: the final test risk decreases"):
         found = _checks(small_cert, prefix)
@@ -211,6 +212,7 @@ def test_infinite_prompt_risk_of_the_default_scenario_by_eigenvalues():
     assert abs(np.asarray(kernels.authors_infinite_optimum(Sp, Sq, 0.1, 0.2)).ravel()[1] - expected) < 1e-12
 
 
+@pytest.mark.xdist_group("authors-small-certificate")   # one worker computes the fixture
 def test_approach_check_is_undecided_when_the_largest_prompt_is_below_L_eps(small_cert):
     """At L_max = 160 even the best exact softmax parameters are more than 10% above R*_inf: L_max is below
     L(eps), where Theorem 4.3 promises nothing, so the check is undecided (it was refuted before: found by
@@ -220,6 +222,7 @@ def test_approach_check_is_undecided_when_the_largest_prompt_is_below_L_eps(smal
     assert "below L(eps)" in c[0]["detail"]
 
 
+@pytest.mark.slow   # default-run budget (180 s): a full quick run; the mutant catalogue holds authors slips too
 def test_approach_check_refutes_a_risk_above_eps_where_the_exact_route_reaches_it():
     """Where the exact best softmax risk at L_max is within eps of R*_inf, Monte Carlo risks clearly above
     eps refute the check (a training or evaluation slip); within eps they verify it."""
@@ -241,6 +244,7 @@ def test_approach_check_refutes_a_risk_above_eps_where_the_exact_route_reaches_i
     assert verdicts(0.01 * R_star) == [True, True]
 
 
+@pytest.mark.slow   # default-run budget (180 s): a full quick run; the undecided verdict is also tested cheaply below
 def test_linear_optimality_check_is_undecided_when_sgd_is_stopped_early():
     """200 steps from (0.5, 0.5) leave p = mu omega visibly short of the exact optimum: the budget
     was too small, so the check (and the claim) is inconclusive, not verified."""
@@ -249,6 +253,7 @@ def test_linear_optimality_check_is_undecided_when_sgd_is_stopped_early():
     assert c[0]["passed"] is None and c[0]["value"] > 1 and cert["status"] != "verified"
 
 
+@pytest.mark.slow   # default-run budget (180 s): a full quick run; the default run keeps the optimum-formula sensitivity test
 def test_dropping_the_isserlis_term_of_the_linear_risk_is_caught():
     """Sensitivity: E[u^2 v^2] = E u^2 E v^2 (forgetting 2 (E uv)^2) drops tau tr(Sigma_p^2 Sigma_q) / L."""
     def wrong(Sp, Sq, mu, omega, s2, tau, L):
@@ -259,6 +264,7 @@ def test_dropping_the_isserlis_term_of_the_linear_risk_is_caught():
     assert cert["status"] == "refuted" and c[0]["passed"] is False
 
 
+@pytest.mark.slow   # default-run budget (180 s): a full quick run
 def test_modelling_the_bug_as_a_twice_transformed_prompt_only_is_caught():
     """Sensitivity of the erratum check: the authors' data are not explained by the prompt bug alone
     (query covariance left at Sigma): the exact risk under (R Sigma R^T, Sigma) must be refuted."""
@@ -270,6 +276,7 @@ def test_modelling_the_bug_as_a_twice_transformed_prompt_only_is_caught():
     assert _checks(cert, "authors' generator: linear risk = exact")[0]["passed"] is False
 
 
+@pytest.mark.xdist_group("authors-small-certificate")   # one worker computes the fixture
 def test_figure_is_drawn_from_the_series_and_skipped_when_malformed(small_cert):
     png = figures.figure_png(small_cert)
     assert png is not None and png[:8] == b"\x89PNG\r\n\x1a\n"

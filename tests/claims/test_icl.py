@@ -176,6 +176,7 @@ def test_bad_scalar_scenarios_raise_value_errors():
             fpr.validate(s)
 
 
+@pytest.mark.slow   # default-run budget (180 s): CI's verify --check re-runs both claims at standard
 def test_icl_claims_verified_on_quick_profile():
     s = icl_common.default_scenario()
     certs = {claim.ID: claim.run(s, "quick", claim_rng(0, claim.ID)) for claim in (thm52, thm43)}

@@ -34,6 +34,7 @@ def default_certificate():
     return _run()
 
 
+@pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
 def test_default_scenario_is_verified_with_every_required_quantity(default_certificate):
     cert = default_certificate
     assert cert["status"] == "verified", [(c["name"], c["value"]) for c in cert["checks"] if c["passed"] is not True]
@@ -47,6 +48,7 @@ def test_default_scenario_is_verified_with_every_required_quantity(default_certi
     assert set(q["beyond_gaussians"]) == {"rademacher", "uniform", "mixture"}
 
 
+@pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
 def test_negative_controls_above_the_threshold_are_refuted_by_the_quadrature_route(default_certificate):
     controls = {c["name"]: c for c in default_certificate["checks"] if c["kind"] == "control"}
     rate = [c for n, c in controls.items() if "claimed 1/L rate" in n and "quadrature" in n]
@@ -54,6 +56,7 @@ def test_negative_controls_above_the_threshold_are_refuted_by_the_quadrature_rou
     assert any("naive exponent" in n and "quadrature" in n and c["value"] == "refuted" for n, c in controls.items())
 
 
+@pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
 def test_certificate_records_family_wise_false_alarm_and_the_power_of_every_control(default_certificate):
     q = default_certificate["quantities"]
     assert 0 < q["family_wise_false_alarm"] <= 1e-4
@@ -66,6 +69,7 @@ def test_certificate_records_family_wise_false_alarm_and_the_power_of_every_cont
     assert ran == (mc >= 0.999)          # run exactly when its computed power reaches 0.999
 
 
+@pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
 def test_the_fixed_query_tests_split_the_stated_false_alarm_over_every_z_test(default_certificate):
     """Bonferroni accounting of the fixed-query checks: each is a maximum over z-tests made at every L of
     the fixed-query Monte Carlo, per output entry (bias: k, second moments: k (k + 1) / 2; Stein: k), so
@@ -85,12 +89,14 @@ def test_the_fixed_query_tests_split_the_stated_false_alarm_over_every_z_test(de
         assert n * 2 * stats.norm.sf(check["bound"]) == pytest.approx(level, rel=1e-9), (prefix, check["bound"])
 
 
+@pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
 def test_tolerances_of_the_exponent_checks_are_fixed_before_the_run(default_certificate):
     exps = [c for c in default_certificate["checks"] if "decays as L^-kappa" in c["name"]]
     assert len(exps) == 3 and all(c["passed"] for c in exps)
     assert all("<= 0.01 (fixed" in c["detail"] for c in exps)
 
 
+@pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
 def test_erratum_one_is_recorded_with_a_positive_witness(default_certificate):
     errata = default_certificate["errata"]
     assert len(errata) == 1 and errata[0]["id"] == 1
@@ -126,6 +132,7 @@ def test_averaged_coefficient_without_the_n_term_is_refuted_by_monte_carlo():
     assert mc["L E||T[mu_L] - T[mu]||^2_{L2(nu)} -> first_order_coefficient (Monte Carlo, pooled over L)"] is False
 
 
+@pytest.mark.slow   # default-run budget (180 s): the default certificate's controls are checked above
 def test_naive_exponent_is_refuted_above_the_threshold():
     """Sensitivity: kappa = 1/(2 lambda) (from the heuristic min(1, e^q/L)) fails the exact asymptotics."""
     cert = _run(exponent=naive_exponent, regimes=(("above", 1.0),), beyond=False)
@@ -164,6 +171,7 @@ def test_a_dropped_term_in_the_c1_kernel_turns_the_verdict_at_quick(monkeypatch)
     assert cert["status"] != "verified"
 
 
+@pytest.mark.slow   # default-run budget (180 s): ~20 s per drawn scenario
 @settings(max_examples=2)
 @given(seeds)
 def test_random_admissible_scenarios_below_the_threshold_are_verified(seed):

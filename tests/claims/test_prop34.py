@@ -22,6 +22,7 @@ def default_certificate():
     return prop34.run(s, "quick", claim_rng(0, "prop-3.4"))
 
 
+@pytest.mark.slow   # default-run budget (180 s): ~45 s; CI's verify --check re-runs prop-3.4 at standard
 def test_default_scenario_is_verified_with_the_issue_quantities(default_certificate):
     cert = default_certificate
     assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]

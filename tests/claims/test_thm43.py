@@ -113,14 +113,20 @@ def test_a_trial_step_beyond_the_domain_is_rejected_not_raised():
     assert stop.value.theta[0] == pytest.approx(0.98, rel=1e-12)
 
 
-def test_an_l_beyond_the_reach_is_skipped_and_too_few_ls_exit_2(tmp_path):
+@pytest.mark.slow   # default-run budget (180 s): trains before it finds the reach (~25 s)
+def test_too_few_ls_within_the_reach_exit_2_with_the_reason(tmp_path):
     """With L = [4, 8] only one length is followable: a structural limit, exit 2 with the reason (not a
-    crash, exit 3); with L = [4, 8, 16] the claim runs on 8 and 16 and lists 4 as beyond reach."""
+    crash, exit 3)."""
     from softlin import cli
     from softlin.cli_hunt_toml import to_toml
     path = tmp_path / "s.toml"
     path.write_text(to_toml(FINDING_5, "finding 5"))
     assert cli.main(["verify", "thm-4.3", "--scenario", str(path), "--profile", "quick", "--out", str(tmp_path)]) == 2
+
+
+@pytest.mark.slow   # default-run budget (180 s): a full quick run (~40 s)
+def test_an_l_beyond_the_reach_is_listed_and_the_others_verified():
+    """With L = [4, 8, 16] the claim runs on 8 and 16 and lists 4 as beyond reach."""
     scenario = {**FINDING_5, "icl": {**FINDING_5["icl"], "L": [4, 8, 16]}}
     cert = thm43.run(scenario, "quick", claim_rng(0, "thm-4.3"))
     assert cert["quantities"]["L"] == [8, 16]

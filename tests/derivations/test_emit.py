@@ -9,6 +9,7 @@ from softlin.derivations import emit
 from softlin.numerics import kernels
 
 
+@pytest.mark.slow   # default-run budget (180 s): CI's `softlin derive --check` makes this comparison itself
 def test_committed_kernels_equal_a_fresh_emission():
     assert emit.staleness_diff() == "", "stale kernels; fix: softlin derive"
 

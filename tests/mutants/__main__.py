@@ -20,6 +20,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from . import selection
 from .catalogue import MUTANTS, SURVIVORS, by_name
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,9 +61,13 @@ def _run_tests(node_ids) -> dict:
     import pytest
 
     with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(io.StringIO()):
-        # -n 0: in this process, where the slip is installed (xdist workers would import the real code)
-        code = pytest.main(["-q", "-x", "-n", "0", "-p", "no:cacheprovider", *node_ids])
+        # -n 0: in this process, where the slip is installed (xdist workers would import the real code);
+        # -m: a named test runs even when it is marked slow (the default addopts would deselect it)
+        code = pytest.main(["-q", "-x", "-n", "0", "-p", "no:cacheprovider", "-m", "slow or not slow", *node_ids])
     failed = [line for line in out.getvalue().splitlines() if line.startswith("FAILED")]
+    if code in (pytest.ExitCode.NO_TESTS_COLLECTED, pytest.ExitCode.USAGE_ERROR):
+        # a named test that is gone must not count as a kill
+        raise LookupError(f"stale mutant test ids {list(node_ids)}: pytest exit {int(code)}")
     if code == 0:
         return {"status": "verified", "caught_by": []}
     return {"status": "failed", "caught_by": failed[:3] or [f"pytest exit {int(code)}"]}
@@ -83,6 +88,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.mutants")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--only", nargs="*", help="mutant names (default: all)")
+    parser.add_argument("--ci", action="store_true",
+                        help="CI's selection: changed since the last full run plus a rotating share "
+                             "(tests/mutants/selection.py; SOFTLIN_MUTANTS=all for the whole catalogue)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--json", dest="json_path", help="write the results as JSON")
     args = parser.parse_args(argv)
@@ -90,6 +98,9 @@ def main(argv=None) -> int:
         print(json.dumps(run_one(args.one)))
         return 0
     names = args.only or [m.name for m in MUTANTS]
+    if args.ci:
+        names, why = selection.select()
+        print(f"selection: {why}", flush=True)
     for name in names:
         by_name(name)  # unknown names fail before any work
     rows, start = {}, time.perf_counter()

@@ -1,0 +1,64 @@
+"""Which mutants CI runs: those whose file changed since the last full run, plus a rotating share.
+
+The whole catalogue takes about a quarter of an hour on two cores, more than CI's budget leaves it.
+CI therefore runs
+
+- every mutant whose target file differs between the commit of the last full run (recorded in
+  `LAST_FULL_RUN`, with its date and result) and the working tree: a slip in code that changed is the
+  one most likely to have lost its check;
+- a rotating share: the mutants whose position in the catalogue is congruent to the HEAD commit's
+  hash modulo ROTATION, so each commit exercises a different, reproducible slice and ROTATION
+  consecutive commits cover the catalogue.
+
+`SOFTLIN_MUTANTS=all` runs the whole catalogue. When git or the recorded commit is unavailable (an
+export without history, a shallow clone), the whole catalogue runs: a selection that cannot be
+computed is never taken as empty.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from .catalogue import MUTANTS
+
+REPO = Path(__file__).resolve().parents[2]
+LAST_FULL_RUN = Path(__file__).with_name("LAST_FULL_RUN")
+ROTATION = 12
+
+
+def recorded_commit() -> str:
+    """The commit of the last full run: the first word of LAST_FULL_RUN's first non-comment line."""
+    for line in LAST_FULL_RUN.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            return line.split()[0]
+    raise LookupError(f"{LAST_FULL_RUN} names no commit")
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout
+
+
+def changed_files(since: str) -> set[str]:
+    """Files that differ between commit `since` and the working tree (committed or not)."""
+    return set(_git("diff", "--name-only", since).split())
+
+
+def select(environ=os.environ) -> tuple[list[str], str]:
+    """(mutant names, one line saying why) for this run."""
+    every = [m.name for m in MUTANTS]
+    if environ.get("SOFTLIN_MUTANTS", "") == "all":
+        return every, "SOFTLIN_MUTANTS=all: the whole catalogue"
+    try:
+        since = recorded_commit()
+        changed = changed_files(since)
+        head = _git("rev-parse", "HEAD").strip()
+    except (OSError, LookupError, subprocess.CalledProcessError) as exc:
+        return every, f"the whole catalogue (no selection without git history: {str(exc).strip()[:120]})"
+    turn = int(head[:12], 16) % ROTATION
+    touched = [m.name for m in MUTANTS if m.path in changed]
+    share = [m.name for i, m in enumerate(MUTANTS) if i % ROTATION == turn]
+    names = [n for n in every if n in set(touched) | set(share)]
+    return names, (f"{len(names)} of {len(every)} mutants: {len(touched)} whose file changed since "
+                   f"{since[:10]} (the last full run), and share {turn} of {ROTATION} chosen by HEAD {head[:10]}")
