@@ -49,11 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify", help="run claims and write certificates and pages")
     verify.add_argument("claims", nargs="*", help="claim ids (default: all, or those that read the scenario's keys)")
     verify.add_argument("--profile", choices=PROFILES, default=None, help="budget (default: standard)")
-    verify.add_argument("--scenario", type=Path, help="TOML scenario file (keys: see README)")
+    verify.add_argument("--scenario", type=Path, help="TOML scenario file (keys: docs/scenarios.md)")
     verify.add_argument("--seed", type=int, help="overrides the scenario's seed")
     verify.add_argument("--json", dest="json_path", help="also write the certificates as one JSON list (- for stdout)")
     verify.add_argument("--out", type=Path, help="output directory (default: reports, or "
                         "reports/scenarios/<name> with --scenario)")
+    verify.add_argument("--junit", type=Path, help="also write a JUnit XML report: one testsuite per claim, one "
+                        "testcase per check (with --check: and whether the certificate reproduces)")
     verify.add_argument("--quiet", action="store_true", help="no progress and no table")
     verify.add_argument("--max-minutes", type=float, default=budgets.DEFAULT_MAX_MINUTES,
                         help=f"refuse a run estimated longer than this (default {budgets.DEFAULT_MAX_MINUTES:g})")

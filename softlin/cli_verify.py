@@ -81,6 +81,23 @@ def _probe_writable(folder: Path, what: str) -> None:
         raise ValueError(f"{what}: cannot write in {str(folder)!r} ({exc.strerror or exc})") from None
 
 
+def _check_junit(path: Path | None) -> None:
+    """--junit is probed before any work, like --out and --json."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise ValueError(f"--junit {str(path)!r} is a directory; give a file name")
+    if not path.parent.is_dir():
+        raise ValueError(f"--junit {str(path)!r}: the folder {str(path.parent)!r} does not exist")
+    _probe_writable(path.parent, f"--junit {str(path)!r}")
+
+
+def _write_junit(path: Path | None, runs: list[dict]) -> None:
+    if path is not None:
+        from .cli_junit import document
+        certio.atomic_write(path, document(runs))
+
+
 def _check_json(path: str | None) -> None:
     if path in (None, "-"):
         return
@@ -104,6 +121,7 @@ def plan(args) -> tuple[list, dict, Path]:
     out = args.out or (DEFAULT_OUT / "scenarios" / args.scenario.stem if args.scenario else DEFAULT_OUT)
     _check_out(out)
     _check_json(args.json_path)
+    _check_junit(args.junit)
     scenarios, estimates = {}, []
     for c in claims:
         s = _for_claim(c.id, scen.merge, c.default_scenario(), user, c.scenario_keys)
@@ -157,6 +175,7 @@ def cmd_verify(args) -> int:
                           lambda cert: render.write_certificate(out, cert))
     render.render_all(out)
     certs = [c for c, _ in results]
+    _write_junit(args.junit, [{"cert": c, "seconds": e} for c, e in results])
     if args.json_path == "-":
         sys.stdout.write(certio.dumps(certs))
     elif args.json_path:
@@ -184,6 +203,7 @@ def cmd_verify_check(args) -> int:
     folder = out / "certificates"
     if not folder.is_dir():
         raise ValueError(f"no certificates to check: {str(folder)!r} is not a directory")
+    _check_junit(args.junit)
     old = {}
     for path in sorted(folder.glob("*.json")):
         cert = certio.read(path)
@@ -209,18 +229,21 @@ def cmd_verify_check(args) -> int:
         built_in[c.id] = _same_scenario(validated, check(default))
         estimates.append(_for_claim(c.id, budgets.estimate, c.id, validated, cert["profile"]))
     budgets.admit(estimates, args.max_minutes)
-    changed = []
+    changed, runs = [], []
     progress.enable(not args.quiet)
     with progress.heartbeat(args.quiet):
         results = [_check_one(c, i, len(claims), scenarios[c.id], old[c.id][1]["profile"])
                    for i, c in enumerate(claims)]
-    for c, new in zip(claims, results):
+    for c, (new, seconds) in zip(claims, results):
         path, cert = old[c.id]
         diffs = certio.differences(cert, json.loads(certio.dumps(new)))
+        command = _rerun_command(c.id, cert, out, built_in[c.id])
+        runs.append({"cert": new, "seconds": seconds, "differences": diffs, "reproduce": command})
         if diffs:
             changed.append(c.id)
             print(f"would change: {path}: " + "; ".join(diffs), file=sys.stderr)
-            print(f"  reproduce: {_rerun_command(c.id, cert, out, built_in[c.id])}", file=sys.stderr)
+            print(f"  reproduce: {command}", file=sys.stderr)
+    _write_junit(args.junit, runs)
     if changed:
         print(f"{len(changed)} of {len(claims)} certificates would change", file=sys.stderr)
         return EXIT_FAILED
@@ -229,12 +252,13 @@ def cmd_verify_check(args) -> int:
     return EXIT_OK
 
 
-def _check_one(c, i: int, total: int, s: dict, profile: str) -> dict:
+def _check_one(c, i: int, total: int, s: dict, profile: str) -> tuple[dict, float]:
     start = time.perf_counter()
     with progress.claim(c.id, i, total):
         new = _run_one(c, s, profile)
-    progress.finished(c.id, new["status"], time.perf_counter() - start, i, total)
-    return new
+    seconds = time.perf_counter() - start
+    progress.finished(c.id, new["status"], seconds, i, total)
+    return new, seconds
 
 
 def _same_scenario(a: dict, b: dict) -> bool:

@@ -114,8 +114,23 @@ def test_verify_check_passes_on_fresh_certificates_and_names_every_changed_one(t
     cert["checks"][i]["value"] *= 1.001                        # a number beyond the stated precision
     cert["checks"][j]["passed"] = not cert["checks"][j]["passed"]
     path.write_text(json.dumps(cert))
-    assert cli.main(["verify", "--check", "--out", str(out), "--quiet"]) == 1
+    junit = tmp_path / "verify.xml"
+    assert cli.main(["verify", "--check", "--out", str(out), "--quiet", "--junit", str(junit)]) == 1
     err = capsys.readouterr().err
     assert f"would change: {path}" in err and f"checks[{i}].value" in err and f"checks[{j}].passed" in err
+    # the JUnit report as a CI system reads it (junitparser): the tampered certificate is a failure
+    # naming both changed entries and the command that reproduces the run
+    import junitparser
+    xml = junitparser.JUnitXml.fromfile(str(junit))
+    suite = next(iter(xml))
+    assert suite.name == "finite-prompt-risk" and suite.tests == len(cert["checks"]) + 1
+    props = {p.name: p.value for p in suite.properties()}
+    assert props["profile"] == "quick" and props["seed"] == str(cert["seed"]) and "kernels_input_hash" in props
+    reproduces = next(case for case in suite if case.name == "certificate reproduces")
+    failure = reproduces.result[0]
+    assert isinstance(failure, junitparser.Failure) and "reproduce: softlin verify finite-prompt-risk" in failure.message
+    assert f"checks[{i}].value" in failure.text and f"checks[{j}].passed" in failure.text
+    refuted = [case for case in suite if case.result and isinstance(case.result[0], junitparser.Failure)]
+    assert suite.failures == len(refuted) >= 1
     assert cli.main(["verify", "--check", "--profile", "quick", "--out", str(out)]) == 2
     assert "drop --profile" in capsys.readouterr().err

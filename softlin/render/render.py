@@ -8,7 +8,8 @@ Layout under the output directory (default `reports/`):
     figures/<claim>.png         convergence figure
     index.md, index.html        verdict table and errata
     ../README.md                the verdict and errata blocks between marker comments (readme.py),
-                                when that README has the markers
+    ../docs/findings.md         when the file has the markers (the README holds the verdicts, the
+                                findings page the errata; links are relative to each file)
     preview.png                 a browser screenshot of index.html (`softlin report --preview`);
                                 not rendered from certificates, so not part of `--check`
 
@@ -28,6 +29,7 @@ from . import figures, html, markdown_tables, markup, readme, sweep_page, text
 from .text import BOUND_PROOF  # noqa: F401  (re-exported: the proof text lives in text.py)
 
 README = "README.md"
+FINDINGS = "docs/findings.md"
 
 
 def write_certificate(out: Path, cert: dict) -> Path:
@@ -121,10 +123,18 @@ def readme_path(out: Path) -> Path:
     return Path(out).resolve().parent / README
 
 
+def block_files(out: Path) -> list[tuple[Path, str]]:
+    """The files with generated blocks, and the prefix of their links to the reports: the README next
+    to the reports directory, and docs/findings.md beside it."""
+    name = Path(out).resolve().name
+    return [(readme_path(out), f"{name}/"), (Path(out).resolve().parent / FINDINGS, f"../{name}/")]
+
+
 def rendered(out: Path) -> dict[Path, bytes]:
     """Every file the renderer produces from out/certificates, as path -> bytes (nothing written).
 
-    Includes out/../README.md (with its generated blocks replaced) when that README has markers."""
+    Includes the block files (block_files: README.md, docs/findings.md) with their generated blocks
+    replaced, when they have markers."""
     out = Path(out)
     certs = load_certificates(out)
     files: dict[Path, bytes] = {}
@@ -139,11 +149,11 @@ def rendered(out: Path) -> dict[Path, bytes]:
     files.update(sweeps)
     files[out / "index.md"] = index_page(certs, phase_diagram=bool(sweeps)).encode()
     files[out / "index.html"] = html.index_page(certs, phase_diagram=bool(sweeps)).encode()
-    path = readme_path(out)
-    if path.is_file():
-        current = path.read_text()
-        if readme.has_markers(current):
-            files[path] = readme.sync(current, readme.blocks(certs, f"{out.resolve().name}/"), str(path)).encode()
+    for path, prefix in block_files(out):
+        if path.is_file():
+            current = path.read_text()
+            if readme.has_markers(current):
+                files[path] = readme.sync(current, readme.blocks(certs, prefix), str(path)).encode()
     return files
 
 

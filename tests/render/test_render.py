@@ -187,3 +187,19 @@ def test_a_bare_mathml_fragment_is_wrapped_and_entities_become_characters():
 def test_nonfinite_numbers_are_spelled_out_not_silent():
     from softlin.claims.base import jsonable
     assert jsonable({"a": float("inf"), "b": [np.float64("nan")], "c": np.int64(3)}) == {"a": "inf", "b": ["nan"], "c": 3}
+
+
+def test_the_findings_page_gets_the_errata_block_with_links_from_docs(tmp_path, certificate):
+    """docs/findings.md holds the errata block: synced by report, its links relative to docs/, and a
+    hand edit inside the block is what report --check calls stale."""
+    (tmp_path / "docs").mkdir()
+    findings = tmp_path / "docs" / "findings.md"
+    findings.write_text("# findings\n\n<!-- softlin:errata:begin -->\n<!-- softlin:errata:end -->\n\nnotes\n")
+    out = tmp_path / "reports"
+    cert = {**certificate, "errata": ["a witnessed slip"]}
+    render.write_certificate(out, cert)
+    assert findings in render.render_all(out)
+    text = findings.read_text()
+    assert "a witnessed slip" in text and "(../reports/lemma-2.1.md)" in text and text.endswith("notes\n")
+    findings.write_text(text.replace("a witnessed slip", "edited by hand"))
+    assert cli.main(["report", "--check", "--out", str(out)]) == 1

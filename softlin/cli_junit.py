@@ -1,0 +1,66 @@
+"""JUnit XML for `softlin verify --junit PATH` (and `verify --check --junit PATH`): what CI systems read.
+
+One <testsuite> per claim, one <testcase> per check (classname the claim id, name the check's
+name, its kind, value and bound in <system-out>). A refuted check is a <failure>; an undecided one
+(passed = null) is <skipped> with the check's detail as the reason. Under `--check` each suite also
+holds a testcase "certificate reproduces", a <failure> listing every number, check or verdict that
+would change, with the command that reproduces the run. Each suite's <properties> give the seed,
+profile, verdict, the versions and the kernels' input hash of the run. The layout follows the JUnit
+schema that Jenkins, GitLab and GitHub reporters read (testsuites > testsuite > properties,
+testcase > failure | skipped, system-out).
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+def _text(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.8g}"
+    return str(value)
+
+
+def _suite(root: ET.Element, cert: dict, seconds: float, differences: list[str] | None,
+           reproduce: str | None) -> None:
+    checks = cert.get("checks", [])
+    failures = sum(ch.get("passed") is False for ch in checks) + bool(differences)
+    skipped = sum(ch.get("passed") is None for ch in checks)
+    suite = ET.SubElement(root, "testsuite", name=cert["claim"],
+                          tests=str(len(checks) + (differences is not None)), failures=str(failures),
+                          errors="0", skipped=str(skipped), time=f"{seconds:.3f}")
+    props = ET.SubElement(suite, "properties")
+    provenance = cert.get("provenance", {})
+    pairs = [("seed", cert.get("seed")), ("profile", cert.get("profile")), ("status", cert.get("status"))]
+    pairs += [(k if k == "kernels_input_hash" else f"version.{k}", v) for k, v in sorted(provenance.items())
+              if not isinstance(v, (dict, list))]
+    for name, value in pairs:
+        if value is not None:
+            ET.SubElement(props, "property", name=name, value=_text(value))
+    for check in checks:
+        case = ET.SubElement(suite, "testcase", classname=cert["claim"], name=str(check.get("name", "")), time="0")
+        summary = f"kind {check.get('kind')}; value {_text(check.get('value'))}; bound {_text(check.get('bound'))}"
+        if check.get("passed") is False:
+            ET.SubElement(case, "failure", message=f"refuted: {summary}", type="refuted").text = \
+                str(check.get("detail", ""))
+        elif check.get("passed") is None:
+            ET.SubElement(case, "skipped", message=f"undecided: {check.get('detail', '')}"[:1000])
+        ET.SubElement(case, "system-out").text = f"{summary}\n{check.get('detail', '')}"
+    if differences is not None:
+        case = ET.SubElement(suite, "testcase", classname=cert["claim"], name="certificate reproduces", time="0")
+        if differences:
+            failure = ET.SubElement(case, "failure", type="would change",
+                                    message=f"{len(differences)} differences; reproduce: {reproduce}")
+            failure.text = "\n".join(differences)
+
+
+def document(runs: list[dict]) -> bytes:
+    """The XML document for `runs`: dicts with `cert`, `seconds`, and under --check `differences`
+    (a list, empty when the certificate reproduces) and `reproduce` (the command)."""
+    root = ET.Element("testsuites", name="softlin verify")
+    for run in runs:
+        _suite(root, run["cert"], run.get("seconds", 0.0), run.get("differences"), run.get("reproduce"))
+    counts = {k: sum(int(s.get(k)) for s in root) for k in ("tests", "failures", "errors", "skipped")}
+    for key, value in counts.items():
+        root.set(key, str(value))
+    ET.indent(root)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"

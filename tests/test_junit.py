@@ -1,0 +1,48 @@
+"""The JUnit XML of `softlin verify --junit`, read back by a real consumer (junitparser)."""
+
+import copy
+import json
+from pathlib import Path
+
+import junitparser
+
+from softlin import cli
+from softlin.cli_junit import document
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _committed(claim_id="lemma-2.1") -> dict:
+    return json.loads((REPO / "reports" / "certificates" / f"{claim_id}.json").read_text())
+
+
+def test_each_check_is_a_testcase_refuted_a_failure_undecided_skipped(tmp_path):
+    cert = copy.deepcopy(_committed())
+    cert["checks"][0]["passed"] = False
+    cert["checks"][1]["passed"] = None
+    path = tmp_path / "r.xml"
+    path.write_bytes(document([{"cert": cert, "seconds": 1.5}]))
+    xml = junitparser.JUnitXml.fromfile(str(path))
+    suite = next(iter(xml))
+    assert (suite.name, suite.tests, suite.failures, suite.skipped) == ("lemma-2.1", len(cert["checks"]), 1, 1)
+    cases = list(suite)
+    assert [c.name for c in cases] == [ch["name"] for ch in cert["checks"]]
+    assert isinstance(cases[0].result[0], junitparser.Failure) and "refuted" in cases[0].result[0].message
+    assert isinstance(cases[1].result[0], junitparser.Skipped)
+    assert all(not c.result for c in cases[2:])          # passed checks carry no result element
+    assert f"bound {cert['checks'][2]['bound']:.8g}" in cases[2].system_out
+
+
+def test_a_verified_run_has_no_failure_and_no_reproduce_case_outside_check(tmp_path):
+    path = tmp_path / "r.xml"
+    path.write_bytes(document([{"cert": _committed(c), "seconds": 0.0} for c in ("lemma-2.1", "asm-3.3")]))
+    xml = junitparser.JUnitXml.fromfile(str(path))
+    assert [s.name for s in xml] == ["lemma-2.1", "asm-3.3"]
+    assert sum(s.failures for s in xml) == 0
+    assert not any(case.name == "certificate reproduces" for s in xml for case in s)
+
+
+def test_junit_to_a_missing_folder_is_refused_before_any_work(tmp_path, capsys):
+    code = cli.main(["verify", "lemma-2.1", "--junit", str(tmp_path / "no" / "r.xml"), "--out", str(tmp_path / "o")])
+    assert code == 2 and "--junit" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
