@@ -56,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "reports/scenarios/<name> with --scenario)")
     verify.add_argument("--junit", type=Path, help="also write a JUnit XML report: one testsuite per claim, one "
                         "testcase per check (with --check: and whether the certificate reproduces)")
+    verify.add_argument("--github", action="store_true", help="GitHub Actions annotations (::error per refuted "
+                        "check or changed certificate) and a job summary when GITHUB_STEP_SUMMARY is set")
     verify.add_argument("--quiet", action="store_true", help="no progress and no table")
     verify.add_argument("--max-minutes", type=float, default=budgets.DEFAULT_MAX_MINUTES,
                         help=f"refuse a run estimated longer than this (default {budgets.DEFAULT_MAX_MINUTES:g})")

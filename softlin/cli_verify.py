@@ -98,6 +98,14 @@ def _write_junit(path: Path | None, runs: list[dict]) -> None:
         certio.atomic_write(path, document(runs))
 
 
+def _ci_reports(args, runs: list[dict]) -> None:
+    """The reports CI systems read: --junit (JUnit XML) and --github (workflow commands)."""
+    _write_junit(args.junit, runs)
+    if args.github:
+        from .cli_github import emit
+        emit(runs)
+
+
 def _check_json(path: str | None) -> None:
     if path in (None, "-"):
         return
@@ -122,6 +130,9 @@ def plan(args) -> tuple[list, dict, Path]:
     _check_out(out)
     _check_json(args.json_path)
     _check_junit(args.junit)
+    if args.github and args.json_path == "-":
+        raise UsageError("--github writes workflow commands to stdout, where --json - writes the certificates: "
+                         "give --json a file")
     scenarios, estimates = {}, []
     for c in claims:
         s = _for_claim(c.id, scen.merge, c.default_scenario(), user, c.scenario_keys)
@@ -175,7 +186,7 @@ def cmd_verify(args) -> int:
                           lambda cert: render.write_certificate(out, cert))
     render.render_all(out)
     certs = [c for c, _ in results]
-    _write_junit(args.junit, [{"cert": c, "seconds": e} for c, e in results])
+    _ci_reports(args, [{"cert": c, "seconds": e} for c, e in results])
     if args.json_path == "-":
         sys.stdout.write(certio.dumps(certs))
     elif args.json_path:
@@ -238,12 +249,12 @@ def cmd_verify_check(args) -> int:
         path, cert = old[c.id]
         diffs = certio.differences(cert, json.loads(certio.dumps(new)))
         command = _rerun_command(c.id, cert, out, built_in[c.id])
-        runs.append({"cert": new, "seconds": seconds, "differences": diffs, "reproduce": command})
+        runs.append({"cert": new, "seconds": seconds, "differences": diffs, "reproduce": command, "path": str(path)})
         if diffs:
             changed.append(c.id)
             print(f"would change: {path}: " + "; ".join(diffs), file=sys.stderr)
             print(f"  reproduce: {command}", file=sys.stderr)
-    _write_junit(args.junit, runs)
+    _ci_reports(args, runs)
     if changed:
         print(f"{len(changed)} of {len(claims)} certificates would change", file=sys.stderr)
         return EXIT_FAILED

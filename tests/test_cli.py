@@ -115,8 +115,10 @@ def test_verify_check_passes_on_fresh_certificates_and_names_every_changed_one(t
     cert["checks"][j]["passed"] = not cert["checks"][j]["passed"]
     path.write_text(json.dumps(cert))
     junit = tmp_path / "verify.xml"
-    assert cli.main(["verify", "--check", "--out", str(out), "--quiet", "--junit", str(junit)]) == 1
-    err = capsys.readouterr().err
+    assert cli.main(["verify", "--check", "--out", str(out), "--quiet", "--junit", str(junit), "--github"]) == 1
+    printed = capsys.readouterr()
+    err = printed.err
+    assert f"::error title=finite-prompt-risk%3A certificate would change,file={path}::" in printed.out
     assert f"would change: {path}" in err and f"checks[{i}].value" in err and f"checks[{j}].passed" in err
     # the JUnit report as a CI system reads it (junitparser): the tampered certificate is a failure
     # naming both changed entries and the command that reproduces the run

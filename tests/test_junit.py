@@ -46,3 +46,25 @@ def test_junit_to_a_missing_folder_is_refused_before_any_work(tmp_path, capsys):
     code = cli.main(["verify", "lemma-2.1", "--junit", str(tmp_path / "no" / "r.xml"), "--out", str(tmp_path / "o")])
     assert code == 2 and "--junit" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_github_annotations_name_the_claim_and_check_and_write_the_job_summary(tmp_path):
+    from softlin.cli_github import commands, emit
+    cert = copy.deepcopy(_committed())
+    cert["checks"][0]["passed"] = False
+    cert["checks"][1]["passed"] = None
+    run = {"cert": cert, "differences": ["checks[2].value 1 -> 2"], "reproduce": "softlin verify lemma-2.1 --seed 0",
+           "path": "reports/certificates/lemma-2.1.json"}
+    lines = commands([run])
+    assert lines[0].startswith("::error title=lemma-2.1%3A refuted::" + cert["checks"][0]["name"].replace("%", "%25"))
+    assert lines[1].startswith("::warning title=lemma-2.1%3A undecided::")
+    assert lines[2].startswith("::error title=lemma-2.1%3A certificate would change,file=reports/certificates/lemma-2.1.json::")
+    assert "%0Areproduce: softlin verify lemma-2.1 --seed 0" in lines[2] and "\n" not in "".join(lines)
+    summary = tmp_path / "summary.md"
+    emit([run], {"GITHUB_STEP_SUMMARY": str(summary)})
+    assert "| `lemma-2.1` | **" in summary.read_text() and "would change (1)" in summary.read_text()
+
+
+def test_github_with_json_to_stdout_is_refused_before_any_work(tmp_path, capsys):
+    assert cli.main(["verify", "lemma-2.1", "--github", "--json", "-", "--out", str(tmp_path / "o")]) == 2
+    assert "--github" in capsys.readouterr().err and not (tmp_path / "o").exists()
