@@ -61,6 +61,7 @@ def test_verify_on_a_user_scenario_writes_certificate_and_pages(tmp_path, capsys
     assert "verified" in capsys.readouterr().out
 
 
+@pytest.mark.slow   # default-run budget (180 s): a full emission; CI runs derive --check itself
 def test_derive_check_fails_with_a_diff_and_the_fix_command_when_stale(tmp_path, monkeypatch, capsys):
     # The staleness path, not the proofs (the slow tier and CI run `derive --check` with every proof):
     # one cheap group stands in for the catalogue.

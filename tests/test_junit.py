@@ -60,7 +60,7 @@ def test_github_annotations_name_the_claim_and_check_and_write_the_job_summary(t
     assert lines[1].startswith("::warning title=lemma-2.1%3A undecided::")
     assert lines[2].startswith("::error title=lemma-2.1%3A certificate would change,file=reports/certificates/lemma-2.1.json::")
     assert "%0Areproduce: softlin verify lemma-2.1 --seed 0" in lines[2] and "\n" not in "".join(lines)
-    summary = tmp_path / "summary.md"
+    summary = tmp_path / "job-summary"
     emit([run], {"GITHUB_STEP_SUMMARY": str(summary)})
     assert "| `lemma-2.1` | **" in summary.read_text() and "would change (1)" in summary.read_text()
 

@@ -389,8 +389,11 @@ def test_an_interrupt_is_answered_within_seconds_and_keeps_what_finished(tmp_pat
     cannot finish the run before the signal."""
     import signal
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    # SIG_DFL in the child: a shell without job control starts background jobs (CI's, say) with SIGINT
+    # ignored, and Python keeps an ignored SIGINT ignored, as a backgrounded `softlin verify &` should
     proc = subprocess.Popen([sys.executable, "-m", "softlin.cli", "verify", "lemma-2.1", "prop-3.1", "--out",
-                             str(tmp_path)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             str(tmp_path)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     seen = []
     for line in proc.stderr:                 # blocks until the line arrives (the process keeps working)
         seen.append(line)

@@ -193,6 +193,7 @@ def small_cert():
     return ae.run(SMALL, "quick", claim_rng(0, ae.ID), plan=SMALL_PLAN)
 
 
+@pytest.mark.slow   # default-run budget (180 s): a quick run (~30 s) shared by these tests
 @pytest.mark.xdist_group("authors-small-certificate")   # one worker computes the fixture
 def test_small_run_linear_checks_and_controls_pass(small_cert):
     for prefix in ("symbolic", "linear attention", "authors' generator", "control", "softmax: the final test risk decreases"):
@@ -212,6 +213,7 @@ def test_infinite_prompt_risk_of_the_default_scenario_by_eigenvalues():
     assert abs(np.asarray(kernels.authors_infinite_optimum(Sp, Sq, 0.1, 0.2)).ravel()[1] - expected) < 1e-12
 
 
+@pytest.mark.slow   # default-run budget (180 s): a quick run (~30 s) shared by these tests
 @pytest.mark.xdist_group("authors-small-certificate")   # one worker computes the fixture
 def test_approach_check_is_undecided_when_the_largest_prompt_is_below_L_eps(small_cert):
     """At L_max = 160 even the best exact softmax parameters are more than 10% above R*_inf: L_max is below
@@ -276,6 +278,7 @@ def test_modelling_the_bug_as_a_twice_transformed_prompt_only_is_caught():
     assert _checks(cert, "authors' generator: linear risk = exact")[0]["passed"] is False
 
 
+@pytest.mark.slow   # default-run budget (180 s): a quick run (~30 s) shared by these tests
 @pytest.mark.xdist_group("authors-small-certificate")   # one worker computes the fixture
 def test_figure_is_drawn_from_the_series_and_skipped_when_malformed(small_cert):
     png = figures.figure_png(small_cert)

@@ -34,6 +34,7 @@ def default_certificate():
     return _run()
 
 
+@pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
 @pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
 def test_default_scenario_is_verified_with_every_required_quantity(default_certificate):
     cert = default_certificate
@@ -48,6 +49,7 @@ def test_default_scenario_is_verified_with_every_required_quantity(default_certi
     assert set(q["beyond_gaussians"]) == {"rademacher", "uniform", "mixture"}
 
 
+@pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
 @pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
 def test_negative_controls_above_the_threshold_are_refuted_by_the_quadrature_route(default_certificate):
     controls = {c["name"]: c for c in default_certificate["checks"] if c["kind"] == "control"}
@@ -56,6 +58,7 @@ def test_negative_controls_above_the_threshold_are_refuted_by_the_quadrature_rou
     assert any("naive exponent" in n and "quadrature" in n and c["value"] == "refuted" for n, c in controls.items())
 
 
+@pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
 @pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
 def test_certificate_records_family_wise_false_alarm_and_the_power_of_every_control(default_certificate):
     q = default_certificate["quantities"]
@@ -69,6 +72,7 @@ def test_certificate_records_family_wise_false_alarm_and_the_power_of_every_cont
     assert ran == (mc >= 0.999)          # run exactly when its computed power reaches 0.999
 
 
+@pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
 @pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
 def test_the_fixed_query_tests_split_the_stated_false_alarm_over_every_z_test(default_certificate):
     """Bonferroni accounting of the fixed-query checks: each is a maximum over z-tests made at every L of
@@ -89,6 +93,7 @@ def test_the_fixed_query_tests_split_the_stated_false_alarm_over_every_z_test(de
         assert n * 2 * stats.norm.sf(check["bound"]) == pytest.approx(level, rel=1e-9), (prefix, check["bound"])
 
 
+@pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
 @pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
 def test_tolerances_of_the_exponent_checks_are_fixed_before_the_run(default_certificate):
     exps = [c for c in default_certificate["checks"] if "decays as L^-kappa" in c["name"]]
@@ -96,6 +101,7 @@ def test_tolerances_of_the_exponent_checks_are_fixed_before_the_run(default_cert
     assert all("<= 0.01 (fixed" in c["detail"] for c in exps)
 
 
+@pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
 @pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
 def test_erratum_one_is_recorded_with_a_positive_witness(default_certificate):
     errata = default_certificate["errata"]

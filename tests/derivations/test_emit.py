@@ -14,6 +14,7 @@ def test_committed_kernels_equal_a_fresh_emission():
     assert emit.staleness_diff() == "", "stale kernels; fix: softlin derive"
 
 
+@pytest.mark.slow   # default-run budget (180 s): two full emissions
 def test_emission_is_deterministic_and_has_the_contract_header():
     text = emit.generated_source()
     assert text == emit.generated_source()
