@@ -83,13 +83,7 @@ def _probe_writable(folder: Path, what: str) -> None:
 
 def _check_junit(path: Path | None) -> None:
     """--junit is probed before any work, like --out and --json."""
-    if path is None:
-        return
-    if path.is_dir():
-        raise ValueError(f"--junit {str(path)!r} is a directory; give a file name")
-    if not path.parent.is_dir():
-        raise ValueError(f"--junit {str(path)!r}: the folder {str(path.parent)!r} does not exist")
-    _probe_writable(path.parent, f"--junit {str(path)!r}")
+    _check_output_file("--junit", None if path is None else str(path))
 
 
 def _write_junit(path: Path | None, runs: list[dict]) -> None:
@@ -107,14 +101,20 @@ def _ci_reports(args, runs: list[dict]) -> None:
 
 
 def _check_json(path: str | None) -> None:
+    _check_output_file("--json", path)
+
+
+def _check_output_file(flag: str, path: str | None) -> None:
+    """An output file named by `flag`: not a directory, in a folder that exists and is writable
+    (None and "-", stdout, need nothing)."""
     if path in (None, "-"):
         return
     p = Path(path)
     if p.is_dir():
-        raise ValueError(f"--json {path!r} is a directory; give a file name")
+        raise ValueError(f"{flag} {path!r} is a directory; give a file name")
     if not p.parent.is_dir():
-        raise ValueError(f"--json {path!r}: the folder {str(p.parent)!r} does not exist")
-    _probe_writable(p.parent, f"--json {path!r}")
+        raise ValueError(f"{flag} {path!r}: the folder {str(p.parent)!r} does not exist")
+    _probe_writable(p.parent, f"{flag} {path!r}")
 
 
 def plan(args) -> tuple[list, dict, Path]:
