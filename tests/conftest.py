@@ -13,3 +13,35 @@ settings.register_profile("ci", max_examples=15, deadline=None, derandomize=True
 settings.register_profile("repro", max_examples=5, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("SOFTLIN_HYPOTHESIS_PROFILE", "dev"))
+
+
+def _rotation_key(item) -> str:
+    group = item.get_closest_marker("xdist_group")
+    return f"group:{group.args[0] if group.args else group.kwargs.get('name')}" if group else item.nodeid
+
+
+def pytest_configure(config):
+    """SOFTLIN_ROTATION=head (set by .ci/run): one share of the `rotating` tests (tests/rotation.py)."""
+    config._softlin_rotation = None, None
+    if os.environ.get("SOFTLIN_ROTATION", "") == "head":
+        from tests import rotation
+        config._softlin_rotation = rotation.turn()
+
+
+def pytest_collection_modifyitems(config, items):
+    from tests import rotation
+    share, _ = config._softlin_rotation
+    if share is None:
+        return
+    kept, dropped = [], []
+    for item in items:
+        off = item.get_closest_marker("rotating") and rotation.share_of(_rotation_key(item)) != share
+        (dropped if off else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+def pytest_report_header(config):
+    why = config._softlin_rotation[1]
+    return [f"softlin: {why}"] if why else []

@@ -84,7 +84,7 @@ def _run(args, cwd):
                           capture_output=True, text=True, timeout=300)
 
 
-@pytest.mark.slow  # ~35 s (re-runs every proof); CI also runs `softlin derive --check` itself
+@pytest.mark.slow  # ~80 s (re-runs every proof): CI's check that the committed kernels and derivation report are fresh
 def test_subprocess_derive_check_passes_on_the_committed_tree():
     result = _run(["derive", "--check"], REPO)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]

@@ -194,6 +194,7 @@ def test_a_hunt_on_a_dask_scheduler_gives_the_in_process_result(monkeypatch, tmp
 
 
 @pytest.mark.slow
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_a_hunt_on_a_local_cluster_of_processes_gives_the_in_process_result(tmp_path):
     """The real lemma-2.1 on `--workers 2` (worker processes import softlin themselves): same summary."""
     pytest.importorskip("distributed")
@@ -236,6 +237,7 @@ def test_a_point_mass_gaussian_is_verified_by_lemma_2_1():
 
 
 @pytest.mark.slow
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_hunt_finds_and_shrinks_a_transposed_interaction_matrix_in_lemma_2_1(monkeypatch, tmp_path):
     from softlin.numerics import limits
     right = limits.gaussian_limit
@@ -254,6 +256,7 @@ def test_hunt_finds_and_shrinks_a_transposed_interaction_matrix_in_lemma_2_1(mon
 
 
 @pytest.mark.slow
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_hunt_finds_a_forgotten_tilted_mean_shift_in_asm_3_3(monkeypatch, tmp_path):
     import functools
     from softlin.derivations import tilted_moments as tm
@@ -264,6 +267,7 @@ def test_hunt_finds_a_forgotten_tilted_mean_shift_in_asm_3_3(monkeypatch, tmp_pa
 
 
 @pytest.mark.slow
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_hunt_finds_nothing_in_asm_3_3_on_the_committed_code(tmp_path):
     assert cli.main(["hunt", "asm-3.3", "--examples", "8", "--out", str(tmp_path)]) == 0
     out = json.loads((tmp_path / "asm-3.3.json").read_text())
@@ -271,6 +275,7 @@ def test_hunt_finds_nothing_in_asm_3_3_on_the_committed_code(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_hunt_finds_a_deviation_bound_fifty_times_too_small_in_lemma_2_1(monkeypatch, tmp_path):
     # The bound (Chebyshev on the numerator, Maurer on the denominator) is loose: only a much smaller
     # constant bites at the quick budget.
@@ -314,6 +319,7 @@ def test_the_numerator_test_holds_its_level_on_the_heavy_tailed_scenario_the_hun
     assert numerator.passed is True and numerator.value <= 1.0
 
 
+@pytest.mark.slow  # default-run budget (180 s): ~11 s (a full finite-prompt-risk run)
 def test_a_prediction_that_cancels_is_outside_finite_prompt_risk_not_a_crash():
     """Found by softlin hunt (finding 4b): mu = 0 in every head makes the prediction 0, R_L = R_inf
     exactly, and the rate fit crashed on zero standard errors. So do two heads with equal omega and
@@ -358,6 +364,7 @@ POWER = [
 
 
 @pytest.mark.slow
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 @pytest.mark.parametrize("mutant, slip", POWER, ids=[m for m, _ in POWER])
 def test_hunt_finds_and_shrinks_a_slip_of_prop_3_1(mutant, slip, tmp_path):
     # one shrink run: a prop-3.1 run costs ~15 s of CPU, and the slow tier's budget is 2 minutes

@@ -194,6 +194,7 @@ def small_cert():
 
 
 @pytest.mark.slow   # default-run budget (180 s): a quick run (~30 s) shared by these tests
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 @pytest.mark.xdist_group("authors-small-certificate")   # one worker computes the fixture
 def test_small_run_linear_checks_and_controls_pass(small_cert):
     for prefix in ("symbolic", "linear attention", "authors' generator", "control", "softmax: the final test risk decreases"):
@@ -214,6 +215,7 @@ def test_infinite_prompt_risk_of_the_default_scenario_by_eigenvalues():
 
 
 @pytest.mark.slow   # default-run budget (180 s): a quick run (~30 s) shared by these tests
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 @pytest.mark.xdist_group("authors-small-certificate")   # one worker computes the fixture
 def test_approach_check_is_undecided_when_the_largest_prompt_is_below_L_eps(small_cert):
     """At L_max = 160 even the best exact softmax parameters are more than 10% above R*_inf: L_max is below
@@ -225,6 +227,7 @@ def test_approach_check_is_undecided_when_the_largest_prompt_is_below_L_eps(smal
 
 
 @pytest.mark.slow   # default-run budget (180 s): a full quick run; the mutant catalogue holds authors slips too
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_approach_check_refutes_a_risk_above_eps_where_the_exact_route_reaches_it():
     """Where the exact best softmax risk at L_max is within eps of R*_inf, Monte Carlo risks clearly above
     eps refute the check (a training or evaluation slip); within eps they verify it."""
@@ -247,6 +250,7 @@ def test_approach_check_refutes_a_risk_above_eps_where_the_exact_route_reaches_i
 
 
 @pytest.mark.slow   # default-run budget (180 s): a full quick run; the undecided verdict is also tested cheaply below
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_linear_optimality_check_is_undecided_when_sgd_is_stopped_early():
     """200 steps from (0.5, 0.5) leave p = mu omega visibly short of the exact optimum: the budget
     was too small, so the check (and the claim) is inconclusive, not verified."""
@@ -256,6 +260,7 @@ def test_linear_optimality_check_is_undecided_when_sgd_is_stopped_early():
 
 
 @pytest.mark.slow   # default-run budget (180 s): a full quick run; the default run keeps the optimum-formula sensitivity test
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_dropping_the_isserlis_term_of_the_linear_risk_is_caught():
     """Sensitivity: E[u^2 v^2] = E u^2 E v^2 (forgetting 2 (E uv)^2) drops tau tr(Sigma_p^2 Sigma_q) / L."""
     def wrong(Sp, Sq, mu, omega, s2, tau, L):
@@ -267,6 +272,7 @@ def test_dropping_the_isserlis_term_of_the_linear_risk_is_caught():
 
 
 @pytest.mark.slow   # default-run budget (180 s): a full quick run
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_modelling_the_bug_as_a_twice_transformed_prompt_only_is_caught():
     """Sensitivity of the erratum check: the authors' data are not explained by the prompt bug alone
     (query covariance left at Sigma): the exact risk under (R Sigma R^T, Sigma) must be refuted."""
@@ -279,6 +285,7 @@ def test_modelling_the_bug_as_a_twice_transformed_prompt_only_is_caught():
 
 
 @pytest.mark.slow   # default-run budget (180 s): a quick run (~30 s) shared by these tests
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 @pytest.mark.xdist_group("authors-small-certificate")   # one worker computes the fixture
 def test_figure_is_drawn_from_the_series_and_skipped_when_malformed(small_cert):
     png = figures.figure_png(small_cert)
@@ -290,12 +297,14 @@ def test_figure_is_drawn_from_the_series_and_skipped_when_malformed(small_cert):
 # ---------------------------------------------------------------------------------------------
 
 @pytest.mark.slow
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_default_scenario_verified_on_the_quick_profile():
     cert = ae.run(ae.default_scenario(), "quick", claim_rng(0, ae.ID))
     assert cert["status"] == "verified", [c["name"] for c in cert["checks"] if c["passed"] is not True]
 
 
 @pytest.mark.slow
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_infinite_prompt_risk_with_the_tilt_covariance_dropped_is_caught():
     """Sensitivity: taking the softmax limit as mu omega beta^T q (Sigma_p dropped from the tilted mean)
     gives R_inf(p) = s2 + tau (1 - p)^2 tr Sigma_q, minimal s2 at p = 1: the approach checks must fail."""

@@ -50,6 +50,7 @@ def test_endpoint_with_sigma_instead_of_its_inverse_has_positive_risk():
 
 
 @pytest.mark.slow  # ~30 s end to end; the same slip is caught exactly by the test above in the default run
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_wrong_endpoint_formula_refutes_the_claim():
     def wrong(S):
         t = (S * S).trace()
@@ -159,6 +160,8 @@ def test_default_scalar_scenario_verified_and_heuristic_refuted():
     assert len(q["optimum_curve"]["L"]) == 4
 
 
+@pytest.mark.slow  # default-run budget (180 s): ~25 s; the default run keeps the heuristic-refuted and endpoint sensitivity tests
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_dropping_the_cross_term_is_caught_by_monte_carlo():
     """Sensitivity: C1 without 2 (1 - mu.omega) sum mu_h bias(omega_h) (here mu.omega = 0.5)."""
     def no_cross(mu, omega, d, s2):
@@ -177,6 +180,7 @@ def test_bad_scalar_scenarios_raise_value_errors():
 
 
 @pytest.mark.slow   # default-run budget (180 s): CI's verify --check re-runs both claims at standard
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_icl_claims_verified_on_quick_profile():
     s = icl_common.default_scenario()
     certs = {claim.ID: claim.run(s, "quick", claim_rng(0, claim.ID)) for claim in (thm52, thm43)}

@@ -48,6 +48,8 @@ def test_transposed_interaction_matrix_is_refuted():
     assert any("float64 kernel" in n for n in failed) and any("E[e^(s-c)" in n for n in failed)
 
 
+@pytest.mark.slow  # default-run budget (180 s): ~11 s; the default scenario's controls are refuted by Monte Carlo alone in the default run
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_dropped_covariance_factor_is_refuted_by_monte_carlo_alone():
     """Sensitivity: V (m + U z) (Gamma dropped). The Monte Carlo unbiased-numerator test must catch
     it by itself, not only the quadrature comparison."""

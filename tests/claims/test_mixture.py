@@ -1,6 +1,7 @@
 """Claim mixture: verified on its scenario; its controls bite; wrong mixture formulas are refuted."""
 
 import numpy as np
+import pytest
 from scipy.special import softmax
 
 from softlin.claims import mixture, scenario
@@ -48,6 +49,8 @@ def _mixture_kernel(logit_fn):
     return kernel
 
 
+@pytest.mark.slow  # default-run budget (180 s): ~11 s; the default run keeps the wrong-axis and untilted-weights sensitivity tests
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_logits_without_the_quadratic_term_are_refuted():
     """Sensitivity: log pi_k + m_k^T a, forgetting a^T Gamma_k a / 2."""
     cert = _run(kernel=_mixture_kernel(lambda law, A: np.log(law.weights)[:, None] + law.means @ A.T))

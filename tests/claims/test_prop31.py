@@ -139,6 +139,7 @@ def test_averaged_coefficient_without_the_n_term_is_refuted_by_monte_carlo():
 
 
 @pytest.mark.slow   # default-run budget (180 s): the default certificate's controls are checked above
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_naive_exponent_is_refuted_above_the_threshold():
     """Sensitivity: kappa = 1/(2 lambda) (from the heuristic min(1, e^q/L)) fails the exact asymptotics."""
     cert = _run(exponent=naive_exponent, regimes=(("above", 1.0),), beyond=False)
@@ -169,6 +170,8 @@ def test_L_squared_where_L_times_L_minus_1_belongs_is_caught_at_quick(monkeypatc
     assert any("L = 1, 2, 3" in n for n in _failed(cert))
 
 
+@pytest.mark.slow  # default-run budget (180 s): ~16 s; the default run keeps two other quick-profile sensitivity tests
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_a_dropped_term_in_the_c1_kernel_turns_the_verdict_at_quick(monkeypatch):
     """Sensitivity: the emitted C1 kernel without its Gamma a a^T Gamma term (monkeypatched in the kernels)."""
     from softlin.numerics import kernels
@@ -201,6 +204,7 @@ def test_random_admissible_scenarios_below_the_threshold_are_verified(seed):
 
 
 @pytest.mark.slow   # CI's `softlin verify --check` re-runs every certificate; here seed sensitivity too
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_same_seed_gives_byte_identical_certificates():
     small = {"L": [16, 64], "trials": 200}
     a = _run(small, regimes=(), beyond=False)
@@ -222,6 +226,7 @@ def test_bad_scenarios_raise_value_errors_naming_the_value(overrides, fragment):
 
 
 @pytest.mark.slow
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_standard_profile_is_verified_end_to_end():
     cert = _run(profile="standard")
     assert cert["status"] == "verified", [(c["name"], c["value"]) for c in cert["checks"] if c["passed"] is not True]

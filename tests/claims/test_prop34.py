@@ -23,6 +23,7 @@ def default_certificate():
 
 
 @pytest.mark.slow   # default-run budget (180 s): ~45 s; CI's verify --check re-runs prop-3.4 at standard
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_default_scenario_is_verified_with_the_issue_quantities(default_certificate):
     cert = default_certificate
     assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]
@@ -52,6 +53,7 @@ def test_first_order_coefficient_formula_catches_a_wrong_cross_term():
 
 
 @pytest.mark.slow
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_weighted_second_moment_in_place_of_the_covariance_is_refuted():
     """Sensitivity: the U-Jacobian built from sum p_i z_i z_i^T (not centred). Its limit is
     Gamma + mu_a mu_a^T, so the tokens get a mean (m = (0.5, -0.5)) to make mu_a visibly non-zero."""
@@ -115,6 +117,7 @@ def test_emitted_per_query_coefficients_equal_the_exact_sympy_coefficients():
 
 
 @pytest.mark.slow
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_naive_exponent_in_place_of_the_sharp_one_is_refuted():
     """Sensitivity: kappa(lambda) = min(1, 1/(2 lambda)) (the naive heuristic) for the sharp exponent."""
     from softlin.claims.prop31_common import naive_exponent

@@ -114,6 +114,7 @@ def test_a_trial_step_beyond_the_domain_is_rejected_not_raised():
 
 
 @pytest.mark.slow   # default-run budget (180 s): trains before it finds the reach (~25 s)
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_too_few_ls_within_the_reach_exit_2_with_the_reason(tmp_path):
     """With L = [4, 8] only one length is followable: a structural limit, exit 2 with the reason (not a
     crash, exit 3)."""
@@ -125,6 +126,7 @@ def test_too_few_ls_within_the_reach_exit_2_with_the_reason(tmp_path):
 
 
 @pytest.mark.slow   # default-run budget (180 s): a full quick run (~40 s)
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_an_l_beyond_the_reach_is_listed_and_the_others_verified():
     """With L = [4, 8, 16] the claim runs on 8 and 16 and lists 4 as beyond reach."""
     scenario = {**FINDING_5, "icl": {**FINDING_5["icl"], "L": [4, 8, 16]}}
@@ -135,6 +137,7 @@ def test_an_l_beyond_the_reach_is_listed_and_the_others_verified():
 
 
 @pytest.mark.slow
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_a_lipschitz_constant_beyond_the_flows_grid_is_handled():
     """Found by `softlin hunt thm-4.3`: beta_inf ~ 4e5 left no time of the flow's grid below 30 / beta, and
     the comparison ODE of the Gronwall majorant check was integrated over an empty interval (IndexError).

@@ -1,6 +1,7 @@
 """Code generation: deterministic, committed, fresh, and every kernel runs on arrays."""
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,12 +10,8 @@ from softlin.derivations import emit
 from softlin.numerics import kernels
 
 
-@pytest.mark.slow   # default-run budget (180 s): CI's `softlin derive --check` makes this comparison itself
-def test_committed_kernels_equal_a_fresh_emission():
-    assert emit.staleness_diff() == "", "stale kernels; fix: softlin derive"
-
-
 @pytest.mark.slow   # default-run budget (180 s): two full emissions
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_emission_is_deterministic_and_has_the_contract_header():
     text = emit.generated_source()
     assert text == emit.generated_source()
@@ -23,9 +20,13 @@ def test_emission_is_deterministic_and_has_the_contract_header():
     assert not re.search(r"\d{4}-\d{2}-\d{2}|\d{2}:\d{2}:\d{2}", text), "no dates or times in emitted code"
 
 
-def test_staleness_diff_shows_a_hand_edit(tmp_path):
+def test_staleness_diff_shows_a_hand_edit(tmp_path, monkeypatch):
+    # the committed kernels stand in for a fresh emission (the slow tier's derive --check shows they are
+    # equal): this test is about the diff, and a full emission costs ~17 s of the default run
+    committed = (Path(kernels.__file__).parent / "_generated.py").read_text()
+    monkeypatch.setattr(emit, "generated_source", lambda: committed)
     path = tmp_path / "_generated.py"
-    path.write_text(emit.generated_source().replace("numpy.tanh(a)", "numpy.tanh(2*a)"))
+    path.write_text(committed.replace("numpy.tanh(a)", "numpy.tanh(2*a)"))
     diff = emit.staleness_diff(path)
     assert "-    return numpy.tanh(2*a)" in diff and "+    return numpy.tanh(a)" in diff
 
