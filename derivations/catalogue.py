@@ -218,5 +218,16 @@ def chain_proofs() -> tuple[Proof, ...]:
 GROUPS["chains"] = chain_proofs
 
 
+@lru_cache(maxsize=None)
+def conditional_sampler_proofs() -> tuple[Proof, ...]:
+    """The exact conditional sampler of Gaussian prompts (derivations/conditional_sampler.py)."""
+    from . import conditional_sampler
+    return tuple(conditional_sampler.proofs())
+
+
+GROUPS["conditional_sampler"] = conditional_sampler_proofs
+
+
 def all_proofs() -> dict[str, tuple[Proof, ...]]:
     return {name: group() for name, group in GROUPS.items()}
+

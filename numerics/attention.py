@@ -24,6 +24,19 @@ s = (B^T a) . g + a . m, the constant a . m cancels in the softmax, and the weig
 maps back as V m + V B (sum p_i g_i), so a token costs its r = rank(Gamma) normal draws and the
 attention arithmetic. The engine can also return the participation ratio sum_i p_i^2 (p the softmax
 weights), which the exact finite-L bias of Gaussian prompts involves.
+
+**The conditional sampler** (`sampler="conditional"`, the default for Gaussian tokens where it pays,
+`conditional_pays`; derivations/conditional_sampler.py). With W (r x Q) an orthonormal basis
+containing the coordinate tilts b_j = B^T a_j (reduced QR), g_i = W t_i + rho_i with t_i ~ N(0, I_Q)
+independent of rho_i ~ N(0, I - W W^T), the scores are s_ij = c_j . t_i (c_j = W^T b_j) and
+
+    sum_i p_ji g_i = W (sum_i p_ji t_i) + R_j,   (R_1 .. R_Q) | t  ~  (I - W W^T) xi C^T,
+
+with xi an r x Q matrix of iid N(0, 1) and C C^T = G, G_jl = sum_i p_ji p_li (C the symmetric root of
+G, which may be singular). A prompt costs L Q + r Q normal draws instead of L r; the outputs and the
+participation ratios G_jj have exactly the law of the full draw (not the same values for a seed).
+`sampler="full"` draws every coordinate: the reference route, and the one replayed token by token
+in the tests.
 """
 
 from __future__ import annotations
@@ -142,12 +155,77 @@ def block_shape(prompts: int, L: int, per_token_bytes: int, work_bytes: int) -> 
     return 1, tokens
 
 
+SAMPLERS = ("auto", "conditional", "full")
+
+
+def conditional_pays(L: int, Q: int, r: int) -> bool:
+    """Where "auto" takes the conditional sampler (measured by benchmarks/bench_sampler.py): it draws
+    L Q normals for L r, but a token then costs about 3 Q^2 products for the full draw's 2 Q r, and each
+    prompt a QR and an eigendecomposition; it pays from 2 Q <= r and L >= 64."""
+    return 2 * Q <= r and L >= 64
+
+
+def gram_root(G: np.ndarray) -> np.ndarray:
+    """The symmetric square root C of each PSD Gram matrix G (.., Q, Q), C C^T = G; singular G (two
+    queries with the same weights) included, rounding's negative eigenvalues taken as 0."""
+    lam, vec = np.linalg.eigh(G)
+    return np.matmul(vec * np.sqrt(np.clip(lam, 0.0, None))[..., None, :], np.swapaxes(vec, -1, -2))
+
+
+def project_off(W: np.ndarray, xi: np.ndarray) -> np.ndarray:
+    """(I - W W^T) xi for orthonormal columns W (.., r, Q): xi's component off the score directions."""
+    return xi - np.matmul(W, np.matmul(np.swapaxes(W, -1, -2), xi))
+
+
+def _conditional_block(rng: np.random.Generator, beta: np.ndarray, L: int, c: int, participation: bool):
+    """The weighted coordinate means sum_i p_ji g_i, (pb, Q, r), and the participation ratios, (pb, Q),
+    for pb prompts with coordinate tilts beta (pb, Q, r), Q < r, drawn by the conditional sampler."""
+    pb, Q, r = beta.shape
+    W, tri = np.linalg.qr(beta.transpose(0, 2, 1))      # beta_j = W tri[:, j]: W (pb, r, Q), tri (pb, Q, Q)
+    coef = tri.transpose(0, 2, 1)                        # s_j = coef[j] . t
+    top = np.empty((pb, Q, 1))
+    den = np.zeros((pb, Q, 1))
+    num = np.zeros((pb, Q, Q))                           # sum_i p_ji t_i (unnormalised)
+    gram = np.zeros((pb, Q, Q))                          # sum_i p_ji p_li (unnormalised)
+    for t0 in range(0, L, c):
+        cc = min(c, L - t0)
+        t = rng.standard_normal((pb, Q, cc))
+        s = np.matmul(coef, t)                           # (pb, Q, cc)
+        chunk_top = s.max(axis=2, keepdims=True)
+        if t0 == 0:
+            top = chunk_top
+        else:
+            new_top = np.maximum(top, chunk_top)
+            rescale = np.exp(top - new_top)
+            den *= rescale
+            num *= rescale
+            gram *= rescale * rescale.transpose(0, 2, 1)
+            top = new_top
+        np.subtract(s, top, out=s)
+        np.exp(s, out=s)
+        den += s.sum(axis=2, keepdims=True)
+        num += np.matmul(s, t.transpose(0, 2, 1))
+        gram += np.matmul(s, s.transpose(0, 2, 1))
+    mean_t = num / den                                   # (pb, Q, Q): row j is sum_i p_ji t_i
+    G = gram / (den * den.transpose(0, 2, 1))
+    root = gram_root(G)
+    xi = rng.standard_normal((pb, r, Q))
+    resid = project_off(W, xi)
+    R = np.matmul(resid, root.transpose(0, 2, 1))                      # column j is R_j
+    means = np.matmul(W, mean_t.transpose(0, 2, 1)) + R                # (pb, r, Q)
+    part = np.diagonal(G, axis1=1, axis2=2).copy() if participation else None
+    return means.transpose(0, 2, 1), part
+
+
 def sampled_outputs(law, rng: np.random.Generator, prompts: int, L: int, U: np.ndarray, V: np.ndarray,
-                    queries: np.ndarray, *, participation: bool = False,
+                    queries: np.ndarray, *, participation: bool = False, sampler: str = "auto",
                     work_bytes: int = DEFAULT_WORK_BYTES, max_bytes: int = DEFAULT_MAX_BYTES) -> SampledOutputs:
     """Softmax attention over `prompts` fresh prompts of length L from `law`, for queries (Q, d)
     shared by every prompt or (prompts, Q, d) drawn per prompt. Float64, streamed: the working
-    set is about `work_bytes` (capped by `max_bytes`) whatever L; the outputs take P Q (k + 1) floats."""
+    set is about `work_bytes` (capped by `max_bytes`) whatever L; the outputs take P Q (k + 1) floats.
+    `sampler`: "full" draws every token coordinate; "conditional" draws the scores and the weighted
+    residuals (Gaussian laws only); "auto" takes the conditional sampler where it pays
+    (`conditional_pays`), else the full one."""
     if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 1:
         raise ValueError(f"prompt length L = {L!r} must be an integer >= 1")
     if isinstance(prompts, bool) or not isinstance(prompts, (int, np.integer)) or prompts < 1:
@@ -169,7 +247,11 @@ def sampled_outputs(law, rng: np.random.Generator, prompts: int, L: int, U: np.n
     if prompts * Q * (k + 4) * 8 > max_bytes:
         raise ValueError(f"prompts x queries = {prompts} x {Q} outputs exceed the memory cap of {max_bytes} bytes")
     work_bytes = min(int(work_bytes), int(max_bytes) // 4)
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler = {sampler!r} must be one of {', '.join(SAMPLERS)}")
     gaussian = _is_gaussian(law)
+    if sampler == "conditional" and not gaussian:
+        raise ValueError(f"the conditional sampler needs Gaussian tokens, not {getattr(law, 'name', law)!r}")
     if gaussian:
         root = law.root                                   # (d, r), B B^T = Gamma
         r = root.shape[1]
@@ -186,6 +268,16 @@ def sampled_outputs(law, rng: np.random.Generator, prompts: int, L: int, U: np.n
         out[:] = value_offset
         if participation:
             part[:] = 1.0 / L
+        return SampledOutputs(out, part, int(L))
+    if gaussian and (sampler == "conditional" or (sampler == "auto" and conditional_pays(L, Q, r))):
+        pb_max, c = block_shape(prompts, L, 8 * 2 * Q * 2, work_bytes)
+        for p0 in range(0, prompts, pb_max):
+            pb = min(pb_max, prompts - p0)
+            beta = coords[p0:p0 + pb] if per_prompt else np.broadcast_to(coords, (pb, Q, r))
+            means, sq = _conditional_block(rng, beta, int(L), c, participation)
+            out[p0:p0 + pb] = means @ value_map.T + value_offset
+            if participation:
+                part[p0:p0 + pb] = sq
         return SampledOutputs(out, part, int(L))
     pb_max, c = block_shape(prompts, L, 8 * (r + Q) * 2, work_bytes)
     draw_buf = np.empty((pb_max, r, c)) if gaussian else None

@@ -194,6 +194,22 @@ MUTANTS: tuple[Mutant, ...] = (
            ("lemma-2.1",), "online log-sum-exp: the running max shift applied to the denominator only, the numerator of "
                            "earlier chunks never rescaled by exp(M_old - M_new)",
            ("tests/numerics/test_attention.py::test_streamed_attention_equals_the_naive_loop_and_is_a_convex_combination",)),
+    Mutant("conditional-residual-not-projected", "numerics/attention.py",
+           "resid = project_off(W, xi)", "resid = xi",
+           ("prop-3.1",), "the conditional sampler's weighted residual drawn as xi C^T, the projector I - W W^T off "
+                          "the score directions dropped (extra variance along the tilt)",
+           ("tests/numerics/test_conditional_sampler.py::test_one_query_matches_the_exact_finite_L_bias_and_second_moment",)),
+    Mutant("conditional-gram-rescaled-once", "numerics/attention.py",
+           "gram *= rescale * rescale.transpose(0, 2, 1)", "gram *= rescale",
+           ("prop-3.1",), "the Gram matrix sum_i p_ji p_li rescaled by exp(M_old - M_new) once, not squared, when a "
+                          "chunk raises the running maximum",
+           ("tests/numerics/test_conditional_sampler.py::test_the_conditional_sampler_streams_and_its_participation_ratios_are_those_of_its_weights",)),
+    Mutant("conditional-residuals-independent-across-queries", "numerics/attention.py",
+           "    root = gram_root(G)\n",
+           "    root = np.sqrt(np.diagonal(G, axis1=1, axis2=2))[..., None] * np.eye(G.shape[-1])\n",
+           ("prop-3.1",), "each query's weighted residual drawn with its own sum_i p_ji^2 and independent of the other "
+                          "queries' (the Gram matrix taken diagonal)",
+           ("tests/numerics/test_conditional_sampler.py::test_several_queries_have_the_law_of_the_full_draw",)),
     Mutant("mixture-centred-moment-tilt-a-not-2a", "derivations/mixture.py",
            "{cs[\"a\"]: 2 * s[\"U\"] * s[\"z\"],",
            "{cs[\"a\"]: s[\"U\"] * s[\"z\"],",

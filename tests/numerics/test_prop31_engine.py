@@ -1,5 +1,5 @@
 """The Monte Carlo engine (attention.sampled_outputs): the naive loop on the very tokens it drew,
-for Gaussian (token-free fast path) and generic laws, shared and per-prompt queries; participation
+for Gaussian (the full sampler's token-free path) and generic laws, shared and per-prompt queries; participation
 ratios; bounded memory at L = 10^6; reproducibility; bad input."""
 
 import math
@@ -58,7 +58,7 @@ def test_engine_equals_the_naive_loop_on_the_tokens_it_drew(seed, d, L, Q, work_
     U, V = rng.normal(size=(d, d)) * 1.5, rng.normal(size=(2, d))
     queries = rng.normal(size=(prompts, Q, d) if per_prompt else (Q, d))
     out = attention.sampled_outputs(law, np.random.default_rng(seed), prompts, L, U, V, queries,
-                                    participation=True, work_bytes=work_bytes)
+                                    participation=True, sampler="full", work_bytes=work_bytes)
     replay = _replay_gaussian if gaussian else _replay_generic
     tokens = replay(law, seed, prompts, L, Q, work_bytes)
     for p in range(prompts):
@@ -109,6 +109,8 @@ def test_degenerate_covariance_gives_the_mean_exactly():
     (dict(queries=np.ones((2, 3))), "queries must have shape"),
     (dict(queries=np.full((1, 2), np.nan)), "NaN"),
     (dict(prompts=10**7, queries=np.ones((8, 2))), "memory cap"),
+    (dict(sampler="exact"), "sampler = 'exact'"),
+    (dict(sampler="conditional", law=RademacherLaw(2)), "needs Gaussian tokens"),
 ])
 def test_bad_engine_input_raises_value_errors_naming_the_value(kwargs, fragment):
     base = dict(law=GaussianLaw([0.0, 0.0], np.eye(2)), rng=np.random.default_rng(0), prompts=2, L=4,

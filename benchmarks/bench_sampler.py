@@ -1,0 +1,132 @@
+"""Benchmark of the conditional sampler against the full draw and against the bare cost of the normals.
+
+For Gaussian tokens, at prompt length L, dimension d (Gamma of full rank) and Q queries per prompt:
+
+- `full`: the engine drawing every token coordinate (attention.sampled_outputs, sampler="full");
+- `conditional`: the engine drawing the scores and the weighted residuals (sampler="conditional",
+  what "auto" takes when Q < d);
+- `bare L x d`: only drawing the L d normals of the tokens, in the engine's cache-sized chunks;
+- `bare L Q + d Q`: only drawing the normals the conditional sampler needs, in the same chunks.
+
+Times are medians over repeats, per prompt. Targets (issue: at L = 1e6, d = 5, one query):
+conditional / bare L x d <= 0.4, conditional / bare (L Q + d Q) <= 2. It also reports the peak
+memory traced at the largest L.
+
+    python benchmarks/bench_sampler.py            # full run (a few minutes on 2 cores)
+    python benchmarks/bench_sampler.py --quick    # smoke run (seconds)
+    python benchmarks/bench_sampler.py --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import tracemalloc
+
+import numpy as np
+
+from softlin.numerics import attention
+from softlin.numerics.laws import GaussianLaw
+
+
+def setup(d: int):
+    rng = np.random.default_rng(0)
+    B = rng.normal(size=(d, d)) / np.sqrt(d)
+    law = GaussianLaw(np.full(d, 0.1), B @ B.T + 0.2 * np.eye(d))
+    U = 0.5 * np.eye(d) + 0.1 * rng.normal(size=(d, d)) / np.sqrt(d)
+    V = rng.normal(size=(2, d))
+    return law, U, V
+
+
+def bare_draw(rng, prompts: int, L: int, per_token: int, extra: int, work_bytes=attention.DEFAULT_WORK_BYTES):
+    """Draw prompts x (L per_token + extra) normals in chunks of about work_bytes / 4."""
+    chunk = max(1, work_bytes // (4 * 8 * per_token))
+    buf = np.empty((chunk, per_token))
+    for _ in range(prompts):
+        for t0 in range(0, L, chunk):
+            cc = min(chunk, L - t0)
+            if cc == chunk:
+                rng.standard_normal(out=buf)
+            else:
+                rng.standard_normal((cc, per_token))
+        if extra:
+            rng.standard_normal(extra)
+
+
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def measure(d: int, L: int, Q: int, prompts: int, repeats: int) -> dict:
+    law, U, V = setup(d)
+    rng = np.random.default_rng(1)
+    queries = rng.normal(size=(Q, d))
+    runs = {"full": lambda: attention.sampled_outputs(law, rng, prompts, L, U, V, queries, sampler="full"),
+            "conditional": lambda: attention.sampled_outputs(law, rng, prompts, L, U, V, queries,
+                                                             sampler="conditional"),
+            "bare_Ld": lambda: bare_draw(rng, prompts, L, d, 0),
+            "bare_LQ_dQ": lambda: bare_draw(rng, prompts, L, Q, d * Q)}
+    times = {name: [] for name in runs}
+    for _ in range(repeats):                      # interleaved, so drifts hit every column alike
+        for name, fn in runs.items():
+            times[name].append(timed(fn) / prompts)
+    row = {"d": d, "L": L, "queries": Q, "prompts": prompts}
+    row.update({f"{name}_seconds_per_prompt": statistics.median(ts) for name, ts in times.items()})
+    c = row["conditional_seconds_per_prompt"]
+    row["conditional_over_bare_Ld"] = c / row["bare_Ld_seconds_per_prompt"]
+    row["conditional_over_bare_LQ_dQ"] = c / row["bare_LQ_dQ_seconds_per_prompt"]
+    row["full_over_bare_Ld"] = row["full_seconds_per_prompt"] / row["bare_Ld_seconds_per_prompt"]
+    return row
+
+
+def peak_memory(d: int, L: int, Q: int, sampler: str) -> int:
+    law, U, V = setup(d)
+    tracemalloc.start()
+    attention.sampled_outputs(law, np.random.default_rng(4), 1, L, U, V, np.ones((Q, d)), sampler=sampler)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    parser.add_argument("--json", help="write the results as JSON")
+    parser.add_argument("--repeats", type=int, default=None)
+    args = parser.parse_args(argv)
+    repeats = args.repeats or (1 if args.quick else 3)
+    Ls = [16, 1024, 10**4] if args.quick else [16, 1024, 10**5, 10**6]
+    ds = [2, 5] if args.quick else [2, 5, 20]
+    tokens = 10**5 if args.quick else 2 * 10**6          # tokens per timed run (prompts = tokens / L)
+    rows = []
+    print(f"seconds per prompt, median of {repeats}; ratios of the conditional sampler to the bare draws")
+    print(f"{'d':>3} {'Q':>2} {'L':>8} {'full':>10} {'cond.':>10} {'bare Ld':>10} {'bare LQ+dQ':>10} "
+          f"{'full/Ld':>8} {'cond/Ld':>8} {'cond/(LQ+dQ)':>12}")
+    for d in ds:
+        for Q in (1, 3):
+            if Q >= d:
+                continue
+            for L in Ls:
+                r = measure(d, L, Q, max(1, tokens // L), repeats)
+                rows.append(r)
+                print(f"{d:3d} {Q:2d} {L:8d} {r['full_seconds_per_prompt']:10.2e} "
+                      f"{r['conditional_seconds_per_prompt']:10.2e} {r['bare_Ld_seconds_per_prompt']:10.2e} "
+                      f"{r['bare_LQ_dQ_seconds_per_prompt']:10.2e} {r['full_over_bare_Ld']:8.2f} "
+                      f"{r['conditional_over_bare_Ld']:8.2f} {r['conditional_over_bare_LQ_dQ']:12.2f}", flush=True)
+    L_max = max(Ls)
+    peaks = {s: peak_memory(5, L_max, 1, s) for s in ("full", "conditional")}
+    print(f"peak traced memory at L = {L_max}, d = 5, one query: full {peaks['full'] / 2**20:.1f} MB, "
+          f"conditional {peaks['conditional'] / 2**20:.1f} MB (cap 256 MB)")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"rows": rows, "peak_bytes": peaks}, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
