@@ -56,6 +56,9 @@ ABOUT = {
                           "as risk_finite, two heads on the same prompt; the cross moments A_12(q), B_12(q)"),
     "gronwall": ("Theorem 4.3: the Gronwall transfer bound (Lemma D.1)",
                  "grad R_inf beta-Lipschitz and |grad R_L - grad R_inf| <= g_2 on B_2rho; same initialisation"),
+    "conditional_sampler": ("The exact conditional sampler: weighted token sums drawn from the scores",
+                            "tokens N(m, Gamma), k queries sharing a prompt, A^T Gamma A invertible; the weights "
+                            "fixed given the scores"),
 }
 
 # emitted kernels' source modules that belong to a group of another name
