@@ -17,6 +17,7 @@ def _run(overrides=None, **kwargs):
     return asm33.run(s, "quick", claim_rng(s["seed"], "asm-3.3"), **kwargs)
 
 
+@pytest.mark.slow  # default-run budget (180 s): ~12 s; CI's verify --check re-runs the default scenario at standard
 def test_default_scenario_is_verified_and_reports_both_tables():
     cert = _run()
     assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]

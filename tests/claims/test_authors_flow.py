@@ -90,6 +90,7 @@ def test_sgd_check_accepts_an_end_within_the_floor_and_refutes_one_beyond():
     assert af.sgd_check(c, None, I5, I5, S2, TAU) == (None, {})
 
 
+@pytest.mark.slow  # default-run budget (180 s): ~13 s of flow integration before the refusal
 def test_an_anisotropic_law_whose_tables_leave_the_quadratures_reach_is_refused():
     """d = 3, eigenvalues 0.04 to 2.5, L = 10: the exact risk's moment tables reach q = 371, where the
     quadrature of numerics/selfnormalised no longer converges (halved steps differ by ~2e-4 at q = 370,

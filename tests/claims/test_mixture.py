@@ -18,6 +18,7 @@ def _law_and_params():
     return mixture.mixture_law(s), s["U"], s["V"]
 
 
+@pytest.mark.slow  # default-run budget (180 s): ~11 s; CI's verify --check re-runs the default scenario at standard
 def test_default_mixture_scenario_is_verified_and_nonlinear():
     cert = _run()
     assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]

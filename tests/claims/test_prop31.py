@@ -152,6 +152,8 @@ def _no_regimes(**kwargs):
     return _run(regimes=(), beyond=False, **kwargs)
 
 
+@pytest.mark.slow  # default-run budget (180 s): ~16 s; the default run keeps the L^2-for-L(L-1) quick-profile sensitivity test
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_an_exponent_of_L_where_L_minus_1_belongs_in_the_quadrature_is_caught_at_quick(monkeypatch):
     """Sensitivity: phi(t)^L in place of phi(t)^(L-1) (and ^(L-1) for ^(L-2)) in the exact finite-L route."""
     from softlin.numerics import selfnormalised
