@@ -1,6 +1,6 @@
 """Hypothesis profiles (docs/design.md): `dev` (default, fast), `ci` (the same number of examples,
-derandomised so CI cannot flake; more would not fit the default run's 3-minute budget), `repro` (derandomised, few examples, for bisecting). Select with
-SOFTLIN_HYPOTHESIS_PROFILE."""
+derandomised so CI cannot flake; more would not fit the default run's 3-minute budget), `repro`
+(derandomised, few examples, for bisecting). Select with SOFTLIN_HYPOTHESIS_PROFILE."""
 
 import os
 
