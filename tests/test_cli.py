@@ -105,6 +105,7 @@ def test_subprocess_verify_json_to_stdout_and_bad_claim(tmp_path):
     assert bad.stderr.startswith("softlin: error: unknown claim id 'nope' (known: lemma-2.1, prop-3.1,")
 
 
+@pytest.mark.slow  # ~20 s (three quick runs); the JUnit and annotation shapes of a failure stay in tests/test_junit.py
 def test_verify_check_passes_on_fresh_certificates_and_names_every_changed_one(tmp_path, capsys):
     out = tmp_path / "reports"
     assert cli.main(["verify", "finite-prompt-risk", "--profile", "quick", "--out", str(out), "--quiet"]) == 0

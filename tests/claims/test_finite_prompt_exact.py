@@ -129,7 +129,7 @@ def test_aitken_is_exact_on_a_geometric_remainder():
     assert section.aitken(np.array([2.0 + 0.3 * r**k for k in (1, 2, 3)])) == pytest.approx(2.0, rel=1e-12)
 
 
-@pytest.mark.parametrize("d, omega", [(1, 0.5), (3, 0.5)])
+@pytest.mark.parametrize("d, omega", [(1, 0.5), pytest.param(3, 0.5, marks=pytest.mark.slow)])  # d = 3 ~10 s: slow tier
 def test_the_1_over_L_limit_where_the_remainder_is_slower_than_1_over_L(d, omega):
     """Found by `softlin hunt finite-prompt-risk` (d = 1, mu = 1/8, omega = 1/2): 3 omega^2 >= 1/2, the
     remainder decays as about L^-1/2, and the C2/L check refuted a correct C1 (2.8e-3 off at L = 1e6).
@@ -143,8 +143,9 @@ def test_the_1_over_L_limit_where_the_remainder_is_slower_than_1_over_L(d, omega
     assert wrong.passed is False
 
 
-@pytest.mark.parametrize("mu, omega, Ls", [([0.125], [0.625], [4, 8]), ([-1.0], [0.25], [25, 50, 100]),
-                                           ([0.5, -0.25], [0.5, 0.25], [4, 16])])
+@pytest.mark.parametrize("mu, omega, Ls", [
+    pytest.param([0.125], [0.625], [4, 8], marks=pytest.mark.slow),       # ~14 s: slow tier
+    ([-1.0], [0.25], [25, 50, 100]), ([0.5, -0.25], [0.5, 0.25], [4, 16])])
 def test_the_first_order_estimate_removes_the_exact_remainder(mu, omega, Ls):
     """finite_prompt_risk.first_order_estimate fed the exact F(L) = L (R_L - R_inf) as noiseless
     Monte Carlo means returns C1 within its stated systematic error, at small L and where the

@@ -113,6 +113,7 @@ def test_same_seed_gives_byte_identical_certificates():
     assert certio.dumps(_run({"seed": 1})) != certio.dumps(_run())
 
 
+@pytest.mark.slow  # ~9 s; the default scenario and the doubled tilt stay in the default run
 @settings(max_examples=3)
 @given(gaussian_setups(tilt=0.8))
 def test_random_admissible_gaussian_scenarios_are_verified(setup):

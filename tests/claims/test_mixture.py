@@ -65,6 +65,7 @@ def test_untilted_mixture_weights_are_refuted():
     assert cert["status"] == "refuted"
 
 
+@pytest.mark.slow  # ~11 s; the mixture's sensitivity (softmax over the wrong axis) stays in the default run
 def test_the_correct_formula_written_independently_is_not_refuted():
     """The same hand-written route with the right logits passes: the two tests above fail for the
     formula, not for the route."""

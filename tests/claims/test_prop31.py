@@ -241,6 +241,7 @@ DEGENERATE = {"d": 2, "mean": [0.0, 0.0], "cov": [[1.0, 0.0], [0.0, 0.0]], "U": 
               "query_cov": [[1.0, 0.0], [0.0, 1.0]], "query": [0.5, 0.25], "L": [8, 32], "trials": 200}
 
 
+@pytest.mark.slow  # ~13 s; the deterministic coordinate's sensitivity stays in the default run (nonzero first-order term)
 def test_a_deterministic_output_coordinate_is_judged_exactly_not_as_nan():
     cert = _run({**DEGENERATE, "V": [[0.0, 1.0], [1.0, 0.5]]}, regimes=(), beyond=False)
     fixed = [c for c in cert["checks"] if c["name"].startswith("fixed query:") and c["kind"] == "montecarlo"][:3]
