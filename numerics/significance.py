@@ -27,6 +27,17 @@ def z_critical(false_alarm: float, tests: int = 1, sided: int = 2) -> float:
     return float(stats.norm.isf(false_alarm / (sided * tests)))
 
 
+def t_critical(false_alarm: float, dof: int, tests: int = 1, sided: int = 2) -> float:
+    """Critical value of one of `tests` Student-t tests with `dof` degrees of freedom sharing
+    `false_alarm` (Bonferroni): for a mean studentised by its own sample standard deviation over
+    dof + 1 iid normal blocks, where the normal z_c would understate the tail (t_47 beyond 5.62 has
+    probability 1.0e-6, N(0, 1) 1.9e-8)."""
+    if dof < 1:
+        raise ValueError(f"t_critical needs dof >= 1; got {dof}")
+    z_critical(false_alarm, tests, sided)          # the same argument checks
+    return float(stats.t(dof).isf(false_alarm / (sided * tests)))
+
+
 def z_quantile(probability: float) -> float:
     """Phi^{-1}(probability): the standardised effect beyond z_c that gives power `probability`."""
     return float(stats.norm.ppf(probability))

@@ -38,7 +38,7 @@ def _suite(root: ET.Element, cert: dict, seconds: float, differences: list[str] 
             ET.SubElement(props, "property", name=name, value=_text(value))
     for check in checks:
         case = ET.SubElement(suite, "testcase", classname=cert["claim"], name=str(check.get("name", "")), time="0")
-        summary = f"kind {check.get('kind')}; value {_text(check.get('value'))}; bound {_text(check.get('bound'))}"
+        summary = f"tier {check.get('tier')}; kind {check.get('kind')}; value {_text(check.get('value'))}; bound {_text(check.get('bound'))}"
         if check.get("passed") is False:
             ET.SubElement(case, "failure", message=f"refuted: {summary}", type="refuted").text = \
                 str(check.get("detail", ""))

@@ -260,7 +260,7 @@ def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
                             passed, power, REQUIRED_POWER,
                             f"largest |z| of the scenario's Monte Carlo against the slip's closed forms {worst_z:.3g} "
                             f"(critical {z_crit:.3g}, {len(tested)} entries); power computed beforehand from the "
-                            f"derived estimator variance: {power:.6f} (delta = {best:.3g})"))
+                            f"derived estimator variance: {power:.6f} (delta = {best:.3g})", tier="statistical"))
     return checks, summaries
 
 

@@ -1,11 +1,24 @@
 """Claims, checks and certificates (docs/design.md, "Claims and certificates").
 
 A check's `passed` is True (survived a test that could have failed), False (found a counterexample)
-or None (the budget was too small to decide). The claim's status follows:
+or None (the budget was too small to decide). Its `kind` says how it was computed, its `tier` what
+its evidence is worth (docs/certificates.md, "Evidence tiers"):
 
-    refuted       some check has passed = False
-    inconclusive  none failed, some undecided
-    verified      every check passed
+    proof        a symbolic identity, proved by SymPy
+    enclosure    ball arithmetic (python-flint's Arb): the true value is inside, with certainty
+    numerical    a deterministic comparison of independent routes (quadrature, ODE, closed form) at a
+                 stated tolerance: a formula slip beyond the tolerance fails it, but not rigorously
+    statistical  a Monte Carlo test whose false alarm holds under the assumptions it states
+    archived     a replay of committed data, with the hash of the code that produced it
+    consistency  a cross-check that a plausible formula slip cannot fail: implied by another check, a
+                 pure inequality, a self-assessment. Shown, never counted as evidence
+
+The claim's status follows, from the evidence tiers (all but consistency):
+
+    refuted       some evidence check has passed = False
+    inconclusive  none failed, but some check is undecided, a consistency check failed, or there is
+                  no evidence check at all
+    verified      every check passed and at least one is evidence
 """
 
 from __future__ import annotations
@@ -22,6 +35,13 @@ import numpy as np
 FORMAT = 1
 PROFILES = ("quick", "standard", "full")
 KINDS = ("symbolic", "emit", "quadrature", "montecarlo", "ode", "control")
+TIERS = ("proof", "enclosure", "numerical", "statistical", "archived", "consistency")
+EVIDENCE_TIERS = TIERS[:-1]
+# The tier a check of each kind has unless it says otherwise. A negative control has none: it names
+# how its wrong formula is refuted ("statistical" by Monte Carlo, "numerical" by a deterministic route,
+# "consistency" when another check already implies the refutation).
+KIND_TIER = {"symbolic": "proof", "emit": "consistency", "quadrature": "numerical", "montecarlo": "statistical",
+             "ode": "numerical"}
 
 
 @dataclass(frozen=True)
@@ -32,21 +52,29 @@ class Check:
     value: Any = None
     bound: Any = None
     detail: str = ""
+    tier: str = ""          # "" takes KIND_TIER[kind]; a control must name its tier
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"check kind {self.kind!r} is not one of {KINDS}")
+        if not self.tier:
+            if self.kind not in KIND_TIER:
+                raise ValueError(f"check {self.name!r}: a {self.kind} check must name its tier")
+            object.__setattr__(self, "tier", KIND_TIER[self.kind])
+        if self.tier not in TIERS:
+            raise ValueError(f"check tier {self.tier!r} is not one of {TIERS}")
         # numpy booleans are not `True`/`False` singletons: normalise, or `passed is False` misses them.
         if self.passed is not None:
             object.__setattr__(self, "passed", bool(self.passed))
 
 
-def status_of(checks: list[Check]) -> str:
-    if not checks:
-        return "inconclusive"
-    if any(c.passed is False for c in checks):
+def status_of(checks) -> str:
+    """The claim's status (module docstring) from its checks, Check objects or certificate dicts."""
+    rows = [(c.passed, c.tier) if isinstance(c, Check) else (c["passed"], c["tier"]) for c in checks]
+    evidence = [passed for passed, tier in rows if tier != "consistency"]
+    if any(passed is False for passed in evidence):
         return "refuted"
-    if any(c.passed is None for c in checks):
+    if not evidence or any(passed is not True for passed, _ in rows):
         return "inconclusive"
     return "verified"
 
@@ -125,7 +153,7 @@ def union_bound(count: int, alpha: float) -> float:
 
 def reliability(checks: list[Check]) -> dict:
     """The union bound on the probability that correct code gets a failed statistical check."""
-    statistical = sum(c.kind == "montecarlo" for c in checks)
+    statistical = sum(c.tier == "statistical" and c.kind != "control" for c in checks)
     return {"statistical_checks": statistical, "false_alarm_per_statistical_check": check_false_alarm(),
             "family_wise_false_alarm": union_bound(statistical, check_false_alarm()),
             "controls": sum(c.kind == "control" for c in checks)}

@@ -215,7 +215,7 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
     checks.append(Check(f"{subject.label}: mean squared error decreases in L (Monte Carlo)", "montecarlo",
                         decrease, min(zs) if zs else None, z_alpha,
                         f"smallest z-score of MSE(L_j) - MSE(L_j+1) over consecutive L; one-sided, "
-                        f"false-alarm {check_false_alarm():g} in total; below -bound refutes, between is undecided"))
+                        f"false-alarm {check_false_alarm():g} in total; below -bound refutes, between is undecided", tier="consistency"))
     # Unbiased numerator (Catoni: |theta_hat| / r > 1 rejects).
     ratios = np.array(series["numerator_catoni"])                               # (nL, Q, k)
     worst = float(np.max(ratios))
@@ -300,4 +300,4 @@ def control_check(result: dict, label: str) -> Check | None:
                  summary["statistical"], power, REQUIRED_POWER,
                  f"refuted by: {', '.join(summary['refuted_by']) or 'nothing'}; only the Monte Carlo numerator "
                  f"test counts; its power computed beforehand from derived moments: "
-                 f"{power:.6f} (delta = {summary['delta']:.3g})")
+                 f"{power:.6f} (delta = {summary['delta']:.3g})", tier="statistical")

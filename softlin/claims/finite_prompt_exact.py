@@ -206,7 +206,7 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
                              {p.statement: p for p in proofs}),
               Check("exact finite-L risk: stated numerical error", "quadrature", rel_err <= ERROR_TOLERANCE, rel_err,
                     ERROR_TOLERANCE, "largest relative error estimate over the points (quadrature nodes and table "
-                    "refinement differences, numerics/finite_risk.py)")]
+                    "refinement differences, numerics/finite_risk.py)", tier="consistency")]
     ones = [(p, e) for p, e in zip(points, exact) if p["L"] == 1]
     if ones:
         dev = max(abs(e.value - (np.trace(sigma) * tau + s2 + sum(p["mu"]) ** 2 * (np.trace(sigma) * tau + s2)))
@@ -264,7 +264,7 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
         checks.append(Check(f"control: {alt_name} is refuted by Monte Carlo", "control",
                             (True if zc > z else None) if judged else None, zc, z,
                             f"at point {i} (L = {points[i]['L']}), planned power {plan['power']:.6g} from a "
-                            f"{PILOT}-prompt pilot; " + ("judged" if judged else f"not judged (power < {POWER_TARGET})")))
+                            f"{PILOT}-prompt pilot; " + ("judged" if judged else f"not judged (power < {POWER_TARGET})"), tier="statistical"))
     expansion = None
     if isotropic and first_order is not None:
         mu0, om0 = s["mu"][0], s["omega"][0]
@@ -293,7 +293,7 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
                             gap > err, gap, err,
                             f"exact risk at the heuristic optimum minus the exact optimum's, L = {curve['L'][0]}; "
                             "must exceed the sum of their stated numerical errors (the excess at every L is "
-                            "in optimum_curve.heuristic_excess)"))
+                            "in optimum_curve.heuristic_excess)", tier="consistency"))
     heads_result = {"heuristic_at_points": heads.heuristic_errors(model, d, s2, points, exact) if isotropic else None}
     if curve is not None:
         one_head = {L: (e["mu"], e["omega"]) for L, e in zip(curve["L"], curve["exact"])}

@@ -225,7 +225,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
         checks.append(Check("control: the exp(d omega^2) heuristic coefficient is refuted by Monte Carlo", "control",
                             True if z_heur > z else None, z_heur, z,
                             f"(|C1_hat - heuristic| - systematic) / se (heuristic {heur:.5g}), refuted above the critical "
-                            f"value; power {_power_text(dz['power'])}; undecided (never passed) when not refuted"))
+                            f"value; power {_power_text(dz['power'])}; undecided (never passed) when not refuted", tier="statistical"))
     # Optima at finite L under each coefficient.
     H = mu.size
     optima = {}

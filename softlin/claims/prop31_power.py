@@ -33,12 +33,11 @@ from .base import union_bound
 
 REQUIRED_POWER = 0.999
 TAIL_MARGIN = 2.0
-STATISTICAL_KINDS = ("montecarlo",)
 
 
 def family_wise(checks, alpha: float) -> dict:
     """Sum of the per-check false alarms over the statistical checks (and controls decided by Monte Carlo)."""
-    stat = [c for c in checks if c.kind in STATISTICAL_KINDS or (c.kind == "control" and "Monte Carlo" in c.name)]
+    stat = [c for c in checks if c.tier == "statistical"]
     return {"family_wise_false_alarm": union_bound(len(stat), alpha), "statistical_checks": len(stat),
             "false_alarm_per_check": alpha}
 

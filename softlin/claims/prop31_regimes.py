@@ -88,14 +88,14 @@ def _regimes(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
                                 f"|fitted kappa - naive| = {abs(asym['kappa4'] - naive):.3g} > {half_gap:.3g} = half the gap "
                                 f"between the derived {sharp:.4f} and the naive {naive:.4f} (fixed before the run); "
                                 f"deterministic (quadrature): power 1 since the fit's model error {FIT_MODEL_ERROR:g} < "
-                                f"{half_gap:.3g}"))
+                                f"{half_gap:.3g}", tier="consistency"))
             power[f"{name}: naive exponent excluded (quadrature)"] = 1.0 if FIT_MODEL_ERROR < half_gap else 0.0
             half_gap1 = abs(1.0 - sharp) / 2
             excluded1 = abs(asym["kappa4"] - 1.0) > half_gap1
             checks.append(Check(f"{name} threshold: a claimed 1/L rate (kappa = 1) is excluded by the exact quadrature",
                                 "control", excluded1, "refuted" if excluded1 else "not refuted", "refuted",
                                 f"|fitted kappa - 1| = {abs(asym['kappa4'] - 1.0):.3g} > {half_gap1:.3g} = half the gap between "
-                                f"the derived {sharp:.4f} and 1 (fixed before the run); deterministic: power 1"))
+                                f"the derived {sharp:.4f} and 1 (fixed before the run); deterministic: power 1", tier="consistency"))
             power[f"{name}: claimed 1/L rate excluded (quadrature)"] = 1.0 if FIT_MODEL_ERROR < half_gap1 else 0.0
         fit = av["fit"]
         zc = z_crit(check_false_alarm(), two_sided=False)
@@ -110,7 +110,7 @@ def _regimes(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
                                     "refuted" if refuted else "not refuted", "refuted",
                                     f"measured slope {fit.slope:.4f} +- {fit.stderr:.4f} against 1: z = {z1:.1f}, "
                                     f"one-sided at false-alarm {check_false_alarm():g} (critical {-zc:.2f}); power computed "
-                                    f"before the run: {pw['detail']}"))
+                                    f"before the run: {pw['detail']}", tier="statistical"))
             else:
                 power[f"{name}: claimed 1/L rate (not run)"] = f"power {pw['power']:.4g} < {REQUIRED_POWER}: {pw['detail']}"
         if name == "at":

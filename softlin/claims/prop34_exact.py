@@ -22,7 +22,7 @@ from numpy.polynomial.hermite_e import hermegauss
 from ..numerics import fits, gradients, kernels, limits, query_average
 from ..numerics.fits import linear_fit
 from ..numerics import selfnormalised_gradients as sg
-from ..numerics.significance import z_critical
+from ..numerics.significance import t_critical, z_critical
 from .base import check_false_alarm, Check
 from .prop31_common import naive_exponent
 from .progress import progress
@@ -160,7 +160,7 @@ def averaged(law, rng, Gamma, U, V, Sq, Ls, budget, errors_fn, lam, label) -> di
         for key, e in (("V", eV), ("U", eU)):
             vals = sample.weights * e
             ex[key].append(float(vals.mean())), ex[key + "_vals"].append(vals)
-    out = {"L": list(Ls), "scale": c, "mc": mc, "exact": {k: ex[k] for k in ("V", "U")}}
+    out = {"L": list(Ls), "scale": c, "mc": mc, "exact": {k: ex[k] for k in ("V", "U")}, "blocks": budget["blocks"]}
     for key in ("V", "U"):
         vals = np.array(ex[key + "_vals"])
         out[key + "_exact_se"] = (vals.std(axis=1, ddof=1) / math.sqrt(vals.shape[1])).tolist()
@@ -179,23 +179,29 @@ TABLE_RELATIVE_ERROR = 1e-3
 
 
 def averaged_checks(label, av, alpha_per_L, alpha_slope) -> list[Check]:
+    """The query-averaged Monte Carlo against the exact averages. Its standard errors come from
+    `blocks` iid block means, so the critical values are Student's t with blocks - 1 degrees of
+    freedom: exact for the per-L means up to the exact side's standard error (from many more draws;
+    Welch's degrees of freedom are at least the smaller, so the smaller is conservative), and the
+    same for the slope, whose weights are those estimated standard errors (approximate)."""
     checks = []
+    dof = av["blocks"] - 1
     for key in ("V", "U"):
         mc, se, ex, exs = av["mc"][key], av["mc"][key + "_se"], av["exact"][key], av[key + "_exact_se"]
         zs = [max(0.0, abs(m - e) - TABLE_RELATIVE_ERROR * e) / math.hypot(s1, s2) for m, e, s1, s2 in zip(mc, ex, se, exs)]
-        zc = z_crit(alpha_per_L)
+        zc = t_critical(alpha_per_L, dof)
         checks.append(Check(f"{label}: Monte Carlo E||grad_{key} err||^2_(L2(nu)) = exact finite-L value at every L",
                             "montecarlo", max(zs) <= zc, max(zs), zc,
                             f"z = (|MC - exact| - 1e-3 exact) / combined se (1e-3: table interpolation); proposal "
                             f"N(0, {av['scale']:.3g} Sigma_q); per-L z: " + ", ".join(f"{z:.2f}" for z in zs)
-                            + f"; two-sided at false-alarm {alpha_per_L:.2g} each"))
+                            + f"; two-sided at false-alarm {alpha_per_L:.2g} each, Student t with {dof} dof"))
         fit, pred, pse = av[key + "_fit"], av[key + "_pred"], av[key + "_pred_se"]
         z = (fit.slope - pred) / math.hypot(fit.stderr, pse)
-        zc = z_crit(alpha_slope)
+        zc = t_critical(alpha_slope, dof)
         checks.append(Check(f"{label}: fitted log-log slope of grad_{key} = exact finite-L slope over the tested L",
                             "montecarlo", abs(z) <= zc, -fit.slope, -pred,
                             f"measured {-fit.slope:.4f} +- {fit.stderr:.4f} (chi2 {fit.chi2:.2f} on {fit.dof} dof), exact "
-                            f"{-pred:.4f} +- {pse:.4f}; |z| = {abs(z):.2f} <= {zc:.2f}"))
+                            f"{-pred:.4f} +- {pse:.4f}; |t| = {abs(z):.2f} <= {zc:.2f} (Student t, {dof} dof)"))
     return checks
 
 
@@ -223,19 +229,20 @@ def asymptotic_exponents(lam: float, ells, kappa: float, label: str) -> tuple[li
             excluded = abs(c[1] - naive) > EXPONENT_TOL
             checks.append(Check(f"{label}: the naive exponent min(1, 1/(2 lambda)) = {naive:.4f} is excluded for grad_{key}",
                                 "control", excluded, abs(c[1] - naive), EXPONENT_TOL,
-                                f"|fitted kappa - naive| = {abs(c[1] - naive):.3g} against {EXPONENT_TOL}"))
+                                f"|fitted kappa - naive| = {abs(c[1] - naive):.3g} against {EXPONENT_TOL}", tier="consistency"))
     return checks, out
 
 
 def one_over_L_control(av, lam) -> Check:
-    """Above the threshold a claimed 1/L rate must be refuted by the Monte Carlo fit (grad_V and grad_U)."""
-    zc = z_crit(check_false_alarm(), two_sided=False)
+    """Above the threshold a claimed 1/L rate must be refuted by the Monte Carlo fit (grad_V and grad_U);
+    the fit's standard errors come from the block means: Student t with blocks - 1 dof."""
+    zc = t_critical(check_false_alarm(), av["blocks"] - 1, sided=1)
     zs = {key: (av[key + "_fit"].slope - 1.0) / av[key + "_fit"].stderr for key in ("V", "U")}
     refuted = all(z < -zc for z in zs.values())
     return Check(f"negative control (lambda = {lam:.3g}): a claimed 1/L rate for both gradients is refuted by Monte Carlo",
                  "control", refuted, max(zs.values()), -zc,
                  "z = (measured rate - 1) / se: " + ", ".join(f"grad_{k} {v:.1f}" for k, v in zs.items())
-                 + f"; one-sided at false-alarm {check_false_alarm():g} each")
+                 + f"; one-sided at false-alarm {check_false_alarm():g} each (Student t, {av['blocks'] - 1} dof)", tier="statistical")
 
 
 def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, dict]:
@@ -261,7 +268,8 @@ def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, di
                  "quadrature", ok, [eV1, eU1], 0.0,
                  f"exact (quadrature = closed form, see the L = 1 anchor) grad_V {eV1:.6g}, grad_U {eU1:.6g}; Monte "
                  f"Carlo grad_V at L = 1 {float(mV.mean()):.6g} (z = {zV:.2f} against the exact value)"
-                 + ("" if ok is not None else "; both exact errors are 0 here: no witness on this scenario")), witness
+                 + ("" if ok is not None else "; both exact errors are 0 here: no witness on this scenario"),
+                 tier="statistical"), witness
 
 
 def gradient_errors_fn(U, V, Gamma, weighted_matrix=None):

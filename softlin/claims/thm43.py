@@ -98,7 +98,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     # 2. Gronwall with independent pieces.
     checks.append(Check("Gronwall: ||theta_L(t) - theta_inf(t)|| <= g2(L) t exp(beta_inf t) on the time grid", "ode",
                         gron_ok, worst_ratio, 1.0, f"flows by solve_ivp (DOP853, rtol 1e-9); g2 exact; beta_inf = "
-                        f"{beta:.4g}; {len(t)} times log-spaced from {t[1]:.2g} to {t[-1]:.3g}; slack {ODE_SLACK}"))
+                        f"{beta:.4g}; {len(t)} times log-spaced from {t[1]:.2g} to {t[-1]:.3g}; slack {ODE_SLACK}", tier="consistency"))
     g_ref = g2s[0]
     tc = t[beta * t <= 30.0]                           # beyond, both sides exceed e^30 g2 (no information)
     if tc.size < 3:    # beta so large that the flow's grid has no time below 30 / beta (found by `softlin hunt`)
@@ -110,7 +110,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     sharp = bool(np.all(e <= B * (1 + 1e-7) + 1e-300) and np.all(B <= (1 + beta * tc) * e * (1 + 1e-7) + 1e-300))
     checks.append(Check("Gronwall majorant: e(t) <= g2 t e^{beta t} <= (1 + beta t) e(t) for e' = g2 + beta e, e(0) = 0",
                         "ode", sharp, float(np.max(B[1:] / e[1:])), None,
-                        "comparison ODE by solve_ivp; the majorant must dominate it and be first-order sharp at t -> 0"))
+                        "comparison ODE by solve_ivp; the majorant must dominate it and be first-order sharp at t -> 0", tier="consistency"))
     # 3. beta_inf is a Lipschitz constant of grad R_inf on B_{2 rho}.
     pts = np.vstack([routes.ball_points(rng, 60, d * d + 1, 2 * rho), inf[::6]])
     gi = lambda th: icl_exact.grad_inf(Sigma, th)
@@ -145,7 +145,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     checks.append(Check("control: mixture-law tokens (same covariance) refute the transfer to the linear flow", "control",
                         True if dist > thresh else None, "refuted" if dist > thresh else "not refuted", "refuted",
                         f"Monte Carlo gap at L = {Lc}, theta_inf(T): distance to the Gaussian exact gap {dist:.4g} "
-                        f"against z ||se|| + quadrature {thresh:.4g}"))
+                        f"against z ||se|| + quadrature {thresh:.4g}", tier="statistical"))
     # Erratum 4 witness.
     hL = [max(routes.hessian_norm(fl["L"][L]["excess"].grad, th) for th in fl["L"][L]["traj"][::8]) for L in Ls]
     witness = {"beta_inf_bound": beta, "sampled_hessian_R_inf": h_inf, "beta_L_sampled_on_theta_L": dict(zip(Ls, hL)),

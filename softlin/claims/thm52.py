@@ -111,7 +111,7 @@ def risk_monte_carlo(Sigma, points, rng) -> list:
             checks.append(Check("control: R_inf without the 1/2 is refuted by Monte Carlo", "control",
                                 True if zw > z else None, zw, z,
                                 f"|mean - 2 R| / se against the critical value; n sized for power {POWER} from the "
-                                "derived variance"))
+                                "derived variance", tier="statistical"))
     return checks
 
 
@@ -196,7 +196,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     checks.append(Check("control: endpoint b* = tr(Sigma^-2)^(1/2) (exponent 1/2 for 1/4) refuted by the ODE route",
                         "control", True if slip_err > ODE_RELATIVE_TOLERANCE else None,
                         "refuted" if slip_err > ODE_RELATIVE_TOLERANCE else "not refuted", "refuted",
-                        f"|b(T) - b_slip| / scale = {slip_err:.3g} against the ODE tolerance {ODE_RELATIVE_TOLERANCE}"))
+                        f"|b(T) - b_slip| / scale = {slip_err:.3g} against the ODE tolerance {ODE_RELATIVE_TOLERANCE}", tier="consistency"))
     # Monte Carlo route for R_inf (w integrated out: loss 1/2 |(b Sigma A - I) x|^2, x ~ N(0, Sigma)), and the
     # control "R_inf without the 1/2". Var of 1/2 x^T K x is tr((K Sigma)^2) / 2 (derived, Gaussian quadratic
     # form), so n is chosen before sampling for power 0.999 against the slip at false alarm check_false_alarm().

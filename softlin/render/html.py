@@ -205,11 +205,11 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
         body.append("<h2>Derived formulas (SymPy)</h2>")
         body += [formula_block(cid, n, formulas.get(n), mathmls.get(n)) for n in names]
     body += ["<h2>Checks</h2>", "<table>",
-             "<thead><tr><th>check</th><th>kind</th><th>result</th><th>value</th><th>bound</th></tr></thead>",
+             "<thead><tr><th>check</th><th>tier</th><th>kind</th><th>result</th><th>value</th><th>bound</th></tr></thead>",
              "<tbody>"]
     for c in cert["checks"]:
         body.append(f"<tr><td>{esc(c['name'])}<span class=\"detail\">{esc(c['detail'])}</span></td>"
-                    f"<td>{esc(c['kind'])}</td><td>{_result(c['passed'])}</td>"
+                    f"<td>{esc(c['tier'])}</td><td>{esc(c['kind'])}</td><td>{_result(c['passed'])}</td>"
                     f"<td class=\"num\">{esc(text.fmt(c['value']))}</td>"
                     f"<td class=\"num\">{esc(text.fmt(c['bound']))}</td></tr>")
     body += ["</tbody>", "</table>"]
@@ -243,17 +243,19 @@ def index_page(certs: list[dict], phase_diagram: bool = False) -> str:
     body = ["<h1>softlin: verdicts</h1>",
             "<p>Each claim of Boursier &amp; Boyer, <em>Softmax as Linear Attention in the Large-Prompt Regime: "
             "a Measure-based Perspective</em> (arXiv 2512.11784), checked symbolically and numerically. "
-            "A claim is <strong>verified</strong> when every check passed, <strong>refuted</strong> when a check "
-            "found a counterexample, <strong>inconclusive</strong> when the budget was too small to decide.</p>",
+            "A claim is <strong>verified</strong> when every check passed and some check is evidence (tier proof, "
+            "enclosure, numerical, statistical or archived), <strong>refuted</strong> when an evidence check found a "
+            "counterexample, <strong>inconclusive</strong> when the budget was too small to decide or a consistency "
+            "check (one a formula slip cannot fail: shown, never counted as evidence) failed.</p>",
             "<table>",
-            "<thead><tr><th>claim</th><th>title</th><th>status</th><th>checks passed</th><th>checks by kind</th>"
+            "<thead><tr><th>claim</th><th>title</th><th>status</th><th>checks passed</th><th>checks by tier</th>"
             "<th>errata</th><th>profile</th><th>seed</th></tr></thead>", "<tbody>"]
     for cert in certs:
         cid = cert["claim"]
         ok, total = text.passed_count(cert)
         body.append(f'<tr><td class="id"><a href="{esc(cid)}.html"><code>{esc(cid)}</code></a></td>'
                     f"<td>{esc(cert.get('title', ''))}</td><td>{status_badge(cert['status'])}</td>"
-                    f'<td class="num">{ok}/{total}</td><td>{esc(text.kinds_summary(cert))}</td>'
+                    f'<td class="num">{ok}/{total}</td><td>{esc(text.tiers_summary(cert))}</td>'
                     f'<td class="num">{len(cert.get("errata", []))}</td>'
                     f"<td><code>{esc(cert['profile'])}</code></td><td class=\"num\">{esc(cert['seed'])}</td></tr>")
     body += ["</tbody>", "</table>"]

@@ -27,20 +27,21 @@ def _cell(value) -> str:
 
 
 def verdicts_block(certs: list[dict], prefix: str) -> str:
-    lines = ["| claim | statement | verdict | checks passed | checks by kind |", "|---|---|---|---|---|"]
+    lines = ["| claim | statement | verdict | checks passed | checks by tier |", "|---|---|---|---|---|"]
     for cert in certs:
         cid = cert["claim"]
         ok, total = text.passed_count(cert)
         lines.append(f"| [`{cid}`]({prefix}{cid}.md) | {_cell(cert.get('title', ''))} | **{cert['status']}** "
-                     f"| {ok}/{total} | {_cell(text.kinds_summary(cert))} |")
+                     f"| {ok}/{total} | {_cell(text.tiers_summary(cert))} |")
     profiles = sorted({f"`{c['profile']}`, seed {c['seed']}" for c in certs})
     rel = [c["reliability"] for c in certs if "reliability" in c]
     if rel:
         n = sum(r["statistical_checks"] for r in rel)
         total = min(1.0, sum(r["family_wise_false_alarm"] for r in rel))     # a union bound
         lines += ["", f"Family-wise false alarm: a correct suite fails one of these {n} statistical checks with "
-                      f"probability at most {total:.3g} (each at most {rel[0]['false_alarm_per_statistical_check']:g}, "
-                      "union bound). Each judged control can also miss its wrong formula, with probability 1 - power (at most "
+                      f"probability at most {total:.3g} when each holds its level (each "
+                      f"{rel[0]['false_alarm_per_statistical_check']:g}, nominal: normal or Student-t statistics under "
+                      "the assumptions each check states; union bound). Each judged control can also miss its wrong formula, with probability 1 - power (at most "
                       "1e-3 where its power is computed beforehand, on its claim's page), which makes its claim "
                       "refuted or inconclusive: the controls, not the checks, dominate the chance of a false alarm."]
     lines += ["", f"Verdicts of the committed certificates ({'; '.join(profiles) or 'none yet'}); "

@@ -80,9 +80,9 @@ def claim_page(cert: dict, has_figure: bool) -> str:
         lines += ["## Derived formulas (SymPy)", ""]
         for name, tex in cert["formulas"].items():
             lines += [f"{name}:", "", "$$", tex, "$$", ""]
-    lines += ["## Checks", "", "| check | kind | result | value | bound |", "|---|---|---|---|---|"]
+    lines += ["## Checks", "", "| check | tier | kind | result | value | bound |", "|---|---|---|---|---|---|"]
     for c in cert["checks"]:
-        lines.append(f"| {_cell(c['name'])} | {c['kind']} | {_result(c['passed'])} | {_cell(_fmt(c['value']))} "
+        lines.append(f"| {_cell(c['name'])} | {c['tier']} | {c['kind']} | {_result(c['passed'])} | {_cell(_fmt(c['value']))} "
                      f"| {_cell(_fmt(c['bound']))} |")
     lines += ["", "Details:", ""]
     lines += [f"- {_cell(c['name'])}: {text.md(c['detail'])}" for c in cert["checks"]]

@@ -11,9 +11,11 @@ import re
 
 import numpy as np
 
+from ..claims.base import TIERS
+
 STATUSES = ("verified", "refuted", "inconclusive")
 REQUIRED = ("claim", "status", "profile", "seed", "scenario", "checks")
-CHECK_KEYS = ("name", "kind", "passed", "value", "bound", "detail")
+CHECK_KEYS = ("name", "kind", "tier", "passed", "value", "bound", "detail")
 
 BOUND_PROOF_TITLE = "The high-probability bound used by the Monte Carlo check."
 BOUND_PROOF_BODY = """\
@@ -93,12 +95,13 @@ def passed_count(cert: dict) -> tuple[int, int]:
     return sum(c["passed"] is True for c in cert["checks"]), len(cert["checks"])
 
 
-def kinds_summary(cert: dict) -> str:
-    """"1 symbolic, 4 quadrature, 6 montecarlo, 2 control": how a claim was checked."""
-    counts: dict[str, int] = {}
-    for c in cert["checks"]:
-        counts[c["kind"]] = counts.get(c["kind"], 0) + 1
-    return ", ".join(f"{n} {kind}" for kind, n in counts.items())
+def tiers_summary(cert: dict) -> str:
+    """"1 proof, 4 numerical, 6 statistical; 2 consistency (not evidence)": what a claim's checks are
+    worth, in the order of softlin.claims.base.TIERS."""
+    counts = {tier: sum(c["tier"] == tier for c in cert["checks"]) for tier in TIERS}
+    evidence = ", ".join(f"{counts[t]} {t}" for t in TIERS[:-1] if counts[t])
+    tail = f"; {counts['consistency']} consistency (not evidence)" if counts["consistency"] else ""
+    return (evidence or "no evidence") + tail
 
 
 _TAG_LIKE = re.compile(r"<(?=[A-Za-z/!?])")

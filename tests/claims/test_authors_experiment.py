@@ -359,3 +359,19 @@ def test_an_optimum_formula_that_is_not_a_minimum_is_refuted(monkeypatch):
     for wrong in (infinite_p, risk_without_noise):
         monkeypatch.setattr(authors_checks.kernels, "authors_linear_optimum", wrong)
         assert _optimality_verdict(p_true)[0] is False, wrong.__name__
+
+
+@pytest.mark.parametrize("factor", [1.2, 1.02, 0.98])
+def test_the_headline_r_star_inf_is_judged_on_both_sides(factor):
+    """R*_inf against the exact finite-L optimum at L = 1e6: the derived value passes, an R*_inf a few
+    percent off on either side (the one-sided approach checks would pass a larger one) is refuted.
+    d = 2 keeps it at ~1 s per case (d = 5, the default scenario's, takes ~4 s)."""
+    from softlin.numerics import finite_risk as fr
+    sigma = np.array(ae.toeplitz(2, 0.5))
+    s2, tau = 0.1, 0.5
+    model = fr.Model(sigma, sigma, tau, s2)
+    _, R_star = np.asarray(kernels.authors_infinite_optimum(sigma, sigma, s2, tau)).ravel()
+    right, gap, null = authors_checks.limit_check(model, float(R_star))
+    assert right.passed is True and abs(gap) < 0.1 * authors_checks.LIMIT_RELATIVE * null
+    wrong, _, _ = authors_checks.limit_check(model, factor * float(R_star))
+    assert wrong.passed is False and wrong.tier == "numerical"

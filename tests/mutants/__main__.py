@@ -3,10 +3,19 @@
 Each mutant runs in its own Python process (the slip is applied by `tests.mutants.hook` at import
 time, the working tree is never edited) against the claims it touches, at the `quick` profile and
 the claims' built-in scenarios with seed 0, then against the unit tests it names (if any). A mutant
-is *killed* when some claim's verdict is no longer "verified" or a named test fails; the table names
-the checks that caught it (passed = false, or undecided).
-Exit 0 when every mutant is killed or is a known survivor (`catalogue.SURVIVORS`, each with the
-reason no route can see it), 1 when another survives, 2 on a stale mutant (its text is gone).
+is
+
+    killed     some claim is refuted (an evidence check failed: tier proof, enclosure, numerical,
+               statistical or archived) or a named test fails;
+    undecided  no claim refuted, but some verdict is no longer "verified" (an undecided check, or a
+               failed consistency check): the slip is seen, but no check that could fail caught it;
+    crashed    a claim raised: seen, by accident rather than by a check;
+    SURVIVED   every verdict stayed "verified" and every named test passed.
+
+Only kills count in the kill rate; the table names the checks that caught each mutant (passed =
+false, or undecided), with their tiers. Exit 0 when every mutant is killed, undecided, crashed or a
+known survivor (`catalogue.SURVIVORS`, each with the reason no route can see it), 1 when another
+survives, 2 on a stale mutant (its text is gone).
 """
 
 from __future__ import annotations
@@ -44,12 +53,27 @@ def run_one(name: str) -> dict:
         except Exception as exc:  # a slip that crashes a claim is caught too, but say so
             result[cid] = {"status": "crashed", "caught_by": [f"{type(exc).__name__}: {exc}"[:200]]}
             continue
-        caught = [f"{c['name']} ({c['kind']}, {'failed' if c['passed'] is False else 'undecided'})"
+        caught = [f"{c['name']} ({c['tier']}, {'failed' if c['passed'] is False else 'undecided'})"
                   for c in cert["checks"] if c["passed"] is not True]
         result[cid] = {"status": cert["status"], "caught_by": caught}
     if mutant.tests:
         result["tests"] = _run_tests(mutant.tests)
     return result
+
+
+DETECTED = ("killed", "undecided", "crashed")
+
+
+def classify(result: dict) -> str:
+    """The mutant's verdict (module docstring) from what each claim's status and the tests became."""
+    statuses = [r["status"] for r in result.values()]
+    if "refuted" in statuses or "failed" in statuses:
+        return "killed"
+    if "crashed" in statuses:
+        return "crashed"
+    if any(s != "verified" for s in statuses):
+        return "undecided"
+    return "SURVIVED"
 
 
 def _run_tests(node_ids) -> dict:
@@ -111,8 +135,7 @@ def main(argv=None) -> int:
                 verdict = "STALE" if "stale mutant" in res["error"] else "ERROR"
                 detail = res["error"]
             else:
-                killed = any(r["status"] != "verified" for r in res.values())
-                verdict = "killed" if killed else "SURVIVED"
+                verdict = classify(res)
                 detail = "; ".join(f"{cid}: {r['status']}" + (f" by {', '.join(r['caught_by'][:3])}"
                                                               if r["caught_by"] else "")
                                    for cid, r in res.items())
@@ -120,7 +143,9 @@ def main(argv=None) -> int:
                           "detail": detail, "seconds": round(elapsed, 1), "claims": list(mutant.claims)}
             print(f"{verdict:<9} {name:<38} {elapsed:6.1f} s  {detail}", flush=True)
     killed = sum(r["verdict"] == "killed" for r in rows.values())
-    print(f"kill rate: {killed}/{len(rows)} ({100 * killed / len(rows):.0f}%) in {time.perf_counter() - start:.0f} s")
+    seen = {v: sum(r["verdict"] == v for r in rows.values()) for v in DETECTED if v != "killed"}
+    print(f"kill rate: {killed}/{len(rows)} ({100 * killed / len(rows):.0f}%) in {time.perf_counter() - start:.0f} s; "
+          f"seen but not killed: {seen['undecided']} undecided, {seen['crashed']} crashed")
     known = [name for name, r in rows.items() if r["verdict"] == "SURVIVED" and name in SURVIVORS]
     for name in known:
         print(f"  known survivor {name}: {SURVIVORS[name]}")
@@ -128,7 +153,8 @@ def main(argv=None) -> int:
         Path(args.json_path).write_text(json.dumps(rows, indent=2) + "\n")
     if any(r["verdict"] in ("STALE", "ERROR") for r in rows.values()):
         return 2
-    return 0 if killed + len(known) == len(rows) else 1
+    detected = sum(r["verdict"] in DETECTED for r in rows.values())
+    return 0 if detected + len(known) == len(rows) else 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,53 @@
+"""Evidence tiers (softlin.claims.base): what a check is worth decides what it does to the verdict."""
+
+import pytest
+
+from softlin.claims.base import Check, KIND_TIER, TIERS, status_of
+
+
+def _c(passed, tier, kind="montecarlo"):
+    return Check("c", kind, passed, tier=tier)
+
+
+def test_a_failed_evidence_check_refutes_and_a_failed_consistency_check_only_withholds_verified():
+    assert status_of([_c(True, "statistical"), _c(False, "numerical", "quadrature")]) == "refuted"
+    # a consistency check cannot fail on a formula slip: its failure is no counterexample...
+    assert status_of([_c(True, "statistical"), _c(False, "consistency")]) == "inconclusive"
+    # ...and its success is no evidence
+    assert status_of([_c(True, "consistency"), _c(True, "consistency", "emit")]) == "inconclusive"
+    assert status_of([]) == "inconclusive"
+    assert status_of([_c(True, "proof", "symbolic"), _c(True, "consistency")]) == "verified"
+    assert status_of([_c(True, "statistical"), _c(None, "statistical")]) == "inconclusive"
+
+
+def test_certificate_dicts_and_checks_give_the_same_status():
+    from dataclasses import asdict
+    checks = [_c(True, "statistical"), _c(False, "consistency")]
+    assert status_of([asdict(c) for c in checks]) == status_of(checks) == "inconclusive"
+
+
+def test_every_kind_has_its_tier_and_a_control_must_name_one():
+    assert Check("c", "symbolic", True).tier == "proof"
+    assert Check("c", "emit", True).tier == "consistency"
+    assert set(KIND_TIER.values()) <= set(TIERS)
+    with pytest.raises(ValueError, match="must name its tier"):
+        Check("c", "control", True)
+    with pytest.raises(ValueError, match="tier 'certain'"):
+        Check("c", "montecarlo", True, tier="certain")
+
+
+def test_every_committed_certificate_has_evidence_and_names_its_consistency_checks():
+    """The checks the referee found implied or self-assessed are tier consistency on the pages."""
+    import json
+    from pathlib import Path
+    certs = {p.stem: json.loads(p.read_text())
+             for p in (Path(__file__).resolve().parents[2] / "reports" / "certificates").glob("*.json")}
+    assert len(certs) >= 9
+    for cid, cert in certs.items():
+        tiers = {c["tier"] for c in cert["checks"]}
+        assert tiers - {"consistency"}, cid
+        assert cert["status"] == status_of(cert["checks"]), cid
+    consistency = {(cid, c["name"].split(":")[0]) for cid, cert in certs.items() for c in cert["checks"]
+                   if c["tier"] == "consistency"}
+    assert ("thm-4.3", "Gronwall") in consistency and ("thm-4.3", "Gronwall majorant") in consistency
+    assert ("finite-prompt-risk", "exact finite-L risk") in consistency
