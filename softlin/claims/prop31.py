@@ -258,6 +258,9 @@ def fixed_query_reach(s: dict) -> None:
                          f"scale of U, cov or query")
 
 
+ENCLOSURE_SECONDS = 4.0
+
+
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     from . import prop31_common as claim
     budgets.max_d("prop-3.1", s["d"], budgets.SYMBOLIC_MAX_D, "the first-order terms are evaluated in exact rational arithmetic")
@@ -267,10 +270,12 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     ls = float(sum(b.Ls))
     averaged = 7 * b.prompts * ls * max(d, b.queries_per_prompt)   # scenario, 3 regimes, 3 token laws
     fixed = b.fixed_prompts * ls * d
+    # the Arb enclosures: ~3 s per enclosed L on this machine, whatever the scenario's size (measured, q <= 30)
+    enclosed = b.enclosed * ENCLOSURE_SECONDS / budgets.SECONDS_PER_UNIT
     memory = max(b.prompts * b.queries_per_prompt, b.fixed_prompts) * (4 + 2 * k + d) * 8 * 3
-    return budgets.Estimate("prop-3.1", averaged + fixed, memory,
+    return budgets.Estimate("prop-3.1", averaged + fixed + enclosed, memory,
                     f"trials = {s['trials']}, L = {s['L']}: 7 query-averaged sweeps of {b.prompts} prompts and "
-                    f"one of {b.fixed_prompts} at {profile}")
+                    f"one of {b.fixed_prompts} at {profile}; {b.enclosed} Arb enclosures")
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, validate=validate, estimate=work_estimate)

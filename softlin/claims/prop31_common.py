@@ -34,6 +34,7 @@ class Budget:
     ells: tuple                 # ln L of the exact asymptotic-exponent fits
     delta: float
     table_points: int
+    enclosed: int               # the first `enclosed` fixed-query L are enclosed by Arb (~3 s each)
 
 
 def fixed_query(s: dict) -> np.ndarray:
@@ -50,10 +51,10 @@ def budget_for(s: dict, profile: str) -> Budget:
     t = s["trials"]
     if profile == "quick":
         return Budget(s["L"][:3], max(200, t // 4), 4, max(1000, 2 * t), 4096, (8.0, 16.0, 32.0, 64.0),
-                      s["delta"], 32)
+                      s["delta"], 32, 1)
     scale = 2 if profile == "full" else 1
     ells = (12.0, 16.0, 32.0, 64.0, 128.0) if profile == "standard" else (12.0, 16.0, 32.0, 64.0, 128.0, 256.0)
-    return Budget(s["L"], scale * t, 8, scale * 10 * t, scale * 16384, ells, s["delta"], 48)
+    return Budget(s["L"], scale * t, 8, scale * 10 * t, scale * 16384, ells, s["delta"], 48, len(s["L"]))
 
 
 _rational, _column = rational_matrix, rational_column     # float -> exact Rational (claims/exact.py)

@@ -17,7 +17,7 @@ import numpy as np
 import sympy as sp
 
 from ..derivations import fluctuations
-from ..numerics import kernels, montecarlo, selfnormalised
+from ..numerics import kernels, montecarlo, selfnormalised, selfnormalised_enclosure as enclosure
 from .base import check_false_alarm, Check
 from .prop31_common import DIGITS, _column, _rational, z_crit
 from .progress import sweep
@@ -28,6 +28,33 @@ DETERMINISTIC_OUTPUT = 1e-13
 ROUNDING_TOLERANCE = 1e-10
 # _first_order_limit_check is judged when e^{2q} <= this x its smallest L (1e4).
 LIMIT_ASYMPTOTIC = 1e-2
+# The float route's stated error (relative): its halved-step agreement is ~1e-13 within its reach.
+FLOAT_ROUTE_RELATIVE = 1e-10
+
+
+def enclosure_check(Gamma, U, V, z0, Ls, exact_bias, exact_mse) -> tuple[Check, dict]:
+    """The float route's exact finite-L bias and mean squared error (numerics/selfnormalised.py, the
+    values every fixed-query Monte Carlo check is judged against) against Arb enclosures of the same
+    quantities (numerics/selfnormalised_enclosure.py): each float must lie in its ball widened by
+    FLOAT_ROUTE_RELATIVE of itself. A proved statement about the floats: a slip in the float route
+    (a factor, a dropped term of B_L, an L for L - 1) beyond 1e-10 relative is refuted."""
+    worst, bias_iv, mse_iv = 0.0, [], []
+    for L, bias, mse in zip(Ls, exact_bias, exact_mse):
+        ball = enclosure.fixed_query(Gamma, U, V, z0, L)
+        for value, b in zip([mse, *bias], [ball.mse, *ball.bias]):
+            excess = max(0.0, abs(value - float(b.mid())) - float(b.rad()))
+            worst = max(worst, excess / max(abs(value), 1e-300) if excess > 0 else 0.0)
+        bias_iv.append([enclosure.outward(b) for b in ball.bias])
+        mse_iv.append(enclosure.outward(ball.mse))
+    widths = [(hi - lo) / max(abs(hi + lo) / 2, 1e-300) for lo, hi in mse_iv]
+    check = Check("fixed query: the exact finite-L bias and E|err|^2 (float route) lie in their Arb enclosures",
+                  "quadrature", worst <= FLOAT_ROUTE_RELATIVE, worst, FLOAT_ROUTE_RELATIVE,
+                  f"at L = {list(Ls)}: A_L(q), B_L(q) enclosed by python-flint's acb.integral (proved error balls, "
+                  "tails bounded, not cut), then the emitted kernels in ball arithmetic; value: the largest distance "
+                  "of a float value outside its ball, relative to the value; relative widths of the E|err|^2 "
+                  "enclosures: " + ", ".join(f"{w:.1e}" for w in widths), tier="enclosure")
+    return check, {"fixed_query_enclosed_L": list(Ls), "fixed_query_exact_mse_enclosure": mse_iv,
+                   "fixed_query_exact_bias_enclosure": bias_iv}
 
 
 def exact_first_order(Gamma, U, V, z) -> tuple[np.ndarray, np.ndarray]:
@@ -120,7 +147,7 @@ def _fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1)
         return L * bias, L * (second - np.outer(bias, bias))
     (fb6, fc6), (fb7, fc7) = scaled_exact(10**6), scaled_exact(10**7)
     tail_b, tail_c = 2 * np.abs(fb6 - fb7) / 9, 2 * np.abs(fc6 - fc7) / 9
-    mse_fixed, mse_fixed_se, exact_fixed = [], [], []
+    mse_fixed, mse_fixed_se, exact_fixed, exact_bias = [], [], [], []
     for L in sweep(Ls, "prop-3.1: fixed-query Monte Carlo", weights=Ls, item="L"):
         err, part = montecarlo.fixed_query_errors(law, rng, P, L, U, V, z0[None, :], limit, participation=True)
         e = err[:, 0, :]                                               # (P, k)
@@ -160,6 +187,7 @@ def _fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1)
         mse_fixed.append(float(np.mean(np.sum(e * e, axis=1))))
         mse_fixed_se.append(float(np.std(np.sum(e * e, axis=1), ddof=1) / math.sqrt(P)))
         exact_fixed.append(float(np.trace(second)))
+        exact_bias.append(bias.tolist())
     checks = [
         Check("fixed query: Monte Carlo bias and second moments equal the exact finite-L values", "montecarlo",
               worst_exact <= zc, worst_exact, zc,
@@ -178,7 +206,10 @@ def _fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1)
               f"two-sided, false-alarm {check_false_alarm():g} in total; per L (L, z_bias, z_cov): "
               + ", ".join(f"({L}, {b:.2f}, {c:.2f})" for L, b, c in first_details)),
     ]
+    n = budget.enclosed
+    enclosed, enclosed_q = enclosure_check(Gamma, U, V, z0, Ls[:n], exact_bias[:n], exact_fixed[:n])
+    checks.append(enclosed)
     quantities = {"fixed_query_mse": mse_fixed, "fixed_query_mse_stderr": mse_fixed_se,
-                  "fixed_query_exact_mse": exact_fixed}
+                  "fixed_query_exact_mse": exact_fixed, **enclosed_q}
     return {"checks": checks, "quantities": quantities, "errors": errors_by_L, "mse": mse_fixed,
             "mse_se": mse_fixed_se, "exact": exact_fixed}

@@ -468,6 +468,16 @@ MUTANTS: tuple[Mutant, ...] = (
            "{fmt(float(numbers[0]))} … {fmt(float(numbers[0]))}",
            (), "a long series summarised as running from its first value to its first value",
            ("tests/render/test_tables.py::test_long_arrays_are_summarised_by_length_and_ends_and_small_matrices_kept",)),
+    # ---- evidence: the headline prediction and the enclosures ----
+    Mutant("authors-r-star-inflated", "softlin/claims/authors_experiment.py",
+           "p_star, R_star = inf_opt(Sp, Sq, s2, tau)",
+           "p_star, R_star = inf_opt(Sp, Sq, s2, tau); R_star = 1.2 * R_star",
+           ("authors-experiment",), "R*_inf 20% too large (the one-sided approach checks would still pass)"),
+    Mutant("enclosure-pair-term-share-L-squared", "numerics/selfnormalised_enclosure.py",
+           "B2 = b2.real * (L - 1) / L + ",
+           "B2 = b2.real + ",
+           ("prop-3.1",), "the enclosure of B_L with L^2 for L (L - 1) pairs: a proved ball around a wrong value",
+           ("tests/numerics/test_selfnormalised_enclosure.py::test_the_enclosure_holds_the_float_route_and_excludes_its_slips",)),
 )
 
 
