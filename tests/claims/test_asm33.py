@@ -86,6 +86,7 @@ def test_plausible_wrong_closed_forms_are_refuted(wrong):
     assert "quadrature" in failed and "montecarlo" in failed
 
 
+@pytest.mark.slow  # ~9 s; the closed forms' sensitivity stays in the default run (plausible wrong closed forms)
 @settings(max_examples=4)
 @given(st.floats(-1, 1), st.floats(0.2, 2.0), st.floats(-0.45, 0.45), st.floats(0.3, 2.0))
 def test_closed_form_equals_nested_quadrature_in_dimension_one(m, gamma, u, sigma_q):

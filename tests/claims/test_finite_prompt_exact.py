@@ -40,6 +40,7 @@ def test_a_slipped_integrand_is_refuted(monkeypatch, slip):
     assert any(c.passed is False for c in checks if c.kind == "montecarlo"), checks
 
 
+@pytest.mark.slow  # ~11 s; the exact route's sensitivity stays in the default run (slipped integrands)
 def test_authors_generator_is_refuted_for_a_correlated_sigma():
     """Erratum 5 as a control: with sigma != I the authors' generator has another risk, and the
     Monte Carlo of the correct generator must tell them apart."""

@@ -248,6 +248,7 @@ def test_a_deterministic_output_coordinate_is_judged_exactly_not_as_nan():
     assert len(fixed) == 3 and all(c["passed"] is True and math.isfinite(c["value"]) for c in fixed)
 
 
+@pytest.mark.slow  # ~15 s; prop-3.1's sensitivity in the default run: L^2 for L (L - 1), and the enclosure's slips
 def test_a_nonzero_first_order_term_on_a_deterministic_coordinate_is_refuted():
     """Sensitivity of the exact judgement: C1 with a stray entry in the deterministic row (every term of
     that row carries V_0 Gamma = 0) turns the fixed-query first-order check red with value inf."""

@@ -8,8 +8,9 @@ from softlin.derivations import catalogue, concentration, controls, lemma21, til
 from softlin.derivations.proof import is_zero, prove_zero
 
 
-# icl's proofs take ~19 s: in the slow tier, where `softlin derive --check` also re-runs every proof
-SLOW_GROUPS = {"icl"}
+# icl's and gradients' proofs take ~19 s and ~8 s: in the slow tier, where `softlin derive --check`
+# also re-runs every proof
+SLOW_GROUPS = {"icl", "gradients"}
 
 
 @pytest.mark.parametrize("group", [pytest.param(g, marks=pytest.mark.slow) if g in SLOW_GROUPS else g
