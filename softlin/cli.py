@@ -1,13 +1,5 @@
-"""The `softlin` command line (docs/design.md, "CLI").
-
-    softlin list
-    softlin derive [--check]
-    softlin verify [CLAIM ...] [--profile quick|standard|full] [--scenario F] [--seed N] [--json PATH|-]
-                   [--out DIR] [--quiet] [--max-minutes M]
-    softlin verify --check [CLAIM ...] [--out DIR]
-    softlin report [--check] [--out DIR] [--preview]
-    softlin hunt CLAIM [--examples N] [--seed S] [--budget quick|standard] [--out DIR] [--json PATH|-]
-    softlin sweep (GRID.toml | --builtin NAME) [--profile P] [--workers N | --scheduler tcp://HOST:PORT] [--out DIR]
+"""The `softlin` command line (docs/design.md, "CLI"): list, derive, verify, report, hunt, sweep.
+Their usage is the README's commands block, generated from `build_parser` (`commands_block`).
 
 Exit codes: 0 all verified (or up to date); 1 something refuted or inconclusive, or stale output;
 2 usage or input error, found before any work and reported on one line (nothing written);
@@ -39,35 +31,67 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+COMMANDS_WIDTH = 100
+
+
+def commands_block() -> str:
+    """The README's commands block, from the parser itself (so it cannot miss a flag): each
+    subcommand's usage, wrapped at COMMANDS_WIDTH whatever the terminal, and its help line."""
+    parser = build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {a.dest: a.help for a in subs._choices_actions}
+    lines = []
+    for name, sub in subs.choices.items():
+        usage = " ".join(sub.format_usage().split()).removeprefix("usage: ").replace(" [-h]", "")
+        # one chunk per option group: a line breaks between "[--json PATH|-]" groups, never inside one
+        chunks, depth = [], 0
+        for word in usage.split(" "):
+            if depth and chunks:
+                chunks[-1] += " " + word
+            else:
+                chunks.append(word)
+            depth += word.count("[") + word.count("(") - word.count("]") - word.count(")")
+        line, indent = "   ", " " * (len(f"softlin {name} ") + 4)
+        for chunk in chunks:
+            if len(line) + 1 + len(chunk) > COMMANDS_WIDTH and line.strip():
+                lines.append(line)
+                line = indent[:-1]
+            line += " " + chunk
+        lines += [line, f"    #   {helps[name]}"]
+    return "\n".join(lines) + "\n"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="softlin", description="Verify the theory of softmax attention in the large-prompt regime.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     sub.add_parser("list", help="claims, one line each")
     derive = sub.add_parser("derive", help="emit numeric kernels and the derivation report")
     derive.add_argument("--check", action="store_true", help="exit 1 with a diff if committed output is stale")
-    derive.add_argument("--out", type=Path, default=DEFAULT_OUT, help="reports directory (default: reports)")
+    derive.add_argument("--out", type=Path, metavar="DIR", default=DEFAULT_OUT, help="reports directory (default: reports)")
     verify = sub.add_parser("verify", help="run claims and write certificates and pages")
     verify.add_argument("claims", nargs="*", help="claim ids (default: all, or those that read the scenario's keys)")
     verify.add_argument("--profile", choices=PROFILES, default=None, help="budget (default: standard)")
-    verify.add_argument("--scenario", type=Path, help="TOML scenario file (keys: docs/scenarios.md)")
-    verify.add_argument("--seed", type=int, help="overrides the scenario's seed")
-    verify.add_argument("--json", dest="json_path", help="also write the certificates as one JSON list (- for stdout)")
-    verify.add_argument("--out", type=Path, help="output directory (default: reports, or "
+    verify.add_argument("--scenario", type=Path, metavar="F.toml", help="TOML scenario file (keys: docs/scenarios.md)")
+    verify.add_argument("--seed", type=int, metavar="N", help="overrides the scenario's seed")
+    verify.add_argument("--json", dest="json_path", metavar="PATH|-", help="also write the certificates as one JSON list (- for stdout)")
+    verify.add_argument("--out", type=Path, metavar="DIR", help="output directory (default: reports, or "
                         "reports/scenarios/<name> with --scenario)")
-    verify.add_argument("--junit", type=Path, help="also write a JUnit XML report: one testsuite per claim, one "
+    verify.add_argument("--junit", type=Path, metavar="PATH", help="also write a JUnit XML report: one testsuite per claim, one "
                         "testcase per check (with --check: and whether the certificate reproduces)")
     verify.add_argument("--github", action="store_true", help="GitHub Actions annotations (::error per refuted "
                         "check or changed certificate) and a job summary when GITHUB_STEP_SUMMARY is set")
     verify.add_argument("--quiet", action="store_true", help="no progress and no table")
-    verify.add_argument("--max-minutes", type=float, default=budgets.DEFAULT_MAX_MINUTES,
+    verify.add_argument("--max-minutes", type=float, metavar="M", default=budgets.DEFAULT_MAX_MINUTES,
                         help=f"refuse a run estimated longer than this (default {budgets.DEFAULT_MAX_MINUTES:g})")
+    verify.add_argument("--dry-run", action="store_true", help="validate the scenario, print each claim's estimated "
+                        "time and memory, write nothing")
     verify.add_argument("--check", action="store_true", help="re-run the claims of the certificates in --out "
                         "(default reports) at their profile and seed; exit 1 naming each that would change; "
                         "writes nothing")
     add_hunt_parser(sub)
     report = sub.add_parser("report", help="render pages from reports/certificates")
     report.add_argument("--check", action="store_true", help="exit 1 if re-rendering would change a page")
-    report.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    report.add_argument("--out", type=Path, metavar="DIR", default=DEFAULT_OUT)
     report.add_argument("--preview", action="store_true",
                         help="also screenshot index.html with headless Chromium into preview.png")
     add_sweep_parser(sub)
@@ -152,7 +176,7 @@ def cmd_report(args) -> int:
     if not folder.is_dir() or not any(folder.glob("*.json")):
         raise ValueError(f"no certificates in {str(folder)!r} (run softlin verify first, or give --out)")
     if args.check:
-        stale = render.stale_pages(args.out)
+        stale = render.stale_pages(args.out, {"commands": commands_block()})
         for path in stale:
             print(f"stale: {path}", file=sys.stderr)
         if stale:
@@ -165,7 +189,7 @@ def cmd_report(args) -> int:
 
         if browser.find_chromium() is None:
             raise ValueError("--preview needs Chromium (Debian package `chromium`, or set SOFTLIN_CHROMIUM)")
-    written = render.render_all(args.out)
+    written = render.render_all(args.out, {"commands": commands_block()})
     print(f"rendered {len(written)} files in {args.out}/")
     if args.preview:
         png = args.out / "preview.png"

@@ -206,18 +206,18 @@ def _quiet():
 def add_parser(sub) -> None:
     hunt = sub.add_parser("hunt", help="search a claim's hypothesis space for a counterexample (Hypothesis)")
     hunt.add_argument("claim", help=f"claim id (supported: {', '.join(SUPPORTED)})")
-    hunt.add_argument("--examples", type=int, default=100, help="scenarios judged before giving up (default 100)")
-    hunt.add_argument("--seed", type=int, default=0, help="seed of Hypothesis and of every claim run (default 0)")
+    hunt.add_argument("--examples", type=int, metavar="N", default=100, help="scenarios judged before giving up (default 100)")
+    hunt.add_argument("--seed", type=int, metavar="N", default=0, help="seed of Hypothesis and of every claim run (default 0)")
     hunt.add_argument("--budget", choices=tuple(PROFILE), default="quick", help="claim profile per example")
-    hunt.add_argument("--false-alarm", type=float, default=1e-3, dest="false_alarm",
+    hunt.add_argument("--false-alarm", type=float, metavar="A", default=1e-3, dest="false_alarm",
                       help="family-wise false alarm of the whole hunt (default 1e-3); sets each check's level")
-    hunt.add_argument("--max-shrink", type=int, default=100, help="claim runs spent shrinking (default 100)")
+    hunt.add_argument("--max-shrink", type=int, metavar="K", default=100, help="claim runs spent shrinking (default 100)")
     where = hunt.add_mutually_exclusive_group()
     where.add_argument("--scheduler", metavar="ADDR",
                        help="run the claim runs on this Dask scheduler (tcp://HOST:PORT; needs softlin[sweep])")
-    where.add_argument("--workers", type=int, help="run the claim runs on a local Dask cluster of N processes")
-    hunt.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
-    hunt.add_argument("--json", dest="json_path", help="also write the summary JSON to PATH (- for stdout)")
+    where.add_argument("--workers", type=int, metavar="N", help="run the claim runs on a local Dask cluster of N processes")
+    hunt.add_argument("--out", type=Path, metavar="DIR", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    hunt.add_argument("--json", dest="json_path", metavar="PATH|-", help="also write the summary JSON to PATH (- for stdout)")
 
 
 def check_args(args):

@@ -32,12 +32,12 @@ from .numerics import kernels
 
 def add_parser(sub) -> None:
     p = sub.add_parser("sweep", help="run a claim over a grid of scenarios (Dask), with a summary and figures")
-    p.add_argument("grid", nargs="?", type=Path, help="grid TOML file (see docs/design.md, Sweeps)")
+    p.add_argument("grid", nargs="?", type=Path, metavar="GRID.toml", help="grid TOML file (see docs/design.md, Sweeps)")
     p.add_argument("--builtin", choices=sorted(BUILTIN), help="a built-in grid instead of a file")
     p.add_argument("--profile", choices=PROFILES, default=None, help="budget (default: the grid's, else standard)")
-    p.add_argument("--workers", type=int, default=None, help="LocalCluster worker processes (default: the cores)")
-    p.add_argument("--scheduler", help="address of an existing Dask scheduler (tcp://HOST:PORT) instead")
-    p.add_argument("--out", type=Path, help="output folder (default reports/sweeps/<grid name>)")
+    p.add_argument("--workers", type=int, metavar="N", default=None, help="LocalCluster worker processes (default: the cores)")
+    p.add_argument("--scheduler", metavar="ADDR", help="address of an existing Dask scheduler (tcp://HOST:PORT) instead")
+    p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default reports/sweeps/<grid name>)")
     p.add_argument("--quiet", action="store_true", help="no progress and no closing lines")
 
 

@@ -118,7 +118,8 @@ def _check_output_file(flag: str, path: str | None) -> None:
 
 
 def plan(args) -> tuple[list, dict, Path]:
-    """(claims, merged scenario per claim id, output directory); ValueError before any work."""
+    """(claims, merged scenario per claim id, output directory); ValueError before any work. The
+    estimates are kept on `args.estimates` for --dry-run."""
     args.profile = args.profile or "standard"
     if args.seed is not None and args.seed < 0:
         raise ValueError(f"--seed {args.seed} must be >= 0")
@@ -142,6 +143,7 @@ def plan(args) -> tuple[list, dict, Path]:
         validated = _for_claim(c.id, c.validate or scen.common, s)
         estimates.append(_for_claim(c.id, budgets.estimate, c.id, validated, args.profile))
     budgets.admit(estimates, args.max_minutes)
+    args.estimates = estimates
     return claims, scenarios, out
 
 
@@ -177,11 +179,20 @@ def _run_one(c, s: dict, profile: str) -> dict:
 
 
 def cmd_verify(args) -> int:
+    if args.check and args.dry_run:
+        raise UsageError("--dry-run plans a new run; --check re-runs the committed certificates: give one of them")
     if args.check:
         return cmd_verify_check(args)
     from .render import render
 
     claims, scenarios, out = plan(args)
+    if args.dry_run:
+        print(f"{'claim':<20} {'estimated':>10} {'memory':>10}  work")
+        for e in args.estimates:
+            print(f"{e.claim:<20} {budgets.duration(e.seconds):>10} {budgets.size(e.memory):>10}  {e.what}")
+        print(f"the scenario is valid for {len(claims)} claim{'' if len(claims) == 1 else 's'} at {args.profile}; "
+              "nothing was run or written")
+        return EXIT_OK
     results = _run_claims(claims, scenarios, args.profile, args.quiet,
                           lambda cert: render.write_certificate(out, cert))
     render.render_all(out)

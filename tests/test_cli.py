@@ -143,3 +143,20 @@ def test_verify_check_passes_on_fresh_certificates_and_names_every_changed_one(t
     assert suite.failures == len(refuted) >= 1
     assert cli.main(["verify", "--check", "--profile", "quick", "--out", str(out)]) == 2
     assert "drop --profile" in capsys.readouterr().err
+
+
+def test_the_readme_commands_block_names_every_option_of_every_subcommand():
+    """Generated from the parser (softlin report writes it, report --check fails when stale)."""
+    import argparse
+    block = cli.commands_block()
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert block.strip() in readme
+    parser = cli.build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, sub in subs.choices.items():
+        assert f"softlin {name}" in block
+        for action in sub._actions:
+            for flag in action.option_strings:
+                if flag not in ("-h", "--help"):
+                    assert flag in block, (name, flag)
+    assert max(len(line) for line in block.splitlines()) <= cli.COMMANDS_WIDTH

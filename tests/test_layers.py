@@ -153,3 +153,12 @@ def test_the_split_cli_modules_are_the_cli_layer_and_an_upward_import_of_them_is
     assert not upward_imports("softlin.cli", ["softlin.cli_verify", "softlin.render.render"])
     assert not upward_imports("softlin.cli_verify", ["softlin.cli", "softlin.claims.registry"])
     assert upward_imports("softlin.certio", ["softlin.cli_verify"])     # a leaf imports nothing from softlin
+
+
+@pytest.mark.parametrize("folder", ["numerics", "derivations"])
+def test_a_folder_imported_by_its_own_name_is_refused_naming_the_package(folder):
+    """From the repository root `import numerics` would give a second copy of softlin.numerics."""
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", f"import {folder}"], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 1 and f"import softlin.{folder}" in proc.stderr.splitlines()[-1]

@@ -285,4 +285,9 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     return budgets.Estimate("asm-3.3", 2 * n * s["d"] ** 2, n * s["d"] * 8 * 6, f"2 x {n} Monte Carlo samples")
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMMON_KEYS, estimate=work_estimate)
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMMON_KEYS, estimate=work_estimate,
+              keys=scen.common_key_docs(
+                  query_cov="Sigma_q of the queries, positive definite",
+                  L="accepted; not used (the tilted moments do not depend on L)",
+                  trials="accepted; not used (the Monte Carlo budget is fixed per profile)",
+                  delta="accepted; not used", query="accepted; not used (the moments are averaged over queries)"))

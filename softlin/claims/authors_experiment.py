@@ -297,4 +297,11 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
                     f"{plan['test']} test prompts")
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate, estimate=work_estimate)
+KEY_DOCS = (
+    scen.Key("", "seed", "integer >= 0", "the random seed (`--seed` overrides it)"),
+    scen.Key("icl", "sigma", "d x d SPD matrix", "Sigma of the inputs x ~ N(0, Sigma) (default: Toeplitz 0.5^|i - j|, d = 5)"),
+    scen.Key("icl", "noise", "number >= 0", "label noise variance s2"),
+    scen.Key("icl", "L", "at least two strictly increasing integers, 2 to 5000", "prompt lengths of the SGD runs"),
+)
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate, estimate=work_estimate,
+              keys=KEY_DOCS)

@@ -94,6 +94,14 @@ class Claim:
     # estimate(validated scenario, profile) -> budgets.Estimate: the work and memory of a run, before it
     # starts (the CLI refuses above --max-minutes and the memory cap). Every claim needs one.
     estimate: Callable[[dict, str], Any] | None = None
+    # The documented keys (claims.scenario.Key): the top-level names and tables must be scenario_keys.
+    keys: tuple = ()
+
+    def __post_init__(self):
+        named = frozenset(k.table or k.name for k in self.keys)
+        if self.keys and named != frozenset(self.scenario_keys):
+            raise ValueError(f"claim {self.id}: documented keys {sorted(named)} differ from the keys it reads "
+                             f"{sorted(self.scenario_keys)}")
 
 
 def jsonable(value):

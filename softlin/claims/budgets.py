@@ -96,7 +96,7 @@ def size(nbytes: float) -> str:
     return f"{nbytes:.0f} B"
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
     if seconds < 120:
         return f"{seconds:.0f} s"
     if seconds < 2 * 3600:
@@ -121,6 +121,6 @@ def admit(estimates: list[Estimate], max_minutes: float) -> None:
         seen.add(e.shared)
     if total > max_minutes * 60:
         worst = max(estimates, key=lambda e: e.seconds)
-        raise ValueError(f"estimated {_duration(total)} of work, above the {max_minutes:g} min cap: {worst.claim} "
-                         f"needs about {_duration(worst.seconds)} ({worst.what}; {SECONDS_PER_UNIT:g} s per token "
+        raise ValueError(f"estimated {duration(total)} of work, above the {max_minutes:g} min cap: {worst.claim} "
+                         f"needs about {duration(worst.seconds)} ({worst.what}; {SECONDS_PER_UNIT:g} s per token "
                          f"and coordinate); lower L or trials, or raise the cap with --max-minutes")

@@ -33,7 +33,7 @@ from ..numerics import finite_risk as fr, kernels, scalar_risk as sr
 from ..numerics import significance as sig
 from ..numerics.fits import linear_fit
 from . import authors_power as pw, formulas as shown
-from . import finite_prompt_exact as exact_section
+from . import finite_prompt_exact as exact_section, scenario as scen
 from ..certio import precision_entry
 from . import budgets
 from .base import check_false_alarm, Check, Claim, certificate
@@ -295,7 +295,22 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
                             f"scalar.L = {s['Ls']}: up to {n} Monte Carlo draws per L")
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate, estimate=work_estimate)
+KEY_DOCS = (
+    scen.Key("", "seed", "integer >= 0", "the random seed (`--seed` overrides it)"),
+    scen.Key("scalar", "d", "integer >= 1", "dimension of x ~ N(0, sigma)"),
+    scen.Key("scalar", "noise", "number >= 0", "label noise variance s2"),
+    scen.Key("scalar", "mu", "one number per head", "head scales mu_h"),
+    scen.Key("scalar", "omega", "one number per head", "head temperatures omega_h, every omega_h omega_k < 1/2"),
+    scen.Key("scalar", "L", "at least two strictly increasing integers >= 2", "prompt lengths of the Monte Carlo"),
+    scen.Key("scalar", "sigma", "d x d SPD matrix (optional)", "input covariance (default I_d); C1 and its Monte "
+             "Carlo are for sigma = I, the exact finite-L risk at `points` for any sigma",
+             example=lambda s: [[1.0 if i == j else 0.0 for j in range(s["scalar"]["d"])] for i in range(s["scalar"]["d"])]),
+    scen.Key("scalar", "points", "list of tables {mu, omega, L} (optional)", "where the exact finite-L risk is computed "
+             "and checked against Monte Carlo (one or two heads; the certificate's exact_risk, mc_risk follow this order)",
+             example=lambda s: [{"mu": [0.5], "omega": [0.3], "L": 8}]),
+)
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate, estimate=work_estimate,
+              keys=KEY_DOCS)
 
 
 def _power_text(power) -> str:

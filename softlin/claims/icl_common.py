@@ -19,6 +19,18 @@ from . import budgets, scenario as scen
 from .base import check_false_alarm
 
 KEYS = frozenset({"seed", "icl"})
+KEY_DOCS = (
+    scen.Key("", "seed", "integer >= 0", "the random seed (`--seed` overrides it)"),
+    scen.Key("icl", "sigma", "d x d SPD matrix", "Sigma, the covariance of the in-context inputs x ~ N(0, Sigma)"),
+    scen.Key("icl", "alpha", "number > 0", "scale of the balanced initialisation A(0) = alpha Theta Theta^T / "
+             "||Theta Theta^T||_F, b(0) = alpha"),
+    scen.Key("icl", "theta", "d x r matrix (optional)", "Theta of the balanced initialisation (default I)",
+             example=lambda s: [[1.0 if i == j else 0.0 for j in range(len(s["icl"]["sigma"]))]
+                                for i in range(len(s["icl"]["sigma"]))]),
+    scen.Key("icl", "noise", "0", "label noise variance: must be 0 (the theorems are checked for noiseless labels)"),
+    scen.Key("icl", "L", "strictly increasing integers >= 2", "prompt lengths of the finite-prompt training"),
+    scen.Key("icl", "eps", "positive numbers", "risk levels of the reported L(eps)"),
+)
 
 
 def default_scenario() -> dict:

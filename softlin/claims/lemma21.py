@@ -168,4 +168,5 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     return budgets.limit_claim("lemma-2.1", s, profile, 3)
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, estimate=work_estimate)
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, estimate=work_estimate,
+              keys=scen.common_key_docs())

@@ -214,4 +214,10 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     return budgets.limit_claim("mixture", s, profile, 4)
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, estimate=work_estimate)
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, estimate=work_estimate,
+              keys=scen.common_key_docs(mean="accepted; not the mixture's (the tokens follow [mixture])",
+                                        cov="accepted; not the mixture's (the tokens follow [mixture])") + (
+                  scen.Key("mixture", "weights", "K positive numbers summing to 1", "component weights pi_k"),
+                  scen.Key("mixture", "means", "K x d matrix", "component means m_k"),
+                  scen.Key("mixture", "covs", "K PSD d x d matrices, rank <= 3", "component covariances Gamma_k"),
+              ))

@@ -278,4 +278,6 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
                     f"one of {b.fixed_prompts} at {profile}; {b.enclosed} Arb enclosures")
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, validate=validate, estimate=work_estimate)
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, validate=validate, estimate=work_estimate,
+              keys=scen.common_key_docs(query="the fixed query z of the fixed-query checks and their Arb "
+                                              "enclosures (else the first column of Sigma_q^(1/2))"))

@@ -331,4 +331,10 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
                     f"{source}: a fixed-query sweep of {b['prompts']} prompts and query averages over L = {b['Ls']}")
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMMON_KEYS, validate=validate, estimate=work_estimate)
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMMON_KEYS, validate=validate, estimate=work_estimate,
+              keys=scen.common_key_docs(
+                  query_cov="Sigma_q of the queries, positive definite",
+                  L="prompt lengths, read at `standard` (quick and full use the claim's own budgets)",
+                  trials="fixed-query prompts per L, read at `standard`",
+                  query="the fixed query z of the fixed-query checks",
+                  delta="accepted; not used (no high-probability bound is checked here)"))

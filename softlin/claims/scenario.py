@@ -1,7 +1,8 @@
 """Scenarios: user-supplied parameters in TOML (docs/design.md, "Scenarios").
 
-A scenario is a flat table of the keys below plus optional sub-tables ([mixture], [icl], ...).
-Each claim declares which keys it reads; a key no claim knows, or a key the chosen claim does not
+A scenario is a flat table of top-level keys plus optional sub-tables ([mixture], [icl], ...).
+Each claim declares the keys it reads on its `Claim` (`keys`, a tuple of `Key` with type and meaning:
+docs/scenarios.md is generated from them); a key no claim knows, or a key the chosen claim does not
 use, is an error that names the key. Missing keys come from the claim's built-in default, and when
 `d` is given without matrices the defaults are rebuilt for that d (see `defaults_for_dimension`).
 """
@@ -9,18 +10,58 @@ use, is an error that names the key. Missing keys come from the claim's built-in
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 
 from ..numerics import validate
 
-COMMON_KEYS = frozenset({"d", "mean", "cov", "U", "V", "query_cov", "query", "L", "trials", "delta", "seed"})
-SUBTABLE_KEYS = {
-    "mixture": frozenset({"weights", "means", "covs"}),
-    "icl": frozenset({"sigma", "alpha", "theta", "noise", "L", "eps"}),
-    "scalar": frozenset({"d", "noise", "mu", "omega", "L", "sigma", "points"}),
-}
+
+@dataclass(frozen=True)
+class Key:
+    """One scenario key a claim reads: `table` is "" for a top-level key, else the sub-table's name.
+    `example(default scenario)` gives a valid value for a key the built-in scenario leaves out (the
+    key reference and its test use it)."""
+    table: str
+    name: str
+    type: str
+    meaning: str
+    example: Callable[[dict], Any] | None = None
+
+    @property
+    def path(self) -> str:
+        return f"{self.table}.{self.name}" if self.table else self.name
+
+
+COMMON_KEY_DOCS = (
+    Key("", "d", "integer, 1 to 64", "dimension; given without matrices, the defaults are rebuilt for it: m = 0, "
+        "Gamma = I, U = I/2 + 0.2 on the superdiagonal, V = I, query_cov = I"),
+    Key("", "mean", "d numbers", "token mean m"),
+    Key("", "cov", "d x d PSD matrix", "token covariance Gamma (may be singular)"),
+    Key("", "U", "d x d matrix", "the score matrix: weights softmax_i(z^T U x_i)"),
+    Key("", "V", "k x d matrix", "the value matrix: output V sum_i p_i x_i"),
+    Key("", "query_cov", "d x d PSD matrix", "Sigma_q of the queries nu = N(0, Sigma_q)"),
+    Key("", "query", "d numbers (optional)", "a fixed query z (else the first column of Sigma_q^(1/2))",
+        example=lambda s: [0.5] + [0.0] * (len(s["mean"]) - 1)),
+    Key("", "L", "strictly increasing integers >= 1", "prompt lengths"),
+    Key("", "trials", "integer >= 2", "Monte Carlo prompts per L"),
+    Key("", "delta", "number in (0, 1)", "level of the high-probability bound"),
+    Key("", "seed", "integer >= 0", "the random seed (`--seed` overrides it)"),
+)
+COMMON_KEYS = frozenset(k.name for k in COMMON_KEY_DOCS)
+
+
+def common_key_docs(**meanings: str) -> tuple[Key, ...]:
+    """COMMON_KEY_DOCS with a claim's own meaning for some keys (how it uses them)."""
+    return tuple(replace(k, meaning=meanings[k.name]) if k.name in meanings else k for k in COMMON_KEY_DOCS)
+
+
+def table_keys(table: str) -> frozenset:
+    """The keys of sub-table `table` that some registered claim reads (from the claims' `keys`)."""
+    from .registry import CLAIMS
+    return frozenset(k.name for c in CLAIMS.values() for k in c.keys if k.table == table)
 
 
 def load_toml(path: str | Path, what: str = "scenario file") -> dict:
@@ -86,8 +127,8 @@ def merge(default: dict, user: dict, allowed: frozenset) -> dict:
     """User values over the claim's defaults; unknown keys raise ValueError naming them."""
     for key, value in user.items():
         if isinstance(value, dict):
-            known = SUBTABLE_KEYS.get(key)
-            if known is None or key not in allowed:
+            known = table_keys(key)
+            if not known or key not in allowed:
                 raise ValueError(f"unknown scenario table [{key}] (this claim reads: {sorted(allowed)})")
             for sub in value:
                 if sub not in known:
@@ -113,7 +154,7 @@ def reader_problem(user: dict, allowed: frozenset) -> str | None:
         if key not in allowed:
             return f"[{key}]" if isinstance(value, dict) else key
         if isinstance(value, dict):
-            unknown = sorted(set(value) - SUBTABLE_KEYS.get(key, frozenset()))
+            unknown = sorted(set(value) - table_keys(key))
             if unknown:
                 return f"{key}.{unknown[0]}"
     return None

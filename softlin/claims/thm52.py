@@ -244,4 +244,4 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, icl_common.default_scenario, icl_common.KEYS,
-              validate=icl_common.validate, estimate=icl_common.work_estimate("thm-5.2"))
+              validate=icl_common.validate, estimate=icl_common.work_estimate("thm-5.2"), keys=icl_common.KEY_DOCS)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from . import markdown_tables, text
 
-BLOCKS = ("verdicts", "errata")
+BLOCKS = ("verdicts", "errata", "scenario-keys", "commands")
 
 
 def markers(block: str) -> tuple[str, str]:
@@ -58,7 +58,9 @@ def errata_block(certs: list[dict], prefix: str) -> str:
 
 
 def blocks(certs: list[dict], prefix: str) -> dict[str, str]:
-    return {"verdicts": verdicts_block(certs, prefix), "errata": errata_block(certs, prefix)}
+    from . import scenario_keys
+    return {"verdicts": verdicts_block(certs, prefix), "errata": errata_block(certs, prefix),
+            "scenario-keys": scenario_keys.reference()}
 
 
 def has_markers(readme: str) -> bool:

@@ -10,6 +10,7 @@ Layout under the output directory (default `reports/`):
     ../README.md                the verdict and errata blocks between marker comments (readme.py),
     ../docs/findings.md         when the file has the markers (the README holds the verdicts, the
                                 findings page the errata; links are relative to each file)
+    ../docs/scenarios.md        the scenario-key reference, from the claim registry (scenario_keys.py)
     preview.png                 a browser screenshot of index.html (`softlin report --preview`);
                                 not rendered from certificates, so not part of `--check`
 
@@ -30,6 +31,7 @@ from .text import BOUND_PROOF  # noqa: F401  (re-exported: the proof text lives 
 
 README = "README.md"
 FINDINGS = "docs/findings.md"
+SCENARIOS = "docs/scenarios.md"
 
 
 def write_certificate(out: Path, cert: dict) -> Path:
@@ -125,16 +127,18 @@ def readme_path(out: Path) -> Path:
 
 def block_files(out: Path) -> list[tuple[Path, str]]:
     """The files with generated blocks, and the prefix of their links to the reports: the README next
-    to the reports directory, and docs/findings.md beside it."""
+    to the reports directory, and docs/findings.md and docs/scenarios.md beside it."""
     name = Path(out).resolve().name
-    return [(readme_path(out), f"{name}/"), (Path(out).resolve().parent / FINDINGS, f"../{name}/")]
+    root = Path(out).resolve().parent
+    return [(readme_path(out), f"{name}/"), (root / FINDINGS, f"../{name}/"), (root / SCENARIOS, f"../{name}/")]
 
 
-def rendered(out: Path) -> dict[Path, bytes]:
+def rendered(out: Path, extra: dict[str, str] | None = None) -> dict[Path, bytes]:
     """Every file the renderer produces from out/certificates, as path -> bytes (nothing written).
 
-    Includes the block files (block_files: README.md, docs/findings.md) with their generated blocks
-    replaced, when they have markers."""
+    Includes the block files (block_files: README.md, docs/findings.md, docs/scenarios.md) with their
+    generated blocks replaced, when they have markers; `extra` adds blocks made above this layer (the
+    CLI's commands block, from its argument parser)."""
     out = Path(out)
     certs = load_certificates(out)
     files: dict[Path, bytes] = {}
@@ -153,14 +157,15 @@ def rendered(out: Path) -> dict[Path, bytes]:
         if path.is_file():
             current = path.read_text()
             if readme.has_markers(current):
-                files[path] = readme.sync(current, readme.blocks(certs, prefix), str(path)).encode()
+                files[path] = readme.sync(current, {**readme.blocks(certs, prefix), **(extra or {})},
+                                          str(path)).encode()
     return files
 
 
-def render_all(out: Path) -> list[Path]:
+def render_all(out: Path, extra: dict[str, str] | None = None) -> list[Path]:
     """Write every rendered file whose content changed (a figure: its pixels), atomically; files that
     are already current are not touched. Returns every file the renderer produces."""
-    files = rendered(out)
+    files = rendered(out, extra)
     for path, data in files.items():
         if path.is_file() and _current(path, data):
             continue
@@ -186,6 +191,6 @@ def _same_image(a: bytes, b: bytes) -> bool:
     return pa.shape == pb.shape and bool(np.array_equal(pa, pb))
 
 
-def stale_pages(out: Path) -> list[Path]:
+def stale_pages(out: Path, extra: dict[str, str] | None = None) -> list[Path]:
     """Files whose committed content differs from a fresh rendering (or that are missing)."""
-    return [path for path, data in rendered(out).items() if not path.is_file() or not _current(path, data)]
+    return [path for path, data in rendered(out, extra).items() if not path.is_file() or not _current(path, data)]
