@@ -5,7 +5,7 @@ A point's certificate is stored under
     <out>/points/<key>.json,   key = SHA-256(canonical JSON of {claim, scenario, profile, seed,
                                                                kernels_input_hash})
 
-(`kernels_input_hash` is the SHA-256 of derivations/*.py that every certificate's provenance records),
+(`kernels_input_hash` is the SHA-256 of the emitted kernels that every certificate's provenance records),
 so a point is recomputed exactly when something that determines its certificate changed: its scenario,
 the profile, the seed or the derivations. A sweep that was killed resumes by skipping every key
 already in the store, whatever grid it belonged to.
