@@ -269,8 +269,8 @@ def cmd_verify_check(args) -> int:
     if changed:
         print(f"{len(changed)} of {len(claims)} certificates would change", file=sys.stderr)
         return EXIT_FAILED
-    print(f"{len(claims)} certificates reproduce at their scenario, profile and seed (every number within "
-          f"its stated precision)")
+    counted = "1 certificate reproduces" if len(claims) == 1 else f"{len(claims)} certificates reproduce, each"
+    print(f"{counted} at its scenario, profile and seed (every number within its stated precision)")
     return EXIT_OK
 
 
