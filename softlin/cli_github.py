@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .render.text import count_text
+
 
 def _escape(text: str, prop: bool = False) -> str:
     text = str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
@@ -33,6 +35,8 @@ def commands(runs: list[dict]) -> list[str]:
             if check.get("passed") is False:
                 lines.append(_command("error", f"{cid}: refuted", f"{check['name']} (value {check.get('value')}, "
                                       f"bound {check.get('bound')}; seed {cert.get('seed')}, profile {cert.get('profile')})"))
+            elif not check.get("judged", True):
+                lines.append(_command("notice", f"{cid}: not judged", f"{check['name']}: {check.get('reason', '')}"))
             elif check.get("passed") is None:
                 lines.append(_command("warning", f"{cid}: undecided", str(check["name"])))
         if run.get("differences"):
@@ -43,13 +47,12 @@ def commands(runs: list[dict]) -> list[str]:
 
 def summary(runs: list[dict]) -> str:
     """The Markdown job summary: one row per claim."""
-    rows = ["| claim | verdict | checks passed | certificate |", "|---|---|---|---|"]
+    rows = ["| claim | verdict | checks passed / judged / all | certificate |", "|---|---|---|---|"]
     for run in runs:
         cert = run["cert"]
-        ok = sum(ch.get("passed") is True for ch in cert.get("checks", []))
         reproduces = "" if "differences" not in run else ("reproduces" if not run["differences"]
                                                            else f"would change ({len(run['differences'])})")
-        rows.append(f"| `{cert['claim']}` | **{cert['status']}** | {ok}/{len(cert.get('checks', []))} | {reproduces} |")
+        rows.append(f"| `{cert['claim']}` | **{cert['status']}** | {count_text(cert)} | {reproduces} |")
     return "## softlin verify\n\n" + "\n".join(rows) + "\n"
 
 

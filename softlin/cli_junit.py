@@ -42,6 +42,8 @@ def _suite(root: ET.Element, cert: dict, seconds: float, differences: list[str] 
         if check.get("passed") is False:
             ET.SubElement(case, "failure", message=f"refuted: {summary}", type="refuted").text = \
                 str(check.get("detail", ""))
+        elif not check.get("judged", True):
+            ET.SubElement(case, "skipped", message=f"not judged: {check.get('reason', '')}"[:1000])
         elif check.get("passed") is None:
             ET.SubElement(case, "skipped", message=f"undecided: {check.get('detail', '')}"[:1000])
         ET.SubElement(case, "system-out").text = f"{summary}\n{check.get('detail', '')}"

@@ -18,6 +18,7 @@ from . import certio
 from .claims import budgets, progress, registry, scenario as scen
 from .claims.base import PROFILES, claim_rng
 from .numerics.validate import BeyondReach
+from .render import text
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 DEFAULT_OUT = Path("reports")
@@ -203,11 +204,11 @@ def cmd_verify(args) -> int:
     elif args.json_path:
         certio.atomic_write(Path(args.json_path), certio.dumps(certs).encode())
     if not args.quiet and args.json_path != "-":
-        print(f"{'claim':<20} {'status':<13} {'checks':>7} {'seconds':>8}")
+        print(f"{'claim':<20} {'status':<13} {'passed/judged/all':>17} {'seconds':>8}")
         for cert, elapsed in results:
-            ok = sum(ch["passed"] is True for ch in cert["checks"])
-            print(f"{cert['claim']:<20} {cert['status']:<13} {ok:>3}/{len(cert['checks']):<3} {elapsed:>8.1f}")
-        print(f"{'total':<20} {'':<13} {'':>7} {sum(e for _, e in results):>8.1f}")
+            ok, judged, total = text.passed_count(cert)
+            print(f"{cert['claim']:<20} {cert['status']:<13} {f'{ok}/{judged}/{total}':>17} {elapsed:>8.1f}")
+        print(f"{'total':<20} {'':<13} {'':>17} {sum(e for _, e in results):>8.1f}")
         print(f"certificates and pages in {out}/ (open {out / 'index.html'})")
     return EXIT_OK if all(c["status"] == "verified" for c in certs) else EXIT_FAILED
 

@@ -62,6 +62,30 @@ def test_verify_on_a_user_scenario_writes_certificate_and_pages(tmp_path, capsys
     assert "verified" in capsys.readouterr().out
 
 
+def test_a_control_without_power_is_kept_not_judged_on_the_certificate_pages_and_junit(tmp_path, capsys):
+    """d = 1: the transposed-U slip is no slip (U^T = U), so its planned power is 0. The control stays
+    in the certificate with judged false and its reason, out of the verdict, and the pages, the table
+    and JUnit count it (before, it vanished from all of them)."""
+    from junitparser import JUnitXml, Skipped
+    scen = tmp_path / "d1.toml"
+    scen.write_text("d = 1\nL = [16, 64]\ntrials = 100\n")
+    out = tmp_path / "out"
+    assert cli.main(["verify", "lemma-2.1", "--scenario", str(scen), "--profile", "quick", "--out", str(out),
+                     "--junit", str(tmp_path / "j.xml")]) == 0
+    cert = json.loads((out / "certificates" / "lemma-2.1.json").read_text())
+    unjudged = [c for c in cert["checks"] if c.get("judged") is False]
+    assert [c["name"] for c in unjudged] == ["negative control Gaussian tokens, transposed U: V (m + Gamma U^T z): "
+                                             "the Monte Carlo route must refute the wrong limit"]
+    assert unjudged[0]["passed"] is None and "planned power 0.000000 below 0.999" in unjudged[0]["reason"]
+    assert cert["status"] == "verified"
+    n = len(cert["checks"])
+    assert f"{n - 1}/{n - 1}/{n}" in capsys.readouterr().out
+    assert f"| {n - 1} / {n - 1} / {n} |" in (out / "index.md").read_text()
+    assert "not judged: planned power 0.000000" in (out / "lemma-2.1.md").read_text()
+    case = next(c for suite in JUnitXml.fromfile(str(tmp_path / "j.xml")) for c in suite if c.name == unjudged[0]["name"])
+    assert isinstance(case.result[0], Skipped) and case.result[0].message.startswith("not judged: planned power")
+
+
 @pytest.mark.slow   # default-run budget (180 s): a full emission; CI runs derive --check itself
 def test_derive_check_fails_with_a_diff_and_the_fix_command_when_stale(tmp_path, monkeypatch, capsys):
     # The staleness path, not the proofs (the slow tier and CI run `derive --check` with every proof):

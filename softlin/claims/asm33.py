@@ -33,7 +33,7 @@ from ..numerics.montecarlo import ROUNDOFF
 from ..numerics.significance import power_of_z, z_critical
 from . import scenario as scen
 from . import budgets
-from .base import check_false_alarm, Check, Claim, certificate
+from .base import check_false_alarm, Check, Claim, certificate, unjudged
 from .common import provenance, symbolic_check
 
 ID = "asm-3.3"
@@ -253,14 +253,17 @@ def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
             worst_z = max(worst_z, z)
         power = power_of_z(best, z_crit)
         refuted = worst_z > z_crit
-        passed = True if refuted else (False if power >= REQUIRED_POWER else None)
         summaries[name] = {"refuted_by": ["montecarlo"] if refuted else [], "statistical": refuted, "power": power,
                            "delta": best, "max_abs_z": worst_z, "miss_probability": 1.0 - power}
-        checks.append(Check(f"negative control ({name}): the Monte Carlo route must refute the slip", "control",
-                            passed, power, REQUIRED_POWER,
-                            f"largest |z| of the scenario's Monte Carlo against the slip's closed forms {worst_z:.3g} "
-                            f"(critical {z_crit:.3g}, {len(tested)} entries); power computed beforehand from the "
-                            f"derived estimator variance: {power:.6f} (delta = {best:.3g})", tier="statistical"))
+        label = f"negative control ({name}): the Monte Carlo route must refute the slip"
+        detail = (f"largest |z| of the scenario's Monte Carlo against the slip's closed forms {worst_z:.3g} "
+                  f"(critical {z_crit:.3g}, {len(tested)} entries); power computed beforehand from the "
+                  f"derived estimator variance: {power:.6f} (delta = {best:.3g})")
+        if power >= REQUIRED_POWER:
+            checks.append(Check(label, "control", refuted, power, REQUIRED_POWER, detail, tier="statistical"))
+        else:      # judged by the plan, never by the sample: a lucky refutation at low power is no evidence
+            checks.append(unjudged(label, "control", f"planned power {power:.6f} below {REQUIRED_POWER}",
+                                   tier="statistical", value=power, bound=REQUIRED_POWER, detail=detail))
     return checks, summaries
 
 

@@ -164,9 +164,12 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
         checks += authors_flow.flow_checks(flows)
         long_sgd = {}
         for stem, result in results.items():
-            sgd_check, runs = authors_flow.sgd_check(flows, result, Sp, Sq, s2, tau)
-            checks += [sgd_check] if sgd_check is not None else []
+            sgd_check, runs = authors_flow.sgd_check(flows, result, Sp, Sq, s2, tau, stem)
+            checks.append(sgd_check)
             long_sgd.update({f"{key} ({result['setting']['steps']} steps)": v for key, v in runs.items()})
+        if not results:
+            checks.append(authors_flow.sgd_unjudged("no result file of benchmarks/authors_long_sgd.py in reports/sgd "
+                                                    "(an installed wheel has none: run softlin from a checkout)"))
         curves = authors_flow.strip(flows)
     else:
         curves, long_sgd = {"L": [], "softmax": [], "linear": []}, {}

@@ -43,7 +43,7 @@ from ..numerics import finite_risk as fr, finite_risk_gradient as fg, kernels
 from .authors_exact import AUTHORS_LS, OMEGA_MAX, QUICK_LS
 from .authors_training import INIT, LR
 from . import progress
-from .base import check_false_alarm, Check
+from .base import check_false_alarm, Check, unjudged
 
 AUTHORS_STEPS = 300_000
 T_END = LR * AUTHORS_STEPS          # the authors' end time
@@ -219,17 +219,25 @@ def same_setting(setting: dict, Sp, Sq, s2, tau) -> bool:
             and math.isclose(float(setting["s2"]), s2, rel_tol=1e-12) and math.isclose(float(setting["tau"]), tau, rel_tol=1e-12))
 
 
-def sgd_check(c: dict, long_sgd: dict | None, Sp, Sq, s2, tau) -> tuple[Check | None, dict]:
+SGD_CHECK = "SGD at the authors' scale ends within the SGD noise floor of the gradient flow at the same time"
+
+
+def sgd_unjudged(reason: str, stem: str = "") -> Check:
+    """The long-SGD check where there is nothing to judge: kept, with why (named by its file, if any)."""
+    return unjudged(SGD_CHECK + (f" ({stem})" if stem else ""), "montecarlo", reason)
+
+
+def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple[Check, dict]:
     """SGD endpoints at step k against the flow at the same time t = lr k, within the noise floor: the exact
     excess R_L(SGD) - R_L(flow(t)) = g.delta + delta^T H delta / 2 + ..., delta ~ N(0, P) the stationary
     fluctuation (derived P), so |excess| <= z sqrt(g^T P g) + q mean(delta^T H delta / 2) (the Gaussian
     linear term two-sided at z, the quadratic term at the chi2_1 quantile q times its mean; half of
     check_false_alarm() to each, Bonferroni over the runs)."""
-    if not long_sgd or not same_setting(long_sgd["setting"], Sp, Sq, s2, tau):
-        return None, {}          # no runs, or runs made for another scenario: nothing to judge here
+    if not same_setting(long_sgd["setting"], Sp, Sq, s2, tau):
+        return sgd_unjudged(f"reports/sgd/{stem}.json was run on another law than this scenario's", stem), {}
     runs = {int(L): r for L, r in long_sgd["runs"].items() if int(L) in c["L"]}
     if not runs:
-        return None, {}
+        return sgd_unjudged(f"reports/sgd/{stem}.json holds no run at this scenario's L", stem), {}
     lr, batch, steps = long_sgd["setting"]["lr"], long_sgd["setting"]["batch"], long_sgd["setting"]["steps"]
     t_key = f"{lr * steps:g}"
     n_tests = 2 * len(runs)

@@ -1,8 +1,11 @@
 """Claims, checks and certificates (docs/design.md, "Claims and certificates").
 
 A check's `passed` is True (survived a test that could have failed), False (found a counterexample)
-or None (the budget was too small to decide). Its `kind` says how it was computed, its `tier` what
-its evidence is worth (docs/certificates.md, "Evidence tiers"):
+or None (undecided: the test ran and its outcome falls between). A check that could not be judged at
+all (its planned power below target, its data absent, the scenario outside its route's reach) is
+kept with `judged=False` and its `reason`, and stays out of the verdict: not judged is never
+dropped. Its `kind` says how it was computed, its `tier` what its evidence is worth
+(docs/certificates.md, "Evidence tiers"):
 
     proof        a symbolic identity, proved by SymPy
     enclosure    ball arithmetic (python-flint's Arb): the true value is inside, with certainty
@@ -13,7 +16,7 @@ its evidence is worth (docs/certificates.md, "Evidence tiers"):
     consistency  a cross-check that a plausible formula slip cannot fail: implied by another check, a
                  pure inequality, a self-assessment. Shown, never counted as evidence
 
-The claim's status follows, from the evidence tiers (all but consistency):
+The claim's status follows from its judged checks, by the evidence tiers (all but consistency):
 
     refuted       some evidence check has passed = False
     inconclusive  none failed, but some check is undecided, a consistency check failed, or there is
@@ -53,8 +56,12 @@ class Check:
     bound: Any = None
     detail: str = ""
     tier: str = ""          # "" takes KIND_TIER[kind]; a control must name its tier
+    judged: bool = True
+    reason: str = ""        # why the check was not judged (required when judged is False)
 
     def __post_init__(self):
+        if not self.judged and (self.passed is not None or not self.reason):
+            raise ValueError(f"check {self.name!r}: a check not judged has passed None and a reason")
         if self.kind not in KINDS:
             raise ValueError(f"check kind {self.kind!r} is not one of {KINDS}")
         if not self.tier:
@@ -68,9 +75,30 @@ class Check:
             object.__setattr__(self, "passed", bool(self.passed))
 
 
+def judged(check) -> bool:
+    """Whether a check (a Check or a certificate dict, where `judged` is written only when false)
+    enters the verdict."""
+    return check.judged if isinstance(check, Check) else check.get("judged", True)
+
+
+def check_record(check: Check) -> dict:
+    """The certificate's dict of a check: `judged` and `reason` appear only for a check not judged, so
+    a judged check reads as it always has."""
+    record = asdict(check)
+    if check.judged:
+        del record["judged"], record["reason"]
+    return record
+
+
+def unjudged(name: str, kind: str, reason: str, *, tier: str = "", value: Any = None, bound: Any = None,
+             detail: str = "") -> Check:
+    """A check that could not be judged here, kept in the certificate with its reason."""
+    return Check(name, kind, None, value, bound, detail or f"not judged: {reason}", tier, judged=False, reason=reason)
+
+
 def status_of(checks) -> str:
-    """The claim's status (module docstring) from its checks, Check objects or certificate dicts."""
-    rows = [(c.passed, c.tier) if isinstance(c, Check) else (c["passed"], c["tier"]) for c in checks]
+    """The claim's status (module docstring) from its judged checks, Check objects or certificate dicts."""
+    rows = [(c.passed, c.tier) if isinstance(c, Check) else (c["passed"], c["tier"]) for c in checks if judged(c)]
     evidence = [passed for passed, tier in rows if tier != "consistency"]
     if any(passed is False for passed in evidence):
         return "refuted"
@@ -161,10 +189,10 @@ def union_bound(count: int, alpha: float) -> float:
 
 def reliability(checks: list[Check]) -> dict:
     """The union bound on the probability that correct code gets a failed statistical check."""
-    statistical = sum(c.tier == "statistical" and c.kind != "control" for c in checks)
+    statistical = sum(c.tier == "statistical" and c.kind != "control" and c.judged for c in checks)
     return {"statistical_checks": statistical, "false_alarm_per_statistical_check": check_false_alarm(),
             "family_wise_false_alarm": union_bound(statistical, check_false_alarm()),
-            "controls": sum(c.kind == "control" for c in checks)}
+            "controls": sum(c.kind == "control" and c.judged for c in checks)}
 
 
 def certificate(claim: Claim, scenario: dict, profile: str, seed: int, checks: list[Check],
@@ -193,7 +221,7 @@ def certificate(claim: Claim, scenario: dict, profile: str, seed: int, checks: l
         "seed": seed,
         "quantities": quantities,
         "reliability": reliability(checks),
-        "checks": [asdict(c) for c in checks],
+        "checks": [check_record(c) for c in checks],
         "errata": errata or [],
         "formulas": formulas or {},
         "formulas_mathml": formulas_mathml or {},

@@ -39,8 +39,8 @@ prove nothing about the Monte Carlo test's power. Before any prompt is drawn, th
 statistic (numerics/numerator_moments.py) by Catoni's bound (numerics/robust_mean.power_lower_bound,
 non-asymptotic), and the control is refuted with at least the largest of these over (L, query,
 coordinate); `delta` = sqrt(n L) |E X| / sd(X), the studentised mean's noncentrality, is recorded too.
-A control whose power is below REQUIRED_POWER and that was not
-refuted is undecided (passed = None), not failed. `sized_for_power` raises a control's number of
+A control whose planned power is below REQUIRED_POWER is not judged (kept with `judged: false` and
+its power as the reason, out of the verdict), whatever its sample says. `sized_for_power` raises a control's number of
 prompts beforehand (at most CONTROL_BUDGET_CAP times the profile's) until that power is reached: the
 budget follows from derived variances, never from the data it judges.
 """
@@ -57,7 +57,7 @@ from scipy import stats
 
 from ..numerics import attention, kernels, montecarlo, robust_mean
 from ..numerics.significance import z_critical
-from .base import check_false_alarm, Check, status_of
+from .base import check_false_alarm, Check, status_of, unjudged
 from .battery_numerator import numerator_power, numerator_ratio, numerator_tests
 from .progress import sweep
 
@@ -285,18 +285,22 @@ def control_summary(result: dict) -> dict:
             "judged": power is not None and power >= REQUIRED_POWER}
 
 
-def control_check(result: dict, label: str) -> Check | None:
+def control_check(result: dict, label: str) -> Check:
     """A negative control passes when the statistical route refuted the wrong limit by itself;
     refutation by the exact comparisons alone does not count, and a control that is not refuted
     fails. A control whose power, computed from derived moments before any sample is judged, is below
     REQUIRED_POWER at this scenario and budget (for instance U^T = U when d = 1: the slip is no slip)
-    is not judged: None, and the certificate's control summary says `judged: false` with its power,
-    instead of leaving the verdict to chance."""
+    is not judged: kept with `judged: false` and its power as the reason, out of the verdict, instead
+    of leaving the verdict to chance."""
     summary = control_summary(result)
     power = summary["power"]
+    name = f"negative control {label}: the Monte Carlo route must refute the wrong limit"
     if not summary["judged"]:
-        return None
-    return Check(f"negative control {label}: the Monte Carlo route must refute the wrong limit", "control",
+        why = ("no planned power (the scenario has no derived numerator moments)" if power is None else
+               f"planned power {power:.6f} below {REQUIRED_POWER} at this scenario and budget "
+               f"(delta = {summary['delta']:.3g})")
+        return unjudged(name, "control", why, tier="statistical", bound=REQUIRED_POWER)
+    return Check(name, "control",
                  summary["statistical"], power, REQUIRED_POWER,
                  f"refuted by: {', '.join(summary['refuted_by']) or 'nothing'}; only the Monte Carlo numerator "
                  f"test counts; its power computed beforehand from derived moments: "

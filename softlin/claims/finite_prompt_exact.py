@@ -36,7 +36,7 @@ from ..derivations import catalogue, selfnormalised_error
 from ..numerics import authors_sgd, finite_risk as fr, finite_risk_heads as frh, heads_montecarlo, scalar_risk as sr
 from ..numerics import significance as sig, validate
 from . import finite_prompt_heads as heads, finite_prompt_rate as rate
-from .base import check_false_alarm, Check
+from .base import check_false_alarm, Check, unjudged
 from .common import symbolic_check
 
 # The exact values must be far more precise than the Monte Carlo they are judged with (relative
@@ -98,17 +98,20 @@ def slow_expansion_check(model, mu: float, omega: float, C1: float) -> tuple[Che
     """L (R_L - R_inf) -> C1 where the remainder decays slower than 1/L (3 omega^2 >= 1/2): the exact
     route's extrapolated limit (excess_limit) against C1, within its uncertainty, which is fixed by the
     exact values only. When that exceeds SLOW_EXPANSION_MAX relative (omega^2 near 1/2, p near 0) the
-    check has no power and is undecided."""
+    check has no power and is not judged."""
     lim = excess_limit(model, [mu], [omega])
     tol, rel = lim["uncertainty"] / abs(C1), abs(lim["value"] - C1) / abs(C1)
-    passed = None if tol > SLOW_EXPANSION_MAX else rel <= tol
     F = list(lim["F"].values())
-    check = Check("exact risk vs its 1/L expansion: L (R_L - R_inf) -> C1 (Aitken over L = 1e5, 1e6, 1e7)", "quadrature",
-                  passed, rel, tol, f"3 omega^2 = {3 * omega**2:.4g} >= 1/2: the remainder decays slower than 1/L; "
-                  f"F(L) = L (R_L - R_inf) = {', '.join(f'{x:.9g}' for x in F)} at L = 1e4 .. 1e7, Aitken limit "
-                  f"{lim['value']:.9g} (window 1e4..1e6: {lim['previous_window']:.9g}), C1 = {C1:.9g}; tolerance = "
-                  f"window change + stated errors carried ({lim['carried_errors'] / abs(C1):.2g} relative)"
-                  + ("" if passed is not None else f"; above {SLOW_EXPANSION_MAX:g}: no power, undecided"))
+    detail = (f"3 omega^2 = {3 * omega**2:.4g} >= 1/2: the remainder decays slower than 1/L; "
+              f"F(L) = L (R_L - R_inf) = {', '.join(f'{x:.9g}' for x in F)} at L = 1e4 .. 1e7, Aitken limit "
+              f"{lim['value']:.9g} (window 1e4..1e6: {lim['previous_window']:.9g}), C1 = {C1:.9g}; tolerance = "
+              f"window change + stated errors carried ({lim['carried_errors'] / abs(C1):.2g} relative)")
+    name = "exact risk vs its 1/L expansion: L (R_L - R_inf) -> C1 (Aitken over L = 1e5, 1e6, 1e7)"
+    if tol > SLOW_EXPANSION_MAX:
+        check = unjudged(name, "quadrature", f"the stated error {tol:.3g} of C1 exceeds {SLOW_EXPANSION_MAX:g}: no power",
+                         value=rel, bound=tol, detail=detail)
+    else:
+        check = Check(name, "quadrature", rel <= tol, rel, tol, detail)
     return check, {"L": 10**7, "scaled_excess": F[-1], "C1": C1, "aitken_limit": lim["value"],
                    "aitken_previous_window": lim["previous_window"]}
 
@@ -260,11 +263,12 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
     if plan is not None:
         i = plan["point"]
         zc = abs(mc_ex[i][0] - (alt[i] - r_inf[i])) / mc_ex[i][1]
-        judged = plan["power"] >= POWER_TARGET
-        checks.append(Check(f"control: {alt_name} is refuted by Monte Carlo", "control",
-                            (True if zc > z else None) if judged else None, zc, z,
-                            f"at point {i} (L = {points[i]['L']}), planned power {plan['power']:.6g} from a "
-                            f"{PILOT}-prompt pilot; " + ("judged" if judged else f"not judged (power < {POWER_TARGET})"), tier="statistical"))
+        name = f"control: {alt_name} is refuted by Monte Carlo"
+        where = f"at point {i} (L = {points[i]['L']}), planned power {plan['power']:.6g} from a {PILOT}-prompt pilot"
+        if plan["power"] >= POWER_TARGET:
+            checks.append(Check(name, "control", True if zc > z else None, zc, z, f"{where}; judged", tier="statistical"))
+        else:
+            checks.append(unjudged(name, "control", f"{where}: below {POWER_TARGET}", tier="statistical", bound=z))
     expansion = None
     if isotropic and first_order is not None:
         mu0, om0 = s["mu"][0], s["omega"][0]

@@ -36,7 +36,7 @@ from . import authors_power as pw, formulas as shown
 from . import finite_prompt_exact as exact_section, scenario as scen
 from ..certio import precision_entry
 from . import budgets
-from .base import check_false_alarm, Check, Claim, certificate
+from .base import check_false_alarm, Check, Claim, certificate, unjudged
 from .common import provenance, symbolic_check
 
 ID = "finite-prompt-risk"
@@ -215,17 +215,22 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
     z_exact = max(0.0, abs(C_hat - C1) - sys_err) / C_se
     z_heur = max(0.0, abs(C_hat - heur) - sys_err) / C_se
     powerless = sys_err > exact_section.SLOW_EXPANSION_MAX * abs(C1)
-    checks.append(Check("Monte Carlo: the 1/L coefficient estimated from finite L equals the exact C1", "montecarlo",
-                        None if powerless else z_exact <= z, z_exact, z,
-                        f"(|C1_hat - C1| - systematic) / se; C1_hat = {C_hat:.5g} +- {C_se:.2g} ({est['how']}; systematic "
-                        f"{sys_err:.2g}) over L = {Ls} ({n} draws each, sized beforehand: design); two-sided, false alarm "
-                        f"{check_false_alarm():g}, refuted beyond it"
-                        + (f"; systematic above {exact_section.SLOW_EXPANSION_MAX:g} C1: no power, undecided" if powerless else "")))
+    name = "Monte Carlo: the 1/L coefficient estimated from finite L equals the exact C1"
+    detail = (f"(|C1_hat - C1| - systematic) / se; C1_hat = {C_hat:.5g} +- {C_se:.2g} ({est['how']}; systematic "
+              f"{sys_err:.2g}) over L = {Ls} ({n} draws each, sized beforehand: design); two-sided, false alarm "
+              f"{check_false_alarm():g}, refuted beyond it")
+    if powerless:
+        checks.append(unjudged(name, "montecarlo", f"systematic error {sys_err:.2g} above "
+                               f"{exact_section.SLOW_EXPANSION_MAX:g} C1: no power", value=z_exact, bound=z, detail=detail))
+    else:
+        checks.append(Check(name, "montecarlo", z_exact <= z, z_exact, z, detail))
+    control = "control: the exp(d omega^2) heuristic coefficient is refuted by Monte Carlo"
     if dz["control_run"]:
-        checks.append(Check("control: the exp(d omega^2) heuristic coefficient is refuted by Monte Carlo", "control",
-                            True if z_heur > z else None, z_heur, z,
+        checks.append(Check(control, "control", True if z_heur > z else None, z_heur, z,
                             f"(|C1_hat - heuristic| - systematic) / se (heuristic {heur:.5g}), refuted above the critical "
                             f"value; power {_power_text(dz['power'])}; undecided (never passed) when not refuted", tier="statistical"))
+    else:
+        checks.append(unjudged(control, "control", dz["note"], tier="statistical", bound=z))
     # Optima at finite L under each coefficient.
     H = mu.size
     optima = {}

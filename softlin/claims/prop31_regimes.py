@@ -15,7 +15,7 @@ import numpy as np
 from ..numerics import limits, query_average, selfnormalised
 from ..numerics.fits import linear_fit
 from ..numerics.laws import GaussianLaw
-from .base import check_false_alarm, Check
+from .base import check_false_alarm, Check, unjudged
 from .prop31_average import _averaged, _per_L_check, _slope_check, exact_coefficient
 from .prop31_common import naive_exponent, remainder_exponent, sharp_exponent, REGIMES, _regime_setting, _subgaussian_sigma, z_crit
 from .prop31_power import REQUIRED_POWER, slope_control_power
@@ -103,16 +103,19 @@ def _regimes(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
             pw = slope_control_power(Gamma, U, V, Sq, budget, av, zc)
             power[f"{name}: claimed 1/L rate refuted (Monte Carlo slope)"] = pw["power"]
             z1 = (fit.slope - 1.0) / fit.stderr
+            control = (f"negative control (lambda = {lam:.3g} above the threshold): a claimed 1/L rate must be "
+                       "refuted by the Monte Carlo slope")
             if pw["power"] >= REQUIRED_POWER:
                 refuted = z1 < -zc
-                checks.append(Check(f"negative control (lambda = {lam:.3g} above the threshold): a claimed 1/L rate must be "
-                                    "refuted by the Monte Carlo slope", "control", refuted,
+                checks.append(Check(control, "control", refuted,
                                     "refuted" if refuted else "not refuted", "refuted",
                                     f"measured slope {fit.slope:.4f} +- {fit.stderr:.4f} against 1: z = {z1:.1f}, "
                                     f"one-sided at false-alarm {check_false_alarm():g} (critical {-zc:.2f}); power computed "
                                     f"before the run: {pw['detail']}", tier="statistical"))
             else:
                 power[f"{name}: claimed 1/L rate (not run)"] = f"power {pw['power']:.4g} < {REQUIRED_POWER}: {pw['detail']}"
+                checks.append(unjudged(control, "control", f"planned power {pw['power']:.4g} below {REQUIRED_POWER}: "
+                                       f"{pw['detail']}", tier="statistical", bound="refuted"))
         if name == "at":
             # L x error at the threshold: the Monte Carlo growth between the extreme L against the exact growth
             # (which is positive: no finite first-order coefficient, (ln L)^p with p from the fit above).

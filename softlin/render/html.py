@@ -62,6 +62,7 @@ td.id { white-space: nowrap; }
 .pass { color: #116329; }
 .fail { color: #a40e26; font-weight: bold; }
 .undecided { color: #7d4e00; }
+.not-judged { color: #57606a; font-style: italic; }
 .detail { display: block; color: #57606a; font-size: .82rem; margin-top: .2rem; }
 .meta { color: #57606a; }
 figure { margin: 1rem 0; }
@@ -134,9 +135,9 @@ def status_badge(status: str) -> str:
     return f'<span class="status {esc(status)}">{esc(status)}</span>'
 
 
-def _result(passed) -> str:
-    word = text.result_word(passed)
-    return f'<span class="{word.lower()}">{word}</span>'
+def _result(check: dict) -> str:
+    word = text.check_result(check)
+    return f'<span class="{word.lower().replace(" ", "-")}">{word}</span>'
 
 
 def formula_block(cid: str, name: str, tex, mml, caption: str | None = None, link: str | None = None) -> str:
@@ -191,9 +192,10 @@ def figure_caption(cert: dict) -> str:
 def claim_page(cert: dict, figure: bytes | None) -> str:
     """The page of one claim; `figure` is the PNG the renderer made for it (for its size), or None."""
     cid = cert["claim"]
-    ok, total = text.passed_count(cert)
+    ok, judged, total = text.passed_count(cert)
     body = [f"<h1><code>{esc(cid)}</code>: {esc(cert.get('title', ''))}</h1>",
-            f'<p>{status_badge(cert["status"])} <span class="meta">{ok}/{total} checks passed; '
+            f'<p>{status_badge(cert["status"])} <span class="meta">{ok} of {judged} judged checks passed'
+            + (f" ({total - judged} not judged)" if total > judged else "") + "; "
             f"profile <code>{esc(cert['profile'])}</code>, seed {esc(cert['seed'])}</span></p>",
             "<h2>Statement</h2>", f"<p>{markup.to_html(cert.get('statement', ''), f'certificate {cid}: statement')}</p>"]
     if cert.get("hypotheses"):
@@ -208,8 +210,8 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
              "<thead><tr><th>check</th><th>tier</th><th>kind</th><th>result</th><th>value</th><th>bound</th></tr></thead>",
              "<tbody>"]
     for c in cert["checks"]:
-        body.append(f"<tr><td>{esc(c['name'])}<span class=\"detail\">{esc(c['detail'])}</span></td>"
-                    f"<td>{esc(c['tier'])}</td><td>{esc(c['kind'])}</td><td>{_result(c['passed'])}</td>"
+        body.append(f"<tr><td>{esc(c['name'])}<span class=\"detail\">{esc(text.check_detail(c))}</span></td>"
+                    f"<td>{esc(c['tier'])}</td><td>{esc(c['kind'])}</td><td>{_result(c)}</td>"
                     f"<td class=\"num\">{esc(text.fmt(c['value']))}</td>"
                     f"<td class=\"num\">{esc(text.fmt(c['bound']))}</td></tr>")
     body += ["</tbody>", "</table>"]
@@ -248,14 +250,13 @@ def index_page(certs: list[dict], phase_diagram: bool = False) -> str:
             "counterexample, <strong>inconclusive</strong> when the budget was too small to decide or a consistency "
             "check (one a formula slip cannot fail: shown, never counted as evidence) failed.</p>",
             "<table>",
-            "<thead><tr><th>claim</th><th>title</th><th>status</th><th>checks passed</th><th>checks by tier</th>"
+            "<thead><tr><th>claim</th><th>title</th><th>status</th><th>checks passed / judged / all</th><th>judged checks by tier</th>"
             "<th>errata</th><th>profile</th><th>seed</th></tr></thead>", "<tbody>"]
     for cert in certs:
         cid = cert["claim"]
-        ok, total = text.passed_count(cert)
         body.append(f'<tr><td class="id"><a href="{esc(cid)}.html"><code>{esc(cid)}</code></a></td>'
                     f"<td>{esc(cert.get('title', ''))}</td><td>{status_badge(cert['status'])}</td>"
-                    f'<td class="num">{ok}/{total}</td><td>{esc(text.tiers_summary(cert))}</td>'
+                    f'<td class="num">{text.count_text(cert)}</td><td>{esc(text.tiers_summary(cert))}</td>'
                     f'<td class="num">{len(cert.get("errata", []))}</td>'
                     f"<td><code>{esc(cert['profile'])}</code></td><td class=\"num\">{esc(cert['seed'])}</td></tr>")
     body += ["</tbody>", "</table>"]

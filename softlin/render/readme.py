@@ -27,12 +27,11 @@ def _cell(value) -> str:
 
 
 def verdicts_block(certs: list[dict], prefix: str) -> str:
-    lines = ["| claim | statement | verdict | checks passed | checks by tier |", "|---|---|---|---|---|"]
+    lines = ["| claim | statement | verdict | checks passed / judged / all | judged checks by tier |", "|---|---|---|---|---|"]
     for cert in certs:
         cid = cert["claim"]
-        ok, total = text.passed_count(cert)
         lines.append(f"| [`{cid}`]({prefix}{cid}.md) | {_cell(cert.get('title', ''))} | **{cert['status']}** "
-                     f"| {ok}/{total} | {_cell(text.tiers_summary(cert))} |")
+                     f"| {text.count_text(cert)} | {_cell(text.tiers_summary(cert))} |")
     profiles = sorted({f"`{c['profile']}`, seed {c['seed']}" for c in certs})
     rel = [c["reliability"] for c in certs if "reliability" in c]
     if rel:

@@ -73,12 +73,15 @@ def _long(delta):
 
 def test_sgd_runs_made_for_another_scenario_are_not_judged_against_this_one():
     """Found by `softlin hunt authors-experiment`: the committed runs (default law) were judged against a
-    user scenario's flows. Another Sigma, s2, tau or generator: no check."""
+    user scenario's flows. Another Sigma, s2, tau or generator: the check is kept, not judged, and
+    names the file and why."""
     c, run = _curves(), _long((1e-4, -1e-4))
-    assert af.sgd_check(c, run, I5, I5, S2, TAU)[0] is not None
+    assert af.sgd_check(c, run, I5, I5, S2, TAU)[0].judged
     for setting in ({"sigma": "Toeplitz(0.5)"}, {"s2": 0.2}, {"tau": 0.1}, {"generator": "authors"}, {"d": 4}):
         other = {**run, "setting": {**run["setting"], **setting}}
-        assert af.sgd_check(c, other, I5, I5, S2, TAU) == (None, {}), setting
+        check, quantities = af.sgd_check(c, other, I5, I5, S2, TAU, "authors_long_sgd_x")
+        assert (check.judged, check.passed, quantities) == (False, None, {}), setting
+        assert "authors_long_sgd_x.json" in check.reason and "another law" in check.reason
 
 
 def test_sgd_check_accepts_an_end_within_the_floor_and_refutes_one_beyond():
@@ -87,7 +90,8 @@ def test_sgd_check_accepts_an_end_within_the_floor_and_refutes_one_beyond():
     far, q_far = af.sgd_check(c, _long((0.2, -0.2)), I5, I5, S2, TAU)
     assert near.passed is True and far.passed is False
     assert all(v["mean_excess_floor"] > 0 for v in q_near.values())
-    assert af.sgd_check(c, None, I5, I5, S2, TAU) == (None, {})
+    no_L = {**_long((1e-4, -1e-4)), "runs": {"7": _long((0, 0))["runs"][str(c["L"][0])]}}
+    assert af.sgd_check(c, no_L, I5, I5, S2, TAU, "f")[0].judged is False
 
 
 @pytest.mark.slow  # default-run budget (180 s): ~13 s of flow integration before the refusal

@@ -90,10 +90,11 @@ def _battery_result(numerator_passed, quadrature_passed, power):
 def test_a_control_refuted_only_by_the_exact_comparisons_does_not_count():
     """The 40-digit check refutes every different closed form: it says nothing about the Monte
     Carlo test's power, so a control it alone refutes fails (power high); a control whose power is
-    low is not judged at all (None: no check), refuted or not."""
+    low is not judged, refuted or not: kept with its power as the reason, out of the verdict."""
     assert control_check(_battery_result(True, False, 0.9999), "dummy").passed is False
-    assert control_check(_battery_result(True, False, 0.5), "dummy") is None
-    assert control_check(_battery_result(False, True, 0.5), "dummy") is None
+    for low in (control_check(_battery_result(True, False, 0.5), "dummy"),
+                control_check(_battery_result(False, True, 0.5), "dummy")):
+        assert (low.judged, low.passed) == (False, None) and "planned power 0.500000 below 0.999" in low.reason
     assert control_check(_battery_result(False, True, 0.9999), "dummy").passed is True
     assert control_check(_battery_result(True, True, 0.9999), "dummy").passed is False
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from softlin.claims.base import Check, KIND_TIER, TIERS, status_of
+from softlin.claims.base import Check, check_record, KIND_TIER, reliability, TIERS, status_of, unjudged
 
 
 def _c(passed, tier, kind="montecarlo"):
@@ -18,6 +18,24 @@ def test_a_failed_evidence_check_refutes_and_a_failed_consistency_check_only_wit
     assert status_of([]) == "inconclusive"
     assert status_of([_c(True, "proof", "symbolic"), _c(True, "consistency")]) == "verified"
     assert status_of([_c(True, "statistical"), _c(None, "statistical")]) == "inconclusive"
+
+
+def test_a_check_not_judged_stays_in_the_record_and_out_of_the_verdict():
+    low = unjudged("control: a slip below the budget's power", "control", "planned power 0.42 below 0.999",
+                   tier="statistical", value=0.42, bound=0.999)
+    record = check_record(low)
+    assert (record["judged"], record["passed"], record["reason"]) == (False, None, "planned power 0.42 below 0.999")
+    assert "judged" not in check_record(_c(True, "statistical"))     # a judged check reads as it always has
+    # out of the verdict: neither withholds verified (as an undecided check would) nor counts as evidence
+    assert status_of([_c(True, "statistical"), low]) == status_of([_c(True, "statistical"), record]) == "verified"
+    assert status_of([low]) == status_of([_c(True, "consistency"), low]) == "inconclusive"
+    assert status_of([_c(False, "statistical"), low]) == "refuted"
+    unjudged_test = unjudged("Monte Carlo: no data", "montecarlo", "data absent")
+    assert reliability([_c(True, "statistical"), unjudged_test])["statistical_checks"] == 1
+    with pytest.raises(ValueError, match="passed None and a reason"):
+        Check("c", "montecarlo", True, judged=False, reason="r")
+    with pytest.raises(ValueError, match="passed None and a reason"):
+        Check("c", "montecarlo", None, judged=False)
 
 
 def test_certificate_dicts_and_checks_give_the_same_status():
