@@ -293,4 +293,5 @@ CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMM
                   query_cov="Sigma_q of the queries, positive definite",
                   L="accepted; not used (the tilted moments do not depend on L)",
                   trials="accepted; not used (the Monte Carlo budget is fixed per profile)",
-                  delta="accepted; not used", query="accepted; not used (the moments are averaged over queries)"))
+                  delta="accepted; not used", query="accepted; not used (the moments are averaged over queries)"),
+              paper="Assumption 3.3", rests_on=())

@@ -307,4 +307,5 @@ KEY_DOCS = (
     scen.Key("icl", "L", "at least two strictly increasing integers, 2 to 5000", "prompt lengths of the SGD runs"),
 )
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate, estimate=work_estimate,
-              keys=KEY_DOCS)
+              keys=KEY_DOCS,
+              rests_on=("thm-5.2", "finite-prompt-risk"))

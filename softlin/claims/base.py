@@ -124,6 +124,10 @@ class Claim:
     estimate: Callable[[dict, str], Any] | None = None
     # The documented keys (claims.scenario.Key): the top-level names and tables must be scenario_keys.
     keys: tuple = ()
+    # The paper's label of the statement ("Proposition 3.1"), "" for softlin's own claims, and the ids
+    # of the claims it rests on: the claim graph (softlin/render/graph.py) is drawn from these.
+    paper: str = ""
+    rests_on: tuple[str, ...] = ()
 
     def __post_init__(self):
         named = frozenset(k.table or k.name for k in self.keys)

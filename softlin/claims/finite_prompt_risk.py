@@ -315,7 +315,8 @@ KEY_DOCS = (
              example=lambda s: [{"mu": [0.5], "omega": [0.3], "L": 8}]),
 )
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate, estimate=work_estimate,
-              keys=KEY_DOCS)
+              keys=KEY_DOCS,
+              rests_on=("lemma-2.1", "prop-3.1"))
 
 
 def _power_text(power) -> str:

@@ -169,4 +169,5 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, estimate=work_estimate,
-              keys=scen.common_key_docs())
+              keys=scen.common_key_docs(),
+              paper="Lemma 2.1", rests_on=())

@@ -220,4 +220,5 @@ CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_
                   scen.Key("mixture", "weights", "K positive numbers summing to 1", "component weights pi_k"),
                   scen.Key("mixture", "means", "K x d matrix", "component means m_k"),
                   scen.Key("mixture", "covs", "K PSD d x d matrices, rank <= 3", "component covariances Gamma_k"),
-              ))
+              ),
+              rests_on=("lemma-2.1",))

@@ -280,4 +280,5 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, validate=validate, estimate=work_estimate,
               keys=scen.common_key_docs(query="the fixed query z of the fixed-query checks and their Arb "
-                                              "enclosures (else the first column of Sigma_q^(1/2))"))
+                                              "enclosures (else the first column of Sigma_q^(1/2))"),
+              paper="Proposition 3.1", rests_on=("lemma-2.1",))

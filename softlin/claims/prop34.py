@@ -337,4 +337,5 @@ CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMM
                   L="prompt lengths, read at `standard` (quick and full use the claim's own budgets)",
                   trials="fixed-query prompts per L, read at `standard`",
                   query="the fixed query z of the fixed-query checks",
-                  delta="accepted; not used (no high-probability bound is checked here)"))
+                  delta="accepted; not used (no high-probability bound is checked here)"),
+              paper="Proposition 3.4", rests_on=("lemma-2.1", "asm-3.3"))

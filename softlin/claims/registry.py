@@ -27,9 +27,23 @@ def __getattr__(name: str):
     if name == "CLAIMS":
         modules = [importlib.import_module(f"{__package__}.{m}") for m in ORDER]
         claims = {module.CLAIM.id: module.CLAIM for module in modules}
+        check_rests_on(claims)
         globals()["CLAIMS"] = claims
         return claims
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def check_rests_on(claims: dict[str, Claim]) -> None:
+    """Every claim rests only on registered claims that come before it in ORDER (so the graph has no
+    cycle and the paper's order is a valid reading order)."""
+    seen: set[str] = set()
+    for cid, claim in claims.items():
+        for dep in claim.rests_on:
+            if dep not in claims:
+                raise ValueError(f"claim {cid} rests on {dep!r}, which is not a registered claim")
+            if dep not in seen:
+                raise ValueError(f"claim {cid} rests on {dep}, which does not come before it in ORDER")
+        seen.add(cid)
 
 
 def _loaded() -> dict[str, Claim]:

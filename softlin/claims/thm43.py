@@ -171,4 +171,5 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, icl_common.default_scenario, icl_common.KEYS,
-              validate=icl_common.validate, estimate=icl_common.work_estimate("thm-4.3"), keys=icl_common.KEY_DOCS)
+              validate=icl_common.validate, estimate=icl_common.work_estimate("thm-4.3"), keys=icl_common.KEY_DOCS,
+              paper="Theorem 4.3", rests_on=("prop-3.1", "prop-3.4"))

@@ -244,4 +244,5 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
 
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, icl_common.default_scenario, icl_common.KEYS,
-              validate=icl_common.validate, estimate=icl_common.work_estimate("thm-5.2"), keys=icl_common.KEY_DOCS)
+              validate=icl_common.validate, estimate=icl_common.work_estimate("thm-5.2"), keys=icl_common.KEY_DOCS,
+              paper="Theorem 5.2", rests_on=("lemma-2.1", "thm-4.3"))

@@ -45,7 +45,8 @@ def verdicts_block(certs: list[dict], prefix: str) -> str:
                       "refuted or inconclusive: the controls, not the checks, dominate the chance of a false alarm."]
     lines += ["", f"Verdicts of the committed certificates ({'; '.join(profiles) or 'none yet'}); "
               f"pages: [{prefix}index.html]({prefix}index.html) (HTML, MathML) and "
-              f"[{prefix}index.md]({prefix}index.md)."]
+              f"[{prefix}index.md]({prefix}index.md); what rests on what, coloured by verdict: the claim graph "
+              f"[{prefix}graph.svg]({prefix}graph.svg) ([{prefix}graph.html]({prefix}graph.html), with links)."]
     return "\n".join(lines)
 
 

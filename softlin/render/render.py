@@ -7,6 +7,7 @@ Layout under the output directory (default `reports/`):
     <claim>.html                the same with MathML formulas (html.py), no scripts, works offline
     figures/<claim>.png         convergence figure
     index.md, index.html        verdict table and errata
+    graph.svg, graph.html       the claim graph: what rests on what, coloured by verdict (graph.py)
     ../README.md                the verdict and errata blocks between marker comments (readme.py),
     ../docs/findings.md         when the file has the markers (the README holds the verdicts, the
                                 findings page the errata; links are relative to each file)
@@ -26,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import certio
-from . import figures, html, markdown_tables, markup, readme, sweep_page, text
+from . import figures, graph, html, markdown_tables, markup, readme, sweep_page, text
 from .text import BOUND_PROOF  # noqa: F401  (re-exported: the proof text lives in text.py)
 
 README = "README.md"
@@ -109,7 +110,8 @@ def index_page(certs: list[dict], phase_diagram: bool = False) -> str:
         lines.append(f"| [`{cert['claim']}`]({cert['claim']}.md) | {_cell(cert.get('title', ''))} | "
                      f"**{cert['status']}** | {text.count_text(cert)} | {_cell(text.tiers_summary(cert))} "
                      f"| {cert['profile']} | {cert['seed']} |")
-    lines += ["", "The same with MathML formulas: [index.html](index.html). "
+    lines += ["", "What rests on what: the claim graph, [graph.svg](graph.svg) ([graph.html](graph.html) with links). "
+              "The same with MathML formulas: [index.html](index.html). "
               "The derivations behind the kernels: [derivations.md](derivations.md) "
               "([derivations.html](derivations.html) with MathML).", ""]
     if phase_diagram:
@@ -152,6 +154,8 @@ def rendered(out: Path, extra: dict[str, str] | None = None) -> dict[Path, bytes
         files[out / f"{cid}.html"] = html.claim_page(cert, png).encode()
     sweeps = sweep_page.files(out)          # the phase-diagram page, when sweeps/ holds the built-in sweeps
     files.update(sweeps)
+    files[out / "graph.svg"] = graph.svg(certs).encode()
+    files[out / "graph.html"] = graph.page(certs).encode()
     files[out / "index.md"] = index_page(certs, phase_diagram=bool(sweeps)).encode()
     files[out / "index.html"] = html.index_page(certs, phase_diagram=bool(sweeps)).encode()
     for path, prefix in block_files(out):

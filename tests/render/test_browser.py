@@ -164,3 +164,29 @@ def test_the_derivation_report_lays_out_its_mathml(chromium):
     assert report.width <= WIDTH, f"derivations.html is {report.width} px wide"
     print(f"derivations.html: {len(report.math)} formulas, {len(report.sups)} superscripts, "
           f"{len(report.fracs)} fractions, {report.height} px tall")
+
+
+GRAPH_NODES = """(() => Array.from(document.querySelectorAll('a.node')).map(a => {
+    const r = a.getBoundingClientRect();
+    return {id: a.dataset.id, href: a.getAttribute('href'), x: r.left, y: r.top, w: r.width, h: r.height};
+}))()"""
+
+
+def test_the_claim_graph_shows_every_claim_as_a_box_inside_the_page_linking_to_its_page(chromium, site):
+    """reports/graph.html as a reader's browser lays it out: one box per registered claim, each with its
+    size, inside the viewport's width, none overlapping another, each linking to a page that exists."""
+    from softlin.claims import registry
+    real, _ = site
+    report = chromium.open((real / "graph.html").as_uri())
+    assert report.problems() == []
+    boxes = chromium.call("Runtime.evaluate", session=True, expression=GRAPH_NODES,
+                          returnByValue=True)["result"]["value"]
+    assert sorted(b["id"] for b in boxes) == sorted(registry.CLAIMS)
+    for b in boxes:
+        assert b["w"] > 200 and b["h"] > 50 and 0 <= b["x"] and b["x"] + b["w"] <= WIDTH, b
+        assert (real / b["href"]).is_file(), b
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            apart = (a["x"] + a["w"] <= b["x"] or b["x"] + b["w"] <= a["x"] or a["y"] + a["h"] <= b["y"]
+                     or b["y"] + b["h"] <= a["y"])
+            assert apart, (a, b)

@@ -46,7 +46,8 @@ def test_pages_carry_statement_formula_checks_and_figure(tmp_path, certificate):
     assert img.shape[0] > 100 and img.std() > 0.01             # a real picture, not a blank
     index = (tmp_path / "index.md").read_text()
     assert "[`lemma-2.1`](lemma-2.1.md)" in index and "**verified**" in index
-    assert {p.name for p in written} == {"lemma-2.1.png", "lemma-2.1.md", "lemma-2.1.html", "index.md", "index.html"}
+    assert {p.name for p in written} == {"lemma-2.1.png", "lemma-2.1.md", "lemma-2.1.html", "index.md", "index.html",
+                                         "graph.svg", "graph.html"}
 
 
 def test_lemma_certificate_stores_sympy_mathml_for_every_formula(certificate):
@@ -104,7 +105,8 @@ def test_a_changed_verdict_makes_every_page_that_shows_it_stale(rendered_project
     cert["checks"][0]["passed"], cert["status"] = False, "refuted"
     path.write_text(json.dumps(cert))
     assert set(render.stale_pages(out)) == {out / "lemma-2.1.md", out / "lemma-2.1.html", out / "index.md",
-                                            out / "index.html", out.parent / "README.md"}
+                                            out / "index.html", out.parent / "README.md", out / "graph.svg",
+                                            out / "graph.html"}
 
 
 def test_report_check_exits_1_naming_stale_files_and_0_when_fresh(rendered_project, capsys):
