@@ -9,7 +9,7 @@ sees a deterministic test). An example is
   counted per reason, never run; a structural limit that only the run meets (BeyondReach, e.g.
   thm-4.3's finite-L flow leaving its exact route's tables) is counted the same way;
 - a counterexample: some check that is not a control has passed = False (refuted). A check with
-  passed = None is undecided, not a counterexample; a failed control (a wrong formula that this
+  passed = None is undecided (unless it was not judged at all), not a counterexample; a failed control (a wrong formula that this
   scenario's Monte Carlo did not refute although its power was >= 0.999) is a miss of the test's
   power, counted as `control_misses`, not evidence against the claim; an exception on a validated
   scenario is a counterexample too (a crash);
@@ -90,7 +90,8 @@ def judge(cert: dict) -> dict:
     checks = cert["checks"]
     return {"failing": [c for c in checks if c["passed"] is False and c["kind"] != "control"],
             "control_misses": [c["name"] for c in checks if c["passed"] is False and c["kind"] == "control"],
-            "undecided": sum(c["passed"] is None for c in checks),
+            # a check not judged (a control below its planned power) is neither undecided nor a miss
+            "undecided": sum(c["passed"] is None and c.get("judged", True) for c in checks),
             "false_alarm": cert["reliability"]["family_wise_false_alarm"]}
 
 

@@ -161,6 +161,18 @@ def test_undecided_checks_and_control_misses_are_not_counterexamples(monkeypatch
     assert out["undecided_runs"] == out["runs"] == len(out["control_misses"]) > 0
 
 
+def test_a_control_not_judged_is_neither_undecided_nor_a_miss():
+    from softlin.claims.base import check_record, unjudged
+    from softlin.cli_hunt import judge
+    checks = [Check("m", "montecarlo", True), unjudged("control: c", "control", "planned power 0 below 0.999",
+                                                       tier="statistical")]
+    verdict = judge({"checks": [check_record(c) for c in checks], "reliability": {"family_wise_false_alarm": 1e-6}})
+    assert (verdict["undecided"], verdict["control_misses"], verdict["failing"]) == (0, [], [])
+    undecided = judge({"checks": [check_record(Check("m", "montecarlo", None))],
+                       "reliability": {"family_wise_false_alarm": 1e-6}})
+    assert undecided["undecided"] == 1
+
+
 def test_a_run_above_the_stated_false_alarm_is_an_internal_error(monkeypatch, tmp_path, capsys):
     _stand_in(monkeypatch, lambda s: [("montecarlo", True)] * 4)           # 4e-6 > the stated 3e-6
     assert cli.main(["hunt", "lemma-2.1", "--examples", "3", "--out", str(tmp_path)]) == 3
