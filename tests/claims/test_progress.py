@@ -90,8 +90,8 @@ def test_verify_draws_bars_on_a_terminal_unless_quiet_and_prints_the_timed_table
         assert "claims [----] 1/1 fake-claim" in term.getvalue()
         assert "fake: Monte Carlo [###-------------] L = 64 1/2" in term.getvalue()
         lines = out.splitlines()
-        assert lines[0].split() == ["claim", "status", "checks", "seconds"]
-        assert lines[1].split()[:3] == ["fake-claim", "verified", "1/1"]
+        assert lines[0].split() == ["claim", "status", "passed/judged/all", "seconds"]
+        assert lines[1].split()[:3] == ["fake-claim", "verified", "1/1/1"]
         assert lines[2].split()[0] == "total"
 
 

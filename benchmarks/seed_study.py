@@ -1,0 +1,86 @@
+"""Do the statistical checks hold their stated level? A seed study outside CI.
+
+    python benchmarks/seed_study.py [--claims lemma-2.1 thm-4.3] [--seeds 60] [--level 0.05] [--jobs 2]
+                                    [--json PATH]
+
+Each claim runs at `quick` on its built-in scenario over many seeds with every statistical check at an
+inflated per-check false alarm `--level` (the certificates use 1e-6, too small for any number of
+seeds to show). The code is correct, so each rejection of a judged statistical check (not a control)
+is a false alarm: per check, the empirical rejection rate over the seeds must not exceed the stated
+level beyond its Clopper-Pearson 95 % interval. Bonferroni within a check makes its stated level an
+upper bound, so a rate far below the level is expected, not a defect; a rate above it is one.
+Nothing is written under reports/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def one_run(task: tuple[str, int, float]) -> dict:
+    from softlin import certio
+    from softlin.claims import base, registry
+    claim_id, seed, level = task
+    claim = registry.get(claim_id)
+    token = base._LEVEL.set(level)          # inflated on purpose: certificates made here are no evidence
+    try:
+        start = time.perf_counter()
+        cert = json.loads(certio.dumps(claim.run(claim.default_scenario(), "quick", base.claim_rng(seed, claim_id))))
+    finally:
+        base._LEVEL.reset(token)
+    rejected = {c["name"]: c["passed"] is False for c in cert["checks"]
+                if c["tier"] == "statistical" and c["kind"] != "control" and c.get("judged", True)}
+    return {"claim": claim_id, "seed": seed, "rejected": rejected, "seconds": time.perf_counter() - start}
+
+
+def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    from scipy import stats
+    a = (1 - confidence) / 2
+    lo = 0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1))
+    hi = 1.0 if k == n else float(stats.beta.ppf(1 - a, k + 1, n - k))
+    return lo, hi
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--claims", nargs="+", default=["lemma-2.1", "thm-4.3"])
+    parser.add_argument("--seeds", type=int, default=60)
+    parser.add_argument("--first-seed", type=int, default=1000)
+    parser.add_argument("--level", type=float, default=0.05)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--json", dest="json_path")
+    args = parser.parse_args(argv)
+    tasks = [(c, s, args.level) for c in args.claims for s in range(args.first_seed, args.first_seed + args.seeds)]
+    start = time.perf_counter()
+    with ProcessPoolExecutor(args.jobs) as pool:
+        runs = list(pool.map(one_run, tasks))
+    rows, above = [], 0
+    for claim_id in args.claims:
+        mine = [r for r in runs if r["claim"] == claim_id]
+        for name in sorted({n for r in mine for n in r["rejected"]}):
+            seen = [r["rejected"][name] for r in mine if name in r["rejected"]]
+            k, n = sum(seen), len(seen)
+            lo, hi = clopper_pearson(k, n)
+            bad = lo > args.level
+            above += bad
+            rows.append({"claim": claim_id, "check": name, "rejections": k, "runs": n, "rate": k / n,
+                         "ci95": [lo, hi], "stated_level": args.level, "above_level": bad})
+            print(f"{claim_id:<10} {k:>3}/{n:<3} rate {k / n:.3f} CI95 [{lo:.3f}, {hi:.3f}] "
+                  f"{'ABOVE the level ' if bad else ''}{name[:90]}")
+    total_k, total_n = sum(r["rejections"] for r in rows), sum(r["runs"] for r in rows)
+    print(f"{len(runs)} runs in {time.perf_counter() - start:.0f} s ({args.jobs} jobs); {total_k} rejections in "
+          f"{total_n} check runs at stated level {args.level:g} per check; checks above their level: {above}")
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps({"level": args.level, "rows": rows}, indent=1) + "\n")
+    return 1 if above else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
