@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .claims.base import judged
 from .render.text import count_text
 
 
@@ -35,7 +36,7 @@ def commands(runs: list[dict]) -> list[str]:
             if check.get("passed") is False:
                 lines.append(_command("error", f"{cid}: refuted", f"{check['name']} (value {check.get('value')}, "
                                       f"bound {check.get('bound')}; seed {cert.get('seed')}, profile {cert.get('profile')})"))
-            elif not check.get("judged", True):
+            elif not judged(check):
                 lines.append(_command("notice", f"{cid}: not judged", f"{check['name']}: {check.get('reason', '')}"))
             elif check.get("passed") is None:
                 lines.append(_command("warning", f"{cid}: undecided", str(check["name"])))

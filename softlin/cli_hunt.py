@@ -45,7 +45,7 @@ from pathlib import Path
 from . import certio
 from .claims import budgets, progress, registry, scenario as scen
 from .cli_hunt_toml import to_toml
-from .claims.base import CHECK_FALSE_ALARM, claim_rng, false_alarm_level
+from .claims.base import CHECK_FALSE_ALARM, claim_rng, false_alarm_level, judged
 from .numerics.validate import BeyondReach
 from .cli_verify import EXIT_FAILED, EXIT_OK, InternalError
 
@@ -91,7 +91,7 @@ def judge(cert: dict) -> dict:
     return {"failing": [c for c in checks if c["passed"] is False and c["kind"] != "control"],
             "control_misses": [c["name"] for c in checks if c["passed"] is False and c["kind"] == "control"],
             # a check not judged (a control below its planned power) is neither undecided nor a miss
-            "undecided": sum(c["passed"] is None and c.get("judged", True) for c in checks),
+            "undecided": sum(c["passed"] is None and judged(c) for c in checks),
             "false_alarm": cert["reliability"]["family_wise_false_alarm"]}
 
 

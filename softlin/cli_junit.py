@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from .claims.base import judged
+
 def _text(value) -> str:
     if isinstance(value, float):
         return f"{value:.8g}"
@@ -42,7 +44,7 @@ def _suite(root: ET.Element, cert: dict, seconds: float, differences: list[str] 
         if check.get("passed") is False:
             ET.SubElement(case, "failure", message=f"refuted: {summary}", type="refuted").text = \
                 str(check.get("detail", ""))
-        elif not check.get("judged", True):
+        elif not judged(check):
             ET.SubElement(case, "skipped", message=f"not judged: {check.get('reason', '')}"[:1000])
         elif check.get("passed") is None:
             ET.SubElement(case, "skipped", message=f"undecided: {check.get('detail', '')}"[:1000])

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ..claims.base import TIERS
+from ..claims.base import judged, TIERS
 from . import html
 
 NODE_W, NODE_H, GAP_X, GAP_Y, MARGIN, SLOT_W = 290, 74, 30, 58, 16, 14
@@ -47,7 +47,7 @@ def tier_counts(cert: dict | None) -> str:
     """"proof 1 · num 2 · stat 6 | cons 1": the judged checks by tier, consistency apart."""
     if cert is None:
         return "no certificate"
-    checks = [c for c in cert["checks"] if c.get("judged", True)]
+    checks = [c for c in cert["checks"] if judged(c)]
     counts = {t: sum(c["tier"] == t for c in checks) for t in TIERS}
     evidence = " · ".join(f"{SHORT[t]} {counts[t]}" for t in TIERS[:-1] if counts[t]) or "no evidence"
     return evidence + (f" | cons {counts['consistency']}" if counts["consistency"] else "")

@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from ..claims.base import TIERS
+from ..claims.base import judged, TIERS
 
 STATUSES = ("verified", "refuted", "inconclusive")
 REQUIRED = ("claim", "status", "profile", "seed", "scenario", "checks")
@@ -92,19 +92,19 @@ def result_word(passed, judged: bool = True) -> str:
 
 
 def check_result(check: dict) -> str:
-    return result_word(check["passed"], check.get("judged", True))
+    return result_word(check["passed"], judged(check))
 
 
 def check_detail(check: dict) -> str:
     """The check's detail, with why it was not judged when it was not (and the detail does not say)."""
     detail, reason = check["detail"], check.get("reason", "")
-    return detail if check.get("judged", True) or reason in detail else f"{detail}; not judged: {reason}"
+    return detail if judged(check) or reason in detail else f"{detail}; not judged: {reason}"
 
 
 def passed_count(cert: dict) -> tuple[int, int, int]:
     """(checks passed, checks judged, all checks): a check not judged stays on the page, out of the verdict."""
     checks = cert["checks"]
-    return (sum(c["passed"] is True for c in checks), sum(c.get("judged", True) for c in checks), len(checks))
+    return (sum(c["passed"] is True for c in checks), sum(judged(c) for c in checks), len(checks))
 
 
 def count_text(cert: dict) -> str:
@@ -115,10 +115,10 @@ def count_text(cert: dict) -> str:
 def tiers_summary(cert: dict) -> str:
     """"1 proof, 4 numerical, 6 statistical; 2 consistency (not evidence)": what a claim's checks are
     worth, in the order of softlin.claims.base.TIERS."""
-    counts = {tier: sum(c["tier"] == tier and c.get("judged", True) for c in cert["checks"]) for tier in TIERS}
+    counts = {tier: sum(c["tier"] == tier and judged(c) for c in cert["checks"]) for tier in TIERS}
     evidence = ", ".join(f"{counts[t]} {t}" for t in TIERS[:-1] if counts[t])
     tail = f"; {counts['consistency']} consistency (not evidence)" if counts["consistency"] else ""
-    unjudged = sum(not c.get("judged", True) for c in cert["checks"])
+    unjudged = sum(not judged(c) for c in cert["checks"])
     return (evidence or "no evidence") + tail + (f"; {unjudged} not judged" if unjudged else "")
 
 
