@@ -117,21 +117,22 @@ def read(path: Path) -> dict:
         raise ValueError(f"certificate {path} is not valid JSON: {exc}") from exc
 
 
-def differences(old, new, path: str = "", limit: int = 8) -> list[str]:
+def differences(old, new, path: str = "", limit: int | None = 8) -> list[str]:
     """Where two certificates differ beyond their stated precision. Compared exactly: structure, keys,
     booleans (verdicts), strings outside numbers, the scenario, profile and seed. Numbers: within one
     unit of the eighth written digit (a number that straddles a rounding boundary on another machine
     is not a difference), or, at a path the certificate's `precision` declares (see `precision_entry`),
     within that entry's stated error; numbers inside texts likewise, or to their printed 1e-2. The
     declared tolerances of both certificates are merged (the larger wins) and the `precision` section
-    itself is compared by its paths only, since a stated error is itself a computed number. Paths like
-    `checks[3].passed`, at most `limit` of them."""
+    itself is compared by its paths only, since a stated error is itself a computed number. Checks are
+    matched by their ids: paths like `checks[prop-3.1/fixed/enclosure].passed true -> false`, and
+    "check <id> added" or "removed". At most `limit` of them (None: all)."""
     out: list[str] = []
     a, b = rounded(old), rounded(new)
     rules = _precision_rules(a, b) if isinstance(a, dict) and isinstance(b, dict) else []
 
     def walk(a, b, where):
-        if len(out) >= limit:
+        if limit is not None and len(out) >= limit:
             return
         tol = _tolerance(rules, where.lstrip("."))
         if isinstance(a, dict) and isinstance(b, dict):
@@ -144,6 +145,15 @@ def differences(old, new, path: str = "", limit: int = 8) -> list[str]:
                         out.append(f"precision paths {_short(pa)} -> {_short(pb)}")
                 else:
                     walk(a[k], b[k], f"{where}.{k}")
+        elif where == ".checks" and _by_id(a) is not None and _by_id(b) is not None:
+            ida, idb = _by_id(a), _by_id(b)
+            out.extend(f"check {i} removed" for i in ida if i not in idb)
+            out.extend(f"check {i} added" for i in idb if i not in ida)
+            common = [i for i in ida if i in idb]
+            if common != [i for i in idb if i in ida]:
+                out.append("checks reordered")
+            for i in common:
+                walk(ida[i], idb[i], f"{where}[{i}]")
         elif isinstance(a, list) and isinstance(b, list):
             if len(a) != len(b):
                 out.append(f"{where} length {len(a)} -> {len(b)}".lstrip("."))
@@ -163,6 +173,25 @@ def differences(old, new, path: str = "", limit: int = 8) -> list[str]:
     return out
 
 
+def changed_checks(differences: list[str]) -> dict[str, list[str]]:
+    """{check id: its differences} from `differences` (the entries that name a check by its id)."""
+    out: dict[str, list[str]] = {}
+    for line in differences:
+        match = re.match(r"checks\[([^\]]+)\]|check (\S+) (?:added|removed)$", line)
+        if match:
+            out.setdefault(match.group(1) or match.group(2), []).append(line)
+    return out
+
+
+def _by_id(checks) -> dict | None:
+    """{id: check} of a certificate's checks when every check has a distinct id (else None: an older
+    certificate, compared by position)."""
+    if not isinstance(checks, list) or not all(isinstance(c, dict) and isinstance(c.get("id"), str) for c in checks):
+        return None
+    by_id = {c["id"]: c for c in checks}
+    return by_id if len(by_id) == len(checks) else None
+
+
 def precision_entry(path: str, why: str, *, rel: float = 0.0, abs: float = 0.0) -> dict:
     """One declaration of a certificate's `precision` list: the numbers at `path` (a pattern: `*`
     matches within one key, `[*]` any list index, e.g. `quantities.optimum[*].mu`) are known to
@@ -176,8 +205,8 @@ def precision_entry(path: str, why: str, *, rel: float = 0.0, abs: float = 0.0) 
 
 def path_pattern(path: str) -> re.Pattern:
     """The regular expression of a `precision` path: `*` is any text within one key, `[*]` any list
-    index; a match also covers everything below the path (`a.b` covers `a.b[0]` and `a.b.c`)."""
-    text = re.escape(path).replace(r"\[\*\]", r"\[\d+\]").replace(r"\*", r"[^.\[]*")
+    index or check id; a match also covers everything below the path (`a.b` covers `a.b[0]` and `a.b.c`)."""
+    text = re.escape(path).replace(r"\[\*\]", r"\[[^\]]+\]").replace(r"\*", r"[^.\[]*")
     return re.compile(text + r"(?:$|[.\[].*)")
 
 

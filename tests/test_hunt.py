@@ -75,7 +75,8 @@ def test_scenarios_outside_the_routes_are_classified_with_the_reason():
 def _stand_in(monkeypatch, verdict):
     """lemma-2.1 with its run replaced by `verdict(scenario) -> list of (kind, passed)` (fast)."""
     def run(s, profile, rng):
-        checks = [Check(f"check {i}", kind, passed, tier="statistical" if kind == "control" else "")
+        checks = [Check(f"check {i}", kind, passed, tier="statistical" if kind == "control" else "",
+                        id=f"check-{i}")
                   for i, (kind, passed) in enumerate(verdict(s))]
         return certificate(lemma21.CLAIM, scen.for_certificate(s), profile, s["seed"], checks, {})
     monkeypatch.setitem(registry.CLAIMS, "lemma-2.1", dataclasses.replace(lemma21.CLAIM, run=run))
@@ -166,9 +167,9 @@ def test_a_control_not_judged_is_neither_undecided_nor_a_miss():
     from softlin.cli_hunt import judge
     checks = [Check("m", "montecarlo", True), unjudged("control: c", "control", "planned power 0 below 0.999",
                                                        tier="statistical")]
-    verdict = judge({"checks": [check_record(c) for c in checks], "reliability": {"family_wise_false_alarm": 1e-6}})
+    verdict = judge({"checks": [check_record(c, "x") for c in checks], "reliability": {"family_wise_false_alarm": 1e-6}})
     assert (verdict["undecided"], verdict["control_misses"], verdict["failing"]) == (0, [], [])
-    undecided = judge({"checks": [check_record(Check("m", "montecarlo", None))],
+    undecided = judge({"checks": [check_record(Check("m", "montecarlo", None), "x")],
                        "reliability": {"family_wise_false_alarm": 1e-6}})
     assert undecided["undecided"] == 1
 
@@ -328,7 +329,7 @@ def test_the_numerator_test_holds_its_level_on_the_heavy_tailed_scenario_the_hun
     checks, series = battery.montecarlo_checks(subject, queries, s["U"], s["V"], budget, rng)
     z = np.abs(np.array(series["numerator_z"]))
     assert z.max() > z_critical(1e-6, z.size)
-    numerator = next(c for c in checks if c.name.endswith(battery.NUMERATOR_CHECK))
+    numerator = next(c for c in checks if c.id == battery.NUMERATOR_ID)
     assert numerator.passed is True and numerator.value <= 1.0
 
 

@@ -48,7 +48,7 @@ def fake_certificate(claim_id, scenario, profile, seed, value=1.0):
     claim = registry.get(claim_id)
     from softlin.claims.base import Check, certificate
     return certificate(claim, scenario, profile, seed,
-                       [Check("a check", "quadrature", True, value, 2.0, "detail")], {"x": value})
+                       [Check("a check", "quadrature", True, value, 2.0, "detail", id="fake")], {"x": value})
 
 
 # --- inputs, at their own scale ---------------------------------------------------------------------
@@ -307,6 +307,28 @@ def test_verdicts_and_the_declared_paths_are_compared_exactly():
     widened = _cert(optimum=[{"mu": 2.0}])
     widened["precision"][0]["path"] = "quantities.*"
     assert certio.differences(old, widened)[0].startswith("precision paths")
+
+
+def test_checks_are_matched_by_id_named_so_and_declared_precise_by_id():
+    def cert(*checks, precision=()):
+        return {"claim": "x", "checks": [{"id": i, "passed": p, "value": v} for i, p, v in checks],
+                "precision": list(precision)}
+    old = cert(("x/a", True, 1.0), ("x/b", True, 2.0))
+    # a check inserted before the others shifts no comparison: each is compared with its namesake
+    new = cert(("x/new", True, 5.0), ("x/a", True, 1.0), ("x/b", False, 2.0))
+    assert certio.differences(old, new) == ["check x/new added", "checks[x/b].passed true -> false"]
+    assert certio.differences(new, old) == ["check x/new removed", "checks[x/b].passed false -> true"]
+    assert certio.changed_checks(certio.differences(old, new)) == {
+        "x/new": ["check x/new added"], "x/b": ["checks[x/b].passed true -> false"]}
+    # a precision declared for one check by id covers that check and no other
+    loose = certio.precision_entry("checks[x/a].value", "a stated error", rel=1e-3)
+    moved = cert(("x/a", True, 1.0005), ("x/b", True, 2.001), precision=[loose])
+    assert certio.differences(cert(("x/a", True, 1.0), ("x/b", True, 2.0), precision=[loose]), moved) == \
+        ["checks[x/b].value 2.0 -> 2.001"]
+    # every difference is listed with limit=None (verify --check --diff), at most `limit` otherwise
+    many = cert(*[(f"x/c{i}", True, 1.0) for i in range(12)])
+    changed = cert(*[(f"x/c{i}", False, 1.0) for i in range(12)])
+    assert len(certio.differences(many, changed)) == 8 and len(certio.differences(many, changed, limit=None)) == 12
 
 
 def test_a_precision_needs_a_tolerance_and_a_reason():

@@ -102,6 +102,12 @@ def _z(mean: float, se: float, claimed: float) -> float:
     return 0.0 if abs(mean - claimed) <= 1e3 * ROUNDOFF * max(abs(mean), abs(claimed)) else math.inf
 
 
+# The stable ids of the negative controls' checks, by the slips' names.
+CONTROL_IDS = {"mean shift c Gamma U z forgotten": "mean-shift-forgotten",
+               "exponent c^2/2 (Z(a)^c not divided out)": "exponent-not-divided",
+               "U transposed": "u-transposed"}
+
+
 def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_refuted=False):
     """z-tests of the closed forms against Monte Carlo from `law`; Bonferroni over tested entries."""
     tested, worst, details = 0, 0.0, []
@@ -115,7 +121,7 @@ def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_ref
         tested += sum(tables[c][i][j] != sp.oo for i in range(3) for j in range(3))
     if tested == 0:
         return Check(f"{label}: Monte Carlo against the closed forms", "montecarlo", None, None, None,
-                     "; ".join(details) or "nothing testable"), results
+                     "; ".join(details) or "nothing testable", id="montecarlo/closed-forms"), results
     z_crit = z_critical(check_false_alarm(), tested)
     for c, (mean, se) in results.items():
         for i in range(3):
@@ -126,7 +132,7 @@ def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_ref
     details.append(f"{n} pairs (z, z') per tilt power; largest |z| over {tested} entries; two-sided, "
                    f"false-alarm {check_false_alarm():g} in total (Bonferroni, normal approximation)")
     return Check(f"{label}: Monte Carlo against the closed forms", "montecarlo", bool(worst <= z_crit), worst, z_crit,
-                 "; ".join(details)), results
+                 "; ".join(details), id="montecarlo/closed-forms"), results
 
 
 def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=None) -> dict:
@@ -148,7 +154,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
     ok = all(zero[c][i][j] == expected[i][j] for c in tm.POWERS for i in range(3) for j in range(3))
     checks.append(Check("U = 0 reduces to E|z'|^p E|z|^q = (1, 3, 105) x (1, 3, 105) in d = 1", "symbolic", ok,
                         [[str(v) for v in row] for row in zero[2]], expected,
-                        "exact rational comparison with the paper's Gaussian absolute moments, both tilt powers"))
+                        "exact rational comparison with the paper's Gaussian absolute moments, both tilt powers", id="symbolic/u-zero-d1"))
 
     # Finiteness at the boundary: U scaled so that lambda = 0.49 and 0.51; the closed form's exact
     # Sylvester test must say finite, then infinite (a transposed K or a wrong factor 2 moves the edge).
@@ -160,7 +166,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
     agree = lam == 0 or edge == [True, False]
     checks.append(Check("finiteness domain: c = 2 finite at lambda = 0.49, infinite at 0.51 (exact test)", "symbolic",
                         agree, edge, [True, False], f"U rescaled from lambda_max = {lam:.6g}; c = 2, p = q = 0 "
-                        "entry by the closed form's exact positive-definiteness test"))
+                        "entry by the closed form's exact positive-definiteness test", id="symbolic/finiteness-domain"))
 
     # Nested quadrature in d = 1 on the scenario's first coordinates.
     m1, g1, u1, s1 = float(m[0]), float(cov[0, 0]), float(U[0, 0]), float(Sq[0, 0])
@@ -186,7 +192,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
                         bool(worst_q <= QUADRATURE_TOLERANCE), worst_q, QUADRATURE_TOLERANCE,
                         f"max relative difference (absolute where the closed form is 0) over {compared} entries "
                         f"(m = {m1}, Gamma = {g1}, U = {u1}, "
-                        f"Sigma_q = {s1}); the normaliser is integrated too"))
+                        f"Sigma_q = {s1}); the normaliser is integrated too", id="quadrature/d1-closed-forms"))
 
     # Monte Carlo on the scenario, and the negative control with the same first two moments.
     n = MC_SAMPLES[profile]
@@ -260,10 +266,10 @@ def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
                   f"(critical {z_crit:.3g}, {len(tested)} entries); power computed beforehand from the "
                   f"derived estimator variance: {power:.6f} (delta = {best:.3g})")
         if power >= REQUIRED_POWER:
-            checks.append(Check(label, "control", refuted, power, REQUIRED_POWER, detail, tier="statistical"))
+            checks.append(Check(label, "control", refuted, power, REQUIRED_POWER, detail, tier="statistical", id=f"control/{CONTROL_IDS[name]}"))
         else:      # judged by the plan, never by the sample: a lucky refutation at low power is no evidence
             checks.append(unjudged(label, "control", f"planned power {power:.6f} below {REQUIRED_POWER}",
-                                   tier="statistical", value=power, bound=REQUIRED_POWER, detail=detail))
+                                   tier="statistical", value=power, bound=REQUIRED_POWER, detail=detail, id=f"control/{CONTROL_IDS[name]}"))
     return checks, summaries
 
 

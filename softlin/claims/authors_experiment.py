@@ -62,7 +62,7 @@ from . import scenario as scen
 from .authors_training import BATCH, INIT, LR, PLAN, cached_experiment
 from ..certio import precision_entry
 from . import budgets
-from .base import Claim, certificate, check_false_alarm
+from .base import Claim, certificate, check_false_alarm, check_path
 from .common import provenance, symbolic_check
 
 ID = "authors-experiment"
@@ -275,10 +275,10 @@ def stated_precision(checks, curves: dict) -> list[dict]:
             precision_entry("quantities.authors_scale_sgd.*.stationary_covariance",
                             "the small-learning-rate model of SGD's stationary covariance, itself first order "
                             "in lr = 1e-3", rel=1e-2)]
-    for i, c in enumerate(checks):
-        if c.name.startswith(("emitted softmax gradient agrees", "gradient flow ends at the exact finite-L")):
-            out += [precision_entry(f"checks[{i}].value", "a ratio of errors to their stated errors", rel=1e-2),
-                    precision_entry(f"checks[{i}].detail", f"{gradient}; {estimate}", rel=1e-2,
+    for c in checks:
+        if c.id in ("flow/gradient-agreement", "flow/ends-at-optimum"):
+            out += [precision_entry(f"{check_path(ID, c)}.value", "a ratio of errors to their stated errors", rel=1e-2),
+                    precision_entry(f"{check_path(ID, c)}.detail", f"{gradient}; {estimate}", rel=1e-2,
                                     abs=max(grad_error, excess_tol))]
     return out
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import re
 import zlib
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
@@ -40,6 +41,8 @@ PROFILES = ("quick", "standard", "full")
 KINDS = ("symbolic", "emit", "quadrature", "montecarlo", "ode", "control")
 TIERS = ("proof", "enclosure", "numerical", "statistical", "archived", "consistency")
 EVIDENCE_TIERS = TIERS[:-1]
+# A check's id: path segments of lower-case letters, digits and "._=-", joined by "/".
+CHECK_ID = re.compile(r"[a-z0-9][a-z0-9._=-]*(?:/[a-z0-9][a-z0-9._=-]*)*")
 # The tier a check of each kind has unless it says otherwise. A negative control has none: it names
 # how its wrong formula is refuted ("statistical" by Monte Carlo, "numerical" by a deterministic route,
 # "consistency" when another check already implies the refutation).
@@ -58,8 +61,13 @@ class Check:
     tier: str = ""          # "" takes KIND_TIER[kind]; a control must name its tier
     judged: bool = True
     reason: str = ""        # why the check was not judged (required when judged is False)
+    # A short name that stays when the prose, the numbers or the scenario change ("fixed/bias-first-order");
+    # the certificate writes it after the claim id ("prop-3.1/fixed/bias-first-order"), unique there.
+    id: str = ""
 
     def __post_init__(self):
+        if self.id and not CHECK_ID.fullmatch(self.id):
+            raise ValueError(f"check {self.name!r}: id {self.id!r} is not lower-case words joined by '/' (CHECK_ID)")
         if not self.judged and (self.passed is not None or not self.reason):
             raise ValueError(f"check {self.name!r}: a check not judged has passed None and a reason")
         if self.kind not in KINDS:
@@ -81,19 +89,40 @@ def judged(check) -> bool:
     return check.judged if isinstance(check, Check) else check.get("judged", True)
 
 
-def check_record(check: Check) -> dict:
-    """The certificate's dict of a check: `judged` and `reason` appear only for a check not judged, so
-    a judged check reads as it always has."""
+def check_record(check: Check, claim_id: str) -> dict:
+    """The certificate's dict of a check, its full id ("<claim>/<check id>") first; `judged` and
+    `reason` appear only for a check not judged."""
     record = asdict(check)
+    record = {"id": f"{claim_id}/{record.pop('id')}", **record}
     if check.judged:
         del record["judged"], record["reason"]
     return record
 
 
+def check_path(claim_id: str, check: Check) -> str:
+    """Where a check sits in its certificate, for `precision` declarations and `verify --check`:
+    checks[<claim>/<check id>] (certio.differences walks the checks by id)."""
+    return f"checks[{claim_id}/{check.id}]"
+
+
+def check_records(claim_id: str, checks: list[Check]) -> list[dict]:
+    """The certificate's list of checks; every check needs an id, unique within the claim, so that
+    tests, `verify --check` and CI reports can name it whatever its prose or numbers."""
+    seen: dict[str, str] = {}
+    for check in checks:
+        if not check.id:
+            raise ValueError(f"claim {claim_id}: check {check.name!r} has no id")
+        if check.id in seen:
+            raise ValueError(f"claim {claim_id}: checks {seen[check.id]!r} and {check.name!r} share the id {check.id!r}")
+        seen[check.id] = check.name
+    return [check_record(c, claim_id) for c in checks]
+
+
 def unjudged(name: str, kind: str, reason: str, *, tier: str = "", value: Any = None, bound: Any = None,
-             detail: str = "") -> Check:
+             detail: str = "", id: str = "") -> Check:
     """A check that could not be judged here, kept in the certificate with its reason."""
-    return Check(name, kind, None, value, bound, detail or f"not judged: {reason}", tier, judged=False, reason=reason)
+    return Check(name, kind, None, value, bound, detail or f"not judged: {reason}", tier, judged=False, reason=reason,
+                 id=id)
 
 
 def status_of(checks) -> str:
@@ -225,7 +254,7 @@ def certificate(claim: Claim, scenario: dict, profile: str, seed: int, checks: l
         "seed": seed,
         "quantities": quantities,
         "reliability": reliability(checks),
-        "checks": [check_record(c) for c in checks],
+        "checks": check_records(claim.id, checks),
         "errata": errata or [],
         "formulas": formulas or {},
         "formulas_mathml": formulas_mathml or {},

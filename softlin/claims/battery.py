@@ -66,6 +66,7 @@ FLOAT_RELATIVE_TOLERANCE = 1e-12
 REQUIRED_POWER = 0.999
 CONTROL_BUDGET_CAP = 16
 NUMERATOR_CHECK = "E[e^(s-c) (V z' - T(z))] = 0 at every L (Monte Carlo)"
+NUMERATOR_ID = "battery/numerator-zero-mean"
 
 
 @dataclass
@@ -116,7 +117,7 @@ def formula_check(subject: Subject, queries: np.ndarray) -> tuple[Check, list, l
     value = float(worst)
     return Check(f"{subject.label}: derived formula at 40 digits vs {subject.reference_name} (mpmath, 40 digits)",
                  "quadrature", value <= DIGITS_TOLERANCE, value, DIGITS_TOLERANCE,
-                 f"max |formula - quadrature| over {len(queries)} queries; tolerance leaves 15 of 40 digits"), \
+                 f"max |formula - quadrature| over {len(queries)} queries; tolerance leaves 15 of 40 digits", id="battery/limit-40-digits"), \
         claimed_all, reference_all
 
 
@@ -140,7 +141,7 @@ def kernel_check(subject: Subject, queries: np.ndarray, V) -> tuple[Check, np.nd
         value = math.inf
     return Check(f"{subject.label}: float64 kernel vs {subject.reference_name} (float64)", "quadrature",
                  value <= FLOAT_RELATIVE_TOLERANCE, value, FLOAT_RELATIVE_TOLERANCE,
-                 f"max |kernel - reference| / max(max |reference|, sqrt(E ||V z'||^2) = {size:.3g}) over the queries"), \
+                 f"max |kernel - reference| / max(max |reference|, sqrt(E ||V z'||^2) = {size:.3g}) over the queries", id="battery/kernel-float64"), \
         kernel, reference
 
 
@@ -197,7 +198,7 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
     checks = [Check(f"{subject.label}: P(||T[mu_L] - T|| > eps_L(delta)) <= delta (Monte Carlo)", "montecarlo",
                     exceed_pass, worst_freq, budget.delta,
                     f"{detail}; exact binomial test, false-alarm {check_false_alarm():g} over {n_tests} tests, "
-                    f"{budget.trials} prompts per L")]
+                    f"{budget.trials} prompts per L", id="battery/high-probability-bound")]
     # Mean squared error decreasing in L.
     z_alpha = z_critical(check_false_alarm(), max(1, len(budget.Ls) - 1), sided=1)
     zs = []
@@ -215,7 +216,7 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
     checks.append(Check(f"{subject.label}: mean squared error decreases in L (Monte Carlo)", "montecarlo",
                         decrease, min(zs) if zs else None, z_alpha,
                         f"smallest z-score of MSE(L_j) - MSE(L_j+1) over consecutive L; one-sided, "
-                        f"false-alarm {check_false_alarm():g} in total; below -bound refutes, between is undecided", tier="consistency"))
+                        f"false-alarm {check_false_alarm():g} in total; below -bound refutes, between is undecided", tier="consistency", id="battery/mse-decreases"))
     # Unbiased numerator (Catoni: |theta_hat| / r > 1 rejects).
     ratios = np.array(series["numerator_catoni"])                               # (nL, Q, k)
     worst = float(np.max(ratios))
@@ -226,7 +227,7 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
                         f"tests, radius from the derived variance; false-alarm {check_false_alarm():g} in total "
                         f"(Bonferroni), non-asymptotic (no normal approximation); largest studentised |z| "
                         f"{float(np.max(np.abs(series['numerator_z']))):.3g} (diagnostic)"
-                        + ("" if decided else f"; undecided: {budget.trials} prompts <= 2 log(2/delta)")))
+                        + ("" if decided else f"; undecided: {budget.trials} prompts <= 2 log(2/delta)"), id=NUMERATOR_ID))
     return checks, series
 
 
@@ -268,7 +269,7 @@ def run_battery(subject: Subject, queries: np.ndarray, U, V, budget: Budget,
 
 def refuting_routes(result: dict) -> list[str]:
     """The kinds of the checks that refuted a battery, numerator test named (e.g. "montecarlo:numerator")."""
-    return [f"{c.kind}:numerator" if c.name.endswith(NUMERATOR_CHECK) else c.kind
+    return [f"{c.kind}:numerator" if c.id == NUMERATOR_ID else c.kind
             for c in result["checks"] if c.passed is False]
 
 
@@ -285,13 +286,13 @@ def control_summary(result: dict) -> dict:
             "judged": power is not None and power >= REQUIRED_POWER}
 
 
-def control_check(result: dict, label: str) -> Check:
+def control_check(result: dict, label: str, key: str) -> Check:
     """A negative control passes when the statistical route refuted the wrong limit by itself;
     refutation by the exact comparisons alone does not count, and a control that is not refuted
     fails. A control whose power, computed from derived moments before any sample is judged, is below
     REQUIRED_POWER at this scenario and budget (for instance U^T = U when d = 1: the slip is no slip)
     is not judged: kept with `judged: false` and its power as the reason, out of the verdict, instead
-    of leaving the verdict to chance."""
+    of leaving the verdict to chance. `key` names the control in its id ("control/<key>")."""
     summary = control_summary(result)
     power = summary["power"]
     name = f"negative control {label}: the Monte Carlo route must refute the wrong limit"
@@ -299,9 +300,9 @@ def control_check(result: dict, label: str) -> Check:
         why = ("no planned power (the scenario has no derived numerator moments)" if power is None else
                f"planned power {power:.6f} below {REQUIRED_POWER} at this scenario and budget "
                f"(delta = {summary['delta']:.3g})")
-        return unjudged(name, "control", why, tier="statistical", bound=REQUIRED_POWER)
+        return unjudged(name, "control", why, tier="statistical", bound=REQUIRED_POWER, id=f"control/{key}")
     return Check(name, "control",
                  summary["statistical"], power, REQUIRED_POWER,
                  f"refuted by: {', '.join(summary['refuted_by']) or 'nothing'}; only the Monte Carlo numerator "
                  f"test counts; its power computed beforehand from derived moments: "
-                 f"{power:.6f} (delta = {summary['delta']:.3g})", tier="statistical")
+                 f"{power:.6f} (delta = {summary['delta']:.3g})", tier="statistical", id=f"control/{key}")

@@ -32,11 +32,11 @@ def queries_for(s: dict, profile: str, rng: np.random.Generator) -> np.ndarray:
     return rng.multivariate_normal(np.zeros(s["d"]), s["query_cov"], size=n, method="eigh")
 
 
-def symbolic_check(label: str, proofs: dict) -> Check:
+def symbolic_check(label: str, proofs: dict, id: str = "proofs") -> Check:
     failed = [name for name, p in proofs.items() if not p.passed]
     return Check(f"symbolic proofs: {label}", "symbolic", not failed, len(proofs) - len(failed), len(proofs),
                  f"{len(proofs)} identities, each reduced to exactly zero (listed in derivations.md)" if not failed
-                 else "not proved: " + "; ".join(failed))
+                 else "not proved: " + "; ".join(failed), id=id)
 
 
 def provenance() -> dict:

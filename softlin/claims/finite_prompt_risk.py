@@ -36,7 +36,7 @@ from . import authors_power as pw, formulas as shown
 from . import finite_prompt_exact as exact_section, scenario as scen
 from ..certio import precision_entry
 from . import budgets
-from .base import check_false_alarm, Check, Claim, certificate, unjudged
+from .base import check_false_alarm, check_path, Check, Claim, certificate, unjudged
 from .common import provenance, symbolic_check
 
 ID = "finite-prompt-risk"
@@ -199,7 +199,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
     quad = quadrature_first_order(mu, om, d, s2)
     rel = abs(C1 - quad) / max(abs(quad), 1e-300)
     checks.append(Check("emitted C1 vs 1-D quadrature of the chi2 expectations", "quadrature", rel <= QUAD_TOLERANCE,
-                        rel, QUAD_TOLERANCE, "relative difference; quad at epsrel 1e-13"))
+                        rel, QUAD_TOLERANCE, "relative difference; quad at epsrel 1e-13", id="c1/emitted-vs-quadrature"))
     dz = design(s, profile)
     n, Ls = dz["draws_per_L"], dz["L"]
     means, ses, mc_risk = [], [], {}
@@ -221,16 +221,16 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
               f"{check_false_alarm():g}, refuted beyond it")
     if powerless:
         checks.append(unjudged(name, "montecarlo", f"systematic error {sys_err:.2g} above "
-                               f"{exact_section.SLOW_EXPANSION_MAX:g} C1: no power", value=z_exact, bound=z, detail=detail))
+                               f"{exact_section.SLOW_EXPANSION_MAX:g} C1: no power", value=z_exact, bound=z, detail=detail, id="c1/montecarlo"))
     else:
-        checks.append(Check(name, "montecarlo", z_exact <= z, z_exact, z, detail))
+        checks.append(Check(name, "montecarlo", z_exact <= z, z_exact, z, detail, id="c1/montecarlo"))
     control = "control: the exp(d omega^2) heuristic coefficient is refuted by Monte Carlo"
     if dz["control_run"]:
         checks.append(Check(control, "control", True if z_heur > z else None, z_heur, z,
                             f"(|C1_hat - heuristic| - systematic) / se (heuristic {heur:.5g}), refuted above the critical "
-                            f"value; power {_power_text(dz['power'])}; undecided (never passed) when not refuted", tier="statistical"))
+                            f"value; power {_power_text(dz['power'])}; undecided (never passed) when not refuted", tier="statistical", id="control/heuristic-c1"))
     else:
-        checks.append(unjudged(control, "control", dz["note"], tier="statistical", bound=z))
+        checks.append(unjudged(control, "control", dz["note"], tier="statistical", bound=z, id="control/heuristic-c1"))
     # Optima at finite L under each coefficient.
     H = mu.size
     optima = {}
@@ -283,9 +283,9 @@ def stated_precision(checks) -> list[dict]:
                          "quantities.optimum_rate.scaled_error", "series.finite_optimum.two_heads_error")]
     out.append(precision_entry(f"{rows}.symmetry_broken.risk_minus_optimum",
                                "a risk difference at Nelder-Mead optima (fatol 1e-12, xatol 1e-4)", rel=1e-5))
-    for i, c in enumerate(checks):
-        if c.name.startswith("rate: L (R*_L - R*_inf) -> c*"):
-            out += [precision_entry(f"checks[{i}].{k}", f"from argmins at large L ({flat})", rel=1e-2)
+    for c in checks:
+        if c.id == "rate/optimum-c-star":
+            out += [precision_entry(f"{check_path(ID, c)}.{k}", f"from argmins at large L ({flat})", rel=1e-2)
                     for k in ("value", "bound", "detail")]
     return out
 

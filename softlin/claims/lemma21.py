@@ -106,11 +106,12 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, 
     for name, slip in slips(m, cov, U).items():
         control = gaussian_subject(f"control ({name})", GaussianLaw(m, cov), m, cov, U, V, slip=slip)
         controls[name] = run_control(control, queries, U, V, budget, rng)
-        checks.append(control_check(controls[name], f"Gaussian tokens, {name}"))
+        checks.append(control_check(controls[name], f"Gaussian tokens, {name}",
+                                    name.split(":")[0].lower().replace(" ", "-")))
     for law in (RademacherLaw(d), UniformLaw(d)):
         control = gaussian_subject(f"control ({law.name} tokens)", law, np.zeros(d), np.eye(d), U, V)
         controls[law.name] = run_control(control, queries, U, V, budget, rng)
-        checks.append(control_check(controls[law.name], f"{law.name} tokens, Gaussian formula V U z"))
+        checks.append(control_check(controls[law.name], f"{law.name} tokens, Gaussian formula V U z", law.name))
     summaries = {name: control_summary(result) for name, result in controls.items()}
 
     quantities = {

@@ -82,6 +82,12 @@ def mixture_subject(label: str, law, claimed: MixtureLaw, U, V, kernel=None, exa
         numerator_moments=lambda z, t, c: numerator_moments.moments(law, U, V, z, t, c))
 
 
+# The stable ids of the negative controls' checks, by the controls' names.
+CONTROL_IDS = {"affine formula with matched moments": "affine-matched-moments",
+               "untilted weights alpha_k = pi_k": "untilted-weights",
+               "logits without (Uz)^T Gamma_k (Uz) / 2": "logits-without-quadratic"}
+
+
 def slip_kernels(law: MixtureLaw, U, V) -> dict:
     """Limits a derivation slip would produce: the same component limits V (m_k + Gamma_k U z), with
     untilted weights alpha = pi, or with logits log pi_k + m_k^T U z (quadratic term dropped)."""
@@ -136,7 +142,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
     checks.append(Check("degenerate mixture: point masses at (+-1, ..., +-1) give the exact Rademacher limit",
                         "quadrature", gap <= 1e-12, gap, 1e-12,
                         f"iid Rademacher tokens are the equal-weight mixture of {2**d} point masses; relative gap "
-                        "between the mixture limit and the 40-digit two-point enumeration"))
+                        "between the mixture limit and the 40-digit two-point enumeration", id="degenerate/rademacher-limit"))
 
     mean, cov = law.moments()
     controls = {"affine formula with matched moments": run_control(
@@ -145,7 +151,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
         controls[name] = run_control(mixture_subject(f"control ({name})", law, law, U, V, wrong, exact_kernel=True),
                                      queries, U, V, budget, rng)
     for name, result in controls.items():
-        checks.append(control_check(result, f"mixture tokens, {name}"))
+        checks.append(control_check(result, f"mixture tokens, {name}", CONTROL_IDS[name]))
     summaries = {name: control_summary(result) for name, result in controls.items()}
 
     linear = limits.gaussian_limit(mean, cov, U, V, queries)

@@ -37,20 +37,20 @@ from ..numerics.laws import GaussianLaw, psd_root
 from . import scenario as scen
 from ..certio import precision_entry
 from . import budgets
-from .base import check_false_alarm, Check, Claim, certificate
+from .base import check_false_alarm, check_path, Check, Claim, certificate
 from .common import provenance, symbolic_check
 from .prop31_anchors import error_anchor_check, moment_anchor_check
 from .prop31_average import (_averaged, _first_order_mc_check, _per_L_check, _slope_check, coefficient_check,
                              exact_coefficient, first_order_estimate)
-from .prop31_beyond import Law, _beyond_gaussians, _product_limit, intercept_fit
-from .prop31_bounds import _bound_checks, _erratum_one, _paper_form, expectation_bound
+from .prop31_beyond import _beyond_gaussians
+from .prop31_bounds import _bound_checks, _erratum_one, _paper_form
 from .prop31_common import fixed_query
-from .prop31_common import (naive_exponent, remainder_exponent, sharp_exponent, DIGITS, KERNEL_TOLERANCE, REGIMES, TABLE_RELATIVE_ERROR, Budget, budget_for,
-                            NEAR_THRESHOLD, _regime_setting, _subgaussian_sigma, z_crit)
+from .prop31_common import (naive_exponent, remainder_exponent, sharp_exponent, KERNEL_TOLERANCE, REGIMES, budget_for,
+                            NEAR_THRESHOLD, _regime_setting)
 from .prop31_fixed import _first_order_limit_check, _fixed_query_montecarlo, deterministic_coordinates, exact_first_order
 from .prop31_formulas import _formulas, _formulas_mathml
-from .prop31_power import family_wise, slope_control_power
-from .prop31_regimes import _regimes, asymptotic_exponent
+from .prop31_power import family_wise
+from .prop31_regimes import _regimes
 
 ID = "prop-3.1"
 TITLE = "Output concentration: exact 1/L fluctuations, the finiteness threshold and the sharp rate"
@@ -126,7 +126,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     checks.append(Check("b1 and C1: emitted kernels vs the derived closed forms at 40 digits", "emit",
                         gap <= KERNEL_TOLERANCE, gap, KERNEL_TOLERANCE,
                         f"max relative entry difference at the query z = {np.round(z0, 6).tolist()}; "
-                        "the tolerance covers float64 rounding of ~20 operations"))
+                        "the tolerance covers float64 rounding of ~20 operations", id="first-order/emitted-kernels"))
     if s.get("query") is not None:
         quantities["bias_first_order"] = b1_kernel.tolist()
         quantities["cov_first_order"] = C1_kernel.tolist()
@@ -153,7 +153,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
         # Just below the threshold the closed form and the quadrature are hardest to get right together.
         near = _regime_setting(Gamma, lam, NEAR_THRESHOLD)[0]
         checks.append(coefficient_check(coefficient_fn(near, U, V, Sq), near, U, V, Sq, NEAR_THRESHOLD, rng, budget,
-                                        label=f"near the threshold (Gamma rescaled to lambda = {NEAR_THRESHOLD}): "))
+                                        label=f"near the threshold (Gamma rescaled to lambda = {NEAR_THRESHOLD}): ",
+                                        key="near-threshold"))
     rho = remainder_exponent(lam)
     main = _averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, "scenario",
                      first_order=math.isfinite(coef) and rho >= 0.5)
@@ -164,8 +165,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     series["main"] = {"L": budget.Ls, "rmse": [math.sqrt(v) for v in main["mc"]], "mse": main["mc"],
                       "mse_stderr": main["mc_se"], "exact_mse": main["exact"]}
     n_av_tests = len(budget.Ls) * (1 + len(REGIMES))
-    checks.append(_per_L_check("scenario", main, check_false_alarm() / n_av_tests))
-    checks.append(_slope_check("scenario", main, kappa))
+    checks.append(_per_L_check("scenario", main, check_false_alarm() / n_av_tests, "scenario"))
+    checks.append(_slope_check("scenario", main, kappa, "scenario"))
     quantities["remainder_exponent"] = rho
     if math.isfinite(coef) and rho >= 0.5:
         checks.append(_first_order_mc_check(main, coef, budget.Ls, lam))
@@ -224,8 +225,8 @@ def stated_precision(checks) -> list[dict]:
     and tolerances of the deterministic routes at the 1e-10 level."""
     why = "a quadrature agreement measure or tolerance at the 1e-10 level, whose digits below 1e-12 are rounding"
     out = [precision_entry(f"quantities.moment_anchors[*].{k}", why, abs=1e-12) for k in ("relative", "tolerance")]
-    out += [precision_entry(f"checks[{i}].{k}", why, abs=1e-12) for i, c in enumerate(checks)
-            if c.name.startswith(("L = 2: exact E err", "exact finite-L moments A_L, B_L")) for k in ("value", "bound")]
+    out += [precision_entry(f"{check_path(ID, c)}.{k}", why, abs=1e-12) for c in checks
+            if c.id in ("anchors/error-l2", "anchors/moments-l123") for k in ("value", "bound")]
     return out
 
 

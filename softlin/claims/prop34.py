@@ -39,7 +39,7 @@ from . import prop34_exact as ex
 from . import scenario as scen
 from ..certio import precision_entry
 from . import budgets
-from .base import check_false_alarm, Check, Claim, certificate
+from .base import check_false_alarm, check_path, Check, Claim, certificate
 from .common import provenance, symbolic_check
 from .prop31_common import naive_exponent, sharp_exponent
 from .prop31_fixed import deterministic_coordinates
@@ -116,7 +116,7 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_
     if first_V is None or first_U is None:
         return [Check("query average: first-order coefficients are infinite: lambda_max(U^T Gamma U Sigma_q) >= 1/2",
                       "quadrature", lam >= 0.5 - 1e-12, lam, 0.5,
-                      "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when lambda >= 1/2")]
+                      "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when lambda >= 1/2", id="average/coefficients-infinite")]
     tilt = U.T @ cov @ U
     if psd_root(Sq).shape[1] <= 3:
         checks = []
@@ -129,7 +129,7 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_
             checks.append(Check(f"query average: exact lim L E||grad_{key} err||^2_(L2(nu)) vs Gauss-Hermite over nu",
                                 "quadrature", rel <= 1e-10, rel, 1e-10,
                                 f"closed form {coef:.12g}, quadrature {gh:.12g} (40 nodes per eigendirection of the "
-                                "whitened tilt, scale 1/(1 - 2 lambda_j): exact for the folded polynomial)"))
+                                "whitened tilt, scale 1/(1 - 2 lambda_j): exact for the folded polynomial)", id=f"average/grad-{key.lower()}-quadrature"))
         return checks
     n_q = {"quick": 400_000, "standard": 1_000_000, "full": 4_000_000}[profile]
     scale = 1.0 / (1.0 - 2.0 * lam) if lam > 0 else 1.0
@@ -141,7 +141,7 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_
         checks.append(Check(f"query average: exact lim L E||grad_{key} err||^2_(L2(nu)) vs Monte Carlo over queries",
                             "montecarlo", zval <= z_crit, float(vals.mean()), coef,
                             f"{n_q} queries from N(0, {scale:.4g} Sigma_q), importance-weighted, each with its exact "
-                            f"per-query coefficient; |z| = {zval:.3g} <= {z_crit:.3g}"))
+                            f"per-query coefficient; |z| = {zval:.3g} <= {z_crit:.3g}", id=f"average/grad-{key.lower()}-montecarlo"))
     return checks
 
 
@@ -193,12 +193,12 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
         av = ex.averaged(GaussianLaw(m, G), rng, G, U, V, Sq, budget["Ls"], budget,
                          ex.gradient_errors_fn(U, V, G, weighted_matrix), target, name)
         label = f"{name} threshold (lambda = {target:g})"
-        checks += ex.averaged_checks(label, av, alpha_L, alpha_slope)
+        checks += ex.averaged_checks(label, av, alpha_L, alpha_slope, f"regime/{name}")
         k_target = exponent(target)
-        asym_checks, asym = ex.asymptotic_exponents(target, budget["ells"], k_target, label)
+        asym_checks, asym = ex.asymptotic_exponents(target, budget["ells"], k_target, label, f"regime/{name}")
         checks += asym_checks
         if target > 0.5:
-            checks.append(ex.one_over_L_control(av, target))
+            checks.append(ex.one_over_L_control(av, target, f"regime/{name}"))
         regimes[name] = {**_regime_entry(target, scale, k_target, av),
                          **dict(zip(("first_order_coefficient_V", "first_order_coefficient_U"),
                                     _first_order(G, U, V, Sq) if target < 0.5 else (None, None))),
@@ -214,7 +214,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     # above does not depend on it. No asymptotic-exponent fit here: its tolerance was fixed for the three
     # regimes' laws, and kappa(lambda) of the scenario is reported, not refitted.
     own = ex.averaged(law, rng, cov, U, V, Sq, budget["Ls"], budget, errors_fn, lam, "scenario")
-    checks += ex.averaged_checks(f"scenario (lambda = {lam:.4g})", own, alpha_L, alpha_slope)
+    checks += ex.averaged_checks(f"scenario (lambda = {lam:.4g})", own, alpha_L, alpha_slope, "scenario")
     regimes["scenario"] = {**_regime_entry(lam, 1.0, kappa, own),
                            "first_order_coefficient_V": first_V, "first_order_coefficient_U": first_U}
     series_regimes["scenario"] = _regime_series(own)
@@ -240,9 +240,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
 
 def stated_precision(checks) -> list[dict]:
     """Numbers whose digits below the eighth are rounding (certio.precision_entry)."""
-    return [precision_entry(f"checks[{i}].value", "a central-difference error at rounding level: "
+    return [precision_entry(f"{check_path(ID, c)}.value", "a central-difference error at rounding level: "
                             "float64 rounding over the step, ~1e-16 / h with h ~ 1e-6, i.e. ~1e-10", abs=1e-8)
-            for i, c in enumerate(checks) if c.name.startswith("finite-prompt risk gradient (per-sample kernels")]
+            for c in checks if c.id == "risk-gradient/finite"]
 
 
 def _first_order(G, U, V, Sq) -> tuple:

@@ -10,6 +10,7 @@ from softlin.claims import asm33, scenario
 from softlin.claims.base import claim_rng
 from softlin.derivations import tilted_moments as tm
 from softlin.numerics import tilted_moments as nt
+from ..checks import check
 
 
 def _run(overrides=None, **kwargs):
@@ -115,7 +116,7 @@ def test_a_zero_token_covariance_is_judged_not_a_crash():
             "V": [[0.0, 0.0]], "query_cov": [[1.5625, 0.125], [0.125, 0.5]], "L": [4, 8, 16], "trials": 800}
     s = scen.merge(asm33.default_scenario(), user, asm33.CLAIM.scenario_keys)
     cert = asm33.run(s, "quick", claim_rng(0, "asm-3.3"))
-    d1 = next(c for c in cert["checks"] if c["name"].startswith("d = 1 (first coordinates)"))
+    d1 = check(cert, "quadrature/d1-closed-forms")
     assert d1["passed"] is True and cert["status"] != "refuted"
 
 
@@ -131,11 +132,10 @@ def test_a_monte_carlo_entry_without_spread_is_judged_exactly():
     user = {"d": 2, "mean": [0.0, 0.0], "cov": [[0.0, 0.0], [0.0, 0.0]], "U": [[0.0, 0.0], [0.0, 0.0]],
             "V": [[0.0, 0.0]], "query_cov": [[1.5625, 0.125], [0.125, 0.5]], "L": [4, 8], "trials": 800}
     s = scen.merge(asm33.default_scenario(), user, asm33.CLAIM.scenario_keys)
-    name = "Gaussian scenario: Monte Carlo against the closed forms"
     cert = asm33.run(s, "quick", claim_rng(0, "asm-3.3"))
-    mc = next(c for c in cert["checks"] if c["name"] == name)
+    mc = check(cert, "montecarlo/closed-forms")
     assert mc["passed"] is True and cert["status"] != "refuted", mc
     stray = lambda p, q, c, *rest: tm.tilted_moment(p, q, c, *rest) + (sp.Rational(1, 10**6) if (p, q) == (4, 0) else 0)
     cert = asm33.run(s, "quick", claim_rng(0, "asm-3.3"), closed_form=stray)
-    mc = next(c for c in cert["checks"] if c["name"] == name)
+    mc = check(cert, "montecarlo/closed-forms")
     assert mc["passed"] is False and mc["value"] == "inf", mc          # (certificates write inf as "inf")

@@ -15,6 +15,7 @@ from softlin.numerics import authors_sgd as sgd, kernels
 from softlin.render import figures
 
 from ..strategies import seeds
+from ..checks import checks
 
 SIGMA = np.array(ae.toeplitz(5, 0.5))
 # A small run for the default test suite: short prompts, few steps (about 10 s). The approach
@@ -24,7 +25,7 @@ SMALL_PLAN = {"steps": 1500, "test": 20000, "fit": 2000}
 
 
 def _checks(cert, prefix):
-    return [c for c in cert["checks"] if c["name"].startswith(prefix)]
+    return checks(cert, prefix)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,7 +198,7 @@ def small_cert():
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 @pytest.mark.xdist_group("authors-small-certificate")   # one worker computes the fixture
 def test_small_run_linear_checks_and_controls_pass(small_cert):
-    for prefix in ("symbolic", "linear attention", "authors' generator", "control", "softmax: the final test risk decreases"):
+    for prefix in ("proofs", "linear/", "generator/", "control/", "softmax/risk-decreases"):
         found = _checks(small_cert, prefix)
         assert found and all(c["passed"] is True for c in found), prefix
     q = small_cert["quantities"]
@@ -221,7 +222,7 @@ def test_approach_check_is_undecided_when_the_largest_prompt_is_below_L_eps(smal
     """At L_max = 160 even the best exact softmax parameters are more than 10% above R*_inf: L_max is below
     L(eps), where Theorem 4.3 promises nothing, so the check is undecided (it was refuted before: found by
     `softlin hunt authors-experiment`), with the exact route's reason."""
-    c = _checks(small_cert, "softmax, best parameters")
+    c = _checks(small_cert, "softmax/r-star-approach-best")
     assert len(c) == 1 and c[0]["passed"] is None and c[0]["value"] > c[0]["bound"]
     assert "below L(eps)" in c[0]["detail"]
 
@@ -255,7 +256,7 @@ def test_linear_optimality_check_is_undecided_when_sgd_is_stopped_early():
     """200 steps from (0.5, 0.5) leave p = mu omega visibly short of the exact optimum: the budget
     was too small, so the check (and the claim) is inconclusive, not verified."""
     cert = ae.run(SMALL, "quick", claim_rng(0, ae.ID), plan={"steps": 200, "test": 4000, "fit": 500})
-    c = _checks(cert, "linear attention: SGD reached")
+    c = _checks(cert, "linear/sgd-optimum")
     assert c[0]["passed"] is None and c[0]["value"] > 1 and cert["status"] != "verified"
 
 
@@ -267,7 +268,7 @@ def test_dropping_the_isserlis_term_of_the_linear_risk_is_caught():
         p2 = (mu * omega) ** 2
         return kernels.authors_linear_risk(Sp, Sq, mu, omega, s2, tau, L) - p2 * tau * np.trace(Sp @ Sp @ Sq) / L
     cert = ae.run(SMALL, "quick", claim_rng(0, ae.ID), plan=SMALL_PLAN, linear_risk=wrong)
-    c = _checks(cert, "linear attention: test risk = exact")
+    c = _checks(cert, "linear/test-risk-exact")
     assert cert["status"] == "refuted" and c[0]["passed"] is False
 
 
@@ -281,7 +282,7 @@ def test_modelling_the_bug_as_a_twice_transformed_prompt_only_is_caught():
             Sq = SIGMA
         return kernels.authors_linear_risk(Sp, Sq, mu, omega, s2, tau, L)
     cert = ae.run(SMALL, "quick", claim_rng(0, ae.ID), plan=SMALL_PLAN, linear_risk=prompt_only)
-    assert _checks(cert, "authors' generator: linear risk = exact")[0]["passed"] is False
+    assert _checks(cert, "generator/linear-exact")[0]["passed"] is False
 
 
 @pytest.mark.slow   # default-run budget (180 s): a quick run (~30 s) shared by these tests
@@ -310,11 +311,11 @@ def test_infinite_prompt_risk_with_the_tilt_covariance_dropped_is_caught():
     gives R_inf(p) = s2 + tau (1 - p)^2 tr Sigma_q, minimal s2 at p = 1: the approach checks must fail."""
     wrong = lambda Sp, Sq, s2, tau: (1.0, s2)
     cert = ae.run(ae.default_scenario(), "quick", claim_rng(0, ae.ID), infinite_optimum=wrong)
-    assert _checks(cert, "softmax, best parameters")[0]["passed"] is False
+    assert _checks(cert, "softmax/r-star-approach-best")[0]["passed"] is False
     assert cert["status"] == "refuted"
     # On the quick budget SGD may not be within its optimisation tolerance, and then its own check
     # is undecided rather than refuted; it must never pass against the wrong prediction.
-    assert _checks(cert, "softmax, SGD")[0]["passed"] is not True
+    assert _checks(cert, "softmax/r-star-approach-sgd")[0]["passed"] is not True
 
 
 def _optimality_verdict(p_end: float) -> tuple:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from softlin.claims import base, exact, lemma21, scenario
+from softlin.claims import base, battery, exact, lemma21, scenario
 from softlin.claims.battery import REQUIRED_POWER, control_check
 from softlin import certio
 from softlin.claims.base import claim_rng
@@ -15,6 +15,7 @@ from softlin.numerics import kernels
 from softlin.numerics.laws import GaussianLaw
 
 from ..strategies import gaussian_setups
+from ..checks import check
 
 
 def _run(overrides=None, **kwargs):
@@ -78,12 +79,14 @@ def test_wrong_exact_formula_is_refuted_at_40_digits():
         return [x * (1 + 1e-20) for x in exact.gaussian_limit(m, cov, U, V, z)]
     cert = _run(exact_formula=nearly)
     assert cert["status"] == "refuted"
-    assert [c["passed"] for c in cert["checks"] if "40 digits" in c["name"] and "Gaussian" in c["name"]] == [False]
+    assert check(cert, "battery/limit-40-digits")["passed"] is False
 
 
 def _battery_result(numerator_passed, quadrature_passed, power):
-    checks = [base.Check("c: derived formula at 40 digits", "quadrature", quadrature_passed),
-              base.Check("c: E[e^(s-c) (V z' - T(z))] = 0 at every L (Monte Carlo)", "montecarlo", numerator_passed)]
+    checks = [base.Check("c: derived formula at 40 digits", "quadrature", quadrature_passed,
+                         id="battery/limit-40-digits"),
+              base.Check("c: E[e^(s-c) (V z' - T(z))] = 0 at every L (Monte Carlo)", "montecarlo", numerator_passed,
+                         id=battery.NUMERATOR_ID)]
     return {"checks": checks, "status": base.status_of(checks), "power": {"power": power, "delta": 9.0}}
 
 
@@ -91,12 +94,12 @@ def test_a_control_refuted_only_by_the_exact_comparisons_does_not_count():
     """The 40-digit check refutes every different closed form: it says nothing about the Monte
     Carlo test's power, so a control it alone refutes fails (power high); a control whose power is
     low is not judged, refuted or not: kept with its power as the reason, out of the verdict."""
-    assert control_check(_battery_result(True, False, 0.9999), "dummy").passed is False
-    for low in (control_check(_battery_result(True, False, 0.5), "dummy"),
-                control_check(_battery_result(False, True, 0.5), "dummy")):
+    assert control_check(_battery_result(True, False, 0.9999), "dummy", "dummy").passed is False
+    for low in (control_check(_battery_result(True, False, 0.5), "dummy", "dummy"),
+                control_check(_battery_result(False, True, 0.5), "dummy", "dummy")):
         assert (low.judged, low.passed) == (False, None) and "planned power 0.500000 below 0.999" in low.reason
-    assert control_check(_battery_result(False, True, 0.9999), "dummy").passed is True
-    assert control_check(_battery_result(True, True, 0.9999), "dummy").passed is False
+    assert control_check(_battery_result(False, True, 0.9999), "dummy", "dummy").passed is True
+    assert control_check(_battery_result(True, True, 0.9999), "dummy", "dummy").passed is False
 
 
 def test_given_query_reports_limit_and_quadrature_limit():

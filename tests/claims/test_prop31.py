@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from softlin.claims import base, prop31, scenario
+from softlin.claims import prop31, scenario
 from softlin import certio
 from softlin.claims.base import claim_rng
 from softlin.claims.prop31_common import naive_exponent
 
 from ..strategies import seeds
+from ..checks import check
 
 REQUIRED = ("first_order_coefficient", "exponent", "measured_slope", "measured_slope_stderr", "tightness_ratio",
             "c1", "c2", "bias_first_order", "cov_first_order")
@@ -52,10 +53,9 @@ def test_default_scenario_is_verified_with_every_required_quantity(default_certi
 @pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
 @pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
 def test_negative_controls_above_the_threshold_are_refuted_by_the_quadrature_route(default_certificate):
-    controls = {c["name"]: c for c in default_certificate["checks"] if c["kind"] == "control"}
-    rate = [c for n, c in controls.items() if "claimed 1/L rate" in n and "quadrature" in n]
-    assert len(rate) == 1 and rate[0]["passed"] is True and rate[0]["value"] == "refuted"
-    assert any("naive exponent" in n and "quadrature" in n and c["value"] == "refuted" for n, c in controls.items())
+    rate = check(default_certificate, "regime/above/one-over-l-excluded")
+    assert rate["kind"] == "control" and rate["passed"] is True and rate["value"] == "refuted"
+    assert check(default_certificate, "regime/above/naive-excluded")["value"] == "refuted"
 
 
 @pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
@@ -68,9 +68,8 @@ def test_certificate_records_family_wise_false_alarm_and_the_power_of_every_cont
     assert power["above: naive exponent excluded (quadrature)"] == 1.0
     assert power["above: claimed 1/L rate excluded (quadrature)"] == 1.0
     mc = power["above: claimed 1/L rate refuted (Monte Carlo slope)"]
-    control = [c for c in default_certificate["checks"] if "1/L rate must be refuted by the Monte Carlo" in c["name"]]
-    assert len(control) == 1              # kept whatever its power: judged exactly when it reaches 0.999
-    assert control[0].get("judged", True) == (mc >= 0.999)
+    control = check(default_certificate, "regime/above/control-one-over-l")   # kept whatever its power:
+    assert control.get("judged", True) == (mc >= 0.999)                      # judged when it reaches 0.999
 
 
 @pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
@@ -85,19 +84,19 @@ def test_the_fixed_query_tests_split_the_stated_false_alarm_over_every_z_test(de
     level = cert["quantities"]["family_wise_false_alarm"] / cert["quantities"]["statistical_checks"]
     n_L = len(cert["quantities"]["fixed_query_mse"])           # one mean squared error per fixed-query L
     k = len(cert["quantities"]["bias_first_order"])
-    tests = {"fixed query: Monte Carlo bias and second moments": n_L * (k + k * (k + 1) // 2),
-             "fixed query: L (E T[mu_L] - T) -> b1": n_L * (k + k * (k + 1) // 2),
-             "fixed query: E[T[mu_L] - T] = -E[sum_i p_i^2]": n_L * k}
+    tests = {"fixed/montecarlo-vs-exact": n_L * (k + k * (k + 1) // 2),
+             "fixed/first-order-montecarlo": n_L * (k + k * (k + 1) // 2),
+             "fixed/bias-stein": n_L * k}
     assert n_L >= 2 and k == 2
-    for prefix, n in tests.items():
-        (check,) = [c for c in cert["checks"] if c["name"].startswith(prefix)]
-        assert n * 2 * stats.norm.sf(check["bound"]) == pytest.approx(level, rel=1e-9), (prefix, check["bound"])
+    for check_id, n in tests.items():
+        bound = check(cert, check_id)["bound"]
+        assert n * 2 * stats.norm.sf(bound) == pytest.approx(level, rel=1e-9), (check_id, bound)
 
 
 @pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
 @pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
 def test_tolerances_of_the_exponent_checks_are_fixed_before_the_run(default_certificate):
-    exps = [c for c in default_certificate["checks"] if "decays as L^-kappa" in c["name"]]
+    exps = [check(default_certificate, f"regime/{name}/kappa") for name in ("below", "at", "above")]
     assert len(exps) == 3 and all(c["passed"] for c in exps)
     assert all("<= 0.01 (fixed" in c["detail"] for c in exps)
 
@@ -259,8 +258,8 @@ def test_a_nonzero_first_order_term_on_a_deterministic_coordinate_is_refuted():
         C1[0, 0] += 0.01
         return C1
     cert = _run({**DEGENERATE, "V": [[0.0, 1.0], [1.0, 0.5]]}, cov_kernel=stray, regimes=(), beyond=False)
-    check = next(c for c in cert["checks"] if c["name"].startswith("fixed query: L (E T[mu_L] - T) -> b1"))
-    assert check["passed"] is False and float(check["value"]) == math.inf      # certificates write inf as "inf"
+    first_order = check(cert, "fixed/first-order-montecarlo")
+    assert first_order["passed"] is False and float(first_order["value"]) == math.inf   # written as "inf"
 
 
 def test_an_output_that_never_varies_is_rejected_with_the_reason():

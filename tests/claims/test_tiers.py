@@ -1,8 +1,13 @@
 """Evidence tiers (softlin.claims.base): what a check is worth decides what it does to the verdict."""
 
+import json
+from pathlib import Path
+
 import pytest
 
 from softlin.claims.base import Check, check_record, KIND_TIER, reliability, TIERS, status_of, unjudged
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _c(passed, tier, kind="montecarlo"):
@@ -23,9 +28,9 @@ def test_a_failed_evidence_check_refutes_and_a_failed_consistency_check_only_wit
 def test_a_check_not_judged_stays_in_the_record_and_out_of_the_verdict():
     low = unjudged("control: a slip below the budget's power", "control", "planned power 0.42 below 0.999",
                    tier="statistical", value=0.42, bound=0.999)
-    record = check_record(low)
+    record = check_record(low, "x")
     assert (record["judged"], record["passed"], record["reason"]) == (False, None, "planned power 0.42 below 0.999")
-    assert "judged" not in check_record(_c(True, "statistical"))     # a judged check reads as it always has
+    assert "judged" not in check_record(_c(True, "statistical"), "x")   # a judged check reads as it always has
     # out of the verdict: neither withholds verified (as an undecided check would) nor counts as evidence
     assert status_of([_c(True, "statistical"), low]) == status_of([_c(True, "statistical"), record]) == "verified"
     assert status_of([low]) == status_of([_c(True, "consistency"), low]) == "inconclusive"
@@ -65,7 +70,33 @@ def test_every_committed_certificate_has_evidence_and_names_its_consistency_chec
         tiers = {c["tier"] for c in cert["checks"]}
         assert tiers - {"consistency"}, cid
         assert cert["status"] == status_of(cert["checks"]), cid
-    consistency = {(cid, c["name"].split(":")[0]) for cid, cert in certs.items() for c in cert["checks"]
-                   if c["tier"] == "consistency"}
-    assert ("thm-4.3", "Gronwall") in consistency and ("thm-4.3", "Gronwall majorant") not in consistency
-    assert ("finite-prompt-risk", "exact finite-L risk") in consistency
+    consistency = {c["id"] for cert in certs.values() for c in cert["checks"] if c["tier"] == "consistency"}
+    assert "thm-4.3/gronwall/flows" in consistency and "thm-4.3/gronwall/majorant" not in consistency
+    assert "finite-prompt-risk/exact/stated-error" in consistency
+
+
+def test_every_check_needs_an_id_unique_within_its_claim():
+    from softlin.claims.base import check_records, CHECK_ID
+    records = check_records("prop-3.1", [Check("a", "montecarlo", True, id="fixed/bias"),
+                                         Check("b", "montecarlo", True, id="fixed/mse")])
+    assert [r["id"] for r in records] == ["prop-3.1/fixed/bias", "prop-3.1/fixed/mse"]
+    assert list(records[0])[0] == "id"                       # first in the certificate's record
+    with pytest.raises(ValueError, match="has no id"):
+        check_records("prop-3.1", [Check("a", "montecarlo", True)])
+    with pytest.raises(ValueError, match="share the id 'fixed/bias'"):
+        check_records("prop-3.1", [Check("a", "montecarlo", True, id="fixed/bias"),
+                                   Check("b", "montecarlo", True, id="fixed/bias")])
+    with pytest.raises(ValueError, match="CHECK_ID"):
+        Check("a", "montecarlo", True, id="Fixed query: bias")
+    assert CHECK_ID.fullmatch("regime/above/grad-v-kappa") and not CHECK_ID.fullmatch("a//b")
+
+
+def test_every_committed_check_has_its_claims_id_prefix_and_a_unique_id():
+    from softlin.claims.base import CHECK_ID
+    for path in sorted((REPO / "reports" / "certificates").glob("*.json")):
+        cert = json.loads(path.read_text())
+        ids = [c["id"] for c in cert["checks"]]
+        assert len(set(ids)) == len(ids), path
+        for check_id in ids:
+            claim, _, local = check_id.partition("/")
+            assert claim == cert["claim"] and CHECK_ID.fullmatch(local), check_id
