@@ -88,6 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--check", action="store_true", help="re-run the claims of the certificates in --out "
                         "(default reports) at their profile and seed; exit 1 naming each that would change; "
                         "writes nothing")
+    verify.add_argument("--diff", action="store_true", help="with --check: print every difference, not the "
+                        "first few")
     add_hunt_parser(sub)
     report = sub.add_parser("report", help="render pages from reports/certificates")
     report.add_argument("--check", action="store_true", help="exit 1 if re-rendering would change a page")

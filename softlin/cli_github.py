@@ -1,8 +1,8 @@
 """GitHub Actions workflow commands for `softlin verify --github` (and `verify --check --github`).
 
-An `::error` line on stdout per refuted check and per certificate that would change, naming the
-claim and the check (GitHub shows them as annotations on the run), a `::warning` per undecided
-check, and, when the environment names a job summary file (GITHUB_STEP_SUMMARY), a Markdown table
+An `::error` line on stdout per refuted check, per check that would change (under --check) and per
+certificate that would change, titled with the check's id (GitHub shows them as annotations on the
+run), a `::warning` per undecided check, a `::notice` per check not judged, and, when the environment names a job summary file (GITHUB_STEP_SUMMARY), a Markdown table
 of the verdicts appended to it. Messages are escaped as the workflow-command syntax requires
 (%, CR and LF in the message; also : and , in properties).
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .certio import changed_checks
 from .claims.base import judged
 from .render.text import count_text
 
@@ -33,13 +34,17 @@ def commands(runs: list[dict]) -> list[str]:
     for run in runs:
         cert, cid = run["cert"], run["cert"]["claim"]
         for check in cert.get("checks", []):
+            name = check.get("id") or cid
             if check.get("passed") is False:
-                lines.append(_command("error", f"{cid}: refuted", f"{check['name']} (value {check.get('value')}, "
+                lines.append(_command("error", f"{name}: refuted", f"{check['name']} (value {check.get('value')}, "
                                       f"bound {check.get('bound')}; seed {cert.get('seed')}, profile {cert.get('profile')})"))
             elif not judged(check):
-                lines.append(_command("notice", f"{cid}: not judged", f"{check['name']}: {check.get('reason', '')}"))
+                lines.append(_command("notice", f"{name}: not judged", f"{check['name']}: {check.get('reason', '')}"))
             elif check.get("passed") is None:
-                lines.append(_command("warning", f"{cid}: undecided", str(check["name"])))
+                lines.append(_command("warning", f"{name}: undecided", str(check["name"])))
+        for check_id, diffs in changed_checks(run.get("differences") or []).items():
+            lines.append(_command("error", f"{check_id}: would change", "; ".join(diffs)
+                                  + f"\nreproduce: {run.get('reproduce')}", run.get("path")))
         if run.get("differences"):
             lines.append(_command("error", f"{cid}: certificate would change",
                                   "; ".join(run["differences"]) + f"\nreproduce: {run.get('reproduce')}", run.get("path")))

@@ -1,10 +1,11 @@
 """JUnit XML for `softlin verify --junit PATH` (and `verify --check --junit PATH`): what CI systems read.
 
 One <testsuite> per claim, one <testcase> per check (classname the claim id, name the check's
-name, its kind, value and bound in <system-out>). A refuted check is a <failure>; an undecided one
-(passed = null) is <skipped> with the check's detail as the reason. Under `--check` each suite also
-holds a testcase "certificate reproduces", a <failure> listing every number, check or verdict that
-would change, with the command that reproduces the run. Each suite's <properties> give the seed,
+stable id, its prose name, tier, kind, value and bound in <system-out>). A refuted check is a
+<failure>; an undecided one (passed = null) or one not judged is <skipped> with the reason. Under
+`--check` a check whose numbers, text or verdict would change is a <failure> of type "would change"
+naming each old and new value, and each suite also holds a testcase "certificate reproduces", a
+<failure> listing every difference, with the seed and the command that reproduces the run. Each suite's <properties> give the seed,
 profile, verdict, the versions and the kernels' input hash of the run. The layout follows the JUnit
 schema that Jenkins, GitLab and GitHub reporters read (testsuites > testsuite > properties,
 testcase > failure | skipped, system-out).
@@ -14,7 +15,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from .certio import changed_checks
 from .claims.base import judged
+
 
 def _text(value) -> str:
     if isinstance(value, float):
@@ -25,8 +28,9 @@ def _text(value) -> str:
 def _suite(root: ET.Element, cert: dict, seconds: float, differences: list[str] | None,
            reproduce: str | None) -> None:
     checks = cert.get("checks", [])
-    failures = sum(ch.get("passed") is False for ch in checks) + bool(differences)
-    skipped = sum(ch.get("passed") is None for ch in checks)
+    changed = changed_checks(differences or [])
+    failures = sum(ch.get("passed") is False or ch.get("id") in changed for ch in checks) + bool(differences)
+    skipped = sum(ch.get("passed") is None and ch.get("id") not in changed for ch in checks)
     suite = ET.SubElement(root, "testsuite", name=cert["claim"],
                           tests=str(len(checks) + (differences is not None)), failures=str(failures),
                           errors="0", skipped=str(skipped), time=f"{seconds:.3f}")
@@ -39,21 +43,27 @@ def _suite(root: ET.Element, cert: dict, seconds: float, differences: list[str] 
         if value is not None:
             ET.SubElement(props, "property", name=name, value=_text(value))
     for check in checks:
-        case = ET.SubElement(suite, "testcase", classname=cert["claim"], name=str(check.get("name", "")), time="0")
-        summary = f"tier {check.get('tier')}; kind {check.get('kind')}; value {_text(check.get('value'))}; bound {_text(check.get('bound'))}"
+        cid = str(check.get("id") or check.get("name", ""))
+        case = ET.SubElement(suite, "testcase", classname=cert["claim"], name=cid, time="0")
+        summary = (f"tier {check.get('tier')}; kind {check.get('kind')}; value {_text(check.get('value'))}; "
+                   f"bound {_text(check.get('bound'))}")
         if check.get("passed") is False:
             ET.SubElement(case, "failure", message=f"refuted: {summary}", type="refuted").text = \
                 str(check.get("detail", ""))
+        elif cid in changed:
+            ET.SubElement(case, "failure", message=f"would change: {'; '.join(changed[cid])}"[:1000],
+                          type="would change").text = "\n".join(changed[cid]) + f"\nreproduce: {reproduce}"
         elif not judged(check):
             ET.SubElement(case, "skipped", message=f"not judged: {check.get('reason', '')}"[:1000])
         elif check.get("passed") is None:
             ET.SubElement(case, "skipped", message=f"undecided: {check.get('detail', '')}"[:1000])
-        ET.SubElement(case, "system-out").text = f"{summary}\n{check.get('detail', '')}"
+        ET.SubElement(case, "system-out").text = f"{check.get('name', '')}\n{summary}\n{check.get('detail', '')}"
     if differences is not None:
         case = ET.SubElement(suite, "testcase", classname=cert["claim"], name="certificate reproduces", time="0")
         if differences:
             failure = ET.SubElement(case, "failure", type="would change",
-                                    message=f"{len(differences)} differences; reproduce: {reproduce}")
+                                    message=f"{len(differences)} differences; seed {cert.get('seed')}; "
+                                            f"reproduce: {reproduce}")
             failure.text = "\n".join(differences)
 
 

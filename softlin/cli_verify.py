@@ -184,6 +184,8 @@ def cmd_verify(args) -> int:
         raise UsageError("--dry-run plans a new run; --check re-runs the committed certificates: give one of them")
     if args.check:
         return cmd_verify_check(args)
+    if args.diff:
+        raise UsageError("--diff prints the differences that --check finds: give --check")
     from .render import render
 
     claims, scenarios, out = plan(args)
@@ -211,6 +213,10 @@ def cmd_verify(args) -> int:
         print(f"{'total':<20} {'':<13} {'':>17} {sum(e for _, e in results):>8.1f}")
         print(f"certificates and pages in {out}/ (open {out / 'index.html'})")
     return EXIT_OK if all(c["status"] == "verified" for c in certs) else EXIT_FAILED
+
+
+# `verify --check` prints this many differences per certificate unless --diff asks for all.
+DIFF_LINES = 8
 
 
 def cmd_verify_check(args) -> int:
@@ -259,12 +265,18 @@ def cmd_verify_check(args) -> int:
                    for i, c in enumerate(claims)]
     for c, (new, seconds) in zip(claims, results):
         path, cert = old[c.id]
-        diffs = certio.differences(cert, json.loads(certio.dumps(new)))
+        diffs = certio.differences(cert, json.loads(certio.dumps(new)), limit=None)
         command = _rerun_command(c.id, cert, out, built_in[c.id])
         runs.append({"cert": new, "seconds": seconds, "differences": diffs, "reproduce": command, "path": str(path)})
         if diffs:
             changed.append(c.id)
-            print(f"would change: {path}: " + "; ".join(diffs), file=sys.stderr)
+            shown = diffs if args.diff else diffs[:DIFF_LINES]
+            print(f"would change: {path} (seed {cert['seed']}, profile {cert['profile']}), {len(diffs)} "
+                  f"difference{'s' * (len(diffs) != 1)}:", file=sys.stderr)
+            for line in shown:
+                print(f"  {line}", file=sys.stderr)
+            if len(shown) < len(diffs):
+                print(f"  ... {len(diffs) - len(shown)} more (--diff prints all)", file=sys.stderr)
             print(f"  reproduce: {command}", file=sys.stderr)
     _ci_reports(args, runs)
     if changed:

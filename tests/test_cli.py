@@ -82,7 +82,7 @@ def test_a_control_without_power_is_kept_not_judged_on_the_certificate_pages_and
     assert f"{n - 1}/{n - 1}/{n}" in capsys.readouterr().out
     assert f"| {n - 1} / {n - 1} / {n} |" in (out / "index.md").read_text()
     assert "not judged: planned power 0.000000" in (out / "lemma-2.1.md").read_text()
-    case = next(c for suite in JUnitXml.fromfile(str(tmp_path / "j.xml")) for c in suite if c.name == unjudged[0]["name"])
+    case = next(c for suite in JUnitXml.fromfile(str(tmp_path / "j.xml")) for c in suite if c.name == unjudged[0]["id"])
     assert isinstance(case.result[0], Skipped) and case.result[0].message.startswith("not judged: planned power")
 
 
@@ -150,7 +150,11 @@ def test_verify_check_passes_on_fresh_certificates_and_names_every_changed_one(t
     printed = capsys.readouterr()
     err = printed.err
     assert f"::error title=finite-prompt-risk%3A certificate would change,file={path}::" in printed.out
-    assert f"would change: {path}" in err and f"checks[{i}].value" in err and f"checks[{j}].passed" in err
+    ids = cert["checks"][i]["id"], cert["checks"][j]["id"]
+    assert f"would change: {path} (seed 0, profile quick)" in err
+    assert f"checks[{ids[0]}].value" in err and f"checks[{ids[1]}].passed" in err
+    # each changed check is annotated by its id
+    assert f"::error title={ids[0]}%3A would change" in printed.out
     # the JUnit report as a CI system reads it (junitparser): the tampered certificate is a failure
     # naming both changed entries and the command that reproduces the run
     import junitparser
@@ -162,7 +166,11 @@ def test_verify_check_passes_on_fresh_certificates_and_names_every_changed_one(t
     reproduces = next(case for case in suite if case.name == "certificate reproduces")
     failure = reproduces.result[0]
     assert isinstance(failure, junitparser.Failure) and "reproduce: softlin verify finite-prompt-risk" in failure.message
-    assert f"checks[{i}].value" in failure.text and f"checks[{j}].passed" in failure.text
+    assert f"checks[{ids[0]}].value" in failure.text and f"checks[{ids[1]}].passed" in failure.text
+    # the changed checks' own testcases, named by id, fail as "would change" with old and new value
+    for check_id in ids:
+        (case,) = [case for case in suite if case.name == check_id]
+        assert case.result[0].type == "would change" and check_id in case.result[0].message
     refuted = [case for case in suite if case.result and isinstance(case.result[0], junitparser.Failure)]
     assert suite.failures == len(refuted) >= 1
     assert cli.main(["verify", "--check", "--profile", "quick", "--out", str(out)]) == 2

@@ -26,7 +26,8 @@ def test_each_check_is_a_testcase_refuted_a_failure_undecided_skipped(tmp_path):
     suite = next(iter(xml))
     assert (suite.name, suite.tests, suite.failures, suite.skipped) == ("lemma-2.1", len(cert["checks"]), 1, 1)
     cases = list(suite)
-    assert [c.name for c in cases] == [ch["name"] for ch in cert["checks"]]
+    assert [c.name for c in cases] == [ch["id"] for ch in cert["checks"]]      # named by the stable ids
+    assert cert["checks"][2]["name"] in cases[2].system_out
     assert isinstance(cases[0].result[0], junitparser.Failure) and "refuted" in cases[0].result[0].message
     assert isinstance(cases[1].result[0], junitparser.Skipped)
     assert all(not c.result for c in cases[2:])          # passed checks carry no result element
@@ -53,13 +54,16 @@ def test_github_annotations_name_the_claim_and_check_and_write_the_job_summary(t
     cert = copy.deepcopy(_committed())
     cert["checks"][0]["passed"] = False
     cert["checks"][1]["passed"] = None
-    run = {"cert": cert, "differences": ["checks[2].value 1 -> 2"], "reproduce": "softlin verify lemma-2.1 --seed 0",
-           "path": "reports/certificates/lemma-2.1.json"}
+    ids = [ch["id"] for ch in cert["checks"]]
+    run = {"cert": cert, "differences": [f"checks[{ids[2]}].value 1 -> 2"],
+           "reproduce": "softlin verify lemma-2.1 --seed 0", "path": "reports/certificates/lemma-2.1.json"}
     lines = commands([run])
-    assert lines[0].startswith("::error title=lemma-2.1%3A refuted::" + cert["checks"][0]["name"].replace("%", "%25"))
-    assert lines[1].startswith("::warning title=lemma-2.1%3A undecided::")
-    assert lines[2].startswith("::error title=lemma-2.1%3A certificate would change,file=reports/certificates/lemma-2.1.json::")
-    assert "%0Areproduce: softlin verify lemma-2.1 --seed 0" in lines[2] and "\n" not in "".join(lines)
+    assert lines[0].startswith(f"::error title={ids[0]}%3A refuted::" + cert["checks"][0]["name"].replace("%", "%25"))
+    assert lines[1].startswith(f"::warning title={ids[1]}%3A undecided::")
+    assert lines[2].startswith(f"::error title={ids[2]}%3A would change,file=reports/certificates/lemma-2.1.json::"
+                               f"checks[{ids[2]}].value 1 -> 2")
+    assert lines[3].startswith("::error title=lemma-2.1%3A certificate would change,file=reports/certificates/lemma-2.1.json::")
+    assert "%0Areproduce: softlin verify lemma-2.1 --seed 0" in lines[3] and "\n" not in "".join(lines)
     summary = tmp_path / "job-summary"
     emit([run], {"GITHUB_STEP_SUMMARY": str(summary)})
     assert "| `lemma-2.1` | **" in summary.read_text() and "would change (1)" in summary.read_text()

@@ -64,6 +64,7 @@ td.id { white-space: nowrap; }
 .undecided { color: #7d4e00; }
 .not-judged { color: #57606a; font-style: italic; }
 .detail { display: block; color: #57606a; font-size: .82rem; margin-top: .2rem; }
+.check-id { font-weight: 600; white-space: nowrap; }
 .meta { color: #57606a; }
 figure { margin: 1rem 0; }
 figure.formula { padding: .5rem 1rem; background: #f6f8fa; border-left: 3px solid #8c959f; overflow-x: auto; }
@@ -140,6 +141,14 @@ def _result(check: dict) -> str:
     return f'<span class="{word.lower().replace(" ", "-")}">{word}</span>'
 
 
+def _check_id(cid: str, check: dict) -> str:
+    """The check's id, shown without its claim prefix and used as the row's anchor (claim page#id)."""
+    full = check.get("id", "")
+    if not full:
+        return ""
+    return f'<code class="check-id" id="{esc(full)}">{esc(full.removeprefix(cid + "/"))}</code> '
+
+
 def formula_block(cid: str, name: str, tex, mml, caption: str | None = None, link: str | None = None) -> str:
     """One formula: its MathML with the LaTeX source folded below, or the LaTeX source alone."""
     label = esc(caption or name)
@@ -210,7 +219,7 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
              "<thead><tr><th>check</th><th>tier</th><th>kind</th><th>result</th><th>value</th><th>bound</th></tr></thead>",
              "<tbody>"]
     for c in cert["checks"]:
-        body.append(f"<tr><td>{esc(c['name'])}<span class=\"detail\">{esc(text.check_detail(c))}</span></td>"
+        body.append(f"<tr><td>{_check_id(cid, c)}{esc(c['name'])}<span class=\"detail\">{esc(text.check_detail(c))}</span></td>"
                     f"<td>{esc(c['tier'])}</td><td>{esc(c['kind'])}</td><td>{_result(c)}</td>"
                     f"<td class=\"num\">{esc(text.fmt(c['value']))}</td>"
                     f"<td class=\"num\">{esc(text.fmt(c['bound']))}</td></tr>")

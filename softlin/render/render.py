@@ -85,7 +85,8 @@ def claim_page(cert: dict, has_figure: bool) -> str:
             lines += [f"{name}:", "", "$$", tex, "$$", ""]
     lines += ["## Checks", "", "| check | tier | kind | result | value | bound |", "|---|---|---|---|---|---|"]
     for c in cert["checks"]:
-        lines.append(f"| {_cell(c['name'])} | {c['tier']} | {c['kind']} | {_result(c)} | {_cell(_fmt(c['value']))} "
+        shown = f"`{c['id'].removeprefix(cid + '/')}` " if c.get("id") else ""
+        lines.append(f"| {shown}{_cell(c['name'])} | {c['tier']} | {c['kind']} | {_result(c)} | {_cell(_fmt(c['value']))} "
                      f"| {_cell(_fmt(c['bound']))} |")
     lines += ["", "Details:", ""]
     lines += [f"- {_cell(c['name'])}: {text.md(text.check_detail(c))}" for c in cert["checks"]]
