@@ -74,7 +74,7 @@ def _run_steps(commands: list[str], tmp_path: Path, env: dict) -> list[subproces
 @pytest.mark.slow   # re-runs one claim at its certificate's profile (~10 s) for each of the two files
 def test_the_github_workflows_steps_pass_on_one_claim_and_leave_a_junit_report(tmp_path):
     job = _workflow()["jobs"]["verify"]
-    summary = tmp_path / "summary.md"
+    summary = tmp_path / "job-summary"
     (result,) = _run_steps([s["run"] for s in job["steps"] if "run" in s], tmp_path,
                            {"CLAIMS": CLAIM, "GITHUB_STEP_SUMMARY": str(summary)})
     assert result.returncode == 0, result.stderr[-2000:]
