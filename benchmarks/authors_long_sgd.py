@@ -8,7 +8,7 @@ numerics/authors_sgd_fast.train_conditional (the same SGD in law as numerics/aut
 the normals). At each endpoint the per-prompt gradient covariance (2 x 2, query noise sampled as SGD sees
 it) is measured on GRAD_PROMPTS fresh prompts: it enters the SGD noise floor the claim judges the
 endpoint with (derivations/risk_finite_gradient.py). The claim reads the JSON written here
-(softlin/claims/authors_flow.py); the seed streams are default_rng([SEED, 11, L]) (training) and
+(softlin/claims/authors/flow.py); the seed streams are default_rng([SEED, 11, L]) (training) and
 default_rng([SEED, 12, L]) (gradient covariance).
 """
 

@@ -3,7 +3,7 @@
     python benchmarks/bench_sweep.py [--builtin rates] [--profile quick] [--keep DIR]
 
 For each worker count it starts a LocalCluster (the start-up is timed apart), runs every point of the
-grid into a fresh folder through softlin.cli_sweep.execute, and records the wall time and each point's
+grid into a fresh folder through softlin.sweep.command.execute, and records the wall time and each point's
 compute seconds as measured inside its worker. It prints
 
 - the speed-up wall(1 worker) / wall(2 workers), cluster start-up excluded;
@@ -27,10 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from softlin import cli_sweep as cs
-from softlin import cli_sweep_exec as sx
-from softlin.cli_sweep_grid import BUILTIN, parse, points
-from softlin.cli_sweep_store import point_key
+from softlin.sweep import command as cs
+from softlin.sweep import execute as sx
+from softlin.sweep.grid import BUILTIN, parse, points
+from softlin.sweep.store import point_key
 
 
 def run(parsed, pts, out: Path, workers: int) -> dict:

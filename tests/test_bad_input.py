@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from softlin import cli, cli_verify
+from softlin import cli
+from softlin.cli import verify as cli_verify
 from softlin.claims import budgets, registry
 
 REPO = Path(__file__).resolve().parents[1]

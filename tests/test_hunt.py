@@ -1,4 +1,4 @@
-"""`softlin hunt` (softlin/cli_hunt.py, softlin/cli_hunt_spaces.py): the spaces draw scenarios that
+"""`softlin hunt` (softlin/hunt/search.py, softlin/hunt/spaces.py): the spaces draw scenarios that
 round-trip through TOML and validate (or are classified), a failure is found, shrunk and written so
 that `verify --scenario` reads it, exit codes follow `verify`. The default tests use a stand-in claim
 run (fast, and its failure set is known); the slow tier injects wrong formulas into the real claims."""
@@ -14,10 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from softlin import cli
-from softlin.claims import lemma21, registry, scenario as scen
+from softlin.claims import registry, scenario as scen
+from softlin.claims.limit import lemma21
 from softlin.claims.base import Check, certificate, check_false_alarm, claim_rng
-from softlin.cli_hunt import SUPPORTED, classify, to_toml
-from softlin.cli_hunt_spaces import SPACES
+from softlin.hunt.search import SUPPORTED, classify, to_toml
+from softlin.hunt.spaces import SPACES
 from softlin.numerics.validate import BeyondReach
 
 FAST = settings(max_examples=25, deadline=None, database=None, derandomize=True,
@@ -164,7 +165,7 @@ def test_undecided_checks_and_control_misses_are_not_counterexamples(monkeypatch
 
 def test_a_control_not_judged_is_neither_undecided_nor_a_miss():
     from softlin.claims.base import check_record, unjudged
-    from softlin.cli_hunt import judge
+    from softlin.hunt.search import judge
     checks = [Check("m", "montecarlo", True), unjudged("control: c", "control", "planned power 0 below 0.999",
                                                        tier="statistical")]
     verdict = judge({"checks": [check_record(c, "x") for c in checks], "reliability": {"family_wise_false_alarm": 1e-6}})
@@ -293,7 +294,7 @@ def test_hunt_finds_nothing_in_asm_3_3_on_the_committed_code(tmp_path):
 def test_hunt_finds_a_deviation_bound_fifty_times_too_small_in_lemma_2_1(monkeypatch, tmp_path):
     # The bound (Chebyshev on the numerator, Maurer on the denominator) is loose: only a much smaller
     # constant bites at the quick budget.
-    from softlin.claims import battery
+    from softlin.claims.limit import battery
     right = battery.deviation_bound
     monkeypatch.setattr(battery, "deviation_bound", lambda L, delta, w, n: 0.02 * right(L, delta, w, n))
     assert cli.main(["hunt", "lemma-2.1", "--examples", "50", "--max-shrink", "10", "--out", str(tmp_path)]) == 1
@@ -318,7 +319,7 @@ def test_the_numerator_test_holds_its_level_on_the_heavy_tailed_scenario_the_hun
     Replayed with the certificate's own random stream: the studentised z is still beyond its critical
     value (the scenario is the one that broke the z-test), and Catoni's test, whose level needs no
     normality, accepts."""
-    from softlin.claims import battery
+    from softlin.claims.limit import battery
     from softlin.claims.common import budget_for, queries_for
     from softlin.numerics.laws import GaussianLaw
     from softlin.numerics.significance import z_critical
@@ -394,7 +395,7 @@ def test_a_real_claims_statistical_checks_read_the_lowered_level():
     """Inside base.false_alarm_level(1e-9) the battery's critical values are those of 1e-9 (the mean
     squared error's decrease test: its one-sided critical value grows), the certificate's reliability
     says 1e-9, and a level looser than the certificates' 1e-6 is refused."""
-    from softlin.claims import battery
+    from softlin.claims.limit import battery
     from softlin.claims.base import false_alarm_level, reliability
     from softlin.claims.common import budget_for, queries_for
     from softlin.numerics.laws import GaussianLaw

@@ -7,7 +7,7 @@ from pathlib import Path
 import junitparser
 
 from softlin import cli
-from softlin.cli_junit import document
+from softlin.cli.junit import document
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -50,7 +50,7 @@ def test_junit_to_a_missing_folder_is_refused_before_any_work(tmp_path, capsys):
 
 
 def test_github_annotations_name_the_claim_and_check_and_write_the_job_summary(tmp_path):
-    from softlin.cli_github import commands, emit
+    from softlin.cli.github import commands, emit
     cert = copy.deepcopy(_committed())
     cert["checks"][0]["passed"] = False
     cert["checks"][1]["passed"] = None

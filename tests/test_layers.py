@@ -39,13 +39,14 @@ MODULES = _modules()
 
 def layer(module: str) -> str | None:
     """The layer of a softlin module: its folder (`softlin.claims.x` -> claims), `kernels` for
-    `softlin.numerics.kernels`, and `cli` for `softlin.cli` and its split modules `softlin.cli_*`."""
+    `softlin.numerics.kernels`, and `cli` for the packages of the commands: softlin.cli, softlin.hunt
+    and softlin.sweep."""
     if module in LEAVES:
         return None
     parts = module.split(".")
     if parts[1] == "numerics" and len(parts) > 2 and parts[2] == "kernels":
         return "kernels"
-    if parts[1] == "cli" or parts[1].startswith("cli_"):
+    if parts[1] in ("cli", "hunt", "sweep"):
         return "cli"
     return parts[1]
 
@@ -135,24 +136,26 @@ def test_the_module_graph_has_no_cycle():
 
 def test_the_checker_sees_an_upward_import():
     """The rule has power: a claims module importing the CLI, or numerics importing claims, is seen."""
-    assert layer("softlin.claims.prop31") == "claims"
-    assert ORDER.index(layer("softlin.cli")) > ORDER.index(layer("softlin.claims.prop31"))
+    assert layer("softlin.claims.prop31.claim") == "claims"
+    assert ORDER.index(layer("softlin.cli")) > ORDER.index(layer("softlin.claims.prop31.claim"))
     assert "softlin.numerics.kernels" in imports_of("softlin.claims.common") or \
         any(t.startswith("softlin.numerics") for t in imports_of("softlin.claims.common"))
 
 
-def test_the_split_cli_modules_are_the_cli_layer_and_an_upward_import_of_them_is_seen():
-    """softlin/cli_*.py count as the CLI layer: every one found is `cli`, the renderer may not import
-    them, and a claim or numerics module importing one (or cli itself) is reported."""
-    split = [m for m in MODULES if m.startswith("softlin.cli_")]
-    assert "softlin.cli_verify" in split and all(layer(m) == "cli" for m in split)
-    for target in ("softlin.cli", "softlin.cli_verify"):
+def test_the_command_packages_are_the_cli_layer_and_an_upward_import_of_them_is_seen():
+    """softlin/cli/, softlin/hunt/ and softlin/sweep/ count as the CLI layer: every module found there
+    is `cli`, the renderer may not import them, and a claim or numerics module importing one (or cli
+    itself) is reported."""
+    split = [m for m in MODULES if m.split(".")[1:2] in (["cli"], ["hunt"], ["sweep"])]
+    assert {"softlin.cli.verify", "softlin.hunt.search", "softlin.sweep.command"} <= set(split)
+    assert all(layer(m) == "cli" for m in split)
+    for target in ("softlin.cli", "softlin.cli.verify"):
         assert upward_imports("softlin.render.render", [target])
-        assert upward_imports("softlin.claims.prop31", [target])
+        assert upward_imports("softlin.claims.prop31.claim", [target])
         assert upward_imports("softlin.numerics.fits", [target])
-    assert not upward_imports("softlin.cli", ["softlin.cli_verify", "softlin.render.render"])
-    assert not upward_imports("softlin.cli_verify", ["softlin.cli", "softlin.claims.registry"])
-    assert upward_imports("softlin.certio", ["softlin.cli_verify"])     # a leaf imports nothing from softlin
+    assert not upward_imports("softlin.cli", ["softlin.cli.verify", "softlin.render.render"])
+    assert not upward_imports("softlin.cli.verify", ["softlin.cli", "softlin.claims.registry"])
+    assert upward_imports("softlin.certio", ["softlin.cli.verify"])     # a leaf imports nothing from softlin
 
 
 @pytest.mark.parametrize("folder", ["numerics", "derivations"])

@@ -390,7 +390,7 @@ def test_every_claim_has_a_work_estimate_that_max_minutes_binds(tmp_path, capsys
 
 
 def test_the_documented_scalar_sigma_and_points_reach_finite_prompt_risk_through_the_loader(tmp_path):
-    from softlin import cli_verify
+    from softlin.cli import verify as cli_verify
     f = write(tmp_path, "[scalar]\nd = 2\nnoise = 0.1\nmu = [1.0]\nomega = [0.3]\nL = [30, 60]\n"
                         "sigma = [[1.0, 0.5], [0.5, 1.0]]\n"
                         "[[scalar.points]]\nmu = [1.0]\nomega = [0.2]\nL = 50\n"

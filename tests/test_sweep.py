@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from softlin import cli
-from softlin import cli_sweep as cs
-from softlin import cli_sweep_exec as sx
-from softlin import cli_sweep_grid as grid
-from softlin import cli_sweep_store as store
+from softlin.sweep import command as cs
+from softlin.sweep import execute as sx
+from softlin.sweep import grid
+from softlin.sweep import store
 from softlin.claims import registry
 
 

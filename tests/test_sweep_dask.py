@@ -19,10 +19,10 @@ pytest.importorskip("distributed")
 
 import cloudpickle  # noqa: E402  (a dependency of distributed)
 
-from softlin import cli_sweep as cs  # noqa: E402
-from softlin import cli_sweep_exec as sx  # noqa: E402
-from softlin import cli_sweep_grid as grid  # noqa: E402
-from softlin import cli_sweep_store as store  # noqa: E402
+from softlin.sweep import command as cs  # noqa: E402
+from softlin.sweep import execute as sx  # noqa: E402
+from softlin.sweep import grid  # noqa: E402
+from softlin.sweep import store  # noqa: E402
 
 pytestmark = pytest.mark.slow
 GRID = {"claim": "lemma-2.1", "seed": 4, "profile": "quick", "axes": {"lambda": [0.1, 0.2]}}

@@ -9,7 +9,7 @@ import numpy as np
 from .. import __version__
 from ..numerics import kernels
 from .base import Check
-from .battery import Budget
+from .limit.battery import Budget
 
 # Profiles scale the scenario's Monte Carlo budget: quick keeps the first three prompt lengths
 # and a quarter of the prompts (at least 200), full doubles the prompts.

@@ -11,13 +11,13 @@ import importlib
 from .base import Claim
 
 ORDER = (
-    "lemma21",             # section 2
-    "prop31",              # section 3: output concentration
-    "asm33", "prop34",     # section 3: gradient concentration
-    "thm43", "thm52",      # sections 4 and 5
-    "mixture",             # extension: Gaussian-mixture tokens
-    "finite_prompt_risk",  # extension: exact 1/L risk of the authors' scalar model
-    "authors_experiment",  # the authors' experiment at CPU scale
+    "limit.lemma21",             # section 2
+    "prop31.claim",              # section 3: output concentration
+    "asm33", "prop34.claim",     # section 3: gradient concentration
+    "thm43.claim", "thm52",      # sections 4 and 5
+    "limit.mixture",             # extension: Gaussian-mixture tokens
+    "finite_prompt.claim",       # extension: exact 1/L risk of the authors' scalar model
+    "authors.claim",             # the authors' experiment at CPU scale
 )
 
 

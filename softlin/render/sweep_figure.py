@@ -1,6 +1,6 @@
 """The rate phase diagram drawn from sweep summaries (matplotlib Agg, no PNG metadata: same input, same bytes).
 
-Input: the summary.json of one or more lambda sweeps (softlin/cli_sweep_summary.py), e.g. prop-3.1's
+Input: the summary.json of one or more lambda sweeps (softlin/sweep/summary.py), e.g. prop-3.1's
 `rates` (the output error) and prop-3.4's `rates-gradients` (grad V and grad U), drawn together.
 
 Left: the decay exponent of each query-averaged squared error against

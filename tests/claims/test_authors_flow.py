@@ -1,4 +1,4 @@
-"""The gradient-flow and authors'-scale SGD checks of claim `authors-experiment` (claims/authors_flow.py),
+"""The gradient-flow and authors'-scale SGD checks of claim `authors-experiment` (claims/authors/flow.py),
 on an isotropic model at one L (cheap: one angular node): verified as computed, red under a plausible
 slip in the emitted gradient, and the SGD check red for an endpoint off the flow's end."""
 
@@ -9,7 +9,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from softlin.claims import authors_flow as af
+from softlin.claims.authors import flow as af
 from softlin.numerics import finite_risk as fr, kernels
 from softlin.numerics.validate import BeyondReach
 

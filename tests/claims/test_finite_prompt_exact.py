@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from softlin.claims import finite_prompt_exact as section, finite_prompt_risk as fpr
+from softlin.claims.finite_prompt import exact as section
+from softlin.claims.finite_prompt import claim as fpr
 from softlin.claims.base import claim_rng
 from softlin.numerics import kernels
 
@@ -101,7 +102,7 @@ def test_optimum_rate_judged_and_wrong_constants_refuted():
     heuristic constant min_omega (1 + s2) e^{d omega^2} / omega^2 and C1 at omega* + 0.02 are refuted."""
     from scipy.optimize import minimize_scalar
 
-    from softlin.claims import finite_prompt_rate as rate
+    from softlin.claims.finite_prompt import rate
     from softlin.numerics import finite_risk as fr, scalar_risk as sr
     model = fr.Model(np.eye(5), np.eye(5), 0.2, 0.1)
     r_inf = sr.infinite_risk(np.ones(1), np.ones(1), 0.1)
@@ -118,7 +119,7 @@ def test_optimum_rate_judged_and_wrong_constants_refuted():
 def test_rate_estimator_is_exact_on_its_model():
     """Y_L = c + (a + b ln L) / L (the measured form of the optimum's correction) is solved exactly by
     the estimator, with zero model error; a plain a / L + b / L^2 model would miss c by ~1e-4 here."""
-    from softlin.claims import finite_prompt_rate as rate
+    from softlin.claims.finite_prompt import rate
     Ls = np.array(rate.RATE_LS, float)
     Y = 20.8 + (-200.0 - 90.0 * np.log(Ls)) / Ls
     c, prop, model = rate.estimate(Ls, Y, np.full(4, 1e-6))

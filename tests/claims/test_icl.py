@@ -7,7 +7,9 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
-from softlin.claims import finite_prompt_risk as fpr, icl_common, thm43, thm52
+from softlin.claims import icl_common, thm52
+from softlin.claims.finite_prompt import claim as fpr
+from softlin.claims.thm43 import claim as thm43
 from softlin.claims.base import claim_rng
 from softlin.derivations import icl_endpoint, icl_risk
 from softlin.numerics import icl_flows, icl_training, kernels, scalar_risk as sr
@@ -154,7 +156,7 @@ def test_default_scalar_scenario_verified_and_heuristic_refuted():
     assert all(c["value"] > c["bound"] for c in controls)
     q = cert["quantities"]
     assert set(q) >= {"infinite_risk", "first_order_coefficient", "heuristic_coefficient", "mc_risk"}
-    # the exact finite-L section (claims/finite_prompt_exact.py): one value per evaluation point
+    # the exact finite-L section (claims/finite_prompt/exact.py): one value per evaluation point
     for key in ("exact_risk", "exact_risk_error", "mc_risk", "mc_risk_stderr"):
         assert len(q[key]) == len(q["points"])
     assert q["exact_risk"][0] == pytest.approx(2.2, rel=1e-8)    # L = 1: tr(I)/d + s2 + mu^2 (1 + s2), mu = -1

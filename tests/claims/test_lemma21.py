@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from softlin.claims import base, battery, exact, lemma21, scenario
-from softlin.claims.battery import REQUIRED_POWER, control_check
+from softlin.claims import base, exact, scenario
+from softlin.claims.limit import battery
+from softlin.claims.limit import lemma21
+from softlin.claims.limit.battery import REQUIRED_POWER, control_check
 from softlin import certio
 from softlin.claims.base import claim_rng
 from softlin.numerics import kernels
@@ -155,7 +157,7 @@ def test_planned_noncentrality_matches_the_simulated_numerator_statistic():
     """The control's power rests on delta = sqrt(n L) |E X| / sd(X) (battery.numerator_power, from the
     derived moments). Simulated: the numerator z-statistic of the battery, over 40 independent runs,
     averages delta within its Monte Carlo error (a delta off by sqrt(L), or by sqrt(n L), is caught)."""
-    from softlin.claims import battery
+    from softlin.claims.limit import battery
     m, cov, U, V = np.array([0.2]), np.array([[1.0]]), np.array([[0.5]]), np.array([[1.0]])
     subject = lemma21.gaussian_subject("c", GaussianLaw(m, cov), m, cov, U, V, slip=(m, 1.2 * cov, U))
     queries, budget = np.array([[0.8]]), battery.Budget([8], 400, 1e-3)

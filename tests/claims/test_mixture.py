@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from scipy.special import softmax
 
-from softlin.claims import mixture, scenario
+from softlin.claims import scenario
+from softlin.claims.limit import mixture
 from softlin.claims.base import claim_rng
 
 

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from softlin.claims import prop31, scenario
+from softlin.claims import scenario
+from softlin.claims.prop31 import claim as prop31
 from softlin import certio
 from softlin.claims.base import claim_rng
-from softlin.claims.prop31_common import naive_exponent
+from softlin.claims.prop31.common import naive_exponent
 
 from ..strategies import seeds
 from ..checks import check
@@ -284,7 +285,7 @@ def test_the_first_order_limit_check_is_undecided_beyond_its_asymptotic_reach():
     """Found by `softlin hunt prop-3.1` (d = 3, q = 4.8 at the query): the exact values at L = 1e4..1e6 are
     not in their 1/L^2 regime (e^{2q} = 1.6e4 against 1e4) and a correct b1, C1 was 3.9 % off. Undecided
     there; the default (q = 0.34) is judged and a 1e-6 slip of C1 is refuted."""
-    from softlin.claims import prop31_fixed as pf
+    from softlin.claims.prop31 import fixed as pf
     from softlin.numerics import kernels
 
     def check(G, U, V, z, slip=1.0):

@@ -5,7 +5,8 @@ import pytest
 import sympy as sp
 from hypothesis import given
 
-from softlin.claims import prop34, scenario
+from softlin.claims import scenario
+from softlin.claims.prop34 import claim as prop34
 from softlin.claims.base import claim_rng
 from softlin.derivations import gradient_fluctuations as gf
 from softlin.derivations.proof import is_zero
@@ -120,7 +121,7 @@ def test_emitted_per_query_coefficients_equal_the_exact_sympy_coefficients():
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_naive_exponent_in_place_of_the_sharp_one_is_refuted():
     """Sensitivity: kappa(lambda) = min(1, 1/(2 lambda)) (the naive heuristic) for the sharp exponent."""
-    from softlin.claims.prop31_common import naive_exponent
+    from softlin.claims.prop31.common import naive_exponent
     s = scenario.merge(prop34.default_scenario(), {}, prop34.CLAIM.scenario_keys)
     cert = prop34.run(s, "quick", claim_rng(0, "prop-3.4"), exponent=naive_exponent)
     failed = [c["name"] for c in cert["checks"] if c["passed"] is False]
@@ -130,7 +131,7 @@ def test_naive_exponent_in_place_of_the_sharp_one_is_refuted():
 def test_coefficient_with_a_transpose_gamma_a_in_place_of_the_squared_norm_fails_the_large_L_anchor():
     """Sensitivity (issue 9 section 3): k e^q (tr Gamma + a^T Gamma a) for k e^q (tr Gamma + |Gamma a|^2)
     is 6.2% off at the built-in query, far beyond the anchor's 1e-6."""
-    from softlin.claims import prop34_exact as ex
+    from softlin.claims.prop34 import exact as ex
     s = scenario.merge(prop34.default_scenario(), {}, prop34.CLAIM.scenario_keys)
     cov, U, V, z = (np.asarray(s[k], dtype=float) for k in ("cov", "U", "V", "query"))
     a = U @ z
@@ -145,7 +146,7 @@ def test_coefficient_with_a_transpose_gamma_a_in_place_of_the_squared_norm_fails
 
 
 def _erratum_one(V, z, exact=None, monkeypatch=None):
-    from softlin.claims import prop34_exact as px
+    from softlin.claims.prop34 import exact as px
     Gamma, U = np.array([[0.0625]]), np.array([[0.25]])
     if exact is not None:
         monkeypatch.setattr(px.sg, "exact_errors", exact)
@@ -161,7 +162,7 @@ def test_the_erratum_witness_needs_one_positive_error_and_monte_carlo_agreement(
     the grad_V error) is refuted by Monte Carlo."""
     assert _erratum_one([[-0.25], [0.0]], [0.0]).passed is True
     assert _erratum_one([[0.0]], [0.0]).passed is True
-    from softlin.claims import prop34_exact as px
+    from softlin.claims.prop34 import exact as px
     right = px.sg.exact_errors
     doubled = lambda *a: (2 * right(*a)[0], right(*a)[1])
     assert _erratum_one([[-0.25], [0.0]], [0.0], doubled, monkeypatch).passed is False
@@ -171,8 +172,8 @@ def test_the_anchors_at_a_strong_tilt_are_judged_within_their_reach():
     """Found by `softlin hunt prop-3.4` (d = 3, q = 5 at the query): the L = 2 anchor's direct 80-node rule
     was 7.9e-7 off (now 240 nodes beyond q = 1: 1e-13) and the large-L anchor's exact values are not in
     their 1/L^2 regime at L <= 1e7 (e^{2q} = 2.2e4 against 1e5): undecided there, not refuted."""
-    from softlin.claims import prop34_exact as px
-    from softlin.claims.prop34 import _per_query_coefficients
+    from softlin.claims.prop34 import exact as px
+    from softlin.claims.prop34.claim import _per_query_coefficients
     Gamma = np.array([[0.3125, -0.625, -0.3125], [-0.625, 1.25, 0.625], [-0.3125, 0.625, 0.3125]])
     U = np.array([[1.0, 0.75, 0.75], [-0.75, 1.0, -0.25], [0.25, 0.25, -0.5]])
     V = np.array([[0.0, 0.5, 0.25], [0.5, 1.0, 1.0], [-1.0, 0.5, 0.0]])
@@ -200,7 +201,7 @@ def test_an_output_constant_over_tokens_is_rejected_and_its_grad_U_error_is_exac
         prop34.validate(merged({**witness, "cov": Gamma.tolist(), "V": V.tolist(), "U": U.tolist()}))
     law = GaussianLaw(np.array([0.5, 0.0]), Gamma)
     queries = np.array([[1.0, 0.5], [-0.5, 2.0]])
-    from softlin.claims import prop34_exact as ex
+    from softlin.claims.prop34 import exact as ex
     from softlin.numerics import limits
     mus = limits.gaussian_limit(law.mean, Gamma, U, np.eye(2), queries)
     eV, eU = ex.gradient_errors_fn(U, V, Gamma)(law, claim_rng(0, "test"), 50, 8, queries, mus)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from softlin.claims import prop34_exact as ex
+from softlin.claims.prop34 import exact as ex
 from softlin.numerics import kernels, limits
 
 

@@ -4,7 +4,9 @@ finite-L gradient against Monte Carlo."""
 import numpy as np
 import pytest
 
-from softlin.claims import icl_common, thm43, thm43_routes as routes
+from softlin.claims import icl_common
+from softlin.claims.thm43 import claim as thm43
+from softlin.claims.thm43 import routes
 from softlin.claims.base import claim_rng
 from softlin.numerics import icl_exact, icl_training
 
@@ -63,7 +65,7 @@ def test_g2_on_a_fixed_sample_turns_the_verdict(monkeypatch):
 def test_central_difference_hessian_norm_of_a_known_quadratic():
     """thm43_routes.hessian_norm on grad f(theta) = H theta + c must return ||H||_2 (H symmetric,
     eigenvalues of both signs): the route behind the beta_inf check and the erratum-4 witness."""
-    from softlin.claims import thm43_routes as routes
+    from softlin.claims.thm43 import routes
     rng = np.random.default_rng(2)
     B = rng.normal(size=(5, 5))
     H = (B + B.T) / 2
@@ -119,7 +121,7 @@ def test_too_few_ls_within_the_reach_exit_2_with_the_reason(tmp_path):
     """With L = [4, 8] only one length is followable: a structural limit, exit 2 with the reason (not a
     crash, exit 3)."""
     from softlin import cli
-    from softlin.cli_hunt_toml import to_toml
+    from softlin.hunt.scenario_toml import to_toml
     path = tmp_path / "s.toml"
     path.write_text(to_toml(FINDING_5, "finding 5"))
     assert cli.main(["verify", "thm-4.3", "--scenario", str(path), "--profile", "quick", "--out", str(tmp_path)]) == 2

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 from softlin.derivations import catalogue, fluctuations, fluctuations_product, fluctuations_exponent
-from softlin.claims import prop31_common
+from softlin.claims.prop31 import common as prop31_common
 from softlin.derivations.proof import is_zero
 from softlin.numerics import kernels
 
@@ -167,7 +167,7 @@ def test_product_law_kernels_equal_their_definitions_at_40_digits_including_near
 def test_emitted_exponent_kernels_equal_the_derivations_piecewise_forms_evaluated_exactly(lam):
     """The claims' exponents (emitted kernels, through prop31_common) against exact SymPy evaluation of the
     derived Piecewise at rational lambda (every branch and both thresholds), and h at rational gamma."""
-    from softlin.claims import prop31_common as c
+    from softlin.claims.prop31 import common as c
     fe = fluctuations_exponent
     value = sp.Rational(lam)
     for got, expr in ((c.sharp_exponent, fe.sharp_exponent_piecewise()), (c.naive_exponent, fe.naive_exponent_piecewise()),

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from softlin import cli
-from softlin.claims import lemma21, scenario
+from softlin.claims import scenario
+from softlin.claims.limit import lemma21
 from softlin.claims.base import claim_rng
 from softlin.render import html, markup, readme, render
 

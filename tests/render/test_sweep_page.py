@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from softlin.cli_sweep_grid import BUILTIN, parse, points
-from softlin.cli_sweep_store import point_key
-from softlin.cli_sweep_summary import point_entry, scenario_lambda
+from softlin.sweep.grid import BUILTIN, parse, points
+from softlin.sweep.store import point_key
+from softlin.sweep.summary import point_entry, scenario_lambda
 from softlin.numerics import kernels
 from softlin.render import render, sweep_page
 

@@ -1,0 +1,1 @@
+"""authors-experiment: the authors' one-head experiment at CPU scale."""

@@ -1,0 +1,43 @@
+"""The exact finite-L softmax risk in claim `authors-experiment` (docs/paper.md section 6).
+
+numerics/finite_risk.py computes R_L(mu, omega) of the one-head softmax model exactly (the integrand
+derived in derivations/risk_finite.py, averaged by quadrature with a stated error), here for the
+experiment's anisotropic inputs. Two uses:
+
+* a judged check: at every trained prompt length the Monte Carlo test risk of the SGD endpoint (fresh
+  prompts, computed by the experiment) equals the exact risk at those parameters (two-sided z-tests,
+  Bonferroni over the L at base.check_false_alarm()); a wrong exact route or a wrong test-risk estimator fails it;
+* the authors' figure at all 19 of their prompt lengths: the exact softmax optimum (mu*_L, omega*_L,
+  R*_L) minimised on the exact surface, and the exact linear-attention optimum, with the gradient
+  flows that reach them (claims/authors/flow.py; AUTHORS_LS and OMEGA_MAX are shared with it).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ...numerics import finite_risk as fr
+from ...numerics.significance import z_critical
+from ..base import check_false_alarm, Check
+
+AUTHORS_LS = list(range(10, 101, 10)) + list(range(200, 1001, 100))
+QUICK_LS = 4
+OMEGA_MAX = 1.0
+
+
+def endpoint_check(Sp, Sq, s2, tau, Ls, params, risk) -> tuple[Check, dict]:
+    """MC test risk of the trained softmax parameters against the exact risk there, every L."""
+    model = fr.Model(Sp, Sq, tau, s2)
+    exact, zs = {}, []
+    for L in Ls:
+        mu, om = params[L]
+        r = fr.exact_risk(model, L, float(mu), float(om))
+        exact[L] = [r.value, r.error]
+        m, se = risk[L]
+        zs.append(abs(m - r.value) / math.hypot(se, r.error))
+    z = z_critical(check_false_alarm(), len(Ls))
+    check = Check("softmax: Monte Carlo test risk of the SGD endpoint equals its exact finite-L risk, every L",
+                  "montecarlo", max(zs) <= z, max(zs), z,
+                  f"largest |MC - exact| / se over L = {Ls}; exact risk by quadrature (numerics/finite_risk.py, "
+                  f"stated error included in se); two-sided, Bonferroni over the L at {check_false_alarm():g}", id="softmax/test-risk-exact")
+    return check, exact

@@ -1,0 +1,174 @@
+"""Claim `lemma-2.1`: for Gaussian prompts, softmax attention converges to an affine map.
+
+Statement (docs/paper.md section 2): for mu = N(m, Gamma), Gamma PSD (singular allowed),
+T_{U,V}[mu](z) = V (m + Gamma U z), and the tilted law is N(m + Gamma U z, Gamma).
+
+Checks: the symbolic proofs (tilt, lemma, bound moments, deviation bound); the battery of `battery`
+on the scenario's Gaussian; negative controls, each of which the Monte Carlo route alone must refute
+with power >= 0.999 computed beforehand (battery.control_check):
+- the slips a derivation would make, on the scenario's own Gaussian tokens: U transposed,
+  V (m + Gamma U^T z), and the doubled tilt V (m + 2 Gamma U z) of a normaliser without its 1/2;
+- the lemma applied outside its hypothesis: iid Rademacher and uniform tokens with mean 0 and
+  covariance I against V U z (their limits are V tanh(U z) and V (sqrt3 coth(sqrt3 U z) - 1/(U z))).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ...derivations import catalogue, lemma21 as lemma_derivation
+from ...numerics import kernels, limits, numerator_moments
+from ...numerics.laws import GaussianLaw, RademacherLaw, UniformLaw
+from .. import exact, scenario as scen
+from .. import budgets
+from ..base import check_false_alarm, Check, Claim, certificate
+from .battery import Subject, control_check, control_summary, run_battery, run_control
+from ..common import budget_for, provenance, queries_for, symbolic_check
+from ...mathml import T_MU_Z, fenced, mathml_formula, mo
+from ..references import reference_routes
+
+ID = "lemma-2.1"
+TITLE = "Gaussian prompts make softmax attention affine"
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = ("For $mu = N(m, Gamma)$ with $Gamma$ positive semidefinite (possibly singular), "
+             "$T_{U,V}[mu](z) = E[exp(z'^T U z) V z'] / E[exp(z'^T U z)] = V (m + Gamma U z)$, and the "
+             "exponentially tilted law $exp(a^T z') mu(dz') / Z(a)$ is $N(m + Gamma a, Gamma)$.")
+HYPOTHESES = ("tokens $z' ~ N(m, Gamma)$, $Gamma = B B^T$ positive semidefinite",
+              "finite prompts: $z_1, ..., z_L$ iid $~ mu$, $T[mu_L](z)$ = softmax attention over the prompt")
+
+
+def default_scenario() -> dict:
+    """d = 3 with a rank-2 token covariance (Gamma = B B^T, B = [[1,0],[0.5,0.8],[-0.3,0.6]]) and a
+    non-symmetric U, so that both the singular case and U versus U^T are exercised."""
+    return {
+        "d": 3,
+        "mean": [0.2, -0.1, 0.3],
+        "cov": [[1.0, 0.5, -0.3], [0.5, 0.89, 0.33], [-0.3, 0.33, 0.45]],
+        "U": [[0.6, 0.3, 0.0], [-0.2, 0.5, 0.1], [0.1, 0.0, 0.4]],
+        "V": [[1.0, 0.0, 0.5], [0.0, 1.0, -0.5]],
+        "query_cov": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+        "L": [16, 64, 256, 1024],
+        "trials": 2000,
+        "delta": 1e-3,
+        "seed": 0,
+    }
+
+
+def gaussian_subject(label: str, law, m, cov, U, V, kernel=None, slip=None) -> Subject:
+    """Claimed limit: the Gaussian formula for N(m, cov), tested against tokens drawn from `law`.
+
+    `kernel` replaces the emitted kernel (sensitivity tests inject plausible wrong formulas);
+    `slip = (m', Gamma', U')` evaluates the derived formula, kernel and 40-digit form alike, at wrong
+    parameters (a control: the slip's limit is V (m' + Gamma' U' z), the tokens still from `law`)."""
+    claimed_law = GaussianLaw(m, cov)
+    fm, fcov, fU = slip if slip is not None else (m, cov, U)
+    kernel = kernel or (lambda Z: limits.gaussian_limit(fm, fcov, fU, V, Z))
+    ref_mp, ref_float, name = reference_routes(law, U, V)
+    return Subject(
+        label=label, law=law, claimed_kernel=kernel,
+        claimed_exact=lambda z: exact.gaussian_limit(fm, fcov, fU, V, z),
+        claimed_moments=lambda z: limits.gaussian_bound_moments(claimed_law, U, V, z),
+        claimed_log_normaliser=lambda z: float(kernels.gaussian_log_normaliser(m[:, None], cov, (U @ z)[:, None])[0, 0]),
+        reference_mp=ref_mp, reference_float=ref_float, reference_name=name,
+        numerator_moments=lambda z, t, c: numerator_moments.moments(law, U, V, z, t, c))
+
+
+def slips(m, cov, U) -> dict:
+    """The nearest wrong answers a derivation of the lemma would produce, as wrong parameters of the
+    derived formula V (m' + Gamma' U' z): U transposed; the tilt doubled (log Z without its 1/2)."""
+    return {"transposed U: V (m + Gamma U^T z)": (m, cov, U.T),
+            "doubled tilt: V (m + 2 Gamma U z)": (m, 2 * cov, U)}
+
+
+def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, exact_formula=None) -> dict:
+    """Verify Lemma 2.1 on `scenario`. `kernel` / `exact_formula` inject a wrong formula (tests)."""
+    s = scen.common(scenario)
+    m, cov, U, V = s["mean"], s["cov"], s["U"], s["V"]
+    budget = budget_for(s, profile)
+    queries = queries_for(s, profile, rng)
+    checks: list[Check] = [symbolic_check("Lemma 2.1, Gaussian tilt, bound moments, deviation bound and Catoni's test", {
+        **{f"tilt: {p.statement}": p for p in catalogue.tilt_proofs()},
+        **{f"lemma: {p.statement}": p for p in catalogue.lemma21_proofs()},
+        **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
+        **{f"deviation: {p.statement}": p for p in catalogue.deviation_proofs()},
+        **{f"numerator test: {p.statement}": p for p in catalogue.catoni_proofs()},
+    })]
+
+    subject = gaussian_subject("Gaussian scenario", GaussianLaw(m, cov), m, cov, U, V, kernel)
+    if exact_formula is not None:
+        subject.claimed_exact = lambda z: exact_formula(m, cov, U, V, z)
+    main = run_battery(subject, queries, U, V, budget, rng)
+    checks += main["checks"]
+
+    d = s["d"]
+    controls = {}
+    for name, slip in slips(m, cov, U).items():
+        control = gaussian_subject(f"control ({name})", GaussianLaw(m, cov), m, cov, U, V, slip=slip)
+        controls[name] = run_control(control, queries, U, V, budget, rng)
+        checks.append(control_check(controls[name], f"Gaussian tokens, {name}",
+                                    name.split(":")[0].lower().replace(" ", "-")))
+    for law in (RademacherLaw(d), UniformLaw(d)):
+        control = gaussian_subject(f"control ({law.name} tokens)", law, np.zeros(d), np.eye(d), U, V)
+        controls[law.name] = run_control(control, queries, U, V, budget, rng)
+        checks.append(control_check(controls[law.name], f"{law.name} tokens, Gaussian formula V U z", law.name))
+    summaries = {name: control_summary(result) for name, result in controls.items()}
+
+    quantities = {
+        "rank_cov": int(np.linalg.matrix_rank(cov, tol=1e-10)),
+        "queries": queries.tolist(),
+        "kernel_vs_gauss_hermite_max_relative": main["checks"][1].value,
+        "formula_vs_mpmath_max_abs": main["checks"][0].value,
+        "L": budget.Ls,
+        "mc_rmse": main["series"]["rmse"],
+        "mc_bound_first_query": main["series"]["bound"],
+        "controls": summaries,
+        "false_alarm_familywise": familywise_false_alarm(main, summaries),
+    }
+    if s.get("query") is not None:
+        quantities["limit"] = main["kernel"][0].tolist()
+        quantities["quadrature_limit"] = main["reference"][0].tolist()
+    series = {"main": main["series"], "controls": {k: v["series"] for k, v in controls.items()}}
+    mat = lemma_derivation.limit_symbols()
+    formulas = {
+        "limit": r"T[\mu](z) = " + sp.latex(lemma_derivation.gaussian_limit_matrix(mat)),
+        "tilted_law": r"e^{a^T z'}\mu(dz')/Z(a) = \mathcal{N}(m + \Gamma a,\ \Gamma)",
+    }
+    formulas_mathml = {
+        "limit": mathml_formula(T_MU_Z, mo("="), lemma_derivation.gaussian_limit_matrix(mat)),
+        "tilted_law": mathml_formula(TILTED_LAW_LHS, mo("="), "<mi>&#x1D4A9;</mi>",
+                                     fenced(mat["m"] + mat["Gamma"] * mat["a"], mo(","), mat["Gamma"])),
+    }
+    return certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities,
+                       formulas=formulas, series=series, provenance=provenance(),
+                       formulas_mathml=formulas_mathml)
+
+
+def familywise_false_alarm(main: dict, summaries: dict) -> dict:
+    """Probability bounds of a wrong verdict: the main battery's statistical checks each false-alarm
+    at base.check_false_alarm() (Bonferroni over the checks), and each control misses with 1 - power."""
+    statistical = sum(c.kind == "montecarlo" for c in main["checks"])
+    misses = sum(v["miss_probability"] or 0.0 for v in summaries.values())
+    return {"refute_true_statement": statistical * check_false_alarm(), "controls_miss": misses,
+            "total": statistical * check_false_alarm() + misses}
+
+
+# e^{a^T z'} mu(dz') / Z(a): hand-written MathML (SymPy has no expression for a measure).
+TILTED_LAW_LHS = ("<mfrac><mrow><msup><mi>e</mi><mrow><msup><mi>a</mi><mi>T</mi></msup>"
+                  "<msup><mi>z</mi><mo>&#8242;</mo></msup></mrow></msup><mi>&#956;</mi><mrow><mo>(</mo><mi>d</mi>"
+                  "<msup><mi>z</mi><mo>&#8242;</mo></msup><mo>)</mo></mrow></mrow>"
+                  "<mrow><mi>Z</mi><mrow><mo>(</mo><mi>a</mi><mo>)</mo></mrow></mrow></mfrac>")
+
+
+SCENARIO_KEYS = scen.COMMON_KEYS
+def work_estimate(s: dict, profile: str) -> budgets.Estimate:
+    r = budgets.rank(s["cov"])
+    if r > budgets.GAUSS_HERMITE_MAX_RANK:
+        raise ValueError(f"cov has rank {r}: lemma-2.1's Gauss-Hermite route supports rank <= "
+                         f"{budgets.GAUSS_HERMITE_MAX_RANK} (give a lower-rank cov, or d <= 3)")
+    return budgets.limit_claim("lemma-2.1", s, profile, 3)
+
+
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, estimate=work_estimate,
+              keys=scen.common_key_docs(),
+              paper="Lemma 2.1", rests_on=())

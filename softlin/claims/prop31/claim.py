@@ -1,0 +1,285 @@
+"""Claim `prop-3.1`: output concentration, made exact for Gaussian prompts and queries.
+
+Statement (docs/paper.md section 3): for mu centred sigma-sub-Gaussian (sigma >= 1) and nu centred
+1-sub-Gaussian, E||T[mu_L] - T[mu]||^2_{L2(nu)} <= c1 sigma^6 ln(L) / L^(c2/sigma^2). The suite
+derives (derivations/fluctuations.py) and checks:
+
+- first order at a fixed query: b1(z) = -e^{a^T Gamma a} V Gamma a and
+  C1(z) = e^{a^T Gamma a} V (Gamma + Gamma a a^T Gamma) V^T (a = U z), emitted as kernels;
+- its average over nu = N(0, Sigma_q): det(I - 2 M Sigma_q)^{-1/2} [tr(V Gamma V^T) +
+  tr(N Sigma_q (I - 2 M Sigma_q)^{-1})], finite iff lambda = lambda_max(M Sigma_q) < 1/2;
+- the sharp exponent kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2) on both sides of the
+  threshold, with lambda = sigma^2 lambda0 for Gamma = sigma^2 Gamma0, and below it the rate
+  rho = min(1, (1 - 2 lambda)/(3 lambda)) at which L x error reaches its first-order coefficient;
+- explicit non-asymptotic bounds (high probability and in expectation) with every constant explicit;
+- the paper's form with constants (c1, c2), and erratum 1 at L = 1.
+
+Routes. Symbolic (SymPy proofs); exact 40-digit evaluation of the closed forms; quadrature (the
+exact finite-L moments of numerics/selfnormalised.py, Gauss-Hermite over queries, the exact
+query-averaged error at L up to e^128 for the asymptotic exponent); Monte Carlo (the streamed engine of
+numerics/attention.py). Every Monte Carlo test is a z-test or an exact binomial test at a total
+false-alarm probability of 1e-6 per family (Bonferroni), with fixed seeds from the claim's stream.
+Regimes below, at and above the threshold rescale the scenario's token covariance (Gamma = sigma^2 Gamma0
+with sigma^2 = lambda_target / lambda0). Negative control: above the threshold a claimed 1/L rate must be
+refuted. Non-Gaussian tokens (Rademacher, uniform, a Gaussian mixture with the scenario's mean and
+covariance) have their decay measured and L x error compared with the general-law first order.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...derivations import catalogue
+from ...numerics import kernels, limits, query_average
+from ...numerics.laws import GaussianLaw, psd_root
+from .. import scenario as scen
+from ...certio import precision_entry
+from .. import budgets
+from ..base import check_false_alarm, check_path, Check, Claim, certificate
+from ..common import provenance, symbolic_check
+from .anchors import error_anchor_check, moment_anchor_check
+from .average import (_averaged, _first_order_mc_check, _per_L_check, _slope_check, coefficient_check,
+                             exact_coefficient, first_order_estimate)
+from .beyond import _beyond_gaussians
+from .bounds import _bound_checks, _erratum_one, _paper_form
+from .common import fixed_query
+from .common import (naive_exponent, remainder_exponent, sharp_exponent, KERNEL_TOLERANCE, REGIMES, budget_for,
+                            NEAR_THRESHOLD, _regime_setting)
+from .fixed import _first_order_limit_check, _fixed_query_montecarlo, deterministic_coordinates, exact_first_order
+from .formulas import _formulas, _formulas_mathml
+from .power import family_wise
+from .regimes import _regimes
+
+ID = "prop-3.1"
+TITLE = "Output concentration: exact 1/L fluctuations, the finiteness threshold and the sharp rate"
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = ("For $mu$ centred and $sigma$-sub-Gaussian ($sigma >= 1$), $nu$ centred and 1-sub-Gaussian and "
+             "$||T[mu]||_{L^4(nu)} <= sigma^2 M$, there are $c_1, c_2 > 0$ depending only on $d, V, U, M$ with "
+             "$E||T[mu_L] - T[mu]||^2_{L^2(nu)} <= c_1 sigma^6 ln(L) / L^(c_2/sigma^2)$. Exact form for "
+             "$mu = N(m, Gamma)$, $nu = N(0, Sigma_q)$: the error is first_order_coefficient $/ L + o(1/L)$ when "
+             "$lambda = lambda_max(U^T Gamma U Sigma_q) < 1/2$, and decays as $L^(-kappa)$ (up to logarithms) with "
+             "$kappa = min(1, (sqrt(1 + 4/lambda) - 1)/2)$ on both sides of that threshold.")
+HYPOTHESES = ("tokens $z' ~ N(m, Gamma)$ ($Gamma$ positive semidefinite) for the exact results; Rademacher, "
+              "uniform and Gaussian-mixture tokens for the measured decay",
+              "queries $z ~ nu = N(0, Sigma_q)$ (query_cov); prompts $z_1, ..., z_L$ iid; $L >= 2$ in the paper's display")
+SCENARIO_KEYS = scen.COMMON_KEYS
+
+def default_scenario() -> dict:
+    """d = 2, lambda_max(U^T Gamma U) = 0.105 (below the threshold 1/2 and below 1/4, where the plain
+    query average of the first-order term has a finite variance); the query has |V Gamma a|^2 about a
+    quarter of tr(V Gamma V^T), so the Gamma a a^T Gamma term of C1 is visible."""
+    return {
+        "d": 2,
+        "mean": [0.3, -0.2],
+        "cov": [[1.0, 0.3], [0.3, 0.5]],
+        "U": [[0.3, 0.1], [-0.1, 0.25]],
+        "V": [[1.0, 0.5], [0.0, 1.0]],
+        "query_cov": [[1.0, 0.0], [0.0, 1.0]],
+        "query": [1.5, 1.0],
+        "L": [16, 64, 256, 1024, 4096],
+        "trials": 2000,
+        "delta": 1e-3,
+        "seed": 0,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# The claim.
+
+def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=None, coefficient=None,
+        exponent=None, regimes=REGIMES, beyond: bool = True) -> dict:
+    """Verify Proposition 3.1 on `scenario`. Sensitivity tests inject wrong formulas: `cov_kernel(Gamma, V, a)`
+    replaces the C1 kernel, `coefficient(Gamma, U, V, Sigma_q)` the query-averaged closed form, and
+    `exponent(lambda)` the sharp exponent. `regimes` ((name, lambda) pairs) and `beyond` (non-Gaussian
+    tokens) select parts of the run (tests use subsets; the CLI always runs everything)."""
+    s = validate(scenario)
+    m, Gamma, U, V, Sq = s["mean"], s["cov"], s["U"], s["V"], s["query_cov"]
+    budget = budget_for(s, profile)
+    cov_kernel = cov_kernel or kernels.cov_first_order
+    coefficient_fn = coefficient or exact_coefficient
+    exponent_fn = exponent or sharp_exponent
+    law = GaussianLaw(m, Gamma)
+    limit_fn = lambda Z: limits.gaussian_limit(m, Gamma, U, V, Z)
+    checks: list[Check] = [symbolic_check("Proposition 3.1: first order, query average, threshold, sharp exponent", {
+        **{f"fluctuations: {p.statement}": p for p in catalogue.fluctuation_proofs()},
+        **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
+        **{f"exact error: {p.statement}": p for p in catalogue.selfnormalised_error_proofs()},
+    })]
+    quantities: dict = {}
+    series: dict = {"controls": {}}
+    errata: list = []
+    lam = query_average.threshold_lambda(Gamma, U, Sq)
+    kappa = exponent_fn(lam)
+    quantities.update(lambda_max=lam, threshold=0.5, exponent=kappa,
+                      naive_exponent=naive_exponent(lam))
+
+    # ---- 1. Fixed query: b1, C1 (kernels vs 40 digits; exact finite-L limit; anchors; Monte Carlo). ----
+    z0 = fixed_query(s)
+    a0 = U @ z0
+    b1_kernel = kernels.bias_first_order(Gamma, V, a0[:, None])[:, 0]
+    C1_kernel = np.asarray(cov_kernel(Gamma, V, a0[:, None]))
+    b1_exact, C1_exact = exact_first_order(Gamma, U, V, z0)
+    scale = max(float(np.max(np.abs(C1_exact))), float(np.max(np.abs(b1_exact))), 1e-300)
+    gap = max(float(np.max(np.abs(b1_kernel - b1_exact))), float(np.max(np.abs(C1_kernel - C1_exact)))) / scale
+    checks.append(Check("b1 and C1: emitted kernels vs the derived closed forms at 40 digits", "emit",
+                        gap <= KERNEL_TOLERANCE, gap, KERNEL_TOLERANCE,
+                        f"max relative entry difference at the query z = {np.round(z0, 6).tolist()}; "
+                        "the tolerance covers float64 rounding of ~20 operations", id="first-order/emitted-kernels"))
+    if s.get("query") is not None:
+        quantities["bias_first_order"] = b1_kernel.tolist()
+        quantities["cov_first_order"] = C1_kernel.tolist()
+    quantities["fixed_query"] = np.asarray(z0).tolist()
+    checks.append(_first_order_limit_check(Gamma, U, V, z0, b1_kernel, C1_kernel))
+    q0 = max(0.0, float(kernels.log_weight_second_moment(Gamma, a0[:, None])[0, 0]))     # a^T Gamma a
+    anchor, anchor_q = moment_anchor_check(tuple(sorted({round(q0, 12), 1.0, 4.0})))
+    checks.append(anchor)
+    quantities.update(anchor_q)
+    err_anchor, err_q = error_anchor_check(m, Gamma, U, V, z0)
+    if err_anchor is not None:
+        checks.append(err_anchor)
+    quantities.update(err_q)
+
+    fixed = _fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1_kernel, C1_kernel)
+    checks += fixed["checks"]
+    quantities.update(fixed["quantities"])
+
+    # ---- 2. Query average: closed form, Gauss-Hermite, exact finite L, Monte Carlo. ----
+    coef = coefficient_fn(Gamma, U, V, Sq)
+    quantities["first_order_coefficient"] = coef if math.isfinite(coef) else None
+    checks.append(coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget))
+    if 0 < lam < NEAR_THRESHOLD and psd_root(Sq).shape[1] <= 3:
+        # Just below the threshold the closed form and the quadrature are hardest to get right together.
+        near = _regime_setting(Gamma, lam, NEAR_THRESHOLD)[0]
+        checks.append(coefficient_check(coefficient_fn(near, U, V, Sq), near, U, V, Sq, NEAR_THRESHOLD, rng, budget,
+                                        label=f"near the threshold (Gamma rescaled to lambda = {NEAR_THRESHOLD}): ",
+                                        key="near-threshold"))
+    rho = remainder_exponent(lam)
+    main = _averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, "scenario",
+                     first_order=math.isfinite(coef) and rho >= 0.5)
+    quantities.update(measured_slope=main["fit"].slope, measured_slope_stderr=main["fit"].stderr,
+                      predicted_slope_tested_range=main["predicted_slope"],
+                      mc_mse=main["mc"], mc_mse_stderr=main["mc_se"], exact_mse=main["exact"],
+                      exact_mse_stderr=main["exact_se"], L=budget.Ls)
+    series["main"] = {"L": budget.Ls, "rmse": [math.sqrt(v) for v in main["mc"]], "mse": main["mc"],
+                      "mse_stderr": main["mc_se"], "exact_mse": main["exact"]}
+    n_av_tests = len(budget.Ls) * (1 + len(REGIMES))
+    checks.append(_per_L_check("scenario", main, check_false_alarm() / n_av_tests, "scenario"))
+    checks.append(_slope_check("scenario", main, kappa, "scenario"))
+    quantities["remainder_exponent"] = rho
+    if math.isfinite(coef) and rho >= 0.5:
+        checks.append(_first_order_mc_check(main, coef, budget.Ls, lam))
+        est, est_se, tail = first_order_estimate(main, budget.Ls, lam)
+        quantities.update(first_order_coefficient_monte_carlo=est, first_order_coefficient_monte_carlo_stderr=est_se,
+                          first_order_tail_allowance=tail)
+    elif math.isfinite(coef):
+        # lambda > 2/7: L x error approaches the coefficient as L^-rho, rho < 1/2, out of reach of a Monte Carlo
+        # test at testable L; the closed form is checked by quadrature above and the finite-L error by the
+        # exact route at every L.
+        quantities["first_order_monte_carlo_check"] = (f"not run: the remainder decays as L^-{rho:.3g} "
+                                                       f"(lambda = {lam:.3g} > 2/7)")
+
+    # ---- 3. Bounds: high probability (fixed query) and in expectation (fixed query, integrated). ----
+    bounds = _bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng)
+    checks += bounds["checks"]
+    quantities.update(bounds["quantities"])
+
+    # ---- 4. Sharp exponent and regimes. ----
+    regime_runs = _regimes(s, budget, rng, lam, exponent_fn, regimes) if lam > 1e-12 else {}
+    power: dict = {}
+    for name, r in regime_runs.items():
+        checks += r["checks"]
+        power.update(r["power"])
+        series["controls"][f"{name} threshold (lambda = {r['lambda']:g})"] = r["series"]
+    quantities["regimes"] = {name: r["quantities"] for name, r in regime_runs.items()}
+    if lam <= 1e-12:
+        quantities["regimes"] = "none: U^T Gamma U Sigma_q = 0, every query has a^T Gamma a = 0 and the error is tr(V Gamma V^T)/L"
+
+    # ---- 5. The paper's form, erratum 1. ----
+    paper = _paper_form(main, budget, Gamma, U, V, Sq, coef, lam, rng)
+    checks += paper["checks"]
+    quantities.update(paper["quantities"])
+    witness = _erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn)
+    checks += witness["checks"]
+    errata.append(witness["erratum"])
+
+    # ---- 6. Beyond Gaussians. ----
+    if beyond:
+        others = _beyond_gaussians(s, budget, rng, lam)
+        checks += others["checks"]
+        quantities["beyond_gaussians"] = others["quantities"]
+        series["controls"].update(others["series"])
+
+    quantities.update(family_wise(checks, check_false_alarm()))
+    quantities["power"] = power
+    cert = certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities,
+                       errata=errata, formulas=_formulas(), series=series, provenance=provenance(),
+                       formulas_mathml=_formulas_mathml(),
+                       precision=stated_precision(checks))
+    return cert
+
+
+def stated_precision(checks) -> list[dict]:
+    """Numbers whose digits below the eighth are rounding (certio.precision_entry): agreement measures
+    and tolerances of the deterministic routes at the 1e-10 level."""
+    why = "a quadrature agreement measure or tolerance at the 1e-10 level, whose digits below 1e-12 are rounding"
+    out = [precision_entry(f"quantities.moment_anchors[*].{k}", why, abs=1e-12) for k in ("relative", "tolerance")]
+    out += [precision_entry(f"{check_path(ID, c)}.{k}", why, abs=1e-12) for c in checks
+            if c.id in ("anchors/error-l2", "anchors/moments-l123") for k in ("value", "bound")]
+    return out
+
+
+def validate(scenario: dict) -> dict:
+    """The common scenario checks, plus at least two prompt lengths (the rate is a log-log slope) and an
+    output that varies: with V Gamma V^T = 0 every token has the same output V z_i = V m, so
+    T[mu_L] = T[mu] exactly at every L, the statement holds trivially and there is no rate to measure
+    (every error, and every standard error, is 0)."""
+    s = scen.common(scenario)
+    if len(s["L"]) < 2:
+        raise ValueError(f"prop-3.1 fits a rate over the prompt lengths: L = {s['L']!r} needs at least two")
+    if np.all(deterministic_coordinates(s["cov"], s["V"])):
+        raise ValueError("V Gamma V^T = 0, so every token's output is V m and T[mu_L] = T[mu] exactly at "
+                         "every L (nothing to measure); give V a row outside the kernel of Gamma")
+    return s
+
+
+def fixed_query_reach(s: dict) -> None:
+    """The exact finite-L moments at the fixed query are a quadrature in q = a^T Gamma a, a = U z, whose
+    cost grows like q^2 and whose accuracy holds up to numerics/selfnormalised.q_reach(L): refuse a q
+    beyond its reach at the scenario's smallest L before any work."""
+    from ...numerics.selfnormalised import q_reach
+    from .common import fixed_query
+    z0 = fixed_query(s)
+    a = s["U"] @ z0
+    q, reach = float(a @ s["cov"] @ a), q_reach(min(s["L"]))
+    if not q <= reach:
+        raise ValueError(f"at the fixed query z = {np.round(z0, 6).tolist()}, q = a^T Gamma a = {q:.4g} (a = U z) is "
+                         f"beyond the exact finite-L route's reach q <= {reach:g} at L = {min(s['L'])}: lower the "
+                         f"scale of U, cov or query")
+
+
+ENCLOSURE_SECONDS = 4.0
+
+
+def work_estimate(s: dict, profile: str) -> budgets.Estimate:
+    from . import common as claim
+    budgets.max_d("prop-3.1", s["d"], budgets.SYMBOLIC_MAX_D, "the first-order terms are evaluated in exact rational arithmetic")
+    fixed_query_reach(s)
+    b = claim.budget_for(s, profile)
+    d, k = s["d"], s["V"].shape[0]
+    ls = float(sum(b.Ls))
+    averaged = 7 * b.prompts * ls * max(d, b.queries_per_prompt)   # scenario, 3 regimes, 3 token laws
+    fixed = b.fixed_prompts * ls * d
+    # the Arb enclosures: ~3 s per enclosed L on this machine, whatever the scenario's size (measured, q <= 30)
+    enclosed = b.enclosed * ENCLOSURE_SECONDS / budgets.SECONDS_PER_UNIT
+    memory = max(b.prompts * b.queries_per_prompt, b.fixed_prompts) * (4 + 2 * k + d) * 8 * 3
+    return budgets.Estimate("prop-3.1", averaged + fixed + enclosed, memory,
+                    f"trials = {s['trials']}, L = {s['L']}: 7 query-averaged sweeps of {b.prompts} prompts and "
+                    f"one of {b.fixed_prompts} at {profile}; {b.enclosed} Arb enclosures")
+
+
+CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, validate=validate, estimate=work_estimate,
+              keys=scen.common_key_docs(query="the fixed query z of the fixed-query checks and their Arb "
+                                              "enclosures (else the first column of Sigma_q^(1/2))"),
+              paper="Proposition 3.1", rests_on=("lemma-2.1",))

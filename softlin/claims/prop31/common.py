@@ -1,0 +1,105 @@
+"""prop-3.1, shared pieces: the false-alarm budget, critical values, the profile budgets, exact
+rational conversion, and the regime rescaling Gamma = sigma^2 Gamma0 (lambda = sigma^2 lambda0).
+
+False alarm: every statistical check of the claim is run at base.check_false_alarm() (1e-6 unless a hunt lowers it) in total (Bonferroni
+over its parts), so the claim's family-wise false alarm is at most 1e-6 times the number of
+statistical checks (recorded in the certificate as `family_wise_false_alarm`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...numerics.significance import z_critical
+from ..exact import rational_column, rational_matrix
+
+REGIMES = (("below", 0.2), ("at", 0.5), ("above", 1.0))
+NEAR_THRESHOLD = 0.49      # lambda of the extra closed-form vs quadrature check of the query average
+DIGITS = 40
+# Kernel (float64) against the 40-digit closed forms: ~20 rounded operations on numbers of size
+# up to e^{a^T Gamma a} max|C1|, so 1e-13 relative leaves a factor > 100 over the rounding.
+KERNEL_TOLERANCE = 1e-13
+
+
+@dataclass
+class Budget:
+    Ls: list
+    prompts: int                # query-averaged Monte Carlo prompts per L
+    queries_per_prompt: int
+    fixed_prompts: int          # fixed-query Monte Carlo prompts per L
+    rb_queries: int             # query draws of the exact (Rao-Blackwellised) averages
+    ells: tuple                 # ln L of the exact asymptotic-exponent fits
+    delta: float
+    table_points: int
+    enclosed: int               # the first `enclosed` fixed-query L are enclosed by Arb (~3 s each)
+
+
+def fixed_query(s: dict) -> np.ndarray:
+    """The fixed query z0 of the claim's fixed-query part: the scenario's `query`, else the first column
+    of Sigma_q^(1/2) (a typical query), else the ones vector (Sigma_q = 0)."""
+    from ...numerics.laws import psd_root
+    Sq = s["query_cov"]
+    if s.get("query") is not None:
+        return np.asarray(s["query"], float)
+    return psd_root(Sq)[:, 0] if np.any(Sq) else np.ones(s["d"])
+
+
+def budget_for(s: dict, profile: str) -> Budget:
+    t = s["trials"]
+    if profile == "quick":
+        return Budget(s["L"][:3], max(200, t // 4), 4, max(1000, 2 * t), 4096, (8.0, 16.0, 32.0, 64.0),
+                      s["delta"], 32, 1)
+    scale = 2 if profile == "full" else 1
+    ells = (12.0, 16.0, 32.0, 64.0, 128.0) if profile == "standard" else (12.0, 16.0, 32.0, 64.0, 128.0, 256.0)
+    return Budget(s["L"], scale * t, 8, scale * 10 * t, scale * 16384, ells, s["delta"], 48, len(s["L"]))
+
+
+_rational, _column = rational_matrix, rational_column     # float -> exact Rational (claims/exact.py)
+
+
+def z_crit(alpha: float, two_sided: bool = True) -> float:
+    return z_critical(alpha, 1, 2 if two_sided else 1)
+
+
+def _regime_setting(Gamma0, lam0, target):
+    sigma2 = target / lam0
+    return sigma2 * Gamma0, sigma2
+
+
+def _subgaussian_sigma(Gamma) -> float:
+    """sigma of the paper for N(m, Gamma) (centred): sqrt(lambda_max(Gamma)), at least 1 (the paper's range)."""
+    return max(1.0, math.sqrt(max(0.0, float(np.max(np.linalg.eigvalsh(Gamma))))))
+
+
+
+# Relative error of the exact averages from the spline tables (<= 5e-4 measured, see selfnormalised.Table),
+# allowed for deterministically in the comparisons with Monte Carlo.
+TABLE_RELATIVE_ERROR = 1e-3
+
+
+def _lam(lam) -> float:
+    lam = float(lam)
+    if not (lam >= 0 and math.isfinite(lam)):
+        raise ValueError(f"lambda = {lam!r} must be a finite number >= 0")
+    return lam
+
+
+def sharp_exponent(lam) -> float:
+    """kappa(lambda) from the emitted kernel (derivations/fluctuations_exponent.sharp_exponent_piecewise)."""
+    from ...numerics import kernels
+    return float(kernels.sharp_exponent(np.float64(_lam(lam))))
+
+
+def naive_exponent(lam) -> float:
+    """min(1, 1/(2 lambda)) from the emitted kernel (the heuristic the controls refute)."""
+    from ...numerics import kernels
+    return float(kernels.naive_exponent(np.float64(_lam(lam))))
+
+
+def remainder_exponent(lam) -> float:
+    """rho(lambda) from the emitted kernel."""
+    from ...numerics import kernels
+    return float(kernels.remainder_exponent(np.float64(_lam(lam))))

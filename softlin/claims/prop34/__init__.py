@@ -1,0 +1,1 @@
+"""Proposition 3.4 (gradient concentration): the claim and its parts."""

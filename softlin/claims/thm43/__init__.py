@@ -1,0 +1,1 @@
+"""Theorem 4.3 (finite-prompt training tracks infinite-prompt training): the claim and its routes."""

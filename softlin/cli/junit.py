@@ -1,0 +1,80 @@
+"""JUnit XML for `softlin verify --junit PATH` (and `verify --check --junit PATH`): what CI systems read.
+
+One <testsuite> per claim, one <testcase> per check (classname the claim id, name the check's
+stable id, its prose name, tier, kind, value and bound in <system-out>). A refuted check is a
+<failure>; an undecided one (passed = null) or one not judged is <skipped> with the reason. Under
+`--check` a check whose numbers, text or verdict would change is a <failure> of type "would change"
+naming each old and new value, and each suite also holds a testcase "certificate reproduces", a
+<failure> listing every difference, with the seed and the command that reproduces the run. Each suite's <properties> give the seed,
+profile, verdict, the versions and the kernels' input hash of the run. The layout follows the JUnit
+schema that Jenkins, GitLab and GitHub reporters read (testsuites > testsuite > properties,
+testcase > failure | skipped, system-out).
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from ..certio import changed_checks
+from ..claims.base import judged
+
+
+def _text(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.8g}"
+    return str(value)
+
+
+def _suite(root: ET.Element, cert: dict, seconds: float, differences: list[str] | None,
+           reproduce: str | None) -> None:
+    checks = cert.get("checks", [])
+    changed = changed_checks(differences or [])
+    failures = sum(ch.get("passed") is False or ch.get("id") in changed for ch in checks) + bool(differences)
+    skipped = sum(ch.get("passed") is None and ch.get("id") not in changed for ch in checks)
+    suite = ET.SubElement(root, "testsuite", name=cert["claim"],
+                          tests=str(len(checks) + (differences is not None)), failures=str(failures),
+                          errors="0", skipped=str(skipped), time=f"{seconds:.3f}")
+    props = ET.SubElement(suite, "properties")
+    provenance = cert.get("provenance", {})
+    pairs = [("seed", cert.get("seed")), ("profile", cert.get("profile")), ("status", cert.get("status"))]
+    pairs += [(k if k == "kernels_input_hash" else f"version.{k}", v) for k, v in sorted(provenance.items())
+              if not isinstance(v, (dict, list))]
+    for name, value in pairs:
+        if value is not None:
+            ET.SubElement(props, "property", name=name, value=_text(value))
+    for check in checks:
+        cid = str(check.get("id") or check.get("name", ""))
+        case = ET.SubElement(suite, "testcase", classname=cert["claim"], name=cid, time="0")
+        summary = (f"tier {check.get('tier')}; kind {check.get('kind')}; value {_text(check.get('value'))}; "
+                   f"bound {_text(check.get('bound'))}")
+        if check.get("passed") is False:
+            ET.SubElement(case, "failure", message=f"refuted: {summary}", type="refuted").text = \
+                str(check.get("detail", ""))
+        elif cid in changed:
+            ET.SubElement(case, "failure", message=f"would change: {'; '.join(changed[cid])}"[:1000],
+                          type="would change").text = "\n".join(changed[cid]) + f"\nreproduce: {reproduce}"
+        elif not judged(check):
+            ET.SubElement(case, "skipped", message=f"not judged: {check.get('reason', '')}"[:1000])
+        elif check.get("passed") is None:
+            ET.SubElement(case, "skipped", message=f"undecided: {check.get('detail', '')}"[:1000])
+        ET.SubElement(case, "system-out").text = f"{check.get('name', '')}\n{summary}\n{check.get('detail', '')}"
+    if differences is not None:
+        case = ET.SubElement(suite, "testcase", classname=cert["claim"], name="certificate reproduces", time="0")
+        if differences:
+            failure = ET.SubElement(case, "failure", type="would change",
+                                    message=f"{len(differences)} differences; seed {cert.get('seed')}; "
+                                            f"reproduce: {reproduce}")
+            failure.text = "\n".join(differences)
+
+
+def document(runs: list[dict]) -> bytes:
+    """The XML document for `runs`: dicts with `cert`, `seconds`, and under --check `differences`
+    (a list, empty when the certificate reproduces) and `reproduce` (the command)."""
+    root = ET.Element("testsuites", name="softlin verify")
+    for run in runs:
+        _suite(root, run["cert"], run.get("seconds", 0.0), run.get("differences"), run.get("reproduce"))
+    counts = {k: sum(int(s.get(k)) for s in root) for k in ("tests", "failures", "errors", "skipped")}
+    for key, value in counts.items():
+        root.set(key, str(value))
+    ET.indent(root)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"

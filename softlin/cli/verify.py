@@ -1,0 +1,313 @@
+"""`softlin verify` and `softlin verify --check` (docs/design.md, "CLI"); the CLI layer.
+
+Everything is checked before the first claim runs: scenario keys and values for every named claim,
+the work and memory each claim would need (claims/budgets.py) and the output paths; a problem raises
+`ValueError` or `UsageError`, which `softlin.cli.main` prints on one line with exit code 2. A claim
+that raises after its input passed validation is a bug: `InternalError`, exit code 3, except for
+`BeyondReach`, a structural limit that only a run can meet (exit 2, like a rejected input).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from .. import certio
+from ..claims import budgets, progress, registry, scenario as scen
+from ..claims.base import PROFILES, claim_rng
+from ..numerics.validate import BeyondReach
+from ..render import text
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+DEFAULT_OUT = Path("reports")
+
+
+class UsageError(Exception):
+    pass
+
+
+class InternalError(Exception):
+    pass
+
+
+def _for_claim(claim_id: str, fn, *args):
+    try:
+        return fn(*args)
+    except ValueError as exc:
+        raise ValueError(f"{claim_id}: {exc}") from None
+
+
+def _select(args, user: dict) -> list:
+    """The claims to run: the named ones, or all; with a scenario and no claim named, those that read
+    every key of the scenario (a note on stderr names the ones skipped and the key they do not read)."""
+    if args.claims:
+        return [registry.get(i) for i in dict.fromkeys(args.claims)]
+    claims = list(registry.CLAIMS.values())
+    if not user:
+        return claims
+    problems = {c.id: scen.reader_problem(user, c.scenario_keys) for c in claims}
+    chosen = [c for c in claims if problems[c.id] is None]
+    skipped = "; ".join(f"{cid} does not read {key}" for cid, key in problems.items() if key is not None)
+    if not chosen:
+        raise ValueError(f"no claim reads every key of {args.scenario}: {skipped}")
+    if skipped and not args.quiet:
+        print(f"softlin: {args.scenario} runs {', '.join(c.id for c in chosen)}; skipped: {skipped}",
+              file=sys.stderr)
+    return chosen
+
+
+def _check_out(out: Path) -> None:
+    """--out must be a directory (or creatable inside one) that this process can write to: probed
+    with a temporary file in the nearest existing folder, before any work (a read-only file system
+    is found now, not after the run)."""
+    for p in (out, *out.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise ValueError(f"--out {str(out)!r}: {str(p)!r} is a file, not a directory")
+            for sub in (p / "certificates", p / "figures"):
+                if p == out and sub.exists() and not sub.is_dir():
+                    raise ValueError(f"--out {str(out)!r}: {str(sub)!r} is a file, not a directory")
+            _probe_writable(p, f"--out {str(out)!r}")
+            return
+
+
+def _probe_writable(folder: Path, what: str) -> None:
+    import tempfile
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{what}: cannot write in {str(folder)!r} ({exc.strerror or exc})") from None
+
+
+def _check_junit(path: Path | None) -> None:
+    """--junit is probed before any work, like --out and --json."""
+    _check_output_file("--junit", None if path is None else str(path))
+
+
+def _write_junit(path: Path | None, runs: list[dict]) -> None:
+    if path is not None:
+        from .junit import document
+        certio.atomic_write(path, document(runs))
+
+
+def _ci_reports(args, runs: list[dict]) -> None:
+    """The reports CI systems read: --junit (JUnit XML) and --github (workflow commands)."""
+    _write_junit(args.junit, runs)
+    if args.github:
+        from .github import emit
+        emit(runs)
+
+
+def _check_json(path: str | None) -> None:
+    _check_output_file("--json", path)
+
+
+def _check_output_file(flag: str, path: str | None) -> None:
+    """An output file named by `flag`: not a directory, in a folder that exists and is writable
+    (None and "-", stdout, need nothing)."""
+    if path in (None, "-"):
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"{flag} {path!r} is a directory; give a file name")
+    if not p.parent.is_dir():
+        raise ValueError(f"{flag} {path!r}: the folder {str(p.parent)!r} does not exist")
+    _probe_writable(p.parent, f"{flag} {path!r}")
+
+
+def plan(args) -> tuple[list, dict, Path]:
+    """(claims, merged scenario per claim id, output directory); ValueError before any work. The
+    estimates are kept on `args.estimates` for --dry-run."""
+    args.profile = args.profile or "standard"
+    if args.seed is not None and args.seed < 0:
+        raise ValueError(f"--seed {args.seed} must be >= 0")
+    if not args.max_minutes > 0:
+        raise ValueError(f"--max-minutes {args.max_minutes:g} must be > 0")
+    user = scen.load_toml(args.scenario) if args.scenario else {}
+    claims = _select(args, user)
+    out = args.out or (DEFAULT_OUT / "scenarios" / args.scenario.stem if args.scenario else DEFAULT_OUT)
+    _check_out(out)
+    _check_json(args.json_path)
+    _check_junit(args.junit)
+    if args.github and args.json_path == "-":
+        raise UsageError("--github writes workflow commands to stdout, where --json - writes the certificates: "
+                         "give --json a file")
+    scenarios, estimates = {}, []
+    for c in claims:
+        s = _for_claim(c.id, scen.merge, c.default_scenario(), user, c.scenario_keys)
+        if args.seed is not None:
+            s["seed"] = args.seed
+        scenarios[c.id] = s
+        validated = _for_claim(c.id, c.validate or scen.common, s)
+        estimates.append(_for_claim(c.id, budgets.estimate, c.id, validated, args.profile))
+    budgets.admit(estimates, args.max_minutes)
+    args.estimates = estimates
+    return claims, scenarios, out
+
+
+def _run_claims(claims, scenarios, profile, quiet, done) -> list[tuple[dict, float]]:
+    """Run the claims in order; `done(cert)` is called as soon as each finishes (its certificate is
+    written then, so an interrupt keeps the finished ones). A heartbeat goes to stderr."""
+    progress.enable(not quiet)
+    results = []
+    with progress.heartbeat(quiet):
+        for i, c in enumerate(claims):
+            start = time.perf_counter()
+            with progress.claim(c.id, i, len(claims)):
+                cert = _run_one(c, scenarios[c.id], profile)
+            elapsed = time.perf_counter() - start
+            done(cert)
+            progress.finished(c.id, cert["status"], elapsed, i, len(claims))
+            results.append((cert, elapsed))
+    return results
+
+
+def _run_one(c, s: dict, profile: str) -> dict:
+    try:
+        return c.run(s, profile, claim_rng(s["seed"], c.id))
+    except (KeyboardInterrupt, InternalError):
+        raise
+    except BeyondReach as exc:   # a structural limit met during the run: exit 2
+        raise ValueError(f"{c.id}: {exc}") from None
+    except MemoryError as exc:           # the estimate let it through: say what to lower, exit 2
+        raise ValueError(f"{c.id}: out of memory ({exc}); lower trials or L, or the scale of U and cov, "
+                         f"in the scenario") from None
+    except Exception as exc:   # the input passed validation: this is a bug
+        raise InternalError(f"{c.id}: {type(exc).__name__}: {exc}") from exc
+
+
+def cmd_verify(args) -> int:
+    if args.check and args.dry_run:
+        raise UsageError("--dry-run plans a new run; --check re-runs the committed certificates: give one of them")
+    if args.check:
+        return cmd_verify_check(args)
+    if args.diff:
+        raise UsageError("--diff prints the differences that --check finds: give --check")
+    from ..render import render
+
+    claims, scenarios, out = plan(args)
+    if args.dry_run:
+        print(f"{'claim':<20} {'estimated':>10} {'memory':>10}  work")
+        for e in args.estimates:
+            print(f"{e.claim:<20} {budgets.duration(e.seconds):>10} {budgets.size(e.memory):>10}  {e.what}")
+        print(f"the scenario is valid for {len(claims)} claim{'' if len(claims) == 1 else 's'} at {args.profile}; "
+              "nothing was run or written")
+        return EXIT_OK
+    results = _run_claims(claims, scenarios, args.profile, args.quiet,
+                          lambda cert: render.write_certificate(out, cert))
+    render.render_all(out)
+    certs = [c for c, _ in results]
+    _ci_reports(args, [{"cert": c, "seconds": e} for c, e in results])
+    if args.json_path == "-":
+        sys.stdout.write(certio.dumps(certs))
+    elif args.json_path:
+        certio.atomic_write(Path(args.json_path), certio.dumps(certs).encode())
+    if not args.quiet and args.json_path != "-":
+        print(f"{'claim':<20} {'status':<13} {'passed/judged/all':>17} {'seconds':>8}")
+        for cert, elapsed in results:
+            ok, judged, total = text.passed_count(cert)
+            print(f"{cert['claim']:<20} {cert['status']:<13} {f'{ok}/{judged}/{total}':>17} {elapsed:>8.1f}")
+        print(f"{'total':<20} {'':<13} {'':>17} {sum(e for _, e in results):>8.1f}")
+        print(f"certificates and pages in {out}/ (open {out / 'index.html'})")
+    return EXIT_OK if all(c["status"] == "verified" for c in certs) else EXIT_FAILED
+
+
+# `verify --check` prints this many differences per certificate unless --diff asks for all.
+DIFF_LINES = 8
+
+
+def cmd_verify_check(args) -> int:
+    """Re-run each certificate's claim on the certificate's own scenario, profile and seed (recorded
+    exactly); exit 1 naming every certificate whose verdicts, checks or numbers would change beyond
+    their stated precision (certio.differences). Writes nothing."""
+    for flag, value in (("--scenario", args.scenario), ("--seed", args.seed), ("--json", args.json_path),
+                        ("--profile", args.profile)):
+        if value is not None:
+            raise UsageError(f"verify --check takes the scenario, profile and seed from the certificates; "
+                             f"drop {flag}")
+    out = args.out or DEFAULT_OUT
+    folder = out / "certificates"
+    if not folder.is_dir():
+        raise ValueError(f"no certificates to check: {str(folder)!r} is not a directory")
+    _check_junit(args.junit)
+    old = {}
+    for path in sorted(folder.glob("*.json")):
+        cert = certio.read(path)
+        old[cert.get("claim", path.stem)] = (path, cert)
+    wanted = list(dict.fromkeys(args.claims)) if args.claims else list(old)
+    for cid in wanted:
+        registry.get(cid)
+        if cid not in old:
+            raise ValueError(f"no certificate {folder / (cid + '.json')} to check")
+    claims = [registry.get(cid) for cid in wanted]
+    scenarios, estimates, built_in = {}, [], {}
+    for c in claims:
+        path, cert = old[c.id]
+        if cert.get("profile") not in PROFILES or not isinstance(cert.get("seed"), int) \
+                or not isinstance(cert.get("scenario"), dict):
+            raise ValueError(f"{path}: no valid scenario, profile and seed to re-run")
+        s = dict(cert["scenario"])
+        s["seed"] = cert["seed"]
+        scenarios[c.id] = s
+        check = c.validate or scen.common
+        validated = _for_claim(c.id, check, s)
+        default = dict(c.default_scenario(), seed=cert["seed"])
+        built_in[c.id] = _same_scenario(validated, check(default))
+        estimates.append(_for_claim(c.id, budgets.estimate, c.id, validated, cert["profile"]))
+    budgets.admit(estimates, args.max_minutes)
+    changed, runs = [], []
+    progress.enable(not args.quiet)
+    with progress.heartbeat(args.quiet):
+        results = [_check_one(c, i, len(claims), scenarios[c.id], old[c.id][1]["profile"])
+                   for i, c in enumerate(claims)]
+    for c, (new, seconds) in zip(claims, results):
+        path, cert = old[c.id]
+        diffs = certio.differences(cert, json.loads(certio.dumps(new)), limit=None)
+        command = _rerun_command(c.id, cert, out, built_in[c.id])
+        runs.append({"cert": new, "seconds": seconds, "differences": diffs, "reproduce": command, "path": str(path)})
+        if diffs:
+            changed.append(c.id)
+            shown = diffs if args.diff else diffs[:DIFF_LINES]
+            print(f"would change: {path} (seed {cert['seed']}, profile {cert['profile']}), {len(diffs)} "
+                  f"difference{'s' * (len(diffs) != 1)}:", file=sys.stderr)
+            for line in shown:
+                print(f"  {line}", file=sys.stderr)
+            if len(shown) < len(diffs):
+                print(f"  ... {len(diffs) - len(shown)} more (--diff prints all)", file=sys.stderr)
+            print(f"  reproduce: {command}", file=sys.stderr)
+    _ci_reports(args, runs)
+    if changed:
+        print(f"{len(changed)} of {len(claims)} certificates would change", file=sys.stderr)
+        return EXIT_FAILED
+    counted = "1 certificate reproduces" if len(claims) == 1 else f"{len(claims)} certificates reproduce, each"
+    print(f"{counted} at its scenario, profile and seed (every number within its stated precision)")
+    return EXIT_OK
+
+
+def _check_one(c, i: int, total: int, s: dict, profile: str) -> tuple[dict, float]:
+    start = time.perf_counter()
+    with progress.claim(c.id, i, total):
+        new = _run_one(c, s, profile)
+    seconds = time.perf_counter() - start
+    progress.finished(c.id, new["status"], seconds, i, total)
+    return new, seconds
+
+
+def _same_scenario(a: dict, b: dict) -> bool:
+    from ..claims.base import jsonable
+    return jsonable(a) == jsonable(b)
+
+
+def _rerun_command(claim_id: str, cert: dict, out: Path, built_in: bool) -> str:
+    """The command that regenerates one certificate. A certificate made from a user's scenario is
+    never pointed at the built-in one: its command names the scenario file, which the user holds
+    (the certificate records its contents)."""
+    where = "" if out == DEFAULT_OUT else f" --out {out}"
+    command = f"softlin verify {claim_id} --profile {cert['profile']} --seed {cert['seed']}{where}"
+    if built_in:
+        return command
+    return (command.replace(f" {claim_id} ", f" {claim_id} --scenario YOUR.toml ", 1)
+            + "  (made from a user scenario, recorded in the certificate: YOUR.toml is the file that made it)")

@@ -1,0 +1,339 @@
+"""`softlin hunt CLAIM`: search a claim's hypothesis space for a counterexample (docs/design.md, "Hunt").
+
+Hypothesis draws scenarios from the claim's space (softlin/cli_hunt_spaces.SPACES) and runs the claim at
+a small budget on each (profile `quick` for `--budget quick`, `standard` for `--budget standard`,
+seed S fixed in the scenario, so one scenario always gives the same run and Hypothesis's shrinker
+sees a deterministic test). An example is
+
+- outside hypotheses: the claim's validation or its structural limits (claims/budgets.py) reject it;
+  counted per reason, never run; a structural limit that only the run meets (BeyondReach, e.g.
+  thm-4.3's finite-L flow leaving its exact route's tables) is counted the same way;
+- a counterexample: some check that is not a control has passed = False (refuted). A check with
+  passed = None is undecided (unless it was not judged at all), not a counterexample; a failed control (a wrong formula that this
+  scenario's Monte Carlo did not refute although its power was >= 0.999) is a miss of the test's
+  power, counted as `control_misses`, not evidence against the claim; an exception on a validated
+  scenario is a counterexample too (a crash);
+- otherwise counted in its region (`Space.region`).
+
+On the first counterexample Hypothesis shrinks it (entries towards 0, smaller d, fewer lengths),
+re-running the claim on each candidate; the smallest one that still fails is written as
+`<out>/<claim>-counterexample.toml` (re-run it with `softlin verify CLAIM --scenario FILE
+--profile quick`) and its failing checks as `<out>/<claim>-counterexample.json`.
+
+Multiple testing. The hunt states a family-wise false alarm `--false-alarm A` (default 1e-3) and
+runs every claim at the per-check level alpha = min(1e-6, A / (N k)) (claims.base.false_alarm_level;
+every statistical check of every claim reads it), k the space's bound on a run's statistical checks.
+A run of the correct claim then has a failed statistical check with probability at most k alpha
+(union bound; every run's certificate is checked against it). The hunt reports a counterexample on
+correct code only if one of the generate phase's runs false-alarms (shrinking starts after one has),
+and at most N runs are made there (enforced here, not left to Hypothesis), so the hunt's family-wise
+false alarm is at most N k alpha <= A: printed and in the JSON.
+Deterministic checks (symbolic, quadrature) carry no false alarm: their failure is a finding.
+
+Exit codes as `verify`: 0 nothing found, 1 counterexample, 2 bad input, 3 internal error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .. import certio
+from ..claims import budgets, progress, registry, scenario as scen
+from .scenario_toml import to_toml
+from ..claims.base import CHECK_FALSE_ALARM, claim_rng, false_alarm_level, judged
+from ..numerics.validate import BeyondReach
+from ..cli.verify import EXIT_FAILED, EXIT_OK, InternalError
+
+DEFAULT_OUT = Path("reports") / "hunt"
+PROFILE = {"quick": "quick", "standard": "standard"}
+OUTSIDE = "outside hypotheses"
+# The claims with a hunt space (cli_hunt_spaces.SPACES, imported lazily: Hypothesis loads only for hunt).
+SUPPORTED = ("lemma-2.1", "asm-3.3", "prop-3.1", "prop-3.4", "mixture", "thm-4.3", "thm-5.2", "finite-prompt-risk",
+             "authors-experiment")
+
+
+class Counterexample(Exception):
+    """Raised inside the Hypothesis test so that it shrinks; carries the failing run."""
+
+    def __init__(self, scenario: dict, failing: list):
+        super().__init__(f"{len(failing)} failing checks")
+        self.scenario, self.failing = scenario, failing
+
+
+def classify(claim, user: dict, budget: str) -> tuple[dict | None, str]:
+    """(merged scenario, region) or (None, reason) when the claim's hypotheses or limits reject it."""
+    try:
+        merged = scen.merge(claim.default_scenario(), user, claim.scenario_keys)
+        validated = (claim.validate or scen.common)(merged)
+        budgets.estimate(claim.id, validated, PROFILE[budget])
+    except ValueError as exc:
+        return None, reason_key(str(exc))
+    space = _spaces()[claim.id]
+    for label, defective in space.known_defects:
+        if defective(validated):
+            return None, label
+    return merged, space.region(validated)
+
+
+def reason_key(message: str) -> str:
+    """A rejection message without its values (matrices, numbers), so that reasons can be counted."""
+    return re.sub(r"(?<![\w.-])-?\d[\d.e+-]*", "#", re.sub(r"\[.*\]", "[...]", message))
+
+
+def judge(cert: dict) -> dict:
+    """The hunt's reading of one certificate (module docstring)."""
+    checks = cert["checks"]
+    return {"failing": [c for c in checks if c["passed"] is False and c["kind"] != "control"],
+            "control_misses": [c["name"] for c in checks if c["passed"] is False and c["kind"] == "control"],
+            # a check not judged (a control below its planned power) is neither undecided nor a miss
+            "undecided": sum(c["passed"] is None and judged(c) for c in checks),
+            "false_alarm": cert["reliability"]["family_wise_false_alarm"]}
+
+
+def judge_scenario(claim_id: str, merged: dict, budget: str, seed: int, per_check: float) -> dict:
+    """One claim run at the hunt's per-check level, read by `judge`: a pure function of its arguments, so
+    a Dask worker can run it (cli_hunt_dask). {"outside": reason} for a structural limit met during
+    the run; an exception on a validated scenario is a crash verdict (a counterexample)."""
+    claim = registry.get(claim_id)
+    try:
+        with false_alarm_level(per_check):
+            cert = json.loads(certio.dumps(claim.run(merged, PROFILE[budget], claim_rng(seed, claim_id))))
+    except BeyondReach as exc:
+        return {"outside": reason_key(str(exc))}
+    except Exception as exc:        # a validated scenario must not crash the claim
+        return {"failing": [{"name": "the claim runs on a validated scenario", "kind": "crash", "passed": False,
+                             "value": f"{type(exc).__name__}: {exc}", "bound": None,
+                             "detail": "an exception, not a verdict"}],
+                "control_misses": [], "undecided": 0, "false_alarm": 0.0}
+    return judge(cert)
+
+
+class Hunt:
+    """State of one hunt: counters, the run cap of the generate phase, the last counterexample."""
+
+    def __init__(self, claim, n: int, seed: int, budget: str, max_shrink: int = 100, level: float = 1e-3):
+        self.claim, self.n, self.seed, self.budget, self.max_shrink = claim, n, seed, budget, max_shrink
+        self.space = _spaces()[claim.id]
+        self.level = level
+        self.per_check = min(CHECK_FALSE_ALARM, level / (n * self.space.statistical_checks))
+        self.per_run = self.space.statistical_checks * self.per_check
+        self.regions: dict[str, int] = {}
+        self.outside: dict[str, int] = {}
+        self.runs = self.shrink_runs = self.undecided_runs = self.skipped = 0
+        self.control_misses: list = []
+        self.false_alarm = 0.0
+        self.found: Counterexample | None = None
+        self.error = ""
+
+    def test(self, user: dict) -> None:
+        if self.error:
+            return                            # an internal error: stop judging, reported after the run
+        user = {**user, "seed": self.seed}
+        merged, region = classify(self.claim, user, self.budget)
+        if self.found is None and self.runs >= self.n:
+            self.skipped += 1                 # never more than N judged runs before a failure
+            return
+        if self.found is not None and self.shrink_runs >= self.max_shrink:
+            if user == self.found.scenario:   # Hypothesis replays the smallest failure: keep it failing
+                raise self.found
+            return                            # shrink budget spent: no candidate is accepted any more
+        if merged is None:
+            if self.found is None:
+                self.outside[region] = self.outside.get(region, 0) + 1
+            return
+        progress.progress(f"hunt {self.claim.id}: example {self.runs + 1}/{self.n}" if self.found is None
+                          else f"hunt {self.claim.id}: shrinking (run {self.shrink_runs + 1})")
+        verdict = self.judge(user, merged)
+        if "outside" in verdict:              # a structural limit met during the run (BeyondReach)
+            if self.found is None:
+                self.outside[verdict["outside"]] = self.outside.get(verdict["outside"], 0) + 1
+            return
+        if self.found is None:
+            self.runs += 1
+            self.regions[region] = self.regions.get(region, 0) + 1
+            self.false_alarm += max(verdict["false_alarm"], self.per_run)
+            self.undecided_runs += verdict["undecided"] > 0
+            self.control_misses += [{"check": name, "scenario": user} for name in verdict["control_misses"]]
+            if verdict["false_alarm"] > self.per_run * (1 + 1e-9):
+                self.error = (f"{self.claim.id}: a run has family-wise false alarm {verdict['false_alarm']:g} "
+                              f"above the hunt's stated {self.per_run:g} per run")
+                return
+        else:
+            self.shrink_runs += 1
+        if verdict["failing"]:
+            self.found = Counterexample(user, verdict["failing"])
+            raise self.found
+
+    scenario_judge = staticmethod(judge_scenario)      # what a Dask worker runs (cli_hunt_dask)
+
+    def judge(self, user: dict, merged: dict) -> dict:
+        """The verdict of one claim run (judge_scenario), here; cli_hunt_dask replaces it by a cluster's."""
+        return judge_scenario(self.claim.id, merged, self.budget, self.seed, self.per_check)
+
+    def run(self) -> None:
+        from hypothesis import HealthCheck, Phase, given, seed, settings
+
+        @seed(self.seed)
+        @settings(max_examples=self.n, database=None, deadline=None, derandomize=False,
+                  phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
+                  print_blob=False, report_multiple_bugs=False, verbosity=_quiet())
+        @given(self.space.scenarios(self.budget))
+        def hunt_test(user):
+            self.test(user)
+
+        try:
+            hunt_test()
+        except Counterexample as exc:
+            self.found = exc                  # Hypothesis re-raises the shrunk (last) failing example
+        if self.error:
+            raise InternalError(self.error)
+
+
+def _spaces() -> dict:
+    from .spaces import SPACES
+    return SPACES
+
+
+def _quiet():
+    from hypothesis import Verbosity
+    return Verbosity.quiet
+
+
+def add_parser(sub) -> None:
+    hunt = sub.add_parser("hunt", help="search a claim's hypothesis space for a counterexample (Hypothesis)")
+    hunt.add_argument("claim", help=f"claim id (supported: {', '.join(SUPPORTED)})")
+    hunt.add_argument("--examples", type=int, metavar="N", default=100, help="scenarios judged before giving up (default 100)")
+    hunt.add_argument("--seed", type=int, metavar="N", default=0, help="seed of Hypothesis and of every claim run (default 0)")
+    hunt.add_argument("--budget", choices=tuple(PROFILE), default="quick", help="claim profile per example")
+    hunt.add_argument("--false-alarm", type=float, metavar="A", default=1e-3, dest="false_alarm",
+                      help="family-wise false alarm of the whole hunt (default 1e-3); sets each check's level")
+    hunt.add_argument("--max-shrink", type=int, metavar="K", default=100, help="claim runs spent shrinking (default 100)")
+    where = hunt.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDR",
+                       help="run the claim runs on this Dask scheduler (tcp://HOST:PORT; needs softlin[sweep])")
+    where.add_argument("--workers", type=int, metavar="N", help="run the claim runs on a local Dask cluster of N processes")
+    hunt.add_argument("--out", type=Path, metavar="DIR", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    hunt.add_argument("--json", dest="json_path", metavar="PATH|-", help="also write the summary JSON to PATH (- for stdout)")
+
+
+def check_args(args):
+    """The claim's space, or ValueError naming the bad value, before any work."""
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers {args.workers} must be >= 1")
+    if args.scheduler is not None or args.workers is not None:
+        from ..sweep.execute import require_dask
+        require_dask()
+    claim = registry.get(args.claim)
+    if claim.id not in SUPPORTED:
+        raise ValueError(f"hunt does not support {claim.id!r} yet (supported: {', '.join(SUPPORTED)})")
+    if args.examples < 1:
+        raise ValueError(f"--examples {args.examples} must be >= 1")
+    if not 0 < args.false_alarm < 1:
+        raise ValueError(f"--false-alarm {args.false_alarm:g} must be in (0, 1)")
+    if args.max_shrink < 0:
+        raise ValueError(f"--max-shrink {args.max_shrink} must be >= 0")
+    if args.seed < 0:
+        raise ValueError(f"--seed {args.seed} must be >= 0")
+    for p in (args.out, *args.out.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise ValueError(f"--out {str(args.out)!r}: {str(p)!r} is a file, not a directory")
+            break
+    if args.json_path not in (None, "-") and Path(args.json_path).is_dir():
+        raise ValueError(f"--json {args.json_path!r} is a directory; give a file name")
+    return claim
+
+
+def summary(h: Hunt, seconds: float) -> dict:
+    space = h.space
+    out = {"format": 1, "command": "hunt", "claim": h.claim.id, "examples": h.n, "seed": h.seed,
+           "budget": h.budget, "profile": PROFILE[h.budget], "result": "counterexample" if h.found else "nothing found",
+           "runs": h.runs, "shrink_runs": h.shrink_runs, "seconds": round(seconds, 1),
+           "regions": dict(sorted(h.regions.items())), OUTSIDE.replace(" ", "_"): dict(sorted(h.outside.items())),
+           "undecided_runs": h.undecided_runs, "control_misses": h.control_misses,
+           "false_alarm": {"level": h.level, "per_check": h.per_check, "per_run": h.per_run,
+                           "statistical_checks_per_run": space.statistical_checks, "family_wise": h.false_alarm,
+                           "stated": h.n * h.per_run,
+                           "how": "union bound over the generate phase's claim runs (at most N), each at most its "
+                                  "statistical checks x per_check; per_check = min(1e-6, level / (N x checks))"}}
+    if h.found:
+        out["counterexample"] = {"scenario": h.found.scenario, "failing_checks": h.found.failing}
+    from ..claims import common            # imports the numerics (SciPy): not needed for --help
+    out["provenance"] = {**common.provenance(), "source_commit": source_commit()}
+    return out
+
+
+def source_commit() -> str | None:
+    """The git commit of the softlin source that ran the hunt (with "+changes" when its tree differs from
+    it), or None outside softlin's own checkout (an installed copy inside another repository must not
+    report that repository's commit): a hunt's "nothing found" is a statement about that code."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True,
+                             text=True, timeout=10, check=True).stdout.strip()
+        if Path(top).resolve() != root:
+            return None
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + ("+changes" if dirty else "")
+
+
+def cmd_hunt(args) -> int:
+    claim = check_args(args)
+    hunt = Hunt(claim, args.examples, args.seed, args.budget, args.max_shrink, args.false_alarm)
+    start = time.perf_counter()
+    progress.enable(True)               # draws only on a terminal
+    dask = None
+    try:
+        if args.scheduler is not None or args.workers is not None:
+            from .cluster import run_on_cluster
+            dask = run_on_cluster(hunt, args.workers, args.scheduler)
+        else:
+            hunt.run()
+    finally:
+        progress.clear()
+    result = summary(hunt, time.perf_counter() - start)
+    if dask is not None:
+        result["dask"] = dask
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = args.out / claim.id
+    if hunt.found:
+        toml = Path(f"{stem}-counterexample.toml")
+        toml.write_text(to_toml(hunt.found.scenario, f"softlin hunt {claim.id} --seed {args.seed} --budget "
+                                f"{args.budget}: counterexample\nre-run: softlin verify {claim.id} --scenario "
+                                f"{toml} --profile {PROFILE[args.budget]}"))
+        Path(f"{stem}-counterexample.json").write_text(certio.dumps(hunt.found.failing))
+        result["counterexample"]["toml"] = str(toml)
+    text = certio.dumps(result)
+    Path(f"{stem}.json").write_text(text)
+    if args.json_path == "-":
+        sys.stdout.write(text)
+    else:
+        if args.json_path:
+            Path(args.json_path).write_text(text)
+        _print(result)
+    return EXIT_FAILED if hunt.found else EXIT_OK
+
+
+def _print(r: dict) -> None:
+    fa = r["false_alarm"]
+    print(f"hunt {r['claim']}: {r['result']} after {r['runs']} claim runs ({r['seconds']:.0f} s, budget {r['budget']}, "
+          f"seed {r['seed']})")
+    print("regions: " + ", ".join(f"{k}: {v}" for k, v in r["regions"].items()) +
+          f"; outside hypotheses: {sum(r['outside_hypotheses'].values())}")
+    print(f"family-wise false alarm <= {fa['stated']:.2g} (= {r['examples']} runs x {fa['statistical_checks_per_run']} "
+          f"checks x {fa['per_check']:.2g} per check; "
+          f"{fa['family_wise']:.2g} over the runs made); undecided runs: {r['undecided_runs']}; "
+          f"control misses: {len(r['control_misses'])}")
+    if "counterexample" in r:
+        names = "; ".join(c["name"] for c in r["counterexample"]["failing_checks"])
+        print(f"counterexample (shrunk in {r['shrink_runs']} runs): {r['counterexample']['toml']}; failing: {names}")

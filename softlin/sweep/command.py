@@ -1,0 +1,132 @@
+"""`softlin sweep (GRID.toml | --builtin NAME)`: one certificate per grid point (docs/design.md, "Sweeps").
+
+    softlin sweep GRID.toml | --builtin rates [--profile quick|standard|full]
+                  [--workers N | --scheduler tcp://HOST:PORT] [--out DIR] [--quiet]
+
+Plan (everything checked before any work; a problem is one line and exit 2): the grid
+(cli_sweep_grid), every point's scenario validated by its claim, the grid's estimated work against its
+`max_minutes` (claims/budgets.py), the output folder, and Dask being installed. Run: the points whose
+key is already in the store (cli_sweep_store) are reused, the others run on Dask (cli_sweep_exec) and
+each certificate is written atomically as it arrives, so an interrupted sweep loses at most the points
+in flight. Then summary.json (cli_sweep_summary) and, for a lambda sweep with measured slopes, the
+phase diagram rates.png (cli_sweep_figure). Exit 0 when every point is verified, else 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from . import execute as sx
+from ..claims import budgets, progress, registry, scenario as scen
+from ..claims.base import PROFILES
+from .grid import BUILTIN, load, parse, points
+from .store import Store, atomic_write, point_key
+from .summary import point_entry, summary
+from ..cli.verify import DEFAULT_OUT, EXIT_FAILED, EXIT_OK, UsageError, _check_out
+from ..numerics import kernels
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("sweep", help="run a claim over a grid of scenarios (Dask), with a summary and figures")
+    p.add_argument("grid", nargs="?", type=Path, metavar="GRID.toml", help="grid TOML file (see docs/design.md, Sweeps)")
+    p.add_argument("--builtin", choices=sorted(BUILTIN), help="a built-in grid instead of a file")
+    p.add_argument("--profile", choices=PROFILES, default=None, help="budget (default: the grid's, else standard)")
+    p.add_argument("--workers", type=int, metavar="N", default=None, help="LocalCluster worker processes (default: the cores)")
+    p.add_argument("--scheduler", metavar="ADDR", help="address of an existing Dask scheduler (tcp://HOST:PORT) instead")
+    p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default reports/sweeps/<grid name>)")
+    p.add_argument("--quiet", action="store_true", help="no progress and no closing lines")
+
+
+def plan(args) -> tuple[dict, list[dict], Path]:
+    """(parsed grid, points with their store keys, output folder); ValueError/UsageError before any work."""
+    if (args.grid is None) == (args.builtin is None):
+        raise UsageError("sweep takes a grid file or --builtin NAME (one of them)")
+    if args.workers is not None and args.scheduler:
+        raise UsageError("give --workers or --scheduler, not both")
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers {args.workers} must be >= 1")
+    if args.scheduler is not None and "://" not in args.scheduler:
+        raise ValueError(f"--scheduler {args.scheduler!r} is not an address like tcp://HOST:PORT")
+    name = args.builtin or args.grid.stem
+    parsed = parse(BUILTIN[args.builtin] if args.builtin else load(args.grid), profile=args.profile)
+    claim = registry.get(parsed["claim"])
+    pts = points(parsed)
+    estimates = []
+    for p in pts:
+        where = ", ".join(f"{k} = {v}" for k, v in p["params"].items())
+        try:
+            validated = (claim.validate or scen.common)(p["scenario"])
+            estimates.append(budgets.estimate(claim.id, validated, parsed["profile"]))
+        except ValueError as exc:
+            raise ValueError(f"grid point {where}: {claim.id}: {exc}") from None
+        p["key"] = point_key(claim.id, p["scenario"], parsed["profile"], p["seed"])
+    budgets.admit(estimates, parsed["max_minutes"])
+    out = args.out or DEFAULT_OUT / "sweeps" / name
+    _check_out(out)
+    sx.require_dask()
+    return parsed, pts, out
+
+
+def execute(parsed: dict, pts: list[dict], out: Path, run, *, on_point=None) -> dict:
+    """Run the points not yet in the store with `run(tasks)` (an iterator of (task, text, seconds)),
+    write each as it arrives, then summary.json and the figure. Returns {"summary", "computed", "reused"}."""
+    store = Store(out)
+    todo = [{**p, "claim": parsed["claim"], "profile": parsed["profile"]} for p in pts if not store.has(p["key"])]
+    done = len(pts) - len(todo)
+    for task, text, seconds in run(todo):
+        store.write(task["key"], text)
+        done += 1
+        if on_point:
+            on_point(task, seconds, done, len(pts))
+    entries = [point_entry(p, p["key"], store.read(p["key"])) for p in pts]
+    summ = summary(parsed, entries, kernels.INPUT_HASH)
+    atomic_write(out / "summary.json", json.dumps(summ, indent=2, allow_nan=False) + "\n")
+    figure = None
+    from .figure import plottable, rates_png     # matplotlib: imported only when a sweep ends
+    if plottable(summ):
+        figure = out / "rates.png"
+        atomic_write(figure, rates_png(summ))
+    return {"summary": summ, "computed": len(todo), "reused": len(pts) - len(todo), "figure": figure}
+
+
+def _draw(task, seconds, done, total) -> None:
+    where = ", ".join(f"{k} = {v:g}" for k, v in task["params"].items())
+    progress.progress(f"sweep {task['claim']} {progress.bar(done / total, 16)} {done}/{total} points | "
+                      f"last: {where} in {seconds:.1f} s")
+
+
+def cmd_sweep(args) -> int:
+    parsed, pts, out = plan(args)
+    progress.enable(not args.quiet)
+    start = time.perf_counter()
+    clients = []
+
+    def run(tasks):      # the cluster starts only when some point is not in the store
+        if not tasks:
+            return iter(())
+        progress.progress(f"sweep {parsed['claim']}: {len(tasks)} of {len(pts)} points to compute; starting Dask")
+        clients.append(sx.open_client(args.workers or os.cpu_count() or 1, args.scheduler))
+        return sx.run_dask(clients[0], tasks)
+
+    try:
+        result = execute(parsed, pts, out, run, on_point=_draw)
+        workers = len(clients[0].scheduler_info().get("workers", {})) if clients else 0
+    finally:
+        progress.clear()
+        for c in clients:
+            sx.close_client(c)
+    points_ = result["summary"]["points"]
+    verified = sum(p["status"] == "verified" for p in points_)
+    if not args.quiet:
+        print(f"{len(points_)} points of {parsed['claim']} ({parsed['profile']}): {result['computed']} computed, "
+              f"{result['reused']} reused from the store, {verified} verified; "
+              f"{time.perf_counter() - start:.1f} s" + (f" on {workers} workers" if clients else ""), file=sys.stdout)
+        for p in points_:
+            if p["status"] != "verified":
+                print(f"  {p['status']}: {p['params']} ({out / p['certificate']})")
+        print(f"summary in {out / 'summary.json'}" + (f", figure {result['figure']}" if result["figure"] else ""))
+    return EXIT_OK if verified == len(points_) else EXIT_FAILED
