@@ -1,6 +1,6 @@
 """The pipeline's import direction, read from the source with `ast` (docs/design.md, "Layers").
 
-    derivations -> kernels -> numerics -> claims -> render -> cli
+    derivations -> kernels -> numerics -> claims -> render -> sweep -> hunt -> cli
 
 A module may import its own layer and the layers before it, never one after it, and the module
 graph has no cycle. `softlin.certio` and `softlin.mathml` are leaves: they import nothing from
@@ -17,8 +17,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 ROOTS = {"softlin": REPO / "softlin", "softlin.derivations": REPO / "derivations",
          "softlin.numerics": REPO / "numerics"}
-ORDER = ("derivations", "kernels", "numerics", "claims", "render", "cli")
-LEAVES = {"softlin", "softlin.certio", "softlin.mathml"}
+ORDER = ("derivations", "kernels", "numerics", "claims", "render", "sweep", "hunt", "cli")
+LEAVES = {"softlin", "softlin.certio", "softlin.mathml", "softlin.commands"}
 
 
 def _modules() -> dict[str, Path]:
@@ -38,16 +38,13 @@ MODULES = _modules()
 
 
 def layer(module: str) -> str | None:
-    """The layer of a softlin module: its folder (`softlin.claims.x` -> claims), `kernels` for
-    `softlin.numerics.kernels`, and `cli` for the packages of the commands: softlin.cli, softlin.hunt
-    and softlin.sweep."""
+    """The layer of a softlin module: its folder (`softlin.claims.x` -> claims, `softlin.hunt.x` ->
+    hunt) and `kernels` for `softlin.numerics.kernels`."""
     if module in LEAVES:
         return None
     parts = module.split(".")
     if parts[1] == "numerics" and len(parts) > 2 and parts[2] == "kernels":
         return "kernels"
-    if parts[1] in ("cli", "hunt", "sweep"):
-        return "cli"
     return parts[1]
 
 
@@ -142,13 +139,17 @@ def test_the_checker_sees_an_upward_import():
         any(t.startswith("softlin.numerics") for t in imports_of("softlin.claims.common"))
 
 
-def test_the_command_packages_are_the_cli_layer_and_an_upward_import_of_them_is_seen():
-    """softlin/cli/, softlin/hunt/ and softlin/sweep/ count as the CLI layer: every module found there
-    is `cli`, the renderer may not import them, and a claim or numerics module importing one (or cli
-    itself) is reported."""
-    split = [m for m in MODULES if m.split(".")[1:2] in (["cli"], ["hunt"], ["sweep"])]
-    assert {"softlin.cli.verify", "softlin.hunt.search", "softlin.sweep.command"} <= set(split)
-    assert all(layer(m) == "cli" for m in split)
+def test_the_command_packages_are_layers_above_the_renderer_and_an_upward_import_of_them_is_seen():
+    """softlin/sweep/, softlin/hunt/ (which runs its points on the sweep's Dask runner) and softlin/cli/
+    (which parses and dispatches to both) sit above the renderer, in that order: the hunt and the
+    sweep engines never import the parser, and an import of any of them from below is reported."""
+    found = {m: layer(m) for m in MODULES if m.split(".")[1:2] in (["cli"], ["hunt"], ["sweep"])}
+    assert {"softlin.cli.verify", "softlin.hunt.search", "softlin.sweep.command"} <= set(found)
+    assert set(found.values()) == {"cli", "hunt", "sweep"}
+    assert upward_imports("softlin.sweep.command", ["softlin.cli.verify"])
+    assert upward_imports("softlin.sweep.command", ["softlin.hunt.search"])
+    assert not upward_imports("softlin.hunt.cluster", ["softlin.sweep.execute"])
+    assert not upward_imports("softlin.cli", ["softlin.hunt.search", "softlin.sweep.command", "softlin.commands"])
     for target in ("softlin.cli", "softlin.cli.verify"):
         assert upward_imports("softlin.render.render", [target])
         assert upward_imports("softlin.claims.prop31.claim", [target])

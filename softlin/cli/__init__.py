@@ -21,7 +21,8 @@ from ..claims import budgets, progress, registry
 from ..claims.base import PROFILES
 from ..hunt.search import add_parser as add_hunt_parser, cmd_hunt
 from ..sweep.command import add_parser as add_sweep_parser, cmd_sweep
-from .verify import DEFAULT_OUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, InternalError, UsageError, cmd_verify
+from ..commands import DEFAULT_OUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, InternalError, UsageError
+from .verify import cmd_verify
 
 ISSUES = "https://github.com/softlin/softlin/issues"
 

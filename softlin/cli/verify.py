@@ -15,22 +15,12 @@ import time
 from pathlib import Path
 
 from .. import certio
+from ..commands import (DEFAULT_OUT, EXIT_FAILED, EXIT_OK, InternalError, UsageError, check_out,
+                        probe_writable)
 from ..claims import budgets, progress, registry, scenario as scen
 from ..claims.base import PROFILES, claim_rng
 from ..numerics.validate import BeyondReach
 from ..render import text
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-DEFAULT_OUT = Path("reports")
-
-
-class UsageError(Exception):
-    pass
-
-
-class InternalError(Exception):
-    pass
-
 
 def _for_claim(claim_id: str, fn, *args):
     try:
@@ -56,30 +46,6 @@ def _select(args, user: dict) -> list:
         print(f"softlin: {args.scenario} runs {', '.join(c.id for c in chosen)}; skipped: {skipped}",
               file=sys.stderr)
     return chosen
-
-
-def _check_out(out: Path) -> None:
-    """--out must be a directory (or creatable inside one) that this process can write to: probed
-    with a temporary file in the nearest existing folder, before any work (a read-only file system
-    is found now, not after the run)."""
-    for p in (out, *out.parents):
-        if p.exists():
-            if not p.is_dir():
-                raise ValueError(f"--out {str(out)!r}: {str(p)!r} is a file, not a directory")
-            for sub in (p / "certificates", p / "figures"):
-                if p == out and sub.exists() and not sub.is_dir():
-                    raise ValueError(f"--out {str(out)!r}: {str(sub)!r} is a file, not a directory")
-            _probe_writable(p, f"--out {str(out)!r}")
-            return
-
-
-def _probe_writable(folder: Path, what: str) -> None:
-    import tempfile
-    try:
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
-        raise ValueError(f"{what}: cannot write in {str(folder)!r} ({exc.strerror or exc})") from None
 
 
 def _check_junit(path: Path | None) -> None:
@@ -115,7 +81,7 @@ def _check_output_file(flag: str, path: str | None) -> None:
         raise ValueError(f"{flag} {path!r} is a directory; give a file name")
     if not p.parent.is_dir():
         raise ValueError(f"{flag} {path!r}: the folder {str(p.parent)!r} does not exist")
-    _probe_writable(p.parent, f"{flag} {path!r}")
+    probe_writable(p.parent, f"{flag} {path!r}")
 
 
 def plan(args) -> tuple[list, dict, Path]:
@@ -129,7 +95,7 @@ def plan(args) -> tuple[list, dict, Path]:
     user = scen.load_toml(args.scenario) if args.scenario else {}
     claims = _select(args, user)
     out = args.out or (DEFAULT_OUT / "scenarios" / args.scenario.stem if args.scenario else DEFAULT_OUT)
-    _check_out(out)
+    check_out(out)
     _check_json(args.json_path)
     _check_junit(args.junit)
     if args.github and args.json_path == "-":

@@ -47,7 +47,7 @@ from ..claims import budgets, progress, registry, scenario as scen
 from .scenario_toml import to_toml
 from ..claims.base import CHECK_FALSE_ALARM, claim_rng, false_alarm_level, judged
 from ..numerics.validate import BeyondReach
-from ..cli.verify import EXIT_FAILED, EXIT_OK, InternalError
+from ..commands import EXIT_FAILED, EXIT_OK, InternalError
 
 DEFAULT_OUT = Path("reports") / "hunt"
 PROFILE = {"quick": "quick", "standard": "standard"}

@@ -26,7 +26,7 @@ from ..claims.base import PROFILES
 from .grid import BUILTIN, load, parse, points
 from .store import Store, atomic_write, point_key
 from .summary import point_entry, summary
-from ..cli.verify import DEFAULT_OUT, EXIT_FAILED, EXIT_OK, UsageError, _check_out
+from ..commands import DEFAULT_OUT, EXIT_FAILED, EXIT_OK, UsageError, check_out
 from ..numerics import kernels
 
 
@@ -66,7 +66,7 @@ def plan(args) -> tuple[dict, list[dict], Path]:
         p["key"] = point_key(claim.id, p["scenario"], parsed["profile"], p["seed"])
     budgets.admit(estimates, parsed["max_minutes"])
     out = args.out or DEFAULT_OUT / "sweeps" / name
-    _check_out(out)
+    check_out(out)
     sx.require_dask()
     return parsed, pts, out
 
