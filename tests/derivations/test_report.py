@@ -72,3 +72,13 @@ def test_the_html_report_is_xml_with_mathml_for_every_formula_and_no_latex_fallb
     assert "no MathML" not in page and "$$" not in page
     assert root.find(".//details/summary") is not None and 'class="fail">NOT PROVED' in page
     assert root.find(".//ol[@class='chain']") is not None
+
+
+def test_the_committed_derivation_page_carries_the_current_page_style():
+    """reports/derivations.html is written by `softlin derive` (it re-runs every proof), not by
+    `softlin report`: a change of the shared page style leaves it stale until derive runs. Caught
+    here in the default run, rather than by the slow tier's `derive --check`."""
+    from pathlib import Path
+    from softlin.render.html import STYLE
+    page = (Path(__file__).resolve().parents[2] / "reports" / "derivations.html").read_text()
+    assert STYLE in page, "reports/derivations.html is stale: run softlin derive"
