@@ -329,7 +329,7 @@ def _optimality_verdict(p_end: float) -> tuple:
     exact = float(kernels.authors_linear_risk(Sp, Sq, p_end, 1.0, s2, tau, L))
     checks, _, _ = authors_checks.linear_checks(s, C, {"linear": {L: (p_end, 1.0)}}, {"linear": {L: (exact, 1e-3)}},
                                                 Sp, Sq, kernels.authors_linear_risk, {"test": 1}, np.random.default_rng(0))
-    c = next(c for c in checks if c.name.startswith("linear attention: SGD reached"))
+    c = next(c for c in checks if c.id == "linear/sgd-optimum")
     return c.passed, c.value
 
 

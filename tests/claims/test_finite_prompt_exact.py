@@ -50,7 +50,7 @@ def test_authors_generator_is_refuted_for_a_correlated_sigma():
                    "points": [{"mu": [1.5], "omega": [0.45], "L": 5}, {"mu": [1.0], "omega": [0.3], "L": 50}]}
     checks, q = _section(s)
     assert all(c.passed is True for c in checks), checks
-    control = [c for c in checks if c.name.startswith("control: the authors' generator")]
+    control = [c for c in checks if c.id == "control/authors-generator-risk"]
     assert control and control[0].passed is True
     assert q["exact_risk_authors_generator"] is not None
 

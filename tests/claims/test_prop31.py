@@ -16,7 +16,7 @@ from softlin.claims.base import claim_rng
 from softlin.claims.prop31.common import naive_exponent
 
 from ..strategies import seeds
-from ..checks import check
+from ..checks import check, checks
 
 REQUIRED = ("first_order_coefficient", "exponent", "measured_slope", "measured_slope_stderr", "tightness_ratio",
             "c1", "c2", "bias_first_order", "cov_first_order")
@@ -135,8 +135,7 @@ def _wrong_coefficient(Gamma, U, V, Sq):
 @pytest.mark.slow   # one of prop-3.1's several sensitivity tests; the default run keeps the others
 def test_averaged_coefficient_without_the_n_term_is_refuted_by_monte_carlo():
     cert = _run(profile="standard", coefficient=_wrong_coefficient, regimes=(), beyond=False)
-    mc = {c["name"]: c["passed"] for c in cert["checks"] if c["kind"] == "montecarlo"}
-    assert mc["L E||T[mu_L] - T[mu]||^2_{L2(nu)} -> first_order_coefficient (Monte Carlo, pooled over L)"] is False
+    assert check(cert, "average/first-order-montecarlo")["passed"] is False
 
 
 @pytest.mark.slow   # default-run budget (180 s): the default certificate's controls are checked above
@@ -245,7 +244,7 @@ DEGENERATE = {"d": 2, "mean": [0.0, 0.0], "cov": [[1.0, 0.0], [0.0, 0.0]], "U": 
 @pytest.mark.slow  # ~13 s; the deterministic coordinate's sensitivity stays in the default run (nonzero first-order term)
 def test_a_deterministic_output_coordinate_is_judged_exactly_not_as_nan():
     cert = _run({**DEGENERATE, "V": [[0.0, 1.0], [1.0, 0.5]]}, regimes=(), beyond=False)
-    fixed = [c for c in cert["checks"] if c["name"].startswith("fixed query:") and c["kind"] == "montecarlo"][:3]
+    fixed = [check(cert, f"fixed/{i}") for i in ("montecarlo-vs-exact", "bias-stein", "first-order-montecarlo")]
     assert len(fixed) == 3 and all(c["passed"] is True and math.isfinite(c["value"]) for c in fixed)
 
 
@@ -276,7 +275,7 @@ def test_too_few_lengths_to_show_decay_is_undecided_not_refuted():
     It is three-way: undecided there, refuted only for a significant growth."""
     cert = _run({"d": 1, "mean": [-0.25], "cov": [[0.0625]], "U": [[0.25]], "V": [[-0.25], [0.0]],
                  "query_cov": [[1.0]], "L": [4, 8], "trials": 200, "query": [0.0]}, regimes=())
-    decay = [c for c in cert["checks"] if c["name"].endswith("the L2(nu) error decays")]
+    decay = [c for c in checks(cert, "beyond/") if c["id"].endswith("/decays")]
     assert decay and all(c["passed"] is not False for c in decay)
     assert any(c["passed"] is None for c in decay) and cert["status"] != "refuted"
 

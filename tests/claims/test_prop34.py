@@ -15,6 +15,7 @@ from softlin.numerics.laws import GaussianLaw
 
 from ..naive import naive_attention
 from ..strategies import gaussian_setups
+from ..checks import check
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +39,7 @@ def test_default_scenario_is_verified_with_the_issue_quantities(default_certific
     assert q["regimes"]["scenario"]["lambda"] == q["threshold_lambda"]
     assert q["regimes"]["scenario"]["first_order_coefficient_V"] == q["first_order_coefficient_V"]
     assert [q["regimes"][r]["first_order_coefficient_U"] is None for r in ("below", "at", "above")] == [False, True, True]
-    assert any(c["name"].startswith("scenario (lambda = ") and "slope of grad_U" in c["name"] for c in cert["checks"])
+    assert check(cert, "scenario/grad-u-slope")["kind"] == "montecarlo"
     assert q["exponent_V"] == 1.0 and q["threshold_lambda"] < 0.5
     assert cert["errata"][0]["witness"]["grad_U_error_exact"] > 0
 

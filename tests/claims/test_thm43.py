@@ -9,6 +9,7 @@ from softlin.claims.thm43 import claim as thm43
 from softlin.claims.thm43 import routes
 from softlin.claims.base import claim_rng
 from softlin.numerics import icl_exact, icl_training
+from ..checks import check
 
 
 def _run():
@@ -147,5 +148,5 @@ def test_a_lipschitz_constant_beyond_the_flows_grid_is_handled():
     scenario = {"seed": 0, "icl": {"sigma": [[2.0, 1.0, 0.25], [1.0, 0.6875, -0.375], [0.25, -0.375, 1.375]],
                                    "alpha": 0.375, "noise": 0.0, "L": [4, 8], "eps": [0.1, 0.03]}}
     cert = thm43.run(scenario, "quick", claim_rng(0, "thm-4.3"))
-    majorant = next(c for c in cert["checks"] if c["name"].startswith("Gronwall majorant"))
+    majorant = check(cert, "gronwall/majorant")
     assert majorant["passed"] is True and cert["status"] == "verified"
