@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -113,7 +114,8 @@ def test_nothing_found_exits_0_and_accounts_for_every_draw(monkeypatch, tmp_path
     from softlin.numerics import kernels
     assert out["provenance"]["kernels_input_hash"] == kernels.INPUT_HASH
     commit = out["provenance"]["source_commit"]
-    assert commit is None or re.fullmatch(r"[0-9a-f]{40}(\+changes)?", commit), commit
+    in_checkout = (Path(__file__).resolve().parents[1] / ".git").exists()
+    assert (commit is None and not in_checkout) or re.fullmatch(r"[0-9a-f]{40}(\+changes)?", commit), commit
 
 
 def test_the_stated_family_wise_level_sets_each_checks_level(monkeypatch, tmp_path, capsys):

@@ -272,7 +272,7 @@ def source_commit() -> str | None:
     """The git commit of the softlin source that ran the hunt (with "+changes" when its tree differs from
     it), or None outside softlin's own checkout (an installed copy inside another repository must not
     report that repository's commit): a hunt's "nothing found" is a statement about that code."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]         # softlin/hunt/search.py -> the checkout
     try:
         top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True,
                              text=True, timeout=10, check=True).stdout.strip()

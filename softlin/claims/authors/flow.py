@@ -50,7 +50,7 @@ T_END = LR * AUTHORS_STEPS          # the authors' end time
 T_CONV = 1e5                        # the flow's own end: slowest rate measured 9e-3 (L = 1000), e^-900
 BOUNDARY = 1e-4           # an optimum with |omega| >= (1 - BOUNDARY) OMEGA_MAX is on the search's boundary
 TOL_R = 1e-9               # Brent's xatol 1e-7 on omega: excess <= H 1e-14 / 2, far below; the flow's rtol 1e-7
-LONG_SGD = Path(__file__).resolve().parents[2] / "reports" / "sgd"      # authors_long_sgd*.json
+LONG_SGD = Path(__file__).resolve().parents[3] / "reports" / "sgd"      # authors_long_sgd*.json
 H_FD = 1e-5
 
 
