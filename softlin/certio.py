@@ -145,10 +145,9 @@ def differences(old, new, path: str = "", limit: int | None = 8) -> list[str]:
                         out.append(f"precision paths {_short(pa)} -> {_short(pb)}")
                 else:
                     walk(a[k], b[k], f"{where}.{k}")
-        elif where == ".checks" and _by_id(a) is not None and _by_id(b) is not None:
-            ida, idb = _by_id(a), _by_id(b)
-            out.extend(f"check {i} removed" for i in ida if i not in idb)
-            out.extend(f"check {i} added" for i in idb if i not in ida)
+        elif where == ".checks" and None not in (ida := _by_id(a), idb := _by_id(b)):
+            out.extend([f"check {i} removed" for i in ida if i not in idb]
+                       + [f"check {i} added" for i in idb if i not in ida])
             common = [i for i in ida if i in idb]
             if common != [i for i in idb if i in ida]:
                 out.append("checks reordered")
@@ -170,7 +169,7 @@ def differences(old, new, path: str = "", limit: int | None = 8) -> list[str]:
             out.append(f"{where.lstrip('.')} {_short(a)} -> {_short(b)}")
 
     walk(a, b, path)
-    return out
+    return out if limit is None else out[:limit]
 
 
 def changed_checks(differences: list[str]) -> dict[str, list[str]]:

@@ -2,8 +2,9 @@
 
 An `::error` line on stdout per refuted check, per check that would change (under --check) and per
 certificate that would change, titled with the check's id (GitHub shows them as annotations on the
-run), a `::warning` per undecided check, a `::notice` per check not judged, and, when the environment names a job summary file (GITHUB_STEP_SUMMARY), a Markdown table
-of the verdicts appended to it. Messages are escaped as the workflow-command syntax requires
+run), a `::warning` per undecided check, a `::notice` per check not judged, and, when the
+environment names a job summary file (GITHUB_STEP_SUMMARY), a Markdown table of the verdicts
+appended to it. Messages are escaped as the workflow-command syntax requires
 (%, CR and LF in the message; also : and , in properties).
 """
 
