@@ -98,7 +98,8 @@ def sample(rng: np.random.Generator, n: int, L: int, maps, s2: float, tau: float
     return nu[:, None] * z[0], a[:, None] * z[0] + b[:, None] * z[1], f
 
 
-def _softmax(omega, s):
+def softmax_weights(omega, s):
+    """softmax_i(omega s_i) of each row of s (n, L), max-shifted."""
     z = omega * s
     z = z - z.max(axis=1, keepdims=True)
     p = np.exp(z)
@@ -108,7 +109,7 @@ def _softmax(omega, s):
 def predict(model: str, mu: float, omega: float, s: np.ndarray, y: np.ndarray) -> np.ndarray:
     """yhat per prompt: the token sums here (S, abar), the outputs from the emitted kernels."""
     if model == "softmax":
-        return kernels.authors_sgd_softmax_output(mu, np.einsum("nl,nl->n", _softmax(omega, s), y))
+        return kernels.authors_sgd_softmax_output(mu, np.einsum("nl,nl->n", softmax_weights(omega, s), y))
     if model == "linear":
         return kernels.authors_sgd_linear_output(mu, omega, np.mean(s * y, axis=1))
     raise ValueError(f"model = {model!r} is not one of {MODELS}")
@@ -124,7 +125,7 @@ def per_prompt_gradients(model: str, mu: float, omega: float, s, y, yq):
     central differences and the complex step of an independent explicit-softmax loss
     (tests/numerics/test_authors_sgd.py)."""
     if model == "softmax":
-        p = _softmax(omega, s)
+        p = softmax_weights(omega, s)
         S = np.einsum("nl,nl->n", p, y)
         C = np.einsum("nl,nl,nl->n", p, s, y) - np.einsum("nl,nl->n", p, s) * S
         loss = kernels.authors_sgd_loss(yq, kernels.authors_sgd_softmax_output(mu, S))
@@ -266,7 +267,7 @@ def best_softmax(Sigma, s2, tau, L, generator, n, rng, bounds=(1e-3, 2.0), max_b
     step = max(1, (4 * 2**20) // (8 * L))                # softmax temporaries of at most ~4 MB each
 
     def profile(om):
-        S = np.concatenate([np.einsum("nl,nl->n", _softmax(om, s[j:j + step]), y[j:j + step])
+        S = np.concatenate([np.einsum("nl,nl->n", softmax_weights(om, s[j:j + step]), y[j:j + step])
                             for j in range(0, n, step)])
         a, b = float(np.mean(f * S)), float(np.mean(S * S))
         risk, mu_star = np.asarray(kernels.authors_sgd_profile(Eyq2, a, b), dtype=float).ravel()

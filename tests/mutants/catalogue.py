@@ -478,6 +478,30 @@ MUTANTS: tuple[Mutant, ...] = (
            "B2 = b2.real + ",
            ("prop-3.1",), "the enclosure of B_L with L^2 for L (L - 1) pairs: a proved ball around a wrong value",
            ("tests/numerics/test_selfnormalised_enclosure.py::test_the_enclosure_holds_the_float_route_and_excludes_its_slips",)),
+    # ---- conditional samplers of the limit battery and of the several-head risk ----
+    Mutant("accumulator-conditional-labels-uniform", "numerics/attention.py",
+           "cumulative = np.cumsum(weights)[:-1]",
+           "cumulative = np.arange(1, len(weights)) / len(weights)",
+           ("mixture",), "the conditional accumulator draws the mixture's component labels uniformly (the weights pi "
+                         "forgotten where the labels are drawn)",
+           ("tests/numerics/test_conditional_accumulator.py::test_the_conditional_accumulator_has_the_law_of_the_full_draw",)),
+    Mutant("accumulator-conditional-residual-not-projected", "numerics/attention.py",
+           "R = np.matmul(project_off(W, xi), gram_root(grams[k]).transpose(0, 2, 1))",
+           "R = np.matmul(xi, gram_root(grams[k]).transpose(0, 2, 1))",
+           ("lemma-2.1",), "the conditional accumulator's residual sums drawn without the projector I - W W^T off the "
+                           "score directions (extra variance along the tilts)",
+           ("tests/numerics/test_conditional_accumulator.py::test_the_conditional_accumulator_has_the_law_of_the_full_draw",)),
+    Mutant("accumulator-fixed-shift-factor-inverted", "numerics/attention.py",
+           "factor = np.exp(top - acc.fixed_shift)",
+           "factor = np.exp(acc.fixed_shift - top)",
+           ("lemma-2.1",), "the fixed-shift sums rescaled from the max-shifted ones by e^{c - top} instead of e^{top - c}",
+           ("tests/numerics/test_conditional_accumulator.py::test_the_conditional_accumulator_has_the_law_of_the_full_draw",)),
+    Mutant("heads-conditional-residual-independent", "numerics/heads_montecarlo.py",
+           "resid = np.matmul(attention.gram_root(G), rng.standard_normal((n, len(omega), 1)))[..., 0]",
+           "resid = np.sqrt(np.diagonal(G, axis1=1, axis2=2)) * rng.standard_normal((n, len(omega)))",
+           ("finite-prompt-risk",), "each head's weighted label residual drawn with its own sum_i p_hi^2, independent "
+                                    "of the other heads' (the Gram matrix P P^T taken diagonal)",
+           ("tests/numerics/test_conditional_risk.py::test_conditional_risk_matches_the_exact_finite_L_risk",)),
 )
 
 
