@@ -10,6 +10,9 @@ log-log slope) judged at a stated false-alarm probability alpha, often shared by
 - draws for power `target` (one tail, variance `variance` per draw, `factor` for a fitted
   coefficient whose variance is factor * variance / n): n = factor variance ((z_c + z_target) / effect)^2
   with z_target = Phi^{-1}(target).
+
+The exact binomial test of an exceedance probability (the high-probability bounds) has its critical
+count and its detectable exceedance probability here too.
 """
 
 from __future__ import annotations
@@ -60,3 +63,21 @@ def power(effect: float, se: float, z_c: float, sided: int = 2) -> float:
 def draws_for_power(effect: float, variance: float, z_c: float, target: float, factor: float = 1.0) -> int:
     """Smallest n with power(effect, sqrt(factor variance / n), z_c) >= target (one tail)."""
     return max(2, math.ceil(factor * variance * ((z_c + z_quantile(target)) / abs(effect)) ** 2))
+
+
+def binomial_critical_count(n: int, p: float, false_alarm: float) -> int:
+    """The smallest count c with P(Bin(n, p) >= c) < false_alarm: the one-sided exact binomial test of
+    "the exceedance probability is at most p" rejects from c exceedances in n draws."""
+    return int(stats.binom.isf(false_alarm, n, p)) + 1
+
+
+def binomial_detectable(n: int, p: float, false_alarm: float, target: float = 0.999) -> float:
+    """The smallest exceedance probability p1 >= p that the exact binomial test (at `false_alarm`, n draws)
+    rejects with probability >= target: P(Bin(n, p1) >= c) >= target, c = binomial_critical_count.
+    The power grows with p1, so a bisection on p1 finds it."""
+    c = binomial_critical_count(n, p, false_alarm)
+    lo, hi = p, 1.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if stats.binom.sf(c - 1, n, mid) >= target else (mid, hi)
+    return hi

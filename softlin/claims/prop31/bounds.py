@@ -9,8 +9,10 @@ import math
 import numpy as np
 
 from ...numerics import kernels, limits, montecarlo, query_average, selfnormalised
+from ...numerics.significance import binomial_detectable
 from ...numerics.laws import GaussianLaw, psd_root
 from ..base import check_false_alarm, Check
+from ..progress import sweep
 from ..limit.battery import binomial_p_value, deviation_bound
 from .common import _subgaussian_sigma, z_crit
 
@@ -27,11 +29,23 @@ def _bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> d
     w2, num2 = limits.gaussian_bound_moments(law, U, V, z0)
     terms0 = selfnormalised.query_terms(Gamma, U, V, z0[None, :])
     trace_plus0 = float(kernels.first_order_numerator(Gamma, V, U, z0[:, None])[0, 0])   # tr(V Gamma V^T) + |V Gamma a|^2
-    # High-probability bound: exact binomial test.
-    alpha = check_false_alarm() / len(Ls)
+    # High-probability bound: exact binomial test, at the fixed-query sweep's L and at longer prompts
+    # drawn here for this check alone (their own child stream, so the later draws stay those of the seed).
+    all_Ls = list(Ls) + [L for L in budget.bound_Ls if L not in Ls]
+    alpha = check_false_alarm() / len(all_Ls)
+    errors = dict(fixed["errors"])
+    if len(all_Ls) > len(Ls):
+        centred = GaussianLaw(np.zeros(Gamma.shape[0]), Gamma)          # the error does not depend on m
+        limit = (V @ Gamma @ U @ z0)[None, :]
+        bound_rng = rng.spawn(1)[0]
+        for L in sweep(all_Ls[len(Ls):], "prop-3.1: high-probability bound at longer prompts", weights=all_Ls[len(Ls):],
+                       item="L"):
+            err, _ = montecarlo.fixed_query_errors(centred, bound_rng, budget.fixed_prompts, L, U, V, z0[None, :], limit)
+            errors[L] = np.linalg.norm(err[:, 0, :], axis=1)
+    detectable = binomial_detectable(budget.fixed_prompts, delta, alpha)
     rejected, informative, ratios, bounds_hp = [], 0, [], []
-    for L in Ls:
-        errs = fixed["errors"][L]
+    for L in all_Ls:
+        errs = errors[L]
         b = deviation_bound(L, delta, w2, num2)
         bounds_hp.append(b)
         quant = float(np.quantile(errs, 1 - delta))
@@ -44,7 +58,7 @@ def _bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> d
     passed = False if rejected else (True if informative else None)
     finite_ratios = [r for r in ratios if math.isfinite(r)]
     checks = [Check("fixed query: P(|T[mu_L](z) - T[mu](z)| > eps_L(delta)) <= delta (exact binomial test)", "montecarlo",
-                    passed, [len(rejected), informative], [0, len(Ls)],
+                    passed, [len(rejected), informative], [0, len(all_Ls)],
                     f"eps_L(delta) = sqrt(E w^2 |V(z'-mu_a)|^2 / (L delta/2)) / (1 - sqrt(2 E w^2 ln(2/delta) / L)), "
                     "infinite (vacuous) when the square root in the denominator reaches 1. Proof: with w = e^{a^T z'} / "
                     "E e^{a^T z'} (E w = 1), X = mean_i w_i (z_i - mu_a) and D = mean_i w_i, the error is V X / D exactly "
@@ -53,9 +67,12 @@ def _bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> d
                     "P(D <= 1 - t) <= exp(-L t^2 / (2 E w^2)), gives D > 1 - t with probability >= 1 - delta/2 for "
                     "t = sqrt(2 E w^2 ln(2/delta) / L); on both events |V X / D| <= s / (1 - t). For N(m, Gamma): "
                     "E w^2 = e^{a^T Gamma a}, E w^2 |V(z'-mu_a)|^2 = e^{a^T Gamma a}(tr(V Gamma V^T) + |V Gamma a|^2). "
-                    f"Test: delta = {delta:g}, {budget.fixed_prompts} prompts per L; "
-                    f"one-sided binomial test at false-alarm {check_false_alarm():g} (Bonferroni over L); tightness "
-                    "(bound / empirical (1-delta)-quantile) per L: " + ", ".join(f"{r:.3g}" for r in ratios), id="fixed/high-probability-bound")]
+                    f"Test: delta = {delta:g}, {budget.fixed_prompts} prompts at each L = "
+                    f"{', '.join(str(L) for L in all_Ls)}; one-sided binomial test at false-alarm "
+                    f"{check_false_alarm():g} (Bonferroni over L); it rejects an exceedance probability of "
+                    f"{detectable:.3g} ({detectable / delta:.3g} delta) or more with power >= 0.999 at each L; "
+                    "tightness (bound / empirical (1-delta)-quantile) per L: " + ", ".join(f"{r:.3g}" for r in ratios),
+                    id="fixed/high-probability-bound")]
     # In expectation, fixed query.
     zc = z_crit(check_false_alarm() / (2 * len(Ls)), two_sided=False)
     eb = [float(expectation_bound(L, trace_plus0, terms0.q)[0]) if L >= 2 else math.inf for L in Ls]
@@ -71,6 +88,7 @@ def _bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> d
                         f"One-sided z = (MC - bound)/se, false-alarm {check_false_alarm():g} (Bonferroni); tightness "
                         "bound / exact per L: " + ", ".join(f"{b / e:.3g}" for b, e in zip(eb, fixed["exact"])), id="fixed/expectation-bound"))
     quantities = {"tightness_ratio": finite_ratios[-1] if finite_ratios else None,
+                  "high_probability_L": all_Ls, "high_probability_detectable": detectable,
                   "tightness_ratio_by_L": ratios, "high_probability_bound": bounds_hp,
                   "expectation_bound_fixed_query": eb}
     # In expectation, integrated over nu (finite below the threshold).

@@ -35,6 +35,7 @@ class Budget:
     delta: float
     table_points: int
     enclosed: int               # the first `enclosed` fixed-query L are enclosed by Arb (~3 s each)
+    bound_Ls: tuple = ()        # longer prompts where only the high-probability bound is judged
 
 
 def fixed_query(s: dict) -> np.ndarray:
@@ -54,7 +55,10 @@ def budget_for(s: dict, profile: str) -> Budget:
                       s["delta"], 32, 1)
     scale = 2 if profile == "full" else 1
     ells = (12.0, 16.0, 32.0, 64.0, 128.0) if profile == "standard" else (12.0, 16.0, 32.0, 64.0, 128.0, 256.0)
-    return Budget(s["L"], scale * t, 8, scale * 10 * t, scale * 16384, ells, s["delta"], 48, len(s["L"]))
+    # The conditional sampler draws a fixed-query prompt in L + r normals, which pays for the bound at
+    # prompts 4x (standard) and ~25x (full) longer than the scenario's longest.
+    bound_Ls = tuple(sorted({4 * max(s["L"])} | ({25 * max(s["L"])} if profile == "full" else set())))
+    return Budget(s["L"], scale * t, 8, scale * 10 * t, scale * 16384, ells, s["delta"], 48, len(s["L"]), bound_Ls)
 
 
 _rational, _column = rational_matrix, rational_column     # float -> exact Rational (claims/exact.py)
