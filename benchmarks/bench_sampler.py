@@ -12,7 +12,11 @@ Times are medians over repeats, per prompt. Targets (issue: at L = 1e6, d = 5, o
 conditional / bare L x d <= 0.4, conditional / bare (L Q + d Q) <= 2. It also reports the peak
 memory traced at the largest L.
 
-    python benchmarks/bench_sampler.py            # full run (a few minutes on 2 cores)
+It then times the two other users of the conditional sampler, each against its full route: the limit
+battery's accumulator (attention.sampled_accumulator; lemma-2.1's Gaussian and mixture's two-component
+laws, 2000 prompts) and the several-head risk's Monte Carlo (heads_montecarlo.risk, finite-prompt-risk).
+
+    python benchmarks/bench_sampler.py            # full run (about a minute on 2 cores)
     python benchmarks/bench_sampler.py --quick    # smoke run (seconds)
     python benchmarks/bench_sampler.py --json out.json
 """
@@ -28,8 +32,8 @@ import tracemalloc
 
 import numpy as np
 
-from softlin.numerics import attention
-from softlin.numerics.laws import GaussianLaw
+from softlin.numerics import attention, heads_montecarlo
+from softlin.numerics.laws import GaussianLaw, MixtureLaw
 
 
 def setup(d: int):
@@ -93,6 +97,42 @@ def peak_memory(d: int, L: int, Q: int, sampler: str) -> int:
     return peak
 
 
+def battery_rows(quick: bool, repeats: int) -> list[dict]:
+    """The accumulator at the battery's sizes: full (law.sample) against conditional, seconds per run."""
+    gaussian = GaussianLaw([0.2, -0.1, 0.3], [[1.0, 0.5, -0.3], [0.5, 0.89, 0.33], [-0.3, 0.33, 0.45]])
+    mixture = MixtureLaw([0.4, 0.6], [[1.0, 0.5], [-0.8, 0.2]], [[[0.5, 0.1], [0.1, 0.3]], [[0.4, 0.0], [0.0, 0.0]]])
+    rows = []
+    for name, law in (("gaussian", gaussian), ("mixture", mixture)):
+        d = law.d
+        U, V = 0.5 * np.eye(d), np.eye(d)
+        for Q in (1, 4):
+            queries = np.random.default_rng(2).normal(size=(Q, d))
+            for L in ((64, 1024) if quick else (64, 256, 1024, 4096)):
+                times = {}
+                for sampler in ("full", "conditional"):
+                    run = lambda: attention.sampled_accumulator(law, np.random.default_rng(3), 2000, L, U, V, queries,
+                                                                np.zeros(Q), sampler=sampler)
+                    times[sampler] = statistics.median(timed(run) for _ in range(repeats))
+                rows.append({"law": name, "d": d, "queries": Q, "L": L, **times})
+    return rows
+
+
+def risk_rows(quick: bool, repeats: int) -> list[dict]:
+    """The several-head risk's Monte Carlo (d = 5, identity covariance): full against conditional."""
+    rows = []
+    for heads in ((1.0,), (1.0, -1.0)):
+        omega = [0.5 * h for h in heads]
+        for L in ((100, 1000) if quick else (100, 1000, 10000)):
+            n = max(2, 2 * 10**6 // L)
+            times = {}
+            for sampler in ("full", "conditional"):
+                run = lambda: heads_montecarlo.risk(np.eye(5), 0.1, 0.2, L, list(heads), omega, n,
+                                                    np.random.default_rng(4), sampler=sampler)
+                times[sampler] = statistics.median(timed(run) for _ in range(repeats))
+            rows.append({"heads": len(heads), "L": L, "prompts": n, **times})
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
@@ -122,9 +162,21 @@ def main(argv=None) -> int:
     peaks = {s: peak_memory(5, L_max, 1, s) for s in ("full", "conditional")}
     print(f"peak traced memory at L = {L_max}, d = 5, one query: full {peaks['full'] / 2**20:.1f} MB, "
           f"conditional {peaks['conditional'] / 2**20:.1f} MB (cap 256 MB)")
+    print("\nlimit battery accumulator, 2000 prompts, seconds per run (median)")
+    print(f"{'law':>9} {'d':>2} {'Q':>2} {'L':>6} {'full':>8} {'cond.':>8} {'speed-up':>8}")
+    battery = battery_rows(args.quick, repeats)
+    for r in battery:
+        print(f"{r['law']:>9} {r['d']:2d} {r['queries']:2d} {r['L']:6d} {r['full']:8.3f} {r['conditional']:8.3f} "
+              f"{r['full'] / r['conditional']:8.2f}", flush=True)
+    print("\nseveral-head risk Monte Carlo, 2e6 tokens, seconds per run (median)")
+    print(f"{'heads':>5} {'L':>6} {'prompts':>8} {'full':>8} {'cond.':>8} {'speed-up':>8}")
+    risk = risk_rows(args.quick, repeats)
+    for r in risk:
+        print(f"{r['heads']:5d} {r['L']:6d} {r['prompts']:8d} {r['full']:8.3f} {r['conditional']:8.3f} "
+              f"{r['full'] / r['conditional']:8.2f}", flush=True)
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"rows": rows, "peak_bytes": peaks}, fh, indent=2)
+            json.dump({"rows": rows, "peak_bytes": peaks, "battery": battery, "risk": risk}, fh, indent=2)
     return 0
 
 
