@@ -73,6 +73,27 @@ def test_a_doubled_tilt_in_the_kernel_is_refuted_by_monte_carlo(monkeypatch):
     assert check(cert, battery.NUMERATOR_ID)["passed"] is False
 
 
+def test_a_limit_off_by_a_constant_is_refuted_by_the_exact_mse_although_its_error_decreases(monkeypatch):
+    """A wrong limit V (m + Gamma U z) + 0.1: the Monte Carlo error about it still decreases in L (the
+    offset cancels in the differences), but its MSE sits 0.1^2 k above the exact finite-L MSE."""
+    from softlin.numerics import limits
+    real = limits.kernels.gaussian_limit
+    monkeypatch.setattr(limits.kernels, "gaussian_limit", lambda m, G, U, V, z: real(m, G, U, V, z) + 0.1)
+    cert = _run()
+    assert check(cert, "battery/mse-decreases")["passed"] is True
+    assert check(cert, "battery/mse-exact")["passed"] is False and cert["status"] == "refuted"
+
+
+def test_a_sampler_residual_not_projected_is_refuted_by_the_exact_mse(monkeypatch):
+    """The conditional sampler's residual drawn without I - W W^T: every mean is right (the residual has
+    mean 0), so only the size of the error, against the exact finite-L MSE, shows it."""
+    from softlin.numerics import attention
+    monkeypatch.setattr(attention, "project_off", lambda W, xi: xi)
+    cert = _run()
+    assert check(cert, "battery/mse-exact")["passed"] is False and cert["status"] == "refuted"
+    assert check(cert, battery.NUMERATOR_ID)["passed"] is True
+
+
 def test_wrong_exact_formula_is_refuted_at_40_digits():
     """Sensitivity: a formula off by a relative 1e-20 survives float64 but not the 40-digit check."""
     def nearly(m, cov, U, V, z):

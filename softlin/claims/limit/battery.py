@@ -83,6 +83,9 @@ class Subject:
     # (z, t, c) -> (E X, Var X) per coordinate for X = e^{a^T z' - c}(V z' - t), z' from `law`
     # (numerics/numerator_moments.moments); used to compute the power of question 5 beforehand.
     numerator_moments: Callable | None = None
+    # (queries (Q, d), L) -> (E|T[mu_L](z) - T[mu](z)|^2 per query (Q,), or None beyond the exact route's
+    # reach): the exact finite-L mean squared error of the token law, computed without the claimed limit
+    exact_mse: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,7 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
     var_x = np.array([subject.numerator_moments(z, t, c)[1] for z, t, c in zip(queries, limit, shifts)])
     per_test = check_false_alarm() / numerator_tests(budget, queries, limit.shape[1])
     series = {"L": [], "rmse": [], "mse": [], "mse_stderr": [], "bound": [], "quantile": [], "exceed": [],
-              "numerator_z": [], "numerator_catoni": []}
+              "numerator_z": [], "numerator_catoni": [], "exact_mse": []}
     rejected, informative, worst_freq = [], 0, 0.0
     for L in sweep(budget.Ls, f"{subject.label}: Monte Carlo", weights=budget.Ls, item="L"):
         acc = attention.sampled_accumulator(subject.law, rng, budget.trials, L, U, V, queries, shifts)
@@ -183,6 +186,8 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
         series["mse"].append(float(sq.mean()))
         series["mse_stderr"].append(float(sq.std(ddof=1) / math.sqrt(budget.trials)) if budget.trials > 1 else math.inf)
         series["rmse"].append(float(math.sqrt(sq.mean())))
+        exact_sq = subject.exact_mse(queries, L) if subject.exact_mse is not None else None
+        series["exact_mse"].append(None if exact_sq is None else float(np.mean(exact_sq)))
         series["bound"].append(bounds[0])
         series["quantile"].append(float(np.quantile(err[:, 0], 1 - budget.delta)))
         series["exceed"].append(counts)
@@ -217,6 +222,8 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
                         decrease, min(zs) if zs else None, z_alpha,
                         f"smallest z-score of MSE(L_j) - MSE(L_j+1) over consecutive L; one-sided, "
                         f"false-alarm {check_false_alarm():g} in total; below -bound refutes, between is undecided", tier="consistency", id="battery/mse-decreases"))
+    if subject.exact_mse is not None:
+        checks.append(exact_mse_check(subject, series, budget))
     # Unbiased numerator (Catoni: |theta_hat| / r > 1 rejects).
     ratios = np.array(series["numerator_catoni"])                               # (nL, Q, k)
     worst = float(np.max(ratios))
@@ -229,6 +236,27 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
                         f"{float(np.max(np.abs(series['numerator_z']))):.3g} (diagnostic)"
                         + ("" if decided else f"; undecided: {budget.trials} prompts <= 2 log(2/delta)"), id=NUMERATOR_ID))
     return checks, series
+
+
+def exact_mse_check(subject: Subject, series: dict, budget: Budget) -> Check:
+    """The Monte Carlo mean squared error about the claimed limit against the exact finite-L MSE about
+    the true one, at every L where the exact route reaches every query. A wrong limit adds its squared
+    distance (which the decrease in L, where it cancels, cannot see); a wrong sampler or kernel moves
+    it too. Two-sided z per L, Bonferroni over the judged L."""
+    judged = [j for j, e in enumerate(series["exact_mse"]) if e is not None]
+    name = f"{subject.label}: Monte Carlo MSE equals the exact finite-L MSE at every L"
+    if not judged:
+        return unjudged(name, "montecarlo", "no L at which the exact route reaches every query", tier="statistical",
+                        id="battery/mse-exact")
+    zc = z_critical(check_false_alarm(), len(judged))
+    zs = [(series["mse"][j] - series["exact_mse"][j]) / series["mse_stderr"][j] for j in judged]
+    worst = max(zs, key=abs)
+    return Check(name, "montecarlo", abs(worst) <= zc, float(abs(worst)), zc,
+                 f"largest |z| of (mean over prompts and queries of |T[mu_L](z) - claimed T(z)|^2 - exact E|T[mu_L](z) "
+                 f"- T[mu](z)|^2 (quadrature of A_L, B_L)) / standard error, at L = "
+                 f"{[budget.Ls[j] for j in judged]}; {budget.trials} prompts per L; two-sided, false-alarm "
+                 f"{check_false_alarm():g} in total (Bonferroni); nominal (normal approximation of a mean of "
+                 f"{budget.trials} squared errors)", id="battery/mse-exact")
 
 
 def sized_for_power(subject: Subject, queries: np.ndarray, budget: Budget) -> Budget:

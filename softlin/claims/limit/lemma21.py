@@ -18,7 +18,7 @@ import numpy as np
 import sympy as sp
 
 from ...derivations import catalogue, lemma21 as lemma_derivation
-from ...numerics import kernels, limits, numerator_moments
+from ...numerics import kernels, limits, numerator_moments, selfnormalised
 from ...numerics.laws import GaussianLaw, RademacherLaw, UniformLaw
 from .. import exact, scenario as scen
 from .. import budgets
@@ -74,6 +74,18 @@ def gaussian_subject(label: str, law, m, cov, U, V, kernel=None, slip=None) -> S
         numerator_moments=lambda z, t, c: numerator_moments.moments(law, U, V, z, t, c))
 
 
+def exact_mse_of(cov, U, V):
+    """(queries, L) -> the exact E|T[mu_L](z) - T[mu](z)|^2 per query for N(m, cov) tokens (the trace of
+    selfnormalised.exact_second_moment; m does not enter), or None where q = a^T cov a is beyond the
+    quadrature's reach at L."""
+    def exact(queries, L):
+        q = np.einsum("qi,ij,qj->q", queries @ U.T, cov, queries @ U.T)
+        if np.max(q) > selfnormalised.q_reach(L):
+            return None
+        return np.array([np.trace(selfnormalised.exact_second_moment(cov, U, V, z, L)[1]) for z in queries])
+    return exact
+
+
 def slips(m, cov, U) -> dict:
     """The nearest wrong answers a derivation of the lemma would produce, as wrong parameters of the
     derived formula V (m' + Gamma' U' z): U transposed; the tilt doubled (log Z without its 1/2)."""
@@ -96,6 +108,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, 
     })]
 
     subject = gaussian_subject("Gaussian scenario", GaussianLaw(m, cov), m, cov, U, V, kernel)
+    subject.exact_mse = exact_mse_of(cov, U, V)
     if exact_formula is not None:
         subject.claimed_exact = lambda z: exact_formula(m, cov, U, V, z)
     main = run_battery(subject, queries, U, V, budget, rng)
