@@ -188,3 +188,14 @@ def test_planned_noncentrality_matches_the_simulated_numerator_statistic():
     # two-sided false alarm below 1e-6 (the seed is fixed: the test is deterministic)
     assert 3.0 < delta < 5.0
     assert abs(zs.mean() - delta) <= 5 * zs.std(ddof=1) / math.sqrt(len(zs)), (zs.mean(), delta)
+
+
+def test_the_exact_mse_of_a_point_mass_is_judged_exactly_not_divided_by_zero():
+    """No spread (standard error 0): an MSE of rounding size passes, a wrong limit's 1e-3 refutes."""
+    subject = lemma21.gaussian_subject("point mass", GaussianLaw([1.0], [[0.0]]), np.array([1.0]),
+                                       np.zeros((1, 1)), np.eye(1), np.eye(1))
+    budget = battery.Budget([4, 8], 100, 0.01)
+    series = {"mse": [1e-33, 0.0], "mse_stderr": [0.0, 0.0], "exact_mse": [0.0, 0.0]}
+    assert battery.exact_mse_check(subject, series, budget, 1.0).passed is True
+    series["mse"] = [1e-3, 1e-3]
+    assert battery.exact_mse_check(subject, series, budget, 1.0).passed is False

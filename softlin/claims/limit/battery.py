@@ -67,6 +67,8 @@ REQUIRED_POWER = 0.999
 CONTROL_BUDGET_CAP = 16
 NUMERATOR_CHECK = "E[e^(s-c) (V z' - T(z))] = 0 at every L (Monte Carlo)"
 NUMERATOR_ID = "battery/numerator-zero-mean"
+# A squared error of rounding size, relative to (1 + |T(z)|^2): float64 outputs are exact to ~1e-15
+ROUNDING_MSE = 1e-24
 
 
 @dataclass
@@ -223,7 +225,7 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
                         f"smallest z-score of MSE(L_j) - MSE(L_j+1) over consecutive L; one-sided, "
                         f"false-alarm {check_false_alarm():g} in total; below -bound refutes, between is undecided", tier="consistency", id="battery/mse-decreases"))
     if subject.exact_mse is not None:
-        checks.append(exact_mse_check(subject, series, budget))
+        checks.append(exact_mse_check(subject, series, budget, float(np.max(np.sum(limit**2, axis=1)))))
     # Unbiased numerator (Catoni: |theta_hat| / r > 1 rejects).
     ratios = np.array(series["numerator_catoni"])                               # (nL, Q, k)
     worst = float(np.max(ratios))
@@ -238,18 +240,27 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
     return checks, series
 
 
-def exact_mse_check(subject: Subject, series: dict, budget: Budget) -> Check:
+def exact_mse_check(subject: Subject, series: dict, budget: Budget, limit_size2: float) -> Check:
     """The Monte Carlo mean squared error about the claimed limit against the exact finite-L MSE about
     the true one, at every L where the exact route reaches every query. A wrong limit adds its squared
     distance (which the decrease in L, where it cancels, cannot see); a wrong sampler or kernel moves
-    it too. Two-sided z per L, Bonferroni over the judged L."""
+    it too. Two-sided z per L, Bonferroni over the judged L. A point-mass law has no spread (standard
+    error 0): its MSE is judged exactly instead, against rounding of the limit's size (`limit_size2`,
+    the largest |T(z)|^2), never divided by 0."""
     judged = [j for j, e in enumerate(series["exact_mse"]) if e is not None]
     name = f"{subject.label}: Monte Carlo MSE equals the exact finite-L MSE at every L"
     if not judged:
         return unjudged(name, "montecarlo", "no L at which the exact route reaches every query", tier="statistical",
                         id="battery/mse-exact")
     zc = z_critical(check_false_alarm(), len(judged))
-    zs = [(series["mse"][j] - series["exact_mse"][j]) / series["mse_stderr"][j] for j in judged]
+    rounding = ROUNDING_MSE * (1.0 + limit_size2)
+
+    def z(j):
+        diff, se = series["mse"][j] - series["exact_mse"][j], series["mse_stderr"][j]
+        if se > 0:
+            return diff / se
+        return 0.0 if abs(diff) <= rounding else math.inf
+    zs = [z(j) for j in judged]
     worst = max(zs, key=abs)
     return Check(name, "montecarlo", abs(worst) <= zc, float(abs(worst)), zc,
                  f"largest |z| of (mean over prompts and queries of |T[mu_L](z) - claimed T(z)|^2 - exact E|T[mu_L](z) "
