@@ -3,7 +3,7 @@
     python benchmarks/bench_sweep.py [--builtin rates] [--profile quick] [--keep DIR]
 
 For each worker count it starts a LocalCluster (the start-up is timed apart), runs every point of the
-grid into a fresh folder through softlin.sweep.command.execute, and records the wall time and each point's
+grid into a fresh folder through softlin.sweep.engine.execute, and records the wall time and each point's
 compute seconds as measured inside its worker. It prints
 
 - the speed-up wall(1 worker) / wall(2 workers), cluster start-up excluded;
@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from softlin.sweep import command as cs
+from softlin.sweep import engine as cs
 from softlin.sweep import execute as sx
 from softlin.sweep.grid import BUILTIN, parse, points
 from softlin.sweep.store import point_key

@@ -18,7 +18,8 @@ from softlin import cli
 from softlin.claims import registry, scenario as scen
 from softlin.claims.limit import lemma21
 from softlin.claims.base import Check, certificate, check_false_alarm, claim_rng
-from softlin.hunt.search import SUPPORTED, classify, to_toml
+from softlin.hunt.scenario_toml import to_toml
+from softlin.hunt.search import SUPPORTED, classify
 from softlin.hunt.spaces import SPACES
 from softlin.numerics.validate import BeyondReach
 

@@ -144,12 +144,12 @@ def test_the_command_packages_are_layers_above_the_renderer_and_an_upward_import
     (which parses and dispatches to both) sit above the renderer, in that order: the hunt and the
     sweep engines never import the parser, and an import of any of them from below is reported."""
     found = {m: layer(m) for m in MODULES if m.split(".")[1:2] in (["cli"], ["hunt"], ["sweep"])}
-    assert {"softlin.cli.verify", "softlin.hunt.search", "softlin.sweep.command"} <= set(found)
+    assert {"softlin.cli.verify", "softlin.cli.hunt", "softlin.cli.sweep", "softlin.hunt.search", "softlin.sweep.engine"} <= set(found)
     assert set(found.values()) == {"cli", "hunt", "sweep"}
-    assert upward_imports("softlin.sweep.command", ["softlin.cli.verify"])
-    assert upward_imports("softlin.sweep.command", ["softlin.hunt.search"])
+    assert upward_imports("softlin.sweep.engine", ["softlin.cli.verify"])
+    assert upward_imports("softlin.sweep.engine", ["softlin.hunt.search"])
     assert not upward_imports("softlin.hunt.cluster", ["softlin.sweep.execute"])
-    assert not upward_imports("softlin.cli", ["softlin.hunt.search", "softlin.sweep.command", "softlin.commands"])
+    assert not upward_imports("softlin.cli", ["softlin.hunt.search", "softlin.sweep.engine", "softlin.commands"])
     for target in ("softlin.cli", "softlin.cli.verify"):
         assert upward_imports("softlin.render.render", [target])
         assert upward_imports("softlin.claims.prop31.claim", [target])

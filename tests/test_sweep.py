@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from softlin import cli
-from softlin.sweep import command as cs
+from softlin.sweep import engine as cs
 from softlin.sweep import execute as sx
 from softlin.sweep import grid
 from softlin.sweep import store

@@ -19,7 +19,7 @@ pytest.importorskip("distributed")
 
 import cloudpickle  # noqa: E402  (a dependency of distributed)
 
-from softlin.sweep import command as cs  # noqa: E402
+from softlin.sweep import engine as cs  # noqa: E402
 from softlin.sweep import execute as sx  # noqa: E402
 from softlin.sweep import grid  # noqa: E402
 from softlin.sweep import store  # noqa: E402

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from ..claims import budgets, progress, registry
 from ..claims.base import PROFILES
-from ..hunt.search import add_parser as add_hunt_parser, cmd_hunt
-from ..sweep.command import add_parser as add_sweep_parser, cmd_sweep
+from .hunt import add_parser as add_hunt_parser, cmd_hunt
+from .sweep import add_parser as add_sweep_parser, cmd_sweep
 from ..commands import DEFAULT_OUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, InternalError, UsageError
 from .verify import cmd_verify
 

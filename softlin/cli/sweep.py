@@ -1,33 +1,20 @@
-"""`softlin sweep (GRID.toml | --builtin NAME)`: one certificate per grid point (docs/design.md, "Sweeps").
-
-    softlin sweep GRID.toml | --builtin rates [--profile quick|standard|full]
-                  [--workers N | --scheduler tcp://HOST:PORT] [--out DIR] [--quiet]
-
-Plan (everything checked before any work; a problem is one line and exit 2): the grid
-(cli_sweep_grid), every point's scenario validated by its claim, the grid's estimated work against its
-`max_minutes` (claims/budgets.py), the output folder, and Dask being installed. Run: the points whose
-key is already in the store (cli_sweep_store) are reused, the others run on Dask (cli_sweep_exec) and
-each certificate is written atomically as it arrives, so an interrupted sweep loses at most the points
-in flight. Then summary.json (cli_sweep_summary) and, for a lambda sweep with measured slopes, the
-phase diagram rates.png (cli_sweep_figure). Exit 0 when every point is verified, else 1.
-"""
+"""`softlin sweep (GRID.toml | --builtin NAME)`: the command's arguments, its plan checked before any
+work, progress and closing lines; the run itself is softlin/sweep/engine.py."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 from pathlib import Path
 
-from . import execute as sx
 from ..claims import budgets, progress, registry, scenario as scen
 from ..claims.base import PROFILES
-from .grid import BUILTIN, load, parse, points
-from .store import Store, atomic_write, point_key
-from .summary import point_entry, summary
 from ..commands import DEFAULT_OUT, EXIT_FAILED, EXIT_OK, UsageError, check_out
-from ..numerics import kernels
+from ..sweep import execute as sx
+from ..sweep.engine import execute
+from ..sweep.grid import BUILTIN, load, parse, points
+from ..sweep.store import point_key
 
 
 def add_parser(sub) -> None:
@@ -69,28 +56,6 @@ def plan(args) -> tuple[dict, list[dict], Path]:
     check_out(out)
     sx.require_dask()
     return parsed, pts, out
-
-
-def execute(parsed: dict, pts: list[dict], out: Path, run, *, on_point=None) -> dict:
-    """Run the points not yet in the store with `run(tasks)` (an iterator of (task, text, seconds)),
-    write each as it arrives, then summary.json and the figure. Returns {"summary", "computed", "reused"}."""
-    store = Store(out)
-    todo = [{**p, "claim": parsed["claim"], "profile": parsed["profile"]} for p in pts if not store.has(p["key"])]
-    done = len(pts) - len(todo)
-    for task, text, seconds in run(todo):
-        store.write(task["key"], text)
-        done += 1
-        if on_point:
-            on_point(task, seconds, done, len(pts))
-    entries = [point_entry(p, p["key"], store.read(p["key"])) for p in pts]
-    summ = summary(parsed, entries, kernels.INPUT_HASH)
-    atomic_write(out / "summary.json", json.dumps(summ, indent=2, allow_nan=False) + "\n")
-    figure = None
-    from .figure import plottable, rates_png     # matplotlib: imported only when a sweep ends
-    if plottable(summ):
-        figure = out / "rates.png"
-        atomic_write(figure, rates_png(summ))
-    return {"summary": summ, "computed": len(todo), "reused": len(pts) - len(todo), "figure": figure}
 
 
 def _draw(task, seconds, done, total) -> None:

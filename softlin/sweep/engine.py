@@ -1,0 +1,44 @@
+"""`softlin sweep (GRID.toml | --builtin NAME)`: one certificate per grid point (docs/design.md, "Sweeps").
+
+    softlin sweep GRID.toml | --builtin rates [--profile quick|standard|full]
+                  [--workers N | --scheduler tcp://HOST:PORT] [--out DIR] [--quiet]
+
+Plan (everything checked before any work; a problem is one line and exit 2): the grid
+(cli_sweep_grid), every point's scenario validated by its claim, the grid's estimated work against its
+`max_minutes` (claims/budgets.py), the output folder, and Dask being installed. Run: the points whose
+key is already in the store (cli_sweep_store) are reused, the others run on Dask (cli_sweep_exec) and
+each certificate is written atomically as it arrives, so an interrupted sweep loses at most the points
+in flight. Then summary.json (cli_sweep_summary) and, for a lambda sweep with measured slopes, the
+phase diagram rates.png (cli_sweep_figure). Exit 0 when every point is verified, else 1.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .store import Store, atomic_write
+from .summary import point_entry, summary
+from ..numerics import kernels
+
+
+def execute(parsed: dict, pts: list[dict], out: Path, run, *, on_point=None) -> dict:
+    """Run the points not yet in the store with `run(tasks)` (an iterator of (task, text, seconds)),
+    write each as it arrives, then summary.json and the figure. Returns {"summary", "computed", "reused"}."""
+    store = Store(out)
+    todo = [{**p, "claim": parsed["claim"], "profile": parsed["profile"]} for p in pts if not store.has(p["key"])]
+    done = len(pts) - len(todo)
+    for task, text, seconds in run(todo):
+        store.write(task["key"], text)
+        done += 1
+        if on_point:
+            on_point(task, seconds, done, len(pts))
+    entries = [point_entry(p, p["key"], store.read(p["key"])) for p in pts]
+    summ = summary(parsed, entries, kernels.INPUT_HASH)
+    atomic_write(out / "summary.json", json.dumps(summ, indent=2, allow_nan=False) + "\n")
+    figure = None
+    from .figure import plottable, rates_png     # matplotlib: imported only when a sweep ends
+    if plottable(summ):
+        figure = out / "rates.png"
+        atomic_write(figure, rates_png(summ))
+    return {"summary": summ, "computed": len(todo), "reused": len(pts) - len(todo), "figure": figure}
