@@ -1,4 +1,4 @@
-"""`softlin hunt` (softlin/hunt/search.py, softlin/hunt/spaces.py): the spaces draw scenarios that
+"""`softlin hunt` (softlin/cli/hunt.py, softlin/hunt/search.py, softlin/hunt/spaces.py): the spaces draw scenarios that
 round-trip through TOML and validate (or are classified), a failure is found, shrunk and written so
 that `verify --scenario` reads it, exit codes follow `verify`. The default tests use a stand-in claim
 run (fast, and its failure set is known); the slow tier injects wrong formulas into the real claims."""
@@ -194,7 +194,7 @@ def _without_timing(out: dict) -> dict:
 @pytest.mark.slow   # default-run budget (180 s): the Dask tests live in the slow tier
 @pytest.mark.parametrize("fails", [False, True], ids=["nothing found", "counterexample shrunk"])
 def test_a_hunt_on_a_dask_scheduler_gives_the_in_process_result(monkeypatch, tmp_path, fails):
-    """cli_hunt_dask: draw, prefetch on the cluster, replay. The summary (regions, runs, the shrunk
+    """hunt/cluster.py: draw, prefetch on the cluster, replay. The summary (regions, runs, the shrunk
     counterexample) equals the in-process hunt's. A thread-based LocalCluster, so the stand-in claim
     (monkeypatched here) is what its workers run; tests/test_hunt.py's slow tier uses processes."""
     distributed = pytest.importorskip("distributed")

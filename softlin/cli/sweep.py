@@ -1,5 +1,14 @@
-"""`softlin sweep (GRID.toml | --builtin NAME)`: the command's arguments, its plan checked before any
-work, progress and closing lines; the run itself is softlin/sweep/engine.py."""
+"""`softlin sweep (GRID.toml | --builtin NAME)`: one certificate per grid point (docs/sweeps.md).
+
+    softlin sweep GRID.toml | --builtin rates [--profile quick|standard|full]
+                  [--workers N | --scheduler tcp://HOST:PORT] [--out DIR] [--quiet]
+
+This module holds the command: its arguments, the plan and the closing lines. Plan (everything
+checked before any work; a problem is one line and exit 2): the grid (sweep/grid.py), every point's
+scenario validated by its claim, the grid's estimated work against its `max_minutes`
+(claims/budgets.py), the output folder, and Dask being installed. The run is sweep/engine.py, on Dask
+(sweep/execute.py). Exit 0 when every point is verified, else 1.
+"""
 
 from __future__ import annotations
 

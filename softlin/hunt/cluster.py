@@ -8,8 +8,8 @@ in three steps:
 1. draw: the hunt's Hypothesis test is run with a judge that records each validated scenario and passes
    it; this yields, in order, the (at most N) scenarios that the in-process hunt would judge. Cheap:
    classification only.
-2. prefetch: every recorded scenario's claim run (cli_hunt.judge_scenario, a pure function, reached as
-   `Hunt.scenario_judge` so that this module does not import cli_hunt, which imports it) is
+2. prefetch: every recorded scenario's claim run (search.judge_scenario, a pure function, reached as
+   `Hunt.scenario_judge` so that this module does not import hunt/search.py, which imports it) is
    submitted to the cluster at once; the verdicts come back in any order.
 3. replay: the in-process hunt is run again with a judge that reads those verdicts and sends a scenario
    it has not seen (a shrink candidate) to the cluster, waiting for it. The replay draws the same
@@ -35,7 +35,7 @@ def _key(user: dict) -> str:
 
 
 def draw(hunt) -> list[tuple[dict, dict]]:
-    """The (user, merged) scenarios the in-process hunt (a cli_hunt.Hunt) would judge, in its order (step 1)."""
+    """The (user, merged) scenarios the in-process hunt (a search.Hunt) would judge, in its order (step 1)."""
     recorder = type(hunt)(hunt.claim, hunt.n, hunt.seed, hunt.budget, hunt.max_shrink, hunt.level)
     drawn: list[tuple[dict, dict]] = []
 
@@ -56,7 +56,7 @@ class ClusterJudge:
 
     def _submit(self, merged: dict):
         h = self.hunt
-        # cli_hunt.judge_scenario, reached through the hunt (this module is imported by cli_hunt, not the reverse)
+        # search.judge_scenario, reached through the hunt (this module is imported by search, not the reverse)
         return self.client.submit(h.scenario_judge, h.claim.id, merged, h.budget, h.seed, h.per_check, pure=False)
 
     def prefetch(self, drawn: list[tuple[dict, dict]]) -> None:

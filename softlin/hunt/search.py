@@ -1,6 +1,7 @@
-"""`softlin hunt CLAIM`: search a claim's hypothesis space for a counterexample (docs/design.md, "Hunt").
+"""The hunt: search a claim's hypothesis space for a counterexample (docs/hunt.md); the command
+`softlin hunt CLAIM` is softlin/cli/hunt.py.
 
-Hypothesis draws scenarios from the claim's space (softlin/cli_hunt_spaces.SPACES) and runs the claim at
+Hypothesis draws scenarios from the claim's space (hunt/spaces.py, SPACES) and runs the claim at
 a small budget on each (profile `quick` for `--budget quick`, `standard` for `--budget standard`,
 seed S fixed in the scenario, so one scenario always gives the same run and Hypothesis's shrinker
 sees a deterministic test). An example is
@@ -49,7 +50,7 @@ from ..commands import InternalError
 DEFAULT_OUT = Path("reports") / "hunt"
 PROFILE = {"quick": "quick", "standard": "standard"}
 OUTSIDE = "outside hypotheses"
-# The claims with a hunt space (cli_hunt_spaces.SPACES, imported lazily: Hypothesis loads only for hunt).
+# The claims with a hunt space (hunt/spaces.py, SPACES, imported lazily: Hypothesis loads only for hunt).
 SUPPORTED = ("lemma-2.1", "asm-3.3", "prop-3.1", "prop-3.4", "mixture", "thm-4.3", "thm-5.2", "finite-prompt-risk",
              "authors-experiment")
 
@@ -94,7 +95,7 @@ def judge(cert: dict) -> dict:
 
 def judge_scenario(claim_id: str, merged: dict, budget: str, seed: int, per_check: float) -> dict:
     """One claim run at the hunt's per-check level, read by `judge`: a pure function of its arguments, so
-    a Dask worker can run it (cli_hunt_dask). {"outside": reason} for a structural limit met during
+    a Dask worker can run it (hunt/cluster.py). {"outside": reason} for a structural limit met during
     the run; an exception on a validated scenario is a crash verdict (a counterexample)."""
     claim = registry.get(claim_id)
     try:
@@ -166,10 +167,10 @@ class Hunt:
             self.found = Counterexample(user, verdict["failing"])
             raise self.found
 
-    scenario_judge = staticmethod(judge_scenario)      # what a Dask worker runs (cli_hunt_dask)
+    scenario_judge = staticmethod(judge_scenario)      # what a Dask worker runs (hunt/cluster.py)
 
     def judge(self, user: dict, merged: dict) -> dict:
-        """The verdict of one claim run (judge_scenario), here; cli_hunt_dask replaces it by a cluster's."""
+        """The verdict of one claim run (judge_scenario), here; hunt/cluster.py replaces it by a cluster's."""
         return judge_scenario(self.claim.id, merged, self.budget, self.seed, self.per_check)
 
     def run(self) -> None:

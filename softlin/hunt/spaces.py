@@ -1,6 +1,6 @@
 """Hunt spaces of the claims beyond lemma-2.1 and asm-3.3 (docs/design.md, "Hunt"); the CLI layer.
 
-Same conventions as cli_hunt_strategies: a strategy draws a *user* scenario of plain numbers on a
+Same conventions as hunt/strategies.py: a strategy draws a *user* scenario of plain numbers on a
 dyadic grid (exact in TOML, shrinks towards 0), and the prompt budget is drawn small so that one
 claim run at `quick` costs seconds to a minute. Per claim:
 

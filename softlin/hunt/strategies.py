@@ -92,7 +92,7 @@ class Space:
     """A claim's hunt space: `scenarios(budget)` a strategy, `region(validated)` its label, and
     `statistical_checks` an upper bound on the statistical (montecarlo) checks of one run, so that a
     run at per-check level alpha false-alarms with probability <= statistical_checks x alpha
-    (cli_hunt checks every run's certificate against it)."""
+    (hunt/search.py checks every run's certificate against it)."""
     scenarios: object
     region: object
     statistical_checks: int

@@ -1,15 +1,9 @@
-"""`softlin sweep (GRID.toml | --builtin NAME)`: one certificate per grid point (docs/design.md, "Sweeps").
-
-    softlin sweep GRID.toml | --builtin rates [--profile quick|standard|full]
-                  [--workers N | --scheduler tcp://HOST:PORT] [--out DIR] [--quiet]
-
-Plan (everything checked before any work; a problem is one line and exit 2): the grid
-(cli_sweep_grid), every point's scenario validated by its claim, the grid's estimated work against its
-`max_minutes` (claims/budgets.py), the output folder, and Dask being installed. Run: the points whose
-key is already in the store (cli_sweep_store) are reused, the others run on Dask (cli_sweep_exec) and
-each certificate is written atomically as it arrives, so an interrupted sweep loses at most the points
-in flight. Then summary.json (cli_sweep_summary) and, for a lambda sweep with measured slopes, the
-phase diagram rates.png (cli_sweep_figure). Exit 0 when every point is verified, else 1.
+"""The sweep's run, once softlin/cli/sweep.py has planned it (docs/sweeps.md): one certificate per grid
+point. The points whose key is already in the store (sweep/store.py) are reused, the others run by the
+given runner (sweep/execute.py: in-process or Dask) and each certificate is written atomically as it
+arrives, so an interrupted sweep loses at most the points in flight. Then summary.json
+(sweep/summary.py) and, for a lambda sweep with measured slopes, the phase diagram rates.png
+(sweep/figure.py).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ OMP_NUM_THREADS = MKL_NUM_THREADS = OPENBLAS_NUM_THREADS = 1 (its `pre-spawn-env
 workers do not oversubscribe the cores with BLAS threads. When a worker dies mid-point the scheduler
 reschedules the point on another worker (up to `distributed.scheduler.allowed-failures`, default 3,
 deaths per point); an exception inside a claim is a bug and is not retried. Results come back to the
-client, which alone writes files (cli_sweep_store), so the workers need no shared file system.
+client, which alone writes files (sweep/store.py), so the workers need no shared file system.
 """
 
 from __future__ import annotations
