@@ -54,12 +54,15 @@ BOUNDARY = (0.49, 0.51)        # lambda at which the finiteness criterion is tes
 
 
 def slips(m, Gamma, U, Sigma_q) -> dict:
-    """closed_form(p, q, c) of the nearest wrong answers (see the module docstring)."""
+    """{name: (control id, closed_form(p, q, c))} of the nearest wrong answers (see the module
+    docstring); the id names the control's check, "control/<id>"."""
     return {
-        "mean shift c Gamma U z forgotten": lambda p, q, c: tm.tilted_moment(p, q, c, m, Gamma, U, Sigma_q, shift=0),
-        "exponent c^2/2 (Z(a)^c not divided out)": lambda p, q, c: tm.tilted_moment(
-            p, q, c, m, Gamma, U, Sigma_q, kappa=sp.Rational(c * c, 2)),
-        "U transposed": lambda p, q, c: tm.tilted_moment(p, q, c, m, Gamma, U.T, Sigma_q),
+        "mean shift c Gamma U z forgotten": (
+            "mean-shift-forgotten", lambda p, q, c: tm.tilted_moment(p, q, c, m, Gamma, U, Sigma_q, shift=0)),
+        "exponent c^2/2 (Z(a)^c not divided out)": (
+            "exponent-not-divided",
+            lambda p, q, c: tm.tilted_moment(p, q, c, m, Gamma, U, Sigma_q, kappa=sp.Rational(c * c, 2))),
+        "U transposed": ("u-transposed", lambda p, q, c: tm.tilted_moment(p, q, c, m, Gamma, U.T, Sigma_q)),
     }
 
 
@@ -100,12 +103,6 @@ def _z(mean: float, se: float, claimed: float) -> float:
     if se > ROUNDOFF * abs(mean):
         return abs(mean - claimed) / se
     return 0.0 if abs(mean - claimed) <= 1e3 * ROUNDOFF * max(abs(mean), abs(claimed)) else math.inf
-
-
-# The stable ids of the negative controls' checks, by the slips' names.
-CONTROL_IDS = {"mean shift c Gamma U z forgotten": "mean-shift-forgotten",
-               "exponent c^2/2 (Z(a)^c not divided out)": "exponent-not-divided",
-               "U transposed": "u-transposed"}
 
 
 def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_refuted=False):
@@ -244,7 +241,7 @@ def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
             if second != sp.oo:
                 sd[c, i, j] = math.sqrt(max(float(second - tables[c][i][j] ** 2), 0.0) / n)
     checks, summaries = [], {}
-    for name, form in wrong_forms.items():
+    for name, (key, form) in wrong_forms.items():
         best, worst_z = 0.0, 0.0
         for c, i, j in tested:
             if tm.ORDERS[i] not in POWER_ORDERS or tm.ORDERS[j] not in POWER_ORDERS:
@@ -266,10 +263,10 @@ def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
                   f"(critical {z_crit:.3g}, {len(tested)} entries); power computed beforehand from the "
                   f"derived estimator variance: {power:.6f} (delta = {best:.3g})")
         if power >= REQUIRED_POWER:
-            checks.append(Check(label, "control", refuted, power, REQUIRED_POWER, detail, tier="statistical", id=f"control/{CONTROL_IDS[name]}"))
+            checks.append(Check(label, "control", refuted, power, REQUIRED_POWER, detail, tier="statistical", id=f"control/{key}"))
         else:      # judged by the plan, never by the sample: a lucky refutation at low power is no evidence
             checks.append(unjudged(label, "control", f"planned power {power:.6f} below {REQUIRED_POWER}",
-                                   tier="statistical", value=power, bound=REQUIRED_POWER, detail=detail, id=f"control/{CONTROL_IDS[name]}"))
+                                   tier="statistical", value=power, bound=REQUIRED_POWER, detail=detail, id=f"control/{key}"))
     return checks, summaries
 
 

@@ -87,10 +87,11 @@ def exact_mse_of(cov, U, V):
 
 
 def slips(m, cov, U) -> dict:
-    """The nearest wrong answers a derivation of the lemma would produce, as wrong parameters of the
-    derived formula V (m' + Gamma' U' z): U transposed; the tilt doubled (log Z without its 1/2)."""
-    return {"transposed U: V (m + Gamma U^T z)": (m, cov, U.T),
-            "doubled tilt: V (m + 2 Gamma U z)": (m, 2 * cov, U)}
+    """{name: (control id, (m', Gamma', U'))}: the nearest wrong answers a derivation of the lemma would
+    produce, as wrong parameters of the derived formula V (m' + Gamma' U' z): U transposed; the tilt
+    doubled (log Z without its 1/2). The id names the control's check, "control/<id>"."""
+    return {"transposed U: V (m + Gamma U^T z)": ("transposed-u", (m, cov, U.T)),
+            "doubled tilt: V (m + 2 Gamma U z)": ("doubled-tilt", (m, 2 * cov, U))}
 
 
 def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, exact_formula=None) -> dict:
@@ -116,11 +117,10 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, 
 
     d = s["d"]
     controls = {}
-    for name, slip in slips(m, cov, U).items():
+    for name, (key, slip) in slips(m, cov, U).items():
         control = gaussian_subject(f"control ({name})", GaussianLaw(m, cov), m, cov, U, V, slip=slip)
         controls[name] = run_control(control, queries, U, V, budget, rng)
-        checks.append(control_check(controls[name], f"Gaussian tokens, {name}",
-                                    name.split(":")[0].lower().replace(" ", "-")))
+        checks.append(control_check(controls[name], f"Gaussian tokens, {name}", key))
     for law in (RademacherLaw(d), UniformLaw(d)):
         control = gaussian_subject(f"control ({law.name} tokens)", law, np.zeros(d), np.eye(d), U, V)
         controls[law.name] = run_control(control, queries, U, V, budget, rng)

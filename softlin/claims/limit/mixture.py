@@ -82,23 +82,20 @@ def mixture_subject(label: str, law, claimed: MixtureLaw, U, V, kernel=None, exa
         numerator_moments=lambda z, t, c: numerator_moments.moments(law, U, V, z, t, c))
 
 
-# The stable ids of the negative controls' checks, by the controls' names.
-CONTROL_IDS = {"affine formula with matched moments": "affine-matched-moments",
-               "untilted weights alpha_k = pi_k": "untilted-weights",
-               "logits without (Uz)^T Gamma_k (Uz) / 2": "logits-without-quadratic"}
-
-
 def slip_kernels(law: MixtureLaw, U, V) -> dict:
-    """Limits a derivation slip would produce: the same component limits V (m_k + Gamma_k U z), with
-    untilted weights alpha = pi, or with logits log pi_k + m_k^T U z (quadratic term dropped)."""
+    """{name: (control id, kernel)} of the limits a derivation slip would produce: the same component
+    limits V (m_k + Gamma_k U z), with untilted weights alpha = pi, or with logits log pi_k + m_k^T U z
+    (quadratic term dropped). The id names the control's check, "control/<id>"."""
     def with_logits(logits_of):
         def kernel(Z):
             _, parts = limits.mixture_limits_and_weights(law, U, V, Z)
             return np.einsum("kn,knj->nj", softmax(logits_of(np.atleast_2d(Z) @ U.T), axis=0), parts)
         return kernel
     log_pi = np.log(law.weights)[:, None]
-    return {"untilted weights alpha_k = pi_k": with_logits(lambda A: np.repeat(log_pi, len(A), axis=1)),
-            "logits without (Uz)^T Gamma_k (Uz) / 2": with_logits(lambda A: log_pi + law.means @ A.T)}
+    return {"untilted weights alpha_k = pi_k": (
+                "untilted-weights", with_logits(lambda A: np.repeat(log_pi, len(A), axis=1))),
+            "logits without (Uz)^T Gamma_k (Uz) / 2": (
+                "logits-without-quadratic", with_logits(lambda A: log_pi + law.means @ A.T))}
 
 
 def product_mixture(d: int, offset: float, variance: float) -> MixtureLaw:
@@ -145,13 +142,14 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
                         "between the mixture limit and the 40-digit two-point enumeration", id="degenerate/rademacher-limit"))
 
     mean, cov = law.moments()
-    controls = {"affine formula with matched moments": run_control(
-        gaussian_subject("control (mixture tokens, affine formula)", law, mean, cov, U, V), queries, U, V, budget, rng)}
-    for name, wrong in slip_kernels(law, U, V).items():
-        controls[name] = run_control(mixture_subject(f"control ({name})", law, law, U, V, wrong, exact_kernel=True),
-                                     queries, U, V, budget, rng)
-    for name, result in controls.items():
-        checks.append(control_check(result, f"mixture tokens, {name}", CONTROL_IDS[name]))
+    controls = {"affine formula with matched moments": ("affine-matched-moments", run_control(
+        gaussian_subject("control (mixture tokens, affine formula)", law, mean, cov, U, V), queries, U, V, budget, rng))}
+    for name, (key, wrong) in slip_kernels(law, U, V).items():
+        controls[name] = (key, run_control(mixture_subject(f"control ({name})", law, law, U, V, wrong, exact_kernel=True),
+                                           queries, U, V, budget, rng))
+    for name, (key, result) in controls.items():
+        checks.append(control_check(result, f"mixture tokens, {name}", key))
+    controls = {name: result for name, (_, result) in controls.items()}
     summaries = {name: control_summary(result) for name, result in controls.items()}
 
     linear = limits.gaussian_limit(mean, cov, U, V, queries)
