@@ -143,7 +143,7 @@ def loss_and_grad(model: str, mu: float, omega: float, s, y, yq):
     return float(loss.mean()), float(gm.mean()), float(go.mean())
 
 
-def _check_plan(Ls, steps, lr, batch):
+def check_plan(Ls, steps, lr, batch):
     if not isinstance(Ls, (list, tuple)) or not Ls or any(
             isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 1 for L in Ls):
         raise ValueError(f"L = {Ls!r} must be a non-empty list of integers >= 1")
@@ -159,7 +159,7 @@ def train(Sigma, s2, tau, Ls, generator, steps, lr, batch, init, rng, record=50,
           tokens="reduced") -> dict:
     """SGD for both models and every L from `init` = (mu0, omega0). Returns
     {"params": {model: {L: (mu, omega)}}, "trajectory": {model: {L: array (k, 2)}}, "record_steps", "seconds"}."""
-    _check_plan(Ls, steps, lr, batch)
+    check_plan(Ls, steps, lr, batch)
     maps = generator_maps(Sigma, generator)
     Lmax = max(Ls)
 

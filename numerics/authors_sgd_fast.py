@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from . import kernels
-from .authors_sgd import MODELS, _check_plan, generator_maps, sgd_loop
+from .authors_sgd import MODELS, check_plan, generator_maps, sgd_loop
 
 
 def draw(rng: np.random.Generator, n: int, L: int, maps, s2: float, tau: float, rows: int = 2):
@@ -124,7 +124,7 @@ def conditional_gradients(rng, mu_om: dict, nu, a, b, z0, yq) -> dict:
 
 def train(Sigma, s2, tau, Ls, generator, steps, lr, batch, init, rng, record=50, progress=None) -> dict:
     """`authors_sgd.train` (reduced tokens) with the fast step: same arguments, same result to rounding."""
-    _check_plan(Ls, steps, lr, batch)
+    check_plan(Ls, steps, lr, batch)
     maps = generator_maps(Sigma, generator)
     Lmax = max(Ls)
 
@@ -139,7 +139,7 @@ def train_conditional(Sigma, s2, tau, L, generator, steps, lr, batch, init, rng,
     """SGD for both models at one L with `conditional_gradients` (n L + 3 n normals per step instead of
     2 n L): the same SGD in law as `train` at that L, not the same draws. Returns {"params": {model:
     (mu, omega)}, "trajectory": {model: array (k, 2)}, "record_steps", "seconds"}."""
-    _check_plan([L], steps, lr, batch)
+    check_plan([L], steps, lr, batch)
     maps = generator_maps(Sigma, generator)
     theta = {m: (float(init[0]), float(init[1])) for m in MODELS}
     every = max(1, steps // record)

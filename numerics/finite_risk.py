@@ -138,7 +138,7 @@ def moment_table(L: int, q_max: float, points: int = DEFAULT_TABLE_POINTS) -> Ta
     return Table(int(L), qs, logs[:, 0], logs[:, 1])
 
 
-def _half(tab: Table) -> Table:
+def half_table(tab: Table) -> Table:
     return Table(tab.L, tab.q[::2], tab.log_a[::2], tab.log_b[::2])
 
 
@@ -172,7 +172,7 @@ def exact_risk(model: Model, L: int, mu: float, omega: float, radial: int = RADI
     tab = moment_table(L, q_max, points)
     value = _average(model, rule, tab, mu, omega)
     err = sum(abs(value - _average(model, r, t, mu, omega))
-              for r, t in ((coarse_r, tab), (coarse_a, tab), (rule, _half(tab))))
+              for r, t in ((coarse_r, tab), (coarse_a, tab), (rule, half_table(tab))))
     return RiskValue(value, max(err, ROUNDOFF * abs(value)))
 
 

@@ -30,7 +30,7 @@ from scipy import interpolate
 from scipy.integrate import solve_ivp
 
 from . import kernels
-from .finite_risk import ANGULAR_NODES, RADIAL_NODES, Model, QueryRule, _half, query_rule
+from .finite_risk import ANGULAR_NODES, RADIAL_NODES, Model, QueryRule, half_table, query_rule
 
 FLOW_RTOL, FLOW_ATOL = 1e-7, 1e-10
 SMALL_X = 1e-6          # below this sqrt(q) the slope uses the spline's curvature at 0
@@ -89,7 +89,7 @@ class GradientSurface:
         self.rule = surface.rule
         self.coarse = query_rule(self.model, RADIAL_NODES // 2, ANGULAR_NODES)
         self.flow_rule = flow_rule or query_rule(self.model, FLOW_RADIAL, FLOW_ANGULAR)
-        self.slopes, self.half = Slopes(surface.table), Slopes(_half(surface.table))
+        self.slopes, self.half = Slopes(surface.table), Slopes(half_table(surface.table))
         # the table covers omega^2 a Q <= q_max for the surface's rule; a coarser rule may reach further out
         reach = max(float(r.a.max() * r.Q.max()) for r in (self.rule, self.coarse, self.flow_rule))
         self.omega_max = min(self.omega_max, math.sqrt(self.slopes.q_max / reach))

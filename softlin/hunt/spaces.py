@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from .strategies import Space, _grid, asm_region, common_scenarios, lemma_region
+from .strategies import Space, dyadic_array, asm_region, common_scenarios, lemma_region
 from ..numerics import icl_flows, query_average
 
 
@@ -34,7 +34,7 @@ from ..numerics import icl_flows, query_average
 def with_query(draw, max_d: int, budget: str, trials: int):
     """Common keys plus a fixed query (prop-3.1, prop-3.4), `trials` prompts per length."""
     s = draw(common_scenarios(max_d, max_d, budget, 4))
-    s["query"] = draw(_grid((max_d,), 4, 4), label="query")[:s["d"]].tolist()
+    s["query"] = draw(dyadic_array((max_d,), 4, 4), label="query")[:s["d"]].tolist()
     # a rate needs two lengths: prop-3.1 validates one length and then crashes in its fit ("need
     # matching 1-D arrays of at least 2 points", found by this hunt; open), so two to three are drawn
     s["L"] = _lengths(draw, (4, 8, 16, 32, 64, 128))
@@ -48,8 +48,8 @@ def mixture_scenarios(draw, budget: str):
     d = s["d"]
     K = draw(st.integers(1, 3), label="components")
     w = draw(st.lists(st.integers(1, 4), min_size=K, max_size=K), label="weights")
-    means = draw(_grid((3, 2), 4, 4), label="means")[:K, :d]
-    Bs = draw(_grid((3, 2, 2), 4, 4), label="B_k")[:K, :d, :d]
+    means = draw(dyadic_array((3, 2), 4, 4), label="means")[:K, :d]
+    Bs = draw(dyadic_array((3, 2, 2), 4, 4), label="B_k")[:K, :d, :d]
     s["mixture"] = {"weights": [x / sum(w) for x in w], "means": means.tolist(),
                     "covs": [(B @ B.T).tolist() for B in Bs]}
     return s
@@ -58,7 +58,7 @@ def mixture_scenarios(draw, budget: str):
 @st.composite
 def _sigma(draw, max_d: int):
     d = draw(st.integers(1, max_d), label="d")
-    B = draw(_grid((max_d, max_d), 4, 4), label="B")[:d, :d]
+    B = draw(dyadic_array((max_d, max_d), 4, 4), label="B")[:d, :d]
     c = draw(st.sampled_from((0.5, 0.25, 0.0)), label="ridge")
     return (B @ B.T + c * np.eye(d)).tolist()
 

@@ -42,7 +42,7 @@ LENGTHS = (4, 8, 16, 32, 64, 128)
 TRIALS = {"quick": 800, "standard": 2000}      # prompts per length in the scenario (quick keeps 1/4)
 
 
-def _grid(shape, steps: int, denominator: int):
+def dyadic_array(shape, steps: int, denominator: int):
     """An integer array in [-steps, steps] divided by `denominator` (dyadic, so exact)."""
     # fill=nothing: every entry drawn on its own (the default fills most of an array with one value)
     return arrays(np.int64, shape, elements=st.integers(-steps, steps), fill=st.nothing()).map(
@@ -57,15 +57,15 @@ def common_scenarios(draw, max_d: int, max_rank: int, budget: str, u_denominator
     d = draw(st.integers(1, max_d), label="d")
     r = draw(st.integers(0, min(d, max_rank)), label="rank of B")
     k = draw(st.integers(1, 3), label="rows of V")
-    B = draw(_grid((max_d, max_rank), 4, 4), label="B")[:d, :r]
-    C = draw(_grid((max_d, max_d), 4, 4), label="C")[:d, :d]
+    B = draw(dyadic_array((max_d, max_rank), 4, 4), label="B")[:d, :r]
+    C = draw(dyadic_array((max_d, max_d), 4, 4), label="C")[:d, :d]
     Ls = sorted(draw(st.sets(st.sampled_from(LENGTHS), min_size=1, max_size=3), label="L"))
     return {
         "d": d,
-        "mean": draw(_grid((max_d,), 4, 4), label="mean")[:d].tolist(),
+        "mean": draw(dyadic_array((max_d,), 4, 4), label="mean")[:d].tolist(),
         "cov": (B @ B.T).tolist(),
-        "U": draw(_grid((max_d, max_d), 4, u_denominator), label="U")[:d, :d].tolist(),
-        "V": draw(_grid((3, max_d), 4, 4), label="V")[:k, :d].tolist(),
+        "U": draw(dyadic_array((max_d, max_d), 4, u_denominator), label="U")[:d, :d].tolist(),
+        "V": draw(dyadic_array((3, max_d), 4, 4), label="V")[:k, :d].tolist(),
         "query_cov": (C @ C.T).tolist(),
         "L": [int(L) for L in Ls],
         "trials": TRIALS[budget],

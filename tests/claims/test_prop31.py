@@ -290,7 +290,7 @@ def test_the_first_order_limit_check_is_undecided_beyond_its_asymptotic_reach():
     def check(G, U, V, z, slip=1.0):
         a = U @ z
         b1 = kernels.bias_first_order(G, V, a[:, None])[:, 0]
-        return pf._first_order_limit_check(G, U, V, z, b1, slip * np.asarray(kernels.cov_first_order(G, V, a[:, None])))
+        return pf.first_order_limit_check(G, U, V, z, b1, slip * np.asarray(kernels.cov_first_order(G, V, a[:, None])))
     G = np.array([[0.3125, -0.625, -0.3125], [-0.625, 1.25, 0.625], [-0.3125, 0.625, 0.3125]])
     U = np.array([[1.0, 0.75, 0.75], [-0.75, 1.0, -0.25], [0.0, 0.0, -0.5]])
     V = np.array([[0.0, 0.5, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])

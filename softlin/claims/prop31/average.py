@@ -17,24 +17,25 @@ import sympy as sp
 from ...derivations import fluctuations
 from ...numerics import fits, montecarlo, query_average, selfnormalised
 from ..base import check_false_alarm, Check
-from .common import remainder_exponent, DIGITS, REGIMES, TABLE_RELATIVE_ERROR, _rational, z_crit
+from ..exact import rational_matrix
+from .common import remainder_exponent, DIGITS, REGIMES, TABLE_RELATIVE_ERROR, z_crit
 from ..progress import progress, sweep
 
 
 def exact_coefficient(Gamma, U, V, Sigma_q) -> float:
     """The query-averaged first-order coefficient (closed form, exact rationals, 40 digits);
     math.inf when lambda >= 1/2 (the Gaussian integral diverges)."""
-    M = _rational(U).T * _rational(Gamma) * _rational(U)
-    R = sp.eye(M.shape[0]) - 2 * M * _rational(Sigma_q)
+    M = rational_matrix(U).T * rational_matrix(Gamma) * rational_matrix(U)
+    R = sp.eye(M.shape[0]) - 2 * M * rational_matrix(Sigma_q)
     # Finite iff I - 2 S M S is positive definite; its eigenvalues are those of R (similar matrices).
     eig = np.linalg.eigvals(np.array(R.evalf(30), dtype=float))
     if np.min(eig.real) <= 1e-12:
         return math.inf
-    value = fluctuations.first_order_coefficient_matrix(_rational(Gamma), _rational(U), _rational(V), _rational(Sigma_q))
+    value = fluctuations.first_order_coefficient_matrix(rational_matrix(Gamma), rational_matrix(U), rational_matrix(V), rational_matrix(Sigma_q))
     return float(sp.N(value, DIGITS))
 
 
-def _averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, label, first_order: bool = False) -> dict:
+def query_averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, label, first_order: bool = False) -> dict:
     """Monte Carlo and exact (Rao-Blackwellised) L2(nu) errors at the budget's L, with the fit. With
     `first_order`, the exact values also include 10 and 100 x the largest L (same query draws), from which
     the remainders of L x error are estimated without using the closed-form coefficient."""
@@ -64,7 +65,7 @@ def _averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, label, first_ord
             "exact_objects": exact, "exact_big": big}
 
 
-def _per_L_check(label, av, alpha, key: str) -> Check:
+def per_L_check(label, av, alpha, key: str) -> Check:
     zs = [max(0.0, abs(m - e) - TABLE_RELATIVE_ERROR * e) / math.hypot(s1, s2)
           for m, e, s1, s2 in zip(av["mc"], av["exact"], av["mc_se"], av["exact_se"])]
     zc = z_crit(alpha)
@@ -77,7 +78,7 @@ def _per_L_check(label, av, alpha, key: str) -> Check:
                  + f"; two-sided at false-alarm {alpha:.2g} each (Bonferroni)", id=f"{key}/montecarlo-vs-exact")
 
 
-def _slope_check(label, av, kappa, key: str) -> Check:
+def slope_check(label, av, kappa, key: str) -> Check:
     fit = av["fit"]
     se = math.hypot(fit.stderr, av["predicted_slope_se"])
     z = (fit.slope - av["predicted_slope"]) / se
@@ -120,7 +121,7 @@ def first_order_estimate(av, Ls, lam: float) -> tuple[float, float, float]:
     return estimate, stderr, tail
 
 
-def _first_order_mc_check(av, coef, Ls, lam) -> Check:
+def first_order_mc_check(av, coef, Ls, lam) -> Check:
     """The pooled Monte Carlo estimate of lim L x error against the closed-form coefficient."""
     est, se, allowance = first_order_estimate(av, Ls, lam)
     zc = z_crit(check_false_alarm())

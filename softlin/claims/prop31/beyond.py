@@ -55,7 +55,7 @@ def intercept_fit(Ls, values, stderrs) -> tuple[float, float, float]:
     return float(fit.coef[0]), float(math.sqrt(fit.cov[0, 0])), fit.chi2
 
 
-def _beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
+def beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
     m, Gamma, U, V, Sq = s["mean"], s["cov"], s["U"], s["V"], s["query_cov"]
     root = psd_root(Gamma)
     r = root.shape[1]

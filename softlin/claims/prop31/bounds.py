@@ -14,7 +14,7 @@ from ...numerics.laws import GaussianLaw, psd_root
 from ..base import check_false_alarm, Check
 from ..progress import sweep
 from ..limit.battery import binomial_p_value, deviation_bound
-from .common import _subgaussian_sigma, z_crit
+from .common import subgaussian_sigma, z_crit
 
 
 def expectation_bound(L: int, trace_plus: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -23,7 +23,7 @@ def expectation_bound(L: int, trace_plus: np.ndarray, q: np.ndarray) -> np.ndarr
         return trace_plus * kernels.expectation_bound_factor(L, q)
 
 
-def _bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> dict:
+def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> dict:
     Ls, delta = budget.Ls, budget.delta
     law = GaussianLaw(np.zeros(Gamma.shape[0]), Gamma)
     w2, num2 = limits.gaussian_bound_moments(law, U, V, z0)
@@ -139,11 +139,11 @@ def explicit_c1(coef, Gamma, U, V, Sq, sigma: float) -> tuple[float, int]:
     return float(vals[i]), grid[i]
 
 
-def _paper_form(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> dict:
+def paper_form_checks(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> dict:
     """The paper's form c1 sigma^6 ln L / L^(c2/sigma^2) with c2 = sigma^2 (kappa = 1 below the threshold) and c1
     from the proven in-expectation bound (`explicit_c1`, no data): the Monte Carlo error at the tested L and the
     exact error at 10x and 100x the largest L must lie below it (one-sided z-tests, Bonferroni)."""
-    sigma = _subgaussian_sigma(Gamma)
+    sigma = subgaussian_sigma(Gamma)
     if not math.isfinite(coef) or lam >= 0.5:
         return {"checks": [], "quantities": {"c1": None, "c2": None, "sigma": sigma,
                                              "paper_form": "not run: at or above the threshold the bound has no finite c1"}}
@@ -178,7 +178,7 @@ def _paper_form(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> dict:
 L1_QUADRATURE_REL = 1e-12
 
 
-def _erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> dict:
+def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> dict:
     """At L = 1, T[mu_1](z) = V z_1 and the error is exactly tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T) > 0,
     while c1 sigma^6 ln(1) / 1 = 0. Two routes judge the closed form: the exact finite-L moments at
     L = 1 (selfnormalised.exact_second_moment, A_1 = 1, B_1 = 1 + q) averaged over queries by

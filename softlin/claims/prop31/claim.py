@@ -34,23 +34,22 @@ import numpy as np
 from ...derivations import catalogue
 from ...numerics import kernels, limits, query_average
 from ...numerics.laws import GaussianLaw, psd_root
-from .. import scenario as scen
+from .. import formulas as shown, scenario as scen
 from ...certio import precision_entry
 from .. import budgets
 from ..base import check_false_alarm, check_path, Check, Claim, certificate
 from ..common import provenance, symbolic_check
 from .anchors import error_anchor_check, moment_anchor_check
-from .average import (_averaged, _first_order_mc_check, _per_L_check, _slope_check, coefficient_check,
+from .average import (query_averaged, first_order_mc_check, per_L_check, slope_check, coefficient_check,
                              exact_coefficient, first_order_estimate)
-from .beyond import _beyond_gaussians
-from .bounds import _bound_checks, _erratum_one, _paper_form
+from .beyond import beyond_gaussians
+from .bounds import bound_checks, erratum_one, paper_form_checks
 from .common import fixed_query
 from .common import (naive_exponent, remainder_exponent, sharp_exponent, KERNEL_TOLERANCE, REGIMES, budget_for,
-                            NEAR_THRESHOLD, _regime_setting)
-from .fixed import _first_order_limit_check, _fixed_query_montecarlo, deterministic_coordinates, exact_first_order
-from .formulas import _formulas, _formulas_mathml
+                            NEAR_THRESHOLD, regime_setting)
+from .fixed import first_order_limit_check, fixed_query_montecarlo, deterministic_coordinates, exact_first_order
 from .power import family_wise
-from .regimes import _regimes
+from .regimes import regime_checks
 
 ID = "prop-3.1"
 TITLE = "Output concentration: exact 1/L fluctuations, the finiteness threshold and the sharp rate"
@@ -131,7 +130,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
         quantities["bias_first_order"] = b1_kernel.tolist()
         quantities["cov_first_order"] = C1_kernel.tolist()
     quantities["fixed_query"] = np.asarray(z0).tolist()
-    checks.append(_first_order_limit_check(Gamma, U, V, z0, b1_kernel, C1_kernel))
+    checks.append(first_order_limit_check(Gamma, U, V, z0, b1_kernel, C1_kernel))
     q0 = max(0.0, float(kernels.log_weight_second_moment(Gamma, a0[:, None])[0, 0]))     # a^T Gamma a
     anchor, anchor_q = moment_anchor_check(tuple(sorted({round(q0, 12), 1.0, 4.0})))
     checks.append(anchor)
@@ -141,7 +140,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
         checks.append(err_anchor)
     quantities.update(err_q)
 
-    fixed = _fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1_kernel, C1_kernel)
+    fixed = fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1_kernel, C1_kernel)
     checks += fixed["checks"]
     quantities.update(fixed["quantities"])
 
@@ -151,12 +150,12 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     checks.append(coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget))
     if 0 < lam < NEAR_THRESHOLD and psd_root(Sq).shape[1] <= 3:
         # Just below the threshold the closed form and the quadrature are hardest to get right together.
-        near = _regime_setting(Gamma, lam, NEAR_THRESHOLD)[0]
+        near = regime_setting(Gamma, lam, NEAR_THRESHOLD)[0]
         checks.append(coefficient_check(coefficient_fn(near, U, V, Sq), near, U, V, Sq, NEAR_THRESHOLD, rng, budget,
                                         label=f"near the threshold (Gamma rescaled to lambda = {NEAR_THRESHOLD}): ",
                                         key="near-threshold"))
     rho = remainder_exponent(lam)
-    main = _averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, "scenario",
+    main = query_averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, "scenario",
                      first_order=math.isfinite(coef) and rho >= 0.5)
     quantities.update(measured_slope=main["fit"].slope, measured_slope_stderr=main["fit"].stderr,
                       predicted_slope_tested_range=main["predicted_slope"],
@@ -165,11 +164,11 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     series["main"] = {"L": budget.Ls, "rmse": [math.sqrt(v) for v in main["mc"]], "mse": main["mc"],
                       "mse_stderr": main["mc_se"], "exact_mse": main["exact"]}
     n_av_tests = len(budget.Ls) * (1 + len(REGIMES))
-    checks.append(_per_L_check("scenario", main, check_false_alarm() / n_av_tests, "scenario"))
-    checks.append(_slope_check("scenario", main, kappa, "scenario"))
+    checks.append(per_L_check("scenario", main, check_false_alarm() / n_av_tests, "scenario"))
+    checks.append(slope_check("scenario", main, kappa, "scenario"))
     quantities["remainder_exponent"] = rho
     if math.isfinite(coef) and rho >= 0.5:
-        checks.append(_first_order_mc_check(main, coef, budget.Ls, lam))
+        checks.append(first_order_mc_check(main, coef, budget.Ls, lam))
         est, est_se, tail = first_order_estimate(main, budget.Ls, lam)
         quantities.update(first_order_coefficient_monte_carlo=est, first_order_coefficient_monte_carlo_stderr=est_se,
                           first_order_tail_allowance=tail)
@@ -181,12 +180,12 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
                                                        f"(lambda = {lam:.3g} > 2/7)")
 
     # ---- 3. Bounds: high probability (fixed query) and in expectation (fixed query, integrated). ----
-    bounds = _bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng)
+    bounds = bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng)
     checks += bounds["checks"]
     quantities.update(bounds["quantities"])
 
     # ---- 4. Sharp exponent and regimes. ----
-    regime_runs = _regimes(s, budget, rng, lam, exponent_fn, regimes) if lam > 1e-12 else {}
+    regime_runs = regime_checks(s, budget, rng, lam, exponent_fn, regimes) if lam > 1e-12 else {}
     power: dict = {}
     for name, r in regime_runs.items():
         checks += r["checks"]
@@ -197,25 +196,26 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
         quantities["regimes"] = "none: U^T Gamma U Sigma_q = 0, every query has a^T Gamma a = 0 and the error is tr(V Gamma V^T)/L"
 
     # ---- 5. The paper's form, erratum 1. ----
-    paper = _paper_form(main, budget, Gamma, U, V, Sq, coef, lam, rng)
+    paper = paper_form_checks(main, budget, Gamma, U, V, Sq, coef, lam, rng)
     checks += paper["checks"]
     quantities.update(paper["quantities"])
-    witness = _erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn)
+    witness = erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn)
     checks += witness["checks"]
     errata.append(witness["erratum"])
 
     # ---- 6. Beyond Gaussians. ----
     if beyond:
-        others = _beyond_gaussians(s, budget, rng, lam)
+        others = beyond_gaussians(s, budget, rng, lam)
         checks += others["checks"]
         quantities["beyond_gaussians"] = others["quantities"]
         series["controls"].update(others["series"])
 
     quantities.update(family_wise(checks, check_false_alarm()))
     quantities["power"] = power
+    latex, mathml = shown.for_claim(ID)
     cert = certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities,
-                       errata=errata, formulas=_formulas(), series=series, provenance=provenance(),
-                       formulas_mathml=_formulas_mathml(),
+                       errata=errata, formulas=latex, series=series, provenance=provenance(),
+                       formulas_mathml=mathml,
                        precision=stated_precision(checks))
     return cert
 

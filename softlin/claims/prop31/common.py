@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...numerics.significance import z_critical
-from ..exact import rational_column, rational_matrix
 
 REGIMES = (("below", 0.2), ("at", 0.5), ("above", 1.0))
 NEAR_THRESHOLD = 0.49      # lambda of the extra closed-form vs quadrature check of the query average
@@ -61,19 +60,18 @@ def budget_for(s: dict, profile: str) -> Budget:
     return Budget(s["L"], scale * t, 8, scale * 10 * t, scale * 16384, ells, s["delta"], 48, len(s["L"]), bound_Ls)
 
 
-_rational, _column = rational_matrix, rational_column     # float -> exact Rational (claims/exact.py)
 
 
 def z_crit(alpha: float, two_sided: bool = True) -> float:
     return z_critical(alpha, 1, 2 if two_sided else 1)
 
 
-def _regime_setting(Gamma0, lam0, target):
+def regime_setting(Gamma0, lam0, target):
     sigma2 = target / lam0
     return sigma2 * Gamma0, sigma2
 
 
-def _subgaussian_sigma(Gamma) -> float:
+def subgaussian_sigma(Gamma) -> float:
     """sigma of the paper for N(m, Gamma) (centred): sqrt(lambda_max(Gamma)), at least 1 (the paper's range)."""
     return max(1.0, math.sqrt(max(0.0, float(np.max(np.linalg.eigvalsh(Gamma))))))
 

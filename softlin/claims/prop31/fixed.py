@@ -19,14 +19,15 @@ import sympy as sp
 from ...derivations import fluctuations
 from ...numerics import kernels, montecarlo, selfnormalised, selfnormalised_enclosure as enclosure
 from ..base import check_false_alarm, Check
-from .common import DIGITS, _column, _rational, z_crit
+from ..exact import rational_column, rational_matrix
+from .common import DIGITS, z_crit
 from ..progress import sweep
 
 # A coordinate with (V Gamma V^T)_kk below this share of |V|_F^2 ||Gamma||_op is deterministic.
 DETERMINISTIC_OUTPUT = 1e-13
 # Its error must be rounding: |value| <= this times the size of the terms it is computed from.
 ROUNDING_TOLERANCE = 1e-10
-# _first_order_limit_check is judged when e^{2q} <= this x its smallest L (1e4).
+# first_order_limit_check is judged when e^{2q} <= this x its smallest L (1e4).
 LIMIT_ASYMPTOTIC = 1e-2
 # The float route's stated error (relative): its halved-step agreement is ~1e-13 within its reach.
 FLOAT_ROUTE_RELATIVE = 1e-10
@@ -61,15 +62,15 @@ def exact_first_order(Gamma, U, V, z) -> tuple[np.ndarray, np.ndarray]:
     """(b1, C1) from the derived matrix expressions with exact rational inputs, to 40 digits."""
     d, k = Gamma.shape[0], V.shape[0]
     s = fluctuations.symbols(d, k, 1)
-    a = _rational(U) * _column(z)
-    subs = {s["Gamma"]: _rational(Gamma), s["V"]: _rational(V), s["a"]: a}
+    a = rational_matrix(U) * rational_column(z)
+    subs = {s["Gamma"]: rational_matrix(Gamma), s["V"]: rational_matrix(V), s["a"]: a}
     b1 = fluctuations.bias_first_order(s).subs(subs).doit().as_explicit()
     C1 = fluctuations.cov_first_order(s).subs(subs).doit().as_explicit()
     num = lambda e: float(sp.N(e, DIGITS))
     return np.array([num(e) for e in b1]), np.array([[num(C1[i, j]) for j in range(k)] for i in range(k)])
 
 
-def _first_order_limit_check(Gamma, U, V, z0, b1, C1) -> Check:
+def first_order_limit_check(Gamma, U, V, z0, b1, C1) -> Check:
     """L (E T[mu_L] - T) and L Cov T[mu_L] from the exact finite-L quadrature at L = 1e4, 1e5, 1e6,
     Richardson-extrapolated in 1/L, against b1 and C1."""
     Ls = (10**4, 10**5, 10**6)
@@ -113,7 +114,7 @@ def _exact_where(z: np.ndarray, masked: np.ndarray, verdict: np.ndarray) -> np.n
     return np.where(masked, verdict, z)
 
 
-def _fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) -> dict:
+def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) -> dict:
     """Monte Carlo at the fixed query: exact finite-L bias / second moments, the Stein identity, and
     the first-order coefficients with their exact remainder allowed for.
 

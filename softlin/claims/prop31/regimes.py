@@ -16,8 +16,8 @@ from ...numerics import limits, query_average, selfnormalised
 from ...numerics.fits import linear_fit
 from ...numerics.laws import GaussianLaw
 from ..base import check_false_alarm, Check, unjudged
-from .average import _averaged, _per_L_check, _slope_check, exact_coefficient
-from .common import naive_exponent, sharp_exponent, REGIMES, _regime_setting, _subgaussian_sigma, z_crit
+from .average import query_averaged, per_L_check, slope_check, exact_coefficient
+from .common import naive_exponent, sharp_exponent, REGIMES, regime_setting, subgaussian_sigma, z_crit
 from .power import REQUIRED_POWER, slope_control_power
 from ..progress import sweep
 
@@ -46,21 +46,21 @@ def asymptotic_exponent(lam: float, ells, kappa_guess: float) -> dict:
             "log_values": logs.tolist()}
 
 
-def _regimes(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
+def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
     Gamma0, U, V, Sq, m = s["cov"], s["U"], s["V"], s["query_cov"], s["mean"]
     out = {}
     for name, target in regimes:
-        Gamma, sigma2 = _regime_setting(Gamma0, lam0, target)
+        Gamma, sigma2 = regime_setting(Gamma0, lam0, target)
         lam = query_average.threshold_lambda(Gamma, U, Sq)
         if abs(lam - target) <= 1e-9 * target:      # constructed to be the target: drop the eigensolver's rounding
             lam = target
         kappa = exponent_fn(lam)
         law = GaussianLaw(m, Gamma)
         limit_fn = lambda Z, G=Gamma: limits.gaussian_limit(m, G, U, V, Z)
-        av = _averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, f"{name} threshold")
-        checks = [_per_L_check(f"{name} threshold (lambda = {lam:.3g})", av, check_false_alarm() / (len(budget.Ls) * (1 + len(REGIMES))),
+        av = query_averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, f"{name} threshold")
+        checks = [per_L_check(f"{name} threshold (lambda = {lam:.3g})", av, check_false_alarm() / (len(budget.Ls) * (1 + len(REGIMES))),
                                f"regime/{name}"),
-                  _slope_check(f"{name} threshold (lambda = {lam:.3g})", av, kappa, f"regime/{name}")]
+                  slope_check(f"{name} threshold (lambda = {lam:.3g})", av, kappa, f"regime/{name}")]
         # The asymptotic exponent from the exact averages at huge L.
         asym = asymptotic_exponent(lam, budget.ells, sharp_exponent(lam))
         # Tolerance fixed beforehand (not from these values): KAPPA_TOLERANCE, above the 4-term fit's model error.
@@ -133,7 +133,7 @@ def _regimes(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
                                 f"growth of L x MSE from L = {Ls[0]} to {Ls[-1]}: Monte Carlo {g_mc:.4g}, exact {g_ex:.4g} "
                                 f"(z = {zg:.2f}, two-sided at false-alarm {check_false_alarm():g}); the exact growth is "
                                 f"(ln L)^p with p = {asym['log_power']:.2f} > 0", id="regime/at/growth"))
-        sigma = _subgaussian_sigma(Gamma)
+        sigma = subgaussian_sigma(Gamma)
         first = None if lam >= 0.5 else exact_coefficient(Gamma, U, V, Sq)
         out[name] = {"checks": checks, "lambda": lam, "power": power,
                      "series": {"L": budget.Ls, "rmse": [math.sqrt(v) for v in av["mc"]], "mse": av["mc"],
