@@ -146,7 +146,7 @@ def test_coefficient_with_a_transpose_gamma_a_in_place_of_the_squared_norm_fails
     assert ex.anchor_checks(cov, U, V, z, *wrong)[2].passed is False
 
 
-def erratum_one(V, z, exact=None, monkeypatch=None):
+def _erratum_one(V, z, exact=None, monkeypatch=None):
     from softlin.claims.prop34 import exact as px
     Gamma, U = np.array([[0.0625]]), np.array([[0.25]])
     if exact is not None:
@@ -161,12 +161,12 @@ def test_the_erratum_witness_needs_one_positive_error_and_monte_carlo_agreement(
     witness demanded both errors positive, so a correct claim was refuted. One positive error witnesses
     the erratum (the grad_V error does not involve V: positive even at V = 0); a wrong exact value (twice
     the grad_V error) is refuted by Monte Carlo."""
-    assert erratum_one([[-0.25], [0.0]], [0.0]).passed is True
-    assert erratum_one([[0.0]], [0.0]).passed is True
+    assert _erratum_one([[-0.25], [0.0]], [0.0]).passed is True
+    assert _erratum_one([[0.0]], [0.0]).passed is True
     from softlin.claims.prop34 import exact as px
     right = px.sg.exact_errors
     doubled = lambda *a: (2 * right(*a)[0], right(*a)[1])
-    assert erratum_one([[-0.25], [0.0]], [0.0], doubled, monkeypatch).passed is False
+    assert _erratum_one([[-0.25], [0.0]], [0.0], doubled, monkeypatch).passed is False
 
 
 def test_the_anchors_at_a_strong_tilt_are_judged_within_their_reach():
