@@ -1,4 +1,4 @@
-"""A fast SGD step for the authors' one-head models (claim `authors-experiment`, issue 13 section 2).
+"""A fast SGD step for the authors' one-head models (claim `authors-experiment`).
 
 numerics/authors_sgd.py forms the scores and labels of every token, s = |u| z0 and
 y = a z0 + b z1 (its reduced sampler, z0, z1 standard normal (n, L)), then softmax(omega s) and the

@@ -1,4 +1,4 @@
-"""Gradient of the exact finite-L softmax risk and its gradient flow (issue 13 section 2; an algorithm).
+"""Gradient of the exact finite-L softmax risk and its gradient flow (an algorithm).
 
 grad R_L(mu, omega) = E_{x_q} (dI/dmu, dI/domega), the integrand's total derivatives derived and emitted
 from derivations/risk_finite_gradient.py (`finite_risk_integrand_grad_*`), averaged with the polar

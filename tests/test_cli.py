@@ -65,7 +65,7 @@ def test_verify_on_a_user_scenario_writes_certificate_and_pages(tmp_path, capsys
 def test_a_control_without_power_is_kept_not_judged_on_the_certificate_pages_and_junit(tmp_path, capsys):
     """d = 1: the transposed-U slip is no slip (U^T = U), so its planned power is 0. The control stays
     in the certificate with judged false and its reason, out of the verdict, and the pages, the table
-    and JUnit count it (before, it vanished from all of them)."""
+    and JUnit count it (nothing about it may vanish)."""
     from junitparser import JUnitXml, Skipped
     scen = tmp_path / "d1.toml"
     scen.write_text("d = 1\nL = [16, 64]\ntrials = 100\n")

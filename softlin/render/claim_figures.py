@@ -1,4 +1,4 @@
-"""Claim figures that overlay what was predicted on what was measured (issue 12, section 4).
+"""Claim figures that overlay what was predicted on what was measured.
 
 Convergence figure (claims with a `main` series: lemma-2.1, mixture, prop-3.1): root-mean-square error
 against L, log-log, for the scenario and each other series of the certificate:

@@ -1,5 +1,5 @@
 """The phase-diagram page: the committed lambda sweeps rendered as reports/phase-diagram.{md,html} and
-reports/figures/phase-diagram.png (issue 12, section 3).
+reports/figures/phase-diagram.png.
 
 Input: reports/sweeps/<name>/summary.json for the built-in sweeps `rates` (prop-3.1, the output) and
 `rates-gradients` (prop-3.4, grad V and grad U), as `softlin sweep --builtin NAME` writes them. The page

@@ -85,7 +85,7 @@ def _arguments(name, rng, d=3, k=2, n=5):
     if name.startswith("sgd_"):                  # SPD 2 x 2 Hessian and gradient covariance by entries, lr H < 1
         return [np.array([24.0, 1.0]), np.array([0.5, 0.1]), np.array([9e-3, 0.5]),
                 np.array([2.0, 1.0]), np.array([0.3, -0.2]), np.array([1.0, 0.5]), 1e-3, 128]
-    if name.startswith("authors_"):  # issue 5 item 6: commuting SPD Sigma_p, Sigma_q; scalar mu, omega, s2, tau, L
+    if name.startswith("authors_"):  # commuting SPD Sigma_p, Sigma_q; scalar mu, omega, s2, tau, L
         S = B @ B.T + np.eye(d)
         values = {"Sigma_p": S @ S, "Sigma_q": S, "mu": 0.8, "omega": 0.6, "s2": 0.1, "tau": 1.0 / d, "L": 20}
         values.update({k: rng.normal(size=n) for k in ("S", "C", "abar", "y_q", "yhat")})   # per-prompt SGD pieces
@@ -96,7 +96,7 @@ def _arguments(name, rng, d=3, k=2, n=5):
         import inspect
         heads = {"mu": np.array([[1.5], [-0.4]]), "omega": np.array([[0.3], [-0.5]]), "d": 5, "s2": 0.1}
         return [heads[p] for p in inspect.signature(getattr(kernels, name)).parameters]
-    if name.startswith(("icl_", "scalar_")):  # issue 5 kernels: SPD Sigma, (d, d) A, (d, 1) u, v; scalar b, d, s2
+    if name.startswith(("icl_", "scalar_")):  # SPD Sigma, (d, d) A, (d, 1) u, v; scalar b, d, s2
         S = B @ B.T + np.eye(d)
         icl_args = {"Sigma": S, "A": rng.normal(size=(d, d)), "u": rng.normal(size=(d, 1)),
                     "v": rng.normal(size=(d, 1)), "b": 0.7, "c": np.array([-0.3, 0.0, 0.2, 0.45]),

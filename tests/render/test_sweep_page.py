@@ -1,4 +1,4 @@
-"""The phase-diagram page and the prop-3.4 sweep behind it (issue 12, section 3), on the committed sweeps."""
+"""The phase-diagram page and the prop-3.4 sweep behind it on the committed sweeps."""
 
 import copy
 import json

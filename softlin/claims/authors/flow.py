@@ -1,5 +1,5 @@
 """Gradient flow of the exact finite-L risks and SGD at the authors' scale, in claim `authors-experiment`
-(docs/paper.md section 6, issue 13 section 2).
+(docs/paper.md section 6).
 
 At each of the authors' prompt lengths (quick: the first few) and for both models, the gradient flow
 d(mu, omega)/dt = -grad R_L from the initialisation INIT (the infinite-batch limit of SGD at time
@@ -13,9 +13,9 @@ Judged (numerical checks, kind "ode"), at the flow's end T_CONV:
                 and at INIT. The reference is dR/dmu = c1 + 2 c2 mu (R is quadratic in mu) and a central
                 difference of R in omega; the tolerance is the gradient's stated error plus the difference's
                 own (step h against 2h, plus rounding). At the optimum the reference is ~0, so a slip in the
-                gradient shows as a non-zero there. (Before, the flow's end was judged against the gradient's
-                error plus |fine rule - flow's rule|, which at a converged flow's end is about |gradient|
-                itself: a ratio below 1 whatever the gradient's formula.)
+                gradient shows as a non-zero there. (The flow's end is not the place to judge the gradient
+                against |fine rule - flow's rule|: at a converged flow's end that is about |gradient|
+                itself, a ratio below 1 whatever the gradient's formula.)
   optimum       the flow's end is the exact optimum: for softmax R_L(end) - R*_L in [-TOL_R, tol] with
                 R*_L minimised on the same surface by another route (the closed-form profile over mu and
                 Brent over omega, no gradient), tol = |e|^2 / (2 lambda_min(H)) + TOL_R (the excess of a
@@ -206,9 +206,8 @@ def load_long_sgd(folder: Path = LONG_SGD) -> dict:
 
 def same_setting(setting: dict, Sp, Sq, s2, tau) -> bool:
     """Whether a result file of benchmarks/authors_long_sgd.py was run on this scenario's law: the correct
-    generator (Sigma_p = Sigma_q) with its Toeplitz(r) Sigma, tau and s2. Before this was checked, a
-    user scenario's flows were judged against the default scenario's SGD runs (found by `softlin hunt
-    authors-experiment`)."""
+    generator (Sigma_p = Sigma_q) with its Toeplitz(r) Sigma, tau and s2: a run of another law is no
+    reference for this scenario's flows."""
     label = str(setting.get("sigma", ""))
     if setting.get("generator") != "correct" or not (label.startswith("Toeplitz(") and label.endswith(")")):
         return False

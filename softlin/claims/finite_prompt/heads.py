@@ -1,4 +1,4 @@
-"""Two heads in claim `finite-prompt-risk` (docs/paper.md section 6; issue 13 section 3).
+"""Two heads in claim `finite-prompt-risk` (docs/paper.md section 6).
 
 The exact two-head risk (numerics/finite_risk_heads.py, the integrand of derivations/risk_finite_heads.py)
 is evaluated and Monte Carlo checked at the scenario's two-head points by claims/finite_prompt/exact.py

@@ -1,4 +1,4 @@
-"""The rate of the one-head finite-L optimum in claim `finite-prompt-risk` (issue 13 section 1).
+"""The rate of the one-head finite-L optimum in claim `finite-prompt-risk` (docs/paper.md section 6).
 
 At the infinite-prompt optimum the residual factor 1 - mu omega vanishes, so C1(1/omega, omega) =
 pair(omega^2) / omega^2 (derivations/risk_scalar.py) and, by the envelope theorem,
