@@ -36,7 +36,7 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
     errors = dict(fixed["errors"])
     if len(all_Ls) > len(Ls):
         centred = GaussianLaw(np.zeros(Gamma.shape[0]), Gamma)          # the error does not depend on m
-        limit = (V @ Gamma @ U @ z0)[None, :]
+        limit = limits.gaussian_limit(centred.mean, Gamma, U, V, z0[None, :])     # Lemma 2.1, emitted kernel
         bound_rng = rng.spawn(1)[0]
         for L in sweep(all_Ls[len(Ls):], "prop-3.1: high-probability bound at longer prompts", weights=all_Ls[len(Ls):],
                        item="L"):
