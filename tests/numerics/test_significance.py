@@ -56,3 +56,16 @@ def test_bad_arguments_are_refused():
         with pytest.raises(ValueError):
             sig.z_critical(*args)
     assert math.isnan(sig.power(1.0, 0.0, 2.0))
+
+
+@given(n=st.integers(200, 50_000), p=st.floats(1e-4, 0.05), alpha=st.floats(1e-9, 1e-2))
+def test_binomial_critical_count_is_the_smallest_rejecting_count_and_detectable_has_the_power(n, p, alpha):
+    """P(Bin(n, p) >= c) < alpha <= P(Bin(n, p) >= c - 1); the detectable p1 reaches power 0.999 and
+    a p1 1 % smaller does not (or p1 is p itself)."""
+    from scipy import stats
+    c = sig.binomial_critical_count(n, p, alpha)
+    assert stats.binom.sf(c - 1, n, p) < alpha
+    assert c == 0 or stats.binom.sf(c - 2, n, p) >= alpha
+    p1 = sig.binomial_detectable(n, p, alpha)
+    assert p1 >= p and stats.binom.sf(c - 1, n, p1) >= 0.999
+    assert p1 <= p * 1.0001 or stats.binom.sf(c - 1, n, 0.99 * p1) < 0.999
