@@ -1,15 +1,19 @@
-"""The JUnit XML of `softlin verify --junit`, read back by a real consumer (junitparser)."""
+"""The JUnit XML of `softlin verify --junit`, read back by a real consumer (junitparser) and validated
+against the layout CI reporters read (tests/data/junit.xsd, by xmlschema)."""
 
 import copy
 import json
 from pathlib import Path
 
 import junitparser
+import pytest
+import xmlschema
 
 from softlin import cli
 from softlin.cli.junit import document
 
 REPO = Path(__file__).resolve().parents[1]
+SCHEMA = xmlschema.XMLSchema(str(REPO / "tests" / "data" / "junit.xsd"))
 
 
 def _committed(claim_id="lemma-2.1") -> dict:
@@ -72,3 +76,38 @@ def test_github_annotations_name_the_claim_and_check_and_write_the_job_summary(t
 def test_github_with_json_to_stdout_is_refused_before_any_work(tmp_path, capsys):
     assert cli.main(["verify", "lemma-2.1", "--github", "--json", "-", "--out", str(tmp_path / "o")]) == 2
     assert "--github" in capsys.readouterr().err and not (tmp_path / "o").exists()
+
+
+def test_every_outcome_validates_against_the_junit_schema(tmp_path):
+    """A refuted, an undecided, a not-judged and a changed check, and a certificate that would change:
+    every element the writer can produce, in one document the schema accepts."""
+    cert = copy.deepcopy(_committed())
+    checks = cert["checks"]
+    checks[0]["passed"] = False
+    checks[1]["passed"] = None
+    checks[2].update(passed=None, judged=False, reason="budget too small")
+    differences = [f"checks[{checks[3]['id']}].value 1 -> 2"]
+    runs = [{"cert": cert, "seconds": 2.0, "differences": differences, "reproduce": "softlin verify lemma-2.1"},
+            {"cert": _committed("asm-3.3"), "seconds": 1.0, "differences": []}]
+    SCHEMA.validate(document(runs))
+    SCHEMA.validate(document([{"cert": _committed("thm-5.2"), "seconds": 0.5}]))
+
+
+@pytest.mark.parametrize("tamper", ["no-suite-name", "negative-count", "output-before-failure"])
+def test_the_schema_refuses_a_document_a_ci_reporter_would_misread(tamper):
+    """Negative control: the schema check has the power to fail on what a reader would reject."""
+    import xml.etree.ElementTree as ET
+    cert = copy.deepcopy(_committed())
+    cert["checks"][0]["passed"] = False
+    root = ET.fromstring(document([{"cert": cert, "seconds": 1.0}]))
+    suite = root.find("testsuite")
+    if tamper == "no-suite-name":
+        del suite.attrib["name"]
+    elif tamper == "negative-count":
+        suite.set("failures", "-1")
+    else:
+        case = suite.find("testcase")
+        failure = case.find("failure")
+        case.remove(failure)
+        case.append(failure)
+    assert not SCHEMA.is_valid(ET.tostring(root))
