@@ -1,18 +1,18 @@
 """Every symbolic proof the suite runs, grouped by derivation module (used by `softlin derive`
-and by the claims' symbolic checks)."""
+and by the claims' symbolic checks). Each group runs once per process, and once per content hash of
+the code across processes when SOFTLIN_PROOF_CACHE is set (derivations/proof_cache.py)."""
 
 from __future__ import annotations
-
-from functools import lru_cache
 
 from . import batched, concentration, controls, lemma21, mixture, tilt
 from . import icl_endpoint, icl_gradients, icl_hessian, icl_kernels, icl_risk
 from . import risk_scalar, risk_scalar_variance
 from . import gradient_fluctuations, jacobians, risk, tilted_moments
 from .proof import Proof
+from .proof_cache import cached
 
 
-@lru_cache(maxsize=None)
+@cached
 def tilt_proofs() -> tuple[Proof, ...]:
     out = list(tilt.matrix_proofs())
     for d, rank in ((1, 1), (2, 2), (2, 1), (3, 3), (3, 2)):
@@ -20,7 +20,7 @@ def tilt_proofs() -> tuple[Proof, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@cached
 def lemma21_proofs() -> tuple[Proof, ...]:
     out = list(lemma21.matrix_proofs())
     for d, rank in ((1, 1), (2, 2), (2, 1), (3, 3), (3, 2)):
@@ -29,21 +29,21 @@ def lemma21_proofs() -> tuple[Proof, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@cached
 def deviation_proofs() -> tuple[Proof, ...]:
     from . import deviation
 
     return tuple(deviation.proofs())
 
 
-@lru_cache(maxsize=None)
+@cached
 def catoni_proofs() -> tuple[Proof, ...]:
     from . import catoni
 
     return tuple(catoni.proofs())
 
 
-@lru_cache(maxsize=None)
+@cached
 def mixture_proofs() -> tuple[Proof, ...]:
     out = [batched.proof(), mixture.logit_proof()]
     out += mixture.entry_proofs(1, (1, 1))
@@ -54,17 +54,17 @@ def mixture_proofs() -> tuple[Proof, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@cached
 def concentration_proofs() -> tuple[Proof, ...]:
     return tuple(concentration.proofs())
 
 
-@lru_cache(maxsize=None)
+@cached
 def control_proofs() -> tuple[Proof, ...]:
     return tuple(controls.proofs())
 
 
-@lru_cache(maxsize=None)
+@cached
 def icl_proofs() -> tuple[Proof, ...]:
     """In-context regression (derivations/icl_*.py): the risk, the flow facts, the emitted forms, the loss
     variance, then the endpoint, transverse rate and alpha range, and the Lipschitz constant's second variation."""
@@ -80,27 +80,27 @@ def icl_proofs() -> tuple[Proof, ...]:
     return tuple(out + icl_endpoint.proofs() + icl_hessian.proofs())
 
 
-@lru_cache(maxsize=None)
+@cached
 def risk_scalar_proofs() -> tuple[Proof, ...]:
     # the estimator's variance (budget sizing) builds on the risk's step 2
     return tuple(risk_scalar.proofs()) + tuple(risk_scalar_variance.proofs())
 
 
-@lru_cache(maxsize=None)
+@cached
 def authors_sgd_proofs() -> tuple[Proof, ...]:
     """Evaluation pieces of the authors' SGD (derivations/authors_gradients.py, evaluation_proofs)."""
     from . import authors_gradients
     return tuple(authors_gradients.evaluation_proofs())
 
 
-@lru_cache(maxsize=None)
+@cached
 def risk_scalar_head_proofs() -> tuple[Proof, ...]:
     """The scalar model's terms summed over heads in matrix form (derivations/risk_scalar_heads.py)."""
     from . import risk_scalar_heads
     return tuple(risk_scalar_heads.proofs())
 
 
-@lru_cache(maxsize=None)
+@cached
 def gradient_proofs() -> tuple[Proof, ...]:
     out = []
     for d, k in ((1, 1), (2, 2), (3, 2)):
@@ -110,12 +110,12 @@ def gradient_proofs() -> tuple[Proof, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@cached
 def gradient_fluctuation_proofs() -> tuple[Proof, ...]:
     return tuple(gradient_fluctuations.proofs())
 
 
-@lru_cache(maxsize=None)
+@cached
 def tilted_moment_proofs() -> tuple[Proof, ...]:
     return tuple(tilted_moments.proofs())
 
@@ -138,7 +138,7 @@ GROUPS = {
 }
 
 
-@lru_cache(maxsize=None)
+@cached
 def fluctuation_proofs() -> tuple[Proof, ...]:
     """Proposition 3.1 (derivations/fluctuations.py and its parts _exponent, _bound, _product, _one_token, _power)."""
     from . import fluctuations, fluctuations_bound, fluctuations_exponent, fluctuations_product
@@ -151,7 +151,7 @@ def fluctuation_proofs() -> tuple[Proof, ...]:
 GROUPS["fluctuations"] = fluctuation_proofs
 
 
-@lru_cache(maxsize=None)
+@cached
 def authors_experiment_proofs() -> tuple[Proof, ...]:
     """The authors' one-head experiment (derivations/authors_experiment.py, authors_gradients.py)."""
     from . import authors_experiment, authors_gradients
@@ -161,7 +161,7 @@ def authors_experiment_proofs() -> tuple[Proof, ...]:
 GROUPS["authors_experiment"] = authors_experiment_proofs
 
 
-@lru_cache(maxsize=None)
+@cached
 def risk_finite_proofs() -> tuple[Proof, ...]:
     """The exact finite-L risk of the authors' one-head model (derivations/risk_finite.py)."""
     from . import risk_finite
@@ -171,7 +171,7 @@ def risk_finite_proofs() -> tuple[Proof, ...]:
 GROUPS["risk_finite"] = risk_finite_proofs
 
 
-@lru_cache(maxsize=None)
+@cached
 def risk_finite_gradient_proofs() -> tuple[Proof, ...]:
     """Gradient of the exact finite-L risk and the SGD noise floor (derivations/risk_finite_gradient.py)."""
     from . import risk_finite_gradient
@@ -198,7 +198,7 @@ def selfnormalised_error_proofs() -> tuple[Proof, ...]:
 GROUPS["selfnormalised_error"] = selfnormalised_error_proofs
 
 
-@lru_cache(maxsize=None)
+@cached
 def gronwall_proofs() -> tuple[Proof, ...]:
     """Theorem 4.3's transfer bound (derivations/gronwall.py)."""
     from . import gronwall
@@ -208,7 +208,7 @@ def gronwall_proofs() -> tuple[Proof, ...]:
 GROUPS["gronwall"] = gronwall_proofs
 
 
-@lru_cache(maxsize=None)
+@cached
 def chain_proofs() -> tuple[Proof, ...]:
     """The steps of the key derivations shown in the report (derivations/chains.py)."""
     from . import chains
@@ -218,7 +218,7 @@ def chain_proofs() -> tuple[Proof, ...]:
 GROUPS["chains"] = chain_proofs
 
 
-@lru_cache(maxsize=None)
+@cached
 def conditional_sampler_proofs() -> tuple[Proof, ...]:
     """The exact conditional sampler of Gaussian prompts (derivations/conditional_sampler.py)."""
     from . import conditional_sampler

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -86,4 +87,7 @@ def apply(mutant, source: str) -> str:
 def install(mutant) -> None:
     if any(name == "softlin" or name.startswith("softlin.") for name in sys.modules):
         raise RuntimeError("install the mutant before softlin is imported")
+    # The proof cache is keyed on the files on disk, which the slip does not touch: a cached proof
+    # would hide it. Set empty (not removed), so tests/conftest.py does not point it at a folder.
+    os.environ["SOFTLIN_PROOF_CACHE"] = ""
     sys.meta_path.insert(0, MutatingFinder(mutant))
