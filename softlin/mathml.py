@@ -51,8 +51,18 @@ def _is_quadratic_form(expr) -> bool:
     return getattr(expr.arg, "shape", None) == (1, 1)
 
 
+# Symbols whose SymPy names are not how the paper writes them: the label noise variance s2 is
+# sigma^2 (SymPy would print s with a subscript 2), abar = (1/L) sum_i s_i y_i is a-bar and the loss
+# ell is the script l (SymPy's MathML prints both as words).
+PAPER_SYMBOLS = {"s2": r"\sigma^{2}", "abar": r"\bar{a}", "ell": r"\ell"}
+
+
 class _Latex(LatexPrinter):
-    """SymPy's LaTeX printer, with the trace of a 1 x 1 product shown as the product (a^T Gamma a)."""
+    """SymPy's LaTeX printer, with the paper's symbols (PAPER_SYMBOLS) and the trace of a 1 x 1
+    product shown as the product (a^T Gamma a)."""
+
+    def _print_Symbol(self, expr, style="plain"):
+        return PAPER_SYMBOLS.get(expr.name) or super()._print_Symbol(expr, style)
 
     def _print_Trace(self, expr):
         return self._print(expr.arg) if _is_quadratic_form(expr) else super()._print_Trace(expr)
@@ -64,7 +74,8 @@ def to_latex(expr: sp.Basic) -> str:
 
 class _Printer(MathMLPresentationPrinter):
     """SymPy's presentation printer with the notation of the paper where SymPy's own differs:
-    a negative matrix product as `-e^q V Gamma a` (SymPy prints `(-1) e^q V Gamma a`), Piecewise as a
+    the symbols of PAPER_SYMBOLS, a negative matrix product as `-e^q V Gamma a` (SymPy prints
+    `(-1) e^q V Gamma a`), Piecewise as a
     brace with "if"/"otherwise" rows (SymPy prints `piecewise((...), ...)`), tr(.) and det(.)."""
 
     def _el(self, tag: str, text: str | None = None, *children):
@@ -77,6 +88,23 @@ class _Printer(MathMLPresentationPrinter):
 
     def _fenced(self, inner):
         return self._el("mrow", None, self._el("mo", "("), inner, self._el("mo", ")"))
+
+    def _print_Symbol(self, sym, style="plain"):
+        if sym.name == "s2":
+            return self._el("msup", None, self._el("mi", "\u03c3"), self._el("mn", "2"))
+        if sym.name == "abar":
+            bar = self._el("mover", None, self._el("mi", "a"), self._el("mo", "\u00af"))
+            bar.setAttribute("accent", "true")
+            return bar
+        if sym.name == "ell":
+            return self._el("mi", "\u2113")
+        return super()._print_Symbol(sym, style)
+
+    def _print_Pow(self, expr):
+        # sigma^2 to a power is fenced: (sigma^2)^2, not sigma^2^2
+        if isinstance(expr.base, sp.Symbol) and expr.base.name == "s2" and expr.exp.is_Integer and expr.exp > 1:
+            return self._el("msup", None, self._fenced(self._print(expr.base)), self._print(expr.exp))
+        return super()._print_Pow(expr)
 
     def _print_MatMul(self, expr):
         coeff, matrices = expr.as_coeff_matrices()

@@ -63,3 +63,18 @@ def test_piecewise_prints_as_a_brace_with_conditions_and_trace_as_tr():
     assert "piecewise" not in "".join(root.itertext())
     M = sp.MatrixSymbol("M", 2, 2)
     assert "".join(ET.fromstring(to_mathml(sp.Trace(M))).itertext()).startswith("tr")
+
+
+def test_the_papers_symbols_are_typeset_as_the_paper_writes_them():
+    """s2 is sigma^2 (not s with a subscript 2), abar is a-bar and ell the script l, in both printers;
+    sigma^2 to a power is fenced."""
+    from softlin.mathml import to_latex
+    s2, abar, mu = sp.symbols("s2 abar mu")
+    ell = sp.Function("ell")
+    assert to_mathml(s2) == "<msup><mi>&#963;</mi><mn>2</mn></msup>"
+    assert to_mathml(abar) == '<mover accent="true"><mi>a</mi><mo>&#175;</mo></mover>'
+    assert to_mathml(ell(mu)).startswith("<mrow><mi>&#8467;</mi>")
+    assert to_mathml(s2**2).startswith("<msup><mrow><mo>(</mo><msup>")
+    assert (to_latex(s2), to_latex(abar), to_latex(ell(mu))) == (r"\sigma^{2}", r"\bar{a}", r"\ell{\left(\mu \right)}")
+    assert to_latex(s2**2) == r"\left(\sigma^{2}\right)^{2}"
+    assert to_mathml(sp.Symbol("s3")) == "<msub><mi>s</mi><mi>3</mi></msub>"      # other names untouched
