@@ -79,7 +79,7 @@ def _stand_in(monkeypatch, verdict):
     """lemma-2.1 with its run replaced by `verdict(scenario) -> list of (kind, passed)` (fast)."""
     def run(s, profile, rng):
         checks = [Check(f"check {i}", kind, passed, tier="statistical" if kind == "control" else "",
-                        id=f"check-{i}")
+                        id=f"check-{i}", unit="|z|")
                   for i, (kind, passed) in enumerate(verdict(s))]
         return certificate(lemma21.CLAIM, scen.for_certificate(s), profile, s["seed"], checks, {})
     monkeypatch.setitem(registry.CLAIMS, "lemma-2.1", dataclasses.replace(lemma21.CLAIM, run=run))

@@ -48,7 +48,7 @@ def fake_certificate(claim_id, scenario, profile, seed, value=1.0):
     claim = registry.get(claim_id)
     from softlin.claims.base import Check, certificate
     return certificate(claim, scenario, profile, seed,
-                       [Check("a check", "quadrature", True, value, 2.0, "detail", id="fake")], {"x": value})
+                       [Check("a check", "quadrature", True, value, 2.0, "detail", id="fake", unit="relative error")], {"x": value})
 
 
 # --- inputs, at their own scale ---------------------------------------------------------------------

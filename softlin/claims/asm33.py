@@ -118,7 +118,7 @@ def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_ref
         tested += sum(tables[c][i][j] != sp.oo for i in range(3) for j in range(3))
     if tested == 0:
         return Check(f"{label}: Monte Carlo against the closed forms", "montecarlo", None, None, None,
-                     "; ".join(details) or "nothing testable", id="montecarlo/closed-forms"), results
+                     "; ".join(details) or "nothing testable", id="montecarlo/closed-forms", unit="|z|"), results
     z_crit = z_critical(check_false_alarm(), tested)
     for c, (mean, se) in results.items():
         for i in range(3):
@@ -129,7 +129,7 @@ def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_ref
     details.append(f"{n} pairs (z, z') per tilt power; largest |z| over {tested} entries; two-sided, "
                    f"false-alarm {check_false_alarm():g} in total (Bonferroni, normal approximation)")
     return Check(f"{label}: Monte Carlo against the closed forms", "montecarlo", bool(worst <= z_crit), worst, z_crit,
-                 "; ".join(details), id="montecarlo/closed-forms"), results
+                 "; ".join(details), id="montecarlo/closed-forms", unit="|z|"), results
 
 
 def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=None) -> dict:
@@ -151,7 +151,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
     ok = all(zero[c][i][j] == expected[i][j] for c in tm.POWERS for i in range(3) for j in range(3))
     checks.append(Check("U = 0 reduces to E|z'|^p E|z|^q = (1, 3, 105) x (1, 3, 105) in d = 1", "symbolic", ok,
                         [[str(v) for v in row] for row in zero[2]], expected,
-                        "exact rational comparison with the paper's Gaussian absolute moments, both tilt powers", id="symbolic/u-zero-d1"))
+                        "exact rational comparison with the paper's Gaussian absolute moments, both tilt powers", id="symbolic/u-zero-d1",
+                        unit="exact values"))
 
     # Finiteness at the boundary: U scaled so that lambda = 0.49 and 0.51; the closed form's exact
     # Sylvester test must say finite, then infinite (a transposed K or a wrong factor 2 moves the edge).
@@ -163,7 +164,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
     agree = lam == 0 or edge == [True, False]
     checks.append(Check("finiteness domain: c = 2 finite at lambda = 0.49, infinite at 0.51 (exact test)", "symbolic",
                         agree, edge, [True, False], f"U rescaled from lambda_max = {lam:.6g}; c = 2, p = q = 0 "
-                        "entry by the closed form's exact positive-definiteness test", id="symbolic/finiteness-domain"))
+                        "entry by the closed form's exact positive-definiteness test", id="symbolic/finiteness-domain",
+                        unit="exact values"))
 
     # Nested quadrature in d = 1 on the scenario's first coordinates.
     m1, g1, u1, s1 = float(m[0]), float(cov[0, 0]), float(U[0, 0]), float(Sq[0, 0])
@@ -189,7 +191,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
                         bool(worst_q <= QUADRATURE_TOLERANCE), worst_q, QUADRATURE_TOLERANCE,
                         f"max relative difference (absolute where the closed form is 0) over {compared} entries "
                         f"(m = {m1}, Gamma = {g1}, U = {u1}, "
-                        f"Sigma_q = {s1}); the normaliser is integrated too", id="quadrature/d1-closed-forms"))
+                        f"Sigma_q = {s1}); the normaliser is integrated too", id="quadrature/d1-closed-forms",
+                        unit="relative error"))
 
     # Monte Carlo on the scenario, and the negative control with the same first two moments.
     n = MC_SAMPLES[profile]
@@ -263,10 +266,12 @@ def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
                   f"(critical {z_crit:.3g}, {len(tested)} entries); power computed beforehand from the "
                   f"derived estimator variance: {power:.6f} (delta = {best:.3g})")
         if power >= REQUIRED_POWER:
-            checks.append(Check(label, "control", refuted, power, REQUIRED_POWER, detail, tier="statistical", id=f"control/{key}"))
+            checks.append(Check(label, "control", refuted, power, REQUIRED_POWER, detail, tier="statistical", id=f"control/{key}",
+                                unit="power"))
         else:      # judged by the plan, never by the sample: a lucky refutation at low power is no evidence
             checks.append(unjudged(label, "control", f"planned power {power:.6f} below {REQUIRED_POWER}",
-                                   tier="statistical", value=power, bound=REQUIRED_POWER, detail=detail, id=f"control/{key}"))
+                                   tier="statistical", value=power, bound=REQUIRED_POWER, detail=detail, id=f"control/{key}",
+                                   unit="power"))
     return checks, summaries
 
 

@@ -46,6 +46,30 @@ CHECK_ID = re.compile(r"[a-z0-9][a-z0-9._=-]*(?:/[a-z0-9][a-z0-9._=-]*)*")
 # The tier a check of each kind has unless it says otherwise. A negative control has none: it names
 # how its wrong formula is refuted ("statistical" by Monte Carlo, "numerical" by a deterministic route,
 # "consistency" when another check already implies the refutation).
+# What a check's value and bound are measured in, shown beside them on the pages (every check names one).
+UNITS = {
+    "identities": "identities reduced to exactly zero, of those stated",
+    "|z|": "|estimate - prediction| / standard error (the largest over the points tested; for a negative "
+           "control, the smallest, which must exceed it), against the two-sided critical value at the stated "
+           "false alarm",
+    "z": "signed estimate - prediction (or difference) over its standard error, against the one-sided "
+         "critical value",
+    "ratio": "the compared quantity divided by its stated tolerance or radius: passes at most 1",
+    "relative error": "relative difference between independent routes, against the stated tolerance",
+    "absolute error": "absolute difference between independent routes, against the stated tolerance",
+    "slope": "fitted log-log slope against L, against the derived slope",
+    "exponent": "fitted rate exponent kappa, against the derived one",
+    "coefficient": "a first-order constant (the limit of L times the error), measured against the derived one",
+    "rejections": "how often a high-probability bound failed (prompts, or prompt lengths whose binomial test "
+                  "rejected), against what its delta allows",
+    "risk": "a risk or risk gap, in the squared units of the labels",
+    "norm": "a parameter norm, radius, eigenvalue or curvature, against the stated constant",
+    "power": "a negative control's power, computed before it runs, against its target; the control must "
+             "then refute its wrong formula",
+    "verdict": "a negative control's outcome: its wrong formula must be refuted",
+    "exact values": "values compared exactly (rational arithmetic or booleans)",
+    "values": "measured values (listed), compared as the check's detail says",
+}
 KIND_TIER = {"symbolic": "proof", "emit": "consistency", "quadrature": "numerical", "montecarlo": "statistical",
              "ode": "numerical"}
 
@@ -64,8 +88,11 @@ class Check:
     # A short name that stays when the prose, the numbers or the scenario change ("fixed/bias-first-order");
     # the certificate writes it after the claim id ("prop-3.1/fixed/bias-first-order"), unique there.
     id: str = ""
+    unit: str = ""          # what value and bound are measured in: a key of UNITS
 
     def __post_init__(self):
+        if self.unit and self.unit not in UNITS:
+            raise ValueError(f"check {self.name!r}: unit {self.unit!r} is not one of {sorted(UNITS)}")
         if self.id and not CHECK_ID.fullmatch(self.id):
             raise ValueError(f"check {self.name!r}: id {self.id!r} is not lower-case words joined by '/' (CHECK_ID)")
         if not self.judged and (self.passed is not None or not self.reason):
@@ -112,6 +139,8 @@ def check_records(claim_id: str, checks: list[Check]) -> list[dict]:
     for check in checks:
         if not check.id:
             raise ValueError(f"claim {claim_id}: check {check.name!r} has no id")
+        if not check.unit:
+            raise ValueError(f"claim {claim_id}: check {check.id!r} names no unit (softlin.claims.base.UNITS)")
         if check.id in seen:
             raise ValueError(f"claim {claim_id}: checks {seen[check.id]!r} and {check.name!r} share the id {check.id!r}")
         seen[check.id] = check.name
@@ -119,10 +148,10 @@ def check_records(claim_id: str, checks: list[Check]) -> list[dict]:
 
 
 def unjudged(name: str, kind: str, reason: str, *, tier: str = "", value: Any = None, bound: Any = None,
-             detail: str = "", id: str = "") -> Check:
+             detail: str = "", id: str = "", unit: str = "") -> Check:
     """A check that could not be judged here, kept in the certificate with its reason."""
     return Check(name, kind, None, value, bound, detail or f"not judged: {reason}", tier, judged=False, reason=reason,
-                 id=id)
+                 id=id, unit=unit)
 
 
 def status_of(checks) -> str:

@@ -101,18 +101,20 @@ def risk_monte_carlo(Sigma, points, rng) -> list:
         point = "initial" if j == 0 else f"anisotropic-{j}"
         checks += [Check(f"Monte Carlo: R_inf = mean loss of the infinite-prompt predictor at {where}", "montecarlo",
                          zc <= z, zc, z, f"n = {n} queries, studentised; R_inf = {R:.8g}; two-sided, false alarm "
-                         f"{check_false_alarm() / (2 * len(points) + 1):.3g}", id=f"montecarlo/{point}/risk"),
+                         f"{check_false_alarm() / (2 * len(points) + 1):.3g}", id=f"montecarlo/{point}/risk", unit="|z|"),
                    Check(f"Monte Carlo: the loss variance equals the derived tr((K Sigma)^2)/2 at {where}",
                          "montecarlo", zv <= z, zv, z,
                          f"|s^2 - Var| / se(s^2), se from the sample fourth central moment; derived Var = {var:.8g}; "
                          f"two-sided, nominal false alarm {check_false_alarm() / (2 * len(points) + 1):.3g} (normal "
-                         "approximation of s^2, whose skewness makes the upper tail heavier than nominal)", id=f"montecarlo/{point}/loss-variance")]
+                         "approximation of s^2, whose skewness makes the upper tail heavier than nominal)", id=f"montecarlo/{point}/loss-variance",
+                         unit="|z|")]
         if j == 0:
             zw = abs(mean - 2 * R) / se
             checks.append(Check("control: R_inf without the 1/2 is refuted by Monte Carlo", "control",
                                 True if zw > z else None, zw, z,
                                 f"|mean - 2 R| / se against the critical value; n sized for power {POWER} from the "
-                                "derived variance", tier="statistical", id="control/risk-without-half"))
+                                "derived variance", tier="statistical", id="control/risk-without-half",
+                                unit="|z|"))
     return checks
 
 
@@ -149,14 +151,16 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     checks.append(Check("endpoint (A*, b*): zero risk, zero gradient, balanced, exactly (rational Sigma)", "symbolic",
                         worst == 0, float(worst), 0,
                         f"{n_exact} random rational SPD Sigma (d = 2, 3); largest |residual| over risk, "
-                        "||A*||_F^2 - b*^2 and all gradient entries, reduced exactly by SymPy", id="endpoint/exact"))
+                        "||A*||_F^2 - b*^2 and all gradient entries, reduced exactly by SymPy", id="endpoint/exact",
+                        unit="exact values"))
     # Scenario flow.
     main = flow_run(Sigma, s["icl"]["alpha"], s["icl"].get("theta"), eps_list)
     ok = main["A_err"] <= ODE_RELATIVE_TOLERANCE * main["scale"] and main["rel_drift"] <= ODE_RELATIVE_TOLERANCE
     checks.append(Check("scenario: flow reaches (A*, b*) and conserves ||A||_F^2 - b^2 (Radau, rtol 1e-10)", "ode", ok,
                         max(main["A_err"] / main["scale"], main["rel_drift"]), ODE_RELATIVE_TOLERANCE,
                         f"max |A(T) - A*| = {main['A_err']:.3g}, |b(T) - b*| = {main['b_err']:.3g}, drift "
-                        f"{main['invariant_drift']:.3g}; T = {main['T']:.3g}; relative to max(1, |A*|, b*)^(1,2)", id="flow/scenario"))
+                        f"{main['invariant_drift']:.3g}; T = {main['T']:.3g}; relative to max(1, |A*|, b*)^(1,2)", id="flow/scenario",
+                        unit="relative error"))
 
     # Sweep: random SPD, condition up to 100, ||Sigma|| in [0.1, 10], alpha inside and outside the range.
     n_sweep = {"quick": 4, "standard": 10, "full": 24}[profile]
@@ -176,7 +180,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     worst_out = max(max(x["A_err_rel"], x["drift_rel"]) for x in sweep if x["range"] == "outside")
     checks.append(Check("sweep: random SPD Sigma (cond <= 100, ||Sigma|| in [0.1, 10]), alpha inside the range", "ode",
                         worst_in <= ODE_RELATIVE_TOLERANCE, worst_in, ODE_RELATIVE_TOLERANCE,
-                        f"{n_sweep} Sigma; largest relative endpoint error or drift", id="flow/sweep"))
+                        f"{n_sweep} Sigma; largest relative endpoint error or drift", id="flow/sweep", unit="relative error"))
     # Outside the paper's range the flow still converges here (the range is sufficient, not necessary).
 
     # Block invariance: full flow from the balanced start, and from a perturbed start (for contrast).
@@ -188,7 +192,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
                         full["max_offblock"] == 0.0, full["max_offblock"], 0.0,
                         "largest |U[d, :d]|, |V[d, :d]| over the time grid (exact zero expected: the derived "
                         f"gradients vanish identically there); perturbed start (1e-3): max off-block "
-                        f"{pert['max_offblock']:.3g}, final {float(pert['offblock'][-1]):.3g}, final risk {pert['risk']:.3g}", id="flow/block-invariance"))
+                        f"{pert['max_offblock']:.3g}, final {float(pert['offblock'][-1]):.3g}, final risk {pert['risk']:.3g}", id="flow/block-invariance",
+                        unit="absolute error"))
 
     # Control (ODE route): the exponent slip b* = tr(Sigma^-2)^(1/2) (A* = Sigma^-1 / b*) must be refuted.
     Sinv = np.linalg.inv(Sigma)
@@ -197,7 +202,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     checks.append(Check("control: endpoint b* = tr(Sigma^-2)^(1/2) (exponent 1/2 for 1/4) refuted by the ODE route",
                         "control", True if slip_err > ODE_RELATIVE_TOLERANCE else None,
                         "refuted" if slip_err > ODE_RELATIVE_TOLERANCE else "not refuted", "refuted",
-                        f"|b(T) - b_slip| / scale = {slip_err:.3g} against the ODE tolerance {ODE_RELATIVE_TOLERANCE}", tier="consistency", id="control/endpoint-exponent"))
+                        f"|b(T) - b_slip| / scale = {slip_err:.3g} against the ODE tolerance {ODE_RELATIVE_TOLERANCE}", tier="consistency", id="control/endpoint-exponent",
+                        unit="verdict"))
     # Monte Carlo route for R_inf (w integrated out: loss 1/2 |(b Sigma A - I) x|^2, x ~ N(0, Sigma)), and the
     # control "R_inf without the 1/2". Var of 1/2 x^T K x is tr((K Sigma)^2) / 2 (derived, Gaussian quadratic
     # form), so n is chosen before sampling for power 0.999 against the slip at false alarm check_false_alarm().
@@ -229,7 +235,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     checks.append(Check("finite-prompt training: limiting risk decreases in L towards R_inf = 0", "montecarlo",
                         decreasing and tr["risk"][-1] < tr["risk"][0], tr["risk"], None,
                         f"fresh evaluation sample per L; no consecutive increase beyond {z_pair:.2f} standard errors "
-                        f"(one-sided, false-alarm {check_false_alarm():g} over the pairs, normal approximation)", id="training/risk-decreases"))
+                        f"(one-sided, false-alarm {check_false_alarm():g} over the pairs, normal approximation)", id="training/risk-decreases",
+                        unit="values"))
     quantities = {
         "endpoint_b": main["b"], "endpoint_b_star": main["b_star"], "endpoint_A_max_error": main["A_err"],
         "invariant_drift": main["invariant_drift"], "max_offblock": full["max_offblock"],

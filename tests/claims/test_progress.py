@@ -66,7 +66,7 @@ def _fake_claim():
     def run(scenario, profile, rng):
         for _ in progress.sweep([16, 64], "fake: Monte Carlo", weights=[16, 64], item="L"):
             pass
-        check = base.Check("a check", "symbolic", True, 1, 1, "trivially", id="trivial")
+        check = base.Check("a check", "symbolic", True, 1, 1, "trivially", id="trivial", unit="identities")
         return base.certificate(CLAIM, scenario, profile, scenario["seed"], [check], {})
     CLAIM = base.Claim("fake-claim", "A fake claim", "Nothing.", (), run, lambda: {"seed": 0},
                        frozenset({"seed"}), validate=lambda s: s,

@@ -77,17 +77,21 @@ def test_every_committed_certificate_has_evidence_and_names_its_consistency_chec
 
 def test_every_check_needs_an_id_unique_within_its_claim():
     from softlin.claims.base import check_records, CHECK_ID
-    records = check_records("prop-3.1", [Check("a", "montecarlo", True, id="fixed/bias"),
-                                         Check("b", "montecarlo", True, id="fixed/mse")])
+    records = check_records("prop-3.1", [Check("a", "montecarlo", True, id="fixed/bias", unit="|z|"),
+                                         Check("b", "montecarlo", True, id="fixed/mse", unit="|z|")])
     assert [r["id"] for r in records] == ["prop-3.1/fixed/bias", "prop-3.1/fixed/mse"]
     assert list(records[0])[0] == "id"                       # first in the certificate's record
     with pytest.raises(ValueError, match="has no id"):
         check_records("prop-3.1", [Check("a", "montecarlo", True)])
     with pytest.raises(ValueError, match="share the id 'fixed/bias'"):
-        check_records("prop-3.1", [Check("a", "montecarlo", True, id="fixed/bias"),
-                                   Check("b", "montecarlo", True, id="fixed/bias")])
+        check_records("prop-3.1", [Check("a", "montecarlo", True, id="fixed/bias", unit="|z|"),
+                                   Check("b", "montecarlo", True, id="fixed/bias", unit="|z|")])
     with pytest.raises(ValueError, match="CHECK_ID"):
         Check("a", "montecarlo", True, id="Fixed query: bias")
+    with pytest.raises(ValueError, match="names no unit"):
+        check_records("prop-3.1", [Check("a", "montecarlo", True, id="fixed/bias")])
+    with pytest.raises(ValueError, match="UNITS|one of"):
+        Check("a", "montecarlo", True, id="fixed/bias", unit="furlongs")
     assert CHECK_ID.fullmatch("regime/above/grad-v-kappa") and not CHECK_ID.fullmatch("a//b")
 
 
@@ -100,3 +104,10 @@ def test_every_committed_check_has_its_claims_id_prefix_and_a_unique_id():
         for check_id in ids:
             claim, _, local = check_id.partition("/")
             assert claim == cert["claim"] and CHECK_ID.fullmatch(local), check_id
+
+
+def test_every_committed_check_names_a_unit_the_pages_explain():
+    from softlin.claims.base import UNITS
+    for path in sorted((REPO / "reports" / "certificates").glob("*.json")):
+        for check in json.loads(path.read_text())["checks"]:
+            assert check.get("unit") in UNITS, (check["id"], check.get("unit"))

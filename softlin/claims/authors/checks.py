@@ -53,7 +53,7 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
                         "montecarlo", z_lin[worst] <= z_L, z_lin[worst], z_L,
                         f"largest |R_test - R_exact| / se over L (at L = {worst}: {risk['linear'][worst][0]:.5g} vs "
                         f"{exact[worst]:.5g}); {plan['test']} test prompts per L; two-sided, Bonferroni over {nL} L, "
-                        f"false alarm {check_false_alarm():g}", id="linear/test-risk-exact"))
+                        f"false alarm {check_false_alarm():g}", id="linear/test-risk-exact", unit="|z|"))
     # Exact anchors at L = 1, 2, where finite-prompt terms (the L (L - 1) pairs, the 1/L diagonal) are
     # as large as the risk itself: the derived linear risk against fresh prompts at the parameters
     # trained at the smallest L.
@@ -69,7 +69,8 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
     checks.append(Check("linear attention: exact finite-L risk at L = 1, 2 = Monte Carlo on fresh prompts", "montecarlo",
                         z_anchor[worst_a] <= z_a, z_anchor[worst_a], z_a,
                         f"largest |R_mc - R_exact| / se at (mu, omega) = ({mu0:.6g}, {om0:.6g}), {ANCHOR_DRAWS} prompts "
-                        f"per L; two-sided, Bonferroni over {len(ANCHOR_LS)} L, false alarm {check_false_alarm():g}", id="linear/anchors-l1-l2"))
+                        f"per L; two-sided, Bonferroni over {len(ANCHOR_LS)} L, false alarm {check_false_alarm():g}", id="linear/anchors-l1-l2",
+                        unit="|z|"))
     # Linear attention: SGD optimality against the exact finite-L optimum. Gap and minimum are both exact
     # (no sampling), so two slips of the optimum formula refute deterministically: a minimum risk that is
     # not the risk at its own p*, and an SGD end whose exact risk lies below the "minimum".
@@ -97,7 +98,7 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
                         "excess of constant-step SGD at stationarity is lr tr(H P) / 2 = lr tr(C) / (4 batch) (Lyapunov "
                         "equation, C = per-prompt gradient covariance, measured at the end), and a chi2_1 excess exceeds "
                         f"{q_chi2:.3g} times its mean with probability {check_false_alarm() / nL:.2g}; worst at L = {worst}: gap "
-                        f"{gap[worst]:.3g}", id="linear/sgd-optimum"))
+                        f"{gap[worst]:.3g}", id="linear/sgd-optimum", unit="ratio"))
     return checks, exact, lin_min
 
 
@@ -115,7 +116,8 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
     checks.append(Check("softmax: the final test risk decreases from the smallest to the largest L", "montecarlo",
                         pw.decide_positive(dec, dec_se, z1), dec / dec_se, z1,
                         f"(R(L={Lmin}) - R(L={Lmax})) / se = {dec:.4g} / {dec_se:.2g}; one-sided, independent test "
-                        f"prompts, false alarm {check_false_alarm():g}; refuted only below -{z1:.3g}", id="softmax/risk-decreases"))
+                        f"prompts, false alarm {check_false_alarm():g}; refuted only below -{z1:.3g}", id="softmax/risk-decreases",
+                        unit="z"))
     # SGD against the best softmax parameters: reported (an optimisation budget, not the paper's statement).
     diffs = {L: C["per_L"][L]["difference"]["softmax - softmax_best"] for L in Ls}
 
@@ -155,7 +157,8 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
                                f"(|omega| <= {OMEGA_MAX:g}) is {exact_best:.4g} > {bound:.4g}, so L = {Lmax} is below "
                                "L(eps) or the optimum lies beyond the exact route's reach" if limit_ok else
                                f"; refuted: the exact optimum at L = 1e6 is {limit_gap:.4g} from R*_inf, beyond "
-                               f"{LIMIT_RELATIVE:g} x the null risk {null:.4g}: R*_inf is not the limit")), id="softmax/r-star-approach-best" if name == "softmax_best" else "softmax/r-star-approach-sgd"))
+                               f"{LIMIT_RELATIVE:g} x the null risk {null:.4g}: R*_inf is not the limit")), id="softmax/r-star-approach-best" if name == "softmax_best" else "softmax/r-star-approach-sgd",
+                            unit="risk"))
     # Softmax and linear approach each other.
     sl = {L: C["per_L"][L]["difference"]["softmax - linear"] for L in Ls}
     shrink_se = math.hypot(sl[Lmin][1], sl[Lmax][1])
@@ -163,7 +166,8 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
     checks.append(Check("softmax and linear attention approach each other: |R_soft - R_lin| shrinks from the smallest to the largest L",
                         "montecarlo", pw.decide_positive(shrink, shrink_se, z1), shrink / shrink_se, z1,
                         f"R_soft - R_lin = {sl[Lmin][0]:.4g} +- {sl[Lmin][1]:.2g} at L = {Lmin}, {sl[Lmax][0]:.4g} +- "
-                        f"{sl[Lmax][1]:.2g} at L = {Lmax} (same test prompts for both models); one-sided", id="approach/softmax-linear"))
+                        f"{sl[Lmax][1]:.2g} at L = {Lmax} (same test prompts for both models); one-sided", id="approach/softmax-linear",
+                        unit="z"))
     return checks, diffs, sl
 
 
@@ -180,7 +184,7 @@ def limit_check(model, R_star: float) -> tuple[Check, float, float]:
                   abs(limit_gap) / null, LIMIT_RELATIVE,
                   f"min R_(L = 1e6) = {limit_gap + R_star:.8g} by the exact finite-L route (|omega| <= {OMEGA_MAX:g}) "
                   f"against R*_inf = {R_star:.8g} from the derived infinite-prompt optimum; null risk tau tr Sigma_q + "
-                  f"s2 = {null:.6g}; two-sided", id="softmax/r-star-limit"), limit_gap, null)
+                  f"s2 = {null:.6g}; two-sided", id="softmax/r-star-limit", unit="relative error"), limit_gap, null)
 
 
 def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt):
@@ -197,19 +201,22 @@ def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt):
     worst = max(Ls, key=lambda L: z_a[L])
     checks.append(Check("authors' generator: linear risk = exact risk under (Sigma_p, Sigma_q) = (R Sigma R^T, I), every L",
                         "montecarlo", z_a[worst] <= z_L, z_a[worst], z_L,
-                        "the discrepancy is fully explained by the covariances the generator produces; largest z over L", id="generator/linear-exact"))
+                        "the discrepancy is fully explained by the covariances the generator produces; largest z over L", id="generator/linear-exact",
+                        unit="|z|"))
     wrong = {L: float(lin_risk(Sp, Sq, *params_a["linear"][L], s2, tau, L)) for L in Ls}
     z_w = {L: abs(risk_a["linear"][L][0] - wrong[L]) / risk_a["linear"][L][1] for L in Ls}
     refuted = max(z_w.values()) > z_L
     checks.append(Check("control: on the authors' data the correct-data exact linear risk is refuted", "control",
                         True if refuted else None, "refuted" if refuted else "not refuted", "refuted",
-                        f"largest z over L = {max(z_w.values()):.3g} against {z_L:.3g}; undecided when not detected", tier="statistical", id="control/correct-data-risk"))
+                        f"largest z over L = {max(z_w.values()):.3g} against {z_L:.3g}; undecided when not detected", tier="statistical", id="control/correct-data-risk",
+                        unit="verdict"))
     delta = {m: {L: [risk_a[m][L][0] - risk[m][L][0], math.hypot(risk_a[m][L][1], risk[m][L][1])] for L in Ls}
              for m in ("softmax", "linear")}
     z_delta = min(abs(v[0]) / v[1] for m in delta for v in delta[m].values())
     checks.append(Check("control: the authors' generator changes the final risk beyond noise, every L and both attentions",
                         "control", True if z_delta > z_L else None, z_delta, z_L,
                         "smallest |R_authors - R_correct| / se over L and models (independent runs); undecided when "
-                        "some difference is within noise", tier="statistical", id="control/generator-changes-risk"))
+                        "some difference is within noise", tier="statistical", id="control/generator-changes-risk",
+                        unit="|z|"))
     return checks, {"Sp": Sp_a, "Sq": Sq_a, "p_star": p_star_a, "R_star": R_star_a, "risk": risk_a,
                     "params": params_a, "exact": exact_a, "delta": delta}

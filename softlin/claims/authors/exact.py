@@ -39,5 +39,6 @@ def endpoint_check(Sp, Sq, s2, tau, Ls, params, risk) -> tuple[Check, dict]:
     check = Check("softmax: Monte Carlo test risk of the SGD endpoint equals its exact finite-L risk, every L",
                   "montecarlo", max(zs) <= z, max(zs), z,
                   f"largest |MC - exact| / se over L = {Ls}; exact risk by quadrature (numerics/finite_risk.py, "
-                  f"stated error included in se); two-sided, Bonferroni over the L at {check_false_alarm():g}", id="softmax/test-risk-exact")
+                  f"stated error included in se); two-sided, Bonferroni over the L at {check_false_alarm():g}", id="softmax/test-risk-exact",
+                  unit="|z|")
     return check, exact

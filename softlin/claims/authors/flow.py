@@ -170,9 +170,11 @@ def flow_checks(c: dict) -> list[Check]:
                      f"points (the optimum R*_L found without gradients, where the reference is ~0, and INIT = {INIT}); "
                      f"reference dR/dmu = c1 + 2 c2 mu, dR/domega a central difference of R_L; worst at L = {Ls[w]}: "
                      + "; ".join(f"{k} {a.get('theta')}: gradient {a.get('gradient')}, reference {a.get('reference')}"
-                                 f"{', ' + a['failure'] if 'failure' in a else ''}" for k, a in worst.items()) + note, id="flow/gradient-agreement")]
+                                 f"{', ' + a['failure'] if 'failure' in a else ''}" for k, a in worst.items()) + note, id="flow/gradient-agreement",
+                     unit="ratio")]
     else:
-        out = [Check(name, "ode", None, None, 1.0, "undecided: no L left to judge" + note, id="flow/gradient-agreement")]
+        out = [Check(name, "ode", None, None, 1.0, "undecided: no L left to judge" + note, id="flow/gradient-agreement",
+                     unit="ratio")]
     ratio = {j: _finite(max(-soft[j]["excess"] / TOL_R, soft[j]["excess"] / soft[j]["excess_tolerance"])) for j in judged}
     ratio_lin = [max(-x["excess"] / TOL_R, x["excess"] / TOL_R) for x in lin]
     wl = int(np.argmax(ratio_lin))
@@ -184,7 +186,8 @@ def flow_checks(c: dict) -> list[Check]:
                      worst <= 1.0, worst, 1.0,
                      f"largest (R_L(flow end) - R*_L) / tolerance (and -(...) / {TOL_R:g}); R*_L by the profile over "
                      f"mu and Brent over omega on the same surface (softmax), by the emitted closed form (linear); "
-                     + soft_text + _linear_text(lin, Ls, wl) + note, id="flow/ends-at-optimum"))
+                     + soft_text + _linear_text(lin, Ls, wl) + note, id="flow/ends-at-optimum",
+                     unit="ratio"))
     return out
 
 
@@ -229,7 +232,8 @@ def sgd_check_id(stem: str) -> str:
 
 def sgd_unjudged(reason: str, stem: str = "") -> Check:
     """The long-SGD check where there is nothing to judge: kept, with why (named by its file, if any)."""
-    return unjudged(SGD_CHECK + (f" ({stem})" if stem else ""), "montecarlo", reason, id=sgd_check_id(stem))
+    return unjudged(SGD_CHECK + (f" ({stem})" if stem else ""), "montecarlo", reason, id=sgd_check_id(stem),
+                    unit="ratio")
 
 
 def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple[Check, dict]:
@@ -289,7 +293,7 @@ def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple
                   f"exact Hessian and gradient at flow(t), C measured on "
                   f"{long_sgd['runs'][str(sorted(runs)[0])]['grad_prompts']} prompts; false alarm {check_false_alarm():g} "
                   f"Bonferroni over the runs; worst {worst}: {out[worst]['excess_risk']:.3g} against "
-                  f"{out[worst]['tolerance']:.3g}", id=sgd_check_id(stem))
+                  f"{out[worst]['tolerance']:.3g}", id=sgd_check_id(stem), unit="ratio")
     return check, out
 
 

@@ -201,7 +201,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
     quad = quadrature_first_order(mu, om, d, s2)
     rel = abs(C1 - quad) / max(abs(quad), 1e-300)
     checks.append(Check("emitted C1 vs 1-D quadrature of the chi2 expectations", "quadrature", rel <= QUAD_TOLERANCE,
-                        rel, QUAD_TOLERANCE, "relative difference; quad at epsrel 1e-13", id="c1/emitted-vs-quadrature"))
+                        rel, QUAD_TOLERANCE, "relative difference; quad at epsrel 1e-13", id="c1/emitted-vs-quadrature",
+                        unit="relative error"))
     dz = design(s, profile)
     n, Ls = dz["draws_per_L"], dz["L"]
     means, ses, mc_risk = [], [], {}
@@ -223,16 +224,19 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
               f"{check_false_alarm():g}, refuted beyond it")
     if powerless:
         checks.append(unjudged(name, "montecarlo", f"systematic error {sys_err:.2g} above "
-                               f"{exact_section.SLOW_EXPANSION_MAX:g} C1: no power", value=z_exact, bound=z, detail=detail, id="c1/montecarlo"))
+                               f"{exact_section.SLOW_EXPANSION_MAX:g} C1: no power", value=z_exact, bound=z, detail=detail, id="c1/montecarlo",
+                               unit="|z|"))
     else:
-        checks.append(Check(name, "montecarlo", z_exact <= z, z_exact, z, detail, id="c1/montecarlo"))
+        checks.append(Check(name, "montecarlo", z_exact <= z, z_exact, z, detail, id="c1/montecarlo", unit="|z|"))
     control = "control: the exp(d omega^2) heuristic coefficient is refuted by Monte Carlo"
     if dz["control_run"]:
         checks.append(Check(control, "control", True if z_heur > z else None, z_heur, z,
                             f"(|C1_hat - heuristic| - systematic) / se (heuristic {heur:.5g}), refuted above the critical "
-                            f"value; power {_power_text(dz['power'])}; undecided (never passed) when not refuted", tier="statistical", id="control/heuristic-c1"))
+                            f"value; power {_power_text(dz['power'])}; undecided (never passed) when not refuted", tier="statistical", id="control/heuristic-c1",
+                            unit="|z|"))
     else:
-        checks.append(unjudged(control, "control", dz["note"], tier="statistical", bound=z, id="control/heuristic-c1"))
+        checks.append(unjudged(control, "control", dz["note"], tier="statistical", bound=z, id="control/heuristic-c1",
+                               unit="|z|"))
     # Optima at finite L under each coefficient.
     H = mu.size
     optima = {}

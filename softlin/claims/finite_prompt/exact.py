@@ -110,9 +110,10 @@ def slow_expansion_check(model, mu: float, omega: float, C1: float) -> tuple[Che
     name = "exact risk vs its 1/L expansion: L (R_L - R_inf) -> C1 (Aitken over L = 1e5, 1e6, 1e7)"
     if tol > SLOW_EXPANSION_MAX:
         check = unjudged(name, "quadrature", f"the stated error {tol:.3g} of C1 exceeds {SLOW_EXPANSION_MAX:g}: no power",
-                         value=rel, bound=tol, detail=detail, id="exact/expansion-c1")
+                         value=rel, bound=tol, detail=detail, id="exact/expansion-c1",
+                         unit="relative error")
     else:
-        check = Check(name, "quadrature", rel <= tol, rel, tol, detail, id="exact/expansion-c1")
+        check = Check(name, "quadrature", rel <= tol, rel, tol, detail, id="exact/expansion-c1", unit="relative error")
     return check, {"L": 10**7, "scaled_excess": F[-1], "C1": C1, "aitken_limit": lim["value"],
                    "aitken_previous_window": lim["previous_window"]}
 
@@ -210,7 +211,8 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
                              {p.statement: p for p in proofs}, id="exact/proofs"),
               Check("exact finite-L risk: stated numerical error", "quadrature", rel_err <= ERROR_TOLERANCE, rel_err,
                     ERROR_TOLERANCE, "largest relative error estimate over the points (quadrature nodes and table "
-                    "refinement differences, numerics/finite_risk.py)", tier="consistency", id="exact/stated-error")]
+                    "refinement differences, numerics/finite_risk.py)", tier="consistency", id="exact/stated-error",
+                    unit="relative error")]
     ones = [(p, e) for p, e in zip(points, exact) if p["L"] == 1]
     if ones:
         dev = max(abs(e.value - (np.trace(sigma) * tau + s2 + sum(p["mu"]) ** 2 * (np.trace(sigma) * tau + s2)))
@@ -218,7 +220,8 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
         tol = max(e.error / e.value for _, e in ones)
         checks.append(Check("L = 1 anchor: R_1 = tau tr(sigma) + s2 + (sum_h mu_h)^2 (tau tr(sigma) + s2)", "quadrature",
                             dev <= tol, dev, tol, "relative difference from the closed form of the prediction mu y_1, "
-                            "within the stated numerical error", id="exact/anchor-l1"))
+                            "within the stated numerical error", id="exact/anchor-l1",
+                            unit="relative error"))
     # Alternatives for the control (one-head points): the first-order risk (isotropic) or the authors' generator.
     one = [len(p["mu"]) == 1 for p in points]
     if isotropic and first_order is not None:
@@ -258,19 +261,23 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
     checks.append(Check("Monte Carlo risk equals the exact finite-L risk at every point", "montecarlo",
                         max(tot_z) <= z, max(tot_z), z, f"largest |MC - exact| / se over {len(points)} points, "
                         f"{n} fresh prompts each; two-sided, Bonferroni over {2 * len(points)} tests (both Monte Carlo checks) at "
-                        f"family-wise false alarm {check_false_alarm():g}", id="exact/montecarlo-risk"))
+                        f"family-wise false alarm {check_false_alarm():g}", id="exact/montecarlo-risk",
+                        unit="|z|"))
     checks.append(Check("Monte Carlo excess over the infinite-prompt loss equals R_L - R_inf at every point", "montecarlo",
                         max(ex_z) <= z, max(ex_z), z, "largest |MC - exact| / se; the excess is sampled with the "
-                        "infinite-prompt loss as an exact control variate (same prompts)", id="exact/montecarlo-excess"))
+                        "infinite-prompt loss as an exact control variate (same prompts)", id="exact/montecarlo-excess",
+                        unit="|z|"))
     if plan is not None:
         i = plan["point"]
         zc = abs(mc_ex[i][0] - (alt[i] - r_inf[i])) / mc_ex[i][1]
         name = f"control: {alt_name} is refuted by Monte Carlo"
         where = f"at point {i} (L = {points[i]['L']}), planned power {plan['power']:.6g} from a {PILOT}-prompt pilot"
         if plan["power"] >= POWER_TARGET:
-            checks.append(Check(name, "control", True if zc > z else None, zc, z, f"{where}; judged", tier="statistical", id=f"control/{alt_id}"))
+            checks.append(Check(name, "control", True if zc > z else None, zc, z, f"{where}; judged", tier="statistical", id=f"control/{alt_id}",
+                                unit="|z|"))
         else:
-            checks.append(unjudged(name, "control", f"{where}: below {POWER_TARGET}", tier="statistical", bound=z, id=f"control/{alt_id}"))
+            checks.append(unjudged(name, "control", f"{where}: below {POWER_TARGET}", tier="statistical", bound=z, id=f"control/{alt_id}",
+                                   unit="|z|"))
     expansion = None
     if isotropic and first_order is not None:
         mu0, om0 = s["mu"][0], s["omega"][0]
@@ -281,7 +288,8 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
             rel = abs(scaled - C1) / abs(C1)
             checks.append(Check(f"exact risk vs its 1/L expansion: L (R_L - R_inf) -> C1 (L = {EXPANSION_L:g})",
                                 "quadrature", rel <= EXPANSION_TOLERANCE, rel, EXPANSION_TOLERANCE,
-                                f"L (R_L - R_inf) = {scaled:.9g}, C1 = {C1:.9g}; the remainder C2 / L (3 omega^2 < 1/2)", id="exact/expansion-c1"))
+                                f"L (R_L - R_inf) = {scaled:.9g}, C1 = {C1:.9g}; the remainder C2 / L (3 omega^2 < 1/2)", id="exact/expansion-c1",
+                                unit="relative error"))
             expansion = {"L": EXPANSION_L, "scaled_excess": scaled, "error": EXPANSION_L * big.error, "C1": C1}
         else:
             check, expansion = slow_expansion_check(model, mu0, om0, C1)
@@ -299,7 +307,8 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
                             gap > err, gap, err,
                             f"exact risk at the heuristic optimum minus the exact optimum's, L = {curve['L'][0]}; "
                             "must exceed the sum of their stated numerical errors (the excess at every L is "
-                            "in optimum_curve.heuristic_excess)", tier="consistency", id="beyond/heuristic-optimum-differs"))
+                            "in optimum_curve.heuristic_excess)", tier="consistency", id="beyond/heuristic-optimum-differs",
+                            unit="risk"))
     heads_result = {"heuristic_at_points": heads.heuristic_errors(model, d, s2, points, exact) if isotropic else None}
     if curve is not None:
         one_head = {L: (e["mu"], e["omega"]) for L, e in zip(curve["L"], curve["exact"])}

@@ -71,12 +71,14 @@ def optimum_checks(model: fr.Model, profile: str, one_head: dict | None, d: int,
     local = min(r["symmetry_broken"]["risk_minus_optimum"] + r["two_heads"]["error"] for r in rows)
     checks = [
         Check("two heads: the optimum is never worse than the one-head optimum", "quadrature", worst >= 0, worst, 0.0,
-              f"min over L = {Ls} of R*_L(1 head) - R*_L(2 heads) + stated errors; must be >= 0", tier="consistency", id="heads/never-worse"),
+              f"min over L = {Ls} of R*_L(1 head) - R*_L(2 heads) + stated errors; must be >= 0", tier="consistency", id="heads/never-worse",
+              unit="risk"),
         Check("two heads: the antisymmetric optimum is a minimum in the symmetry-breaking direction", "quadrature",
               local >= 0, local, 0.0, f"min over L of R_L(omega + {DELTA}, -omega + {DELTA}; mu re-optimised) - R*_L "
-              "+ its stated error; must be >= 0", id="heads/antisymmetric-minimum"),
+              "+ its stated error; must be >= 0", id="heads/antisymmetric-minimum", unit="risk"),
         Check("beyond the paper: a second head helps at finite L", "quadrature", helps > 0, helps, 0.0,
-              f"min over L = {Ls} of the gain R*_L(1 head) - R*_L(2 heads) minus its stated error; must be > 0", id="beyond/second-head-helps"),
+              f"min over L = {Ls} of the gain R*_L(1 head) - R*_L(2 heads) minus its stated error; must be > 0", id="beyond/second-head-helps",
+              unit="risk"),
     ]
     return checks, {"L": Ls, "rows": rows, "search": {"family": "antisymmetric (mu, omega), (-mu, -omega)",
                                                        "omega_lo": OMEGA_LO, "table_points": SEARCH_POINTS}}

@@ -69,6 +69,6 @@ def run(model: fr.Model, d: int, s2: float, r_inf_star: float, c_star: float | N
     check = Check("rate: L (R*_L - R*_inf) -> c* = min_omega pair(omega^2) / omega^2", "quadrature", dev <= tol, dev, tol,
                   f"|c*_hat - c*|, c*_hat = {c_hat:.8g} from Y_L = c + (a + b ln L)/L at L = {RATE_LS[1:]} (exact optimum), "
                   f"c* = {c_star:.8g}; tolerance = propagated stated errors {prop:.2g} + model error {model_err:.2g} "
-                  f"(change of the estimate from L = {RATE_LS[:3]})", id="rate/optimum-c-star")
+                  f"(change of the estimate from L = {RATE_LS[:3]})", id="rate/optimum-c-star", unit="absolute error")
     return [check], {"L": RATE_LS, "scaled_excess": Y, "scaled_error": errs, "optima": opt, "c_star": c_star,
                      "omega_star": omega_star, "c_star_estimate": c_hat, "propagated_error": prop, "model_error": model_err}

@@ -122,7 +122,8 @@ def formula_check(subject: Subject, queries: np.ndarray) -> tuple[Check, list, l
     value = float(worst)
     return Check(f"{subject.label}: derived formula at 40 digits vs {subject.reference_name} (mpmath, 40 digits)",
                  "quadrature", value <= DIGITS_TOLERANCE, value, DIGITS_TOLERANCE,
-                 f"max |formula - quadrature| over {len(queries)} queries; tolerance leaves 15 of 40 digits", id="battery/limit-40-digits"), \
+                 f"max |formula - quadrature| over {len(queries)} queries; tolerance leaves 15 of 40 digits", id="battery/limit-40-digits",
+                 unit="absolute error"), \
         claimed_all, reference_all
 
 
@@ -146,7 +147,8 @@ def kernel_check(subject: Subject, queries: np.ndarray, V) -> tuple[Check, np.nd
         value = math.inf
     return Check(f"{subject.label}: float64 kernel vs {subject.reference_name} (float64)", "quadrature",
                  value <= FLOAT_RELATIVE_TOLERANCE, value, FLOAT_RELATIVE_TOLERANCE,
-                 f"max |kernel - reference| / max(max |reference|, sqrt(E ||V z'||^2) = {size:.3g}) over the queries", id="battery/kernel-float64"), \
+                 f"max |kernel - reference| / max(max |reference|, sqrt(E ||V z'||^2) = {size:.3g}) over the queries", id="battery/kernel-float64",
+                 unit="relative error"), \
         kernel, reference
 
 
@@ -208,7 +210,8 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
     checks = [Check(f"{subject.label}: P(||T[mu_L] - T|| > eps_L(delta)) <= delta (Monte Carlo)", "montecarlo",
                     exceed_pass, worst_freq, budget.delta,
                     f"{detail}; exact binomial test, false-alarm {check_false_alarm():g} over {n_tests} tests, "
-                    f"{budget.trials} prompts per L", id="battery/high-probability-bound")]
+                    f"{budget.trials} prompts per L", id="battery/high-probability-bound",
+                    unit="rejections")]
     # Mean squared error decreasing in L.
     z_alpha = z_critical(check_false_alarm(), max(1, len(budget.Ls) - 1), sided=1)
     zs = []
@@ -226,7 +229,8 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
     checks.append(Check(f"{subject.label}: mean squared error decreases in L (Monte Carlo)", "montecarlo",
                         decrease, min(zs) if zs else None, z_alpha,
                         f"smallest z-score of MSE(L_j) - MSE(L_j+1) over consecutive L; one-sided, "
-                        f"false-alarm {check_false_alarm():g} in total; below -bound refutes, between is undecided", tier="consistency", id="battery/mse-decreases"))
+                        f"false-alarm {check_false_alarm():g} in total; below -bound refutes, between is undecided", tier="consistency", id="battery/mse-decreases",
+                        unit="z"))
     if subject.exact_mse is not None:
         checks.append(exact_mse_check(subject, series, budget, float(np.max(np.sum(limit**2, axis=1)))))
     # Unbiased numerator (Catoni: |theta_hat| / r > 1 rejects).
@@ -239,7 +243,7 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
                         f"tests, radius from the derived variance; false-alarm {check_false_alarm():g} in total "
                         f"(Bonferroni), non-asymptotic (no normal approximation); largest studentised |z| "
                         f"{float(np.max(np.abs(series['numerator_z']))):.3g} (diagnostic)"
-                        + ("" if decided else f"; undecided: {budget.trials} prompts <= 2 log(2/delta)"), id=NUMERATOR_ID))
+                        + ("" if decided else f"; undecided: {budget.trials} prompts <= 2 log(2/delta)"), id=NUMERATOR_ID, unit="ratio"))
     return checks, series
 
 
@@ -254,7 +258,7 @@ def exact_mse_check(subject: Subject, series: dict, budget: Budget, limit_size2:
     name = f"{subject.label}: Monte Carlo MSE equals the exact finite-L MSE at every L"
     if not judged:
         return unjudged(name, "montecarlo", "no L at which the exact route reaches every query", tier="statistical",
-                        id="battery/mse-exact")
+                        id="battery/mse-exact", unit="|z|")
     zc = z_critical(check_false_alarm(), len(judged))
     rounding = ROUNDING_MSE * (1.0 + limit_size2)
 
@@ -270,7 +274,7 @@ def exact_mse_check(subject: Subject, series: dict, budget: Budget, limit_size2:
                  f"- T[mu](z)|^2 (quadrature of A_L, B_L)) / standard error, at L = "
                  f"{[budget.Ls[j] for j in judged]}; {budget.trials} prompts per L; two-sided, false-alarm "
                  f"{check_false_alarm():g} in total (Bonferroni); nominal (normal approximation of a mean of "
-                 f"{budget.trials} squared errors)", id="battery/mse-exact")
+                 f"{budget.trials} squared errors)", id="battery/mse-exact", unit="|z|")
 
 
 def sized_for_power(subject: Subject, queries: np.ndarray, budget: Budget) -> Budget:
@@ -342,9 +346,11 @@ def control_check(result: dict, label: str, key: str) -> Check:
         why = ("no planned power (the scenario has no derived numerator moments)" if power is None else
                f"planned power {power:.6f} below {REQUIRED_POWER} at this scenario and budget "
                f"(delta = {summary['delta']:.3g})")
-        return unjudged(name, "control", why, tier="statistical", bound=REQUIRED_POWER, id=f"control/{key}")
+        return unjudged(name, "control", why, tier="statistical", bound=REQUIRED_POWER, id=f"control/{key}",
+                        unit="power")
     return Check(name, "control",
                  summary["statistical"], power, REQUIRED_POWER,
                  f"refuted by: {', '.join(summary['refuted_by']) or 'nothing'}; only the Monte Carlo numerator "
                  f"test counts; its power computed beforehand from derived moments: "
-                 f"{power:.6f} (delta = {summary['delta']:.3g})", tier="statistical", id=f"control/{key}")
+                 f"{power:.6f} (delta = {summary['delta']:.3g})", tier="statistical", id=f"control/{key}",
+                 unit="power")

@@ -139,7 +139,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
     checks.append(Check("degenerate mixture: point masses at (+-1, ..., +-1) give the exact Rademacher limit",
                         "quadrature", gap <= 1e-12, gap, 1e-12,
                         f"iid Rademacher tokens are the equal-weight mixture of {2**d} point masses; relative gap "
-                        "between the mixture limit and the 40-digit two-point enumeration", id="degenerate/rademacher-limit"))
+                        "between the mixture limit and the 40-digit two-point enumeration", id="degenerate/rademacher-limit",
+                        unit="relative error"))
 
     mean, cov = law.moments()
     controls = {"affine formula with matched moments": ("affine-matched-moments", run_control(

@@ -79,7 +79,7 @@ def moment_anchor_check(qs) -> tuple[Check, dict]:
                   "numerics/selfnormalised against tensor Gauss-Hermite over g in R^L; at q = "
                   + ", ".join(f"{q:.4g}" for q in qs) + "; tolerance 10 x (change from n to n + 16 nodes) + 1e-10; "
                   "largest relative difference per (q, L): "
-                  + ", ".join(f"({r['q']:.3g}, {r['L']}): {r['relative']:.1e}" for r in rows), id="anchors/moments-l123")
+                  + ", ".join(f"({r['q']:.3g}, {r['L']}): {r['relative']:.1e}" for r in rows), id="anchors/moments-l123", unit="relative error")
     return check, {"moment_anchors": rows}
 
 
@@ -113,5 +113,5 @@ def error_anchor_check(m, Gamma, U, V, z) -> tuple[Check | None, dict]:
                   "quadrature", gap <= tol, gap, tol,
                   f"tensor Gauss-Hermite in {2 * r} dimensions ({n + 8} nodes each) of V T[mu_2](z) - V(m + Gamma U z), "
                   "which uses neither A_L, B_L nor the decomposition; relative to max |E err err^T| entry; tolerance "
-                  f"10 x (change from {n} to {n + 8} nodes) + 1e-10", id="anchors/error-l2")
+                  f"10 x (change from {n} to {n + 8} nodes) + 1e-10", id="anchors/error-l2", unit="relative error")
     return check, {"error_anchor_L2": {"bias": bias.tolist(), "bias_direct": rb2.tolist(), "relative_gap": gap}}

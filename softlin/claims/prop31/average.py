@@ -75,7 +75,7 @@ def per_L_check(label, av, alpha, key: str) -> Check:
                  "z = (|Monte Carlo - exact| - 1e-3 exact) / combined standard error (1e-3: the tables' interpolation "
                  "error); exact = quadrature in the prompt averaged over importance-weighted query draws (proposal "
                  f"N(0, {av['scale']:.3g} Sigma_q)); per-L |z|: " + ", ".join(f"{z:.2f}" for z in zs)
-                 + f"; two-sided at false-alarm {alpha:.2g} each (Bonferroni)", id=f"{key}/montecarlo-vs-exact")
+                 + f"; two-sided at false-alarm {alpha:.2g} each (Bonferroni)", id=f"{key}/montecarlo-vs-exact", unit="|z|")
 
 
 def slope_check(label, av, kappa, key: str) -> Check:
@@ -88,7 +88,7 @@ def slope_check(label, av, kappa, key: str) -> Check:
                  f"weighted least squares of ln MSE on ln L: measured {fit.slope:.4f} +- {fit.stderr:.4f} "
                  f"(chi2 {fit.chi2:.2f} on {fit.dof} dof), exact over the same L {av['predicted_slope']:.4f} "
                  f"+- {av['predicted_slope_se']:.4f}, asymptotic kappa {kappa:.4f}; |z| = {abs(z):.2f} <= {zc:.2f} "
-                 f"(two-sided, false-alarm {check_false_alarm():g} over the {1 + len(REGIMES)} fits)", id=f"{key}/slope")
+                 f"(two-sided, false-alarm {check_false_alarm():g} over the {1 + len(REGIMES)} fits)", id=f"{key}/slope", unit="slope")
 
 
 def first_order_estimate(av, Ls, lam: float) -> tuple[float, float, float]:
@@ -134,7 +134,7 @@ def first_order_mc_check(av, coef, Ls, lam) -> Check:
                  f"exact(L'') (L'' = {av['exact_big'][1].L}, same query draws, so it does not involve the closed form), "
                  f"pooled with inverse-variance weights; closed form {coef:.6g}; allowance {allowance:.3g} for the "
                  f"tail beyond L'' (the remainder decays as L^-rho, rho = {rho:.3g} for lambda = {lam:.3g}); "
-                 f"z = {z:.2f}, two-sided at false-alarm {check_false_alarm():g}", id="average/first-order-montecarlo")
+                 f"z = {z:.2f}, two-sided at false-alarm {check_false_alarm():g}", id="average/first-order-montecarlo", unit="coefficient")
 
 
 def coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "", key: str = "average") -> Check:
@@ -144,7 +144,7 @@ def coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "", 
     if not math.isfinite(coef):
         return Check("first_order_coefficient is infinite: lambda_max(U^T Gamma U Sigma_q) >= 1/2", "quadrature",
                      lam >= 0.5 - 1e-12, lam, 0.5,
-                     "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when lambda >= 1/2", id=f"{key}/coefficient-infinite")
+                     "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when lambda >= 1/2", id=f"{key}/coefficient-infinite", unit="norm")
     ghscale = 1.0 / (1.0 - 2.0 * lam) if lam > 0 else 1.0
     per_query = lambda Z: selfnormalised.query_terms(Gamma, U, V, Z).first_order
     if psd_root(Sq).shape[1] <= 3:
@@ -157,7 +157,7 @@ def coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "", 
         return Check(label + "first_order_coefficient: closed form (det/trace, 40 digits) vs Gauss-Hermite over nu "
                      "of the kernel tr C1(z)", "quadrature", rel <= 1e-10, rel, 1e-10,
                      f"closed form {coef:.12g}, quadrature {gh:.12g} (40 nodes per eigendirection of the whitened "
-                     "tilt, scale 1/(1 - 2 lambda_j) each)", id=f"{key}/coefficient-quadrature")
+                     "tilt, scale 1/(1 - 2 lambda_j) each)", id=f"{key}/coefficient-quadrature", unit="relative error")
     # rank(Sigma_q) > 3: with the proposal N(0, Sigma_q / (1 - 2 lambda)) the weighted integrand does not grow
     # along the top direction, so its variance is finite.
     sample = query_average.draw_queries(rng, Sq, (budget.rb_queries,), ghscale)
@@ -168,4 +168,4 @@ def coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "", 
                  "average over nu of the kernel tr C1(z)", "montecarlo", zq <= z_crit(check_false_alarm()), zq,
                  z_crit(check_false_alarm()),
                  f"closed form {coef:.10g}, average {est:.6g} +- {se:.3g} over {vals.size} draws from "
-                 f"N(0, {ghscale:.4g} Sigma_q); two-sided z at false-alarm {check_false_alarm():g}", id=f"{key}/coefficient-montecarlo")
+                 f"N(0, {ghscale:.4g} Sigma_q); two-sided z at false-alarm {check_false_alarm():g}", id=f"{key}/coefficient-montecarlo", unit="|z|")

@@ -91,7 +91,7 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
                             f"fitted slope {fit.slope:.4f} +- {fit.stderr:.4f} (chi2 {fit.chi2:.2f} on {fit.dof} dof); "
                             f"one-sided z = {z:.2f} against {zc_decay:.2f} (false-alarm {check_false_alarm():g}, Bonferroni "
                             "over the laws): decay shown above it, growth (refuted) below minus it, undecided between; "
-                            "L x MSE: " + ", ".join(f"{L * x:.4g}" for L, x in zip(budget.Ls, means)), id=f"beyond/{name}/decays"))
+                            "L x MSE: " + ", ".join(f"{L * x:.4g}" for L, x in zip(budget.Ls, means)), id=f"beyond/{name}/decays", unit="slope"))
         quantities[name] = {"measured_slope": fit.slope, "measured_slope_stderr": fit.stderr, "chi2": fit.chi2,
                             "mc_mse": means, "mc_mse_stderr": ses, "L_times_mse": [L * x for L, x in zip(budget.Ls, means)]}
         series[f"{name} tokens"] = {"L": budget.Ls, "rmse": [math.sqrt(x) for x in means]}
@@ -109,6 +109,6 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
                             abs(zi) <= zc, C, coef,
                             f"weighted fit L x MSE = C + C'/L over the tested L: C = {C:.5g} +- {C_se:.3g} (chi2 {chi2:.2f} "
                             f"on {len(budget.Ls) - 2} dof; the O(1/L^2) term is neglected); first order {coef:.6g} "
-                            f"({how}); z = {zi:.2f}, two-sided at false-alarm {check_false_alarm():g} (Bonferroni over the laws)", id=f"beyond/{name}/first-order"))
+                            f"({how}); z = {zi:.2f}, two-sided at false-alarm {check_false_alarm():g} (Bonferroni over the laws)", id=f"beyond/{name}/first-order", unit="coefficient"))
         quantities[name].update(first_order_coefficient=coef, fitted_limit_of_L_times_mse=C, fitted_limit_stderr=C_se)
     return {"checks": checks, "quantities": quantities, "series": series}

@@ -125,7 +125,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     checks.append(Check("b1 and C1: emitted kernels vs the derived closed forms at 40 digits", "emit",
                         gap <= KERNEL_TOLERANCE, gap, KERNEL_TOLERANCE,
                         f"max relative entry difference at the query z = {np.round(z0, 6).tolist()}; "
-                        "the tolerance covers float64 rounding of ~20 operations", id="first-order/emitted-kernels"))
+                        "the tolerance covers float64 rounding of ~20 operations", id="first-order/emitted-kernels", unit="relative error"))
     if s.get("query") is not None:
         quantities["bias_first_order"] = b1_kernel.tolist()
         quantities["cov_first_order"] = C1_kernel.tolist()

@@ -53,7 +53,7 @@ def enclosure_check(Gamma, U, V, z0, Ls, exact_bias, exact_mse) -> tuple[Check, 
                   f"at L = {list(Ls)}: A_L(q), B_L(q) enclosed by python-flint's acb.integral (proved error balls, "
                   "tails bounded, not cut), then the emitted kernels in ball arithmetic; value: the largest distance "
                   "of a float value outside its ball, relative to the value; relative widths of the E|err|^2 "
-                  "enclosures: " + ", ".join(f"{w:.1e}" for w in widths), tier="enclosure", id="fixed/enclosure")
+                  "enclosures: " + ", ".join(f"{w:.1e}" for w in widths), tier="enclosure", id="fixed/enclosure", unit="relative error")
     return check, {"fixed_query_enclosed_L": list(Ls), "fixed_query_exact_mse_enclosure": mse_iv,
                    "fixed_query_exact_bias_enclosure": bias_iv}
 
@@ -98,7 +98,7 @@ def first_order_limit_check(Gamma, U, V, z0, b1, C1) -> Check:
                  "exact finite-L bias -A_L(q) V Gamma a and covariance from the quadrature of numerics/selfnormalised "
                  "at L = 1e4, 1e5, 1e6, Richardson-extrapolated in 1/L; relative to max |first-order entry|"
                  + ("" if asymptotic else f"; undecided: e^(2q) = {math.exp(2 * q):.3g} > {LIMIT_ASYMPTOTIC:g} x 1e4, "
-                    "the exact values are not in their 1/L^2 regime at these L"), id="first-order/exact-limits")
+                    "the exact values are not in their 1/L^2 regime at these L"), id="first-order/exact-limits", unit="relative error")
 
 
 def deterministic_coordinates(Gamma, V) -> np.ndarray:
@@ -193,19 +193,19 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
         Check("fixed query: Monte Carlo bias and second moments equal the exact finite-L values", "montecarlo",
               worst_exact <= zc, worst_exact, zc,
               f"largest |z| over {len(Ls)} L x {n_entries} entries (bias -A_L(q) V Gamma a, E err err^T from "
-              f"quadrature); {P} prompts per L; two-sided, false-alarm {check_false_alarm():g} in total (Bonferroni)", id="fixed/montecarlo-vs-exact"),
+              f"quadrature); {P} prompts per L; two-sided, false-alarm {check_false_alarm():g} in total (Bonferroni)", id="fixed/montecarlo-vs-exact", unit="|z|"),
         Check("fixed query: E[T[mu_L] - T] = -E[sum_i p_i^2] V Gamma a at every L (Gaussian integration by parts)",
               "montecarlo", worst_stein <= z_crit(check_false_alarm() / (len(Ls) * k)), worst_stein,
               z_crit(check_false_alarm() / (len(Ls) * k)),
               f"paired per-prompt z-test of err + (sum_i p_i^2) V Gamma a, {P} prompts; no quadrature involved; "
-              f"two-sided, false-alarm {check_false_alarm():g} (Bonferroni over L and coordinates)", id="fixed/bias-stein"),
+              f"two-sided, false-alarm {check_false_alarm():g} (Bonferroni over L and coordinates)", id="fixed/bias-stein", unit="|z|"),
         Check("fixed query: L (E T[mu_L] - T) -> b1 and L Cov T[mu_L] -> C1 (Monte Carlo)", "montecarlo",
               worst_first <= zc, worst_first, zc,
               "largest |L x estimate - first order - R(L)| / (L x standard error), R(L) = L x exact(L) - L' x exact(L') "
               "the O(1/L) remainder from the exact quadrature (L' = 1e7, so R does not involve the claimed b1, C1; "
               "the O(1/L') tail of L' x exact(L') is allowed for); "
               f"two-sided, false-alarm {check_false_alarm():g} in total; per L (L, z_bias, z_cov): "
-              + ", ".join(f"({L}, {b:.2f}, {c:.2f})" for L, b, c in first_details), id="fixed/first-order-montecarlo"),
+              + ", ".join(f"({L}, {b:.2f}, {c:.2f})" for L, b, c in first_details), id="fixed/first-order-montecarlo", unit="|z|"),
     ]
     n = budget.enclosed
     enclosed, enclosed_q = enclosure_check(Gamma, U, V, z0, Ls[:n], exact_bias[:n], exact_fixed[:n])

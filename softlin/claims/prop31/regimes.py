@@ -75,7 +75,7 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
                             f"{asym['log_power']:.3f}; |kappa - predicted| = {dev:.2e} <= {KAPPA_TOLERANCE:g} (fixed: the "
                             f"fit's model error is <= {FIT_MODEL_ERROR:g} for lambda in [0.2, 1]); the 3-term fit (no "
                             f"c1/ln L) gives {asym['kappa3']:.5f} (reported); the naive min(1, e^q/L) heuristic would "
-                            f"give {naive:.4f}", id=f"regime/{name}/kappa"))
+                            f"give {naive:.4f}", id=f"regime/{name}/kappa", unit="exponent"))
         power = {}
         if lam > 0.5:
             # Two hypotheses, fixed before the run: the derived kappa and the naive 1/(2 lambda). The naive one is
@@ -89,14 +89,14 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
                                 f"|fitted kappa - naive| = {abs(asym['kappa4'] - naive):.3g} > {half_gap:.3g} = half the gap "
                                 f"between the derived {sharp:.4f} and the naive {naive:.4f} (fixed before the run); "
                                 f"deterministic (quadrature): power 1 since the fit's model error {FIT_MODEL_ERROR:g} < "
-                                f"{half_gap:.3g}", tier="consistency", id=f"regime/{name}/naive-excluded"))
+                                f"{half_gap:.3g}", tier="consistency", id=f"regime/{name}/naive-excluded", unit="verdict"))
             power[f"{name}: naive exponent excluded (quadrature)"] = 1.0 if FIT_MODEL_ERROR < half_gap else 0.0
             half_gap1 = abs(1.0 - sharp) / 2
             excluded1 = abs(asym["kappa4"] - 1.0) > half_gap1
             checks.append(Check(f"{name} threshold: a claimed 1/L rate (kappa = 1) is excluded by the exact quadrature",
                                 "control", excluded1, "refuted" if excluded1 else "not refuted", "refuted",
                                 f"|fitted kappa - 1| = {abs(asym['kappa4'] - 1.0):.3g} > {half_gap1:.3g} = half the gap between "
-                                f"the derived {sharp:.4f} and 1 (fixed before the run); deterministic: power 1", tier="consistency", id=f"regime/{name}/one-over-l-excluded"))
+                                f"the derived {sharp:.4f} and 1 (fixed before the run); deterministic: power 1", tier="consistency", id=f"regime/{name}/one-over-l-excluded", unit="verdict"))
             power[f"{name}: claimed 1/L rate excluded (quadrature)"] = 1.0 if FIT_MODEL_ERROR < half_gap1 else 0.0
         fit = av["fit"]
         zc = z_crit(check_false_alarm(), two_sided=False)
@@ -112,11 +112,11 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
                                     "refuted" if refuted else "not refuted", "refuted",
                                     f"measured slope {fit.slope:.4f} +- {fit.stderr:.4f} against 1: z = {z1:.1f}, "
                                     f"one-sided at false-alarm {check_false_alarm():g} (critical {-zc:.2f}); power computed "
-                                    f"before the run: {pw['detail']}", tier="statistical", id=f"regime/{name}/control-one-over-l"))
+                                    f"before the run: {pw['detail']}", tier="statistical", id=f"regime/{name}/control-one-over-l", unit="verdict"))
             else:
                 power[f"{name}: claimed 1/L rate (not run)"] = f"power {pw['power']:.4g} < {REQUIRED_POWER}: {pw['detail']}"
                 checks.append(unjudged(control, "control", f"planned power {pw['power']:.4g} below {REQUIRED_POWER}: "
-                                       f"{pw['detail']}", tier="statistical", bound="refuted", id=f"regime/{name}/control-one-over-l"))
+                                       f"{pw['detail']}", tier="statistical", bound="refuted", id=f"regime/{name}/control-one-over-l", unit="verdict"))
         if name == "at":
             # L x error at the threshold: the Monte Carlo growth between the extreme L against the exact growth
             # (which is positive: no finite first-order coefficient, (ln L)^p with p from the fit above).
@@ -132,7 +132,7 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
                                 abs(zg) <= zc2 and g_ex > 0 and asym["log_power"] > 0, g_mc, g_ex,
                                 f"growth of L x MSE from L = {Ls[0]} to {Ls[-1]}: Monte Carlo {g_mc:.4g}, exact {g_ex:.4g} "
                                 f"(z = {zg:.2f}, two-sided at false-alarm {check_false_alarm():g}); the exact growth is "
-                                f"(ln L)^p with p = {asym['log_power']:.2f} > 0", id="regime/at/growth"))
+                                f"(ln L)^p with p = {asym['log_power']:.2f} > 0", id="regime/at/growth", unit="coefficient"))
         sigma = subgaussian_sigma(Gamma)
         first = None if lam >= 0.5 else exact_coefficient(Gamma, U, V, Sq)
         out[name] = {"checks": checks, "lambda": lam, "power": power,

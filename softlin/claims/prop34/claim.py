@@ -116,7 +116,7 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_
     if first_V is None or first_U is None:
         return [Check("query average: first-order coefficients are infinite: lambda_max(U^T Gamma U Sigma_q) >= 1/2",
                       "quadrature", lam >= 0.5 - 1e-12, lam, 0.5,
-                      "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when lambda >= 1/2", id="average/coefficients-infinite")]
+                      "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when lambda >= 1/2", id="average/coefficients-infinite", unit="norm")]
     tilt = U.T @ cov @ U
     if psd_root(Sq).shape[1] <= 3:
         checks = []
@@ -129,7 +129,7 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_
             checks.append(Check(f"query average: exact lim L E||grad_{key} err||^2_(L2(nu)) vs Gauss-Hermite over nu",
                                 "quadrature", rel <= 1e-10, rel, 1e-10,
                                 f"closed form {coef:.12g}, quadrature {gh:.12g} (40 nodes per eigendirection of the "
-                                "whitened tilt, scale 1/(1 - 2 lambda_j): exact for the folded polynomial)", id=f"average/grad-{key.lower()}-quadrature"))
+                                "whitened tilt, scale 1/(1 - 2 lambda_j): exact for the folded polynomial)", id=f"average/grad-{key.lower()}-quadrature", unit="relative error"))
         return checks
     n_q = {"quick": 400_000, "standard": 1_000_000, "full": 4_000_000}[profile]
     scale = 1.0 / (1.0 - 2.0 * lam) if lam > 0 else 1.0
@@ -141,7 +141,7 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_
         checks.append(Check(f"query average: exact lim L E||grad_{key} err||^2_(L2(nu)) vs Monte Carlo over queries",
                             "montecarlo", zval <= z_crit, float(vals.mean()), coef,
                             f"{n_q} queries from N(0, {scale:.4g} Sigma_q), importance-weighted, each with its exact "
-                            f"per-query coefficient; |z| = {zval:.3g} <= {z_crit:.3g}", id=f"average/grad-{key.lower()}-montecarlo"))
+                            f"per-query coefficient; |z| = {zval:.3g} <= {z_crit:.3g}", id=f"average/grad-{key.lower()}-montecarlo", unit="coefficient"))
     return checks
 
 

@@ -72,7 +72,7 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
     checks = [Check("L = 1 anchor: exact quadrature of both gradient errors = k (tr Gamma + |Gamma a|^2) and "
                     "|z|^2 ||V Gamma||_F^2", "quadrature", worst1 <= 1e-10, worst1, 1e-10,
                     f"relative; quadrature {eV1:.12g}, {eU1:.12g} against {cV1:.12g}, {cU1:.12g} (one token: "
-                    "zhat = z_1 and C_hat = 0); trapezoid rules converge geometrically (~1e-14 measured)", id="anchors/l1")]
+                    "zhat = z_1 and C_hat = 0); trapezoid rules converge geometrically (~1e-14 measured)", id="anchors/l1", unit="relative error")]
     geo = sg.geometry(Gamma, U, V, z[None, :])
     # the direct rule's own accuracy falls as the tilt q sharpens the weights: 80 nodes give 1.8e-9 at q = 3
     # and 7.9e-7 at q = 5 (found by `softlin hunt prop-3.4`), 240 nodes 2e-13 at both
@@ -84,7 +84,7 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
     checks.append(Check("L = 2 anchor: partition quadrature of every scalar (E alpha^2, E alpha A, E A^2, E sum p^3, "
                         "E H, A, B) = direct 80 x 80 Gauss-Hermite over (g1, g2)", "quadrature", worst2 <= 1e-9,
                         worst2, 1e-9, f"max relative difference; q = {float(geo.q[0]):.4g}; errors at L = 2: grad_V "
-                        f"{float(eV2[0]):.6g}, grad_U {float(eU2[0]):.6g}; smooth integrands, both rules ~1e-13", id="anchors/l2"))
+                        f"{float(eV2[0]):.6g}, grad_U {float(eU2[0]):.6g}; smooth integrands, both rules ~1e-13", id="anchors/l2", unit="relative error"))
     # Richardson in 1/L on (1e6, 1e7) removes c/L; the c'/L^2 left (relative e^{2q} / L^2, large for large q:
     # a fixed 1e-6 refuted a correct coefficient at q ~ 3, found by `softlin hunt prop-3.4`) is bounded by
     # the change of the extrapolation against (1e5, 1e6), divided by 100 (it scales as 1/L^2), with a factor
@@ -102,7 +102,7 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
                         f"limits {lim[0]:.10g}, {lim[1]:.10g} against {coef_V:.10g}, {coef_U:.10g}; "
                         "tolerance: the Richardson change between (1e5, 1e6) and (1e6, 1e7) / 10, + 1e-9 (quadrature)"
                         + ("" if asymptotic else f"; undecided: e^(2q) = {math.exp(2 * q0):.3g} > {ANCHOR_ASYMPTOTIC:g} x "
-                           "1e5, the exact values are not in their 1/L^2 regime at these L"), id="anchors/large-l"))
+                           "1e5, the exact values are not in their 1/L^2 regime at these L"), id="anchors/large-l", unit="relative error"))
     return checks
 
 
@@ -128,7 +128,7 @@ def fixed_query_montecarlo(law, rng, Gamma, U, V, z, Ls, prompts, errors_fn, n_t
         checks.append(Check(f"fixed query: Monte Carlo E||grad_{key} err||^2 = exact finite-L value at every L", "montecarlo",
                             max(map(abs, zz)) <= zc, max(map(abs, zz)), zc,
                             f"{prompts} prompts per L; per-L z: " + ", ".join(f"{v:.2f}" for v in zz)
-                            + f"; two-sided, false-alarm {check_false_alarm():g} over the claim's {n_tests} z-tests (Bonferroni)", id=f"fixed/grad-{key.lower()}-montecarlo"))
+                            + f"; two-sided, false-alarm {check_false_alarm():g} over the claim's {n_tests} z-tests (Bonferroni)", id=f"fixed/grad-{key.lower()}-montecarlo", unit="|z|"))
     return checks, series
 
 
@@ -194,14 +194,14 @@ def averaged_checks(label, av, alpha_per_L, alpha_slope, prefix: str) -> list[Ch
                             "montecarlo", max(zs) <= zc, max(zs), zc,
                             f"z = (|MC - exact| - 1e-3 exact) / combined se (1e-3: table interpolation); proposal "
                             f"N(0, {av['scale']:.3g} Sigma_q); per-L z: " + ", ".join(f"{z:.2f}" for z in zs)
-                            + f"; two-sided at false-alarm {alpha_per_L:.2g} each, Student t with {dof} dof", id=f"{prefix}/grad-{key.lower()}-montecarlo"))
+                            + f"; two-sided at false-alarm {alpha_per_L:.2g} each, Student t with {dof} dof", id=f"{prefix}/grad-{key.lower()}-montecarlo", unit="|z|"))
         fit, pred, pse = av[key + "_fit"], av[key + "_pred"], av[key + "_pred_se"]
         z = (fit.slope - pred) / math.hypot(fit.stderr, pse)
         zc = t_critical(alpha_slope, dof)
         checks.append(Check(f"{label}: fitted log-log slope of grad_{key} = exact finite-L slope over the tested L",
                             "montecarlo", abs(z) <= zc, -fit.slope, -pred,
                             f"measured {-fit.slope:.4f} +- {fit.stderr:.4f} (chi2 {fit.chi2:.2f} on {fit.dof} dof), exact "
-                            f"{-pred:.4f} +- {pse:.4f}; |t| = {abs(z):.2f} <= {zc:.2f} (Student t, {dof} dof)", id=f"{prefix}/grad-{key.lower()}-slope"))
+                            f"{-pred:.4f} +- {pse:.4f}; |t| = {abs(z):.2f} <= {zc:.2f} (Student t, {dof} dof)", id=f"{prefix}/grad-{key.lower()}-slope", unit="slope"))
     return checks
 
 
@@ -224,12 +224,12 @@ def asymptotic_exponents(lam: float, ells, kappa: float, label: str, prefix: str
                             f"L = e^{max(ells):g})", "quadrature", dev <= EXPONENT_TOL, float(c[1]), kappa,
                             f"fit of ln F at ln L = {', '.join(f'{e:.3g}' for e in ell)}: kappa {c[1]:.5f}, log power "
                             f"{c[2]:.3f}; |kappa - predicted| = {dev:.2e} <= {EXPONENT_TOL} (fixed beforehand); naive "
-                            f"exponent {naive:.4f}", id=f"{prefix}/grad-{key.lower()}-kappa"))
+                            f"exponent {naive:.4f}", id=f"{prefix}/grad-{key.lower()}-kappa", unit="exponent"))
         if abs(naive - kappa) > 2 * EXPONENT_TOL:
             excluded = abs(c[1] - naive) > EXPONENT_TOL
             checks.append(Check(f"{label}: the naive exponent min(1, 1/(2 lambda)) = {naive:.4f} is excluded for grad_{key}",
                                 "control", excluded, abs(c[1] - naive), EXPONENT_TOL,
-                                f"|fitted kappa - naive| = {abs(c[1] - naive):.3g} against {EXPONENT_TOL}", tier="consistency", id=f"{prefix}/grad-{key.lower()}-naive-excluded"))
+                                f"|fitted kappa - naive| = {abs(c[1] - naive):.3g} against {EXPONENT_TOL}", tier="consistency", id=f"{prefix}/grad-{key.lower()}-naive-excluded", unit="exponent"))
     return checks, out
 
 
@@ -242,7 +242,7 @@ def one_over_L_control(av, lam, prefix: str) -> Check:
     return Check(f"negative control (lambda = {lam:.3g}): a claimed 1/L rate for both gradients is refuted by Monte Carlo",
                  "control", refuted, max(zs.values()), -zc,
                  "z = (measured rate - 1) / se: " + ", ".join(f"grad_{k} {v:.1f}" for k, v in zs.items())
-                 + f"; one-sided at false-alarm {check_false_alarm():g} each (Student t, {av['blocks'] - 1} dof)", tier="statistical", id=f"{prefix}/control-one-over-l")
+                 + f"; one-sided at false-alarm {check_false_alarm():g} each (Student t, {av['blocks'] - 1} dof)", tier="statistical", id=f"{prefix}/control-one-over-l", unit="z")
 
 
 def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, dict]:
@@ -269,7 +269,7 @@ def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, di
                  f"exact (quadrature = closed form, see the L = 1 anchor) grad_V {eV1:.6g}, grad_U {eU1:.6g}; Monte "
                  f"Carlo grad_V at L = 1 {float(mV.mean()):.6g} (z = {zV:.2f} against the exact value)"
                  + ("" if ok is not None else "; both exact errors are 0 here: no witness on this scenario"),
-                 tier="statistical", id="erratum-1/witness"), witness
+                 tier="statistical", id="erratum-1/witness", unit="values"), witness
 
 
 def gradient_errors_fn(U, V, Gamma, weighted_matrix=None):

@@ -51,7 +51,7 @@ def limit_jacobian_check(m, cov, U, V, z) -> Check:
               np.max(np.abs(kern_V - exact_V)) / max(np.max(np.abs(exact_V)), 1e-300))
     return Check("limit Jacobians (emitted) vs exact differentiation of V (m + Gamma U z)", "emit",
                  err <= 1e-13, float(err), 1e-13, "relative max difference; exact side in rational arithmetic, "
-                 "so only the kernel's float64 rounding (a few ulps) remains", id="jacobians/limit-emitted")
+                 "so only the kernel's float64 rounding (a few ulps) remains", id="jacobians/limit-emitted", unit="relative error")
 
 
 def _mp_output(tokens, U, V, z):
@@ -113,10 +113,10 @@ def finite_jacobian_checks(rng, m, cov, U, V, z, L: int = 8, jacobian_U=None) ->
     return [
         Check(f"finite-prompt Jacobians (weighted mean / covariance) vs 50-digit central differences (L = {L})",
               "quadrature", bool(worst_formula <= mp.mpf(10) ** -25), float(worst_formula), 1e-25,
-              "max |formula - central difference|; step 1e-20 at 50 digits: truncation ~1e-40, rounding ~1e-30", id="jacobians/finite-50-digits"),
+              "max |formula - central difference|; step 1e-20 at 50 digits: truncation ~1e-40, rounding ~1e-30", id="jacobians/finite-50-digits", unit="absolute error"),
         Check(f"emitted float64 finite-prompt Jacobian kernels vs the same central differences (L = {L})",
               "quadrature", worst_kernel <= 1e-12, worst_kernel, 1e-12,
-              "max relative difference (relative to max(1, |entry|)); float64 weighted moments carry ~1e-15", id="jacobians/finite-kernels"),
+              "max relative difference (relative to max(1, |entry|)); float64 weighted moments carry ~1e-15", id="jacobians/finite-kernels", unit="relative error"),
     ]
 
 
@@ -136,7 +136,7 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> list[Check]:
             fd[idx] = (plus - minus) / (2 * h)
         worst = max(worst, float(np.max(np.abs(fd - grad)) / max(np.max(np.abs(grad)), 1e-12)))
     checks = [Check("infinite-prompt risk gradients (SymPy matrix calculus) vs central differences of R_inf",
-                    "quadrature", worst <= 1e-6, worst, 1e-6, "relative; step 1e-6 (error ~1e-10 expected)", id="risk-gradient/infinite")]
+                    "quadrature", worst <= 1e-6, worst, 1e-6, "relative; step 1e-6 (error ~1e-10 expected)", id="risk-gradient/infinite", unit="relative error")]
     # Finite prompts, common random numbers: fixed prompts and queries make the Monte Carlo risk a
     # deterministic function of (U, V) whose exact gradient is the average of the per-sample kernels.
     law = GaussianLaw(m, cov)
@@ -168,5 +168,5 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> list[Check]:
         worst = max(worst, float(np.max(np.abs(fd - grad)) / max(np.max(np.abs(grad)), 1e-12)))
     checks.append(Check(f"finite-prompt risk gradient (per-sample kernels, {P} fixed prompts of L = {L}) vs central "
                         "differences of the same Monte Carlo risk", "quadrature", worst <= 1e-6, worst, 1e-6,
-                        "common random numbers: the sample is fixed, so the identity is exact up to differencing error", id="risk-gradient/finite"))
+                        "common random numbers: the sample is fixed, so the identity is exact up to differencing error", id="risk-gradient/finite", unit="relative error"))
     return checks

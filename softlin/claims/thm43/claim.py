@@ -93,16 +93,18 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     fin_norm = max(r["max_norm_theta_L"] for r in rows)
     checks.append(Check("hypothesis: ||theta_inf(t)|| <= rho along the infinite trajectory", "ode",
                         inf_norm <= rho * (1 + ODE_SLACK), inf_norm, rho,
-                        "rho = max(||theta(0)||, ||theta*||) from the derived endpoint, fixed before the flow", id="hypothesis/infinite-bounded"))
+                        "rho = max(||theta(0)||, ||theta*||) from the derived endpoint, fixed before the flow", id="hypothesis/infinite-bounded",
+                        unit="norm"))
     checks.append(Check("hypothesis: ||theta_L(t)|| <= 2 rho along every finite trajectory", "ode",
-                        fin_norm <= 2 * rho, fin_norm, 2 * rho, f"L = {Ls}", id="hypothesis/finite-bounded"))
+                        fin_norm <= 2 * rho, fin_norm, 2 * rho, f"L = {Ls}", id="hypothesis/finite-bounded", unit="norm"))
     # 2. Gronwall with independent pieces. On the flows it is implied once beta bounds the Lipschitz
     # constant (check 3) and g2 is the exact sup (check 4): consistency. The majorant check judges the
     # bound's formula itself against the comparison ODE solved independently, so a slip in
     # gronwall_bound (a dropped t, a wrong exponent) fails it: numerical evidence.
     checks.append(Check("Gronwall: ||theta_L(t) - theta_inf(t)|| <= g2(L) t exp(beta_inf t) on the time grid", "ode",
                         gron_ok, worst_ratio, 1.0, f"flows by solve_ivp (DOP853, rtol 1e-9); g2 exact; beta_inf = "
-                        f"{beta:.4g}; {len(t)} times log-spaced from {t[1]:.2g} to {t[-1]:.3g}; slack {ODE_SLACK}", tier="consistency", id="gronwall/flows"))
+                        f"{beta:.4g}; {len(t)} times log-spaced from {t[1]:.2g} to {t[-1]:.3g}; slack {ODE_SLACK}", tier="consistency", id="gronwall/flows",
+                        unit="ratio"))
     g_ref = g2s[0]
     tc = t[beta * t <= 30.0]                           # beyond, both sides exceed e^30 g2 (no information)
     if tc.size < 3:    # beta so large that the flow's grid has no time below 30 / beta (found by `softlin hunt`)
@@ -115,18 +117,20 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     checks.append(Check("Gronwall majorant: e(t) <= g2 t e^{beta t} <= (1 + beta t) e(t) for e' = g2 + beta e, e(0) = 0",
                         "ode", sharp, float(np.max(B[1:] / e[1:])), None,
                         "comparison ODE by solve_ivp; the majorant must dominate it and be first-order sharp at t -> 0",
-                        tier="numerical", id="gronwall/majorant"))
+                        tier="numerical", id="gronwall/majorant", unit="values"))
     # 3. beta_inf is a Lipschitz constant of grad R_inf on B_{2 rho}.
     pts = np.vstack([routes.ball_points(rng, 60, d * d + 1, 2 * rho), inf[::6]])
     gi = lambda th: icl_exact.grad_inf(Sigma, th)
     h_inf = max(routes.hessian_norm(gi, th) for th in pts)
     checks.append(Check("beta_inf >= sampled ||Hess R_inf|| on B_{2 rho}", "ode", h_inf <= beta, h_inf, beta,
-                        f"{len(pts)} points (uniform in the ball and on theta_inf); central differences", id="hypothesis/beta-bounds-hessian"))
+                        f"{len(pts)} points (uniform in the ball and on theta_inf); central differences", id="hypothesis/beta-bounds-hessian",
+                        unit="norm"))
     # 4. Exact gap vs Monte Carlo on fresh prompts.
     zmax = max(float(np.max(m["z"])) for m in mc)
     checks.append(Check("exact finite-L gradient gap = Monte Carlo gap (fresh prompts) at the g2 argmax, every L",
                         "montecarlo", zmax <= z, zmax, z, f"{n} prompts per L; per-component z, quadrature allowance "
-                        f"{QUAD_REL} relative; Bonferroni over {n_tests} tests, family-wise false alarm {check_false_alarm()}", id="gap/exact-vs-montecarlo"))
+                        f"{QUAD_REL} relative; Bonferroni over {n_tests} tests, family-wise false alarm {check_false_alarm()}", id="gap/exact-vs-montecarlo",
+                        unit="|z|"))
     # 5. g2 decreases with L: Monte Carlo slope (ucb < 0) agrees with the exact slope.
     lx = np.log(np.array(Ls, float))
     mc_norm = np.array([np.linalg.norm(m["mc"]) for m in mc])
@@ -140,7 +144,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     checks.append(Check("g2(L) decreases with L: Monte Carlo log-log slope < 0 and = the exact slope", "montecarlo",
                         True if (agree and dec) else (False if not agree or slope_mc - z * slope_se > 0 else None),
                         [slope_mc, slope_se], slope_exact,
-                        f"weighted fit over L = {Ls}; z = {z:.3g}; 0.02 allowance for the quadrature error", id="gap/g2-decreases"))
+                        f"weighted fit over L = {Ls}; z = {z:.3g}; 0.02 allowance for the quadrature error", id="gap/g2-decreases",
+                        unit="slope"))
     # 6. Control: mixture tokens do not transfer to the linear flow.
     Lc, arg = Ls[-1], mc[-1]
     th = np.vstack([fl["L"][Lc]["traj"], inf])[-1]
@@ -150,7 +155,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     checks.append(Check("control: mixture-law tokens (same covariance) refute the transfer to the linear flow", "control",
                         True if dist > thresh else None, "refuted" if dist > thresh else "not refuted", "refuted",
                         f"Monte Carlo gap at L = {Lc}, theta_inf(T): distance to the Gaussian exact gap {dist:.4g} "
-                        f"against z ||se|| + quadrature {thresh:.4g}", tier="statistical", id="control/mixture-tokens"))
+                        f"against z ||se|| + quadrature {thresh:.4g}", tier="statistical", id="control/mixture-tokens",
+                        unit="verdict"))
     # Erratum 4 witness.
     hL = [max(routes.hessian_norm(fl["L"][L]["excess"].grad, th) for th in fl["L"][L]["traj"][::8]) for L in Ls]
     witness = {"beta_inf_bound": beta, "sampled_hessian_R_inf": h_inf, "beta_L_sampled_on_theta_L": dict(zip(Ls, hL)),
