@@ -29,6 +29,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .figure_png import LEGEND_MIN_CSS_PX
+
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -41,7 +43,9 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 # bottom sits above the base's bottom, in units of the base's height (MathML layout raises it by a
 # good fraction of the base, SUP_RAISE; text on one line differs by font metrics only); for each <mfrac>,
 # the gap between the numerator's bottom and the denominator's top (>= 0 when really stacked); for
-# each <img>: whether it loaded and its natural size.
+# each <img>: whether it loaded, its natural size and the legend text height its figure recorded
+# (data-legend-px, softlin/render/figure_png.py); for each number in a numeric cell (td.num), whether
+# it was broken over lines (its range has boxes on more than one line) or runs out of its cell.
 MEASURE = r"""(() => {
   const box = (e) => { const r = e.getBoundingClientRect(); return {w: r.width, h: r.height}; };
   const math = [...document.querySelectorAll("math")].map((e) => ({
@@ -53,8 +57,25 @@ MEASURE = r"""(() => {
   const fracs = [...document.querySelectorAll("mfrac")].map((e) =>
     e.children[1].getBoundingClientRect().top - e.children[0].getBoundingClientRect().bottom);
   const images = [...document.images].map((i) => ({src: i.getAttribute("src"), complete: i.complete,
-    naturalWidth: i.naturalWidth, naturalHeight: i.naturalHeight, ...box(i)}));
-  return {title: document.title, scripts: document.scripts.length, math, sups, fracs, images,
+    naturalWidth: i.naturalWidth, naturalHeight: i.naturalHeight, ...box(i),
+    legendPx: i.dataset.legendPx ? parseFloat(i.dataset.legendPx) : null}));
+  const numbers = [];
+  for (const cell of document.querySelectorAll("td.num")) {
+    const edge = cell.getBoundingClientRect().right + 0.5;
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+        const lines = new Set(rects.map((r) => Math.round(r.top))).size;
+        const right = Math.max(...rects.map((r) => r.right));
+        numbers.push({text: m[0], lines, overflow: right > edge});
+      }
+    }
+  }
+  return {title: document.title, scripts: document.scripts.length, math, sups, fracs, images, numbers,
           width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight};
 })()"""
 
@@ -80,6 +101,7 @@ class PageReport:
     sups: list[float]
     fracs: list[float]
     images: list[dict]
+    numbers: list[dict]
     width: int
     height: int
     requests: list[str] = field(default_factory=list)
@@ -100,6 +122,12 @@ class PageReport:
         for img in self.images:
             if not (img["complete"] and img["naturalWidth"] > 0 and img["naturalHeight"] > 0):
                 out.append(f"image {img['src']!r} did not load")
+            elif img.get("legendPx") is not None:
+                shown = img["legendPx"] * img["w"] / img["naturalWidth"]
+                if shown < LEGEND_MIN_CSS_PX:
+                    out.append(f"legend of {img['src']!r} shown {shown:.1f} px tall (< {LEGEND_MIN_CSS_PX:g})")
+        out += [f"number {n['text']!r} broken over {n['lines']} lines" for n in self.numbers if n["lines"] > 1]
+        out += [f"number {n['text']!r} runs out of its cell" for n in self.numbers if n["overflow"]]
         out += [f"request to a non-local URL {u}" for u in self.requests
                 if not u.startswith(("file://", "data:"))]
         out += [f"failed request {u}" for u in self.failed]

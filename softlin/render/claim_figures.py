@@ -27,6 +27,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
+from .figure_png import legend_below  # noqa: E402
 
 
 def num(x) -> bool:
@@ -95,7 +96,7 @@ def convergence_png(cert: dict, png) -> bytes | None:
         return None          # a claim without a convergence series (e.g. a purely symbolic one) has no figure
     Ls = main["L"]
     q = cert.get("quantities", {})
-    fig, ax = plt.subplots(figsize=(10.5, 4.6), dpi=100)
+    fig, ax = plt.subplots(figsize=(9.0, 4.6), dpi=100)
     scenario = dict(main)
     if "first_order_coefficient" not in scenario and num(q.get("first_order_coefficient")) \
             and num(q.get("lambda_max")) and q["lambda_max"] < 0.5:
@@ -128,7 +129,7 @@ def convergence_png(cert: dict, png) -> bytes | None:
     ax.set_ylabel("RMSE of T[mu_L] - T (output norm)")
     ax.set_title(f"{cert['claim']}: measured against predicted, by prompt length")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(*zip(*entries), fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    legend_below(fig, *zip(*entries))
     return png(fig)
 
 
@@ -141,7 +142,7 @@ def regimes_png(cert: dict, png) -> bytes | None:
     if not isinstance(regimes, dict) or not regimes:
         return None
     names = sorted(regimes, key=lambda n: (REGIME_ORDER.index(n) if n in REGIME_ORDER else len(REGIME_ORDER), n))
-    fig, axes = plt.subplots(1, 2, figsize=(11.5, 4.8), dpi=100)
+    fig, axes = plt.subplots(1, 2, figsize=(9.4, 4.4), dpi=100)
     drawn = False
     for j, name in enumerate(names):
         s, r = regimes[name], info.get(name, {}) if isinstance(info.get(name), dict) else {}
@@ -175,6 +176,5 @@ def regimes_png(cert: dict, png) -> bytes | None:
         ax.set_title(f"{cert['claim']}: grad_{key}, measured against predicted")
         ax.grid(True, which="both", alpha=0.3)
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, [lb for lb in labels], fontsize=6.5, loc="upper left", bbox_to_anchor=(0.0, 0.0), ncol=3,
-               frameon=False)
+    legend_below(fig, handles, labels)
     return png(fig, extra=True)

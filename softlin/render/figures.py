@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import io
-
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 
 from . import claim_figures, figures_authors  # noqa: E402
+from .figure_png import png as _save_png  # noqa: E402
 
 
 def _png(fig) -> bytes:
-    """The figure as PNG bytes, without the software/date metadata (reproducible), then closed."""
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return buf.getvalue()
+    """The figure as PNG bytes, reproducible, its legend text height recorded (softlin/render/figure_png.py)."""
+    return _save_png(fig)
 
 
 def convergence_png(cert: dict) -> bytes | None:
@@ -33,11 +27,7 @@ def regimes_png(cert: dict) -> bytes | None:
 
 def _png_tight(fig, extra: bool = False) -> bytes:
     """As _png, cropped to everything drawn (the legends sit outside the axes)."""
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None}, bbox_inches="tight", pad_inches=0.1)
-    plt.close(fig)
-    return buf.getvalue()
+    return _save_png(fig, tight=True)
 
 
 def authors_experiment_png(cert: dict) -> bytes | None:

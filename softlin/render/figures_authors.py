@@ -14,6 +14,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
+from .figure_png import legend_below  # noqa: E402
 
 
 def _same_length(e: dict, key: str, n: int) -> bool:
@@ -28,7 +29,7 @@ def authors_experiment_png(cert: dict, png) -> bytes | None:
     keys = ("softmax", "softmax_se", "linear", "linear_se")
     if not isinstance(Ls, list) or not Ls or any(not _same_length(e, k, len(Ls)) for k in keys):
         return None
-    fig, ax = plt.subplots(figsize=(8.6, 4.6), dpi=100)
+    fig, ax = plt.subplots(figsize=(9.0, 4.6), dpi=100)
     ax.errorbar(Ls, e["softmax"], yerr=[2 * v for v in e["softmax_se"]], fmt="o", color="C0", capsize=2, ms=4,
                 label="softmax, SGD at CPU scale (+-2 se)")
     ax.errorbar(Ls, e["linear"], yerr=[2 * v for v in e["linear_se"]], fmt="s", color="C1", capsize=2, ms=4,
@@ -69,5 +70,5 @@ def authors_experiment_png(cert: dict, png) -> bytes | None:
     ax.set_ylabel("risk E (y_q - yhat)^2")
     ax.set_title(f"{cert['claim']}: risk against L (the authors' figure)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    legend_below(fig, *ax.get_legend_handles_labels())
     return png(fig)

@@ -7,6 +7,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from .figure_png import legend_below  # noqa: E402
 
 
 def _series(e: dict, key: str, n: int) -> bool:
@@ -21,7 +22,7 @@ def optimum_png(cert: dict, png) -> bytes | None:
     Ls = e.get("L") if isinstance(e, dict) else None
     if not isinstance(Ls, list) or not Ls or not _series(e, "one_head", len(Ls)):
         return None
-    fig, ax = plt.subplots(figsize=(9.0, 4.2), dpi=100)       # wide: the legend takes the right third
+    fig, ax = plt.subplots(figsize=(9.0, 4.2), dpi=100)
     ax.plot(Ls, e["one_head"], "o-", color="C0", ms=3, label="one head: exact optimum R*_L")
     if _series(e, "heuristic_exact", len(Ls)):
         ax.plot(Ls, e["heuristic_exact"], ":", color="C0", label="one head: exact risk at the heuristic's optimum")
@@ -36,6 +37,6 @@ def optimum_png(cert: dict, png) -> bytes | None:
     ax.set_ylabel("risk E (y_q - yhat)^2")
     ax.set_title(f"{cert['claim']}: exact finite-L optimum, one and two heads")
     ax.grid(True, which="both", alpha=0.3)
-    # outside the axes, right of the data: the curves fill the axes at small L
-    ax.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
+    # below the axes: the curves fill the axes at small L
+    legend_below(fig, *ax.get_legend_handles_labels())
     return png(fig)

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import xml.etree.ElementTree as ET
 
+from ..claims.base import UNITS
 from ..mathml import numeric_entities
-from . import figures, html_tables, markup, text
+from . import figure_png, figures, html_tables, markup, text
 
 MATHML_ELEMENTS = frozenset({
     "math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", "msub", "msubsup", "mfrac",
@@ -47,7 +49,14 @@ a { color: #0a58ca; }
 table { border-collapse: collapse; width: 100%; font-size: .88rem; }
 th, td { border: 1px solid #d8dee4; padding: .35rem .5rem; text-align: left; vertical-align: top; }
 th { background: #f6f8fa; }
-td.num { font-family: "DejaVu Sans Mono", monospace; overflow-wrap: anywhere; }
+td.num { font-family: "DejaVu Sans Mono", monospace; }
+.n { white-space: nowrap; }
+td.unit { white-space: nowrap; color: #57606a; }
+table.checks details { margin-top: .2rem; font-size: .82rem; color: #57606a; }
+dl.units { display: grid; grid-template-columns: max-content 1fr; gap: .1rem .8rem; font-size: .8rem;
+  color: #57606a; margin: .5rem 0 0; }
+dl.units dt { font-family: "DejaVu Sans Mono", monospace; }
+dl.units dd { margin: 0; }
 h3 { font-size: 1rem; margin: 1.2rem 0 .4rem; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table.grid { width: auto; font-size: .8rem; }
@@ -82,6 +91,24 @@ footer { font-size: .8rem; color: #57606a; margin-top: 2rem; }
 
 def esc(value) -> str:
     return html.escape(str(value), quote=True)
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
+
+
+def numbers(value: str) -> str:
+    """`value` escaped, each number in a span that does not wrap (class "n"): a narrow column
+    breaks between the numbers of a list, never inside one."""
+    return _NUMBER.sub(lambda m: f'<span class="n">{m.group(0)}</span>', esc(value))
+
+
+def units_legend(checks: list[dict]) -> list[str]:
+    """What each unit in the checks table means (softlin.claims.base.UNITS), those used only."""
+    used = sorted({c.get("unit", "") for c in checks} - {""})
+    if not used:
+        return []
+    items = "".join(f"<dt>{esc(u)}</dt><dd>{esc(UNITS.get(u, ''))}</dd>" for u in used)
+    return [f'<dl class="units">{items}</dl>']
 
 
 def mathml(markup: str, where: str) -> str:
@@ -183,6 +210,13 @@ def png_size(png: bytes) -> tuple[int, int]:
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
+def legend_attribute(png: bytes) -> str:
+    """` data-legend-px="..."`: the legend text height the figure recorded (figure_png.py), for the
+    browser test to scale by the displayed size; empty when the figure has no legend."""
+    px = figure_png.legend_px_of(png)
+    return "" if px is None else f' data-legend-px="{px:g}"'
+
+
 def figure_caption(cert: dict) -> str:
     """What the claim's figure draws, in words: `figures.caption(cert)` when the figure module gives
     one, else a caption that names only the axes (the legend inside the figure names the curves),
@@ -215,21 +249,24 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
     if names:
         body.append("<h2>Derived formulas (SymPy)</h2>")
         body += [formula_block(cid, n, formulas.get(n), mathmls.get(n)) for n in names]
-    body += ["<h2>Checks</h2>", "<table>",
-             "<thead><tr><th>check</th><th>tier</th><th>kind</th><th>result</th><th>value</th><th>bound</th></tr></thead>",
+    body += ["<h2>Checks</h2>", "<table class=\"checks\">",
+             "<thead><tr><th>check</th><th>tier</th><th>value</th><th>bound</th><th>unit</th><th>result</th></tr></thead>",
              "<tbody>"]
     for c in cert["checks"]:
-        body.append(f"<tr><td>{_check_id(cid, c)}{esc(c['name'])}<span class=\"detail\">{esc(text.check_detail(c))}</span></td>"
-                    f"<td>{esc(c['tier'])}</td><td>{esc(c['kind'])}</td><td>{_result(c)}</td>"
-                    f"<td class=\"num\">{esc(text.fmt(c['value']))}</td>"
-                    f"<td class=\"num\">{esc(text.fmt(c['bound']))}</td></tr>")
-    body += ["</tbody>", "</table>"]
+        unit = c.get("unit", "")
+        body.append(f"<tr><td>{_check_id(cid, c)}{esc(c['name'])}<details><summary>detail</summary>"
+                    f"{esc(text.check_detail(c))} (kind: {esc(c['kind'])})</details></td>"
+                    f"<td>{esc(c['tier'])}</td>"
+                    f"<td class=\"num\">{numbers(text.fmt(c['value']))}</td>"
+                    f"<td class=\"num\">{numbers(text.fmt(c['bound']))}</td>"
+                    f"<td class=\"unit\" title=\"{esc(UNITS.get(unit, ''))}\">{esc(unit)}</td><td>{_result(c)}</td></tr>")
+    body += ["</tbody>", "</table>"] + units_legend(cert["checks"])
     if cert.get("quantities"):
         body += html_tables.quantities_section(cid, cert["quantities"])
     if figure is not None:
         w, h = png_size(figure)
         body += ["<h2>Figure</h2>", '<figure class="plot">',
-                 f'<img src="figures/{esc(cid)}.png" width="{w}" height="{h}" '
+                 f'<img src="figures/{esc(cid)}.png" width="{w}" height="{h}"{legend_attribute(figure)} '
                  f'alt="{esc(cid)}: {esc(figure_caption(cert))}" />',
                  f"<figcaption>{esc(figure_caption(cert))}</figcaption>", "</figure>"]
     if text.has_bound_series(cert):

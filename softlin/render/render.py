@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import certio
+from ..claims.base import UNITS
 from . import figures, graph, html, markdown_tables, markup, readme, sweep_page, text
 from .text import BOUND_PROOF  # noqa: F401  (re-exported: the proof text lives in text.py)
 
@@ -83,13 +84,17 @@ def claim_page(cert: dict, has_figure: bool) -> str:
         lines += ["## Derived formulas (SymPy)", ""]
         for name, tex in cert["formulas"].items():
             lines += [f"{name}:", "", "$$", tex, "$$", ""]
-    lines += ["## Checks", "", "| check | tier | kind | result | value | bound |", "|---|---|---|---|---|---|"]
+    lines += ["## Checks", "", "| check | tier | value | bound | unit | result |", "|---|---|---|---|---|---|"]
     for c in cert["checks"]:
         shown = f"`{c['id'].removeprefix(cid + '/')}` " if c.get("id") else ""
-        lines.append(f"| {shown}{_cell(c['name'])} | {c['tier']} | {c['kind']} | {_result(c)} | {_cell(_fmt(c['value']))} "
-                     f"| {_cell(_fmt(c['bound']))} |")
+        lines.append(f"| {shown}{_cell(c['name'])} | {c['tier']} | {_cell(_fmt(c['value']))} "
+                     f"| {_cell(_fmt(c['bound']))} | {_cell(c.get('unit', ''))} | {_result(c)} |")
+    used = sorted({c.get("unit", "") for c in cert["checks"]} - {""})
+    if used:
+        lines += ["", "Units: " + "; ".join(f"**{_cell(u)}**: {text.md(UNITS.get(u, ''))}" for u in used) + "."]
     lines += ["", "Details:", ""]
-    lines += [f"- {_cell(c['name'])}: {text.md(text.check_detail(c))}" for c in cert["checks"]]
+    lines += [f"- `{c['id'].removeprefix(cid + '/')}` ({c['kind']}): {text.md(text.check_detail(c))}"
+              if c.get("id") else f"- {_cell(c['name'])}: {text.md(text.check_detail(c))}" for c in cert["checks"]]
     lines += [""] + markdown_tables.quantities_section(cert.get("quantities", {}))
     if has_figure:
         lines += ["## Figure", "", f"![{cid} convergence](figures/{cid}.png)", ""]

@@ -15,7 +15,6 @@ derived, with prop-3.1's Monte Carlo estimate where it runs one. Legends sit bel
 
 from __future__ import annotations
 
-import io
 
 import matplotlib
 
@@ -25,6 +24,8 @@ import numpy as np  # noqa: E402
 from matplotlib.ticker import FormatStrFormatter, NullFormatter  # noqa: E402
 
 from ..numerics import kernels  # noqa: E402
+from . import figure_png  # noqa: E402
+from .figure_png import LEGEND_BELOW  # noqa: E402
 
 # What each claim's summary holds: (label, measured, its stderr, exact, first-order field, colour, marker).
 SERIES = {
@@ -116,9 +117,5 @@ def phase_diagram_png(summaries: list[dict]) -> bytes:
     bx.set_title("first-order coefficient below the threshold")
     for a in (ax, bx):
         if a.get_legend_handles_labels()[0]:
-            a.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1, frameon=False)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
-    plt.close(fig)
-    return buf.getvalue()
+            a.legend(**{**LEGEND_BELOW, "bbox_to_anchor": (0.5, -0.14), "ncol": 1})
+    return figure_png.png(fig, dpi=100)

@@ -134,7 +134,7 @@ def html_page(summaries, png_name: str, png: bytes) -> str:
     w, h = html.png_size(png)
     body = ["<h1>The rate phase diagram</h1>",
             '<figure class="plot">',
-            f'<img id="phase-diagram" src="{esc(png_name)}" width="{w}" height="{h}" '
+            f'<img id="phase-diagram" src="{esc(png_name)}" width="{w}" height="{h}"{html.legend_attribute(png)} '
             'alt="decay exponents of the output and gradient errors against lambda, and the first-order coefficients" />',
             f"<figcaption>{esc(CAPTION)}</figcaption>", "</figure>", "<h2>Reading</h2>", "<ul>"]
     body += [f"<li>{esc(r)}</li>" for r in reading(summaries)]

@@ -106,6 +106,37 @@ def test_the_harness_sees_a_broken_image_hidden_math_and_math_without_mathml_lay
     assert any("fraction not stacked" in p for p in problems), problems
 
 
+def test_the_harness_measures_a_small_legend_and_a_broken_number(chromium, tmp_path):
+    """Negative control for the pages' readability checks: a figure whose recorded legend height,
+    scaled to the width it is shown at, is under LEGEND_MIN_CSS_PX, a number wrapped inside a narrow
+    cell and one running out of it are flagged; the same figure shown at its natural size is not."""
+    from softlin.render.browser import LEGEND_MIN_CSS_PX
+    from softlin.render.figure_png import png
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 3), dpi=100)
+    ax.plot([1, 2], [1, 2], label="a curve")
+    ax.legend(fontsize=10)
+    (tmp_path / "f.png").write_bytes(png(fig))
+    from softlin.render.figure_png import legend_px_of
+    px = legend_px_of((tmp_path / "f.png").read_bytes())
+    assert px is not None and px > LEGEND_MIN_CSS_PX          # 10 pt at 100 dpi: readable at natural size
+    narrow = 0.5 * LEGEND_MIN_CSS_PX / px                     # shown at this fraction: half the minimum
+    page = tmp_path / "small.html"
+    page.write_text('<!DOCTYPE html>\n<html><body>'
+                    f'<img src="f.png" data-legend-px="{px}" style="width: {800 * narrow:.0f}px" />'
+                    '<img src="f.png" data-legend-px="' + str(px) + '" style="width: 800px" />'
+                    '<table><tr><td class="num" style="width: 3ch; max-width: 3ch; overflow-wrap: anywhere">'
+                    '123456789.123456</td>'
+                    '<td class="num" style="width: 3ch; max-width: 3ch; white-space: nowrap; overflow: hidden">'
+                    '98765.4321</td></tr></table></body></html>\n')
+    problems = chromium.open(page.as_uri()).problems()
+    legends = [p for p in problems if p.startswith("legend of")]
+    assert len(legends) == 1 and f"< {LEGEND_MIN_CSS_PX:g}" in legends[0], problems
+    assert any("number '123456789.123456' broken over" in p for p in problems), problems
+    assert any("number '98765.4321' runs out of its cell" in p for p in problems), problems
+
+
 def test_report_preview_writes_a_screenshot_of_the_index(chromium, site):
     real, _ = site
     assert cli.main(["report", "--preview", "--out", str(real)]) == 0
