@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from . import markdown_tables, text
 
-BLOCKS = ("verdicts", "errata", "scenario-keys", "commands")
+BLOCKS = ("verdicts", "errata", "scenario-keys", "commands", "hunt-results")
 
 
 def markers(block: str) -> tuple[str, str]:

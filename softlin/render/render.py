@@ -12,6 +12,7 @@ Layout under the output directory (default `reports/`):
     ../docs/findings.md         when the file has the markers (the README holds the verdicts, the
                                 findings page the errata; links are relative to each file)
     ../docs/scenarios.md        the scenario-key reference, from the claim registry (scenario_keys.py)
+    ../docs/hunt.md             the table of committed hunt summaries, from hunt-results/ (hunt_table.py)
     preview.png                 a browser screenshot of index.html (`softlin report --preview`);
                                 not rendered from certificates, so not part of `--check`
 
@@ -28,11 +29,12 @@ import numpy as np
 
 from .. import certio
 from ..claims.base import UNITS
-from . import figures, graph, html, markdown_tables, markup, readme, sweep_page, text
+from . import figures, graph, html, hunt_table, markdown_tables, markup, readme, sweep_page, text
 from .text import BOUND_PROOF  # noqa: F401  (re-exported: the proof text lives in text.py)
 
 README = "README.md"
 FINDINGS = "docs/findings.md"
+HUNT = "docs/hunt.md"
 SCENARIOS = "docs/scenarios.md"
 
 
@@ -136,16 +138,17 @@ def readme_path(out: Path) -> Path:
 
 def block_files(out: Path) -> list[tuple[Path, str]]:
     """The files with generated blocks, and the prefix of their links to the reports: the README next
-    to the reports directory, and docs/findings.md and docs/scenarios.md beside it."""
+    to the reports directory, and docs/findings.md, docs/scenarios.md and docs/hunt.md beside it."""
     name = Path(out).resolve().name
     root = Path(out).resolve().parent
-    return [(readme_path(out), f"{name}/"), (root / FINDINGS, f"../{name}/"), (root / SCENARIOS, f"../{name}/")]
+    return [(readme_path(out), f"{name}/"), (root / FINDINGS, f"../{name}/"), (root / SCENARIOS, f"../{name}/"),
+            (root / HUNT, f"../{name}/")]
 
 
 def rendered(out: Path, extra: dict[str, str] | None = None) -> dict[Path, bytes]:
     """Every file the renderer produces from out/certificates, as path -> bytes (nothing written).
 
-    Includes the block files (block_files: README.md, docs/findings.md, docs/scenarios.md) with their
+    Includes the block files (block_files: README.md, docs/findings.md, docs/scenarios.md, docs/hunt.md) with their
     generated blocks replaced, when they have markers; `extra` adds blocks made above this layer (the
     CLI's commands block, from its argument parser)."""
     out = Path(out)
@@ -168,8 +171,9 @@ def rendered(out: Path, extra: dict[str, str] | None = None) -> dict[Path, bytes
         if path.is_file():
             current = path.read_text()
             if readme.has_markers(current):
-                files[path] = readme.sync(current, {**readme.blocks(certs, prefix), **(extra or {})},
-                                          str(path)).encode()
+                generated = {**readme.blocks(certs, prefix), "hunt-results": hunt_table.block(out / "hunt-results"),
+                             **(extra or {})}
+                files[path] = readme.sync(current, generated, str(path)).encode()
     return files
 
 
