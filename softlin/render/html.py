@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import html
 import json
-import re
 import xml.etree.ElementTree as ET
 
 from ..claims.base import UNITS
@@ -93,13 +92,7 @@ def esc(value) -> str:
     return html.escape(str(value), quote=True)
 
 
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
-
-
-def numbers(value: str) -> str:
-    """`value` escaped, each number in a span that does not wrap (class "n"): a narrow column
-    breaks between the numbers of a list, never inside one."""
-    return _NUMBER.sub(lambda m: f'<span class="n">{m.group(0)}</span>', esc(value))
+numbers = html_tables.numbers
 
 
 def units_legend(checks: list[dict]) -> list[str]:

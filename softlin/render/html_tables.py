@@ -7,21 +7,30 @@ box, so nothing widens the page."""
 from __future__ import annotations
 
 import html
+import re
 
 from . import tables
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
 
 
 def esc(value) -> str:
     return html.escape(str(value), quote=True)
 
 
+def numbers(value) -> str:
+    """`value` escaped, each number in a span that does not wrap (class "n"): a narrow column
+    breaks between the numbers of a list, never inside one."""
+    return _NUMBER.sub(lambda m: f'<span class="n">{m.group(0)}</span>', esc(value))
+
+
 def cell(value) -> str:
     """One cell's content: a small matrix as a grid, anything else as its one-line summary."""
     grid = tables.matrix(value)
     if grid is not None and len(grid) > 1:
-        rows = "".join("<tr>" + "".join(f"<td>{esc(tables.fmt(x))}</td>" for x in row) + "</tr>" for row in grid)
+        rows = "".join("<tr>" + "".join(f"<td>{numbers(tables.fmt(x))}</td>" for x in row) + "</tr>" for row in grid)
         return f'<table class="grid">{rows}</table>'
-    return esc(tables.summary(value))
+    return numbers(tables.summary(value))
 
 
 def _scroll(inner: list[str]) -> list[str]:
