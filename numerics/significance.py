@@ -11,6 +11,10 @@ log-log slope) judged at a stated false-alarm probability alpha, often shared by
   coefficient whose variance is factor * variance / n): n = factor variance ((z_c + z_target) / effect)^2
   with z_target = Phi^{-1}(target).
 
+- resolution: a prediction P off by a relative slip eps shifts the statistic by eps |P| / se, so the
+  smallest slip detected with power `target` is eps = (z_c + z_target) se / |P| (the far tail of a
+  two-sided test only adds power); over several points tested together, the smallest over them.
+
 The exact binomial test of an exceedance probability (the high-probability bounds) has its critical
 count and its detectable exceedance probability here too.
 """
@@ -58,6 +62,35 @@ def power(effect: float, se: float, z_c: float, sided: int = 2) -> float:
     if se <= 0 or not math.isfinite(se):
         return float("nan")
     return power_of_z(abs(effect) / se, z_c, sided)
+
+
+def detectable_relative(prediction, se, z_c: float, target: float = 0.999) -> float:
+    """The smallest relative slip eps (the prediction P replaced by (1 + eps) P) that a z-test with
+    critical value z_c and standard error se detects with probability >= target: (z_c + z_target) se
+    / |P|; with arrays (points tested together), the smallest over the points, which alone detects it.
+    inf when every prediction is 0 (no relative slip moves it)."""
+    import numpy as np
+    P, s = np.broadcast_arrays(np.abs(np.asarray(prediction, dtype=float)), np.asarray(se, dtype=float))
+    if np.any(~np.isfinite(s)) or np.any(s < 0):
+        raise ValueError(f"detectable_relative needs finite standard errors >= 0; got {s}")
+    with np.errstate(divide="ignore"):
+        eps = np.where(P > 0, (z_c + z_quantile(target)) * s / np.where(P > 0, P, 1.0), np.inf)
+    return float(np.min(eps))
+
+
+def detectable_lowering(bound, truth, se, z_c: float, target: float = 0.999) -> float:
+    """For a one-sided test that truth <= bound (rejecting when (estimate - bound) / se > z_c, the
+    estimate ~ N(truth, se^2)): the smallest relative lowering eps of the bound, bound -> (1 - eps)
+    bound, that it detects with probability >= target, 1 - (truth - (z_c + z_target) se) / bound,
+    the smallest over the points (in [0, 1]; 1 when no lowering short of zero is detected). This is
+    the bound's slack: a bound 4x above the truth leaves every lowering below ~75% undetected."""
+    import numpy as np
+    B, T, s = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (bound, truth, se)))
+    ok = np.isfinite(B) & (B > 0) & np.isfinite(T) & np.isfinite(s)
+    if not np.any(ok):
+        return 1.0
+    eps = 1.0 - (T[ok] - (z_c + z_quantile(target)) * s[ok]) / B[ok]
+    return float(np.clip(np.min(eps), 0.0, 1.0))
 
 
 def draws_for_power(effect: float, variance: float, z_c: float, target: float, factor: float = 1.0) -> int:

@@ -26,7 +26,7 @@ import numpy as np
 import sympy as sp
 
 from ..derivations import catalogue, tilted_moments as tm
-from ..numerics import kernels, query_average, validate
+from ..numerics import kernels, query_average, significance, validate
 from ..numerics import tilted_moments as nt
 from ..numerics.laws import GaussianLaw
 from ..numerics.montecarlo import ROUNDOFF
@@ -129,7 +129,26 @@ def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_ref
     details.append(f"{n} pairs (z, z') per tilt power; largest |z| over {tested} entries; two-sided, "
                    f"false-alarm {check_false_alarm():g} in total (Bonferroni, normal approximation)")
     return Check(f"{label}: Monte Carlo against the closed forms", "montecarlo", bool(worst <= z_crit), worst, z_crit,
-                 "; ".join(details), id="montecarlo/closed-forms", unit="|z|"), results
+                 "; ".join(details), id="montecarlo/closed-forms", unit="|z|",
+                 detectable=_detectable(tables, results, z_crit)), results
+
+
+def _detectable(tables, results, z_crit):
+    """The check's resolution (base.Check.detectable): the smallest relative slip of a closed form that
+    its z-test detects with power 0.999, over the tested entries. An entry judged exactly (no spread
+    beyond rounding, `_z`) resolves slips beyond its rounding allowance 1e3 ROUNDOFF."""
+    eps = []
+    for c, (mean, se) in results.items():
+        for i in range(3):
+            for j in range(3):
+                if tables[c][i][j] == sp.oo:
+                    continue
+                P, m, s = float(tables[c][i][j]), float(mean[i, j]), float(se[i, j])
+                if not (math.isfinite(P) and math.isfinite(m) and math.isfinite(s)) or P == 0:
+                    continue
+                eps.append(significance.detectable_relative(P, s, z_crit) if s > ROUNDOFF * abs(m)
+                           else 1e3 * ROUNDOFF * max(abs(m), abs(P)) / abs(P))
+    return min(eps) if eps else None
 
 
 def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=None) -> dict:

@@ -89,6 +89,9 @@ class Check:
     # the certificate writes it after the claim id ("prop-3.1/fixed/bias-first-order"), unique there.
     id: str = ""
     unit: str = ""          # what value and bound are measured in: a key of UNITS
+    # A statistical check's resolution: the smallest relative slip of the prediction it tests that it
+    # detects with power >= 0.999 at this budget (significance.detectable_relative); None elsewhere.
+    detectable: float | None = None
 
     def __post_init__(self):
         if self.unit and self.unit not in UNITS:
@@ -118,11 +121,13 @@ def judged(check) -> bool:
 
 def check_record(check: Check, claim_id: str) -> dict:
     """The certificate's dict of a check, its full id ("<claim>/<check id>") first; `judged` and
-    `reason` appear only for a check not judged."""
+    `reason` appear only for a check not judged, `detectable` only for a check that states it."""
     record = asdict(check)
     record = {"id": f"{claim_id}/{record.pop('id')}", **record}
     if check.judged:
         del record["judged"], record["reason"]
+    if check.detectable is None:
+        del record["detectable"]
     return record
 
 

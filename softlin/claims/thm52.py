@@ -24,7 +24,7 @@ import sympy as sp
 
 from ..derivations import catalogue, icl_endpoint, icl_gradients, icl_risk
 from ..numerics.significance import z_critical, z_quantile
-from ..numerics import icl_flows
+from ..numerics import icl_flows, significance
 from ..numerics.laws import GaussianLaw
 from . import formulas as shown, icl_common
 from .base import check_false_alarm, Check, Claim, certificate
@@ -74,6 +74,13 @@ def anisotropic_point(Sigma: np.ndarray) -> tuple[np.ndarray, float]:
     return np.linalg.solve(Sigma, E), 1.0
 
 
+def _detectable(prediction: float, se: float, z_c: float) -> float | None:
+    """base.Check.detectable of a z-test of `prediction`; None when se is not finite or the prediction is 0."""
+    if not (math.isfinite(prediction) and math.isfinite(se) and se >= 0) or prediction == 0:
+        return None
+    return significance.detectable_relative(prediction, se, z_c)
+
+
 def risk_monte_carlo(Sigma, points, rng) -> list:
     """R_inf(A, b) against the mean loss (1/2) x^T K x over fresh queries x ~ N(0, Sigma), studentised,
     at each (A, b) of `points` (the first also carries the control). The query count is sized
@@ -95,19 +102,21 @@ def risk_monte_carlo(Sigma, points, rng) -> list:
         mean, s2 = float(losses.mean()), float(losses.var(ddof=1))
         se = math.sqrt(s2 / n)
         m4 = float(np.mean((losses - mean) ** 4))
-        zv = abs(s2 - var) / math.sqrt(max(m4 - s2 * s2, 1e-300) / n)
+        se_var = math.sqrt(max(m4 - s2 * s2, 1e-300) / n)
+        zv = abs(s2 - var) / se_var
         zc = abs(mean - R) / se
         where = "A(0), b(0)" if j == 0 else f"the anisotropic point {j}"
         point = "initial" if j == 0 else f"anisotropic-{j}"
         checks += [Check(f"Monte Carlo: R_inf = mean loss of the infinite-prompt predictor at {where}", "montecarlo",
                          zc <= z, zc, z, f"n = {n} queries, studentised; R_inf = {R:.8g}; two-sided, false alarm "
-                         f"{check_false_alarm() / (2 * len(points) + 1):.3g}", id=f"montecarlo/{point}/risk", unit="|z|"),
+                         f"{check_false_alarm() / (2 * len(points) + 1):.3g}", id=f"montecarlo/{point}/risk", unit="|z|",
+                         detectable=_detectable(R, se, z)),
                    Check(f"Monte Carlo: the loss variance equals the derived tr((K Sigma)^2)/2 at {where}",
                          "montecarlo", zv <= z, zv, z,
                          f"|s^2 - Var| / se(s^2), se from the sample fourth central moment; derived Var = {var:.8g}; "
                          f"two-sided, nominal false alarm {check_false_alarm() / (2 * len(points) + 1):.3g} (normal "
                          "approximation of s^2, whose skewness makes the upper tail heavier than nominal)", id=f"montecarlo/{point}/loss-variance",
-                         unit="|z|")]
+                         unit="|z|", detectable=_detectable(var, se_var, z))]
         if j == 0:
             zw = abs(mean - 2 * R) / se
             checks.append(Check("control: R_inf without the 1/2 is refuted by Monte Carlo", "control",

@@ -46,7 +46,9 @@ def _suite(root: ET.Element, cert: dict, seconds: float, differences: list[str] 
         cid = str(check.get("id") or check.get("name", ""))
         case = ET.SubElement(suite, "testcase", classname=cert["claim"], name=cid, time="0")
         summary = (f"tier {check.get('tier')}; kind {check.get('kind')}; value {_text(check.get('value'))}; "
-                   f"bound {_text(check.get('bound'))}")
+                   f"bound {_text(check.get('bound'))}; unit {check.get('unit', '')}")
+        if check.get("detectable") is not None:
+            summary += f"; detectable relative slip {_text(check['detectable'])}"
         if check.get("passed") is False:
             ET.SubElement(case, "failure", message=f"refuted: {summary}", type="refuted").text = \
                 str(check.get("detail", ""))

@@ -96,9 +96,15 @@ def check_result(check: dict) -> str:
 
 
 def check_detail(check: dict) -> str:
-    """The check's detail, with why it was not judged when it was not (and the detail does not say)."""
+    """The check's detail, with why it was not judged when it was not (and the detail does not say),
+    and its resolution when it states one (`detectable`)."""
     detail, reason = check["detail"], check.get("reason", "")
-    return detail if judged(check) or reason in detail else f"{detail}; not judged: {reason}"
+    text = detail if judged(check) or reason in detail else f"{detail}; not judged: {reason}"
+    eps = check.get("detectable")
+    if isinstance(eps, (int, float)):
+        text += (f"; resolution: detects a relative slip of {eps:.2g} in what it tests with power 0.999"
+                 if eps < float("inf") else "; resolution: no relative slip of a zero prediction is detectable")
+    return text
 
 
 def passed_count(cert: dict) -> tuple[int, int, int]:

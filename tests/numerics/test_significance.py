@@ -69,3 +69,33 @@ def test_binomial_critical_count_is_the_smallest_rejecting_count_and_detectable_
     p1 = sig.binomial_detectable(n, p, alpha)
     assert p1 >= p and stats.binom.sf(c - 1, n, p1) >= 0.999
     assert p1 <= p * 1.0001 or stats.binom.sf(c - 1, n, 0.99 * p1) < 0.999
+
+
+@given(prediction=st.floats(0.01, 100.0), se=st.floats(1e-4, 1.0), z_c=st.floats(1.5, 6.0))
+def test_the_detectable_relative_slip_is_the_smallest_with_power_0999(prediction, se, z_c):
+    """At the stated slip the z-test's power is 0.999 (its far tail only adds); 10% below it, less."""
+    eps = sig.detectable_relative(prediction, se, z_c)
+    assert sig.power(eps * prediction, se, z_c) >= 0.999 - 1e-9
+    assert sig.power(0.9 * eps * prediction, se, z_c) < 0.999
+
+
+def test_points_tested_together_detect_what_the_most_sensitive_one_detects():
+    z_q = sig.z_quantile(0.999)
+    eps = sig.detectable_relative([1.0, 10.0, -4.0], [0.1, 0.1, 0.1], 5.0)
+    assert eps == pytest.approx((5.0 + z_q) * 0.1 / 10.0)
+    assert sig.detectable_relative([0.0, 0.0], [0.1, 0.2], 5.0) == float("inf")
+    with pytest.raises(ValueError, match="finite"):
+        sig.detectable_relative(1.0, float("nan"), 5.0)
+
+
+@given(truth=st.floats(0.1, 10.0), slack=st.floats(1.2, 100.0), se=st.floats(1e-4, 0.01), z_c=st.floats(2.0, 6.0))
+def test_the_detectable_lowering_of_a_bound_is_its_slack_seen_with_power_0999(truth, slack, se, z_c):
+    """Lowered by the stated fraction, the bound sits where the one-sided test rejects with power
+    0.999; lowered by less, it rejects less often. A bound `slack` times the truth leaves every
+    lowering below about 1 - 1/slack undetected."""
+    bound = slack * truth
+    eps = sig.detectable_lowering(bound, truth, se, z_c)
+    power = lambda lowered: float(sig.stats.norm.sf(z_c - (truth - lowered) / se))
+    assert power((1 - eps) * bound) >= 0.999 - 1e-9 or eps == 1.0
+    assert eps == 1.0 or power((1 - 0.99 * eps) * bound) < 0.999
+    assert eps >= 1 - 1 / slack - 1e-12

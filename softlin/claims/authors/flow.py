@@ -40,7 +40,7 @@ import numpy as np
 from scipy import stats
 
 from ...numerics import finite_risk as fr, finite_risk_gradient as fg, kernels
-from .exact import AUTHORS_LS, OMEGA_MAX, QUICK_LS
+from .exact import AUTHORS_LS, OMEGA_MAX, QUICK_LS, ratio_detectable
 from .training import INIT, LR
 from .. import progress
 from ..base import check_false_alarm, Check, unjudged
@@ -293,7 +293,9 @@ def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple
                   f"exact Hessian and gradient at flow(t), C measured on "
                   f"{long_sgd['runs'][str(sorted(runs)[0])]['grad_prompts']} prompts; false alarm {check_false_alarm():g} "
                   f"Bonferroni over the runs; worst {worst}: {out[worst]['excess_risk']:.3g} against "
-                  f"{out[worst]['tolerance']:.3g}", id=sgd_check_id(stem), unit="ratio")
+                  f"{out[worst]['tolerance']:.3g}", id=sgd_check_id(stem), unit="ratio",
+                  detectable=ratio_detectable([r["tolerance"] for r in out.values()],
+                                              [r.get("flow_risk", math.nan) for r in out.values()]))
     return check, out
 
 

@@ -192,6 +192,17 @@ def _mc(sigma, s2, tau, point, n, rng, generator="correct"):
     return e["risk"]["m"], e["excess_over_limit"]["m"]
 
 
+def _detectable(prediction, se, z_c: float) -> float | None:
+    """base.Check.detectable of the z-tests over the points: significance.detectable_relative over the
+    points with a finite prediction and standard error; None when none has one."""
+    P, s = np.asarray(prediction, float), np.asarray(se, float)
+    keep = np.isfinite(P) & np.isfinite(s) & (s >= 0)
+    if not keep.any():
+        return None
+    eps = sig.detectable_relative(P[keep], s[keep], z_c)
+    return eps if math.isfinite(eps) else None
+
+
 def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optimum: bool = True
         ) -> tuple[list[Check], dict]:
     """`first_order(mu, omega)` is the scenario's C1 (one head, sigma = I) or None; `optimum=False`
@@ -251,22 +262,25 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
                 best = (i, pw)
         plan = {"point": best[0], "draws": n, "pilot_draws": PILOT, "power": best[1], "alternative": alt_name}
     mc, mc_se, ex_z, tot_z, mc_ex = [], [], [], [], []
+    tot_se, ex_se = [], []                 # the z-tests' standard errors (Check.detectable)
     for p, e, ri in zip(points, exact, r_inf):
         risk, excess = _mc(sigma, s2, tau, p, n, rng)
         mc.append(risk[0])
         mc_se.append(risk[1])
         mc_ex.append(excess)
-        tot_z.append(abs(risk[0] - e.value) / math.hypot(risk[1], e.error))
-        ex_z.append(abs(excess[0] - (e.value - ri)) / math.hypot(excess[1], e.error))
+        tot_se.append(math.hypot(risk[1], e.error))
+        ex_se.append(math.hypot(excess[1], e.error))
+        tot_z.append(abs(risk[0] - e.value) / tot_se[-1])
+        ex_z.append(abs(excess[0] - (e.value - ri)) / ex_se[-1])
     checks.append(Check("Monte Carlo risk equals the exact finite-L risk at every point", "montecarlo",
                         max(tot_z) <= z, max(tot_z), z, f"largest |MC - exact| / se over {len(points)} points, "
                         f"{n} fresh prompts each; two-sided, Bonferroni over {2 * len(points)} tests (both Monte Carlo checks) at "
                         f"family-wise false alarm {check_false_alarm():g}", id="exact/montecarlo-risk",
-                        unit="|z|"))
+                        unit="|z|", detectable=_detectable([e.value for e in exact], tot_se, z)))
     checks.append(Check("Monte Carlo excess over the infinite-prompt loss equals R_L - R_inf at every point", "montecarlo",
                         max(ex_z) <= z, max(ex_z), z, "largest |MC - exact| / se; the excess is sampled with the "
                         "infinite-prompt loss as an exact control variate (same prompts)", id="exact/montecarlo-excess",
-                        unit="|z|"))
+                        unit="|z|", detectable=_detectable([e.value - ri for e, ri in zip(exact, r_inf)], ex_se, z)))
     if plan is not None:
         i = plan["point"]
         zc = abs(mc_ex[i][0] - (alt[i] - r_inf[i])) / mc_ex[i][1]

@@ -55,7 +55,7 @@ import mpmath as mp
 import numpy as np
 from scipy import stats
 
-from ...numerics import attention, kernels, montecarlo, robust_mean
+from ...numerics import attention, kernels, montecarlo, robust_mean, significance
 from ...numerics.significance import z_critical
 from ..base import check_false_alarm, Check, status_of, unjudged
 from .numerator import numerator_power, numerator_ratio, numerator_tests
@@ -211,7 +211,7 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
                     exceed_pass, worst_freq, budget.delta,
                     f"{detail}; exact binomial test, false-alarm {check_false_alarm():g} over {n_tests} tests, "
                     f"{budget.trials} prompts per L", id="battery/high-probability-bound",
-                    unit="rejections")]
+                    unit="rejections", detectable=binomial_detectable(budget, alpha) if informative else None)]
     # Mean squared error decreasing in L.
     z_alpha = z_critical(check_false_alarm(), max(1, len(budget.Ls) - 1), sided=1)
     zs = []
@@ -243,8 +243,41 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
                         f"tests, radius from the derived variance; false-alarm {check_false_alarm():g} in total "
                         f"(Bonferroni), non-asymptotic (no normal approximation); largest studentised |z| "
                         f"{float(np.max(np.abs(series['numerator_z']))):.3g} (diagnostic)"
-                        + ("" if decided else f"; undecided: {budget.trials} prompts <= 2 log(2/delta)"), id=NUMERATOR_ID, unit="ratio"))
+                        + ("" if decided else f"; undecided: {budget.trials} prompts <= 2 log(2/delta)"), id=NUMERATOR_ID, unit="ratio",
+                        detectable=numerator_detectable(limit, var_x, budget, per_test) if decided else None))
     return checks, series
+
+
+def binomial_detectable(budget: Budget, alpha: float) -> float:
+    """Check.detectable of the high-probability bound: the smallest relative excess p1 / delta - 1 of the
+    exceedance probability that one exact binomial test (n = trials, level alpha per test) detects with
+    power 0.999; every (L, query) test has the same n, delta and alpha, so it is also the smallest over them."""
+    return significance.binomial_detectable(budget.trials, budget.delta, alpha, REQUIRED_POWER) / budget.delta - 1.0
+
+
+def numerator_detectable(limit: np.ndarray, var_x: np.ndarray, budget: Budget, per_test: float) -> float | None:
+    """Check.detectable of the numerator test. Its statistic has mean E[e^(s-c)] (T_true(z) - T(z)), with
+    E[e^(s-c)] = 1 when c is the log-normaliser of the token law (the claimed one, for the battery's subject),
+    so a relative slip eps of the claimed limit T(z) shifts the mean of coordinate k by eps |T_k(z)|. Catoni's
+    test (n = trials, Var Y = Var X / L, level per_test) detects a mean m with power >= 0.999 (its planned-power
+    bound, robust_mean.power_lower_bound) from m = c_n sqrt(Var Y), c_n found by bisection at Var Y = 1 (the
+    bound is scale-free); the smallest eps over (L, query, coordinate), at the largest L. None when no
+    coordinate has a non-zero limit and a positive variance."""
+    n = budget.trials
+    power = lambda m: robust_mean.power_lower_bound(n, 1.0, m, per_test)
+    lo = hi = float(kernels.catoni_radius(n, 1.0, robust_mean.log_term(per_test)))
+    hi += 1.0 / float(kernels.catoni_scale(n, 1.0, robust_mean.log_term(per_test)))   # the bound's reach
+    if power(hi) < REQUIRED_POWER:
+        return None
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if power(mid) >= REQUIRED_POWER else (mid, hi)
+    size = np.abs(np.asarray(limit, float))
+    var_y = np.asarray(var_x, float) / max(budget.Ls)
+    keep = (size > 0) & (var_y > 0) & np.isfinite(size) & np.isfinite(var_y)
+    if not keep.any():
+        return None
+    return float(np.min(hi * np.sqrt(var_y[keep]) / size[keep]))
 
 
 def exact_mse_check(subject: Subject, series: dict, budget: Budget, limit_size2: float) -> Check:
@@ -269,12 +302,18 @@ def exact_mse_check(subject: Subject, series: dict, budget: Budget, limit_size2:
         return 0.0 if abs(diff) <= rounding else math.inf
     zs = [z(j) for j in judged]
     worst = max(zs, key=abs)
+    # resolution: a relative slip of the exact MSE; an L judged exactly (no spread) resolves its rounding
+    eps = [significance.detectable_relative(series["exact_mse"][j], series["mse_stderr"][j], zc)
+           if series["mse_stderr"][j] > 0 else float(rounding / abs(series["exact_mse"][j]))
+           for j in judged if series["exact_mse"][j] != 0 and math.isfinite(series["exact_mse"][j])
+           and math.isfinite(series["mse_stderr"][j])]
     return Check(name, "montecarlo", abs(worst) <= zc, float(abs(worst)), zc,
                  f"largest |z| of (mean over prompts and queries of |T[mu_L](z) - claimed T(z)|^2 - exact E|T[mu_L](z) "
                  f"- T[mu](z)|^2 (quadrature of A_L, B_L)) / standard error, at L = "
                  f"{[budget.Ls[j] for j in judged]}; {budget.trials} prompts per L; two-sided, false-alarm "
                  f"{check_false_alarm():g} in total (Bonferroni); nominal (normal approximation of a mean of "
-                 f"{budget.trials} squared errors)", id="battery/mse-exact", unit="|z|")
+                 f"{budget.trials} squared errors)", id="battery/mse-exact", unit="|z|",
+                 detectable=min(eps) if eps else None)
 
 
 def sized_for_power(subject: Subject, queries: np.ndarray, budget: Budget) -> Budget:

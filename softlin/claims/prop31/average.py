@@ -15,11 +15,27 @@ import numpy as np
 import sympy as sp
 
 from ...derivations import fluctuations
-from ...numerics import fits, montecarlo, query_average, selfnormalised
+from ...numerics import fits, montecarlo, query_average, selfnormalised, significance
 from ..base import check_false_alarm, Check
 from ..exact import rational_matrix
 from .common import remainder_exponent, DIGITS, REGIMES, TABLE_RELATIVE_ERROR, z_crit
 from ..progress import progress, sweep
+
+
+def resolution(prediction, se, z_c: float, allowance=0.0) -> float | None:
+    """A statistical check's `detectable` (significance.detectable_relative): the smallest relative slip of
+    `prediction` that the z-test (standard error `se`, critical value `z_c`) detects with power 0.999, the
+    smallest over the points tested together. `allowance` (absolute, per point) is what the statistic
+    subtracts from |estimate - prediction| before dividing by se: a slip must exceed it too, so it adds
+    allowance / |prediction|. Points whose prediction, se or allowance is not finite detect nothing and
+    are left out; None when no point is left (an undecided or vacuous check)."""
+    P, s, a = np.broadcast_arrays(np.asarray(prediction, dtype=float), np.asarray(se, dtype=float),
+                                  np.asarray(allowance, dtype=float))
+    ok = np.isfinite(P) & np.isfinite(s) & np.isfinite(a) & (s >= 0)
+    if not np.any(ok) or not math.isfinite(z_c):
+        return None
+    z_target = significance.z_quantile(0.999)
+    return significance.detectable_relative(P[ok], s[ok] + a[ok] / (z_c + z_target), z_c)
 
 
 def exact_coefficient(Gamma, U, V, Sigma_q) -> float:
@@ -75,7 +91,9 @@ def per_L_check(label, av, alpha, key: str) -> Check:
                  "z = (|Monte Carlo - exact| - 1e-3 exact) / combined standard error (1e-3: the tables' interpolation "
                  "error); exact = quadrature in the prompt averaged over importance-weighted query draws (proposal "
                  f"N(0, {av['scale']:.3g} Sigma_q)); per-L |z|: " + ", ".join(f"{z:.2f}" for z in zs)
-                 + f"; two-sided at false-alarm {alpha:.2g} each (Bonferroni)", id=f"{key}/montecarlo-vs-exact", unit="|z|")
+                 + f"; two-sided at false-alarm {alpha:.2g} each (Bonferroni)", id=f"{key}/montecarlo-vs-exact", unit="|z|",
+                 detectable=resolution(av["exact"], np.hypot(av["mc_se"], av["exact_se"]), zc,
+                                       TABLE_RELATIVE_ERROR * np.abs(av["exact"])))
 
 
 def slope_check(label, av, kappa, key: str) -> Check:
@@ -88,7 +106,8 @@ def slope_check(label, av, kappa, key: str) -> Check:
                  f"weighted least squares of ln MSE on ln L: measured {fit.slope:.4f} +- {fit.stderr:.4f} "
                  f"(chi2 {fit.chi2:.2f} on {fit.dof} dof), exact over the same L {av['predicted_slope']:.4f} "
                  f"+- {av['predicted_slope_se']:.4f}, asymptotic kappa {kappa:.4f}; |z| = {abs(z):.2f} <= {zc:.2f} "
-                 f"(two-sided, false-alarm {check_false_alarm():g} over the {1 + len(REGIMES)} fits)", id=f"{key}/slope", unit="slope")
+                 f"(two-sided, false-alarm {check_false_alarm():g} over the {1 + len(REGIMES)} fits)", id=f"{key}/slope", unit="slope",
+                 detectable=resolution(av["predicted_slope"], se, zc))
 
 
 def first_order_estimate(av, Ls, lam: float) -> tuple[float, float, float]:
@@ -134,7 +153,8 @@ def first_order_mc_check(av, coef, Ls, lam) -> Check:
                  f"exact(L'') (L'' = {av['exact_big'][1].L}, same query draws, so it does not involve the closed form), "
                  f"pooled with inverse-variance weights; closed form {coef:.6g}; allowance {allowance:.3g} for the "
                  f"tail beyond L'' (the remainder decays as L^-rho, rho = {rho:.3g} for lambda = {lam:.3g}); "
-                 f"z = {z:.2f}, two-sided at false-alarm {check_false_alarm():g}", id="average/first-order-montecarlo", unit="coefficient")
+                 f"z = {z:.2f}, two-sided at false-alarm {check_false_alarm():g}", id="average/first-order-montecarlo", unit="coefficient",
+                 detectable=resolution(coef, se, zc, allowance))
 
 
 def coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "", key: str = "average") -> Check:
@@ -168,4 +188,5 @@ def coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "", 
                  "average over nu of the kernel tr C1(z)", "montecarlo", zq <= z_crit(check_false_alarm()), zq,
                  z_crit(check_false_alarm()),
                  f"closed form {coef:.10g}, average {est:.6g} +- {se:.3g} over {vals.size} draws from "
-                 f"N(0, {ghscale:.4g} Sigma_q); two-sided z at false-alarm {check_false_alarm():g}", id=f"{key}/coefficient-montecarlo", unit="|z|")
+                 f"N(0, {ghscale:.4g} Sigma_q); two-sided z at false-alarm {check_false_alarm():g}", id=f"{key}/coefficient-montecarlo", unit="|z|",
+                 detectable=resolution(coef, se, z_crit(check_false_alarm())))

@@ -14,6 +14,7 @@ from ...numerics import first_order, fits, kernels, limits, montecarlo, query_av
 from ...numerics.fits import linear_fit
 from ...numerics.laws import MixtureLaw, RademacherLaw, UniformLaw, psd_root
 from ..base import check_false_alarm, Check
+from .average import resolution
 from .common import remainder_exponent, z_crit
 from ..progress import sweep
 
@@ -109,6 +110,7 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
                             abs(zi) <= zc, C, coef,
                             f"weighted fit L x MSE = C + C'/L over the tested L: C = {C:.5g} +- {C_se:.3g} (chi2 {chi2:.2f} "
                             f"on {len(budget.Ls) - 2} dof; the O(1/L^2) term is neglected); first order {coef:.6g} "
-                            f"({how}); z = {zi:.2f}, two-sided at false-alarm {check_false_alarm():g} (Bonferroni over the laws)", id=f"beyond/{name}/first-order", unit="coefficient"))
+                            f"({how}); z = {zi:.2f}, two-sided at false-alarm {check_false_alarm():g} (Bonferroni over the laws)", id=f"beyond/{name}/first-order", unit="coefficient",
+                            detectable=resolution(coef, math.hypot(C_se, coef_se), zc)))
         quantities[name].update(first_order_coefficient=coef, fitted_limit_of_L_times_mse=C, fitted_limit_stderr=C_se)
     return {"checks": checks, "quantities": quantities, "series": series}

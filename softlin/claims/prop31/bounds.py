@@ -8,12 +8,13 @@ import math
 
 import numpy as np
 
-from ...numerics import kernels, limits, montecarlo, query_average, selfnormalised
+from ...numerics import kernels, limits, montecarlo, query_average, selfnormalised, significance
 from ...numerics.significance import binomial_detectable
 from ...numerics.laws import GaussianLaw, psd_root
 from ..base import check_false_alarm, Check
 from ..progress import sweep
 from ..limit.battery import binomial_p_value, deviation_bound
+from .average import resolution
 from .common import subgaussian_sigma, z_crit
 
 
@@ -72,7 +73,10 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
                     f"{check_false_alarm():g} (Bonferroni over L); it rejects an exceedance probability of "
                     f"{detectable:.3g} ({detectable / delta:.3g} delta) or more with power >= 0.999 at each L; "
                     "tightness (bound / empirical (1-delta)-quantile) per L: " + ", ".join(f"{r:.3g}" for r in ratios),
-                    id="fixed/high-probability-bound", unit="rejections")]
+                    id="fixed/high-probability-bound", unit="rejections",
+                    # the smallest relative excess of the exceedance probability over delta detected (n draws at
+                    # every L); nothing is tested when no L has a finite bound
+                    detectable=detectable / delta - 1.0 if informative else None)]
     # In expectation, fixed query.
     zc = z_crit(check_false_alarm() / (2 * len(Ls)), two_sided=False)
     eb = [float(expectation_bound(L, trace_plus0, terms0.q)[0]) if L >= 2 else math.inf for L in Ls]
@@ -86,7 +90,9 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
                         "independent of z_i), and Maurer's lower tail for the L - 1 other weights (E w = 1, E w^2 = e^q) "
                         "at 1 - t = L / (2(L-1)) bounds its probability by exp(-(L-2)^2 / (8 (L-1) e^q)). "
                         f"One-sided z = (MC - bound)/se, false-alarm {check_false_alarm():g} (Bonferroni); tightness "
-                        "bound / exact per L: " + ", ".join(f"{b / e:.3g}" for b, e in zip(eb, fixed["exact"])), id="fixed/expectation-bound", unit="z"))
+                        "bound / exact per L: " + ", ".join(f"{b / e:.3g}" for b, e in zip(eb, fixed["exact"])), id="fixed/expectation-bound", unit="z",
+                        # a slip in a bound lowers it: the lowering detected is the bound's slack
+                        detectable=significance.detectable_lowering(eb, fixed["exact"], fixed["mse_se"], zc)))
     quantities = {"tightness_ratio": finite_ratios[-1] if finite_ratios else None,
                   "high_probability_L": all_Ls, "high_probability_detectable": detectable,
                   "tightness_ratio_by_L": ratios, "high_probability_bound": bounds_hp,
@@ -111,7 +117,10 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
                             "the fixed-query bound integrated over nu; its first term is 4/L times the closed-form "
                             "coefficient, the second is averaged over query draws; one-sided z, false-alarm "
                             f"{check_false_alarm():g}; tightness bound / exact per L: "
-                            + ", ".join(f"{b / e:.3g}" for b, e in zip(integrated, [main["exact"][j] for j in tested])), id="average/expectation-bound", unit="z"))
+                            + ", ".join(f"{b / e:.3g}" for b, e in zip(integrated, [main["exact"][j] for j in tested])), id="average/expectation-bound", unit="z",
+                            detectable=significance.detectable_lowering(
+                                integrated, [main["exact"][j] for j in tested],
+                                [math.hypot(main["mc_se"][j], bse) for j, bse in zip(tested, integrated_se)], zc)))
         quantities["expectation_bound_integrated"] = integrated
     return {"checks": checks, "quantities": quantities}
 
@@ -169,7 +178,8 @@ def paper_form_checks(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> dict:
                     f"{c1:.4g} (attained at L = {L_star}; derived before any data), c2 = {c2:.4g}; one-sided z = (error - "
                     f"form) / se at L = {Ls}: " + ", ".join(f"{z:.1f}" for z in zs)
                     + f"; false-alarm {check_false_alarm():g} (Bonferroni); error / form: "
-                    + ", ".join(f"{e / f:.3g}" for e, f in zip(est, form)), id="paper-form/bound", unit="z")]
+                    + ", ".join(f"{e / f:.3g}" for e, f in zip(est, form)), id="paper-form/bound", unit="z",
+                    detectable=significance.detectable_lowering(form, est, ses, zc))]
     return {"checks": checks, "quantities": {"c1": c1, "c2": c2, "sigma": sigma}}
 
 
@@ -201,7 +211,8 @@ def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> dict:
                         "while the paper's right side c1 sigma^6 ln(1) / 1 is 0", "montecarlo",
                         abs(z) <= zc and exact > 0, mc.mean, exact,
                         f"Monte Carlo at L = 1: {mc.mean:.5g} +- {mc.stderr:.3g} against the exact {exact:.6g} (z = {z:.2f}, "
-                        f"two-sided at false-alarm {check_false_alarm():g}); any c1 gives 0 at L = 1", id="erratum-1/witness", unit="risk"))
+                        f"two-sided at false-alarm {check_false_alarm():g}); any c1 gives 0 at L = 1", id="erratum-1/witness", unit="risk",
+                        detectable=resolution(exact, mc.stderr, zc)))
     erratum = {"id": 1, "text": "Proposition 3.1 (and 3.4) as displayed fail at L = 1: ln(1) = 0 makes the right side 0",
                "witness": {"L": 1, "error_exact": exact, "error_monte_carlo": mc.mean, "error_stderr": mc.stderr,
                            "right_side": 0.0},

@@ -20,6 +20,7 @@ from ...derivations import fluctuations
 from ...numerics import kernels, montecarlo, selfnormalised, selfnormalised_enclosure as enclosure
 from ..base import check_false_alarm, Check
 from ..exact import rational_column, rational_matrix
+from .average import resolution
 from .common import DIGITS, z_crit
 from ..progress import sweep
 
@@ -149,6 +150,9 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
     (fb6, fc6), (fb7, fc7) = scaled_exact(10**6), scaled_exact(10**7)
     tail_b, tail_c = 2 * np.abs(fb6 - fb7) / 9, 2 * np.abs(fc6 - fc7) / 9
     mse_fixed, mse_fixed_se, exact_fixed, exact_bias = [], [], [], []
+    # The predictions each check tests and their standard errors (allowances), over L and the entries judged
+    # by a z-score (not the deterministic ones), for the checks' `detectable`.
+    res_exact, res_stein, res_first = ([], []), ([], []), ([], [], [])
     for L in sweep(Ls, "prop-3.1: fixed-query Monte Carlo", weights=Ls, item="L"):
         err, part = montecarlo.fixed_query_errors(law, rng, P, L, U, V, z0[None, :], limit, participation=True)
         e = err[:, 0, :]                                               # (P, k)
@@ -165,11 +169,16 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
             zb = _exact_where((e.mean(axis=0) - bias) / se_b, det, verdict)
             zo = _exact_where((outer.mean(axis=0) - second[iu]) / se_o, det_pair, verdict_pair)
         worst_exact = max(worst_exact, float(np.max(np.abs(np.concatenate([zb, zo])))))
+        for out, part_ in zip(res_exact, ((bias[~det], second[iu][~det_pair]), (se_b[~det], se_o[~det_pair]))):
+            out.extend(part_)
         # Stein: E[err + (sum p_i^2) V Gamma a] = 0 exactly.
         stein = e + part[:, 0:1] * kernels.first_order_shift(Gamma, V, U, z0[:, None])[:, 0][None, :]
         with np.errstate(divide="ignore", invalid="ignore"):
             zs = _exact_where(stein.mean(axis=0) / (stein.std(axis=0, ddof=1) / math.sqrt(P)), det, verdict)
         worst_stein = max(worst_stein, float(np.max(np.abs(zs))))
+        # the predicted bias -E[sum_i p_i^2] V Gamma a, as the paired statistic estimates it
+        res_stein[0].append((-float(part[:, 0].mean()) * kernels.first_order_shift(Gamma, V, U, z0[:, None])[:, 0])[~det])
+        res_stein[1].append((stein.std(axis=0, ddof=1) / math.sqrt(P))[~det])
         # First order: L * mean(err) vs b1, L * Cov vs C1, allowing the exact remainder.
         cov = np.cov(e.T, ddof=1).reshape(k, k)
         centred = e - e.mean(axis=0)
@@ -184,6 +193,9 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
         if np.isnan(np.concatenate([zb, zo, zs, zfb, zfc])).any():
             raise FloatingPointError(f"prop-3.1: a NaN z-score at L = {L} outside the deterministic coordinates")
         worst_first = max(worst_first, float(np.max(np.concatenate([zfb, zfc]))))
+        for out, part_ in zip(res_first, ((b1[~det], C1[iu][~det_pair]), (L * se_b[~det], L * se_c[~det_pair]),
+                                          (tail_b[~det], tail_c[iu][~det_pair]))):
+            out.extend(part_)
         first_details.append((L, float(np.max(zfb)), float(np.max(zfc))))
         mse_fixed.append(float(np.mean(np.sum(e * e, axis=1))))
         mse_fixed_se.append(float(np.std(np.sum(e * e, axis=1), ddof=1) / math.sqrt(P)))
@@ -193,19 +205,23 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
         Check("fixed query: Monte Carlo bias and second moments equal the exact finite-L values", "montecarlo",
               worst_exact <= zc, worst_exact, zc,
               f"largest |z| over {len(Ls)} L x {n_entries} entries (bias -A_L(q) V Gamma a, E err err^T from "
-              f"quadrature); {P} prompts per L; two-sided, false-alarm {check_false_alarm():g} in total (Bonferroni)", id="fixed/montecarlo-vs-exact", unit="|z|"),
+              f"quadrature); {P} prompts per L; two-sided, false-alarm {check_false_alarm():g} in total (Bonferroni)", id="fixed/montecarlo-vs-exact", unit="|z|",
+              detectable=resolution(*(np.concatenate(x) for x in res_exact), zc)),
         Check("fixed query: E[T[mu_L] - T] = -E[sum_i p_i^2] V Gamma a at every L (Gaussian integration by parts)",
               "montecarlo", worst_stein <= z_crit(check_false_alarm() / (len(Ls) * k)), worst_stein,
               z_crit(check_false_alarm() / (len(Ls) * k)),
               f"paired per-prompt z-test of err + (sum_i p_i^2) V Gamma a, {P} prompts; no quadrature involved; "
-              f"two-sided, false-alarm {check_false_alarm():g} (Bonferroni over L and coordinates)", id="fixed/bias-stein", unit="|z|"),
+              f"two-sided, false-alarm {check_false_alarm():g} (Bonferroni over L and coordinates)", id="fixed/bias-stein", unit="|z|",
+              detectable=resolution(*(np.concatenate(x) for x in res_stein), z_crit(check_false_alarm() / (len(Ls) * k)))),
         Check("fixed query: L (E T[mu_L] - T) -> b1 and L Cov T[mu_L] -> C1 (Monte Carlo)", "montecarlo",
               worst_first <= zc, worst_first, zc,
               "largest |L x estimate - first order - R(L)| / (L x standard error), R(L) = L x exact(L) - L' x exact(L') "
               "the O(1/L) remainder from the exact quadrature (L' = 1e7, so R does not involve the claimed b1, C1; "
               "the O(1/L') tail of L' x exact(L') is allowed for); "
               f"two-sided, false-alarm {check_false_alarm():g} in total; per L (L, z_bias, z_cov): "
-              + ", ".join(f"({L}, {b:.2f}, {c:.2f})" for L, b, c in first_details), id="fixed/first-order-montecarlo", unit="|z|"),
+              + ", ".join(f"({L}, {b:.2f}, {c:.2f})" for L, b, c in first_details), id="fixed/first-order-montecarlo", unit="|z|",
+              detectable=resolution(*(np.concatenate(x) for x in res_first[:2]), zc,
+                                    allowance=np.concatenate(res_first[2]))),
     ]
     n = budget.enclosed
     enclosed, enclosed_q = enclosure_check(Gamma, U, V, z0, Ls[:n], exact_bias[:n], exact_fixed[:n])

@@ -137,11 +137,13 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_
     checks = []
     for key, coef, y in zip(("V", "U"), (first_V, first_U), _per_query_coefficients(sample.Z, U, V, cov)):
         vals = sample.weights * y
+        se = float(vals.std(ddof=1) / math.sqrt(vals.size))
         zval = abs(vals.mean() - coef) / (vals.std(ddof=1) / math.sqrt(vals.size))
         checks.append(Check(f"query average: exact lim L E||grad_{key} err||^2_(L2(nu)) vs Monte Carlo over queries",
                             "montecarlo", zval <= z_crit, float(vals.mean()), coef,
                             f"{n_q} queries from N(0, {scale:.4g} Sigma_q), importance-weighted, each with its exact "
-                            f"per-query coefficient; |z| = {zval:.3g} <= {z_crit:.3g}", id=f"average/grad-{key.lower()}-montecarlo", unit="coefficient"))
+                            f"per-query coefficient; |z| = {zval:.3g} <= {z_crit:.3g}", id=f"average/grad-{key.lower()}-montecarlo", unit="coefficient",
+                            detectable=ex.resolution(coef, se, z_crit)))
     return checks
 
 

@@ -25,7 +25,7 @@ import math
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ...numerics import icl_exact, icl_training
+from ...numerics import icl_exact, icl_training, significance
 from ...numerics.fits import linear_fit
 from ...numerics.significance import z_critical
 from .. import formulas as shown, icl_common
@@ -59,6 +59,17 @@ def g2_measure(E, points):
     return routes.g2_of(E, points)
 
 
+def _detectable(prediction, se, z_c: float) -> float | None:
+    """base.Check.detectable: significance.detectable_relative over the entries with a finite prediction and
+    standard error; None when none has one or no relative slip moves them (every prediction 0)."""
+    P, s = np.broadcast_arrays(np.asarray(prediction, float), np.asarray(se, float))
+    keep = np.isfinite(P) & np.isfinite(s) & (s >= 0)
+    if not keep.any():
+        return None
+    eps = significance.detectable_relative(P[keep], s[keep], z_c)
+    return eps if math.isfinite(eps) else None
+
+
 def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     s = icl_common.validate(scenario)
     Sigma, d = s["Sigma"], s["Sigma"].shape[0]
@@ -71,6 +82,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     z = z_critical(check_false_alarm(), n_tests)
     checks, rows, g2s, mc = [], [], [], []
     gron_ok, worst_ratio = True, 0.0
+    tested = []                                        # (exact gap, its z-test's se) per L
     for L in Ls:
         E, traj = fl["L"][L]["excess"], fl["L"][L]["traj"]
         g2, arg = g2_measure(E, np.vstack([traj, inf]))
@@ -84,6 +96,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
         mean, se = routes.mc_gap(Sigma, arg, L, n, rng)
         mc.append({"L": L, "exact": exact, "mc": mean, "se": se,
                    "z": np.abs(mean - exact) / np.sqrt(se**2 + (QUAD_REL * np.abs(exact)) ** 2)})
+        tested.append((exact, np.sqrt(se**2 + (QUAD_REL * np.abs(exact)) ** 2)))   # Check.detectable
         g2s.append(g2)
         rows.append({"L": L, "g2": g2, "max_gap": float(gaps.max()), "max_ratio_to_bound": ratio,
                      "max_norm_theta_L": float(np.linalg.norm(traj, axis=1).max()),
@@ -130,7 +143,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     checks.append(Check("exact finite-L gradient gap = Monte Carlo gap (fresh prompts) at the g2 argmax, every L",
                         "montecarlo", zmax <= z, zmax, z, f"{n} prompts per L; per-component z, quadrature allowance "
                         f"{QUAD_REL} relative; Bonferroni over {n_tests} tests, family-wise false alarm {check_false_alarm()}", id="gap/exact-vs-montecarlo",
-                        unit="|z|"))
+                        unit="|z|", detectable=_detectable(np.concatenate([np.ravel(g) for g, _ in tested]),
+                                                           np.concatenate([np.ravel(e) for _, e in tested]), z)))
     # 5. g2 decreases with L: Monte Carlo slope (ucb < 0) agrees with the exact slope.
     lx = np.log(np.array(Ls, float))
     mc_norm = np.array([np.linalg.norm(m["mc"]) for m in mc])
@@ -141,11 +155,13 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     slope_exact = float(linear_fit(X, np.log(g2s)).coef[1])
     agree = abs(slope_mc - slope_exact) <= z * slope_se + 0.02
     dec = slope_mc + z * slope_se < 0
+    # resolution: a relative slip eps of the exact slope is detected beyond z se + the 0.02 allowance
+    slope_eps = _detectable(slope_exact, slope_se, z)
     checks.append(Check("g2(L) decreases with L: Monte Carlo log-log slope < 0 and = the exact slope", "montecarlo",
                         True if (agree and dec) else (False if not agree or slope_mc - z * slope_se > 0 else None),
                         [slope_mc, slope_se], slope_exact,
                         f"weighted fit over L = {Ls}; z = {z:.3g}; 0.02 allowance for the quadrature error", id="gap/g2-decreases",
-                        unit="slope"))
+                        unit="slope", detectable=None if slope_eps is None else slope_eps + 0.02 / abs(slope_exact)))
     # 6. Control: mixture tokens do not transfer to the linear flow.
     Lc, arg = Ls[-1], mc[-1]
     th = np.vstack([fl["L"][Lc]["traj"], inf])[-1]
