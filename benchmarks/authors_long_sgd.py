@@ -1,6 +1,6 @@
 """SGD at the authors' scale: 300 000 steps, lr 1e-3, batch 128, at three of their prompt lengths (outside CI).
 
-    nice python benchmarks/authors_long_sgd.py [--L 10 100 1000] [--steps 300000] [--out reports/sgd/authors_long_sgd.json]
+    nice python benchmarks/authors_long_sgd.py [--L 10 100 1000] [--steps 300000] [--out data/sgd/authors_long_sgd.json]
 
 Setting of claim `authors-experiment` (d = 5, Sigma Toeplitz(0.5), beta ~ N(0, I / d), s2 = 0.1,
 correct generator, init (0.5, 0.5)). Both models (softmax, linear attention) are trained at each L by
@@ -51,7 +51,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--L", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--steps", type=int, default=300_000)
-    parser.add_argument("--out", default="reports/sgd/authors_long_sgd.json")
+    parser.add_argument("--out", default="data/sgd/authors_long_sgd.json")
     args = parser.parse_args()
     Sigma = toeplitz(5, 0.5)
     tau = 1.0 / 5

@@ -105,11 +105,11 @@ def test_an_anisotropic_law_whose_tables_leave_the_quadratures_reach_is_refused(
 
 
 def test_the_committed_long_sgd_runs_are_found_from_a_checkout():
-    """authors-experiment judges the committed long-SGD runs (reports/sgd): from a checkout they must
+    """authors-experiment judges the committed long-SGD runs (data/sgd): from a checkout they must
     be found, or the certificate silently loses its long-SGD checks (a wrong folder after a move
     made every one of them 'not judged')."""
     from pathlib import Path
     from softlin.claims.authors import flow
     repo = Path(__file__).resolve().parents[2]
-    assert flow.LONG_SGD == repo / "reports" / "sgd"
+    assert flow.LONG_SGD == repo / "data" / "sgd"
     assert len(flow.load_long_sgd()) >= 4

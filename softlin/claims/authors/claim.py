@@ -171,7 +171,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
             checks.append(sgd_check)
             long_sgd.update({f"{key} ({result['setting']['steps']} steps)": v for key, v in runs.items()})
         if not results:
-            checks.append(authors_flow.sgd_unjudged("no result file of benchmarks/authors_long_sgd.py in reports/sgd "
+            checks.append(authors_flow.sgd_unjudged("no result file of benchmarks/authors_long_sgd.py in data/sgd "
                                                     "(an installed wheel has none: run softlin from a checkout)"))
         curves = authors_flow.strip(flows)
     else:

@@ -24,7 +24,7 @@ Judged (numerical checks, kind "ode"), at the flow's end T_CONV:
                 flow's end off the optimum (tests/claims/test_authors_flow.py).
 Reported: the flow at T_END (where the authors stopped; at L = 1000 the flow is still ~8e-6 above R*_L
 there, its slow direction along the valley has rate ~9e-3).
-SGD at the authors' scale (reports/sgd/authors_long_sgd*.json, written by benchmarks/authors_long_sgd.py,
+SGD at the authors' scale (data/sgd/authors_long_sgd*.json, written by benchmarks/authors_long_sgd.py,
 lr 1e-3, batch 128, at the L it was run for; one check per file): the SGD end at step k against the flow
 at the same time lr k within the derived noise floor (`sgd_check`). A run shorter than the authors'
 300 000 steps that ends beyond the floor is undecided, not failed.
@@ -50,7 +50,7 @@ T_END = LR * AUTHORS_STEPS          # the authors' end time
 T_CONV = 1e5                        # the flow's own end: slowest rate measured 9e-3 (L = 1000), e^-900
 BOUNDARY = 1e-4           # an optimum with |omega| >= (1 - BOUNDARY) OMEGA_MAX is on the search's boundary
 TOL_R = 1e-9               # Brent's xatol 1e-7 on omega: excess <= H 1e-14 / 2, far below; the flow's rtol 1e-7
-LONG_SGD = Path(__file__).resolve().parents[3] / "reports" / "sgd"      # authors_long_sgd*.json
+LONG_SGD = Path(__file__).resolve().parents[3] / "data" / "sgd"      # authors_long_sgd*.json
 H_FD = 1e-5
 
 
@@ -243,10 +243,10 @@ def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple
     linear term two-sided at z, the quadratic term at the chi2_1 quantile q times its mean; half of
     check_false_alarm() to each, Bonferroni over the runs)."""
     if not same_setting(long_sgd["setting"], Sp, Sq, s2, tau):
-        return sgd_unjudged(f"reports/sgd/{stem}.json was run on another law than this scenario's", stem), {}
+        return sgd_unjudged(f"data/sgd/{stem}.json was run on another law than this scenario's", stem), {}
     runs = {int(L): r for L, r in long_sgd["runs"].items() if int(L) in c["L"]}
     if not runs:
-        return sgd_unjudged(f"reports/sgd/{stem}.json holds no run at this scenario's L", stem), {}
+        return sgd_unjudged(f"data/sgd/{stem}.json holds no run at this scenario's L", stem), {}
     lr, batch, steps = long_sgd["setting"]["lr"], long_sgd["setting"]["batch"], long_sgd["setting"]["steps"]
     t_key = f"{lr * steps:g}"
     n_tests = 2 * len(runs)
