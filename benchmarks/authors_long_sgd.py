@@ -9,12 +9,14 @@ the normals). At each endpoint the per-prompt gradient covariance (2 x 2, query 
 it) is measured on GRAD_PROMPTS fresh prompts: it enters the SGD noise floor the claim judges the
 endpoint with (derivations/risk_finite_gradient.py). The claim reads the JSON written here
 (softlin/claims/authors/flow.py); the seed streams are default_rng([SEED, 11, L]) (training) and
-default_rng([SEED, 12, L]) (gradient covariance).
+default_rng([SEED, 12, L]) (gradient covariance). The JSON's `provenance` names the commit it ran on
+and the SHA-256 of each file of CODE as run, so a later reader can tell whether the sampler changed.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -76,10 +78,27 @@ def main() -> int:
     return 0
 
 
+# The code that produces the runs (paths from the repository root).
+CODE = ("benchmarks/authors_long_sgd.py", "numerics/authors_sgd.py", "numerics/authors_sgd_fast.py")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def provenance() -> dict:
+    """The commit this checkout is at (None outside git) and the SHA-256 of each file of CODE."""
+    import subprocess
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", *CODE], cwd=ROOT, capture_output=True, text=True)
+    return {"source_commit": head.stdout.strip() if head.returncode == 0 else None,
+            "code_changed_since_commit": bool(dirty.stdout.strip()) if dirty.returncode == 0 else None,
+            "code_sha256": {path: hashlib.sha256(open(os.path.join(ROOT, path), "rb").read()).hexdigest()
+                            for path in CODE}}
+
+
 def write(args, tau, runs):
     out = {"setting": {"d": 5, "sigma": "Toeplitz(0.5)", "tau": tau, "s2": S2, "generator": "correct", "seed": SEED,
                        "lr": LR, "batch": BATCH, "init": list(INIT), "steps": args.steps,
-                       "sampler": "numerics/authors_sgd_fast.train_conditional"}, "runs": runs}
+                       "sampler": "numerics/authors_sgd_fast.train_conditional"}, "runs": runs,
+           "provenance": provenance()}
     with open(args.out + ".tmp", "w") as fh:
         json.dump(out, fh, indent=1)
     os.replace(args.out + ".tmp", args.out)

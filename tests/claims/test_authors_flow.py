@@ -113,3 +113,16 @@ def test_the_committed_long_sgd_runs_are_found_from_a_checkout():
     repo = Path(__file__).resolve().parents[2]
     assert flow.LONG_SGD == repo / "data" / "sgd"
     assert len(flow.load_long_sgd()) >= 4
+
+
+def test_each_committed_long_sgd_run_names_the_code_that_produced_it():
+    """data/sgd holds inputs, not generated output: each run says which commit and which bytes of the
+    sampler made it (benchmarks/authors_long_sgd.py writes it; the committed runs had it added)."""
+    import re
+    from softlin.claims.authors import flow
+    for stem, result in flow.load_long_sgd().items():
+        prov = result["provenance"]
+        assert re.fullmatch(r"[0-9a-f]{40}", prov["source_commit"]), stem
+        assert set(prov["code_sha256"]) == {"benchmarks/authors_long_sgd.py", "numerics/authors_sgd.py",
+                                            "numerics/authors_sgd_fast.py"}, stem
+        assert all(re.fullmatch(r"[0-9a-f]{64}", h) for h in prov["code_sha256"].values()), stem
