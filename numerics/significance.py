@@ -78,6 +78,21 @@ def detectable_relative(prediction, se, z_c: float, target: float = 0.999) -> fl
     return float(np.min(eps))
 
 
+def resolution(prediction, se, z_c: float, allowance=0.0) -> float | None:
+    """A statistical check's `detectable` (softlin.claims.base.Check): detectable_relative over the
+    points with a finite prediction, standard error and allowance. `allowance` (absolute, per point) is
+    what the statistic subtracts from |estimate - prediction| before dividing by se: a slip must exceed
+    it too, which adds allowance / |prediction|. None when no point is left (an undecided or vacuous
+    check), z_c is not finite, or no relative slip moves the predictions (all 0)."""
+    import numpy as np
+    P, s, a = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (prediction, se, allowance)))
+    ok = np.isfinite(P) & np.isfinite(s) & np.isfinite(a) & (s >= 0)
+    if not np.any(ok) or not math.isfinite(z_c):
+        return None
+    eps = detectable_relative(P[ok], s[ok] + a[ok] / (z_c + z_quantile(0.999)), z_c)
+    return eps if math.isfinite(eps) else None
+
+
 def detectable_lowering(bound, truth, se, z_c: float, target: float = 0.999) -> float:
     """For a one-sided test that truth <= bound (rejecting when (estimate - bound) / se > z_c, the
     estimate ~ N(truth, se^2)): the smallest relative lowering eps of the bound, bound -> (1 - eps)

@@ -74,13 +74,6 @@ def anisotropic_point(Sigma: np.ndarray) -> tuple[np.ndarray, float]:
     return np.linalg.solve(Sigma, E), 1.0
 
 
-def _detectable(prediction: float, se: float, z_c: float) -> float | None:
-    """base.Check.detectable of a z-test of `prediction`; None when se is not finite or the prediction is 0."""
-    if not (math.isfinite(prediction) and math.isfinite(se) and se >= 0) or prediction == 0:
-        return None
-    return significance.detectable_relative(prediction, se, z_c)
-
-
 def risk_monte_carlo(Sigma, points, rng) -> list:
     """R_inf(A, b) against the mean loss (1/2) x^T K x over fresh queries x ~ N(0, Sigma), studentised,
     at each (A, b) of `points` (the first also carries the control). The query count is sized
@@ -110,13 +103,13 @@ def risk_monte_carlo(Sigma, points, rng) -> list:
         checks += [Check(f"Monte Carlo: R_inf = mean loss of the infinite-prompt predictor at {where}", "montecarlo",
                          zc <= z, zc, z, f"n = {n} queries, studentised; R_inf = {R:.8g}; two-sided, false alarm "
                          f"{check_false_alarm() / (2 * len(points) + 1):.3g}", id=f"montecarlo/{point}/risk", unit="|z|",
-                         detectable=_detectable(R, se, z)),
+                         detectable=significance.resolution(R, se, z)),
                    Check(f"Monte Carlo: the loss variance equals the derived tr((K Sigma)^2)/2 at {where}",
                          "montecarlo", zv <= z, zv, z,
                          f"|s^2 - Var| / se(s^2), se from the sample fourth central moment; derived Var = {var:.8g}; "
                          f"two-sided, nominal false alarm {check_false_alarm() / (2 * len(points) + 1):.3g} (normal "
                          "approximation of s^2, whose skewness makes the upper tail heavier than nominal)", id=f"montecarlo/{point}/loss-variance",
-                         unit="|z|", detectable=_detectable(var, se_var, z))]
+                         unit="|z|", detectable=significance.resolution(var, se_var, z))]
         if j == 0:
             zw = abs(mean - 2 * R) / se
             checks.append(Check("control: R_inf without the 1/2 is refuted by Monte Carlo", "control",

@@ -12,10 +12,10 @@ import math
 import numpy as np
 from scipy import stats
 
-from ...numerics import authors_sgd, finite_risk as fr, kernels
+from ...numerics import authors_sgd, finite_risk as fr, kernels, significance
 from ...numerics.significance import z_critical
 from . import power as pw
-from .exact import OMEGA_MAX, detectable, ratio_detectable
+from .exact import OMEGA_MAX, ratio_detectable
 from .training import BATCH, LR
 from ..base import check_false_alarm, Check
 
@@ -54,7 +54,7 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
                         f"largest |R_test - R_exact| / se over L (at L = {worst}: {risk['linear'][worst][0]:.5g} vs "
                         f"{exact[worst]:.5g}); {plan['test']} test prompts per L; two-sided, Bonferroni over {nL} L, "
                         f"false alarm {check_false_alarm():g}", id="linear/test-risk-exact", unit="|z|",
-                        detectable=detectable([exact[L] for L in Ls], [risk["linear"][L][1] for L in Ls], z_L)))
+                        detectable=significance.resolution([exact[L] for L in Ls], [risk["linear"][L][1] for L in Ls], z_L)))
     # Exact anchors at L = 1, 2, where finite-prompt terms (the L (L - 1) pairs, the 1/L diagonal) are
     # as large as the risk itself: the derived linear risk against fresh prompts at the parameters
     # trained at the smallest L.
@@ -71,7 +71,7 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
                         z_anchor[worst_a] <= z_a, z_anchor[worst_a], z_a,
                         f"largest |R_mc - R_exact| / se at (mu, omega) = ({mu0:.6g}, {om0:.6g}), {ANCHOR_DRAWS} prompts "
                         f"per L; two-sided, Bonferroni over {len(ANCHOR_LS)} L, false alarm {check_false_alarm():g}", id="linear/anchors-l1-l2",
-                        unit="|z|", detectable=detectable([e for _, e in anchor.values()],
+                        unit="|z|", detectable=significance.resolution([e for _, e in anchor.values()],
                                                          [m[1] for m, _ in anchor.values()], z_a)))
     # Linear attention: SGD optimality against the exact finite-L optimum. Gap and minimum are both exact
     # (no sampling), so two slips of the optimum formula refute deterministically: a minimum risk that is
@@ -161,7 +161,7 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
                                "L(eps) or the optimum lies beyond the exact route's reach" if limit_ok else
                                f"; refuted: the exact optimum at L = 1e6 is {limit_gap:.4g} from R*_inf, beyond "
                                f"{LIMIT_RELATIVE:g} x the null risk {null:.4g}: R*_inf is not the limit")), id="softmax/r-star-approach-best" if name == "softmax_best" else "softmax/r-star-approach-sgd",
-                            unit="risk", detectable=detectable(R_star, se, z1)))
+                            unit="risk", detectable=significance.resolution(R_star, se, z1)))
     # Softmax and linear approach each other.
     sl = {L: C["per_L"][L]["difference"]["softmax - linear"] for L in Ls}
     shrink_se = math.hypot(sl[Lmin][1], sl[Lmax][1])
@@ -205,7 +205,7 @@ def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt):
     checks.append(Check("authors' generator: linear risk = exact risk under (Sigma_p, Sigma_q) = (R Sigma R^T, I), every L",
                         "montecarlo", z_a[worst] <= z_L, z_a[worst], z_L,
                         "the discrepancy is fully explained by the covariances the generator produces; largest z over L", id="generator/linear-exact",
-                        unit="|z|", detectable=detectable([exact_a[L] for L in Ls], [risk_a["linear"][L][1] for L in Ls], z_L)))
+                        unit="|z|", detectable=significance.resolution([exact_a[L] for L in Ls], [risk_a["linear"][L][1] for L in Ls], z_L)))
     wrong = {L: float(lin_risk(Sp, Sq, *params_a["linear"][L], s2, tau, L)) for L in Ls}
     z_w = {L: abs(risk_a["linear"][L][0] - wrong[L]) / risk_a["linear"][L][1] for L in Ls}
     refuted = max(z_w.values()) > z_L

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from ...numerics import finite_risk as fr, significance
 from ...numerics.significance import z_critical
@@ -25,18 +24,6 @@ from ..base import check_false_alarm, Check
 AUTHORS_LS = list(range(10, 101, 10)) + list(range(200, 1001, 100))
 QUICK_LS = 4
 OMEGA_MAX = 1.0
-
-
-def detectable(prediction, se, z_c: float) -> float | None:
-    """base.Check.detectable of a z-test of `prediction` (an array over the points tested together):
-    significance.detectable_relative over the points with a finite prediction and standard error;
-    None when no point has one (an undecided or degenerate check) or no relative slip moves them."""
-    P, s = np.broadcast_arrays(np.asarray(prediction, float), np.asarray(se, float))
-    keep = np.isfinite(P) & np.isfinite(s) & (s >= 0)
-    if not keep.any() or not math.isfinite(z_c):
-        return None
-    eps = significance.detectable_relative(P[keep], s[keep], z_c)
-    return eps if math.isfinite(eps) else None
 
 
 def ratio_detectable(tolerance, prediction) -> float | None:
@@ -64,5 +51,5 @@ def endpoint_check(Sp, Sq, s2, tau, Ls, params, risk) -> tuple[Check, dict]:
                   "montecarlo", max(zs) <= z, max(zs), z,
                   f"largest |MC - exact| / se over L = {Ls}; exact risk by quadrature (numerics/finite_risk.py, "
                   f"stated error included in se); two-sided, Bonferroni over the L at {check_false_alarm():g}", id="softmax/test-risk-exact",
-                  unit="|z|", detectable=detectable([exact[L][0] for L in Ls], ses, z))
+                  unit="|z|", detectable=significance.resolution([exact[L][0] for L in Ls], ses, z))
     return check, exact

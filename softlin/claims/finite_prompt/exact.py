@@ -192,17 +192,6 @@ def _mc(sigma, s2, tau, point, n, rng, generator="correct"):
     return e["risk"]["m"], e["excess_over_limit"]["m"]
 
 
-def _detectable(prediction, se, z_c: float) -> float | None:
-    """base.Check.detectable of the z-tests over the points: significance.detectable_relative over the
-    points with a finite prediction and standard error; None when none has one."""
-    P, s = np.asarray(prediction, float), np.asarray(se, float)
-    keep = np.isfinite(P) & np.isfinite(s) & (s >= 0)
-    if not keep.any():
-        return None
-    eps = sig.detectable_relative(P[keep], s[keep], z_c)
-    return eps if math.isfinite(eps) else None
-
-
 def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optimum: bool = True
         ) -> tuple[list[Check], dict]:
     """`first_order(mu, omega)` is the scenario's C1 (one head, sigma = I) or None; `optimum=False`
@@ -276,11 +265,11 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
                         max(tot_z) <= z, max(tot_z), z, f"largest |MC - exact| / se over {len(points)} points, "
                         f"{n} fresh prompts each; two-sided, Bonferroni over {2 * len(points)} tests (both Monte Carlo checks) at "
                         f"family-wise false alarm {check_false_alarm():g}", id="exact/montecarlo-risk",
-                        unit="|z|", detectable=_detectable([e.value for e in exact], tot_se, z)))
+                        unit="|z|", detectable=sig.resolution([e.value for e in exact], tot_se, z)))
     checks.append(Check("Monte Carlo excess over the infinite-prompt loss equals R_L - R_inf at every point", "montecarlo",
                         max(ex_z) <= z, max(ex_z), z, "largest |MC - exact| / se; the excess is sampled with the "
                         "infinite-prompt loss as an exact control variate (same prompts)", id="exact/montecarlo-excess",
-                        unit="|z|", detectable=_detectable([e.value - ri for e, ri in zip(exact, r_inf)], ex_se, z)))
+                        unit="|z|", detectable=sig.resolution([e.value - ri for e, ri in zip(exact, r_inf)], ex_se, z)))
     if plan is not None:
         i = plan["point"]
         zc = abs(mc_ex[i][0] - (alt[i] - r_inf[i])) / mc_ex[i][1]

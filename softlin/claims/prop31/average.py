@@ -22,22 +22,6 @@ from .common import remainder_exponent, DIGITS, REGIMES, TABLE_RELATIVE_ERROR, z
 from ..progress import progress, sweep
 
 
-def resolution(prediction, se, z_c: float, allowance=0.0) -> float | None:
-    """A statistical check's `detectable` (significance.detectable_relative): the smallest relative slip of
-    `prediction` that the z-test (standard error `se`, critical value `z_c`) detects with power 0.999, the
-    smallest over the points tested together. `allowance` (absolute, per point) is what the statistic
-    subtracts from |estimate - prediction| before dividing by se: a slip must exceed it too, so it adds
-    allowance / |prediction|. Points whose prediction, se or allowance is not finite detect nothing and
-    are left out; None when no point is left (an undecided or vacuous check)."""
-    P, s, a = np.broadcast_arrays(np.asarray(prediction, dtype=float), np.asarray(se, dtype=float),
-                                  np.asarray(allowance, dtype=float))
-    ok = np.isfinite(P) & np.isfinite(s) & np.isfinite(a) & (s >= 0)
-    if not np.any(ok) or not math.isfinite(z_c):
-        return None
-    z_target = significance.z_quantile(0.999)
-    return significance.detectable_relative(P[ok], s[ok] + a[ok] / (z_c + z_target), z_c)
-
-
 def exact_coefficient(Gamma, U, V, Sigma_q) -> float:
     """The query-averaged first-order coefficient (closed form, exact rationals, 40 digits);
     math.inf when lambda >= 1/2 (the Gaussian integral diverges)."""
@@ -92,7 +76,7 @@ def per_L_check(label, av, alpha, key: str) -> Check:
                  "error); exact = quadrature in the prompt averaged over importance-weighted query draws (proposal "
                  f"N(0, {av['scale']:.3g} Sigma_q)); per-L |z|: " + ", ".join(f"{z:.2f}" for z in zs)
                  + f"; two-sided at false-alarm {alpha:.2g} each (Bonferroni)", id=f"{key}/montecarlo-vs-exact", unit="|z|",
-                 detectable=resolution(av["exact"], np.hypot(av["mc_se"], av["exact_se"]), zc,
+                 detectable=significance.resolution(av["exact"], np.hypot(av["mc_se"], av["exact_se"]), zc,
                                        TABLE_RELATIVE_ERROR * np.abs(av["exact"])))
 
 
@@ -107,7 +91,7 @@ def slope_check(label, av, kappa, key: str) -> Check:
                  f"(chi2 {fit.chi2:.2f} on {fit.dof} dof), exact over the same L {av['predicted_slope']:.4f} "
                  f"+- {av['predicted_slope_se']:.4f}, asymptotic kappa {kappa:.4f}; |z| = {abs(z):.2f} <= {zc:.2f} "
                  f"(two-sided, false-alarm {check_false_alarm():g} over the {1 + len(REGIMES)} fits)", id=f"{key}/slope", unit="slope",
-                 detectable=resolution(av["predicted_slope"], se, zc))
+                 detectable=significance.resolution(av["predicted_slope"], se, zc))
 
 
 def first_order_estimate(av, Ls, lam: float) -> tuple[float, float, float]:
@@ -154,7 +138,7 @@ def first_order_mc_check(av, coef, Ls, lam) -> Check:
                  f"pooled with inverse-variance weights; closed form {coef:.6g}; allowance {allowance:.3g} for the "
                  f"tail beyond L'' (the remainder decays as L^-rho, rho = {rho:.3g} for lambda = {lam:.3g}); "
                  f"z = {z:.2f}, two-sided at false-alarm {check_false_alarm():g}", id="average/first-order-montecarlo", unit="coefficient",
-                 detectable=resolution(coef, se, zc, allowance))
+                 detectable=significance.resolution(coef, se, zc, allowance))
 
 
 def coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "", key: str = "average") -> Check:
@@ -189,4 +173,4 @@ def coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "", 
                  z_crit(check_false_alarm()),
                  f"closed form {coef:.10g}, average {est:.6g} +- {se:.3g} over {vals.size} draws from "
                  f"N(0, {ghscale:.4g} Sigma_q); two-sided z at false-alarm {check_false_alarm():g}", id=f"{key}/coefficient-montecarlo", unit="|z|",
-                 detectable=resolution(coef, se, z_crit(check_false_alarm())))
+                 detectable=significance.resolution(coef, se, z_crit(check_false_alarm())))

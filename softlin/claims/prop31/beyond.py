@@ -10,11 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...numerics import first_order, fits, kernels, limits, montecarlo, query_average
+from ...numerics import first_order, fits, kernels, limits, montecarlo, query_average, significance
 from ...numerics.fits import linear_fit
 from ...numerics.laws import MixtureLaw, RademacherLaw, UniformLaw, psd_root
 from ..base import check_false_alarm, Check
-from .average import resolution
 from .common import remainder_exponent, z_crit
 from ..progress import sweep
 
@@ -111,6 +110,6 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
                             f"weighted fit L x MSE = C + C'/L over the tested L: C = {C:.5g} +- {C_se:.3g} (chi2 {chi2:.2f} "
                             f"on {len(budget.Ls) - 2} dof; the O(1/L^2) term is neglected); first order {coef:.6g} "
                             f"({how}); z = {zi:.2f}, two-sided at false-alarm {check_false_alarm():g} (Bonferroni over the laws)", id=f"beyond/{name}/first-order", unit="coefficient",
-                            detectable=resolution(coef, math.hypot(C_se, coef_se), zc)))
+                            detectable=significance.resolution(coef, math.hypot(C_se, coef_se), zc)))
         quantities[name].update(first_order_coefficient=coef, fitted_limit_of_L_times_mse=C, fitted_limit_stderr=C_se)
     return {"checks": checks, "quantities": quantities, "series": series}

@@ -14,7 +14,6 @@ from ...numerics.laws import GaussianLaw, psd_root
 from ..base import check_false_alarm, Check
 from ..progress import sweep
 from ..limit.battery import binomial_p_value, deviation_bound
-from .average import resolution
 from .common import subgaussian_sigma, z_crit
 
 
@@ -212,7 +211,7 @@ def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> dict:
                         abs(z) <= zc and exact > 0, mc.mean, exact,
                         f"Monte Carlo at L = 1: {mc.mean:.5g} +- {mc.stderr:.3g} against the exact {exact:.6g} (z = {z:.2f}, "
                         f"two-sided at false-alarm {check_false_alarm():g}); any c1 gives 0 at L = 1", id="erratum-1/witness", unit="risk",
-                        detectable=resolution(exact, mc.stderr, zc)))
+                        detectable=significance.resolution(exact, mc.stderr, zc)))
     erratum = {"id": 1, "text": "Proposition 3.1 (and 3.4) as displayed fail at L = 1: ln(1) = 0 makes the right side 0",
                "witness": {"L": 1, "error_exact": exact, "error_monte_carlo": mc.mean, "error_stderr": mc.stderr,
                            "right_side": 0.0},

@@ -17,10 +17,9 @@ import numpy as np
 import sympy as sp
 
 from ...derivations import fluctuations
-from ...numerics import kernels, montecarlo, selfnormalised, selfnormalised_enclosure as enclosure
+from ...numerics import kernels, montecarlo, selfnormalised, selfnormalised_enclosure as enclosure, significance
 from ..base import check_false_alarm, Check
 from ..exact import rational_column, rational_matrix
-from .average import resolution
 from .common import DIGITS, z_crit
 from ..progress import sweep
 
@@ -206,13 +205,13 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
               worst_exact <= zc, worst_exact, zc,
               f"largest |z| over {len(Ls)} L x {n_entries} entries (bias -A_L(q) V Gamma a, E err err^T from "
               f"quadrature); {P} prompts per L; two-sided, false-alarm {check_false_alarm():g} in total (Bonferroni)", id="fixed/montecarlo-vs-exact", unit="|z|",
-              detectable=resolution(*(np.concatenate(x) for x in res_exact), zc)),
+              detectable=significance.resolution(*(np.concatenate(x) for x in res_exact), zc)),
         Check("fixed query: E[T[mu_L] - T] = -E[sum_i p_i^2] V Gamma a at every L (Gaussian integration by parts)",
               "montecarlo", worst_stein <= z_crit(check_false_alarm() / (len(Ls) * k)), worst_stein,
               z_crit(check_false_alarm() / (len(Ls) * k)),
               f"paired per-prompt z-test of err + (sum_i p_i^2) V Gamma a, {P} prompts; no quadrature involved; "
               f"two-sided, false-alarm {check_false_alarm():g} (Bonferroni over L and coordinates)", id="fixed/bias-stein", unit="|z|",
-              detectable=resolution(*(np.concatenate(x) for x in res_stein), z_crit(check_false_alarm() / (len(Ls) * k)))),
+              detectable=significance.resolution(*(np.concatenate(x) for x in res_stein), z_crit(check_false_alarm() / (len(Ls) * k)))),
         Check("fixed query: L (E T[mu_L] - T) -> b1 and L Cov T[mu_L] -> C1 (Monte Carlo)", "montecarlo",
               worst_first <= zc, worst_first, zc,
               "largest |L x estimate - first order - R(L)| / (L x standard error), R(L) = L x exact(L) - L' x exact(L') "
@@ -220,7 +219,7 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
               "the O(1/L') tail of L' x exact(L') is allowed for); "
               f"two-sided, false-alarm {check_false_alarm():g} in total; per L (L, z_bias, z_cov): "
               + ", ".join(f"({L}, {b:.2f}, {c:.2f})" for L, b, c in first_details), id="fixed/first-order-montecarlo", unit="|z|",
-              detectable=resolution(*(np.concatenate(x) for x in res_first[:2]), zc,
+              detectable=significance.resolution(*(np.concatenate(x) for x in res_first[:2]), zc,
                                     allowance=np.concatenate(res_first[2]))),
     ]
     n = budget.enclosed

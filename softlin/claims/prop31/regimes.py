@@ -12,11 +12,11 @@ import math
 
 import numpy as np
 
-from ...numerics import limits, query_average, selfnormalised
+from ...numerics import limits, query_average, selfnormalised, significance
 from ...numerics.fits import linear_fit
 from ...numerics.laws import GaussianLaw
 from ..base import check_false_alarm, Check, unjudged
-from .average import query_averaged, per_L_check, resolution, slope_check, exact_coefficient
+from .average import query_averaged, per_L_check, slope_check, exact_coefficient
 from .common import naive_exponent, sharp_exponent, REGIMES, regime_setting, subgaussian_sigma, z_crit
 from .power import REQUIRED_POWER, slope_control_power
 from ..progress import sweep
@@ -133,7 +133,7 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
                                 f"growth of L x MSE from L = {Ls[0]} to {Ls[-1]}: Monte Carlo {g_mc:.4g}, exact {g_ex:.4g} "
                                 f"(z = {zg:.2f}, two-sided at false-alarm {check_false_alarm():g}); the exact growth is "
                                 f"(ln L)^p with p = {asym['log_power']:.2f} > 0", id="regime/at/growth", unit="coefficient",
-                                detectable=resolution(g_ex, sg, zc2)))
+                                detectable=significance.resolution(g_ex, sg, zc2)))
         sigma = subgaussian_sigma(Gamma)
         first = None if lam >= 0.5 else exact_coefficient(Gamma, U, V, Sq)
         out[name] = {"checks": checks, "lambda": lam, "power": power,

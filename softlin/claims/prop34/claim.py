@@ -31,7 +31,7 @@ import numpy as np
 import sympy as sp
 
 from ...derivations import catalogue, gradient_fluctuations as gf
-from ...numerics import kernels, query_average
+from ...numerics import kernels, query_average, significance
 from ...numerics.validate import positive_definite
 from ...numerics.laws import GaussianLaw, psd_root
 from .. import formulas as shown
@@ -143,7 +143,7 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_
                             "montecarlo", zval <= z_crit, float(vals.mean()), coef,
                             f"{n_q} queries from N(0, {scale:.4g} Sigma_q), importance-weighted, each with its exact "
                             f"per-query coefficient; |z| = {zval:.3g} <= {z_crit:.3g}", id=f"average/grad-{key.lower()}-montecarlo", unit="coefficient",
-                            detectable=ex.resolution(coef, se, z_crit)))
+                            detectable=significance.resolution(coef, se, z_crit)))
     return checks
 
 

@@ -22,7 +22,8 @@ from numpy.polynomial.hermite_e import hermegauss
 from ...numerics import fits, gradients, kernels, limits, query_average
 from ...numerics.fits import linear_fit
 from ...numerics import selfnormalised_gradients as sg
-from ...numerics.significance import detectable_relative, t_critical, z_critical, z_quantile
+from ...numerics import significance
+from ...numerics.significance import t_critical, z_critical
 from ..base import check_false_alarm, Check
 from ..prop31.common import naive_exponent
 from ..progress import progress
@@ -35,21 +36,6 @@ EXPONENT_TOL = 0.025
 
 def z_crit(alpha: float, two_sided: bool = True) -> float:
     return z_critical(alpha, 1, 2 if two_sided else 1)
-
-
-def resolution(prediction, se, z_c: float, allowance=0.0) -> float | None:
-    """A statistical check's `detectable` (significance.detectable_relative): the smallest relative slip of
-    `prediction` that the test (standard error `se`, critical value `z_c`) detects with power 0.999, the
-    smallest over the points tested together. `allowance` (absolute, per point) is what the statistic
-    subtracts from |estimate - prediction| before dividing by se: a slip must exceed it too, so it adds
-    allowance / |prediction|. Points whose prediction, se or allowance is not finite detect nothing and
-    are left out; None when no point is left."""
-    P, s, a = np.broadcast_arrays(np.asarray(prediction, dtype=float), np.asarray(se, dtype=float),
-                                  np.asarray(allowance, dtype=float))
-    ok = np.isfinite(P) & np.isfinite(s) & np.isfinite(a) & (s >= 0)
-    if not np.any(ok) or not math.isfinite(z_c):
-        return None
-    return detectable_relative(P[ok], s[ok] + a[ok] / (z_c + z_quantile(0.999)), z_c)
 
 
 ANCHOR_ASYMPTOTIC = 1e-2       # the large-L anchor is judged when e^{2q} <= this x its smallest L (1e5)
@@ -144,7 +130,7 @@ def fixed_query_montecarlo(law, rng, Gamma, U, V, z, Ls, prompts, errors_fn, n_t
                             max(map(abs, zz)) <= zc, max(map(abs, zz)), zc,
                             f"{prompts} prompts per L; per-L z: " + ", ".join(f"{v:.2f}" for v in zz)
                             + f"; two-sided, false-alarm {check_false_alarm():g} over the claim's {n_tests} z-tests (Bonferroni)", id=f"fixed/grad-{key.lower()}-montecarlo", unit="|z|",
-                            detectable=resolution(series[key + "_exact"], series[key + "_se"], zc)))
+                            detectable=significance.resolution(series[key + "_exact"], series[key + "_se"], zc)))
     return checks, series
 
 
@@ -211,7 +197,7 @@ def averaged_checks(label, av, alpha_per_L, alpha_slope, prefix: str) -> list[Ch
                             f"z = (|MC - exact| - 1e-3 exact) / combined se (1e-3: table interpolation); proposal "
                             f"N(0, {av['scale']:.3g} Sigma_q); per-L z: " + ", ".join(f"{z:.2f}" for z in zs)
                             + f"; two-sided at false-alarm {alpha_per_L:.2g} each, Student t with {dof} dof", id=f"{prefix}/grad-{key.lower()}-montecarlo", unit="|z|",
-                            detectable=resolution(ex, np.hypot(se, exs), zc, TABLE_RELATIVE_ERROR * np.abs(ex))))
+                            detectable=significance.resolution(ex, np.hypot(se, exs), zc, TABLE_RELATIVE_ERROR * np.abs(ex))))
         fit, pred, pse = av[key + "_fit"], av[key + "_pred"], av[key + "_pred_se"]
         z = (fit.slope - pred) / math.hypot(fit.stderr, pse)
         zc = t_critical(alpha_slope, dof)
@@ -219,7 +205,7 @@ def averaged_checks(label, av, alpha_per_L, alpha_slope, prefix: str) -> list[Ch
                             "montecarlo", abs(z) <= zc, -fit.slope, -pred,
                             f"measured {-fit.slope:.4f} +- {fit.stderr:.4f} (chi2 {fit.chi2:.2f} on {fit.dof} dof), exact "
                             f"{-pred:.4f} +- {pse:.4f}; |t| = {abs(z):.2f} <= {zc:.2f} (Student t, {dof} dof)", id=f"{prefix}/grad-{key.lower()}-slope", unit="slope",
-                            detectable=resolution(pred, math.hypot(fit.stderr, pse), zc)))
+                            detectable=significance.resolution(pred, math.hypot(fit.stderr, pse), zc)))
     return checks
 
 
@@ -288,7 +274,7 @@ def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, di
                  f"Carlo grad_V at L = 1 {float(mV.mean()):.6g} (z = {zV:.2f} against the exact value)"
                  + ("" if ok is not None else "; both exact errors are 0 here: no witness on this scenario"),
                  tier="statistical", id="erratum-1/witness", unit="values",
-                 detectable=resolution(eV1, sd / math.sqrt(mV.size), zc)), witness
+                 detectable=significance.resolution(eV1, sd / math.sqrt(mV.size), zc)), witness
 
 
 def gradient_errors_fn(U, V, Gamma, weighted_matrix=None):

@@ -59,17 +59,6 @@ def g2_measure(E, points):
     return routes.g2_of(E, points)
 
 
-def _detectable(prediction, se, z_c: float) -> float | None:
-    """base.Check.detectable: significance.detectable_relative over the entries with a finite prediction and
-    standard error; None when none has one or no relative slip moves them (every prediction 0)."""
-    P, s = np.broadcast_arrays(np.asarray(prediction, float), np.asarray(se, float))
-    keep = np.isfinite(P) & np.isfinite(s) & (s >= 0)
-    if not keep.any():
-        return None
-    eps = significance.detectable_relative(P[keep], s[keep], z_c)
-    return eps if math.isfinite(eps) else None
-
-
 def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     s = icl_common.validate(scenario)
     Sigma, d = s["Sigma"], s["Sigma"].shape[0]
@@ -143,7 +132,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     checks.append(Check("exact finite-L gradient gap = Monte Carlo gap (fresh prompts) at the g2 argmax, every L",
                         "montecarlo", zmax <= z, zmax, z, f"{n} prompts per L; per-component z, quadrature allowance "
                         f"{QUAD_REL} relative; Bonferroni over {n_tests} tests, family-wise false alarm {check_false_alarm()}", id="gap/exact-vs-montecarlo",
-                        unit="|z|", detectable=_detectable(np.concatenate([np.ravel(g) for g, _ in tested]),
+                        unit="|z|", detectable=significance.resolution(np.concatenate([np.ravel(g) for g, _ in tested]),
                                                            np.concatenate([np.ravel(e) for _, e in tested]), z)))
     # 5. g2 decreases with L: Monte Carlo slope (ucb < 0) agrees with the exact slope.
     lx = np.log(np.array(Ls, float))
@@ -156,7 +145,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     agree = abs(slope_mc - slope_exact) <= z * slope_se + 0.02
     dec = slope_mc + z * slope_se < 0
     # resolution: a relative slip eps of the exact slope is detected beyond z se + the 0.02 allowance
-    slope_eps = _detectable(slope_exact, slope_se, z)
+    slope_eps = significance.resolution(slope_exact, slope_se, z)
     checks.append(Check("g2(L) decreases with L: Monte Carlo log-log slope < 0 and = the exact slope", "montecarlo",
                         True if (agree and dec) else (False if not agree or slope_mc - z * slope_se > 0 else None),
                         [slope_mc, slope_se], slope_exact,
