@@ -89,7 +89,7 @@ def test_errata_given_as_strings_and_dicts_reach_pages_index_and_readme(project)
     page = (project / "reports" / "synthetic-a.html").read_text()
     assert "<li>The display has no L &gt;= 2" in page
     # the witness is a table of named numbers, not a JSON dump
-    assert '<p class="witness">witness</p>' in page and "<tr><th>sigma_op</th><td class=\"num\">2</td></tr>" in page
+    assert '<p class="witness">witness</p>' in page and '<tr><th>sigma_op</th><td class="num"><span class="n">2</span></td></tr>' in page
     assert "&quot;sigma_op&quot;" not in page
     assert "<li>where: Appendix B" in page
     readme = (project / "README.md").read_text()
