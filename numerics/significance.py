@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from scipy import stats
 
 
@@ -69,7 +70,6 @@ def detectable_relative(prediction, se, z_c: float, target: float = 0.999) -> fl
     critical value z_c and standard error se detects with probability >= target: (z_c + z_target) se
     / |P|; with arrays (points tested together), the smallest over the points, which alone detects it.
     inf when every prediction is 0 (no relative slip moves it)."""
-    import numpy as np
     P, s = np.broadcast_arrays(np.abs(np.asarray(prediction, dtype=float)), np.asarray(se, dtype=float))
     if np.any(~np.isfinite(s)) or np.any(s < 0):
         raise ValueError(f"detectable_relative needs finite standard errors >= 0; got {s}")
@@ -84,7 +84,6 @@ def resolution(prediction, se, z_c: float, allowance=0.0) -> float | None:
     what the statistic subtracts from |estimate - prediction| before dividing by se: a slip must exceed
     it too, which adds allowance / |prediction|. None when no point is left (an undecided or vacuous
     check), z_c is not finite, or no relative slip moves the predictions (all 0)."""
-    import numpy as np
     P, s, a = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (prediction, se, allowance)))
     ok = np.isfinite(P) & np.isfinite(s) & np.isfinite(a) & (s >= 0)
     if not np.any(ok) or not math.isfinite(z_c):
@@ -99,7 +98,6 @@ def detectable_lowering(bound, truth, se, z_c: float, target: float = 0.999) -> 
     bound, that it detects with probability >= target, 1 - (truth - (z_c + z_target) se) / bound,
     the smallest over the points (in [0, 1]; 1 when no lowering short of zero is detected). This is
     the bound's slack: a bound 4x above the truth leaves every lowering below ~75% undetected."""
-    import numpy as np
     B, T, s = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (bound, truth, se)))
     ok = np.isfinite(B) & (B > 0) & np.isfinite(T) & np.isfinite(s)
     if not np.any(ok):

@@ -177,4 +177,4 @@ def regimes_png(cert: dict, png) -> bytes | None:
         ax.grid(True, which="both", alpha=0.3)
     handles, labels = axes[0].get_legend_handles_labels()
     legend_below(fig, handles, labels)
-    return png(fig, extra=True)
+    return png(fig)

@@ -25,7 +25,7 @@ def regimes_png(cert: dict) -> bytes | None:
     return claim_figures.regimes_png(cert, _png_tight)
 
 
-def _png_tight(fig, extra: bool = False) -> bytes:
+def _png_tight(fig) -> bytes:
     """As _png, cropped to everything drawn (the legends sit outside the axes)."""
     return _save_png(fig, tight=True)
 

@@ -92,7 +92,6 @@ def esc(value) -> str:
     return html.escape(str(value), quote=True)
 
 
-numbers = html_tables.numbers
 
 
 def units_legend(checks: list[dict]) -> list[str]:
@@ -250,8 +249,8 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
         body.append(f"<tr><td>{_check_id(cid, c)}{esc(c['name'])}<details><summary>detail</summary>"
                     f"{esc(text.check_detail(c))} (kind: {esc(c['kind'])})</details></td>"
                     f"<td>{esc(c['tier'])}</td>"
-                    f"<td class=\"num\">{numbers(text.fmt(c['value']))}</td>"
-                    f"<td class=\"num\">{numbers(text.fmt(c['bound']))}</td>"
+                    f"<td class=\"num\">{html_tables.numbers(text.fmt(c['value']))}</td>"
+                    f"<td class=\"num\">{html_tables.numbers(text.fmt(c['bound']))}</td>"
                     f"<td class=\"unit\" title=\"{esc(UNITS.get(unit, ''))}\">{esc(unit)}</td><td>{_result(c)}</td></tr>")
     body += ["</tbody>", "</table>"] + units_legend(cert["checks"])
     if cert.get("quantities"):

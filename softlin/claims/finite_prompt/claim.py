@@ -227,11 +227,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
                                f"{exact_section.SLOW_EXPANSION_MAX:g} C1: no power", value=z_exact, bound=z, detail=detail, id="c1/montecarlo",
                                unit="|z|"))
     else:
-        # resolution: a relative slip eps of C1 moves the statistic by (eps |C1| - systematic) / se, so the
-        # systematic allowance adds sys_err / |C1| to the z-test's detectable_relative
-        ok = math.isfinite(C_se) and C_se >= 0 and math.isfinite(sys_err) and C1 != 0 and math.isfinite(C1)
+        # resolution: a relative slip of C1 must clear the systematic allowance the statistic subtracts
         checks.append(Check(name, "montecarlo", z_exact <= z, z_exact, z, detail, id="c1/montecarlo", unit="|z|",
-                            detectable=sig.detectable_relative(C1, C_se, z) + sys_err / abs(C1) if ok else None))
+                            detectable=sig.resolution(C1, C_se, z, allowance=sys_err)))
     control = "control: the exp(d omega^2) heuristic coefficient is refuted by Monte Carlo"
     if dz["control_run"]:
         checks.append(Check(control, "control", True if z_heur > z else None, z_heur, z,

@@ -144,13 +144,13 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     slope_exact = float(linear_fit(X, np.log(g2s)).coef[1])
     agree = abs(slope_mc - slope_exact) <= z * slope_se + 0.02
     dec = slope_mc + z * slope_se < 0
-    # resolution: a relative slip eps of the exact slope is detected beyond z se + the 0.02 allowance
-    slope_eps = significance.resolution(slope_exact, slope_se, z)
+    # resolution: a relative slip of the exact slope must clear z se and the 0.02 allowance
+    slope_eps = significance.resolution(slope_exact, slope_se, z, allowance=0.02)
     checks.append(Check("g2(L) decreases with L: Monte Carlo log-log slope < 0 and = the exact slope", "montecarlo",
                         True if (agree and dec) else (False if not agree or slope_mc - z * slope_se > 0 else None),
                         [slope_mc, slope_se], slope_exact,
                         f"weighted fit over L = {Ls}; z = {z:.3g}; 0.02 allowance for the quadrature error", id="gap/g2-decreases",
-                        unit="slope", detectable=None if slope_eps is None else slope_eps + 0.02 / abs(slope_exact)))
+                        unit="slope", detectable=slope_eps))
     # 6. Control: mixture tokens do not transfer to the linear flow.
     Lc, arg = Ls[-1], mc[-1]
     th = np.vstack([fl["L"][Lc]["traj"], inf])[-1]
