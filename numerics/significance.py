@@ -17,6 +17,14 @@ log-log slope) judged at a stated false-alarm probability alpha, often shared by
 
 The exact binomial test of an exceedance probability (the high-probability bounds) has its critical
 count and its detectable exceedance probability here too.
+
+Planned power from a pilot (a negative control's power must be known before its data): a pilot of
+n_p iid blocks, drawn on its own stream, gives a standard error se_p; the true standard error of
+the run's mean over n blocks, sigma / sqrt(n), is then at most se_p sqrt(n_p / n) f with probability
+>= 1 - beta, f = sqrt((n_p - 1) / chi2_{n_p - 1}(beta)) the upper confidence factor of a normal sample's standard deviation (`pilot_se_bound`). A one-sided
+Student-t test with dof degrees of freedom that rejects when (estimate - claim) / se < -t_c, against a
+true standardised effect delta = (claim - truth) / se, has power P(T' < -t_c), T' noncentral t with
+noncentrality -delta (`t_power`).
 """
 
 from __future__ import annotations
@@ -104,6 +112,26 @@ def detectable_lowering(bound, truth, se, z_c: float, target: float = 0.999) -> 
         return 1.0
     eps = 1.0 - (T[ok] - (z_c + z_quantile(target)) * s[ok]) / B[ok]
     return float(np.clip(np.min(eps), 0.0, 1.0))
+
+
+def pilot_se_bound(pilot_se: float, pilot_blocks: int, blocks: int, beta: float = 1e-3) -> float:
+    """An upper bound, holding with probability >= 1 - beta, of the true standard error sigma / sqrt(blocks)
+    of a mean over `blocks` iid blocks, from the standard error `pilot_se` of `pilot_blocks` blocks of the same law (the
+    module docstring: the chi-square bound on a normal sample's standard deviation)."""
+    if pilot_blocks < 2 or blocks < 1 or not 0 < beta < 1:
+        raise ValueError(f"pilot_se_bound needs pilot_blocks >= 2, blocks >= 1, 0 < beta < 1; got "
+                         f"{pilot_blocks}, {blocks}, {beta}")
+    dof = pilot_blocks - 1
+    factor = math.sqrt(dof / float(stats.chi2.ppf(beta, dof)))
+    return pilot_se * math.sqrt(pilot_blocks / blocks) * factor
+
+
+def t_power(delta: float, t_c: float, dof: int) -> float:
+    """Power of the one-sided Student-t test rejecting below -t_c against a true standardised effect
+    delta >= 0 in the rejecting direction: P(T' < -t_c), T' noncentral t (dof, -delta)."""
+    if not math.isfinite(delta):
+        return 1.0 if delta > 0 else 0.0
+    return float(stats.nct.cdf(-t_c, dof, -delta))
 
 
 def draws_for_power(effect: float, variance: float, z_c: float, target: float, factor: float = 1.0) -> int:

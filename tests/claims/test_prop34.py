@@ -207,3 +207,29 @@ def test_an_output_constant_over_tokens_is_rejected_and_its_grad_U_error_is_exac
     mus = limits.gaussian_limit(law.mean, Gamma, U, np.eye(2), queries)
     eV, eU = ex.gradient_errors_fn(U, V, Gamma)(law, claim_rng(0, "test"), 50, 8, queries, mus)
     assert np.max(eU) < 1e-25 and np.min(eV) > 1e-6, (np.max(eU), np.min(eV))
+
+
+def _fit_av(blocks: int, stderr: float, measured_rate: float, exact_rate: float) -> dict:
+    """An `averaged` result as the 1/L control reads it (both gradients alike)."""
+    from softlin.numerics.fits import LogLogFit
+
+    fit = LogLogFit(measured_rate, stderr, 0.0, 1.0, 3)
+    return {"blocks": blocks, "L": [16, 64, 256, 1024],
+            **{f"{k}_fit": fit for k in ("V", "U")}, **{f"{k}_pred": exact_rate for k in ("V", "U")},
+            **{f"{k}_pred_se": 1e-3 for k in ("V", "U")}}
+
+
+def test_the_one_over_L_control_is_judged_only_at_the_power_its_pilot_plans():
+    """The control's power comes from the pilot, never from the run: a noisy pilot leaves it not
+    judged even when the run would refute 1/L; a precise pilot judges it, and then a run that does
+    not refute 1/L (its rate near 1) fails the control."""
+    from softlin.claims.prop34 import exact as ex
+
+    run = _fit_av(48, 0.02, 0.55, 0.57)
+    noisy = ex.one_over_L_control(run, _fit_av(16, 0.2, 0.55, 0.57), 1.5, "regime/above")
+    assert noisy.judged is False and noisy.value < ex.REQUIRED_POWER
+    precise = ex.one_over_L_control(run, _fit_av(16, 0.03, 0.55, 0.57), 1.5, "regime/above")
+    assert precise.judged and precise.passed is True and precise.value >= ex.REQUIRED_POWER
+    blind = ex.one_over_L_control(_fit_av(48, 0.02, 0.98, 0.57), _fit_av(16, 0.03, 0.55, 0.57), 1.5,
+                                  "regime/above")
+    assert blind.judged and blind.passed is False

@@ -99,3 +99,29 @@ def test_the_detectable_lowering_of_a_bound_is_its_slack_seen_with_power_0999(tr
     assert power((1 - eps) * bound) >= 0.999 - 1e-9 or eps == 1.0
     assert eps == 1.0 or power((1 - 0.99 * eps) * bound) < 0.999
     assert eps >= 1 - 1 / slack - 1e-12
+
+
+def test_the_pilot_bound_covers_the_true_standard_error_at_its_confidence():
+    """Simulated: pilots of 8 normal blocks (sd 1); the true standard error of 48 blocks, 1 / sqrt(48),
+    exceeds the pilot's bound at beta = 0.05 in 5% of the pilots (binomial, 5.3 sigma), and a bound
+    without the chi-square factor (sqrt(n_p / n) alone) misses it far more often."""
+    rng = np.random.default_rng(20261204)
+    pilots, beta, true_se = 20_000, 0.05, 1 / math.sqrt(48)
+    pilot = rng.standard_normal((pilots, 8)).std(axis=1, ddof=1) / math.sqrt(8)
+    bound = np.array([sig.pilot_se_bound(s, 8, 48, beta) for s in pilot])
+    missed = float(np.mean(true_se > bound))
+    assert abs(missed - beta) <= 5.3 * math.sqrt(beta * (1 - beta) / pilots)
+    assert float(np.mean(true_se > pilot * math.sqrt(8 / 48))) > 0.3
+
+
+def test_t_power_is_the_size_at_zero_effect_and_a_simulated_rate_elsewhere():
+    t_c = sig.t_critical(1e-2, 11, sided=1)
+    assert sig.t_power(0.0, t_c, 11) == pytest.approx(1e-2, rel=1e-9)
+    rng = np.random.default_rng(7)
+    blocks, delta, n = 12, 3.0, 100_000
+    x = rng.standard_normal((n, blocks)) - delta            # true mean -delta se below the claim 0
+    t = x.mean(axis=1) / (x.std(axis=1, ddof=1) / math.sqrt(blocks))
+    # the effect in units of the mean's true standard error, 1 / sqrt(blocks)
+    p = sig.t_power(delta * math.sqrt(blocks), t_c, blocks - 1)
+    rejected = float(np.mean(t < -t_c))
+    assert abs(rejected - p) <= 5.3 * math.sqrt(p * (1 - p) / n)

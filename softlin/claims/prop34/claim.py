@@ -200,7 +200,11 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
         asym_checks, asym = ex.asymptotic_exponents(target, budget["ells"], k_target, label, f"regime/{name}")
         checks += asym_checks
         if target > 0.5:
-            checks.append(ex.one_over_L_control(av, target, f"regime/{name}"))
+            # the pilot draws from its own child stream: the seed's later draws stay as they were
+            pilot = ex.averaged(GaussianLaw(m, G), rng.spawn(1)[0], G, U, V, Sq, budget["Ls"],
+                                ex.pilot_budget(budget), ex.gradient_errors_fn(U, V, G, weighted_matrix),
+                                target, f"{name} (pilot)")
+            checks.append(ex.one_over_L_control(av, pilot, target, f"regime/{name}"))
         regimes[name] = {**_regime_entry(target, scale, k_target, av),
                          **dict(zip(("first_order_coefficient_V", "first_order_coefficient_U"),
                                     _first_order(G, U, V, Sq) if target < 0.5 else (None, None))),
@@ -325,7 +329,9 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     ls = float(sum(b["Ls"]))
     per_token = d * d                                       # weighted second moments
     fixed = b["prompts"] * ls * per_token
-    averaged = len(REGIMES) + 1 + 1                  # + 1: the query average at the scenario's own lambda
+    # + 1: the query average at the scenario's own lambda; the pilots of the 1/L controls (above 1/2)
+    pilots = sum(1 for lam in REGIMES.values() if lam > 0.5) * ex.pilot_budget(b)["blocks"] / b["blocks"]
+    averaged = len(REGIMES) + 1 + 1 + pilots
     averaged *= b["blocks"] * b["block_prompts"] * ls * b["queries"] * per_token
     memory = max(b["prompts"], b["block_prompts"] * b["queries"]) * (d * d + d + 2) * 8 * 4
     source = f"trials = {s['trials']}, L = {s['L']}" if profile == "standard" else f"the {profile} budget"

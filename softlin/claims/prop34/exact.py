@@ -24,7 +24,7 @@ from ...numerics.fits import linear_fit
 from ...numerics import selfnormalised_gradients as sg
 from ...numerics import significance
 from ...numerics.significance import t_critical, z_critical
-from ..base import check_false_alarm, Check
+from ..base import check_false_alarm, Check, unjudged
 from ..prop31.common import naive_exponent
 from ..progress import progress
 
@@ -237,16 +237,57 @@ def asymptotic_exponents(lam: float, ells, kappa: float, label: str, prefix: str
     return checks, out
 
 
-def one_over_L_control(av, lam, prefix: str) -> Check:
+# The pilot that plans the 1/L control's power: a third of the blocks, on the regime's own child
+# stream; the planned standard error holds with probability >= 1 - PLAN_BETA (significance).
+PILOT_FRACTION = 3
+PLAN_BETA = 1e-3
+REQUIRED_POWER = 0.999
+
+
+def pilot_budget(budget: dict) -> dict:
+    """The budget of the pilot that plans the 1/L control: 1/PILOT_FRACTION of the blocks and of the
+    exact side's draws."""
+    return {**budget, "blocks": max(8, budget["blocks"] // PILOT_FRACTION),
+            "rb_queries": max(512, budget["rb_queries"] // PILOT_FRACTION)}
+
+
+def one_over_L_power(pilot: dict, blocks: int, t_c: float) -> tuple[float, str]:
+    """Planned power of the 1/L control from a pilot run (`averaged` at `pilot_budget`): per gradient,
+    the truth's rate bounded above by the pilot's exact rate + z_{1 - beta} se (closer to the claimed
+    1), the run's slope standard error bounded above by significance.pilot_se_bound (beta over the
+    L values), and the power of the one-sided t-test at that effect; the control needs both refuted,
+    so its power is at least 1 - the sum of the misses (with probability >= 1 - 2 PLAN_BETA)."""
+    misses, parts = 0.0, []
+    beta = PLAN_BETA / len(pilot["L"])
+    z_beta = significance.z_quantile(1 - PLAN_BETA)
+    for key in ("V", "U"):
+        rate = pilot[key + "_pred"] + z_beta * pilot[key + "_pred_se"]
+        se = significance.pilot_se_bound(pilot[key + "_fit"].stderr, pilot["blocks"], blocks, beta)
+        p = significance.t_power((1.0 - rate) / se, t_c, blocks - 1)
+        misses += 1.0 - p
+        parts.append(f"grad_{key}: rate <= {rate:.3f}, se <= {se:.3g}, power {p:.6f}")
+    return max(0.0, 1.0 - misses), "; ".join(parts)
+
+
+def one_over_L_control(av, pilot, lam, prefix: str) -> Check:
     """Above the threshold a claimed 1/L rate must be refuted by the Monte Carlo fit (grad_V and grad_U);
-    the fit's standard errors come from the block means: Student t with blocks - 1 dof."""
+    the fit's standard errors come from the block means: Student t with blocks - 1 dof. Judged only when
+    its power, planned from the pilot before the run's data are used, reaches REQUIRED_POWER."""
     zc = t_critical(check_false_alarm(), av["blocks"] - 1, sided=1)
+    planned, plan = one_over_L_power(pilot, av["blocks"], zc)
     zs = {key: (av[key + "_fit"].slope - 1.0) / av[key + "_fit"].stderr for key in ("V", "U")}
     refuted = all(z < -zc for z in zs.values())
-    return Check(f"negative control (lambda = {lam:.3g}): a claimed 1/L rate for both gradients is refuted by Monte Carlo",
-                 "control", refuted, max(zs.values()), -zc,
-                 "z = (measured rate - 1) / se: " + ", ".join(f"grad_{k} {v:.1f}" for k, v in zs.items())
-                 + f"; one-sided at false-alarm {check_false_alarm():g} each (Student t, {av['blocks'] - 1} dof)", tier="statistical", id=f"{prefix}/control-one-over-l", unit="z")
+    name = f"negative control (lambda = {lam:.3g}): a claimed 1/L rate for both gradients is refuted by Monte Carlo"
+    detail = ("z = (measured rate - 1) / se: " + ", ".join(f"grad_{k} {v:.1f}" for k, v in zs.items())
+              + f"; one-sided at false-alarm {check_false_alarm():g} each (Student t, {av['blocks'] - 1} dof, "
+              f"critical {-zc:.3g}); power planned from a pilot of {pilot['blocks']} blocks on its own "
+              f"stream: {plan}")
+    if planned < REQUIRED_POWER:
+        return unjudged(name, "control", f"planned power {planned:.6f} below {REQUIRED_POWER}",
+                        tier="statistical", value=planned, bound=REQUIRED_POWER, detail=detail,
+                        id=f"{prefix}/control-one-over-l", unit="power")
+    return Check(name, "control", refuted, planned, REQUIRED_POWER, detail, tier="statistical",
+                 id=f"{prefix}/control-one-over-l", unit="power")
 
 
 def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, dict]:
