@@ -150,3 +150,35 @@ def test_a_lipschitz_constant_beyond_the_flows_grid_is_handled():
     cert = thm43.run(scenario, "quick", claim_rng(0, "thm-4.3"))
     majorant = check(cert, "gronwall/majorant")
     assert majorant["passed"] is True and cert["status"] == "verified"
+
+
+def test_the_mixture_controls_planned_power_never_promises_what_the_run_misses():
+    """Simulated pipeline with Gaussian prompt means (k = 5 components, per-prompt sd 1): a pilot plans
+    the power, then the run refutes when its distance exceeds z ||se|| + allowance. At an effect the
+    run detects about half the time, no pilot plans the required power and the mean plan stays below
+    the refutation rate; at a clear effect every pilot plans it; with no effect the plan is 0."""
+    from softlin.claims.thm43 import control
+
+    rng = np.random.default_rng(20261204)
+    k, n_pilot, n, z, allowance = 5, 400, 1600, 5.0, 0.01
+    exact = np.zeros(k)
+
+    def simulate(per_component: float, trials: int):
+        planned, refuted = [], []
+        for _ in range(trials):
+            pilot = per_component + rng.standard_normal((n_pilot, k))
+            power, _ = control.planned_power(pilot.mean(0), pilot.std(0, ddof=1) / np.sqrt(n_pilot), exact,
+                                             n_pilot, n, z, allowance)
+            run = per_component + rng.standard_normal((n, k))
+            dist = np.linalg.norm(run.mean(0) - exact)
+            planned.append(power)
+            refuted.append(dist > z * np.linalg.norm(run.std(0, ddof=1) / np.sqrt(n)) + allowance)
+        return np.array(planned), np.array(refuted)
+
+    planned, refuted = simulate(0.13, 300)          # distance 0.29, the run's threshold ~0.29
+    assert 0.2 < refuted.mean() < 0.8
+    assert planned.max() < control.REQUIRED_POWER and planned.mean() <= refuted.mean()
+    planned, _ = simulate(0.6, 50)                  # distance 1.34
+    assert planned.min() >= control.REQUIRED_POWER
+    planned, _ = simulate(0.0, 20)
+    assert planned.max() == 0.0
