@@ -299,3 +299,19 @@ def test_the_first_order_limit_check_is_undecided_beyond_its_asymptotic_reach():
     z = np.asarray(s["query"], float)
     assert check(s["cov"], s["U"], s["V"], z).passed is True
     assert check(s["cov"], s["U"], s["V"], z, 1 + 1e-6).passed is False
+
+
+def test_the_enclosed_expectation_bound_is_proved_only_when_the_whole_ball_is_below_it():
+    """The ball's upper end decides: a bound between the ball's ends fails, and so does a bound lowered
+    by 80% at L = 4096, where it is 4.0x the exact value (its slack: a constant quartered, 75%, would
+    still hold there); an L = 1 point or one without a ball is not judged."""
+    from softlin.claims.prop31.bounds import expectation_bound_enclosed
+
+    q = {"fixed_query_enclosed_L": [1, 64, 4096], "fixed_query_exact_mse_enclosure": [[9.0, 9.1], [0.05254021, 0.05254022],
+                                                                                       [8.383e-4, 8.384e-4]]}
+    held = expectation_bound_enclosed([1, 64, 4096], [1.0, 0.903, 3.3547e-3], q)
+    assert held.passed is True and held.value == pytest.approx(8.384e-4 / 3.3547e-3)
+    assert expectation_bound_enclosed([64], [0.052540215], q).passed is False       # inside the ball
+    assert expectation_bound_enclosed([4096], [3.3547e-3 * 0.2], q).passed is False
+    assert expectation_bound_enclosed([4096], [3.3547e-3 * 0.26], q).passed is True
+    assert expectation_bound_enclosed([1, 16], [1.0, 1.0], q).judged is False

@@ -11,7 +11,7 @@ import numpy as np
 from ...numerics import kernels, limits, montecarlo, query_average, selfnormalised, significance
 from ...numerics.significance import binomial_detectable
 from ...numerics.laws import GaussianLaw, psd_root
-from ..base import check_false_alarm, Check
+from ..base import check_false_alarm, Check, unjudged
 from ..progress import sweep
 from ..limit.battery import binomial_p_value, deviation_bound
 from .common import subgaussian_sigma, z_crit
@@ -21,6 +21,29 @@ def expectation_bound(L: int, trace_plus: np.ndarray, q: np.ndarray) -> np.ndarr
     """eps_L^2(z) of derivations/fluctuations_bound.py (L >= 2), from the emitted factor."""
     with np.errstate(over="ignore"):
         return trace_plus * kernels.expectation_bound_factor(L, q)
+
+
+# The bound eps_L^2(z) is evaluated by the emitted kernels in floats (a few roundings of 1e-16 each):
+# the ball must clear it by this relative margin for the comparison to be a proof.
+BOUND_FLOAT_MARGIN = 1e-12
+
+
+def expectation_bound_enclosed(Ls, bounds, fixed_quantities: dict) -> Check:
+    """"The in-expectation bound holds at L", proved where the exact E|err|^2 is enclosed: the upper end
+    of its Arb ball (fixed.enclosure_check, rounded outward) lies below eps_L^2(z) (1 - BOUND_FLOAT_MARGIN).
+    The value is the largest ball-top / bound over those L: one minus it is the slack, the largest
+    relative lowering of the bound (a constant slipped) that this proof would still pass."""
+    balls = dict(zip(fixed_quantities["fixed_query_enclosed_L"], fixed_quantities["fixed_query_exact_mse_enclosure"]))
+    rows = [(L, balls[L][1], b) for L, b in zip(Ls, bounds) if L in balls and L >= 2 and math.isfinite(b)]
+    name = "fixed query: E|T[mu_L](z) - T[mu](z)|^2 <= eps_L^2(z) proved at every enclosed L (Arb ball below the bound)"
+    if not rows:
+        return unjudged(name, "quadrature", "no enclosed L >= 2 with a finite bound", tier="enclosure",
+                        id="fixed/expectation-bound-enclosed", unit="ratio")
+    ratio = max(top / b for _, top, b in rows)
+    return Check(name, "quadrature", ratio <= 1 - BOUND_FLOAT_MARGIN, ratio, 1 - BOUND_FLOAT_MARGIN,
+                 "upper end of the enclosure / bound per L: " + ", ".join(f"L = {L}: {top / b:.4g}" for L, top, b in rows)
+                 + f"; the bound from the emitted kernels in floats, cleared by {BOUND_FLOAT_MARGIN:g} relative",
+                 tier="enclosure", id="fixed/expectation-bound-enclosed", unit="ratio")
 
 
 def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> dict:
@@ -92,6 +115,7 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
                         "bound / exact per L: " + ", ".join(f"{b / e:.3g}" for b, e in zip(eb, fixed["exact"])), id="fixed/expectation-bound", unit="z",
                         # a slip in a bound lowers it: the lowering detected is the bound's slack
                         detectable=significance.detectable_lowering(eb, fixed["exact"], fixed["mse_se"], zc)))
+    checks.append(expectation_bound_enclosed(Ls, eb, fixed["quantities"]))
     quantities = {"tightness_ratio": finite_ratios[-1] if finite_ratios else None,
                   "high_probability_L": all_Ls, "high_probability_detectable": detectable,
                   "tightness_ratio_by_L": ratios, "high_probability_bound": bounds_hp,
