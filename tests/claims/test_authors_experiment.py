@@ -377,3 +377,20 @@ def test_the_headline_r_star_inf_is_judged_on_both_sides(factor):
     assert right.passed is True and abs(gap) < 0.1 * authors_checks.LIMIT_RELATIVE * null
     wrong, _, _ = authors_checks.limit_check(model, factor * float(R_star))
     assert wrong.passed is False and wrong.tier == "numerical"
+
+
+def test_the_correct_data_control_is_judged_at_the_power_its_pilot_plans():
+    """The plan reads only the pilot's standard errors and the two exact risks: a pilot too noisy for the
+    gap leaves the control not judged whatever the run found; a precise pilot judges it, and a run that
+    then does not refute the correct-data risk fails the control."""
+    exact_a, wrong = {10: 0.50, 100: 0.40}, {10: 0.52, 100: 0.41}
+    z_L = 5.3
+    precise = {"se": {10: 1e-3 * math.sqrt(8), 100: 1e-3 * math.sqrt(8)}, "prompts": 5000, "test": 40000}
+    noisy = {**precise, "se": {10: 0.01, 100: 0.01}}
+    found = {10: 19.8, 100: 9.7}                 # |MC - wrong| / se of a run that refutes
+    c = authors_checks.correct_data_control(found, z_L, exact_a, wrong, noisy)
+    assert c.judged is False and c.value < authors_checks.REQUIRED_POWER
+    c = authors_checks.correct_data_control(found, z_L, exact_a, wrong, precise)
+    assert c.judged and c.passed is True and c.value >= authors_checks.REQUIRED_POWER
+    c = authors_checks.correct_data_control({10: 1.2, 100: 0.3}, z_L, exact_a, wrong, precise)
+    assert c.judged and c.passed is False

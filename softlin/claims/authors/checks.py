@@ -17,7 +17,7 @@ from ...numerics.significance import z_critical
 from . import power as pw
 from .exact import OMEGA_MAX, ratio_detectable
 from .training import BATCH, LR
-from ..base import check_false_alarm, Check
+from ..base import check_false_alarm, Check, unjudged
 
 ANCHOR_LS = (1, 2)             # exact-anchor prompt lengths of the linear risk
 ANCHOR_DRAWS = 40_000          # fresh prompts per anchor L (a few ms each at L <= 2)
@@ -190,9 +190,43 @@ def limit_check(model, R_star: float) -> tuple[Check, float, float]:
                   f"s2 = {null:.6g}; two-sided", id="softmax/r-star-limit", unit="relative error"), limit_gap, null)
 
 
-def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt):
+# The correct-data control's plan: its standard errors bounded from the pilot with probability
+# >= 1 - PLAN_BETA (significance.pilot_se_bound), judged from power REQUIRED_POWER.
+PLAN_BETA = 1e-3
+REQUIRED_POWER = 0.999
+PILOT_FRACTION = 8
+
+
+def correct_data_control(z_w: dict, z_L: float, exact_a: dict, wrong: dict, pilot: dict) -> Check:
+    """The authors' trained linear model, tested on the authors' data, must refute the exact risk under
+    the correct covariances (the wrong formula for that data): refuted when some L has
+    |MC - wrong| / se > z_L. Its power, planned from the pilot: per L the effect |exact_a - wrong|
+    (both exact) over the pilot's bound on the run's se, and the control refutes when any L does, so
+    the power is at least the largest per-L power."""
+    Ls = list(z_w)
+    per_L = {}
+    for L in Ls:
+        se = significance.pilot_se_bound(pilot["se"][L], pilot["prompts"], pilot["test"], PLAN_BETA / len(Ls))
+        per_L[L] = significance.power(exact_a[L] - wrong[L], se, z_L)
+    best = max(Ls, key=lambda L: per_L[L])
+    planned = per_L[best]
+    refuted = max(z_w.values()) > z_L
+    name = "control: on the authors' data the correct-data exact linear risk is refuted"
+    detail = (f"largest z over L = {max(z_w.values()):.3g} against {z_L:.3g}; power planned from a pilot of "
+              f"{pilot['prompts']} prompts per L on its own streams: {planned:.6f} (at L = {best}, exact risks "
+              f"{exact_a[best]:.5g} on the authors' covariances against {wrong[best]:.5g})")
+    if planned < REQUIRED_POWER:
+        return unjudged(name, "control", f"planned power {planned:.6f} below {REQUIRED_POWER}", tier="statistical",
+                        value=planned, bound=REQUIRED_POWER, detail=detail, id="control/correct-data-risk",
+                        unit="power")
+    return Check(name, "control", refuted, planned, REQUIRED_POWER, detail, tier="statistical",
+                 id="control/correct-data-risk", unit="power")
+
+
+def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot: dict):
     """The authors' generator (erratum 5): its linear risk is the exact risk under the covariances it
-    produces; two controls. Returns (checks, dict of the generator's numbers)."""
+    produces; two controls. `pilot` = {"se": {L: se}, "prompts": n, "test": n_test}: the pilot's
+    standard errors of the linear risk (training.pilot_linear_se). Returns (checks, the numbers)."""
     z_L = _z(check_false_alarm(), len(Ls))
     checks = []
     Sp_a, Sq_a = Au["covariances"]
@@ -208,11 +242,7 @@ def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt):
                         unit="|z|", detectable=significance.resolution([exact_a[L] for L in Ls], [risk_a["linear"][L][1] for L in Ls], z_L)))
     wrong = {L: float(lin_risk(Sp, Sq, *params_a["linear"][L], s2, tau, L)) for L in Ls}
     z_w = {L: abs(risk_a["linear"][L][0] - wrong[L]) / risk_a["linear"][L][1] for L in Ls}
-    refuted = max(z_w.values()) > z_L
-    checks.append(Check("control: on the authors' data the correct-data exact linear risk is refuted", "control",
-                        True if refuted else None, "refuted" if refuted else "not refuted", "refuted",
-                        f"largest z over L = {max(z_w.values()):.3g} against {z_L:.3g}; undecided when not detected", tier="statistical", id="control/correct-data-risk",
-                        unit="verdict"))
+    checks.append(correct_data_control(z_w, z_L, exact_a, wrong, pilot))
     delta = {m: {L: [risk_a[m][L][0] - risk[m][L][0], math.hypot(risk_a[m][L][1], risk[m][L][1])] for L in Ls}
              for m in ("softmax", "linear")}
     z_delta = min(abs(v[0]) / v[1] for m in delta for v in delta[m].values())

@@ -62,7 +62,7 @@ from . import checks as authors_checks
 from . import exact as authors_exact
 from . import flow as authors_flow
 from .. import scenario as scen
-from .training import BATCH, INIT, LR, PLAN, cached_experiment
+from .training import BATCH, INIT, LR, PLAN, cached_experiment, pilot_linear_se
 from ...certio import precision_entry
 from .. import budgets
 from ..base import Claim, certificate, check_false_alarm, check_path
@@ -177,7 +177,11 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
     else:
         curves, long_sgd = {"L": [], "softmax": [], "linear": []}, {}
     Au = ex["authors"]
-    gen_checks, a = authors_checks.generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt)
+    n_pilot = max(2, plan["test"] // authors_checks.PILOT_FRACTION)
+    pilot = {"se": pilot_linear_se(s["Sigma"], s2, Ls, {L: Au["per_L"][L]["params"]["linear"] for L in Ls},
+                                   n_pilot, s["seed"]),
+             "prompts": n_pilot, "test": plan["test"]}
+    gen_checks, a = authors_checks.generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot)
     checks += gen_checks
     Sp_a, Sq_a, p_star_a, R_star_a = a["Sp"], a["Sq"], a["p_star"], a["R_star"]
     risk_a, params_a, exact_a, delta = a["risk"], a["params"], a["exact"], a["delta"]
@@ -296,7 +300,9 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     from ...numerics import authors_sgd
     from .training import BATCH, PLAN
     plan, Ls = PLAN[profile], s["Ls"]
-    per_L = len(authors_sgd.GENERATORS) * (2 * plan["steps"] * BATCH + plan["fit"] + 3 * plan["test"])
+    # + the pilot of the correct-data control: one model on test / PILOT_FRACTION prompts
+    per_L = (len(authors_sgd.GENERATORS) * (2 * plan["steps"] * BATCH + plan["fit"] + 3 * plan["test"])
+             + plan["test"] / authors_checks.PILOT_FRACTION)
     tokens = per_L * float(sum(Ls))
     return budgets.Estimate("authors-experiment", tokens * AUTHORS_UNITS_PER_TOKEN, 4 * BATCH * max(Ls) * 2 * 8,
                     f"icl.L = {Ls}: SGD of {plan['steps']} steps of {BATCH} prompts per L and generator, "

@@ -232,8 +232,16 @@ def sgd_check_id(stem: str) -> str:
 
 def sgd_unjudged(reason: str, stem: str = "") -> Check:
     """The long-SGD check where there is nothing to judge: kept, with why (named by its file, if any)."""
-    return unjudged(SGD_CHECK + (f" ({stem})" if stem else ""), "montecarlo", reason, id=sgd_check_id(stem),
-                    unit="ratio")
+    return unjudged(SGD_CHECK + (f" ({stem})" if stem else ""), "montecarlo", reason, tier="archived",
+                    id=sgd_check_id(stem), unit="ratio")
+
+
+def _produced_by(long_sgd: dict, stem: str) -> str:
+    """Where an archived run comes from: its file, the commit and the SHA-256 of the code that wrote it."""
+    prov = long_sgd.get("provenance", {})
+    code = ", ".join(f"{path} {digest[:12]}" for path, digest in sorted(prov.get("code_sha256", {}).items()))
+    return (f"data/sgd/{stem}.json (commit {str(prov.get('source_commit', 'not recorded'))[:12]}; code sha256 "
+            f"{code or 'not recorded'})")
 
 
 def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple[Check, dict]:
@@ -293,7 +301,8 @@ def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple
                   f"exact Hessian and gradient at flow(t), C measured on "
                   f"{long_sgd['runs'][str(sorted(runs)[0])]['grad_prompts']} prompts; false alarm {check_false_alarm():g} "
                   f"Bonferroni over the runs; worst {worst}: {out[worst]['excess_risk']:.3g} against "
-                  f"{out[worst]['tolerance']:.3g}", id=sgd_check_id(stem), unit="ratio",
+                  f"{out[worst]['tolerance']:.3g}; replayed from {_produced_by(long_sgd, stem)}", tier="archived",
+                  id=sgd_check_id(stem), unit="ratio",
                   detectable=ratio_detectable([r["tolerance"] for r in out.values()],
                                               [r.get("flow_risk", math.nan) for r in out.values()]))
     return check, out

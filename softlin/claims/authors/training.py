@@ -67,3 +67,15 @@ def experiment(Sigma, s2, Ls, seed, plan) -> dict:
     return out
 
 
+def pilot_linear_se(Sigma, s2, Ls, linear_params: dict, n: int, seed: int) -> dict:
+    """{L: standard error of the linear model's test risk on the authors' generator from n prompts}, on
+    streams of their own (default_rng([seed, 10, L])): the pilot that plans the power of the
+    correct-data control before its data (the run's test prompts) are read."""
+    tau = 1.0 / Sigma.shape[0]
+    out = {}
+    for L in Ls:
+        ev = authors_sgd.evaluate({"linear": ("linear", *linear_params[L])}, Sigma, s2, tau, L, "authors", n,
+                                  np.random.default_rng([seed, 10, L]))
+        out[L] = float(ev["risk"]["linear"][1])
+    return out
+
