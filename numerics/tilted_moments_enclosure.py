@@ -66,6 +66,7 @@ POWERS = (1, 2)
 PRECISION_BITS = 128
 RELATIVE_TOLERANCE = 2.0**-90   # acb.integral's goal on the segment (its ball is proved either way)
 TAIL_SHARE = 2.0**-80           # the tails' bound relative to the segment's value
+START_BITS = 100                # the first R: e^{-beta R^2 / 2} ~ 2^-START_BITS beyond the peak
 MAX_WIDENINGS = 40
 
 
@@ -145,9 +146,9 @@ def _moment(p: int, q: int, c: int, m: arb, g: arb, u: arb, s: arb) -> arb:
         raise ValueError(f"beta = {beta} too close to 0 to enclose (lambda at the finiteness edge)")
     C_p = arb(1) if p == 0 else (
         2 ** (p - 1) * ((abs(m) + c * g * abs(u)) ** p + g ** (p // 2) * _double_factorial_odd(p)))
-    # first R: e^{-beta R^2 / 2} ~ 2^-100 beyond the polynomial's peak at z^2 ~ n / beta
+    # first R: e^{-beta R^2 / 2} ~ 2^-START_BITS beyond the polynomial's peak at z^2 ~ n / beta
     b = float(beta_lo)
-    R = max(1.0, math.sqrt(n / b) + math.sqrt(2 * 100 * math.log(2) / b))
+    R = max(1.0, math.sqrt(n / b) + math.sqrt(2 * START_BITS * math.log(2) / b))
     for _ in range(MAX_WIDENINGS):
         Ra = arb(R)
         tail = _tail_bound(Ra, n, beta_lo, C_p, root)

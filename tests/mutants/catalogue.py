@@ -478,6 +478,19 @@ MUTANTS: tuple[Mutant, ...] = (
            "B2 = b2.real + ",
            ("prop-3.1",), "the enclosure of B_L with L^2 for L (L - 1) pairs: a proved ball around a wrong value",
            ("tests/numerics/test_selfnormalised_enclosure.py::test_the_enclosure_holds_the_float_route_and_excludes_its_slips",)),
+    Mutant("tilted-enclosure-stein-recurrence-k", "numerics/tilted_moments_enclosure.py",
+           "prev, cur = cur, mu * cur + (k - 1) * gamma * prev",
+           "prev, cur = cur, mu * cur + k * gamma * prev",
+           ("asm-3.3",), "Stein's recurrence for E x^k with k gamma for (k - 1) gamma: balls "
+                         "around wrong token moments (E y^4 = 8 instead of 3)",
+           ("tests/numerics/test_tilted_moments_enclosure.py::"
+            "test_u_zero_gives_products_of_gaussian_moments_exactly",)),
+    Mutant("tilted-enclosure-tails-dropped", "numerics/tilted_moments_enclosure.py",
+           "return segment + arb(0, tail.upper())",
+           "return segment",
+           (), "the tails beyond +-R left out of the ball (truncation): no longer an enclosure",
+           ("tests/numerics/test_tilted_moments_enclosure.py::"
+            "test_short_segments_keep_the_exact_value_through_their_tail_bounds",)),
     # ---- conditional samplers of the limit battery and of the several-head risk ----
     Mutant("accumulator-conditional-labels-uniform", "numerics/attention.py",
            "cumulative = np.cumsum(weights)[:-1]",
