@@ -181,6 +181,7 @@ def risk_finite_gradient_proofs() -> tuple[Proof, ...]:
 GROUPS["risk_finite_gradient"] = risk_finite_gradient_proofs
 
 
+@cached
 def risk_finite_heads_proofs() -> tuple[Proof, ...]:
     """The exact finite-L risk of the authors' two-head model (derivations/risk_finite_heads.py)."""
     from . import risk_finite_heads
@@ -189,6 +190,8 @@ def risk_finite_heads_proofs() -> tuple[Proof, ...]:
 
 GROUPS["risk_finite_heads"] = risk_finite_heads_proofs
 
+
+@cached
 def selfnormalised_error_proofs() -> tuple[Proof, ...]:
     """The exact finite-L error from A_L and B_L (derivations/selfnormalised_error.py)."""
     from . import selfnormalised_error
