@@ -33,6 +33,7 @@ from . import authors_experiment as ae
 from .authors_experiment import mu_sym, omega_sym
 from .gaussian_expectations import standard_expectation
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 S_sym = sp.Symbol("S", real=True)          # softmax-weighted label mean
 C_sym = sp.Symbol("C", real=True)          # softmax-weighted covariance of scores and labels, dS/domega
@@ -143,3 +144,9 @@ def evaluation_proofs() -> list[Proof]:
         prove_zero("profile over mu: argmin of E (y_q - mu S)^2 is E[y_q S] / E[S^2]", mu_star - mu_emit),
         prove_zero("profile over mu: min of E (y_q - mu S)^2 is E y_q^2 - E[y_q S]^2 / E[S^2]", R_min - R_emit),
     ]
+
+
+@cached
+def authors_experiment_proofs() -> tuple[Proof, ...]:
+    """The authors' one-head experiment (derivations/authors_experiment.py, authors_gradients.py)."""
+    return tuple(ae.proofs()) + tuple(proofs())

@@ -38,6 +38,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 n_sym = sp.Symbol("n", positive=True)        # samples
 v_sym = sp.Symbol("v", positive=True)        # upper bound on the variance of one sample
@@ -106,3 +107,8 @@ def proofs() -> list[Proof]:
         prove_zero("Catoni power: the envelope at l'(g) vanishes at y = g",
                    sp.simplify(upper_envelope(gap_sym, ell2).subs(ell2, power_exponent()))),
     ]
+
+
+@cached
+def catoni_proofs() -> tuple[Proof, ...]:
+    return tuple(proofs())

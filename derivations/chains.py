@@ -25,6 +25,7 @@ import sympy as sp
 
 from . import fluctuations, fluctuations_exponent as fexp, lemma21
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 
 @dataclass(frozen=True)
@@ -111,3 +112,9 @@ def chains_for(group: str) -> tuple:
 def proofs() -> list[Proof]:
     """Every step's proof, for the catalogue (so `softlin derive` fails when a step does not reduce)."""
     return [st.proof for group in BUILDERS for _, steps in chains_for(group) for st in steps]
+
+
+@cached
+def chain_proofs() -> tuple[Proof, ...]:
+    """The steps of the key derivations shown in the report (derivations/chains.py)."""
+    return tuple(proofs())

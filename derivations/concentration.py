@@ -23,6 +23,7 @@ import sympy as sp
 
 from . import tilt
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 
 def symbols(d=None, k=None):
@@ -87,3 +88,8 @@ def proofs() -> list[Proof]:
                               (centred - claimed).applyfunc(
                                   lambda e: sp.expand(sp.powsimp(sp.expand(e), force=True)))))
     return out
+
+
+@cached
+def concentration_proofs() -> tuple[Proof, ...]:
+    return tuple(proofs())

@@ -37,6 +37,7 @@ import sympy as sp
 
 from .gaussian_expectations import gaussian_polynomial_expectation
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 
 def residual_covariance_proof(r: int = 2, k: int = 2, L: int = 2) -> Proof:
@@ -99,3 +100,9 @@ def original_coordinates_proofs(d: int = 3, k: int = 2) -> list[Proof]:
 def proofs() -> list[Proof]:
     return (original_coordinates_proofs(2, 1) + original_coordinates_proofs(3, 1) + original_coordinates_proofs(3, 2)
             + [residual_covariance_proof(2, 2, 2)] + sampler_covariance_proofs(2, 2))
+
+
+@cached
+def conditional_sampler_proofs() -> tuple[Proof, ...]:
+    """The exact conditional sampler of Gaussian prompts (derivations/conditional_sampler.py)."""
+    return tuple(proofs())

@@ -17,6 +17,7 @@ import sympy as sp
 from sympy.codegen.cfunctions import log1p
 
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 x_sym = sp.Symbol("x", real=True)
 a_sym = sp.Symbol("a", real=True)
@@ -83,3 +84,8 @@ def proofs() -> list[Proof]:
         prove_zero("uniform series starts a - 9 a^3 / 45 (matches the variance-1 Gaussian to first order)",
                    sp.series(uniform_tilted_mean_exact(), a_sym, 0, 4).removeO() - (a_sym - sp.Rational(9, 45) * a_sym**3)),
     ]
+
+
+@cached
+def control_proofs() -> tuple[Proof, ...]:
+    return tuple(proofs())

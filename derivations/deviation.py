@@ -18,6 +18,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 L_sym = sp.Symbol("L", positive=True)
 delta_sym = sp.Symbol("delta", positive=True)
@@ -65,3 +66,8 @@ def proofs() -> list[Proof]:
         prove_zero("deviation bound: the denominator threshold t solves exp(-L t^2 / (2 E w^2)) = delta / 2",
                    sp.expand_log(sp.log(maurer_tail(t)) - sp.log(delta_sym / 2), force=True)),
     ]
+
+
+@cached
+def deviation_proofs() -> tuple[Proof, ...]:
+    return tuple(proofs())

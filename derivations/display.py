@@ -15,7 +15,8 @@ import sympy as sp
 
 from . import authors_experiment, authors_gradients, fluctuations, fluctuations_bound
 from . import fluctuations_exponent as fexp
-from . import gradient_fluctuations, gronwall, icl_endpoint, icl_risk, risk_scalar
+from . import deviation, gradient_fluctuations, gronwall, icl_endpoint, icl_risk, lemma21, risk_scalar
+from . import tilt
 
 
 @dataclass(frozen=True)
@@ -146,3 +147,21 @@ def asm33() -> dict[str, Display]:
     inner = _f("E_x")(_f("norm")(x) ** p)
     rhs = _f("E_z")(sp.exp((c**2 - c) / 2 * sp.Trace(quad)) * inner * _f("norm")(_z) ** q)
     return {"moments": Display(sp.Symbol("M^(c)_pq"), rhs, note="x ~ N(m + c Gamma U z, Gamma), z ~ nu")}
+
+
+def tilt_() -> dict[str, Display]:
+    s = tilt.matrix_symbols()
+    a = s["a"]
+    return {"log_normaliser": Display(sp.log(sp.Function("Z")(a)), tilt.log_normaliser_gamma(s)),
+            "tilted_mean": Display(sp.Function("mu")(a), tilt.tilted_mean_matrix(s)),
+            "tilted_cov": Display(sp.Function("Cov")(a), tilt.tilted_cov_matrix(s))}
+
+
+def lemma21_() -> dict[str, Display]:
+    s = lemma21.limit_symbols()
+    return {"limit": Display(sp.Function("T_mu")(s["z"]), lemma21.gaussian_limit_matrix(s))}
+
+
+def deviation_() -> dict[str, Display]:
+    return {"eps_L": Display(sp.Symbol("epsilon_L"), deviation.deviation_bound(),
+                             note="P(|T[mu_L](z) - T[mu](z)| > eps_L) <= delta")}

@@ -46,6 +46,7 @@ import sympy as sp
 from . import batched, concentration, tilt
 from .matrix_ops import det, eye_like, inv, tr
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 t_sym = sp.Symbol("t", real=True)
 a_sym = sp.Symbol("a", real=True)
@@ -286,3 +287,13 @@ def proofs() -> list[Proof]:
     out.append(prove_zero("tr(S N S (I - 2 S M S)^(-1)) = tr(N Sigma_q (I - 2 M Sigma_q)^(-1)) [d=2, denominators cleared]",
                           sp.expand(lhs - rhs)))
     return out
+
+
+@cached
+def fluctuation_proofs() -> tuple[Proof, ...]:
+    """Proposition 3.1 (derivations/fluctuations.py and its parts _exponent, _bound, _product, _one_token, _power)."""
+    from . import fluctuations_bound, fluctuations_exponent, fluctuations_product
+    from . import fluctuations_one_token, fluctuations_power
+    return tuple(proofs()) + tuple(fluctuations_exponent.proofs()) \
+        + tuple(fluctuations_bound.proofs()) + tuple(fluctuations_product.proofs()) \
+        + tuple(fluctuations_one_token.proofs()) + tuple(fluctuations_power.proofs())

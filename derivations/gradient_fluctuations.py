@@ -30,6 +30,7 @@ import sympy as sp
 
 from . import batched, lemma21
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 from .gaussian_expectations import gaussian_polynomial_expectation
 from .matrix_ops import scalar, tr
 from .tilted_moments import exp_quadratic_expectation
@@ -116,3 +117,8 @@ def proofs() -> list[Proof]:
     via = exp_quadratic_expectation(g**2 * (u * g) ** 2, [g], sp.Matrix([[1]]), sp.Matrix([[u**2]]))
     out.append(prove_zero("E_z e^{z^T K z} poly(z) (tilted Gaussian) = direct integral [d=1, u=1/3]", sp.simplify(direct - via)))
     return out
+
+
+@cached
+def gradient_fluctuation_proofs() -> tuple[Proof, ...]:
+    return tuple(proofs())

@@ -16,6 +16,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 t = sp.Symbol("t", nonnegative=True)
 s = sp.Symbol("s", nonnegative=True)
@@ -42,3 +43,9 @@ def proofs() -> list[Proof]:
             prove_zero("Gronwall comparison: e(0) = 0", e.subs(t, 0)),
             prove_zero("Gronwall majorant: B - e = g2 int_0^t (e^{beta t} - e^{beta s}) ds (>= 0)",
                        majorant() - e - gap)]
+
+
+@cached
+def gronwall_proofs() -> tuple[Proof, ...]:
+    """Theorem 4.3's transfer bound (derivations/gronwall.py)."""
+    return tuple(proofs())

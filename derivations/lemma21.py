@@ -12,6 +12,7 @@ import sympy as sp
 
 from . import tilt
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 
 def limit_symbols(d=None, k=None, n=None):
@@ -101,3 +102,12 @@ def matrix_proofs() -> list[Proof]:
 def latex_limit() -> str:
     s = limit_symbols()
     return sp.latex(gaussian_limit_matrix(s))
+
+
+@cached
+def lemma21_proofs() -> tuple[Proof, ...]:
+    out = list(matrix_proofs())
+    for d, rank in ((1, 1), (2, 2), (2, 1), (3, 3), (3, 2)):
+        out += entry_proofs(d, rank)
+    out += output_second_moment_proofs()
+    return tuple(out)

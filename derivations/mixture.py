@@ -25,6 +25,7 @@ import sympy as sp
 
 from . import batched, concentration, lemma21, tilt
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 
 def component_symbols(d=None, k=None, n=None):
@@ -155,3 +156,14 @@ def latex_limit() -> str:
     return (r"T[\mu](z) = V \sum_k \alpha_k(z)\,\left(m_k + \Gamma_k U z\right),\quad "
             r"\alpha = \operatorname{softmax}_k\!\left(\log \pi_k + " + sp.latex(
                 sp.Symbol("m_k^T") * a) + r" + \tfrac12 a^T \Gamma_k a\right),\ a = U z")
+
+
+@cached
+def mixture_proofs() -> tuple[Proof, ...]:
+    out = [batched.proof(), logit_proof()]
+    out += entry_proofs(1, (1, 1))
+    out += entry_proofs(2, (2, 1))
+    out += entry_proofs(1, (1, 1, 1))
+    out += bound_moment_proofs(1, (1, 1), 1)
+    out += bound_moment_proofs(2, (2, 1), 2)
+    return tuple(out)

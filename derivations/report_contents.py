@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import sympy as sp
-
-from . import chains, deviation, display, lemma21, tilt
-from .display import Display
+from . import chains, display
 
 # group -> (title, hypotheses)
 ABOUT = {
@@ -67,26 +64,8 @@ KERNEL_GROUP = {"authors_gradients": "authors_experiment", "jacobians": "gradien
                 "risk_scalar_variance": "risk_scalar"}
 
 
-def _tilt() -> dict[str, Display]:
-    s = tilt.matrix_symbols()
-    a = s["a"]
-    return {"log_normaliser": Display(sp.log(sp.Function("Z")(a)), tilt.log_normaliser_gamma(s)),
-            "tilted_mean": Display(sp.Function("mu")(a), tilt.tilted_mean_matrix(s)),
-            "tilted_cov": Display(sp.Function("Cov")(a), tilt.tilted_cov_matrix(s))}
-
-
-def _lemma21() -> dict[str, Display]:
-    s = lemma21.limit_symbols()
-    return {"limit": Display(sp.Function("T_mu")(s["z"]), lemma21.gaussian_limit_matrix(s))}
-
-
-def _deviation() -> dict[str, Display]:
-    return {"eps_L": Display(sp.Symbol("epsilon_L"), deviation.deviation_bound(),
-                             note="P(|T[mu_L](z) - T[mu](z)| > eps_L) <= delta")}
-
-
 RESULTS = {
-    "tilt": _tilt, "lemma21": _lemma21, "deviation": _deviation,
+    "tilt": display.tilt_, "lemma21": display.lemma21_, "deviation": display.deviation_,
     "fluctuations": display.prop31, "gradient_fluctuations": lambda: {
         k: v for k, v in display.prop34().items() if k != "exponent"},
     "tilted_moments": display.asm33, "icl": display.thm52, "gronwall": display.thm43,

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from . import lemma21
+from . import jacobians, lemma21
 from .jacobians import finite_symbols
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 
 def symbols():
@@ -135,3 +136,13 @@ def _sample_gradient_proofs() -> list[Proof]:
         prove_zero("per-sample grad_V of 1/2||T_L - W z||^2 = r zhat^T [d=2, L=2]",
                    rational(sp.Matrix(gV.subs(subs).doit().as_explicit()) - sp.Matrix(k, d, lambda i, j: sp.diff(loss, V[i, j])))),
     ]
+
+
+@cached
+def gradient_proofs() -> tuple[Proof, ...]:
+    out = []
+    for d, k in ((1, 1), (2, 2), (3, 2)):
+        out += jacobians.limit_proofs(d, k)
+    out += jacobians.finite_prompt_proofs(1, 2, 1) + jacobians.finite_prompt_proofs(2, 3, 2)
+    out += proofs()
+    return tuple(out)

@@ -39,6 +39,7 @@ import sympy as sp
 
 from .gaussian_expectations import standard_expectation
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 mu, omega = sp.symbols("mu omega", real=True)
 tau = sp.Symbol("tau", positive=True)
@@ -124,3 +125,9 @@ def proofs() -> list[Proof]:
     out.append(prove_zero("L = 1 (A = 1, B = 1 + omega^2 k1): integrand = mu^2 (tau tr Sigma_p + s2), free of omega",
                           integrand().subs({A: 1, B: 1 + omega**2 * k1}) - mu**2 * (tau * tr_p + s2)))
     return out
+
+
+@cached
+def risk_finite_proofs() -> tuple[Proof, ...]:
+    """The exact finite-L risk of the authors' one-head model (derivations/risk_finite.py)."""
+    return tuple(proofs())

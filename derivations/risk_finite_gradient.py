@@ -28,6 +28,7 @@ import sympy as sp
 
 from . import authors_experiment as ae, risk_finite as rf
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 dA, dB = sp.symbols("dA dB", real=True)        # A_L'(q), B_L'(q) at q = omega^2 k1
 lr, n_batch = sp.symbols("lr n_batch", positive=True)
@@ -101,3 +102,9 @@ def proofs() -> list[Proof]:
     out.append(prove_zero("lr -> 0: mean excess tr(H P) / 2 = lr tr(C) / (4 n) + O(lr^2)",
                           sp.simplify(sp.limit(mean_excess() / lr, lr, 0) - (c11 + c22) / (4 * n_batch))))
     return out
+
+
+@cached
+def risk_finite_gradient_proofs() -> tuple[Proof, ...]:
+    """Gradient of the exact finite-L risk and the SGD noise floor (derivations/risk_finite_gradient.py)."""
+    return tuple(proofs())

@@ -30,6 +30,7 @@ import sympy as sp
 
 from . import risk_finite as rf
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 mu1, mu2, om1, om2 = sp.symbols("mu1 mu2 omega1 omega2", real=True)
 A11, A22, A12, B11, B22, B12 = sp.symbols("A11 A22 A12 B11 B22 B12", real=True)
@@ -110,3 +111,9 @@ def proofs() -> list[Proof]:
     out.append(prove_zero("A = B = 0: integrand = -2 p tau k1 + p^2 tau k2, p = mu.omega (infinite prompt)",
                           integrand().subs(zero) - (-2 * p * tau * k1 + p**2 * tau * k2)))
     return out
+
+
+@cached
+def risk_finite_heads_proofs() -> tuple[Proof, ...]:
+    """The exact finite-L risk of the authors' two-head model (derivations/risk_finite_heads.py)."""
+    return tuple(proofs())

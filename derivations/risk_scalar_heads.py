@@ -25,6 +25,7 @@ from sympy.matrices.expressions.hadamard import HadamardPower, HadamardProduct
 from . import risk_scalar as rs
 from .gaussian_expectations import standard_expectation
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 H_sym = sp.Symbol("H", integer=True, positive=True)
 MU = sp.MatrixSymbol("mu", H_sym, 1)
@@ -111,3 +112,9 @@ def proofs() -> list[Proof]:
                        _explicit(infinite_risk(), H, point) - sp.expand(derived_infinite_risk(p))),
         ]
     return out
+
+
+@cached
+def risk_scalar_head_proofs() -> tuple[Proof, ...]:
+    """The scalar model's terms summed over heads in matrix form (derivations/risk_scalar_heads.py)."""
+    return tuple(proofs())

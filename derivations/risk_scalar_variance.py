@@ -32,6 +32,7 @@ import sympy as sp
 from . import risk_scalar as rs
 from .gaussian_expectations import gaussian_polynomial_expectation
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 mu_sym = sp.Symbol("mu", real=True)
 
@@ -129,3 +130,9 @@ def proofs() -> list[Proof]:
         prove_zero("the mean of the limit Y_inf (Isserlis, outer averages) is the derived one-head C1",
                    sp.simplify(first_moment() - c1_closed)),
     ]
+
+
+@cached
+def risk_scalar_proofs() -> tuple[Proof, ...]:
+    # the estimator's variance (budget sizing) builds on the risk's step 2
+    return tuple(rs.proofs()) + tuple(proofs())

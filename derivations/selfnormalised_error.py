@@ -35,6 +35,7 @@ import sympy as sp
 from . import tilt
 from .gaussian_expectations import gaussian_polynomial_expectation
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 A_sym, B_sym = sp.symbols("A B", nonnegative=True)
 trace_sym, rho_sym = sp.symbols("trace rho", nonnegative=True)
@@ -178,3 +179,9 @@ def stein_proofs(L: int = 3) -> list[Proof]:
 def proofs() -> list[Proof]:
     return (split_proofs(3) + [decomposition_proof(2, 3), conditional_second_moment_proof(2, 2)]
             + kernel_proofs(2, 2) + kernel_proofs(3, 1) + stein_proofs(3))
+
+
+@cached
+def selfnormalised_error_proofs() -> tuple[Proof, ...]:
+    """The exact finite-L error from A_L and B_L (derivations/selfnormalised_error.py)."""
+    return tuple(proofs())

@@ -22,6 +22,7 @@ from functools import lru_cache
 import sympy as sp
 
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 g_sym = sp.Symbol("g", real=True)
 t_sym = sp.Symbol("t", real=True)
@@ -167,3 +168,11 @@ def matrix_proofs() -> list[Proof]:
         prove_zero("grad_a log Z = m + Gamma a (matrix form)", mean - (s["m"] + s["Gamma"] * s["a"])),
         prove_zero("Hess_a log Z = Gamma (matrix form)", cov - s["Gamma"]),
     ]
+
+
+@cached
+def tilt_proofs() -> tuple[Proof, ...]:
+    out = list(matrix_proofs())
+    for d, rank in ((1, 1), (2, 2), (2, 1), (3, 3), (3, 2)):
+        out += entry_proofs(d, rank)
+    return tuple(out)

@@ -30,6 +30,7 @@ import sympy as sp
 from . import tilt
 from .gaussian_expectations import gaussian_polynomial_expectation
 from .proof import Proof, prove_zero
+from .proof_cache import cached
 
 ORDERS = (0, 4, 8)
 POWERS = (1, 2)
@@ -136,3 +137,8 @@ def proofs() -> list[Proof]:
                    gaussian_polynomial_expectation((a * b) ** 2, [a, b], sp.Matrix([[g, sp.Symbol("h")], [sp.Symbol("h"), 1]]))
                    - (g + 2 * sp.Symbol("h") ** 2)),
     ]
+
+
+@cached
+def tilted_moment_proofs() -> tuple[Proof, ...]:
+    return tuple(proofs())
