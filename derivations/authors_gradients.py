@@ -32,6 +32,7 @@ import sympy as sp
 from . import authors_experiment as ae
 from .authors_experiment import mu_sym, omega_sym
 from .gaussian_expectations import standard_expectation
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -150,3 +151,14 @@ def evaluation_proofs() -> list[Proof]:
 def authors_experiment_proofs() -> tuple[Proof, ...]:
     """The authors' one-head experiment (derivations/authors_experiment.py, authors_gradients.py)."""
     return tuple(ae.proofs()) + tuple(proofs())
+
+
+# declared here, at the top of its family: this module imports authors_experiment
+GROUP = Group(
+    "authors_experiment",
+    title="The authors' one-head experiment: risks and gradients",
+    hypotheses="Sigma_p and Sigma_q commute; beta ~ N(0, tau I_d); label noise N(0, s2)",
+    proofs=authors_experiment_proofs,
+    parts=("authors_experiment", "authors_gradients"),
+    results="authors_experiment_",
+)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -112,3 +113,13 @@ def proofs() -> list[Proof]:
 @cached
 def catoni_proofs() -> tuple[Proof, ...]:
     return tuple(proofs())
+
+
+GROUP = Group(
+    "catoni",
+    title="Catoni's mean estimator: influence, scale, radius and power of the numerator test",
+    hypotheses="n iid samples with variance at most v (derived, not estimated); n > 2 "
+               "log(2/delta)",
+    proofs=catoni_proofs,
+    parts=("catoni",),
+)

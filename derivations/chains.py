@@ -24,6 +24,7 @@ from functools import lru_cache
 import sympy as sp
 
 from . import fluctuations, fluctuations_exponent as fexp, lemma21
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -118,3 +119,13 @@ def proofs() -> list[Proof]:
 def chain_proofs() -> tuple[Proof, ...]:
     """The steps of the key derivations shown in the report (derivations/chains.py)."""
     return tuple(proofs())
+
+
+GROUP = Group(
+    "chains",
+    title="The chains of steps behind the key derivations",
+    hypotheses="as in the groups whose steps they are (lemma21, fluctuations)",
+    proofs=chain_proofs,
+    parts=("chains",),
+    section=False,
+)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import tilt
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -93,3 +94,12 @@ def proofs() -> list[Proof]:
 @cached
 def concentration_proofs() -> tuple[Proof, ...]:
     return tuple(proofs())
+
+
+GROUP = Group(
+    "concentration",
+    title="Second moments behind the finite-prompt deviation bound",
+    hypotheses="tokens N(m, Gamma); w = e^{a^T z'} / Z(a) the normalised weight (E w = 1)",
+    proofs=concentration_proofs,
+    parts=("concentration",),
+)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .gaussian_expectations import gaussian_polynomial_expectation
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -106,3 +107,13 @@ def proofs() -> list[Proof]:
 def conditional_sampler_proofs() -> tuple[Proof, ...]:
     """The exact conditional sampler of Gaussian prompts (derivations/conditional_sampler.py)."""
     return tuple(proofs())
+
+
+GROUP = Group(
+    "conditional_sampler",
+    title="The exact conditional sampler: weighted token sums drawn from the scores",
+    hypotheses="tokens N(m, Gamma), k queries sharing a prompt, A^T Gamma A invertible; the "
+               "weights fixed given the scores",
+    proofs=conditional_sampler_proofs,
+    parts=("conditional_sampler",),
+)

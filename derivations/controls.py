@@ -16,6 +16,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.codegen.cfunctions import log1p
 
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -89,3 +90,12 @@ def proofs() -> list[Proof]:
 @cached
 def control_proofs() -> tuple[Proof, ...]:
     return tuple(proofs())
+
+
+GROUP = Group(
+    "controls",
+    title="Exact limits of the negative-control token laws",
+    hypotheses="independent coordinates, mean 0, variance 1 (Rademacher, uniform, ...)",
+    proofs=control_proofs,
+    parts=("controls",),
+)

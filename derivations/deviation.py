@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -71,3 +72,14 @@ def proofs() -> list[Proof]:
 @cached
 def deviation_proofs() -> tuple[Proof, ...]:
     return tuple(proofs())
+
+
+GROUP = Group(
+    "deviation",
+    title="The high-probability deviation bound eps_L(delta)",
+    hypotheses="iid tokens, w >= 0 with E w = 1; Chebyshev on the numerator, Maurer's lower tail "
+               "on the denominator",
+    proofs=deviation_proofs,
+    parts=("deviation",),
+    results="deviation_",
+)

@@ -15,8 +15,8 @@ import sympy as sp
 
 from . import authors_experiment, authors_gradients, fluctuations, fluctuations_bound
 from . import fluctuations_exponent as fexp
-from . import deviation, gradient_fluctuations, gronwall, icl_endpoint, icl_risk, lemma21, risk_scalar
-from . import tilt
+from . import deviation, gradient_fluctuations, gronwall, icl_endpoint, icl_risk, lemma21
+from . import risk_scalar, tilt
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,11 @@ def prop34() -> dict[str, Display]:
                                  note=_GRAD.format("U")).symmetric(_Gamma),
         "exponent": _kappa(),
     }
+
+
+def prop34_coefficients() -> dict[str, Display]:
+    """Proposition 3.4's coefficients without the exponent, which Proposition 3.1's results show."""
+    return {k: v for k, v in prop34().items() if k != "exponent"}
 
 
 def thm43() -> dict[str, Display]:

@@ -44,6 +44,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import batched, concentration, tilt
+from .group import Group
 from .matrix_ops import det, eye_like, inv, tr
 from .proof import Proof, prove_zero
 from .proof_cache import cached
@@ -297,3 +298,16 @@ def fluctuation_proofs() -> tuple[Proof, ...]:
     return tuple(proofs()) + tuple(fluctuations_exponent.proofs()) \
         + tuple(fluctuations_bound.proofs()) + tuple(fluctuations_product.proofs()) \
         + tuple(fluctuations_one_token.proofs()) + tuple(fluctuations_power.proofs())
+
+
+GROUP = Group(
+    "fluctuations",
+    title="Proposition 3.1 made exact: 1/L fluctuations, threshold, sharp rate, explicit bound",
+    hypotheses="fixed query: any token law with a finite log-mgf near 2a; query average: N(m, "
+               "Gamma) tokens, nu = N(0, Sigma_q), finite iff lambda_max(U^T Gamma U Sigma_q) < "
+               "1/2",
+    proofs=fluctuation_proofs,
+    parts=("fluctuations", "fluctuations_exponent", "fluctuations_bound", "fluctuations_product",
+           "fluctuations_one_token", "fluctuations_power"),
+    results="prop31",
+)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import batched, lemma21
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 from .gaussian_expectations import gaussian_polynomial_expectation
@@ -122,3 +123,13 @@ def proofs() -> list[Proof]:
 @cached
 def gradient_fluctuation_proofs() -> tuple[Proof, ...]:
     return tuple(proofs())
+
+
+GROUP = Group(
+    "gradient_fluctuations",
+    title="Proposition 3.4: first-order coefficients of the gradient error",
+    hypotheses="tokens N(m, Gamma), fixed query z, a = U z",
+    proofs=gradient_fluctuation_proofs,
+    parts=("gradient_fluctuations",),
+    results="prop34_coefficients",
+)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -49,3 +50,14 @@ def proofs() -> list[Proof]:
 def gronwall_proofs() -> tuple[Proof, ...]:
     """Theorem 4.3's transfer bound (derivations/gronwall.py)."""
     return tuple(proofs())
+
+
+GROUP = Group(
+    "gronwall",
+    title="Theorem 4.3: the Gronwall transfer bound (Lemma D.1)",
+    hypotheses="grad R_inf beta-Lipschitz and |grad R_L - grad R_inf| <= g_2 on B_2rho; same "
+               "initialisation",
+    proofs=gronwall_proofs,
+    parts=("gronwall",),
+    results="thm43",
+)

@@ -4,6 +4,7 @@ icl_gradients.py, icl_kernels.py, icl_endpoint.py and icl_hessian.py."""
 from __future__ import annotations
 
 from . import icl_endpoint, icl_gradients, icl_hessian, icl_kernels, icl_risk
+from .group import Group
 from .proof import Proof
 from .proof_cache import cached
 
@@ -22,3 +23,14 @@ def icl_proofs() -> tuple[Proof, ...]:
     for d in (1, 2, 3):
         out += icl_risk.loss_variance_proofs(d)
     return tuple(out + icl_endpoint.proofs() + icl_hessian.proofs())
+
+
+GROUP = Group(
+    "icl",
+    title="In-context linear regression (Theorem 5.2): risk, gradients, endpoint, Hessian bound",
+    hypotheses="x ~ N(0, Sigma), Sigma invertible, w ~ N(0, I_d), y = w^T x; U = [[A, 0], [0, "
+               "0]], V's last row (0, b)",
+    proofs=icl_proofs,
+    parts=("icl_risk", "icl_gradients", "icl_kernels", "icl_endpoint", "icl_hessian"),
+    results="thm52",
+)

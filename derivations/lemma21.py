@@ -11,6 +11,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import tilt
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -111,3 +112,13 @@ def lemma21_proofs() -> tuple[Proof, ...]:
         out += entry_proofs(d, rank)
     out += output_second_moment_proofs()
     return tuple(out)
+
+
+GROUP = Group(
+    "lemma21",
+    title="Lemma 2.1: Gaussian prompts make softmax attention affine",
+    hypotheses="tokens N(m, Gamma), Gamma positive semidefinite (possibly singular); a = U z",
+    proofs=lemma21_proofs,
+    parts=("lemma21",),
+    results="lemma21_",
+)

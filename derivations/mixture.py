@@ -24,6 +24,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import batched, concentration, lemma21, tilt
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -167,3 +168,12 @@ def mixture_proofs() -> tuple[Proof, ...]:
     out += bound_moment_proofs(1, (1, 1), 1)
     out += bound_moment_proofs(2, (2, 1), 2)
     return tuple(out)
+
+
+GROUP = Group(
+    "mixture",
+    title="Gaussian-mixture tokens: the non-linear limit",
+    hypotheses="tokens sum_k pi_k N(m_k, Gamma_k), pi_k > 0",
+    proofs=mixture_proofs,
+    parts=("mixture", "batched"),
+)

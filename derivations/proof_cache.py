@@ -1,7 +1,7 @@
 """Proofs cached on disk by the content hash of the code that states them.
 
-A proof group (a function of derivations/catalogue.py returning Proofs) is a pure function of the
-source of softlin.derivations and softlin.numerics and of the SymPy and Python versions: the
+A proof group (the function a derivation's GROUP names, derivations/group.py) is a pure function
+of the source of softlin.derivations and softlin.numerics and of the SymPy and Python versions: the
 identities are built and reduced there and nowhere else. So its result is stored under
 
     sha256(group name, every .py file of those two packages (path and bytes), SymPy version,

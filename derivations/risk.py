@@ -22,6 +22,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import jacobians, lemma21
+from .group import Group
 from .jacobians import finite_symbols
 from .proof import Proof, prove_zero
 from .proof_cache import cached
@@ -146,3 +147,13 @@ def gradient_proofs() -> tuple[Proof, ...]:
     out += jacobians.finite_prompt_proofs(1, 2, 1) + jacobians.finite_prompt_proofs(2, 3, 2)
     out += proofs()
     return tuple(out)
+
+
+# declared here, at the top of its family: this module imports jacobians
+GROUP = Group(
+    "gradients",
+    title="Jacobians and risk gradients in (U, V)",
+    hypotheses="Gaussian tokens; vec column-major",
+    proofs=gradient_proofs,
+    parts=("jacobians", "risk"),
+)

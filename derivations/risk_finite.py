@@ -38,6 +38,7 @@ from functools import lru_cache
 import sympy as sp
 
 from .gaussian_expectations import standard_expectation
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -131,3 +132,12 @@ def proofs() -> list[Proof]:
 def risk_finite_proofs() -> tuple[Proof, ...]:
     """The exact finite-L risk of the authors' one-head model (derivations/risk_finite.py)."""
     return tuple(proofs())
+
+
+GROUP = Group(
+    "risk_finite",
+    title="The exact finite-L risk of the authors' one-head softmax model",
+    hypotheses="as authors_experiment; the prompt enters through A_L(q), B_L(q)",
+    proofs=risk_finite_proofs,
+    parts=("risk_finite",),
+)

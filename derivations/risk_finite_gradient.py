@@ -27,6 +27,7 @@ from functools import lru_cache
 import sympy as sp
 
 from . import authors_experiment as ae, risk_finite as rf
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -108,3 +109,13 @@ def proofs() -> list[Proof]:
 def risk_finite_gradient_proofs() -> tuple[Proof, ...]:
     """Gradient of the exact finite-L risk and the SGD noise floor (derivations/risk_finite_gradient.py)."""
     return tuple(proofs())
+
+
+GROUP = Group(
+    "risk_finite_gradient",
+    title="Gradient of the exact finite-L risk and the SGD noise floor",
+    hypotheses="as risk_finite; A_L, B_L differentiable in q; SGD linearised at a minimum (2 "
+               "parameters)",
+    proofs=risk_finite_gradient_proofs,
+    parts=("risk_finite_gradient",),
+)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import risk_finite as rf
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -117,3 +118,12 @@ def proofs() -> list[Proof]:
 def risk_finite_heads_proofs() -> tuple[Proof, ...]:
     """The exact finite-L risk of the authors' two-head model (derivations/risk_finite_heads.py)."""
     return tuple(proofs())
+
+
+GROUP = Group(
+    "risk_finite_heads",
+    title="The exact finite-L risk of the authors' two-head softmax model",
+    hypotheses="as risk_finite, two heads on the same prompt; the cross moments A_12(q), B_12(q)",
+    proofs=risk_finite_heads_proofs,
+    parts=("risk_finite_heads",),
+)

@@ -24,6 +24,7 @@ from sympy.matrices.expressions.hadamard import HadamardPower, HadamardProduct
 
 from . import risk_scalar as rs
 from .gaussian_expectations import standard_expectation
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -118,3 +119,12 @@ def proofs() -> list[Proof]:
 def risk_scalar_head_proofs() -> tuple[Proof, ...]:
     """The scalar model's terms summed over heads in matrix form (derivations/risk_scalar_heads.py)."""
     return tuple(proofs())
+
+
+GROUP = Group(
+    "risk_scalar_heads",
+    title="The scalar model's risk terms summed over heads",
+    hypotheses="as risk_scalar, H heads (mu_h, omega_h)",
+    proofs=risk_scalar_head_proofs,
+    parts=("risk_scalar_heads",),
+)

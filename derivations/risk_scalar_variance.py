@@ -31,6 +31,7 @@ import sympy as sp
 
 from . import risk_scalar as rs
 from .gaussian_expectations import gaussian_polynomial_expectation
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -136,3 +137,15 @@ def proofs() -> list[Proof]:
 def risk_scalar_proofs() -> tuple[Proof, ...]:
     # the estimator's variance (budget sizing) builds on the risk's step 2
     return tuple(rs.proofs()) + tuple(proofs())
+
+
+# declared here, at the top of its family: this module imports risk_scalar
+GROUP = Group(
+    "risk_scalar",
+    title="Exact 1/L term of the authors' scalar-model risk",
+    hypotheses="x_i, x_q ~ N(0, I_d), beta ~ N(0, I_d / d), label noise N(0, s2); omega_h omega_k "
+               "< 1/2",
+    proofs=risk_scalar_proofs,
+    parts=("risk_scalar", "risk_scalar_variance"),
+    results="finite_prompt_risk",
+)

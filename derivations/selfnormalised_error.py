@@ -34,6 +34,7 @@ import sympy as sp
 
 from . import tilt
 from .gaussian_expectations import gaussian_polynomial_expectation
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -185,3 +186,12 @@ def proofs() -> list[Proof]:
 def selfnormalised_error_proofs() -> tuple[Proof, ...]:
     """The exact finite-L error from A_L and B_L (derivations/selfnormalised_error.py)."""
     return tuple(proofs())
+
+
+GROUP = Group(
+    "selfnormalised_error",
+    title="Exact finite-L error of softmax attention, reduced to two scalars",
+    hypotheses="tokens N(m, Gamma), fixed query with q = a^T Gamma a > 0",
+    proofs=selfnormalised_error_proofs,
+    parts=("selfnormalised_error",),
+)

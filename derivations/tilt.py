@@ -21,6 +21,7 @@ from functools import lru_cache
 
 import sympy as sp
 
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -176,3 +177,14 @@ def tilt_proofs() -> tuple[Proof, ...]:
     for d, rank in ((1, 1), (2, 2), (2, 1), (3, 3), (3, 2)):
         out += entry_proofs(d, rank)
     return tuple(out)
+
+
+GROUP = Group(
+    "tilt",
+    title="Exponential tilt of a Gaussian law (route of Lemma 2.1)",
+    hypotheses="tokens z' = m + B g, g ~ N(0, I), Gamma = B B^T (possibly singular); any tilt "
+               "vector a",
+    proofs=tilt_proofs,
+    parts=("tilt",),
+    results="tilt_",
+)

@@ -29,6 +29,7 @@ import sympy as sp
 
 from . import tilt
 from .gaussian_expectations import gaussian_polynomial_expectation
+from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -142,3 +143,13 @@ def proofs() -> list[Proof]:
 @cached
 def tilted_moment_proofs() -> tuple[Proof, ...]:
     return tuple(proofs())
+
+
+GROUP = Group(
+    "tilted_moments",
+    title="Assumption 3.3: tilted moments in closed form",
+    hypotheses="tokens N(m, Gamma), queries N(0, Sigma_q), I - 2 Sigma_q K positive definite",
+    proofs=tilted_moment_proofs,
+    parts=("tilted_moments",),
+    results="asm33",
+)
