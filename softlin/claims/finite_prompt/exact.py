@@ -279,7 +279,8 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
         name = f"control: {alt_name} is refuted by Monte Carlo"
         where = f"at point {i} (L = {points[i]['L']}), planned power {plan['power']:.6g} from a {PILOT}-prompt pilot"
         if plan["power"] >= POWER_TARGET:
-            checks.append(Check(name, "control", True if zc > z else None, zc, z, f"{where}; judged", tier="statistical", id=f"control/{alt_id}",
+            # judged at its planned power: a control that then misses its wrong formula fails
+            checks.append(Check(name, "control", zc > z, zc, z, f"{where}; judged", tier="statistical", id=f"control/{alt_id}",
                                 unit="|z|"))
         else:
             checks.append(unjudged(name, "control", f"{where}: below {POWER_TARGET}", tier="statistical", bound=z, id=f"control/{alt_id}",
