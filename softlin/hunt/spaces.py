@@ -1,6 +1,6 @@
 """Hunt spaces of the claims beyond lemma-2.1 and asm-3.3 (docs/design.md, "Hunt"); the CLI layer.
 
-Same conventions as hunt/strategies.py: a strategy draws a *user* scenario of plain numbers on a
+Same conventions as claims/hunt_strategies.py: a strategy draws a *user* scenario of plain numbers on a
 dyadic grid (exact in TOML, shrinks towards 0), and the prompt budget is drawn small so that one
 claim run at `quick` costs seconds to a minute. Per claim:
 
@@ -23,103 +23,10 @@ claim run at `quick` costs seconds to a minute. Per claim:
 
 from __future__ import annotations
 
-import numpy as np
-from hypothesis import strategies as st
-
-from .strategies import Space, dyadic_array, asm_region, common_scenarios, lemma_region
-from ..numerics import icl_flows, query_average
-
-
-@st.composite
-def with_query(draw, max_d: int, budget: str, trials: int):
-    """Common keys plus a fixed query (prop-3.1, prop-3.4), `trials` prompts per length."""
-    s = draw(common_scenarios(max_d, max_d, budget, 4))
-    s["query"] = draw(dyadic_array((max_d,), 4, 4), label="query")[:s["d"]].tolist()
-    # a rate needs two lengths: prop-3.1 validates one length and then crashes in its fit ("need
-    # matching 1-D arrays of at least 2 points", found by this hunt; open), so two to three are drawn
-    s["L"] = _lengths(draw, (4, 8, 16, 32, 64, 128))
-    s["trials"] = trials
-    return s
-
-
-@st.composite
-def mixture_scenarios(draw, budget: str):
-    s = draw(common_scenarios(2, 2, budget, 8))
-    d = s["d"]
-    K = draw(st.integers(1, 3), label="components")
-    w = draw(st.lists(st.integers(1, 4), min_size=K, max_size=K), label="weights")
-    means = draw(dyadic_array((3, 2), 4, 4), label="means")[:K, :d]
-    Bs = draw(dyadic_array((3, 2, 2), 4, 4), label="B_k")[:K, :d, :d]
-    s["mixture"] = {"weights": [x / sum(w) for x in w], "means": means.tolist(),
-                    "covs": [(B @ B.T).tolist() for B in Bs]}
-    return s
-
-
-@st.composite
-def _sigma(draw, max_d: int):
-    d = draw(st.integers(1, max_d), label="d")
-    B = draw(dyadic_array((max_d, max_d), 4, 4), label="B")[:d, :d]
-    c = draw(st.sampled_from((0.5, 0.25, 0.0)), label="ridge")
-    return (B @ B.T + c * np.eye(d)).tolist()
-
-
-def _lengths(draw, choices, low: int = 1):
-    return [int(L) for L in sorted(draw(st.sets(st.sampled_from(choices), min_size=max(2, low), max_size=3),
-                                        label="L"))]
-
-
-@st.composite
-def icl_scenarios(draw):
-    return {"icl": {"sigma": draw(_sigma(3)), "alpha": draw(st.integers(1, 16), label="alpha") / 8,
-                    "noise": 0.0, "L": _lengths(draw, (4, 8, 16, 32, 64)), "eps": [0.1, 0.03]}}
-
-
-@st.composite
-def scalar_scenarios(draw):
-    heads = draw(st.integers(1, 2), label="heads")
-    return {"scalar": {"d": draw(st.integers(1, 6), label="d"), "noise": draw(st.integers(0, 4), label="noise") / 8,
-                       "mu": [draw(st.integers(-8, 8), label="mu") / 8 for _ in range(heads)],
-                       "omega": [draw(st.integers(-8, 8), label="omega") / 8 for _ in range(heads)],
-                       "L": _lengths(draw, (4, 8, 16, 32, 64, 128))}}
-
-
-@st.composite
-def authors_scenarios(draw):
-    return {"icl": {"sigma": draw(_sigma(3)), "noise": draw(st.integers(0, 2), label="noise") / 8,
-                    "L": _lengths(draw, (4, 8, 16, 32))}}
-
-
-def _rank(M) -> int:
-    return int(np.linalg.matrix_rank(np.asarray(M, float), tol=1e-10))
-
-
-def lambda_region(s: dict) -> str:
-    lam = query_average.threshold_lambda(s["cov"], s["U"], s["query_cov"])
-    return "lambda < 1/2" if lam < 0.5 else "lambda >= 1/2"
-
-
-def mixture_region(s: dict) -> str:
-    return f"{len(s['mixture']['weights'])} component(s)"
-
-
-def alpha_region(s: dict) -> str:
-    Sigma, alpha = s["Sigma"], s["icl"]["alpha"]
-    if alpha <= icl_flows.paper_alpha_bound(Sigma):
-        return "alpha within the paper's range"
-    return "alpha above the paper's range, " + \
-        ("within the linear-attention condition" if alpha <= icl_flows.zfb_alpha_bound(Sigma) else "above both")
-
-
-def norm_region(s: dict) -> str:
-    return "||Sigma||_op <= 1" if np.linalg.norm(s["Sigma"], 2) <= 1 else "||Sigma||_op > 1"
-
-
-def heads_region(s: dict) -> str:
-    return f"{len(s['mu'])} head(s)"
-
-
-def dimension_region(s: dict) -> str:
-    return f"d = {s['Sigma'].shape[0]}"
+from ..claims.hunt_space import (Space, alpha_region, asm_region, dimension_region, heads_region, lambda_region,
+                                 lemma_region, mixture_region, norm_region)
+from ..claims.hunt_strategies import (authors_scenarios, common_scenarios, icl_scenarios, mixture_scenarios,
+                                      scalar_scenarios, with_query)
 
 
 # Every claim's space. lemma-2.1: rank <= 4 drawn, so rank 4 (above the Gauss-Hermite route's 3) is

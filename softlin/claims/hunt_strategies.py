@@ -1,10 +1,12 @@
-"""Hypothesis strategies of scenarios for `softlin hunt` (docs/design.md, "Hunt"); the CLI layer.
+"""Hypothesis strategies of scenarios for `softlin hunt` (docs/design.md, "Hunt"). Only the hunt
+imports this module, so that Hypothesis loads only when hunting; the Hypothesis-free parts of a
+space (its regions, `Space`) are claims/hunt_space.py.
 
 A strategy draws a *user* scenario (plain ints, floats and lists, the keys of docs/design.md,
 "Scenarios"), exactly as a TOML file would give it, so a counterexample is written as TOML and
 `softlin verify CLAIM --scenario FILE --profile quick` re-runs the very same claim run.
 
-Space (per claim, `SPACES`):
+Space (the common keys; the per-claim strategies below):
 
 - d from 1 to 6; token covariance Gamma = B B^T with B a d x r matrix, r from 0 to d: every rank,
   the singular ones (r < d) and Gamma = 0 included; mean m, interaction U, value V (k x d, k in
@@ -15,28 +17,13 @@ Space (per claim, `SPACES`):
   dyadic numbers are exact in binary and in decimal, so the TOML file holds the scenario exactly,
   and Hypothesis shrinks each entry towards 0 (a shrunk counterexample has few non-zero entries).
 - prompt lengths: 1 to 3 strictly increasing lengths from {4, 8, ..., 128}; trials fixed per budget.
-
-Known defects (`Space.known_defects`): regions where a check is known to misfire; they are counted
-under their label and not run, so that a hunt reports new failures. One now: finite-prompt-risk with
-mu = 0 in every head (see `_more_spaces`); lemma-2.1 with V Gamma V^T = 0 was one, found by this hunt,
-and is fixed.
-
-Regions (`region`): which part of the hypothesis space a validated scenario falls in (for
-`lemma-2.1` the rank of Gamma; for `asm-3.3` whether lambda = lambda_max(U^T Gamma U Sigma_q) is
-below the finiteness threshold 1/2). Scenarios that a claim's validation or its structural limits
-(claims/budgets.py: rank(Gamma) <= 3 for the Gauss-Hermite route, Sigma_q positive definite for
-asm-3.3) reject are "outside hypotheses" and are counted, never judged.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-
-from ..numerics import query_average
 
 LENGTHS = (4, 8, 16, 32, 64, 128)
 TRIALS = {"quick": 800, "standard": 2000}      # prompts per length in the scenario (quick keeps 1/4)
@@ -73,29 +60,60 @@ def common_scenarios(draw, max_d: int, max_rank: int, budget: str, u_denominator
     }
 
 
-def _rank(cov) -> int:
-    return int(np.linalg.matrix_rank(np.asarray(cov, float), tol=1e-10))
+@st.composite
+def with_query(draw, max_d: int, budget: str, trials: int):
+    """Common keys plus a fixed query (prop-3.1, prop-3.4), `trials` prompts per length."""
+    s = draw(common_scenarios(max_d, max_d, budget, 4))
+    s["query"] = draw(dyadic_array((max_d,), 4, 4), label="query")[:s["d"]].tolist()
+    # a rate needs two lengths: prop-3.1 validates one length and then crashes in its fit ("need
+    # matching 1-D arrays of at least 2 points", found by this hunt; open), so two to three are drawn
+    s["L"] = _lengths(draw, (4, 8, 16, 32, 64, 128))
+    s["trials"] = trials
+    return s
 
 
-def lemma_region(s: dict) -> str:
-    r = _rank(s["cov"])
-    return "Gamma = 0" if r == 0 else ("Gamma full rank" if r == s["d"] else "Gamma singular, non-zero")
+@st.composite
+def mixture_scenarios(draw, budget: str):
+    s = draw(common_scenarios(2, 2, budget, 8))
+    d = s["d"]
+    K = draw(st.integers(1, 3), label="components")
+    w = draw(st.lists(st.integers(1, 4), min_size=K, max_size=K), label="weights")
+    means = draw(dyadic_array((3, 2), 4, 4), label="means")[:K, :d]
+    Bs = draw(dyadic_array((3, 2, 2), 4, 4), label="B_k")[:K, :d, :d]
+    s["mixture"] = {"weights": [x / sum(w) for x in w], "means": means.tolist(),
+                    "covs": [(B @ B.T).tolist() for B in Bs]}
+    return s
 
 
-def asm_region(s: dict) -> str:
-    lam = query_average.threshold_lambda(s["cov"], s["U"], s["query_cov"])
-    return "lambda < 1/2 (c = 2 finite)" if lam < 0.5 else "lambda >= 1/2 (c = 2 infinite)"
+@st.composite
+def _sigma(draw, max_d: int):
+    d = draw(st.integers(1, max_d), label="d")
+    B = draw(dyadic_array((max_d, max_d), 4, 4), label="B")[:d, :d]
+    c = draw(st.sampled_from((0.5, 0.25, 0.0)), label="ridge")
+    return (B @ B.T + c * np.eye(d)).tolist()
 
 
-@dataclass(frozen=True)
-class Space:
-    """A claim's hunt space: `scenarios(budget)` a strategy, `region(validated)` its label, and
-    `statistical_checks` an upper bound on the statistical (montecarlo) checks of one run, so that a
-    run at per-check level alpha false-alarms with probability <= statistical_checks x alpha
-    (hunt/search.py checks every run's certificate against it)."""
-    scenarios: object
-    region: object
-    statistical_checks: int
-    # (label, predicate on the validated scenario): regions where a check of the claim is known to be
-    # defective; counted under their label and not run, so a hunt looks for new failures.
-    known_defects: tuple = ()
+def _lengths(draw, choices, low: int = 1):
+    return [int(L) for L in sorted(draw(st.sets(st.sampled_from(choices), min_size=max(2, low), max_size=3),
+                                        label="L"))]
+
+
+@st.composite
+def icl_scenarios(draw):
+    return {"icl": {"sigma": draw(_sigma(3)), "alpha": draw(st.integers(1, 16), label="alpha") / 8,
+                    "noise": 0.0, "L": _lengths(draw, (4, 8, 16, 32, 64)), "eps": [0.1, 0.03]}}
+
+
+@st.composite
+def scalar_scenarios(draw):
+    heads = draw(st.integers(1, 2), label="heads")
+    return {"scalar": {"d": draw(st.integers(1, 6), label="d"), "noise": draw(st.integers(0, 4), label="noise") / 8,
+                       "mu": [draw(st.integers(-8, 8), label="mu") / 8 for _ in range(heads)],
+                       "omega": [draw(st.integers(-8, 8), label="omega") / 8 for _ in range(heads)],
+                       "L": _lengths(draw, (4, 8, 16, 32, 64, 128))}}
+
+
+@st.composite
+def authors_scenarios(draw):
+    return {"icl": {"sigma": draw(_sigma(3)), "noise": draw(st.integers(0, 2), label="noise") / 8,
+                    "L": _lengths(draw, (4, 8, 16, 32))}}
