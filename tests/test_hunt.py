@@ -1,4 +1,5 @@
-"""`softlin hunt` (softlin/cli/hunt.py, softlin/hunt/search.py, softlin/hunt/spaces.py): the spaces draw scenarios that
+"""`softlin hunt` (softlin/cli/hunt.py, softlin/hunt/search.py, each claim's `hunt` Space in
+softlin/claims/hunt_space.py with its strategy in softlin/claims/hunt_strategies.py): the spaces draw scenarios that
 round-trip through TOML and validate (or are classified), a failure is found, shrunk and written so
 that `verify --scenario` reads it, exit codes follow `verify`. The default tests use a stand-in claim
 run (fast, and its failure set is known); the slow tier injects wrong formulas into the real claims."""
@@ -15,44 +16,38 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from softlin import cli
+from softlin.cli import hunt as cli_hunt
 from softlin.claims import registry, scenario as scen
 from softlin.claims.limit import lemma21
 from softlin.claims.base import Check, certificate, check_false_alarm, claim_rng
 from softlin.hunt.scenario_toml import to_toml
-from softlin.hunt.search import SUPPORTED, classify
-from softlin.hunt.spaces import SPACES
+from softlin.hunt.search import classify, supported
 from softlin.numerics.validate import BeyondReach
 
 FAST = settings(max_examples=25, deadline=None, database=None, derandomize=True,
                 suppress_health_check=list(HealthCheck))
 
 
-def test_the_supported_claims_are_the_ones_with_a_space():
-    assert SUPPORTED == tuple(SPACES)
+def test_the_supported_claims_are_the_ones_that_declare_a_space_and_another_is_refused_naming_them(monkeypatch):
+    assert supported() == tuple(cid for cid, c in registry.CLAIMS.items() if c.hunt is not None)
+    assert "asm-3.3" in supported()
+    monkeypatch.setitem(registry.CLAIMS, "asm-3.3", dataclasses.replace(registry.get("asm-3.3"), hunt=None))
+    assert "asm-3.3" not in supported()
+    args = cli.build_parser().parse_args(["hunt", "asm-3.3"])
+    with pytest.raises(ValueError, match=r"hunt does not support 'asm-3.3' yet \(supported: lemma-2.1, prop-3.1"):
+        cli_hunt.check_args(args)
 
 
-REGIONS = {"lemma-2.1": {"Gamma full rank", "Gamma singular, non-zero"},
-           "asm-3.3": {"lambda < 1/2 (c = 2 finite)", "lambda >= 1/2 (c = 2 infinite)"},
-           "prop-3.1": {"lambda < 1/2", "lambda >= 1/2"},
-           "prop-3.4": {"lambda < 1/2", "lambda >= 1/2"},
-           "mixture": {"1 component(s)", "2 component(s)", "3 component(s)"},
-           "thm-4.3": {"||Sigma||_op <= 1", "||Sigma||_op > 1"},
-           "thm-5.2": {"alpha within the paper's range", "alpha above the paper's range, above both"},
-           "finite-prompt-risk": {"1 head(s)", "2 head(s)"},
-           "authors-experiment": {"d = 1", "d = 2"}}
-# claims whose drawn space lies inside their validation (no draw is rejected)
-NEVER_OUTSIDE = {"prop-3.1", "mixture"}
-
-
-@pytest.mark.parametrize("claim_id", SUPPORTED)
+@pytest.mark.parametrize("claim_id", supported())
 def test_drawn_scenarios_round_trip_through_toml_and_reach_every_region_and_the_outside(claim_id, tmp_path):
     """60 derandomised draws per claim: each round-trips through TOML, validates or is classified
     with a reason, carries the region label of its validated scenario, and every region (and the
     outside of the hypotheses, where the space reaches it) is drawn."""
     claim, seen = registry.get(claim_id), set()
+    space = claim.hunt
 
     @settings(FAST, max_examples=60)
-    @given(SPACES[claim_id].scenarios("quick"))
+    @given(space.scenarios("quick"))
     def check(user):
         path = tmp_path / "s.toml"
         path.write_text(to_toml(user, "a comment"))
@@ -63,9 +58,11 @@ def test_drawn_scenarios_round_trip_through_toml_and_reach_every_region_and_the_
             validated = (claim.validate or scen.common)(merged)
             if "cov" in validated:
                 assert np.min(np.linalg.eigvalsh(validated["cov"])) >= -1e-12      # PSD, as drawn
-            assert label == SPACES[claim_id].region(validated)
+            assert label == space.region(validated)
     check()
-    assert REGIONS[claim_id] | ({"outside"} - ({"outside"} if claim_id in NEVER_OUTSIDE else set())) <= seen
+    # the regions the space declares it reaches, and the outside unless it draws inside its validation
+    assert set(space.regions) | ({"outside"} if space.draws_outside else set()) <= seen
+    assert space.regions
 
 
 def test_scenarios_outside_the_routes_are_classified_with_the_reason():

@@ -37,6 +37,9 @@ from ..numerics.significance import power_of_z, z_critical
 from . import scenario as scen
 from . import budgets
 from .base import check_false_alarm, Check, Claim, certificate, unjudged
+from ..derivations import display
+from .base import Absent
+from .hunt_space import Space, asm_region
 from .common import provenance, symbolic_check
 
 ID = "asm-3.3"
@@ -376,4 +379,8 @@ CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMM
                   L="accepted; not used (the tilted moments do not depend on L)",
                   trials="accepted; not used (the Monte Carlo budget is fixed per profile)",
                   delta="accepted; not used", query="accepted; not used (the moments are averaged over queries)"),
-              paper="Assumption 3.3", rests_on=())
+              paper="Assumption 3.3", rests_on=(),
+              display=display.asm33,
+              figure=Absent("its certificate has no series: exact moments at one scenario, no curve in L"),
+              hunt=Space("softlin.claims.hunt_strategies:asm33_scenarios", asm_region, 1,
+                         regions=("lambda < 1/2 (c = 2 finite)", "lambda >= 1/2 (c = 2 infinite)")))

@@ -171,6 +171,22 @@ def status_of(checks) -> str:
 
 
 @dataclass(frozen=True)
+class Absent:
+    """A part a claim states it does not have, and why: the registry's parts test accepts it where it
+    would refuse a part left undeclared."""
+    reason: str
+
+    def __post_init__(self):
+        if not self.reason.strip():
+            raise ValueError("an absent part names its reason")
+
+
+# The last element of a sweep field's path: the summary reports minus the number (a log-log slope as
+# a decay rate).
+NEGATE = "negate"
+
+
+@dataclass(frozen=True)
 class Claim:
     id: str
     title: str
@@ -191,6 +207,24 @@ class Claim:
     # of the claims it rests on: the claim graph (softlin/render/graph.py) is drawn from these.
     paper: str = ""
     rests_on: tuple[str, ...] = ()
+    # display() -> {name: derivations.display.Display}: the derived formulas its certificate shows,
+    # printed as LaTeX and MathML by claims/formulas.py; Absent(why) when the run typesets its own.
+    display: Callable[[], dict] | Absent | None = None
+    # The figure of its page: the certificate series it is drawn from ("main", "regimes", ...; the
+    # renderer picks the figure by that series' shape, render/figures.py), or Absent(why).
+    figure: str | Absent | None = None
+    # Its hunt space (claims/hunt_space.Space: the strategy by "module:function", loaded only by
+    # `softlin hunt`, its region classifier and the bound on a run's statistical checks); None: the
+    # hunt refuses the claim.
+    hunt: Any = None
+    # The fields a sweep's summary copies from each point's `quantities` (softlin/sweep/summary.py):
+    # name -> key, or a tuple of keys into nested tables ending in NEGATE for minus the number; None
+    # copies only `lambda_max`.
+    sweep_fields: dict[str, str | tuple] | None = field(default=None, hash=False)
+    # What the phase diagram draws from a lambda sweep of it (render/sweep_figure.py): per series
+    # (label, measured field, its stderr field, exact field, first-order field, colour, marker);
+    # () draws the one series of the default fields.
+    sweep_series: tuple[tuple[str, ...], ...] = ()
 
     def __post_init__(self):
         named = frozenset(k.table or k.name for k in self.keys)

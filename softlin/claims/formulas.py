@@ -1,28 +1,27 @@
-"""The derived formulas a claim's certificate shows, from derivations/display.py printed by
-softlin/mathml.py as LaTeX (`formulas`) and presentation MathML (`formulas_mathml`): one SymPy
+"""The derived formulas a claim's certificate shows (its `display`, from derivations/display.py),
+printed by softlin/mathml.py as LaTeX (`formulas`) and presentation MathML (`formulas_mathml`): one SymPy
 object per formula, so the two fields cannot disagree and no page falls back to raw LaTeX."""
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Callable
 
-from ..derivations import display
 from ..mathml import formula_dicts
+from . import registry
 
-DISPLAYS = {
-    "prop-3.1": display.prop31,
-    "asm-3.3": display.asm33,
-    "prop-3.4": display.prop34,
-    "thm-4.3": display.thm43,
-    "thm-5.2": display.thm52,
-    "finite-prompt-risk": display.finite_prompt_risk,
-    "authors-experiment": display.authors_experiment_,
-}
+
+def displayed() -> dict[str, Callable[[], dict]]:
+    """{claim id: display function} of the registered claims that declare one (Claim.display)."""
+    return {cid: c.display for cid, c in registry.CLAIMS.items() if callable(c.display)}
 
 
 @lru_cache(maxsize=None)
 def _cached(claim_id: str) -> tuple[dict, dict]:
-    return formula_dicts(DISPLAYS[claim_id]())
+    show = registry.get(claim_id).display
+    if not callable(show):
+        raise ValueError(f"claim {claim_id} declares no displayed formulas ({show!r})")
+    return formula_dicts(show())
 
 
 def for_claim(claim_id: str) -> tuple[dict, dict]:

@@ -3,20 +3,25 @@ region classifiers, plain functions of a validated scenario. The strategies that
 are claims/hunt_strategies.py, imported only by the hunt.
 
 Known defects (`Space.known_defects`): regions where a check is known to misfire; they are counted
-under their label and not run, so that a hunt reports new failures. One now: finite-prompt-risk with
-mu = 0 in every head (see `_more_spaces`); lemma-2.1 with V Gamma V^T = 0 was one, found by this hunt,
-and is fixed.
+under their label and not run, so that a hunt reports new failures:
+none today (lemma-2.1 with V Gamma V^T = 0 was one, found by the hunt, and is fixed).
 
 Regions (`region`): which part of the hypothesis space a validated scenario falls in (for
 `lemma-2.1` the rank of Gamma; for `asm-3.3` whether lambda = lambda_max(U^T Gamma U Sigma_q) is
 below the finiteness threshold 1/2). Scenarios that a claim's validation or its structural limits
 (claims/budgets.py: rank(Gamma) <= 3 for the Gauss-Hermite route, Sigma_q positive definite for
 asm-3.3) reject are "outside hypotheses" and are counted, never judged.
+
+A space's `statistical_checks` bounds a run's count with room to spare (measured on the built-in
+scenarios: prop-3.1 24, prop-3.4 16, authors-experiment 9, thm-5.2 5, lemma-2.1, mixture,
+finite-prompt-risk 3, thm-4.3 2, asm-3.3 1); a run above it stops the hunt (exit 3).
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -68,13 +73,30 @@ def dimension_region(s: dict) -> str:
 
 @dataclass(frozen=True)
 class Space:
-    """A claim's hunt space: `scenarios(budget)` a strategy, `region(validated)` its label, and
-    `statistical_checks` an upper bound on the statistical (montecarlo) checks of one run, so that a
-    run at per-check level alpha false-alarms with probability <= statistical_checks x alpha
-    (hunt/search.py checks every run's certificate against it)."""
-    scenarios: object
-    region: object
+    """A claim's hunt space: `strategy` names a function of the budget that returns the Hypothesis
+    strategy of its user scenarios ("module:function", imported by `scenarios` only, so that a claim
+    declares its space without loading Hypothesis), `region(validated)` labels a validated scenario,
+    and `statistical_checks` is an upper bound on the statistical (montecarlo) checks of one run, so
+    that a run at per-check level alpha false-alarms with probability <= statistical_checks x alpha
+    (hunt/search.py checks every run's certificate against it; a larger bound only lowers the
+    per-check level)."""
+    strategy: str
+    region: Callable[[dict], str]
     statistical_checks: int
+    # The region labels that 60 drawn scenarios must reach (tests/test_hunt.py), and whether some
+    # draws fall outside the claim's hypotheses: what the space is designed to cover.
+    regions: tuple[str, ...] = ()
+    draws_outside: bool = True
     # (label, predicate on the validated scenario): regions where a check of the claim is known to be
     # defective; counted under their label and not run, so a hunt looks for new failures.
     known_defects: tuple = ()
+
+    def __post_init__(self):
+        module, _, name = self.strategy.partition(":")
+        if not module or not name:
+            raise ValueError(f"hunt strategy {self.strategy!r} is not 'module:function'")
+
+    def scenarios(self, budget: str):
+        """The Hypothesis strategy of user scenarios at this budget (imports the strategy's module)."""
+        module, _, name = self.strategy.partition(":")
+        return getattr(importlib.import_module(module), name)(budget)

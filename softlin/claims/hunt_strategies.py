@@ -17,6 +17,25 @@ Space (the common keys; the per-claim strategies below):
   dyadic numbers are exact in binary and in decimal, so the TOML file holds the scenario exactly,
   and Hypothesis shrinks each entry towards 0 (a shrunk counterexample has few non-zero entries).
 - prompt lengths: 1 to 3 strictly increasing lengths from {4, 8, ..., 128}; trials fixed per budget.
+
+The claims' own spaces (each claim names its function below in its `Space`), with the prompt budget
+drawn small so that one claim run at `quick` costs seconds to a minute:
+
+- prop-3.1, prop-3.4: the common keys with a fixed query of length d (d 1..3, Gamma = B B^T of every
+  rank, a possibly singular query covariance) and 2 to 3 prompt lengths; region: lambda = lambda_max(U^T Gamma U Sigma_q)
+  below or above the finiteness threshold 1/2.
+- mixture: 1 to 3 Gaussian components with weights w_k / sum w (w_k in 1..4), means and covariances
+  B_k B_k^T (singular allowed); region: the number of components.
+- thm-4.3, thm-5.2: [icl] with Sigma = B B^T + c I (c in {0, 1/4, 1/2}: c = 0 may be singular, which
+  `icl.sigma` validation rejects as outside the hypotheses), alpha = j/8 (j in 1..16), noise 0,
+  L from {4, 8, 16, 32, 64}; region (thm-5.2): alpha against the paper's bound sqrt2 / (d^1/4 ||Sigma||)
+  and the cited linear-attention condition; (thm-4.3): ||Sigma||_op <= 1 (the appendix lemma's
+  case) or not.
+- finite-prompt-risk: [scalar] with d 1..6, noise in {0, 1/8, ..., 1/2}, one or two heads (mu, omega in
+  {-1, -7/8, ..., 1}),
+  L from {4, 8, ..., 128}; omega_h omega_k >= 1/2 is outside the hypotheses (C1 infinite) and
+  rejected by validation; region: the number of heads.
+- authors-experiment: [icl] sigma (d 1..3), noise, L from {4, 8, 16, 32}; region: d.
 """
 
 from __future__ import annotations
@@ -117,3 +136,36 @@ def scalar_scenarios(draw):
 def authors_scenarios(draw):
     return {"icl": {"sigma": draw(_sigma(3)), "noise": draw(st.integers(0, 2), label="noise") / 8,
                     "L": _lengths(draw, (4, 8, 16, 32))}}
+
+
+# Each claim's strategy as a function of the budget: what its `Space.strategy` names.
+
+def lemma21_scenarios(budget: str):
+    """Rank <= 4 drawn, so rank 4 (above the Gauss-Hermite route's 3) is drawn and classified outside."""
+    return common_scenarios(6, 4, budget)
+
+
+def asm33_scenarios(budget: str):
+    """Its exact rational tables grow fast with d, so d <= 3 keeps one run near 10 s, and U entries up
+    to 1 (not 1/2) draw both sides of the threshold lambda = 1/2 often."""
+    return common_scenarios(3, 3, budget, 4)
+
+
+def rate_scenarios(budget: str):
+    """prop-3.1 and prop-3.4: the common keys with a fixed query, 200 prompts per length."""
+    return with_query(3, budget, 200)
+
+
+def icl_space(budget: str):
+    """thm-4.3 and thm-5.2: an [icl] table (its budget is the table's own)."""
+    return icl_scenarios()
+
+
+def scalar_space(budget: str):
+    """finite-prompt-risk: a [scalar] table (its budget is the table's own)."""
+    return scalar_scenarios()
+
+
+def authors_space(budget: str):
+    """authors-experiment: an [icl] table (its budget is the table's own)."""
+    return authors_scenarios()

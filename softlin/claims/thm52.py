@@ -28,6 +28,9 @@ from ..numerics import icl_flows, significance
 from ..numerics.laws import GaussianLaw
 from . import formulas as shown, icl_common
 from .base import check_false_alarm, Check, Claim, certificate
+from ..derivations import display
+from .base import Absent
+from .hunt_space import Space, alpha_region
 from .common import provenance, symbolic_check
 
 ID = "thm-5.2"
@@ -255,4 +258,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, icl_common.default_scenario, icl_common.KEYS,
               validate=icl_common.validate, estimate=icl_common.work_estimate("thm-5.2"), keys=icl_common.KEY_DOCS,
-              paper="Theorem 5.2", rests_on=("lemma-2.1", "thm-4.3"))
+              paper="Theorem 5.2", rests_on=("lemma-2.1", "thm-4.3"),
+              display=display.thm52,
+              figure=Absent("its certificate has no series: its numbers are the checks' own"),
+              hunt=Space("softlin.claims.hunt_strategies:icl_space", alpha_region, 8,
+                         regions=("alpha within the paper's range", "alpha above the paper's range, above both")))

@@ -1,10 +1,10 @@
 """The hunt: search a claim's hypothesis space for a counterexample (docs/hunt.md); the command
 `softlin hunt CLAIM` is softlin/cli/hunt.py.
 
-Hypothesis draws scenarios from the claim's space (hunt/spaces.py, SPACES) and runs the claim at
-a small budget on each (profile `quick` for `--budget quick`, `standard` for `--budget standard`,
-seed S fixed in the scenario, so one scenario always gives the same run and Hypothesis's shrinker
-sees a deterministic test). An example is
+Hypothesis draws scenarios from the claim's space (its `hunt`, a claims/hunt_space.py Space) and
+runs the claim at a small budget on each (profile `quick` for `--budget quick`, `standard` for
+`--budget standard`, seed S fixed in the scenario, so one scenario always gives the same run and
+Hypothesis's shrinker sees a deterministic test). An example is
 
 - outside hypotheses: the claim's validation or its structural limits (claims/budgets.py) reject it;
   counted per reason, never run; a structural limit that only the run meets (BeyondReach, e.g.
@@ -50,9 +50,6 @@ from ..commands import InternalError
 DEFAULT_OUT = Path("reports") / "hunt"
 PROFILE = {"quick": "quick", "standard": "standard"}
 OUTSIDE = "outside hypotheses"
-# The claims with a hunt space (hunt/spaces.py, SPACES, imported lazily: Hypothesis loads only for hunt).
-SUPPORTED = ("lemma-2.1", "asm-3.3", "prop-3.1", "prop-3.4", "mixture", "thm-4.3", "thm-5.2", "finite-prompt-risk",
-             "authors-experiment")
 
 
 class Counterexample(Exception):
@@ -71,7 +68,7 @@ def classify(claim, user: dict, budget: str) -> tuple[dict | None, str]:
         budgets.estimate(claim.id, validated, PROFILE[budget])
     except ValueError as exc:
         return None, reason_key(str(exc))
-    space = _spaces()[claim.id]
+    space = claim.hunt
     for label, defective in space.known_defects:
         if defective(validated):
             return None, label
@@ -116,7 +113,7 @@ class Hunt:
 
     def __init__(self, claim, n: int, seed: int, budget: str, max_shrink: int = 100, level: float = 1e-3):
         self.claim, self.n, self.seed, self.budget, self.max_shrink = claim, n, seed, budget, max_shrink
-        self.space = _spaces()[claim.id]
+        self.space = claim.hunt
         self.level = level
         self.per_check = min(CHECK_FALSE_ALARM, level / (n * self.space.statistical_checks))
         self.per_run = self.space.statistical_checks * self.per_check
@@ -192,9 +189,9 @@ class Hunt:
             raise InternalError(self.error)
 
 
-def _spaces() -> dict:
-    from .spaces import SPACES
-    return SPACES
+def supported() -> tuple[str, ...]:
+    """The registered claims that declare a hunt space, in the registry's order."""
+    return tuple(cid for cid, claim in registry.CLAIMS.items() if claim.hunt is not None)
 
 
 def _quiet():

@@ -66,6 +66,8 @@ from .training import BATCH, INIT, LR, PLAN, cached_experiment, pilot_linear_se
 from ...certio import precision_entry
 from .. import budgets
 from ..base import Claim, certificate, check_false_alarm, check_path
+from ...derivations import display
+from ..hunt_space import Space, dimension_region
 from ..common import provenance, symbolic_check
 
 ID = "authors-experiment"
@@ -317,4 +319,7 @@ KEY_DOCS = (
 )
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate, estimate=work_estimate,
               keys=KEY_DOCS,
-              rests_on=("thm-5.2", "finite-prompt-risk"))
+              rests_on=("thm-5.2", "finite-prompt-risk"),
+              display=display.authors_experiment_,
+              figure="authors_experiment",
+              hunt=Space("softlin.claims.hunt_strategies:authors_space", dimension_region, 12, regions=("d = 1", "d = 2")))

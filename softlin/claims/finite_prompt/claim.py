@@ -39,6 +39,8 @@ from . import exact as exact_section
 from ...certio import precision_entry
 from .. import budgets
 from ..base import check_false_alarm, check_path, Check, Claim, certificate, unjudged
+from ...derivations import display
+from ..hunt_space import Space, heads_region
 from ..common import provenance, symbolic_check
 
 ID = "finite-prompt-risk"
@@ -324,7 +326,10 @@ KEY_DOCS = (
 )
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate, estimate=work_estimate,
               keys=KEY_DOCS,
-              rests_on=("lemma-2.1", "prop-3.1"))
+              rests_on=("lemma-2.1", "prop-3.1"),
+              display=display.finite_prompt_risk,
+              figure="finite_optimum",
+              hunt=Space("softlin.claims.hunt_strategies:scalar_space", heads_region, 6, regions=("1 head(s)", "2 head(s)")))
 
 
 def _power_text(power) -> str:

@@ -23,6 +23,8 @@ from ...numerics.laws import GaussianLaw, RademacherLaw, UniformLaw
 from .. import exact, scenario as scen
 from .. import budgets
 from ..base import check_false_alarm, Check, Claim, certificate
+from ..base import Absent
+from ..hunt_space import Space, lemma_region
 from .battery import Subject, control_check, control_summary, run_battery, run_control
 from ..common import budget_for, provenance, queries_for, symbolic_check
 from ...mathml import T_MU_Z, fenced, mathml_formula, mo
@@ -184,4 +186,8 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, estimate=work_estimate,
               keys=scen.common_key_docs(),
-              paper="Lemma 2.1", rests_on=())
+              paper="Lemma 2.1", rests_on=(),
+              display=Absent("its run typesets the limit and the tilted law from derivations/lemma21.py"),
+              figure="main",
+              hunt=Space("softlin.claims.hunt_strategies:lemma21_scenarios", lemma_region, 3,
+                         regions=("Gamma full rank", "Gamma singular, non-zero")))

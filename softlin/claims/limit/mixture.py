@@ -28,6 +28,8 @@ from ...numerics.laws import MixtureLaw
 from .. import exact, scenario as scen
 from .. import budgets
 from ..base import Check, Claim, certificate
+from ..base import Absent
+from ..hunt_space import Space, mixture_region
 from .battery import Subject, control_check, control_summary, run_battery, run_control
 from ..common import budget_for, provenance, queries_for, symbolic_check
 from .lemma21 import familywise_false_alarm, gaussian_subject
@@ -226,4 +228,8 @@ CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_
                   scen.Key("mixture", "means", "K x d matrix", "component means m_k"),
                   scen.Key("mixture", "covs", "K PSD d x d matrices, rank <= 3", "component covariances Gamma_k"),
               ),
-              rests_on=("lemma-2.1",))
+              rests_on=("lemma-2.1",),
+              display=Absent("its run typesets the component pieces from derivations/mixture.py"),
+              figure="main",
+              hunt=Space("softlin.claims.hunt_strategies:mixture_scenarios", mixture_region, 3,
+                         regions=("1 component(s)", "2 component(s)", "3 component(s)"), draws_outside=False))

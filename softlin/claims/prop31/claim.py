@@ -38,6 +38,8 @@ from .. import formulas as shown, scenario as scen
 from ...certio import precision_entry
 from .. import budgets
 from ..base import check_false_alarm, check_path, Check, Claim, certificate
+from ...derivations import display
+from ..hunt_space import Space, lambda_region
 from ..common import provenance, symbolic_check
 from .anchors import error_anchor_check, moment_anchor_check
 from .average import (query_averaged, first_order_mc_check, per_L_check, slope_check, coefficient_check,
@@ -287,4 +289,8 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, validate=validate, estimate=work_estimate,
               keys=scen.common_key_docs(query="the fixed query z of the fixed-query checks and their Arb "
                                               "enclosures (else the first column of Sigma_q^(1/2))"),
-              paper="Proposition 3.1", rests_on=("lemma-2.1",))
+              paper="Proposition 3.1", rests_on=("lemma-2.1",),
+              display=display.prop31,
+              figure="main",
+              hunt=Space("softlin.claims.hunt_strategies:rate_scenarios", lambda_region, 32, regions=("lambda < 1/2", "lambda >= 1/2"),
+                         draws_outside=False))

@@ -40,6 +40,8 @@ from .. import scenario as scen
 from ...certio import precision_entry
 from .. import budgets
 from ..base import check_false_alarm, check_path, Check, Claim, certificate
+from ...derivations import display
+from ..hunt_space import Space, lambda_region
 from ..common import provenance, symbolic_check
 from ..prop31.common import naive_exponent, sharp_exponent
 from ..prop31.fixed import deterministic_coordinates
@@ -346,4 +348,7 @@ CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMM
                   trials="fixed-query prompts per L, read at `standard`",
                   query="the fixed query z of the fixed-query checks",
                   delta="accepted; not used (no high-probability bound is checked here)"),
-              paper="Proposition 3.4", rests_on=("lemma-2.1", "asm-3.3"))
+              paper="Proposition 3.4", rests_on=("lemma-2.1", "asm-3.3"),
+              display=display.prop34,
+              figure="regimes",
+              hunt=Space("softlin.claims.hunt_strategies:rate_scenarios", lambda_region, 24, regions=("lambda < 1/2", "lambda >= 1/2")))

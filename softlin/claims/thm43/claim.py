@@ -32,6 +32,9 @@ from .. import formulas as shown, icl_common
 from . import routes
 from .control import mixture_check
 from ..base import check_false_alarm, Check, Claim, certificate
+from ...derivations import display
+from ..base import Absent
+from ..hunt_space import Space, norm_region
 from ..common import provenance
 
 ID = "thm-4.3"
@@ -183,4 +186,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
 
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, icl_common.default_scenario, icl_common.KEYS,
               validate=icl_common.validate, estimate=icl_common.work_estimate("thm-4.3"), keys=icl_common.KEY_DOCS,
-              paper="Theorem 4.3", rests_on=("prop-3.1", "prop-3.4"))
+              paper="Theorem 4.3", rests_on=("prop-3.1", "prop-3.4"),
+              display=display.thm43,
+              figure=Absent("its certificate has no series: its numbers are the checks' own"),
+              hunt=Space("softlin.claims.hunt_strategies:icl_space", norm_region, 4, regions=("||Sigma||_op <= 1", "||Sigma||_op > 1")))
