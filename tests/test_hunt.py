@@ -1,5 +1,6 @@
 """`softlin hunt` (softlin/cli/hunt.py, softlin/hunt/search.py, each claim's `hunt` Space in
-softlin/claims/hunt_space.py with its strategy in softlin/claims/hunt_strategies.py): the spaces draw scenarios that
+softlin/claims/hunt_space.py, its strategy in softlin/claims/hunt_strategies.py): the spaces draw
+scenarios that
 round-trip through TOML and validate (or are classified), a failure is found, shrunk and written so
 that `verify --scenario` reads it, exit codes follow `verify`. The default tests use a stand-in claim
 run (fast, and its failure set is known); the slow tier injects wrong formulas into the real claims."""
@@ -28,13 +29,15 @@ FAST = settings(max_examples=25, deadline=None, database=None, derandomize=True,
                 suppress_health_check=list(HealthCheck))
 
 
-def test_the_supported_claims_are_the_ones_that_declare_a_space_and_another_is_refused_naming_them(monkeypatch):
+def test_the_supported_claims_declare_a_space_and_another_is_refused_naming_them(monkeypatch):
     assert supported() == tuple(cid for cid, c in registry.CLAIMS.items() if c.hunt is not None)
     assert "asm-3.3" in supported()
-    monkeypatch.setitem(registry.CLAIMS, "asm-3.3", dataclasses.replace(registry.get("asm-3.3"), hunt=None))
+    without = dataclasses.replace(registry.get("asm-3.3"), hunt=None)
+    monkeypatch.setitem(registry.CLAIMS, "asm-3.3", without)
     assert "asm-3.3" not in supported()
     args = cli.build_parser().parse_args(["hunt", "asm-3.3"])
-    with pytest.raises(ValueError, match=r"hunt does not support 'asm-3.3' yet \(supported: lemma-2.1, prop-3.1"):
+    refused = r"hunt does not support 'asm-3.3' yet \(supported: lemma-2.1, prop-3.1"
+    with pytest.raises(ValueError, match=refused):
         cli_hunt.check_args(args)
 
 
@@ -60,7 +63,7 @@ def test_drawn_scenarios_round_trip_through_toml_and_reach_every_region_and_the_
                 assert np.min(np.linalg.eigvalsh(validated["cov"])) >= -1e-12      # PSD, as drawn
             assert label == space.region(validated)
     check()
-    # the regions the space declares it reaches, and the outside unless it draws inside its validation
+    # the regions the space declares it reaches, and the outside unless it draws only inside
     assert set(space.regions) | ({"outside"} if space.draws_outside else set()) <= seen
     assert space.regions
 

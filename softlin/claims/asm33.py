@@ -381,6 +381,6 @@ CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMM
                   delta="accepted; not used", query="accepted; not used (the moments are averaged over queries)"),
               paper="Assumption 3.3", rests_on=(),
               display=display.asm33,
-              figure=Absent("its certificate has no series: exact moments at one scenario, no curve in L"),
-              hunt=Space("softlin.claims.hunt_strategies:asm33_scenarios", asm_region, 1,
+              figure=Absent("its certificate has no series: exact moments at one scenario"),
+              hunt=Space(".hunt_strategies:asm33_scenarios", asm_region, 1,
                          regions=("lambda < 1/2 (c = 2 finite)", "lambda >= 1/2 (c = 2 infinite)")))

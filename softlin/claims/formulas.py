@@ -1,6 +1,7 @@
 """The derived formulas a claim's certificate shows (its `display`, from derivations/display.py),
-printed by softlin/mathml.py as LaTeX (`formulas`) and presentation MathML (`formulas_mathml`): one SymPy
-object per formula, so the two fields cannot disagree and no page falls back to raw LaTeX."""
+printed by softlin/mathml.py as LaTeX (`formulas`) and presentation MathML (`formulas_mathml`):
+one SymPy object per formula, so the two fields cannot disagree and no page falls back to raw
+LaTeX."""
 
 from __future__ import annotations
 

@@ -87,8 +87,8 @@ class Space:
     # draws fall outside the claim's hypotheses: what the space is designed to cover.
     regions: tuple[str, ...] = ()
     draws_outside: bool = True
-    # (label, predicate on the validated scenario): regions where a check of the claim is known to be
-    # defective; counted under their label and not run, so a hunt looks for new failures.
+    # (label, predicate on the validated scenario): regions where a check of the claim is known to
+    # be defective; counted under their label and not run, so a hunt looks for new failures.
     known_defects: tuple = ()
 
     def __post_init__(self):
@@ -97,6 +97,7 @@ class Space:
             raise ValueError(f"hunt strategy {self.strategy!r} is not 'module:function'")
 
     def scenarios(self, budget: str):
-        """The Hypothesis strategy of user scenarios at this budget (imports the strategy's module)."""
+        """The Hypothesis strategy of user scenarios at this budget (imports the strategy's module;
+        a module named with a leading dot is one of softlin.claims)."""
         module, _, name = self.strategy.partition(":")
-        return getattr(importlib.import_module(module), name)(budget)
+        return getattr(importlib.import_module(module, __package__), name)(budget)

@@ -141,13 +141,14 @@ def authors_scenarios(draw):
 # Each claim's strategy as a function of the budget: what its `Space.strategy` names.
 
 def lemma21_scenarios(budget: str):
-    """Rank <= 4 drawn, so rank 4 (above the Gauss-Hermite route's 3) is drawn and classified outside."""
+    """Rank <= 4 drawn, so rank 4 (above the Gauss-Hermite route's 3) is drawn and classified
+    outside."""
     return common_scenarios(6, 4, budget)
 
 
 def asm33_scenarios(budget: str):
-    """Its exact rational tables grow fast with d, so d <= 3 keeps one run near 10 s, and U entries up
-    to 1 (not 1/2) draw both sides of the threshold lambda = 1/2 often."""
+    """Its exact rational tables grow fast with d, so d <= 3 keeps one run near 10 s, and U entries
+    up to 1 (not 1/2) draw both sides of the threshold lambda = 1/2 often."""
     return common_scenarios(3, 3, budget, 4)
 
 

@@ -261,5 +261,6 @@ CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, icl_common.default_scenario
               paper="Theorem 5.2", rests_on=("lemma-2.1", "thm-4.3"),
               display=display.thm52,
               figure=Absent("its certificate has no series: its numbers are the checks' own"),
-              hunt=Space("softlin.claims.hunt_strategies:icl_space", alpha_region, 8,
-                         regions=("alpha within the paper's range", "alpha above the paper's range, above both")))
+              hunt=Space(".hunt_strategies:icl_space", alpha_region, 8,
+                         regions=("alpha within the paper's range",
+                                  "alpha above the paper's range, above both")))

@@ -16,7 +16,8 @@ from ..hunt.search import DEFAULT_OUT, PROFILE, Hunt, summary, supported
 
 def add_parser(sub) -> None:
     hunt = sub.add_parser("hunt", help="search a claim's hypothesis space for a counterexample (Hypothesis)")
-    # the claims are not imported for the parser (`softlin --help` stays fast): check_args names them
+    # the claims are not imported for the parser (`softlin --help` stays fast): check_args names
+    # the supported ones
     hunt.add_argument("claim", help="claim id, of a claim that declares a hunt space")
     hunt.add_argument("--examples", type=int, metavar="N", default=100, help="scenarios judged before giving up (default 100)")
     hunt.add_argument("--seed", type=int, metavar="N", default=0, help="seed of Hypothesis and of every claim run (default 0)")
@@ -41,7 +42,8 @@ def check_args(args):
         require_dask()
     claim = registry.get(args.claim)
     if claim.hunt is None:
-        raise ValueError(f"hunt does not support {claim.id!r} yet (supported: {', '.join(supported())})")
+        names = ", ".join(supported())
+        raise ValueError(f"hunt does not support {claim.id!r} yet (supported: {names})")
     if args.examples < 1:
         raise ValueError(f"--examples {args.examples} must be >= 1")
     if not 0 < args.false_alarm < 1:

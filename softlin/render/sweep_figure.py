@@ -23,19 +23,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import FormatStrFormatter, NullFormatter  # noqa: E402
 
+from ..claims import registry  # noqa: E402
 from ..numerics import kernels  # noqa: E402
 from . import figure_png  # noqa: E402
 from .figure_png import LEGEND_BELOW  # noqa: E402
 
-# What each claim's summary holds: (label, measured, its stderr, exact, first-order field, colour, marker).
-SERIES = {
-    "prop-3.1": [("output T", "measured_slope", "measured_slope_stderr", "exact_slope", "first_order_coefficient",
-                  "C0", "o")],
-    "prop-3.4": [("grad_V", "measured_slope", "measured_slope_stderr", "exact_slope", "first_order_coefficient_V",
-                  "C1", "D"),
-                 ("grad_U", "measured_slope_U", "measured_slope_U_stderr", "exact_slope_U", "first_order_coefficient_U",
-                  "C2", "v")],
-}
+# The series of a summary whose claim declares none (Claim.sweep_series): (label, measured, its
+# stderr, exact, first-order field, colour, marker).
+DEFAULT_SERIES = [("measured", "measured_slope", "measured_slope_stderr", "exact_slope",
+                   "first_order_coefficient", "C0", "o")]
 THRESHOLD = 0.5
 
 
@@ -44,8 +40,9 @@ def num(x) -> bool:
 
 
 def series_of(summary: dict) -> list[tuple]:
-    return SERIES.get(summary.get("claim"), [("measured", "measured_slope", "measured_slope_stderr", "exact_slope",
-                                              "first_order_coefficient", "C0", "o")])
+    """The series its claim declares (Claim.sweep_series), else DEFAULT_SERIES."""
+    claim = registry.CLAIMS.get(summary.get("claim"))
+    return list(claim.sweep_series) if claim is not None and claim.sweep_series else DEFAULT_SERIES
 
 
 def plottable(summary: dict) -> bool:

@@ -6,7 +6,8 @@
          "status": ..., "checks_not_passed": [{"name", "passed": false | null}, ...],
          "lambda_max": ..., <the claim's fields below>}, ...]}
 
-Fields copied from the certificate's `quantities` (the claim's own numbers; nothing is recomputed):
+Fields copied from the certificate's `quantities` (the claim's own numbers, named by its
+`sweep_fields`; nothing is recomputed):
 
 - prop-3.1: `exponent` (the derived sharp exponent kappa(lambda)), `naive_exponent` (min(1, 1/(2 lambda))),
   `measured_slope` and `measured_slope_stderr` (the weighted log-log fit of the query-averaged Monte
@@ -28,32 +29,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..claims import registry
+from ..claims.base import NEGATE
 from ..numerics import query_average
 
-_NEGATE = "negate"      # the last element of a path: report minus the value (a log-log slope as a decay rate)
-FIELDS = {
-    "prop-3.1": {"lambda_max": "lambda_max", "exponent": "exponent", "naive_exponent": "naive_exponent",
-                 "measured_slope": "measured_slope", "measured_slope_stderr": "measured_slope_stderr",
-                 "exact_slope": "predicted_slope_tested_range", "first_order_coefficient": "first_order_coefficient",
-                 "first_order_coefficient_monte_carlo": "first_order_coefficient_monte_carlo",
-                 "first_order_coefficient_monte_carlo_stderr": "first_order_coefficient_monte_carlo_stderr",
-                 "c2": "c2", "sigma": "sigma"},
-    "prop-3.4": {"lambda_max": "threshold_lambda", "exponent": "exponent_V",
-                 "naive_exponent": ("regimes", "scenario", "naive_exponent"),
-                 **{f"{name}{suffix}{tail}": ("regimes", "scenario", f"{source}_{key}{tail}") + (() if tail else (_NEGATE,))
-                    for key, suffix in (("V", ""), ("U", "_U"))
-                    for name, source in (("measured_slope", "slope"), ("exact_slope", "exact_slope"))
-                    for tail in ("", "_stderr")},
-                 "first_order_coefficient_V": "first_order_coefficient_V",
-                 "first_order_coefficient_U": "first_order_coefficient_U"},
-}
+DEFAULT_FIELDS = {"lambda_max": "lambda_max"}     # a claim that declares no sweep_fields
 
 
 def _lookup(q: dict, source):
     """q[source], or the nested q[a][b]... for a tuple path (None where a level is missing); a path
-    ending in _NEGATE gives minus the number."""
+    ending in NEGATE gives minus the number."""
     path = source if isinstance(source, tuple) else (source,)
-    negate = path[-1] == _NEGATE
+    negate = path[-1] == NEGATE
     for part in path[:-1] if negate else path:
         if not isinstance(q, dict):
             return None
@@ -69,7 +56,8 @@ def point_entry(point: dict, key: str, cert: dict) -> dict:
              "status": cert["status"],
              # why a point is not verified, readable without opening its certificate
              "checks_not_passed": [{"name": c["name"], "passed": c["passed"]} for c in cert.get("checks", []) if c["passed"] is not True]}
-    fields = FIELDS.get(cert["claim"], {"lambda_max": "lambda_max"})
+    claim = registry.CLAIMS.get(cert["claim"])
+    fields = (claim.sweep_fields if claim is not None else None) or DEFAULT_FIELDS
     for name, source in fields.items():
         entry[name] = _lookup(q, source)
     if entry.get("lambda_max") is None:

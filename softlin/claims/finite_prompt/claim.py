@@ -329,7 +329,8 @@ CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, val
               rests_on=("lemma-2.1", "prop-3.1"),
               display=display.finite_prompt_risk,
               figure="finite_optimum",
-              hunt=Space("softlin.claims.hunt_strategies:scalar_space", heads_region, 6, regions=("1 head(s)", "2 head(s)")))
+              hunt=Space(".hunt_strategies:scalar_space", heads_region, 6,
+                         regions=("1 head(s)", "2 head(s)")))
 
 
 def _power_text(power) -> str:

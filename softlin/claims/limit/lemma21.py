@@ -187,7 +187,7 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, estimate=work_estimate,
               keys=scen.common_key_docs(),
               paper="Lemma 2.1", rests_on=(),
-              display=Absent("its run typesets the limit and the tilted law from derivations/lemma21.py"),
+              display=Absent("its run typesets the limit and tilted law of derivations/lemma21.py"),
               figure="main",
-              hunt=Space("softlin.claims.hunt_strategies:lemma21_scenarios", lemma_region, 3,
+              hunt=Space(".hunt_strategies:lemma21_scenarios", lemma_region, 3,
                          regions=("Gamma full rank", "Gamma singular, non-zero")))

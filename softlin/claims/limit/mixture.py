@@ -231,5 +231,6 @@ CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_
               rests_on=("lemma-2.1",),
               display=Absent("its run typesets the component pieces from derivations/mixture.py"),
               figure="main",
-              hunt=Space("softlin.claims.hunt_strategies:mixture_scenarios", mixture_region, 3,
-                         regions=("1 component(s)", "2 component(s)", "3 component(s)"), draws_outside=False))
+              hunt=Space(".hunt_strategies:mixture_scenarios", mixture_region, 3,
+                         regions=("1 component(s)", "2 component(s)", "3 component(s)"),
+                         draws_outside=False))

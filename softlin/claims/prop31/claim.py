@@ -286,11 +286,26 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
                     f"bound); {b.enclosed} Arb enclosures")
 
 
+# What a sweep's summary copies from each point (softlin/sweep/summary.py) and the phase diagram
+# draws from a lambda sweep (render/sweep_figure.py): the output error's rate and first-order
+# coefficient.
+SWEEP_FIELDS = {"lambda_max": "lambda_max", "exponent": "exponent", "naive_exponent": "naive_exponent",
+                "measured_slope": "measured_slope", "measured_slope_stderr": "measured_slope_stderr",
+                "exact_slope": "predicted_slope_tested_range",
+                "first_order_coefficient": "first_order_coefficient",
+                "first_order_coefficient_monte_carlo": "first_order_coefficient_monte_carlo",
+                "first_order_coefficient_monte_carlo_stderr":
+                    "first_order_coefficient_monte_carlo_stderr",
+                "c2": "c2", "sigma": "sigma"}
+SWEEP_SERIES = (("output T", "measured_slope", "measured_slope_stderr", "exact_slope",
+                 "first_order_coefficient", "C0", "o"),)
+
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, validate=validate, estimate=work_estimate,
               keys=scen.common_key_docs(query="the fixed query z of the fixed-query checks and their Arb "
                                               "enclosures (else the first column of Sigma_q^(1/2))"),
               paper="Proposition 3.1", rests_on=("lemma-2.1",),
               display=display.prop31,
               figure="main",
-              hunt=Space("softlin.claims.hunt_strategies:rate_scenarios", lambda_region, 32, regions=("lambda < 1/2", "lambda >= 1/2"),
-                         draws_outside=False))
+              hunt=Space(".hunt_strategies:rate_scenarios", lambda_region, 32,
+                         regions=("lambda < 1/2", "lambda >= 1/2"), draws_outside=False),
+              sweep_fields=SWEEP_FIELDS, sweep_series=SWEEP_SERIES)

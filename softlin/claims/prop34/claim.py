@@ -39,7 +39,7 @@ from . import exact as ex
 from .. import scenario as scen
 from ...certio import precision_entry
 from .. import budgets
-from ..base import check_false_alarm, check_path, Check, Claim, certificate
+from ..base import check_false_alarm, check_path, Check, Claim, certificate, NEGATE
 from ...derivations import display
 from ..hunt_space import Space, lambda_region
 from ..common import provenance, symbolic_check
@@ -341,6 +341,24 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
                     f"{source}: a fixed-query sweep of {b['prompts']} prompts and query averages over L = {b['Ls']}")
 
 
+# What a sweep's summary copies from each point (softlin/sweep/summary.py): the rates at the
+# scenario's own lambda (its regime `scenario`, the one a lambda sweep moves) as decay rates (the
+# certificate's regime slopes are log-log slopes, negative), grad U's with the suffix _U; and what
+# the phase diagram draws from a lambda sweep (render/sweep_figure.py).
+SWEEP_FIELDS = {"lambda_max": "threshold_lambda", "exponent": "exponent_V",
+                "naive_exponent": ("regimes", "scenario", "naive_exponent"),
+                **{f"{name}{suffix}{tail}":
+                   ("regimes", "scenario", f"{source}_{key}{tail}") + (() if tail else (NEGATE,))
+                   for key, suffix in (("V", ""), ("U", "_U"))
+                   for name, source in (("measured_slope", "slope"), ("exact_slope", "exact_slope"))
+                   for tail in ("", "_stderr")},
+                "first_order_coefficient_V": "first_order_coefficient_V",
+                "first_order_coefficient_U": "first_order_coefficient_U"}
+SWEEP_SERIES = (("grad_V", "measured_slope", "measured_slope_stderr", "exact_slope",
+                 "first_order_coefficient_V", "C1", "D"),
+                ("grad_U", "measured_slope_U", "measured_slope_U_stderr", "exact_slope_U",
+                 "first_order_coefficient_U", "C2", "v"))
+
 CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMMON_KEYS, validate=validate, estimate=work_estimate,
               keys=scen.common_key_docs(
                   query_cov="Sigma_q of the queries, positive definite",
@@ -351,4 +369,6 @@ CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMM
               paper="Proposition 3.4", rests_on=("lemma-2.1", "asm-3.3"),
               display=display.prop34,
               figure="regimes",
-              hunt=Space("softlin.claims.hunt_strategies:rate_scenarios", lambda_region, 24, regions=("lambda < 1/2", "lambda >= 1/2")))
+              hunt=Space(".hunt_strategies:rate_scenarios", lambda_region, 24,
+                         regions=("lambda < 1/2", "lambda >= 1/2")),
+              sweep_fields=SWEEP_FIELDS, sweep_series=SWEEP_SERIES)

@@ -189,4 +189,5 @@ CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, icl_common.default_scenario
               paper="Theorem 4.3", rests_on=("prop-3.1", "prop-3.4"),
               display=display.thm43,
               figure=Absent("its certificate has no series: its numbers are the checks' own"),
-              hunt=Space("softlin.claims.hunt_strategies:icl_space", norm_region, 4, regions=("||Sigma||_op <= 1", "||Sigma||_op > 1")))
+              hunt=Space(".hunt_strategies:icl_space", norm_region, 4,
+                         regions=("||Sigma||_op <= 1", "||Sigma||_op > 1")))
