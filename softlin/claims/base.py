@@ -172,8 +172,8 @@ def status_of(checks) -> str:
 
 @dataclass(frozen=True)
 class Absent:
-    """A part a claim states it does not have, and why: the registry's parts test accepts it where
-    it would refuse a part left undeclared."""
+    """A part a claim states it does not have, and why: the registry's parts test
+    (tests/claims/test_registry_parts.py) accepts it where it refuses a part left undeclared."""
     reason: str
 
     def __post_init__(self):
