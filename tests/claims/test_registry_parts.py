@@ -155,3 +155,16 @@ def test_the_id_list_scanner_sees_a_dict_and_a_tuple_of_ids_and_allows_rests_on(
             'ONE = {"mixture": 1}\n'
             'CLAIM = Claim(rests_on=("lemma-2.1", "thm-4.3"))\n')
     assert [line for line, _ in _claim_id_lists(ast.parse(code), ids)] == [1, 2]
+
+
+def test_declaring_the_hunt_spaces_does_not_load_hypothesis():
+    """Every claim declares its hunt space, yet loading the claims and `softlin list` import no
+    Hypothesis (its strategies load when a hunt draws); the control draws and sees it loaded."""
+    import subprocess
+    import sys
+    code = ("import sys, contextlib, io\nfrom softlin import cli\nfrom softlin.claims import registry\n"
+            "registry.CLAIMS\nwith contextlib.redirect_stdout(io.StringIO()):\n    cli.main(['list'])\n"
+            "print('hypothesis' in sys.modules)\nregistry.get('lemma-2.1').hunt.scenarios('quick')\n"
+            "print('hypothesis' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert out.stdout.split() == ["False", "True"], out.stderr
