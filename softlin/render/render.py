@@ -30,7 +30,7 @@ import numpy as np
 from .. import certio
 from ..claims.base import UNITS
 from . import figures, graph, html, hunt_table, markdown_tables, markup, readme, sweep_page, text
-from .text import BOUND_PROOF  # noqa: F401  (re-exported: the proof text lives in text.py)
+from .text import BOUND_PROOF
 
 README = "README.md"
 FINDINGS = "docs/findings.md"

@@ -7,6 +7,7 @@ from hypothesis import given
 
 from softlin.claims import scenario
 from softlin.claims.prop34 import claim as prop34
+from softlin.claims.prop34.jacobians import rational_matrix
 from softlin.claims.base import claim_rng
 from softlin.derivations import gradient_fluctuations as gf
 from softlin.derivations.proof import is_zero
@@ -112,10 +113,10 @@ def test_emitted_per_query_coefficients_equal_the_exact_sympy_coefficients():
     Z = rng.normal(size=(5, 2))
     yV, yU = prop34._per_query_coefficients(Z, U, V, cov)
     for j, z in enumerate(Z):
-        zc = prop34._R(z).T
-        a = prop34._R(U) * zc
-        assert yV[j] == pytest.approx(float(gf.coefficient_V(a, prop34._R(cov), 3)), rel=1e-12)
-        assert yU[j] == pytest.approx(float(gf.coefficient_U(zc, prop34._R(U), prop34._R(cov), prop34._R(V))), rel=1e-12)
+        zc = rational_matrix(z).T
+        a = rational_matrix(U) * zc
+        assert yV[j] == pytest.approx(float(gf.coefficient_V(a, rational_matrix(cov), 3)), rel=1e-12)
+        assert yU[j] == pytest.approx(float(gf.coefficient_U(zc, rational_matrix(U), rational_matrix(cov), rational_matrix(V))), rel=1e-12)
 
 
 @pytest.mark.slow

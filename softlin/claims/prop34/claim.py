@@ -45,7 +45,7 @@ from ..hunt_space import Space, lambda_region
 from ..common import provenance, symbolic_check
 from ..prop31.common import naive_exponent, sharp_exponent
 from ..prop31.fixed import deterministic_coordinates
-from .jacobians import _R, finite_jacobian_checks, limit_jacobian_check, risk_gradient_checks  # noqa: F401
+from .jacobians import finite_jacobian_checks, limit_jacobian_check, rational_matrix, risk_gradient_checks
 
 ID = "prop-3.4"
 TITLE = "Gradient concentration: exact 1/L coefficients and sharp rates for grad_V and grad_U"
@@ -256,7 +256,7 @@ def stated_precision(checks) -> list[dict]:
 def _first_order(G, U, V, Sq) -> tuple:
     """(lim L E||grad_V err||^2_(L2(nu)), the same for grad_U), exact (derivations/gradient_fluctuations.py);
     None at and above the threshold, where they are infinite."""
-    coefs = gf.query_averaged_coefficients(_R(G), _R(U), _R(V), _R(Sq))
+    coefs = gf.query_averaged_coefficients(rational_matrix(G), rational_matrix(U), rational_matrix(V), rational_matrix(Sq))
     return tuple(None if c == sp.oo else float(c) for c in coefs)
 
 

@@ -23,7 +23,8 @@ from ..base import Check
 DIGITS = 50
 
 
-def _R(x) -> sp.Matrix:
+def rational_matrix(x) -> sp.Matrix:
+    """The float array as a SymPy matrix of the rationals its entries' repr writes (exact arithmetic)."""
     arr = np.atleast_2d(np.asarray(x, dtype=float))
     return sp.Matrix(arr.shape[0], arr.shape[1], lambda i, j: sp.Rational(repr(float(arr[i, j]))))
 
@@ -40,9 +41,9 @@ def limit_jacobian_check(m, cov, U, V, z) -> Check:
     d, k = len(m), V.shape[0]
     Ue = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"u{i}{j}"))
     Ve = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}"))
-    T = Ve * (_R(m).T + _R(cov) * Ue * _R(z).T)
-    subs = {**{Ue[i, j]: _R(U)[i, j] for i in range(d) for j in range(d)},
-            **{Ve[i, j]: _R(V)[i, j] for i in range(k) for j in range(d)}}
+    T = Ve * (rational_matrix(m).T + rational_matrix(cov) * Ue * rational_matrix(z).T)
+    subs = {**{Ue[i, j]: rational_matrix(U)[i, j] for i in range(d) for j in range(d)},
+            **{Ve[i, j]: rational_matrix(V)[i, j] for i in range(k) for j in range(d)}}
     exact_U = np.array(T.jacobian([Ue[i, j] for j in range(d) for i in range(d)]).subs(subs), dtype=float)
     exact_V = np.array(T.jacobian([Ve[i, j] for j in range(d) for i in range(k)]).subs(subs), dtype=float)
     kern_U = kernels.limit_jacobian_U(cov, V, _column(z))
