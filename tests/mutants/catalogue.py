@@ -491,6 +491,15 @@ MUTANTS: tuple[Mutant, ...] = (
            (), "the tails beyond +-R left out of the ball (truncation): no longer an enclosure",
            ("tests/numerics/test_tilted_moments_enclosure.py::"
             "test_short_segments_keep_the_exact_value_through_their_tail_bounds",)),
+    Mutant("control-uniform-interval-unit", "derivations/controls.py",
+           "mgf = sp.integrate(sp.exp(a_sym * x_sym), (x_sym, -c, c)) / (2 * c)",
+           "mgf = sp.integrate(sp.exp(a_sym * x_sym), (x_sym, -1, 1)) / 2",
+           ("lemma-2.1",), "the uniform control law's tilted mean derived on [-1, 1] (variance 1/3) instead of "
+                           "[-sqrt 3, sqrt 3]: a wrong closed-form limit for the control"),
+    Mutant("control-enclosure-uniform-interval-unit", "numerics/control_limits_enclosure.py",
+           "c = arb(3).sqrt()",
+           "c = arb(1)",
+           ("lemma-2.1",), "the enclosure integrates the uniform law over [-1, 1]: balls around the wrong limit"),
     # ---- conditional samplers of the limit battery and of the several-head risk ----
     Mutant("accumulator-conditional-labels-uniform", "numerics/attention.py",
            "cumulative = np.cumsum(weights)[:-1]",

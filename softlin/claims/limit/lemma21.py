@@ -29,6 +29,7 @@ from .battery import Subject, control_check, control_summary, run_battery, run_c
 from ..common import budget_for, provenance, queries_for, symbolic_check
 from ...mathml import T_MU_Z, fenced, mathml_formula, mo
 from ..references import reference_routes
+from .control_limits import control_limits_check
 
 ID = "lemma-2.1"
 TITLE = "Gaussian prompts make softmax attention affine"
@@ -128,6 +129,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, 
         controls[law.name] = run_control(control, queries, U, V, budget, rng)
         checks.append(control_check(controls[law.name], f"{law.name} tokens, Gaussian formula V U z", law.name))
     summaries = {name: control_summary(result) for name, result in controls.items()}
+    enclosed, enclosed_q = control_limits_check(queries, U, V)
+    checks.append(enclosed)
 
     quantities = {
         "rank_cov": int(np.linalg.matrix_rank(cov, tol=1e-10)),
@@ -139,6 +142,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, 
         "mc_bound_first_query": main["series"]["bound"],
         "controls": summaries,
         "false_alarm_familywise": familywise_false_alarm(main, summaries),
+        **enclosed_q,
     }
     if s.get("query") is not None:
         quantities["limit"] = main["kernel"][0].tolist()
