@@ -234,3 +234,22 @@ def test_the_one_over_L_control_is_judged_only_at_the_power_its_pilot_plans():
     blind = ex.one_over_L_control(_fit_av(48, 0.02, 0.98, 0.57), _fit_av(16, 0.03, 0.55, 0.57), 1.5,
                                   "regime/above")
     assert blind.judged and blind.passed is False
+
+
+def test_the_grad_v_enclosure_holds_the_float_route_and_excludes_its_slips():
+    """The float route (set-partition quadrature) lies in the Arb ball of k (tr Gamma A_L + rho (B_L -
+    A_L)); the same value slipped by 1e-7 relative, or with the rho term's - A_L dropped, does not."""
+    from softlin.claims.prop34.enclosure import grad_v_enclosure_check
+    from softlin.numerics import selfnormalised_gradients as sg
+
+    G = np.array([[1.0, 0.3], [0.3, 0.5]])
+    U, V, z = np.array([[0.6, 0.1], [-0.2, 0.4]]), np.array([[1.0, -0.5], [0.2, 0.7]]), np.array([0.8, -0.3])
+    Ls = [2, 40]
+    exact = [sg.exact_errors(G, U, V, z, L)[0] for L in Ls]
+    check, q = grad_v_enclosure_check(G, U, V, z, Ls, exact)
+    assert check.passed is True and len(q["fixed_query_exact_grad_V_enclosure"]) == 2
+    assert grad_v_enclosure_check(G, U, V, z, Ls, [e * (1 + 1e-7) for e in exact])[0].passed is False
+    geo = sg.geometry(G, U, V, z[None, :])
+    S = [{n: np.array([s]) for n, s in sg.scalars(float(geo.q[0]), L).items()} for L in Ls]
+    dropped = [2 * (geo.trG * s["A"][0] + geo.rho[0] * s["B"][0]) for s in S]
+    assert grad_v_enclosure_check(G, U, V, z, Ls, dropped)[0].passed is False

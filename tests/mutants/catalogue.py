@@ -500,6 +500,12 @@ MUTANTS: tuple[Mutant, ...] = (
            "c = arb(3).sqrt()",
            "c = arb(1)",
            ("lemma-2.1",), "the enclosure integrates the uniform law over [-1, 1]: balls around the wrong limit"),
+    Mutant("gradients-grad-V-rho-term-minus-A-dropped", "numerics/selfnormalised_gradients.py",
+           'err_V = k * (geo.trG * S["A"] + geo.rho * (S["B"] - S["A"]))',
+           'err_V = k * (geo.trG * S["A"] + geo.rho * S["B"])',
+           ("prop-3.4",), "the exact grad_V error with E|e^T(zhat - mu_a)|^2 read as B_L, not B_L - A_L: the "
+                          "float route the Monte Carlo is judged against, off the enclosure",
+           ("tests/claims/test_prop34.py::test_the_grad_v_enclosure_holds_the_float_route_and_excludes_its_slips",)),
     # ---- conditional samplers of the limit battery and of the several-head risk ----
     Mutant("accumulator-conditional-labels-uniform", "numerics/attention.py",
            "cumulative = np.cumsum(weights)[:-1]",

@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from ...derivations import catalogue
-from ...numerics import kernels, limits, query_average
+from ...numerics import kernels, limits, query_average, selfnormalised_enclosure
 from ...numerics.laws import GaussianLaw, psd_root
 from .. import formulas as shown, scenario as scen
 from ...certio import precision_entry
@@ -261,7 +261,6 @@ def fixed_query_reach(s: dict) -> None:
                          f"scale of U, cov or query")
 
 
-ENCLOSURE_SECONDS = 4.0
 # A token of the high-probability bound's longer prompts (one query, drawn by the conditional sampler)
 # costs one normal and its softmax terms, whatever d: measured 0.075 units (30 s for 20000 prompts at
 # L = 1e5, d = 2); counted as 0.25 so that the estimate errs towards refusing.
@@ -277,8 +276,7 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     ls = float(sum(b.Ls))
     averaged = 7 * b.prompts * ls * max(d, b.queries_per_prompt)   # scenario, 3 regimes, 3 token laws
     fixed = b.fixed_prompts * (ls * d + sum(b.bound_Ls) * BOUND_UNITS_PER_TOKEN)
-    # the Arb enclosures: ~3 s per enclosed L on this machine, whatever the scenario's size (measured, q <= 30)
-    enclosed = b.enclosed * ENCLOSURE_SECONDS / budgets.SECONDS_PER_UNIT
+    enclosed = b.enclosed * selfnormalised_enclosure.SECONDS_PER_L / budgets.SECONDS_PER_UNIT
     memory = max(b.prompts * b.queries_per_prompt, b.fixed_prompts) * (4 + 2 * k + d) * 8 * 3
     return budgets.Estimate("prop-3.1", averaged + fixed + enclosed, memory,
                     f"trials = {s['trials']}, L = {s['L']}: 7 query-averaged sweeps of {b.prompts} prompts and "

@@ -31,11 +31,12 @@ import numpy as np
 import sympy as sp
 
 from ...derivations import catalogue, gradient_fluctuations as gf
-from ...numerics import kernels, query_average, significance
+from ...numerics import kernels, query_average, selfnormalised_enclosure, significance
 from ...numerics.validate import positive_definite
 from ...numerics.laws import GaussianLaw, psd_root
 from .. import formulas as shown
 from . import exact as ex
+from .enclosure import grad_v_enclosure_check
 from .. import scenario as scen
 from ...certio import precision_entry
 from .. import budgets
@@ -180,6 +181,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     mc_checks, fixed = ex.fixed_query_montecarlo(law, rng, cov, U, V, z0, budget["Ls"], budget["prompts"], errors_fn,
                                                  n_tests)
     checks += mc_checks
+    enclosed, enclosed_q = grad_v_enclosure_check(cov, U, V, z0, budget["Ls"], fixed["V_exact"])
+    checks.append(enclosed)
 
     # Query average below the threshold: the exact first-order coefficients.
     first_V, first_U = _first_order(cov, U, V, Sq)
@@ -234,6 +237,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
         "fixed_query": np.asarray(z0).tolist(),
         "fixed_query_coefficient_V": coefV, "fixed_query_coefficient_U": coefU,
         "regimes": regimes,
+        **enclosed_q,
     }
     errata = [{"id": 1, "title": "Proposition 3.4 as displayed fails at L = 1: ln(1) = 0 makes the right side 0",
                "witness": witness, "fix": "state the bound for L >= 2 (the suite checks L >= 2)"}]
@@ -337,7 +341,8 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     averaged *= b["blocks"] * b["block_prompts"] * ls * b["queries"] * per_token
     memory = max(b["prompts"], b["block_prompts"] * b["queries"]) * (d * d + d + 2) * 8 * 4
     source = f"trials = {s['trials']}, L = {s['L']}" if profile == "standard" else f"the {profile} budget"
-    return budgets.Estimate("prop-3.4", fixed + averaged, memory,
+    enclosed = len(b["Ls"]) * selfnormalised_enclosure.SECONDS_PER_L / budgets.SECONDS_PER_UNIT
+    return budgets.Estimate("prop-3.4", fixed + averaged + enclosed, memory,
                     f"{source}: a fixed-query sweep of {b['prompts']} prompts and query averages over L = {b['Ls']}")
 
 
