@@ -2,8 +2,8 @@
 
 Why. The limit claims' unbiased-numerator test averages Y = (1/L) sum_i e^{s_i - c} (V z_i - T) over
 n prompts. The weights e^{s} are log-normal-like; at strong tilts and small n the studentised mean is
-far from normal in the 1e-8 tails a Bonferroni-split 1e-6 level needs (`softlin hunt` found |z| =
-5.39 > 5.36 on a correct formula). Catoni's estimator needs only an upper bound v on Var Y, which
+far from normal in the 1e-8 tails a Bonferroni-split 1e-6 level needs (a correct formula can reach
+|z| = 5.39 > 5.36 at 200 prompts). Catoni's estimator needs only an upper bound v on Var Y, which
 the claims derive exactly (numerics/numerator_moments.py: Var Y = Var X / L), and gives a
 non-asymptotic deviation bound (Catoni 2012; Lugosi & Mendelson 2019, Theorem 5):
 

@@ -1,4 +1,5 @@
-"""Jacobians of the attention output in U and V, for the limit and for finite prompts (issue 4).
+"""Jacobians of the attention output in U and V, for the limit and for finite prompts: the chain
+rule of the risks' gradients (derivations/risk.py) and claim prop-3.4's Jacobian checks.
 
 Vectorisation is column-major: vec(X) stacks the columns of X, and vec(A dX B) = (B^T kron A) vec(dX).
 A Jacobian is therefore read off the differential: if dT = sum_j A_j dX B_j then

@@ -1,4 +1,4 @@
-"""Squared-loss risks and their gradients in (U, V) (issue 4, item 2).
+"""Squared-loss risks and their gradients in (U, V), by the chain rule (derivations/jacobians.py).
 
 Target: a linear map z -> W z (k x d); queries z ~ nu = N(0, Sigma_q); loss 1/2 ||T(z) - W z||^2.
 

@@ -1,4 +1,4 @@
-"""Gradient of the exact finite-L risk, and the SGD noise floor (issue 13 section 2, claim `authors-experiment`).
+"""Gradient of the exact finite-L risk, and the SGD noise floor (claim `authors-experiment`).
 
 1. Softmax. R_L(mu, omega) = tau tr Sigma_q + s2 + E_{x_q} I(mu, omega, k1, k2, A_L(q), B_L(q)),
    q = omega^2 k1 (derivations/risk_finite.py). The query average does not depend on (mu, omega), so

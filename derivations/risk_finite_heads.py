@@ -1,5 +1,5 @@
-"""The exact finite-L risk of the authors' two-head softmax model (docs/paper.md section 6; issue 13
-section 3), reusing the one-head reduction of derivations/risk_finite.py.
+"""The exact finite-L risk of the authors' two-head softmax model (docs/paper.md section 6),
+reusing the one-head reduction of derivations/risk_finite.py.
 
 Model: yhat = mu_1 sum_i p_i(omega_1) y_i + mu_2 sum_i p_i(omega_2) y_i, p_i(omega) =
 softmax_i(omega x_i^T x_q), data as in risk_finite (task beta ~ N(0, tau I), noise s2).

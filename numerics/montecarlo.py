@@ -79,8 +79,8 @@ ROUNDOFF = 1e-10   # relative spread below which a numerator coordinate is deter
 def studentised_numerator(centred: np.ndarray, num: np.ndarray, claimed: np.ndarray) -> np.ndarray:
     """z = mean / (sd / sqrt n) of Y = num - claimed per (query, coordinate), over the trials axis 0.
     Where V Gamma V^T = 0 (e.g. Gamma = 0, or a row of V orthogonal to the token spread) every V z'
-    equals V m, Y is rounding noise and the ratio is meaningless (it was: |z| = inf refuted a
-    point-mass Gaussian, found by `softlin hunt`). A coordinate whose spread is below ROUNDOFF times
+    equals V m, Y is rounding noise and the ratio is meaningless (for a point-mass Gaussian it
+    can be inf and refute a correct limit). A coordinate whose spread is below ROUNDOFF times
     the size of its terms is judged exactly instead: z = 0 when its mean is rounding-sized too,
     z = inf (a real discrepancy) when not."""
     n = centred.shape[0]

@@ -28,7 +28,8 @@ def threshold_lambda(Gamma, U, Sigma_q) -> float:
     """lambda = lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}) = lambda_max(U^T Gamma U Sigma_q): the
     query average of e^{(U z)^T Gamma (U z)}, z ~ N(0, Sigma_q), is finite iff lambda < 1/2. The one home
     of this number (prop-3.1, prop-3.4, asm-3.3, and the ICL tables with Gamma = Sigma_q = Sigma, U = A).
-    Sigma_q = 0 (a point-mass query law, found by `softlin hunt`) has an empty whitened spectrum: lambda = 0."""
+    Sigma_q = 0 (a point-mass query law: no direction to tilt) has an empty whitened spectrum:
+    lambda = 0."""
     spectrum = whitened_spectrum(Gamma, U, Sigma_q)
     return float(spectrum[0]) if spectrum.size else 0.0
 
@@ -107,7 +108,7 @@ def gauss_hermite_average(fn, Sigma_q, scale: float = 1.0, nodes: int = 40, tilt
     r = S.shape[1]
     if r > 3:
         raise ValueError(f"Gauss-Hermite query average supports rank(query_cov) <= 3, got {r}")
-    if r == 0:     # Sigma_q = 0: the point mass at z = 0 (fn may be given as its logarithm, found by hunt)
+    if r == 0:     # Sigma_q = 0: the average is the integrand at z = 0 (given as fn or as log_fn)
         zero = np.zeros((1, S.shape[0]))
         return float(fn(zero)[0]) if fn is not None else float(np.exp(log_fn(zero)[0]))
     if tilt is None:

@@ -107,9 +107,9 @@ def _tables(closed_form, m, cov, U, Sq):
 
 def _z(mean: float, se: float, claimed: float) -> float:
     """|mean - claimed| / se; where the weighted Y_pq has no spread beyond rounding (Y constant over every
-    pair: |z'|^p = 0 when Gamma = 0 and m = 0, found by `softlin hunt asm-3.3`) the mean is exact and is
-    judged exactly: 0 when it equals the closed form up to rounding, inf (a refutation) when not. Before,
-    se = 0 gave inf whatever the closed form, refuting a correct one."""
+    pair: |z'|^p = 0 when Gamma = 0 and m = 0) the mean is exact, but se = 0 would make the ratio
+    inf whatever the closed form and refute a correct one. Such a mean is judged exactly: 0 when it
+    equals the closed form up to rounding, inf (a refutation) when not."""
     if se > ROUNDOFF * abs(mean):
         return abs(mean - claimed) / se
     return 0.0 if abs(mean - claimed) <= 1e3 * ROUNDOFF * max(abs(mean), abs(claimed)) else math.inf
@@ -212,8 +212,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
                     continue
                 value = nt.quadrature_1d(p, q, c, m1, g1, u1, s1)
                 ref = float(comp[c][i][j])
-                # an exact 0 of the closed form (e.g. Gamma = 0: found by `softlin hunt asm-3.3`, which
-                # crashed here) is matched absolutely; every other entry relatively
+                # an exact 0 of the closed form (e.g. Gamma = 0 and U = 0) has no relative
+                # difference (a division by 0): it is matched absolutely; the others relatively
                 worst_q = max(worst_q, abs(value) if ref == 0 else abs(value / ref - 1))
                 compared += 1
     checks.append(Check("d = 1 (first coordinates): closed form vs nested quadrature", "quadrature",

@@ -134,8 +134,8 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
     eps, opt_tol = EPS_RELATIVE * R_star, OPT_RELATIVE * R_star
     # Theorem 4.3 promises eps only for L >= L(eps). Whether L_max reaches it is read off the exact route:
     # the best exact softmax risk at L_max (|omega| <= OMEGA_MAX). Above the bound, no parameters of the
-    # route meet it and the check is undecided, not refuted (e.g. R*_inf = 0, so eps = 0: found by
-    # `softlin hunt authors-experiment`, d = 1, sigma = 0.5, noise 0, L = 4, 8).
+    # route meet it and the check is undecided, not refuted (e.g. d = 1, Sigma = 0.5, noise 0:
+    # R*_inf = 0, so eps = 0, which no finite L meets).
     model = fr.Model(Sp, Sq, tau, s2)
     exact_best = fr.RiskSurface(model, Lmax, OMEGA_MAX).optimum()[2] - R_star
     # ...but a wrong R*_inf would also look like "L below L(eps)": the exact optimum at L = 1e6 must sit at

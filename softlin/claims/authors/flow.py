@@ -97,8 +97,9 @@ def _softmax(model, L, times=()):
     end = fl["end"]
     g = gs.gradient(*end)
     # The flow follows the cheaper rule (flow_value), so its end is a zero of that field, not of the judged
-    # one: their difference at the end joins the stated error (a strongly anisotropic Sigma, d = 3, put
-    # the fine gradient 6.8 stated errors from 0 at a converged flow's end: found by `softlin hunt`).
+    # one: their difference at the end joins the stated error (for a strongly anisotropic
+    # Sigma, d = 3, the fine gradient at a converged end can be 6.8 stated errors from 0
+    # without it).
     err = g.error + np.abs(g.value - np.asarray(gs.flow_value(*end)))
     lam_min = float(np.linalg.eigvalsh(gs.hessian(*end)).min())
     tol = float(err @ err) / (2 * lam_min) + TOL_R if lam_min > 0 else math.inf
@@ -152,9 +153,9 @@ def _finite(x: float) -> float:
 
 def flow_checks(c: dict) -> list[Check]:
     """Stationarity and optimality of the flows' ends. An L whose softmax optimum lies on the boundary
-    |omega| = OMEGA_MAX of the exact surface (`beyond_reach`: the flow leaves the surface, found by
-    `softlin hunt authors-experiment` at d = 1, sigma = 0.5, noise 0) is not judged and named; with no
-    softmax L left, the softmax stationarity check is undecided."""
+    |omega| = OMEGA_MAX of the exact surface (`beyond_reach`: the flow leaves the surface, e.g. at
+    d = 1, Sigma = 0.5, noise 0, L = 4, 8, where the optimum sits on that boundary) is not judged
+    and named; with no softmax L left, the softmax stationarity check is undecided."""
     Ls, soft, lin = c["L"], c["softmax"], c["linear"]
     judged = [j for j, s in enumerate(soft) if not s.get("beyond_reach")]
     beyond = [Ls[j] for j in range(len(Ls)) if j not in judged]

@@ -130,10 +130,10 @@ def first_order_estimate(s: dict, Ls, means, ses) -> dict:
     One or two heads: each Y_L = mean_L - (F_exact(L) - F_lim) removes the remainder at that L, with
     F_exact from the exact finite-L route and F_lim its own limit (finite_prompt_exact.excess_limit);
     C1_hat is their inverse-variance mean. `systematic` (deterministic, fixed by the exact route) is
-    the largest stated error of F_exact(L) plus the limit's uncertainty. A plain fit C1 + C2 / L was
-    used before; at small L, or where the remainder decays slower than 1/L (3 omega^2 >= 1/2), it is
-    biased (found by `softlin hunt`: d = 1, mu = 1/8, omega = 5/8, L = 4, 8 gave |z| = 24.8 on a
-    correct C1). More heads have no exact route: that fit is kept there, its model assumed."""
+    the largest stated error of F_exact(L) plus the limit's uncertainty. A plain fit C1 + C2 / L is
+    biased at small L, or where the remainder decays slower than 1/L (3 omega^2 >= 1/2): at d = 1,
+    mu = 1/8, omega = 5/8, L = 4, 8 it is |z| = 24.8 off a correct C1. More heads have no exact
+    route: that fit is kept there, its model assumed."""
     mu, om = s["mu"], s["omega"]
     if mu.size > 2:
         C_hat, C_se = fit_intercept(Ls, means, ses)

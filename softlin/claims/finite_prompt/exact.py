@@ -16,8 +16,8 @@ beta ~ N(0, I_d / d). Checks, each with a fixed tolerance or a stated false alar
 * the 1/L expansion (one head, sigma = I: the coefficient C1 of derivations/risk_scalar.py):
   L (R_L - R_inf) at L = EXPANSION_L equals C1 within EXPANSION_TOLERANCE relative. The remainder is
   C2 / L when 3 omega^2 < 1/2; the tolerance allows |C2| up to 100 |C1| (measured |C2| ~ 1.05 |C1| on
-  the default scenario). For 3 omega^2 >= 1/2 the remainder decays slower (found by `softlin hunt`:
-  omega = 1/2, d = 1 is 2.8e-3 off at 1e6) and the limit is judged by extrapolation
+  the default scenario). For 3 omega^2 >= 1/2 the remainder decays slower (omega = 1/2, d = 1:
+  still 2.8e-3 off C1 at L = 1e6, beyond that tolerance) and the limit is judged by extrapolation
   (slow_expansion_check);
 * control: a plausible wrong formula for R_L must be refuted by the same Monte Carlo route: the
   first-order risk R_inf + C1 / L (sigma = I) or the risk of the authors' generator (erratum 5,

@@ -22,9 +22,9 @@ the deviation bound needs). The battery asks four questions that can each fail:
    (L, query, output coordinate), against its non-asymptotic radius r (derivations/catoni.py,
    numerics/robust_mean.py), false-alarm 1e-6 in total (Bonferroni). Its level needs no normal
    approximation, only Var Y = Var X / L, which is derived (numerics/numerator_moments.py): the
-   studentised mean it replaces relied on normality in 1e-8 tails, which the heavy-tailed weights
-   e^{s} at strong tilts and small budgets do not have (`softlin hunt` found |z| = 5.39 > 5.36 on a
-   correct formula; tests/test_hunt.py keeps the scenario). The studentised z is still recorded
+   studentised mean would rely on normality in 1e-8 tails, which the heavy-tailed weights
+   e^{s} at strong tilts and small budgets do not have (a correct formula can reach |z| = 5.39 >
+   5.36 at 200 prompts; tests/test_hunt.py keeps that scenario). The studentised z is still recorded
    (series `numerator_z`) as a diagnostic. This is the sharp test: it resolves limit errors of
    order sd(Y) sqrt(2 log(2/delta) / n).
 
@@ -136,7 +136,7 @@ def term_scale(law, V) -> float:
 
 def kernel_check(subject: Subject, queries: np.ndarray, V) -> tuple[Check, np.ndarray, np.ndarray]:
     """Relative to the larger of max |reference| and the size of a token's output (term_scale): a limit
-    near 0 (e.g. U = 0 and a centred law, found by `softlin hunt mixture`) is a sum of terms of that
+    near 0 (e.g. U = 0 and a centred law: the limit is E V z = 0) is a sum of terms of that
     size, and its rounding is relative to them, not to the near-0 result."""
     kernel = subject.claimed_kernel(queries)
     reference = subject.reference_float(queries)

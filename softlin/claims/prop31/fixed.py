@@ -89,7 +89,7 @@ def first_order_limit_check(Gamma, U, V, z0, b1, C1) -> Check:
     tol = 10 * float(np.max(np.abs(rich - rich_lo))) / 100 / scale + 1e-9
     err = float(np.max(np.abs(rich - first))) / scale
     # The 1/L^2 model of the remainder needs e^{2q} small against the smallest L (1e4); at q ~ 5 the exact
-    # values are not asymptotic yet (found by `softlin hunt prop-3.1`): undecided there.
+    # values are not asymptotic yet (a correct b1, C1 is ~4% off at q = 4.8): undecided there.
     a = U @ z0
     q = float(a @ Gamma @ a)
     asymptotic = math.exp(2 * q) <= LIMIT_ASYMPTOTIC * Ls[0]

@@ -312,7 +312,7 @@ def validate(scenario: dict) -> dict:
     Gamma = 0 cannot be rescaled), and V Gamma V^T != 0: otherwise V z_i = V m for every token, so
     grad_U T = sum_i w_i (V z_i)(z_i - zbar)^T (x) z = V m (sum_i w_i (z_i - zbar))^T (x) z = 0 at every L
     and in the limit; grad_U's error is exactly 0 and its rate, a log-log slope, has nothing to fit
-    (found by `softlin hunt prop-3.4`: V = 0 crashed the fit)."""
+    (log 0 at every L: no finite point)."""
     s = scen.common(scenario)
     if np.all(deterministic_coordinates(s["cov"], s["V"])):
         raise ValueError("V Gamma V^T = 0, so every token's output is V m and grad_U T[mu_L] = grad_U T[mu] = 0 "

@@ -76,7 +76,7 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
                     "zhat = z_1 and C_hat = 0); trapezoid rules converge geometrically (~1e-14 measured)", id="anchors/l1", unit="relative error")]
     geo = sg.geometry(Gamma, U, V, z[None, :])
     # the direct rule's own accuracy falls as the tilt q sharpens the weights: 80 nodes give 1.8e-9 at q = 3
-    # and 7.9e-7 at q = 5 (found by `softlin hunt prop-3.4`), 240 nodes 2e-13 at both
+    # and 7.9e-7 at q = 5 (beyond the anchor's 1e-9), 240 nodes 2e-13 at both: 240 beyond q = 1
     q0 = float(geo.q[0])
     S_gh = {n: np.array([v]) for n, v in _two_token_scalars(q0, 80 if q0 <= 1.0 else 240).items()}
     S_pq = {n: np.array([v]) for n, v in sg.scalars(float(geo.q[0]), 2).items()}
@@ -87,7 +87,7 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
                         worst2, 1e-9, f"max relative difference; q = {float(geo.q[0]):.4g}; errors at L = 2: grad_V "
                         f"{float(eV2[0]):.6g}, grad_U {float(eU2[0]):.6g}; smooth integrands, both rules ~1e-13", id="anchors/l2", unit="relative error"))
     # Richardson in 1/L on (1e6, 1e7) removes c/L; the c'/L^2 left (relative e^{2q} / L^2, large for large q:
-    # a fixed 1e-6 refuted a correct coefficient at q ~ 3, found by `softlin hunt prop-3.4`) is bounded by
+    # at q ~ 3 a correct coefficient misses a fixed tolerance such as 1e-6) is bounded by
     # the change of the extrapolation against (1e5, 1e6), divided by 100 (it scales as 1/L^2), with a factor
     # 10 of margin, plus 1e-9 for the quadrature (~1e-12 relative, x 10 / 9 by Richardson).
     X = [np.array(sg.exact_errors(Gamma, U, V, z, L)) * L for L in (10**5, 10**6, 10**7)]
@@ -95,7 +95,7 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
     tol = max(10 * abs(lim[i] - lim_lo[i]) / 100 / max(abs(c), 1e-300) for i, c in enumerate((coef_V, coef_U))) + 1e-9
     worst = max(_rel(lim[0], coef_V), _rel(lim[1], coef_U))
     # The 1/L^2 model of the remainder needs e^{2q} small against the smallest L used (1e5); at q = 5 the
-    # exact values are not yet asymptotic at 1e7 (3.5% off, found by `softlin hunt prop-3.4`): undecided there.
+    # exact values are not yet asymptotic at 1e7 (a correct coefficient is 3.5% off): undecided.
     asymptotic = math.exp(2 * q0) <= ANCHOR_ASYMPTOTIC * 1e5
     checks.append(Check("large-L anchor: lim L x exact error (quadrature at L = 1e5, 1e6, 1e7, Richardson) = the "
                         "closed-form 1/L coefficients of grad_V and grad_U at the fixed query", "quadrature",
@@ -294,9 +294,10 @@ def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, di
     """At L = 1 the exact errors are closed forms while the paper's right side is 0: a positive one
     witnesses the erratum for its gradient. Judged: the Monte Carlo grad_V error at L = 1 equals the exact
     value (refuted beyond the critical value); then verified when some exact error is positive, undecided
-    when both are 0 (no witness on this scenario). The query 0 makes the grad_U error vanish: found by
-    `softlin hunt prop-3.4`, when both errors had to be positive; the grad_V error is positive whenever
-    Gamma != 0, so the undecided case needs Gamma = 0, which validation rejects."""
+    when both are 0 (no witness on this scenario). One positive error suffices: the query 0
+    makes the grad_U error |z|^2 ||V Gamma||_F^2 vanish on a correct claim; the grad_V error is
+    positive whenever Gamma != 0, so the undecided case needs Gamma = 0, which validation
+    rejects."""
     eV1, eU1 = sg.exact_errors(Gamma, U, V, z, 1)
     mu = limits.gaussian_limit(law.mean, Gamma, U, np.eye(len(z)), z[None, :])
     mV, mU = errors_fn(law, rng, prompts, 1, z[None, :], mu)

@@ -114,7 +114,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
                         unit="ratio"))
     g_ref = g2s[0]
     tc = t[beta * t <= 30.0]                           # beyond, both sides exceed e^30 g2 (no information)
-    if tc.size < 3:    # beta so large that the flow's grid has no time below 30 / beta (found by `softlin hunt`)
+    # beta so large (e.g. ~4e5) that no time of the flow's grid lies below 30 / beta: the comparison
+    # ODE would run over an empty interval, so the majorant gets a grid of its own up to 30 / beta
+    if tc.size < 3:
         tc = np.concatenate([[0.0], np.geomspace(1e-4, 1.0, TIMES_MAJORANT) * 30.0 / beta])
     comp = solve_ivp(lambda _, e: g_ref + beta * e, (0, tc[-1]), [0.0], method="DOP853", rtol=1e-10, atol=1e-14 * g_ref,
                      t_eval=tc)
