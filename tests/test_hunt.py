@@ -140,8 +140,8 @@ def test_the_stated_family_wise_level_sets_each_checks_level(monkeypatch, tmp_pa
 
 
 def test_a_structural_limit_met_during_a_run_is_counted_outside_not_a_crash(monkeypatch, tmp_path):
-    """BeyondReach raised by a run (thm-4.3's flows leaving the exact route's tables, finding 5)
-    is counted outside the hypotheses under its reason; any other exception stays a crash."""
+    """BeyondReach raised by a run (thm-4.3's flows leaving the exact route's tables) is counted
+    outside the hypotheses under its reason; any other exception stays a crash."""
 
     def verdict(s):
         if np.any(np.asarray(s["U"]) > 0.3):
@@ -246,9 +246,9 @@ DEGENERATE = {"d": 2, "mean": [1.0, 1.0], "cov": [[0.0, 0.0], [0.0, 0.0]], "U": 
 
 
 def test_a_point_mass_gaussian_is_verified_by_lemma_2_1():
-    """Found by softlin hunt: with V Gamma V^T = 0 the numerator statistic was rounding noise and its
-    studentised mean infinite (refuted); numerics/montecarlo.studentised_numerator now judges such a
-    coordinate exactly."""
+    """V Gamma V^T = 0: the numerator statistic is rounding noise and its studentised mean can be
+    infinite on a correct limit; numerics/montecarlo.studentised_numerator judges such a coordinate
+    exactly."""
     merged = scen.merge(lemma21.default_scenario(), DEGENERATE, lemma21.SCENARIO_KEYS)
     cert = lemma21.CLAIM.run(merged, "quick", claim_rng(0, "lemma-2.1"))
     assert cert["status"] != "refuted"
@@ -316,9 +316,9 @@ HEAVY_TAILED = {"d": 4, "mean": [0.25, -1.0, 1.0, -1.0],
                 "L": [4, 8, 16], "trials": 800, "delta": 0.001, "seed": 0}
 
 
-def test_the_numerator_test_holds_its_level_on_the_heavy_tailed_scenario_the_hunt_found():
-    """Found by softlin hunt (shrunk): the studentised numerator mean gave |z| = 5.39 against the
-    critical 5.36 on a correct formula (normal approximation of heavy-tailed weights at 200 prompts).
+def test_the_numerator_test_holds_its_level_where_heavy_tailed_weights_break_the_z_test():
+    """The studentised numerator mean gives |z| = 5.39 against the critical 5.36 on a correct
+    formula here (normal approximation of heavy-tailed weights at 200 prompts).
     Replayed with the certificate's own random stream: the studentised z is still beyond its critical
     value (the scenario is the one that broke the z-test), and Catoni's test, whose level needs no
     normality, accepts."""
@@ -339,9 +339,9 @@ def test_the_numerator_test_holds_its_level_on_the_heavy_tailed_scenario_the_hun
 
 @pytest.mark.slow  # default-run budget (180 s): ~11 s (a full finite-prompt-risk run)
 def test_a_prediction_that_cancels_is_outside_finite_prompt_risk_not_a_crash():
-    """Found by softlin hunt (finding 4b): mu = 0 in every head makes the prediction 0, R_L = R_inf
-    exactly, and the rate fit crashed on zero standard errors. So do two heads with equal omega and
-    opposite mu. Validation now rejects both with the reason (outside, exit 2); mu != 0 runs."""
+    """mu = 0 in every head makes the prediction 0, R_L = R_inf exactly, and the rate fit has only
+    zero standard errors. So do two heads with equal omega and opposite mu. Validation rejects both
+    with the reason (outside, exit 2); mu != 0 runs."""
     claim = registry.get("finite-prompt-risk")
     for mu, omega in (([0.0], [0.0]), ([0.5, -0.5], [0.25, 0.25])):
         user = {"scalar": {"d": 1, "noise": 0.0, "mu": mu, "omega": omega, "L": [4, 8]}, "seed": 0}
@@ -421,9 +421,9 @@ def test_a_real_claims_statistical_checks_read_the_lowered_level():
 
 
 def test_a_point_mass_query_law_has_lambda_0_and_a_gauss_hermite_average():
-    """Found by softlin hunt: Sigma_q = 0 raised IndexError in threshold_lambda and TypeError in the
-    Gauss-Hermite average when the integrand came as its logarithm (prop-3.1 crashed); the average
-    over the point mass at 0 is the integrand at 0."""
+    """Sigma_q = 0: the whitened spectrum is empty (lambda = 0) and the Gauss-Hermite average has
+    no direction to integrate, given fn or its logarithm log_fn; the average over the point mass
+    at 0 is the integrand at 0."""
     from softlin.numerics import query_average
     Gamma, U, zero = np.eye(2), np.array([[0.5, 0.0], [0.25, 0.5]]), np.zeros((2, 2))
     assert query_average.threshold_lambda(Gamma, U, zero) == 0.0

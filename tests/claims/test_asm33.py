@@ -107,9 +107,8 @@ def test_finiteness_needs_a_positive_definite_query_covariance():
 
 
 def test_a_zero_token_covariance_is_judged_not_a_crash():
-    """Found by `softlin hunt asm-3.3`: with Gamma = 0 and U = 0 some closed-form table entries are exactly 0
-    and the d = 1 quadrature comparison divided by them (ZeroDivisionError). An exact 0 is matched
-    absolutely."""
+    """Gamma = 0 and U = 0: some closed-form table entries are exactly 0, so a relative comparison
+    with the d = 1 quadrature would divide by 0. An exact 0 is matched absolutely."""
     from softlin.claims import asm33, scenario as scen
     from softlin.claims.base import claim_rng
     user = {"d": 2, "mean": [0.0, 0.75], "cov": [[0.0, 0.0], [0.0, 0.0]], "U": [[0.0, 0.0], [0.0, 0.0]],
@@ -121,10 +120,9 @@ def test_a_zero_token_covariance_is_judged_not_a_crash():
 
 
 def test_a_monte_carlo_entry_without_spread_is_judged_exactly():
-    """Found by `softlin hunt asm-3.3` (Gamma = 0, m = 0, U = 0, d = 2): |z'|^p = 0 for every pair, so the
-    weighted Y_pq of p > 0 has standard error 0 and its z-score was inf, refuting correct closed forms.
-    Such an entry is now compared exactly: verified as derived, refuted (value inf) when the closed form
-    puts 1e-6 there."""
+    """Gamma = 0, m = 0, U = 0, d = 2: |z'|^p = 0 for every pair, so the weighted Y_pq of p > 0 has
+    standard error 0 and a z-score would be inf whatever the closed form. Such an entry is compared
+    exactly: verified as derived, refuted (value inf) when the closed form puts 1e-6 there."""
     import sympy as sp
     from softlin.claims import asm33, scenario as scen
     from softlin.claims.base import claim_rng

@@ -221,8 +221,8 @@ def test_infinite_prompt_risk_of_the_default_scenario_by_eigenvalues():
 @pytest.mark.xdist_group("authors-small-certificate")   # one worker computes the fixture
 def test_approach_check_is_undecided_when_the_largest_prompt_is_below_L_eps(small_cert):
     """At L_max = 160 even the best exact softmax parameters are more than 10% above R*_inf: L_max is below
-    L(eps), where Theorem 4.3 promises nothing, so the check is undecided (it was refuted before: found by
-    `softlin hunt authors-experiment`), with the exact route's reason."""
+    L(eps), where Theorem 4.3 promises nothing, so the check is undecided, not refuted, with the
+    exact route's reason."""
     c = _checks(small_cert, "softmax/r-star-approach-best")
     assert len(c) == 1 and c[0]["passed"] is None and c[0]["value"] > c[0]["bound"]
     assert "below L(eps)" in c[0]["detail"]
@@ -394,3 +394,26 @@ def test_the_correct_data_control_is_judged_at_the_power_its_pilot_plans():
     assert c.judged and c.passed is True and c.value >= authors_checks.REQUIRED_POWER
     c = authors_checks.correct_data_control({10: 1.2, 100: 0.3}, z_L, exact_a, wrong, precise)
     assert c.judged and c.passed is False
+
+
+def test_a_zero_infinite_prompt_risk_leaves_the_approach_undecided_not_refuted():
+    """d = 1, Sigma = 0.5, noise 0: R*_inf = 0, so eps = 0, which the best exact softmax risk at a
+    finite L_max never meets. Theorem 4.3 promises nothing below L(eps): a Monte Carlo excess
+    clearly above 0 leaves both approach checks undecided (the R*_inf limit check verified), not
+    refuted."""
+    S, s2, tau, Ls = np.array([[0.5]]), 0.0, 1.0, [2, 4]
+    Sp, Sq = sgd.covariances(S, "correct")
+    R_star = float(np.asarray(kernels.authors_infinite_optimum(Sp, Sq, s2, tau)).ravel()[1])
+    assert R_star == 0.0
+    params = {name: {L: (1.0, 1.0) for L in Ls} for name in ("softmax", "softmax_best")}
+    risk = {"softmax": {2: (0.06, 1e-3), 4: (0.05, 1e-3)}}
+    differences = {"softmax - softmax_best": (0.0, 1e-3), "softmax - linear": (0.01, 1e-3)}
+    excess = {"softmax": (0.05, 1e-3), "softmax_best": (0.05, 1e-3)}
+    per_L = {L: {"difference": differences, "excess_over_limit": excess} for L in Ls}
+    zero = lambda *args: 0.0                                            # noqa: E731
+    out, _, _ = authors_checks.softmax_checks({"per_L": per_L}, Ls, params, risk, Sp, Sq, s2, tau,
+                                              R_star, zero)
+    approach = [c for c in out if c.id.startswith("softmax/r-star-approach")]
+    assert len(approach) == 2
+    assert all(c.passed is None and "below L(eps)" in c.detail for c in approach)
+    assert next(c for c in out if "R*_inf (derived)" in c.name).passed is True

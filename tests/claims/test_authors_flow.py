@@ -4,6 +4,7 @@ slip in the emitted gradient, and the SGD check red for an endpoint off the flow
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -72,9 +73,9 @@ def _long(delta):
 
 
 def test_sgd_runs_made_for_another_scenario_are_not_judged_against_this_one():
-    """Found by `softlin hunt authors-experiment`: the committed runs (default law) were judged against a
-    user scenario's flows. Another Sigma, s2, tau or generator: the check is kept, not judged, and
-    names the file and why."""
+    """The committed runs were made on the default law; a user scenario's flows are another
+    target. Another Sigma, s2, tau or generator: the check is kept, not judged, and names the file
+    and why."""
     c, run = _curves(), _long((1e-4, -1e-4))
     assert af.sgd_check(c, run, I5, I5, S2, TAU)[0].judged
     for setting in ({"sigma": "Toeplitz(0.5)"}, {"s2": 0.2}, {"tau": 0.1}, {"generator": "authors"}, {"d": 4}):
@@ -126,3 +127,30 @@ def test_each_committed_long_sgd_run_names_the_code_that_produced_it():
         assert set(prov["code_sha256"]) == {"benchmarks/authors_long_sgd.py", "numerics/authors_sgd.py",
                                             "numerics/authors_sgd_fast.py"}, stem
         assert all(re.fullmatch(r"[0-9a-f]{64}", h) for h in prov["code_sha256"].values()), stem
+
+
+def test_an_optimum_on_the_surfaces_boundary_is_named_not_judged():
+    """d = 1, Sigma = 0.5, noise 0: the softmax optimum sits at |omega| = OMEGA_MAX, so the flow
+    leaves the exact surface and its end is NaN. Such an L is named, not judged: the gradient
+    check is undecided and the end check judges the linear flow only (a NaN end would refute)."""
+    S = np.array([[0.5]])
+    soft = af._softmax(fr.Model(S, S, 1.0, 0.0), 4)
+    assert soft["beyond_reach"] and math.isnan(soft["excess"])
+    c = {"L": [4], "softmax": [soft], "linear": [af._linear(S, S, 0.0, 1.0, 4)]}
+    gradient, ends = af.flow_checks(c)
+    assert gradient.passed is None and "L = [4]" in gradient.detail
+    assert ends.passed is True and "no softmax L judged" in ends.detail
+
+
+def test_the_flow_ends_stated_error_includes_the_gap_between_the_two_gradient_rules():
+    """The flow follows the cheaper rule (flow_value): its end is a zero of that field, not of the
+    judged gradient, so the stated error at the end is the judged gradient's own error plus the
+    rules' difference there (for a strongly anisotropic Sigma, d = 3, the judged gradient is several
+    of its own stated errors from 0 at a converged end)."""
+    from softlin.numerics import finite_risk_gradient as fg
+    r = _curves()["softmax"][0]
+    gs = fg.GradientSurface(r["surface"])
+    g = gs.gradient(*r["flow_end"])
+    gap = np.abs(g.value - np.asarray(gs.flow_value(*r["flow_end"])))
+    assert np.all(gap > 0)
+    assert r["gradient_error"] == pytest.approx((g.error + gap).tolist(), rel=1e-12)

@@ -133,9 +133,9 @@ def test_aitken_is_exact_on_a_geometric_remainder():
 
 @pytest.mark.parametrize("d, omega", [(1, 0.5), pytest.param(3, 0.5, marks=pytest.mark.slow)])  # d = 3 ~10 s: slow tier
 def test_the_1_over_L_limit_where_the_remainder_is_slower_than_1_over_L(d, omega):
-    """Found by `softlin hunt finite-prompt-risk` (d = 1, mu = 1/8, omega = 1/2): 3 omega^2 >= 1/2, the
-    remainder decays as about L^-1/2, and the C2/L check refuted a correct C1 (2.8e-3 off at L = 1e6).
-    The extrapolated limit equals C1; a C1 one percent off (a plausible slip) is refuted."""
+    """d = 1, mu = 1/8, omega = 1/2: 3 omega^2 >= 1/2, the remainder decays as about L^-1/2, and a
+    C2/L model would refute a correct C1 (2.8e-3 off at L = 1e6). The extrapolated limit equals C1;
+    a C1 one percent off (a plausible slip) is refuted."""
     from softlin.numerics import finite_risk as fr, scalar_risk as sr
     model = fr.Model(np.eye(d), np.eye(d), 1.0 / d, 0.0)
     C1 = sr.first_order(0.125, omega, d, 0.0)
@@ -152,8 +152,8 @@ def test_the_1_over_L_limit_where_the_remainder_is_slower_than_1_over_L(d, omega
 def test_the_first_order_estimate_removes_the_exact_remainder(mu, omega, Ls):
     """finite_prompt_risk.first_order_estimate fed the exact F(L) = L (R_L - R_inf) as noiseless
     Monte Carlo means returns C1 within its stated systematic error, at small L and where the
-    remainder is slower than 1/L (the hunt's witness d = 1, omega = 5/8, L = 4, 8); the plain fit
-    C1 + C2/L it replaced is far off there."""
+    remainder is slower than 1/L (d = 1, omega = 5/8, L = 4, 8); a plain fit C1 + C2/L is far
+    off there."""
     from softlin.numerics import finite_risk as fr, scalar_risk as sr
     s = fpr.validate({"seed": 0, "scalar": {"d": 1, "noise": 0.0, "mu": mu, "omega": omega, "L": Ls}})
     model = fr.Model(np.eye(1), np.eye(1), 1.0, 0.0)

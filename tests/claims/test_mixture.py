@@ -82,3 +82,19 @@ def test_mixture_scenario_needs_consistent_components():
         _run({"mixture": {"weights": [1.0], "means": [[0.0, 0.0, 0.0]], "covs": [np.eye(3).tolist()]}})
     with pytest.raises(ValueError, match="sum to 1"):
         _run({"mixture": {"weights": [0.5, 0.2]}})
+
+
+def test_a_limit_near_zero_is_judged_relative_to_the_size_of_its_terms():
+    """U = 0 and a centred mixture: the limit is E V z = 0, computed as a sum of terms of size ~1
+    that cancel to rounding (~1e-17). The float64 comparison is relative to the terms' size, not
+    to the near-0 result, so both routes agree; relative to the result, rounding alone would be
+    ~1e-8, far beyond the 1e-12 tolerance."""
+    from softlin.claims.limit import battery
+    from softlin.numerics.laws import MixtureLaw
+    law = MixtureLaw([0.4, 0.6], [[0.3, 0.9], [-0.2, -0.6]], [0.5 * np.eye(2)] * 2)   # mean 0
+    U, V = np.zeros((2, 2)), np.array([[1.0, 0.5], [0.0, 1.0]])
+    queries = np.array([[0.5, -1.0], [1.5, 0.25], [0.0, 0.0]])
+    subject = mixture.mixture_subject("centred", law, law, U, V)
+    check, _, reference = battery.kernel_check(subject, queries, V)
+    assert np.max(np.abs(reference)) < 1e-15
+    assert check.passed is True, check.value

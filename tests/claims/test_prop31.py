@@ -234,9 +234,9 @@ def test_standard_profile_is_verified_end_to_end():
     assert cert["status"] == "verified", [(c["name"], c["value"]) for c in cert["checks"] if c["passed"] is not True]
 
 
-# Found by `softlin hunt prop-3.1` (finding 4a): an output coordinate with (V Gamma V^T)_kk = 0 is the
-# same for every token; its Monte Carlo error has no spread and its z-scores were 0/0 = NaN, silently
-# dropped by max(). Coordinate 0 of V below is deterministic (Gamma's range is e_1, V_0 = e_2).
+# An output coordinate with (V Gamma V^T)_kk = 0 is the same for every token; its Monte Carlo error
+# has no spread, so its z-scores would be 0/0 = NaN, which max() drops silently: judged exactly.
+# Coordinate 0 of V below is deterministic (Gamma's range is e_1, V_0 = e_2).
 DEGENERATE = {"d": 2, "mean": [0.0, 0.0], "cov": [[1.0, 0.0], [0.0, 0.0]], "U": [[0.5, 0.0], [0.0, 0.5]],
               "query_cov": [[1.0, 0.0], [0.0, 1.0]], "query": [0.5, 0.25], "L": [8, 32], "trials": 200}
 
@@ -270,8 +270,8 @@ def test_an_output_that_never_varies_is_rejected_with_the_reason():
 
 
 def test_too_few_lengths_to_show_decay_is_undecided_not_refuted():
-    """Found by `softlin hunt prop-3.1` (d = 1, L = 4, 8, 200 prompts): the beyond-Gaussian "error decays"
-    test was binary, so a slope 0.86 +- 0.19 (z = 4.6 below the critical 5.19) refuted a correct claim.
+    """d = 1, L = 4, 8, 200 prompts: the beyond-Gaussian "error decays" slope is 0.86 +- 0.19
+    (z = 4.6 below the critical 5.19), which a binary test would count as refuting a correct claim.
     It is three-way: undecided there, refuted only for a significant growth."""
     cert = _run({"d": 1, "mean": [-0.25], "cov": [[0.0625]], "U": [[0.25]], "V": [[-0.25], [0.0]],
                  "query_cov": [[1.0]], "L": [4, 8], "trials": 200, "query": [0.0]}, regimes=())
@@ -281,8 +281,8 @@ def test_too_few_lengths_to_show_decay_is_undecided_not_refuted():
 
 
 def test_the_first_order_limit_check_is_undecided_beyond_its_asymptotic_reach():
-    """Found by `softlin hunt prop-3.1` (d = 3, q = 4.8 at the query): the exact values at L = 1e4..1e6 are
-    not in their 1/L^2 regime (e^{2q} = 1.6e4 against 1e4) and a correct b1, C1 was 3.9 % off. Undecided
+    """d = 3, q = 4.8 at the query: the exact values at L = 1e4..1e6 are not in their 1/L^2 regime
+    (e^{2q} = 1.6e4 against 1e4) and a correct b1, C1 is 3.9 % off. Undecided
     there; the default (q = 0.34) is judged and a 1e-6 slip of C1 is refuted."""
     from softlin.claims.prop31 import fixed as pf
     from softlin.numerics import kernels

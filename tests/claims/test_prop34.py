@@ -158,10 +158,10 @@ def _erratum_one(V, z, exact=None, monkeypatch=None):
 
 
 def test_the_erratum_witness_needs_one_positive_error_and_monte_carlo_agreement(monkeypatch):
-    """Found by `softlin hunt prop-3.4` (d = 1, query 0): the grad_U error at L = 1 is 0 there, and the
-    witness demanded both errors positive, so a correct claim was refuted. One positive error witnesses
-    the erratum (the grad_V error does not involve V: positive even at V = 0); a wrong exact value (twice
-    the grad_V error) is refuted by Monte Carlo."""
+    """d = 1, query 0: the grad_U error at L = 1 is 0 there, so requiring both errors positive would
+    refute a correct claim. One positive error witnesses the erratum (the grad_V error does not
+    involve V: positive even at V = 0); a wrong exact value (twice the grad_V error) is refuted by
+    Monte Carlo."""
     assert _erratum_one([[-0.25], [0.0]], [0.0]).passed is True
     assert _erratum_one([[0.0]], [0.0]).passed is True
     from softlin.claims.prop34 import exact as px
@@ -171,9 +171,9 @@ def test_the_erratum_witness_needs_one_positive_error_and_monte_carlo_agreement(
 
 
 def test_the_anchors_at_a_strong_tilt_are_judged_within_their_reach():
-    """Found by `softlin hunt prop-3.4` (d = 3, q = 5 at the query): the L = 2 anchor's direct 80-node rule
-    was 7.9e-7 off (now 240 nodes beyond q = 1: 1e-13) and the large-L anchor's exact values are not in
-    their 1/L^2 regime at L <= 1e7 (e^{2q} = 2.2e4 against 1e5): undecided there, not refuted."""
+    """d = 3, q = 5 at the query: an 80-node direct rule for the L = 2 anchor is 7.9e-7 off
+    (240 nodes beyond q = 1: 1e-13), and the large-L anchor's exact values are not in their 1/L^2
+    regime at L <= 1e7 (e^{2q} = 2.2e4 against 1e5): undecided there, not refuted."""
     from softlin.claims.prop34 import exact as px
     from softlin.claims.prop34.claim import _per_query_coefficients
     Gamma = np.array([[0.3125, -0.625, -0.3125], [-0.625, 1.25, 0.625], [-0.3125, 0.625, 0.3125]])
@@ -185,9 +185,26 @@ def test_the_anchors_at_a_strong_tilt_are_judged_within_their_reach():
     assert one.passed is True and two.passed is True and large.passed is None
 
 
+def test_the_large_L_anchor_allows_for_its_e_2q_over_L_squared_remainder_at_a_strong_tilt():
+    """q = 3 at the query (e^{2q} = 400, within the anchor's asymptotic reach): Richardson on
+    (1e6, 1e7) leaves c'/L^2 ~ e^{2q} / L^2, and the correct coefficients are 8e-5 off, beyond a
+    fixed 1e-6. The tolerance read off the extrapolations' own change verifies them; a 1% slip
+    of the grad_V coefficient is still refuted."""
+    from softlin.claims.prop34 import exact as px
+    from softlin.claims.prop34.claim import _per_query_coefficients
+    Gamma = np.array([[0.3125, -0.625, -0.3125], [-0.625, 1.25, 0.625], [-0.3125, 0.625, 0.3125]])
+    U = np.array([[1.0, 0.75, 0.75], [-0.75, 1.0, -0.25], [0.25, 0.25, -0.5]])
+    V = np.array([[0.0, 0.5, 0.25], [0.5, 1.0, 1.0], [-1.0, 0.5, 0.0]])
+    z = np.array([0.5, -0.75, 1.0]) * np.sqrt(3 / 5)                  # q = (U z)^T Gamma (U z) = 3
+    cV, cU = (float(c[0]) for c in _per_query_coefficients(z[None, :], U, V, Gamma))
+    large = px.anchor_checks(Gamma, U, V, z, cV, cU)[2]
+    assert large.passed is True and large.value > 1e-6, (large.value, large.bound)
+    assert px.anchor_checks(Gamma, U, V, z, 1.01 * cV, cU)[2].passed is False
+
+
 def test_an_output_constant_over_tokens_is_rejected_and_its_grad_U_error_is_exactly_zero():
-    """Found by `softlin hunt prop-3.4` (d = 2, V = 0): grad_U's exact errors were 0 at every L and its
-    log-log fit crashed. With V Gamma V^T = 0 every token has V z = V m, so V (C_hat - Gamma) = 0: the
+    """d = 2, V = 0: grad_U's exact errors are 0 at every L, so its log-log fit has no finite point.
+    With V Gamma V^T = 0 every token has V z = V m, so V (C_hat - Gamma) = 0: the
     Monte Carlo grad_U error is rounding-sized for a non-zero V in the kernel of a singular Gamma too,
     and validation rejects such a scenario with the reason, where V Gamma V^T != 0 passes."""
     witness = {"d": 2, "mean": [0.5, 0.0], "cov": [[0.3125, -0.25], [-0.25, 2.0]], "U": [[0.0, 0.5], [0.0, 0.0]],

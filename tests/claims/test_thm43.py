@@ -75,16 +75,17 @@ def test_central_difference_hessian_norm_of_a_known_quadratic():
     assert norm == pytest.approx(np.max(np.abs(np.linalg.eigvalsh(H))), rel=1e-8)
 
 
-# Found by `softlin hunt thm-4.3` (finding 5): at L = 4 the finite-L flow from this validated scenario
-# leaves the exact route's tables (lambda(theta) reaches 2 at t ~ 4.8) and the claim crashed.
-FINDING_5 = {"seed": 0, "icl": {"sigma": [[1.0625, -0.375, 0.0], [-0.375, 0.8125, -0.125], [0.0, -0.125, 1.75]],
-                                "alpha": 0.125, "noise": 0.0, "L": [4, 8], "eps": [0.1, 0.03]}}
+# A validated scenario whose finite-L flow at L = 4 leaves the exact route's tables (lambda(theta)
+# reaches 2 at t ~ 4.8): the flow must stop there and the L be listed, not extrapolated.
+LEAVES_THE_TABLES_AT_L4 = {"seed": 0, "icl": {
+    "sigma": [[1.0625, -0.375, 0.0], [-0.375, 0.8125, -0.125], [0.0, -0.125, 1.75]],
+    "alpha": 0.125, "noise": 0.0, "L": [4, 8], "eps": [0.1, 0.03]}}
 
 
 def test_a_flow_is_stopped_where_it_leaves_the_tables_reach():
     """icl_exact.flow with `reach` stops at the event, before lambda(theta) passes the table's limit,
     and the excess refuses a point beyond the table (OutOfReach, never a silent extrapolation)."""
-    s = icl_common.validate(FINDING_5)
+    s = icl_common.validate(LEAVES_THE_TABLES_AT_L4)
     p = routes.plan(s, "quick")
     E = icl_exact.ExcessRisk(s["Sigma"], 4, routes.LAM_MAX)
     with pytest.raises(icl_exact.OutOfReach) as stop:
@@ -124,7 +125,7 @@ def test_too_few_ls_within_the_reach_exit_2_with_the_reason(tmp_path):
     from softlin import cli
     from softlin.hunt.scenario_toml import to_toml
     path = tmp_path / "s.toml"
-    path.write_text(to_toml(FINDING_5, "finding 5"))
+    path.write_text(to_toml(LEAVES_THE_TABLES_AT_L4, "leaves the tables at L = 4"))
     assert cli.main(["verify", "thm-4.3", "--scenario", str(path), "--profile", "quick", "--out", str(tmp_path)]) == 2
 
 
@@ -132,7 +133,8 @@ def test_too_few_ls_within_the_reach_exit_2_with_the_reason(tmp_path):
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_an_l_beyond_the_reach_is_listed_and_the_others_verified():
     """With L = [4, 8, 16] the claim runs on 8 and 16 and lists 4 as beyond reach."""
-    scenario = {**FINDING_5, "icl": {**FINDING_5["icl"], "L": [4, 8, 16]}}
+    icl = {**LEAVES_THE_TABLES_AT_L4["icl"], "L": [4, 8, 16]}
+    scenario = {**LEAVES_THE_TABLES_AT_L4, "icl": icl}
     cert = thm43.run(scenario, "quick", claim_rng(0, "thm-4.3"))
     assert cert["quantities"]["L"] == [8, 16]
     assert [b["L"] for b in cert["quantities"]["L_beyond_reach"]] == [4]
@@ -142,9 +144,9 @@ def test_an_l_beyond_the_reach_is_listed_and_the_others_verified():
 @pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_a_lipschitz_constant_beyond_the_flows_grid_is_handled():
-    """Found by `softlin hunt thm-4.3`: beta_inf ~ 4e5 left no time of the flow's grid below 30 / beta, and
-    the comparison ODE of the Gronwall majorant check was integrated over an empty interval (IndexError).
-    The majorant now gets its own grid there; the claim runs (29 s at quick)."""
+    """beta_inf ~ 4e5 leaves no time of the flow's grid below 30 / beta, so the comparison ODE of
+    the Gronwall majorant check would run over an empty interval. The majorant gets its own grid
+    there; the claim runs (29 s at quick)."""
     scenario = {"seed": 0, "icl": {"sigma": [[2.0, 1.0, 0.25], [1.0, 0.6875, -0.375], [0.25, -0.375, 1.375]],
                                    "alpha": 0.375, "noise": 0.0, "L": [4, 8], "eps": [0.1, 0.03]}}
     cert = thm43.run(scenario, "quick", claim_rng(0, "thm-4.3"))

@@ -186,8 +186,8 @@ MUTANTS: tuple[Mutant, ...] = (
            "((z_c + z_quantile(target)) / abs(effect)))",
            ("finite-prompt-risk",), "n = f var (z_c + z_t) / Delta (the square of the sample-size formula dropped)",
            ("tests/numerics/test_significance.py",)),
-    # ---- second wave ----
-    # numerics/ (float code the first wave did not touch)
+    # ---- more slips, layer by layer ----
+    # numerics/ (attention, gradients, flows, training, quadrature)
     Mutant("accumulator-numerator-not-rescaled", "numerics/attention.py",
            "self.num = self.num * rescale[..., None] + np.matmul(weights.transpose(0, 2, 1), values)",
            "self.num = self.num + np.matmul(weights.transpose(0, 2, 1), values)",
@@ -286,8 +286,8 @@ MUTANTS: tuple[Mutant, ...] = (
            "step = 2.0 / beta_local",
            ("thm-4.3", "thm-5.2"), "GD step h = 2 / beta (the stability edge h beta < 2 taken as the step) instead "
                                    "of 1 / beta"),
-    # ---- third wave ----
-    # numerics/ (samplers and quadrature the earlier waves did not touch)
+    # ---- samplers and quadrature, layer by layer ----
+    # numerics/ (samplers and quadrature)
     Mutant("mixture-sampler-labels-uniform", "numerics/laws.py",
            "labels = rng.choice(self.weights.shape[0], size=shape, p=self.weights)",
            "labels = rng.choice(self.weights.shape[0], size=shape)",
@@ -348,7 +348,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "R, scales = S @ Q, 1.0 / (1.0 - np.clip(lam, 0.0, None))",
            ("prop-3.1",), "Gauss-Hermite proposal scale 1/(1 - lambda) instead of 1/(1 - 2 lambda) for "
                           "E e^{z^T U^T Gamma U z} (the 2 of the Gaussian exponent dropped)"),
-    # ---- round 2, session 3: the exact finite-L risk (derivations/risk_finite.py, numerics/finite_risk.py) ----
+    # ---- the exact finite-L risk (derivations/risk_finite.py, numerics/finite_risk.py) ----
     Mutant("finite-risk-second-moment-1-minus-A", "derivations/risk_finite.py",
            "+ mu**2 * tau * omega**2 * k2 * (1 - 2 * A) + mu**2 * (tau * tr_p + s2) * A)",
            "+ mu**2 * tau * omega**2 * k2 * (1 - A) + mu**2 * (tau * tr_p + s2) * A)",
@@ -369,7 +369,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "alpha, beta = 0.5, (d - j) / 2",
            ("authors-experiment",),
            "stick-breaking B_j ~ Beta(1/2, (d - j + 1)/2): the directions of a Dirichlet with one extra half"),
-    # ---- issue 13 section 2: exact-risk gradient flow, SGD noise floor, fast SGD step. Each names the unit test
+    # ---- exact-risk gradient flow, SGD noise floor, fast SGD step. Each names the unit test
     # that kills it; the two gradient slips are run against authors-experiment too (its flow checks). ----
     Mutant("finite-risk-gradient-chain-factor-2-dropped", "derivations/risk_finite_gradient.py",
            "chain = 2 * rf.omega * rf.k1 * (sp.diff(I, rf.A) * dA + sp.diff(I, rf.B) * dB)",
@@ -396,7 +396,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "m0, m00 = G[:, 0, 1] / Z, G[:, 1, 2] / Z",
            (), "E_p z0 read from the Gram entry sum e^2 z0 instead of sum e z0",
            ("tests/numerics/test_authors_sgd_fast.py::test_conditional_sampler_has_the_law_of_the_literal_one",)),
-    # ---- issue 13 section 3: the exact two-head risk (derivations/risk_finite_heads.py, numerics/finite_risk_heads.py) ----
+    # ---- the exact two-head risk (derivations/risk_finite_heads.py, numerics/finite_risk_heads.py)
     Mutant("finite-risk-heads-cross-participation-product", "numerics/finite_risk_heads.py",
            "return A11, A22, ca * np.sqrt(A11 * A22), B11, B22, cb * np.sqrt(B11 * B22)",
            "return A11, A22, A11 * A22, B11, B22, cb * np.sqrt(B11 * B22)",

@@ -35,7 +35,7 @@ def test_estimator_is_the_root_of_the_influence_sum():
 def test_level_holds_on_heavy_tails_where_the_studentised_mean_does_not():
     """20 000 samples of n = 60 centred log-normals, level 0.01 per test. Catoni's rejection count is
     at most Binomial(20000, 0.01)'s 1e-6 upper quantile; the studentised mean at the same nominal level
-    rejects far more often (its normal approximation fails: the regime `softlin hunt` found)."""
+    rejects far more often (its normal approximation fails: the regime of tests/test_hunt.py)."""
     rng, delta, reps, n = np.random.default_rng(7), 0.01, 20000, 60
     y = _centred_lognormal(rng, (n, reps))
     ratio, _ = robust_mean.zero_mean_test(y, np.full(reps, VAR), delta)
