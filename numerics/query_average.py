@@ -108,7 +108,7 @@ def gauss_hermite_average(fn, Sigma_q, scale: float = 1.0, nodes: int = 40, tilt
     r = S.shape[1]
     if r > 3:
         raise ValueError(f"Gauss-Hermite query average supports rank(query_cov) <= 3, got {r}")
-    if r == 0:     # Sigma_q = 0: the point mass at z = 0 (fn may be given as its logarithm, found by hunt)
+    if r == 0:     # Sigma_q = 0: the average is the integrand at z = 0 (given as fn or as log_fn)
         zero = np.zeros((1, S.shape[0]))
         return float(fn(zero)[0]) if fn is not None else float(np.exp(log_fn(zero)[0]))
     if tilt is None:

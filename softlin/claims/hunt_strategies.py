@@ -84,8 +84,8 @@ def with_query(draw, max_d: int, budget: str, trials: int):
     """Common keys plus a fixed query (prop-3.1, prop-3.4), `trials` prompts per length."""
     s = draw(common_scenarios(max_d, max_d, budget, 4))
     s["query"] = draw(dyadic_array((max_d,), 4, 4), label="query")[:s["d"]].tolist()
-    # a rate needs two lengths: prop-3.1 validates one length and then crashes in its fit ("need
-    # matching 1-D arrays of at least 2 points", found by this hunt; open), so two to three are drawn
+    # a rate is a log-log slope over the lengths: prop-3.1 refuses fewer than two, so two to three
+    # are drawn (a draw the claim refuses would be wasted)
     s["L"] = _lengths(draw, (4, 8, 16, 32, 64, 128))
     s["trials"] = trials
     return s
