@@ -3,8 +3,7 @@ region classifiers, plain functions of a validated scenario. The strategies that
 are claims/hunt_strategies.py, imported only by the hunt.
 
 Known defects (`Space.known_defects`): regions where a check is known to misfire; they are counted
-under their label and not run, so that a hunt reports new failures:
-none today (lemma-2.1 with V Gamma V^T = 0 was one, found by the hunt, and is fixed).
+under their label and not run, so that a hunt reports new failures; no claim declares one today.
 
 Regions (`region`): which part of the hypothesis space a validated scenario falls in (for
 `lemma-2.1` the rank of Gamma; for `asm-3.3` whether lambda = lambda_max(U^T Gamma U Sigma_q) is
