@@ -22,15 +22,11 @@ Flows: dtheta/dt = -grad R(theta), theta = (vec A, b), integrated with DOP853 (`
 
 from __future__ import annotations
 
-import itertools
-import math
-
 import numpy as np
-from numpy.polynomial.hermite_e import hermegauss
 from scipy.integrate import DOP853
 from scipy.optimize import brentq
 
-from . import kernels, query_average, selfnormalised
+from . import kernels, quadrature, query_average, selfnormalised
 
 NODES = 12
 FD_STEP = 1e-5
@@ -70,10 +66,7 @@ class ExcessRisk:
         """`lam_max` bounds lambda(theta) = ||S^T A^T Sigma A S||_op (Sigma = S S^T) on the points to be
         evaluated; q = g^T S^T A^T Sigma A S g <= lam_max |g|^2 on the nodes x = S g."""
         self.Sigma, self.L, self.d = np.asarray(Sigma, float), int(L), Sigma.shape[0]
-        x, w = hermegauss(nodes)
-        w = w / math.sqrt(2 * math.pi)
-        g = np.array(list(itertools.product(x, repeat=self.d)))
-        self.weights = np.prod(np.array(list(itertools.product(w, repeat=self.d))), axis=1)
+        g, self.weights = quadrature.tensor_grid(nodes, self.d)
         self.root = np.linalg.cholesky(self.Sigma)
         self.X = g @ self.root.T                                           # queries x = S g, (n, d)
         self.lam_max = float(lam_max)

@@ -100,9 +100,7 @@ def gauss_hermite_average(fn, Sigma_q, scale: float = 1.0, nodes: int = 40, tilt
     Returns inf when lambda_max >= 1/2 (the integral diverges). `fn` maps (n, d) -> (n,); for a positive
     integrand whose factors over- and underflow separately near the threshold, pass `log_fn` (its
     logarithm) instead, and fn = None: the fold is then done in logarithms."""
-    import itertools
-
-    from numpy.polynomial.hermite_e import hermegauss
+    from .quadrature import tensor_grid
 
     S = _root(Sigma_q)
     r = S.shape[1]
@@ -121,10 +119,8 @@ def gauss_hermite_average(fn, Sigma_q, scale: float = 1.0, nodes: int = 40, tilt
         if lam.max() >= 0.5:
             return math.inf
         R, scales = S @ Q, 1.0 / (1.0 - 2.0 * np.clip(lam, 0.0, None))
-    x, w = hermegauss(nodes)
-    w = w / math.sqrt(2 * math.pi)
-    grid = np.array(list(itertools.product(x, repeat=r))) * np.sqrt(scales)
-    weights = np.prod(np.array(list(itertools.product(w, repeat=r))), axis=1)
+    grid, weights = tensor_grid(nodes, r)
+    grid = grid * np.sqrt(scales)
     log_ratio = np.sum(0.5 * np.log(scales) - grid * grid * (1.0 - 1.0 / scales) / 2, axis=1)
     node_weight = weights * np.exp(log_ratio)
     if log_fn is not None:

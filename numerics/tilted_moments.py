@@ -85,12 +85,13 @@ def quadrature_1d(p: int, q: int, c: int, m: float, gamma: float, u: float, sigm
     integrand is still evaluated in full, only the nodes move, and what the rule integrates is then a
     polynomial times a constant (exact for 2n - 1 >= p). Sums are taken in log space.
     """
-    from numpy.polynomial.hermite_e import hermegauss
     from scipy import integrate
     from scipy.special import logsumexp
 
-    x, w = hermegauss(80)
-    log_w = np.log(w / math.sqrt(2 * math.pi))
+    from .quadrature import gauss_hermite
+
+    x, w = gauss_hermite(80)
+    log_w = np.log(w)
     s = math.sqrt(gamma)
 
     def log_inner(t: float, power: int) -> float:

@@ -338,11 +338,11 @@ MUTANTS: tuple[Mutant, ...] = (
            ("thm-4.3",), "central difference (f(x + h) - f(x - h)) / h (the 2h of the step dropped): sampled "
                          "||Hess R_inf|| doubled",
            ("tests/claims/test_thm43.py::test_central_difference_hessian_norm_of_a_known_quadratic",)),
-    Mutant("prop31-anchors-hermite-weights-sqrt-pi", "softlin/claims/prop31/anchors.py",
+    Mutant("prop31-anchors-hermite-weights-sqrt-pi", "numerics/quadrature.py",
            "w = w / math.sqrt(2 * math.pi)",
            "w = w / math.sqrt(math.pi)",
            ("prop-3.1",), "probabilists' Gauss-Hermite weights normalised by sqrt(pi) (the physicists' constant) "
-                          "instead of sqrt(2 pi) in the direct L-token reference"),
+                          "instead of sqrt(2 pi) in their one home, which prop-3.1's direct L-token reference uses"),
     Mutant("prop31-average-gh-scale-factor-2-dropped", "numerics/query_average.py",
            "R, scales = S @ Q, 1.0 / (1.0 - 2.0 * np.clip(lam, 0.0, None))",
            "R, scales = S @ Q, 1.0 / (1.0 - np.clip(lam, 0.0, None))",

@@ -19,31 +19,22 @@ and L^2 for L(L - 1) doubles the pair part of B_2; both exceed the tolerance by 
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
-from numpy.polynomial.hermite_e import hermegauss
 
 from ...numerics import kernels, selfnormalised
 from ...numerics.laws import psd_root
+from ...numerics.quadrature import tensor_grid
 from ..base import Check
 
 ANCHOR_LS = (1, 2, 3)
 QUADRATURE_TOLERANCE = 1e-10
 
 
-def _grid(dim: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
-    x, w = hermegauss(nodes)
-    w = w / math.sqrt(2 * math.pi)
-    pts = np.array(list(itertools.product(x, repeat=dim)))
-    wts = np.prod(np.array(list(itertools.product(w, repeat=dim))), axis=1)
-    return pts, wts
-
-
 def direct_moments(q: float, L: int, nodes: int) -> tuple[float, float]:
     """(A_L(q), B_L(q)) by tensor Gauss-Hermite over g in R^L (the definitions, nothing else)."""
-    g, w = _grid(L, nodes)
+    g, w = tensor_grid(nodes, L)
     rq = math.sqrt(q)
     s = rq * g
     p = np.exp(s - s.max(axis=1, keepdims=True))
@@ -87,7 +78,7 @@ def direct_error_moments(m, Gamma, U, V, z, nodes: int) -> tuple[np.ndarray, np.
     """(E err, E err err^T) at L = 2 by tensor Gauss-Hermite over both tokens' coordinates."""
     R = psd_root(Gamma)
     r = R.shape[1]
-    x, w = _grid(2 * r, nodes)
+    x, w = tensor_grid(nodes, 2 * r)
     z1, z2 = m + x[:, :r] @ R.T, m + x[:, r:] @ R.T
     a = U @ z
     s1, s2 = z1 @ a, z2 @ a

@@ -17,9 +17,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.polynomial.hermite_e import hermegauss
 
 from ...numerics import fits, gradients, kernels, limits, query_average
+from ...numerics.quadrature import gauss_hermite
 from ...numerics.fits import linear_fit
 from ...numerics import selfnormalised_gradients as sg
 from ...numerics import significance
@@ -47,8 +47,7 @@ def _rel(a, b) -> float:
 
 def _two_token_scalars(q: float, nodes: int = 80) -> dict:
     """The scalars S of numerics/selfnormalised_gradients.py at L = 2 by tensor Gauss-Hermite in (g1, g2)."""
-    x, w = hermegauss(nodes)
-    w = w / math.sqrt(2 * math.pi)
+    x, w = gauss_hermite(nodes)
     g1, g2 = np.meshgrid(x, x, indexing="ij")
     W = np.outer(w, w)
     rq = math.sqrt(q)
