@@ -18,7 +18,7 @@ from ...derivations import fluctuations
 from ...numerics import fits, montecarlo, query_average, selfnormalised, significance
 from ..base import check_false_alarm, Check
 from ..exact import rational_matrix
-from .common import remainder_exponent, DIGITS, REGIMES, TABLE_RELATIVE_ERROR, z_crit
+from .common import remainder_exponent, DIGITS, REGIMES, TABLE_RELATIVE_ERROR
 from ..progress import progress, sweep
 
 
@@ -68,7 +68,7 @@ def query_averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, label, firs
 def per_L_check(label, av, alpha, key: str) -> Check:
     zs = [max(0.0, abs(m - e) - TABLE_RELATIVE_ERROR * e) / math.hypot(s1, s2)
           for m, e, s1, s2 in zip(av["mc"], av["exact"], av["mc_se"], av["exact_se"])]
-    zc = z_crit(alpha)
+    zc = significance.z_critical(alpha)
     worst = float(np.max(zs))
     return Check(f"{label}: Monte Carlo L2(nu) error equals the exact finite-L value at every L", "montecarlo",
                  worst <= zc, worst, zc,
@@ -84,7 +84,7 @@ def slope_check(label, av, kappa, key: str) -> Check:
     fit = av["fit"]
     se = math.hypot(fit.stderr, av["predicted_slope_se"])
     z = (fit.slope - av["predicted_slope"]) / se
-    zc = z_crit(check_false_alarm() / (1 + len(REGIMES)))
+    zc = significance.z_critical(check_false_alarm(), 1 + len(REGIMES))
     return Check(f"{label}: fitted log-log slope equals the exact finite-L slope over the tested L", "montecarlo",
                  abs(z) <= zc, fit.slope, av["predicted_slope"],
                  f"weighted least squares of ln MSE on ln L: measured {fit.slope:.4f} +- {fit.stderr:.4f} "
@@ -127,7 +127,7 @@ def first_order_estimate(av, Ls, lam: float) -> tuple[float, float, float]:
 def first_order_mc_check(av, coef, Ls, lam) -> Check:
     """The pooled Monte Carlo estimate of lim L x error against the closed-form coefficient."""
     est, se, allowance = first_order_estimate(av, Ls, lam)
-    zc = z_crit(check_false_alarm())
+    zc = significance.z_critical(check_false_alarm())
     z = (abs(est - coef) - allowance) / se
     rho = remainder_exponent(lam)
     passed = None if not math.isfinite(allowance) else z <= zc
@@ -168,9 +168,9 @@ def coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "", 
     vals = sample.weights * per_query(sample.Z)
     est, se = float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(vals.size))
     zq = abs(est - coef) / se
+    zc = significance.z_critical(check_false_alarm())
     return Check("first_order_coefficient: closed form (det/trace, 40 digits) vs importance-sampled "
-                 "average over nu of the kernel tr C1(z)", "montecarlo", zq <= z_crit(check_false_alarm()), zq,
-                 z_crit(check_false_alarm()),
+                 "average over nu of the kernel tr C1(z)", "montecarlo", zq <= zc, zq, zc,
                  f"closed form {coef:.10g}, average {est:.6g} +- {se:.3g} over {vals.size} draws from "
                  f"N(0, {ghscale:.4g} Sigma_q); two-sided z at false-alarm {check_false_alarm():g}", id=f"{key}/coefficient-montecarlo", unit="|z|",
-                 detectable=significance.resolution(coef, se, z_crit(check_false_alarm())))
+                 detectable=significance.resolution(coef, se, zc))

@@ -14,7 +14,7 @@ from ...numerics import first_order, fits, kernels, limits, montecarlo, query_av
 from ...numerics.fits import linear_fit
 from ...numerics.laws import MixtureLaw, RademacherLaw, UniformLaw, psd_root
 from ..base import check_false_alarm, Check
-from .common import remainder_exponent, z_crit
+from .common import remainder_exponent
 from ..progress import sweep
 
 
@@ -74,8 +74,8 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
                            lambda Z, mix=mix: first_order.mixture_trace_c1(mix, U, V, Z))
     checks, quantities, series = [], {}, {}
     n_laws = max(1, len(laws))
-    zc_decay = z_crit(check_false_alarm() / n_laws, two_sided=False)
-    zc = z_crit(check_false_alarm() / n_laws)
+    zc_decay = significance.z_critical(check_false_alarm(), n_laws, sided=1)
+    zc = significance.z_critical(check_false_alarm(), n_laws)
     for name, (law, limit_fn, trace_fn) in laws.items():
         mc = [montecarlo.averaged_mse(law, rng, budget.prompts, L, U, V, Sq, limit_fn, budget.queries_per_prompt, 1.0)
               for L in sweep(budget.Ls, f"prop-3.1: {name} tokens", weights=budget.Ls, item="L")]

@@ -14,7 +14,7 @@ from ...numerics.laws import GaussianLaw, psd_root
 from ..base import check_false_alarm, Check, unjudged
 from ..progress import sweep
 from ..limit.battery import binomial_p_value, deviation_bound
-from .common import subgaussian_sigma, z_crit
+from .common import subgaussian_sigma
 
 
 def expectation_bound(L: int, trace_plus: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -100,7 +100,7 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
                     # every L); nothing is tested when no L has a finite bound
                     detectable=detectable / delta - 1.0 if informative else None)]
     # In expectation, fixed query.
-    zc = z_crit(check_false_alarm() / (2 * len(Ls)), two_sided=False)
+    zc = significance.z_critical(check_false_alarm(), 2 * len(Ls), sided=1)
     eb = [float(expectation_bound(L, trace_plus0, terms0.q)[0]) if L >= 2 else math.inf for L in Ls]
     zs = [(m - b) / se for m, b, se in zip(fixed["mse"], eb, fixed["mse_se"])]
     checks.append(Check("fixed query: E|T[mu_L](z) - T[mu](z)|^2 <= eps_L^2(z) (in-expectation bound, Monte Carlo)",
@@ -191,7 +191,7 @@ def paper_form_checks(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> dict:
     Ls = [budget.Ls[j] for j in keep] + [e.L for e in ex]
     est = [main["mc"][j] for j in keep] + [e.mean for e in ex]
     ses = [main["mc_se"][j] for j in keep] + [e.stderr for e in ex]
-    zc = z_crit(check_false_alarm() / len(Ls), two_sided=False)
+    zc = significance.z_critical(check_false_alarm(), len(Ls), sided=1)
     form = [float(kernels.paper_form(c1, sigma, c2, L)) for L in Ls]
     zs = [(e - f) / s for e, f, s in zip(est, form, ses)]
     checks = [Check("paper's form c1 sigma^6 ln L / L^(c2/sigma^2) with c2 = sigma^2 and c1 from the proven in-expectation "
@@ -229,7 +229,7 @@ def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> dict:
                             "A_1, B_1 are exact, so the tolerance is float rounding over 6^r nodes", id="erratum-1/closed-form-l1", unit="relative error"))
     mc = montecarlo.averaged_mse(law, rng, budget.prompts, 1, U, V, Sq, limit_fn, budget.queries_per_prompt, 1.0)
     z = (mc.mean - exact) / mc.stderr
-    zc = z_crit(check_false_alarm())
+    zc = significance.z_critical(check_false_alarm())
     checks.append(Check("erratum 1 witness: at L = 1 the error is tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T) > 0 "
                         "while the paper's right side c1 sigma^6 ln(1) / 1 is 0", "montecarlo",
                         abs(z) <= zc and exact > 0, mc.mean, exact,

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...numerics.significance import z_critical
 
 REGIMES = (("below", 0.2), ("at", 0.5), ("above", 1.0))
 NEAR_THRESHOLD = 0.49      # lambda of the extra closed-form vs quadrature check of the query average
@@ -60,10 +59,6 @@ def budget_for(s: dict, profile: str) -> Budget:
     return Budget(s["L"], scale * t, 8, scale * 10 * t, scale * 16384, ells, s["delta"], 48, len(s["L"]), bound_Ls)
 
 
-
-
-def z_crit(alpha: float, two_sided: bool = True) -> float:
-    return z_critical(alpha, 1, 2 if two_sided else 1)
 
 
 def regime_setting(Gamma0, lam0, target):

@@ -20,7 +20,7 @@ from ...derivations import fluctuations
 from ...numerics import kernels, montecarlo, selfnormalised, selfnormalised_enclosure as enclosure, significance
 from ..base import check_false_alarm, Check
 from ..exact import rational_column, rational_matrix
-from .common import DIGITS, z_crit
+from .common import DIGITS
 from ..progress import sweep
 
 # A coordinate with (V Gamma V^T)_kk below this share of |V|_F^2 ||Gamma||_op is deterministic.
@@ -136,7 +136,7 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
     first_zero = (np.abs(b1) <= ROUNDING_TOLERANCE * size) & np.all(np.abs(C1) <= ROUNDING_TOLERANCE * size[:, None]
                                                                        * size[None, :], axis=1)
     alpha = check_false_alarm() / (len(Ls) * n_entries)
-    zc = z_crit(alpha)
+    zc = significance.z_critical(alpha)
     worst_exact, worst_stein, worst_first = 0.0, 0.0, 0.0
     first_details, errors_by_L = [], {}
     # The first-order limits as the exact route sees them, independently of the claimed b1, C1:
@@ -200,6 +200,7 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
         mse_fixed_se.append(float(np.std(np.sum(e * e, axis=1), ddof=1) / math.sqrt(P)))
         exact_fixed.append(float(np.trace(second)))
         exact_bias.append(bias.tolist())
+    zc_stein = significance.z_critical(check_false_alarm(), len(Ls) * k)
     checks = [
         Check("fixed query: Monte Carlo bias and second moments equal the exact finite-L values", "montecarlo",
               worst_exact <= zc, worst_exact, zc,
@@ -207,11 +208,11 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
               f"quadrature); {P} prompts per L; two-sided, false-alarm {check_false_alarm():g} in total (Bonferroni)", id="fixed/montecarlo-vs-exact", unit="|z|",
               detectable=significance.resolution(*(np.concatenate(x) for x in res_exact), zc)),
         Check("fixed query: E[T[mu_L] - T] = -E[sum_i p_i^2] V Gamma a at every L (Gaussian integration by parts)",
-              "montecarlo", worst_stein <= z_crit(check_false_alarm() / (len(Ls) * k)), worst_stein,
-              z_crit(check_false_alarm() / (len(Ls) * k)),
+              "montecarlo", worst_stein <= zc_stein, worst_stein, zc_stein,
               f"paired per-prompt z-test of err + (sum_i p_i^2) V Gamma a, {P} prompts; no quadrature involved; "
               f"two-sided, false-alarm {check_false_alarm():g} (Bonferroni over L and coordinates)", id="fixed/bias-stein", unit="|z|",
-              detectable=significance.resolution(*(np.concatenate(x) for x in res_stein), z_crit(check_false_alarm() / (len(Ls) * k)))),
+              detectable=significance.resolution(*(np.concatenate(x) for x in res_stein),
+                                                 zc_stein)),
         Check("fixed query: L (E T[mu_L] - T) -> b1 and L Cov T[mu_L] -> C1 (Monte Carlo)", "montecarlo",
               worst_first <= zc, worst_first, zc,
               "largest |L x estimate - first order - R(L)| / (L x standard error), R(L) = L x exact(L) - L' x exact(L') "

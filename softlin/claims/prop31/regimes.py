@@ -17,7 +17,7 @@ from ...numerics.fits import linear_fit
 from ...numerics.laws import GaussianLaw
 from ..base import check_false_alarm, Check, unjudged
 from .average import query_averaged, per_L_check, slope_check, exact_coefficient
-from .common import naive_exponent, sharp_exponent, REGIMES, regime_setting, subgaussian_sigma, z_crit
+from .common import naive_exponent, sharp_exponent, REGIMES, regime_setting, subgaussian_sigma
 from .power import REQUIRED_POWER, slope_control_power
 from ..progress import sweep
 
@@ -99,7 +99,7 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
                                 f"the derived {sharp:.4f} and 1 (fixed before the run); deterministic: power 1", tier="consistency", id=f"regime/{name}/one-over-l-excluded", unit="verdict"))
             power[f"{name}: claimed 1/L rate excluded (quadrature)"] = 1.0 if FIT_MODEL_ERROR < half_gap1 else 0.0
         fit = av["fit"]
-        zc = z_crit(check_false_alarm(), two_sided=False)
+        zc = significance.z_critical(check_false_alarm(), sided=1)
         if name == "above":
             pw = slope_control_power(Gamma, U, V, Sq, budget, av, zc)
             power[f"{name}: claimed 1/L rate refuted (Monte Carlo slope)"] = pw["power"]
@@ -126,7 +126,7 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
             sg = math.hypot(math.hypot(Ls[0] * av["mc_se"][0], Ls[-1] * av["mc_se"][-1]),
                             math.hypot(Ls[0] * av["exact_se"][0], Ls[-1] * av["exact_se"][-1]))
             zg = (g_mc - g_ex) / sg
-            zc2 = z_crit(check_false_alarm())
+            zc2 = significance.z_critical(check_false_alarm())
             checks.append(Check(f"at the threshold (lambda = {lam:.3g}): L x error grows with L as the exact value does "
                                 "(no finite first-order coefficient)", "montecarlo",
                                 abs(zg) <= zc2 and g_ex > 0 and asym["log_power"] > 0, g_mc, g_ex,

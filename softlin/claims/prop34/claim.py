@@ -186,7 +186,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
 
     # Query average below the threshold: the exact first-order coefficients.
     first_V, first_U = _first_order(cov, U, V, Sq)
-    z_crit = ex.z_crit(check_false_alarm())
+    z_crit = significance.z_critical(check_false_alarm())
     checks += _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_crit)
 
     # Regimes: rescale Gamma so that lambda takes the values of REGIMES; Monte Carlo = exact at every L, slopes =

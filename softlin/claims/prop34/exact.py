@@ -23,7 +23,7 @@ from ...numerics.quadrature import gauss_hermite
 from ...numerics.fits import linear_fit
 from ...numerics import selfnormalised_gradients as sg
 from ...numerics import significance
-from ...numerics.significance import t_critical, z_critical
+from ...numerics.significance import t_critical
 from ..base import check_false_alarm, Check, unjudged
 from ..prop31.common import naive_exponent
 from ..progress import progress
@@ -32,10 +32,6 @@ from ..progress import progress
 # the fitted exponent by < 0.01 at ln L >= 16 for the laws here (development runs at ln L up to 128 for
 # lambda = 1/4, 1/2, 3/2); the allowance is below a quarter of the naive exponent's separation.
 EXPONENT_TOL = 0.025
-
-
-def z_crit(alpha: float, two_sided: bool = True) -> float:
-    return z_critical(alpha, 1, 2 if two_sided else 1)
 
 
 ANCHOR_ASYMPTOTIC = 1e-2       # the large-L anchor is judged when e^{2q} <= this x its smallest L (1e5)
@@ -121,7 +117,7 @@ def fixed_query_montecarlo(law, rng, Gamma, U, V, z, Ls, prompts, errors_fn, n_t
                 zs.append((key, L, (m - ex) / se))
             else:   # every draw equal (e.g. Gamma = 0: the error is exactly 0): judged exactly, up to rounding
                 zs.append((key, L, 0.0 if abs(m - ex) <= 1e-12 * max(1.0, abs(ex)) else math.inf))
-    zc = z_crit(check_false_alarm() / n_tests)
+    zc = significance.z_critical(check_false_alarm(), n_tests)
     checks = []
     for key in ("V", "U"):
         zz = [z_ for k_, _, z_ in zs if k_ == key]
@@ -305,7 +301,7 @@ def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, di
         zV = (mV.mean() - eV1) / (sd / math.sqrt(mV.size))
     else:                      # no spread (a deterministic error): judged exactly
         zV = 0.0 if abs(float(mV.mean()) - eV1) <= 1e-12 * max(1.0, abs(eV1)) else math.inf
-    zc = z_crit(check_false_alarm())
+    zc = significance.z_critical(check_false_alarm())
     ok = False if abs(zV) > zc else (True if (eV1 > 0 or eU1 > 0) else None)
     witness = {"L": 1, "grad_V_error_exact": eV1, "grad_U_error_exact": eU1, "grad_V_error_monte_carlo": float(mV.mean()),
                "paper_bound": 0.0}
