@@ -35,6 +35,7 @@ import numpy as np
 from ...derivations import catalogue, selfnormalised_error
 from ...numerics import authors_sgd, finite_risk as fr, finite_risk_heads as frh, heads_montecarlo, scalar_risk as sr
 from ...numerics import significance as sig, validate
+from ...numerics.extrapolation import aitken
 from . import heads
 from . import rate
 from ..base import check_false_alarm, Check, unjudged
@@ -53,12 +54,6 @@ DRAWS = {"quick": 20000, "standard": 100000, "full": 400000}
 AUTHORS_LS = list(range(10, 101, 10)) + list(range(200, 1001, 100))
 OPTIMUM_QUICK = 4
 OMEGA_MAX = 1.0
-
-
-def aitken(F: np.ndarray) -> float:
-    """Aitken's delta-squared limit of F_1, F_2, F_3 (for F_k = F + a r^k, exactly F)."""
-    d1, d2 = F[1] - F[0], F[2] - F[1]
-    return float(F[2] - d2 * d2 / (d2 - d1))
 
 
 def scaled_excess(model, L: int, mu, omega) -> tuple[float, float]:
