@@ -9,7 +9,6 @@ from softlin.claims.finite_prompt import exact as section
 from softlin.claims.finite_prompt import claim as fpr
 from softlin.claims.base import claim_rng
 from softlin.numerics import kernels
-from softlin.numerics.extrapolation import aitken
 
 
 def _section(scenario=None, heads=True):
@@ -125,11 +124,6 @@ def test_rate_estimator_is_exact_on_its_model():
     Y = 20.8 + (-200.0 - 90.0 * np.log(Ls)) / Ls
     c, prop, model = rate.estimate(Ls, Y, np.full(4, 1e-6))
     assert abs(c - 20.8) < 1e-9 and model < 1e-9 and 0 < prop < 1e-4
-
-
-def test_aitken_is_exact_on_a_geometric_remainder():
-    r = 10 ** -0.37
-    assert aitken(np.array([2.0 + 0.3 * r**k for k in (1, 2, 3)])) == pytest.approx(2.0, rel=1e-12)
 
 
 @pytest.mark.parametrize("d, omega", [(1, 0.5), pytest.param(3, 0.5, marks=pytest.mark.slow)])  # d = 3 ~10 s: slow tier

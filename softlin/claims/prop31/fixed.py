@@ -18,6 +18,7 @@ import sympy as sp
 
 from ...derivations import fluctuations
 from ...numerics import kernels, montecarlo, selfnormalised, selfnormalised_enclosure as enclosure, significance
+from ...numerics.extrapolation import richardson
 from ..base import check_false_alarm, Check
 from ..exact import rational_column, rational_matrix
 from .common import DIGITS
@@ -83,8 +84,8 @@ def first_order_limit_check(Gamma, U, V, z0, b1, C1) -> Check:
     # f(L) = f + c/L + c'/L^2: Richardson on (1e5, 1e6) removes c/L; the c'/L^2 remainder is bounded
     # by the change of that extrapolation when (1e4, 1e5) is used instead, divided by 100 (it scales as
     # 1/L^2), with a factor 10 of margin, plus 1e-9 for the quadrature and interpolation (relative 1e-9).
-    rich = (10 * vals[2] - vals[1]) / 9
-    rich_lo = (10 * vals[1] - vals[0]) / 9
+    rich = richardson(vals[1], vals[2])
+    rich_lo = richardson(vals[0], vals[1])
     scale = max(1e-300, float(np.max(np.abs(first))))
     tol = 10 * float(np.max(np.abs(rich - rich_lo))) / 100 / scale + 1e-9
     err = float(np.max(np.abs(rich - first))) / scale

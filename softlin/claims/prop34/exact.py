@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from ...numerics import fits, gradients, kernels, limits, query_average
+from ...numerics.extrapolation import richardson
 from ...numerics.quadrature import gauss_hermite
 from ...numerics.fits import linear_fit
 from ...numerics import selfnormalised_gradients as sg
@@ -86,7 +87,7 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
     # the change of the extrapolation against (1e5, 1e6), divided by 100 (it scales as 1/L^2), with a factor
     # 10 of margin, plus 1e-9 for the quadrature (~1e-12 relative, x 10 / 9 by Richardson).
     X = [np.array(sg.exact_errors(Gamma, U, V, z, L)) * L for L in (10**5, 10**6, 10**7)]
-    lim, lim_lo = (10 * X[2] - X[1]) / 9, (10 * X[1] - X[0]) / 9
+    lim, lim_lo = richardson(X[1], X[2]), richardson(X[0], X[1])
     tol = max(10 * abs(lim[i] - lim_lo[i]) / 100 / max(abs(c), 1e-300) for i, c in enumerate((coef_V, coef_U))) + 1e-9
     worst = max(_rel(lim[0], coef_V), _rel(lim[1], coef_U))
     # The 1/L^2 model of the remainder needs e^{2q} small against the smallest L used (1e5); at q = 5 the
