@@ -25,11 +25,6 @@ from . import kernels, validate
 RTOL = 1e-10
 
 
-def spd(name: str, Sigma) -> np.ndarray:
-    """A symmetric positive definite matrix (invertible covariance), else ValueError naming it."""
-    return validate.positive_definite(name, Sigma)
-
-
 def balanced_init(Sigma: np.ndarray, alpha: float, Theta=None) -> tuple[np.ndarray, float]:
     """A(0) = alpha Theta Theta^T / ||Theta Theta^T||_F, b(0) = alpha (Theta = I by default)."""
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not math.isfinite(alpha) or alpha <= 0:

@@ -368,7 +368,7 @@ def _formulas() -> tuple[dict, dict]:
 
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     budgets.max_d("asm-3.3", s["d"], budgets.SYMBOLIC_MAX_D, "the tilted moments are computed in exact rational arithmetic")
-    budgets.positive_definite("query_cov", "asm-3.3", s["query_cov"])
+    validate.positive_definite("query_cov (asm-3.3 needs an invertible one)", s["query_cov"])
     n = MC_SAMPLES[profile]
     return budgets.Estimate("asm-3.3", 2 * n * s["d"] ** 2, n * s["d"] * 8 * 6, f"2 x {n} Monte Carlo samples")
 

@@ -57,11 +57,6 @@ def rank(cov) -> int:
     return int(np.linalg.matrix_rank(np.asarray(cov, float), tol=1e-10))
 
 
-def positive_definite(name: str, claim: str, cov) -> None:
-    from ..numerics import validate
-    validate.positive_definite(f"{name} ({claim} needs an invertible one)", cov)
-
-
 def max_d(claim: str, d: int, cap: int, why: str) -> None:
     if d > cap:
         raise ValueError(f"d = {d} is too large for {claim} (at most {cap}: {why})")

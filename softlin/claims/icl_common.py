@@ -13,6 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..numerics import icl_flows, icl_training, kernels
+from ..numerics.validate import positive_definite
 from ..numerics.fits import linear_fit
 from ..numerics.significance import z_critical
 from . import budgets, scenario as scen
@@ -43,7 +44,7 @@ def validate(s: dict) -> dict:
     out = dict(s)
     seed = scen.seed_of(s)
     t = dict(s.get("icl", {}))
-    Sigma = icl_flows.spd("icl.sigma", t.get("sigma"))
+    Sigma = positive_definite("icl.sigma", t.get("sigma"))
     A0, b0 = icl_flows.balanced_init(Sigma, t.get("alpha"), t.get("theta"))
     noise = t.get("noise", 0.0)
     if noise != 0:

@@ -55,7 +55,8 @@ import math
 import numpy as np
 
 from ...derivations import authors_experiment as ae_derivation, catalogue
-from ...numerics import icl_flows, kernels
+from ...numerics import kernels
+from ...numerics.validate import positive_definite
 from ...numerics.significance import z_critical
 from .. import formulas as shown
 from . import checks as authors_checks
@@ -103,7 +104,7 @@ def validate(s: dict) -> dict:
     for key in UNUSED_ICL_KEYS:
         if key in t:
             raise ValueError(f"icl.{key} is not used by {ID} (it reads icl.sigma, icl.noise, icl.L)")
-    Sigma = icl_flows.spd("icl.sigma", t.get("sigma"))
+    Sigma = positive_definite("icl.sigma", t.get("sigma"))
     s2 = t.get("noise", 0.1)
     if isinstance(s2, bool) or not isinstance(s2, (int, float)) or not math.isfinite(s2) or s2 < 0:
         raise ValueError(f"icl.noise = {s2!r} must be a finite variance >= 0")

@@ -327,7 +327,7 @@ def validate(scenario: dict) -> dict:
 
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     budgets.max_d("prop-3.4", s["d"], budgets.SYMBOLIC_MAX_D, "the Jacobians are checked in exact arithmetic")
-    budgets.positive_definite("query_cov", "prop-3.4", s["query_cov"])
+    positive_definite("query_cov (prop-3.4 needs an invertible one)", s["query_cov"])
     b = dict(BUDGETS[profile])
     if profile == "standard":
         b["Ls"], b["prompts"] = s["L"], s["trials"]
