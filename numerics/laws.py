@@ -61,6 +61,7 @@ class MixtureLaw:
     means: np.ndarray   # (K, d)
     covs: np.ndarray    # (K, d, d)
     name: str = "mixture"
+    components: list = field(init=False, repr=False)    # GaussianLaw(m_k, Gamma_k), what `sample` draws
     roots: list = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -76,7 +77,8 @@ class MixtureLaw:
         if covs.shape != (K, d, d):
             raise ValueError(f"mixture covs must have shape {(K, d, d)}, got {covs.shape}")
         self.covs = np.stack([validate.covariance(f"mixture covs[{j}]", c, d) for j, c in enumerate(covs)])
-        self.roots = [psd_root(c) for c in self.covs]
+        self.components = [GaussianLaw(m, c) for m, c in zip(self.means, self.covs)]
+        self.roots = [c.root for c in self.components]
 
     @property
     def d(self) -> int:
@@ -92,10 +94,9 @@ class MixtureLaw:
         shape = tuple(shape)
         labels = rng.choice(self.weights.shape[0], size=shape, p=self.weights)
         out = np.empty(shape + (self.d,))
-        for j, root in enumerate(self.roots):
+        for j, component in enumerate(self.components):
             mask = labels == j
-            g = rng.standard_normal((int(mask.sum()), root.shape[1]))
-            out[mask] = self.means[j] + g @ root.T
+            out[mask] = component.sample(rng, (int(mask.sum()),))
         return out
 
 
