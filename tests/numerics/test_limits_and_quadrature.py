@@ -176,3 +176,15 @@ def test_deviation_bound_kernel_solves_its_two_tail_equations():
     t = brentq(lambda t: math.exp(-L * t * t / (2 * W)) - delta / 2, 0, 10)
     assert float(kernels.deviation_bound(L, delta, W, N)) == pytest.approx(s / (1 - t), rel=1e-10)
     assert float(kernels.deviation_bound(3, delta, W, N)) == math.inf
+
+
+def test_the_tensor_gauss_hermite_rule_integrates_standard_normal_moments_exactly():
+    from softlin.numerics.quadrature import gauss_hermite, tensor_grid
+
+    x, w = gauss_hermite(5)                       # exact up to degree 9 per coordinate
+    assert float(w @ x**8) == pytest.approx(105.0, rel=1e-13)     # E g^8 = 7!!
+    g, wt = tensor_grid(5, 3)
+    assert g.shape == (125, 3) and wt.shape == (125,)
+    assert np.array_equal(g[:5, 2], x) and np.all(g[:5, :2] == x[0])  # last coordinate fastest
+    assert float(wt.sum()) == pytest.approx(1.0, rel=1e-14)
+    assert float(wt @ (g[:, 0] ** 2 * g[:, 1] ** 4 * g[:, 2] ** 6)) == pytest.approx(45.0, rel=1e-13)
