@@ -61,7 +61,8 @@ class MixtureLaw:
     means: np.ndarray   # (K, d)
     covs: np.ndarray    # (K, d, d)
     name: str = "mixture"
-    components: list = field(init=False, repr=False)    # GaussianLaw(m_k, Gamma_k), what `sample` draws
+    # GaussianLaw(m_k, Gamma_k): the components `sample` draws from
+    components: list = field(init=False, repr=False)
     roots: list = field(init=False, repr=False)
 
     def __post_init__(self):

@@ -342,7 +342,8 @@ MUTANTS: tuple[Mutant, ...] = (
            "w = w / math.sqrt(2 * math.pi)",
            "w = w / math.sqrt(math.pi)",
            ("prop-3.1",), "probabilists' Gauss-Hermite weights normalised by sqrt(pi) (the physicists' constant) "
-                          "instead of sqrt(2 pi) in their one home, which prop-3.1's direct L-token reference uses"),
+                          "instead of sqrt(2 pi) in their one home, which prop-3.1's direct "
+                          "L-token reference uses"),
     Mutant("prop31-average-gh-scale-factor-2-dropped", "numerics/query_average.py",
            "R, scales = S @ Q, 1.0 / (1.0 - 2.0 * np.clip(lam, 0.0, None))",
            "R, scales = S @ Q, 1.0 / (1.0 - np.clip(lam, 0.0, None))",

@@ -187,4 +187,5 @@ def test_the_tensor_gauss_hermite_rule_integrates_standard_normal_moments_exactl
     assert g.shape == (125, 3) and wt.shape == (125,)
     assert np.array_equal(g[:5, 2], x) and np.all(g[:5, :2] == x[0])  # last coordinate fastest
     assert float(wt.sum()) == pytest.approx(1.0, rel=1e-14)
-    assert float(wt @ (g[:, 0] ** 2 * g[:, 1] ** 4 * g[:, 2] ** 6)) == pytest.approx(45.0, rel=1e-13)
+    moment = float(wt @ (g[:, 0] ** 2 * g[:, 1] ** 4 * g[:, 2] ** 6))
+    assert moment == pytest.approx(45.0, rel=1e-13)
