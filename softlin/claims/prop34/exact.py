@@ -252,7 +252,8 @@ def one_over_L_power(pilot: dict, blocks: int, t_c: float) -> tuple[float, str]:
     the truth's rate bounded above by the pilot's exact rate + z_{1 - beta} se (closer to the claimed
     1), the run's slope standard error bounded above by significance.pilot_se_bound (beta over the
     L values), and the power of the one-sided t-test at that effect; the control needs both refuted,
-    so its power is at least 1 - the sum of the misses (with probability >= 1 - 2 PLAN_BETA)."""
+    so its power is at least 1 - the sum of the misses (the plan holds with probability >= 1 -
+    4 PLAN_BETA: a rate bound and a standard-error bound per gradient)."""
     misses, parts = 0.0, []
     beta = PLAN_BETA / len(pilot["L"])
     z_beta = significance.z_quantile(1 - PLAN_BETA)
