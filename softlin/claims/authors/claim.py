@@ -303,9 +303,11 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     from ...numerics import authors_sgd
     from .training import BATCH, PLAN
     plan, Ls = PLAN[profile], s["Ls"]
-    # + the pilot of the correct-data control: one model on test / PILOT_FRACTION prompts
-    per_L = (len(authors_sgd.GENERATORS) * (2 * plan["steps"] * BATCH + plan["fit"] + 3 * plan["test"])
-             + plan["test"] / authors_checks.PILOT_FRACTION)
+    # per generator: SGD of both models and the best-softmax fit; test prompts evaluated three times
+    # in all (each generator's own, and the authors' parameters on correct data: the models of one
+    # evaluation share its prompts), and the correct-data control's pilot on test / PILOT_FRACTION
+    per_L = (len(authors_sgd.GENERATORS) * (2 * plan["steps"] * BATCH + plan["fit"])
+             + 3 * plan["test"] + plan["test"] / authors_checks.PILOT_FRACTION)
     tokens = per_L * float(sum(Ls))
     return budgets.Estimate("authors-experiment", tokens * AUTHORS_UNITS_PER_TOKEN, 4 * BATCH * max(Ls) * 2 * 8,
                     f"icl.L = {Ls}: SGD of {plan['steps']} steps of {BATCH} prompts per L and generator, "
