@@ -1,9 +1,9 @@
-"""lemma-2.1's enclosure of its non-Gaussian controls' limits: the Rademacher and uniform tokens refute
-the Gaussian formula V U z because their true limits are V tanh(U z) and V (sqrt3 coth(sqrt3 U z) -
-1 / (U z)) (derived in derivations/controls.py, emitted as kernels). Those closed forms, at the
-battery's queries, must lie in Arb balls computed from the laws' definitions
-(numerics/control_limits_enclosure.py), widened only by the float route's rounding: a slip in a derived
-closed form beyond that is refuted with certainty."""
+"""lemma-2.1's enclosure of its non-Gaussian controls' limits: the Rademacher and uniform tokens
+refute the Gaussian formula V U z because their true limits are V tanh(U z) and V (sqrt3 coth(sqrt3
+U z) - 1 / (U z)) (derived in derivations/controls.py, emitted as kernels). Those closed forms, at
+the battery's queries, must lie in Arb balls computed from the laws' definitions
+(numerics/control_limits_enclosure.py), widened only by the float route's rounding: a slip in a
+derived closed form beyond that is refuted with certainty."""
 
 from __future__ import annotations
 
@@ -16,17 +16,19 @@ from ...numerics.selfnormalised_enclosure import outward
 from ..base import Check
 
 # The float route's rounding, relative to sum_j |V_ij| max|f| (|f| <= sqrt 3): a handful of float
-# operations per coordinate (the uniform form cancels near a = 0, where its Taylor branch takes over).
+# operations per coordinate (the uniform form cancels near a = 0, where its Taylor branch takes
+# over).
 FLOAT_ROUTE_RELATIVE = 1e-12
 FLOAT_ROUTES = {"rademacher": limits.rademacher_limit, "uniform": limits.uniform_limit}
 
 
 def control_limits_check(queries: np.ndarray, U: np.ndarray, V: np.ndarray) -> tuple[Check, dict]:
-    """The check (tier enclosure) and the balls as [lower, upper] per query and output coordinate."""
-    scale = np.sum(np.abs(np.atleast_2d(V)), axis=1) * math.sqrt(3)          # per output coordinate
+    """The check (tier enclosure) and the balls as [lower, upper] per query and output
+    coordinate."""
+    scale = np.sum(np.abs(np.atleast_2d(V)), axis=1) * math.sqrt(3)  # per output coordinate
     worst, widest, written = 0.0, 0.0, {}
     for law, float_route in FLOAT_ROUTES.items():
-        values = float_route(U, V, queries)                                  # (n, k)
+        values = float_route(U, V, queries)  # (n, k)
         balls = enclosure.limit_balls(law, U, V, queries)
         for n, row in enumerate(balls):
             for i, ball in enumerate(row):
@@ -34,12 +36,21 @@ def control_limits_check(queries: np.ndarray, U: np.ndarray, V: np.ndarray) -> t
                 worst = max(worst, outside / max(scale[i], 1e-300))
                 widest = max(widest, 2 * float(ball.rad()) / max(scale[i], 1e-300))
         written[law] = [[outward(ball) for ball in row] for row in balls]
-    check = Check("controls: the derived limits V tanh(U z) and V (sqrt3 coth(sqrt3 U z) - 1/(U z)) lie in Arb "
-                  "enclosures from the laws' definitions", "quadrature", worst <= FLOAT_ROUTE_RELATIVE, worst,
-                  FLOAT_ROUTE_RELATIVE,
-                  f"at the {len(queries)} battery queries: the emitted kernels (floats) against balls of "
-                  "E[x e^(ax)] / E[e^(ax)] (two-point sums; acb.integral over [-sqrt3, sqrt3]); value: the largest "
-                  "distance of a float outside its ball relative to sum_j |V_ij| sqrt3; widest ball "
-                  f"{widest:.1e} of that scale", tier="enclosure", id="controls/limits-enclosure",
-                  unit="relative error")
+    check = Check(
+        "controls: the derived limits V tanh(U z) and V (sqrt3 coth(sqrt3 U z) - 1/(U z)) lie in "
+        "Arb "
+        "enclosures from the laws' definitions",
+        "quadrature",
+        worst <= FLOAT_ROUTE_RELATIVE,
+        worst,
+        FLOAT_ROUTE_RELATIVE,
+        f"at the {len(queries)} battery queries: the emitted kernels (floats) against balls of "
+        "E[x e^(ax)] / E[e^(ax)] (two-point sums; acb.integral over [-sqrt3, sqrt3]); value: the "
+        "largest "
+        "distance of a float outside its ball relative to sum_j |V_ij| sqrt3; widest ball "
+        f"{widest:.1e} of that scale",
+        tier="enclosure",
+        id="controls/limits-enclosure",
+        unit="relative error",
+    )
     return check, {"control_limit_enclosure": written}

@@ -3,11 +3,11 @@
     E||grad_V T[mu_L] - grad_V T[mu]||^2 = k (tr Gamma A_L(q) + |Gamma a|^2 / q (B_L(q) - A_L(q))),
 
 k the number of output rows (numerics/selfnormalised_gradients.py, proved in
-derivations/gradient_fluctuations.py): prop-3.1's fixed-query mean squared error with V = I, times k.
-So the balls of A_L and B_L (numerics/selfnormalised_enclosure.py: acb.integral, tails bounded) give
-it with certainty, and the float route the Monte Carlo checks are judged against (the set-partition
-quadrature of numerics/gradient_scalars.py) must lie inside. The grad_U error needs five more scalars
-(E alpha^2, E alpha A, E A^2, E sum p^3, E H) that have no enclosure yet."""
+derivations/gradient_fluctuations.py): prop-3.1's fixed-query mean squared error with V = I, times
+k. So the balls of A_L and B_L (numerics/selfnormalised_enclosure.py: acb.integral, tails bounded)
+give it with certainty, and the float route the Monte Carlo checks are judged against (the
+set-partition quadrature of numerics/gradient_scalars.py) must lie inside. The grad_U error needs
+five more scalars (E alpha^2, E alpha A, E A^2, E sum p^3, E H) that have no enclosure yet."""
 
 from __future__ import annotations
 
@@ -24,19 +24,37 @@ def grad_v_enclosure_check(Gamma, U, V, z, Ls, exact_V) -> tuple[Check, dict]:
     """The check (tier enclosure) and the balls [lower, upper] per L."""
     d, k = Gamma.shape[0], V.shape[0]
     worst, balls, widths = 0.0, [], []
-    name = "fixed query: the exact finite-L E||grad_V err||^2 (float route) lies in its Arb enclosure"
+    name = (
+        "fixed query: the exact finite-L E||grad_V err||^2 (float route) lies in its Arb enclosure"
+    )
     if not len(Ls):
-        return unjudged(name, "quadrature", "no prompt length", tier="enclosure", id="fixed/grad-v-enclosure",
-                        unit="relative error"), {}
+        return unjudged(
+            name,
+            "quadrature",
+            "no prompt length",
+            tier="enclosure",
+            id="fixed/grad-v-enclosure",
+            unit="relative error",
+        ), {}
     for L, value in zip(Ls, exact_V):
         ball = enclosure.fixed_query(Gamma, U, np.eye(d), z, L).mse * k
         outside = max(0.0, abs(value - float(ball.mid())) - float(ball.rad()))
         worst = max(worst, outside / max(abs(value), 1e-300) if outside > 0 else 0.0)
         balls.append(enclosure.outward(ball))
         widths.append(2 * float(ball.rad()) / max(abs(float(ball.mid())), 1e-300))
-    check = Check(name, "quadrature", worst <= FLOAT_ROUTE_RELATIVE, worst, FLOAT_ROUTE_RELATIVE,
-                  f"at L = {list(Ls)}: k (tr Gamma A_L + |Gamma a|^2 / q (B_L - A_L)) with A_L(q), B_L(q) enclosed by "
-                  "acb.integral (tails bounded, not cut); value: the largest distance of the float value outside "
-                  "its ball, relative to the value; relative widths " + ", ".join(f"{w:.1e}" for w in widths),
-                  tier="enclosure", id="fixed/grad-v-enclosure", unit="relative error")
+    check = Check(
+        name,
+        "quadrature",
+        worst <= FLOAT_ROUTE_RELATIVE,
+        worst,
+        FLOAT_ROUTE_RELATIVE,
+        f"at L = {list(Ls)}: k (tr Gamma A_L + |Gamma a|^2 / q (B_L - A_L)) with A_L(q), B_L(q) "
+        f"enclosed by "
+        "acb.integral (tails bounded, not cut); value: the largest distance of the float value "
+        "outside "
+        "its ball, relative to the value; relative widths " + ", ".join(f"{w:.1e}" for w in widths),
+        tier="enclosure",
+        id="fixed/grad-v-enclosure",
+        unit="relative error",
+    )
     return check, {"fixed_query_exact_grad_V_enclosure": balls}
