@@ -60,21 +60,46 @@ def main() -> int:
     runs = {}
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     for L in args.L:
+
         def report(k, n, L=L):
             if k % (n // 20) == 0:
                 print(f"L = {L}: step {k}/{n}", file=sys.stderr, flush=True)
-        tr = authors_sgd_fast.train_conditional(Sigma, S2, tau, L, "correct", args.steps, LR, BATCH, INIT,
-                                                np.random.default_rng([SEED, 11, L]), record=100, progress=report)
+
+        tr = authors_sgd_fast.train_conditional(
+            Sigma,
+            S2,
+            tau,
+            L,
+            "correct",
+            args.steps,
+            LR,
+            BATCH,
+            INIT,
+            np.random.default_rng([SEED, 11, L]),
+            record=100,
+            progress=report,
+        )
         t0 = time.perf_counter()
-        cov = {m: gradient_covariance(m, *tr["params"][m], Sigma, tau, L, np.random.default_rng([SEED, 12, L]))
-               for m in authors_sgd.MODELS}
-        runs[str(L)] = {"params": {m: list(tr["params"][m]) for m in authors_sgd.MODELS},
-                        "gradient_covariance": cov, "grad_prompts": GRAD_PROMPTS,
-                        "trajectory": {m: tr["trajectory"][m].tolist() for m in authors_sgd.MODELS},
-                        "record_steps": tr["record_steps"], "seconds": tr["seconds"],
-                        "ms_per_step": 1e3 * tr["seconds"] / args.steps, "covariance_seconds": time.perf_counter() - t0}
-        print(f"L = {L}: {tr['seconds']:.0f} s, endpoints {tr['params']}", file=sys.stderr, flush=True)
-        write(args, tau, runs)               # after every L: a long run stopped early keeps what it finished
+        cov = {
+            m: gradient_covariance(
+                m, *tr["params"][m], Sigma, tau, L, np.random.default_rng([SEED, 12, L])
+            )
+            for m in authors_sgd.MODELS
+        }
+        runs[str(L)] = {
+            "params": {m: list(tr["params"][m]) for m in authors_sgd.MODELS},
+            "gradient_covariance": cov,
+            "grad_prompts": GRAD_PROMPTS,
+            "trajectory": {m: tr["trajectory"][m].tolist() for m in authors_sgd.MODELS},
+            "record_steps": tr["record_steps"],
+            "seconds": tr["seconds"],
+            "ms_per_step": 1e3 * tr["seconds"] / args.steps,
+            "covariance_seconds": time.perf_counter() - t0,
+        }
+        print(
+            f"L = {L}: {tr['seconds']:.0f} s, endpoints {tr['params']}", file=sys.stderr, flush=True
+        )
+        write(args, tau, runs)  # after every L: a long run stopped early keeps what it finished
     return 0
 
 
@@ -86,19 +111,39 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def provenance() -> dict:
     """The commit this checkout is at (None outside git) and the SHA-256 of each file of CODE."""
     import subprocess
+
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", *CODE], cwd=ROOT, capture_output=True, text=True)
-    return {"source_commit": head.stdout.strip() if head.returncode == 0 else None,
-            "code_changed_since_commit": bool(dirty.stdout.strip()) if dirty.returncode == 0 else None,
-            "code_sha256": {path: hashlib.sha256(open(os.path.join(ROOT, path), "rb").read()).hexdigest()
-                            for path in CODE}}
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--", *CODE], cwd=ROOT, capture_output=True, text=True
+    )
+    return {
+        "source_commit": head.stdout.strip() if head.returncode == 0 else None,
+        "code_changed_since_commit": bool(dirty.stdout.strip()) if dirty.returncode == 0 else None,
+        "code_sha256": {
+            path: hashlib.sha256(open(os.path.join(ROOT, path), "rb").read()).hexdigest()
+            for path in CODE
+        },
+    }
 
 
 def write(args, tau, runs):
-    out = {"setting": {"d": 5, "sigma": "Toeplitz(0.5)", "tau": tau, "s2": S2, "generator": "correct", "seed": SEED,
-                       "lr": LR, "batch": BATCH, "init": list(INIT), "steps": args.steps,
-                       "sampler": "numerics/authors_sgd_fast.train_conditional"}, "runs": runs,
-           "provenance": provenance()}
+    out = {
+        "setting": {
+            "d": 5,
+            "sigma": "Toeplitz(0.5)",
+            "tau": tau,
+            "s2": S2,
+            "generator": "correct",
+            "seed": SEED,
+            "lr": LR,
+            "batch": BATCH,
+            "init": list(INIT),
+            "steps": args.steps,
+            "sampler": "numerics/authors_sgd_fast.train_conditional",
+        },
+        "runs": runs,
+        "provenance": provenance(),
+    }
     with open(args.out + ".tmp", "w") as fh:
         json.dump(out, fh, indent=1)
     os.replace(args.out + ".tmp", args.out)

@@ -43,14 +43,14 @@ def baseline_step(rng, theta, L, n, Mp, Mq, tau):
     beta = math.sqrt(tau) * rng.standard_normal((n, d))
     y = np.einsum("nld,nd->nl", x, beta) + math.sqrt(S2) * rng.standard_normal((n, L))
     yq = np.einsum("nd,nd->n", xq, beta) + math.sqrt(S2) * rng.standard_normal(n)
-    scores = np.einsum("nld,nd->nl", x, xq)                     # forward
+    scores = np.einsum("nld,nd->nl", x, xq)  # forward
     z = om * scores
     z -= z.max(axis=1, keepdims=True)
     p = np.exp(z)
     p /= p.sum(axis=1, keepdims=True)
     S = (p * y).sum(axis=1)
     r = yq - mu * S
-    g_out = -2 * r / n                                          # backward of mean (y_q - mu S)^2
+    g_out = -2 * r / n  # backward of mean (y_q - mu S)^2
     g_mu = float((g_out * S).sum())
     dp = (g_out * mu)[:, None] * y
     dz = p * (dp - (p * dp).sum(axis=1, keepdims=True))
@@ -76,7 +76,9 @@ def conditional_step(rng, theta, L, n, maps, tau):
     """The fast step with z1 replaced by its three conditionally Gaussian sums (softmax and linear)."""
     nu, a, b, f, z = fast.draw(rng, n, L, maps, S2, tau, rows=1)
     yq = f + math.sqrt(S2) * rng.standard_normal(n)
-    g = fast.conditional_gradients(rng, {"softmax": theta, "linear": theta}, nu, a, b, z[0], yq)["softmax"]
+    g = fast.conditional_gradients(rng, {"softmax": theta, "linear": theta}, nu, a, b, z[0], yq)[
+        "softmax"
+    ]
     return theta[0] - LR * g[0], theta[1] - LR * g[1]
 
 
@@ -100,28 +102,39 @@ def main() -> int:
     tau = 0.2
     rng = np.random.default_rng(0)
     th = (MU, OMEGA)
-    steps = {"baseline": lambda: baseline_step(rng, th, L, n, *maps, tau),
-             "current": lambda: current_step(rng, th, L, n, maps, tau),
-             "fast": lambda: fast_step(rng, th, L, n, maps, tau),
-             "conditional": lambda: conditional_step(rng, th, L, n, maps, tau)}
+    steps = {
+        "baseline": lambda: baseline_step(rng, th, L, n, *maps, tau),
+        "current": lambda: current_step(rng, th, L, n, maps, tau),
+        "fast": lambda: fast_step(rng, th, L, n, maps, tau),
+        "conditional": lambda: conditional_step(rng, th, L, n, maps, tau),
+    }
     for fn in steps.values():
         fn()
     times = {k: [] for k in steps}
-    for _ in range(5):                     # interleaved rounds: contention hits all three alike
+    for _ in range(5):  # interleaved rounds: contention hits all three alike
         for k, fn in steps.items():
             times[k].append(timed(fn, max(1, args.repeat // 5)))
     ms = {k: 1e3 * float(np.median(v)) for k, v in times.items()}
     nu, a, b, f, z = fast.draw(rng, n, L, maps, S2, tau)
-    parts = {"normals (2 n L)": lambda: rng.standard_normal((2, n, L)),
-             "draw (normals + per-prompt factors)": lambda: fast.draw(rng, n, L, maps, S2, tau),
-             "softmax statistics S, C": lambda: fast.softmax_statistics(OMEGA, nu, a, b, z[0], z[1]),
-             "exponential alone": lambda: np.exp(OMEGA * z[0]),
-             "conditional: z0 draw": lambda: fast.draw(rng, n, L, maps, S2, tau, rows=1),
-             "conditional: Gram + 3 normals": lambda: fast.conditional_sums(rng, OMEGA, nu, z[0])}
+    parts = {
+        "normals (2 n L)": lambda: rng.standard_normal((2, n, L)),
+        "draw (normals + per-prompt factors)": lambda: fast.draw(rng, n, L, maps, S2, tau),
+        "softmax statistics S, C": lambda: fast.softmax_statistics(OMEGA, nu, a, b, z[0], z[1]),
+        "exponential alone": lambda: np.exp(OMEGA * z[0]),
+        "conditional: z0 draw": lambda: fast.draw(rng, n, L, maps, S2, tau, rows=1),
+        "conditional: Gram + 3 normals": lambda: fast.conditional_sums(rng, OMEGA, nu, z[0]),
+    }
     part_ms = {k: 1e3 * timed(fn, max(1, args.repeat // 3)) for k, fn in parts.items()}
-    out = {"L": L, "batch": n, "d": 5, "ms_per_step": ms, "speedup_fast_over_baseline": ms["baseline"] / ms["fast"],
-           "speedup_fast_over_current": ms["current"] / ms["fast"],
-           "speedup_conditional_over_baseline": ms["baseline"] / ms["conditional"], "fast_step_parts_ms": part_ms}
+    out = {
+        "L": L,
+        "batch": n,
+        "d": 5,
+        "ms_per_step": ms,
+        "speedup_fast_over_baseline": ms["baseline"] / ms["fast"],
+        "speedup_fast_over_current": ms["current"] / ms["fast"],
+        "speedup_conditional_over_baseline": ms["baseline"] / ms["conditional"],
+        "fast_step_parts_ms": part_ms,
+    }
     print(json.dumps(out, indent=2))
     if args.json_path:
         with open(args.json_path, "w") as fh:

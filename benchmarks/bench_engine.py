@@ -83,8 +83,15 @@ def versus_naive(law, U, V, prompts, L, Q, repeats):
     fast = attention.softmax_attention(tokens, U, V, queries)
     assert np.allclose(fast, ref, rtol=1e-10, atol=1e-12), "engine and naive loop disagree"
     te, tn = statistics.median(engine), statistics.median(naive)
-    return {"L": L, "queries": Q, "prompts": prompts, "token_queries": prompts * L * Q,
-            "engine_seconds": te, "naive_seconds": tn, "speedup": tn / te}
+    return {
+        "L": L,
+        "queries": Q,
+        "prompts": prompts,
+        "token_queries": prompts * L * Q,
+        "engine_seconds": te,
+        "naive_seconds": tn,
+        "speedup": tn / te,
+    }
 
 
 def versus_drawing(law, U, V, L, Q, tokens_per_run, repeats):
@@ -97,8 +104,15 @@ def versus_drawing(law, U, V, L, Q, tokens_per_run, repeats):
         engine.append(timed(lambda: attention.sampled_outputs(law, rng, prompts, L, U, V, queries)))
         draw.append(timed(lambda: draw_same_tokens(law, rng, prompts, L, Q)))
     te, td = statistics.median(engine), statistics.median(draw)
-    return {"L": L, "queries": Q, "prompts": prompts, "tokens": n, "engine_tokens_per_s": n / te,
-            "draw_tokens_per_s": n / td, "ratio": td / te}
+    return {
+        "L": L,
+        "queries": Q,
+        "prompts": prompts,
+        "tokens": n,
+        "engine_tokens_per_s": n / te,
+        "draw_tokens_per_s": n / td,
+        "ratio": td / te,
+    }
 
 
 def peak_memory(law, U, V, L, Q):
@@ -125,15 +139,19 @@ def main(argv=None) -> int:
     for Q in (16, 64):
         r = versus_naive(law, U, V, naive_prompts, 16, Q, repeats)
         results["naive"].append(r)
-        print(f"  Q = {Q:3d}: engine {r['engine_seconds']:.4f} s, naive {r['naive_seconds']:.3f} s, "
-              f"speedup {r['speedup']:.0f}x (target >= 10x)")
+        print(
+            f"  Q = {Q:3d}: engine {r['engine_seconds']:.4f} s, naive {r['naive_seconds']:.3f} s, "
+            f"speedup {r['speedup']:.0f}x (target >= 10x)"
+        )
     print(f"engine vs bare token drawing ({tokens} tokens per run), median of {repeats}:")
     for Q in (1, 4):
         for L in Ls:
             r = versus_drawing(law, U, V, L, Q, max(tokens, L), repeats)
             results["drawing"].append(r)
-            print(f"  Q = {Q}, L = {L:>8d}: engine {r['engine_tokens_per_s'] / 1e6:6.1f} Mtok/s, drawing "
-                  f"{r['draw_tokens_per_s'] / 1e6:6.1f} Mtok/s, ratio {r['ratio']:.2f} (target >= 0.50)")
+            print(
+                f"  Q = {Q}, L = {L:>8d}: engine {r['engine_tokens_per_s'] / 1e6:6.1f} Mtok/s, drawing "
+                f"{r['draw_tokens_per_s'] / 1e6:6.1f} Mtok/s, ratio {r['ratio']:.2f} (target >= 0.50)"
+            )
     peak = peak_memory(law, U, V, max(Ls), 4)
     results["peak_bytes"] = peak
     print(f"peak traced memory at L = {max(Ls)}: {peak / 2**20:.1f} MB (cap 256 MB)")

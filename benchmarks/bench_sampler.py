@@ -45,7 +45,9 @@ def setup(d: int):
     return law, U, V
 
 
-def bare_draw(rng, prompts: int, L: int, per_token: int, extra: int, work_bytes=attention.DEFAULT_WORK_BYTES):
+def bare_draw(
+    rng, prompts: int, L: int, per_token: int, extra: int, work_bytes=attention.DEFAULT_WORK_BYTES
+):
     """Draw prompts x (L per_token + extra) normals in chunks of about work_bytes / 4."""
     chunk = max(1, work_bytes // (4 * 8 * per_token))
     buf = np.empty((chunk, per_token))
@@ -70,13 +72,18 @@ def measure(d: int, L: int, Q: int, prompts: int, repeats: int) -> dict:
     law, U, V = setup(d)
     rng = np.random.default_rng(1)
     queries = rng.normal(size=(Q, d))
-    runs = {"full": lambda: attention.sampled_outputs(law, rng, prompts, L, U, V, queries, sampler="full"),
-            "conditional": lambda: attention.sampled_outputs(law, rng, prompts, L, U, V, queries,
-                                                             sampler="conditional"),
-            "bare_Ld": lambda: bare_draw(rng, prompts, L, d, 0),
-            "bare_LQ_dQ": lambda: bare_draw(rng, prompts, L, Q, d * Q)}
+    runs = {
+        "full": lambda: attention.sampled_outputs(
+            law, rng, prompts, L, U, V, queries, sampler="full"
+        ),
+        "conditional": lambda: attention.sampled_outputs(
+            law, rng, prompts, L, U, V, queries, sampler="conditional"
+        ),
+        "bare_Ld": lambda: bare_draw(rng, prompts, L, d, 0),
+        "bare_LQ_dQ": lambda: bare_draw(rng, prompts, L, Q, d * Q),
+    }
     times = {name: [] for name in runs}
-    for _ in range(repeats):                      # interleaved, so drifts hit every column alike
+    for _ in range(repeats):  # interleaved, so drifts hit every column alike
         for name, fn in runs.items():
             times[name].append(timed(fn) / prompts)
     row = {"d": d, "L": L, "queries": Q, "prompts": prompts}
@@ -91,7 +98,9 @@ def measure(d: int, L: int, Q: int, prompts: int, repeats: int) -> dict:
 def peak_memory(d: int, L: int, Q: int, sampler: str) -> int:
     law, U, V = setup(d)
     tracemalloc.start()
-    attention.sampled_outputs(law, np.random.default_rng(4), 1, L, U, V, np.ones((Q, d)), sampler=sampler)
+    attention.sampled_outputs(
+        law, np.random.default_rng(4), 1, L, U, V, np.ones((Q, d)), sampler=sampler
+    )
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return peak
@@ -99,19 +108,32 @@ def peak_memory(d: int, L: int, Q: int, sampler: str) -> int:
 
 def battery_rows(quick: bool, repeats: int) -> list[dict]:
     """The accumulator at the battery's sizes: full (law.sample) against conditional, seconds per run."""
-    gaussian = GaussianLaw([0.2, -0.1, 0.3], [[1.0, 0.5, -0.3], [0.5, 0.89, 0.33], [-0.3, 0.33, 0.45]])
-    mixture = MixtureLaw([0.4, 0.6], [[1.0, 0.5], [-0.8, 0.2]], [[[0.5, 0.1], [0.1, 0.3]], [[0.4, 0.0], [0.0, 0.0]]])
+    gaussian = GaussianLaw(
+        [0.2, -0.1, 0.3], [[1.0, 0.5, -0.3], [0.5, 0.89, 0.33], [-0.3, 0.33, 0.45]]
+    )
+    mixture = MixtureLaw(
+        [0.4, 0.6], [[1.0, 0.5], [-0.8, 0.2]], [[[0.5, 0.1], [0.1, 0.3]], [[0.4, 0.0], [0.0, 0.0]]]
+    )
     rows = []
     for name, law in (("gaussian", gaussian), ("mixture", mixture)):
         d = law.d
         U, V = 0.5 * np.eye(d), np.eye(d)
         for Q in (1, 4):
             queries = np.random.default_rng(2).normal(size=(Q, d))
-            for L in ((64, 1024) if quick else (64, 256, 1024, 4096)):
+            for L in (64, 1024) if quick else (64, 256, 1024, 4096):
                 times = {}
                 for sampler in ("full", "conditional"):
-                    run = lambda: attention.sampled_accumulator(law, np.random.default_rng(3), 2000, L, U, V, queries,
-                                                                np.zeros(Q), sampler=sampler)
+                    run = lambda: attention.sampled_accumulator(
+                        law,
+                        np.random.default_rng(3),
+                        2000,
+                        L,
+                        U,
+                        V,
+                        queries,
+                        np.zeros(Q),
+                        sampler=sampler,
+                    )
                     times[sampler] = statistics.median(timed(run) for _ in range(repeats))
                 rows.append({"law": name, "d": d, "queries": Q, "L": L, **times})
     return rows
@@ -122,12 +144,21 @@ def risk_rows(quick: bool, repeats: int) -> list[dict]:
     rows = []
     for heads in ((1.0,), (1.0, -1.0)):
         omega = [0.5 * h for h in heads]
-        for L in ((100, 1000) if quick else (100, 1000, 10000)):
+        for L in (100, 1000) if quick else (100, 1000, 10000):
             n = max(2, 2 * 10**6 // L)
             times = {}
             for sampler in ("full", "conditional"):
-                run = lambda: heads_montecarlo.risk(np.eye(5), 0.1, 0.2, L, list(heads), omega, n,
-                                                    np.random.default_rng(4), sampler=sampler)
+                run = lambda: heads_montecarlo.risk(
+                    np.eye(5),
+                    0.1,
+                    0.2,
+                    L,
+                    list(heads),
+                    omega,
+                    n,
+                    np.random.default_rng(4),
+                    sampler=sampler,
+                )
                 times[sampler] = statistics.median(timed(run) for _ in range(repeats))
             rows.append({"heads": len(heads), "L": L, "prompts": n, **times})
     return rows
@@ -142,11 +173,15 @@ def main(argv=None) -> int:
     repeats = args.repeats or (1 if args.quick else 3)
     Ls = [16, 1024, 10**4] if args.quick else [16, 1024, 10**5, 10**6]
     ds = [2, 5] if args.quick else [2, 5, 20]
-    tokens = 10**5 if args.quick else 2 * 10**6          # tokens per timed run (prompts = tokens / L)
+    tokens = 10**5 if args.quick else 2 * 10**6  # tokens per timed run (prompts = tokens / L)
     rows = []
-    print(f"seconds per prompt, median of {repeats}; ratios of the conditional sampler to the bare draws")
-    print(f"{'d':>3} {'Q':>2} {'L':>8} {'full':>10} {'cond.':>10} {'bare Ld':>10} {'bare LQ+dQ':>10} "
-          f"{'full/Ld':>8} {'cond/Ld':>8} {'cond/(LQ+dQ)':>12}")
+    print(
+        f"seconds per prompt, median of {repeats}; ratios of the conditional sampler to the bare draws"
+    )
+    print(
+        f"{'d':>3} {'Q':>2} {'L':>8} {'full':>10} {'cond.':>10} {'bare Ld':>10} {'bare LQ+dQ':>10} "
+        f"{'full/Ld':>8} {'cond/Ld':>8} {'cond/(LQ+dQ)':>12}"
+    )
     for d in ds:
         for Q in (1, 3):
             if Q >= d:
@@ -154,29 +189,42 @@ def main(argv=None) -> int:
             for L in Ls:
                 r = measure(d, L, Q, max(1, tokens // L), repeats)
                 rows.append(r)
-                print(f"{d:3d} {Q:2d} {L:8d} {r['full_seconds_per_prompt']:10.2e} "
-                      f"{r['conditional_seconds_per_prompt']:10.2e} {r['bare_Ld_seconds_per_prompt']:10.2e} "
-                      f"{r['bare_LQ_dQ_seconds_per_prompt']:10.2e} {r['full_over_bare_Ld']:8.2f} "
-                      f"{r['conditional_over_bare_Ld']:8.2f} {r['conditional_over_bare_LQ_dQ']:12.2f}", flush=True)
+                print(
+                    f"{d:3d} {Q:2d} {L:8d} {r['full_seconds_per_prompt']:10.2e} "
+                    f"{r['conditional_seconds_per_prompt']:10.2e} {r['bare_Ld_seconds_per_prompt']:10.2e} "
+                    f"{r['bare_LQ_dQ_seconds_per_prompt']:10.2e} {r['full_over_bare_Ld']:8.2f} "
+                    f"{r['conditional_over_bare_Ld']:8.2f} {r['conditional_over_bare_LQ_dQ']:12.2f}",
+                    flush=True,
+                )
     L_max = max(Ls)
     peaks = {s: peak_memory(5, L_max, 1, s) for s in ("full", "conditional")}
-    print(f"peak traced memory at L = {L_max}, d = 5, one query: full {peaks['full'] / 2**20:.1f} MB, "
-          f"conditional {peaks['conditional'] / 2**20:.1f} MB (cap 256 MB)")
+    print(
+        f"peak traced memory at L = {L_max}, d = 5, one query: full {peaks['full'] / 2**20:.1f} MB, "
+        f"conditional {peaks['conditional'] / 2**20:.1f} MB (cap 256 MB)"
+    )
     print("\nlimit battery accumulator, 2000 prompts, seconds per run (median)")
     print(f"{'law':>9} {'d':>2} {'Q':>2} {'L':>6} {'full':>8} {'cond.':>8} {'speed-up':>8}")
     battery = battery_rows(args.quick, repeats)
     for r in battery:
-        print(f"{r['law']:>9} {r['d']:2d} {r['queries']:2d} {r['L']:6d} {r['full']:8.3f} {r['conditional']:8.3f} "
-              f"{r['full'] / r['conditional']:8.2f}", flush=True)
+        print(
+            f"{r['law']:>9} {r['d']:2d} {r['queries']:2d} {r['L']:6d} {r['full']:8.3f} {r['conditional']:8.3f} "
+            f"{r['full'] / r['conditional']:8.2f}",
+            flush=True,
+        )
     print("\nseveral-head risk Monte Carlo, 2e6 tokens, seconds per run (median)")
     print(f"{'heads':>5} {'L':>6} {'prompts':>8} {'full':>8} {'cond.':>8} {'speed-up':>8}")
     risk = risk_rows(args.quick, repeats)
     for r in risk:
-        print(f"{r['heads']:5d} {r['L']:6d} {r['prompts']:8d} {r['full']:8.3f} {r['conditional']:8.3f} "
-              f"{r['full'] / r['conditional']:8.2f}", flush=True)
+        print(
+            f"{r['heads']:5d} {r['L']:6d} {r['prompts']:8d} {r['full']:8.3f} {r['conditional']:8.3f} "
+            f"{r['full'] / r['conditional']:8.2f}",
+            flush=True,
+        )
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"rows": rows, "peak_bytes": peaks, "battery": battery, "risk": risk}, fh, indent=2)
+            json.dump(
+                {"rows": rows, "peak_bytes": peaks, "battery": battery, "risk": risk}, fh, indent=2
+            )
     return 0
 
 

@@ -39,8 +39,13 @@ def run(parsed, pts, out: Path, workers: int) -> dict:
     started = time.perf_counter()
     seconds = []
     try:
-        cs.execute(parsed, pts, out, lambda t: sx.run_dask(client, t),
-                   on_point=lambda task, s, done, total: seconds.append(s))
+        cs.execute(
+            parsed,
+            pts,
+            out,
+            lambda t: sx.run_dask(client, t),
+            on_point=lambda task, s, done, total: seconds.append(s),
+        )
     finally:
         wall = time.perf_counter() - started
         sx.close_client(client)
@@ -60,22 +65,30 @@ def main() -> None:
     print("load before:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     with tempfile.TemporaryDirectory() as tmp:
         res = {w: run(parsed, pts, Path(tmp) / f"w{w}", w) for w in (2, 1)}
-        same = all((Path(tmp) / "w1" / rel).read_bytes() == (Path(tmp) / "w2" / rel).read_bytes()
-                   for rel in [Path("summary.json")] + [Path("points") / f"{p['key']}.json" for p in pts])
+        same = all(
+            (Path(tmp) / "w1" / rel).read_bytes() == (Path(tmp) / "w2" / rel).read_bytes()
+            for rel in [Path("summary.json")] + [Path("points") / f"{p['key']}.json" for p in pts]
+        )
         if args.keep:
             shutil.copytree(Path(tmp) / "w2" / "points", args.keep / "points", dirs_exist_ok=True)
     print("load after: ", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     n = len(pts)
     for w, r in res.items():
-        print(f"{w} worker(s): {n} points in {r['wall']:.1f} s (cluster start-up {r['startup']:.1f} s); "
-              f"point compute {sum(r['point_seconds']):.1f} s in total, {min(r['point_seconds']):.1f}.."
-              f"{max(r['point_seconds']):.1f} s each")
+        print(
+            f"{w} worker(s): {n} points in {r['wall']:.1f} s (cluster start-up {r['startup']:.1f} s); "
+            f"point compute {sum(r['point_seconds']):.1f} s in total, {min(r['point_seconds']):.1f}.."
+            f"{max(r['point_seconds']):.1f} s each"
+        )
     one = res[1]
     overhead = (one["wall"] - sum(one["point_seconds"])) / n
     mean = sum(one["point_seconds"]) / n
-    print(f"speed-up 2 vs 1 workers: {res[1]['wall'] / res[2]['wall']:.2f}x (cores: {os.cpu_count()})")
-    print(f"Dask overhead per point (1 worker): {overhead:.3f} s = {100 * overhead / mean:.1f} % of a mean point "
-          f"({mean:.1f} s)")
+    print(
+        f"speed-up 2 vs 1 workers: {res[1]['wall'] / res[2]['wall']:.2f}x (cores: {os.cpu_count()})"
+    )
+    print(
+        f"Dask overhead per point (1 worker): {overhead:.3f} s = {100 * overhead / mean:.1f} % of a mean point "
+        f"({mean:.1f} s)"
+    )
     print(f"certificates and summary byte-identical across worker counts: {same}")
 
 

@@ -33,8 +33,11 @@ def main() -> int:
     parser.add_argument("--json", dest="json_path")
     args = parser.parse_args()
     S = toeplitz(5, 0.5)
-    models = {"isotropic": fr.Model(np.eye(5), np.eye(5), 0.2, 0.1), "toeplitz_correct": fr.Model(S, S, 0.2, 0.1),
-              "toeplitz_authors": fr.Model(S @ S, np.eye(5), 0.2, 0.1)}
+    models = {
+        "isotropic": fr.Model(np.eye(5), np.eye(5), 0.2, 0.1),
+        "toeplitz_correct": fr.Model(S, S, 0.2, 0.1),
+        "toeplitz_authors": fr.Model(S @ S, np.eye(5), 0.2, 0.1),
+    }
     rows = []
     for name, model in models.items():
         for L in LS:
@@ -42,20 +45,38 @@ def main() -> int:
             r = fr.exact_risk(model, L, 1.0, 0.4)
             seconds = time.perf_counter() - start
             fine = fr.exact_risk(model, L, 1.0, 0.4, radial=480, angular=18, points=193)
-            row = {"model": name, "L": L, "seconds": seconds, "value": r.value,
-                   "stated_relative_error": r.error / r.value, "true_relative_error": abs(r.value - fine.value) / fine.value}
+            row = {
+                "model": name,
+                "L": L,
+                "seconds": seconds,
+                "value": r.value,
+                "stated_relative_error": r.error / r.value,
+                "true_relative_error": abs(r.value - fine.value) / fine.value,
+            }
             rows.append(row)
-            print(f"{name:<17} L = {L:<8} {seconds:6.3f} s  stated {row['stated_relative_error']:.1e}  "
-                  f"true {row['true_relative_error']:.1e}", flush=True)
+            print(
+                f"{name:<17} L = {L:<8} {seconds:6.3f} s  stated {row['stated_relative_error']:.1e}  "
+                f"true {row['true_relative_error']:.1e}",
+                flush=True,
+            )
     start = time.perf_counter()
     curve = [fr.RiskSurface(models["isotropic"], L, 1.0).optimum() for L in AUTHORS_LS]
     curve_seconds = time.perf_counter() - start
     print(f"19-L optimum curve (isotropic): {curve_seconds:.1f} s")
     if args.json_path:
         with open(args.json_path, "w") as fh:
-            json.dump({"evaluations": rows, "curve_seconds": curve_seconds,
-                       "curve": [{"L": L, "mu": m, "omega": o, "risk": R} for L, (m, o, R) in zip(AUTHORS_LS, curve)]},
-                      fh, indent=1)
+            json.dump(
+                {
+                    "evaluations": rows,
+                    "curve_seconds": curve_seconds,
+                    "curve": [
+                        {"L": L, "mu": m, "omega": o, "risk": R}
+                        for L, (m, o, R) in zip(AUTHORS_LS, curve)
+                    ],
+                },
+                fh,
+                indent=1,
+            )
     return 0
 
 

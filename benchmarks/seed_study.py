@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 def one_run(task: tuple[str, int, float]) -> dict:
     from softlin import certio
     from softlin.claims import base, registry
+
     claim_id, seed, level = task
     claim = registry.get(claim_id)
     # inflated on purpose, past false_alarm_level's guard (which only lowers the level): certificates
@@ -34,16 +35,29 @@ def one_run(task: tuple[str, int, float]) -> dict:
     token = base._LEVEL.set(level)
     try:
         start = time.perf_counter()
-        cert = json.loads(certio.dumps(claim.run(claim.default_scenario(), "quick", base.claim_rng(seed, claim_id))))
+        cert = json.loads(
+            certio.dumps(
+                claim.run(claim.default_scenario(), "quick", base.claim_rng(seed, claim_id))
+            )
+        )
     finally:
         base._LEVEL.reset(token)
-    rejected = {c["id"]: c["passed"] is False for c in cert["checks"]
-                if c["tier"] == "statistical" and c["kind"] != "control" and c.get("judged", True)}
-    return {"claim": claim_id, "seed": seed, "rejected": rejected, "seconds": time.perf_counter() - start}
+    rejected = {
+        c["id"]: c["passed"] is False
+        for c in cert["checks"]
+        if c["tier"] == "statistical" and c["kind"] != "control" and c.get("judged", True)
+    }
+    return {
+        "claim": claim_id,
+        "seed": seed,
+        "rejected": rejected,
+        "seconds": time.perf_counter() - start,
+    }
 
 
 def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     from scipy import stats
+
     a = (1 - confidence) / 2
     lo = 0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1))
     hi = 1.0 if k == n else float(stats.beta.ppf(1 - a, k + 1, n - k))
@@ -59,7 +73,11 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", dest="json_path")
     args = parser.parse_args(argv)
-    tasks = [(c, s, args.level) for c in args.claims for s in range(args.first_seed, args.first_seed + args.seeds)]
+    tasks = [
+        (c, s, args.level)
+        for c in args.claims
+        for s in range(args.first_seed, args.first_seed + args.seeds)
+    ]
     start = time.perf_counter()
     with ProcessPoolExecutor(args.jobs) as pool:
         runs = list(pool.map(one_run, tasks))
@@ -72,15 +90,31 @@ def main(argv=None) -> int:
             lo, hi = clopper_pearson(k, n)
             bad = lo > args.level
             above += bad
-            rows.append({"claim": claim_id, "check": name, "rejections": k, "runs": n, "rate": k / n,
-                         "ci95": [lo, hi], "stated_level": args.level, "above_level": bad})
-            print(f"{claim_id:<10} {k:>3}/{n:<3} rate {k / n:.3f} CI95 [{lo:.3f}, {hi:.3f}] "
-                  f"{'ABOVE the level ' if bad else ''}{name[:90]}")
+            rows.append(
+                {
+                    "claim": claim_id,
+                    "check": name,
+                    "rejections": k,
+                    "runs": n,
+                    "rate": k / n,
+                    "ci95": [lo, hi],
+                    "stated_level": args.level,
+                    "above_level": bad,
+                }
+            )
+            print(
+                f"{claim_id:<10} {k:>3}/{n:<3} rate {k / n:.3f} CI95 [{lo:.3f}, {hi:.3f}] "
+                f"{'ABOVE the level ' if bad else ''}{name[:90]}"
+            )
     total_k, total_n = sum(r["rejections"] for r in rows), sum(r["runs"] for r in rows)
-    print(f"{len(runs)} runs in {time.perf_counter() - start:.0f} s ({args.jobs} jobs); {total_k} rejections in "
-          f"{total_n} check runs at stated level {args.level:g} per check; checks above their level: {above}")
+    print(
+        f"{len(runs)} runs in {time.perf_counter() - start:.0f} s ({args.jobs} jobs); {total_k} rejections in "
+        f"{total_n} check runs at stated level {args.level:g} per check; checks above their level: {above}"
+    )
     if args.json_path:
-        Path(args.json_path).write_text(json.dumps({"level": args.level, "rows": rows}, indent=1) + "\n")
+        Path(args.json_path).write_text(
+            json.dumps({"level": args.level, "rows": rows}, indent=1) + "\n"
+        )
     return 1 if above else 0
 
 

@@ -20,8 +20,25 @@ import time
 def run(profile: str, seed: int) -> tuple[dict, float]:
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "softlin.cli", "verify", "--profile", profile, "--seed", str(seed),
-                               "--out", out, "--quiet", "--json", "-"], capture_output=True, text=True)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "softlin.cli",
+                "verify",
+                "--profile",
+                profile,
+                "--seed",
+                str(seed),
+                "--out",
+                out,
+                "--quiet",
+                "--json",
+                "-",
+            ],
+            capture_output=True,
+            text=True,
+        )
         elapsed = time.perf_counter() - start
     if proc.returncode not in (0, 1):
         return {"error": (proc.stderr.strip().splitlines() or ["?"])[-1]}, elapsed
@@ -43,9 +60,14 @@ def main(argv=None) -> int:
         statuses, elapsed = run(profile, seed)
         red = {k: v for k, v in statuses.items() if v != "verified"}
         bad += bool(red)
-        results.append({"profile": profile, "seed": seed, "seconds": round(elapsed, 1), "statuses": statuses})
-        print(f"{profile:<9} seed {seed:>3}  {elapsed:7.1f} s  " + ("all verified" if not red else f"NOT VERIFIED: {red}"),
-              flush=True)
+        results.append(
+            {"profile": profile, "seed": seed, "seconds": round(elapsed, 1), "statuses": statuses}
+        )
+        print(
+            f"{profile:<9} seed {seed:>3}  {elapsed:7.1f} s  "
+            + ("all verified" if not red else f"NOT VERIFIED: {red}"),
+            flush=True,
+        )
     print(f"{len(plan) - bad}/{len(plan)} runs verified")
     if args.json_path:
         with open(args.json_path, "w") as fh:

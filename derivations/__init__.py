@@ -5,5 +5,7 @@ separate copy of every module, with its own state: refused, naming the right imp
 """
 
 if __name__ != "softlin.derivations":
-    raise ImportError(f"{__name__!r} is the folder of the package softlin.derivations: import softlin.derivations (installed "
-                      "with pip install -e .), not derivations")
+    raise ImportError(
+        f"{__name__!r} is the folder of the package softlin.derivations: import softlin.derivations (installed "
+        "with pip install -e .), not derivations"
+    )

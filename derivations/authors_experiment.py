@@ -57,29 +57,45 @@ SIGMA_Q = sp.MatrixSymbol("Sigma_q", dim_sym, dim_sym)
 # Largest (lam-degree, kap-degree) of the risks: the query enters quadratically (kap^1), the
 # prompt inputs at most to the fourth power (lam^2). The ansatz of step 4 covers this box.
 DEGREE_BOX = (2, 1)
-DIMENSIONS = (3, 4)       # >= the number of trace factors in a product (3): the rewriting is unique
+DIMENSIONS = (3, 4)  # >= the number of trace factors in a product (3): the rewriting is unique
 
 
-gaussian_expectation = standard_expectation   # E over independent N(0, 1) variables
+gaussian_expectation = standard_expectation  # E over independent N(0, 1) variables
 
 
 def coordinates(n: int) -> dict:
     lam = sp.symbols(f"lam1:{n + 1}", positive=True)
     kap = sp.symbols(f"kap1:{n + 1}", positive=True)
-    g1 = sp.symbols(f"g1_1:{n + 1}", real=True)       # prompt token 1
-    g2 = sp.symbols(f"g2_1:{n + 1}", real=True)       # prompt token 2
-    h = sp.symbols(f"h1:{n + 1}", real=True)          # query
-    b = sp.symbols(f"b1:{n + 1}", real=True)          # task
-    e1, e2, eq = sp.symbols("e1 e2 eq", real=True)    # label noises
+    g1 = sp.symbols(f"g1_1:{n + 1}", real=True)  # prompt token 1
+    g2 = sp.symbols(f"g2_1:{n + 1}", real=True)  # prompt token 2
+    h = sp.symbols(f"h1:{n + 1}", real=True)  # query
+    b = sp.symbols(f"b1:{n + 1}", real=True)  # task
+    e1, e2, eq = sp.symbols("e1 e2 eq", real=True)  # label noises
     q = [sp.sqrt(k) * hj for k, hj in zip(kap, h)]
     beta = [sp.sqrt(tau_sym) * bj for bj in b]
     x1 = [sp.sqrt(l) * g for l, g in zip(lam, g1)]
     x2 = [sp.sqrt(l) * g for l, g in zip(lam, g2)]
     dot = lambda u, v: sum(ui * vi for ui, vi in zip(u, v))
     noise = sp.sqrt(s2_sym)
-    return {"n": n, "lam": lam, "kap": kap, "g1": g1, "g2": g2, "h": h, "b": b, "e1": e1, "e2": e2, "eq": eq,
-            "q": q, "beta": beta, "y1": dot(beta, x1) + noise * e1, "y2": dot(beta, x2) + noise * e2,
-            "yq": dot(beta, q) + noise * eq, "s1": dot(x1, q), "s2": dot(x2, q)}
+    return {
+        "n": n,
+        "lam": lam,
+        "kap": kap,
+        "g1": g1,
+        "g2": g2,
+        "h": h,
+        "b": b,
+        "e1": e1,
+        "e2": e2,
+        "eq": eq,
+        "q": q,
+        "beta": beta,
+        "y1": dot(beta, x1) + noise * e1,
+        "y2": dot(beta, x2) + noise * e2,
+        "yq": dot(beta, q) + noise * eq,
+        "s1": dot(x1, q),
+        "s2": dot(x2, q),
+    }
 
 
 @lru_cache(maxsize=None)
@@ -91,7 +107,9 @@ def infinite_prompt_outputs(n: int) -> tuple[sp.Expr, sp.Expr]:
     soft = 0
     for lam_j, q_j, beta_j in zip(c["lam"], c["q"], c["beta"]):
         t_j = omega_sym * sp.sqrt(lam_j) * q_j
-        soft += beta_j * sp.sqrt(lam_j) * tilted_mean.subs(tilt.t_sym, t_j)    # E_tilted[beta_j x_j]; noise mean 0
+        soft += (
+            beta_j * sp.sqrt(lam_j) * tilted_mean.subs(tilt.t_sym, t_j)
+        )  # E_tilted[beta_j x_j]; noise mean 0
     soft = sp.expand(mu_sym * soft)
     lin = mu_sym * omega_sym * gaussian_expectation(c["s1"] * c["y1"], c["g1"] + (c["e1"],))
     return soft, sp.expand(lin)
@@ -115,7 +133,7 @@ def linear_risk_coordinates(n: int) -> sp.Expr:
     outer = c["h"] + c["b"] + (c["eq"],)
     # Token expectations first (given beta, q), then the outer ones: the polynomials stay small.
     E_a1 = gaussian_expectation(a1, tok1)
-    E_a2 = E_a1.subs(dict(zip(c["g1"], c["g2"])))      # same conditional mean for token 2
+    E_a2 = E_a1.subs(dict(zip(c["g1"], c["g2"])))  # same conditional mean for token 2
     E_a1sq = gaussian_expectation(a1**2, tok1)
     yq2 = gaussian_expectation(c["yq"] ** 2, outer)
     yq_a = gaussian_expectation(c["yq"] * E_a1, outer)
@@ -154,12 +172,18 @@ def trace_form(expr, n: int, box=DEGREE_BOX) -> sp.Expr:
     equations = sp.Poly(residual, *lam, *kap).coeffs()
     M, rhs = sp.linear_eq_to_matrix(equations, coeffs)
     if M.rank() != len(coeffs):
-        raise ArithmeticError(f"trace rewriting is not unique at n = {n} (rank {M.rank()} < {len(coeffs)})")
+        raise ArithmeticError(
+            f"trace rewriting is not unique at n = {n} (rank {M.rank()} < {len(coeffs)})"
+        )
     sol = sp.solve(equations, coeffs, dict=True)
     if len(sol) != 1:
-        raise ArithmeticError(f"no trace form at n = {n}: the expression is not a polynomial in traces")
+        raise ArithmeticError(
+            f"no trace form at n = {n}: the expression is not a polynomial in traces"
+        )
     sol = sol[0]
-    return sp.expand(sum(sp.factor(sol[ck]) * sp.Mul(*[T_syms[f] for f in m]) for ck, m in zip(coeffs, monos)))
+    return sp.expand(
+        sum(sp.factor(sol[ck]) * sp.Mul(*[T_syms[f] for f in m]) for ck, m in zip(coeffs, monos))
+    )
 
 
 @lru_cache(maxsize=None)
@@ -174,17 +198,27 @@ def linear_risk_traces() -> sp.Expr:
 
 def to_matrix_form(expr):
     """T(a, b) -> Trace(Sigma_p^a Sigma_q^b) with MatrixSymbols (for the emitted kernels)."""
+
     def power(M, k):
         return sp.MatMul(*([M] * k)) if k > 1 else (M if k == 1 else sp.Identity(dim_sym))
-    subs = {T: sp.Trace(sp.MatMul(power(SIGMA_P, a), power(SIGMA_Q, b)) if a and b else
-                        (power(SIGMA_P, a) if a else power(SIGMA_Q, b)))
-            for (a, b), T in T_syms.items() if (a, b) != (0, 0)}
+
+    subs = {
+        T: sp.Trace(
+            sp.MatMul(power(SIGMA_P, a), power(SIGMA_Q, b))
+            if a and b
+            else (power(SIGMA_P, a) if a else power(SIGMA_Q, b))
+        )
+        for (a, b), T in T_syms.items()
+        if (a, b) != (0, 0)
+    }
     return expr.subs(subs)
 
 
 def evaluate_traces(expr, Sigma_p, Sigma_q, **values) -> sp.Expr:
     """Substitute explicit (SymPy) matrices into a trace form (exact when the matrices are rational)."""
-    subs = {T: (Sigma_p**a * Sigma_q**b).trace() for (a, b), T in T_syms.items() if (a, b) != (0, 0)}
+    subs = {
+        T: (Sigma_p**a * Sigma_q**b).trace() for (a, b), T in T_syms.items() if (a, b) != (0, 0)
+    }
     named = {"mu": mu_sym, "omega": omega_sym, "s2": s2_sym, "tau": tau_sym, "L": L_sym}
     subs.update({named[k]: v for k, v in values.items()})
     return sp.simplify(expr.subs(subs))
@@ -199,7 +233,9 @@ def optimal_product(risk=None) -> tuple[sp.Expr, sp.Expr]:
         raise ArithmeticError("the risk depends on (mu, omega) through more than mu omega")
     p_star = sp.solve(sp.diff(R, p), p)
     if len(p_star) != 1 or sp.diff(R, p, 2) == 0:
-        raise ArithmeticError(f"the risk is not a quadratic with one stationary point in p: {p_star}")
+        raise ArithmeticError(
+            f"the risk is not a quadratic with one stationary point in p: {p_star}"
+        )
     return sp.simplify(p_star[0]), sp.simplify(R.subs(p, p_star[0]))
 
 
@@ -213,7 +249,9 @@ def weight_moment() -> tuple[sp.Expr, sp.Expr, sp.Symbol]:
     the 1/L term of the softmax risk) is finite iff omega^2 max_j lam_j kap_j < c0."""
     h = sp.Symbol("h", real=True)
     c = sp.Symbol("c", positive=True)
-    value = sp.integrate(sp.exp(c * h**2) * sp.exp(-h**2 / 2) / sp.sqrt(2 * sp.pi), (h, -sp.oo, sp.oo))
+    value = sp.integrate(
+        sp.exp(c * h**2) * sp.exp(-(h**2) / 2) / sp.sqrt(2 * sp.pi), (h, -sp.oo, sp.oo)
+    )
     if not isinstance(value, sp.Piecewise):
         raise ArithmeticError(f"expected a conditional integral, got {value}")
     expr, cond = value.args[0]
@@ -221,9 +259,12 @@ def weight_moment() -> tuple[sp.Expr, sp.Expr, sp.Symbol]:
     if len(bounds) != 1:
         raise ArithmeticError(f"no convergence condition c < c0 in {value}")
     c0 = bounds[0]
-    below = expr.subs(c, c0 / 2)          # a point of the convergence domain selects the branch
-    branch = next(e for e, k in (expr.args if isinstance(expr, sp.Piecewise) else ((expr, True),))
-                  if bool(k.subs(c, c0 / 2)))
+    below = expr.subs(c, c0 / 2)  # a point of the convergence domain selects the branch
+    branch = next(
+        e
+        for e, k in (expr.args if isinstance(expr, sp.Piecewise) else ((expr, True),))
+        if bool(k.subs(c, c0 / 2))
+    )
     if sp.simplify(branch.subs(c, c0 / 2) - below) != 0:
         raise ArithmeticError("branch selection failed")
     return c0, branch, c
@@ -234,29 +275,72 @@ def proofs() -> list[Proof]:
     n = DIMENSIONS[-1]
     soft, lin = infinite_prompt_outputs(n)
     c = coordinates(n)
-    out.append(prove_zero("infinite prompt: softmax limit (tilted mean, Lemma 2.1) = linear limit "
-                          "= mu omega beta^T Sigma_p q", soft - lin))
-    out.append(prove_zero("infinite prompt: softmax limit is mu omega sum_j lam_j beta_j q_j",
-                          soft - mu_sym * omega_sym * sum(l * bj * qj for l, bj, qj in zip(c["lam"], c["beta"], c["q"]))))
+    out.append(
+        prove_zero(
+            "infinite prompt: softmax limit (tilted mean, Lemma 2.1) = linear limit "
+            "= mu omega beta^T Sigma_p q",
+            soft - lin,
+        )
+    )
+    out.append(
+        prove_zero(
+            "infinite prompt: softmax limit is mu omega sum_j lam_j beta_j q_j",
+            soft
+            - mu_sym
+            * omega_sym
+            * sum(l * bj * qj for l, bj, qj in zip(c["lam"], c["beta"], c["q"])),
+        )
+    )
     R_lin = linear_risk_coordinates(n)
     R_inf = infinite_risk_coordinates(n)
-    out.append(prove_zero("linear attention risk tends to R_inf as L -> oo (both models share R_inf)",
-                          sp.limit(R_lin, L_sym, sp.oo) - R_inf))
+    out.append(
+        prove_zero(
+            "linear attention risk tends to R_inf as L -> oo (both models share R_inf)",
+            sp.limit(R_lin, L_sym, sp.oo) - R_inf,
+        )
+    )
     K = sp.expand((R_lin - R_inf) * L_sym / (mu_sym * omega_sym) ** 2)
     for v in (L_sym, mu_sym, omega_sym):
-        out.append(prove_zero(f"linear attention: R_L - R_inf = (mu omega)^2 K / L exactly, K free of {v}", sp.diff(K, v)))
+        out.append(
+            prove_zero(
+                f"linear attention: R_L - R_inf = (mu omega)^2 K / L exactly, K free of {v}",
+                sp.diff(K, v),
+            )
+        )
     forms = {}
     for m in DIMENSIONS:
-        forms[m] = (trace_form(infinite_risk_coordinates(m), m), trace_form(linear_risk_coordinates(m), m))
+        forms[m] = (
+            trace_form(infinite_risk_coordinates(m), m),
+            trace_form(linear_risk_coordinates(m), m),
+        )
     a, b = DIMENSIONS
-    out.append(prove_zero(f"trace form of R_inf is the same at n = {a} and n = {b} coordinates", forms[a][0] - forms[b][0]))
-    out.append(prove_zero(f"trace form of the finite-L linear risk is the same at n = {a} and n = {b}",
-                          forms[a][1] - forms[b][1]))
+    out.append(
+        prove_zero(
+            f"trace form of R_inf is the same at n = {a} and n = {b} coordinates",
+            forms[a][0] - forms[b][0],
+        )
+    )
+    out.append(
+        prove_zero(
+            f"trace form of the finite-L linear risk is the same at n = {a} and n = {b}",
+            forms[a][1] - forms[b][1],
+        )
+    )
     # The rewriting reproduces the coordinate expression exactly.
-    back = {T: _trace_value(((ab),), c["lam"], c["kap"]) for ab, T in T_syms.items() if ab != (0, 0)}
-    out.append(prove_zero("trace form of the finite-L linear risk, expanded back, is the derived coordinate expression",
-                          linear_risk_traces().subs(back) - R_lin))
+    back = {
+        T: _trace_value(((ab),), c["lam"], c["kap"]) for ab, T in T_syms.items() if ab != (0, 0)
+    }
+    out.append(
+        prove_zero(
+            "trace form of the finite-L linear risk, expanded back, is the derived coordinate expression",
+            linear_risk_traces().subs(back) - R_lin,
+        )
+    )
     c0, value, c = weight_moment()
-    out.append(prove_zero("E e^{c h^2} = (1 - 2c)^(-1/2) on its derived convergence domain c < c0, c0 = 1/2",
-                          sp.Matrix([value - (1 - 2 * c) ** sp.Rational(-1, 2), c0 - sp.Rational(1, 2)])))
+    out.append(
+        prove_zero(
+            "E e^{c h^2} = (1 - 2c)^(-1/2) on its derived convergence domain c < c0, c0 = 1/2",
+            sp.Matrix([value - (1 - 2 * c) ** sp.Rational(-1, 2), c0 - sp.Rational(1, 2)]),
+        )
+    )
     return out

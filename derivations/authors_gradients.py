@@ -36,14 +36,16 @@ from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
-S_sym = sp.Symbol("S", real=True)          # softmax-weighted label mean
-C_sym = sp.Symbol("C", real=True)          # softmax-weighted covariance of scores and labels, dS/domega
-abar_sym = sp.Symbol("abar", real=True)    # (1/L) sum_i s_i y_i
-yq_sym = sp.Symbol("y_q", real=True)       # query label
-yhat_sym = sp.Symbol("yhat", real=True)    # model output
-f_sym = sp.Symbol("f", real=True)          # query signal beta^T x_q (y_q = f + eps_q)
-g_sym = sp.Symbol("g", real=True)          # beta^T Sigma_p x_q
-Eyq2_sym, a_sym, b_sym = sp.symbols("Eyq2 a b", positive=True)    # E y_q^2, E[y_q S], E[S^2] over a sample
+S_sym = sp.Symbol("S", real=True)  # softmax-weighted label mean
+C_sym = sp.Symbol("C", real=True)  # softmax-weighted covariance of scores and labels, dS/domega
+abar_sym = sp.Symbol("abar", real=True)  # (1/L) sum_i s_i y_i
+yq_sym = sp.Symbol("y_q", real=True)  # query label
+yhat_sym = sp.Symbol("yhat", real=True)  # model output
+f_sym = sp.Symbol("f", real=True)  # query signal beta^T x_q (y_q = f + eps_q)
+g_sym = sp.Symbol("g", real=True)  # beta^T Sigma_p x_q
+Eyq2_sym, a_sym, b_sym = sp.symbols(
+    "Eyq2 a b", positive=True
+)  # E y_q^2, E[y_q S], E[S^2] over a sample
 
 
 def output(model: str) -> sp.Expr:
@@ -99,7 +101,12 @@ def proofs() -> list[Proof]:
     out = []
     for L in range(1, 5):
         for name, derived, closed in gradient_formulas(L):
-            out.append(prove_zero(f"gradient of (y_q - yhat)^2, {name}, L = {L}: batched formula", derived - closed))
+            out.append(
+                prove_zero(
+                    f"gradient of (y_q - yhat)^2, {name}, L = {L}: batched formula",
+                    derived - closed,
+                )
+            )
     return out
 
 
@@ -134,16 +141,25 @@ def evaluation_proofs() -> list[Proof]:
     n = ae.DIMENSIONS[0]
     c = ae.coordinates(n)
     soft, lin = ae.infinite_prompt_outputs(n)
-    g = sum(l * bj * qj for l, bj, qj in zip(c["lam"], c["beta"], c["q"]))     # beta^T Sigma_p q
+    g = sum(l * bj * qj for l, bj, qj in zip(c["lam"], c["beta"], c["q"]))  # beta^T Sigma_p q
     R_min, mu_star = profile_optimum()
     R_emit, mu_emit = profile_emitted()
     return [
-        prove_zero("query-noise average: E (f + eps - yhat)^2 = (f - yhat)^2 + s2",
-                   noise_averaged_loss() - noise_averaged_loss_emitted()),
-        prove_zero("infinite-prompt output of softmax and of linear attention = mu omega beta^T Sigma_p q",
-                   sp.Matrix([soft - limit_output().subs(g_sym, g), lin - limit_output().subs(g_sym, g)])),
-        prove_zero("profile over mu: argmin of E (y_q - mu S)^2 is E[y_q S] / E[S^2]", mu_star - mu_emit),
-        prove_zero("profile over mu: min of E (y_q - mu S)^2 is E y_q^2 - E[y_q S]^2 / E[S^2]", R_min - R_emit),
+        prove_zero(
+            "query-noise average: E (f + eps - yhat)^2 = (f - yhat)^2 + s2",
+            noise_averaged_loss() - noise_averaged_loss_emitted(),
+        ),
+        prove_zero(
+            "infinite-prompt output of softmax and of linear attention = mu omega beta^T Sigma_p q",
+            sp.Matrix([soft - limit_output().subs(g_sym, g), lin - limit_output().subs(g_sym, g)]),
+        ),
+        prove_zero(
+            "profile over mu: argmin of E (y_q - mu S)^2 is E[y_q S] / E[S^2]", mu_star - mu_emit
+        ),
+        prove_zero(
+            "profile over mu: min of E (y_q - mu S)^2 is E y_q^2 - E[y_q S]^2 / E[S^2]",
+            R_min - R_emit,
+        ),
     ]
 
 

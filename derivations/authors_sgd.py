@@ -19,7 +19,7 @@ GROUP = Group(
     "authors_sgd",
     title="Per-prompt SGD gradients of the authors' one-head models",
     hypotheses="one prompt of L tokens, scores s_i = x_i^T x_q, squared loss without the factor "
-               "1/2",
+    "1/2",
     proofs=authors_sgd_proofs,
     parts=("authors_gradients",),
     # its kernels show with the authors' experiment, whose proofs cover the rest of the module

@@ -23,5 +23,6 @@ def proof(d: int = 2, n: int = 2) -> Proof:
     Xs, Ms = sp.MatrixSymbol("X", d, n), sp.MatrixSymbol("M", d, d)
     batched = columnwise_quadratic(Xs, Ms).subs({Xs: X, Ms: M}).as_explicit()
     direct = sp.Matrix(1, n, lambda _, j: (X[:, j].T * M * X[:, j])[0, 0])
-    return prove_zero(f"columnwise quadratic form 1^T (X o M X) = diag(X^T M X) [d={d}, n={n}]",
-                      batched - direct)
+    return prove_zero(
+        f"columnwise quadratic form 1^T (X o M X) = diag(X^T M X) [d={d}, n={n}]", batched - direct
+    )

@@ -14,14 +14,35 @@ from .group import Group
 from .proof import Proof
 
 # the modules declaring a group, in the order the derivation report shows the groups
-MODULES = ("tilt", "lemma21", "mixture", "concentration", "controls", "icl", "risk_scalar_variance",
-           "risk_scalar_heads", "authors_sgd", "risk", "gradient_fluctuations", "tilted_moments",
-           "deviation", "catoni", "fluctuations", "authors_gradients", "risk_finite",
-           "risk_finite_gradient", "risk_finite_heads", "selfnormalised_error", "gronwall",
-           "chains", "conditional_sampler")
+MODULES = (
+    "tilt",
+    "lemma21",
+    "mixture",
+    "concentration",
+    "controls",
+    "icl",
+    "risk_scalar_variance",
+    "risk_scalar_heads",
+    "authors_sgd",
+    "risk",
+    "gradient_fluctuations",
+    "tilted_moments",
+    "deviation",
+    "catoni",
+    "fluctuations",
+    "authors_gradients",
+    "risk_finite",
+    "risk_finite_gradient",
+    "risk_finite_heads",
+    "selfnormalised_error",
+    "gronwall",
+    "chains",
+    "conditional_sampler",
+)
 
-DECLARED: tuple[Group, ...] = tuple(importlib.import_module(f"{__package__}.{module}").GROUP
-                                    for module in MODULES)
+DECLARED: tuple[Group, ...] = tuple(
+    importlib.import_module(f"{__package__}.{module}").GROUP for module in MODULES
+)
 
 GROUPS = {group.name: group.proofs for group in DECLARED}
 

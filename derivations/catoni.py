@@ -41,19 +41,20 @@ from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
-n_sym = sp.Symbol("n", positive=True)        # samples
-v_sym = sp.Symbol("v", positive=True)        # upper bound on the variance of one sample
-ell_sym = sp.Symbol("ell", positive=True)    # log(2 / delta)
+n_sym = sp.Symbol("n", positive=True)  # samples
+v_sym = sp.Symbol("v", positive=True)  # upper bound on the variance of one sample
+ell_sym = sp.Symbol("ell", positive=True)  # log(2 / delta)
 alpha_sym = sp.Symbol("alpha", positive=True)
-gap_sym = sp.Symbol("g", positive=True)      # true mean minus the radius
+gap_sym = sp.Symbol("g", positive=True)  # true mean minus the radius
 x_sym = sp.Symbol("x", real=True)
 _y = sp.Symbol("y", real=True)
 
 
 def influence() -> sp.Expr:
     """Catoni's narrowest influence function psi."""
-    return sp.Piecewise((sp.log(1 + x_sym + x_sym**2 / 2), x_sym >= 0),
-                        (-sp.log(1 - x_sym + x_sym**2 / 2), True))
+    return sp.Piecewise(
+        (sp.log(1 + x_sym + x_sym**2 / 2), x_sym >= 0), (-sp.log(1 - x_sym + x_sym**2 / 2), True)
+    )
 
 
 def upper_envelope(y=_y, ell=ell_sym) -> sp.Expr:
@@ -84,8 +85,13 @@ def radius() -> sp.Expr:
 def power_exponent() -> sp.Expr:
     """l'(g): the root y_+(l') equals the gap g (alpha g <= 1); power >= 1 - e^{-l'}."""
     ell2 = sp.Symbol("ell2", positive=True)
-    sol = sp.solve(sp.Eq(sp.expand((1 - alpha_sym * gap_sym) ** 2),
-                         sp.expand(1 - alpha_sym**2 * v_sym - 2 * ell2 / n_sym)), ell2)
+    sol = sp.solve(
+        sp.Eq(
+            sp.expand((1 - alpha_sym * gap_sym) ** 2),
+            sp.expand(1 - alpha_sym**2 * v_sym - 2 * ell2 / n_sym),
+        ),
+        ell2,
+    )
     if len(sol) != 1:
         raise AssertionError(f"expected one power exponent, got {sol}")
     return sp.factor(sol[0])
@@ -93,20 +99,37 @@ def power_exponent() -> sp.Expr:
 
 def proofs() -> list[Proof]:
     x, y_plus, a, r = x_sym, smaller_root(), scale(), radius()
-    n_gt = {n_sym: 2 * ell_sym + sp.Symbol("eps", positive=True)}     # n > 2 l
+    n_gt = {n_sym: 2 * ell_sym + sp.Symbol("eps", positive=True)}  # n > 2 l
     ell2 = sp.Symbol("ell2", positive=True)
     return [
-        prove_zero("Catoni: (1 - x + x^2/2)(1 + x + x^2/2) = 1 + x^4/4, so e^{psi(x)} <= 1 + x + x^2/2 for x < 0",
-                   sp.expand((1 - x + x**2 / 2) * (1 + x + x**2 / 2)) - 1 - x**4 / 4),
-        prove_zero("Catoni: the smaller root y_+ solves the envelope B(mu + y) = 0", upper_envelope(y_plus)),
-        prove_zero("Catoni: at alpha* the discriminant 1 - alpha^2 v - 2 l / n is ((n - 2 l) / n)^2",
-                   sp.expand(1 - a**2 * v_sym - 2 * ell_sym / n_sym - ((n_sym - 2 * ell_sym) / n_sym) ** 2)),
-        prove_zero("Catoni: at alpha* the smaller root is r = sqrt(2 v l / (n - 2 l)) (n > 2 l)",
-                   sp.simplify((y_plus.subs(alpha_sym, a) - r).subs(n_gt))),
-        prove_zero("Catoni power: y_+(l') at alpha equals the gap g when l' = l'(g)",
-                   sp.expand((1 - alpha_sym * gap_sym) ** 2 - (1 - alpha_sym**2 * v_sym - 2 * power_exponent() / n_sym))),
-        prove_zero("Catoni power: the envelope at l'(g) vanishes at y = g",
-                   sp.simplify(upper_envelope(gap_sym, ell2).subs(ell2, power_exponent()))),
+        prove_zero(
+            "Catoni: (1 - x + x^2/2)(1 + x + x^2/2) = 1 + x^4/4, so e^{psi(x)} <= 1 + x + x^2/2 for x < 0",
+            sp.expand((1 - x + x**2 / 2) * (1 + x + x**2 / 2)) - 1 - x**4 / 4,
+        ),
+        prove_zero(
+            "Catoni: the smaller root y_+ solves the envelope B(mu + y) = 0", upper_envelope(y_plus)
+        ),
+        prove_zero(
+            "Catoni: at alpha* the discriminant 1 - alpha^2 v - 2 l / n is ((n - 2 l) / n)^2",
+            sp.expand(
+                1 - a**2 * v_sym - 2 * ell_sym / n_sym - ((n_sym - 2 * ell_sym) / n_sym) ** 2
+            ),
+        ),
+        prove_zero(
+            "Catoni: at alpha* the smaller root is r = sqrt(2 v l / (n - 2 l)) (n > 2 l)",
+            sp.simplify((y_plus.subs(alpha_sym, a) - r).subs(n_gt)),
+        ),
+        prove_zero(
+            "Catoni power: y_+(l') at alpha equals the gap g when l' = l'(g)",
+            sp.expand(
+                (1 - alpha_sym * gap_sym) ** 2
+                - (1 - alpha_sym**2 * v_sym - 2 * power_exponent() / n_sym)
+            ),
+        ),
+        prove_zero(
+            "Catoni power: the envelope at l'(g) vanishes at y = g",
+            sp.simplify(upper_envelope(gap_sym, ell2).subs(ell2, power_exponent())),
+        ),
     ]
 
 
@@ -118,8 +141,7 @@ def catoni_proofs() -> tuple[Proof, ...]:
 GROUP = Group(
     "catoni",
     title="Catoni's mean estimator: influence, scale, radius and power of the numerator test",
-    hypotheses="n iid samples with variance at most v (derived, not estimated); n > 2 "
-               "log(2/delta)",
+    hypotheses="n iid samples with variance at most v (derived, not estimated); n > 2 log(2/delta)",
     proofs=catoni_proofs,
     parts=("catoni",),
 )

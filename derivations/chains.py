@@ -32,7 +32,7 @@ from .proof_cache import cached
 @dataclass(frozen=True)
 class Step:
     text: str
-    lhs: sp.Basic          # as shown (may be unevaluated, or a name such as b_1(z))
+    lhs: sp.Basic  # as shown (may be unevaluated, or a name such as b_1(z))
     rhs: sp.Basic
     proof: Proof
 
@@ -46,18 +46,32 @@ def step(text: str, lhs, rhs, proved=None) -> Step:
 def lemma21_chain() -> list[Step]:
     x, m, a = sp.symbols("x m a", real=True)
     G = sp.Symbol("Gamma", positive=True)
-    density = sp.exp(-(x - m) ** 2 / (2 * G)) / sp.sqrt(2 * sp.pi * G)
+    density = sp.exp(-((x - m) ** 2) / (2 * G)) / sp.sqrt(2 * sp.pi * G)
     Z = sp.exp(a * m + G * a**2 / 2)
     s = lemma21.limit_symbols()
     return [
-        step("complete the square in the exponent of e^{a x} times the N(m, Gamma) density",
-             a * x - (x - m) ** 2 / (2 * G), -(x - m - G * a) ** 2 / (2 * G) + a * m + G * a**2 / 2),
-        step("so the normaliser is a Gaussian integral", sp.Integral(sp.exp(a * x) * density, (x, -sp.oo, sp.oo)), Z),
-        step("and the tilted mean is the derivative of its logarithm", sp.Derivative(sp.log(sp.Function("Z")(a)), a),
-             m + G * a, proved=sp.diff(sp.log(Z), a)),
-        step("in d dimensions with a = U z (tilt.py), the limit is V times the tilted mean",
-             sp.Function("T_mu")(s["z"]), s["V"] * (s["m"] + s["Gamma"] * s["U"] * s["z"]),
-             proved=lemma21.gaussian_limit_matrix(s)),
+        step(
+            "complete the square in the exponent of e^{a x} times the N(m, Gamma) density",
+            a * x - (x - m) ** 2 / (2 * G),
+            -((x - m - G * a) ** 2) / (2 * G) + a * m + G * a**2 / 2,
+        ),
+        step(
+            "so the normaliser is a Gaussian integral",
+            sp.Integral(sp.exp(a * x) * density, (x, -sp.oo, sp.oo)),
+            Z,
+        ),
+        step(
+            "and the tilted mean is the derivative of its logarithm",
+            sp.Derivative(sp.log(sp.Function("Z")(a)), a),
+            m + G * a,
+            proved=sp.diff(sp.log(Z), a),
+        ),
+        step(
+            "in d dimensions with a = U z (tilt.py), the limit is V times the tilted mean",
+            sp.Function("T_mu")(s["z"]),
+            s["V"] * (s["m"] + s["Gamma"] * s["U"] * s["z"]),
+            proved=lemma21.gaussian_limit_matrix(s),
+        ),
     ]
 
 
@@ -71,13 +85,29 @@ def delta_method_chain() -> list[Step]:
     q = sp.Symbol("q", positive=True)
     b1 = fluctuations.bias_first_order(s).subs(sp.Trace(s["a"].T * s["Gamma"] * s["a"]), q)
     return [
-        step("the ratio, exactly, with D = 1 + delta", X / (1 + dl), X - X * dl + X * dl**2 / (1 + dl)),
-        step("means of L iid centred pairs: E[X delta] = (1/L^2) sum_{i,j} E[xi_i eta_j], where only the L "
-             "terms i = j survive (independent, centred)", sp.Sum(c, (i, 1, L)) / L**2, c / L),
-        step("so the coefficient of 1/L in E[X/D] is -E[xi eta] (the remainder is O(1/L^2); fluctuations.py)",
-             sp.Limit(L * sp.Function("E")(X / (1 + dl)), L, sp.oo), -c, proved=exp["bias"].subs(exp["c_xy"], c)),
-        step("for N(m, Gamma) tokens, E[xi eta] = e^q V Gamma a, so b_1 = -e^q V Gamma a",
-             sp.Function("b_1")(sp.Symbol("z")), -sp.exp(q) * s["V"] * s["Gamma"] * s["a"], proved=b1),
+        step(
+            "the ratio, exactly, with D = 1 + delta",
+            X / (1 + dl),
+            X - X * dl + X * dl**2 / (1 + dl),
+        ),
+        step(
+            "means of L iid centred pairs: E[X delta] = (1/L^2) sum_{i,j} E[xi_i eta_j], where only the L "
+            "terms i = j survive (independent, centred)",
+            sp.Sum(c, (i, 1, L)) / L**2,
+            c / L,
+        ),
+        step(
+            "so the coefficient of 1/L in E[X/D] is -E[xi eta] (the remainder is O(1/L^2); fluctuations.py)",
+            sp.Limit(L * sp.Function("E")(X / (1 + dl)), L, sp.oo),
+            -c,
+            proved=exp["bias"].subs(exp["c_xy"], c),
+        ),
+        step(
+            "for N(m, Gamma) tokens, E[xi eta] = e^q V Gamma a, so b_1 = -e^q V Gamma a",
+            sp.Function("b_1")(sp.Symbol("z")),
+            -sp.exp(q) * s["V"] * s["Gamma"] * s["a"],
+            proved=b1,
+        ),
     ]
 
 
@@ -86,21 +116,35 @@ def laplace_chain() -> list[Step]:
     bulk = fexp.bulk_exponent()
     G = fexp.exponent_middle()
     return [
-        step("bulk of the weights: the exponent of E[w^2 1{w < L}] / L at its maximiser y = 2 gives h = gamma - 1",
-             sp.Subs(-bulk, y, 2), fexp.rate_high()),
-        step("at the boundary y = gamma + 1/2 (w = L), bulk and single dominant token give h = (gamma - 1/2)^2 / 2",
-             sp.Subs(-bulk, y, g + sp.Rational(1, 2)), fexp.rate_middle()),
-        step("averaging over queries, G(x) = x h(1/x) + x/(2 lambda) is stationary at x* = 2 sqrt(lambda/(lambda + 4))",
-             sp.Subs(sp.Derivative(G, x), x, fexp.minimiser()), sp.Integer(0)),
-        step("and its minimum is the sharp exponent kappa(lambda)",
-             sp.Subs(G, x, fexp.minimiser()), fexp.sharp_exponent_expr()),
+        step(
+            "bulk of the weights: the exponent of E[w^2 1{w < L}] / L at its maximiser y = 2 gives h = gamma - 1",
+            sp.Subs(-bulk, y, 2),
+            fexp.rate_high(),
+        ),
+        step(
+            "at the boundary y = gamma + 1/2 (w = L), bulk and single dominant token give h = (gamma - 1/2)^2 / 2",
+            sp.Subs(-bulk, y, g + sp.Rational(1, 2)),
+            fexp.rate_middle(),
+        ),
+        step(
+            "averaging over queries, G(x) = x h(1/x) + x/(2 lambda) is stationary at x* = 2 sqrt(lambda/(lambda + 4))",
+            sp.Subs(sp.Derivative(G, x), x, fexp.minimiser()),
+            sp.Integer(0),
+        ),
+        step(
+            "and its minimum is the sharp exponent kappa(lambda)",
+            sp.Subs(G, x, fexp.minimiser()),
+            fexp.sharp_exponent_expr(),
+        ),
     ]
 
 
 BUILDERS = {
     "lemma21": (("Lemma 2.1 by completing the square", lemma21_chain),),
-    "fluctuations": (("The 1/L delta method", delta_method_chain),
-                     ("The Laplace principle behind kappa", laplace_chain)),
+    "fluctuations": (
+        ("The 1/L delta method", delta_method_chain),
+        ("The Laplace principle behind kappa", laplace_chain),
+    ),
 }
 
 

@@ -54,7 +54,9 @@ def numerator_second_moment_factor(s=None) -> sp.MatrixExpr:
     """E w^2 ||V (z' - mu_a)||^2 / E w^2 = tr(V Gamma V^T) + |V Gamma a|^2 (1 x 1)."""
     s = s or symbols()
     shift = s["V"] * tilted_shift(s)
-    return sp.Trace(s["V"] * tilt.tilted_cov_matrix(s) * s["V"].T) * sp.Identity(1) + shift.T * shift
+    return (
+        sp.Trace(s["V"] * tilt.tilted_cov_matrix(s) * s["V"].T) * sp.Identity(1) + shift.T * shift
+    )
 
 
 def component_log_normaliser(s=None) -> sp.MatrixExpr:
@@ -67,7 +69,9 @@ def component_centred_second_moment(s=None) -> sp.MatrixExpr:
     E[e^{a^T z'} ||V(z' - c)||^2] / Z_k(a)."""
     s = s or symbols()
     offset = s["V"] * (tilt.tilted_mean_matrix(s) - s["c"])
-    return sp.Trace(s["V"] * tilt.tilted_cov_matrix(s) * s["V"].T) * sp.Identity(1) + offset.T * offset
+    return (
+        sp.Trace(s["V"] * tilt.tilted_cov_matrix(s) * s["V"].T) * sp.Identity(1) + offset.T * offset
+    )
 
 
 def proofs() -> list[Proof]:
@@ -85,9 +89,14 @@ def proofs() -> list[Proof]:
         centred = (second2 - mean2 * mu.T - mu * mean2.T + mu * mu.T) * Z2 / Z1**2
         Gm = B * B.T
         claimed = sp.exp((av.T * Gm * av)[0, 0]) * (Gm + Gm * av * av.T * Gm)
-        out.append(prove_zero(f"E w^2 (z'-mu_a)(z'-mu_a)^T = e^(a^T Gamma a)(Gamma + Gamma a a^T Gamma) [d=2, rank={rank}]",
-                              (centred - claimed).applyfunc(
-                                  lambda e: sp.expand(sp.powsimp(sp.expand(e), force=True)))))
+        out.append(
+            prove_zero(
+                f"E w^2 (z'-mu_a)(z'-mu_a)^T = e^(a^T Gamma a)(Gamma + Gamma a a^T Gamma) [d=2, rank={rank}]",
+                (centred - claimed).applyfunc(
+                    lambda e: sp.expand(sp.powsimp(sp.expand(e), force=True))
+                ),
+            )
+        )
     return out
 
 

@@ -57,8 +57,9 @@ def residual_covariance_proof(r: int = 2, k: int = 2, L: int = 2) -> Proof:
             outer = R[j] * R[l].T
             moment = outer.applyfunc(lambda e: gaussian_polynomial_expectation(e, variables, Sigma))
             diff.append(moment - G[j, l] * Pi)
-    return prove_zero(f"E[R_j R_l^T | t] = (P P^T)_jl (I - W W^T) [r={r}, k={k}, L={L}]",
-                      sp.Matrix.vstack(*diff))
+    return prove_zero(
+        f"E[R_j R_l^T | t] = (P P^T)_jl (I - W W^T) [r={r}, k={k}, L={L}]", sp.Matrix.vstack(*diff)
+    )
 
 
 def sampler_covariance_proofs(r: int = 2, k: int = 2) -> list[Proof]:
@@ -67,12 +68,18 @@ def sampler_covariance_proofs(r: int = 2, k: int = 2) -> list[Proof]:
     S = sp.Matrix(r, r, lambda i, j: sp.Symbol(f"S{i}{j}", real=True))
     C = sp.Matrix(k, k, lambda i, j: sp.Symbol(f"C{i}{j}", real=True))
     xi = sp.Matrix(r, k, lambda i, j: sp.Symbol(f"xi{i}{j}", real=True))
-    vec = lambda M: sp.Matrix([M[i, j] for j in range(M.cols) for i in range(M.rows)])   # column-major
+    vec = lambda M: sp.Matrix(
+        [M[i, j] for j in range(M.cols) for i in range(M.rows)]
+    )  # column-major
     K = sp.kronecker_product(C, S)
     return [
-        prove_zero(f"vec(S xi C^T) = (C (x) S) vec xi [r={r}, k={k}]", vec(S * xi * C.T) - K * vec(xi)),
-        prove_zero(f"(C (x) S)(C (x) S)^T = (C C^T) (x) (S S^T) [r={r}, k={k}]",
-                   K * K.T - sp.kronecker_product(C * C.T, S * S.T)),
+        prove_zero(
+            f"vec(S xi C^T) = (C (x) S) vec xi [r={r}, k={k}]", vec(S * xi * C.T) - K * vec(xi)
+        ),
+        prove_zero(
+            f"(C (x) S)(C (x) S)^T = (C C^T) (x) (S S^T) [r={r}, k={k}]",
+            K * K.T - sp.kronecker_product(C * C.T, S * S.T),
+        ),
     ]
 
 
@@ -87,20 +94,29 @@ def original_coordinates_proofs(d: int = 3, k: int = 2) -> list[Proof]:
     M = A.T * G * A
     adj, D = M.adjugate(), M.det()
     RD = D * sp.eye(d) - G * A * adj * A.T
-    perp_D = D * G - G * A * adj * A.T * G                 # D (Gamma - Gamma A M^-1 A^T Gamma)
+    perp_D = D * G - G * A * adj * A.T * G  # D (Gamma - Gamma A M^-1 A^T Gamma)
     expand = lambda X: X.applyfunc(sp.expand)
     return [
         prove_zero(f"D Cov(r, A^T (z - m)) = R_D Gamma A = 0 [d={d}, k={k}]", expand(RD * G * A)),
-        prove_zero(f"D^2 Cov(r) = D^2 (Gamma - Gamma A M^-1 A^T Gamma) [d={d}, k={k}]",
-                   expand(RD * G * RD.T - D * perp_D)),
-        prove_zero(f"D (z - m) = Gamma A adj(M) A^T (z - m) + R_D (z - m) [d={d}, k={k}]",
-                   expand(G * A * adj * A.T + RD - D * sp.eye(d))),
+        prove_zero(
+            f"D^2 Cov(r) = D^2 (Gamma - Gamma A M^-1 A^T Gamma) [d={d}, k={k}]",
+            expand(RD * G * RD.T - D * perp_D),
+        ),
+        prove_zero(
+            f"D (z - m) = Gamma A adj(M) A^T (z - m) + R_D (z - m) [d={d}, k={k}]",
+            expand(G * A * adj * A.T + RD - D * sp.eye(d)),
+        ),
     ]
 
 
 def proofs() -> list[Proof]:
-    return (original_coordinates_proofs(2, 1) + original_coordinates_proofs(3, 1) + original_coordinates_proofs(3, 2)
-            + [residual_covariance_proof(2, 2, 2)] + sampler_covariance_proofs(2, 2))
+    return (
+        original_coordinates_proofs(2, 1)
+        + original_coordinates_proofs(3, 1)
+        + original_coordinates_proofs(3, 2)
+        + [residual_covariance_proof(2, 2, 2)]
+        + sampler_covariance_proofs(2, 2)
+    )
 
 
 @cached
@@ -113,7 +129,7 @@ GROUP = Group(
     "conditional_sampler",
     title="The exact conditional sampler: weighted token sums drawn from the scores",
     hypotheses="tokens N(m, Gamma), k queries sharing a prompt, A^T Gamma A invertible; the "
-               "weights fixed given the scores",
+    "weights fixed given the scores",
     proofs=conditional_sampler_proofs,
     parts=("conditional_sampler",),
 )

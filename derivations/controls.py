@@ -73,17 +73,30 @@ def proofs() -> list[Proof]:
     pos = sp.Symbol("t", positive=True)
     stable = rademacher_log_mgf_stable().replace(log1p, lambda x: sp.log(1 + x))
     return [
-        prove_zero("stable log cosh: |a| + log(1 + e^(-2|a|)) - log 2 = log cosh a (a > 0)",
-                   sp.simplify(sp.exp(stable.subs(a_sym, pos)) - sp.cosh(pos))),
-        prove_zero("stable log cosh: the same for a < 0 (even function)",
-                   sp.simplify(sp.exp(stable.subs(a_sym, -pos)) - sp.cosh(pos))),
-        prove_zero("Rademacher: d/da log cosh a = tanh a", rademacher_tilted_mean() - sp.tanh(a_sym)),
-        prove_zero("uniform: d/da log E e^(a x) = sqrt3 coth(sqrt3 a) - 1/a",
-                   (uniform_tilted_mean_exact() - (c * sp.coth(c * a_sym) - 1 / a_sym)).rewrite(sp.exp)),
-        prove_zero("uniform: the log-mgf's derivative is the tilted mean",
-                   sp.diff(uniform_log_mgf(), a_sym) - uniform_tilted_mean_exact()),
-        prove_zero("uniform series starts a - 9 a^3 / 45 (matches the variance-1 Gaussian to first order)",
-                   sp.series(uniform_tilted_mean_exact(), a_sym, 0, 4).removeO() - (a_sym - sp.Rational(9, 45) * a_sym**3)),
+        prove_zero(
+            "stable log cosh: |a| + log(1 + e^(-2|a|)) - log 2 = log cosh a (a > 0)",
+            sp.simplify(sp.exp(stable.subs(a_sym, pos)) - sp.cosh(pos)),
+        ),
+        prove_zero(
+            "stable log cosh: the same for a < 0 (even function)",
+            sp.simplify(sp.exp(stable.subs(a_sym, -pos)) - sp.cosh(pos)),
+        ),
+        prove_zero(
+            "Rademacher: d/da log cosh a = tanh a", rademacher_tilted_mean() - sp.tanh(a_sym)
+        ),
+        prove_zero(
+            "uniform: d/da log E e^(a x) = sqrt3 coth(sqrt3 a) - 1/a",
+            (uniform_tilted_mean_exact() - (c * sp.coth(c * a_sym) - 1 / a_sym)).rewrite(sp.exp),
+        ),
+        prove_zero(
+            "uniform: the log-mgf's derivative is the tilted mean",
+            sp.diff(uniform_log_mgf(), a_sym) - uniform_tilted_mean_exact(),
+        ),
+        prove_zero(
+            "uniform series starts a - 9 a^3 / 45 (matches the variance-1 Gaussian to first order)",
+            sp.series(uniform_tilted_mean_exact(), a_sym, 0, 4).removeO()
+            - (a_sym - sp.Rational(9, 45) * a_sym**3),
+        ),
     ]
 
 

@@ -23,8 +23,8 @@ from .proof_cache import cached
 
 L_sym = sp.Symbol("L", positive=True)
 delta_sym = sp.Symbol("delta", positive=True)
-w2_sym = sp.Symbol("w2", positive=True)      # E w^2
-num_sym = sp.Symbol("num", positive=True)    # E w^2 ||V (z' - mu_a)||^2
+w2_sym = sp.Symbol("w2", positive=True)  # E w^2
+num_sym = sp.Symbol("num", positive=True)  # E w^2 ||V (z' - mu_a)||^2
 _s, _t = sp.symbols("s t", positive=True)
 
 
@@ -62,10 +62,14 @@ def deviation_bound() -> sp.Expr:
 def proofs() -> list[Proof]:
     s, t = numerator_threshold(), denominator_threshold()
     return [
-        prove_zero("deviation bound: the numerator threshold s solves N / (L s^2) = delta / 2",
-                   chebyshev_tail(s) - delta_sym / 2),
-        prove_zero("deviation bound: the denominator threshold t solves exp(-L t^2 / (2 E w^2)) = delta / 2",
-                   sp.expand_log(sp.log(maurer_tail(t)) - sp.log(delta_sym / 2), force=True)),
+        prove_zero(
+            "deviation bound: the numerator threshold s solves N / (L s^2) = delta / 2",
+            chebyshev_tail(s) - delta_sym / 2,
+        ),
+        prove_zero(
+            "deviation bound: the denominator threshold t solves exp(-L t^2 / (2 E w^2)) = delta / 2",
+            sp.expand_log(sp.log(maurer_tail(t)) - sp.log(delta_sym / 2), force=True),
+        ),
     ]
 
 
@@ -78,7 +82,7 @@ GROUP = Group(
     "deviation",
     title="The high-probability deviation bound eps_L(delta)",
     hypotheses="iid tokens, w >= 0 with E w = 1; Chebyshev on the numerator, Maurer's lower tail "
-               "on the denominator",
+    "on the denominator",
     proofs=deviation_proofs,
     parts=("deviation",),
     results="deviation_",

@@ -23,15 +23,20 @@ from . import risk_scalar, tilt
 class Display:
     lhs: sp.Basic
     rhs: sp.Basic
-    relation: str = "="                 # "=" or "<="
-    where: tuple = ()                   # (lhs, relation, rhs) triples: definitions used on the right
-    note: str = ""                      # plain words for what no SymPy object names (e.g. MSE)
+    relation: str = "="  # "=" or "<="
+    where: tuple = ()  # (lhs, relation, rhs) triples: definitions used on the right
+    note: str = ""  # plain words for what no SymPy object names (e.g. MSE)
 
     def symmetric(self, *matrices) -> "Display":
         """The same display with X^T replaced by X for the symmetric `matrices` (Gamma, Sigma)."""
         rep = {m.T: m for m in matrices}
-        return Display(self.lhs, self.rhs.xreplace(rep), self.relation,
-                       tuple((a, rel, b.xreplace(rep)) for a, rel, b in self.where), self.note)
+        return Display(
+            self.lhs,
+            self.rhs.xreplace(rep),
+            self.relation,
+            tuple((a, rel, b.xreplace(rep)) for a, rel, b in self.where),
+            self.note,
+        )
 
 
 _d = sp.Symbol("d", integer=True, positive=True)
@@ -47,8 +52,11 @@ _MSE = "MSE(L) = E||T[mu_L] - T[mu]||^2 in L^2(nu); MSE(L, z) the same at the qu
 
 
 def _kappa() -> Display:
-    return Display(_f("kappa")(_lam), fexp.sharp_exponent_piecewise().subs(fexp.lam_arg, _lam),
-                   where=((_lam, "=", sp.Symbol("sigma") ** 2 * _lam_max(_U.T * _Gamma * _U * _Sq)),))
+    return Display(
+        _f("kappa")(_lam),
+        fexp.sharp_exponent_piecewise().subs(fexp.lam_arg, _lam),
+        where=((_lam, "=", sp.Symbol("sigma") ** 2 * _lam_max(_U.T * _Gamma * _U * _Sq)),),
+    )
 
 
 def _q_def() -> tuple:
@@ -64,17 +72,31 @@ def prop31() -> dict[str, Display]:
     bound_lhs = _f("MSE")(_L, _z)
     factor = sp.Trace(_V * _Gamma * _V.T) + sp.Trace(_a.T * _Gamma * _V.T * _V * _Gamma * _a)
     return {
-        "bias_first_order": Display(_f("b_1")(_z), fluctuations.bias_first_order(s).subs(to_q), where=_q_def()),
-        "cov_first_order": Display(_f("C_1")(_z), fluctuations.cov_first_order(s).subs(to_q), where=_q_def()),
+        "bias_first_order": Display(
+            _f("b_1")(_z), fluctuations.bias_first_order(s).subs(to_q), where=_q_def()
+        ),
+        "cov_first_order": Display(
+            _f("C_1")(_z), fluctuations.cov_first_order(s).subs(to_q), where=_q_def()
+        ),
         "first_order_coefficient": Display(
             sp.Limit(_L * mse, _L, sp.oo, "+"),
             fluctuations.first_order_coefficient_matrix(_Gamma, _U, _V, _Sq),
-            where=((_lam_max(M * _Sq), "<", sp.Rational(1, 2)),), note=_MSE).symmetric(_Gamma, _Sq),
+            where=((_lam_max(M * _Sq), "<", sp.Rational(1, 2)),),
+            note=_MSE,
+        ).symmetric(_Gamma, _Sq),
         "exponent": _kappa(),
-        "rate_function": Display(_f("h")(fexp.gamma_arg), fexp.rate_function_piecewise(),
-                                 where=((_L, "=", sp.exp(fexp.gamma_arg * _q)),)),
-        "expectation_bound": Display(bound_lhs, factor * fluctuations_bound.expectation_bound_factor(), "<=",
-                                     where=_q_def(), note=_MSE).symmetric(_Gamma),
+        "rate_function": Display(
+            _f("h")(fexp.gamma_arg),
+            fexp.rate_function_piecewise(),
+            where=((_L, "=", sp.exp(fexp.gamma_arg * _q)),),
+        ),
+        "expectation_bound": Display(
+            bound_lhs,
+            factor * fluctuations_bound.expectation_bound_factor(),
+            "<=",
+            where=_q_def(),
+            note=_MSE,
+        ).symmetric(_Gamma),
     }
 
 
@@ -84,10 +106,17 @@ _GRAD = "c_{0}(z) = lim L E||grad_{0} T[mu_L](z) - grad_{0} T[mu](z)||^2"
 def prop34() -> dict[str, Display]:
     """Proposition 3.4's first-order coefficients (gradient_fluctuations.py) and exponent."""
     return {
-        "coefficient_V": Display(_f("c_V")(_z), gradient_fluctuations.coefficient_V(_a, _Gamma, _k), where=_q_def()[1:],
-                                 note=_GRAD.format("V")).symmetric(_Gamma),
-        "coefficient_U": Display(_f("c_U")(_z), gradient_fluctuations.coefficient_U(_z, _U, _Gamma, _V),
-                                 note=_GRAD.format("U")).symmetric(_Gamma),
+        "coefficient_V": Display(
+            _f("c_V")(_z),
+            gradient_fluctuations.coefficient_V(_a, _Gamma, _k),
+            where=_q_def()[1:],
+            note=_GRAD.format("V"),
+        ).symmetric(_Gamma),
+        "coefficient_U": Display(
+            _f("c_U")(_z),
+            gradient_fluctuations.coefficient_U(_z, _U, _Gamma, _V),
+            note=_GRAD.format("U"),
+        ).symmetric(_Gamma),
         "exponent": _kappa(),
     }
 
@@ -104,8 +133,14 @@ def thm43() -> dict[str, Display]:
     return {
         "transfer_bound": Display(e, gronwall.majorant(), "<=", note=gap),
         "comparison_solution": Display(
-            ec, gronwall.comparison_solution(),
-            where=((sp.Derivative(ec, gronwall.t), "=", gronwall.g2 + gronwall.beta * ec), (e, "<=", ec)), note=gap),
+            ec,
+            gronwall.comparison_solution(),
+            where=(
+                (sp.Derivative(ec, gronwall.t), "=", gronwall.g2 + gronwall.beta * ec),
+                (e, "<=", ec),
+            ),
+            note=gap,
+        ),
     }
 
 
@@ -114,32 +149,45 @@ def thm52() -> dict[str, Display]:
     Sigma, A = sp.MatrixSymbol("Sigma", _d, _d), sp.MatrixSymbol("A", _d, _d)
     b = sp.Symbol("b")
     A_star, b_star = icl_endpoint.endpoint(Sigma)
-    return {"risk": Display(_f("R_inf")(A, b), icl_risk.paper_risk(Sigma, A, b)).symmetric(Sigma),
-            "endpoint_b": Display(sp.Symbol("b^*"), b_star),
-            "endpoint_A": Display(sp.MatrixSymbol("A^*", _d, _d), A_star)}
+    return {
+        "risk": Display(_f("R_inf")(A, b), icl_risk.paper_risk(Sigma, A, b)).symmetric(Sigma),
+        "endpoint_b": Display(sp.Symbol("b^*"), b_star),
+        "endpoint_A": Display(sp.MatrixSymbol("A^*", _d, _d), A_star),
+    }
 
 
 def finite_prompt_risk() -> dict[str, Display]:
     """The 1/L coefficient of the authors' scalar-model risk (risk_scalar.py)."""
     c, w = sp.symbols("c omega", real=True)
     pair, bias = risk_scalar.pair_closed(), risk_scalar.bias_closed()
-    return {"pair": Display(_f("pair")(c), pair),
-            "bias": Display(_f("bias")(w), bias),
-            "heuristic_pair": Display(_f("pair_heuristic")(c), risk_scalar.heuristic_pair())}
+    return {
+        "pair": Display(_f("pair")(c), pair),
+        "bias": Display(_f("bias")(w), bias),
+        "heuristic_pair": Display(_f("pair_heuristic")(c), risk_scalar.heuristic_pair()),
+    }
 
 
 def authors_experiment_() -> dict[str, Display]:
     """The authors' one-head models: infinite-prompt risk and SGD gradients (authors_*.py)."""
-    out = {"infinite_risk": Display(sp.Symbol("R_inf"), authors_experiment.infinite_risk_traces(),
-                                    note="T_ab = tr(Sigma_p^a Sigma_q^b)")}
+    out = {
+        "infinite_risk": Display(
+            sp.Symbol("R_inf"),
+            authors_experiment.infinite_risk_traces(),
+            note="T_ab = tr(Sigma_p^a Sigma_q^b)",
+        )
+    }
     mu, omega = sp.symbols("mu omega")
     loss = _f("ell")(mu, omega)
-    words = {"softmax": "softmax: S = sum_i p_i y_i, C = dS/domega",
-             "linear": "linear: abar = (1/L) sum_i s_i y_i"}
+    words = {
+        "softmax": "softmax: S = sum_i p_i y_i, C = dS/domega",
+        "linear": "linear: abar = (1/L) sum_i s_i y_i",
+    }
     for model in ("softmax", "linear"):
         d_mu, d_omega = authors_gradients.gradients(model)
         out[f"{model}_gradient_mu"] = Display(sp.Derivative(loss, mu), d_mu, note=words[model])
-        out[f"{model}_gradient_omega"] = Display(sp.Derivative(loss, omega), d_omega, note=words[model])
+        out[f"{model}_gradient_omega"] = Display(
+            sp.Derivative(loss, omega), d_omega, note=words[model]
+        )
     return out
 
 
@@ -151,15 +199,19 @@ def asm33() -> dict[str, Display]:
     quad = _z.T * _U.T * _Gamma * _U * _z
     inner = _f("E_x")(_f("norm")(x) ** p)
     rhs = _f("E_z")(sp.exp((c**2 - c) / 2 * sp.Trace(quad)) * inner * _f("norm")(_z) ** q)
-    return {"moments": Display(sp.Symbol("M^(c)_pq"), rhs, note="x ~ N(m + c Gamma U z, Gamma), z ~ nu")}
+    return {
+        "moments": Display(sp.Symbol("M^(c)_pq"), rhs, note="x ~ N(m + c Gamma U z, Gamma), z ~ nu")
+    }
 
 
 def tilt_() -> dict[str, Display]:
     s = tilt.matrix_symbols()
     a = s["a"]
-    return {"log_normaliser": Display(sp.log(sp.Function("Z")(a)), tilt.log_normaliser_gamma(s)),
-            "tilted_mean": Display(sp.Function("mu")(a), tilt.tilted_mean_matrix(s)),
-            "tilted_cov": Display(sp.Function("Cov")(a), tilt.tilted_cov_matrix(s))}
+    return {
+        "log_normaliser": Display(sp.log(sp.Function("Z")(a)), tilt.log_normaliser_gamma(s)),
+        "tilted_mean": Display(sp.Function("mu")(a), tilt.tilted_mean_matrix(s)),
+        "tilted_cov": Display(sp.Function("Cov")(a), tilt.tilted_cov_matrix(s)),
+    }
 
 
 def lemma21_() -> dict[str, Display]:
@@ -168,5 +220,10 @@ def lemma21_() -> dict[str, Display]:
 
 
 def deviation_() -> dict[str, Display]:
-    return {"eps_L": Display(sp.Symbol("epsilon_L"), deviation.deviation_bound(),
-                             note="P(|T[mu_L](z) - T[mu](z)| > eps_L) <= delta")}
+    return {
+        "eps_L": Display(
+            sp.Symbol("epsilon_L"),
+            deviation.deviation_bound(),
+            note="P(|T[mu_L](z) - T[mu](z)| > eps_L) <= delta",
+        )
+    }

@@ -22,7 +22,9 @@ from .kernelspecs import KernelSpec, specs
 # Found through the import system, so the same code serves the checkout (numerics/ at the top of
 # the repository) and an installed wheel (softlin/numerics/ in site-packages); find_spec only
 # locates the kernels package (importing only the empty softlin.numerics), never the kernels.
-GENERATED_PATH = Path(importlib.util.find_spec("softlin.numerics.kernels").origin).parent / "_generated.py"
+GENERATED_PATH = (
+    Path(importlib.util.find_spec("softlin.numerics.kernels").origin).parent / "_generated.py"
+)
 DERIVATION_DIR = Path(__file__).resolve().parent
 FIX_COMMAND = "softlin derive"
 
@@ -92,8 +94,10 @@ def _function(spec: KernelSpec, printer: KernelPrinter) -> str:
     ]
     if needs_errstate:
         # numpy.select evaluates every branch; the discarded one may divide by zero.
-        lines += ["    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):",
-                  f"        return numpy.asarray({body})"]
+        lines += [
+            "    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):",
+            f"        return numpy.asarray({body})",
+        ]
     else:
         lines.append(f"    return {body}")
     return "\n".join(lines) + "\n"
@@ -123,8 +127,11 @@ def generated_source() -> str:
         "",
     ]
     names = [spec.name for spec in kernel_specs]
-    definitions = "\n".join([*(f"import {m}" for m in imports), "", f"KERNELS = {tuple(names)!r}", ""]) + "\n" + \
-        "\n\n".join(functions)
+    definitions = (
+        "\n".join([*(f"import {m}" for m in imports), "", f"KERNELS = {tuple(names)!r}", ""])
+        + "\n"
+        + "\n\n".join(functions)
+    )
     return "\n".join(header) + "\n" + f'INPUT_HASH = "{kernel_hash(definitions)}"\n' + definitions
 
 
@@ -139,5 +146,11 @@ def staleness_diff(path: Path = GENERATED_PATH) -> str:
     current = path.read_text() if path.exists() else ""
     if current == fresh:
         return ""
-    return "".join(difflib.unified_diff(current.splitlines(True), fresh.splitlines(True),
-                                        fromfile=f"{path} (committed)", tofile=f"{path} (fresh emission)"))
+    return "".join(
+        difflib.unified_diff(
+            current.splitlines(True),
+            fresh.splitlines(True),
+            fromfile=f"{path} (committed)",
+            tofile=f"{path} (fresh emission)",
+        )
+    )

@@ -52,11 +52,12 @@ from .proof_cache import cached
 t_sym = sp.Symbol("t", real=True)
 a_sym = sp.Symbol("a", real=True)
 eps = sp.Symbol("epsilon", positive=True)
-M_fun = sp.Function("M")            # the moment generating function E e^{t x} of a 1-D token law
+M_fun = sp.Function("M")  # the moment generating function E e^{t x} of a 1-D token law
 
 
 # ---------------------------------------------------------------------------------------------
 # 1. First order at a fixed query.
+
 
 def ratio_expansion() -> dict:
     """Coefficients of eps^2 (= 1/L) in E[X/D] and E[X^2/D^2] for X = eps x, D = 1 + eps y, where
@@ -76,8 +77,12 @@ def ratio_expansion() -> dict:
             out += coeff * table.get(monomial, sp.Symbol(f"E[{monomial}]"))
         return sp.expand(out)
 
-    return {"bias": expect(first).coeff(eps, 2), "second": expect(second).coeff(eps, 2),
-            "c_xy": c_xy, "c_xx": c_xx}
+    return {
+        "bias": expect(first).coeff(eps, 2),
+        "second": expect(second).coeff(eps, 2),
+        "c_xy": c_xy,
+        "c_xx": c_xx,
+    }
 
 
 def general_law_moments() -> dict:
@@ -93,7 +98,8 @@ def general_law_moments() -> dict:
     direct = {
         "w2": Ew2,
         "w2_centred": (at(dM, 2 * a_sym) - mu * M(2 * a_sym)) / M(a_sym) ** 2,
-        "w2_centred2": (at(d2M, 2 * a_sym) - 2 * mu * at(dM, 2 * a_sym) + mu**2 * M(2 * a_sym)) / M(a_sym) ** 2,
+        "w2_centred2": (at(d2M, 2 * a_sym) - 2 * mu * at(dM, 2 * a_sym) + mu**2 * M(2 * a_sym))
+        / M(a_sym) ** 2,
     }
     shift = at(dLam, 2 * a_sym) - at(dLam, a_sym)
     claimed = {
@@ -144,8 +150,9 @@ def numerator_factor_batched(s=None) -> sp.MatrixExpr:
     s = s or symbols()
     n = s["z"].shape[1]
     G, V = s["Gamma"], s["V"]
-    return (sp.Trace(V * G * V.T) * sp.OneMatrix(1, n)
-            + batched.columnwise_quadratic(s["U"] * s["z"], G * V.T * V * G))
+    return sp.Trace(V * G * V.T) * sp.OneMatrix(1, n) + batched.columnwise_quadratic(
+        s["U"] * s["z"], G * V.T * V * G
+    )
 
 
 def shift_batched(s=None) -> sp.MatrixExpr:
@@ -159,7 +166,7 @@ def shift_batched(s=None) -> sp.MatrixExpr:
 # 2. The query average and its threshold.
 
 g_sym = sp.Symbol("g", real=True)
-s_pos = sp.Symbol("s", positive=True)       # s = 1 - 2k > 0
+s_pos = sp.Symbol("s", positive=True)  # s = 1 - 2k > 0
 
 
 def combined_exponent() -> sp.Expr:
@@ -178,7 +185,7 @@ def gaussian_exp_quadratic_moments() -> tuple[sp.Expr, sp.Expr]:
 
 def divergence_at_threshold() -> sp.Expr:
     """E e^{g^2 / 2} (k = 1/2): the integrand is the constant 1/sqrt(2 pi); for k > 1/2 it is larger."""
-    density = sp.exp(-g_sym**2 / 2) / sp.sqrt(2 * sp.pi)
+    density = sp.exp(-(g_sym**2) / 2) / sp.sqrt(2 * sp.pi)
     return sp.integrate(sp.exp(g_sym**2 / 2) * density, (g_sym, -sp.oo, sp.oo))
 
 
@@ -195,28 +202,61 @@ def first_order_coefficient_matrix(Gamma, U, V, Sigma_q) -> sp.Expr:
 # ---------------------------------------------------------------------------------------------
 # Proofs.
 
+
 def proofs() -> list[Proof]:
     out = []
     # Delta method.
     exp = ratio_expansion()
-    out.append(prove_zero("ratio expansion: L E[X/D] -> -E[xi eta] (coefficient of 1/L)", exp["bias"] + exp["c_xy"]))
-    out.append(prove_zero("ratio expansion: L E[(X/D)^2] -> E[xi^2] (coefficient of 1/L)", exp["second"] - exp["c_xx"]))
+    out.append(
+        prove_zero(
+            "ratio expansion: L E[X/D] -> -E[xi eta] (coefficient of 1/L)",
+            exp["bias"] + exp["c_xy"],
+        )
+    )
+    out.append(
+        prove_zero(
+            "ratio expansion: L E[(X/D)^2] -> E[xi^2] (coefficient of 1/L)",
+            exp["second"] - exp["c_xx"],
+        )
+    )
     # General law, through the mgf.
     mom = general_law_moments()
-    for key, text in (("w2", "E w^2 = exp(Lambda(2a) - 2 Lambda(a))"),
-                      ("w2_centred", "E[w^2 (x - mu_a)] = E w^2 (Lambda'(2a) - Lambda'(a))"),
-                      ("w2_centred2", "E[w^2 (x - mu_a)^2] = E w^2 (Lambda''(2a) + (Lambda'(2a) - Lambda'(a))^2)")):
-        out.append(prove_zero(f"any law with an mgf M: {text}", sp.simplify(mom["direct"][key] - mom["claimed"][key])))
+    for key, text in (
+        ("w2", "E w^2 = exp(Lambda(2a) - 2 Lambda(a))"),
+        ("w2_centred", "E[w^2 (x - mu_a)] = E w^2 (Lambda'(2a) - Lambda'(a))"),
+        (
+            "w2_centred2",
+            "E[w^2 (x - mu_a)^2] = E w^2 (Lambda''(2a) + (Lambda'(2a) - Lambda'(a))^2)",
+        ),
+    ):
+        out.append(
+            prove_zero(
+                f"any law with an mgf M: {text}",
+                sp.simplify(mom["direct"][key] - mom["claimed"][key]),
+            )
+        )
     # Gaussian specialisation (matrix form).
     s = symbols()
     a, G, V = s["a"], s["Gamma"], s["V"]
     q = sp.Trace(a.T * G * a)
-    out.append(prove_zero("Gaussian b1 = -e^(a^T Gamma a) V Gamma a (matrix form)",
-                          bias_first_order(s) + sp.exp(q) * V * G * a))
-    out.append(prove_zero("Gaussian C1 = e^(a^T Gamma a) V (Gamma + Gamma a a^T Gamma) V^T (matrix form)",
-                          cov_first_order(s) - sp.exp(q) * V * (G + G * a * a.T * G) * V.T))
-    out.append(prove_zero("batched shift V (mean(2a) - mean(a)) = V Gamma U z, a = U z",
-                          shift_batched(s) - V * G * s["U"] * s["z"]))
+    out.append(
+        prove_zero(
+            "Gaussian b1 = -e^(a^T Gamma a) V Gamma a (matrix form)",
+            bias_first_order(s) + sp.exp(q) * V * G * a,
+        )
+    )
+    out.append(
+        prove_zero(
+            "Gaussian C1 = e^(a^T Gamma a) V (Gamma + Gamma a a^T Gamma) V^T (matrix form)",
+            cov_first_order(s) - sp.exp(q) * V * (G + G * a * a.T * G) * V.T,
+        )
+    )
+    out.append(
+        prove_zero(
+            "batched shift V (mean(2a) - mean(a)) = V Gamma U z, a = U z",
+            shift_batched(s) - V * G * s["U"] * s["z"],
+        )
+    )
     # Gaussian entries: E w^2 (z' - mu_a) from the 1-D integrals (d = 2, rank 1 and 2).
     for rank in (1, 2):
         av, m, B = tilt.entry_symbols(2, rank)
@@ -225,8 +265,14 @@ def proofs() -> list[Proof]:
         Gm = B * B.T
         centred = (mean2 - mu) * Z2 / Z1**2
         claimed = sp.exp((av.T * Gm * av)[0, 0]) * Gm * av
-        out.append(prove_zero(f"E w^2 (z' - mu_a) = e^(a^T Gamma a) Gamma a [d=2, rank={rank}]",
-                              (centred - claimed).applyfunc(lambda e: sp.expand(sp.powsimp(sp.expand(e), force=True)))))
+        out.append(
+            prove_zero(
+                f"E w^2 (z' - mu_a) = e^(a^T Gamma a) Gamma a [d=2, rank={rank}]",
+                (centred - claimed).applyfunc(
+                    lambda e: sp.expand(sp.powsimp(sp.expand(e), force=True))
+                ),
+            )
+        )
     # Batched forms equal the single-query trace of C1.
     d, k, n = 2, 1, 2
     sb = symbols(d, k, n)
@@ -240,19 +286,46 @@ def proofs() -> list[Proof]:
     s1 = symbols(d, k, 1)
     for j in range(n):
         aj = Um * zm[:, j]
-        trace_c1 = cov_first_order(s1).subs({s1["Gamma"]: Gm, s1["V"]: Vm, s1["a"]: aj}).as_explicit().trace()
-        out.append(prove_zero(f"batched e^(logw) * numerator = tr C1(z_j) [d={d}, k={k}, column {j}]",
-                              sp.exp(logw[0, j]) * num[0, j] - trace_c1))
+        trace_c1 = (
+            cov_first_order(s1)
+            .subs({s1["Gamma"]: Gm, s1["V"]: Vm, s1["a"]: aj})
+            .as_explicit()
+            .trace()
+        )
+        out.append(
+            prove_zero(
+                f"batched e^(logw) * numerator = tr C1(z_j) [d={d}, k={k}, column {j}]",
+                sp.exp(logw[0, j]) * num[0, j] - trace_c1,
+            )
+        )
     # Query average: the 1-D Gaussian integrals and the threshold.
-    out.append(prove_zero("e^(k g^2) phi(g) = e^(-s g^2/2) / sqrt(2 pi) with s = 1 - 2k",
-                          combined_exponent() + s_pos * g_sym**2 / 2))
+    out.append(
+        prove_zero(
+            "e^(k g^2) phi(g) = e^(-s g^2/2) / sqrt(2 pi) with s = 1 - 2k",
+            combined_exponent() + s_pos * g_sym**2 / 2,
+        )
+    )
     I0, I2 = gaussian_exp_quadratic_moments()
-    out.append(prove_zero("E e^(k g^2) = (1 - 2k)^(-1/2) for k < 1/2 (s = 1 - 2k > 0)", I0 - s_pos ** sp.Rational(-1, 2)))
-    out.append(prove_zero("E g^2 e^(k g^2) = (1 - 2k)^(-3/2) for k < 1/2", I2 - s_pos ** sp.Rational(-3, 2)))
-    out.append(Proof("E e^(g^2/2) = infinity (so the average diverges for every k >= 1/2)",
-                     divergence_at_threshold() == sp.oo, 0.0))
+    out.append(
+        prove_zero(
+            "E e^(k g^2) = (1 - 2k)^(-1/2) for k < 1/2 (s = 1 - 2k > 0)",
+            I0 - s_pos ** sp.Rational(-1, 2),
+        )
+    )
+    out.append(
+        prove_zero(
+            "E g^2 e^(k g^2) = (1 - 2k)^(-3/2) for k < 1/2", I2 - s_pos ** sp.Rational(-3, 2)
+        )
+    )
+    out.append(
+        Proof(
+            "E e^(g^2/2) = infinity (so the average diverges for every k >= 1/2)",
+            divergence_at_threshold() == sp.oo,
+            0.0,
+        )
+    )
     # Diagonal d = 2: product of the 1-D integrals equals the det / trace closed form.
-    s1, s2 = sp.symbols("s1 s2", positive=True)              # s_j = 1 - 2 k_j > 0
+    s1, s2 = sp.symbols("s1 s2", positive=True)  # s_j = 1 - 2 k_j > 0
     k1, k2 = (1 - s1) / 2, (1 - s2) / 2
     p11, p22, p12, tV = sp.symbols("p11 p22 p12 t_V", real=True)
     one = lambda sj: sj ** sp.Rational(-1, 2)
@@ -260,9 +333,15 @@ def proofs() -> list[Proof]:
     product = tV * one(s1) * one(s2) + p11 * three(s1) * one(s2) + p22 * one(s1) * three(s2)
     Kd = sp.diag(k1, k2)
     P = sp.Matrix([[p11, p12], [p12, p22]])
-    closed = (sp.eye(2) - 2 * Kd).det() ** sp.Rational(-1, 2) * (tV + (P * (sp.eye(2) - 2 * Kd).inv()).trace())
-    out.append(prove_zero("E e^(g^T K g)(t + g^T P g) = det(I - 2K)^(-1/2) (t + tr(P (I - 2K)^(-1))) [K diagonal, d=2]",
-                          sp.simplify(product - closed)))
+    closed = (sp.eye(2) - 2 * Kd).det() ** sp.Rational(-1, 2) * (
+        tV + (P * (sp.eye(2) - 2 * Kd).inv()).trace()
+    )
+    out.append(
+        prove_zero(
+            "E e^(g^T K g)(t + g^T P g) = det(I - 2K)^(-1/2) (t + tr(P (I - 2K)^(-1))) [K diagonal, d=2]",
+            sp.simplify(product - closed),
+        )
+    )
     # Rotation invariance (d = 2): det and trace are unchanged by g -> R g. Every rotation but the half
     # turn is R(u) = [[c, -s], [s, c]] with c = (1 - u^2)/(1 + u^2), s = 2u/(1 + u^2) (rational in u, so
     # the identities reduce by cancellation; the half turn R = -I changes nothing).
@@ -270,23 +349,48 @@ def proofs() -> list[Proof]:
     c, sn = (1 - u**2) / (1 + u**2), 2 * u / (1 + u**2)
     R = sp.Matrix([[c, -sn], [sn, c]])
     K = R * Kd * R.T
-    out.append(prove_zero("R(u) is a rotation: R R^T = I [rational parametrisation]", sp.simplify(R * R.T - sp.eye(2))))
-    out.append(prove_zero("det(I - 2 R K R^T) = det(I - 2K) for a rotation R [d=2]",
-                          sp.cancel((sp.eye(2) - 2 * K).det() - (sp.eye(2) - 2 * Kd).det())))
-    out.append(prove_zero("tr(P (I - 2 R K R^T)^(-1)) = tr(R^T P R (I - 2K)^(-1)) [d=2]",
-                          sp.cancel((P * (sp.eye(2) - 2 * K).inv()).trace()
-                                    - (R.T * P * R * (sp.eye(2) - 2 * Kd).inv()).trace())))
+    out.append(
+        prove_zero(
+            "R(u) is a rotation: R R^T = I [rational parametrisation]",
+            sp.simplify(R * R.T - sp.eye(2)),
+        )
+    )
+    out.append(
+        prove_zero(
+            "det(I - 2 R K R^T) = det(I - 2K) for a rotation R [d=2]",
+            sp.cancel((sp.eye(2) - 2 * K).det() - (sp.eye(2) - 2 * Kd).det()),
+        )
+    )
+    out.append(
+        prove_zero(
+            "tr(P (I - 2 R K R^T)^(-1)) = tr(R^T P R (I - 2K)^(-1)) [d=2]",
+            sp.cancel(
+                (P * (sp.eye(2) - 2 * K).inv()).trace()
+                - (R.T * P * R * (sp.eye(2) - 2 * Kd).inv()).trace()
+            ),
+        )
+    )
     # Push-through: the root S drops out (K = S M S, P = S N S with S symmetric, Sigma_q = S^2).
     # M = U^T Gamma U and N = U^T Gamma V^T V Gamma U enter only as symmetric matrices.
-    sym2 = lambda name: sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"{name}{min(i, j)}{max(i, j)}", real=True))
+    sym2 = lambda name: sp.Matrix(
+        2, 2, lambda i, j: sp.Symbol(f"{name}{min(i, j)}{max(i, j)}", real=True)
+    )
     S, M, N = sym2("s"), sym2("m"), sym2("n")
     Kq, Pq, Sq = S * M * S, S * N * S, S * S
-    out.append(prove_zero("det(I - 2 S M S) = det(I - 2 M Sigma_q), Sigma_q = S S [d=2]",
-                          sp.expand((sp.eye(2) - 2 * Kq).det() - (sp.eye(2) - 2 * M * Sq).det())))
+    out.append(
+        prove_zero(
+            "det(I - 2 S M S) = det(I - 2 M Sigma_q), Sigma_q = S S [d=2]",
+            sp.expand((sp.eye(2) - 2 * Kq).det() - (sp.eye(2) - 2 * M * Sq).det()),
+        )
+    )
     lhs = (Pq * (sp.eye(2) - 2 * Kq).adjugate()).trace() * (sp.eye(2) - 2 * M * Sq).det()
     rhs = (N * Sq * (sp.eye(2) - 2 * M * Sq).adjugate()).trace() * (sp.eye(2) - 2 * Kq).det()
-    out.append(prove_zero("tr(S N S (I - 2 S M S)^(-1)) = tr(N Sigma_q (I - 2 M Sigma_q)^(-1)) [d=2, denominators cleared]",
-                          sp.expand(lhs - rhs)))
+    out.append(
+        prove_zero(
+            "tr(S N S (I - 2 S M S)^(-1)) = tr(N Sigma_q (I - 2 M Sigma_q)^(-1)) [d=2, denominators cleared]",
+            sp.expand(lhs - rhs),
+        )
+    )
     return out
 
 
@@ -295,19 +399,31 @@ def fluctuation_proofs() -> tuple[Proof, ...]:
     """Proposition 3.1 (derivations/fluctuations.py and its parts _exponent, _bound, _product, _one_token, _power)."""
     from . import fluctuations_bound, fluctuations_exponent, fluctuations_product
     from . import fluctuations_one_token, fluctuations_power
-    return tuple(proofs()) + tuple(fluctuations_exponent.proofs()) \
-        + tuple(fluctuations_bound.proofs()) + tuple(fluctuations_product.proofs()) \
-        + tuple(fluctuations_one_token.proofs()) + tuple(fluctuations_power.proofs())
+
+    return (
+        tuple(proofs())
+        + tuple(fluctuations_exponent.proofs())
+        + tuple(fluctuations_bound.proofs())
+        + tuple(fluctuations_product.proofs())
+        + tuple(fluctuations_one_token.proofs())
+        + tuple(fluctuations_power.proofs())
+    )
 
 
 GROUP = Group(
     "fluctuations",
     title="Proposition 3.1 made exact: 1/L fluctuations, threshold, sharp rate, explicit bound",
     hypotheses="fixed query: any token law with a finite log-mgf near 2a; query average: N(m, "
-               "Gamma) tokens, nu = N(0, Sigma_q), finite iff lambda_max(U^T Gamma U Sigma_q) < "
-               "1/2",
+    "Gamma) tokens, nu = N(0, Sigma_q), finite iff lambda_max(U^T Gamma U Sigma_q) < "
+    "1/2",
     proofs=fluctuation_proofs,
-    parts=("fluctuations", "fluctuations_exponent", "fluctuations_bound", "fluctuations_product",
-           "fluctuations_one_token", "fluctuations_power"),
+    parts=(
+        "fluctuations",
+        "fluctuations_exponent",
+        "fluctuations_bound",
+        "fluctuations_product",
+        "fluctuations_one_token",
+        "fluctuations_power",
+    ),
     results="prop31",
 )

@@ -28,7 +28,7 @@ q_sym = sp.Symbol("q", nonnegative=True)
 
 
 D_sym = sp.Symbol("D", positive=True)
-GOOD_EVENT = sp.Interval(sp.Rational(1, 2), sp.oo)      # {D >= 1/2}: the denominator is not small
+GOOD_EVENT = sp.Interval(sp.Rational(1, 2), sp.oo)  # {D >= 1/2}: the denominator is not small
 
 
 def good_event_constant() -> sp.Expr:
@@ -90,23 +90,53 @@ def paper_constant() -> sp.Expr:
 def proofs() -> list[Proof]:
     out = []
     # The in-expectation bound's constant: squaring commutes with the sup of the positive 1/D.
-    out.append(prove_zero("in-expectation bound: sup_{D >= 1/2} 1/D^2 = (sup_{D >= 1/2} 1/D)^2 (= 4)",
-                          good_event_constant() - sp.calculus.util.maximum(1 / D_sym, D_sym, GOOD_EVENT) ** 2))
+    out.append(
+        prove_zero(
+            "in-expectation bound: sup_{D >= 1/2} 1/D^2 = (sup_{D >= 1/2} 1/D)^2 (= 4)",
+            good_event_constant() - sp.calculus.util.maximum(1 / D_sym, D_sym, GOOD_EVENT) ** 2,
+        )
+    )
     # The in-expectation bound's Maurer deviation, derived from GOOD_EVENT, against the paper-side value.
     t = maurer_deviation()
-    out.append(prove_zero("Maurer deviation from the good event {D >= 1/2}: t = 1 - (1/2) L/(L-1) = (L-2)/(2(L-1))",
-                          sp.simplify(t - (L_sym - 2) / (2 * (L_sym - 1)))))
-    out.append(prove_zero("Maurer with L - 1 weights at that t: (L-1) t^2 = (L-2)^2/(4(L-1))",
-                          sp.simplify((L_sym - 1) * t**2 - (L_sym - 2) ** 2 / (4 * (L_sym - 1)))))
+    out.append(
+        prove_zero(
+            "Maurer deviation from the good event {D >= 1/2}: t = 1 - (1/2) L/(L-1) = (L-2)/(2(L-1))",
+            sp.simplify(t - (L_sym - 2) / (2 * (L_sym - 1))),
+        )
+    )
+    out.append(
+        prove_zero(
+            "Maurer with L - 1 weights at that t: (L-1) t^2 = (L-2)^2/(4(L-1))",
+            sp.simplify((L_sym - 1) * t**2 - (L_sym - 2) ** 2 / (4 * (L_sym - 1))),
+        )
+    )
     # The inclusion {D < c} in {D_{-i} < 1 - t}: D - (L - 1)/L D_{-i} = w_i / L >= 0 and (L - 1)/L (1 - t) = c.
     Dm, wi = sp.symbols("D_minus_i w_i", nonnegative=True)
     D_full = ((L_sym - 1) * Dm + wi) / L_sym
-    out.append(prove_zero("D - (L-1) D_{-i} / L = w_i / L (>= 0): D >= (L-1) D_{-i} / L",
-                          sp.simplify(D_full - (L_sym - 1) * Dm / L_sym - wi / L_sym)))
-    out.append(prove_zero("(L-1)/L (1 - t) = c: D_{-i} >= 1 - t forces D >= c, so {D < c} lies in {D_{-i} < 1 - t}",
-                          sp.simplify((L_sym - 1) / L_sym * (1 - t) - good_event_threshold())))
-    out.append(prove_zero("paper's form at c2 = sigma^2 and c1 = paper_constant equals the bound value",
-                          sp.simplify(paper_form().subs({c2_sym: sigma_sym**2, c1_sym: paper_constant()}) - bound_sym)))
-    out.append(prove_zero("paper_constant = L bound / (sigma^6 ln L)",
-                          sp.simplify(paper_constant() - L_sym * bound_sym / (sigma_sym**6 * sp.log(L_sym)))))
+    out.append(
+        prove_zero(
+            "D - (L-1) D_{-i} / L = w_i / L (>= 0): D >= (L-1) D_{-i} / L",
+            sp.simplify(D_full - (L_sym - 1) * Dm / L_sym - wi / L_sym),
+        )
+    )
+    out.append(
+        prove_zero(
+            "(L-1)/L (1 - t) = c: D_{-i} >= 1 - t forces D >= c, so {D < c} lies in {D_{-i} < 1 - t}",
+            sp.simplify((L_sym - 1) / L_sym * (1 - t) - good_event_threshold()),
+        )
+    )
+    out.append(
+        prove_zero(
+            "paper's form at c2 = sigma^2 and c1 = paper_constant equals the bound value",
+            sp.simplify(
+                paper_form().subs({c2_sym: sigma_sym**2, c1_sym: paper_constant()}) - bound_sym
+            ),
+        )
+    )
+    out.append(
+        prove_zero(
+            "paper_constant = L bound / (sigma^6 ln L)",
+            sp.simplify(paper_constant() - L_sym * bound_sym / (sigma_sym**6 * sp.log(L_sym))),
+        )
+    )
     return out

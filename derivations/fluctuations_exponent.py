@@ -34,10 +34,10 @@ from .proof import Proof, prove_zero
 # ---------------------------------------------------------------------------------------------
 # 3. The sharp exponent (Laplace principle).
 
-gamma_sym = sp.Symbol("gamma", positive=True)     # ln L / q
-y_sym = sp.Symbol("y", real=True)                  # u / q, u = log-weight + q/2 of a token
-lam_sym = sp.Symbol("lambda", positive=True)       # lambda_max(M Sigma_q)
-x_sym = sp.Symbol("x", positive=True)              # q / ln L
+gamma_sym = sp.Symbol("gamma", positive=True)  # ln L / q
+y_sym = sp.Symbol("y", real=True)  # u / q, u = log-weight + q/2 of a token
+lam_sym = sp.Symbol("lambda", positive=True)  # lambda_max(M Sigma_q)
+x_sym = sp.Symbol("x", positive=True)  # q / ln L
 
 
 def bulk_exponent() -> sp.Expr:
@@ -68,35 +68,45 @@ def sharp_exponent_expr() -> sp.Expr:
     return (sp.sqrt(1 + 4 / lam_sym) - 1) / 2
 
 
-lam_arg = sp.Symbol("lam", positive=True)       # lambda as a kernel argument ("lambda" is a Python keyword)
+lam_arg = sp.Symbol(
+    "lam", positive=True
+)  # lambda as a kernel argument ("lambda" is a Python keyword)
 
 
-gamma_arg = gamma_sym                              # "gamma" is a valid argument name
+gamma_arg = gamma_sym  # "gamma" is a valid argument name
 
 
 def rate_function_piecewise() -> sp.Expr:
     """h(gamma): 0 up to 1/2, (gamma - 1/2)^2 / 2 up to 3/2, gamma - 1 beyond (emitted as `rate_function`),
     assembled from the derived branches `rate_middle` and `rate_high` (continuity is proved below)."""
-    return sp.Piecewise((sp.Integer(0), gamma_sym <= sp.Rational(1, 2)),
-                        (rate_middle(), gamma_sym <= sp.Rational(3, 2)),
-                        (rate_high(), True)).subs(gamma_sym, gamma_arg)
+    return sp.Piecewise(
+        (sp.Integer(0), gamma_sym <= sp.Rational(1, 2)),
+        (rate_middle(), gamma_sym <= sp.Rational(3, 2)),
+        (rate_high(), True),
+    ).subs(gamma_sym, gamma_arg)
 
 
 def sharp_exponent_piecewise() -> sp.Expr:
     """kappa(lambda) on lambda > 0 as one expression (emitted as the kernel `sharp_exponent`)."""
-    return sp.Piecewise((sp.Integer(1), lam_sym <= sp.Rational(1, 2)), (sharp_exponent_expr(), True)).subs(lam_sym, lam_arg)
+    return sp.Piecewise(
+        (sp.Integer(1), lam_sym <= sp.Rational(1, 2)), (sharp_exponent_expr(), True)
+    ).subs(lam_sym, lam_arg)
 
 
 def naive_exponent_piecewise() -> sp.Expr:
     """min(1, 1/(2 lambda)) (emitted as `naive_exponent`: the heuristic a control must refute)."""
-    return sp.Piecewise((sp.Integer(1), lam_sym <= sp.Rational(1, 2)), (1 / (2 * lam_sym), True)).subs(lam_sym, lam_arg)
+    return sp.Piecewise(
+        (sp.Integer(1), lam_sym <= sp.Rational(1, 2)), (1 / (2 * lam_sym), True)
+    ).subs(lam_sym, lam_arg)
 
 
 def remainder_exponent_piecewise() -> sp.Expr:
     """rho(lambda): 1 up to 1/5, (1 - 2 lambda)/(3 lambda) up to 1/2, 0 beyond (emitted as `remainder_exponent`)."""
-    return sp.Piecewise((sp.Integer(1), lam_sym <= sp.Rational(1, 5)),
-                        (remainder_exponent_expr(), lam_sym < sp.Rational(1, 2)),
-                        (sp.Integer(0), True)).subs(lam_sym, lam_arg)
+    return sp.Piecewise(
+        (sp.Integer(1), lam_sym <= sp.Rational(1, 5)),
+        (remainder_exponent_expr(), lam_sym < sp.Rational(1, 2)),
+        (sp.Integer(0), True),
+    ).subs(lam_sym, lam_arg)
 
 
 def minimiser() -> sp.Expr:
@@ -116,49 +126,130 @@ def proofs() -> list[Proof]:
     # Sharp exponent: the rate function from the two Laplace exponents.
     bulk, single = bulk_exponent(), single_exponent()
     y_bulk = sp.solve(sp.diff(bulk, y_sym), y_sym)
-    out.append(prove_zero("bulk exponent is maximal at y = 2 (the doubly tilted mode)", y_bulk[0] - 2))
-    boundary = gamma_sym + sp.Rational(1, 2)          # w = L  <=>  u - q/2 = gamma q
-    out.append(prove_zero("bulk (y = 2 feasible, gamma >= 3/2) gives h = gamma - 1", -bulk.subs(y_sym, 2) - rate_high()))
-    out.append(prove_zero("bulk at the boundary y = gamma + 1/2 gives h = (gamma - 1/2)^2 / 2",
-                          -bulk.subs(y_sym, boundary) - rate_middle()))
-    out.append(prove_zero("single dominant token (y >= gamma + 1/2, maximal at the boundary) gives the same rate",
-                          -single.subs(y_sym, boundary) - rate_middle()))
-    out.append(prove_zero("on gamma >= 3/2 the bulk dominates: (gamma-1/2)^2/2 - (gamma-1) = (gamma-3/2)^2/2 >= 0",
-                          rate_middle() - rate_high() - (gamma_sym - sp.Rational(3, 2)) ** 2 / 2))
-    out.append(prove_zero("h is continuous at gamma = 1/2 and 3/2",
-                          sp.Abs(rate_middle().subs(gamma_sym, sp.Rational(1, 2)))
-                          + sp.Abs((rate_middle() - rate_high()).subs(gamma_sym, sp.Rational(3, 2)))))
-    out.append(prove_zero("h exceeds the naive rate on 1/2 < gamma < 3/2: (gamma-1/2)^2/2 - (gamma-1) = (gamma-3/2)^2/2",
-                          rate_middle() - (gamma_sym - 1) - (gamma_sym - sp.Rational(3, 2)) ** 2 / 2))
+    out.append(
+        prove_zero("bulk exponent is maximal at y = 2 (the doubly tilted mode)", y_bulk[0] - 2)
+    )
+    boundary = gamma_sym + sp.Rational(1, 2)  # w = L  <=>  u - q/2 = gamma q
+    out.append(
+        prove_zero(
+            "bulk (y = 2 feasible, gamma >= 3/2) gives h = gamma - 1",
+            -bulk.subs(y_sym, 2) - rate_high(),
+        )
+    )
+    out.append(
+        prove_zero(
+            "bulk at the boundary y = gamma + 1/2 gives h = (gamma - 1/2)^2 / 2",
+            -bulk.subs(y_sym, boundary) - rate_middle(),
+        )
+    )
+    out.append(
+        prove_zero(
+            "single dominant token (y >= gamma + 1/2, maximal at the boundary) gives the same rate",
+            -single.subs(y_sym, boundary) - rate_middle(),
+        )
+    )
+    out.append(
+        prove_zero(
+            "on gamma >= 3/2 the bulk dominates: (gamma-1/2)^2/2 - (gamma-1) = (gamma-3/2)^2/2 >= 0",
+            rate_middle() - rate_high() - (gamma_sym - sp.Rational(3, 2)) ** 2 / 2,
+        )
+    )
+    out.append(
+        prove_zero(
+            "h is continuous at gamma = 1/2 and 3/2",
+            sp.Abs(rate_middle().subs(gamma_sym, sp.Rational(1, 2)))
+            + sp.Abs((rate_middle() - rate_high()).subs(gamma_sym, sp.Rational(3, 2))),
+        )
+    )
+    out.append(
+        prove_zero(
+            "h exceeds the naive rate on 1/2 < gamma < 3/2: (gamma-1/2)^2/2 - (gamma-1) = (gamma-3/2)^2/2",
+            rate_middle() - (gamma_sym - 1) - (gamma_sym - sp.Rational(3, 2)) ** 2 / 2,
+        )
+    )
     # Query average of the rate: minimise G(x).
     G = exponent_middle()
     xs = [r for r in sp.solve(sp.diff(G, x_sym), x_sym) if r.is_positive is not False]
-    out.append(prove_zero("G'(x) = 0 at x* = 2 sqrt(lambda / (lambda + 4))", sp.simplify(xs[0] - minimiser())))
-    out.append(prove_zero("G(x*) = (sqrt(1 + 4/lambda) - 1)/2",
-                          sp.simplify(sp.radsimp(G.subs(x_sym, minimiser()) - sharp_exponent_expr()))))
-    out.append(prove_zero("G''(x) = 1/x^3 > 0 on the middle branch (x* is its minimum)",
-                          sp.simplify(sp.diff(G, x_sym, 2) - 1 / x_sym**3)))
-    out.append(prove_zero("x* = 2/3 exactly at lambda = 1/2 (x* in the middle branch iff lambda >= 1/2)",
-                          minimiser().subs(lam_sym, sp.Rational(1, 2)) - sp.Rational(2, 3)))
-    out.append(prove_zero("kappa(1/2) = 1: continuous at the threshold",
-                          sharp_exponent_expr().subs(lam_sym, sp.Rational(1, 2)) - 1))
-    out.append(prove_zero("branch x <= 2/3: G = 1 - x (1 - 1/(2 lambda)), G(0) = 1 and G(2/3) = G_middle(2/3)",
-                          sp.simplify((1 - x_sym * (1 - 1 / (2 * lam_sym))).subs(x_sym, sp.Rational(2, 3))
-                                      - G.subs(x_sym, sp.Rational(2, 3)))))
-    out.append(prove_zero("branch x >= 2: G = x/(2 lambda), G(2) = G_middle(2)",
-                          sp.simplify(G.subs(x_sym, 2) - 1 / lam_sym)))
-    out.append(prove_zero("below the threshold the first-order deficit E[e^q 1{q > 2 ln L / 3}] decays as L^-rho, "
-                          "rho = (2/3)(1/(2 lambda) - 1) = (1 - 2 lambda)/(3 lambda)",
-                          sp.simplify(sp.Rational(2, 3) * (1 / (2 * lam_sym) - 1) - remainder_exponent_expr())))
-    out.append(prove_zero("rho = 1 exactly at lambda = 1/5 (below: the regular O(1/L) term dominates)",
-                          remainder_exponent_expr().subs(lam_sym, sp.Rational(1, 5)) - 1))
-    out.append(prove_zero("lambda kappa(lambda) -> 1 as lambda -> infinity (the paper's c2/sigma^2 scaling)",
-                          sp.limit(lam_sym * sharp_exponent_expr(), lam_sym, sp.oo) - 1))
+    out.append(
+        prove_zero(
+            "G'(x) = 0 at x* = 2 sqrt(lambda / (lambda + 4))", sp.simplify(xs[0] - minimiser())
+        )
+    )
+    out.append(
+        prove_zero(
+            "G(x*) = (sqrt(1 + 4/lambda) - 1)/2",
+            sp.simplify(sp.radsimp(G.subs(x_sym, minimiser()) - sharp_exponent_expr())),
+        )
+    )
+    out.append(
+        prove_zero(
+            "G''(x) = 1/x^3 > 0 on the middle branch (x* is its minimum)",
+            sp.simplify(sp.diff(G, x_sym, 2) - 1 / x_sym**3),
+        )
+    )
+    out.append(
+        prove_zero(
+            "x* = 2/3 exactly at lambda = 1/2 (x* in the middle branch iff lambda >= 1/2)",
+            minimiser().subs(lam_sym, sp.Rational(1, 2)) - sp.Rational(2, 3),
+        )
+    )
+    out.append(
+        prove_zero(
+            "kappa(1/2) = 1: continuous at the threshold",
+            sharp_exponent_expr().subs(lam_sym, sp.Rational(1, 2)) - 1,
+        )
+    )
+    out.append(
+        prove_zero(
+            "branch x <= 2/3: G = 1 - x (1 - 1/(2 lambda)), G(0) = 1 and G(2/3) = G_middle(2/3)",
+            sp.simplify(
+                (1 - x_sym * (1 - 1 / (2 * lam_sym))).subs(x_sym, sp.Rational(2, 3))
+                - G.subs(x_sym, sp.Rational(2, 3))
+            ),
+        )
+    )
+    out.append(
+        prove_zero(
+            "branch x >= 2: G = x/(2 lambda), G(2) = G_middle(2)",
+            sp.simplify(G.subs(x_sym, 2) - 1 / lam_sym),
+        )
+    )
+    out.append(
+        prove_zero(
+            "below the threshold the first-order deficit E[e^q 1{q > 2 ln L / 3}] decays as L^-rho, "
+            "rho = (2/3)(1/(2 lambda) - 1) = (1 - 2 lambda)/(3 lambda)",
+            sp.simplify(sp.Rational(2, 3) * (1 / (2 * lam_sym) - 1) - remainder_exponent_expr()),
+        )
+    )
+    out.append(
+        prove_zero(
+            "rho = 1 exactly at lambda = 1/5 (below: the regular O(1/L) term dominates)",
+            remainder_exponent_expr().subs(lam_sym, sp.Rational(1, 5)) - 1,
+        )
+    )
+    out.append(
+        prove_zero(
+            "lambda kappa(lambda) -> 1 as lambda -> infinity (the paper's c2/sigma^2 scaling)",
+            sp.limit(lam_sym * sharp_exponent_expr(), lam_sym, sp.oo) - 1,
+        )
+    )
     yv = sp.Symbol("y", positive=True)
-    out.append(prove_zero("kappa > 1/(2 lambda) beyond the threshold: (1 + 1/lambda)^2 - (1 + 4/lambda) = (1/lambda)(1/lambda - 2)",
-                          sp.expand((1 + 1 / lam_sym) ** 2 - (1 + 4 / lam_sym) - (1 / lam_sym) * (1 / lam_sym - 2))))
-    out.append(prove_zero("sigma^2 kappa increases in sigma: d/dy (sqrt(y^2 + 4y) - y) = (y + 2)/sqrt(y^2 + 4y) - 1, "
-                          "and (y + 2)^2 - (y^2 + 4y) = 4 > 0",
-                          sp.simplify(sp.diff(sp.sqrt(yv**2 + 4 * yv) - yv, yv) - ((yv + 2) / sp.sqrt(yv**2 + 4 * yv) - 1))
-                          + sp.expand((yv + 2) ** 2 - (yv**2 + 4 * yv) - 4)))
+    out.append(
+        prove_zero(
+            "kappa > 1/(2 lambda) beyond the threshold: (1 + 1/lambda)^2 - (1 + 4/lambda) = (1/lambda)(1/lambda - 2)",
+            sp.expand(
+                (1 + 1 / lam_sym) ** 2 - (1 + 4 / lam_sym) - (1 / lam_sym) * (1 / lam_sym - 2)
+            ),
+        )
+    )
+    out.append(
+        prove_zero(
+            "sigma^2 kappa increases in sigma: d/dy (sqrt(y^2 + 4y) - y) = (y + 2)/sqrt(y^2 + 4y) - 1, "
+            "and (y + 2)^2 - (y^2 + 4y) = 4 > 0",
+            sp.simplify(
+                sp.diff(sp.sqrt(yv**2 + 4 * yv) - yv, yv) - ((yv + 2) / sp.sqrt(yv**2 + 4 * yv) - 1)
+            )
+            + sp.expand((yv + 2) ** 2 - (yv**2 + 4 * yv) - 4),
+        )
+    )
     return out

@@ -62,44 +62,68 @@ def gradient_U_error(s=None) -> sp.MatrixExpr:
 
 def _explicit(d: int = 2, k: int = 2) -> dict:
     sym = lambda name, i, j: sp.Symbol(f"{name}{min(i, j)}{max(i, j)}", real=True)
-    e = {"Gamma": sp.Matrix(d, d, lambda i, j: sym("g", i, j)),
-         "Sigma_q": sp.Matrix(d, d, lambda i, j: sym("s", i, j)),
-         "U": sp.Matrix(d, d, lambda i, j: sp.Symbol(f"u{i}{j}", real=True)),
-         "V": sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}", real=True)),
-         "m": sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"m{i}", real=True)),
-         "z": sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"z{i}", real=True))}
-    e["x"] = sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"x{i}", real=True))      # z_1 - m ~ N(0, Gamma)
-    e["y"] = sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"y{i}", real=True))      # the query ~ N(0, Sigma_q)
+    e = {
+        "Gamma": sp.Matrix(d, d, lambda i, j: sym("g", i, j)),
+        "Sigma_q": sp.Matrix(d, d, lambda i, j: sym("s", i, j)),
+        "U": sp.Matrix(d, d, lambda i, j: sp.Symbol(f"u{i}{j}", real=True)),
+        "V": sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}", real=True)),
+        "m": sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"m{i}", real=True)),
+        "z": sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"z{i}", real=True)),
+    }
+    e["x"] = sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"x{i}", real=True))  # z_1 - m ~ N(0, Gamma)
+    e["y"] = sp.Matrix(
+        d, 1, lambda i, _: sp.Symbol(f"y{i}", real=True)
+    )  # the query ~ N(0, Sigma_q)
     return e
 
 
 def _substitute(build, e: dict, d: int, k: int) -> sp.Expr:
     """The derived expression `build(s)` at one query (n = 1) with the explicit entries of `e`."""
     s = symbols(d, k, 1)
-    expr = build(s).subs({s[name]: e[name] for name in ("Gamma", "Sigma_q", "U", "V", "m", "z")}).doit()
+    expr = (
+        build(s)
+        .subs({s[name]: e[name] for name in ("Gamma", "Sigma_q", "U", "V", "m", "z")})
+        .doit()
+    )
     return expr.as_explicit()[0, 0] if isinstance(expr, sp.MatrixExpr) else sp.Matrix([expr])[0, 0]
 
 
 def proofs(d: int = 2, k: int = 2) -> list[Proof]:
     e = _explicit(d, k)
     G, Sq, U, V, m, z, x, y = (e[n] for n in ("Gamma", "Sigma_q", "U", "V", "m", "z", "x", "y"))
-    joint = sp.diag(G, Sq)                                           # (z_1 - m, query) independent
+    joint = sp.diag(G, Sq)  # (z_1 - m, query) independent
     # Output: error V z_1 - V (m + Gamma U y) with z_1 = m + x, squared and averaged exactly.
     err = V * (m + x) - V * (m + G * U * y)
-    direct = gaussian_expectations.gaussian_polynomial_expectation((err.T * err)[0, 0], list(x) + list(y), joint)
-    out = [prove_zero(f"L = 1: E||V z_1 - V(m + Gamma U z)||^2 = tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T) "
-                      f"[d={d}, k={k}, symmetric Gamma, Sigma_q]",
-                      sp.expand(direct - _substitute(output_error, e, d, k)))]
+    direct = gaussian_expectations.gaussian_polynomial_expectation(
+        (err.T * err)[0, 0], list(x) + list(y), joint
+    )
+    out = [
+        prove_zero(
+            f"L = 1: E||V z_1 - V(m + Gamma U z)||^2 = tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T) "
+            f"[d={d}, k={k}, symmetric Gamma, Sigma_q]",
+            sp.expand(direct - _substitute(output_error, e, d, k)),
+        )
+    ]
     # grad_V: k |z_1 - mu_a|^2 with mu_a = m + Gamma U z (Lemma 2.1 with V = I), averaged over z_1.
     dev = (m + x) - (m + G * U * z)
-    direct_V = k * gaussian_expectations.gaussian_polynomial_expectation((dev.T * dev)[0, 0], list(x), G)
-    out.append(prove_zero(f"L = 1: k E|z_1 - mu_a|^2 = k (tr Gamma + |Gamma U z|^2) [d={d}, k={k}]",
-                          sp.expand(direct_V - _substitute(gradient_V_error, e, d, k))))
+    direct_V = k * gaussian_expectations.gaussian_polynomial_expectation(
+        (dev.T * dev)[0, 0], list(x), G
+    )
+    out.append(
+        prove_zero(
+            f"L = 1: k E|z_1 - mu_a|^2 = k (tr Gamma + |Gamma U z|^2) [d={d}, k={k}]",
+            sp.expand(direct_V - _substitute(gradient_V_error, e, d, k)),
+        )
+    )
     # grad_U: one token has zero weighted covariance, so the error is |z|^2 ||V (0 - Gamma)||_F^2.
     z1 = m + x
-    C_hat = z1 * z1.T - z1 * z1.T                                    # sum_i p_i z_i z_i^T - zhat zhat^T, p_1 = 1
+    C_hat = z1 * z1.T - z1 * z1.T  # sum_i p_i z_i z_i^T - zhat zhat^T, p_1 = 1
     D = V * (C_hat - G)
     direct_U = (z.T * z)[0, 0] * sum(D[i, j] ** 2 for i in range(k) for j in range(d))
-    out.append(prove_zero(f"L = 1: |z|^2 ||V (C_hat - Gamma)||_F^2 = |z|^2 tr(V Gamma Gamma V^T), C_hat = 0 [d={d}, k={k}]",
-                          sp.expand(direct_U - _substitute(gradient_U_error, e, d, k))))
+    out.append(
+        prove_zero(
+            f"L = 1: |z|^2 ||V (C_hat - Gamma)||_F^2 = |z|^2 tr(V Gamma Gamma V^T), C_hat = 0 [d={d}, k={k}]",
+            sp.expand(direct_U - _substitute(gradient_U_error, e, d, k)),
+        )
+    )
     return out

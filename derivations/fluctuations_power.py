@@ -44,13 +44,28 @@ def proofs(k: int = 2) -> list[Proof]:
     u = sp.Matrix(k, 1, lambda i, _: sp.Symbol(f"u{i}", real=True))
     S = A_sym * P + (B_sym - A_sym) / q_sym * u * u.T
     scalars = {trP2_sym: (P * P).trace(), uPu_sym: (u.T * P * u)[0, 0], u2_sym: (u.T * u)[0, 0]}
-    out = [prove_zero(f"tr S^2 for S = A P + (B - A) u u^T / q equals A^2 tr P^2 + 2 A c u^T P u + c^2 |u|^4 "
-                      f"[k={k}, P symmetric]", sp.simplify((S * S).trace() - trace_square().subs(scalars)))]
+    out = [
+        prove_zero(
+            f"tr S^2 for S = A P + (B - A) u u^T / q equals A^2 tr P^2 + 2 A c u^T P u + c^2 |u|^4 "
+            f"[k={k}, P symmetric]",
+            sp.simplify((S * S).trace() - trace_square().subs(scalars)),
+        )
+    ]
     # Isserlis: E|e|^4 for e ~ N(0, S), S symmetric with symbolic entries, by exact Gaussian expectation.
     Sg = sp.Matrix(k, k, lambda i, j: sp.Symbol(f"s{min(i, j)}{max(i, j)}", real=True))
     e = sp.symbols(f"e0:{k}", real=True)
-    fourth = gaussian_expectations.gaussian_polynomial_expectation(sum(x**2 for x in e) ** 2, list(e), Sg)
-    model = error_fourth_moment_model().subs({mse_sym: Sg.trace()}) - 2 * trace_square() + 2 * (Sg * Sg).trace()
-    out.append(prove_zero(f"E|e|^4 = (tr S)^2 + 2 tr S^2 for e ~ N(0, S) [k={k}, symmetric S]",
-                          sp.expand(fourth - model)))
+    fourth = gaussian_expectations.gaussian_polynomial_expectation(
+        sum(x**2 for x in e) ** 2, list(e), Sg
+    )
+    model = (
+        error_fourth_moment_model().subs({mse_sym: Sg.trace()})
+        - 2 * trace_square()
+        + 2 * (Sg * Sg).trace()
+    )
+    out.append(
+        prove_zero(
+            f"E|e|^4 = (tr S)^2 + 2 tr S^2 for e ~ N(0, S) [k={k}, symmetric S]",
+            sp.expand(fourth - model),
+        )
+    )
     return out

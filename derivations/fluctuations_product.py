@@ -31,6 +31,7 @@ from .proof import Proof, prove_zero
 #    Lambda(a) = a^T m + sum_j l(b_j), b = B^T a, and section 1 gives
 #    tr C1(z) = e^{sum_j l(2 b_j) - 2 l(b_j)} (sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2).
 
+
 def product_law_log_mgf(kind: str) -> sp.Expr:
     if kind == "rademacher":
         return controls.rademacher_log_mgf()
@@ -104,10 +105,16 @@ def limit_chain_rule_proof(d: int = 2) -> Proof:
     b = B.T * a
     Lam = (a.T * m)[0, 0] + sum(l(b[j]) for j in range(d))
     grad = sp.Matrix([sp.diff(Lam, a[i]) for i in range(d)])
-    claimed = m + B * sp.Matrix([sp.Subs(sp.Derivative(l(controls.a_sym), controls.a_sym), controls.a_sym, b[j])
-                                  for j in range(d)])
-    return prove_zero(f"product law: grad Lambda(a) = m + B l'(B^T a) for a generic l [d={d}]",
-                      sp.simplify((grad - claimed).doit()))
+    claimed = m + B * sp.Matrix(
+        [
+            sp.Subs(sp.Derivative(l(controls.a_sym), controls.a_sym), controls.a_sym, b[j])
+            for j in range(d)
+        ]
+    )
+    return prove_zero(
+        f"product law: grad Lambda(a) = m + B l'(B^T a) for a generic l [d={d}]",
+        sp.simplify((grad - claimed).doit()),
+    )
 
 
 def product_law_proofs() -> list[Proof]:
@@ -120,27 +127,44 @@ def product_law_proofs() -> list[Proof]:
         if isinstance(exact_w2, sp.Piecewise):
             exact_w2, exact_c = exact_w2.args[1][0], exact_c.args[1][0]
         derived_w2 = product_law_log_w2_derived(kind).subs(a, pos)
-        out.append(prove_zero(f"{kind}: l(2a) - 2 l(a) equals its stable form (a > 0; both even)",
-                              sp.simplify((sp.exp(derived_w2) - sp.exp(exact_w2.subs(a, pos))).rewrite(sp.exp))))
-        out.append(prove_zero(f"{kind}: l''(a) equals its stable form",
-                              sp.simplify((product_law_curvature_derived(kind) - exact_c).rewrite(sp.exp))))
+        out.append(
+            prove_zero(
+                f"{kind}: l(2a) - 2 l(a) equals its stable form (a > 0; both even)",
+                sp.simplify((sp.exp(derived_w2) - sp.exp(exact_w2.subs(a, pos))).rewrite(sp.exp)),
+            )
+        )
+        out.append(
+            prove_zero(
+                f"{kind}: l''(a) equals its stable form",
+                sp.simplify((product_law_curvature_derived(kind) - exact_c).rewrite(sp.exp)),
+            )
+        )
     x = sp.Symbol("x", real=True)
-    out.append(prove_zero("uniform curvature series starts 1 - 3 a^2 / 5 = 1 + kappa4 a^2 / 2 (variance 1, "
-                          "fourth cumulant -6/5)",
-                          sp.series(1 / x**2 - 3 / sp.sinh(sp.sqrt(3) * x) ** 2, x, 0, 3).removeO()
-                          - (1 - sp.Rational(3, 5) * x**2)))
+    out.append(
+        prove_zero(
+            "uniform curvature series starts 1 - 3 a^2 / 5 = 1 + kappa4 a^2 / 2 (variance 1, "
+            "fourth cumulant -6/5)",
+            sp.series(1 / x**2 - 3 / sp.sinh(sp.sqrt(3) * x) ** 2, x, 0, 3).removeO()
+            - (1 - sp.Rational(3, 5) * x**2),
+        )
+    )
     return out
 
 
 # ---------------------------------------------------------------------------------------------
 # The assembly over coordinates, batched over queries (columns).
 
+
 def assembly_symbols(r=None, k=None, n=None) -> dict:
     r = r if r is not None else sp.Symbol("r", integer=True, positive=True)
     k = k if k is not None else sp.Symbol("k", integer=True, positive=True)
     n = n if n is not None else sp.Symbol("n", integer=True, positive=True)
-    return {"W": sp.MatrixSymbol("W", r, n), "K": sp.MatrixSymbol("K", r, n), "D": sp.MatrixSymbol("D", r, n),
-            "VB": sp.MatrixSymbol("VB", k, r)}
+    return {
+        "W": sp.MatrixSymbol("W", r, n),
+        "K": sp.MatrixSymbol("K", r, n),
+        "D": sp.MatrixSymbol("D", r, n),
+        "VB": sp.MatrixSymbol("VB", k, r),
+    }
 
 
 def product_log_weight(s=None) -> sp.MatrixExpr:
@@ -153,8 +177,9 @@ def product_trace_factor(s=None) -> sp.MatrixExpr:
     """tr C1 / E w^2 = sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2 per query column (1 x n)."""
     s = s or assembly_symbols()
     VB = s["VB"]
-    return (sp.OneMatrix(1, VB.shape[0]) * sp.HadamardPower(VB, 2) * s["K"]
-            + batched.columnwise_quadratic(s["D"], VB.T * VB))
+    return sp.OneMatrix(1, VB.shape[0]) * sp.HadamardPower(VB, 2) * s[
+        "K"
+    ] + batched.columnwise_quadratic(s["D"], VB.T * VB)
 
 
 def assembly_proofs(d: int = 2, r: int = 2, k: int = 2, n: int = 2) -> list[Proof]:
@@ -168,7 +193,9 @@ def assembly_proofs(d: int = 2, r: int = 2, k: int = 2, n: int = 2) -> list[Proo
     B = sp.Matrix(d, r, lambda i, j: sp.Symbol(f"b{i}{j}", real=True))
     V = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))
     a = sp.Matrix(d, 1, sp.symbols(f"a0:{d}", real=True))
-    A = sp.Matrix(d, n, lambda i, j: sp.Symbol(f"q{i}{j}", real=True))       # query tilts, one per column
+    A = sp.Matrix(
+        d, n, lambda i, j: sp.Symbol(f"q{i}{j}", real=True)
+    )  # query tilts, one per column
     Lam = (a.T * m)[0, 0] + sum(l(x) for x in B.T * a)
     grad = sp.Matrix([sp.diff(Lam, x) for x in a])
     hess = sp.hessian(Lam, list(a))
@@ -178,7 +205,9 @@ def assembly_proofs(d: int = 2, r: int = 2, k: int = 2, n: int = 2) -> list[Proo
     K = Bt.applyfunc(lambda x: lpp(2 * x))
     D = Bt.applyfunc(lambda x: lp(2 * x) - lp(x))
     subs = {s["W"]: W, s["K"]: K, s["D"]: D, s["VB"]: V * B}
-    log_w, factor = (e.subs(subs).as_explicit() for e in (product_log_weight(s), product_trace_factor(s)))
+    log_w, factor = (
+        e.subs(subs).as_explicit() for e in (product_log_weight(s), product_trace_factor(s))
+    )
     tag = f"d={d}, r={r}, k={k}, n={n}"
     out_w, out_f = [], []
     for j in range(n):
@@ -187,10 +216,21 @@ def assembly_proofs(d: int = 2, r: int = 2, k: int = 2, n: int = 2) -> list[Proo
         direct = (V * at(hess, 2) * V.T).trace() + (delta.T * delta)[0, 0]
         out_w.append(log_w[0, j] - (at(Lam, 2) - 2 * at(Lam, 1)))
         out_f.append(sp.expand(factor[0, j] - direct))
-    return [prove_zero(f"product law: log E w^2 = Lambda(2a) - 2 Lambda(a) = 1^T W [{tag}]", sp.Matrix(out_w)),
-            prove_zero(f"product law: tr(V Hess Lambda(2a) V^T) + |V delta|^2 = 1^T (VB o VB) K + |VB D|^2 [{tag}]",
-                       sp.Matrix(out_f))]
+    return [
+        prove_zero(
+            f"product law: log E w^2 = Lambda(2a) - 2 Lambda(a) = 1^T W [{tag}]", sp.Matrix(out_w)
+        ),
+        prove_zero(
+            f"product law: tr(V Hess Lambda(2a) V^T) + |V delta|^2 = 1^T (VB o VB) K + |VB D|^2 [{tag}]",
+            sp.Matrix(out_f),
+        ),
+    ]
 
 
 def proofs() -> list[Proof]:
-    return product_law_proofs() + [limit_chain_rule_proof()] + assembly_proofs(2, 2, 2, 2) + assembly_proofs(3, 1, 2, 1)
+    return (
+        product_law_proofs()
+        + [limit_chain_rule_proof()]
+        + assembly_proofs(2, 2, 2, 2)
+        + assembly_proofs(3, 1, 2, 1)
+    )

@@ -48,7 +48,7 @@ def gaussian_polynomial_expectation(poly: sp.Expr, variables: list, Sigma: sp.Ma
             return sp.Integer(0)
         i = next(j for j, e in enumerate(alpha) if e > 0)
         rest = list(alpha)
-        rest[i] -= 1                                 # y_i * y^rest
+        rest[i] -= 1  # y_i * y^rest
         total = sp.Integer(0)
         for j in range(n):
             if rest[j] == 0 or Sig[i, j] == 0:

@@ -41,8 +41,14 @@ def fourth_moment_formula(c: sp.Matrix, Gamma: sp.Matrix, V: sp.Matrix) -> sp.Ex
     M = V.T * V
     cMc = scalar(c.T * M * c)
     cc = scalar(c.T * c)
-    return (tr(M * Gamma) * tr(Gamma) + tr(M * Gamma * Gamma) + cMc * tr(Gamma) + cc * tr(M * Gamma)
-            + 2 * scalar(c.T * M * Gamma * c) + cMc * cc)
+    return (
+        tr(M * Gamma) * tr(Gamma)
+        + tr(M * Gamma * Gamma)
+        + cMc * tr(Gamma)
+        + cc * tr(M * Gamma)
+        + 2 * scalar(c.T * M * Gamma * c)
+        + cMc * cc
+    )
 
 
 def fourth_moment_by_stein(c: sp.Matrix, Gamma: sp.Matrix, V: sp.Matrix) -> sp.Expr:
@@ -63,8 +69,13 @@ def fourth_moment_batched(s=None) -> sp.MatrixExpr:
     cMc = batched.columnwise_quadratic(C, M)
     cc = batched.columnwise_quadratic(C, sp.Identity(d))
     ones = sp.OneMatrix(1, n)
-    return ((sp.Trace(M * G) * sp.Trace(G) + sp.Trace(M * G * G)) * ones + sp.Trace(G) * cMc
-            + sp.Trace(M * G) * cc + 2 * batched.columnwise_quadratic(C, M * G) + sp.HadamardProduct(cMc, cc))
+    return (
+        (sp.Trace(M * G) * sp.Trace(G) + sp.Trace(M * G * G)) * ones
+        + sp.Trace(G) * cMc
+        + sp.Trace(M * G) * cc
+        + 2 * batched.columnwise_quadratic(C, M * G)
+        + sp.HadamardProduct(cMc, cc)
+    )
 
 
 def coefficient_V(a: sp.Matrix, Gamma: sp.Matrix, k: int) -> sp.Expr:
@@ -74,7 +85,11 @@ def coefficient_V(a: sp.Matrix, Gamma: sp.Matrix, k: int) -> sp.Expr:
 
 def coefficient_U(z: sp.Matrix, U: sp.Matrix, Gamma: sp.Matrix, V: sp.Matrix) -> sp.Expr:
     a = U * z
-    return scalar(z.T * z) * sp.exp(scalar(a.T * Gamma * a)) * fourth_moment_formula(Gamma * a, Gamma, V)
+    return (
+        scalar(z.T * z)
+        * sp.exp(scalar(a.T * Gamma * a))
+        * fourth_moment_formula(Gamma * a, Gamma, V)
+    )
 
 
 def query_averaged_coefficients(Gamma, U, V, Sigma_q) -> tuple:
@@ -88,8 +103,10 @@ def query_averaged_coefficients(Gamma, U, V, Sigma_q) -> tuple:
     K = U.T * Gamma * U
     poly_V = k * (Gamma.trace() + (Ga.T * Ga)[0, 0])
     poly_U = (zv.T * zv)[0, 0] * fourth_moment_formula(Ga, Gamma, V)
-    return (exp_quadratic_expectation(sp.expand(poly_V), z, Sigma_q, K),
-            exp_quadratic_expectation(sp.expand(poly_U), z, Sigma_q, K))
+    return (
+        exp_quadratic_expectation(sp.expand(poly_V), z, Sigma_q, K),
+        exp_quadratic_expectation(sp.expand(poly_U), z, Sigma_q, K),
+    )
 
 
 def proofs() -> list[Proof]:
@@ -98,25 +115,45 @@ def proofs() -> list[Proof]:
         c = sp.Matrix(d, 1, sp.symbols(f"c0:{d}", real=True))
         G = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"g{min(i, j)}{max(i, j)}", real=True))
         V = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))
-        out.append(prove_zero(f"E||V(x x^T - Gamma)||_F^2 for x ~ N(c, Gamma): closed form = Stein recursion [d={d}, k={k}]",
-                              fourth_moment_formula(c, G, V) - fourth_moment_by_stein(c, G, V)))
+        out.append(
+            prove_zero(
+                f"E||V(x x^T - Gamma)||_F^2 for x ~ N(c, Gamma): closed form = Stein recursion [d={d}, k={k}]",
+                fourth_moment_formula(c, G, V) - fourth_moment_by_stein(c, G, V),
+            )
+        )
     d, k, n = 2, 2, 2
     s = lemma21.limit_symbols(d, k, n)
     G = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"g{min(i, j)}{max(i, j)}", real=True))
     U = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"u{i}{j}", real=True))
     V = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))
     Z = sp.Matrix(d, n, lambda i, j: sp.Symbol(f"z{i}{j}", real=True))
-    got = sp.Matrix(fourth_moment_batched(s).subs({s["Gamma"]: G, s["U"]: U, s["V"]: V, s["z"]: Z}).doit().as_explicit())
+    got = sp.Matrix(
+        fourth_moment_batched(s)
+        .subs({s["Gamma"]: G, s["U"]: U, s["V"]: V, s["z"]: Z})
+        .doit()
+        .as_explicit()
+    )
     want = sp.Matrix(1, n, lambda _, j: fourth_moment_formula(G * U * Z[:, j], G, V))
-    out.append(prove_zero(f"batched F(Gamma U z_j) equals the per-query formula column by column [d={d}, n={n}]",
-                          got - want))
+    out.append(
+        prove_zero(
+            f"batched F(Gamma U z_j) equals the per-query formula column by column [d={d}, n={n}]",
+            got - want,
+        )
+    )
     # Query average: the exact Gaussian integral against a one-dimensional direct integration.
     g, s = sp.symbols("g s", positive=True)
     u = sp.Rational(1, 3)
-    direct = sp.integrate(sp.exp(u**2 * g**2) * (g**2 * (u * g) ** 2) * sp.exp(-g**2 / 2) / sp.sqrt(2 * sp.pi),
-                          (g, -sp.oo, sp.oo))
+    direct = sp.integrate(
+        sp.exp(u**2 * g**2) * (g**2 * (u * g) ** 2) * sp.exp(-(g**2) / 2) / sp.sqrt(2 * sp.pi),
+        (g, -sp.oo, sp.oo),
+    )
     via = exp_quadratic_expectation(g**2 * (u * g) ** 2, [g], sp.Matrix([[1]]), sp.Matrix([[u**2]]))
-    out.append(prove_zero("E_z e^{z^T K z} poly(z) (tilted Gaussian) = direct integral [d=1, u=1/3]", sp.simplify(direct - via)))
+    out.append(
+        prove_zero(
+            "E_z e^{z^T K z} poly(z) (tilted Gaussian) = direct integral [d=1, u=1/3]",
+            sp.simplify(direct - via),
+        )
+    )
     return out
 
 

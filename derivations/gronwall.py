@@ -40,10 +40,14 @@ def majorant() -> sp.Expr:
 def proofs() -> list[Proof]:
     e = comparison_solution()
     gap = sp.integrate(g2 * (sp.exp(beta * t) - sp.exp(beta * s)), (s, 0, t))
-    return [prove_zero("Gronwall comparison: e(t) solves e' = g2 + beta e", e.diff(t) - g2 - beta * e),
-            prove_zero("Gronwall comparison: e(0) = 0", e.subs(t, 0)),
-            prove_zero("Gronwall majorant: B - e = g2 int_0^t (e^{beta t} - e^{beta s}) ds (>= 0)",
-                       majorant() - e - gap)]
+    return [
+        prove_zero("Gronwall comparison: e(t) solves e' = g2 + beta e", e.diff(t) - g2 - beta * e),
+        prove_zero("Gronwall comparison: e(0) = 0", e.subs(t, 0)),
+        prove_zero(
+            "Gronwall majorant: B - e = g2 int_0^t (e^{beta t} - e^{beta s}) ds (>= 0)",
+            majorant() - e - gap,
+        ),
+    ]
 
 
 @cached
@@ -56,7 +60,7 @@ GROUP = Group(
     "gronwall",
     title="Theorem 4.3: the Gronwall transfer bound (Lemma D.1)",
     hypotheses="grad R_inf beta-Lipschitz and |grad R_L - grad R_inf| <= g_2 on B_2rho; same "
-               "initialisation",
+    "initialisation",
     proofs=gronwall_proofs,
     parts=("gronwall",),
     results="thm43",

@@ -21,11 +21,11 @@ from .proof import Proof
 
 @dataclass(frozen=True)
 class Group:
-    name: str                                    # key of catalogue.GROUPS, the report's section id
-    title: str                                   # the report's heading
-    hypotheses: str                              # what the derivations assume, in words
-    proofs: Callable[[], tuple[Proof, ...]]      # the group function, @proof_cache.cached
-    parts: tuple[str, ...]                       # derivation modules (names) the proofs come from
+    name: str  # key of catalogue.GROUPS, the report's section id
+    title: str  # the report's heading
+    hypotheses: str  # what the derivations assume, in words
+    proofs: Callable[[], tuple[Proof, ...]]  # the group function, @proof_cache.cached
+    parts: tuple[str, ...]  # derivation modules (names) the proofs come from
     # the display.py builder of the derived results the report shows (a name: display.py imports the
     # derivations, so a derivation cannot import it)
     results: str = ""

@@ -29,7 +29,7 @@ GROUP = Group(
     "icl",
     title="In-context linear regression (Theorem 5.2): risk, gradients, endpoint, Hessian bound",
     hypotheses="x ~ N(0, Sigma), Sigma invertible, w ~ N(0, I_d), y = w^T x; U = [[A, 0], [0, "
-               "0]], V's last row (0, b)",
+    "0]], V's last row (0, b)",
     proofs=icl_proofs,
     parts=("icl_risk", "icl_gradients", "icl_kernels", "icl_endpoint", "icl_hessian"),
     results="thm52",

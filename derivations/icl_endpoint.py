@@ -30,9 +30,9 @@ from .matrix_ops import inv, tr
 from .proof import Proof, prove_zero
 
 alpha_sym = sp.Symbol("alpha", positive=True)
-s_sym = sp.Symbol("s", positive=True)               # ||Sigma||_op
+s_sym = sp.Symbol("s", positive=True)  # ||Sigma||_op
 d_sym = sp.Symbol("d", integer=True, positive=True)
-lam_sym = sp.Symbol("lam_min", positive=True)       # lambda_min(Sigma)
+lam_sym = sp.Symbol("lam_min", positive=True)  # lambda_min(Sigma)
 
 
 def endpoint(Sigma: sp.Matrix):
@@ -47,17 +47,23 @@ def _endpoint_residuals(Sigma: sp.Matrix) -> sp.Matrix:
     gA, gb = restricted_gradients(Sigma, A, b)
     d = Sigma.shape[0]
     balance = sum(A[i, j] ** 2 for i in range(d) for j in range(d)) - b**2
-    return sp.Matrix([paper_risk(Sigma, A, b), balance, gb] + list(gA) + list(b * Sigma * A - sp.eye(d)))
+    return sp.Matrix(
+        [paper_risk(Sigma, A, b), balance, gb] + list(gA) + list(b * Sigma * A - sp.eye(d))
+    )
 
 
 def endpoint_proofs() -> list[Proof]:
     l1, l2 = sp.symbols("l1 l2", positive=True)
     return [
-        prove_zero("endpoint (A*, b*): zero risk, balanced, zero gradients, b* Sigma A* = I [Sigma = diag(l1, l2)]",
-                   _endpoint_residuals(sp.diag(l1, l2)).applyfunc(sp.simplify)),
-        prove_zero("endpoint (A*, b*): zero risk, balanced, zero gradients, b* Sigma A* = I "
-                   "[Sigma = [[2, 1], [1, 3]], exact]",
-                   _endpoint_residuals(sp.Matrix([[2, 1], [1, 3]])).applyfunc(sp.simplify)),
+        prove_zero(
+            "endpoint (A*, b*): zero risk, balanced, zero gradients, b* Sigma A* = I [Sigma = diag(l1, l2)]",
+            _endpoint_residuals(sp.diag(l1, l2)).applyfunc(sp.simplify),
+        ),
+        prove_zero(
+            "endpoint (A*, b*): zero risk, balanced, zero gradients, b* Sigma A* = I "
+            "[Sigma = [[2, 1], [1, 3]], exact]",
+            _endpoint_residuals(sp.Matrix([[2, 1], [1, 3]])).applyfunc(sp.simplify),
+        ),
     ]
 
 
@@ -70,13 +76,22 @@ def transverse_proofs() -> list[Proof]:
     A, b = endpoint(Sigma)
     H = sp.Matrix(2, 2, sp.symbols("h0:4", real=True))
     q = second_variation(Sigma, A, b, H, 0)
-    eig = b**2 * sum(Sigma[i, i] ** 2 * Sigma[j, j] * H[i, j] ** 2 for i in range(2) for j in range(2))
+    eig = b**2 * sum(
+        Sigma[i, i] ** 2 * Sigma[j, j] * H[i, j] ** 2 for i in range(2) for j in range(2)
+    )
     rate = transverse_rate(endpoint(Sigma)[1], l1)
     e11 = sp.Matrix([[1, 0], [0, 0]])
-    return [prove_zero("second variation at the endpoint along (H, 0) = b*^2 sum_ij l_i^2 l_j H_ij^2 "
-                       "[Sigma = diag(l1, l2)]", sp.simplify(q - eig)),
-            prove_zero("it equals the transverse rate b*^2 l1^3 at H = e_1 e_1^T (||H||_F = 1) [Sigma = diag(l1, l2)]",
-                       sp.simplify(second_variation(Sigma, A, b, e11, 0) - rate))]
+    return [
+        prove_zero(
+            "second variation at the endpoint along (H, 0) = b*^2 sum_ij l_i^2 l_j H_ij^2 "
+            "[Sigma = diag(l1, l2)]",
+            sp.simplify(q - eig),
+        ),
+        prove_zero(
+            "it equals the transverse rate b*^2 l1^3 at H = e_1 e_1^T (||H||_F = 1) [Sigma = diag(l1, l2)]",
+            sp.simplify(second_variation(Sigma, A, b, e11, 0) - rate),
+        ),
+    ]
 
 
 def transverse_rate(b_star, lam_min):
@@ -101,12 +116,17 @@ def zfb_alpha_bound() -> sp.Expr:
 
 
 def bound_proofs() -> list[Proof]:
-    return [prove_zero("the cited condition alpha^2 ||Sigma|| sqrt(d) < 2 holds with equality at zfb_alpha_bound",
-                       sp.simplify(zfb_condition().subs(alpha_sym, zfb_alpha_bound())))]
+    return [
+        prove_zero(
+            "the cited condition alpha^2 ||Sigma|| sqrt(d) < 2 holds with equality at zfb_alpha_bound",
+            sp.simplify(zfb_condition().subs(alpha_sym, zfb_alpha_bound())),
+        )
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
 # Kernel forms (dimension-free, the MatrixSymbols of `icl_kernels.kernel_symbols`).
+
 
 def kernel_endpoint(k):
     """(A*, b*) as matrix expressions."""
@@ -133,19 +153,34 @@ def kernel_proofs(Sigma: sp.Matrix, tag: str) -> list[Proof]:
     explicit = {k["Sigma"]: sp.ImmutableMatrix(Sigma), k["A"]: sp.ImmutableMatrix(A)}
 
     def ex(e):
-        return sp.Matrix(e.xreplace(explicit).doit()) if isinstance(e, sp.MatrixExpr) \
+        return (
+            sp.Matrix(e.xreplace(explicit).doit())
+            if isinstance(e, sp.MatrixExpr)
             else sp.Matrix([e.xreplace(explicit).doit()])
+        )
 
     kA, kb = kernel_endpoint(k)
     A_star, b_star = endpoint(Sigma)
-    return [prove_zero(f"emitted icl_endpoint_A / icl_endpoint_b equal the explicit endpoint [{tag}]",
-                       sp.Matrix(list(ex(kA) - A_star) + list(ex(kb) - sp.Matrix([b_star]))).applyfunc(sp.simplify)),
-            prove_zero(f"emitted icl_balance equals ||A||_F^2 - b^2 [{tag}]",
-                       ex(kernel_balance(k)) - sp.Matrix([sum(x**2 for x in A) - k["b"] ** 2]))]
+    return [
+        prove_zero(
+            f"emitted icl_endpoint_A / icl_endpoint_b equal the explicit endpoint [{tag}]",
+            sp.Matrix(list(ex(kA) - A_star) + list(ex(kb) - sp.Matrix([b_star]))).applyfunc(
+                sp.simplify
+            ),
+        ),
+        prove_zero(
+            f"emitted icl_balance equals ||A||_F^2 - b^2 [{tag}]",
+            ex(kernel_balance(k)) - sp.Matrix([sum(x**2 for x in A) - k["b"] ** 2]),
+        ),
+    ]
 
 
 def proofs() -> list[Proof]:
-    return (endpoint_proofs() + transverse_proofs() + bound_proofs()
-            + kernel_proofs(sp.Matrix([[sp.Symbol("l1", positive=True)]]), "d=1")
-            + kernel_proofs(sp.diag(*sp.symbols("l1 l2", positive=True)), "Sigma = diag(l1, l2)")
-            + kernel_proofs(sp.Matrix([[2, 1], [1, 3]]), "Sigma = [[2, 1], [1, 3]], exact"))
+    return (
+        endpoint_proofs()
+        + transverse_proofs()
+        + bound_proofs()
+        + kernel_proofs(sp.Matrix([[sp.Symbol("l1", positive=True)]]), "d=1")
+        + kernel_proofs(sp.diag(*sp.symbols("l1 l2", positive=True)), "Sigma = diag(l1, l2)")
+        + kernel_proofs(sp.Matrix([[2, 1], [1, 3]]), "Sigma = [[2, 1], [1, 3]], exact")
+    )

@@ -32,13 +32,15 @@ from .proof import Proof, prove_zero
 
 eps_sym = sp.Symbol("e", real=True)
 t_sym = sp.Symbol("t", real=True)
-s_sym = sp.Symbol("s", positive=True)              # ||Sigma||_op
-r_sym = sp.Symbol("radius", positive=True)         # radius of the ball in (A, b)
+s_sym = sp.Symbol("s", positive=True)  # ||Sigma||_op
+r_sym = sp.Symbol("radius", positive=True)  # radius of the ball in (A, b)
 
 
 def second_variation(Sigma, A, b, H, beta) -> sp.Expr:
     """d^2/de^2 R_inf(A + e H, b + e beta) at e = 0 (differentiated, not typed)."""
-    return sp.diff(paper_risk(Sigma, A + eps_sym * H, b + eps_sym * beta), eps_sym, 2).subs(eps_sym, 0)
+    return sp.diff(paper_risk(Sigma, A + eps_sym * H, b + eps_sym * beta), eps_sym, 2).subs(
+        eps_sym, 0
+    )
 
 
 def second_variation_matrix_form(Sigma, A, b, H, beta) -> sp.Expr:
@@ -53,17 +55,25 @@ def second_variation_proofs(d: int) -> list[Proof]:
     A = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"a{i}{j}", real=True))
     H = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"h{i}{j}", real=True))
     beta = sp.Symbol("beta", real=True)
-    return [prove_zero(f"second variation of R_inf = tr(DM Sigma DM^T) + tr(M Sigma D2M^T) [d={d}]",
-                       sp.expand(second_variation(Sigma, A, b_sym, H, beta)
-                                 - second_variation_matrix_form(Sigma, A, b_sym, H, beta)))]
+    return [
+        prove_zero(
+            f"second variation of R_inf = tr(DM Sigma DM^T) + tr(M Sigma D2M^T) [d={d}]",
+            sp.expand(
+                second_variation(Sigma, A, b_sym, H, beta)
+                - second_variation_matrix_form(Sigma, A, b_sym, H, beta)
+            ),
+        )
+    ]
 
 
 def circle_constants() -> tuple[sp.Expr, sp.Expr]:
     """(c1, c2) = (max cos t + sin t, max 2 cos t sin t) over t in [0, pi/2]: the largest value of
     |beta| + ||H|| and of 2 |beta| ||H|| on ||h|| = 1."""
     quarter = sp.Interval(0, sp.pi / 2)
-    return (sp.calculus.util.maximum(sp.cos(t_sym) + sp.sin(t_sym), t_sym, quarter),
-            sp.calculus.util.maximum(2 * sp.cos(t_sym) * sp.sin(t_sym), t_sym, quarter))
+    return (
+        sp.calculus.util.maximum(sp.cos(t_sym) + sp.sin(t_sym), t_sym, quarter),
+        sp.calculus.util.maximum(2 * sp.cos(t_sym) * sp.sin(t_sym), t_sym, quarter),
+    )
 
 
 def lipschitz_bound(tau) -> sp.Expr:
@@ -82,8 +92,17 @@ def kernel_lipschitz_bound(k):
 
 def proofs() -> list[Proof]:
     c1, c2 = circle_constants()
-    return second_variation_proofs(1) + second_variation_proofs(2) + [
-        prove_zero("c1 = sqrt 2 is attained on the quarter circle (cos + sin at t = pi/4)",
-                   c1 - (sp.cos(t_sym) + sp.sin(t_sym)).subs(t_sym, sp.pi / 4)),
-        prove_zero("c2 = 1 is attained on the quarter circle (2 cos sin at t = pi/4)",
-                   c2 - (2 * sp.cos(t_sym) * sp.sin(t_sym)).subs(t_sym, sp.pi / 4))]
+    return (
+        second_variation_proofs(1)
+        + second_variation_proofs(2)
+        + [
+            prove_zero(
+                "c1 = sqrt 2 is attained on the quarter circle (cos + sin at t = pi/4)",
+                c1 - (sp.cos(t_sym) + sp.sin(t_sym)).subs(t_sym, sp.pi / 4),
+            ),
+            prove_zero(
+                "c2 = 1 is attained on the quarter circle (2 cos sin at t = pi/4)",
+                c2 - (2 * sp.cos(t_sym) * sp.sin(t_sym)).subs(t_sym, sp.pi / 4),
+            ),
+        ]
+    )

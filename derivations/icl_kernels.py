@@ -19,10 +19,17 @@ from .proof import Proof, prove_zero
 # ---------------------------------------------------------------------------------------------
 # Kernel expressions (dimension-free MatrixSymbols).
 
+
 def kernel_symbols(d=None):
     d = d if d is not None else sp.Symbol("d", integer=True, positive=True)
-    return {"Sigma": sp.MatrixSymbol("Sigma", d, d), "A": sp.MatrixSymbol("A", d, d), "b": b_sym,
-            "u": sp.MatrixSymbol("u", d, 1), "v": sp.MatrixSymbol("v", d, 1), "d": d}
+    return {
+        "Sigma": sp.MatrixSymbol("Sigma", d, d),
+        "A": sp.MatrixSymbol("A", d, d),
+        "b": b_sym,
+        "u": sp.MatrixSymbol("u", d, 1),
+        "v": sp.MatrixSymbol("v", d, 1),
+        "d": d,
+    }
 
 
 def kernel_risk(k):
@@ -49,12 +56,20 @@ def kernel_full(k):
     kappa = sp.Trace(S) ** 2 + 2 * sp.Trace(S * S)
     P = U11.T * S * v
     M = b * U11.T * S - I + u * v.T * S
-    R = (sp.Trace(P.T * S * P) + sp.Trace(M.T * S * M) + b**2 * kappa * sp.Trace(u.T * S * u)
-         + 2 * b * tau * sp.Trace(P.T * S * u)) / 2
+    R = (
+        sp.Trace(P.T * S * P)
+        + sp.Trace(M.T * S * M)
+        + b**2 * kappa * sp.Trace(u.T * S * u)
+        + 2 * b * tau * sp.Trace(P.T * S * u)
+    ) / 2
     gU = S * v * P.T * S + b * S * M.T * S + b * tau * S * v * u.T * S
     gu = S * M * S * v + b**2 * kappa * S * u + b * tau * S * P
     gv = S * U11 * S * P + S * M.T * S * u + b * tau * S * U11 * S * u
-    gb = sp.Trace(M.T * S * U11.T * S) + b * kappa * sp.Trace(u.T * S * u) + tau * sp.Trace(P.T * S * u)
+    gb = (
+        sp.Trace(M.T * S * U11.T * S)
+        + b * kappa * sp.Trace(u.T * S * u)
+        + tau * sp.Trace(P.T * S * u)
+    )
     return R, gU, gu, gv, gb
 
 
@@ -67,10 +82,18 @@ def kernel_proofs(d: int) -> list[Proof]:
     v = sp.Matrix(d, 1, sp.symbols(f"r0:{d}", real=True))
     entries = {}
     for name, value in (("Sigma", Sigma), ("A", A), ("u", u), ("v", v)):
-        entries.update({k[name][i, j]: value[i, j] for i in range(value.shape[0]) for j in range(value.shape[1])})
+        entries.update(
+            {
+                k[name][i, j]: value[i, j]
+                for i in range(value.shape[0])
+                for j in range(value.shape[1])
+            }
+        )
 
     def ex(e):
-        e = e.replace(lambda x: isinstance(x, sp.Trace), lambda x: sp.Matrix(x.arg.as_explicit()).trace())
+        e = e.replace(
+            lambda x: isinstance(x, sp.Trace), lambda x: sp.Matrix(x.arg.as_explicit()).trace()
+        )
         e = sp.Matrix(e.as_explicit()) if isinstance(e, sp.MatrixExpr) else sp.Matrix([e.doit()])
         return e.applyfunc(lambda x: sp.expand(x.doit().xreplace(entries)))
 
@@ -79,11 +102,22 @@ def kernel_proofs(d: int) -> list[Proof]:
     fU, fu, fv, fb = full_gradients(Sigma, A, u, v, b_sym)
     tag = f"d={d}"
     return [
-        prove_zero(f"emitted icl_risk / grad kernels equal the proved expressions [{tag}]",
-                   sp.Matrix(list(ex(kernel_risk(k)) - sp.Matrix([paper_risk(Sigma, A, b_sym)]))
-                             + list(ex(kernel_grad_A(k)) - gA) + list(ex(kernel_grad_b(k)) - sp.Matrix([gb])))),
-        prove_zero(f"emitted full-risk kernels equal the proved expressions [{tag}]",
-                   sp.Matrix(list(ex(R) - sp.Matrix([matrix_full_risk(Sigma, A, u, v, b_sym)]))
-                             + list(ex(gU) - fU) + list(ex(gu) - fu) + list(ex(gv) - fv)
-                             + list(ex(gbf) - sp.Matrix([fb])))),
+        prove_zero(
+            f"emitted icl_risk / grad kernels equal the proved expressions [{tag}]",
+            sp.Matrix(
+                list(ex(kernel_risk(k)) - sp.Matrix([paper_risk(Sigma, A, b_sym)]))
+                + list(ex(kernel_grad_A(k)) - gA)
+                + list(ex(kernel_grad_b(k)) - sp.Matrix([gb]))
+            ),
+        ),
+        prove_zero(
+            f"emitted full-risk kernels equal the proved expressions [{tag}]",
+            sp.Matrix(
+                list(ex(R) - sp.Matrix([matrix_full_risk(Sigma, A, u, v, b_sym)]))
+                + list(ex(gU) - fU)
+                + list(ex(gu) - fu)
+                + list(ex(gv) - fv)
+                + list(ex(gbf) - sp.Matrix([fb]))
+            ),
+        ),
     ]

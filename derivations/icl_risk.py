@@ -46,11 +46,12 @@ b_sym = sp.Symbol("b", real=True)
 # ---------------------------------------------------------------------------------------------
 # Gaussian expectations of polynomials, from the derived 1-D moments.
 
-gaussian_expectation = standard_expectation   # E over independent N(0, 1) variables
+gaussian_expectation = standard_expectation  # E over independent N(0, 1) variables
 
 
 # ---------------------------------------------------------------------------------------------
 # Entry derivation of R_inf(U, V).
+
 
 def entry_symbols(d: int):
     """Symbolic root S of Sigma (lower triangular), full U, V ((d+1) x (d+1)), task w, query root g."""
@@ -64,19 +65,28 @@ def entry_symbols(d: int):
 def derived_full_risk(d: int) -> sp.Expr:
     """R_inf(U, V) with symbolic entries, by Lemma 2.1 and Gaussian expectations (module docstring)."""
     S, U, V, w = entry_symbols(d)
-    C = sp.Matrix.vstack(sp.eye(d), w.T)                 # tokens (x, w^T x) = C x
-    B_w = C * S                                          # Gamma_w = B_w B_w^T
+    C = sp.Matrix.vstack(sp.eye(d), w.T)  # tokens (x, w^T x) = C x
+    B_w = C * S  # Gamma_w = B_w B_w^T
     # The prediction is linear in the query x: pred = r^T x with r^T = e_last^T V Gamma_w U [I; 0].
     s = lemma21.limit_symbols(d + 1, d + 1, 1)
     limit = lemma21.gaussian_limit_matrix(s)
     columns = []
-    for j in range(d):                                   # query e_j (last coordinate 0)
+    for j in range(d):  # query e_j (last coordinate 0)
         e_j = sp.Matrix(d + 1, 1, lambda i, _: 1 if i == j else 0)
-        columns.append(limit.subs({s["m"]: sp.zeros(d + 1, 1), s["Gamma"]: B_w * B_w.T, s["U"]: U,
-                                   s["V"]: V, s["z"]: e_j}).as_explicit())
+        columns.append(
+            limit.subs(
+                {
+                    s["m"]: sp.zeros(d + 1, 1),
+                    s["Gamma"]: B_w * B_w.T,
+                    s["U"]: U,
+                    s["V"]: V,
+                    s["z"]: e_j,
+                }
+            ).as_explicit()
+        )
     T = sp.Matrix.hstack(*columns)
-    r = T[d, :].T                                        # pred = r^T x
-    err = r - w                                          # pred - w^T x = err^T x
+    r = T[d, :].T  # pred = r^T x
+    err = r - w  # pred - w^T x = err^T x
     # E_x (err^T x)^2 = err^T E[x x^T] err, E[x x^T] = zero-tilt second moment of x = S g.
     _, _, second = tilt.tilt_moments_entries(sp.zeros(d, 1), sp.zeros(d, 1), S)
     inner = sp.expand((err.T * second * err)[0, 0] / 2)
@@ -90,8 +100,12 @@ def matrix_full_risk(Sigma: sp.Matrix, U11, u, v, b) -> sp.Expr:
     kappa = tau**2 + 2 * (Sigma * Sigma).trace()
     P = U11.T * Sigma * v
     M = b * U11.T * Sigma - sp.eye(d) + u * v.T * Sigma
-    return ((P.T * Sigma * P)[0, 0] + (M.T * Sigma * M).trace() + b**2 * kappa * (u.T * Sigma * u)[0, 0]
-            + 2 * b * tau * (P.T * Sigma * u)[0, 0]) / 2
+    return (
+        (P.T * Sigma * P)[0, 0]
+        + (M.T * Sigma * M).trace()
+        + b**2 * kappa * (u.T * Sigma * u)[0, 0]
+        + 2 * b * tau * (P.T * Sigma * u)[0, 0]
+    ) / 2
 
 
 def paper_risk(Sigma, A, b) -> sp.Expr:
@@ -110,20 +124,34 @@ def full_risk_proofs(d: int) -> list[Proof]:
     Sigma = S * S.T
     U11, u, v, b = _blocks(U, V, d)
     tag = f"d={d}"
-    out = [prove_zero(f"derived R_inf(U, V) (Lemma 2.1 + Gaussian expectations) equals the matrix form R_full [{tag}]",
-                      derived - matrix_full_risk(Sigma, U11, u, v, b))]
+    out = [
+        prove_zero(
+            f"derived R_inf(U, V) (Lemma 2.1 + Gaussian expectations) equals the matrix form R_full [{tag}]",
+            derived - matrix_full_risk(Sigma, U11, u, v, b),
+        )
+    ]
     A = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"a{i}{j}", real=True))
     bb = sp.Symbol("b", real=True)
-    restrict = {U[i, j]: (A[i, j] if i < d and j < d else 0) for i in range(d + 1) for j in range(d + 1)}
+    restrict = {
+        U[i, j]: (A[i, j] if i < d and j < d else 0) for i in range(d + 1) for j in range(d + 1)
+    }
     restrict.update({V[d, j]: 0 for j in range(d)})
     restrict[V[d, d]] = bb
-    out.append(prove_zero(f"derived R_inf restricted to U = [[A,0],[0,0]], V last row (0,..,0,b) equals "
-                          f"docs/paper.md's 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T) [{tag}]",
-                          derived.subs(restrict) - paper_risk(Sigma, A, bb)))
+    out.append(
+        prove_zero(
+            f"derived R_inf restricted to U = [[A,0],[0,0]], V last row (0,..,0,b) equals "
+            f"docs/paper.md's 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T) [{tag}]",
+            derived.subs(restrict) - paper_risk(Sigma, A, bb),
+        )
+    )
     # Only U11, u, v, b enter: the derivative in every other entry is zero.
     others = [U[i, d] for i in range(d + 1)] + [V[i, j] for i in range(d) for j in range(d + 1)]
-    out.append(prove_zero(f"R_inf(U, V) does not depend on U's last column nor on V's first d rows [{tag}]",
-                          sp.Matrix([sp.diff(derived, x) for x in others])))
+    out.append(
+        prove_zero(
+            f"R_inf(U, V) does not depend on U's last column nor on V's first d rows [{tag}]",
+            sp.Matrix([sp.diff(derived, x) for x in others]),
+        )
+    )
     return out
 
 
@@ -146,5 +174,9 @@ def loss_variance_proofs(d: int) -> list[Proof]:
     loss = (x.T * K * x)[0, 0] / 2
     var = standard_expectation(loss**2, g) - standard_expectation(loss, g) ** 2
     KS = K * S * S.T
-    return [prove_zero(f"Var of the loss (1/2) x^T K x, x ~ N(0, Sigma): tr((K Sigma)^2)/2 [d={d}]",
-                       var - (KS * KS).trace() / 2)]
+    return [
+        prove_zero(
+            f"Var of the loss (1/2) x^T K x, x ~ N(0, Sigma): tr((K Sigma)^2)/2 [d={d}]",
+            var - (KS * KS).trace() / 2,
+        )
+    ]

@@ -40,10 +40,18 @@ def vec_jacobian(expr: sp.MatrixExpr, X: sp.MatrixSymbol) -> sp.MatrixExpr:
             raise ValueError(f"term {term} is not linear in {dX}")
         i = mats.index(dX)
         left = sp.MatMul(*mats[:i]).doit() if i > 0 else sp.Identity(expr.shape[0])
-        right = scalar * (sp.MatMul(*mats[i + 1:]).doit() if i + 1 < len(mats) else sp.Identity(X.shape[1]))
+        right = scalar * (
+            sp.MatMul(*mats[i + 1 :]).doit() if i + 1 < len(mats) else sp.Identity(X.shape[1])
+        )
         groups.setdefault(left, []).append(right)
-    return sp.MatAdd(*[sp.KroneckerProduct(sp.MatAdd(*rights).T, left) if len(rights) > 1
-                       else sp.KroneckerProduct(rights[0].T, left) for left, rights in groups.items()])
+    return sp.MatAdd(
+        *[
+            sp.KroneckerProduct(sp.MatAdd(*rights).T, left)
+            if len(rights) > 1
+            else sp.KroneckerProduct(rights[0].T, left)
+            for left, rights in groups.items()
+        ]
+    )
 
 
 def limit_symbols():
@@ -94,13 +102,17 @@ def limit_proofs(d: int, k: int = 2) -> list[Proof]:
     subs = {s["U"]: U, s["V"]: V, s["m"]: m, s["Gamma"]: G, s["z"]: z}
     T = V * (m + G * U * z)
     J_U, J_V = limit_jacobians(s)
-    vecU = [U[i, j] for j in range(d) for i in range(d)]      # column-major
+    vecU = [U[i, j] for j in range(d) for i in range(d)]  # column-major
     vecV = [V[i, j] for j in range(d) for i in range(k)]
     return [
-        prove_zero(f"limit J_U = z^T kron V Gamma equals d T / d vec U [d={d}, k={k}]",
-                   _explicit(J_U, subs) - T.jacobian(vecU)),
-        prove_zero(f"limit J_V = (m + Gamma U z)^T kron I equals d T / d vec V [d={d}, k={k}]",
-                   _explicit(J_V, subs) - T.jacobian(vecV)),
+        prove_zero(
+            f"limit J_U = z^T kron V Gamma equals d T / d vec U [d={d}, k={k}]",
+            _explicit(J_U, subs) - T.jacobian(vecU),
+        ),
+        prove_zero(
+            f"limit J_V = (m + Gamma U z)^T kron I equals d T / d vec V [d={d}, k={k}]",
+            _explicit(J_V, subs) - T.jacobian(vecV),
+        ),
     ]
 
 
@@ -129,8 +141,12 @@ def finite_prompt_proofs(d: int, L: int, k: int = 2) -> list[Proof]:
         return M.applyfunc(lambda e: sp.cancel(sp.expand(e.xreplace(positive))))
 
     return [
-        prove_zero(f"finite-prompt J_U = z^T kron V C_hat (weighted covariance) [d={d}, L={L}, k={k}]",
-                   rational(_explicit(J_U, subs) - T.jacobian(vecU))),
-        prove_zero(f"finite-prompt J_V = zhat^T kron I (weighted mean) [d={d}, L={L}, k={k}]",
-                   rational(_explicit(J_V, subs) - T.jacobian(vecV))),
+        prove_zero(
+            f"finite-prompt J_U = z^T kron V C_hat (weighted covariance) [d={d}, L={L}, k={k}]",
+            rational(_explicit(J_U, subs) - T.jacobian(vecU)),
+        ),
+        prove_zero(
+            f"finite-prompt J_V = zhat^T kron I (weighted mean) [d={d}, L={L}, k={k}]",
+            rational(_explicit(J_V, subs) - T.jacobian(vecV)),
+        ),
     ]

@@ -21,11 +21,13 @@ def limit_symbols(d=None, k=None, n=None):
     k = k if k is not None else sp.Symbol("k", integer=True, positive=True)
     n = n if n is not None else sp.Symbol("n", integer=True, positive=True)
     s = tilt.matrix_symbols(d)
-    s.update({
-        "U": sp.MatrixSymbol("U", d, d),
-        "V": sp.MatrixSymbol("V", k, d),
-        "z": sp.MatrixSymbol("z", d, n),  # n queries as columns
-    })
+    s.update(
+        {
+            "U": sp.MatrixSymbol("U", d, d),
+            "V": sp.MatrixSymbol("V", k, d),
+            "z": sp.MatrixSymbol("z", d, n),  # n queries as columns
+        }
+    )
     return s
 
 
@@ -52,8 +54,9 @@ def output_second_moment(s=None) -> sp.MatrixExpr:
     s = s or output_symbols()
     d = s["m"].shape[0]
     cov, mean = tilt.tilted_cov_matrix(s), tilt.tilted_mean_matrix(s)
-    return (sp.HadamardProduct(s["V"] * cov, s["V"]) * sp.OneMatrix(d, 1)
-            + sp.HadamardPower(s["V"] * mean - s["r"], 2))
+    return sp.HadamardProduct(s["V"] * cov, s["V"]) * sp.OneMatrix(d, 1) + sp.HadamardPower(
+        s["V"] * mean - s["r"], 2
+    )
 
 
 def output_second_moment_proofs(d: int = 2, k: int = 2) -> list[Proof]:
@@ -66,10 +69,18 @@ def output_second_moment_proofs(d: int = 2, k: int = 2) -> list[Proof]:
         _, first, second = tilt.tilt_moments_entries(a, m, B)
         full = V * second * V.T - V * first * r.T - r * first.T * V.T + r * r.T
         s = output_symbols(d, k)
-        got = output_second_moment(s).subs({s["a"]: a, s["m"]: m, s["Gamma"]: B * B.T, s["V"]: V,
-                                            s["r"]: r}).doit().as_explicit()
-        out.append(prove_zero(f"E_a[(V z' - r)_i^2] = (V Gamma V^T)_ii + (V(m + Gamma a) - r)_i^2 [d={d}, rank={rank}]",
-                              got - sp.Matrix(k, 1, lambda i, _: full[i, i])))
+        got = (
+            output_second_moment(s)
+            .subs({s["a"]: a, s["m"]: m, s["Gamma"]: B * B.T, s["V"]: V, s["r"]: r})
+            .doit()
+            .as_explicit()
+        )
+        out.append(
+            prove_zero(
+                f"E_a[(V z' - r)_i^2] = (V Gamma V^T)_ii + (V(m + Gamma a) - r)_i^2 [d={d}, rank={rank}]",
+                got - sp.Matrix(k, 1, lambda i, _: full[i, i]),
+            )
+        )
     return out
 
 
@@ -86,10 +97,15 @@ def entry_proofs(d: int, rank: int | None = None, k: int = 2) -> list[Proof]:
     ratio = V * mean
     claimed = V * (m + B * B.T * U * z)
     s = limit_symbols(d, k, 1)
-    matrix_form = gaussian_limit_matrix(s).subs({s["m"]: m, s["Gamma"]: B * B.T, s["U"]: U,
-                                                 s["V"]: V, s["z"]: z}).as_explicit()
+    matrix_form = (
+        gaussian_limit_matrix(s)
+        .subs({s["m"]: m, s["Gamma"]: B * B.T, s["U"]: U, s["V"]: V, s["z"]: z})
+        .as_explicit()
+    )
     return [
-        prove_zero(f"E[e^(z'^T U z) V z'] / E[e^(z'^T U z)] = V (m + Gamma U z) [{tag}]", ratio - claimed),
+        prove_zero(
+            f"E[e^(z'^T U z) V z'] / E[e^(z'^T U z)] = V (m + Gamma U z) [{tag}]", ratio - claimed
+        ),
         prove_zero(f"emitted matrix form equals the entries' ratio [{tag}]", matrix_form - ratio),
     ]
 
@@ -97,7 +113,11 @@ def entry_proofs(d: int, rank: int | None = None, k: int = 2) -> list[Proof]:
 def matrix_proofs() -> list[Proof]:
     s = limit_symbols()
     expected = s["V"] * (s["m"] + s["Gamma"] * s["U"] * s["z"])
-    return [prove_zero("T[mu](z) = V (m + Gamma U z) (matrix form)", gaussian_limit_matrix(s) - expected)]
+    return [
+        prove_zero(
+            "T[mu](z) = V (m + Gamma U z) (matrix form)", gaussian_limit_matrix(s) - expected
+        )
+    ]
 
 
 def latex_limit() -> str:

@@ -45,8 +45,11 @@ def component_logit_batched(s=None) -> sp.MatrixExpr:
     s = s or component_symbols()
     Uz = s["U"] * s["z"]
     n = s["z"].shape[1]
-    return (s["log_pi"] * sp.OneMatrix(1, n) + s["m"].T * Uz
-            + batched.columnwise_quadratic(Uz, s["Gamma"]) / 2)
+    return (
+        s["log_pi"] * sp.OneMatrix(1, n)
+        + s["m"].T * Uz
+        + batched.columnwise_quadratic(Uz, s["Gamma"]) / 2
+    )
 
 
 def component_mean_batched(s=None) -> sp.MatrixExpr:
@@ -66,7 +69,8 @@ def component_second_centred(s=None) -> sp.MatrixExpr:
     s = s or component_symbols(n=1)
     cs = concentration.symbols(s["Gamma"].shape[0], s["V"].shape[0])
     return concentration.component_centred_second_moment(cs).subs(
-        {cs["a"]: 2 * s["U"] * s["z"], cs["m"]: s["m"], cs["Gamma"]: s["Gamma"], cs["V"]: s["V"]})
+        {cs["a"]: 2 * s["U"] * s["z"], cs["m"]: s["m"], cs["Gamma"]: s["Gamma"], cs["V"]: s["V"]}
+    )
 
 
 def bound_moment_proofs(d: int, ranks: tuple[int, ...], k: int = 2) -> list[Proof]:
@@ -82,7 +86,7 @@ def bound_moment_proofs(d: int, ranks: tuple[int, ...], k: int = 2) -> list[Proo
     V = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))
     pis = sp.symbols(f"pi0:{K}", positive=True)
     s = component_symbols(d, k, 1)
-    c_sym = sp.MatrixSymbol("c", d, 1)                    # the centre of `concentration.symbols`
+    c_sym = sp.MatrixSymbol("c", d, 1)  # the centre of `concentration.symbols`
     norm = lambda e: sp.expand(sp.powsimp(sp.expand(e), force=True))
     out, sums = [], {"den": [0, 0], "w2": [0, 0], "num": [0, 0]}
     for j, rank in enumerate(ranks):
@@ -91,25 +95,50 @@ def bound_moment_proofs(d: int, ranks: tuple[int, ...], k: int = 2) -> list[Proo
         Z1, _, _ = tilt.tilt_moments_entries(a, m, B)
         Z2, mean2, second2 = tilt.tilt_moments_entries(2 * a, m, B)
         centred = second2 - mean2 * c.T - c * mean2.T + c * c.T
-        subs = {s["log_pi"]: sp.log(pis[j]), s["m"]: m, s["Gamma"]: B * B.T, s["U"]: sp.eye(d), s["z"]: a,
-                s["V"]: V, c_sym: c}
+        subs = {
+            s["log_pi"]: sp.log(pis[j]),
+            s["m"]: m,
+            s["Gamma"]: B * B.T,
+            s["U"]: sp.eye(d),
+            s["z"]: a,
+            s["V"]: V,
+            c_sym: c,
+        }
         ev = lambda e: e.subs(subs).as_explicit()[0, 0]
-        direct = {"den": pis[j] * Z1, "w2": pis[j] * Z2, "num": pis[j] * Z2 * (V * centred * V.T).trace()}
-        kernel = {"den": sp.exp(ev(component_logit_batched(s))), "w2": sp.exp(ev(component_second_logit_batched(s)))}
+        direct = {
+            "den": pis[j] * Z1,
+            "w2": pis[j] * Z2,
+            "num": pis[j] * Z2 * (V * centred * V.T).trace(),
+        }
+        kernel = {
+            "den": sp.exp(ev(component_logit_batched(s))),
+            "w2": sp.exp(ev(component_second_logit_batched(s))),
+        }
         kernel["num"] = kernel["w2"] * ev(component_second_centred(s))
         for key in sums:
             sums[key][0] += direct[key]
             sums[key][1] += kernel[key]
-        out.append(prove_zero(f"component {j}: pi Z(a), pi Z(2a) and pi E[e^(2a^T z') ||V(z' - c)||^2] are the "
-                              f"kernels' exp(logit), exp(second logit) and exp(second logit) x factor [{tag}]",
-                              sp.Matrix([norm(direct[key] - kernel[key]) for key in sums])))
+        out.append(
+            prove_zero(
+                f"component {j}: pi Z(a), pi Z(2a) and pi E[e^(2a^T z') ||V(z' - c)||^2] are the "
+                f"kernels' exp(logit), exp(second logit) and exp(second logit) x factor [{tag}]",
+                sp.Matrix([norm(direct[key] - kernel[key]) for key in sums]),
+            )
+        )
     if d == 1:
         (den, den_k), (w2, w2_k), (num, num_k) = sums["den"], sums["w2"], sums["num"]
         # Denominators Z(a)^2 cleared so that the identities are polynomial in the exponentials.
-        out += [prove_zero(f"mixture E w^2 = sum_k pi_k Z_k(2a) / Z(a)^2 from the kernels [{tag}]",
-                           norm(w2 * den_k**2 - w2_k * den**2)),
-                prove_zero(f"mixture E w^2 ||V(z' - c)||^2 = sum_k pi_k Z_k(2a) (tr V Gamma_k V^T + |V(m_k + 2 Gamma_k a"
-                           f" - c)|^2) / Z(a)^2 from the kernels [{tag}]", norm(num * den_k**2 - num_k * den**2))]
+        out += [
+            prove_zero(
+                f"mixture E w^2 = sum_k pi_k Z_k(2a) / Z(a)^2 from the kernels [{tag}]",
+                norm(w2 * den_k**2 - w2_k * den**2),
+            ),
+            prove_zero(
+                f"mixture E w^2 ||V(z' - c)||^2 = sum_k pi_k Z_k(2a) (tr V Gamma_k V^T + |V(m_k + 2 Gamma_k a"
+                f" - c)|^2) / Z(a)^2 from the kernels [{tag}]",
+                norm(num * den_k**2 - num_k * den**2),
+            ),
+        ]
     return out
 
 
@@ -123,8 +152,15 @@ def logit_proof(d: int = 2, n: int = 2) -> Proof:
     subs = {s["m"]: m, s["Gamma"]: G, s["U"]: U, s["z"]: z}
     got = component_logit_batched(s).subs(subs).as_explicit()
     s1 = component_symbols(d, 1, 1)
-    want = sp.Matrix(1, n, lambda _, j: component_logit_scalar(s1).subs(
-        {s1["a"]: U * z[:, j], s1["m"]: m, s1["Gamma"]: G}).as_explicit()[0, 0])
+    want = sp.Matrix(
+        1,
+        n,
+        lambda _, j: (
+            component_logit_scalar(s1)
+            .subs({s1["a"]: U * z[:, j], s1["m"]: m, s1["Gamma"]: G})
+            .as_explicit()[0, 0]
+        ),
+    )
     return prove_zero(f"batched component logit = log pi + log Z(U z_j) [d={d}, n={n}]", got - want)
 
 
@@ -148,15 +184,22 @@ def entry_proofs(d: int, ranks: tuple[int, ...]) -> list[Proof]:
     claimed = sum((w * mk for w, mk in zip(weights, means)), sp.zeros(d, 1)) / sum(weights)
     # Clear the two denominators so that the identity is polynomial in the exponentials.
     difference = num * sum(weights) - claimed * sum(weights) * den
-    return [prove_zero(f"mixture ratio = sum_k softmax(log pi_k + log Z_k(a)) (m_k + Gamma_k a) [{tag}]",
-                       difference.applyfunc(lambda e: sp.expand(sp.powsimp(sp.expand(e), force=True))))]
+    return [
+        prove_zero(
+            f"mixture ratio = sum_k softmax(log pi_k + log Z_k(a)) (m_k + Gamma_k a) [{tag}]",
+            difference.applyfunc(lambda e: sp.expand(sp.powsimp(sp.expand(e), force=True))),
+        )
+    ]
 
 
 def latex_limit() -> str:
     a = sp.Symbol("a")
-    return (r"T[\mu](z) = V \sum_k \alpha_k(z)\,\left(m_k + \Gamma_k U z\right),\quad "
-            r"\alpha = \operatorname{softmax}_k\!\left(\log \pi_k + " + sp.latex(
-                sp.Symbol("m_k^T") * a) + r" + \tfrac12 a^T \Gamma_k a\right),\ a = U z")
+    return (
+        r"T[\mu](z) = V \sum_k \alpha_k(z)\,\left(m_k + \Gamma_k U z\right),\quad "
+        r"\alpha = \operatorname{softmax}_k\!\left(\log \pi_k + "
+        + sp.latex(sp.Symbol("m_k^T") * a)
+        + r" + \tfrac12 a^T \Gamma_k a\right),\ a = U z"
+    )
 
 
 @cached

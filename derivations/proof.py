@@ -25,8 +25,9 @@ def _is_zero_scalar(e: sp.Expr) -> bool:
     if e == 0:
         return True
     # Cheap reductions first; exponentials are merged (powsimp) and their exponents expanded.
-    merge_exp = lambda x: sp.expand(sp.powsimp(sp.expand(x), force=True).replace(
-        sp.exp, lambda arg: sp.exp(sp.expand(arg))))
+    merge_exp = lambda x: sp.expand(
+        sp.powsimp(sp.expand(x), force=True).replace(sp.exp, lambda arg: sp.exp(sp.expand(arg)))
+    )
     for reduce in (sp.expand, sp.cancel, merge_exp, sp.simplify):
         if reduce(e) == 0:
             return True

@@ -44,7 +44,9 @@ def source_digest(root: Path | None = None) -> str:
     digest = hashlib.sha256(f"sympy {sp.__version__}; python {platform.python_version()}".encode())
     for package in _PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+            digest.update(
+                path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0"
+            )
     return digest.hexdigest()
 
 
@@ -62,8 +64,10 @@ def _load(path: Path) -> tuple[Proof, ...] | None:
 
 def _store(path: Path, proofs: tuple[Proof, ...]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    records = [{"statement": p.statement, "passed": p.passed, "seconds": p.seconds, "residual": p.residual}
-               for p in proofs]
+    records = [
+        {"statement": p.statement, "passed": p.passed, "seconds": p.seconds, "residual": p.residual}
+        for p in proofs
+    ]
     with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False) as handle:
         json.dump(records, handle)
     os.replace(handle.name, path)
@@ -79,7 +83,10 @@ def cached(group):
         folder = _folder()
         if folder is None:
             return tuple(group())
-        path = folder / f"{group.__name__}-{hashlib.sha256((group.__name__ + source_digest()).encode()).hexdigest()[:32]}.json"
+        path = (
+            folder
+            / f"{group.__name__}-{hashlib.sha256((group.__name__ + source_digest()).encode()).hexdigest()[:32]}.json"
+        )
         proofs = _load(path)
         if proofs is None:
             proofs = tuple(group())

@@ -24,9 +24,9 @@ class Section:
     group: str
     title: str
     hypotheses: str
-    results: dict = field(default_factory=dict)      # name -> Display
-    chains: list = field(default_factory=list)       # [(title, [chains.Step])]
-    kernels: list = field(default_factory=list)      # [KernelSpec]
+    results: dict = field(default_factory=dict)  # name -> Display
+    chains: list = field(default_factory=list)  # [(title, [chains.Step])]
+    kernels: list = field(default_factory=list)  # [KernelSpec]
     proofs: tuple = ()
 
 
@@ -37,9 +37,17 @@ def kernel_group(source: str) -> str | None:
 
 def sections(proofs: dict, specs) -> tuple[list[Section], list]:
     """(one Section per proof group in `proofs`' order, the kernels no group claims)."""
-    out = {g: Section(g, *ABOUT.get(g, (g, "")), results=RESULTS.get(g, dict)(),
-                      chains=list(chains.chains_for(g)), proofs=tuple(items))
-           for g, items in proofs.items() if g not in _NO_SECTION}
+    out = {
+        g: Section(
+            g,
+            *ABOUT.get(g, (g, "")),
+            results=RESULTS.get(g, dict)(),
+            chains=list(chains.chains_for(g)),
+            proofs=tuple(items),
+        )
+        for g, items in proofs.items()
+        if g not in _NO_SECTION
+    }
     orphans = []
     for spec in specs:
         group = kernel_group(spec.source)

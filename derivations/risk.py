@@ -36,7 +36,9 @@ def symbols():
     return s
 
 
-def gaussian_expectation(quadratic: sp.MatrixExpr, z: sp.MatrixSymbol, Sigma: sp.MatrixSymbol) -> sp.Expr:
+def gaussian_expectation(
+    quadratic: sp.MatrixExpr, z: sp.MatrixSymbol, Sigma: sp.MatrixSymbol
+) -> sp.Expr:
     """E over z ~ N(0, Sigma) of a 1 x 1 expression that is a polynomial of degree <= 2 in z."""
     total = sp.Integer(0)
     for term in sp.Add.make_args(sp.expand(quadratic)):
@@ -71,6 +73,7 @@ def infinite_risk_gradients(s=None) -> tuple[sp.MatrixExpr, sp.MatrixExpr]:
     def grad(X):  # term by term: SymPy's matrix calculus differentiates each trace
         parts = [t.diff(X) for t in terms]
         return sp.simplify(_symmetric(sp.MatAdd(*[p for p in parts if p != 0]), s).doit())
+
     return grad(s["U"]), grad(s["V"])
 
 
@@ -89,8 +92,13 @@ def proofs() -> list[Proof]:
     d, k = 2, 2
     s = lemma21.limit_symbols(d, k, 1)
     s.update({"W": sp.MatrixSymbol("W", k, d), "Sigma_q": sp.MatrixSymbol("Sigma_q", d, d)})
-    ent = lambda name, r, c, sym=False: sp.Matrix(r, c, lambda i, j: sp.Symbol(
-        f"{name}{min(i, j)}{max(i, j)}" if sym else f"{name}{i}{j}", real=True))
+    ent = lambda name, r, c, sym=False: sp.Matrix(
+        r,
+        c,
+        lambda i, j: sp.Symbol(
+            f"{name}{min(i, j)}{max(i, j)}" if sym else f"{name}{i}{j}", real=True
+        ),
+    )
     U, V, W = ent("u", d, d), ent("v", k, d), ent("w", k, d)
     G, S = ent("g", d, d, True), ent("s", d, d, True)
     m = sp.Matrix(d, 1, sp.symbols(f"m0:{d}", real=True))
@@ -98,16 +106,26 @@ def proofs() -> list[Proof]:
     # Direct: r = c + B z, E ||r||^2 = c^T c + sum_ij (B^T B)_ij Sigma_ij.
     B = V * G * U - W
     c = V * m
-    direct = ((c.T * c)[0, 0] + sum((B.T * B)[i, j] * S[i, j] for i in range(d) for j in range(d))) / 2
+    direct = (
+        (c.T * c)[0, 0] + sum((B.T * B)[i, j] * S[i, j] for i in range(d) for j in range(d))
+    ) / 2
     R = infinite_risk(s).subs(subs).doit()
     gU, gV = infinite_risk_gradients(s)
     return [
-        prove_zero("R_inf = tr(V m m^T V^T)/2 + tr((V Gamma U - W) Sigma_q (.)^T)/2 equals the entrywise expectation [d=2]",
-                   sp.expand(R - direct)),
-        prove_zero("grad_U R_inf equals entrywise differentiation [d=2]",
-                   sp.Matrix(gU.subs(subs).doit().as_explicit()) - sp.Matrix(d, d, lambda i, j: sp.diff(direct, U[i, j]))),
-        prove_zero("grad_V R_inf equals entrywise differentiation [d=2]",
-                   sp.Matrix(gV.subs(subs).doit().as_explicit()) - sp.Matrix(k, d, lambda i, j: sp.diff(direct, V[i, j]))),
+        prove_zero(
+            "R_inf = tr(V m m^T V^T)/2 + tr((V Gamma U - W) Sigma_q (.)^T)/2 equals the entrywise expectation [d=2]",
+            sp.expand(R - direct),
+        ),
+        prove_zero(
+            "grad_U R_inf equals entrywise differentiation [d=2]",
+            sp.Matrix(gU.subs(subs).doit().as_explicit())
+            - sp.Matrix(d, d, lambda i, j: sp.diff(direct, U[i, j])),
+        ),
+        prove_zero(
+            "grad_V R_inf equals entrywise differentiation [d=2]",
+            sp.Matrix(gV.subs(subs).doit().as_explicit())
+            - sp.Matrix(k, d, lambda i, j: sp.diff(direct, V[i, j])),
+        ),
     ] + _sample_gradient_proofs()
 
 
@@ -132,10 +150,20 @@ def _sample_gradient_proofs() -> list[Proof]:
     positive = {e: sp.Symbol(f"E{i}", positive=True) for i, e in enumerate(E)}
     rational = lambda M: M.applyfunc(lambda e: sp.cancel(sp.expand(e.xreplace(positive))))
     return [
-        prove_zero("per-sample grad_U of 1/2||T_L - W z||^2 = C_hat^T V^T r z^T [d=2, L=2]",
-                   rational(sp.Matrix(gU.subs(subs).doit().as_explicit()) - sp.Matrix(d, d, lambda i, j: sp.diff(loss, U[i, j])))),
-        prove_zero("per-sample grad_V of 1/2||T_L - W z||^2 = r zhat^T [d=2, L=2]",
-                   rational(sp.Matrix(gV.subs(subs).doit().as_explicit()) - sp.Matrix(k, d, lambda i, j: sp.diff(loss, V[i, j])))),
+        prove_zero(
+            "per-sample grad_U of 1/2||T_L - W z||^2 = C_hat^T V^T r z^T [d=2, L=2]",
+            rational(
+                sp.Matrix(gU.subs(subs).doit().as_explicit())
+                - sp.Matrix(d, d, lambda i, j: sp.diff(loss, U[i, j]))
+            ),
+        ),
+        prove_zero(
+            "per-sample grad_V of 1/2||T_L - W z||^2 = r zhat^T [d=2, L=2]",
+            rational(
+                sp.Matrix(gV.subs(subs).doit().as_explicit())
+                - sp.Matrix(k, d, lambda i, j: sp.diff(loss, V[i, j]))
+            ),
+        ),
     ]
 
 

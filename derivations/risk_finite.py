@@ -45,16 +45,20 @@ from .proof_cache import cached
 mu, omega = sp.symbols("mu omega", real=True)
 tau = sp.Symbol("tau", positive=True)
 s2 = sp.Symbol("s2", nonnegative=True)
-A, B = sp.symbols("A B", nonnegative=True)                 # A_L(q), B_L(q)
-k1, k2 = sp.symbols("k1 k2", positive=True)                # x_q^T Sigma_p x_q, x_q^T Sigma_p^2 x_q
-tr_p = sp.Symbol("tr_p", positive=True)                    # tr Sigma_p
+A, B = sp.symbols("A B", nonnegative=True)  # A_L(q), B_L(q)
+k1, k2 = sp.symbols("k1 k2", positive=True)  # x_q^T Sigma_p x_q, x_q^T Sigma_p^2 x_q
+tr_p = sp.Symbol("tr_p", positive=True)  # tr Sigma_p
 q = sp.Symbol("q", nonnegative=True)
 
 
 def integrand() -> sp.Expr:
     """Step 3's integrand (the risk minus tau tr Sigma_q + s2), a function of (k1, k2, A, B)."""
-    return (-2 * mu * omega * tau * k1 * (1 - A) + mu**2 * tau * (k2 / k1) * (B - A)
-            + mu**2 * tau * omega**2 * k2 * (1 - 2 * A) + mu**2 * (tau * tr_p + s2) * A)
+    return (
+        -2 * mu * omega * tau * k1 * (1 - A)
+        + mu**2 * tau * (k2 / k1) * (B - A)
+        + mu**2 * tau * omega**2 * k2 * (1 - 2 * A)
+        + mu**2 * (tau * tr_p + s2) * A
+    )
 
 
 def conditional_risk(a, b, f, EG, EG2) -> sp.Expr:
@@ -69,7 +73,7 @@ def conditional_risk(a, b, f, EG, EG2) -> sp.Expr:
             out += coeff
         elif rest in moments:
             out += coeff * moments[rest]
-        elif rest == G:            # the Stein mean
+        elif rest == G:  # the Stein mean
             out += coeff * EG
         # every other monomial (H, eps_q, G eps_q, H eps_q) has mean 0: eps_q and H are centred and
         # independent of the rest
@@ -89,9 +93,17 @@ def beta_averages(n: int = 3) -> dict:
     f = (beta.T * xq)[0]
     Sp = Mp * Mp.T
     E = lambda e: standard_expectation(sp.expand(e), list(z))
-    return {"f2": E(f**2), "uv_f": E(uv * f), "uv2": E(uv**2), "vv": E(vv),
-            "xx": (xq.T * xq)[0], "k1": (xq.T * Sp * xq)[0], "k2": (xq.T * Sp * Sp * xq)[0],
-            "uu": uu, "tr_p": Sp.trace()}
+    return {
+        "f2": E(f**2),
+        "uv_f": E(uv * f),
+        "uv2": E(uv**2),
+        "vv": E(vv),
+        "xx": (xq.T * xq)[0],
+        "k1": (xq.T * Sp * xq)[0],
+        "k2": (xq.T * Sp * Sp * xq)[0],
+        "uu": uu,
+        "tr_p": Sp.trace(),
+    }
 
 
 def proofs() -> list[Proof]:
@@ -101,30 +113,63 @@ def proofs() -> list[Proof]:
     # Step 2: E G^2 from B's definition and the Stein mean.
     EG = sp.sqrt(q) * (1 - A)
     EG2 = B + q * (1 - 2 * A)
-    out.append(prove_zero("E G^2 = B + 2 sqrt(q) E G - q = B + q (1 - 2A)  (B = E (G - sqrt q)^2)",
-                          (B + 2 * sp.sqrt(q) * EG - q) - EG2))
+    out.append(
+        prove_zero(
+            "E G^2 = B + 2 sqrt(q) E G - q = B + q (1 - 2A)  (B = E (G - sqrt q)^2)",
+            (B + 2 * sp.sqrt(q) * EG - q) - EG2,
+        )
+    )
     # Step 3a: the beta-averages, as polynomial identities in n = 3 coordinates with a general M_p.
     ba = beta_averages()
-    out.append(prove_zero("E_beta f^2 = tau |x_q|^2, E_beta[u.v f] = tau k1, E_beta (u.v)^2 = tau k2, "
-                          "E_beta |v|^2 = tau tr Sigma_p, |u|^2 = k1 (general M_p, 3 coordinates)",
-                          sp.Matrix([ba["f2"] - tau * ba["xx"], ba["uv_f"] - tau * ba["k1"], ba["uv2"] - tau * ba["k2"],
-                                     ba["vv"] - tau * ba["tr_p"], ba["uu"] - ba["k1"]])))
+    out.append(
+        prove_zero(
+            "E_beta f^2 = tau |x_q|^2, E_beta[u.v f] = tau k1, E_beta (u.v)^2 = tau k2, "
+            "E_beta |v|^2 = tau tr Sigma_p, |u|^2 = k1 (general M_p, 3 coordinates)",
+            sp.Matrix(
+                [
+                    ba["f2"] - tau * ba["xx"],
+                    ba["uv_f"] - tau * ba["k1"],
+                    ba["uv2"] - tau * ba["k2"],
+                    ba["vv"] - tau * ba["tr_p"],
+                    ba["uu"] - ba["k1"],
+                ]
+            ),
+        )
+    )
     # Step 3b: substitute them into the conditional risk (a = sign(omega) u.v / |u|, sqrt(q) = |omega| |u|,
     # so sqrt(q) a f = omega u.v f and a^2 = (u.v)^2 / k1), term by term in (a, b^2, f).
     a, b2, f, xx = sp.symbols("a b2 f xx", real=True)
     cond = sp.Poly(sp.expand(conditional_risk(a, sp.sqrt(b2), f, EG, EG2)), a, b2, f)
     Ea2 = tau * k2 / k1
-    averages = {(0, 0, 0): 1, (1, 0, 1): omega * tau * k1 / sp.sqrt(q), (2, 0, 0): Ea2,
-                (0, 1, 0): tau * tr_p - Ea2 + s2, (0, 0, 2): tau * xx}
+    averages = {
+        (0, 0, 0): 1,
+        (1, 0, 1): omega * tau * k1 / sp.sqrt(q),
+        (2, 0, 0): Ea2,
+        (0, 1, 0): tau * tr_p - Ea2 + s2,
+        (0, 0, 2): tau * xx,
+    }
     assert set(averages) >= {tuple(pw) for pw, _ in cond.terms()}, cond.terms()
     averaged = sum(coeff * averages[tuple(pw)] for pw, coeff in cond.terms())
-    out.append(prove_zero("beta-averaged conditional risk = tau |x_q|^2 + s2 + integrand(k1, k2, A, B), q = omega^2 k1",
-                          averaged.subs(q, omega**2 * k1) - (tau * xx + s2 + integrand())))
+    out.append(
+        prove_zero(
+            "beta-averaged conditional risk = tau |x_q|^2 + s2 + integrand(k1, k2, A, B), q = omega^2 k1",
+            averaged.subs(q, omega**2 * k1) - (tau * xx + s2 + integrand()),
+        )
+    )
     # Anchors: L -> oo and L = 1.
-    out.append(prove_zero("A = B = 0: integrand = -2 mu omega tau k1 + mu^2 omega^2 tau k2 (infinite prompt)",
-                          integrand().subs({A: 0, B: 0}) - (-2 * mu * omega * tau * k1 + mu**2 * omega**2 * tau * k2)))
-    out.append(prove_zero("L = 1 (A = 1, B = 1 + omega^2 k1): integrand = mu^2 (tau tr Sigma_p + s2), free of omega",
-                          integrand().subs({A: 1, B: 1 + omega**2 * k1}) - mu**2 * (tau * tr_p + s2)))
+    out.append(
+        prove_zero(
+            "A = B = 0: integrand = -2 mu omega tau k1 + mu^2 omega^2 tau k2 (infinite prompt)",
+            integrand().subs({A: 0, B: 0})
+            - (-2 * mu * omega * tau * k1 + mu**2 * omega**2 * tau * k2),
+        )
+    )
+    out.append(
+        prove_zero(
+            "L = 1 (A = 1, B = 1 + omega^2 k1): integrand = mu^2 (tau tr Sigma_p + s2), free of omega",
+            integrand().subs({A: 1, B: 1 + omega**2 * k1}) - mu**2 * (tau * tr_p + s2),
+        )
+    )
     return out
 
 

@@ -31,7 +31,7 @@ from .group import Group
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
-dA, dB = sp.symbols("dA dB", real=True)        # A_L'(q), B_L'(q) at q = omega^2 k1
+dA, dB = sp.symbols("dA dB", real=True)  # A_L'(q), B_L'(q) at q = omega^2 k1
 lr, n_batch = sp.symbols("lr n_batch", positive=True)
 h11, h12, h22, c11, c12, c22 = sp.symbols("h11 h12 h22 c11 c12 c22", real=True)
 
@@ -77,31 +77,62 @@ def proofs() -> list[Proof]:
     g_mu, g_om = integrand_gradient()
     x = sp.Symbol("x", positive=True)
     back = {Af(qq): rf.A, Bf(qq): rf.B}
-    deriv = {sp.Subs(sp.Derivative(Af(x), x), x, qq): dA, sp.Subs(sp.Derivative(Bf(x), x), x, qq): dB}
+    deriv = {
+        sp.Subs(sp.Derivative(Af(x), x), x, qq): dA,
+        sp.Subs(sp.Derivative(Bf(x), x), x, qq): dB,
+    }
     d_om = sp.diff(full, rf.omega).subs(deriv).subs(back)
-    d_om = d_om.replace(lambda e: isinstance(e, sp.Derivative), lambda e: dA if e.expr.func == Af else dB)
-    out.append(prove_zero("dI/domega = d_omega I + 2 omega k1 (d_A I A'(q) + d_B I B'(q)), q = omega^2 k1 (chain rule)",
-                          sp.expand(d_om - g_om)))
-    out.append(prove_zero("dI/dmu = d_mu I (A_L, B_L do not depend on mu)", sp.diff(full, rf.mu).subs(back) - g_mu))
+    d_om = d_om.replace(
+        lambda e: isinstance(e, sp.Derivative), lambda e: dA if e.expr.func == Af else dB
+    )
+    out.append(
+        prove_zero(
+            "dI/domega = d_omega I + 2 omega k1 (d_A I A'(q) + d_B I B'(q)), q = omega^2 k1 (chain rule)",
+            sp.expand(d_om - g_om),
+        )
+    )
+    out.append(
+        prove_zero(
+            "dI/dmu = d_mu I (A_L, B_L do not depend on mu)", sp.diff(full, rf.mu).subs(back) - g_mu
+        )
+    )
     # Step 2: the linear gradient is (omega, mu) dR/dp, R a function of p = mu omega.
     p = sp.Symbol("p", real=True)
     R_p = ae.linear_risk_traces().subs(ae.mu_sym, p / ae.omega_sym)
     dRdp = sp.diff(sp.expand(R_p), p).subs(p, ae.mu_sym * ae.omega_sym)
     G = linear_risk_gradient()
-    out.append(prove_zero("linear attention: grad R_L = (omega, mu) dR_L/dp, p = mu omega",
-                          sp.Matrix([[sp.expand(G[0] - ae.omega_sym * dRdp), sp.expand(G[1] - ae.mu_sym * dRdp)]])))
+    out.append(
+        prove_zero(
+            "linear attention: grad R_L = (omega, mu) dR_L/dp, p = mu omega",
+            sp.Matrix(
+                [[sp.expand(G[0] - ae.omega_sym * dRdp), sp.expand(G[1] - ae.mu_sym * dRdp)]]
+            ),
+        )
+    )
     # Step 3: the discrete Lyapunov solution and its lr -> 0 limit.
     P = stationary_covariance()
     H = sp.Matrix([[h11, h12], [h12, h22]])
     C = sp.Matrix([[c11, c12], [c12, c22]])
     M = sp.eye(2) - lr * H
-    out.append(prove_zero("P = (I - lr H) P (I - lr H) + lr^2 C / n (discrete Lyapunov, 2 parameters)",
-                          (M * P * M.T + lr**2 * C / n_batch - P).applyfunc(sp.simplify)))
+    out.append(
+        prove_zero(
+            "P = (I - lr H) P (I - lr H) + lr^2 C / n (discrete Lyapunov, 2 parameters)",
+            (M * P * M.T + lr**2 * C / n_batch - P).applyfunc(sp.simplify),
+        )
+    )
     P0 = (P / lr).applyfunc(lambda e: sp.limit(e, lr, 0))
-    out.append(prove_zero("lr -> 0: P / lr solves H P + P H = C / n (continuous Lyapunov)",
-                          (H * P0 + P0 * H - C / n_batch).applyfunc(sp.simplify)))
-    out.append(prove_zero("lr -> 0: mean excess tr(H P) / 2 = lr tr(C) / (4 n) + O(lr^2)",
-                          sp.simplify(sp.limit(mean_excess() / lr, lr, 0) - (c11 + c22) / (4 * n_batch))))
+    out.append(
+        prove_zero(
+            "lr -> 0: P / lr solves H P + P H = C / n (continuous Lyapunov)",
+            (H * P0 + P0 * H - C / n_batch).applyfunc(sp.simplify),
+        )
+    )
+    out.append(
+        prove_zero(
+            "lr -> 0: mean excess tr(H P) / 2 = lr tr(C) / (4 n) + O(lr^2)",
+            sp.simplify(sp.limit(mean_excess() / lr, lr, 0) - (c11 + c22) / (4 * n_batch)),
+        )
+    )
     return out
 
 
@@ -115,7 +146,7 @@ GROUP = Group(
     "risk_finite_gradient",
     title="Gradient of the exact finite-L risk and the SGD noise floor",
     hypotheses="as risk_finite; A_L, B_L differentiable in q; SGD linearised at a minimum (2 "
-               "parameters)",
+    "parameters)",
     proofs=risk_finite_gradient_proofs,
     parts=("risk_finite_gradient",),
 )

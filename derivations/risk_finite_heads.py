@@ -43,8 +43,11 @@ BS = {(0, 0): B11, (1, 1): B22, (0, 1): B12, (1, 0): B12}
 
 def pair_term(h: int, k: int) -> sp.Expr:
     """P_hk of step 3."""
-    return (tau * (k2 / k1) * (BS[h, k] - AS[h, k]) + tau * OMS[h] * OMS[k] * k2 * (1 - AS[h, h] - AS[k, k])
-            + (tau * tr_p + s2) * AS[h, k])
+    return (
+        tau * (k2 / k1) * (BS[h, k] - AS[h, k])
+        + tau * OMS[h] * OMS[k] * k2 * (1 - AS[h, h] - AS[k, k])
+        + (tau * tr_p + s2) * AS[h, k]
+    )
 
 
 def integrand() -> sp.Expr:
@@ -84,33 +87,73 @@ def proofs() -> list[Proof]:
     # Step 2: E G_h G_k from B_hk's definition and the Stein means, for each pair.
     for h, k in ((0, 0), (0, 1), (1, 1)):
         EGh, EGk = c[h] * (1 - AS[h, h]), c[k] * (1 - AS[k, k])
-        out.append(prove_zero(f"E G_{h + 1} G_{k + 1} = B_{h + 1}{k + 1} + c_h E G_k + c_k E G_h - c_h c_k "
-                              "= B_hk + c_h c_k (1 - A_hh - A_kk)",
-                              (BS[h, k] + c[h] * EGk + c[k] * EGh - c[h] * c[k])
-                              - (BS[h, k] + c[h] * c[k] * (1 - AS[h, h] - AS[k, k]))))
+        out.append(
+            prove_zero(
+                f"E G_{h + 1} G_{k + 1} = B_{h + 1}{k + 1} + c_h E G_k + c_k E G_h - c_h c_k "
+                "= B_hk + c_h c_k (1 - A_hh - A_kk)",
+                (BS[h, k] + c[h] * EGk + c[k] * EGh - c[h] * c[k])
+                - (BS[h, k] + c[h] * c[k] * (1 - AS[h, h] - AS[k, k])),
+            )
+        )
     # Step 3: substitute the beta-averages, term by term in (a, b^2, f), with c_h = omega_h sqrt(k1).
     a, b2, f, xx = sp.symbols("a b2 f xx", real=True)
     r = sp.sqrt(k1)
     cond = sp.Poly(sp.expand(conditional_risk(a, sp.sqrt(b2), f, (om1 * r, om2 * r))), a, b2, f)
     Ea2 = tau * k2 / k1
-    averages = {(0, 0, 0): 1, (1, 0, 1): tau * r, (2, 0, 0): Ea2, (0, 1, 0): tau * tr_p - Ea2 + s2,
-                (0, 0, 2): tau * xx}
+    averages = {
+        (0, 0, 0): 1,
+        (1, 0, 1): tau * r,
+        (2, 0, 0): Ea2,
+        (0, 1, 0): tau * tr_p - Ea2 + s2,
+        (0, 0, 2): tau * xx,
+    }
     assert set(averages) >= {tuple(pw) for pw, _ in cond.terms()}, cond.terms()
     averaged = sum(coeff * averages[tuple(pw)] for pw, coeff in cond.terms())
-    out.append(prove_zero("two heads: beta-averaged conditional risk = tau |x_q|^2 + s2 + integrand "
-                          "(E a f = tau sqrt(k1), c_h = omega_h sqrt(k1))", averaged - (tau * xx + s2 + integrand())))
-    one = lambda m, w, A, B: rf.integrand().subs({rf.mu: m, rf.omega: w, rf.A: A, rf.B: B}, simultaneous=True)
+    out.append(
+        prove_zero(
+            "two heads: beta-averaged conditional risk = tau |x_q|^2 + s2 + integrand "
+            "(E a f = tau sqrt(k1), c_h = omega_h sqrt(k1))",
+            averaged - (tau * xx + s2 + integrand()),
+        )
+    )
+    one = lambda m, w, A, B: rf.integrand().subs(
+        {rf.mu: m, rf.omega: w, rf.A: A, rf.B: B}, simultaneous=True
+    )
     equal = {om2: om1, A22: A11, A12: A11, B22: B11, B12: B11}
-    out.append(prove_zero("omega_1 = omega_2 (all moments equal): two heads = one head with mu_1 + mu_2",
-                          integrand().subs(equal, simultaneous=True) - one(mu1 + mu2, om1, A11, B11)))
-    out.append(prove_zero("mu_2 = 0: two heads = one head (mu_1, omega_1)", integrand().subs(mu2, 0) - one(mu1, om1, A11, B11)))
-    L1 = {A11: 1, A22: 1, A12: 1, B11: 1 + om1**2 * k1, B22: 1 + om2**2 * k1, B12: 1 + om1 * om2 * k1}
-    out.append(prove_zero("L = 1 (A_hk = 1, B_hk = 1 + c_h c_k): integrand = (mu_1 + mu_2)^2 (tau tr Sigma_p + s2)",
-                          integrand().subs(L1) - (mu1 + mu2) ** 2 * (tau * tr_p + s2)))
+    out.append(
+        prove_zero(
+            "omega_1 = omega_2 (all moments equal): two heads = one head with mu_1 + mu_2",
+            integrand().subs(equal, simultaneous=True) - one(mu1 + mu2, om1, A11, B11),
+        )
+    )
+    out.append(
+        prove_zero(
+            "mu_2 = 0: two heads = one head (mu_1, omega_1)",
+            integrand().subs(mu2, 0) - one(mu1, om1, A11, B11),
+        )
+    )
+    L1 = {
+        A11: 1,
+        A22: 1,
+        A12: 1,
+        B11: 1 + om1**2 * k1,
+        B22: 1 + om2**2 * k1,
+        B12: 1 + om1 * om2 * k1,
+    }
+    out.append(
+        prove_zero(
+            "L = 1 (A_hk = 1, B_hk = 1 + c_h c_k): integrand = (mu_1 + mu_2)^2 (tau tr Sigma_p + s2)",
+            integrand().subs(L1) - (mu1 + mu2) ** 2 * (tau * tr_p + s2),
+        )
+    )
     zero = {x: 0 for x in (A11, A22, A12, B11, B22, B12)}
     p = mu1 * om1 + mu2 * om2
-    out.append(prove_zero("A = B = 0: integrand = -2 p tau k1 + p^2 tau k2, p = mu.omega (infinite prompt)",
-                          integrand().subs(zero) - (-2 * p * tau * k1 + p**2 * tau * k2)))
+    out.append(
+        prove_zero(
+            "A = B = 0: integrand = -2 p tau k1 + p^2 tau k2, p = mu.omega (infinite prompt)",
+            integrand().subs(zero) - (-2 * p * tau * k1 + p**2 * tau * k2),
+        )
+    )
     return out
 
 

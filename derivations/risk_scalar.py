@@ -38,7 +38,7 @@ import sympy as sp
 from . import tilt
 from .proof import Proof, prove_zero
 
-c_sym = sp.Symbol("c", real=True)            # omega_h omega_k
+c_sym = sp.Symbol("c", real=True)  # omega_h omega_k
 om_sym = sp.Symbol("omega", real=True)
 d_sym = sp.Symbol("d", positive=True)
 s2_sym = sp.Symbol("s2", nonnegative=True)
@@ -95,15 +95,26 @@ def conditional_moments():
     s = sp.sqrt(s2_sym)
     g = sp.symbols("g1:4", real=True)
     y = b1 * g[0] + bp * g[1] + s * g[2]
-    Z = lambda w: sp.exp(w**2 * n**2 / 2)                  # E e^{w n g1}, the derived normaliser below
+    Z = lambda w: sp.exp(w**2 * n**2 / 2)  # E e^{w n g1}, the derived normaliser below
     Zh = _gauss(sp.Integer(1), g, (wh * n, 0, 0))
     m_h = sp.simplify(_gauss(y, g, (wh * n, 0, 0)) / Zh)
     m_k = m_h.subs(wh, wk)
     bias_int = sp.simplify(_gauss(y - m_h, g, (2 * wh * n, 0, 0)) / Zh**2)
-    pair_int = sp.simplify(_gauss(sp.expand((y - m_h) * (y - m_k)), g, ((wh + wk) * n, 0, 0))
-                           / (Zh * Zh.subs(wh, wk)))
-    return {"n": n, "beta1": b1, "betap": bp, "omega_h": wh, "omega_k": wk, "m_h": m_h,
-            "bias": bias_int, "pair": pair_int, "Z": Zh, "Z_closed": Z(wh)}
+    pair_int = sp.simplify(
+        _gauss(sp.expand((y - m_h) * (y - m_k)), g, ((wh + wk) * n, 0, 0)) / (Zh * Zh.subs(wh, wk))
+    )
+    return {
+        "n": n,
+        "beta1": b1,
+        "betap": bp,
+        "omega_h": wh,
+        "omega_k": wk,
+        "m_h": m_h,
+        "bias": bias_int,
+        "pair": pair_int,
+        "Z": Zh,
+        "Z_closed": Z(wh),
+    }
 
 
 @lru_cache(maxsize=None)
@@ -111,9 +122,11 @@ def chi2_moments():
     """Step 3: E e^{c Q} and E Q e^{c Q} for Q ~ chi2_d, integrated with k = 1 - 2c > 0."""
     Q = sp.Symbol("Q", positive=True)
     k = sp.Symbol("k", positive=True)
-    norm = 2 ** (d_sym / 2) * sp.gamma(d_sym / 2)             # chi2_d density Q^(d/2-1) e^(-Q/2) / norm
+    norm = 2 ** (d_sym / 2) * sp.gamma(d_sym / 2)  # chi2_d density Q^(d/2-1) e^(-Q/2) / norm
     # density * e^{c Q} = Q^(d/2-1) e^{-k Q / 2} / norm, with the exponents merged before integrating.
-    tilted = sp.powsimp(Q ** (d_sym / 2 - 1) * sp.exp(-Q / 2) * sp.exp((1 - k) / 2 * Q), combine="exp")
+    tilted = sp.powsimp(
+        Q ** (d_sym / 2 - 1) * sp.exp(-Q / 2) * sp.exp((1 - k) / 2 * Q), combine="exp"
+    )
     tilted = tilted.replace(sp.exp, lambda a: sp.exp(sp.expand(a)))
     m0 = sp.simplify(sp.integrate(tilted, (Q, 0, sp.oo), conds="none") / norm)
     m1 = sp.simplify(sp.integrate(Q * tilted, (Q, 0, sp.oo), conds="none") / norm)
@@ -125,20 +138,29 @@ def derived_terms():
     """(pair(c), bias(omega)) of the module docstring, derived by steps 2-3."""
     cm = conditional_moments()
     n, b1, bp, wh, wk = cm["n"], cm["beta1"], cm["betap"], cm["omega_h"], cm["omega_k"]
-    E0, E1, k = chi2_moments()          # functions of k = 1 - 2c > 0
+    E0, E1, k = chi2_moments()  # functions of k = 1 - 2c > 0
+
     # Average over beta ~ N(0, I/d) in the rotated basis: beta1 ~ N(0, 1/d), |beta_perp|^2 has mean (d-1)/d.
     def beta_avg(expr):
         P = sp.Poly(sp.expand(expr), b1, bp)
-        table = {(0, 0): 1, (2, 0): 1 / d_sym, (0, 2): (d_sym - 1) / d_sym, (1, 1): 0, (1, 0): 0, (0, 1): 0}
+        table = {
+            (0, 0): 1,
+            (2, 0): 1 / d_sym,
+            (0, 2): (d_sym - 1) / d_sym,
+            (1, 1): 0,
+            (1, 0): 0,
+            (0, 1): 0,
+        }
         return sum(coeff * table[powers] for powers, coeff in P.terms())
+
     # beta^T q = beta1 n. Factor the exponential in n^2 out, then average the n^2-polynomial with it.
     pair = sp.expand(cm["pair"] * sp.exp(-wh * wk * n**2))
     pair_b = sp.expand(beta_avg(pair))
-    pair_avg = (pair_b.coeff(n, 0) * E0 + pair_b.coeff(n, 2) * E1)
+    pair_avg = pair_b.coeff(n, 0) * E0 + pair_b.coeff(n, 2) * E1
     # Cross term: r_inf = (1 - mu.omega) beta^T q (+ eps_q, independent); the 1/L bias is -E[w^2 (y - m)].
-    bias = sp.expand(cm["bias"] * b1 * n * sp.exp(-wh**2 * n**2))      # E[w^2 (y-m)] * beta^T q
+    bias = sp.expand(cm["bias"] * b1 * n * sp.exp(-(wh**2) * n**2))  # E[w^2 (y-m)] * beta^T q
     bias_b = sp.expand(beta_avg(bias))
-    bias_avg = (bias_b.coeff(n, 0) * E0 + bias_b.coeff(n, 2) * E1)
+    bias_avg = bias_b.coeff(n, 0) * E0 + bias_b.coeff(n, 2) * E1
     # In k: pair with c = omega_h omega_k = (1 - k)/2; bias with omega_h^2 = (1 - k)/2 (omega_h kept as a factor).
     pair_k = sp.simplify(pair_avg.subs(wk, (1 - k) / (2 * wh)))
     bias_k = sp.simplify(bias_avg.subs(wh, om_sym))
@@ -146,7 +168,9 @@ def derived_terms():
 
 
 def pair_closed():
-    return (1 + s2_sym) * (1 - 2 * c_sym) ** (-d_sym / 2) + c_sym * (1 - 2 * c_sym) ** (-d_sym / 2 - 1)
+    return (1 + s2_sym) * (1 - 2 * c_sym) ** (-d_sym / 2) + c_sym * (1 - 2 * c_sym) ** (
+        -d_sym / 2 - 1
+    )
 
 
 def bias_closed():
@@ -166,19 +190,51 @@ def proofs() -> list[Proof]:
     pair_target = pair_closed().subs(c_sym, (1 - k) / 2)
     bias_target = bias_closed().subs(om_sym**2, (1 - k) / 2)
     out = [
-        prove_zero("ratio expansion: E[N/D - m] L = m Var Y - Cov(X, Y)", bias - (mh * cov[(Yh, Yh)] - cov[(Xh, Yh)])),
-        prove_zero("ratio expansion: E[(S_h - m_h)(S_k - m_k)] L = Cov(X_h - m_h Y_h, X_k - m_k Y_k)",
-                   cross - (cov[(Xh, Xk)] - mk * cov[(Xh, Yk)] - mh * cov[(Yh, Xk)] + mh * mk * cov[(Yh, Yk)])),
-        prove_zero("softmax normaliser E e^{omega x^T q} = exp(omega^2 |q|^2 / 2)", cm["Z"] - cm["Z_closed"]),
-        prove_zero("tilted mean m_h = omega_h beta^T q", cm["m_h"] - cm["omega_h"] * cm["beta1"] * cm["n"]),
-        prove_zero("E[w_h^2 (y - m_h)] = e^{omega_h^2 |q|^2} omega_h beta^T q",
-                   cm["bias"] - sp.exp(cm["omega_h"]**2 * cm["n"]**2) * cm["omega_h"] * cm["beta1"] * cm["n"]),
-        prove_zero("E[w_h w_k (y-m_h)(y-m_k)] = e^{omega_h omega_k |q|^2}(omega_h omega_k (beta^T q)^2 + |beta|^2 + s2)",
-                   cm["pair"] - sp.exp(cm["omega_h"] * cm["omega_k"] * cm["n"]**2)
-                   * (cm["omega_h"] * cm["omega_k"] * cm["beta1"]**2 * cm["n"]**2 + cm["beta1"]**2 + cm["betap"]**2 + s2_sym)),
-        prove_zero("pair term: (1 + s2)(1 - 2c)^(-d/2) + c (1 - 2c)^(-d/2-1) (derived)", pair - pair_target),
-        prove_zero("cross term: omega (1 - 2 omega^2)^(-d/2-1) (derived)", sp.simplify(bias_term.subs(om_sym, sp.sqrt((1 - k) / 2)) - bias_target.subs(om_sym, sp.sqrt((1 - k) / 2)))),
-        prove_zero("d/dc log pair(c) at c = 0 is d + 1/(1 + s2), while the heuristic exp(d c) has d: they differ at first order in c",
-                   sp.diff(sp.log(pair_closed()), c_sym).subs(c_sym, 0) - (d_sym + 1 / (1 + s2_sym))),
+        prove_zero(
+            "ratio expansion: E[N/D - m] L = m Var Y - Cov(X, Y)",
+            bias - (mh * cov[(Yh, Yh)] - cov[(Xh, Yh)]),
+        ),
+        prove_zero(
+            "ratio expansion: E[(S_h - m_h)(S_k - m_k)] L = Cov(X_h - m_h Y_h, X_k - m_k Y_k)",
+            cross
+            - (cov[(Xh, Xk)] - mk * cov[(Xh, Yk)] - mh * cov[(Yh, Xk)] + mh * mk * cov[(Yh, Yk)]),
+        ),
+        prove_zero(
+            "softmax normaliser E e^{omega x^T q} = exp(omega^2 |q|^2 / 2)",
+            cm["Z"] - cm["Z_closed"],
+        ),
+        prove_zero(
+            "tilted mean m_h = omega_h beta^T q", cm["m_h"] - cm["omega_h"] * cm["beta1"] * cm["n"]
+        ),
+        prove_zero(
+            "E[w_h^2 (y - m_h)] = e^{omega_h^2 |q|^2} omega_h beta^T q",
+            cm["bias"]
+            - sp.exp(cm["omega_h"] ** 2 * cm["n"] ** 2) * cm["omega_h"] * cm["beta1"] * cm["n"],
+        ),
+        prove_zero(
+            "E[w_h w_k (y-m_h)(y-m_k)] = e^{omega_h omega_k |q|^2}(omega_h omega_k (beta^T q)^2 + |beta|^2 + s2)",
+            cm["pair"]
+            - sp.exp(cm["omega_h"] * cm["omega_k"] * cm["n"] ** 2)
+            * (
+                cm["omega_h"] * cm["omega_k"] * cm["beta1"] ** 2 * cm["n"] ** 2
+                + cm["beta1"] ** 2
+                + cm["betap"] ** 2
+                + s2_sym
+            ),
+        ),
+        prove_zero(
+            "pair term: (1 + s2)(1 - 2c)^(-d/2) + c (1 - 2c)^(-d/2-1) (derived)", pair - pair_target
+        ),
+        prove_zero(
+            "cross term: omega (1 - 2 omega^2)^(-d/2-1) (derived)",
+            sp.simplify(
+                bias_term.subs(om_sym, sp.sqrt((1 - k) / 2))
+                - bias_target.subs(om_sym, sp.sqrt((1 - k) / 2))
+            ),
+        ),
+        prove_zero(
+            "d/dc log pair(c) at c = 0 is d + 1/(1 + s2), while the heuristic exp(d c) has d: they differ at first order in c",
+            sp.diff(sp.log(pair_closed()), c_sym).subs(c_sym, 0) - (d_sym + 1 / (1 + s2_sym)),
+        ),
     ]
     return out

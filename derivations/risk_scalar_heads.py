@@ -36,9 +36,9 @@ d, s2 = rs.d_sym, rs.s2_sym
 
 def _entrywise_terms():
     C = OMEGA * OMEGA.T
-    K = sp.OneMatrix(H_sym, H_sym) - 2 * C                           # 1 - 2 omega_h omega_k
+    K = sp.OneMatrix(H_sym, H_sym) - 2 * C  # 1 - 2 omega_h omega_k
     pair = (1 + s2) * HadamardPower(K, -d / 2) + HadamardProduct(C, HadamardPower(K, -d / 2 - 1))
-    k = sp.OneMatrix(H_sym, 1) - 2 * HadamardPower(OMEGA, 2)           # 1 - 2 omega_h^2
+    k = sp.OneMatrix(H_sym, 1) - 2 * HadamardPower(OMEGA, 2)  # 1 - 2 omega_h^2
     bias = HadamardProduct(OMEGA, HadamardPower(k, -d / 2 - 1))
     return C, pair, bias
 
@@ -55,7 +55,7 @@ def first_order():
 
 def heuristic():
     C, _, _ = _entrywise_terms()
-    c = sp.Symbol("entry", real=True)          # the entry d omega_h omega_k
+    c = sp.Symbol("entry", real=True)  # the entry d omega_h omega_k
     return MU.T * (d * C).applyfunc(sp.Lambda(c, rs.heuristic_pair().subs(rs.c_sym * d, c))) * MU
 
 
@@ -67,9 +67,9 @@ def derived_infinite_risk(p: sp.Expr) -> sp.Expr:
     """E ((1 - p) beta^T q + eps_q)^2 with p = mu^T omega, in the rotated basis beta^T q = beta1 n."""
     b1, g, n2 = sp.symbols("beta1 g n2", real=True)
     r2 = sp.expand(((1 - p) * b1 * sp.sqrt(n2) + sp.sqrt(s2) * g) ** 2)
-    r2 = standard_expectation(r2, (g,))                               # eps_q = sqrt(s2) g
-    r2 = sp.expand(r2).subs(b1**2, 1 / d).subs(b1, 0)                 # beta1 ~ N(0, 1/d)
-    _, E1, k = rs.chi2_moments()                                      # E n^2 e^{c n^2} at c = 0 (k = 1)
+    r2 = standard_expectation(r2, (g,))  # eps_q = sqrt(s2) g
+    r2 = sp.expand(r2).subs(b1**2, 1 / d).subs(b1, 0)  # beta1 ~ N(0, 1/d)
+    _, E1, k = rs.chi2_moments()  # E n^2 e^{c n^2} at c = 0 (k = 1)
     return sp.simplify(r2.subs(n2, E1.subs(k, 1)))
 
 
@@ -83,10 +83,15 @@ def _explicit(expr, H: int, point: dict):
 
 
 # Exact rational points (mu_h, omega_h) with every omega_h omega_k < 1/2, d and s2 kept symbolic.
-POINTS = {1: ((sp.Rational(3, 2), sp.Rational(1, 3)),),
-          2: ((sp.Rational(2), sp.Rational(1, 4)), (sp.Rational(-1, 3), sp.Rational(-3, 5))),
-          3: ((sp.Rational(5, 4), sp.Rational(2, 5)), (sp.Rational(1, 2), sp.Rational(-1, 7)),
-              (sp.Rational(-7, 3), sp.Rational(1, 2)))}
+POINTS = {
+    1: ((sp.Rational(3, 2), sp.Rational(1, 3)),),
+    2: ((sp.Rational(2), sp.Rational(1, 4)), (sp.Rational(-1, 3), sp.Rational(-3, 5))),
+    3: (
+        (sp.Rational(5, 4), sp.Rational(2, 5)),
+        (sp.Rational(1, 2), sp.Rational(-1, 7)),
+        (sp.Rational(-7, 3), sp.Rational(1, 2)),
+    ),
+}
 
 
 def proofs() -> list[Proof]:
@@ -98,19 +103,31 @@ def proofs() -> list[Proof]:
     heur = lambda c: rs.heuristic_pair().subs(rs.c_sym, c)
     for H, heads in POINTS.items():
         mu, om = [m for m, _ in heads], [w for _, w in heads]
-        MU_H, OMEGA_H = (sp.MatrixSymbol(M.name, H, 1) for M in (MU, OMEGA))   # the symbols once H is fixed
-        point = {**{MU_H[h, 0]: mu[h] for h in range(H)}, **{OMEGA_H[h, 0]: om[h] for h in range(H)}}
+        MU_H, OMEGA_H = (
+            sp.MatrixSymbol(M.name, H, 1) for M in (MU, OMEGA)
+        )  # the symbols once H is fixed
+        point = {
+            **{MU_H[h, 0]: mu[h] for h in range(H)},
+            **{OMEGA_H[h, 0]: om[h] for h in range(H)},
+        }
         p = sum(m * w for m, w in zip(mu, om))
-        C1 = (sum(mu[h] * mu[k] * pair(om[h] * om[k]) for h in range(H) for k in range(H))
-              + 2 * (1 - p) * sum(mu[h] * bias(om[h]) for h in range(H)))
+        C1 = sum(mu[h] * mu[k] * pair(om[h] * om[k]) for h in range(H) for k in range(H)) + 2 * (
+            1 - p
+        ) * sum(mu[h] * bias(om[h]) for h in range(H))
         he = sum(mu[h] * mu[k] * heur(om[h] * om[k]) for h in range(H) for k in range(H))
         out += [
-            prove_zero(f"C1 in matrix form = sum over heads of pair and cross terms, H = {H} (exact rational heads)",
-                       _explicit(first_order(), H, point) - sp.expand(C1)),
-            prove_zero(f"heuristic in matrix form = sum mu_h mu_k (1 + s2) exp(d omega_h omega_k), H = {H} (exact rational heads)",
-                       _explicit(heuristic(), H, point) - sp.expand(he)),
-            prove_zero(f"R_inf in matrix form = derived E ((1 - mu.omega) beta^T q + eps_q)^2, H = {H} (exact rational heads)",
-                       _explicit(infinite_risk(), H, point) - sp.expand(derived_infinite_risk(p))),
+            prove_zero(
+                f"C1 in matrix form = sum over heads of pair and cross terms, H = {H} (exact rational heads)",
+                _explicit(first_order(), H, point) - sp.expand(C1),
+            ),
+            prove_zero(
+                f"heuristic in matrix form = sum mu_h mu_k (1 + s2) exp(d omega_h omega_k), H = {H} (exact rational heads)",
+                _explicit(heuristic(), H, point) - sp.expand(he),
+            ),
+            prove_zero(
+                f"R_inf in matrix form = derived E ((1 - mu.omega) beta^T q + eps_q)^2, H = {H} (exact rational heads)",
+                _explicit(infinite_risk(), H, point) - sp.expand(derived_infinite_risk(p)),
+            ),
         ]
     return out
 

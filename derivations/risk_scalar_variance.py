@@ -42,10 +42,10 @@ mu_sym = sp.Symbol("mu", real=True)
 def chi2_tilted_moment(j: int):
     """E[Q^j e^{a Q}] for Q ~ chi2_d as a function of (a, d), by integration (a < 1/2)."""
     Q = sp.Symbol("Q", positive=True)
-    k = sp.Symbol("k", positive=True)              # k = 1 - 2a
+    k = sp.Symbol("k", positive=True)  # k = 1 - 2a
     d = rs.d_sym
     density = Q ** (d / 2 - 1) * sp.exp(-k * Q / 2) / (2 ** (d / 2) * sp.gamma(d / 2))
-    value = sp.integrate(Q ** j * density, (Q, 0, sp.oo), conds="none")
+    value = sp.integrate(Q**j * density, (Q, 0, sp.oo), conds="none")
     return sp.gammasimp(sp.simplify(value)), k
 
 
@@ -79,8 +79,10 @@ def gaussian_pair_moments() -> dict:
     Gaussian polynomial expectations of `gaussian_expectations` (Stein's identity)."""
     Y = mu_sym**2 * X_sym**2 + 2 * R0 * mu_sym * X_sym * Z_sym
     cov = sp.Matrix([[S2, B], [B, VZ]])
-    return {"mean": gaussian_polynomial_expectation(Y, [X_sym, Z_sym], cov),
-            "second": gaussian_polynomial_expectation(Y**2, [X_sym, Z_sym], cov)}
+    return {
+        "mean": gaussian_polynomial_expectation(Y, [X_sym, Z_sym], cov),
+        "second": gaussian_polynomial_expectation(Y**2, [X_sym, Z_sym], cov),
+    }
 
 
 @lru_cache(maxsize=None)
@@ -93,7 +95,7 @@ def conditional_terms():
     sub = {wh: om, wk: om}
     sigma2 = cm["pair"].subs(sub)
     b = cm["bias"].subs(sub)
-    v = sp.simplify(1 / cm["Z"].subs(wh, om) ** 2 * cm["Z"].subs(wh, 2 * om)) - 1     # E w^2 - 1
+    v = sp.simplify(1 / cm["Z"].subs(wh, om) ** 2 * cm["Z"].subs(wh, 2 * om)) - 1  # E w^2 - 1
     r0 = (1 - mu_sym * om) * b1 * n
     moments = gaussian_pair_moments()
     cov = {S2: sigma2, B: b, VZ: v, R0: r0}
@@ -116,20 +118,35 @@ def first_moment() -> sp.Expr:
 
 
 def proofs() -> list[Proof]:
-    c1_closed = (mu_sym**2 * rs.pair_closed().subs(rs.c_sym, rs.om_sym**2)
-                 + 2 * (1 - mu_sym * rs.om_sym) * mu_sym * rs.bias_closed())
+    c1_closed = (
+        mu_sym**2 * rs.pair_closed().subs(rs.c_sym, rs.om_sym**2)
+        + 2 * (1 - mu_sym * rs.om_sym) * mu_sym * rs.bias_closed()
+    )
     m1, k = chi2_tilted_moment(1)
     pair = gaussian_pair_moments()
     isserlis_mean = mu_sym**2 * S2 + 2 * R0 * mu_sym * B
-    isserlis_var = 2 * mu_sym**4 * S2**2 + 4 * R0**2 * mu_sym**2 * (S2 * VZ + B**2) + 8 * mu_sym**3 * R0 * S2 * B
+    isserlis_var = (
+        2 * mu_sym**4 * S2**2
+        + 4 * R0**2 * mu_sym**2 * (S2 * VZ + B**2)
+        + 8 * mu_sym**3 * R0 * S2 * B
+    )
     return [
-        prove_zero("E[Y_inf | beta, q] = mu^2 sigma2 + 2 r0 mu b (Stein, Gaussian pair)", pair["mean"] - isserlis_mean),
-        prove_zero("Var[Y_inf | beta, q] = 2 mu^4 sigma2^2 + 4 r0^2 mu^2 (sigma2 v + b^2) + 8 mu^3 r0 sigma2 b (Isserlis)",
-                   sp.expand(pair["second"] - pair["mean"] ** 2 - isserlis_var)),
-        prove_zero("E[Q e^{aQ}] = d (1 - 2a)^(-d/2-1) for Q ~ chi2_d (integrated)",
-                   m1 - rs.d_sym * k ** (-rs.d_sym / 2 - 1)),
-        prove_zero("the mean of the limit Y_inf (Isserlis, outer averages) is the derived one-head C1",
-                   sp.simplify(first_moment() - c1_closed)),
+        prove_zero(
+            "E[Y_inf | beta, q] = mu^2 sigma2 + 2 r0 mu b (Stein, Gaussian pair)",
+            pair["mean"] - isserlis_mean,
+        ),
+        prove_zero(
+            "Var[Y_inf | beta, q] = 2 mu^4 sigma2^2 + 4 r0^2 mu^2 (sigma2 v + b^2) + 8 mu^3 r0 sigma2 b (Isserlis)",
+            sp.expand(pair["second"] - pair["mean"] ** 2 - isserlis_var),
+        ),
+        prove_zero(
+            "E[Q e^{aQ}] = d (1 - 2a)^(-d/2-1) for Q ~ chi2_d (integrated)",
+            m1 - rs.d_sym * k ** (-rs.d_sym / 2 - 1),
+        ),
+        prove_zero(
+            "the mean of the limit Y_inf (Isserlis, outer averages) is the derived one-head C1",
+            sp.simplify(first_moment() - c1_closed),
+        ),
     ]
 
 
@@ -144,7 +161,7 @@ GROUP = Group(
     "risk_scalar",
     title="Exact 1/L term of the authors' scalar-model risk",
     hypotheses="x_i, x_q ~ N(0, I_d), beta ~ N(0, I_d / d), label noise N(0, s2); omega_h omega_k "
-               "< 1/2",
+    "< 1/2",
     proofs=risk_scalar_proofs,
     parts=("risk_scalar", "risk_scalar_variance"),
     results="finite_prompt_risk",

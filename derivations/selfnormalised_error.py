@@ -81,13 +81,17 @@ def split_proofs(d: int = 3) -> list[Proof]:
     """Cov(u, r) = 0, Cov(r) = P and P a = 0, for r = (I - c a^T / q)(z' - m) with Cov(z') = Gamma."""
     G, _, a = _explicit(d, 1)
     c, q = G * a, (a.T * G * a)[0, 0]
-    R = sp.eye(d) - c * a.T / q                    # r = R (z' - m)
+    R = sp.eye(d) - c * a.T / q  # r = R (z' - m)
     P = G - c * c.T / q
     return [
         prove_zero(f"Cov(r, u) = (I - c a^T / q) Gamma a = 0 [d={d}]", R * G * a),
-        prove_zero(f"Cov(r) = (I - c a^T / q) Gamma (I - a c^T / q) = Gamma - c c^T / q [d={d}]", R * G * R.T - P),
-        prove_zero(f"z' - m = c u / q + r with u = a^T (z' - m) [d={d}]",
-                   (c * a.T / q + R) - sp.eye(d)),
+        prove_zero(
+            f"Cov(r) = (I - c a^T / q) Gamma (I - a c^T / q) = Gamma - c c^T / q [d={d}]",
+            R * G * R.T - P,
+        ),
+        prove_zero(
+            f"z' - m = c u / q + r with u = a^T (z' - m) [d={d}]", (c * a.T / q + R) - sp.eye(d)
+        ),
     ]
 
 
@@ -122,8 +126,10 @@ def conditional_second_moment_proof(d: int = 2, L: int = 2) -> Proof:
     outer = x * x.T
     got = outer.applyfunc(lambda e: gaussian_polynomial_expectation(e, variables, Sigma))
     want = s**2 * c * c.T + sum(p**2 for p in ps) * P
-    return prove_zero(f"E[err err^T | g] = S^2 c c^T / q + (sum p_i^2) P (r_i iid N(0, P)) [d={d}, L={L}]",
-                      got - want)
+    return prove_zero(
+        f"E[err err^T | g] = S^2 c c^T / q + (sum p_i^2) P (r_i iid N(0, P)) [d={d}, L={L}]",
+        got - want,
+    )
 
 
 def kernel_proofs(d: int = 2, k: int = 2) -> list[Proof]:
@@ -139,14 +145,21 @@ def kernel_proofs(d: int = 2, k: int = 2) -> list[Proof]:
     generic = error_second_moment(s).subs({s["Gamma"]: G, s["V"]: V, s["e"]: e}).as_explicit()
     Ve = V * e
     mse = mean_squared_error().subs({trace_sym: (V * G * V.T).trace(), rho_sym: (Ve.T * Ve)[0, 0]})
-    ES = -sp.sqrt(q) * A_sym                                   # Stein: E S = sqrt q (1 - A) - sqrt q
+    ES = -sp.sqrt(q) * A_sym  # Stein: E S = sqrt q (1 - A) - sqrt q
     return [
-        prove_zero(f"A V (Gamma - e e^T) V^T + B V e e^T V^T = A V P V^T + B V c c^T V^T / q, e = c / sqrt q "
-                   f"[d={d}, k={k}]", kernel - split),
-        prove_zero(f"tr E[err err^T] = tr(V Gamma V^T) A + |V e|^2 (B - A) [d={d}, k={k}]",
-                   generic.trace() - mse),
-        prove_zero(f"E err = V c E[S] / sqrt q = -A V Gamma a [d={d}, k={k}]",
-                   V * c * ES / sp.sqrt(q) - bias(s).subs(subs).as_explicit()),
+        prove_zero(
+            f"A V (Gamma - e e^T) V^T + B V e e^T V^T = A V P V^T + B V c c^T V^T / q, e = c / sqrt q "
+            f"[d={d}, k={k}]",
+            kernel - split,
+        ),
+        prove_zero(
+            f"tr E[err err^T] = tr(V Gamma V^T) A + |V e|^2 (B - A) [d={d}, k={k}]",
+            generic.trace() - mse,
+        ),
+        prove_zero(
+            f"E err = V c E[S] / sqrt q = -A V Gamma a [d={d}, k={k}]",
+            V * c * ES / sp.sqrt(q) - bias(s).subs(subs).as_explicit(),
+        ),
     ]
 
 
@@ -156,7 +169,7 @@ def stein_proofs(L: int = 3) -> list[Proof]:
     sum_i p_i (1 - p_i) = 1 - sum_i p_i^2."""
     g = sp.Symbol("g", real=True)
     h = sp.Function("h")
-    phi = sp.exp(-g**2 / 2) / sp.sqrt(2 * sp.pi)
+    phi = sp.exp(-(g**2) / 2) / sp.sqrt(2 * sp.pi)
     rq = sp.Symbol("sqrt_q", positive=True)
     gs = sp.symbols(f"gg0:{L}", real=True)
     den = sum(sp.exp(rq * x) for x in gs)
@@ -164,22 +177,40 @@ def stein_proofs(L: int = 3) -> list[Proof]:
     ps = list(sp.symbols(f"p0:{L - 1}", real=True))
     ps.append(1 - sum(ps))
     t = sp.Symbol("t", real=True)
-    mgf_check = sp.integrate(g * sp.exp(t * g) * phi, (g, -sp.oo, sp.oo)) \
-        - sp.integrate(t * sp.exp(t * g) * phi, (g, -sp.oo, sp.oo))
+    mgf_check = sp.integrate(g * sp.exp(t * g) * phi, (g, -sp.oo, sp.oo)) - sp.integrate(
+        t * sp.exp(t * g) * phi, (g, -sp.oo, sp.oo)
+    )
     return [
-        prove_zero("Gaussian integration by parts: g phi(g) h(g) = phi(g) h'(g) - d/dg (phi(g) h(g))",
-                   g * phi * h(g) - phi * sp.diff(h(g), g) + sp.diff(phi * h(g), g)),
-        prove_zero("Stein on h = e^{t g}: E[g e^{t g}] = E[t e^{t g}] (the boundary term vanishes)", mgf_check),
-        *[prove_zero(f"softmax: d p_{i} / d g_{i} = sqrt q p_{i} (1 - p_{i}) [L={L}]",
-                     sp.diff(p[i], gs[i]) - rq * p[i] * (1 - p[i])) for i in range(L)],
-        prove_zero(f"sum_i p_i (1 - p_i) = 1 - sum_i p_i^2 when sum_i p_i = 1 [L={L}]",
-                   sum(x * (1 - x) for x in ps) - (1 - sum(x**2 for x in ps))),
+        prove_zero(
+            "Gaussian integration by parts: g phi(g) h(g) = phi(g) h'(g) - d/dg (phi(g) h(g))",
+            g * phi * h(g) - phi * sp.diff(h(g), g) + sp.diff(phi * h(g), g),
+        ),
+        prove_zero(
+            "Stein on h = e^{t g}: E[g e^{t g}] = E[t e^{t g}] (the boundary term vanishes)",
+            mgf_check,
+        ),
+        *[
+            prove_zero(
+                f"softmax: d p_{i} / d g_{i} = sqrt q p_{i} (1 - p_{i}) [L={L}]",
+                sp.diff(p[i], gs[i]) - rq * p[i] * (1 - p[i]),
+            )
+            for i in range(L)
+        ],
+        prove_zero(
+            f"sum_i p_i (1 - p_i) = 1 - sum_i p_i^2 when sum_i p_i = 1 [L={L}]",
+            sum(x * (1 - x) for x in ps) - (1 - sum(x**2 for x in ps)),
+        ),
     ]
 
 
 def proofs() -> list[Proof]:
-    return (split_proofs(3) + [decomposition_proof(2, 3), conditional_second_moment_proof(2, 2)]
-            + kernel_proofs(2, 2) + kernel_proofs(3, 1) + stein_proofs(3))
+    return (
+        split_proofs(3)
+        + [decomposition_proof(2, 3), conditional_second_moment_proof(2, 2)]
+        + kernel_proofs(2, 2)
+        + kernel_proofs(3, 1)
+        + stein_proofs(3)
+    )
 
 
 @cached

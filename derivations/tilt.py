@@ -32,13 +32,14 @@ t_sym = sp.Symbol("t", real=True)
 @lru_cache(maxsize=None)
 def gaussian_moment_1d(p: int) -> sp.Expr:
     """E[g^p exp(t g)] for g ~ N(0, 1), by symbolic integration (a function of t_sym)."""
-    density = sp.exp(-g_sym**2 / 2) / sp.sqrt(2 * sp.pi)
+    density = sp.exp(-(g_sym**2) / 2) / sp.sqrt(2 * sp.pi)
     value = sp.integrate(g_sym**p * sp.exp(t_sym * g_sym) * density, (g_sym, -sp.oo, sp.oo))
     return sp.simplify(value)
 
 
 # ---------------------------------------------------------------------------------------------
 # Matrix form (dimension-free MatrixSymbols).
+
 
 def matrix_symbols(d=None, k=None):
     """MatrixSymbols of the tilt: a (tilt), m (mean), B (root of Gamma), Gamma."""
@@ -61,7 +62,10 @@ def log_normaliser_matrix(s=None) -> sp.MatrixExpr:
     one_d = sp.simplify(sp.log(gaussian_moment_1d(0)))
     # Sum_j (t_j)^2 / 2 with t = B^T a, written as (B^T a)^T (B^T a) * coefficient of t^2.
     coefficient = sp.Poly(sp.expand(one_d), t_sym).coeff_monomial(t_sym**2)
-    if sp.Poly(sp.expand(one_d), t_sym).degree() != 2 or sp.expand(one_d - coefficient * t_sym**2) != 0:
+    if (
+        sp.Poly(sp.expand(one_d), t_sym).degree() != 2
+        or sp.expand(one_d - coefficient * t_sym**2) != 0
+    ):
         raise AssertionError(f"unexpected 1-D Gaussian log-normaliser {one_d}")
     t_vec = s["B"].T * s["a"]
     return s["a"].T * s["m"] + coefficient * (t_vec.T * t_vec)
@@ -90,6 +94,7 @@ def log_normaliser_gamma(s=None) -> sp.MatrixExpr:
 # ---------------------------------------------------------------------------------------------
 # Entries: explicit symbolic matrices for small d.
 
+
 def entry_symbols(d: int, rank: int | None = None):
     """Explicit symbolic a, m and B (d x d, last d - rank columns zero when rank < d)."""
     rank = d if rank is None else rank
@@ -115,7 +120,9 @@ def tilt_moments_entries(a: sp.Matrix, m: sp.Matrix, B: sp.Matrix):
     """
     d = B.shape[1]
     t = B.T * a
-    Z = sp.exp((a.T * m)[0, 0]) * sp.Mul(*[gaussian_moment_1d(0).subs(t_sym, t[j]) for j in range(d)])
+    Z = sp.exp((a.T * m)[0, 0]) * sp.Mul(
+        *[gaussian_moment_1d(0).subs(t_sym, t[j]) for j in range(d)]
+    )
 
     def moment(powers: dict[int, int]) -> sp.Expr:
         return sp.Mul(*[tilted_moment_1d(powers.get(j, 0)).subs(t_sym, t[j]) for j in range(d)])
@@ -138,8 +145,10 @@ def entry_proofs(d: int, rank: int | None = None) -> list[Proof]:
     logZ = (a.T * m)[0, 0] + (a.T * Gamma * a)[0, 0] / 2
     cov = second - mean * mean.T
     proofs = [
-        prove_zero(f"normaliser E exp(a^T z') = exp(a^T m + a^T Gamma a / 2) [{tag}]",
-                   Z * sp.exp(-logZ) - 1),
+        prove_zero(
+            f"normaliser E exp(a^T z') = exp(a^T m + a^T Gamma a / 2) [{tag}]",
+            Z * sp.exp(-logZ) - 1,
+        ),
         prove_zero(f"tilted mean = m + Gamma a [{tag}]", mean - (m + Gamma * a)),
         prove_zero(f"tilted covariance = Gamma [{tag}]", cov - Gamma),
     ]
@@ -148,15 +157,27 @@ def entry_proofs(d: int, rank: int | None = None) -> list[Proof]:
     log_tilted = (a.T * (m + B * g))[0, 0] - (g.T * g)[0, 0] / 2 - logZ
     shift = g - B.T * a
     log_shifted = -(shift.T * shift)[0, 0] / 2
-    proofs.append(prove_zero(f"tilted law of g is N(B^T a, I), so z' ~ N(m + Gamma a, Gamma) [{tag}]",
-                             sp.expand(log_tilted - log_shifted)))
+    proofs.append(
+        prove_zero(
+            f"tilted law of g is N(B^T a, I), so z' ~ N(m + Gamma a, Gamma) [{tag}]",
+            sp.expand(log_tilted - log_shifted),
+        )
+    )
     # Matrix-form expressions agree with the entries.
     s = matrix_symbols(d)
     subs = {s["a"]: a, s["m"]: m, s["B"]: B}
-    proofs.append(prove_zero(f"matrix-form grad log Z equals the entries' tilted mean [{tag}]",
-                             tilted_mean_matrix(s, gamma_form=False).subs(subs).as_explicit() - mean))
-    proofs.append(prove_zero(f"matrix-form Hess log Z equals the entries' tilted covariance [{tag}]",
-                             tilted_cov_matrix(s, gamma_form=False).subs(subs).as_explicit() - cov))
+    proofs.append(
+        prove_zero(
+            f"matrix-form grad log Z equals the entries' tilted mean [{tag}]",
+            tilted_mean_matrix(s, gamma_form=False).subs(subs).as_explicit() - mean,
+        )
+    )
+    proofs.append(
+        prove_zero(
+            f"matrix-form Hess log Z equals the entries' tilted covariance [{tag}]",
+            tilted_cov_matrix(s, gamma_form=False).subs(subs).as_explicit() - cov,
+        )
+    )
     return proofs
 
 
@@ -166,7 +187,9 @@ def matrix_proofs() -> list[Proof]:
     mean = tilted_mean_matrix(s)
     cov = tilted_cov_matrix(s)
     return [
-        prove_zero("grad_a log Z = m + Gamma a (matrix form)", mean - (s["m"] + s["Gamma"] * s["a"])),
+        prove_zero(
+            "grad_a log Z = m + Gamma a (matrix form)", mean - (s["m"] + s["Gamma"] * s["a"])
+        ),
         prove_zero("Hess_a log Z = Gamma (matrix form)", cov - s["Gamma"]),
     ]
 
@@ -183,7 +206,7 @@ GROUP = Group(
     "tilt",
     title="Exponential tilt of a Gaussian law (route of Lemma 2.1)",
     hypotheses="tokens z' = m + B g, g ~ N(0, I), Gamma = B B^T (possibly singular); any tilt "
-               "vector a",
+    "vector a",
     proofs=tilt_proofs,
     parts=("tilt",),
     results="tilt_",

@@ -45,7 +45,9 @@ def tilt_ratio_exponent(c) -> sp.Expr:
     return expr, s
 
 
-def token_moment_polynomial(p: int, c: int, m: sp.Matrix, Gamma: sp.Matrix, U: sp.Matrix, z: list) -> sp.Expr:
+def token_moment_polynomial(
+    p: int, c: int, m: sp.Matrix, Gamma: sp.Matrix, U: sp.Matrix, z: list
+) -> sp.Expr:
     """P_p(z) = E_{x ~ N(m + c Gamma U z, Gamma)} (x^T x)^{p/2}: a polynomial in the symbols z."""
     d = len(z)
     y = sp.symbols(f"y0:{d}", real=True)
@@ -84,12 +86,17 @@ def tilted_moment(p: int, q: int, c: int, m, Gamma, U, Sigma_q, *, shift=None, k
     d = m.rows
     z = list(sp.symbols(f"z0:{d}", real=True))
     zv = sp.Matrix(z)
-    Q = sp.expand(token_moment_polynomial(p, c if shift is None else shift, m, Gamma, U, z) * (zv.T * zv)[0, 0] ** (q // 2))
+    Q = sp.expand(
+        token_moment_polynomial(p, c if shift is None else shift, m, Gamma, U, z)
+        * (zv.T * zv)[0, 0] ** (q // 2)
+    )
     kappa = sp.Rational(c * c - c, 2) if kappa is None else sp.nsimplify(kappa)
     return exp_quadratic_expectation(Q, z, Sigma_q, kappa * U.T * Gamma * U)
 
 
-def importance_second_moment(p: int, q: int, c: int, m, Gamma, U, Sigma_q, widen=2, rank: int | None = None):
+def importance_second_moment(
+    p: int, q: int, c: int, m, Gamma, U, Sigma_q, widen=2, rank: int | None = None
+):
     """E[(Y_pq w)^2] for the importance-sampled estimator of numerics/tilted_moments.monte_carlo
     (Gaussian tokens): the variance Var = this - M_pq^(c)^2 fixes the Monte Carlo power beforehand.
 
@@ -110,7 +117,9 @@ def importance_second_moment(p: int, q: int, c: int, m, Gamma, U, Sigma_q, widen
     r = Gamma.rank() if rank is None else rank
     z = list(sp.symbols(f"z0:{d}", real=True))
     zv = sp.Matrix(z)
-    Q = sp.expand(token_moment_polynomial(2 * p, 2 * c, m, Gamma / beta, U, z) * (zv.T * zv)[0, 0] ** q)
+    Q = sp.expand(
+        token_moment_polynomial(2 * p, 2 * c, m, Gamma / beta, U, z) * (zv.T * zv)[0, 0] ** q
+    )
     kappa = 2 * sp.Integer(c) ** 2 / beta - c
     value = exp_quadratic_expectation(Q, z, Sigma_q / beta, kappa * U.T * Gamma * U)
     return value if value == sp.oo else (W**2 / beta) ** sp.Rational(d + r, 2) * value
@@ -130,13 +139,21 @@ def proofs() -> list[Proof]:
     y = sp.Symbol("y", real=True)
     return [
         prove_zero("Z(2a)/Z(a)^2 = exp(a^T Gamma a) (c = 2)", expr2 - aGa),
-        prove_zero("Stein recursion: E y^4 = 3 v^2 for y ~ N(0, v)",
-                   gaussian_polynomial_expectation(y**4, [y], sp.Matrix([[var]])) - 3 * var**2),
-        prove_zero("Stein recursion: E y^8 = 105 v^4 for y ~ N(0, v)",
-                   gaussian_polynomial_expectation(y**8, [y], sp.Matrix([[var]])) - 105 * var**4),
-        prove_zero("Stein recursion: E (y1 y2)^2 = s11 s22 + 2 s12^2",
-                   gaussian_polynomial_expectation((a * b) ** 2, [a, b], sp.Matrix([[g, sp.Symbol("h")], [sp.Symbol("h"), 1]]))
-                   - (g + 2 * sp.Symbol("h") ** 2)),
+        prove_zero(
+            "Stein recursion: E y^4 = 3 v^2 for y ~ N(0, v)",
+            gaussian_polynomial_expectation(y**4, [y], sp.Matrix([[var]])) - 3 * var**2,
+        ),
+        prove_zero(
+            "Stein recursion: E y^8 = 105 v^4 for y ~ N(0, v)",
+            gaussian_polynomial_expectation(y**8, [y], sp.Matrix([[var]])) - 105 * var**4,
+        ),
+        prove_zero(
+            "Stein recursion: E (y1 y2)^2 = s11 s22 + 2 s12^2",
+            gaussian_polynomial_expectation(
+                (a * b) ** 2, [a, b], sp.Matrix([[g, sp.Symbol("h")], [sp.Symbol("h"), 1]])
+            )
+            - (g + 2 * sp.Symbol("h") ** 2),
+        ),
     ]
 
 

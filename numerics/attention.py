@@ -52,9 +52,15 @@ DEFAULT_WORK_BYTES = 2 * 2**20
 class SoftmaxAccumulator:
     """Accumulate softmax attention for P prompts and Q queries over token chunks of shape (P, c, d)."""
 
-    def __init__(self, U: np.ndarray, V: np.ndarray, queries: np.ndarray, prompts: int,
-                 fixed_shift: np.ndarray | None = None):
-        self.tilts = queries @ U.T                    # (Q, d): a_q = U z_q
+    def __init__(
+        self,
+        U: np.ndarray,
+        V: np.ndarray,
+        queries: np.ndarray,
+        prompts: int,
+        fixed_shift: np.ndarray | None = None,
+    ):
+        self.tilts = queries @ U.T  # (Q, d): a_q = U z_q
         self.V = V
         Q, k = queries.shape[0], V.shape[0]
         self.max = np.full((prompts, Q), -np.inf)
@@ -66,10 +72,10 @@ class SoftmaxAccumulator:
         self.count = 0
 
     def add(self, tokens: np.ndarray) -> None:
-        scores = np.matmul(tokens, self.tilts.T)     # (P, c, Q)
-        values = np.matmul(tokens, self.V.T)         # (P, c, k)
+        scores = np.matmul(tokens, self.tilts.T)  # (P, c, Q)
+        values = np.matmul(tokens, self.V.T)  # (P, c, k)
         new_max = np.maximum(self.max, scores.max(axis=1))
-        rescale = np.exp(self.max - new_max)         # exp(-inf) = 0 on the first chunk
+        rescale = np.exp(self.max - new_max)  # exp(-inf) = 0 on the first chunk
         if self.fixed_shift is not None:
             fixed = np.exp(scores - self.fixed_shift)
             self.fixed_den += fixed.sum(axis=1)
@@ -82,8 +88,14 @@ class SoftmaxAccumulator:
         self.count += tokens.shape[1]
 
     @classmethod
-    def from_sums(cls, top: np.ndarray, den: np.ndarray, num: np.ndarray, fixed_shift: np.ndarray | None,
-                  count: int) -> "SoftmaxAccumulator":
+    def from_sums(
+        cls,
+        top: np.ndarray,
+        den: np.ndarray,
+        num: np.ndarray,
+        fixed_shift: np.ndarray | None,
+        count: int,
+    ) -> "SoftmaxAccumulator":
         """The accumulator's state from max-shifted sums drawn elsewhere (the conditional sampler):
         top (P, Q) the largest score, den = sum_i e^{s_i - top}, num = sum_i e^{s_i - top} V z_i (P, Q, k).
         The fixed-shift sums are the same sums rescaled by e^{top - c}: the weights differ by that factor."""
@@ -101,17 +113,24 @@ class SoftmaxAccumulator:
     def result(self) -> np.ndarray:
         if self.count == 0:
             raise ValueError("no tokens were added (L must be >= 1)")
-        return self.num / self.den[..., None]         # (P, Q, k)
+        return self.num / self.den[..., None]  # (P, Q, k)
 
 
-def chunk_tokens(prompts: int, queries: int, d: int, k: int, max_bytes: int = DEFAULT_MAX_BYTES) -> int:
+def chunk_tokens(
+    prompts: int, queries: int, d: int, k: int, max_bytes: int = DEFAULT_MAX_BYTES
+) -> int:
     """Tokens per chunk so that the chunk's arrays (tokens, scores, weights, values) fit max_bytes."""
     per_token = 8 * prompts * (d + 2 * queries + k) * 2  # factor 2: temporaries of the same size
     return max(1, int(max_bytes // per_token))
 
 
-def softmax_attention(tokens: np.ndarray, U: np.ndarray, V: np.ndarray, queries: np.ndarray,
-                      max_bytes: int = DEFAULT_MAX_BYTES) -> np.ndarray:
+def softmax_attention(
+    tokens: np.ndarray,
+    U: np.ndarray,
+    V: np.ndarray,
+    queries: np.ndarray,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> np.ndarray:
     """T[mu_L](z) for tokens (P, L, d) and queries (Q, d): returns (P, Q, k)."""
     tokens = np.asarray(tokens, dtype=float)
     queries = np.atleast_2d(np.asarray(queries, dtype=float))
@@ -121,18 +140,30 @@ def softmax_attention(tokens: np.ndarray, U: np.ndarray, V: np.ndarray, queries:
     if L < 1:
         raise ValueError(f"prompt length L = {L} must be >= 1")
     if U.shape != (d, d) or V.shape[1] != d or queries.shape[1] != d:
-        raise ValueError(f"shape mismatch: tokens d = {d}, U {U.shape}, V {V.shape}, queries {queries.shape}")
+        raise ValueError(
+            f"shape mismatch: tokens d = {d}, U {U.shape}, V {V.shape}, queries {queries.shape}"
+        )
     acc = SoftmaxAccumulator(U, V, queries, P)
     step = chunk_tokens(P, queries.shape[0], d, V.shape[0], max_bytes)
     for start in range(0, L, step):
-        acc.add(tokens[:, start:start + step])
+        acc.add(tokens[:, start : start + step])
     return acc.result()
 
 
-def sampled_accumulator(law, rng: np.random.Generator, prompts: int, L: int, U: np.ndarray, V: np.ndarray,
-                        queries: np.ndarray, fixed_shift: np.ndarray | None = None,
-                        max_bytes: int = DEFAULT_MAX_BYTES, *, sampler: str = "auto",
-                        work_bytes: int = DEFAULT_WORK_BYTES) -> SoftmaxAccumulator:
+def sampled_accumulator(
+    law,
+    rng: np.random.Generator,
+    prompts: int,
+    L: int,
+    U: np.ndarray,
+    V: np.ndarray,
+    queries: np.ndarray,
+    fixed_shift: np.ndarray | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    *,
+    sampler: str = "auto",
+    work_bytes: int = DEFAULT_WORK_BYTES,
+) -> SoftmaxAccumulator:
     """Accumulate `prompts` fresh prompts of length L drawn from `law`, chunk by chunk (the whole
     prompt is never held in memory). `sampler` as in `sampled_outputs`: "conditional" (Gaussian or
     Gaussian-mixture laws, `conditional_accumulator`), "full" (every token drawn by law.sample, the
@@ -143,13 +174,29 @@ def sampled_accumulator(law, rng: np.random.Generator, prompts: int, L: int, U: 
         raise ValueError(f"sampler = {sampler!r} must be one of {', '.join(SAMPLERS)}")
     components = gaussian_components(law)
     if sampler == "conditional" and components is None:
-        raise ValueError(f"the conditional sampler needs Gaussian or Gaussian-mixture tokens, "
-                         f"not {getattr(law, 'name', law)!r}")
+        raise ValueError(
+            f"the conditional sampler needs Gaussian or Gaussian-mixture tokens, "
+            f"not {getattr(law, 'name', law)!r}"
+        )
     queries = np.asarray(queries, dtype=float)
-    if components is not None and (sampler == "conditional" or (
-            sampler == "auto" and accumulator_conditional_pays(L, queries.shape[0], len(components[2])))):
-        return conditional_accumulator(components, rng, prompts, int(L), np.asarray(U, float), np.asarray(V, float),
-                                       queries, fixed_shift, min(int(work_bytes), int(max_bytes) // 4))
+    if components is not None and (
+        sampler == "conditional"
+        or (
+            sampler == "auto"
+            and accumulator_conditional_pays(L, queries.shape[0], len(components[2]))
+        )
+    ):
+        return conditional_accumulator(
+            components,
+            rng,
+            prompts,
+            int(L),
+            np.asarray(U, float),
+            np.asarray(V, float),
+            queries,
+            fixed_shift,
+            min(int(work_bytes), int(max_bytes) // 4),
+        )
     acc = SoftmaxAccumulator(U, V, queries, prompts, fixed_shift)
     step = chunk_tokens(prompts, queries.shape[0], U.shape[0], V.shape[0], max_bytes)
     for start in range(0, L, step):
@@ -157,8 +204,16 @@ def sampled_accumulator(law, rng: np.random.Generator, prompts: int, L: int, U: 
     return acc
 
 
-def sampled_attention(law, rng: np.random.Generator, prompts: int, L: int, U: np.ndarray, V: np.ndarray,
-                      queries: np.ndarray, max_bytes: int = DEFAULT_MAX_BYTES) -> np.ndarray:
+def sampled_attention(
+    law,
+    rng: np.random.Generator,
+    prompts: int,
+    L: int,
+    U: np.ndarray,
+    V: np.ndarray,
+    queries: np.ndarray,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> np.ndarray:
     """T[mu_L](z) for `prompts` fresh prompts of length L drawn from `law`: (prompts, Q, k)."""
     return sampled_accumulator(law, rng, prompts, L, U, V, queries, None, max_bytes).result()
 
@@ -166,9 +221,11 @@ def sampled_attention(law, rng: np.random.Generator, prompts: int, L: int, U: np
 # ---------------------------------------------------------------------------------------------
 # The Monte Carlo engine.
 
+
 @dataclass
 class SampledOutputs:
     """T[mu_L](z) for P prompts and Q queries, (P, Q, k), and optionally sum_i p_i^2, (P, Q)."""
+
     output: np.ndarray
     participation: np.ndarray | None
     L: int
@@ -218,20 +275,24 @@ def project_off(W: np.ndarray, xi: np.ndarray) -> np.ndarray:
     return xi - np.matmul(W, np.matmul(np.swapaxes(W, -1, -2), xi))
 
 
-def _conditional_block(rng: np.random.Generator, beta: np.ndarray, L: int, c: int, participation: bool):
+def _conditional_block(
+    rng: np.random.Generator, beta: np.ndarray, L: int, c: int, participation: bool
+):
     """The weighted coordinate means sum_i p_ji g_i, (pb, Q, r), and the participation ratios, (pb, Q),
     for pb prompts with coordinate tilts beta (pb, Q, r), Q < r, drawn by the conditional sampler."""
     pb, Q, r = beta.shape
-    W, tri = np.linalg.qr(beta.transpose(0, 2, 1))      # beta_j = W tri[:, j]: W (pb, r, Q), tri (pb, Q, Q)
-    coef = tri.transpose(0, 2, 1)                        # s_j = coef[j] . t
+    W, tri = np.linalg.qr(
+        beta.transpose(0, 2, 1)
+    )  # beta_j = W tri[:, j]: W (pb, r, Q), tri (pb, Q, Q)
+    coef = tri.transpose(0, 2, 1)  # s_j = coef[j] . t
     top = np.empty((pb, Q, 1))
     den = np.zeros((pb, Q, 1))
-    num = np.zeros((pb, Q, Q))                           # sum_i p_ji t_i (unnormalised)
-    gram = np.zeros((pb, Q, Q))                          # sum_i p_ji p_li (unnormalised)
+    num = np.zeros((pb, Q, Q))  # sum_i p_ji t_i (unnormalised)
+    gram = np.zeros((pb, Q, Q))  # sum_i p_ji p_li (unnormalised)
     for t0 in range(0, L, c):
         cc = min(c, L - t0)
         t = rng.standard_normal((pb, Q, cc))
-        s = np.matmul(coef, t)                           # (pb, Q, cc)
+        s = np.matmul(coef, t)  # (pb, Q, cc)
         chunk_top = s.max(axis=2, keepdims=True)
         if t0 == 0:
             top = chunk_top
@@ -247,13 +308,13 @@ def _conditional_block(rng: np.random.Generator, beta: np.ndarray, L: int, c: in
         den += s.sum(axis=2, keepdims=True)
         num += np.matmul(s, t.transpose(0, 2, 1))
         gram += np.matmul(s, s.transpose(0, 2, 1))
-    mean_t = num / den                                   # (pb, Q, Q): row j is sum_i p_ji t_i
+    mean_t = num / den  # (pb, Q, Q): row j is sum_i p_ji t_i
     G = gram / (den * den.transpose(0, 2, 1))
     root = gram_root(G)
     xi = rng.standard_normal((pb, r, Q))
     resid = project_off(W, xi)
-    R = np.matmul(resid, root.transpose(0, 2, 1))                      # column j is R_j
-    means = np.matmul(W, mean_t.transpose(0, 2, 1)) + R                # (pb, r, Q)
+    R = np.matmul(resid, root.transpose(0, 2, 1))  # column j is R_j
+    means = np.matmul(W, mean_t.transpose(0, 2, 1)) + R  # (pb, r, Q)
     part = np.diagonal(G, axis1=1, axis2=2).copy() if participation else None
     return means.transpose(0, 2, 1), part
 
@@ -268,9 +329,17 @@ def gaussian_components(law):
     return None
 
 
-def conditional_accumulator(components, rng: np.random.Generator, prompts: int, L: int, U: np.ndarray,
-                            V: np.ndarray, queries: np.ndarray, fixed_shift: np.ndarray | None,
-                            work_bytes: int = DEFAULT_WORK_BYTES) -> SoftmaxAccumulator:
+def conditional_accumulator(
+    components,
+    rng: np.random.Generator,
+    prompts: int,
+    L: int,
+    U: np.ndarray,
+    V: np.ndarray,
+    queries: np.ndarray,
+    fixed_shift: np.ndarray | None,
+    work_bytes: int = DEFAULT_WORK_BYTES,
+) -> SoftmaxAccumulator:
     """`prompts` prompts of length L drawn by the conditional sampler, component by component, for
     queries (Q, d) shared by every prompt.
 
@@ -283,23 +352,27 @@ def conditional_accumulator(components, rng: np.random.Generator, prompts: int, 
     Gaussian given the labels). A token costs max_k q_k normals (and a uniform when K > 1) instead of
     r_k normals. The sums are max-shifted, so the fixed-shift ones follow (`SoftmaxAccumulator.from_sums`)."""
     weights, means, roots = components
-    A = queries @ U.T                                                    # (Q, d): a_j = U z_j
+    A = queries @ U.T  # (Q, d): a_j = U z_j
     Q, K = A.shape[0], len(roots)
     parts = []
     for m, B in zip(means, roots):
-        if B.shape[1] == 0:                                              # a point mass: no coordinates
+        if B.shape[1] == 0:  # a point mass: no coordinates
             W, tri = np.zeros((0, 0)), np.zeros((0, Q))
         else:
-            W, tri = np.linalg.qr((A @ B).T)                             # b_kj = W tri[:, j]
-        parts.append((A @ m, tri.T, W))                                  # offsets (Q,), c_kj rows (Q, q_k)
+            W, tri = np.linalg.qr((A @ B).T)  # b_kj = W tri[:, j]
+        parts.append((A @ m, tri.T, W))  # offsets (Q,), c_kj rows (Q, q_k)
     q_max = max(W.shape[1] for _, _, W in parts)
     cumulative = np.cumsum(weights)[:-1]
     pb_max, c = block_shape(prompts, L, 8 * (q_max + 3 * Q + K) * 2, work_bytes)
-    top, den, num = np.empty((prompts, Q)), np.empty((prompts, Q)), np.empty((prompts, Q, V.shape[0]))
+    top, den, num = (
+        np.empty((prompts, Q)),
+        np.empty((prompts, Q)),
+        np.empty((prompts, Q, V.shape[0])),
+    )
     for p0 in range(0, prompts, pb_max):
         pb = min(pb_max, prompts - p0)
         dens = np.zeros((K, pb, Q, 1))
-        sums = [np.zeros((pb, Q, W.shape[1])) for _, _, W in parts]     # sum_i w_ji t_i per component
+        sums = [np.zeros((pb, Q, W.shape[1])) for _, _, W in parts]  # sum_i w_ji t_i per component
         grams = np.zeros((K, pb, Q, Q))
         for t0 in range(0, L, c):
             cc = min(c, L - t0)
@@ -310,7 +383,7 @@ def conditional_accumulator(components, rng: np.random.Generator, prompts: int, 
                 masks = [(labels == k)[:, None, :] for k in range(K)]
             s = np.empty((pb, Q, cc))
             for k, (offset, coef, _) in enumerate(parts):
-                s_k = np.matmul(coef, t[:, :coef.shape[1]]) + offset[:, None]
+                s_k = np.matmul(coef, t[:, : coef.shape[1]]) + offset[:, None]
                 if masks is None:
                     s = s_k
                 else:
@@ -330,23 +403,36 @@ def conditional_accumulator(components, rng: np.random.Generator, prompts: int, 
             for k, (_, coef, _) in enumerate(parts):
                 w_k = w if masks is None else w * masks[k]
                 dens[k] += w_k.sum(axis=2, keepdims=True)
-                sums[k] += np.matmul(w_k, t[:, :coef.shape[1]].transpose(0, 2, 1))
+                sums[k] += np.matmul(w_k, t[:, : coef.shape[1]].transpose(0, 2, 1))
                 grams[k] += np.matmul(w_k, w_k.transpose(0, 2, 1))
-        total = np.zeros((pb, Q, A.shape[1]))                            # sum_i w_ji z_i
+        total = np.zeros((pb, Q, A.shape[1]))  # sum_i w_ji z_i
         for k, ((_, _, W), m, B) in enumerate(zip(parts, means, roots)):
             xi = rng.standard_normal((pb, B.shape[1], Q))
-            R = np.matmul(project_off(W, xi), gram_root(grams[k]).transpose(0, 2, 1))   # (pb, r_k, Q)
+            R = np.matmul(
+                project_off(W, xi), gram_root(grams[k]).transpose(0, 2, 1)
+            )  # (pb, r_k, Q)
             g_sum = np.matmul(W, sums[k].transpose(0, 2, 1)) + R
             total += dens[k] * m + np.matmul(B, g_sum).transpose(0, 2, 1)
-        top[p0:p0 + pb] = block_top[..., 0]
-        den[p0:p0 + pb] = dens.sum(axis=0)[..., 0]
-        num[p0:p0 + pb] = total @ V.T
+        top[p0 : p0 + pb] = block_top[..., 0]
+        den[p0 : p0 + pb] = dens.sum(axis=0)[..., 0]
+        num[p0 : p0 + pb] = total @ V.T
     return SoftmaxAccumulator.from_sums(top, den, num, fixed_shift, L)
 
 
-def sampled_outputs(law, rng: np.random.Generator, prompts: int, L: int, U: np.ndarray, V: np.ndarray,
-                    queries: np.ndarray, *, participation: bool = False, sampler: str = "auto",
-                    work_bytes: int = DEFAULT_WORK_BYTES, max_bytes: int = DEFAULT_MAX_BYTES) -> SampledOutputs:
+def sampled_outputs(
+    law,
+    rng: np.random.Generator,
+    prompts: int,
+    L: int,
+    U: np.ndarray,
+    V: np.ndarray,
+    queries: np.ndarray,
+    *,
+    participation: bool = False,
+    sampler: str = "auto",
+    work_bytes: int = DEFAULT_WORK_BYTES,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> SampledOutputs:
     """Softmax attention over `prompts` fresh prompts of length L from `law`, for queries (Q, d)
     shared by every prompt or (prompts, Q, d) drawn per prompt. Float64, streamed: the working
     set is about `work_bytes` (capped by `max_bytes`) whatever L; the outputs take P Q (k + 1) floats.
@@ -367,31 +453,37 @@ def sampled_outputs(law, rng: np.random.Generator, prompts: int, L: int, U: np.n
     elif queries.ndim == 3 and queries.shape[0] == prompts and queries.shape[2] == d:
         per_prompt = True
     else:
-        raise ValueError(f"queries must have shape (Q, {d}) or ({prompts}, Q, {d}), got {queries.shape}")
+        raise ValueError(
+            f"queries must have shape (Q, {d}) or ({prompts}, Q, {d}), got {queries.shape}"
+        )
     if not np.all(np.isfinite(queries)):
         raise ValueError("queries contain NaN or inf")
     Q, k = queries.shape[-2], V.shape[0]
     if prompts * Q * (k + 4) * 8 > max_bytes:
-        raise ValueError(f"prompts x queries = {prompts} x {Q} outputs exceed the memory cap of {max_bytes} bytes")
+        raise ValueError(
+            f"prompts x queries = {prompts} x {Q} outputs exceed the memory cap of {max_bytes} bytes"
+        )
     work_bytes = min(int(work_bytes), int(max_bytes) // 4)
     if sampler not in SAMPLERS:
         raise ValueError(f"sampler = {sampler!r} must be one of {', '.join(SAMPLERS)}")
     gaussian = _is_gaussian(law)
     if sampler == "conditional" and not gaussian:
-        raise ValueError(f"the conditional sampler needs Gaussian tokens, not {getattr(law, 'name', law)!r}")
+        raise ValueError(
+            f"the conditional sampler needs Gaussian tokens, not {getattr(law, 'name', law)!r}"
+        )
     if gaussian:
-        root = law.root                                   # (d, r), B B^T = Gamma
+        root = law.root  # (d, r), B B^T = Gamma
         r = root.shape[1]
-        coords = np.matmul(queries @ U.T, root)           # B^T a: (.., Q, r)
-        value_map = V @ root                              # (k, r)
-        value_offset = V @ law.mean                       # (k,)
+        coords = np.matmul(queries @ U.T, root)  # B^T a: (.., Q, r)
+        value_map = V @ root  # (k, r)
+        value_offset = V @ law.mean  # (k,)
     else:
         r = d
-        coords = queries @ U.T                            # a: (.., Q, d)
+        coords = queries @ U.T  # a: (.., Q, d)
         value_map, value_offset = V, np.zeros(k)
     out = np.empty((prompts, Q, k))
     part = np.empty((prompts, Q)) if participation else None
-    if r == 0:                                            # Gamma = 0: every token is the mean
+    if r == 0:  # Gamma = 0: every token is the mean
         out[:] = value_offset
         if participation:
             part[:] = 1.0 / L
@@ -400,18 +492,18 @@ def sampled_outputs(law, rng: np.random.Generator, prompts: int, L: int, U: np.n
         pb_max, c = block_shape(prompts, L, 8 * 2 * Q * 2, work_bytes)
         for p0 in range(0, prompts, pb_max):
             pb = min(pb_max, prompts - p0)
-            beta = coords[p0:p0 + pb] if per_prompt else np.broadcast_to(coords, (pb, Q, r))
+            beta = coords[p0 : p0 + pb] if per_prompt else np.broadcast_to(coords, (pb, Q, r))
             means, sq = _conditional_block(rng, beta, int(L), c, participation)
-            out[p0:p0 + pb] = means @ value_map.T + value_offset
+            out[p0 : p0 + pb] = means @ value_map.T + value_offset
             if participation:
-                part[p0:p0 + pb] = sq
+                part[p0 : p0 + pb] = sq
         return SampledOutputs(out, part, int(L))
     pb_max, c = block_shape(prompts, L, 8 * (r + Q) * 2, work_bytes)
     draw_buf = np.empty((pb_max, r, c)) if gaussian else None
     score_buf = np.empty((pb_max, Q, c))
     for p0 in range(0, prompts, pb_max):
         pb = min(pb_max, prompts - p0)
-        beta = coords[p0:p0 + pb] if per_prompt else coords          # (pb, Q, r) or (Q, r)
+        beta = coords[p0 : p0 + pb] if per_prompt else coords  # (pb, Q, r) or (Q, r)
         top = np.empty((pb, Q, 1))
         den = np.zeros((pb, Q, 1))
         num = np.zeros((pb, Q, r))
@@ -425,9 +517,9 @@ def sampled_outputs(law, rng: np.random.Generator, prompts: int, L: int, U: np.n
                 else:
                     g = rng.standard_normal((pb, r, cc))
             else:
-                g = law.sample(rng, (pb, cc)).transpose(0, 2, 1)             # (pb, d, cc)
+                g = law.sample(rng, (pb, cc)).transpose(0, 2, 1)  # (pb, d, cc)
             s = score_buf[:pb, :, :cc]
-            np.matmul(beta, g, out=s)                                        # (pb, Q, cc)
+            np.matmul(beta, g, out=s)  # (pb, Q, cc)
             chunk_top = s.max(axis=2, keepdims=True)
             if t0 == 0:
                 top = chunk_top
@@ -442,11 +534,11 @@ def sampled_outputs(law, rng: np.random.Generator, prompts: int, L: int, U: np.n
             np.subtract(s, top, out=s)
             np.exp(s, out=s)
             den += s.sum(axis=2, keepdims=True)
-            num += np.matmul(s, g.transpose(0, 2, 1))                        # (pb, Q, r)
+            num += np.matmul(s, g.transpose(0, 2, 1))  # (pb, Q, r)
             if participation:
                 sq += np.einsum("pqc,pqc->pq", s, s)[..., None]
-        mean_coords = num / den                                              # weighted mean of g (or z)
-        out[p0:p0 + pb] = mean_coords @ value_map.T + value_offset
+        mean_coords = num / den  # weighted mean of g (or z)
+        out[p0 : p0 + pb] = mean_coords @ value_map.T + value_offset
         if participation:
-            part[p0:p0 + pb] = (sq / (den * den))[..., 0]
+            part[p0 : p0 + pb] = (sq / (den * den))[..., 0]
     return SampledOutputs(out, part, int(L))

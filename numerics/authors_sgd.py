@@ -60,8 +60,16 @@ def covariances(Sigma: np.ndarray, generator: str) -> tuple[np.ndarray, np.ndarr
     return Mp @ Mp.T, Mq @ Mq.T
 
 
-def sample(rng: np.random.Generator, n: int, L: int, maps, s2: float, tau: float, tokens: str = "reduced",
-           with_limit: bool = False):
+def sample(
+    rng: np.random.Generator,
+    n: int,
+    L: int,
+    maps,
+    s2: float,
+    tau: float,
+    tokens: str = "reduced",
+    with_limit: bool = False,
+):
     """n prompts of length L: scores s (n, L), labels y (n, L), query signal f = beta^T x_q (n,);
     with_limit: also g = beta^T Sigma_p x_q = (M_p^T beta).(M_p^T x_q) (n,), through which both
     models' infinite-prompt outputs are p g (derivation step 2), used as an exact control variate.
@@ -77,15 +85,15 @@ def sample(rng: np.random.Generator, n: int, L: int, maps, s2: float, tau: float
     xq = rng.standard_normal((n, d)) @ Mq.T
     f = np.einsum("nd,nd->n", xq, beta)
     if tokens == "literal":
-        g = rng.standard_normal((n, L, d))                      # x_i = M_p g_i (not formed:
-        sy = g @ (Mp.T @ np.stack([xq, beta], axis=2))          #  x_i^T v = g_i^T M_p^T v), (n, L, 2)
+        g = rng.standard_normal((n, L, d))  # x_i = M_p g_i (not formed:
+        sy = g @ (Mp.T @ np.stack([xq, beta], axis=2))  #  x_i^T v = g_i^T M_p^T v), (n, L, 2)
         y = sy[..., 1] + math.sqrt(s2) * rng.standard_normal((n, L))
         if with_limit:
             return sy[..., 0], y, f, np.einsum("nd,nd->n", xq @ Mp, beta @ Mp)
         return sy[..., 0], y, f
     if tokens != "reduced":
         raise ValueError(f"tokens = {tokens!r} is not 'literal' or 'reduced'")
-    u, v = xq @ Mp, beta @ Mp                                   # rows: M_p^T x_q, M_p^T beta
+    u, v = xq @ Mp, beta @ Mp  # rows: M_p^T x_q, M_p^T beta
     uu = np.einsum("nd,nd->n", u, u)
     uv = np.einsum("nd,nd->n", u, v)
     vv = np.einsum("nd,nd->n", v, v)
@@ -109,7 +117,9 @@ def softmax_weights(omega, s):
 def predict(model: str, mu: float, omega: float, s: np.ndarray, y: np.ndarray) -> np.ndarray:
     """yhat per prompt: the token sums here (S, abar), the outputs from the emitted kernels."""
     if model == "softmax":
-        return kernels.authors_sgd_softmax_output(mu, np.einsum("nl,nl->n", softmax_weights(omega, s), y))
+        return kernels.authors_sgd_softmax_output(
+            mu, np.einsum("nl,nl->n", softmax_weights(omega, s), y)
+        )
     if model == "linear":
         return kernels.authors_sgd_linear_output(mu, omega, np.mean(s * y, axis=1))
     raise ValueError(f"model = {model!r} is not one of {MODELS}")
@@ -129,11 +139,19 @@ def per_prompt_gradients(model: str, mu: float, omega: float, s, y, yq):
         S = np.einsum("nl,nl->n", p, y)
         C = np.einsum("nl,nl,nl->n", p, s, y) - np.einsum("nl,nl->n", p, s) * S
         loss = kernels.authors_sgd_loss(yq, kernels.authors_sgd_softmax_output(mu, S))
-        return loss, kernels.authors_sgd_softmax_grad_mu(mu, S, yq), kernels.authors_sgd_softmax_grad_omega(mu, S, C, yq)
+        return (
+            loss,
+            kernels.authors_sgd_softmax_grad_mu(mu, S, yq),
+            kernels.authors_sgd_softmax_grad_omega(mu, S, C, yq),
+        )
     if model == "linear":
         a = np.mean(s * y, axis=1)
         loss = kernels.authors_sgd_loss(yq, kernels.authors_sgd_linear_output(mu, omega, a))
-        return loss, kernels.authors_sgd_linear_grad_mu(mu, omega, a, yq), kernels.authors_sgd_linear_grad_omega(mu, omega, a, yq)
+        return (
+            loss,
+            kernels.authors_sgd_linear_grad_mu(mu, omega, a, yq),
+            kernels.authors_sgd_linear_grad_omega(mu, omega, a, yq),
+        )
     raise ValueError(f"model = {model!r} is not one of {MODELS}")
 
 
@@ -144,8 +162,11 @@ def loss_and_grad(model: str, mu: float, omega: float, s, y, yq):
 
 
 def check_plan(Ls, steps, lr, batch):
-    if not isinstance(Ls, (list, tuple)) or not Ls or any(
-            isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 1 for L in Ls):
+    if (
+        not isinstance(Ls, (list, tuple))
+        or not Ls
+        or any(isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 1 for L in Ls)
+    ):
         raise ValueError(f"L = {Ls!r} must be a non-empty list of integers >= 1")
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
         raise ValueError(f"steps = {steps!r} must be an integer >= 1")
@@ -155,8 +176,21 @@ def check_plan(Ls, steps, lr, batch):
         raise ValueError(f"batch = {batch!r} must be an integer >= 2")
 
 
-def train(Sigma, s2, tau, Ls, generator, steps, lr, batch, init, rng, record=50, progress=None,
-          tokens="reduced") -> dict:
+def train(
+    Sigma,
+    s2,
+    tau,
+    Ls,
+    generator,
+    steps,
+    lr,
+    batch,
+    init,
+    rng,
+    record=50,
+    progress=None,
+    tokens="reduced",
+) -> dict:
     """SGD for both models and every L from `init` = (mu0, omega0). Returns
     {"params": {model: {L: (mu, omega)}}, "trajectory": {model: {L: array (k, 2)}}, "record_steps", "seconds"}."""
     check_plan(Ls, steps, lr, batch)
@@ -167,6 +201,7 @@ def train(Sigma, s2, tau, Ls, generator, steps, lr, batch, init, rng, record=50,
         s, y, f = sample(rng, batch, Lmax, maps, s2, tau, tokens)
         yq = f + math.sqrt(s2) * rng.standard_normal(batch)
         return lambda m, L, mu, om: loss_and_grad(m, mu, om, s[:, :L], y[:, :L], yq)[1:]
+
     return sgd_loop(Ls, steps, lr, init, record, progress, batch_gradients)
 
 
@@ -198,13 +233,26 @@ def sgd_loop(Ls, steps, lr, init, record, progress, batch_gradients) -> dict:
                     traj[m][L].append(tuple(theta[m][L]))
         if progress is not None:
             progress(k, steps)
-    return {"params": {m: {L: tuple(theta[m][L]) for L in Ls} for m in MODELS},
-            "trajectory": {m: {L: np.array(traj[m][L]) for L in Ls} for m in MODELS},
-            "record_steps": rec_steps, "seconds": time.perf_counter() - start}
+    return {
+        "params": {m: {L: tuple(theta[m][L]) for L in Ls} for m in MODELS},
+        "trajectory": {m: {L: np.array(traj[m][L]) for L in Ls} for m in MODELS},
+        "record_steps": rec_steps,
+        "seconds": time.perf_counter() - start,
+    }
 
 
-def evaluate(params: dict, Sigma, s2, tau, L, generator, n, rng, chunk_bytes=DEFAULT_CHUNK_BYTES,
-             tokens="reduced") -> dict:
+def evaluate(
+    params: dict,
+    Sigma,
+    s2,
+    tau,
+    L,
+    generator,
+    n,
+    rng,
+    chunk_bytes=DEFAULT_CHUNK_BYTES,
+    tokens="reduced",
+) -> dict:
     """Test risk at prompt length L of {name: (model, mu, omega)} on n fresh prompts (the same
     prompts for every name): for each name [mean, stderr] of the per-prompt loss (query noise
     averaged exactly), the trace of the per-prompt gradient covariance (with a sampled query noise,
@@ -212,9 +260,9 @@ def evaluate(params: dict, Sigma, s2, tau, L, generator, n, rng, chunk_bytes=DEF
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
         raise ValueError(f"n = {n!r} must be an integer >= 2")
     maps = generator_maps(Sigma, generator)
-    per = max(1, int(chunk_bytes // (8 * L * (12 + len(params)))))       # ~12 (n, L) work arrays
+    per = max(1, int(chunk_bytes // (8 * L * (12 + len(params)))))  # ~12 (n, L) work arrays
     names = list(params)
-    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
     extra = [(t, k) for k in names for t in ("limit", "excess")]
     sums = {k: np.zeros(2) for k in names + pairs + extra}
     gsum = {k: np.zeros(2) for k in names}
@@ -228,7 +276,9 @@ def evaluate(params: dict, Sigma, s2, tau, L, generator, n, rng, chunk_bytes=DEF
         for name, (model, mu, om) in params.items():
             losses[name] = kernels.authors_sgd_mean_loss(f, predict(model, mu, om, s, y), s2)
             # the infinite-prompt loss, mean R_inf(mu omega)
-            limit = kernels.authors_sgd_mean_loss(f, kernels.authors_sgd_limit_output(mu, om, g), s2)
+            limit = kernels.authors_sgd_mean_loss(
+                f, kernels.authors_sgd_limit_output(mu, om, g), s2
+            )
             losses[("limit", name)] = limit
             losses[("excess", name)] = losses[name] - limit
             _, gm, go = per_prompt_gradients(model, mu, om, s, y, f + eq)
@@ -245,11 +295,16 @@ def evaluate(params: dict, Sigma, s2, tau, L, generator, n, rng, chunk_bytes=DEF
         var = max(acc[1] / n - mean**2, 0.0) * n / (n - 1)
         return [float(mean), float(math.sqrt(var / n))]
 
-    return {"risk": {k: mean_se(sums[k]) for k in names}, "n": int(n),
-            "limit_loss": {k: mean_se(sums[("limit", k)]) for k in names},
-            "excess_over_limit": {k: mean_se(sums[("excess", k)]) for k in names},
-            "difference": {f"{a} - {b}": mean_se(sums[(a, b)]) for a, b in pairs},
-            "grad_cov_trace": {k: float(np.trace(gouter[k] / n - np.outer(gsum[k] / n, gsum[k] / n))) for k in names}}
+    return {
+        "risk": {k: mean_se(sums[k]) for k in names},
+        "n": int(n),
+        "limit_loss": {k: mean_se(sums[("limit", k)]) for k in names},
+        "excess_over_limit": {k: mean_se(sums[("excess", k)]) for k in names},
+        "difference": {f"{a} - {b}": mean_se(sums[(a, b)]) for a, b in pairs},
+        "grad_cov_trace": {
+            k: float(np.trace(gouter[k] / n - np.outer(gsum[k] / n, gsum[k] / n))) for k in names
+        },
+    }
 
 
 def best_softmax(Sigma, s2, tau, L, generator, n, rng, bounds=(1e-3, 2.0), max_bytes=64 * 2**20):
@@ -262,16 +317,22 @@ def best_softmax(Sigma, s2, tau, L, generator, n, rng, bounds=(1e-3, 2.0), max_b
 
     n = int(min(n, max(2, max_bytes // (16 * L))))
     s, y, f = sample(rng, n, L, generator_maps(Sigma, generator), s2, tau)
-    Eyq2 = float(np.mean(f * f)) + s2              # query noise is independent of S: E[y_q S] = E[f S]
+    Eyq2 = float(np.mean(f * f)) + s2  # query noise is independent of S: E[y_q S] = E[f S]
 
-    step = max(1, (4 * 2**20) // (8 * L))                # softmax temporaries of at most ~4 MB each
+    step = max(1, (4 * 2**20) // (8 * L))  # softmax temporaries of at most ~4 MB each
 
     def profile(om):
-        S = np.concatenate([np.einsum("nl,nl->n", softmax_weights(om, s[j:j + step]), y[j:j + step])
-                            for j in range(0, n, step)])
+        S = np.concatenate(
+            [
+                np.einsum("nl,nl->n", softmax_weights(om, s[j : j + step]), y[j : j + step])
+                for j in range(0, n, step)
+            ]
+        )
         a, b = float(np.mean(f * S)), float(np.mean(S * S))
         risk, mu_star = np.asarray(kernels.authors_sgd_profile(Eyq2, a, b), dtype=float).ravel()
         return float(risk), float(mu_star)
 
-    res = minimize_scalar(lambda om: profile(om)[0], bounds=bounds, method="bounded", options={"xatol": 1e-4})
+    res = minimize_scalar(
+        lambda om: profile(om)[0], bounds=bounds, method="bounded", options={"xatol": 1e-4}
+    )
     return float(profile(res.x)[1]), float(res.x), n

@@ -46,7 +46,7 @@ def draw(rng: np.random.Generator, n: int, L: int, maps, s2: float, tau: float, 
     nu = np.sqrt(uu)
     a = np.divide(uv, nu, out=np.zeros_like(uv), where=nu > 0)
     b = np.sqrt(np.maximum(vv - a * a, 0.0) + s2)
-    z = rng.standard_normal((rows, n, L))       # rows = 1: z0 only (`conditional_sums` stands for z1)
+    z = rng.standard_normal((rows, n, L))  # rows = 1: z0 only (`conditional_sums` stands for z1)
     return nu, a, b, f, z
 
 
@@ -72,16 +72,22 @@ def linear_statistic(nu, a, b, z0, z1):
     return nu * (a * np.einsum("nl,nl->n", z0, z0) + b * np.einsum("nl,nl->n", z0, z1)) / L
 
 
-def step_gradients(model: str, mu: float, omega: float, nu, a, b, z0, z1, yq) -> tuple[float, float]:
+def step_gradients(
+    model: str, mu: float, omega: float, nu, a, b, z0, z1, yq
+) -> tuple[float, float]:
     """Batch-mean (d/dmu, d/domega) of (y_q - yhat)^2."""
     if model == "softmax":
         S, C = softmax_statistics(omega, nu, a, b, z0, z1)
-        return (float(np.mean(kernels.authors_sgd_softmax_grad_mu(mu, S, yq))),
-                float(np.mean(kernels.authors_sgd_softmax_grad_omega(mu, S, C, yq))))
+        return (
+            float(np.mean(kernels.authors_sgd_softmax_grad_mu(mu, S, yq))),
+            float(np.mean(kernels.authors_sgd_softmax_grad_omega(mu, S, C, yq))),
+        )
     if model == "linear":
         ab = linear_statistic(nu, a, b, z0, z1)
-        return (float(np.mean(kernels.authors_sgd_linear_grad_mu(mu, omega, ab, yq))),
-                float(np.mean(kernels.authors_sgd_linear_grad_omega(mu, omega, ab, yq))))
+        return (
+            float(np.mean(kernels.authors_sgd_linear_grad_mu(mu, omega, ab, yq))),
+            float(np.mean(kernels.authors_sgd_linear_grad_omega(mu, omega, ab, yq))),
+        )
     raise ValueError(f"model = {model!r} is not one of {MODELS}")
 
 
@@ -94,7 +100,7 @@ def conditional_sums(rng: np.random.Generator, omega: float, nu, z0):
     t = omega * nu
     top = np.where(t >= 0, z0.max(axis=1), z0.min(axis=1))
     e = np.exp(t[:, None] * (z0 - top[:, None]))
-    V = np.stack([e, e * z0, z0], axis=1)                       # (n, 3, L)
+    V = np.stack([e, e * z0, z0], axis=1)  # (n, 3, L)
     G = np.einsum("nil,njl->nij", V, V)
     lam, Q = np.linalg.eigh(G)
     root = Q * np.sqrt(np.maximum(lam, 0.0))[:, None, :]
@@ -109,20 +115,28 @@ def conditional_gradients(rng, mu_om: dict, nu, a, b, z0, yq) -> dict:
     mu_s, om_s = mu_om["softmax"]
     e, sums, G = conditional_sums(rng, om_s, nu, z0)
     Z = e.sum(axis=1)
-    m0, m00 = G[:, 0, 2] / Z, G[:, 1, 2] / Z                   # Gram entries: sum e z0, sum e z0^2
+    m0, m00 = G[:, 0, 2] / Z, G[:, 1, 2] / Z  # Gram entries: sum e z0, sum e z0^2
     n1, n01 = sums[:, 0] / Z, sums[:, 1] / Z
     S = a * m0 + b * n1
     C = nu * (a * (m00 - m0 * m0) + b * (n01 - m0 * n1))
     L = z0.shape[1]
     ab = nu * (a * G[:, 2, 2] + b * sums[:, 2]) / L
     mu_l, om_l = mu_om["linear"]
-    return {"softmax": (float(np.mean(kernels.authors_sgd_softmax_grad_mu(mu_s, S, yq))),
-                        float(np.mean(kernels.authors_sgd_softmax_grad_omega(mu_s, S, C, yq)))),
-            "linear": (float(np.mean(kernels.authors_sgd_linear_grad_mu(mu_l, om_l, ab, yq))),
-                       float(np.mean(kernels.authors_sgd_linear_grad_omega(mu_l, om_l, ab, yq))))}
+    return {
+        "softmax": (
+            float(np.mean(kernels.authors_sgd_softmax_grad_mu(mu_s, S, yq))),
+            float(np.mean(kernels.authors_sgd_softmax_grad_omega(mu_s, S, C, yq))),
+        ),
+        "linear": (
+            float(np.mean(kernels.authors_sgd_linear_grad_mu(mu_l, om_l, ab, yq))),
+            float(np.mean(kernels.authors_sgd_linear_grad_omega(mu_l, om_l, ab, yq))),
+        ),
+    }
 
 
-def train(Sigma, s2, tau, Ls, generator, steps, lr, batch, init, rng, record=50, progress=None) -> dict:
+def train(
+    Sigma, s2, tau, Ls, generator, steps, lr, batch, init, rng, record=50, progress=None
+) -> dict:
     """`authors_sgd.train` (reduced tokens) with the fast step: same arguments, same result to rounding."""
     check_plan(Ls, steps, lr, batch)
     maps = generator_maps(Sigma, generator)
@@ -131,11 +145,16 @@ def train(Sigma, s2, tau, Ls, generator, steps, lr, batch, init, rng, record=50,
     def batch_gradients():
         nu, a, b, f, z = draw(rng, batch, Lmax, maps, s2, tau)
         yq = f + math.sqrt(s2) * rng.standard_normal(batch)
-        return lambda m, L, mu, om: step_gradients(m, mu, om, nu, a, b, z[0, :, :L], z[1, :, :L], yq)
+        return lambda m, L, mu, om: step_gradients(
+            m, mu, om, nu, a, b, z[0, :, :L], z[1, :, :L], yq
+        )
+
     return sgd_loop(Ls, steps, lr, init, record, progress, batch_gradients)
 
 
-def train_conditional(Sigma, s2, tau, L, generator, steps, lr, batch, init, rng, record=50, progress=None) -> dict:
+def train_conditional(
+    Sigma, s2, tau, L, generator, steps, lr, batch, init, rng, record=50, progress=None
+) -> dict:
     """SGD for both models at one L with `conditional_gradients` (n L + 3 n normals per step instead of
     2 n L): the same SGD in law as `train` at that L, not the same draws. Returns {"params": {model:
     (mu, omega)}, "trajectory": {model: array (k, 2)}, "record_steps", "seconds"}."""
@@ -160,5 +179,9 @@ def train_conditional(Sigma, s2, tau, L, generator, steps, lr, batch, init, rng,
                 traj[m].append(theta[m])
         if progress is not None:
             progress(k, steps)
-    return {"params": dict(theta), "trajectory": {m: np.array(traj[m]) for m in MODELS},
-            "record_steps": rec_steps, "seconds": time.perf_counter() - start}
+    return {
+        "params": dict(theta),
+        "trajectory": {m: np.array(traj[m]) for m in MODELS},
+        "record_steps": rec_steps,
+        "seconds": time.perf_counter() - start,
+    }

@@ -12,7 +12,7 @@ of each law, not from the derived closed form it is checked against:
 
 The inputs a = U z are the floats the emitted kernels receive, read exactly (a float is a dyadic
 rational), and V f(U z) is summed in ball arithmetic from V's floats, so each ball contains the
-exact value of the limit at the float inputs. """
+exact value of the limit at the float inputs."""
 
 from __future__ import annotations
 

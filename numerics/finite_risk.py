@@ -37,17 +37,20 @@ from scipy import special
 from . import kernels, validate
 from .selfnormalised import Table, log_moments
 
-RADIAL_NODES = 240          # generalised Gauss-Laguerre nodes in Q ~ chi2_d
-ANGULAR_NODES = 10          # Gauss-Jacobi nodes per stick-breaking Beta variable
-DEFAULT_TABLE_POINTS = 65   # odd, so that every other point is again a grid with both ends
-MAX_ANGULAR = 500_000       # angular nodes kept after pruning
-ROUNDOFF = 1e-11            # relative floor of the stated error: sums of ~10^6 terms (measured 1e-12 at L = 10^6)
-PRUNE = 1e-12                # radial and angular nodes with relatively smaller weight are dropped
+RADIAL_NODES = 240  # generalised Gauss-Laguerre nodes in Q ~ chi2_d
+ANGULAR_NODES = 10  # Gauss-Jacobi nodes per stick-breaking Beta variable
+DEFAULT_TABLE_POINTS = 65  # odd, so that every other point is again a grid with both ends
+MAX_ANGULAR = 500_000  # angular nodes kept after pruning
+ROUNDOFF = (
+    1e-11  # relative floor of the stated error: sums of ~10^6 terms (measured 1e-12 at L = 10^6)
+)
+PRUNE = 1e-12  # radial and angular nodes with relatively smaller weight are dropped
 
 
 @dataclass(frozen=True)
 class Model:
     """The data law: prompt covariance Sigma_p, query covariance Sigma_q, task variance tau, noise s2."""
+
     Sigma_p: np.ndarray
     Sigma_q: np.ndarray
     tau: float
@@ -58,6 +61,7 @@ class Model:
 class QueryRule:
     """The polar rule over the query: radial nodes Q (weights wq, summing to 1) and angular nodes
     a, b (weights wa, summing to 1)."""
+
     Q: np.ndarray
     wq: np.ndarray
     a: np.ndarray
@@ -88,8 +92,11 @@ def radial_rule(d: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
     components of its eigenvectors (stable at any order, unlike the three-term recurrence)."""
     alpha = d / 2 - 1
     k = np.arange(nodes)
-    x, V = np.linalg.eigh(np.diag(2 * k + alpha + 1) + np.diag(np.sqrt(k[1:] * (k[1:] + alpha)), 1)
-                          + np.diag(np.sqrt(k[1:] * (k[1:] + alpha)), -1))
+    x, V = np.linalg.eigh(
+        np.diag(2 * k + alpha + 1)
+        + np.diag(np.sqrt(k[1:] * (k[1:] + alpha)), 1)
+        + np.diag(np.sqrt(k[1:] * (k[1:] + alpha)), -1)
+    )
     w = V[0] ** 2
     keep = w > PRUNE * w.max()
     return 2 * x[keep], w[keep] / w[keep].sum()
@@ -102,7 +109,7 @@ def dirichlet_rule(d: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
     lw = np.zeros(1)
     for j in range(d - 1):
         alpha, beta = 0.5, (d - 1 - j) / 2
-        x, w = special.roots_sh_jacobi(nodes, alpha + beta - 1, alpha)    # weight x^(a-1) (1-x)^(b-1)
+        x, w = special.roots_sh_jacobi(nodes, alpha + beta - 1, alpha)  # weight x^(a-1) (1-x)^(b-1)
         w = w / w.sum()
         n = rest.size
         D = np.repeat(D, nodes, axis=0)
@@ -114,7 +121,9 @@ def dirichlet_rule(d: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
         keep = lw >= lw.max() + math.log(PRUNE)
         D, rest, lw = D[keep], rest[keep], lw[keep]
         if lw.size > MAX_ANGULAR:
-            raise ValueError(f"the angular rule needs more than {MAX_ANGULAR} nodes at d = {d}; lower the nodes")
+            raise ValueError(
+                f"the angular rule needs more than {MAX_ANGULAR} nodes at d = {d}; lower the nodes"
+            )
     D[:, d - 1] = rest
     w = np.exp(lw)
     return D, w / w.sum()
@@ -123,7 +132,7 @@ def dirichlet_rule(d: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
 def query_rule(model: Model, radial: int = RADIAL_NODES, angular: int = ANGULAR_NODES) -> QueryRule:
     lam, nu = spectra(model)
     Q, wq = radial_rule(lam.size, radial)
-    if np.ptp(lam) <= 1e-14 * max(1.0, lam.max()):      # k1 = lam Q: one angular node, b -> its mean
+    if np.ptp(lam) <= 1e-14 * max(1.0, lam.max()):  # k1 = lam Q: one angular node, b -> its mean
         return QueryRule(Q, wq, np.array([lam.mean()]), np.array([nu.mean()]), np.ones(1))
     D, wa = dirichlet_rule(lam.size, angular)
     return QueryRule(Q, wq, D @ lam, D @ nu, wa)
@@ -147,8 +156,15 @@ def _average(model: Model, rule: QueryRule, tab: Table, mu: float, omega: float)
     k1 = np.outer(rule.a, rule.Q)
     A, B = tab.moments(omega**2 * k1)
     tr_p = float(np.trace(model.Sigma_p))
-    P = kernels.finite_risk_integrand(mu, omega, model.tau, model.s2, tr_p, k1, np.zeros_like(k1), A, B)
-    R = kernels.finite_risk_integrand(mu, omega, model.tau, model.s2, tr_p, k1, np.ones_like(k1), A, B) - P
+    P = kernels.finite_risk_integrand(
+        mu, omega, model.tau, model.s2, tr_p, k1, np.zeros_like(k1), A, B
+    )
+    R = (
+        kernels.finite_risk_integrand(
+            mu, omega, model.tau, model.s2, tr_p, k1, np.ones_like(k1), A, B
+        )
+        - P
+    )
     per_angle = P @ rule.wq + rule.b * ((R * rule.Q) @ rule.wq)
     return float(model.tau * np.trace(model.Sigma_q) + model.s2 + rule.wa @ per_angle)
 
@@ -156,11 +172,18 @@ def _average(model: Model, rule: QueryRule, tab: Table, mu: float, omega: float)
 @dataclass(frozen=True)
 class RiskValue:
     value: float
-    error: float          # the stated numerical error (module docstring)
+    error: float  # the stated numerical error (module docstring)
 
 
-def exact_risk(model: Model, L: int, mu: float, omega: float, radial: int = RADIAL_NODES,
-               angular: int = ANGULAR_NODES, points: int = DEFAULT_TABLE_POINTS) -> RiskValue:
+def exact_risk(
+    model: Model,
+    L: int,
+    mu: float,
+    omega: float,
+    radial: int = RADIAL_NODES,
+    angular: int = ANGULAR_NODES,
+    points: int = DEFAULT_TABLE_POINTS,
+) -> RiskValue:
     """R_L(mu, omega) with its error estimate (module docstring)."""
     validate.prompt_length("L", L)
     if not (math.isfinite(mu) and math.isfinite(omega)):
@@ -171,8 +194,10 @@ def exact_risk(model: Model, L: int, mu: float, omega: float, radial: int = RADI
     q_max = omega**2 * max(float(r.a.max() * r.Q.max()) for r in (rule, coarse_r, coarse_a))
     tab = moment_table(L, q_max, points)
     value = _average(model, rule, tab, mu, omega)
-    err = sum(abs(value - _average(model, r, t, mu, omega))
-              for r, t in ((coarse_r, tab), (coarse_a, tab), (rule, half_table(tab))))
+    err = sum(
+        abs(value - _average(model, r, t, mu, omega))
+        for r, t in ((coarse_r, tab), (coarse_a, tab), (rule, half_table(tab)))
+    )
     return RiskValue(value, max(err, ROUNDOFF * abs(value)))
 
 
@@ -182,8 +207,17 @@ def infinite_risk(model: Model, mu: float, omega: float) -> float:
     Sp, Sq = model.Sigma_p, model.Sigma_q
     zero = np.zeros(1)
     k1, k2 = np.trace(Sp @ Sq), np.trace(Sp @ Sp @ Sq)
-    f = kernels.finite_risk_integrand(mu, omega, model.tau, model.s2, float(np.trace(Sp)),
-                                      np.array([k1]), np.array([k2]), zero, zero)
+    f = kernels.finite_risk_integrand(
+        mu,
+        omega,
+        model.tau,
+        model.s2,
+        float(np.trace(Sp)),
+        np.array([k1]),
+        np.array([k2]),
+        zero,
+        zero,
+    )
     return float(model.tau * np.trace(Sq) + model.s2 + f[0])
 
 
@@ -197,12 +231,18 @@ class RiskSurface:
         validate.prompt_length("L", L)
         self.model, self.L, self.omega_max = model, L, float(omega_max)
         self.rule = query_rule(model)
-        self.table = moment_table(L, self.omega_max**2 * float(self.rule.a.max() * self.rule.Q.max()), points)
+        self.table = moment_table(
+            L, self.omega_max**2 * float(self.rule.a.max() * self.rule.Q.max()), points
+        )
 
     def quadratic(self, omega: float) -> tuple[float, float, float]:
         if abs(omega) > self.omega_max:
-            raise ValueError(f"omega = {omega} outside the surface's range |omega| <= {self.omega_max}")
-        r0, rp, rm = (_average(self.model, self.rule, self.table, mu, omega) for mu in (0.0, 1.0, -1.0))
+            raise ValueError(
+                f"omega = {omega} outside the surface's range |omega| <= {self.omega_max}"
+            )
+        r0, rp, rm = (
+            _average(self.model, self.rule, self.table, mu, omega) for mu in (0.0, 1.0, -1.0)
+        )
         return r0, (rp - rm) / 2, (rp + rm) / 2 - r0
 
     def risk(self, mu: float, omega: float) -> float:
@@ -216,7 +256,12 @@ class RiskSurface:
         def profile(om):
             c0, c1, c2 = self.quadratic(om)
             return c0 - c1 * c1 / (4 * c2), -c1 / (2 * c2)
-        res = minimize_scalar(lambda om: profile(om)[0], bounds=(lo, self.omega_max), method="bounded",
-                              options={"xatol": 1e-7})
+
+        res = minimize_scalar(
+            lambda om: profile(om)[0],
+            bounds=(lo, self.omega_max),
+            method="bounded",
+            options={"xatol": 1e-7},
+        )
         R, mu = profile(res.x)
         return float(mu), float(res.x), float(R)

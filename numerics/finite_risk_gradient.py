@@ -33,22 +33,33 @@ from . import kernels
 from .finite_risk import ANGULAR_NODES, RADIAL_NODES, Model, QueryRule, half_table, query_rule
 
 FLOW_RTOL, FLOW_ATOL = 1e-7, 1e-10
-SMALL_X = 1e-6          # below this sqrt(q) the slope uses the spline's curvature at 0
-FLOW_RADIAL, FLOW_ANGULAR = 80, 5      # the flow's cheaper rule (its endpoint is judged on the fine rule)
+SMALL_X = 1e-6  # below this sqrt(q) the slope uses the spline's curvature at 0
+FLOW_RADIAL, FLOW_ANGULAR = (
+    80,
+    5,
+)  # the flow's cheaper rule (its endpoint is judged on the fine rule)
 
 
 class Slopes:
     """(A, B, A', B') at an array of q from a table's splines in x = sqrt q (module docstring)."""
 
     def __init__(self, tab):
-        ends = ((1, 0.0), "not-a-knot")       # even in x: slope 0 at x = 0 (numerics/selfnormalised.Table)
+        ends = (
+            (1, 0.0),
+            "not-a-knot",
+        )  # even in x: slope 0 at x = 0 (numerics/selfnormalised.Table)
         self.q_max = float(tab.q[-1])
-        self.splines = [interpolate.CubicSpline(np.sqrt(tab.q), logs, bc_type=ends) for logs in (tab.log_a, tab.log_b)]
+        self.splines = [
+            interpolate.CubicSpline(np.sqrt(tab.q), logs, bc_type=ends)
+            for logs in (tab.log_a, tab.log_b)
+        ]
 
     def __call__(self, q):
         q = np.asarray(q, dtype=float)
         if np.any(q > self.q_max * (1 + 1e-12)):
-            raise ValueError(f"q outside the table range [0, {self.q_max:.4g}]: {float(np.max(q)):.4g}")
+            raise ValueError(
+                f"q outside the table range [0, {self.q_max:.4g}]: {float(np.max(q)):.4g}"
+            )
         x = np.sqrt(q)
         out = []
         for s in self.splines:
@@ -75,8 +86,8 @@ def _gradient(model: Model, rule: QueryRule, slopes: Slopes, mu: float, omega: f
 
 @dataclass(frozen=True)
 class Gradient:
-    value: np.ndarray       # (dR/dmu, dR/domega)
-    error: np.ndarray       # stated numerical error per component
+    value: np.ndarray  # (dR/dmu, dR/domega)
+    error: np.ndarray  # stated numerical error per component
 
 
 class GradientSurface:
@@ -96,7 +107,9 @@ class GradientSurface:
 
     def _check(self, omega):
         if not math.isfinite(omega) or abs(omega) > self.omega_max:
-            raise ValueError(f"omega = {omega} outside the gradient surface's range |omega| <= {self.omega_max}")
+            raise ValueError(
+                f"omega = {omega} outside the gradient surface's range |omega| <= {self.omega_max}"
+            )
 
     def value(self, mu: float, omega: float) -> np.ndarray:
         self._check(omega)
@@ -110,14 +123,17 @@ class GradientSurface:
         """The gradient with its stated error: the changes when the radial rule is halved and when every
         other table point is dropped (the angular coarsening of exact_risk may leave the table's range)."""
         g = self.value(mu, omega)
-        err = (np.abs(g - _gradient(self.model, self.coarse, self.slopes, mu, omega))
-               + np.abs(g - _gradient(self.model, self.rule, self.half, mu, omega)))
+        err = np.abs(g - _gradient(self.model, self.coarse, self.slopes, mu, omega)) + np.abs(
+            g - _gradient(self.model, self.rule, self.half, mu, omega)
+        )
         return Gradient(g, err)
 
     def hessian(self, mu: float, omega: float, h: float = 1e-4) -> np.ndarray:
         """Central differences of the gradient, symmetrised (for the SGD noise floor)."""
-        cols = [(self.value(mu + h, omega) - self.value(mu - h, omega)) / (2 * h),
-                (self.value(mu, omega + h) - self.value(mu, omega - h)) / (2 * h)]
+        cols = [
+            (self.value(mu + h, omega) - self.value(mu - h, omega)) / (2 * h),
+            (self.value(mu, omega + h) - self.value(mu, omega - h)) / (2 * h),
+        ]
         H = np.column_stack(cols)
         return (H + H.T) / 2
 
@@ -126,10 +142,23 @@ def flow(grad, init, t_end: float, t_record=()) -> dict:
     """Gradient flow theta' = -grad(theta) from `init` to t_end (BDF). Returns {"end": (mu, omega),
     "at": {t: (mu, omega)} for t in t_record, "t": times, "path": (k, 2), "evaluations"}."""
     ts = sorted({float(t) for t in t_record if 0 < t < t_end} | {float(t_end)})
-    sol = solve_ivp(lambda t, th: -np.asarray(grad(th[0], th[1])), (0.0, float(t_end)), np.asarray(init, float),
-                    method="BDF", rtol=FLOW_RTOL, atol=FLOW_ATOL, t_eval=np.geomspace(1e-2, t_end, 60).tolist()
-                    if t_end > 1e-2 else None, dense_output=True)
+    sol = solve_ivp(
+        lambda t, th: -np.asarray(grad(th[0], th[1])),
+        (0.0, float(t_end)),
+        np.asarray(init, float),
+        method="BDF",
+        rtol=FLOW_RTOL,
+        atol=FLOW_ATOL,
+        t_eval=np.geomspace(1e-2, t_end, 60).tolist() if t_end > 1e-2 else None,
+        dense_output=True,
+    )
     if not sol.success:
         raise RuntimeError(f"gradient flow failed: {sol.message}")
     at = {t: tuple(float(v) for v in sol.sol(t)) for t in ts}
-    return {"end": at[float(t_end)], "at": at, "t": sol.t.tolist(), "path": sol.y.T.copy(), "evaluations": int(sol.nfev)}
+    return {
+        "end": at[float(t_end)],
+        "at": at,
+        "t": sol.t.tolist(),
+        "path": sol.y.T.copy(),
+        "evaluations": int(sol.nfev),
+    }

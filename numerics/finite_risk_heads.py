@@ -29,16 +29,17 @@ from . import finite_risk as fr
 from .selfnormalised import log_moments
 from .selfnormalised_pair import moments as pair_moments
 
-DEFAULT_TABLE_POINTS = 33   # odd: every other point is again a grid with both ends
+DEFAULT_TABLE_POINTS = 33  # odd: every other point is again a grid with both ends
 
 
 @dataclass
 class PairTable:
     """The six moments on r = sqrt(k1) in [0, r_max] for fixed (omega_1, omega_2) and L."""
+
     L: int
     omega: tuple[float, float]
     r: np.ndarray
-    values: np.ndarray          # (6, n): log A11, log B11, log A22, log B22, corr A12, corr B12
+    values: np.ndarray  # (6, n): log A11, log B11, log A22, log B22, corr A12, corr B12
 
     def __post_init__(self):
         ends = ((1, 0.0), "not-a-knot")
@@ -57,7 +58,9 @@ class PairTable:
         return PairTable(self.L, self.omega, self.r[::2], self.values[:, ::2])
 
 
-def pair_table(L: int, omega: tuple[float, float], k1_max: float, points: int = DEFAULT_TABLE_POINTS) -> PairTable:
+def pair_table(
+    L: int, omega: tuple[float, float], k1_max: float, points: int = DEFAULT_TABLE_POINTS
+) -> PairTable:
     if points % 2 == 0 or points < 5:
         raise ValueError(f"points = {points!r} must be odd and >= 5")
     r = math.sqrt(max(k1_max, 1e-6)) * (np.arange(points) / (points - 1))
@@ -67,7 +70,9 @@ def pair_table(L: int, omega: tuple[float, float], k1_max: float, points: int = 
         la1, lb1 = log_moments(o1 * o1 * x * x, L)
         la2, lb2 = log_moments(o2 * o2 * x * x, L)
         A12, B12 = pair_moments(o1 * x, o2 * x, L)
-        rows.append((la1, lb1, la2, lb2, A12 / math.exp((la1 + la2) / 2), B12 / math.exp((lb1 + lb2) / 2)))
+        rows.append(
+            (la1, lb1, la2, lb2, A12 / math.exp((la1 + la2) / 2), B12 / math.exp((lb1 + lb2) / 2))
+        )
     return PairTable(int(L), (float(o1), float(o2)), r, np.array(rows).T)
 
 
@@ -96,20 +101,31 @@ def _rules(model, radial, angular):
     return rule, coarse_r, coarse_a, k1_max
 
 
-def exact_risk(model: fr.Model, L: int, mu, omega, radial: int = fr.RADIAL_NODES, angular: int = fr.ANGULAR_NODES,
-               points: int = DEFAULT_TABLE_POINTS) -> fr.RiskValue:
+def exact_risk(
+    model: fr.Model,
+    L: int,
+    mu,
+    omega,
+    radial: int = fr.RADIAL_NODES,
+    angular: int = fr.ANGULAR_NODES,
+    points: int = DEFAULT_TABLE_POINTS,
+) -> fr.RiskValue:
     """R_L(mu, omega) for two heads (mu, omega of length 2) with its stated error (module docstring)."""
     validate.prompt_length("L", L)
     mu, omega = _heads("mu", mu), _heads("omega", omega)
     rule, coarse_r, coarse_a, k1_max = _rules(model, radial, angular)
     tab = pair_table(L, omega, k1_max, points)
     value = _average(model, rule, tab, mu)
-    err = sum(abs(value - _average(model, r, t, mu))
-              for r, t in ((coarse_r, tab), (coarse_a, tab), (rule, tab.half())))
+    err = sum(
+        abs(value - _average(model, r, t, mu))
+        for r, t in ((coarse_r, tab), (coarse_a, tab), (rule, tab.half()))
+    )
     return fr.RiskValue(value, max(err, fr.ROUNDOFF * abs(value)))
 
 
-def quadratic(model: fr.Model, rule: fr.QueryRule, tab: PairTable) -> tuple[float, np.ndarray, np.ndarray]:
+def quadratic(
+    model: fr.Model, rule: fr.QueryRule, tab: PairTable
+) -> tuple[float, np.ndarray, np.ndarray]:
     """For fixed omega the risk is quadratic in mu (the integrand is): R = c0 + g.mu + mu^T H mu, read
     off six values."""
     R = lambda m1, m2: _average(model, rule, tab, (m1, m2))
@@ -128,8 +144,14 @@ def profile(model: fr.Model, rule: fr.QueryRule, tab: PairTable) -> tuple[float,
     return float(c0 + g @ mu / 2), mu
 
 
-def antisymmetric_optimum(model: fr.Model, L: int, omega_max: float = 1.0, lo: float = 1e-2,
-                         points: int = 17, xatol: float = 1e-5) -> dict:
+def antisymmetric_optimum(
+    model: fr.Model,
+    L: int,
+    omega_max: float = 1.0,
+    lo: float = 1e-2,
+    points: int = 17,
+    xatol: float = 1e-5,
+) -> dict:
     """The optimum over the antisymmetric pairs (mu, omega), (-mu, -omega), yhat = mu (S(omega) - S(-omega)).
 
     Why this family: the integrand is invariant under (mu_h, omega_h) -> (-mu_h, -omega_h) for both heads
@@ -140,6 +162,7 @@ def antisymmetric_optimum(model: fr.Model, L: int, omega_max: float = 1.0, lo: f
     other directions is checked by the caller. For fixed omega the risk is a quadratic in mu (three
     values); the profile is minimised over omega in [lo, omega_max] by bounded Brent."""
     from scipy.optimize import minimize_scalar
+
     rule = fr.query_rule(model)
     k1_max = float(rule.a.max() * rule.Q.max())
 
@@ -148,32 +171,58 @@ def antisymmetric_optimum(model: fr.Model, L: int, omega_max: float = 1.0, lo: f
         r0, rp, rm = (_average(model, rule, tab, (m, -m)) for m in (0.0, 1.0, -1.0))
         c1, c2 = (rp - rm) / 2, (rp + rm) / 2 - r0
         return r0 - c1 * c1 / (4 * c2), -c1 / (2 * c2)
-    res = minimize_scalar(lambda om: prof(om)[0], bounds=(lo, omega_max), method="bounded", options={"xatol": xatol})
+
+    res = minimize_scalar(
+        lambda om: prof(om)[0], bounds=(lo, omega_max), method="bounded", options={"xatol": xatol}
+    )
     R, mu = prof(float(res.x))
-    return {"mu": [mu, -mu], "omega": [float(res.x), -float(res.x)], "risk": R, "evaluations": int(res.nfev)}
+    return {
+        "mu": [mu, -mu],
+        "omega": [float(res.x), -float(res.x)],
+        "risk": R,
+        "evaluations": int(res.nfev),
+    }
 
 
-def profile_at(model: fr.Model, L: int, omega, points: int = DEFAULT_TABLE_POINTS) -> tuple[float, np.ndarray]:
+def profile_at(
+    model: fr.Model, L: int, omega, points: int = DEFAULT_TABLE_POINTS
+) -> tuple[float, np.ndarray]:
     """min over (mu_1, mu_2) of R_L at fixed omega (the full 2 x 2 quadratic), with the minimiser."""
     rule = fr.query_rule(model)
-    return profile(model, rule, pair_table(L, tuple(_heads("omega", omega)), float(rule.a.max() * rule.Q.max()), points))
+    return profile(
+        model,
+        rule,
+        pair_table(L, tuple(_heads("omega", omega)), float(rule.a.max() * rule.Q.max()), points),
+    )
 
 
-def optimum(model: fr.Model, L: int, start, omega_max: float = 1.0, points: int = 17,
-            xatol: float = 1e-4) -> dict:
+def optimum(
+    model: fr.Model, L: int, start, omega_max: float = 1.0, points: int = 17, xatol: float = 1e-4
+) -> dict:
     """(mu*, omega*, R*) of the two-head surface: Nelder-Mead over (omega_1, omega_2) in
     [-omega_max, omega_max]^2 from `start` (the profile risk, mu eliminated in closed form), each
     step with its own (coarser, `points`) table; the caller re-evaluates the optimum with exact_risk."""
     from scipy.optimize import minimize
+
     rule = fr.query_rule(model)
     k1_max = float(rule.a.max() * rule.Q.max())
 
     def f(om):
-        if np.max(np.abs(om)) > omega_max or abs(om[0] - om[1]) < 1e-6:   # equal heads: H singular
+        if np.max(np.abs(om)) > omega_max or abs(om[0] - om[1]) < 1e-6:  # equal heads: H singular
             return math.inf
         return profile(model, rule, pair_table(L, tuple(om), k1_max, points))[0]
-    res = minimize(f, np.asarray(start, float), method="Nelder-Mead",
-                   options={"xatol": xatol, "fatol": 1e-12, "initial_simplex": None})
+
+    res = minimize(
+        f,
+        np.asarray(start, float),
+        method="Nelder-Mead",
+        options={"xatol": xatol, "fatol": 1e-12, "initial_simplex": None},
+    )
     om = tuple(float(x) for x in res.x)
     R, mu = profile(model, rule, pair_table(L, om, k1_max, points))
-    return {"mu": [float(m) for m in mu], "omega": list(om), "risk": R, "evaluations": int(res.nfev)}
+    return {
+        "mu": [float(m) for m in mu],
+        "omega": list(om),
+        "risk": R,
+        "evaluations": int(res.nfev),
+    }

@@ -22,16 +22,22 @@ import numpy as np
 from . import kernels, limits
 
 
-def product_trace_c1(kind: str, root: np.ndarray, U: np.ndarray, V: np.ndarray, Z: np.ndarray) -> np.ndarray:
+def product_trace_c1(
+    kind: str, root: np.ndarray, U: np.ndarray, V: np.ndarray, Z: np.ndarray
+) -> np.ndarray:
     """tr C1(z) for z' = m + root x, x iid `kind` ('rademacher' or 'uniform'); m does not enter."""
     if kind not in ("rademacher", "uniform"):
         raise ValueError(f"unknown product law {kind!r} (known: rademacher, uniform)")
-    tilted_mean = kernels.rademacher_tilted_mean if kind == "rademacher" else kernels.uniform_tilted_mean
+    tilted_mean = (
+        kernels.rademacher_tilted_mean if kind == "rademacher" else kernels.uniform_tilted_mean
+    )
     coordinate_log_w2 = getattr(kernels, f"{kind}_log_weight_second_moment")
     curvature = getattr(kernels, f"{kind}_curvature")
-    b = (np.atleast_2d(Z) @ U.T @ root).T                          # (r, n): columns b = B^T a
+    b = (np.atleast_2d(Z) @ U.T @ root).T  # (r, n): columns b = B^T a
     log_w2 = kernels.product_law_log_weight(coordinate_log_w2(b))[0]
-    factor = kernels.product_law_trace_factor(curvature(2 * b), tilted_mean(2 * b) - tilted_mean(b), V @ root)[0]
+    factor = kernels.product_law_trace_factor(
+        curvature(2 * b), tilted_mean(2 * b) - tilted_mean(b), V @ root
+    )[0]
     with np.errstate(over="ignore"):
         return np.exp(log_w2) * factor
 

@@ -17,10 +17,12 @@ import numpy as np
 
 @dataclass(frozen=True)
 class LinearFit:
-    coef: np.ndarray    # c in y ~ X c
-    cov: np.ndarray     # covariance of c: (X^T W X)^{-1}, W = diag(1 / s^2) (unit weights: (X^T X)^{-1})
-    chi2: float         # sum_j w_j (y_j - X_j c)^2
-    dof: int            # n - number of columns
+    coef: np.ndarray  # c in y ~ X c
+    cov: (
+        np.ndarray
+    )  # covariance of c: (X^T W X)^{-1}, W = diag(1 / s^2) (unit weights: (X^T X)^{-1})
+    chi2: float  # sum_j w_j (y_j - X_j c)^2
+    dof: int  # n - number of columns
 
 
 def linear_fit(X, y, stderrs=None) -> LinearFit:
@@ -31,7 +33,9 @@ def linear_fit(X, y, stderrs=None) -> LinearFit:
     X = np.atleast_2d(np.asarray(X, dtype=float))
     y = np.asarray(y, dtype=float)
     if X.ndim != 2 or X.shape[0] != y.shape[0] or y.ndim != 1 or X.shape[0] < X.shape[1]:
-        raise ValueError(f"need X of shape (n, p) with n >= p and y of shape (n,), got {X.shape} and {y.shape}")
+        raise ValueError(
+            f"need X of shape (n, p) with n >= p and y of shape (n,), got {X.shape} and {y.shape}"
+        )
     if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
         raise ValueError("least squares needs finite data")
     if stderrs is None:
@@ -50,7 +54,7 @@ def linear_fit(X, y, stderrs=None) -> LinearFit:
 
 @dataclass(frozen=True)
 class LogLogFit:
-    slope: float        # kappa in E|err|^2 ~ L^-kappa
+    slope: float  # kappa in E|err|^2 ~ L^-kappa
     stderr: float
     intercept: float
     chi2: float
@@ -73,14 +77,25 @@ def loglog_fit(Ls, values, stderrs=None) -> LogLogFit:
     L = np.asarray(Ls, dtype=float)
     y = np.asarray(values, dtype=float)
     if L.shape != y.shape or L.ndim != 1 or L.size < 2:
-        raise ValueError(f"need matching 1-D arrays of at least 2 points, got L {L.shape} and values {y.shape}")
+        raise ValueError(
+            f"need matching 1-D arrays of at least 2 points, got L {L.shape} and values {y.shape}"
+        )
     if np.any(L <= 0) or np.any(y <= 0) or not np.all(np.isfinite(y)):
-        raise ValueError(f"log-log fit needs positive finite L and values, got L = {L.tolist()}, values = {y.tolist()}")
+        raise ValueError(
+            f"log-log fit needs positive finite L and values, got L = {L.tolist()}, values = {y.tolist()}"
+        )
     if stderrs is not None:
         s = np.asarray(stderrs, dtype=float)
         if s.shape != y.shape or np.any(s <= 0) or not np.all(np.isfinite(s)):
-            raise ValueError(f"standard errors must be positive and finite, got {np.asarray(stderrs).tolist()}")
+            raise ValueError(
+                f"standard errors must be positive and finite, got {np.asarray(stderrs).tolist()}"
+            )
     # ln y_j carries the standard error s_j / y_j (delta method)
-    fit = linear_fit(np.column_stack([np.ones_like(L), -np.log(L)]), np.log(y),
-                     None if stderrs is None else s / y)
-    return LogLogFit(float(fit.coef[1]), float(math.sqrt(fit.cov[1, 1])), float(fit.coef[0]), fit.chi2, fit.dof)
+    fit = linear_fit(
+        np.column_stack([np.ones_like(L), -np.log(L)]),
+        np.log(y),
+        None if stderrs is None else s / y,
+    )
+    return LogLogFit(
+        float(fit.coef[1]), float(math.sqrt(fit.cov[1, 1])), float(fit.coef[0]), fit.chi2, fit.dof
+    )

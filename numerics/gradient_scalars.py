@@ -38,12 +38,19 @@ _ONE, _F, _X, _F2 = (1.0,), (0.0, 1.0), (-1.0, 0.0, 1.0), (0.0, 0.0, 1.0)
 TERMS = {
     "A": [(1.0, 2, ((2, _ONE),))],
     "B": [(1.0, 2, ((1, _F), (1, _F)))],
-    "aa": [(1.0, 2, ((1, _X), (1, _X))), (-2.0, 3, ((1, _X), (1, _F), (1, _F))),
-           (1.0, 4, ((1, _F), (1, _F), (1, _F), (1, _F)))],
+    "aa": [
+        (1.0, 2, ((1, _X), (1, _X))),
+        (-2.0, 3, ((1, _X), (1, _F), (1, _F))),
+        (1.0, 4, ((1, _F), (1, _F), (1, _F), (1, _F))),
+    ],
     "aA": [(1.0, 3, ((1, _X), (2, _ONE))), (-1.0, 4, ((1, _F), (1, _F), (2, _ONE)))],
     "AA": [(1.0, 4, ((2, _ONE), (2, _ONE)))],
     "A3": [(1.0, 3, ((3, _ONE),))],
-    "H": [(1.0, 2, ((2, _F2),)), (-2.0, 3, ((1, _F), (2, _F))), (1.0, 4, ((1, _F), (1, _F), (2, _ONE)))],
+    "H": [
+        (1.0, 2, ((2, _F2),)),
+        (-2.0, 3, ((1, _F), (2, _F))),
+        (1.0, 4, ((1, _F), (1, _F), (2, _ONE))),
+    ],
 }
 
 
@@ -55,7 +62,7 @@ def _partitions(items):
     for part in _partitions(rest):
         yield [[first]] + part
         for i in range(len(part)):
-            yield part[:i] + [[first] + part[i]] + part[i + 1:]
+            yield part[:i] + [[first] + part[i]] + part[i + 1 :]
 
 
 def _gauss_mean(poly) -> float:
@@ -72,7 +79,9 @@ def _signed_logsumexp(logs: np.ndarray, signs: np.ndarray) -> tuple[float, float
     return (math.log(abs(total)) + top if total != 0 else -math.inf), math.copysign(1.0, total)
 
 
-def log_scalars(q: float, L: int, step_v: float = STEP_V, step_g: float = STEP_G, terms=None) -> dict:
+def log_scalars(
+    q: float, L: int, step_v: float = STEP_V, step_g: float = STEP_G, terms=None
+) -> dict:
     """{name: (log|S|, sign)} for the scalars of the module docstring at (q, L)."""
     terms = TERMS if terms is None else terms
     q = float(q)
@@ -112,7 +121,7 @@ def _integrand(terms, v, q, L, g, h) -> dict:
     logw = rq * g - q / 2
     lc = math.log(h / math.sqrt(2 * math.pi))
     with np.errstate(over="ignore", under="ignore"):
-        tw = np.exp((v - ell)[:, None] + logw[None, :])                  # (nv, ng)
+        tw = np.exp((v - ell)[:, None] + logw[None, :])  # (nv, ng)
         p0 = np.exp(-g * g / 2 + lc)
         em1 = np.expm1(-tw)
         one_minus_phi = np.minimum(-(em1 @ p0), 1.0)
@@ -120,11 +129,11 @@ def _integrand(terms, v, q, L, g, h) -> dict:
         top0 = log_direct0.max(axis=1)
         phi_direct = np.log(np.exp(log_direct0 - top0[:, None]).sum(axis=1)) + top0 + lc
     log_phi = np.where(one_minus_phi < 0.5, np.log1p(-np.minimum(one_minus_phi, 0.5)), phi_direct)
-    rows: dict = {}                                                     # k -> (scaled exp matrix, log scale)
+    rows: dict = {}  # k -> (scaled exp matrix, log scale)
 
     def direct(k):
         if k not in rows:
-            lg = -(g - k * rq) ** 2 / 2 - tw
+            lg = -((g - k * rq) ** 2) / 2 - tw
             top = lg.max(axis=1)
             with np.errstate(under="ignore"):
                 rows[k] = (np.exp(lg - top[:, None]), top + (k * k - k) * q / 2 + lc)
@@ -140,9 +149,9 @@ def _integrand(terms, v, q, L, g, h) -> dict:
         E, scale = direct(k)
         dv = E @ vals
         logs, signs = np.log(np.abs(dv)) + scale, np.sign(dv)
-        if k == 1 and abs(_gauss_mean(poly)) < 1e-14:                   # centred: E[w h] = 0
+        if k == 1 and abs(_gauss_mean(poly)) < 1e-14:  # centred: E[w h] = 0
             with np.errstate(under="ignore"):
-                pk = np.exp(-(g - rq) ** 2 / 2 + lc)
+                pk = np.exp(-((g - rq) ** 2) / 2 + lc)
             alt = em1 @ (pk * vals)
             alt_abs = -(em1 @ (pk * np.abs(vals)))
             dir_abs = (E @ np.abs(vals)) * np.exp(scale)

@@ -20,8 +20,8 @@ from .attention import DEFAULT_MAX_BYTES
 
 class WeightedMomentAccumulator:
     def __init__(self, U: np.ndarray, queries: np.ndarray, prompts: int, centres: np.ndarray):
-        self.tilts = queries @ U.T                        # (Q, d)
-        self.centres = np.asarray(centres, dtype=float)   # (Q, d)
+        self.tilts = queries @ U.T  # (Q, d)
+        self.centres = np.asarray(centres, dtype=float)  # (Q, d)
         Q, d = queries.shape
         self.max = np.full((prompts, Q), -np.inf)
         self.S = np.zeros((prompts, Q))
@@ -30,11 +30,11 @@ class WeightedMomentAccumulator:
         self.count = 0
 
     def add(self, tokens: np.ndarray) -> None:
-        scores = tokens @ self.tilts.T                    # (P, c, Q)
+        scores = tokens @ self.tilts.T  # (P, c, Q)
         new_max = np.maximum(self.max, scores.max(axis=1))
         rescale = np.exp(self.max - new_max)
-        w = np.exp(scores - new_max[:, None, :])          # (P, c, Q)
-        x = tokens[:, :, None, :] - self.centres[None, None, :, :]   # (P, c, Q, d)
+        w = np.exp(scores - new_max[:, None, :])  # (P, c, Q)
+        x = tokens[:, :, None, :] - self.centres[None, None, :, :]  # (P, c, Q, d)
         wx = w[..., None] * x
         self.S = self.S * rescale + w.sum(axis=1)
         self.N1 = self.N1 * rescale[..., None] + wx.sum(axis=1)
@@ -51,8 +51,13 @@ class WeightedMomentAccumulator:
         return self.centres[None] + mean_offset, C
 
 
-def weighted_moments(tokens: np.ndarray, U: np.ndarray, queries: np.ndarray, centres: np.ndarray | None = None,
-                     max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[np.ndarray, np.ndarray]:
+def weighted_moments(
+    tokens: np.ndarray,
+    U: np.ndarray,
+    queries: np.ndarray,
+    centres: np.ndarray | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> tuple[np.ndarray, np.ndarray]:
     """(zhat, C_hat) for tokens (P, L, d) and queries (Q, d)."""
     tokens = np.asarray(tokens, dtype=float)
     P, L, d = tokens.shape
@@ -63,7 +68,7 @@ def weighted_moments(tokens: np.ndarray, U: np.ndarray, queries: np.ndarray, cen
     acc = WeightedMomentAccumulator(U, queries, P, centres)
     step = _chunk(P, queries.shape[0], d, max_bytes)
     for start in range(0, L, step):
-        acc.add(tokens[:, start:start + step])
+        acc.add(tokens[:, start : start + step])
     return acc.result()
 
 
@@ -72,9 +77,16 @@ def _chunk(prompts: int, queries: int, d: int, max_bytes: int) -> int:
     return max(1, int(max_bytes // per_token))
 
 
-def sampled_weighted_moments(law, rng: np.random.Generator, prompts: int, L: int, U: np.ndarray,
-                             queries: np.ndarray, centres: np.ndarray,
-                             max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[np.ndarray, np.ndarray]:
+def sampled_weighted_moments(
+    law,
+    rng: np.random.Generator,
+    prompts: int,
+    L: int,
+    U: np.ndarray,
+    queries: np.ndarray,
+    centres: np.ndarray,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> tuple[np.ndarray, np.ndarray]:
     """(zhat, C_hat) for `prompts` fresh prompts of length L from `law`, drawn chunk by chunk."""
     if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 1:
         raise ValueError(f"prompt length L = {L!r} must be an integer >= 1")

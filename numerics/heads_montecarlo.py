@@ -22,26 +22,40 @@ import numpy as np
 
 from . import attention, authors_sgd, authors_sgd_fast, kernels, validate
 
-CHUNK = 4_000_000          # scores per chunk (n L), ~100 MB of work arrays
+CHUNK = 4_000_000  # scores per chunk (n L), ~100 MB of work arrays
 
 
 SAMPLERS = ("conditional", "full")
 
 
-def conditional_head_sums(rng: np.random.Generator, n: int, L: int, maps, s2: float, tau: float, omega):
+def conditional_head_sums(
+    rng: np.random.Generator, n: int, L: int, maps, s2: float, tau: float, omega
+):
     """(S (n, H), f (n,), g (n,)): each head's token sum S_h = sum_i p_hi y_i of n prompts drawn by the
     conditional sampler (module docstring), the query signal f and the limit's g = (M_p^T beta).(M_p^T x_q)."""
     nu, a, b, f, z = authors_sgd_fast.draw(rng, n, L, maps, s2, tau, rows=1)
     z0 = z[0]
-    P = np.stack([authors_sgd.softmax_weights(float(w), nu[:, None] * z0) for w in omega], axis=1)   # (n, H, L)
-    mean_part = np.matmul(P, z0[:, :, None])[..., 0]                                        # p_h . z0
+    P = np.stack(
+        [authors_sgd.softmax_weights(float(w), nu[:, None] * z0) for w in omega], axis=1
+    )  # (n, H, L)
+    mean_part = np.matmul(P, z0[:, :, None])[..., 0]  # p_h . z0
     G = np.matmul(P, P.transpose(0, 2, 1))
     resid = np.matmul(attention.gram_root(G), rng.standard_normal((n, len(omega), 1)))[..., 0]
     return a[:, None] * mean_part + b[:, None] * resid, f, a * nu
 
 
-def risk(Sigma, s2: float, tau: float, L: int, mu, omega, n: int, rng: np.random.Generator,
-         generator: str = "correct", sampler: str = "conditional") -> dict:
+def risk(
+    Sigma,
+    s2: float,
+    tau: float,
+    L: int,
+    mu,
+    omega,
+    n: int,
+    rng: np.random.Generator,
+    generator: str = "correct",
+    sampler: str = "conditional",
+) -> dict:
     """{"risk": [mean, stderr], "excess": [mean, stderr]} over n prompts of length L."""
     L = validate.prompt_length("L", L)
     mu, omega = validate.vector("mu", mu), validate.vector("omega", omega, len(mu))
@@ -58,12 +72,18 @@ def risk(Sigma, s2: float, tau: float, L: int, mu, omega, n: int, rng: np.random
         k = min(per, n - done)
         if sampler == "conditional":
             S, f, g = conditional_head_sums(rng, k, L, maps, s2, tau, omega)
-            yhat = sum(kernels.authors_sgd_softmax_output(float(m), S[:, h]) for h, m in enumerate(mu))
+            yhat = sum(
+                kernels.authors_sgd_softmax_output(float(m), S[:, h]) for h, m in enumerate(mu)
+            )
         else:
             s, y, f, g = authors_sgd.sample(rng, k, L, maps, s2, tau, with_limit=True)
-            yhat = sum(authors_sgd.predict("softmax", float(m), float(w), s, y) for m, w in zip(mu, omega))
+            yhat = sum(
+                authors_sgd.predict("softmax", float(m), float(w), s, y) for m, w in zip(mu, omega)
+            )
         loss = kernels.authors_sgd_mean_loss(f, yhat, s2)
-        excess = loss - kernels.authors_sgd_mean_loss(f, kernels.authors_sgd_limit_output(p, 1.0, g), s2)
+        excess = loss - kernels.authors_sgd_mean_loss(
+            f, kernels.authors_sgd_limit_output(p, 1.0, g), s2
+        )
         for j, v in enumerate((loss, excess)):
             sums[j] += [v.sum(), (v * v).sum()]
         done += k
@@ -71,4 +91,5 @@ def risk(Sigma, s2: float, tau: float, L: int, mu, omega, n: int, rng: np.random
     def mean_se(acc):
         mean = acc[0] / n
         return [float(mean), float(math.sqrt(max(acc[1] / n - mean * mean, 0.0) / (n - 1)))]
+
     return {"risk": mean_se(sums[0]), "excess": mean_se(sums[1])}

@@ -30,15 +30,20 @@ from . import kernels, quadrature, query_average, selfnormalised
 
 NODES = 12
 FD_STEP = 1e-5
-REACH_MARGIN = 0.02     # flows stop at 98 % of the table's lambda (ExcessRisk.reach)
-Q_LIMIT = 200.0          # log_moments is validated to q ~ 130 in its tests; refuse well beyond
+REACH_MARGIN = 0.02  # flows stop at 98 % of the table's lambda (ExcessRisk.reach)
+Q_LIMIT = 200.0  # log_moments is validated to q ~ 130 in its tests; refuse well beyond
 
 
 class OutOfReach(Exception):
     """theta is where the finite-L gradient can no longer be evaluated (lambda(theta) beyond the table);
     `t` is the flow time when a flow stopped there (None when an evaluation was refused)."""
 
-    def __init__(self, theta: np.ndarray, t: float | None = None, why: str = "lambda(theta) reaches the table's reach"):
+    def __init__(
+        self,
+        theta: np.ndarray,
+        t: float | None = None,
+        why: str = "lambda(theta) reaches the table's reach",
+    ):
         super().__init__(why + ("" if t is None else f" at t = {t:.4g}"))
         self.theta, self.t = np.asarray(theta, float), t
 
@@ -50,7 +55,9 @@ def unpack(theta: np.ndarray, d: int) -> tuple[np.ndarray, float]:
 def grad_inf(Sigma: np.ndarray, theta: np.ndarray) -> np.ndarray:
     d = Sigma.shape[0]
     A, b = unpack(theta, d)
-    return np.concatenate([kernels.icl_grad_A(Sigma, A, b).ravel(), [float(kernels.icl_grad_b(Sigma, A, b))]])
+    return np.concatenate(
+        [kernels.icl_grad_A(Sigma, A, b).ravel(), [float(kernels.icl_grad_b(Sigma, A, b))]]
+    )
 
 
 def whitened_lambda(Sigma: np.ndarray, A: np.ndarray) -> float:
@@ -62,17 +69,21 @@ def whitened_lambda(Sigma: np.ndarray, A: np.ndarray) -> float:
 class ExcessRisk:
     """R_L - R_inf on the ball ||theta|| <= radius (module docstring)."""
 
-    def __init__(self, Sigma: np.ndarray, L: int, lam_max: float, nodes: int = NODES, points: int = 48):
+    def __init__(
+        self, Sigma: np.ndarray, L: int, lam_max: float, nodes: int = NODES, points: int = 48
+    ):
         """`lam_max` bounds lambda(theta) = ||S^T A^T Sigma A S||_op (Sigma = S S^T) on the points to be
         evaluated; q = g^T S^T A^T Sigma A S g <= lam_max |g|^2 on the nodes x = S g."""
         self.Sigma, self.L, self.d = np.asarray(Sigma, float), int(L), Sigma.shape[0]
         g, self.weights = quadrature.tensor_grid(nodes, self.d)
         self.root = np.linalg.cholesky(self.Sigma)
-        self.X = g @ self.root.T                                           # queries x = S g, (n, d)
+        self.X = g @ self.root.T  # queries x = S g, (n, d)
         self.lam_max = float(lam_max)
         q_max = self.lam_max * float(np.max(np.sum(g * g, axis=1)))
         if q_max > Q_LIMIT:
-            raise ValueError(f"lambda = {lam_max:.3g} reaches q = {q_max:.3g} > {Q_LIMIT} on the quadrature nodes")
+            raise ValueError(
+                f"lambda = {lam_max:.3g} reaches q = {q_max:.3g} > {Q_LIMIT} on the quadrature nodes"
+            )
         self.table = selfnormalised.table(self.L, q_max * (1 + 1e-9), points)
         self.trace = float(np.trace(self.Sigma))
 
@@ -86,14 +97,17 @@ class ExcessRisk:
     def excess(self, theta: np.ndarray) -> float:
         A, b = unpack(theta, self.d)
         if whitened_lambda(self.Sigma, A) > self.lam_max * (1 + 1e-9):
-            raise OutOfReach(theta, why=f"lambda(theta) = {whitened_lambda(self.Sigma, A):.4g} exceeds the table's "
-                             f"{self.lam_max:.4g}")
+            raise OutOfReach(
+                theta,
+                why=f"lambda(theta) = {whitened_lambda(self.Sigma, A):.4g} exceeds the table's "
+                f"{self.lam_max:.4g}",
+            )
         terms = selfnormalised.query_terms(self.Sigma, A, b * np.eye(self.d), self.X)
-        mse = selfnormalised.exact_mse(self.table, terms)                  # E |b err|^2 per query
+        mse = selfnormalised.exact_mse(self.table, terms)  # E |b err|^2 per query
         AL, _ = self.table.moments(terms.q)
-        u = self.X @ A.T @ self.Sigma                                      # rows: Sigma a (Sigma symmetric)
+        u = self.X @ A.T @ self.Sigma  # rows: Sigma a (Sigma symmetric)
         r = b * u - self.X
-        cross = -2.0 * b * AL * np.sum(r * u, axis=1)                      # 2 r^T E[b err]
+        cross = -2.0 * b * AL * np.sum(r * u, axis=1)  # 2 r^T E[b err]
         return 0.5 * float(self.weights @ (cross + mse))
 
     def gap(self, theta: np.ndarray) -> np.ndarray:
@@ -114,7 +128,9 @@ class ExcessRisk:
         return float(kernels.icl_risk(self.Sigma, A, b)) + self.excess(theta)
 
 
-def flow(grad, theta0: np.ndarray, t_eval: np.ndarray, rtol: float = 1e-9, reach=None) -> np.ndarray:
+def flow(
+    grad, theta0: np.ndarray, t_eval: np.ndarray, rtol: float = 1e-9, reach=None
+) -> np.ndarray:
     """theta(t) at t_eval for dtheta/dt = -grad(theta) (DOP853, atol = rtol * max(1, |theta0|)).
 
     `reach(theta)`: optional, > 0 where `grad` can be evaluated (e.g. an ExcessRisk's table reach). The
@@ -127,7 +143,9 @@ def flow(grad, theta0: np.ndarray, t_eval: np.ndarray, rtol: float = 1e-9, reach
     theta0 = np.asarray(theta0, float)
     t_eval = np.asarray(t_eval, float)
     scale = max(1.0, float(np.max(np.abs(theta0))))
-    solver = DOP853(lambda t, y: -grad(y), 0.0, theta0, float(t_eval[-1]), rtol=rtol, atol=rtol * scale)
+    solver = DOP853(
+        lambda t, y: -grad(y), 0.0, theta0, float(t_eval[-1]), rtol=rtol, atol=rtol * scale
+    )
     out, k = [], 0
     g_old = None if reach is None else reach(theta0)
     while solver.status == "running":
@@ -137,9 +155,11 @@ def flow(grad, theta0: np.ndarray, t_eval: np.ndarray, rtol: float = 1e-9, reach
         except OutOfReach as exc:
             if exc.t is not None:
                 raise
-            solver.h_abs *= 0.5            # reject the trial step (solver state is the last accepted one)
+            solver.h_abs *= 0.5  # reject the trial step (solver state is the last accepted one)
             if solver.h_abs < 10 * np.finfo(float).eps * max(1.0, abs(t_old)):
-                raise OutOfReach(solver.y, t=float(t_old), why="the step size underflowed at the reach") from exc
+                raise OutOfReach(
+                    solver.y, t=float(t_old), why="the step size underflowed at the reach"
+                ) from exc
             continue
         if solver.status == "failed":
             raise FloatingPointError(f"DOP853 failed: {message}")
@@ -147,8 +167,10 @@ def flow(grad, theta0: np.ndarray, t_eval: np.ndarray, rtol: float = 1e-9, reach
         t_stop = None
         if reach is not None:
             g_new = reach(solver.y)
-            if g_old > 0 >= g_new:         # direction -1: the reach is being left
-                t_stop = brentq(lambda t: reach(dense(t)), t_old, solver.t, xtol=4 * np.finfo(float).eps)
+            if g_old > 0 >= g_new:  # direction -1: the reach is being left
+                t_stop = brentq(
+                    lambda t: reach(dense(t)), t_old, solver.t, xtol=4 * np.finfo(float).eps
+                )
             g_old = g_new
         t_end = solver.t if t_stop is None else t_stop
         stop = np.searchsorted(t_eval, t_end, side="right")

@@ -27,7 +27,12 @@ RTOL = 1e-10
 
 def balanced_init(Sigma: np.ndarray, alpha: float, Theta=None) -> tuple[np.ndarray, float]:
     """A(0) = alpha Theta Theta^T / ||Theta Theta^T||_F, b(0) = alpha (Theta = I by default)."""
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not math.isfinite(alpha) or alpha <= 0:
+    if (
+        isinstance(alpha, bool)
+        or not isinstance(alpha, (int, float))
+        or not math.isfinite(alpha)
+        or alpha <= 0
+    ):
         raise ValueError(f"alpha = {alpha!r} must be a finite number > 0")
     d = Sigma.shape[0]
     Th = np.eye(d) if Theta is None else validate.matrix("theta", Theta, (d, None))
@@ -63,12 +68,22 @@ def _ab_rhs(Sigma, d):
     def rhs(t, y):
         A = y[:-1].reshape(d, d)
         b = y[-1]
-        return np.concatenate([-kernels.icl_grad_A(Sigma, A, b).ravel(), [-float(kernels.icl_grad_b(Sigma, A, b))]])
+        return np.concatenate(
+            [-kernels.icl_grad_A(Sigma, A, b).ravel(), [-float(kernels.icl_grad_b(Sigma, A, b))]]
+        )
+
     return rhs
 
 
-def integrate_ab(Sigma: np.ndarray, A0: np.ndarray, b0: float, T: float, eps_list=(), n_eval: int = 200,
-                 rtol: float = RTOL) -> dict:
+def integrate_ab(
+    Sigma: np.ndarray,
+    A0: np.ndarray,
+    b0: float,
+    T: float,
+    eps_list=(),
+    n_eval: int = 200,
+    rtol: float = RTOL,
+) -> dict:
     """Integrate the (A, b) flow on [0, T]; returns times, A(T), b(T), the conserved quantity's drift,
     the risk along a log-spaced grid, and the first time the risk reaches each eps (inf if never)."""
     if rtol > 1e-10:
@@ -78,7 +93,7 @@ def integrate_ab(Sigma: np.ndarray, A0: np.ndarray, b0: float, T: float, eps_lis
     risk = lambda y: float(kernels.icl_risk(Sigma, y[:-1].reshape(d, d), y[-1]))
     events = []
     for eps in eps_list:
-        ev = (lambda e: (lambda t, y: risk(y) - e))(eps)
+        ev = (lambda e: lambda t, y: risk(y) - e)(eps)
         ev.terminal = False
         ev.direction = -1
         events.append(ev)
@@ -91,36 +106,70 @@ def integrate_ab(Sigma: np.ndarray, A0: np.ndarray, b0: float, T: float, eps_lis
     t_eval = np.concatenate([[0.0], np.geomspace(min(1e-3, T / 10), T, n_eval - 1)])
     # atol: components are O(|A*|, b*); 1e-12 relative to that scale keeps atol below rtol * |y|.
     scale = max(1.0, float(np.max(np.abs(y0))), endpoint(Sigma)[1])
-    sol = solve_ivp(_ab_rhs(Sigma, d), (0.0, T), y0, method="Radau", rtol=rtol, atol=1e-12 * scale,
-                    t_eval=t_eval, events=events)
+    sol = solve_ivp(
+        _ab_rhs(Sigma, d),
+        (0.0, T),
+        y0,
+        method="Radau",
+        rtol=rtol,
+        atol=1e-12 * scale,
+        t_eval=t_eval,
+        events=events,
+    )
     if not sol.success:
         raise FloatingPointError(f"solve_ivp failed: {sol.message}")
     Y = sol.y.T
     inv = np.array([float(kernels.icl_balance(y[:-1].reshape(d, d), y[-1])) for y in Y])
     r0 = risk(y0)
-    times = {eps: (0.0 if r0 <= eps else float(sol.t_events[j][0]) if len(sol.t_events[j]) else math.inf)
-             for j, eps in enumerate(eps_list)}
-    return {"t": sol.t, "A": Y[-1, :-1].reshape(d, d), "b": float(Y[-1, -1]), "risk": [risk(y) for y in Y],
-            "risk_increased": bool(len(sol.t_events[-1])), "reached_T": bool(sol.t[-1] >= T),
-            "invariant": inv, "invariant_drift": float(np.max(np.abs(inv - inv[0]))),
-            "time_to_risk": times, "nfev": int(sol.nfev)}
+    times = {
+        eps: (0.0 if r0 <= eps else float(sol.t_events[j][0]) if len(sol.t_events[j]) else math.inf)
+        for j, eps in enumerate(eps_list)
+    }
+    return {
+        "t": sol.t,
+        "A": Y[-1, :-1].reshape(d, d),
+        "b": float(Y[-1, -1]),
+        "risk": [risk(y) for y in Y],
+        "risk_increased": bool(len(sol.t_events[-1])),
+        "reached_T": bool(sol.t[-1] >= T),
+        "invariant": inv,
+        "invariant_drift": float(np.max(np.abs(inv - inv[0]))),
+        "time_to_risk": times,
+        "nfev": int(sol.nfev),
+    }
 
 
-def integrate_full(Sigma: np.ndarray, A0: np.ndarray, u0, v0, b0: float, T: float, n_eval: int = 100,
-                   rtol: float = RTOL) -> dict:
+def integrate_full(
+    Sigma: np.ndarray,
+    A0: np.ndarray,
+    u0,
+    v0,
+    b0: float,
+    T: float,
+    n_eval: int = 100,
+    rtol: float = RTOL,
+) -> dict:
     """Integrate the full (U11, u, v, b) flow; returns the largest |u|, |v| entry over the time grid."""
     d = Sigma.shape[0]
 
     def split(y):
-        return (y[:d * d].reshape(d, d), y[d * d:d * d + d].reshape(d, 1), y[d * d + d:d * d + 2 * d].reshape(d, 1),
-                y[-1])
+        return (
+            y[: d * d].reshape(d, d),
+            y[d * d : d * d + d].reshape(d, 1),
+            y[d * d + d : d * d + 2 * d].reshape(d, 1),
+            y[-1],
+        )
 
     def rhs(t, y):
         A, u, v, b = split(y)
-        return -np.concatenate([kernels.icl_full_grad_U11(Sigma, A, u, v, b).ravel(),
-                                np.ravel(kernels.icl_full_grad_u(Sigma, A, u, v, b)),
-                                np.ravel(kernels.icl_full_grad_v(Sigma, A, u, v, b)),
-                                [float(kernels.icl_full_grad_b(Sigma, A, u, v, b))]])
+        return -np.concatenate(
+            [
+                kernels.icl_full_grad_U11(Sigma, A, u, v, b).ravel(),
+                np.ravel(kernels.icl_full_grad_u(Sigma, A, u, v, b)),
+                np.ravel(kernels.icl_full_grad_v(Sigma, A, u, v, b)),
+                [float(kernels.icl_full_grad_b(Sigma, A, u, v, b))],
+            ]
+        )
 
     y0 = np.concatenate([A0.ravel(), np.ravel(u0), np.ravel(v0), [b0]])
     t_eval = np.concatenate([[0.0], np.geomspace(min(1e-3, T / 10), T, n_eval - 1)])
@@ -128,7 +177,13 @@ def integrate_full(Sigma: np.ndarray, A0: np.ndarray, u0, v0, b0: float, T: floa
     sol = solve_ivp(rhs, (0.0, T), y0, method="Radau", rtol=rtol, atol=1e-12 * scale, t_eval=t_eval)
     if not sol.success:
         raise FloatingPointError(f"solve_ivp failed: {sol.message}")
-    off = np.abs(sol.y[d * d:d * d + 2 * d, :]).max(axis=0)
+    off = np.abs(sol.y[d * d : d * d + 2 * d, :]).max(axis=0)
     A, u, v, b = split(sol.y[:, -1])
-    return {"t": sol.t, "max_offblock": float(off.max()), "offblock": off, "A": A, "b": float(b),
-            "risk": float(kernels.icl_full_risk(Sigma, A, u, v, b))}
+    return {
+        "t": sol.t,
+        "max_offblock": float(off.max()),
+        "offblock": off,
+        "A": A,
+        "b": float(b),
+        "risk": float(kernels.icl_full_risk(Sigma, A, u, v, b)),
+    }

@@ -27,15 +27,23 @@ DEFAULT_MAX_BYTES = 64 * 2**20
 class PromptSample:
     """A fixed sample: w (n, d), X (n, L, d), y (n, L), query x (n, d), target w^T x (n,)."""
 
-    def __init__(self, Sigma: np.ndarray, L: int, prompts: int, rng: np.random.Generator,
-                 max_bytes: int = 256 * 2**20):
+    def __init__(
+        self,
+        Sigma: np.ndarray,
+        L: int,
+        prompts: int,
+        rng: np.random.Generator,
+        max_bytes: int = 256 * 2**20,
+    ):
         if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 1:
             raise ValueError(f"L = {L!r} must be an integer >= 1")
         if isinstance(prompts, bool) or not isinstance(prompts, (int, np.integer)) or prompts < 2:
             raise ValueError(f"prompts = {prompts!r} must be an integer >= 2")
         d = Sigma.shape[0]
         if prompts * L * d * 8 > max_bytes:
-            raise ValueError(f"prompts x L x d = {prompts} x {L} x {d} exceeds the memory cap {max_bytes} bytes")
+            raise ValueError(
+                f"prompts x L x d = {prompts} x {L} x {d} exceeds the memory cap {max_bytes} bytes"
+            )
         R = np.linalg.cholesky(Sigma)
         self.Sigma, self.L, self.n, self.d = Sigma, int(L), int(prompts), d
         self.w = rng.standard_normal((prompts, d))
@@ -72,8 +80,8 @@ class PromptSample:
             err = b * S - self.target[sl]
             total += 0.5 * float(np.sum(err**2))
             gb += float(np.sum(err * S))
-            r = p * (self.y[sl] - S[:, None])                          # (n, L)
-            mx = np.einsum("nl,nld->nd", r, self.X[sl])                # sum_i p_i (y_i - S) x_i
+            r = p * (self.y[sl] - S[:, None])  # (n, L)
+            mx = np.einsum("nl,nld->nd", r, self.X[sl])  # sum_i p_i (y_i - S) x_i
             gA += b * np.einsum("n,nd,ne->de", err, mx, self.xq[sl])
         return total / self.n, gA / self.n, gb / self.n
 
@@ -92,8 +100,13 @@ def gradient_descent(grad, A0, b0, step: float, steps: int):
 
 
 def infinite_gd(Sigma, A0, b0, step, steps):
-    return gradient_descent(lambda A, b: (kernels.icl_grad_A(Sigma, A, b), float(kernels.icl_grad_b(Sigma, A, b))),
-                            A0, b0, step, steps)
+    return gradient_descent(
+        lambda A, b: (kernels.icl_grad_A(Sigma, A, b), float(kernels.icl_grad_b(Sigma, A, b))),
+        A0,
+        b0,
+        step,
+        steps,
+    )
 
 
 def finite_gd(sample: PromptSample, A0, b0, step, steps):
@@ -123,15 +136,23 @@ def prompt_gradient_batch(X: np.ndarray, x: np.ndarray, A: np.ndarray, b: float)
     xh = np.einsum("nl,nld->nd", p, X)
     r = b * xh - x
     D = X - xh[:, None, :]
-    Cr = np.einsum("nl,nld,nle,ne->nd", p, D, D, r)                 # C_hat r
+    Cr = np.einsum("nl,nld,nle,ne->nd", p, D, D, r)  # C_hat r
     out = np.empty((k, d * d + 1))
     out[:, :-1] = b * np.einsum("nd,ne->nde", Cr, x).reshape(k, d * d)
     out[:, -1] = np.einsum("nd,nd->n", r, xh)
     return out
 
 
-def prompt_gradients(Sigma: np.ndarray, A: np.ndarray, b: float, L: int, n: int, rng: np.random.Generator,
-                     mixture_mean=None, chunk: int = 4096) -> np.ndarray:
+def prompt_gradients(
+    Sigma: np.ndarray,
+    A: np.ndarray,
+    b: float,
+    L: int,
+    n: int,
+    rng: np.random.Generator,
+    mixture_mean=None,
+    chunk: int = 4096,
+) -> np.ndarray:
     """Per-prompt gradients (n, d*d + 1) of the w-averaged loss 1/2 |b xhat - x|^2 on fresh prompts
     (`prompt_gradient_batch` on each chunk). Tokens N(0, Sigma), or with `mixture_mean` m the mixture
     1/2 N(m, Sigma - m m^T) + 1/2 N(-m, Sigma - m m^T) (same covariance, non-linear limit); query N(0, Sigma)."""
@@ -148,5 +169,5 @@ def prompt_gradients(Sigma: np.ndarray, A: np.ndarray, b: float, L: int, n: int,
         else:
             X = rng.standard_normal((k, L, d)) @ Rm.T + rng.choice([-1.0, 1.0], size=(k, L, 1)) * m
         x = rng.standard_normal((k, d)) @ R.T
-        out[s:s + k] = prompt_gradient_batch(X, x, A, b)
+        out[s : s + k] = prompt_gradient_batch(X, x, A, b)
     return out

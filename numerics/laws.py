@@ -27,6 +27,7 @@ def psd_root(cov: np.ndarray) -> np.ndarray:
 @dataclass
 class _AffineLaw:
     """z = m + B u for a standardised noise u (mean 0, covariance I): mean m, covariance B B^T."""
+
     mean: np.ndarray
     cov: np.ndarray
     root: np.ndarray = field(init=False, repr=False)
@@ -58,8 +59,8 @@ class GaussianLaw(_AffineLaw):
 @dataclass
 class MixtureLaw:
     weights: np.ndarray
-    means: np.ndarray   # (K, d)
-    covs: np.ndarray    # (K, d, d)
+    means: np.ndarray  # (K, d)
+    covs: np.ndarray  # (K, d, d)
     name: str = "mixture"
     # GaussianLaw(m_k, Gamma_k): the components `sample` draws from
     components: list = field(init=False, repr=False)
@@ -68,7 +69,9 @@ class MixtureLaw:
     def __post_init__(self):
         self.weights = validate.vector("mixture weights", self.weights)
         if np.any(self.weights <= 0) or abs(self.weights.sum() - 1) > 1e-12:
-            raise ValueError(f"mixture weights must be positive and sum to 1, got {self.weights.tolist()}")
+            raise ValueError(
+                f"mixture weights must be positive and sum to 1, got {self.weights.tolist()}"
+            )
         K = self.weights.shape[0]
         self.means = validate.as_array("mixture means", self.means, 2)
         if self.means.shape[0] != K:
@@ -77,7 +80,9 @@ class MixtureLaw:
         covs = validate.as_array("mixture covs", self.covs, 3)
         if covs.shape != (K, d, d):
             raise ValueError(f"mixture covs must have shape {(K, d, d)}, got {covs.shape}")
-        self.covs = np.stack([validate.covariance(f"mixture covs[{j}]", c, d) for j, c in enumerate(covs)])
+        self.covs = np.stack(
+            [validate.covariance(f"mixture covs[{j}]", c, d) for j, c in enumerate(covs)]
+        )
         self.components = [GaussianLaw(m, c) for m, c in zip(self.means, self.covs)]
         self.roots = [c.root for c in self.components]
 
@@ -88,7 +93,9 @@ class MixtureLaw:
     def moments(self) -> tuple[np.ndarray, np.ndarray]:
         """Overall mean and covariance (for the moment-matched Gaussian control)."""
         mean = self.weights @ self.means
-        second = np.einsum("k,kij->ij", self.weights, self.covs + np.einsum("ki,kj->kij", self.means, self.means))
+        second = np.einsum(
+            "k,kij->ij", self.weights, self.covs + np.einsum("ki,kj->kij", self.means, self.means)
+        )
         return mean, second - np.outer(mean, mean)
 
     def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
@@ -124,6 +131,7 @@ class UniformLaw:
 class AffineRademacherLaw(_AffineLaw):
     """u iid +-1: the same mean and covariance as N(m, Gamma), not Gaussian (a negative control
     for Gaussian closed forms)."""
+
     name: str = "affine-rademacher"
 
     def noise(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:

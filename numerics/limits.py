@@ -18,7 +18,9 @@ from . import kernels
 from .laws import GaussianLaw, MixtureLaw
 
 
-def gaussian_limit(m: np.ndarray, cov: np.ndarray, U: np.ndarray, V: np.ndarray, Z: np.ndarray) -> np.ndarray:
+def gaussian_limit(
+    m: np.ndarray, cov: np.ndarray, U: np.ndarray, V: np.ndarray, Z: np.ndarray
+) -> np.ndarray:
     """Lemma 2.1: V (m + Gamma U z) for each row z of Z."""
     Z = np.atleast_2d(Z)
     return kernels.gaussian_limit(m[:, None], cov, U, V, Z.T).T
@@ -28,9 +30,16 @@ def mixture_limits_and_weights(law: MixtureLaw, U: np.ndarray, V: np.ndarray, Z:
     """(alpha (K, n), component limits (K, n, k)): alpha = softmax_k of the emitted component logits
     log pi_k + m_k^T U z + (U z)^T Gamma_k (U z) / 2, the component limits V (m_k + Gamma_k U z)."""
     Z = np.atleast_2d(Z)
-    logits = np.concatenate([kernels.mixture_component_logit(lp, m[:, None], G, U, Z.T)
-                             for lp, m, G in zip(np.log(law.weights), law.means, law.covs)], axis=0)
-    parts = np.stack([kernels.gaussian_limit(m[:, None], G, U, V, Z.T).T for m, G in zip(law.means, law.covs)])
+    logits = np.concatenate(
+        [
+            kernels.mixture_component_logit(lp, m[:, None], G, U, Z.T)
+            for lp, m, G in zip(np.log(law.weights), law.means, law.covs)
+        ],
+        axis=0,
+    )
+    parts = np.stack(
+        [kernels.gaussian_limit(m[:, None], G, U, V, Z.T).T for m, G in zip(law.means, law.covs)]
+    )
     return softmax(logits, axis=0), parts
 
 
@@ -53,7 +62,9 @@ def uniform_limit(U: np.ndarray, V: np.ndarray, Z: np.ndarray) -> np.ndarray:
     return (V @ kernels.uniform_tilted_mean(U @ Z.T)).T
 
 
-def gaussian_bound_moments(law: GaussianLaw, U: np.ndarray, V: np.ndarray, z: np.ndarray) -> tuple[float, float]:
+def gaussian_bound_moments(
+    law: GaussianLaw, U: np.ndarray, V: np.ndarray, z: np.ndarray
+) -> tuple[float, float]:
     """(E w^2, E w^2 ||V(z' - mu_a)||^2) at a = U z for Gaussian tokens (see derivations/concentration)."""
     a = (U @ z)[:, None]
     log_w2 = float(kernels.log_weight_second_moment(law.cov, a)[0, 0])
@@ -61,7 +72,9 @@ def gaussian_bound_moments(law: GaussianLaw, U: np.ndarray, V: np.ndarray, z: np
     return float(np.exp(log_w2)), float(np.exp(log_w2) * factor)
 
 
-def mixture_bound_moments(law: MixtureLaw, U: np.ndarray, V: np.ndarray, z: np.ndarray) -> tuple[float, float]:
+def mixture_bound_moments(
+    law: MixtureLaw, U: np.ndarray, V: np.ndarray, z: np.ndarray
+) -> tuple[float, float]:
     """The same two moments for a Gaussian mixture (derivations/mixture.py, `bound_moment_proofs`):
     E w^2 = sum_k pi_k Z_k(2a) / Z(a)^2 and E w^2 ||V(z'-mu_a)||^2 = sum_k pi_k Z_k(2a) c_k / Z(a)^2, with
     the logits log pi_k + log Z_k(a), log pi_k + log Z_k(2a) and the factors c_k (the k-th component's
@@ -69,13 +82,26 @@ def mixture_bound_moments(law: MixtureLaw, U: np.ndarray, V: np.ndarray, z: np.n
     space (module docstring)."""
     zc = np.asarray(z, dtype=float)[:, None]
     comps = list(zip(np.log(law.weights), law.means, law.covs))
-    logZ1 = np.array([float(kernels.mixture_component_logit(lp, m[:, None], G, U, zc)[0, 0]) for lp, m, G in comps])
-    logZ2 = np.array([float(kernels.mixture_component_second_logit(lp, m[:, None], G, U, zc)[0, 0])
-                      for lp, m, G in comps])
+    logZ1 = np.array(
+        [
+            float(kernels.mixture_component_logit(lp, m[:, None], G, U, zc)[0, 0])
+            for lp, m, G in comps
+        ]
+    )
+    logZ2 = np.array(
+        [
+            float(kernels.mixture_component_second_logit(lp, m[:, None], G, U, zc)[0, 0])
+            for lp, m, G in comps
+        ]
+    )
     log_norm = logsumexp(logZ1)
-    mu = mixture_limit(law, U, np.eye(law.d), zc.T)[0][:, None]   # tilted mean, V = I
-    centred = np.array([float(kernels.mixture_component_second_centred(m[:, None], G, V, U, zc, mu)[0, 0])
-                        for _, m, G in comps])
+    mu = mixture_limit(law, U, np.eye(law.d), zc.T)[0][:, None]  # tilted mean, V = I
+    centred = np.array(
+        [
+            float(kernels.mixture_component_second_centred(m[:, None], G, V, U, zc, mu)[0, 0])
+            for _, m, G in comps
+        ]
+    )
     w2 = float(np.exp(logsumexp(logZ2) - 2 * log_norm))
     num = float(np.sum(np.exp(logZ2 - 2 * log_norm) * centred))
     return w2, num

@@ -24,17 +24,31 @@ class AveragedMSE:
     L: int
     mean: float
     stderr: float
-    per_prompt: np.ndarray      # (P,) iid values with the L2(nu) error as mean
+    per_prompt: np.ndarray  # (P,) iid values with the L2(nu) error as mean
 
 
-def fixed_query_errors(law, rng, prompts: int, L: int, U, V, queries, limit, *, participation=False):
+def fixed_query_errors(
+    law, rng, prompts: int, L: int, U, V, queries, limit, *, participation=False
+):
     """(errors (P, Q, k), participation (P, Q) or None); `limit` is T[mu](z) at the queries, (Q, k)."""
-    out = attention.sampled_outputs(law, rng, prompts, L, U, V, np.atleast_2d(queries), participation=participation)
+    out = attention.sampled_outputs(
+        law, rng, prompts, L, U, V, np.atleast_2d(queries), participation=participation
+    )
     return out.output - np.asarray(limit)[None, :, :], out.participation
 
 
-def averaged_mse(law, rng, prompts: int, L: int, U, V, Sigma_q, limit_fn, queries_per_prompt: int,
-                 scale: float = 1.0) -> AveragedMSE:
+def averaged_mse(
+    law,
+    rng,
+    prompts: int,
+    L: int,
+    U,
+    V,
+    Sigma_q,
+    limit_fn,
+    queries_per_prompt: int,
+    scale: float = 1.0,
+) -> AveragedMSE:
     """Importance-weighted L2(nu) error with fresh queries per prompt; `limit_fn(Z (n, d)) -> (n, k)`."""
     sample = query_average.draw_queries(rng, Sigma_q, (prompts, queries_per_prompt), scale)
     d = sample.Z.shape[-1]
@@ -53,14 +67,16 @@ class ExactAverage:
     """Rao-Blackwellised estimate of the exact finite-L L2(nu) error of Gaussian prompts: the exact
     per-query error (quadrature tables) averaged over importance-weighted query draws. `values` are
     the per-draw terms (the same draws for every L of one call, so differences across L are paired)."""
+
     L: int
     mean: float
     stderr: float
     values: np.ndarray
 
 
-def exact_averages(Gamma, U, V, Sigma_q, Ls, rng, n_queries: int, scale: float = 1.0,
-                   table_points: int = 48) -> list[ExactAverage]:
+def exact_averages(
+    Gamma, U, V, Sigma_q, Ls, rng, n_queries: int, scale: float = 1.0, table_points: int = 48
+) -> list[ExactAverage]:
     """For each L: the mean over n_queries draws of W(z) E|err(z)|^2 (exact in the prompt)."""
     sample = query_average.draw_queries(rng, Sigma_q, (n_queries,), scale)
     terms = selfnormalised.query_terms(Gamma, U, V, sample.Z)
@@ -69,11 +85,20 @@ def exact_averages(Gamma, U, V, Sigma_q, Ls, rng, n_queries: int, scale: float =
     for L in Ls:
         tab = selfnormalised.table(L, q_max, table_points)
         values = sample.weights * selfnormalised.exact_mse(tab, terms)
-        out.append(ExactAverage(int(L), float(values.mean()), float(values.std(ddof=1) / math.sqrt(n_queries)), values))
+        out.append(
+            ExactAverage(
+                int(L),
+                float(values.mean()),
+                float(values.std(ddof=1) / math.sqrt(n_queries)),
+                values,
+            )
+        )
     return out
 
 
-ROUNDOFF = 1e-10   # relative spread below which a numerator coordinate is deterministic up to rounding
+ROUNDOFF = (
+    1e-10  # relative spread below which a numerator coordinate is deterministic up to rounding
+)
 
 
 def studentised_numerator(centred: np.ndarray, num: np.ndarray, claimed: np.ndarray) -> np.ndarray:
@@ -91,7 +116,9 @@ def studentised_numerator(centred: np.ndarray, num: np.ndarray, claimed: np.ndar
     return np.where(degenerate, exact, z)
 
 
-def rounding_degenerate(centred: np.ndarray, num: np.ndarray, claimed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def rounding_degenerate(
+    centred: np.ndarray, num: np.ndarray, claimed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(mask, exact verdict) per (query, coordinate): the mask marks coordinates whose spread is
     below ROUNDOFF times the size of their terms; the exact verdict there is 0 when the mean is
     rounding-sized too and inf (a real discrepancy) when not."""

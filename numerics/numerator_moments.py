@@ -29,8 +29,14 @@ from scipy.special import logsumexp
 from . import kernels
 from .laws import GaussianLaw, MixtureLaw, RademacherLaw, UniformLaw
 
-_PRODUCT = {"rademacher": (kernels.rademacher_log_mgf, kernels.rademacher_tilted_mean, kernels.rademacher_curvature),
-            "uniform": (kernels.uniform_log_mgf, kernels.uniform_tilted_mean, kernels.uniform_curvature)}
+_PRODUCT = {
+    "rademacher": (
+        kernels.rademacher_log_mgf,
+        kernels.rademacher_tilted_mean,
+        kernels.rademacher_curvature,
+    ),
+    "uniform": (kernels.uniform_log_mgf, kernels.uniform_tilted_mean, kernels.uniform_curvature),
+}
 
 
 def _gaussian_terms(m, G, V, a, t):
@@ -43,7 +49,9 @@ def _gaussian_terms(m, G, V, a, t):
     return log_z1, mean1, log_z2, second
 
 
-def moments(law, U: np.ndarray, V: np.ndarray, z: np.ndarray, t: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray]:
+def moments(
+    law, U: np.ndarray, V: np.ndarray, z: np.ndarray, t: np.ndarray, c: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(E X, Var X) per output coordinate for tokens from `law` (see the module docstring)."""
     a, t = U @ np.asarray(z, dtype=float), np.asarray(t, dtype=float)
     if isinstance(law, GaussianLaw):
@@ -61,7 +69,9 @@ def moments(law, U: np.ndarray, V: np.ndarray, z: np.ndarray, t: np.ndarray, c: 
         log_z1, log_z2 = float(np.sum(log_mgf(a))), float(np.sum(log_mgf(2 * a)))
         first = np.exp(log_z1 - c) * (V @ tilted_mean(a) - t)
         mean2, var2 = tilted_mean(2 * a), curvature(2 * a)
-        second = kernels.output_second_moment(mean2[:, None], np.diag(var2), V, np.zeros((d, 1)), t[:, None])[:, 0]
+        second = kernels.output_second_moment(
+            mean2[:, None], np.diag(var2), V, np.zeros((d, 1)), t[:, None]
+        )[:, 0]
         raw = np.exp(log_z2 - 2 * c) * second
     else:
         raise ValueError(f"no numerator moments for token law {law!r}")
@@ -70,5 +80,11 @@ def moments(law, U: np.ndarray, V: np.ndarray, z: np.ndarray, t: np.ndarray, c: 
 
 def mixture_log_normaliser(law: MixtureLaw, a: np.ndarray) -> float:
     """log E e^{a^T z'} of a mixture: logsumexp_k(log pi_k + log Z_k(a)) (linearity)."""
-    return float(logsumexp([np.log(w) + float(kernels.gaussian_log_normaliser(m[:, None], G, a[:, None])[0, 0])
-                            for w, m, G in zip(law.weights, law.means, law.covs)]))
+    return float(
+        logsumexp(
+            [
+                np.log(w) + float(kernels.gaussian_log_normaliser(m[:, None], G, a[:, None])[0, 0])
+                for w, m, G in zip(law.weights, law.means, law.covs)
+            ]
+        )
+    )

@@ -79,8 +79,13 @@ def _component_terms(m, G, a) -> tuple[mp.mpf, mp.matrix]:
 def gaussian_limit_mp(m, cov, U, V, z, dps: int = DEFAULT_DPS) -> list:
     """T[N(m, cov)](z) by 1-D quadrature at `dps` digits: a list of k mpf values."""
     with mp.workdps(dps):
-        mm, G, Um, Vm, zm = _mp_matrix(np.reshape(m, (-1, 1))), _mp_matrix(cov), _mp_matrix(U), _mp_matrix(V), \
-            _mp_matrix(np.reshape(z, (-1, 1)))
+        mm, G, Um, Vm, zm = (
+            _mp_matrix(np.reshape(m, (-1, 1))),
+            _mp_matrix(cov),
+            _mp_matrix(U),
+            _mp_matrix(V),
+            _mp_matrix(np.reshape(z, (-1, 1))),
+        )
         _, mean = _component_terms(mm, G, Um * zm)
         out = Vm * mean
         return [out[i, 0] for i in range(out.rows)]
@@ -98,7 +103,10 @@ def mixture_limit_mp(law: MixtureLaw, U, V, z, dps: int = DEFAULT_DPS) -> list:
         top = max(logs)
         weights = [mp.exp(l - top) for l in logs]
         total = mp.fsum(weights)
-        mean = sum((mean * (w / total) for w, mean in zip(weights[1:], means[1:])), means[0] * (weights[0] / total))
+        mean = sum(
+            (mean * (w / total) for w, mean in zip(weights[1:], means[1:])),
+            means[0] * (weights[0] / total),
+        )
         out = Vm * mean
         return [out[i, 0] for i in range(out.rows)]
 
@@ -116,7 +124,9 @@ def product_law_limit_mp(kind: str, U, V, z, dps: int = DEFAULT_DPS) -> list:
                 f[j, 0] = (mp.exp(aj) - mp.exp(-aj)) / (mp.exp(aj) + mp.exp(-aj))
             elif kind == "uniform":
                 c = mp.sqrt(3)
-                f[j, 0] = mp.quad(lambda x: x * mp.exp(aj * x), [-c, c]) / mp.quad(lambda x: mp.exp(aj * x), [-c, c])
+                f[j, 0] = mp.quad(lambda x: x * mp.exp(aj * x), [-c, c]) / mp.quad(
+                    lambda x: mp.exp(aj * x), [-c, c]
+                )
             else:
                 raise ValueError(f"unknown product law {kind!r}")
         out = Vm * f
@@ -130,10 +140,10 @@ def _gauss_hermite_terms(m: np.ndarray, root: np.ndarray, A: np.ndarray, nodes: 
         raise ValueError(f"the Gauss-Hermite route supports rank(Gamma) <= 3, got rank {r}")
     if r == 0:
         return A @ m, np.broadcast_to(m, A.shape).copy()
-    grid, w = tensor_grid(nodes, r)                                  # (N, r), (N,)
+    grid, w = tensor_grid(nodes, r)  # (N, r), (N,)
     log_w = np.log(w)
-    points = m + grid @ root.T                                       # (N, d)
-    logits = A @ points.T + log_w                                    # (n, N)
+    points = m + grid @ root.T  # (N, d)
+    logits = A @ points.T + log_w  # (n, N)
     top = logits.max(axis=1, keepdims=True)
     weights = np.exp(logits - top)
     total = weights.sum(axis=1, keepdims=True)
@@ -155,7 +165,7 @@ def mixture_gauss_hermite_limit(law: MixtureLaw, U, V, Z, nodes: int = DEFAULT_N
         log_norm, mean = _gauss_hermite_terms(m, psd_root(G), A, nodes)
         logs.append(np.log(w) + log_norm)
         means.append(mean)
-    logs = np.array(logs)                                            # (K, n)
+    logs = np.array(logs)  # (K, n)
     weights = np.exp(logs - logs.max(axis=0))
     weights /= weights.sum(axis=0)
     return np.einsum("kn,knd->nd", weights, np.array(means)) @ V.T

@@ -36,6 +36,7 @@ def threshold_lambda(Gamma, U, Sigma_q) -> float:
 
 def _root(Sigma_q) -> np.ndarray:
     from .laws import psd_root
+
     return psd_root(np.asarray(Sigma_q, dtype=float))
 
 
@@ -56,12 +57,15 @@ def proposal_scale(lam: float, ell_max: float) -> float:
 @dataclass
 class QuerySample:
     """Queries z = S g, g ~ N(0, c I_r), with importance weights d nu / d nu' (mean 1 under nu')."""
+
     Z: np.ndarray
     weights: np.ndarray
     scale: float
 
 
-def draw_queries(rng: np.random.Generator, Sigma_q, shape: tuple[int, ...], scale: float = 1.0) -> QuerySample:
+def draw_queries(
+    rng: np.random.Generator, Sigma_q, shape: tuple[int, ...], scale: float = 1.0
+) -> QuerySample:
     """`shape` queries from N(0, scale Sigma_q) with weights phi(g) / phi_c(g) = c^{r/2} e^{-|g|^2 (1 - 1/c) / 2}."""
     if not (scale >= 1.0 and math.isfinite(scale)):
         raise ValueError(f"proposal scale = {scale!r} must be a finite number >= 1")
@@ -82,12 +86,14 @@ def half_line_rule(lam: float, L: int, kappa: float, step: float) -> tuple[np.nd
         raise ValueError(f"lambda = {lam!r} must be a finite number > 0")
     q_max = 2 * lam * (kappa * math.log(L) + 30.0)
     gs = np.arange(0.0, math.sqrt(q_max / lam) + step, step)
-    log_w = -gs**2 / 2 + math.log(math.sqrt(2 / math.pi) * step)
+    log_w = -(gs**2) / 2 + math.log(math.sqrt(2 / math.pi) * step)
     log_w[0] -= math.log(2.0)
     return gs, log_w
 
 
-def gauss_hermite_average(fn, Sigma_q, scale: float = 1.0, nodes: int = 40, tilt=None, log_fn=None) -> float:
+def gauss_hermite_average(
+    fn, Sigma_q, scale: float = 1.0, nodes: int = 40, tilt=None, log_fn=None
+) -> float:
     """E_{z ~ N(0, Sigma_q)} fn(Z) by tensor Gauss-Hermite in whitened coordinates (z = S g, rank(Sigma_q)
     <= 3), with nodes for N(0, c_j) along each direction j and the weight ratio
     phi(g_j) / phi_{c_j}(g_j) = c_j^{1/2} e^{-g_j^2 (1 - 1/c_j) / 2} folded into the integrand.
@@ -106,13 +112,13 @@ def gauss_hermite_average(fn, Sigma_q, scale: float = 1.0, nodes: int = 40, tilt
     r = S.shape[1]
     if r > 3:
         raise ValueError(f"Gauss-Hermite query average supports rank(query_cov) <= 3, got {r}")
-    if r == 0:     # Sigma_q = 0: the average is the integrand at z = 0 (given as fn or as log_fn)
+    if r == 0:  # Sigma_q = 0: the average is the integrand at z = 0 (given as fn or as log_fn)
         zero = np.zeros((1, S.shape[0]))
         return float(fn(zero)[0]) if fn is not None else float(np.exp(log_fn(zero)[0]))
     if tilt is None:
         R, scales = S, np.full(r, float(scale))
     else:
-        if log_fn is None:     # near the threshold e^{z^T M z} overflows at nodes that carry real mass
+        if log_fn is None:  # near the threshold e^{z^T M z} overflows at nodes that carry real mass
             raise ValueError("gauss_hermite_average with `tilt` needs the integrand as `log_fn`")
         K = S.T @ np.asarray(tilt, dtype=float) @ S
         lam, Q = np.linalg.eigh((K + K.T) / 2)

@@ -39,7 +39,9 @@ def estimate(samples: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     return (lo + hi) / 2
 
 
-def zero_mean_test(samples: np.ndarray, variance: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray]:
+def zero_mean_test(
+    samples: np.ndarray, variance: np.ndarray, delta: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(|theta_hat| / r, r) per entry for H0: E Y = 0 at level delta per entry; needs n > 2 l and
     variance > 0 (the caller judges zero-variance entries exactly)."""
     n, ell = samples.shape[0], log_term(delta)

@@ -70,7 +70,7 @@ def mc_first_order(mu, omega, d, s2, L, n, rng, chunk_bytes=64 * 2**20):
         delta = np.zeros(m)
         delta_lin = np.zeros(m)
         for h in range(H):
-            s = omega[h] * proj - 0.5 * omega[h] ** 2 * qq[:, None]      # log of normalised weights
+            s = omega[h] * proj - 0.5 * omega[h] ** 2 * qq[:, None]  # log of normalised weights
             w = np.exp(s)
             N, D = (w * y).mean(axis=1), w.mean(axis=1)
             mh = omega[h] * bq
@@ -94,6 +94,7 @@ def optimum(objective, H, x0=None):
     minimiser of a quadratic and a grid search of the one-head risk R_inf + C1 / L
     (tests/numerics/test_scalar_risk.py)."""
     from scipy.optimize import minimize
+
     x0 = np.concatenate([np.full(H, 2.0), np.full(H, 0.3)]) if x0 is None else x0
 
     def value(x):
@@ -102,7 +103,10 @@ def optimum(objective, H, x0=None):
         with np.errstate(over="ignore", invalid="ignore"):
             v = float(objective(x[:H], x[H:]))
         return v if math.isfinite(v) else math.inf
+
     if not math.isfinite(value(x0)):
         raise ValueError(f"the objective is not finite at the start {x0.tolist()}")
-    res = minimize(value, x0, method="Nelder-Mead", options={"xatol": 1e-8, "fatol": 1e-12, "maxiter": 4000})
+    res = minimize(
+        value, x0, method="Nelder-Mead", options={"xatol": 1e-8, "fatol": 1e-12, "maxiter": 4000}
+    )
     return res.x[:H], res.x[H:], float(res.fun)

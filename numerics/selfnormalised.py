@@ -61,7 +61,16 @@ STEP_G = 0.25
 # (the breakdown point grows about linearly in ln L). U = 1000 I gives q ~ 1e6 (rows of 8e6 points,
 # 22 GB): a q beyond the reach is refused, by the claims' estimators before any work, and here as the
 # last guard (tests/test_reliability.py measures the agreement at tabled points).
-REACH = ((2, 315.0), (3, 328.0), (5, 342.0), (8, 353.0), (10, 360.0), (16, 365.0), (32, 375.0), (100, 390.0))
+REACH = (
+    (2, 315.0),
+    (3, 328.0),
+    (5, 342.0),
+    (8, 353.0),
+    (10, 360.0),
+    (16, 365.0),
+    (32, 375.0),
+    (100, 390.0),
+)
 
 
 def q_reach(L: int) -> float:
@@ -70,6 +79,8 @@ def q_reach(L: int) -> float:
         return math.inf
     Ls, qs = zip(*REACH)
     return float(np.interp(math.log(L), np.log(Ls), qs))
+
+
 # Rows of the (v, g) arrays evaluated at once: at most CHUNK_ELEMENTS doubles (8 MiB) per array.
 CHUNK_ELEMENTS = 2**20
 
@@ -92,15 +103,19 @@ def _check(q: float, L: int) -> tuple[float, int]:
         raise ValueError(f"q = {q!r} must be a finite number >= 0")
     L = validate.prompt_length("L", L)
     if q > q_reach(L):
-        raise validate.BeyondReach(f"q = a^T Gamma a = {q:.4g} is beyond the exact quadrature's reach q <= "
-                                   f"{q_reach(L):g} at L = {L} (a = U z: lower the scale of U, cov or the queries)")
+        raise validate.BeyondReach(
+            f"q = a^T Gamma a = {q:.4g} is beyond the exact quadrature's reach q <= "
+            f"{q_reach(L):g} at L = {L} (a = U z: lower the scale of U, cov or the queries)"
+        )
     return q, L
 
 
-def log_moments(q: float, L: int, step_v: float = STEP_V, step_g: float = STEP_G) -> tuple[float, float]:
+def log_moments(
+    q: float, L: int, step_v: float = STEP_V, step_g: float = STEP_G
+) -> tuple[float, float]:
     """(log A_L(q), log B_L(q)) of the module docstring."""
     q, L = _check(q, L)
-    if L == 1:                                 # p_1 = 1: A = 1, B = E (g - sqrt q)^2 = 1 + q
+    if L == 1:  # p_1 = 1: A = 1, B = E (g - sqrt q)^2 = 1 + q
         return 0.0, math.log1p(q)
     rq = math.sqrt(q)
     ell = math.log(L)
@@ -108,8 +123,8 @@ def log_moments(q: float, L: int, step_v: float = STEP_V, step_g: float = STEP_G
     g = np.arange(-12.0, 2 * rq + 12.0 + h, h)
     c = h / math.sqrt(2 * math.pi)
     p0 = np.exp(-g * g / 2) * c
-    p1 = np.exp(-(g - rq) ** 2 / 2) * c
-    p2 = np.exp(-(g - 2 * rq) ** 2 / 2) * c
+    p1 = np.exp(-((g - rq) ** 2) / 2) * c
+    p2 = np.exp(-((g - 2 * rq) ** 2) / 2) * c
     logw = rq * g - q / 2
     f = g - rq
     pf, pf_abs, p2f2 = p1 * f, p1 * np.abs(f), p2 * f * f
@@ -125,17 +140,19 @@ def log_moments(q: float, L: int, step_v: float = STEP_V, step_g: float = STEP_G
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         rows = max(1, min(256, CHUNK_ELEMENTS // g.size))
         for i in range(0, len(v), rows):
-            vv = v[i:i + rows]
+            vv = v[i : i + rows]
             tw = np.exp((vv - ell)[:, None] + logw[None, :])
             e = np.exp(-tw)
             em1 = np.expm1(-tw)
             one_minus_phi = np.minimum(-(em1 @ p0), 1.0)
             phi = e @ p0
-            log_phi = np.where(one_minus_phi < 0.5, np.log1p(-one_minus_phi), np.log(np.maximum(phi, 1e-320)))
+            log_phi = np.where(
+                one_minus_phi < 0.5, np.log1p(-one_minus_phi), np.log(np.maximum(phi, 1e-320))
+            )
             psi_expm1, psi_direct = em1 @ pf, e @ pf
-            psi = np.where(-(em1 @ pf_abs) <= e @ pf_abs, psi_expm1, psi_direct)   # E[w f e^{-tw}]
-            m2 = e @ p2                                     # E[w^2 e^{-tw}] / e^q
-            m2f2 = e @ p2f2                                 # E[w^2 f^2 e^{-tw}] / e^q
+            psi = np.where(-(em1 @ pf_abs) <= e @ pf_abs, psi_expm1, psi_direct)  # E[w f e^{-tw}]
+            m2 = e @ p2  # E[w^2 e^{-tw}] / e^q
+            m2f2 = e @ p2f2  # E[w^2 f^2 e^{-tw}] / e^q
             n1, n2 = phi_powers(L)
             log_phi1 = n1 * log_phi
             log_phi2 = n2 * log_phi if n2 != 0 else np.zeros_like(log_phi)
@@ -156,6 +173,7 @@ class Table:
     """log A_L and log B_L on a grid of q in [0, q_max], interpolated by cubic splines in sqrt(q)
     (relative interpolation error below 1e-4 with the default 48 points and below 5e-4 with 32, for
     q_max up to ~130 and L up to 4096; measured in tests/numerics/test_prop31_selfnormalised.py)."""
+
     L: int
     q: np.ndarray
     log_a: np.ndarray
@@ -176,7 +194,9 @@ class Table:
         """(A_L(q), B_L(q)) for an array of q in [0, q_max]."""
         q = np.asarray(q, dtype=float)
         if np.any(q < 0) or np.any(q > self.q_max * (1 + 1e-12)):
-            raise ValueError(f"q outside the table range [0, {self.q_max:.4g}]: {float(np.max(q)):.4g}")
+            raise ValueError(
+                f"q outside the table range [0, {self.q_max:.4g}]: {float(np.max(q)):.4g}"
+            )
         x = np.sqrt(q)
         return np.exp(self._a(x)), np.exp(self._b(x))
 
@@ -188,7 +208,7 @@ def table(L: int, q_max: float, points: int = 48) -> Table:
     if not math.isfinite(q_max) or q_max < 0:
         raise ValueError(f"q_max = {q_max!r} must be a finite number >= 0")
     q_max = max(q_max, 1e-6)
-    _check(q_max, L)                           # refuse beyond the reach before the first point
+    _check(q_max, L)  # refuse beyond the reach before the first point
     qs = q_max * (np.arange(points) / (points - 1)) ** 2
     logs = np.array([log_moments(q, L) for q in qs])
     return Table(int(L), qs, logs[:, 0], logs[:, 1])
@@ -197,11 +217,13 @@ def table(L: int, q_max: float, points: int = 48) -> Table:
 # ---------------------------------------------------------------------------------------------
 # Per-query quantities for Gaussian tokens (from the emitted kernels).
 
+
 @dataclass
 class QueryTerms:
     """For queries Z (n, d): q = a^T Gamma a, rho = |V Gamma a|^2 / q (0 where q = 0), tr(V Gamma V^T),
     and the first-order mean squared error e^q (tr + |V Gamma a|^2), also as its logarithm (finite
     where e^q overflows)."""
+
     q: np.ndarray
     rho: np.ndarray
     trace: float
@@ -212,7 +234,7 @@ class QueryTerms:
 def query_terms(Gamma: np.ndarray, U: np.ndarray, V: np.ndarray, Z: np.ndarray) -> QueryTerms:
     Z = np.atleast_2d(np.asarray(Z, dtype=float))
     q = np.maximum(kernels.first_order_log_weight(Gamma, U, Z.T)[0], 0.0)
-    numerator = kernels.first_order_numerator(Gamma, V, U, Z.T)[0]        # tr + |V Gamma a|^2
+    numerator = kernels.first_order_numerator(Gamma, V, U, Z.T)[0]  # tr + |V Gamma a|^2
     trace = float(np.trace(V @ Gamma @ V.T))
     n = np.maximum(numerator - trace, 0.0)
     rho = np.divide(n, q, out=np.zeros_like(q), where=q > 1e-300)

@@ -44,12 +44,12 @@ from flint import acb, arb, ctx
 from . import kernels
 
 PRECISION_BITS = 64
-INNER_RELATIVE = 2.0**-40       # the inner integrals enter phi^(L-1): their error is amplified by L
+INNER_RELATIVE = 2.0**-40  # the inner integrals enter phi^(L-1): their error is amplified by L
 OUTER_RELATIVE = 2.0**-30
-G_HALF_WIDTH = 14.0             # the inner range beyond the shifted Gaussians' centres (tail < 1e-42)
+G_HALF_WIDTH = 14.0  # the inner range beyond the shifted Gaussians' centres (tail < 1e-42)
 V_LO = -30.0
-CUTOFF = 250.0                  # e^{-CUTOFF}: where e^{-tw} is dropped from the inner integrals (bounded)
-IM_MAX = 1.5                    # < pi / 2: the outer integrand's strip of holomorphy used
+CUTOFF = 250.0  # e^{-CUTOFF}: where e^{-tw} is dropped from the inner integrals (bounded)
+IM_MAX = 1.5  # < pi / 2: the outer integrand's strip of holomorphy used
 # What one L costs (A_L and B_L enclosed), for the claims' work estimates: 2-3 s on a 2-core machine
 # whatever the scenario's size (measured at q <= 30), counted as 4.
 SECONDS_PER_L = 4.0
@@ -58,6 +58,7 @@ SECONDS_PER_L = 4.0
 @dataclass(frozen=True)
 class Moments:
     """Balls (python-flint `arb`) that contain A_L(q) and B_L(q)."""
+
     A: arb
     B: arb
 
@@ -102,15 +103,17 @@ class _Inner:
         slope = (self.q * k).exp() * (2 + k * k * self.q)
         if not radius * slope <= abs(value).lower() * 2.0**-48:
             t_r = acb(max(0.0, float(t.real.lower())))
-            slope = (self.q * k).exp() * (_real_upper(self._at(t_r, k + 1, 0, False))
-                                          + _real_upper(self._at(t_r, k + 1, 2, False)))
+            slope = (self.q * k).exp() * (
+                _real_upper(self._at(t_r, k + 1, 0, False))
+                + _real_upper(self._at(t_r, k + 1, 2, False))
+            )
         return value + _ball(radius * slope)
 
     def _at(self, t: acb, k: int, j: int, abs_f: bool) -> acb:
         s = self.rq * k
         rq, half_q, root = self.rq, self.q / 2, self._root_2pi
 
-        def integrand(g, _analytic):        # entire in g: the analytic flag needs no check
+        def integrand(g, _analytic):  # entire in g: the analytic flag needs no check
             d = g - s
             val = (-d * d / 2 - t * (rq * g - half_q).exp()).exp() / root
             if abs_f:
@@ -125,14 +128,25 @@ class _Inner:
         # away from the complex g where |e^{-tw}| explodes (it would need ever finer pieces).
         hi = self.hi
         t_re = float(t.real.lower())
-        g_x = (math.log(CUTOFF / t_re) + float(half_q.mid())) / float(rq.mid()) if t_re > 0 and rq > 0 else math.inf
+        g_x = (
+            (math.log(CUTOFF / t_re) + float(half_q.mid())) / float(rq.mid())
+            if t_re > 0 and rq > 0
+            else math.inf
+        )
         if g_x < hi:
             hi = g_x
             tail += (-arb(CUTOFF)).exp() * (2 + (1 + b) ** 2)
         else:
-            tail += _gauss_tail(float((self.hi - s).lower())) * (1 + b) ** 2 * (2 if j == 2 or abs_f else 1)
-        val = acb.integral(integrand, self.lo, hi, rel_tol=INNER_RELATIVE, abs_tol=2.0**-160) if hi > self.lo \
+            tail += (
+                _gauss_tail(float((self.hi - s).lower()))
+                * (1 + b) ** 2
+                * (2 if j == 2 or abs_f else 1)
+            )
+        val = (
+            acb.integral(integrand, self.lo, hi, rel_tol=INNER_RELATIVE, abs_tol=2.0**-160)
+            if hi > self.lo
             else acb(0)
+        )
         return val + _ball(tail)
 
 
@@ -157,7 +171,7 @@ def moments(q, L: int) -> Moments:
     q = arb(q)
     if not (q.is_finite() and q >= 0) or L < 1:
         raise ValueError(f"moments need q >= 0 finite and L >= 1; got q = {q}, L = {L!r}")
-    if L == 1:                        # p_1 = 1: A = 1, B = E (g - sqrt q)^2 = 1 + q
+    if L == 1:  # p_1 = 1: A = 1, B = E (g - sqrt q)^2 = 1 + q
         return Moments(arb(1), 1 + q)
     old = ctx.prec
     ctx.prec = PRECISION_BITS
@@ -233,6 +247,7 @@ def _moments(qa: arb, L: int) -> Moments:
 class FixedQuery:
     """Balls containing the exact finite-L bias E err (one per output coordinate) and E|err|^2 at one
     query, for the scenario's float inputs taken as exact numbers."""
+
     bias: list
     mse: arb
 
@@ -264,14 +279,14 @@ def fixed_query(Gamma, U, V, z, L: int) -> FixedQuery:
         G, Ua, Va = _arb_array(Gamma), _arb_array(U), _arb_array(V)
         a = Ua.dot(_arb_array(z))[:, None]
         Ga = G.dot(a)
-        q = (a[:, 0].dot(Ga[:, 0]))
+        q = a[:, 0].dot(Ga[:, 0])
         VGa = Va.dot(Ga)[:, 0]
         trace = sum(Va.dot(G).dot(Va.T)[i, i] for i in range(Va.shape[0]))
-        if q.is_exact() and q == 0:           # Gamma a = 0: p_i = 1/L, A = B and the rho term is 0
+        if q.is_exact() and q == 0:  # Gamma a = 0: p_i = 1/L, A = B and the rho term is 0
             m = _cached_moments((0.0, 0.0), L)
             rho = arb(0)
         else:
-            if not q > 0:                     # a ball that reaches below 0: q >= 0 (Gamma is PSD)
+            if not q > 0:  # a ball that reaches below 0: q >= 0 (Gamma is PSD)
                 half = arb(q.upper()) / 2
                 q = arb(half.mid(), half.upper())
             m = _cached_moments((float(q.mid()), float(q.rad())), L)

@@ -38,20 +38,22 @@ from .gradient_scalars import NAMES, TERMS, log_scalars, scalars
 # ---------------------------------------------------------------------------------------------
 # Per-query assembly.
 
+
 @dataclass
 class Geometry:
     """Per-query matrix factors of the module docstring for queries Z (n, d)."""
+
     q: np.ndarray
-    zz: np.ndarray            # |z|^2
-    rho: np.ndarray           # |c|^2 / q
+    zz: np.ndarray  # |z|^2
+    rho: np.ndarray  # |c|^2 / q
     trG: float
-    coef: dict                # scalar name -> (n,) coefficient of S_name in ||V(C_hat - Gamma)||_F^2
+    coef: dict  # scalar name -> (n,) coefficient of S_name in ||V(C_hat - Gamma)||_F^2
 
 
 def geometry(Gamma, U, V, Z) -> Geometry:
     Z = np.atleast_2d(np.asarray(Z, dtype=float))
     M = V.T @ V
-    C = Z @ (Gamma @ U).T                                               # rows c = Gamma U z
+    C = Z @ (Gamma @ U).T  # rows c = Gamma U z
     A = Z @ U.T
     q = np.maximum(np.einsum("ni,ni->n", A, C), 0.0)
     pos = q > 1e-300
@@ -63,8 +65,14 @@ def geometry(Gamma, U, V, Z) -> Geometry:
     trP = np.einsum("nii->n", Ps)
     trMP = np.einsum("ij,nji->n", M, Ps)
     trPMP = np.einsum("nij,jk,nki->n", Ps, M, Ps)
-    coef = {"aa": eMe * ee, "aA": -2 * eMPe, "AA": 2 * trPMP + trP * trMP, "A": trPMP + trP * trMP,
-            "A3": -2 * trPMP - 2 * trP * trMP, "H": 2 * eMPe + ee * trMP + eMe * trP}
+    coef = {
+        "aa": eMe * ee,
+        "aA": -2 * eMPe,
+        "AA": 2 * trPMP + trP * trMP,
+        "A": trPMP + trP * trMP,
+        "A3": -2 * trPMP - 2 * trP * trMP,
+        "H": 2 * eMPe + ee * trMP + eMe * trP,
+    }
     rho = np.divide(np.sum(C * C, axis=1), q, out=np.zeros_like(q), where=pos)
     return Geometry(q, np.sum(Z * Z, axis=1), rho, float(np.trace(Gamma)), coef)
 
@@ -88,6 +96,7 @@ def exact_errors(Gamma, U, V, z, L: int) -> tuple[float, float]:
 class Table:
     """Scalars on q_j = q_max (j/(points-1))^2, cubic splines in sqrt(q) (even in sqrt q): log S for the
     positive ones, S / S_A for E alpha A (which changes sign)."""
+
     L: int
     q: np.ndarray
     logs: dict
@@ -100,7 +109,9 @@ class Table:
     def scalars(self, q) -> dict:
         q = np.asarray(q, dtype=float)
         if np.any(q > self.q[-1] * (1 + 1e-12)):
-            raise ValueError(f"q outside the table range [0, {self.q[-1]:.4g}]: {float(np.max(q)):.4g}")
+            raise ValueError(
+                f"q outside the table range [0, {self.q[-1]:.4g}]: {float(np.max(q)):.4g}"
+            )
         x = np.sqrt(np.maximum(q, 0.0))
         out = {n: np.exp(s(x)) for n, s in self._s.items() if n != "aA"}
         out["aA"] = self._s["aA"](x) * out["A"]

@@ -52,19 +52,21 @@ def _axis(c: float, L: int, cmax: float, step_v: float) -> np.ndarray:
     return np.arange(v_lo, v_hi + step_v, step_v)
 
 
-def moments(c1: float, c2: float, L: int, step_v: float = STEP_V, step_g: float = STEP_G) -> tuple[float, float]:
+def moments(
+    c1: float, c2: float, L: int, step_v: float = STEP_V, step_g: float = STEP_G
+) -> tuple[float, float]:
     """(A_L(c1, c2), B_L(c1, c2)) of the module docstring."""
     c1, c2 = float(c1), float(c2)
     if not (math.isfinite(c1) and math.isfinite(c2)):
         raise ValueError(f"temperatures c1 = {c1!r}, c2 = {c2!r} must be finite")
     L = validate.prompt_length("L", L)
-    if L == 1:                                  # p_1 = 1: A = 1, B = E (g - c1)(g - c2)
+    if L == 1:  # p_1 = 1: A = 1, B = E (g - c1)(g - c2)
         return 1.0, 1.0 + c1 * c2
     cmax = max(abs(c1), abs(c2))
     h = min(0.1, step_g / cmax) if cmax > 0 else 0.1
     ends = (0.0, c1, c2, c1 + c2)
     g = np.arange(min(ends) - 12.0, max(ends) + 12.0 + h, h)
-    dens = lambda m: np.exp(-(g - m) ** 2 / 2) * (h / math.sqrt(2 * math.pi))
+    dens = lambda m: np.exp(-((g - m) ** 2) / 2) * (h / math.sqrt(2 * math.pi))
     p0, p12 = dens(0.0), dens(c1 + c2)
     ell = math.log(L)
     axes, e, em = [], [], []
@@ -77,22 +79,26 @@ def moments(c1: float, c2: float, L: int, step_v: float = STEP_V, step_g: float 
             em.append(np.expm1(-tw))
     (e1, e2), (m1, m2) = e, em
 
-    def pair(weights):                          # E[weights(g) e^{-s1 w1} e^{-s2 w2}] on the grid
+    def pair(weights):  # E[weights(g) e^{-s1 w1} e^{-s2 w2}] on the grid
         return (e1 * weights) @ e2.T
 
-    def pair_m1(weights):                       # E[weights(g) (e^{-s.w} - 1)]
+    def pair_m1(weights):  # E[weights(g) (e^{-s.w} - 1)]
         return (m1 @ weights)[:, None] + (m2 @ weights)[None, :] + (m1 * weights) @ m2.T
 
     one_minus = np.clip(-pair_m1(p0), 0.0, 1.0)
     with np.errstate(divide="ignore"):
-        log_phi = np.where(one_minus < 0.5, np.log1p(-one_minus), np.log(np.maximum(pair(p0), 1e-320)))
+        log_phi = np.where(
+            one_minus < 0.5, np.log1p(-one_minus), np.log(np.maximum(pair(p0), 1e-320))
+        )
     psi = []
     for c, ph in ((c1, dens(c1)), (c2, dens(c2))):
         pf = ph * (g - c)
         direct, shifted = pair(pf), pair_m1(pf)
         a = np.abs(pf)
         mass_direct = pair(a)
-        mass_shifted = (np.abs(m1) @ a)[:, None] + (np.abs(m2) @ a)[None, :] + (np.abs(m1) * a) @ np.abs(m2).T
+        mass_shifted = (
+            (np.abs(m1) @ a)[:, None] + (np.abs(m2) @ a)[None, :] + (np.abs(m1) * a) @ np.abs(m2).T
+        )
         psi.append(np.where(mass_shifted <= mass_direct, shifted, direct))
     base = axes[0][:, None] + axes[1][None, :]
     with np.errstate(under="ignore"):
@@ -101,6 +107,7 @@ def moments(c1: float, c2: float, L: int, step_v: float = STEP_V, step_g: float 
     area = step_v * step_v
     scale = math.exp(c1 * c2) / L * area
     A = scale * float(np.sum(w1 * pair(p12)))
-    B = scale * float(np.sum(w1 * pair(p12 * (g - c1) * (g - c2)))) \
-        + (L - 1) / L * area * float(np.sum(w2 * psi[0] * psi[1]))
+    B = scale * float(np.sum(w1 * pair(p12 * (g - c1) * (g - c2)))) + (L - 1) / L * area * float(
+        np.sum(w2 * psi[0] * psi[1])
+    )
     return A, B

@@ -38,8 +38,10 @@ from scipy import stats
 def z_critical(false_alarm: float, tests: int = 1, sided: int = 2) -> float:
     """Critical value of one of `tests` z-tests sharing `false_alarm` (Bonferroni)."""
     if not 0 < false_alarm < 1 or tests < 1 or sided not in (1, 2):
-        raise ValueError(f"z_critical needs 0 < false_alarm < 1, tests >= 1, sided in (1, 2); got "
-                         f"{false_alarm}, {tests}, {sided}")
+        raise ValueError(
+            f"z_critical needs 0 < false_alarm < 1, tests >= 1, sided in (1, 2); got "
+            f"{false_alarm}, {tests}, {sided}"
+        )
     return float(stats.norm.isf(false_alarm / (sided * tests)))
 
 
@@ -50,7 +52,7 @@ def t_critical(false_alarm: float, dof: int, tests: int = 1, sided: int = 2) -> 
     probability 1.0e-6, N(0, 1) 1.9e-8)."""
     if dof < 1:
         raise ValueError(f"t_critical needs dof >= 1; got {dof}")
-    z_critical(false_alarm, tests, sided)          # the same argument checks
+    z_critical(false_alarm, tests, sided)  # the same argument checks
     return float(stats.t(dof).isf(false_alarm / (sided * tests)))
 
 
@@ -78,7 +80,9 @@ def detectable_relative(prediction, se, z_c: float, target: float = 0.999) -> fl
     critical value z_c and standard error se detects with probability >= target: (z_c + z_target) se
     / |P|; with arrays (points tested together), the smallest over the points, which alone detects it.
     inf when every prediction is 0 (no relative slip moves it)."""
-    P, s = np.broadcast_arrays(np.abs(np.asarray(prediction, dtype=float)), np.asarray(se, dtype=float))
+    P, s = np.broadcast_arrays(
+        np.abs(np.asarray(prediction, dtype=float)), np.asarray(se, dtype=float)
+    )
     if np.any(~np.isfinite(s)) or np.any(s < 0):
         raise ValueError(f"detectable_relative needs finite standard errors >= 0; got {s}")
     with np.errstate(divide="ignore"):
@@ -92,7 +96,9 @@ def resolution(prediction, se, z_c: float, allowance=0.0) -> float | None:
     what the statistic subtracts from |estimate - prediction| before dividing by se: a slip must exceed
     it too, which adds allowance / |prediction|. None when no point is left (an undecided or vacuous
     check), z_c is not finite, or no relative slip moves the predictions (all 0)."""
-    P, s, a = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (prediction, se, allowance)))
+    P, s, a = np.broadcast_arrays(
+        *(np.asarray(x, dtype=float) for x in (prediction, se, allowance))
+    )
     ok = np.isfinite(P) & np.isfinite(s) & np.isfinite(a) & (s >= 0)
     if not np.any(ok) or not math.isfinite(z_c):
         return None
@@ -119,8 +125,10 @@ def pilot_se_bound(pilot_se: float, pilot_blocks: int, blocks: int, beta: float 
     of a mean over `blocks` iid blocks, from the standard error `pilot_se` of `pilot_blocks` blocks of the same law (the
     module docstring: the chi-square bound on a normal sample's standard deviation)."""
     if pilot_blocks < 2 or blocks < 1 or not 0 < beta < 1:
-        raise ValueError(f"pilot_se_bound needs pilot_blocks >= 2, blocks >= 1, 0 < beta < 1; got "
-                         f"{pilot_blocks}, {blocks}, {beta}")
+        raise ValueError(
+            f"pilot_se_bound needs pilot_blocks >= 2, blocks >= 1, 0 < beta < 1; got "
+            f"{pilot_blocks}, {blocks}, {beta}"
+        )
     dof = pilot_blocks - 1
     factor = math.sqrt(dof / float(stats.chi2.ppf(beta, dof)))
     return pilot_se * math.sqrt(pilot_blocks / blocks) * factor
@@ -134,7 +142,9 @@ def t_power(delta: float, t_c: float, dof: int) -> float:
     return float(stats.nct.cdf(-t_c, dof, -delta))
 
 
-def draws_for_power(effect: float, variance: float, z_c: float, target: float, factor: float = 1.0) -> int:
+def draws_for_power(
+    effect: float, variance: float, z_c: float, target: float, factor: float = 1.0
+) -> int:
     """Smallest n with power(effect, sqrt(factor variance / n), z_c) >= target (one tail)."""
     return max(2, math.ceil(factor * variance * ((z_c + z_quantile(target)) / abs(effect)) ** 2))
 

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 ORDERS = (0, 4, 8)
-WIDEN = 2.0   # proposal scale for importance sampling (see monte_carlo)
+WIDEN = 2.0  # proposal scale for importance sampling (see monte_carlo)
 
 
 def variance_finite(lam: float, c: int) -> bool:
@@ -27,8 +27,17 @@ def variance_finite(lam: float, c: int) -> bool:
     return lam < 1.0 / (2 * (2 * c * c - c))
 
 
-def monte_carlo(law, log_normaliser, U, Sigma_q, c: int, n: int, rng: np.random.Generator,
-                widen: float = WIDEN, chunk: int = 200_000) -> tuple[np.ndarray, np.ndarray]:
+def monte_carlo(
+    law,
+    log_normaliser,
+    U,
+    Sigma_q,
+    c: int,
+    n: int,
+    rng: np.random.Generator,
+    widen: float = WIDEN,
+    chunk: int = 200_000,
+) -> tuple[np.ndarray, np.ndarray]:
     """(mean (3, 3), standard error (3, 3)) of the importance-weighted Y_pq over n pairs.
 
     Plain sampling gives Y_pq = |z'|^p e^{...} |z|^q a polynomial of degree up to 16 in Gaussians:
@@ -56,7 +65,9 @@ def monte_carlo(law, log_normaliser, U, Sigma_q, c: int, n: int, rng: np.random.
         if isinstance(law, GaussianLaw):
             h = rng.standard_normal((size, law.root.shape[1]))
             x = law.mean + widen * h @ law.root.T
-            log_w += law.root.shape[1] * math.log(widen) - (widen**2 - 1) * np.sum(h * h, axis=1) / 2
+            log_w += (
+                law.root.shape[1] * math.log(widen) - (widen**2 - 1) * np.sum(h * h, axis=1) / 2
+            )
         else:
             x = law.sample(rng, (size,))
         A = z @ U.T
@@ -73,7 +84,9 @@ def monte_carlo(law, log_normaliser, U, Sigma_q, c: int, n: int, rng: np.random.
     return mean, np.sqrt(var / n)
 
 
-def quadrature_1d(p: int, q: int, c: int, m: float, gamma: float, u: float, sigma_q: float) -> float:
+def quadrature_1d(
+    p: int, q: int, c: int, m: float, gamma: float, u: float, sigma_q: float
+) -> float:
     """M_pq^(c) in d = 1 by nested quadrature, nothing from the closed form used: the inner tilted
     expectation and its normaliser by 80-node Gauss-Hermite, the outer integral over the query by
     adaptive quadrature (scipy.integrate.quad, relative tolerance 1e-11).
@@ -106,9 +119,13 @@ def quadrature_1d(p: int, q: int, c: int, m: float, gamma: float, u: float, sigm
 
     sq = math.sqrt(sigma_q)
 
-    def outer(h: float) -> float:   # the whole outer integrand in log space (its tails are e^{-(1/2 - lambda) h^2})
+    def outer(
+        h: float,
+    ) -> float:  # the whole outer integrand in log space (its tails are e^{-(1/2 - lambda) h^2})
         a = u * sq * h
-        log_value = log_inner(c * a, p) - c * log_inner(a, 0) - h * h / 2 - 0.5 * math.log(2 * math.pi)
+        log_value = (
+            log_inner(c * a, p) - c * log_inner(a, 0) - h * h / 2 - 0.5 * math.log(2 * math.pi)
+        )
         if q:
             if h == 0.0:
                 return 0.0

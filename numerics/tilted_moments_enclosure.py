@@ -64,9 +64,9 @@ from flint import acb, arb, ctx
 ORDERS = (0, 4, 8)
 POWERS = (1, 2)
 PRECISION_BITS = 128
-RELATIVE_TOLERANCE = 2.0**-90   # acb.integral's goal on the segment (its ball is proved either way)
-TAIL_SHARE = 2.0**-80           # the tails' bound relative to the segment's value
-START_BITS = 100                # the first R: e^{-beta R^2 / 2} ~ 2^-START_BITS beyond the peak
+RELATIVE_TOLERANCE = 2.0**-90  # acb.integral's goal on the segment (its ball is proved either way)
+TAIL_SHARE = 2.0**-80  # the tails' bound relative to the segment's value
+START_BITS = 100  # the first R: e^{-beta R^2 / 2} ~ 2^-START_BITS beyond the peak
 MAX_WIDENINGS = 40
 
 
@@ -113,11 +113,13 @@ def moment(p: int, q: int, c: int, m, gamma, u, sigma_q) -> arb | None:
     """A ball containing M_pq^(c) in d = 1 (module docstring), or None when the moment is infinite.
     Inputs are floats (taken as the decimals their repr writes); p, q even >= 0, c in {1, 2}."""
     if p < 0 or q < 0 or p % 2 or q % 2:
-        raise ValueError(f"orders p = {p!r}, q = {q!r} must be even and >= 0 "
-                         "(|.|^p is then a polynomial)")
+        raise ValueError(
+            f"orders p = {p!r}, q = {q!r} must be even and >= 0 (|.|^p is then a polynomial)"
+        )
     if not float(sigma_q) > 0 or not float(gamma) >= 0:
-        raise ValueError(f"need sigma_q > 0 and gamma >= 0; got sigma_q = {sigma_q}, "
-                         f"gamma = {gamma}")
+        raise ValueError(
+            f"need sigma_q > 0 and gamma >= 0; got sigma_q = {sigma_q}, gamma = {gamma}"
+        )
     if not is_finite(c, gamma, u, sigma_q):
         return None
     old = ctx.prec
@@ -131,10 +133,10 @@ def moment(p: int, q: int, c: int, m, gamma, u, sigma_q) -> arb | None:
 def _moment(p: int, q: int, c: int, m: arb, g: arb, u: arb, s: arb) -> arb:
     kappa = (c * c - c) // 2
     root = (2 * arb.pi() * s).sqrt()
-    quadratic = -1 / (2 * s) + kappa * g * u * u        # the exponent's z^2 coefficient: -beta / 2
-    shift = c * g * u                                    # tilted mean m + c gamma u z
+    quadratic = -1 / (2 * s) + kappa * g * u * u  # the exponent's z^2 coefficient: -beta / 2
+    shift = c * g * u  # tilted mean m + c gamma u z
 
-    def integrand(z, _analytic):                         # entire in z: no analytic test needed
+    def integrand(z, _analytic):  # entire in z: no analytic test needed
         mu = m + shift * z
         value = (quadratic * z * z).exp() * _moments_recurrence(mu, g, p) / root
         return value * z**q if q else value
@@ -142,10 +144,16 @@ def _moment(p: int, q: int, c: int, m: arb, g: arb, u: arb, s: arb) -> arb:
     n = p + q
     beta = -2 * quadratic
     beta_lo = arb(beta.lower())
-    if not beta_lo > 0:     # is_finite said beta > 0 exactly: only a ball straddling 0 lands here
+    if not beta_lo > 0:  # is_finite said beta > 0 exactly: only a ball straddling 0 lands here
         raise ValueError(f"beta = {beta} too close to 0 to enclose (lambda at the finiteness edge)")
-    C_p = arb(1) if p == 0 else (
-        2 ** (p - 1) * ((abs(m) + c * g * abs(u)) ** p + g ** (p // 2) * _double_factorial_odd(p)))
+    C_p = (
+        arb(1)
+        if p == 0
+        else (
+            2 ** (p - 1)
+            * ((abs(m) + c * g * abs(u)) ** p + g ** (p // 2) * _double_factorial_odd(p))
+        )
+    )
     # first R: e^{-beta R^2 / 2} ~ 2^-START_BITS beyond the polynomial's peak at z^2 ~ n / beta
     b = float(beta_lo)
     R = max(1.0, math.sqrt(n / b) + math.sqrt(2 * START_BITS * math.log(2) / b))
@@ -156,8 +164,9 @@ def _moment(p: int, q: int, c: int, m: arb, g: arb, u: arb, s: arb) -> arb:
         if tail == 0 or tail <= TAIL_SHARE * arb(abs(segment).lower()):
             return segment + arb(0, tail.upper())
         R *= 1.25
-    raise ValueError(f"no R up to {R:.3g} made the tails small against the segment "
-                     f"(p = {p}, q = {q}, c = {c})")
+    raise ValueError(
+        f"no R up to {R:.3g} made the tails small against the segment (p = {p}, q = {q}, c = {c})"
+    )
 
 
 def table(c: int, m, gamma, u, sigma_q) -> list[list[arb | None]]:

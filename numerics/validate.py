@@ -35,17 +35,29 @@ def as_array(name: str, value, ndim: int | None = None) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or inf: {value!r}")
     if arr.size and float(np.max(np.abs(arr))) > MAX_MAGNITUDE:
-        raise ValueError(f"{name} has an entry of magnitude {float(np.max(np.abs(arr))):.3g}, above "
-                         f"{MAX_MAGNITUDE:g} (its squares would overflow float64 during the run)")
+        raise ValueError(
+            f"{name} has an entry of magnitude {float(np.max(np.abs(arr))):.3g}, above "
+            f"{MAX_MAGNITUDE:g} (its squares would overflow float64 during the run)"
+        )
     return arr
 
 
-def number(name: str, value, low: float = -MAX_MAGNITUDE, high: float = MAX_MAGNITUDE,
-           open_low: bool = False, open_high: bool = False) -> float:
+def number(
+    name: str,
+    value,
+    low: float = -MAX_MAGNITUDE,
+    high: float = MAX_MAGNITUDE,
+    open_low: bool = False,
+    open_high: bool = False,
+) -> float:
     """A real number (not a boolean) in [low, high] (ends open on request), else ValueError naming it."""
     ok = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
     x = float(value) if ok else math.nan
-    inside = math.isfinite(x) and (x > low if open_low else x >= low) and (x < high if open_high else x <= high)
+    inside = (
+        math.isfinite(x)
+        and (x > low if open_low else x >= low)
+        and (x < high if open_high else x <= high)
+    )
     if not inside:
         lo, hi = "(" if open_low else "[", ")" if open_high else "]"
         raise ValueError(f"{name} = {value!r} must be a number in {lo}{low:g}, {high:g}{hi}")
@@ -63,8 +75,10 @@ def matrix(name: str, value, shape: tuple[int | None, int | None] = (None, None)
     arr = as_array(name, value, 2)
     for axis, want in enumerate(shape):
         if want is not None and arr.shape[axis] != want:
-            raise ValueError(f"{name} must have shape {tuple(s if s is not None else '*' for s in shape)}, "
-                             f"got {arr.shape}")
+            raise ValueError(
+                f"{name} must have shape {tuple(s if s is not None else '*' for s in shape)}, "
+                f"got {arr.shape}"
+            )
     return arr
 
 
@@ -82,8 +96,10 @@ def covariance(name: str, value, d: int | None = None) -> np.ndarray:
     eig = np.linalg.eigvalsh(sym)
     norm = float(np.max(np.abs(eig), initial=0.0))
     if eig.size and float(eig[0]) < -RELATIVE_TOLERANCE * norm:
-        raise ValueError(f"{name} is not positive semidefinite: eigenvalue {float(eig[0]):.3g} against a "
-                         f"spectral norm {norm:.3g}: {arr.tolist()}")
+        raise ValueError(
+            f"{name} is not positive semidefinite: eigenvalue {float(eig[0]):.3g} against a "
+            f"spectral norm {norm:.3g}: {arr.tolist()}"
+        )
     return sym
 
 
@@ -94,9 +110,11 @@ def positive_definite(name: str, value, d: int | None = None) -> np.ndarray:
     eig = np.linalg.eigvalsh(S)
     largest = float(eig[-1]) if eig.size else 0.0
     if not largest > 0 or float(eig[0]) <= DEFINITE_TOLERANCE * largest:
-        raise ValueError(f"{name} must be positive definite, but it is singular at its own scale: smallest "
-                         f"eigenvalue {float(eig[0]) if eig.size else 0.0:.3g}, largest {largest:.3g} (ratio below "
-                         f"{DEFINITE_TOLERANCE:g}): {S.tolist()}")
+        raise ValueError(
+            f"{name} must be positive definite, but it is singular at its own scale: smallest "
+            f"eigenvalue {float(eig[0]) if eig.size else 0.0:.3g}, largest {largest:.3g} (ratio below "
+            f"{DEFINITE_TOLERANCE:g}): {S.tolist()}"
+        )
     return S
 
 

@@ -60,7 +60,9 @@ def rounded(value, *, key: str | None = None, top: bool = True):
     """A copy of a JSON-like value with every float rounded (inside a check's `bound`, without the
     noise floor), except the certificate's EXACT_FIELDS (`top`: `value` is the certificate itself)."""
     if isinstance(value, dict) and top:
-        return {k: v if k in EXACT_FIELDS else rounded(v, key=k, top=False) for k, v in value.items()}
+        return {
+            k: v if k in EXACT_FIELDS else rounded(v, key=k, top=False) for k, v in value.items()
+        }
     if isinstance(value, float):
         return round_float(value, floor=key != "bound")
     if isinstance(value, dict):
@@ -89,7 +91,7 @@ def write(out: Path, cert: dict) -> Path:
         try:
             if not differences(read(path), json.loads(text)):
                 return path
-        except ValueError:              # not a certificate any more: overwrite it
+        except ValueError:  # not a certificate any more: overwrite it
             pass
     atomic_write(path, text.encode())
     return path
@@ -146,8 +148,10 @@ def differences(old, new, path: str = "", limit: int | None = 8) -> list[str]:
                 else:
                     walk(a[k], b[k], f"{where}.{k}")
         elif where == ".checks" and None not in (ida := _by_id(a), idb := _by_id(b)):
-            out.extend([f"check {i} removed" for i in ida if i not in idb]
-                       + [f"check {i} added" for i in idb if i not in ida])
+            out.extend(
+                [f"check {i} removed" for i in ida if i not in idb]
+                + [f"check {i} added" for i in idb if i not in ida]
+            )
             common = [i for i in ida if i in idb]
             if common != [i for i in idb if i in ida]:
                 out.append("checks reordered")
@@ -159,7 +163,11 @@ def differences(old, new, path: str = "", limit: int | None = 8) -> list[str]:
             else:
                 for i, (x, y) in enumerate(zip(a, b)):
                     walk(x, y, f"{where}[{i}]")
-        elif _is_number(a) and _is_number(b) and (isinstance(a, float) or isinstance(b, float) or tol):
+        elif (
+            _is_number(a)
+            and _is_number(b)
+            and (isinstance(a, float) or isinstance(b, float) or tol)
+        ):
             if not _close(float(a), float(b), tol):
                 out.append(f"{where.lstrip('.')} {a!r} -> {b!r}")
         elif isinstance(a, str) and isinstance(b, str) and a != b:
@@ -185,7 +193,9 @@ def changed_checks(differences: list[str]) -> dict[str, list[str]]:
 def _by_id(checks) -> dict | None:
     """{id: check} of a certificate's checks when every check has a distinct id (else None: an older
     certificate, compared by position)."""
-    if not isinstance(checks, list) or not all(isinstance(c, dict) and isinstance(c.get("id"), str) for c in checks):
+    if not isinstance(checks, list) or not all(
+        isinstance(c, dict) and isinstance(c.get("id"), str) for c in checks
+    ):
         return None
     by_id = {c["id"]: c for c in checks}
     return by_id if len(by_id) == len(checks) else None
@@ -235,7 +245,7 @@ def _close(a: float, b: float, tol: tuple[float, float] | None = None) -> bool:
     scale = max(abs(a), abs(b))
     if tol is not None and abs(a - b) <= tol[1] + tol[0] * scale:
         return True
-    if scale < 10 * NOISE_FLOOR:                       # one side written as 0, the other just above it
+    if scale < 10 * NOISE_FLOOR:  # one side written as 0, the other just above it
         return True
     return abs(a - b) <= scale * 10.0 ** (1 - SIGNIFICANT_DIGITS) * 1.0000001
 

@@ -41,8 +41,11 @@ def check_out(out: Path) -> None:
 def probe_writable(folder: Path, what: str) -> None:
     """Raise ValueError naming `what` when this process cannot create a file in `folder`."""
     import tempfile
+
     try:
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:
-        raise ValueError(f"{what}: cannot write in {str(folder)!r} ({exc.strerror or exc})") from None
+        raise ValueError(
+            f"{what}: cannot write in {str(folder)!r} ({exc.strerror or exc})"
+        ) from None

@@ -35,6 +35,7 @@ _XML_ENTITIES = {"amp", "lt", "gt", "quot", "apos"}
 
 def numeric_entities(markup: str) -> str:
     """Replace HTML named character references by numeric ones (XML knows only five names)."""
+
     def repl(match: re.Match) -> str:
         name = match.group(1)
         if name in _XML_ENTITIES:
@@ -43,6 +44,7 @@ def numeric_entities(markup: str) -> str:
         if text == match.group(0):
             raise ValueError(f"unknown character entity {match.group(0)!r} in MathML")
         return "".join(f"&#{ord(ch)};" for ch in text)
+
     return _ENTITY.sub(repl, markup)
 
 
@@ -102,15 +104,24 @@ class _Printer(MathMLPresentationPrinter):
 
     def _print_Pow(self, expr):
         # sigma^2 to a power is fenced: (sigma^2)^2, not sigma^2^2
-        if isinstance(expr.base, sp.Symbol) and expr.base.name == "s2" and expr.exp.is_Integer and expr.exp > 1:
-            return self._el("msup", None, self._fenced(self._print(expr.base)), self._print(expr.exp))
+        if (
+            isinstance(expr.base, sp.Symbol)
+            and expr.base.name == "s2"
+            and expr.exp.is_Integer
+            and expr.exp > 1
+        ):
+            return self._el(
+                "msup", None, self._fenced(self._print(expr.base)), self._print(expr.exp)
+            )
         return super()._print_Pow(expr)
 
     def _print_MatMul(self, expr):
         coeff, matrices = expr.as_coeff_matrices()
         if coeff.could_extract_minus_sign():
             rest = sp.MatMul(-coeff, *matrices) if coeff != -1 else sp.MatMul(*matrices)
-            inner = super()._print_MatMul(rest) if isinstance(rest, sp.MatMul) else self._print(rest)
+            inner = (
+                super()._print_MatMul(rest) if isinstance(rest, sp.MatMul) else self._print(rest)
+            )
             return self._el("mrow", None, self._el("mo", "-"), inner)
         return super()._print_MatMul(expr)
 
@@ -123,26 +134,39 @@ class _Printer(MathMLPresentationPrinter):
             if i:
                 args.appendChild(self._el("mo", ","))
             args.appendChild(self._print(arg))
-        return self._el("mrow", None, self._print(sp.Symbol(expr.func.__name__)), self._el("mo", "&ApplyFunction;"),
-                        self._fenced(args))
+        return self._el(
+            "mrow",
+            None,
+            self._print(sp.Symbol(expr.func.__name__)),
+            self._el("mo", "&ApplyFunction;"),
+            self._fenced(args),
+        )
 
     def _print_Relational(self, expr):
         # SymPy's own writes a bare "<" into the markup (its text nodes are not escaped)
-        op = {"==": "=", "<": "&lt;", ">": "&gt;", "<=": "\u2264", ">=": "\u2265", "!=": "\u2260"}[expr.rel_op]
-        return self._el("mrow", None, self._print(expr.lhs), self._el("mo", op), self._print(expr.rhs))
+        op = {"==": "=", "<": "&lt;", ">": "&gt;", "<=": "\u2264", ">=": "\u2265", "!=": "\u2260"}[
+            expr.rel_op
+        ]
+        return self._el(
+            "mrow", None, self._print(expr.lhs), self._el("mo", op), self._print(expr.rhs)
+        )
 
     def _print_Subs(self, expr):
         """[f]_{x = v}: the expression evaluated at a point (SymPy's own prints subs(f, (x), (v)))."""
-        body = self._el("mrow", None, self._el("mo", "["), self._print(expr.expr), self._el("mo", "]"))
+        body = self._el(
+            "mrow", None, self._el("mo", "["), self._print(expr.expr), self._el("mo", "]")
+        )
         at = self._el("mrow")
         for i, (var, point) in enumerate(zip(expr.variables, expr.point)):
             if i:
                 at.appendChild(self._el("mo", ","))
-            at.appendChild(self._el("mrow", None, self._print(var), self._el("mo", "="), self._print(point)))
+            at.appendChild(
+                self._el("mrow", None, self._print(var), self._el("mo", "="), self._print(point))
+            )
         return self._el("msub", None, body, at)
 
     def _print_OneMatrix(self, expr):
-        return self._el("mn", "\U0001d7d9")            # SymPy's own drops the entity's ";"
+        return self._el("mn", "\U0001d7d9")  # SymPy's own drops the entity's ";"
 
     def _print_HadamardProduct(self, expr):
         row = self._el("mrow")
@@ -161,28 +185,56 @@ class _Printer(MathMLPresentationPrinter):
 
     def _print_ElementwiseApplyFunction(self, expr):
         f = expr.function
-        name = (self._el("mi", f.expr.func.__name__) if isinstance(f, sp.Lambda) and len(f.variables) == 1
-                and f.expr.args == f.variables else self._print(f))
-        return self._el("mrow", None, name, self._el("mo", "&ApplyFunction;"), self._fenced(self._print(expr.expr)))
+        name = (
+            self._el("mi", f.expr.func.__name__)
+            if isinstance(f, sp.Lambda) and len(f.variables) == 1 and f.expr.args == f.variables
+            else self._print(f)
+        )
+        return self._el(
+            "mrow",
+            None,
+            name,
+            self._el("mo", "&ApplyFunction;"),
+            self._fenced(self._print(expr.expr)),
+        )
 
     def _print_Trace(self, expr):
         if _is_quadratic_form(expr):
             return self._print(expr.arg)
-        return self._el("mrow", None, self._el("mi", "tr"), self._el("mo", "&ApplyFunction;"),
-                        self._fenced(self._print(expr.arg)))
+        return self._el(
+            "mrow",
+            None,
+            self._el("mi", "tr"),
+            self._el("mo", "&ApplyFunction;"),
+            self._fenced(self._print(expr.arg)),
+        )
 
     def _print_Determinant(self, expr):
-        return self._el("mrow", None, self._el("mi", "det"), self._el("mo", "&ApplyFunction;"),
-                        self._fenced(self._print(expr.arg)))
+        return self._el(
+            "mrow",
+            None,
+            self._el("mi", "det"),
+            self._el("mo", "&ApplyFunction;"),
+            self._fenced(self._print(expr.arg)),
+        )
 
     def _print_Piecewise(self, expr):
         table = self._el("mtable")
         table.setAttribute("columnalign", "left left")
         for value, cond in expr.args:
-            when = (self._el("mtext", "otherwise") if cond is sp.true else
-                    self._el("mrow", None, self._el("mtext", "if\u2009"), self._print(cond)))
-            table.appendChild(self._el("mtr", None, self._el("mtd", None, self._print(value)),
-                                       self._el("mtd", None, when)))
+            when = (
+                self._el("mtext", "otherwise")
+                if cond is sp.true
+                else self._el("mrow", None, self._el("mtext", "if\u2009"), self._print(cond))
+            )
+            table.appendChild(
+                self._el(
+                    "mtr",
+                    None,
+                    self._el("mtd", None, self._print(value)),
+                    self._el("mtd", None, when),
+                )
+            )
         return self._el("mrow", None, self._el("mo", "{"), table)
 
 
@@ -211,7 +263,9 @@ def fenced(*parts, open_: str = "(", close: str = ")") -> str:
 
 
 # T[mu](z), the paper's notation for the limit operator applied to mu at the query z.
-T_MU_Z = "<mrow><mi>T</mi>" + fenced(mi("\u03bc"), open_="[", close="]") + fenced(mi("z")) + "</mrow>"
+T_MU_Z = (
+    "<mrow><mi>T</mi>" + fenced(mi("\u03bc"), open_="[", close="]") + fenced(mi("z")) + "</mrow>"
+)
 
 
 def mathml_formula(*parts, display: str = "block") -> str:
@@ -243,12 +297,20 @@ def display_latex(display) -> str:
     for lhs, rel, rhs in display.where:
         tex += rf",\quad {to_latex(lhs)} {_relation(rel)[0]} {to_latex(rhs)}"
     if display.note:
-        tex += r"\qquad\text{(" + display.note.replace("\\", "/").replace("_", r"\_").replace("^", r"\^{}") + ")}"
+        tex += (
+            r"\qquad\text{("
+            + display.note.replace("\\", "/").replace("_", r"\_").replace("^", r"\^{}")
+            + ")}"
+        )
     return tex
 
 
 def _row(*parts) -> str:
-    return "<mtr><mtd><mrow>" + "".join(p if isinstance(p, str) else to_mathml(p) for p in parts) + "</mrow></mtd></mtr>"
+    return (
+        "<mtr><mtd><mrow>"
+        + "".join(p if isinstance(p, str) else to_mathml(p) for p in parts)
+        + "</mrow></mtd></mtr>"
+    )
 
 
 def display_mathml(display) -> str:
@@ -259,7 +321,11 @@ def display_mathml(display) -> str:
     if display.where:
         parts = [mtext("where"), "<mspace width='0.6em'/>"]
         for i, (lhs, rel, rhs) in enumerate(display.where):
-            parts += ([mo(","), "<mspace width='1em'/>"] if i else []) + [lhs, mo(_relation(rel)[1]), rhs]
+            parts += ([mo(","), "<mspace width='1em'/>"] if i else []) + [
+                lhs,
+                mo(_relation(rel)[1]),
+                rhs,
+            ]
         rows.append(_row(*parts))
     if display.note:
         rows.append(_row(f'<mstyle mathsize="0.8em">{mtext(display.note)}</mstyle>'))
@@ -270,5 +336,7 @@ def display_mathml(display) -> str:
 
 def formula_dicts(displays: dict) -> tuple[dict, dict]:
     """({name: LaTeX}, {name: MathML}) of named Displays, for a certificate's formulas fields."""
-    return ({n: display_latex(d) for n, d in displays.items()},
-            {n: display_mathml(d) for n, d in displays.items()})
+    return (
+        {n: display_latex(d) for n, d in displays.items()},
+        {n: display_mathml(d) for n, d in displays.items()},
+    )

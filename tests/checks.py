@@ -7,7 +7,9 @@ def check(cert: dict, local_id: str) -> dict:
     """The check `<claim>/<local_id>` of a certificate dict (exactly one)."""
     full = f"{cert['claim']}/{local_id}"
     found = [c for c in cert["checks"] if c["id"] == full]
-    assert len(found) == 1, f"{full}: {len(found)} checks (ids: {[c['id'] for c in cert['checks']]})"
+    assert len(found) == 1, (
+        f"{full}: {len(found)} checks (ids: {[c['id'] for c in cert['checks']]})"
+    )
     return found[0]
 
 

@@ -6,18 +6,33 @@ import os
 
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("dev", max_examples=8, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("ci", max_examples=8, deadline=None, derandomize=True,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("repro", max_examples=5, deadline=None, derandomize=True,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "dev", max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "ci",
+    max_examples=8,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "repro",
+    max_examples=5,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile(os.environ.get("SOFTLIN_HYPOTHESIS_PROFILE", "dev"))
 
 
 def _rotation_key(item) -> str:
     group = item.get_closest_marker("xdist_group")
-    return f"group:{group.args[0] if group.args else group.kwargs.get('name')}" if group else item.nodeid
+    return (
+        f"group:{group.args[0] if group.args else group.kwargs.get('name')}"
+        if group
+        else item.nodeid
+    )
 
 
 def pytest_configure(config):
@@ -26,21 +41,27 @@ def pytest_configure(config):
     ignored by git), shared by the xdist workers, which inherit the variable; unless it is already set
     (empty: off)."""
     if "SOFTLIN_PROOF_CACHE" not in os.environ:
-        os.environ["SOFTLIN_PROOF_CACHE"] = str(config.rootpath / ".pytest_cache" / "softlin-proofs")
+        os.environ["SOFTLIN_PROOF_CACHE"] = str(
+            config.rootpath / ".pytest_cache" / "softlin-proofs"
+        )
     config._softlin_rotation = None, None
     if os.environ.get("SOFTLIN_ROTATION", "") == "head":
         from tests import rotation
+
         config._softlin_rotation = rotation.turn()
 
 
 def pytest_collection_modifyitems(config, items):
     from tests import rotation
+
     share, _ = config._softlin_rotation
     if share is None:
         return
     kept, dropped = [], []
     for item in items:
-        off = item.get_closest_marker("rotating") and rotation.share_of(_rotation_key(item)) != share
+        off = (
+            item.get_closest_marker("rotating") and rotation.share_of(_rotation_key(item)) != share
+        )
         (dropped if off else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)

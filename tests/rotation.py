@@ -28,8 +28,9 @@ def share_of(key: str) -> int:
 def turn() -> tuple[int | None, str]:
     """(the share this commit runs, or None for all; one line saying why)."""
     try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True,
-                              check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError) as exc:
         return None, f"every rotating test (no HEAD commit: {str(exc).strip()[:100]})"
     share = int(head[:12], 16) % ROTATION

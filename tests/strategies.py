@@ -20,7 +20,7 @@ def gaussian_setups(draw, max_d: int = 3, tilt: float = 1.0):
     B = rng.normal(size=(d, rank))
     B /= max(1.0, np.linalg.norm(B, 2))
     U = rng.normal(size=(d, d))
-    U *= tilt / (np.linalg.norm(U, 2) * 3.0)          # |z| is rarely above 3 for N(0, I) queries
+    U *= tilt / (np.linalg.norm(U, 2) * 3.0)  # |z| is rarely above 3 for N(0, I) queries
     m = rng.normal(size=d) * 0.5
     V = rng.normal(size=(k, d))
     Z = rng.normal(size=(4, d))

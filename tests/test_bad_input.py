@@ -15,7 +15,7 @@ from softlin.cli import verify as cli_verify
 from softlin.claims import budgets, registry
 
 REPO = Path(__file__).resolve().parents[1]
-SECONDS = 5.0          # in-process: parsing, validation and estimates only (measured well under 1 s)
+SECONDS = 5.0  # in-process: parsing, validation and estimates only (measured well under 1 s)
 
 
 def refused(argv, capsys, fragments, tmp_path):
@@ -25,7 +25,9 @@ def refused(argv, capsys, fragments, tmp_path):
     elapsed = time.perf_counter() - start
     err = capsys.readouterr().err
     assert code == 2, err
-    assert err.startswith("softlin: error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("softlin: error: ") and err.count("\n") == 1 and "Traceback" not in err, (
+        err
+    )
     for fragment in fragments:
         assert fragment in err, err
     assert elapsed < SECONDS
@@ -40,26 +42,43 @@ def scenario(tmp_path, text, name="f.toml"):
 
 
 def test_a_memory_bomb_is_refused_naming_trials(tmp_path, capsys):
-    f = scenario(tmp_path, "trials = 1000000000000\nL = [100, 1000000000]\n")   # two lengths: prop-3.1 fits a rate
+    f = scenario(
+        tmp_path, "trials = 1000000000000\nL = [100, 1000000000]\n"
+    )  # two lengths: prop-3.1 fits a rate
     for claim in ("lemma-2.1", "prop-3.1", "mixture"):
-        refused(["verify", claim, "--scenario", f, "--out", str(tmp_path / "out")], capsys,
-                [claim, "trials = 1000000000000", "memory"], tmp_path)
+        refused(
+            ["verify", claim, "--scenario", f, "--out", str(tmp_path / "out")],
+            capsys,
+            [claim, "trials = 1000000000000", "memory"],
+            tmp_path,
+        )
 
 
 def test_a_huge_dimension_is_refused_before_any_matrix_is_built(tmp_path, capsys):
     f = scenario(tmp_path, "d = 1000000\n")
-    refused(["verify", "lemma-2.1", "--scenario", f, "--out", str(tmp_path / "out")], capsys,
-            ["d = 1000000", "64"], tmp_path)
+    refused(
+        ["verify", "lemma-2.1", "--scenario", f, "--out", str(tmp_path / "out")],
+        capsys,
+        ["d = 1000000", "64"],
+        tmp_path,
+    )
 
 
-@pytest.mark.parametrize("text, estimate", [
-    ("L = [1000000000000000000000000000000]\n", "years"),
-    ("L = [1000000000]\ntrials = 200\n", "days"),
-])
+@pytest.mark.parametrize(
+    "text, estimate",
+    [
+        ("L = [1000000000000000000000000000000]\n", "years"),
+        ("L = [1000000000]\ntrials = 200\n", "days"),
+    ],
+)
 def test_work_that_would_take_hours_is_refused_with_the_estimate(tmp_path, capsys, text, estimate):
     f = scenario(tmp_path, text)
-    err = refused(["verify", "lemma-2.1", "--scenario", f, "--out", str(tmp_path / "out")], capsys,
-                  ["estimated", estimate, "--max-minutes", "s per token"], tmp_path)
+    err = refused(
+        ["verify", "lemma-2.1", "--scenario", f, "--out", str(tmp_path / "out")],
+        capsys,
+        ["estimated", estimate, "--max-minutes", "s per token"],
+        tmp_path,
+    )
     assert "L = [" in err
 
 
@@ -69,57 +88,98 @@ def test_max_minutes_raises_the_cap():
     user = {"L": [1000000000], "trials": 200}
     claim = registry.get("lemma-2.1")
     from softlin.claims import scenario as scen
+
     s = scen.common(scen.merge(claim.default_scenario(), user, claim.scenario_keys))
     e = budgets.estimate("lemma-2.1", s, "standard")
     assert 3600 < e.seconds < 1e9 * 60
-    budgets.admit([e], 1e9)                       # accepted with the raised cap
+    budgets.admit([e], 1e9)  # accepted with the raised cap
     with pytest.raises(ValueError, match="max-minutes"):
         budgets.admit([e], budgets.DEFAULT_MAX_MINUTES)
 
 
-def test_a_scenario_bad_for_the_second_claim_stops_the_first_from_running(tmp_path, capsys, monkeypatch):
+def test_a_scenario_bad_for_the_second_claim_stops_the_first_from_running(
+    tmp_path, capsys, monkeypatch
+):
     ran = []
     claim = registry.get("lemma-2.1")
-    monkeypatch.setitem(registry.CLAIMS, "lemma-2.1",
-                        dataclasses.replace(claim, run=lambda *a, **k: ran.append(1)))
+    monkeypatch.setitem(
+        registry.CLAIMS, "lemma-2.1", dataclasses.replace(claim, run=lambda *a, **k: ran.append(1))
+    )
     # a singular query covariance: fine for lemma-2.1, not for asm-3.3 (positive definite needed)
     f = scenario(tmp_path, "d = 2\nquery_cov = [[1.0, 0.0], [0.0, 0.0]]\n")
-    refused(["verify", "lemma-2.1", "asm-3.3", "--scenario", f, "--out", str(tmp_path / "out")], capsys,
-            ["asm-3.3", "query_cov", "must be positive definite", "singular at its own scale"], tmp_path)
+    refused(
+        ["verify", "lemma-2.1", "asm-3.3", "--scenario", f, "--out", str(tmp_path / "out")],
+        capsys,
+        ["asm-3.3", "query_cov", "must be positive definite", "singular at its own scale"],
+        tmp_path,
+    )
     assert ran == []
 
 
 def test_output_paths_are_checked_before_the_run(tmp_path, capsys):
-    refused(["verify", "lemma-2.1", "--json", str(tmp_path / "missing" / "all.json"), "--out", str(tmp_path / "out")],
-            capsys, ["--json", "does not exist"], tmp_path)
+    refused(
+        [
+            "verify",
+            "lemma-2.1",
+            "--json",
+            str(tmp_path / "missing" / "all.json"),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capsys,
+        ["--json", "does not exist"],
+        tmp_path,
+    )
     a_file = tmp_path / "file.txt"
     a_file.write_text("x")
     refused(["verify", "lemma-2.1", "--out", str(a_file)], capsys, ["--out", "is a file"], tmp_path)
-    refused(["verify", "lemma-2.1", "--out", str(a_file / "below")], capsys, ["is a file"], tmp_path)
+    refused(
+        ["verify", "lemma-2.1", "--out", str(a_file / "below")], capsys, ["is a file"], tmp_path
+    )
     refused(["report", "--out", str(tmp_path / "out")], capsys, ["no certificates"], tmp_path)
 
 
 def test_a_directory_or_a_non_utf8_file_as_scenario_is_named(tmp_path, capsys):
     (tmp_path / "adir").mkdir()
-    refused(["verify", "--scenario", str(tmp_path / "adir"), "--out", str(tmp_path / "out")], capsys,
-            ["is a directory"], tmp_path)
+    refused(
+        ["verify", "--scenario", str(tmp_path / "adir"), "--out", str(tmp_path / "out")],
+        capsys,
+        ["is a directory"],
+        tmp_path,
+    )
     f = scenario(tmp_path, b"d = 2\n\xff = 1\n", "latin1.toml")
-    refused(["verify", "--scenario", f, "--out", str(tmp_path / "out")], capsys,
-            ["latin1.toml", "not UTF-8"], tmp_path)
+    refused(
+        ["verify", "--scenario", f, "--out", str(tmp_path / "out")],
+        capsys,
+        ["latin1.toml", "not UTF-8"],
+        tmp_path,
+    )
 
 
 def test_a_scenario_without_claims_runs_the_claims_that_read_its_keys(tmp_path, capsys):
-    f = scenario(tmp_path, "seed = 3\n[scalar]\nd = 3\nnoise = 0.1\nmu = [1.0]\nomega = [0.3]\nL = [20, 40]\n")
-    args = cli.build_parser().parse_args(["verify", "--scenario", f, "--out", str(tmp_path / "out")])
+    f = scenario(
+        tmp_path,
+        "seed = 3\n[scalar]\nd = 3\nnoise = 0.1\nmu = [1.0]\nomega = [0.3]\nL = [20, 40]\n",
+    )
+    args = cli.build_parser().parse_args(
+        ["verify", "--scenario", f, "--out", str(tmp_path / "out")]
+    )
     claims, scenarios, _ = cli_verify.plan(args)
     assert [c.id for c in claims] == ["finite-prompt-risk"]
     err = capsys.readouterr().err
     assert "runs finite-prompt-risk" in err and "lemma-2.1 does not read [scalar]" in err
     assert "thm-5.2 does not read [scalar]" in err and err.count("\n") == 1
     f = scenario(tmp_path, "d = 2\n[scalar]\nd = 3\n", "mixed.toml")
-    refused(["verify", "--scenario", f, "--out", str(tmp_path / "out")], capsys,
-            ["no claim reads every key", "lemma-2.1 does not read [scalar]", "finite-prompt-risk does not read d"],
-            tmp_path)
+    refused(
+        ["verify", "--scenario", f, "--out", str(tmp_path / "out")],
+        capsys,
+        [
+            "no claim reads every key",
+            "lemma-2.1 does not read [scalar]",
+            "finite-prompt-risk does not read d",
+        ],
+        tmp_path,
+    )
 
 
 def test_every_built_in_scenario_is_admitted_at_every_profile():
@@ -145,7 +205,26 @@ def test_an_unexpected_exception_is_exit_3_with_one_line(tmp_path, capsys, monke
 def test_the_installed_command_prints_no_traceback(tmp_path):
     f = scenario(tmp_path, "trials = 1000000000000\nL = [1000000000]\n")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    result = subprocess.run([sys.executable, "-m", "softlin.cli", "verify", "lemma-2.1", "--scenario", f,
-                             "--out", str(tmp_path / "out")], env=env, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "softlin.cli",
+            "verify",
+            "lemma-2.1",
+            "--scenario",
+            f,
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (
+        result.returncode == 2
+        and result.stderr.count("\n") == 1
+        and "Traceback" not in result.stderr
+    )
     assert not (tmp_path / "out").exists()

@@ -14,10 +14,16 @@ REPO = Path(__file__).resolve().parents[1]
 def test_lemma21_on_a_one_dimensional_scenario_names_the_committed_checks():
     committed = json.loads((REPO / "reports" / "certificates" / "lemma-2.1.json").read_text())
     # d = 1: other numbers everywhere, and the transposed-U control is not judged (U^T = U)
-    s = scen.merge(lemma21.default_scenario(), {"d": 1, "L": [16, 64], "trials": 200},
-                   lemma21.CLAIM.scenario_keys)
-    cert = lemma21.run(lemma21.CLAIM.validate(s) if lemma21.CLAIM.validate else scen.common(s), "quick",
-                       claim_rng(0, "lemma-2.1"))
+    s = scen.merge(
+        lemma21.default_scenario(),
+        {"d": 1, "L": [16, 64], "trials": 200},
+        lemma21.CLAIM.scenario_keys,
+    )
+    cert = lemma21.run(
+        lemma21.CLAIM.validate(s) if lemma21.CLAIM.validate else scen.common(s),
+        "quick",
+        claim_rng(0, "lemma-2.1"),
+    )
     assert [c["id"] for c in cert["checks"]] == [c["id"] for c in committed["checks"]]
     unjudged = [c["id"] for c in cert["checks"] if c.get("judged") is False]
     assert unjudged == ["lemma-2.1/control/transposed-u"]

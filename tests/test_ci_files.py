@@ -33,9 +33,11 @@ def _gitlab_job() -> dict:
 def test_the_github_workflow_installs_checks_and_uploads_the_junit_report_even_on_failure():
     job = _workflow()["jobs"]["verify"]
     steps = job["steps"]
-    assert steps[0]["uses"].startswith("actions/checkout@") and steps[1]["uses"].startswith("actions/setup-python@")
+    assert steps[0]["uses"].startswith("actions/checkout@") and steps[1]["uses"].startswith(
+        "actions/setup-python@"
+    )
     runs = [s["run"] for s in steps if "run" in s]
-    assert runs[0] == INSTALL                          # the README's install, without the test extra
+    assert runs[0] == INSTALL  # the README's install, without the test extra
     verify = runs[1].split()
     junit = verify[verify.index("--junit") + 1]
     assert verify[:3] == ["softlin", "verify", "--check"] and "--github" in verify
@@ -66,23 +68,38 @@ def _run_steps(commands: list[str], tmp_path: Path, env: dict) -> list[subproces
     for command in commands:
         if command == INSTALL:
             continue
-        done.append(subprocess.run(["bash", "-c", command], cwd=work, env=env, capture_output=True, text=True,
-                                   timeout=600))
+        done.append(
+            subprocess.run(
+                ["bash", "-c", command],
+                cwd=work,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+        )
     return done
 
 
-@pytest.mark.slow   # re-runs one claim at its certificate's profile (~10 s) for each of the two files
+@pytest.mark.slow  # re-runs one claim at its certificate's profile (~10 s) for each of the two files
 def test_the_github_workflows_steps_pass_on_one_claim_and_leave_a_junit_report(tmp_path):
     job = _workflow()["jobs"]["verify"]
     summary = tmp_path / "job-summary"
-    (result,) = _run_steps([s["run"] for s in job["steps"] if "run" in s], tmp_path,
-                           {"CLAIMS": CLAIM, "GITHUB_STEP_SUMMARY": str(summary)})
+    (result,) = _run_steps(
+        [s["run"] for s in job["steps"] if "run" in s],
+        tmp_path,
+        {"CLAIMS": CLAIM, "GITHUB_STEP_SUMMARY": str(summary)},
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "1 certificate reproduces" in result.stdout
-    report = junitparser.JUnitXml.fromfile(str(tmp_path / "checkout" / job["steps"][-1]["with"]["path"]))
+    report = junitparser.JUnitXml.fromfile(
+        str(tmp_path / "checkout" / job["steps"][-1]["with"]["path"])
+    )
     (suite,) = list(report)
     assert suite.name == CLAIM and suite.failures == 0
-    assert all(case.name.startswith(f"{CLAIM}/") for case in suite if case.name != "certificate reproduces")
+    assert all(
+        case.name.startswith(f"{CLAIM}/") for case in suite if case.name != "certificate reproduces"
+    )
     assert f"| `{CLAIM}` | **verified** |" in summary.read_text()
 
 
@@ -91,5 +108,7 @@ def test_the_gitlab_jobs_script_passes_on_one_claim(tmp_path):
     job = _gitlab_job()
     (result,) = _run_steps(job["script"], tmp_path, {"CLAIMS": CLAIM})
     assert result.returncode == 0, result.stderr[-2000:]
-    report = junitparser.JUnitXml.fromfile(str(tmp_path / "checkout" / job["artifacts"]["reports"]["junit"]))
+    report = junitparser.JUnitXml.fromfile(
+        str(tmp_path / "checkout" / job["artifacts"]["reports"]["junit"])
+    )
     assert [s.name for s in report] == [CLAIM]

@@ -36,15 +36,27 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SCANNED_SUFFIXES = {".py", ".md", ".toml"}
 SCANNED_EXTRA = {Path(".ci/run")}
-SKIPPED_DIRS = {".git", ".hypothesis", ".benchmarks", ".pytest_cache", "__pycache__", "build", "dist",
-                "venv", ".venv", "node_modules"}
+SKIPPED_DIRS = {
+    ".git",
+    ".hypothesis",
+    ".benchmarks",
+    ".pytest_cache",
+    "__pycache__",
+    "build",
+    "dist",
+    "venv",
+    ".venv",
+    "node_modules",
+}
 SKIPPED_PREFIXES = (Path("reports"), Path("tests/render/gold/expected"))
 SELF = Path(__file__).resolve().relative_to(REPO)
 # Installed package paths -> checkout folders (pyproject.toml, [tool.setuptools.package-dir]).
 ALIASES = {"softlin/derivations/": "derivations/", "softlin/numerics/": "numerics/"}
 
 URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S+")
-TOKEN = re.compile(r"(?<![\w/.:~<>{}*$\\-])((?:\.{1,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:md|py|toml))(?![\w/*<>{}(])")
+TOKEN = re.compile(
+    r"(?<![\w/.:~<>{}*$\\-])((?:\.{1,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:md|py|toml))(?![\w/*<>{}(])"
+)
 
 
 def _walk(root: Path):
@@ -59,7 +71,7 @@ def source_files() -> list[Path]:
     """Hand-written text files of the repository, relative to its root, sorted."""
     out = []
     for rel in _walk(REPO):
-        if any(rel.parts[:len(p.parts)] == p.parts for p in SKIPPED_PREFIXES) or rel == SELF:
+        if any(rel.parts[: len(p.parts)] == p.parts for p in SKIPPED_PREFIXES) or rel == SELF:
             continue
         if rel.suffix in SCANNED_SUFFIXES or rel in SCANNED_EXTRA:
             out.append(rel)
@@ -77,7 +89,11 @@ def cited_paths(line: str) -> list[str]:
     out = []
     for match in TOKEN.finditer(line):
         token = match.group(1)
-        if token.startswith("/") or token.startswith("tmp/") or ("/" not in token and token.endswith(".toml")):
+        if (
+            token.startswith("/")
+            or token.startswith("tmp/")
+            or ("/" not in token and token.endswith(".toml"))
+        ):
             continue
         out.append(token)
     return out
@@ -87,8 +103,11 @@ def resolves(token: str, citing: Path, files: frozenset) -> bool:
     """True when `token`, cited from the repository file `citing` (relative), names a file in `files`."""
     for alias, target in ALIASES.items():
         if token.startswith(alias):
-            token = target + token[len(alias):]
-    direct = {posixpath.normpath(token), posixpath.normpath(posixpath.join(citing.parent.as_posix(), token))}
+            token = target + token[len(alias) :]
+    direct = {
+        posixpath.normpath(token),
+        posixpath.normpath(posixpath.join(citing.parent.as_posix(), token)),
+    }
     if direct & files:
         return True
     # Otherwise the path as seen from elsewhere (`../README.md` of the reports folder, `claims/base.py`
@@ -101,15 +120,28 @@ def broken_citations(path: Path, root: Path = REPO, files: frozenset | None = No
     """'file:line: token' for every citation in the repository file `path` that does not resolve."""
     files = repository_files(root) if files is None else files
     text = (root / path).read_text(encoding="utf-8", errors="replace")
-    return [f"{path}:{n}: {token}" for n, line in enumerate(text.splitlines(), start=1)
-            for token in cited_paths(line) if not resolves(token, path, files)]
+    return [
+        f"{path}:{n}: {token}"
+        for n, line in enumerate(text.splitlines(), start=1)
+        for token in cited_paths(line)
+        if not resolves(token, path, files)
+    ]
 
 
 def test_the_scan_covers_sources_docs_tests_and_ci():
     files = {p.as_posix() for p in source_files()}
-    assert {"README.md", "pyproject.toml", ".ci/run", "softlin/cli/__init__.py", "tests/test_layers.py",
-            "docs/paper.md", "docs/design.md"} <= files
-    assert any(f.startswith("derivations/") for f in files) and any(f.startswith("numerics/") for f in files)
+    assert {
+        "README.md",
+        "pyproject.toml",
+        ".ci/run",
+        "softlin/cli/__init__.py",
+        "tests/test_layers.py",
+        "docs/paper.md",
+        "docs/design.md",
+    } <= files
+    assert any(f.startswith("derivations/") for f in files) and any(
+        f.startswith("numerics/") for f in files
+    )
     assert not any(f.startswith("reports/") for f in files)
 
 
@@ -131,21 +163,25 @@ def test_a_made_up_citation_is_caught_with_its_file_and_line(tmp_path):
         '"""Statement (docs/paper.md section 2; kernels/_generated.py)."""\n'
         f"# see {page}, section 3\n"
         "# the kernel in numerics/kernels/_gone.py\n"
-        "# https://example.org/a/b.md and /tmp/x/y.md are not citations\n")
+        "# https://example.org/a/b.md and /tmp/x/y.md are not citations\n"
+    )
     found = broken_citations(Path("mod.py"), tmp_path)
     assert found == [f"mod.py:2: {page}", "mod.py:3: numerics/kernels/_gone.py"]
 
 
-@pytest.mark.parametrize("line, expected", [
-    ("see `docs/design.md`, \"Scenarios\"", ["docs/design.md"]),
-    ("(derivations/fluctuations.py section 4)", ["derivations/fluctuations.py"]),
-    ("reports/<claim>.md and softlin/claims/<claim>.py", []),
-    ("tests/.../*.py and test_*.py", []),
-    ("softlin verify --scenario my.toml", []),
-    ("open https://arxiv.org/abs/2512.11784 or file:///tmp/r/index.md", []),
-    ("/tmp/me/certificates/x.md and tmp/README.md", []),
-    ("return text.md(value)", []),
-])
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ("see `docs/design.md`, \"Scenarios\"", ["docs/design.md"]),
+        ("(derivations/fluctuations.py section 4)", ["derivations/fluctuations.py"]),
+        ("reports/<claim>.md and softlin/claims/<claim>.py", []),
+        ("tests/.../*.py and test_*.py", []),
+        ("softlin verify --scenario my.toml", []),
+        ("open https://arxiv.org/abs/2512.11784 or file:///tmp/r/index.md", []),
+        ("/tmp/me/certificates/x.md and tmp/README.md", []),
+        ("return text.md(value)", []),
+    ],
+)
 def test_tokens_are_read_as_citations_only_when_path_like(line, expected):
     assert cited_paths(line) == expected
 
@@ -156,4 +192,4 @@ def test_installed_and_package_relative_paths_resolve_and_missing_ones_do_not():
     assert resolves("claims/base.py", Path("README.md"), files)
     assert resolves("../README.md", Path("docs/design.md"), files)
     assert not resolves("softlin/claims/no_such_module.py", Path("README.md"), files)
-    assert not resolves("claims/mathml.py", Path("README.md"), files)   # moved to softlin/mathml.py
+    assert not resolves("claims/mathml.py", Path("README.md"), files)  # moved to softlin/mathml.py

@@ -25,8 +25,13 @@ from softlin.hunt.scenario_toml import to_toml
 from softlin.hunt.search import classify, supported
 from softlin.numerics.validate import BeyondReach
 
-FAST = settings(max_examples=25, deadline=None, database=None, derandomize=True,
-                suppress_health_check=list(HealthCheck))
+FAST = settings(
+    max_examples=25,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
 
 
 def test_the_supported_claims_declare_a_space_and_another_is_refused_naming_them(monkeypatch):
@@ -42,7 +47,9 @@ def test_the_supported_claims_declare_a_space_and_another_is_refused_naming_them
 
 
 @pytest.mark.parametrize("claim_id", supported())
-def test_drawn_scenarios_round_trip_through_toml_and_reach_every_region_and_the_outside(claim_id, tmp_path):
+def test_drawn_scenarios_round_trip_through_toml_and_reach_every_region_and_the_outside(
+    claim_id, tmp_path
+):
     """60 derandomised draws per claim: each round-trips through TOML, validates or is classified
     with a reason, carries the region label of its validated scenario, and every region (and the
     outside of the hypotheses, where the space reaches it) is drawn."""
@@ -60,8 +67,9 @@ def test_drawn_scenarios_round_trip_through_toml_and_reach_every_region_and_the_
         if merged is not None:
             validated = (claim.validate or scen.common)(merged)
             if "cov" in validated:
-                assert np.min(np.linalg.eigvalsh(validated["cov"])) >= -1e-12      # PSD, as drawn
+                assert np.min(np.linalg.eigvalsh(validated["cov"])) >= -1e-12  # PSD, as drawn
             assert label == space.region(validated)
+
     check()
     # the regions the space declares it reaches, and the outside unless it draws only inside
     assert set(space.regions) | ({"outside"} if space.draws_outside else set()) <= seen
@@ -69,19 +77,38 @@ def test_drawn_scenarios_round_trip_through_toml_and_reach_every_region_and_the_
 
 
 def test_scenarios_outside_the_routes_are_classified_with_the_reason():
-    user = {"d": 4, "cov": np.eye(4).tolist(), "mean": [0.0] * 4, "U": np.zeros((4, 4)).tolist(),
-            "V": [[1.0, 0, 0, 0]], "query_cov": np.eye(4).tolist(), "L": [4], "trials": 800, "delta": 1e-3}
+    user = {
+        "d": 4,
+        "cov": np.eye(4).tolist(),
+        "mean": [0.0] * 4,
+        "U": np.zeros((4, 4)).tolist(),
+        "V": [[1.0, 0, 0, 0]],
+        "query_cov": np.eye(4).tolist(),
+        "L": [4],
+        "trials": 800,
+        "delta": 1e-3,
+    }
     merged, reason = classify(registry.get("lemma-2.1"), user, "quick")
     assert merged is None and reason.startswith("cov has rank #: lemma-2.1's")
 
 
 def _stand_in(monkeypatch, verdict):
     """lemma-2.1 with its run replaced by `verdict(scenario) -> list of (kind, passed)` (fast)."""
+
     def run(s, profile, rng):
-        checks = [Check(f"check {i}", kind, passed, tier="statistical" if kind == "control" else "",
-                        id=f"check-{i}", unit="|z|")
-                  for i, (kind, passed) in enumerate(verdict(s))]
+        checks = [
+            Check(
+                f"check {i}",
+                kind,
+                passed,
+                tier="statistical" if kind == "control" else "",
+                id=f"check-{i}",
+                unit="|z|",
+            )
+            for i, (kind, passed) in enumerate(verdict(s))
+        ]
         return certificate(lemma21.CLAIM, scen.for_certificate(s), profile, s["seed"], checks, {})
+
     monkeypatch.setitem(registry.CLAIMS, "lemma-2.1", dataclasses.replace(lemma21.CLAIM, run=run))
 
 
@@ -89,12 +116,30 @@ def test_a_failure_is_found_shrunk_to_a_minimal_scenario_and_written(monkeypatch
     # fails iff some entry of U exceeds 0.3: shrunk, U has one non-zero entry 0.375 (the smallest grid
     # value above 0.3) and the other drawn matrices are as small as the classification allows
     _stand_in(monkeypatch, lambda s: [("montecarlo", not np.any(np.asarray(s["U"]) > 0.3))])
-    assert cli.main(["hunt", "lemma-2.1", "--examples", "50", "--max-shrink", "2000", "--out", str(tmp_path)]) == 1
+    assert (
+        cli.main(
+            [
+                "hunt",
+                "lemma-2.1",
+                "--examples",
+                "50",
+                "--max-shrink",
+                "2000",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 1
+    )
     out = json.loads((tmp_path / "lemma-2.1.json").read_text())
     assert out["result"] == "counterexample" and out["runs"] <= 50
     user = scen.load_toml(tmp_path / "lemma-2.1-counterexample.toml")
     U = np.asarray(user["U"])
-    assert sorted(U.ravel())[-1] == 0.375 and np.count_nonzero(U) == 1 and user == out["counterexample"]["scenario"]
+    assert (
+        sorted(U.ravel())[-1] == 0.375
+        and np.count_nonzero(U) == 1
+        and user == out["counterexample"]["scenario"]
+    )
     # the failure depends on U alone: the shrinker takes every other drawn matrix to 0
     assert not np.any(user["cov"]) and not np.any(user["mean"]) and user["L"] == [4]
     failing = json.loads((tmp_path / "lemma-2.1-counterexample.json").read_text())
@@ -103,20 +148,34 @@ def test_a_failure_is_found_shrunk_to_a_minimal_scenario_and_written(monkeypatch
 
 
 def test_nothing_found_exits_0_and_accounts_for_every_draw(monkeypatch, tmp_path, capsys):
-    _stand_in(monkeypatch, lambda s: [("montecarlo", True), ("montecarlo", True), ("montecarlo", True)])
-    assert cli.main(["hunt", "lemma-2.1", "--examples", "20", "--out", str(tmp_path), "--json", "-"]) == 0
+    _stand_in(
+        monkeypatch, lambda s: [("montecarlo", True), ("montecarlo", True), ("montecarlo", True)]
+    )
+    assert (
+        cli.main(["hunt", "lemma-2.1", "--examples", "20", "--out", str(tmp_path), "--json", "-"])
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["result"] == "nothing found" and "counterexample" not in out
-    assert out["runs"] + sum(out["outside_hypotheses"].values()) == 20 == sum(out["regions"].values()) + \
-        sum(out["outside_hypotheses"].values())
-    assert out["false_alarm"]["stated"] == pytest.approx(20 * 3e-6) and out["false_alarm"]["level"] == 1e-3
+    assert (
+        out["runs"] + sum(out["outside_hypotheses"].values())
+        == 20
+        == sum(out["regions"].values()) + sum(out["outside_hypotheses"].values())
+    )
+    assert (
+        out["false_alarm"]["stated"] == pytest.approx(20 * 3e-6)
+        and out["false_alarm"]["level"] == 1e-3
+    )
     assert out["false_alarm"]["family_wise"] == pytest.approx(out["runs"] * 3e-6)
     # the code the verdict is about: the derivations' hash and, in a git checkout, the commit
     from softlin.numerics import kernels
+
     assert out["provenance"]["kernels_input_hash"] == kernels.INPUT_HASH
     commit = out["provenance"]["source_commit"]
     in_checkout = (Path(__file__).resolve().parents[1] / ".git").exists()
-    assert (commit is None and not in_checkout) or re.fullmatch(r"[0-9a-f]{40}(\+changes)?", commit), commit
+    assert (commit is None and not in_checkout) or re.fullmatch(
+        r"[0-9a-f]{40}(\+changes)?", commit
+    ), commit
 
 
 def test_the_stated_family_wise_level_sets_each_checks_level(monkeypatch, tmp_path, capsys):
@@ -127,16 +186,32 @@ def test_the_stated_family_wise_level_sets_each_checks_level(monkeypatch, tmp_pa
     def verdict(s):
         seen.append(check_false_alarm())
         return [("montecarlo", True)] * 3
+
     _stand_in(monkeypatch, verdict)
-    assert cli.main(["hunt", "lemma-2.1", "--examples", "20", "--false-alarm", "1e-5", "--out", str(tmp_path),
-                     "--json", "-"]) == 0
+    assert (
+        cli.main(
+            [
+                "hunt",
+                "lemma-2.1",
+                "--examples",
+                "20",
+                "--false-alarm",
+                "1e-5",
+                "--out",
+                str(tmp_path),
+                "--json",
+                "-",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert seen and all(a == pytest.approx(1e-5 / 60) for a in seen)
     assert out["false_alarm"]["per_check"] == pytest.approx(1e-5 / 60)
     assert out["false_alarm"]["stated"] == pytest.approx(1e-5)
     assert out["false_alarm"]["family_wise"] == pytest.approx(out["runs"] * 3 * 1e-5 / 60)
     assert out["false_alarm"]["family_wise"] <= 1e-5
-    assert check_false_alarm() == 1e-6                       # restored after the hunt
+    assert check_false_alarm() == 1e-6  # restored after the hunt
 
 
 def test_a_structural_limit_met_during_a_run_is_counted_outside_not_a_crash(monkeypatch, tmp_path):
@@ -147,6 +222,7 @@ def test_a_structural_limit_met_during_a_run_is_counted_outside_not_a_crash(monk
         if np.any(np.asarray(s["U"]) > 0.3):
             raise BeyondReach("a flow leaves the tables at t = 4.78")
         return [("montecarlo", True)]
+
     _stand_in(monkeypatch, verdict)
     assert cli.main(["hunt", "lemma-2.1", "--examples", "30", "--out", str(tmp_path)]) == 0
     out = json.loads((tmp_path / "lemma-2.1.json").read_text())
@@ -155,8 +231,14 @@ def test_a_structural_limit_met_during_a_run_is_counted_outside_not_a_crash(monk
 
     def crash(s):
         raise ValueError("a bug")
+
     _stand_in(monkeypatch, crash)
-    assert cli.main(["hunt", "lemma-2.1", "--examples", "30", "--max-shrink", "0", "--out", str(tmp_path)]) == 1
+    assert (
+        cli.main(
+            ["hunt", "lemma-2.1", "--examples", "30", "--max-shrink", "0", "--out", str(tmp_path)]
+        )
+        == 1
+    )
 
 
 def test_undecided_checks_and_control_misses_are_not_counterexamples(monkeypatch, tmp_path):
@@ -169,17 +251,29 @@ def test_undecided_checks_and_control_misses_are_not_counterexamples(monkeypatch
 def test_a_control_not_judged_is_neither_undecided_nor_a_miss():
     from softlin.claims.base import check_record, unjudged
     from softlin.hunt.search import judge
-    checks = [Check("m", "montecarlo", True), unjudged("control: c", "control", "planned power 0 below 0.999",
-                                                       tier="statistical")]
-    verdict = judge({"checks": [check_record(c, "x") for c in checks], "reliability": {"family_wise_false_alarm": 1e-6}})
+
+    checks = [
+        Check("m", "montecarlo", True),
+        unjudged("control: c", "control", "planned power 0 below 0.999", tier="statistical"),
+    ]
+    verdict = judge(
+        {
+            "checks": [check_record(c, "x") for c in checks],
+            "reliability": {"family_wise_false_alarm": 1e-6},
+        }
+    )
     assert (verdict["undecided"], verdict["control_misses"], verdict["failing"]) == (0, [], [])
-    undecided = judge({"checks": [check_record(Check("m", "montecarlo", None), "x")],
-                       "reliability": {"family_wise_false_alarm": 1e-6}})
+    undecided = judge(
+        {
+            "checks": [check_record(Check("m", "montecarlo", None), "x")],
+            "reliability": {"family_wise_false_alarm": 1e-6},
+        }
+    )
     assert undecided["undecided"] == 1
 
 
 def test_a_run_above_the_stated_false_alarm_is_an_internal_error(monkeypatch, tmp_path, capsys):
-    _stand_in(monkeypatch, lambda s: [("montecarlo", True)] * 4)           # 4e-6 > the stated 3e-6
+    _stand_in(monkeypatch, lambda s: [("montecarlo", True)] * 4)  # 4e-6 > the stated 3e-6
     assert cli.main(["hunt", "lemma-2.1", "--examples", "3", "--out", str(tmp_path)]) == 3
     assert "above the hunt's stated" in capsys.readouterr().err
 
@@ -187,28 +281,39 @@ def test_a_run_above_the_stated_false_alarm_is_an_internal_error(monkeypatch, tm
 def _without_timing(out: dict) -> dict:
     """The summary without what depends on the machine: seconds, the cluster, the output folder."""
     if "counterexample" in out:
-        out = {**out, "counterexample": {k: v for k, v in out["counterexample"].items() if k != "toml"}}
+        out = {
+            **out,
+            "counterexample": {k: v for k, v in out["counterexample"].items() if k != "toml"},
+        }
     return {k: v for k, v in out.items() if k not in ("seconds", "dask")}
 
 
-@pytest.mark.slow   # default-run budget (180 s): the Dask tests live in the slow tier
+@pytest.mark.slow  # default-run budget (180 s): the Dask tests live in the slow tier
 @pytest.mark.parametrize("fails", [False, True], ids=["nothing found", "counterexample shrunk"])
 def test_a_hunt_on_a_dask_scheduler_gives_the_in_process_result(monkeypatch, tmp_path, fails):
     """hunt/cluster.py: draw, prefetch on the cluster, replay. The summary (regions, runs, the shrunk
     counterexample) equals the in-process hunt's. A thread-based LocalCluster, so the stand-in claim
     (monkeypatched here) is what its workers run; tests/test_hunt.py's slow tier uses processes."""
     distributed = pytest.importorskip("distributed")
-    _stand_in(monkeypatch, lambda s: [("montecarlo", not (fails and np.any(np.asarray(s["U"]) > 0.3)))])
+    _stand_in(
+        monkeypatch, lambda s: [("montecarlo", not (fails and np.any(np.asarray(s["U"]) > 0.3)))]
+    )
     argv = ["hunt", "lemma-2.1", "--examples", "15", "--max-shrink", "40"]
     code = cli.main([*argv, "--out", str(tmp_path / "here")])
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
-        remote = cli.main([*argv, "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "there")])
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+    ) as cluster:
+        remote = cli.main(
+            [*argv, "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "there")]
+        )
     here = json.loads((tmp_path / "here" / "lemma-2.1.json").read_text())
     there = json.loads((tmp_path / "there" / "lemma-2.1.json").read_text())
     assert remote == code == (1 if fails else 0)
     assert _without_timing(there) == _without_timing(here)
     assert there["dask"]["workers"] == 2 and there["dask"]["prefetched_runs"] >= there["runs"] > 0
-    assert (there["dask"]["runs_on_demand"] > 0) == fails           # shrink candidates go to the cluster one by one
+    assert (
+        there["dask"]["runs_on_demand"] > 0
+    ) == fails  # shrink candidates go to the cluster one by one
 
 
 @pytest.mark.slow
@@ -225,24 +330,36 @@ def test_a_hunt_on_a_local_cluster_of_processes_gives_the_in_process_result(tmp_
     assert there["dask"]["workers"] == 2 and there["dask"]["runs_on_demand"] == 0
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    (["hunt", "lemma-9.9"], "unknown claim id"),
-    (["hunt", "lemma-2.1", "--examples", "0"], "--examples 0"),
-    (["hunt", "lemma-2.1", "--seed", "-2"], "--seed -2"),
-    (["hunt", "lemma-2.1", "--false-alarm", "0"], "--false-alarm 0"),
-    (["hunt", "lemma-2.1", "--budget", "full"], "invalid choice"),
-    (["hunt", "lemma-2.1", "--workers", "0"], "--workers 0"),
-    (["hunt", "lemma-2.1", "--workers", "2", "--scheduler", "tcp://x:1"], "not allowed with"),
-])
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["hunt", "lemma-9.9"], "unknown claim id"),
+        (["hunt", "lemma-2.1", "--examples", "0"], "--examples 0"),
+        (["hunt", "lemma-2.1", "--seed", "-2"], "--seed -2"),
+        (["hunt", "lemma-2.1", "--false-alarm", "0"], "--false-alarm 0"),
+        (["hunt", "lemma-2.1", "--budget", "full"], "invalid choice"),
+        (["hunt", "lemma-2.1", "--workers", "0"], "--workers 0"),
+        (["hunt", "lemma-2.1", "--workers", "2", "--scheduler", "tcp://x:1"], "not allowed with"),
+    ],
+)
 def test_bad_hunt_input_exits_2_with_one_line(argv, fragment, capsys):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert fragment in err and err.count("\n") == 1
 
 
-DEGENERATE = {"d": 2, "mean": [1.0, 1.0], "cov": [[0.0, 0.0], [0.0, 0.0]], "U": [[-0.375, -0.125], [-0.125, -0.375]],
-              "V": [[0.75, 0.75], [0.75, 0.75]], "query_cov": [[1.0, -1.0], [-1.0, 2.0]], "L": [4], "trials": 800,
-              "delta": 0.001, "seed": 0}
+DEGENERATE = {
+    "d": 2,
+    "mean": [1.0, 1.0],
+    "cov": [[0.0, 0.0], [0.0, 0.0]],
+    "U": [[-0.375, -0.125], [-0.125, -0.375]],
+    "V": [[0.75, 0.75], [0.75, 0.75]],
+    "query_cov": [[1.0, -1.0], [-1.0, 2.0]],
+    "L": [4],
+    "trials": 800,
+    "delta": 0.001,
+    "seed": 0,
+}
 
 
 def test_a_point_mass_gaussian_is_verified_by_lemma_2_1():
@@ -258,17 +375,25 @@ def test_a_point_mass_gaussian_is_verified_by_lemma_2_1():
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_hunt_finds_and_shrinks_a_transposed_interaction_matrix_in_lemma_2_1(monkeypatch, tmp_path):
     from softlin.numerics import limits
+
     right = limits.gaussian_limit
     monkeypatch.setattr(limits, "gaussian_limit", lambda m, cov, U, V, Z: right(m, cov, U.T, V, Z))
-    assert cli.main(["hunt", "lemma-2.1", "--examples", "50", "--max-shrink", "30", "--out", str(tmp_path)]) == 1
+    assert (
+        cli.main(
+            ["hunt", "lemma-2.1", "--examples", "50", "--max-shrink", "30", "--out", str(tmp_path)]
+        )
+        == 1
+    )
     out = json.loads((tmp_path / "lemma-2.1.json").read_text())
     stated = out["false_alarm"]["stated"]
     assert out["runs"] <= 50 and stated == pytest.approx(50 * 3e-6) and stated <= 1e-3
     user = scen.load_toml(tmp_path / "lemma-2.1-counterexample.toml")
     U = np.asarray(user["U"])
-    assert not np.array_equal(U, U.T)                  # U^T = U would make the slip invisible
+    assert not np.array_equal(U, U.T)  # U^T = U would make the slip invisible
     names = [c["name"] for c in out["counterexample"]["failing_checks"]]
-    assert any("float64 kernel" in n for n in names)   # the deterministic route caught it, not chance
+    assert any(
+        "float64 kernel" in n for n in names
+    )  # the deterministic route caught it, not chance
     merged = scen.merge(lemma21.default_scenario(), user, lemma21.SCENARIO_KEYS)
     assert lemma21.CLAIM.run(merged, "quick", claim_rng(0, "lemma-2.1"))["status"] == "refuted"
 
@@ -278,8 +403,14 @@ def test_hunt_finds_and_shrinks_a_transposed_interaction_matrix_in_lemma_2_1(mon
 def test_hunt_finds_a_forgotten_tilted_mean_shift_in_asm_3_3(monkeypatch, tmp_path):
     import functools
     from softlin.derivations import tilted_moments as tm
+
     monkeypatch.setattr(tm, "tilted_moment", functools.partial(tm.tilted_moment, shift=0))
-    assert cli.main(["hunt", "asm-3.3", "--examples", "50", "--max-shrink", "20", "--out", str(tmp_path)]) == 1
+    assert (
+        cli.main(
+            ["hunt", "asm-3.3", "--examples", "50", "--max-shrink", "20", "--out", str(tmp_path)]
+        )
+        == 1
+    )
     out = json.loads((tmp_path / "asm-3.3.json").read_text())
     assert out["runs"] <= 50 and out["counterexample"]["failing_checks"]
 
@@ -289,7 +420,10 @@ def test_hunt_finds_a_forgotten_tilted_mean_shift_in_asm_3_3(monkeypatch, tmp_pa
 def test_hunt_finds_nothing_in_asm_3_3_on_the_committed_code(tmp_path):
     assert cli.main(["hunt", "asm-3.3", "--examples", "8", "--out", str(tmp_path)]) == 0
     out = json.loads((tmp_path / "asm-3.3.json").read_text())
-    assert out["result"] == "nothing found" and out["runs"] + sum(out["outside_hypotheses"].values()) == 8
+    assert (
+        out["result"] == "nothing found"
+        and out["runs"] + sum(out["outside_hypotheses"].values()) == 8
+    )
 
 
 @pytest.mark.slow
@@ -298,22 +432,48 @@ def test_hunt_finds_a_deviation_bound_fifty_times_too_small_in_lemma_2_1(monkeyp
     # The bound (Chebyshev on the numerator, Maurer on the denominator) is loose: only a much smaller
     # constant bites at the quick budget.
     from softlin.claims.limit import battery
+
     right = battery.deviation_bound
-    monkeypatch.setattr(battery, "deviation_bound", lambda L, delta, w, n: 0.02 * right(L, delta, w, n))
-    assert cli.main(["hunt", "lemma-2.1", "--examples", "50", "--max-shrink", "10", "--out", str(tmp_path)]) == 1
+    monkeypatch.setattr(
+        battery, "deviation_bound", lambda L, delta, w, n: 0.02 * right(L, delta, w, n)
+    )
+    assert (
+        cli.main(
+            ["hunt", "lemma-2.1", "--examples", "50", "--max-shrink", "10", "--out", str(tmp_path)]
+        )
+        == 1
+    )
     failing = json.loads((tmp_path / "lemma-2.1-counterexample.json").read_text())
     assert any("eps_L(delta)) <= delta" in c["name"] for c in failing)
 
 
-HEAVY_TAILED = {"d": 4, "mean": [0.25, -1.0, 1.0, -1.0],
-                "cov": [[0.5625, -0.5625, 0.375, 0.375], [-0.5625, 0.5625, -0.375, -0.375],
-                        [0.375, -0.375, 0.25, 0.25], [0.375, -0.375, 0.25, 0.25]],
-                "U": [[0.375, -0.375, 0.5, 0.375], [0.375, 0.375, 0.0, -0.125], [0.0, -0.375, -0.375, -0.375],
-                      [0.0, -0.5, 0.0, 0.0]],
-                "V": [[0.0, 0.0, 0.5, 0.0], [0.0, 0.0, 0.0, 0.0]],
-                "query_cov": [[1.5625, -1.75, 0.625, 0.75], [-1.75, 2.0625, -0.5, -0.75], [0.625, -0.5, 1.25, 0.75],
-                              [0.75, -0.75, 0.75, 0.625]],
-                "L": [4, 8, 16], "trials": 800, "delta": 0.001, "seed": 0}
+HEAVY_TAILED = {
+    "d": 4,
+    "mean": [0.25, -1.0, 1.0, -1.0],
+    "cov": [
+        [0.5625, -0.5625, 0.375, 0.375],
+        [-0.5625, 0.5625, -0.375, -0.375],
+        [0.375, -0.375, 0.25, 0.25],
+        [0.375, -0.375, 0.25, 0.25],
+    ],
+    "U": [
+        [0.375, -0.375, 0.5, 0.375],
+        [0.375, 0.375, 0.0, -0.125],
+        [0.0, -0.375, -0.375, -0.375],
+        [0.0, -0.5, 0.0, 0.0],
+    ],
+    "V": [[0.0, 0.0, 0.5, 0.0], [0.0, 0.0, 0.0, 0.0]],
+    "query_cov": [
+        [1.5625, -1.75, 0.625, 0.75],
+        [-1.75, 2.0625, -0.5, -0.75],
+        [0.625, -0.5, 1.25, 0.75],
+        [0.75, -0.75, 0.75, 0.625],
+    ],
+    "L": [4, 8, 16],
+    "trials": 800,
+    "delta": 0.001,
+    "seed": 0,
+}
 
 
 def test_the_numerator_test_holds_its_level_where_heavy_tailed_weights_break_the_z_test():
@@ -326,10 +486,13 @@ def test_the_numerator_test_holds_its_level_where_heavy_tailed_weights_break_the
     from softlin.claims.common import budget_for, queries_for
     from softlin.numerics.laws import GaussianLaw
     from softlin.numerics.significance import z_critical
+
     s = scen.common(scen.merge(lemma21.default_scenario(), HEAVY_TAILED, lemma21.SCENARIO_KEYS))
     rng = claim_rng(0, "lemma-2.1")
     budget, queries = budget_for(s, "quick"), queries_for(s, "quick", rng)
-    subject = lemma21.gaussian_subject("s", GaussianLaw(s["mean"], s["cov"]), s["mean"], s["cov"], s["U"], s["V"])
+    subject = lemma21.gaussian_subject(
+        "s", GaussianLaw(s["mean"], s["cov"]), s["mean"], s["cov"], s["U"], s["V"]
+    )
     checks, series = battery.montecarlo_checks(subject, queries, s["U"], s["V"], budget, rng)
     z = np.abs(np.array(series["numerator_z"]))
     assert z.max() > z_critical(1e-6, z.size)
@@ -347,7 +510,10 @@ def test_a_prediction_that_cancels_is_outside_finite_prompt_risk_not_a_crash():
         user = {"scalar": {"d": 1, "noise": 0.0, "mu": mu, "omega": omega, "L": [4, 8]}, "seed": 0}
         merged, reason = classify(claim, user, "quick")
         assert merged is None and "predictions cancel" in reason
-    user = {"scalar": {"d": 1, "noise": 0.0, "mu": [0.5, -0.5], "omega": [0.25, -0.25], "L": [4, 8]}, "seed": 0}
+    user = {
+        "scalar": {"d": 1, "noise": 0.0, "mu": [0.5, -0.5], "omega": [0.25, -0.25], "L": [4, 8]},
+        "seed": 0,
+    }
     assert classify(claim, user, "quick")[0] is not None
     user["scalar"].update(mu=[0.125], omega=[0.0])
     merged, _ = classify(claim, user, "quick")
@@ -360,11 +526,19 @@ def _hunt_under_mutant(mutant: str, argv: list, tmp_path):
     import subprocess
     import sys
     from pathlib import Path
-    code = ("import sys; from tests.mutants import catalogue, hook; hook.install(catalogue.by_name(sys.argv[1])); "
-            "from softlin import cli; sys.exit(cli.main(sys.argv[2:]))")
+
+    code = (
+        "import sys; from tests.mutants import catalogue, hook; hook.install(catalogue.by_name(sys.argv[1])); "
+        "from softlin import cli; sys.exit(cli.main(sys.argv[2:]))"
+    )
     repo = Path(__file__).resolve().parents[1]
-    done = subprocess.run([sys.executable, "-c", code, mutant, *argv, "--out", str(tmp_path)], cwd=repo,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", code, mutant, *argv, "--out", str(tmp_path)],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     return done.returncode, json.loads((tmp_path / f"{argv[1]}.json").read_text())
 
 
@@ -377,7 +551,10 @@ def _hunt_under_mutant(mutant: str, argv: list, tmp_path):
 POWER = [
     ("prop31-sharp-exponent-naive", "the naive exponent min(1, 1/(2 lambda)) in place of kappa"),
     ("first-order-trace-shift-term-dropped", "a missing term of the first-order covariance"),
-    ("expectation-bound-factor-not-squared", "a bound constant too small (2 e^q / L for 4 e^q / L)"),
+    (
+        "expectation-bound-factor-not-squared",
+        "a bound constant too small (2 e^q / L for 4 e^q / L)",
+    ),
 ]
 
 
@@ -386,11 +563,13 @@ POWER = [
 @pytest.mark.parametrize("mutant, slip", POWER, ids=[m for m, _ in POWER])
 def test_hunt_finds_and_shrinks_a_slip_of_prop_3_1(mutant, slip, tmp_path):
     # one shrink run: a prop-3.1 run costs ~15 s of CPU, and the slow tier's budget is 2 minutes
-    code, out = _hunt_under_mutant(mutant, ["hunt", "prop-3.1", "--examples", "50", "--max-shrink", "1"], tmp_path)
+    code, out = _hunt_under_mutant(
+        mutant, ["hunt", "prop-3.1", "--examples", "50", "--max-shrink", "1"], tmp_path
+    )
     assert code == 1 and out["result"] == "counterexample" and out["runs"] <= 50, slip
     assert out["shrink_runs"] == 1 and (tmp_path / "prop-3.1-counterexample.toml").exists()
     failing = out["counterexample"]["failing_checks"]
-    assert failing and all(c["kind"] != "crash" for c in failing), failing      # a verdict, not a crash
+    assert failing and all(c["kind"] != "crash" for c in failing), failing  # a verdict, not a crash
     assert out["false_alarm"]["stated"] <= 1e-3
 
 
@@ -403,8 +582,11 @@ def test_a_real_claims_statistical_checks_read_the_lowered_level():
     from softlin.claims.common import budget_for, queries_for
     from softlin.numerics.laws import GaussianLaw
     from softlin.numerics.significance import z_critical
+
     s = scen.common(scen.merge(lemma21.default_scenario(), HEAVY_TAILED, lemma21.SCENARIO_KEYS))
-    subject = lemma21.gaussian_subject("s", GaussianLaw(s["mean"], s["cov"]), s["mean"], s["cov"], s["U"], s["V"])
+    subject = lemma21.gaussian_subject(
+        "s", GaussianLaw(s["mean"], s["cov"]), s["mean"], s["cov"], s["U"], s["V"]
+    )
     bounds = {}
     for level in (1e-6, 1e-9):
         rng = claim_rng(0, "lemma-2.1")
@@ -425,8 +607,11 @@ def test_a_point_mass_query_law_has_lambda_0_and_a_gauss_hermite_average():
     no direction to integrate, given fn or its logarithm log_fn; the average over the point mass
     at 0 is the integrand at 0."""
     from softlin.numerics import query_average
+
     Gamma, U, zero = np.eye(2), np.array([[0.5, 0.0], [0.25, 0.5]]), np.zeros((2, 2))
     assert query_average.threshold_lambda(Gamma, U, zero) == 0.0
-    log_fn = lambda Z: 0.7 + Z[:, 0]                                # noqa: E731
-    assert query_average.gauss_hermite_average(None, zero, tilt=U.T @ Gamma @ U, log_fn=log_fn) == pytest.approx(np.exp(0.7))
+    log_fn = lambda Z: 0.7 + Z[:, 0]  # noqa: E731
+    assert query_average.gauss_hermite_average(
+        None, zero, tilt=U.T @ Gamma @ U, log_fn=log_fn
+    ) == pytest.approx(np.exp(0.7))
     assert query_average.gauss_hermite_average(lambda Z: 2.0 + Z[:, 1], zero) == 2.0

@@ -15,8 +15,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-ROOTS = {"softlin": REPO / "softlin", "softlin.derivations": REPO / "derivations",
-         "softlin.numerics": REPO / "numerics"}
+ROOTS = {
+    "softlin": REPO / "softlin",
+    "softlin.derivations": REPO / "derivations",
+    "softlin.numerics": REPO / "numerics",
+}
 ORDER = ("derivations", "kernels", "numerics", "claims", "render", "sweep", "hunt", "cli")
 LEAVES = {"softlin", "softlin.certio", "softlin.mathml", "softlin.commands"}
 
@@ -76,8 +79,15 @@ def imports_of(module: str) -> set[str]:
 
 
 def test_the_three_source_roots_exist_and_hold_modules():
-    assert {m.split(".")[1] for m in MODULES if m != "softlin"} >= {"derivations", "numerics", "claims",
-                                                                   "render", "cli", "certio", "mathml"}
+    assert {m.split(".")[1] for m in MODULES if m != "softlin"} >= {
+        "derivations",
+        "numerics",
+        "claims",
+        "render",
+        "cli",
+        "certio",
+        "mathml",
+    }
 
 
 def upward_imports(module: str, targets) -> list[str]:
@@ -107,7 +117,9 @@ def test_derivations_never_import_numpy(module):
     assert "numpy" not in imports_of(module)
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if layer(m) in ("numerics", "kernels")))
+@pytest.mark.parametrize(
+    "module", sorted(m for m in MODULES if layer(m) in ("numerics", "kernels"))
+)
 def test_numerics_never_import_sympy(module):
     assert "sympy" not in imports_of(module)
 
@@ -120,7 +132,7 @@ def test_the_module_graph_has_no_cycle():
         state[node] = 1
         for nxt in graph[node]:
             if state.get(nxt) == 1:
-                cycle = trail[trail.index(nxt):] + [nxt] if nxt in trail else [node, nxt]
+                cycle = trail[trail.index(nxt) :] + [nxt] if nxt in trail else [node, nxt]
                 pytest.fail("import cycle: " + " -> ".join(cycle))
             if nxt not in state:
                 visit(nxt, trail + [nxt])
@@ -135,8 +147,9 @@ def test_the_checker_sees_an_upward_import():
     """The rule has power: a claims module importing the CLI, or numerics importing claims, is seen."""
     assert layer("softlin.claims.prop31.claim") == "claims"
     assert ORDER.index(layer("softlin.cli")) > ORDER.index(layer("softlin.claims.prop31.claim"))
-    assert "softlin.numerics.kernels" in imports_of("softlin.claims.common") or \
-        any(t.startswith("softlin.numerics") for t in imports_of("softlin.claims.common"))
+    assert "softlin.numerics.kernels" in imports_of("softlin.claims.common") or any(
+        t.startswith("softlin.numerics") for t in imports_of("softlin.claims.common")
+    )
 
 
 def test_the_command_packages_are_layers_above_the_renderer_and_an_upward_import_of_them_is_seen():
@@ -144,19 +157,29 @@ def test_the_command_packages_are_layers_above_the_renderer_and_an_upward_import
     (which parses and dispatches to both) sit above the renderer, in that order: the hunt and the
     sweep engines never import the parser, and an import of any of them from below is reported."""
     found = {m: layer(m) for m in MODULES if m.split(".")[1:2] in (["cli"], ["hunt"], ["sweep"])}
-    assert {"softlin.cli.verify", "softlin.cli.hunt", "softlin.cli.sweep", "softlin.hunt.search", "softlin.sweep.engine"} <= set(found)
+    assert {
+        "softlin.cli.verify",
+        "softlin.cli.hunt",
+        "softlin.cli.sweep",
+        "softlin.hunt.search",
+        "softlin.sweep.engine",
+    } <= set(found)
     assert set(found.values()) == {"cli", "hunt", "sweep"}
     assert upward_imports("softlin.sweep.engine", ["softlin.cli.verify"])
     assert upward_imports("softlin.sweep.engine", ["softlin.hunt.search"])
     assert not upward_imports("softlin.hunt.cluster", ["softlin.sweep.execute"])
-    assert not upward_imports("softlin.cli", ["softlin.hunt.search", "softlin.sweep.engine", "softlin.commands"])
+    assert not upward_imports(
+        "softlin.cli", ["softlin.hunt.search", "softlin.sweep.engine", "softlin.commands"]
+    )
     for target in ("softlin.cli", "softlin.cli.verify"):
         assert upward_imports("softlin.render.render", [target])
         assert upward_imports("softlin.claims.prop31.claim", [target])
         assert upward_imports("softlin.numerics.fits", [target])
     assert not upward_imports("softlin.cli", ["softlin.cli.verify", "softlin.render.render"])
     assert not upward_imports("softlin.cli.verify", ["softlin.cli", "softlin.claims.registry"])
-    assert upward_imports("softlin.certio", ["softlin.cli.verify"])     # a leaf imports nothing from softlin
+    assert upward_imports(
+        "softlin.certio", ["softlin.cli.verify"]
+    )  # a leaf imports nothing from softlin
 
 
 @pytest.mark.parametrize("folder", ["numerics", "derivations"])
@@ -164,5 +187,8 @@ def test_a_folder_imported_by_its_own_name_is_refused_naming_the_package(folder)
     """From the repository root `import numerics` would give a second copy of softlin.numerics."""
     import subprocess
     import sys
-    proc = subprocess.run([sys.executable, "-c", f"import {folder}"], cwd=REPO, capture_output=True, text=True)
+
+    proc = subprocess.run(
+        [sys.executable, "-c", f"import {folder}"], cwd=REPO, capture_output=True, text=True
+    )
     assert proc.returncode == 1 and f"import softlin.{folder}" in proc.stderr.splitlines()[-1]

@@ -12,7 +12,9 @@ from softlin.mathml import T_MU_Z, fenced, mathml_formula, mo, numeric_entities,
 def test_sympy_presentation_mathml_is_kept_with_numeric_entities_only():
     x, L = sp.symbols("x L", positive=True)
     out = to_mathml(sp.exp(x) / L)
-    assert out == "<mrow><mfrac><msup><mi>&#8519;</mi><mi>x</mi></msup><mi>L</mi></mfrac></mrow>"   # &ExponentialE;
+    assert (
+        out == "<mrow><mfrac><msup><mi>&#8519;</mi><mi>x</mi></msup><mi>L</mi></mfrac></mrow>"
+    )  # &ExponentialE;
     assert ET.fromstring(out).tag == "mrow"
 
 
@@ -30,7 +32,9 @@ def test_fences_wrap_their_contents_in_one_row():
     assert root.tag == "mrow" and [c.tag for c in root] == ["mo", "mi", "mo", "mi", "mo"]
 
 
-@pytest.mark.parametrize("bad, fragment", [("<mi>a", "not well-formed"), ("&nosuchentity;", "unknown character entity")])
+@pytest.mark.parametrize(
+    "bad, fragment", [("<mi>a", "not well-formed"), ("&nosuchentity;", "unknown character entity")]
+)
 def test_malformed_fragments_are_value_errors(bad, fragment):
     with pytest.raises(ValueError, match=fragment):
         mathml_formula(bad)
@@ -44,13 +48,17 @@ def test_mixture_formulas_have_mathml_with_subscripted_greek_components():
     out = mixture._formulas_mathml()
     assert set(out) == set(mixture._formulas()) == {"limit", "weights"}
     weights = ET.fromstring(out["weights"])
-    assert "<msub><mi>&#960;</mi><mi>k</mi></msub>" in out["weights"]              # log(pi_k)
-    assert weights.find(".//mfrac") is not None                                     # the 1/2
-    assert "\\" not in "".join(weights.itertext())                                  # no LaTeX leaked
+    assert "<msub><mi>&#960;</mi><mi>k</mi></msub>" in out["weights"]  # log(pi_k)
+    assert weights.find(".//mfrac") is not None  # the 1/2
+    assert "\\" not in "".join(weights.itertext())  # no LaTeX leaked
 
 
 def test_a_negative_matrix_product_prints_a_minus_sign_not_a_minus_one_factor():
-    Gamma, V, a = sp.MatrixSymbol("Gamma", 2, 2), sp.MatrixSymbol("V", 1, 2), sp.MatrixSymbol("a", 2, 1)
+    Gamma, V, a = (
+        sp.MatrixSymbol("Gamma", 2, 2),
+        sp.MatrixSymbol("V", 1, 2),
+        sp.MatrixSymbol("a", 2, 1),
+    )
     q = sp.Symbol("q")
     text = "".join(ET.fromstring(to_mathml(-sp.exp(q) * V * Gamma * a)).itertext())
     assert text.startswith("-") and "(-1)" not in text and "-1" not in text
@@ -69,12 +77,19 @@ def test_the_papers_symbols_are_typeset_as_the_paper_writes_them():
     """s2 is sigma^2 (not s with a subscript 2), abar is a-bar and ell the script l, in both printers;
     sigma^2 to a power is fenced."""
     from softlin.mathml import to_latex
+
     s2, abar, mu = sp.symbols("s2 abar mu")
     ell = sp.Function("ell")
     assert to_mathml(s2) == "<msup><mi>&#963;</mi><mn>2</mn></msup>"
     assert to_mathml(abar) == '<mover accent="true"><mi>a</mi><mo>&#175;</mo></mover>'
     assert to_mathml(ell(mu)).startswith("<mrow><mi>&#8467;</mi>")
     assert to_mathml(s2**2).startswith("<msup><mrow><mo>(</mo><msup>")
-    assert (to_latex(s2), to_latex(abar), to_latex(ell(mu))) == (r"\sigma^{2}", r"\bar{a}", r"\ell{\left(\mu \right)}")
+    assert (to_latex(s2), to_latex(abar), to_latex(ell(mu))) == (
+        r"\sigma^{2}",
+        r"\bar{a}",
+        r"\ell{\left(\mu \right)}",
+    )
     assert to_latex(s2**2) == r"\left(\sigma^{2}\right)^{2}"
-    assert to_mathml(sp.Symbol("s3")) == "<msub><mi>s</mi><mi>3</mi></msub>"      # other names untouched
+    assert (
+        to_mathml(sp.Symbol("s3")) == "<msub><mi>s</mi><mi>3</mi></msub>"
+    )  # other names untouched

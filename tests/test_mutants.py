@@ -38,12 +38,15 @@ def test_each_mutant_applies_to_exactly_one_place_and_changes_the_source(mutant)
 @pytest.mark.parametrize("mutant", catalogue.MUTANTS, ids=lambda m: m.name)
 def test_each_mutant_names_claims_that_exist(mutant):
     from softlin.claims import registry
+
     for cid in mutant.claims:
         registry.get(cid)
 
 
 def test_a_stale_mutant_is_refused_not_skipped():
-    stale = catalogue.Mutant("stale", "numerics/limits.py", "text that is not there", "x", ("lemma-2.1",), "none")
+    stale = catalogue.Mutant(
+        "stale", "numerics/limits.py", "text that is not there", "x", ("lemma-2.1",), "none"
+    )
     with pytest.raises(LookupError, match="stale mutant"):
         hook.apply(stale, (REPO / stale.path).read_text())
 
@@ -51,14 +54,26 @@ def test_a_stale_mutant_is_refused_not_skipped():
 @pytest.mark.slow
 def test_every_mutant_is_killed_at_quick(tmp_path):
     out = tmp_path / "mutants.json"
-    proc = subprocess.run([sys.executable, "-m", "tests.mutants", "--ci", "--jobs", "2", "--json", str(out)],
-                          cwd=REPO, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.mutants", "--ci", "--jobs", "2", "--json", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     rows = json.loads(out.read_text()) if out.exists() else {}
     # an undecided or crashed mutant is seen (not silent) but not killed: listed, not counted as a kill
-    survivors = {name: r for name, r in rows.items() if r["verdict"] == "SURVIVED" and name not in catalogue.SURVIVORS}
+    survivors = {
+        name: r
+        for name, r in rows.items()
+        if r["verdict"] == "SURVIVED" and name not in catalogue.SURVIVORS
+    }
     assert proc.returncode == 0 and not survivors, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert rows, proc.stdout[-4000:] + proc.stderr[-2000:]
-    revived = [name for name in catalogue.SURVIVORS if rows.get(name, {}).get("verdict") not in (None, "SURVIVED")]
+    revived = [
+        name
+        for name in catalogue.SURVIVORS
+        if rows.get(name, {}).get("verdict") not in (None, "SURVIVED")
+    ]
     assert not revived, f"now killed, remove from catalogue.SURVIVORS: {revived}"
 
 
@@ -70,6 +85,7 @@ def test_known_survivors_are_catalogued_mutants_with_a_reason():
 
 def test_ci_selection_holds_every_mutant_of_a_changed_file_and_a_rotating_share(monkeypatch):
     from .mutants import selection
+
     target = catalogue.MUTANTS[5].path
     monkeypatch.setattr(selection, "changed_files", lambda since: {target})
     names, why = selection.select({})
@@ -84,11 +100,13 @@ def test_ci_selection_holds_every_mutant_of_a_changed_file_and_a_rotating_share(
 def test_ci_selection_is_the_whole_catalogue_on_request_or_without_history(monkeypatch):
     import subprocess as sp
     from .mutants import selection
+
     every = [m.name for m in catalogue.MUTANTS]
     assert selection.select({"SOFTLIN_MUTANTS": "all"})[0] == every
 
     def no_git(*args):
         raise sp.CalledProcessError(128, "git", stderr="fatal: bad revision")
+
     monkeypatch.setattr(selection, "_git", no_git)
     names, why = selection.select({})
     assert names == every and "whole catalogue" in why
@@ -96,8 +114,11 @@ def test_ci_selection_is_the_whole_catalogue_on_request_or_without_history(monke
 
 def test_the_last_full_run_names_a_commit_of_this_history():
     from .mutants import selection
+
     commit = selection.recorded_commit()
-    proc = subprocess.run(["git", "cat-file", "-t", commit], cwd=REPO, capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "cat-file", "-t", commit], cwd=REPO, capture_output=True, text=True
+    )
     if proc.returncode != 0 and "not a git repository" in proc.stderr:
         pytest.skip("not a git checkout")
     assert proc.stdout.strip() == "commit", proc.stderr
@@ -105,8 +126,20 @@ def test_the_last_full_run_names_a_commit_of_this_history():
 
 def test_only_a_refutation_or_a_failed_test_is_a_kill():
     from .mutants.__main__ import classify
-    assert classify({"lemma-2.1": {"status": "refuted"}, "prop-3.1": {"status": "verified"}}) == "killed"
-    assert classify({"lemma-2.1": {"status": "verified"}, "tests": {"status": "failed"}}) == "killed"
+
+    assert (
+        classify({"lemma-2.1": {"status": "refuted"}, "prop-3.1": {"status": "verified"}})
+        == "killed"
+    )
+    assert (
+        classify({"lemma-2.1": {"status": "verified"}, "tests": {"status": "failed"}}) == "killed"
+    )
     assert classify({"lemma-2.1": {"status": "inconclusive"}}) == "undecided"
-    assert classify({"lemma-2.1": {"status": "crashed"}, "prop-3.1": {"status": "inconclusive"}}) == "crashed"
-    assert classify({"lemma-2.1": {"status": "verified"}, "tests": {"status": "verified"}}) == "SURVIVED"
+    assert (
+        classify({"lemma-2.1": {"status": "crashed"}, "prop-3.1": {"status": "inconclusive"}})
+        == "crashed"
+    )
+    assert (
+        classify({"lemma-2.1": {"status": "verified"}, "tests": {"status": "verified"}})
+        == "SURVIVED"
+    )

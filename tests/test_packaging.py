@@ -19,8 +19,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SOURCE_ROOTS = {"softlin": REPO / "softlin", "softlin/derivations": REPO / "derivations",
-                "softlin/numerics": REPO / "numerics"}
+SOURCE_ROOTS = {
+    "softlin": REPO / "softlin",
+    "softlin/derivations": REPO / "derivations",
+    "softlin/numerics": REPO / "numerics",
+}
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +37,12 @@ def wheel(tmp_path_factory) -> Path:
     for name in ("softlin", "derivations", "numerics"):
         shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
     env = {**os.environ, "PIP_NO_INPUT": "1"}
-    result = subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q", "-w", str(out)],
-                            env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q", "-w", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     (path,) = out.glob("softlin-*.whl")
     return path
@@ -69,13 +76,24 @@ def test_a_wheel_install_outside_the_checkout_passes_derive_check(wheel, tmp_pat
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / "bin" / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True)
+    subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True
+    )
     # Run from an empty folder: nothing of the checkout is importable, only the installed wheel.
     work = tmp_path / "elsewhere"
     work.mkdir()
-    result = subprocess.run([str(env_dir / "bin" / "softlin"), "derive", "--check", "--out", str(REPO / "reports")],
-                            cwd=work, capture_output=True, text=True)
+    result = subprocess.run(
+        [str(env_dir / "bin" / "softlin"), "derive", "--check", "--out", str(REPO / "reports")],
+        cwd=work,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
-    origin = subprocess.run([str(py), "-c", "import softlin.numerics.kernels as k; print(k.__file__)"],
-                            cwd=work, capture_output=True, text=True, check=True).stdout
+    origin = subprocess.run(
+        [str(py), "-c", "import softlin.numerics.kernels as k; print(k.__file__)"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert str(env_dir) in origin

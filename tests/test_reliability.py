@@ -35,7 +35,9 @@ def write(tmp_path, text, name="s.toml"):
 
 def one_line_error(capsys) -> str:
     err = capsys.readouterr().err
-    assert err.startswith("softlin: error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("softlin: error: ") and err.count("\n") == 1 and "Traceback" not in err, (
+        err
+    )
     return err
 
 
@@ -47,11 +49,30 @@ def fake_claim(monkeypatch, claim_id, run):
 def fake_certificate(claim_id, scenario, profile, seed, value=1.0):
     claim = registry.get(claim_id)
     from softlin.claims.base import Check, certificate
-    return certificate(claim, scenario, profile, seed,
-                       [Check("a check", "quadrature", True, value, 2.0, "detail", id="fake", unit="relative error")], {"x": value})
+
+    return certificate(
+        claim,
+        scenario,
+        profile,
+        seed,
+        [
+            Check(
+                "a check",
+                "quadrature",
+                True,
+                value,
+                2.0,
+                "detail",
+                id="fake",
+                unit="relative error",
+            )
+        ],
+        {"x": value},
+    )
 
 
 # --- inputs, at their own scale ---------------------------------------------------------------------
+
 
 def test_a_covariance_indefinite_at_its_own_scale_is_refused(tmp_path, capsys):
     f = write(tmp_path, "d = 2\ncov = [[1e-12, 0.0], [0.0, -5e-11]]\n")
@@ -71,7 +92,7 @@ def test_tiny_and_huge_psd_covariances_are_accepted_and_tiny_indefinite_ones_are
 
 
 def test_a_nearly_singular_covariance_is_not_positive_definite_at_its_own_scale():
-    validate.positive_definite("S", 1e-9 * np.eye(2))          # small, but well conditioned
+    validate.positive_definite("S", 1e-9 * np.eye(2))  # small, but well conditioned
     with pytest.raises(ValueError, match="singular at its own scale"):
         validate.positive_definite("S", np.diag([1.0, 1e-13]))
 
@@ -86,11 +107,19 @@ def test_entries_whose_squares_overflow_are_refused_before_any_work(tmp_path, ca
 
 
 def test_a_scenario_is_recorded_exactly_as_given():
-    scenario = {"cov": [[1e-12, 0.0], [0.0, 3.0000000001]], "delta": 1e-300, "query": [0.123456789012345]}
-    cert = {"claim": "x", "scenario": scenario, "quantities": {"tiny": 1e-300, "long": 0.123456789012345}}
+    scenario = {
+        "cov": [[1e-12, 0.0], [0.0, 3.0000000001]],
+        "delta": 1e-300,
+        "query": [0.123456789012345],
+    }
+    cert = {
+        "claim": "x",
+        "scenario": scenario,
+        "quantities": {"tiny": 1e-300, "long": 0.123456789012345},
+    }
     back = json.loads(certio.dumps(cert))
-    assert back["scenario"] == scenario                           # inputs: every bit
-    assert back["quantities"] == {"tiny": 0.0, "long": 0.12345679}   # results: at their precision
+    assert back["scenario"] == scenario  # inputs: every bit
+    assert back["quantities"] == {"tiny": 0.0, "long": 0.12345679}  # results: at their precision
 
 
 def test_a_family_wise_false_alarm_is_a_probability():
@@ -100,16 +129,27 @@ def test_a_family_wise_false_alarm_is_a_probability():
 
 # --- memory bounded in fact ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", [
-    "d = 2\nU = [[1000.0, 0.0], [0.0, 1000.0]]\nL = [16, 64]\ntrials = 200\n",      # the default query
-    "d = 3\nU = [[1000.0, 0.0, 0.0], [0.0, 1000.0, 0.0], [0.0, 0.0, 1000.0]]\nL = [16, 64]\n",  # no query
-])
-def test_an_interaction_of_1000_is_refused_before_any_work_naming_the_values(tmp_path, capsys, text):
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "d = 2\nU = [[1000.0, 0.0], [0.0, 1000.0]]\nL = [16, 64]\ntrials = 200\n",  # the default query
+        "d = 3\nU = [[1000.0, 0.0, 0.0], [0.0, 1000.0, 0.0], [0.0, 0.0, 1000.0]]\nL = [16, 64]\n",  # no query
+    ],
+)
+def test_an_interaction_of_1000_is_refused_before_any_work_naming_the_values(
+    tmp_path, capsys, text
+):
     """U = 1000 I put q = a^T Gamma a ~ 1e6 at the fixed query: the quadrature's rows were 2.9e7 wide
     (22 GB resident). The estimator refuses it now, in seconds."""
     f = write(tmp_path, text)
     start = time.perf_counter()
-    assert cli.main(["verify", "prop-3.1", "--scenario", f, "--profile", "quick", "--out", str(tmp_path)]) == 2
+    assert (
+        cli.main(
+            ["verify", "prop-3.1", "--scenario", f, "--profile", "quick", "--out", str(tmp_path)]
+        )
+        == 2
+    )
     assert time.perf_counter() - start < 20
     err = one_line_error(capsys)
     assert "q = a^T Gamma a" in err and "reach" in err and "U" in err
@@ -124,7 +164,7 @@ def test_the_exact_quadrature_refuses_a_q_beyond_its_reach_before_allocating():
 
 def test_the_quadrature_rows_are_chunked_without_changing_the_result(monkeypatch):
     whole = selfnormalised.log_moments(30.0, 64)
-    monkeypatch.setattr(selfnormalised, "CHUNK_ELEMENTS", 1000)     # a few rows at a time
+    monkeypatch.setattr(selfnormalised, "CHUNK_ELEMENTS", 1000)  # a few rows at a time
     assert selfnormalised.log_moments(30.0, 64) == pytest.approx(whole, rel=1e-13)
 
 
@@ -135,7 +175,9 @@ def test_halved_steps_agree_at_the_edge_of_the_reach(L):
     q = selfnormalised.q_reach(L)
     assert q == dict(selfnormalised.REACH)[L]
     a, b = selfnormalised.log_moments(q, L)
-    a2, b2 = selfnormalised.log_moments(q, L, step_v=selfnormalised.STEP_V / 2, step_g=selfnormalised.STEP_G / 2)
+    a2, b2 = selfnormalised.log_moments(
+        q, L, step_v=selfnormalised.STEP_V / 2, step_g=selfnormalised.STEP_G / 2
+    )
     assert abs(a - a2) < 1e-6 and abs(b - b2) < 1e-6
 
 
@@ -144,7 +186,9 @@ def test_the_reach_grows_with_the_prompt_length():
     assert qs == sorted(qs) and qs[-1] == 390.0 and selfnormalised.q_reach(1) == float("inf")
 
 
-def test_a_memory_error_is_exit_2_with_what_to_lower_and_debug_keeps_the_code(tmp_path, capsys, monkeypatch):
+def test_a_memory_error_is_exit_2_with_what_to_lower_and_debug_keeps_the_code(
+    tmp_path, capsys, monkeypatch
+):
     def oom(*args, **kwargs):
         raise MemoryError("Unable to allocate 56.0 GiB")
 
@@ -164,6 +208,7 @@ def test_a_memory_error_is_exit_2_with_what_to_lower_and_debug_keeps_the_code(tm
 
 # --- no work lost -------------------------------------------------------------------------------------
 
+
 def test_an_unwritable_out_is_found_before_any_work(tmp_path, capsys, monkeypatch):
     ran = []
     fake_claim(monkeypatch, "lemma-2.1", lambda *a, **k: ran.append(1))
@@ -179,16 +224,21 @@ def test_an_unwritable_out_is_found_before_any_work(tmp_path, capsys, monkeypatc
 
 
 def test_each_certificate_is_written_when_its_claim_finishes(tmp_path, monkeypatch):
-    fake_claim(monkeypatch, "lemma-2.1", lambda s, p, rng: fake_certificate("lemma-2.1", s, p, s["seed"]))
+    fake_claim(
+        monkeypatch, "lemma-2.1", lambda s, p, rng: fake_certificate("lemma-2.1", s, p, s["seed"])
+    )
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
     fake_claim(monkeypatch, "prop-3.1", interrupted)
     assert cli.main(["verify", "lemma-2.1", "prop-3.1", "--quiet", "--out", str(tmp_path)]) == 130
-    assert json.loads((tmp_path / "certificates" / "lemma-2.1.json").read_text())["claim"] == "lemma-2.1"
+    assert (
+        json.loads((tmp_path / "certificates" / "lemma-2.1.json").read_text())["claim"]
+        == "lemma-2.1"
+    )
     assert not (tmp_path / "certificates" / "prop-3.1.json").exists()
-    assert not list((tmp_path / "certificates").glob(".*.tmp"))          # no partial file left
+    assert not list((tmp_path / "certificates").glob(".*.tmp"))  # no partial file left
 
 
 def test_a_certificate_equal_within_its_precision_is_not_rewritten(tmp_path):
@@ -196,21 +246,25 @@ def test_a_certificate_equal_within_its_precision_is_not_rewritten(tmp_path):
     path = certio.write(tmp_path, cert)
     before = path.read_bytes()
     os.utime(path, (0, 0))
-    certio.write(tmp_path, fake_certificate("lemma-2.1", {"seed": 0}, "quick", 0, value=1.0 + 1e-12))
-    assert path.read_bytes() == before and path.stat().st_mtime == 0     # last digits only: untouched
+    certio.write(
+        tmp_path, fake_certificate("lemma-2.1", {"seed": 0}, "quick", 0, value=1.0 + 1e-12)
+    )
+    assert path.read_bytes() == before and path.stat().st_mtime == 0  # last digits only: untouched
     certio.write(tmp_path, fake_certificate("lemma-2.1", {"seed": 0}, "quick", 0, value=1.001))
     assert path.read_bytes() != before
 
 
 def test_a_pipe_gets_a_heartbeat_per_claim_and_while_one_runs():
     stream = io.StringIO()
-    progress.enable(True, stream)                  # not a terminal: no status line
+    progress.enable(True, stream)  # not a terminal: no status line
     with progress.heartbeat(False, stream, every=0.05):
         with progress.claim("lemma-2.1", 0, 2):
             time.sleep(0.3)
         progress.finished("lemma-2.1", "verified", 0.3, 0, 2)
     lines = stream.getvalue().splitlines()
-    assert any(line.startswith("softlin: running lemma-2.1 (1/2); 0:00 since the start") for line in lines), lines
+    assert any(
+        line.startswith("softlin: running lemma-2.1 (1/2); 0:00 since the start") for line in lines
+    ), lines
     assert lines[-1] == "softlin: lemma-2.1 verified in 0.3 s (1/2 claims done)"
     quiet = io.StringIO()
     with progress.heartbeat(True, quiet, every=0.01):
@@ -219,18 +273,28 @@ def test_a_pipe_gets_a_heartbeat_per_claim_and_while_one_runs():
 
 
 def test_help_imports_neither_sympy_nor_scipy():
-    code = ("import sys, contextlib, io\nfrom softlin import cli\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    try:\n        cli.main(['--help'])\n    except SystemExit:\n        pass\n"
-            "print(sorted(m for m in ('sympy', 'scipy', 'matplotlib') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    code = (
+        "import sys, contextlib, io\nfrom softlin import cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n        cli.main(['--help'])\n    except SystemExit:\n        pass\n"
+        "print(sorted(m for m in ('sympy', 'scipy', 'matplotlib') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert out.stdout.strip() == "[]", out.stderr
 
 
 # --- verify --check on the certificate's own scenario ---------------------------------------------------
 
-def test_check_reruns_the_certificates_own_scenario_and_never_proposes_the_default(tmp_path, capsys, monkeypatch):
+
+def test_check_reruns_the_certificates_own_scenario_and_never_proposes_the_default(
+    tmp_path, capsys, monkeypatch
+):
     seen = []
 
     def run(s, profile, rng):
@@ -240,7 +304,22 @@ def test_check_reruns_the_certificates_own_scenario_and_never_proposes_the_defau
     fake_claim(monkeypatch, "lemma-2.1", run)
     f = write(tmp_path, "L = [16, 32]\ntrials = 50\n")
     out = tmp_path / "mine"
-    assert cli.main(["verify", "lemma-2.1", "--scenario", f, "--profile", "quick", "--quiet", "--out", str(out)]) == 0
+    assert (
+        cli.main(
+            [
+                "verify",
+                "lemma-2.1",
+                "--scenario",
+                f,
+                "--profile",
+                "quick",
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert cli.main(["verify", "--check", "lemma-2.1", "--quiet", "--out", str(out)]) == 0
     assert seen == [[16, 32], [16, 32]]
     path = out / "certificates" / "lemma-2.1.json"
@@ -251,10 +330,15 @@ def test_check_reruns_the_certificates_own_scenario_and_never_proposes_the_defau
     assert cli.main(["verify", "--check", "lemma-2.1", "--quiet", "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert "quantities.x 7.0 -> 48.0" in err
-    assert "--scenario YOUR.toml" in err and "--profile quick --seed 0" in err and "user scenario" in err
+    assert (
+        "--scenario YOUR.toml" in err
+        and "--profile quick --seed 0" in err
+        and "user scenario" in err
+    )
 
 
 # --- messages that say what is wrong ------------------------------------------------------------------
+
 
 def test_a_symlink_loop_a_fifo_and_a_missing_grid_are_named(tmp_path, capsys):
     loop = tmp_path / "loop.toml"
@@ -271,10 +355,12 @@ def test_a_symlink_loop_a_fifo_and_a_missing_grid_are_named(tmp_path, capsys):
 
 
 @pytest.mark.slow  # default-run budget (180 s): a full emission (~14 s)
-def test_derive_check_outside_a_checkout_checks_the_kernels_and_names_what_it_skipped(tmp_path, capsys,
-                                                                                     monkeypatch):
+def test_derive_check_outside_a_checkout_checks_the_kernels_and_names_what_it_skipped(
+    tmp_path, capsys, monkeypatch
+):
     from softlin.derivations import catalogue
-    monkeypatch.setattr(catalogue, "GROUPS", {})             # the proofs are tested elsewhere
+
+    monkeypatch.setattr(catalogue, "GROUPS", {})  # the proofs are tested elsewhere
     assert cli.main(["derive", "--check", "--out", str(tmp_path / "reports")]) == 0
     captured = capsys.readouterr()
     assert "skipped" in captured.err and "derivations.md" in captured.err
@@ -283,20 +369,29 @@ def test_derive_check_outside_a_checkout_checks_the_kernels_and_names_what_it_sk
 
 # --- numbers compared at their stated precision ---------------------------------------------------------
 
+
 def _cert(**quantities):
-    return {"claim": "x", "status": "verified", "checks": [{"name": "c", "passed": True, "value": 1.0}],
-            "quantities": quantities,
-            "precision": [certio.precision_entry("quantities.optimum[*].mu", "an argmin, xatol 1e-6", abs=1e-6)]}
+    return {
+        "claim": "x",
+        "status": "verified",
+        "checks": [{"name": "c", "passed": True, "value": 1.0}],
+        "quantities": quantities,
+        "precision": [
+            certio.precision_entry("quantities.optimum[*].mu", "an argmin, xatol 1e-6", abs=1e-6)
+        ],
+    }
 
 
 def test_a_declared_number_is_compared_within_its_stated_error_and_no_further():
     old = _cert(optimum=[{"mu": 2.0, "risk": 0.5}])
     assert certio.differences(old, _cert(optimum=[{"mu": 2.0 + 9e-7, "risk": 0.5}])) == []
-    assert certio.differences(old, _cert(optimum=[{"mu": 2.0 + 2e-6, "risk": 0.5}])) == \
-        ["quantities.optimum[0].mu 2.0 -> 2.000002"]
+    assert certio.differences(old, _cert(optimum=[{"mu": 2.0 + 2e-6, "risk": 0.5}])) == [
+        "quantities.optimum[0].mu 2.0 -> 2.000002"
+    ]
     # an undeclared number keeps the eight digits: 1e-6 relative is a change
-    assert certio.differences(old, _cert(optimum=[{"mu": 2.0, "risk": 0.5 * (1 + 1e-6)}])) == \
-        ["quantities.optimum[0].risk 0.5 -> 0.5000005"]
+    assert certio.differences(old, _cert(optimum=[{"mu": 2.0, "risk": 0.5 * (1 + 1e-6)}])) == [
+        "quantities.optimum[0].risk 0.5 -> 0.5000005"
+    ]
 
 
 def test_verdicts_and_the_declared_paths_are_compared_exactly():
@@ -311,24 +406,37 @@ def test_verdicts_and_the_declared_paths_are_compared_exactly():
 
 def test_checks_are_matched_by_id_named_so_and_declared_precise_by_id():
     def cert(*checks, precision=()):
-        return {"claim": "x", "checks": [{"id": i, "passed": p, "value": v} for i, p, v in checks],
-                "precision": list(precision)}
+        return {
+            "claim": "x",
+            "checks": [{"id": i, "passed": p, "value": v} for i, p, v in checks],
+            "precision": list(precision),
+        }
+
     old = cert(("x/a", True, 1.0), ("x/b", True, 2.0))
     # a check inserted before the others shifts no comparison: each is compared with its namesake
     new = cert(("x/new", True, 5.0), ("x/a", True, 1.0), ("x/b", False, 2.0))
     assert certio.differences(old, new) == ["check x/new added", "checks[x/b].passed true -> false"]
-    assert certio.differences(new, old) == ["check x/new removed", "checks[x/b].passed false -> true"]
+    assert certio.differences(new, old) == [
+        "check x/new removed",
+        "checks[x/b].passed false -> true",
+    ]
     assert certio.changed_checks(certio.differences(old, new)) == {
-        "x/new": ["check x/new added"], "x/b": ["checks[x/b].passed true -> false"]}
+        "x/new": ["check x/new added"],
+        "x/b": ["checks[x/b].passed true -> false"],
+    }
     # a precision declared for one check by id covers that check and no other
     loose = certio.precision_entry("checks[x/a].value", "a stated error", rel=1e-3)
     moved = cert(("x/a", True, 1.0005), ("x/b", True, 2.001), precision=[loose])
-    assert certio.differences(cert(("x/a", True, 1.0), ("x/b", True, 2.0), precision=[loose]), moved) == \
-        ["checks[x/b].value 2.0 -> 2.001"]
+    assert certio.differences(
+        cert(("x/a", True, 1.0), ("x/b", True, 2.0), precision=[loose]), moved
+    ) == ["checks[x/b].value 2.0 -> 2.001"]
     # every difference is listed with limit=None (verify --check --diff), at most `limit` otherwise
     many = cert(*[(f"x/c{i}", True, 1.0) for i in range(12)])
     changed = cert(*[(f"x/c{i}", False, 1.0) for i in range(12)])
-    assert len(certio.differences(many, changed)) == 8 and len(certio.differences(many, changed, limit=None)) == 12
+    assert (
+        len(certio.differences(many, changed)) == 8
+        and len(certio.differences(many, changed, limit=None)) == 12
+    )
 
 
 def test_a_precision_needs_a_tolerance_and_a_reason():
@@ -349,7 +457,7 @@ def test_the_committed_certificates_declare_only_paths_that_exist():
             if isinstance(x, dict):
                 for k, v in x.items():
                     walk(v, f"{where}.{k}" if where else k)
-            elif isinstance(x, list):          # the checks are addressed by id, as certio.differences does
+            elif isinstance(x, list):  # the checks are addressed by id, as certio.differences does
                 for i, v in enumerate(x):
                     walk(v, f"{where}[{v['id'] if where == 'checks' else i}]")
             else:
@@ -375,31 +483,63 @@ def test_verify_check_is_green_under_other_blas_kernels_and_thread_count(claim_i
     """The committed certificate of each claim reproduces under another BLAS configuration than the one
     that made it: every number within its stated precision, verdicts and checks exactly. CI runs these
     instead of a separate `softlin verify --check` step."""
-    result = subprocess.run([sys.executable, "-m", "softlin.cli", "verify", claim_id, "--check", "--quiet"],
-                            cwd=REPO, env={**os.environ, **OTHER_BLAS}, capture_output=True, text=True, timeout=3600)
-    assert result.returncode == 0, f"exit {result.returncode}\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
+    result = subprocess.run(
+        [sys.executable, "-m", "softlin.cli", "verify", claim_id, "--check", "--quiet"],
+        cwd=REPO,
+        env={**os.environ, **OTHER_BLAS},
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    assert result.returncode == 0, (
+        f"exit {result.returncode}\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
+    )
     assert "1 certificate reproduces" in result.stdout, result.stdout
 
 
 def test_every_claim_has_a_work_estimate_that_max_minutes_binds(tmp_path, capsys):
     for claim in registry.CLAIMS.values():
-        assert cli.main(["verify", claim.id, "--max-minutes", "0.0001", "--out", str(tmp_path / "out")]) == 2
+        assert (
+            cli.main(
+                ["verify", claim.id, "--max-minutes", "0.0001", "--out", str(tmp_path / "out")]
+            )
+            == 2
+        )
         err = one_line_error(capsys)
         assert "above the 0.0001 min cap" in err and claim.id in err, err
     assert not (tmp_path / "out").exists()
 
 
-def test_the_documented_scalar_sigma_and_points_reach_finite_prompt_risk_through_the_loader(tmp_path):
+def test_the_documented_scalar_sigma_and_points_reach_finite_prompt_risk_through_the_loader(
+    tmp_path,
+):
     from softlin.cli import verify as cli_verify
-    f = write(tmp_path, "[scalar]\nd = 2\nnoise = 0.1\nmu = [1.0]\nomega = [0.3]\nL = [30, 60]\n"
-                        "sigma = [[1.0, 0.5], [0.5, 1.0]]\n"
-                        "[[scalar.points]]\nmu = [1.0]\nomega = [0.2]\nL = 50\n"
-                        "[[scalar.points]]\nmu = [1.0, -0.5]\nomega = [0.2, 0.1]\nL = 80\n")
-    args = cli.build_parser().parse_args(["verify", "finite-prompt-risk", "--scenario", f, "--profile", "quick",
-                                          "--out", str(tmp_path / "out")])
+
+    f = write(
+        tmp_path,
+        "[scalar]\nd = 2\nnoise = 0.1\nmu = [1.0]\nomega = [0.3]\nL = [30, 60]\n"
+        "sigma = [[1.0, 0.5], [0.5, 1.0]]\n"
+        "[[scalar.points]]\nmu = [1.0]\nomega = [0.2]\nL = 50\n"
+        "[[scalar.points]]\nmu = [1.0, -0.5]\nomega = [0.2, 0.1]\nL = 80\n",
+    )
+    args = cli.build_parser().parse_args(
+        [
+            "verify",
+            "finite-prompt-risk",
+            "--scenario",
+            f,
+            "--profile",
+            "quick",
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
     claims, scenarios, _ = cli_verify.plan(args)
     table = scenarios["finite-prompt-risk"]["scalar"]
-    assert table["sigma"] == [[1.0, 0.5], [0.5, 1.0]] and [p["L"] for p in table["points"]] == [50, 80]
+    assert table["sigma"] == [[1.0, 0.5], [0.5, 1.0]] and [p["L"] for p in table["points"]] == [
+        50,
+        80,
+    ]
     validated = claims[0].validate(scenarios["finite-prompt-risk"])
     assert validated["scalar"]["sigma"] == [[1.0, 0.5], [0.5, 1.0]]
 
@@ -411,18 +551,33 @@ def test_an_interrupt_is_answered_within_seconds_and_keeps_what_finished(tmp_pat
     kept, nothing partial is left. Synchronised on the heartbeat line, not on a sleep, so a fast machine
     cannot finish the run before the signal."""
     import signal
+
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     # SIG_DFL in the child: a shell without job control starts background jobs (CI's, say) with SIGINT
     # ignored, and Python keeps an ignored SIGINT ignored, as a backgrounded `softlin verify &` should
-    proc = subprocess.Popen([sys.executable, "-m", "softlin.cli", "verify", "lemma-2.1", "prop-3.1", "--out",
-                             str(tmp_path)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "softlin.cli",
+            "verify",
+            "lemma-2.1",
+            "prop-3.1",
+            "--out",
+            str(tmp_path),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     seen = []
-    for line in proc.stderr:                 # blocks until the line arrives (the process keeps working)
+    for line in proc.stderr:  # blocks until the line arrives (the process keeps working)
         seen.append(line)
         if line.startswith("softlin: lemma-2.1 verified in"):
             break
-    time.sleep(2)                            # into prop-3.1's work
+    time.sleep(2)  # into prop-3.1's work
     sent = time.perf_counter()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -434,9 +589,16 @@ def test_an_interrupt_is_answered_within_seconds_and_keeps_what_finished(tmp_pat
 
 
 def test_list_reads_the_claims_titles_without_importing_them():
-    code = ("import sys\nfrom softlin.claims import registry\nprint(registry.headlines())\n"
-            "print(sorted(m for m in ('sympy', 'scipy') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "PYTHONPATH": str(REPO)}).stdout.splitlines()
+    code = (
+        "import sys\nfrom softlin.claims import registry\nprint(registry.headlines())\n"
+        "print(sorted(m for m in ('sympy', 'scipy') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    ).stdout.splitlines()
     assert out[1] == "[]"
     assert out[0] == str([(c.id, c.title) for c in registry.CLAIMS.values()])

@@ -42,7 +42,7 @@ def documented() -> dict[str, list[tuple[str, str]]]:
     """(table, key) per claim, read from the generated block of docs/scenarios.md."""
     begin, end = readme.markers("scenario-keys")
     text = DOC.read_text()
-    block = text[text.index(begin):text.index(end)]
+    block = text[text.index(begin) : text.index(end)]
     out, claim = {}, None
     for line in block.splitlines():
         if m := re.match(r"### `([^`]+)`", line):
@@ -56,7 +56,10 @@ def documented() -> dict[str, list[tuple[str, str]]]:
 def test_the_reference_in_docs_is_the_registry_s():
     begin, end = readme.markers("scenario-keys")
     text = DOC.read_text()
-    assert text[text.index(begin) + len(begin):text.index(end)].strip() == scenario_keys.reference().strip()
+    assert (
+        text[text.index(begin) + len(begin) : text.index(end)].strip()
+        == scenario_keys.reference().strip()
+    )
     assert set(documented()) == set(registry.CLAIMS)
 
 
@@ -83,14 +86,18 @@ def test_a_toml_file_with_every_documented_key_passes_the_cli_dry_run(claim_id, 
         (user.setdefault(key.table, {}) if key.table else user)[key.name] = value
     path = tmp_path / "every-key.toml"
     path.write_text(to_toml(user))
-    assert scenario.load_toml(path) == user                   # the file says what the test means
+    assert scenario.load_toml(path) == user  # the file says what the test means
     out = tmp_path / "out"
-    assert cli.main(["verify", claim_id, "--scenario", str(path), "--dry-run", "--out", str(out)]) == 0
+    assert (
+        cli.main(["verify", claim_id, "--scenario", str(path), "--dry-run", "--out", str(out)]) == 0
+    )
     printed = capsys.readouterr().out
     assert claim_id in printed and "nothing was run or written" in printed
     assert not out.exists()
     # one key more than documented is refused, naming it
     user["not_a_key"] = 1
     path.write_text(to_toml(user))
-    assert cli.main(["verify", claim_id, "--scenario", str(path), "--dry-run", "--out", str(out)]) == 2
+    assert (
+        cli.main(["verify", claim_id, "--scenario", str(path), "--dry-run", "--out", str(out)]) == 2
+    )
     assert "not_a_key" in capsys.readouterr().err

@@ -54,7 +54,9 @@ def test_two_worker_processes_give_the_bytes_of_the_in_process_run(tmp_path, cli
     cs.execute(parsed, pts, tmp_path / "inline", lambda t: sx.run_inline(t))
     dask_bytes = _bytes(tmp_path / "dask")
     assert len(dask_bytes) == 2 and dask_bytes == _bytes(tmp_path / "inline")
-    assert (tmp_path / "dask" / "summary.json").read_bytes() == (tmp_path / "inline" / "summary.json").read_bytes()
+    assert (tmp_path / "dask" / "summary.json").read_bytes() == (
+        tmp_path / "inline" / "summary.json"
+    ).read_bytes()
     assert all(json.loads(b)["status"] == "verified" for b in dask_bytes.values())
 
 
@@ -64,7 +66,9 @@ def dies_once(claim_id, scenario, profile, seed):
     if not marker.exists():
         marker.write_text(str(os.getpid()))
         os.kill(os.getpid(), signal.SIGKILL)
-    return sx.compute_point(claim_id, {k: v for k, v in scenario.items() if k != "_marker"}, profile, seed)
+    return sx.compute_point(
+        claim_id, {k: v for k, v in scenario.items() if k != "_marker"}, profile, seed
+    )
 
 
 def test_a_worker_killed_mid_point_has_its_point_rerun_and_the_sweep_completes(tmp_path, client):
@@ -74,7 +78,9 @@ def test_a_worker_killed_mid_point_has_its_point_rerun_and_the_sweep_completes(t
         p["scenario"] = {**p["scenario"], "_marker": str(marker)}
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     try:
-        result = cs.execute(parsed, pts, tmp_path / "out", lambda t: sx.run_dask(client, t, dies_once))
+        result = cs.execute(
+            parsed, pts, tmp_path / "out", lambda t: sx.run_dask(client, t, dies_once)
+        )
     finally:
         cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
     assert marker.exists() and result["computed"] == 2
@@ -82,31 +88,53 @@ def test_a_worker_killed_mid_point_has_its_point_rerun_and_the_sweep_completes(t
     # the rerun point is the point a healthy run computes
     clean_parsed, clean_pts = _plan()
     cs.execute(clean_parsed, clean_pts, tmp_path / "clean", lambda t: sx.run_inline(t))
-    killed = {json.loads(b)["seed"]: json.loads(b)["quantities"] for b in _bytes(tmp_path / "out").values()}
-    clean = {json.loads(b)["seed"]: json.loads(b)["quantities"] for b in _bytes(tmp_path / "clean").values()}
+    killed = {
+        json.loads(b)["seed"]: json.loads(b)["quantities"]
+        for b in _bytes(tmp_path / "out").values()
+    }
+    clean = {
+        json.loads(b)["seed"]: json.loads(b)["quantities"]
+        for b in _bytes(tmp_path / "clean").values()
+    }
     assert killed == clean
 
 
 def test_a_sweep_killed_after_its_first_point_resumes_without_recomputing_it(tmp_path):
     g = tmp_path / "g.toml"
-    g.write_text('claim = "lemma-2.1"\nseed = 4\nprofile = "quick"\n[axes]\nlambda = [0.1, 0.2, 0.3]\n')
+    g.write_text(
+        'claim = "lemma-2.1"\nseed = 4\nprofile = "quick"\n[axes]\nlambda = [0.1, 0.2, 0.3]\n'
+    )
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "softlin.cli", "sweep", str(g), "--workers", "1", "--out", str(out)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "softlin.cli",
+        "sweep",
+        str(g),
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+    ]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
     try:
         deadline = time.monotonic() + 240
         while not list((out / "points").glob("*.json")) if (out / "points").exists() else True:
-            assert proc.poll() is None and time.monotonic() < deadline, "the sweep ended before its first point"
+            assert proc.poll() is None and time.monotonic() < deadline, (
+                "the sweep ended before its first point"
+            )
             time.sleep(0.2)
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)      # the CLI and the cluster it started
+        os.killpg(proc.pid, signal.SIGKILL)  # the CLI and the cluster it started
         proc.wait()
     first = _bytes(out)
     assert len(first) == 1 and not (out / "summary.json").exists()
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "2 computed, 1 reused from the store" in done.stdout
-    assert done.stderr == ""                                 # no progress on a pipe
+    assert done.stderr == ""  # no progress on a pipe
     after = _bytes(out)
     assert len(after) == 3 and all(after[k] == v for k, v in first.items())
     assert not list(out.rglob("*.tmp"))
@@ -119,9 +147,26 @@ def test_a_point_certificate_is_the_one_verify_writes_on_its_scenario(tmp_path):
 
     parsed, pts = _plan({**GRID, "axes": {"lambda": [0.2]}})
     cs.execute(parsed, pts, tmp_path / "sweep", lambda t: sx.run_inline(t))
-    toml = "".join(f"{k} = {json.dumps(v)}\n" for k, v in pts[0]["scenario"].items() if v is not None)
+    toml = "".join(
+        f"{k} = {json.dumps(v)}\n" for k, v in pts[0]["scenario"].items() if v is not None
+    )
     (tmp_path / "point.toml").write_text(toml)
-    assert cli.main(["verify", "lemma-2.1", "--scenario", str(tmp_path / "point.toml"), "--profile", "quick",
-                     "--out", str(tmp_path / "verify"), "--quiet"]) == 0
-    assert (tmp_path / "verify" / "certificates" / "lemma-2.1.json").read_bytes() == \
-        (tmp_path / "sweep" / "points" / f"{pts[0]['key']}.json").read_bytes()
+    assert (
+        cli.main(
+            [
+                "verify",
+                "lemma-2.1",
+                "--scenario",
+                str(tmp_path / "point.toml"),
+                "--profile",
+                "quick",
+                "--out",
+                str(tmp_path / "verify"),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    assert (tmp_path / "verify" / "certificates" / "lemma-2.1.json").read_bytes() == (
+        tmp_path / "sweep" / "points" / f"{pts[0]['key']}.json"
+    ).read_bytes()

@@ -19,8 +19,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 # what a broken import inside softlin looks like in mypy's output
-UNRESOLVED = re.compile(r'Cannot find implementation or library stub for module named "softlin|'
-                        r'Module "softlin[\w.]*" has no attribute|Name "[\w.]+" is not defined')
+UNRESOLVED = re.compile(
+    r'Cannot find implementation or library stub for module named "softlin|'
+    r'Module "softlin[\w.]*" has no attribute|Name "[\w.]+" is not defined'
+)
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +41,21 @@ def farm(tmp_path_factory) -> Path:
 
 
 def _mypy(root: Path) -> tuple[str, int]:
-    out = subprocess.run([sys.executable, "-m", "mypy", "-p", "softlin", "--ignore-missing-imports",
-                          "--cache-dir", str(root / ".mypy_cache")], cwd=root, capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "-p",
+            "softlin",
+            "--ignore-missing-imports",
+            "--cache-dir",
+            str(root / ".mypy_cache"),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
     checked = re.search(r"\(checked (\d+) source files?\)", out.stdout)
     assert checked, out.stdout[-2000:] + out.stderr[-2000:]
     return out.stdout, int(checked.group(1))
@@ -49,19 +64,29 @@ def _mypy(root: Path) -> tuple[str, int]:
 @pytest.mark.xdist_group("mypy")
 def test_mypy_follows_every_softlin_import_through_the_package_mapping(farm):
     output, checked = _mypy(farm)
-    modules = sum(1 for folder in ("softlin", "derivations", "numerics")
-                  for path in (REPO / folder).rglob("*.py") if "__pycache__" not in path.parts)
+    modules = sum(
+        1
+        for folder in ("softlin", "derivations", "numerics")
+        for path in (REPO / folder).rglob("*.py")
+        if "__pycache__" not in path.parts
+    )
     assert checked == modules, (checked, modules)
-    assert not UNRESOLVED.findall(output), [line for line in output.splitlines() if UNRESOLVED.search(line)]
+    assert not UNRESOLVED.findall(output), [
+        line for line in output.splitlines() if UNRESOLVED.search(line)
+    ]
 
 
 @pytest.mark.xdist_group("mypy")
 def test_the_check_sees_an_import_that_does_not_resolve(farm):
     """Negative control: a module importing a name softlin.numerics does not have is reported."""
     bad = (farm / "softlin" / "broken_import").with_suffix(".py")
-    bad.write_text("from softlin.numerics import significance\nfrom softlin.numerics.significance import no_such_name\n")
+    bad.write_text(
+        "from softlin.numerics import significance\nfrom softlin.numerics.significance import no_such_name\n"
+    )
     try:
         output, _ = _mypy(farm)
     finally:
         bad.unlink()
-    assert any("no_such_name" in line for line in output.splitlines() if UNRESOLVED.search(line)), output[-2000:]
+    assert any("no_such_name" in line for line in output.splitlines() if UNRESOLVED.search(line)), (
+        output[-2000:]
+    )

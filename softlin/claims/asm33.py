@@ -45,18 +45,22 @@ from .common import provenance, symbolic_check
 ID = "asm-3.3"
 TITLE = "Tilted moments of Assumption 3.3: closed forms and finiteness domain"
 # Maths between dollars is typeset on the pages (softlin/render/markup.py).
-STATEMENT = ("For $mu = N(m, Gamma)$ and $nu = N(0, Sigma_q)$, the tilted moments "
-             "$M_{pq}^{(c)} = E_z[E_{z'}[|z'|^p e^{c z'^T U z}] / (E_{z'} e^{z'^T U z})^c |z|^q]$, p, q in {0, 4, 8}, "
-             "c in {1, 2}, have closed forms; $c = 1$ is always finite and $c = 2$ is finite iff "
-             "$lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}) < 1/2$.")
-HYPOTHESES = ("tokens $z' ~ N(m, Gamma)$, queries $z ~ N(0, Sigma_q)$ with $Sigma_q$ positive definite",
-              "the exact inequality of Assumption 3.3 is not given in the paper: softlin reports the family it bounds")
-QUADRATURE_TOLERANCE = 1e-9   # inner Gauss-Hermite ~1e-14, outer adaptive quadrature at 1e-11
-PAPER_MOMENTS = (1, 3, 105)   # E|g|^0, E|g|^4, E|g|^8 for g ~ N(0, 1) (docs/paper.md section 3)
+STATEMENT = (
+    "For $mu = N(m, Gamma)$ and $nu = N(0, Sigma_q)$, the tilted moments "
+    "$M_{pq}^{(c)} = E_z[E_{z'}[|z'|^p e^{c z'^T U z}] / (E_{z'} e^{z'^T U z})^c |z|^q]$, p, q in {0, 4, 8}, "
+    "c in {1, 2}, have closed forms; $c = 1$ is always finite and $c = 2$ is finite iff "
+    "$lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}) < 1/2$."
+)
+HYPOTHESES = (
+    "tokens $z' ~ N(m, Gamma)$, queries $z ~ N(0, Sigma_q)$ with $Sigma_q$ positive definite",
+    "the exact inequality of Assumption 3.3 is not given in the paper: softlin reports the family it bounds",
+)
+QUADRATURE_TOLERANCE = 1e-9  # inner Gauss-Hermite ~1e-14, outer adaptive quadrature at 1e-11
+PAPER_MOMENTS = (1, 3, 105)  # E|g|^0, E|g|^4, E|g|^8 for g ~ N(0, 1) (docs/paper.md section 3)
 MC_SAMPLES = {"quick": 200_000, "standard": 1_000_000, "full": 4_000_000}
 REQUIRED_POWER = 0.999
-POWER_ORDERS = (0, 4)          # entries whose estimator variance is derived (orders up to 2 x 4 = 8)
-BOUNDARY = (0.49, 0.51)        # lambda at which the finiteness criterion is tested both ways
+POWER_ORDERS = (0, 4)  # entries whose estimator variance is derived (orders up to 2 x 4 = 8)
+BOUNDARY = (0.49, 0.51)  # lambda at which the finiteness criterion is tested both ways
 # float() of a SymPy number: a rational rounds to nearest (2^-53 relative), an irrational one
 # (c = 2: the determinant's square root) goes through evalf at 53 bits first, a few units of 2^-53
 # at most (measured <= 0.81 x 2^-53 on three scenarios); 2^-50 is eight units, stated, not proved
@@ -68,11 +72,19 @@ def slips(m, Gamma, U, Sigma_q) -> dict:
     docstring); the id names the control's check, "control/<id>"."""
     return {
         "mean shift c Gamma U z forgotten": (
-            "mean-shift-forgotten", lambda p, q, c: tm.tilted_moment(p, q, c, m, Gamma, U, Sigma_q, shift=0)),
+            "mean-shift-forgotten",
+            lambda p, q, c: tm.tilted_moment(p, q, c, m, Gamma, U, Sigma_q, shift=0),
+        ),
         "exponent c^2/2 (Z(a)^c not divided out)": (
             "exponent-not-divided",
-            lambda p, q, c: tm.tilted_moment(p, q, c, m, Gamma, U, Sigma_q, kappa=sp.Rational(c * c, 2))),
-        "U transposed": ("u-transposed", lambda p, q, c: tm.tilted_moment(p, q, c, m, Gamma, U.T, Sigma_q)),
+            lambda p, q, c: tm.tilted_moment(
+                p, q, c, m, Gamma, U, Sigma_q, kappa=sp.Rational(c * c, 2)
+            ),
+        ),
+        "U transposed": (
+            "u-transposed",
+            lambda p, q, c: tm.tilted_moment(p, q, c, m, Gamma, U.T, Sigma_q),
+        ),
     }
 
 
@@ -102,7 +114,10 @@ def _float_or_none(x):
 
 
 def _tables(closed_form, m, cov, U, Sq):
-    return {c: [[closed_form(p, q, c, m, cov, U, Sq) for q in tm.ORDERS] for p in tm.ORDERS] for c in tm.POWERS}
+    return {
+        c: [[closed_form(p, q, c, m, cov, U, Sq) for q in tm.ORDERS] for p in tm.ORDERS]
+        for c in tm.POWERS
+    }
 
 
 def _z(mean: float, se: float, claimed: float) -> float:
@@ -127,8 +142,16 @@ def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_ref
         results[c] = (mean, se)
         tested += sum(tables[c][i][j] != sp.oo for i in range(3) for j in range(3))
     if tested == 0:
-        return Check(f"{label}: Monte Carlo against the closed forms", "montecarlo", None, None, None,
-                     "; ".join(details) or "nothing testable", id="montecarlo/closed-forms", unit="|z|"), results
+        return Check(
+            f"{label}: Monte Carlo against the closed forms",
+            "montecarlo",
+            None,
+            None,
+            None,
+            "; ".join(details) or "nothing testable",
+            id="montecarlo/closed-forms",
+            unit="|z|",
+        ), results
     z_crit = z_critical(check_false_alarm(), tested)
     for c, (mean, se) in results.items():
         for i in range(3):
@@ -136,11 +159,21 @@ def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_ref
                 if tables[c][i][j] == sp.oo:
                     continue
                 worst = max(worst, _z(mean[i, j], se[i, j], float(tables[c][i][j])))
-    details.append(f"{n} pairs (z, z') per tilt power; largest |z| over {tested} entries; two-sided, "
-                   f"false-alarm {check_false_alarm():g} in total (Bonferroni, normal approximation)")
-    return Check(f"{label}: Monte Carlo against the closed forms", "montecarlo", bool(worst <= z_crit), worst, z_crit,
-                 "; ".join(details), id="montecarlo/closed-forms", unit="|z|",
-                 detectable=_detectable(tables, results, z_crit)), results
+    details.append(
+        f"{n} pairs (z, z') per tilt power; largest |z| over {tested} entries; two-sided, "
+        f"false-alarm {check_false_alarm():g} in total (Bonferroni, normal approximation)"
+    )
+    return Check(
+        f"{label}: Monte Carlo against the closed forms",
+        "montecarlo",
+        bool(worst <= z_crit),
+        worst,
+        z_crit,
+        "; ".join(details),
+        id="montecarlo/closed-forms",
+        unit="|z|",
+        detectable=_detectable(tables, results, z_crit),
+    ), results
 
 
 def _detectable(tables, results, z_crit):
@@ -156,8 +189,11 @@ def _detectable(tables, results, z_crit):
                 P, m, s = float(tables[c][i][j]), float(mean[i, j]), float(se[i, j])
                 if not (math.isfinite(P) and math.isfinite(m) and math.isfinite(s)) or P == 0:
                     continue
-                eps.append(significance.detectable_relative(P, s, z_crit) if s > ROUNDOFF * abs(m)
-                           else 1e3 * ROUNDOFF * max(abs(m), abs(P)) / abs(P))
+                eps.append(
+                    significance.detectable_relative(P, s, z_crit)
+                    if s > ROUNDOFF * abs(m)
+                    else 1e3 * ROUNDOFF * max(abs(m), abs(P)) / abs(P)
+                )
     return min(eps) if eps else None
 
 
@@ -171,17 +207,31 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
     tables = _tables(closed_form, me, ce, Ue, Se)
     lam = query_average.threshold_lambda(cov, U, Sq)
 
-    checks = [symbolic_check("tilt ratio and Stein recursion", {
-        **{p.statement: p for p in catalogue.tilted_moment_proofs()}})]
+    checks = [
+        symbolic_check(
+            "tilt ratio and Stein recursion",
+            {**{p.statement: p for p in catalogue.tilted_moment_proofs()}},
+        )
+    ]
 
     # U = 0: the paper's plain moments, in d = 1 with standard Gaussians.
-    zero = _tables(closed_form, sp.Matrix([[0]]), sp.Matrix([[1]]), sp.Matrix([[0]]), sp.Matrix([[1]]))
+    zero = _tables(
+        closed_form, sp.Matrix([[0]]), sp.Matrix([[1]]), sp.Matrix([[0]]), sp.Matrix([[1]])
+    )
     expected = [[a * b for b in PAPER_MOMENTS] for a in PAPER_MOMENTS]
     ok = all(zero[c][i][j] == expected[i][j] for c in tm.POWERS for i in range(3) for j in range(3))
-    checks.append(Check("U = 0 reduces to E|z'|^p E|z|^q = (1, 3, 105) x (1, 3, 105) in d = 1", "symbolic", ok,
-                        [[str(v) for v in row] for row in zero[2]], expected,
-                        "exact rational comparison with the paper's Gaussian absolute moments, both tilt powers", id="symbolic/u-zero-d1",
-                        unit="exact values"))
+    checks.append(
+        Check(
+            "U = 0 reduces to E|z'|^p E|z|^q = (1, 3, 105) x (1, 3, 105) in d = 1",
+            "symbolic",
+            ok,
+            [[str(v) for v in row] for row in zero[2]],
+            expected,
+            "exact rational comparison with the paper's Gaussian absolute moments, both tilt powers",
+            id="symbolic/u-zero-d1",
+            unit="exact values",
+        )
+    )
 
     # Finiteness at the boundary: U scaled so that lambda = 0.49 and 0.51; the closed form's exact
     # Sylvester test must say finite, then infinite (a transposed K or a wrong factor 2 moves the edge).
@@ -191,15 +241,29 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
         Us = U * math.sqrt(target / lam) if lam > 0 else U
         edge.append(closed_form(0, 0, 2, me, ce, _exact(Us), Se) != sp.oo)
     agree = lam == 0 or edge == [True, False]
-    checks.append(Check("finiteness domain: c = 2 finite at lambda = 0.49, infinite at 0.51 (exact test)", "symbolic",
-                        agree, edge, [True, False], f"U rescaled from lambda_max = {lam:.6g}; c = 2, p = q = 0 "
-                        "entry by the closed form's exact positive-definiteness test", id="symbolic/finiteness-domain",
-                        unit="exact values"))
+    checks.append(
+        Check(
+            "finiteness domain: c = 2 finite at lambda = 0.49, infinite at 0.51 (exact test)",
+            "symbolic",
+            agree,
+            edge,
+            [True, False],
+            f"U rescaled from lambda_max = {lam:.6g}; c = 2, p = q = 0 "
+            "entry by the closed form's exact positive-definiteness test",
+            id="symbolic/finiteness-domain",
+            unit="exact values",
+        )
+    )
 
     # Nested quadrature in d = 1 on the scenario's first coordinates.
     m1, g1, u1, s1 = float(m[0]), float(cov[0, 0]), float(U[0, 0]), float(Sq[0, 0])
-    comp = _tables(closed_form, sp.Matrix([[sp.Rational(repr(m1))]]), sp.Matrix([[sp.Rational(repr(g1))]]),
-                   sp.Matrix([[sp.Rational(repr(u1))]]), sp.Matrix([[sp.Rational(repr(s1))]]))
+    comp = _tables(
+        closed_form,
+        sp.Matrix([[sp.Rational(repr(m1))]]),
+        sp.Matrix([[sp.Rational(repr(g1))]]),
+        sp.Matrix([[sp.Rational(repr(u1))]]),
+        sp.Matrix([[sp.Rational(repr(s1))]]),
+    )
     lam1 = u1 * u1 * g1 * s1
     worst_q, compared = 0.0, 0
     for c in tm.POWERS:
@@ -216,22 +280,36 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
                 # difference (a division by 0): it is matched absolutely; the others relatively
                 worst_q = max(worst_q, abs(value) if ref == 0 else abs(value / ref - 1))
                 compared += 1
-    checks.append(Check("d = 1 (first coordinates): closed form vs nested quadrature", "quadrature",
-                        bool(worst_q <= QUADRATURE_TOLERANCE), worst_q, QUADRATURE_TOLERANCE,
-                        f"max relative difference (absolute where the closed form is 0) over {compared} entries "
-                        f"(m = {m1}, Gamma = {g1}, U = {u1}, "
-                        f"Sigma_q = {s1}); the normaliser is integrated too", id="quadrature/d1-closed-forms",
-                        unit="relative error"))
+    checks.append(
+        Check(
+            "d = 1 (first coordinates): closed form vs nested quadrature",
+            "quadrature",
+            bool(worst_q <= QUADRATURE_TOLERANCE),
+            worst_q,
+            QUADRATURE_TOLERANCE,
+            f"max relative difference (absolute where the closed form is 0) over {compared} entries "
+            f"(m = {m1}, Gamma = {g1}, U = {u1}, "
+            f"Sigma_q = {s1}); the normaliser is integrated too",
+            id="quadrature/d1-closed-forms",
+            unit="relative error",
+        )
+    )
 
     enclosed, enclosed_q = enclosure_check(comp, m1, g1, u1, s1)
     checks.append(enclosed)
 
     # Monte Carlo on the scenario, and the negative control with the same first two moments.
     n = MC_SAMPLES[profile]
-    gaussian_lognorm = lambda A: kernels.mixture_component_logit(0.0, m[:, None], cov, np.eye(d), A.T)[0]
-    mc, mc_results = _mc_check("Gaussian scenario", GaussianLaw(m, cov), gaussian_lognorm, tables, U, Sq, lam, n, rng)
+    gaussian_lognorm = lambda A: kernels.mixture_component_logit(
+        0.0, m[:, None], cov, np.eye(d), A.T
+    )[0]
+    mc, mc_results = _mc_check(
+        "Gaussian scenario", GaussianLaw(m, cov), gaussian_lognorm, tables, U, Sq, lam, n, rng
+    )
     checks.append(mc)
-    control_checks, summaries = _controls(slips(me, ce, Ue, Se), tables, mc_results, me, ce, Ue, Se, n, lam)
+    control_checks, summaries = _controls(
+        slips(me, ce, Ue, Se), tables, mc_results, me, ce, Ue, Se, n, lam
+    )
     checks += control_checks
 
     quantities = {
@@ -239,20 +317,33 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
         "M_pq_c2": [[_float_or_none(v) for v in row] for row in tables[2]],
         "threshold_lambda": lam,
         "c2_finite": c2_finite,
-        "conditions_hold": [[tables[1][i][j] != sp.oo and tables[2][i][j] != sp.oo for j in range(3)]
-                            for i in range(3)],
+        "conditions_hold": [
+            [tables[1][i][j] != sp.oo and tables[2][i][j] != sp.oo for j in range(3)]
+            for i in range(3)
+        ],
         "quadrature_max_relative_difference": worst_q,
         "mc_max_abs_z": mc.value,
         "controls": summaries,
-        "false_alarm_familywise": {"refute_true_statement": check_false_alarm(),
-                                   "controls_miss": sum(v["miss_probability"] for v in summaries.values()),
-                                   "total": check_false_alarm() + sum(v["miss_probability"] for v in summaries.values())},
+        "false_alarm_familywise": {
+            "refute_true_statement": check_false_alarm(),
+            "controls_miss": sum(v["miss_probability"] for v in summaries.values()),
+            "total": check_false_alarm() + sum(v["miss_probability"] for v in summaries.values()),
+        },
     }
     quantities.update(enclosed_q)
     if 1 in mc_results:
         quantities["mc_M_pq"] = mc_results[1][0].tolist()
-    return certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities,
-                       formulas=_formulas()[0], provenance=provenance(), formulas_mathml=_formulas()[1])
+    return certificate(
+        CLAIM,
+        scen.for_certificate(s),
+        profile,
+        s["seed"],
+        checks,
+        quantities,
+        formulas=_formulas()[0],
+        provenance=provenance(),
+        formulas_mathml=_formulas()[1],
+    )
 
 
 def enclosure_check(comp, m1, g1, u1, s1) -> tuple[Check, dict]:
@@ -278,29 +369,48 @@ def enclosure_check(comp, m1, g1, u1, s1) -> tuple[Check, dict]:
                 excess = max(0.0, abs(value - float(ball.mid())) - float(ball.rad()))
                 worst = max(worst, excess / max(abs(value), 1e-300) if excess > 0 else 0.0)
                 enclosed += 1
-                if ball.mid() != 0:     # an entry 0 (gamma = m = 0, p > 0) has no relative width
+                if ball.mid() != 0:  # an entry 0 (gamma = m = 0, p > 0) has no relative width
                     widths.append(float(2 * ball.rad() / abs(ball.mid())))
     widest = max(widths) if widths else None
-    detail = (f"{enclosed} entries enclosed by python-flint's acb.integral (proved error balls, "
-              "both tails bounded, not cut) of the Gaussian-reduced outer integral, the tilted "
-              "token moments by their recurrence in ball arithmetic; infinite entries decided "
-              "exactly (lambda = u^2 gamma sigma_q < 1/2 for c = 2); value: the largest distance "
-              "of float(closed form) outside its ball, relative to the value, against the float "
-              "conversion allowance 2^-50; largest relative width of the balls "
-              + ("-" if widest is None else f"{widest:.1e}"))
+    detail = (
+        f"{enclosed} entries enclosed by python-flint's acb.integral (proved error balls, "
+        "both tails bounded, not cut) of the Gaussian-reduced outer integral, the tilted "
+        "token moments by their recurrence in ball arithmetic; infinite entries decided "
+        "exactly (lambda = u^2 gamma sigma_q < 1/2 for c = 2); value: the largest distance "
+        "of float(closed form) outside its ball, relative to the value, against the float "
+        "conversion allowance 2^-50; largest relative width of the balls "
+        + ("-" if widest is None else f"{widest:.1e}")
+    )
     bound = FLOAT_CONVERSION_RELATIVE
-    check = Check("d = 1 (first coordinates): the closed forms lie in their Arb enclosures",
-                  "quadrature", bool(worst <= bound), worst, bound, detail,
-                  tier="enclosure", id="closed-form/enclosure", unit="relative error")
+    check = Check(
+        "d = 1 (first coordinates): the closed forms lie in their Arb enclosures",
+        "quadrature",
+        bool(worst <= bound),
+        worst,
+        bound,
+        detail,
+        tier="enclosure",
+        id="closed-form/enclosure",
+        unit="relative error",
+    )
     # the width itself (~1e-27) is below the noise floor of softlin/certio.py (written as
     # 0): its decimal exponent is written instead, to one decimal (stable across flint versions)
     log_widest = None if widest is None else round(math.log10(widest), 1)
-    return check, {"M_pq_d1_enclosure": intervals[1], "M_pq_c2_d1_enclosure": intervals[2],
-                   "M_pq_d1_enclosure_max_relative_width_log10": log_widest}
+    return check, {
+        "M_pq_d1_enclosure": intervals[1],
+        "M_pq_c2_d1_enclosure": intervals[2],
+        "M_pq_d1_enclosure_max_relative_width_log10": log_widest,
+    }
 
 
 def _tested(tables, mc_results) -> list:
-    return [(c, i, j) for c in mc_results for i in range(3) for j in range(3) if tables[c][i][j] != sp.oo]
+    return [
+        (c, i, j)
+        for c in mc_results
+        for i in range(3)
+        for j in range(3)
+        if tables[c][i][j] != sp.oo
+    ]
 
 
 def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
@@ -325,7 +435,7 @@ def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
         best, worst_z = 0.0, 0.0
         for c, i, j in tested:
             if tm.ORDERS[i] not in POWER_ORDERS or tm.ORDERS[j] not in POWER_ORDERS:
-                continue                      # judged where the power is derived (cheaper closed forms)
+                continue  # judged where the power is derived (cheaper closed forms)
             wrong = form(tm.ORDERS[i], tm.ORDERS[j], c)
             if wrong == sp.oo:
                 continue
@@ -336,19 +446,48 @@ def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
             worst_z = max(worst_z, z)
         power = power_of_z(best, z_crit)
         refuted = worst_z > z_crit
-        summaries[name] = {"refuted_by": ["montecarlo"] if refuted else [], "statistical": refuted, "power": power,
-                           "delta": best, "max_abs_z": worst_z, "miss_probability": 1.0 - power}
+        summaries[name] = {
+            "refuted_by": ["montecarlo"] if refuted else [],
+            "statistical": refuted,
+            "power": power,
+            "delta": best,
+            "max_abs_z": worst_z,
+            "miss_probability": 1.0 - power,
+        }
         label = f"negative control ({name}): the Monte Carlo route must refute the slip"
-        detail = (f"largest |z| of the scenario's Monte Carlo against the slip's closed forms {worst_z:.3g} "
-                  f"(critical {z_crit:.3g}, {len(tested)} entries); power computed beforehand from the "
-                  f"derived estimator variance: {power:.6f} (delta = {best:.3g})")
+        detail = (
+            f"largest |z| of the scenario's Monte Carlo against the slip's closed forms {worst_z:.3g} "
+            f"(critical {z_crit:.3g}, {len(tested)} entries); power computed beforehand from the "
+            f"derived estimator variance: {power:.6f} (delta = {best:.3g})"
+        )
         if power >= REQUIRED_POWER:
-            checks.append(Check(label, "control", refuted, power, REQUIRED_POWER, detail, tier="statistical", id=f"control/{key}",
-                                unit="power"))
-        else:      # judged by the plan, never by the sample: a lucky refutation at low power is no evidence
-            checks.append(unjudged(label, "control", f"planned power {power:.6f} below {REQUIRED_POWER}",
-                                   tier="statistical", value=power, bound=REQUIRED_POWER, detail=detail, id=f"control/{key}",
-                                   unit="power"))
+            checks.append(
+                Check(
+                    label,
+                    "control",
+                    refuted,
+                    power,
+                    REQUIRED_POWER,
+                    detail,
+                    tier="statistical",
+                    id=f"control/{key}",
+                    unit="power",
+                )
+            )
+        else:  # judged by the plan, never by the sample: a lucky refutation at low power is no evidence
+            checks.append(
+                unjudged(
+                    label,
+                    "control",
+                    f"planned power {power:.6f} below {REQUIRED_POWER}",
+                    tier="statistical",
+                    value=power,
+                    bound=REQUIRED_POWER,
+                    detail=detail,
+                    id=f"control/{key}",
+                    unit="power",
+                )
+            )
     return checks, summaries
 
 
@@ -360,27 +499,57 @@ def _formulas() -> tuple[dict, dict]:
     expr, _ = tm.tilt_ratio_exponent(2)
     latex, mathml = shown.for_claim(ID)
     latex = {"tilt_ratio": r"\log\frac{Z(2 a)}{Z(a)^2} = " + sp.latex(expr), **latex}
-    mathml = {"tilt_ratio": mathml_formula(mi("log"), "<mfrac><mrow><mi>Z</mi><mo>(</mo><mn>2</mn><mi>a</mi><mo>)</mo></mrow>"
-                                         "<msup><mrow><mi>Z</mi><mo>(</mo><mi>a</mi><mo>)</mo></mrow><mn>2</mn></msup></mfrac>",
-                                         mo("="), expr), **mathml}
+    mathml = {
+        "tilt_ratio": mathml_formula(
+            mi("log"),
+            "<mfrac><mrow><mi>Z</mi><mo>(</mo><mn>2</mn><mi>a</mi><mo>)</mo></mrow>"
+            "<msup><mrow><mi>Z</mi><mo>(</mo><mi>a</mi><mo>)</mo></mrow><mn>2</mn></msup></mfrac>",
+            mo("="),
+            expr,
+        ),
+        **mathml,
+    }
     return latex, mathml
 
 
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
-    budgets.max_d("asm-3.3", s["d"], budgets.SYMBOLIC_MAX_D, "the tilted moments are computed in exact rational arithmetic")
+    budgets.max_d(
+        "asm-3.3",
+        s["d"],
+        budgets.SYMBOLIC_MAX_D,
+        "the tilted moments are computed in exact rational arithmetic",
+    )
     validate.positive_definite("query_cov (asm-3.3 needs an invertible one)", s["query_cov"])
     n = MC_SAMPLES[profile]
-    return budgets.Estimate("asm-3.3", 2 * n * s["d"] ** 2, n * s["d"] * 8 * 6, f"2 x {n} Monte Carlo samples")
+    return budgets.Estimate(
+        "asm-3.3", 2 * n * s["d"] ** 2, n * s["d"] * 8 * 6, f"2 x {n} Monte Carlo samples"
+    )
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMMON_KEYS, estimate=work_estimate,
-              keys=scen.common_key_docs(
-                  query_cov="Sigma_q of the queries, positive definite",
-                  L="accepted; not used (the tilted moments do not depend on L)",
-                  trials="accepted; not used (the Monte Carlo budget is fixed per profile)",
-                  delta="accepted; not used", query="accepted; not used (the moments are averaged over queries)"),
-              paper="Assumption 3.3", rests_on=(),
-              display=display.asm33,
-              figure=Absent("its certificate has no series: exact moments at one scenario"),
-              hunt=Space(".hunt_strategies:asm33_scenarios", asm_region, 1,
-                         regions=("lambda < 1/2 (c = 2 finite)", "lambda >= 1/2 (c = 2 infinite)")))
+CLAIM = Claim(
+    ID,
+    TITLE,
+    STATEMENT,
+    HYPOTHESES,
+    run,
+    default_scenario,
+    scen.COMMON_KEYS,
+    estimate=work_estimate,
+    keys=scen.common_key_docs(
+        query_cov="Sigma_q of the queries, positive definite",
+        L="accepted; not used (the tilted moments do not depend on L)",
+        trials="accepted; not used (the Monte Carlo budget is fixed per profile)",
+        delta="accepted; not used",
+        query="accepted; not used (the moments are averaged over queries)",
+    ),
+    paper="Assumption 3.3",
+    rests_on=(),
+    display=display.asm33,
+    figure=Absent("its certificate has no series: exact moments at one scenario"),
+    hunt=Space(
+        ".hunt_strategies:asm33_scenarios",
+        asm_region,
+        1,
+        regions=("lambda < 1/2 (c = 2 finite)", "lambda >= 1/2 (c = 2 infinite)"),
+    ),
+)

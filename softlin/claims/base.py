@@ -50,10 +50,10 @@ CHECK_ID = re.compile(r"[a-z0-9][a-z0-9._=-]*(?:/[a-z0-9][a-z0-9._=-]*)*")
 UNITS = {
     "identities": "identities reduced to exactly zero, of those stated",
     "|z|": "|estimate - prediction| / standard error (the largest over the points tested; for a negative "
-           "control, the smallest, which must exceed it), against the two-sided critical value at the stated "
-           "false alarm",
+    "control, the smallest, which must exceed it), against the two-sided critical value at the stated "
+    "false alarm",
     "z": "signed estimate - prediction (or difference) over its standard error, against the one-sided "
-         "critical value",
+    "critical value",
     "ratio": "the compared quantity divided by its stated tolerance or radius: passes at most 1",
     "relative error": "relative difference between independent routes, against the stated tolerance",
     "absolute error": "absolute difference between independent routes, against the stated tolerance",
@@ -61,17 +61,22 @@ UNITS = {
     "exponent": "fitted rate exponent kappa, against the derived one",
     "coefficient": "a first-order constant (the limit of L times the error), measured against the derived one",
     "rejections": "how often a high-probability bound failed (prompts, or prompt lengths whose binomial test "
-                  "rejected), against what its delta allows",
+    "rejected), against what its delta allows",
     "risk": "a risk or risk gap, in the squared units of the labels",
     "norm": "a parameter norm, radius, eigenvalue or curvature, against the stated constant",
     "power": "a negative control's power, computed before it runs, against its target; the control must "
-             "then refute its wrong formula",
+    "then refute its wrong formula",
     "verdict": "a negative control's outcome: its wrong formula must be refuted",
     "exact values": "values compared exactly (rational arithmetic or booleans)",
     "values": "measured values (listed), compared as the check's detail says",
 }
-KIND_TIER = {"symbolic": "proof", "emit": "consistency", "quadrature": "numerical", "montecarlo": "statistical",
-             "ode": "numerical"}
+KIND_TIER = {
+    "symbolic": "proof",
+    "emit": "consistency",
+    "quadrature": "numerical",
+    "montecarlo": "statistical",
+    "ode": "numerical",
+}
 
 
 @dataclass(frozen=True)
@@ -82,24 +87,30 @@ class Check:
     value: Any = None
     bound: Any = None
     detail: str = ""
-    tier: str = ""          # "" takes KIND_TIER[kind]; a control must name its tier
+    tier: str = ""  # "" takes KIND_TIER[kind]; a control must name its tier
     judged: bool = True
-    reason: str = ""        # why the check was not judged (required when judged is False)
+    reason: str = ""  # why the check was not judged (required when judged is False)
     # A short name that stays when the prose, the numbers or the scenario change ("fixed/bias-first-order");
     # the certificate writes it after the claim id ("prop-3.1/fixed/bias-first-order"), unique there.
     id: str = ""
-    unit: str = ""          # what value and bound are measured in: a key of UNITS
+    unit: str = ""  # what value and bound are measured in: a key of UNITS
     # A statistical check's resolution: the smallest relative slip of the prediction it tests that it
     # detects with power >= 0.999 at this budget (significance.detectable_relative); None elsewhere.
     detectable: float | None = None
 
     def __post_init__(self):
         if self.unit and self.unit not in UNITS:
-            raise ValueError(f"check {self.name!r}: unit {self.unit!r} is not one of {sorted(UNITS)}")
+            raise ValueError(
+                f"check {self.name!r}: unit {self.unit!r} is not one of {sorted(UNITS)}"
+            )
         if self.id and not CHECK_ID.fullmatch(self.id):
-            raise ValueError(f"check {self.name!r}: id {self.id!r} is not lower-case words joined by '/' (CHECK_ID)")
+            raise ValueError(
+                f"check {self.name!r}: id {self.id!r} is not lower-case words joined by '/' (CHECK_ID)"
+            )
         if not self.judged and (self.passed is not None or not self.reason):
-            raise ValueError(f"check {self.name!r}: a check not judged has passed None and a reason")
+            raise ValueError(
+                f"check {self.name!r}: a check not judged has passed None and a reason"
+            )
         if self.kind not in KINDS:
             raise ValueError(f"check kind {self.kind!r} is not one of {KINDS}")
         if not self.tier:
@@ -145,23 +156,52 @@ def check_records(claim_id: str, checks: list[Check]) -> list[dict]:
         if not check.id:
             raise ValueError(f"claim {claim_id}: check {check.name!r} has no id")
         if not check.unit:
-            raise ValueError(f"claim {claim_id}: check {check.id!r} names no unit (softlin.claims.base.UNITS)")
+            raise ValueError(
+                f"claim {claim_id}: check {check.id!r} names no unit (softlin.claims.base.UNITS)"
+            )
         if check.id in seen:
-            raise ValueError(f"claim {claim_id}: checks {seen[check.id]!r} and {check.name!r} share the id {check.id!r}")
+            raise ValueError(
+                f"claim {claim_id}: checks {seen[check.id]!r} and {check.name!r} share the id {check.id!r}"
+            )
         seen[check.id] = check.name
     return [check_record(c, claim_id) for c in checks]
 
 
-def unjudged(name: str, kind: str, reason: str, *, tier: str = "", value: Any = None, bound: Any = None,
-             detail: str = "", id: str = "", unit: str = "") -> Check:
+def unjudged(
+    name: str,
+    kind: str,
+    reason: str,
+    *,
+    tier: str = "",
+    value: Any = None,
+    bound: Any = None,
+    detail: str = "",
+    id: str = "",
+    unit: str = "",
+) -> Check:
     """A check that could not be judged here, kept in the certificate with its reason."""
-    return Check(name, kind, None, value, bound, detail or f"not judged: {reason}", tier, judged=False, reason=reason,
-                 id=id, unit=unit)
+    return Check(
+        name,
+        kind,
+        None,
+        value,
+        bound,
+        detail or f"not judged: {reason}",
+        tier,
+        judged=False,
+        reason=reason,
+        id=id,
+        unit=unit,
+    )
 
 
 def status_of(checks) -> str:
     """The claim's status (module docstring) from its judged checks, Check objects or certificate dicts."""
-    rows = [(c.passed, c.tier) if isinstance(c, Check) else (c["passed"], c["tier"]) for c in checks if judged(c)]
+    rows = [
+        (c.passed, c.tier) if isinstance(c, Check) else (c["passed"], c["tier"])
+        for c in checks
+        if judged(c)
+    ]
     evidence = [passed for passed, tier in rows if tier != "consistency"]
     if any(passed is False for passed in evidence):
         return "refuted"
@@ -174,6 +214,7 @@ def status_of(checks) -> str:
 class Absent:
     """A part a claim states it does not have, and why: the registry's parts test
     (tests/claims/test_registry_parts.py) accepts it where it refuses a part left undeclared."""
+
     reason: str
 
     def __post_init__(self):
@@ -192,7 +233,7 @@ class Claim:
     title: str
     statement: str
     hypotheses: tuple[str, ...]
-    run: Callable[..., dict]           # run(scenario, profile, rng) -> certificate
+    run: Callable[..., dict]  # run(scenario, profile, rng) -> certificate
     default_scenario: Callable[[], dict] = field(default=dict)
     scenario_keys: frozenset = frozenset()
     # validate(merged scenario) -> validated scenario, raising ValueError naming a bad value;
@@ -229,8 +270,10 @@ class Claim:
     def __post_init__(self):
         named = frozenset(k.table or k.name for k in self.keys)
         if self.keys and named != frozenset(self.scenario_keys):
-            raise ValueError(f"claim {self.id}: documented keys {sorted(named)} differ from the keys it reads "
-                             f"{sorted(self.scenario_keys)}")
+            raise ValueError(
+                f"claim {self.id}: documented keys {sorted(named)} differ from the keys it reads "
+                f"{sorted(self.scenario_keys)}"
+            )
 
 
 def jsonable(value):
@@ -261,7 +304,9 @@ def jsonable(value):
 # A caller that runs many claims (`softlin hunt`) lowers it for the runs it makes with
 # `false_alarm_level(alpha)`: every statistical check reads `check_false_alarm()` when it runs.
 CHECK_FALSE_ALARM = 1e-6
-_LEVEL: contextvars.ContextVar[float] = contextvars.ContextVar("softlin_check_false_alarm", default=CHECK_FALSE_ALARM)
+_LEVEL: contextvars.ContextVar[float] = contextvars.ContextVar(
+    "softlin_check_false_alarm", default=CHECK_FALSE_ALARM
+)
 
 
 def check_false_alarm() -> float:
@@ -291,15 +336,29 @@ def union_bound(count: int, alpha: float) -> float:
 def reliability(checks: list[Check]) -> dict:
     """The union bound on the probability that correct code gets a failed statistical check."""
     statistical = sum(c.tier == "statistical" and c.kind != "control" and c.judged for c in checks)
-    return {"statistical_checks": statistical, "false_alarm_per_statistical_check": check_false_alarm(),
-            "family_wise_false_alarm": union_bound(statistical, check_false_alarm()),
-            "controls": sum(c.kind == "control" and c.judged for c in checks)}
+    return {
+        "statistical_checks": statistical,
+        "false_alarm_per_statistical_check": check_false_alarm(),
+        "family_wise_false_alarm": union_bound(statistical, check_false_alarm()),
+        "controls": sum(c.kind == "control" and c.judged for c in checks),
+    }
 
 
-def certificate(claim: Claim, scenario: dict, profile: str, seed: int, checks: list[Check],
-                quantities: dict, *, errata: list | None = None, formulas: dict | None = None,
-                series: dict | None = None, provenance: dict | None = None,
-                formulas_mathml: dict | None = None, precision: list | None = None) -> dict:
+def certificate(
+    claim: Claim,
+    scenario: dict,
+    profile: str,
+    seed: int,
+    checks: list[Check],
+    quantities: dict,
+    *,
+    errata: list | None = None,
+    formulas: dict | None = None,
+    series: dict | None = None,
+    provenance: dict | None = None,
+    formulas_mathml: dict | None = None,
+    precision: list | None = None,
+) -> dict:
     """The certificate dict of docs/design.md, plus the statement, formulas and figure series that the
     renderer needs (it reads certificates only).
 
@@ -310,26 +369,28 @@ def certificate(claim: Claim, scenario: dict, profile: str, seed: int, checks: l
     `precision` (entries of softlin.certio.precision_entry) states the error of the numbers whose
     digits are not all known, e.g. an optimizer's argmin, a gradient at an optimum, an error estimate:
     `verify --check` compares them at that precision, the others at the written eight digits."""
-    return jsonable({
-        "format": FORMAT,
-        "claim": claim.id,
-        "title": claim.title,
-        "statement": claim.statement,
-        "hypotheses": list(claim.hypotheses),
-        "status": status_of(checks),
-        "scenario": scenario,
-        "profile": profile,
-        "seed": seed,
-        "quantities": quantities,
-        "reliability": reliability(checks),
-        "checks": check_records(claim.id, checks),
-        "errata": errata or [],
-        "formulas": formulas or {},
-        "formulas_mathml": formulas_mathml or {},
-        "series": series or {},
-        "provenance": provenance or {},
-        **({"precision": precision} if precision else {}),
-    })
+    return jsonable(
+        {
+            "format": FORMAT,
+            "claim": claim.id,
+            "title": claim.title,
+            "statement": claim.statement,
+            "hypotheses": list(claim.hypotheses),
+            "status": status_of(checks),
+            "scenario": scenario,
+            "profile": profile,
+            "seed": seed,
+            "quantities": quantities,
+            "reliability": reliability(checks),
+            "checks": check_records(claim.id, checks),
+            "errata": errata or [],
+            "formulas": formulas or {},
+            "formulas_mathml": formulas_mathml or {},
+            "series": series or {},
+            "provenance": provenance or {},
+            **({"precision": precision} if precision else {}),
+        }
+    )
 
 
 def claim_rng(seed: int, claim_id: str) -> np.random.Generator:

@@ -37,16 +37,16 @@ DEFAULT_MAX_MINUTES = 60.0
 # tensor Gauss-Hermite rule (numerics/quadrature.py supports rank(Gamma) <= 3).
 SYMBOLIC_MAX_D = 6
 GAUSS_HERMITE_MAX_RANK = 3
-MIXTURE_MAX_D = 10       # the degenerate check enumerates the 2^d Rademacher point masses
+MIXTURE_MAX_D = 10  # the degenerate check enumerates the 2^d Rademacher point masses
 
 
 @dataclass(frozen=True)
 class Estimate:
     claim: str
-    units: float          # work units (token x max(d, Q))
-    memory: float         # bytes held per sweep
-    what: str             # the sweep that dominates, for messages
-    shared: str = ""      # estimates with the same non-empty key share one computation (counted once)
+    units: float  # work units (token x max(d, Q))
+    memory: float  # bytes held per sweep
+    what: str  # the sweep that dominates, for messages
+    shared: str = ""  # estimates with the same non-empty key share one computation (counted once)
 
     @property
     def seconds(self) -> float:
@@ -64,13 +64,19 @@ def max_d(claim: str, d: int, cap: int, why: str) -> None:
 
 def limit_claim(claim: str, s: dict, profile: str, subjects: int) -> Estimate:
     from .common import PROFILE_QUERIES, budget_for
+
     b = budget_for(s, profile)
     Q = 1 if s.get("query") is not None else PROFILE_QUERIES[profile]
     d, k = s["d"], s["V"].shape[0]
     units = subjects * b.trials * float(sum(b.Ls)) * max(d, Q)
-    memory = b.trials * Q * (3 + 2 * k) * 8 * 3          # accumulators and the error arrays
-    return Estimate(claim, units, memory, f"trials = {s['trials']}, L = {s['L']}: {subjects} Monte Carlo sweeps "
-                    f"of {b.trials} prompts at {profile}")
+    memory = b.trials * Q * (3 + 2 * k) * 8 * 3  # accumulators and the error arrays
+    return Estimate(
+        claim,
+        units,
+        memory,
+        f"trials = {s['trials']}, L = {s['L']}: {subjects} Monte Carlo sweeps "
+        f"of {b.trials} prompts at {profile}",
+    )
 
 
 def estimate(claim_id: str, validated: dict, profile: str) -> Estimate:
@@ -78,9 +84,12 @@ def estimate(claim_id: str, validated: dict, profile: str) -> Estimate:
     for a structural limit). A claim without an estimator is a bug (its work would escape
     --max-minutes): LookupError."""
     from . import registry
+
     fn = registry.get(claim_id).estimate
     if fn is None:
-        raise LookupError(f"claim {claim_id!r} declares no work and memory estimator (Claim.estimate)")
+        raise LookupError(
+            f"claim {claim_id!r} declares no work and memory estimator (Claim.estimate)"
+        )
     return fn(validated, profile)
 
 
@@ -107,8 +116,10 @@ def admit(estimates: list[Estimate], max_minutes: float) -> None:
     than MEMORY_CAP_BYTES, or the run more time than max_minutes."""
     for e in estimates:
         if e.memory > MEMORY_CAP_BYTES:
-            raise ValueError(f"{e.claim} would hold about {size(e.memory)} in memory ({e.what}), above the "
-                             f"{size(MEMORY_CAP_BYTES)} cap: lower trials or L")
+            raise ValueError(
+                f"{e.claim} would hold about {size(e.memory)} in memory ({e.what}), above the "
+                f"{size(MEMORY_CAP_BYTES)} cap: lower trials or L"
+            )
     seen, total = set(), 0.0
     for e in estimates:
         if not e.shared or e.shared not in seen:
@@ -116,6 +127,8 @@ def admit(estimates: list[Estimate], max_minutes: float) -> None:
         seen.add(e.shared)
     if total > max_minutes * 60:
         worst = max(estimates, key=lambda e: e.seconds)
-        raise ValueError(f"estimated {duration(total)} of work, above the {max_minutes:g} min cap: {worst.claim} "
-                         f"needs about {duration(worst.seconds)} ({worst.what}; {SECONDS_PER_UNIT:g} s per token "
-                         f"and coordinate); lower L or trials, or raise the cap with --max-minutes")
+        raise ValueError(
+            f"estimated {duration(total)} of work, above the {max_minutes:g} min cap: {worst.claim} "
+            f"needs about {duration(worst.seconds)} ({worst.what}; {SECONDS_PER_UNIT:g} s per token "
+            f"and coordinate); lower L or trials, or raise the cap with --max-minutes"
+        )

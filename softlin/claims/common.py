@@ -34,9 +34,18 @@ def queries_for(s: dict, profile: str, rng: np.random.Generator) -> np.ndarray:
 
 def symbolic_check(label: str, proofs: dict, id: str = "proofs") -> Check:
     failed = [name for name, p in proofs.items() if not p.passed]
-    return Check(f"symbolic proofs: {label}", "symbolic", not failed, len(proofs) - len(failed), len(proofs),
-                 f"{len(proofs)} identities, each reduced to exactly zero (listed in derivations.md)" if not failed
-                 else "not proved: " + "; ".join(failed), id=id, unit="identities")
+    return Check(
+        f"symbolic proofs: {label}",
+        "symbolic",
+        not failed,
+        len(proofs) - len(failed),
+        len(proofs),
+        f"{len(proofs)} identities, each reduced to exactly zero (listed in derivations.md)"
+        if not failed
+        else "not proved: " + "; ".join(failed),
+        id=id,
+        unit="identities",
+    )
 
 
 def provenance() -> dict:

@@ -39,9 +39,19 @@ def gaussian_limit(m, cov, U, V, z) -> list:
     """V (m + Gamma U z) from the derived matrix expression, exact, then 40 digits."""
     d, k = len(m), np.shape(V)[0]
     s = lemma21.limit_symbols(d, k, 1)
-    expr = lemma21.gaussian_limit_matrix(s).subs({
-        s["m"]: _column(m), s["Gamma"]: _rational_matrix(cov), s["U"]: _rational_matrix(U),
-        s["V"]: _rational_matrix(V), s["z"]: _column(z)}).as_explicit()
+    expr = (
+        lemma21.gaussian_limit_matrix(s)
+        .subs(
+            {
+                s["m"]: _column(m),
+                s["Gamma"]: _rational_matrix(cov),
+                s["U"]: _rational_matrix(U),
+                s["V"]: _rational_matrix(V),
+                s["z"]: _column(z),
+            }
+        )
+        .as_explicit()
+    )
     return [_to_mpf(e) for e in expr]
 
 
@@ -51,8 +61,14 @@ def mixture_limit(weights, means, covs, U, V, z) -> list:
     s = mixture.component_symbols(d, k, 1)
     logits, outs = [], []
     for w, m, G in zip(weights, means, covs):
-        subs = {s["log_pi"]: sp.log(sp.Rational(float(w))), s["m"]: _column(m), s["Gamma"]: _rational_matrix(G),
-                s["U"]: _rational_matrix(U), s["V"]: _rational_matrix(V), s["z"]: _column(z)}
+        subs = {
+            s["log_pi"]: sp.log(sp.Rational(float(w))),
+            s["m"]: _column(m),
+            s["Gamma"]: _rational_matrix(G),
+            s["U"]: _rational_matrix(U),
+            s["V"]: _rational_matrix(V),
+            s["z"]: _column(z),
+        }
         logits.append(mixture.component_logit_batched(s).subs(subs).as_explicit()[0, 0])
         outs.append(mixture.component_mean_batched(s).subs(subs).as_explicit())
     top = max(logits, key=lambda e: sp.N(e, DIGITS))

@@ -33,7 +33,11 @@ def _rank(cov) -> int:
 
 def lemma_region(s: dict) -> str:
     r = _rank(s["cov"])
-    return "Gamma = 0" if r == 0 else ("Gamma full rank" if r == s["d"] else "Gamma singular, non-zero")
+    return (
+        "Gamma = 0"
+        if r == 0
+        else ("Gamma full rank" if r == s["d"] else "Gamma singular, non-zero")
+    )
 
 
 def asm_region(s: dict) -> str:
@@ -54,8 +58,11 @@ def alpha_region(s: dict) -> str:
     Sigma, alpha = s["Sigma"], s["icl"]["alpha"]
     if alpha <= icl_flows.paper_alpha_bound(Sigma):
         return "alpha within the paper's range"
-    return "alpha above the paper's range, " + \
-        ("within the linear-attention condition" if alpha <= icl_flows.zfb_alpha_bound(Sigma) else "above both")
+    return "alpha above the paper's range, " + (
+        "within the linear-attention condition"
+        if alpha <= icl_flows.zfb_alpha_bound(Sigma)
+        else "above both"
+    )
 
 
 def norm_region(s: dict) -> str:
@@ -79,6 +86,7 @@ class Space:
     that a run at per-check level alpha false-alarms with probability <= statistical_checks x alpha
     (hunt/search.py checks every run's certificate against it; a larger bound only lowers the
     per-check level)."""
+
     strategy: str
     region: Callable[[dict], str]
     statistical_checks: int

@@ -45,14 +45,15 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 LENGTHS = (4, 8, 16, 32, 64, 128)
-TRIALS = {"quick": 800, "standard": 2000}      # prompts per length in the scenario (quick keeps 1/4)
+TRIALS = {"quick": 800, "standard": 2000}  # prompts per length in the scenario (quick keeps 1/4)
 
 
 def dyadic_array(shape, steps: int, denominator: int):
     """An integer array in [-steps, steps] divided by `denominator` (dyadic, so exact)."""
     # fill=nothing: every entry drawn on its own (the default fills most of an array with one value)
     return arrays(np.int64, shape, elements=st.integers(-steps, steps), fill=st.nothing()).map(
-        lambda a: a / denominator)
+        lambda a: a / denominator
+    )
 
 
 @st.composite
@@ -83,7 +84,7 @@ def common_scenarios(draw, max_d: int, max_rank: int, budget: str, u_denominator
 def with_query(draw, max_d: int, budget: str, trials: int):
     """Common keys plus a fixed query (prop-3.1, prop-3.4), `trials` prompts per length."""
     s = draw(common_scenarios(max_d, max_d, budget, 4))
-    s["query"] = draw(dyadic_array((max_d,), 4, 4), label="query")[:s["d"]].tolist()
+    s["query"] = draw(dyadic_array((max_d,), 4, 4), label="query")[: s["d"]].tolist()
     # a rate is a log-log slope over the lengths: prop-3.1 refuses fewer than two, so two to three
     # are drawn (a draw the claim refuses would be wasted)
     s["L"] = _lengths(draw, (4, 8, 16, 32, 64, 128))
@@ -99,8 +100,11 @@ def mixture_scenarios(draw, budget: str):
     w = draw(st.lists(st.integers(1, 4), min_size=K, max_size=K), label="weights")
     means = draw(dyadic_array((3, 2), 4, 4), label="means")[:K, :d]
     Bs = draw(dyadic_array((3, 2, 2), 4, 4), label="B_k")[:K, :d, :d]
-    s["mixture"] = {"weights": [x / sum(w) for x in w], "means": means.tolist(),
-                    "covs": [(B @ B.T).tolist() for B in Bs]}
+    s["mixture"] = {
+        "weights": [x / sum(w) for x in w],
+        "means": means.tolist(),
+        "covs": [(B @ B.T).tolist() for B in Bs],
+    }
     return s
 
 
@@ -113,32 +117,54 @@ def _sigma(draw, max_d: int):
 
 
 def _lengths(draw, choices, low: int = 1):
-    return [int(L) for L in sorted(draw(st.sets(st.sampled_from(choices), min_size=max(2, low), max_size=3),
-                                        label="L"))]
+    return [
+        int(L)
+        for L in sorted(
+            draw(st.sets(st.sampled_from(choices), min_size=max(2, low), max_size=3), label="L")
+        )
+    ]
 
 
 @st.composite
 def icl_scenarios(draw):
-    return {"icl": {"sigma": draw(_sigma(3)), "alpha": draw(st.integers(1, 16), label="alpha") / 8,
-                    "noise": 0.0, "L": _lengths(draw, (4, 8, 16, 32, 64)), "eps": [0.1, 0.03]}}
+    return {
+        "icl": {
+            "sigma": draw(_sigma(3)),
+            "alpha": draw(st.integers(1, 16), label="alpha") / 8,
+            "noise": 0.0,
+            "L": _lengths(draw, (4, 8, 16, 32, 64)),
+            "eps": [0.1, 0.03],
+        }
+    }
 
 
 @st.composite
 def scalar_scenarios(draw):
     heads = draw(st.integers(1, 2), label="heads")
-    return {"scalar": {"d": draw(st.integers(1, 6), label="d"), "noise": draw(st.integers(0, 4), label="noise") / 8,
-                       "mu": [draw(st.integers(-8, 8), label="mu") / 8 for _ in range(heads)],
-                       "omega": [draw(st.integers(-8, 8), label="omega") / 8 for _ in range(heads)],
-                       "L": _lengths(draw, (4, 8, 16, 32, 64, 128))}}
+    return {
+        "scalar": {
+            "d": draw(st.integers(1, 6), label="d"),
+            "noise": draw(st.integers(0, 4), label="noise") / 8,
+            "mu": [draw(st.integers(-8, 8), label="mu") / 8 for _ in range(heads)],
+            "omega": [draw(st.integers(-8, 8), label="omega") / 8 for _ in range(heads)],
+            "L": _lengths(draw, (4, 8, 16, 32, 64, 128)),
+        }
+    }
 
 
 @st.composite
 def authors_scenarios(draw):
-    return {"icl": {"sigma": draw(_sigma(3)), "noise": draw(st.integers(0, 2), label="noise") / 8,
-                    "L": _lengths(draw, (4, 8, 16, 32))}}
+    return {
+        "icl": {
+            "sigma": draw(_sigma(3)),
+            "noise": draw(st.integers(0, 2), label="noise") / 8,
+            "L": _lengths(draw, (4, 8, 16, 32)),
+        }
+    }
 
 
 # Each claim's strategy as a function of the budget: what its `Space.strategy` names.
+
 
 def lemma21_scenarios(budget: str):
     """Rank <= 4 drawn, so rank 4 (above the Gauss-Hermite route's 3) is drawn and classified

@@ -22,22 +22,57 @@ from .base import check_false_alarm
 KEYS = frozenset({"seed", "icl"})
 KEY_DOCS = (
     scen.Key("", "seed", "integer >= 0", "the random seed (`--seed` overrides it)"),
-    scen.Key("icl", "sigma", "d x d SPD matrix", "Sigma, the covariance of the in-context inputs x ~ N(0, Sigma)"),
-    scen.Key("icl", "alpha", "number > 0", "scale of the balanced initialisation A(0) = alpha Theta Theta^T / "
-             "||Theta Theta^T||_F, b(0) = alpha"),
-    scen.Key("icl", "theta", "d x r matrix (optional)", "Theta of the balanced initialisation (default I)",
-             example=lambda s: [[1.0 if i == j else 0.0 for j in range(len(s["icl"]["sigma"]))]
-                                for i in range(len(s["icl"]["sigma"]))]),
-    scen.Key("icl", "noise", "0", "label noise variance: must be 0 (the theorems are checked for noiseless labels)"),
-    scen.Key("icl", "L", "strictly increasing integers >= 2", "prompt lengths of the finite-prompt training"),
+    scen.Key(
+        "icl",
+        "sigma",
+        "d x d SPD matrix",
+        "Sigma, the covariance of the in-context inputs x ~ N(0, Sigma)",
+    ),
+    scen.Key(
+        "icl",
+        "alpha",
+        "number > 0",
+        "scale of the balanced initialisation A(0) = alpha Theta Theta^T / "
+        "||Theta Theta^T||_F, b(0) = alpha",
+    ),
+    scen.Key(
+        "icl",
+        "theta",
+        "d x r matrix (optional)",
+        "Theta of the balanced initialisation (default I)",
+        example=lambda s: [
+            [1.0 if i == j else 0.0 for j in range(len(s["icl"]["sigma"]))]
+            for i in range(len(s["icl"]["sigma"]))
+        ],
+    ),
+    scen.Key(
+        "icl",
+        "noise",
+        "0",
+        "label noise variance: must be 0 (the theorems are checked for noiseless labels)",
+    ),
+    scen.Key(
+        "icl",
+        "L",
+        "strictly increasing integers >= 2",
+        "prompt lengths of the finite-prompt training",
+    ),
     scen.Key("icl", "eps", "positive numbers", "risk levels of the reported L(eps)"),
 )
 
 
 def default_scenario() -> dict:
     """d = 2 with ||Sigma||_op = 1.68 > 1 (outside the appendix lemma's ||Sigma|| <= 1, erratum 2)."""
-    return {"seed": 0, "icl": {"sigma": [[1.6, 0.3], [0.3, 0.5]], "alpha": 0.5, "noise": 0.0,
-                               "L": [10, 30, 100, 300], "eps": [0.1, 0.03, 0.01]}}
+    return {
+        "seed": 0,
+        "icl": {
+            "sigma": [[1.6, 0.3], [0.3, 0.5]],
+            "alpha": 0.5,
+            "noise": 0.0,
+            "L": [10, 30, 100, 300],
+            "eps": [0.1, 0.03, 0.01],
+        },
+    }
 
 
 def validate(s: dict) -> dict:
@@ -48,13 +83,23 @@ def validate(s: dict) -> dict:
     A0, b0 = icl_flows.balanced_init(Sigma, t.get("alpha"), t.get("theta"))
     noise = t.get("noise", 0.0)
     if noise != 0:
-        raise ValueError(f"icl.noise = {noise!r}: Theorems 4.3/5.2 are checked for noiseless labels (noise = 0)")
+        raise ValueError(
+            f"icl.noise = {noise!r}: Theorems 4.3/5.2 are checked for noiseless labels (noise = 0)"
+        )
     Ls = t.get("L")
-    if not isinstance(Ls, list) or not Ls or any(isinstance(L, bool) or not isinstance(L, int) or L < 1 for L in Ls) \
-            or sorted(set(Ls)) != Ls:
+    if (
+        not isinstance(Ls, list)
+        or not Ls
+        or any(isinstance(L, bool) or not isinstance(L, int) or L < 1 for L in Ls)
+        or sorted(set(Ls)) != Ls
+    ):
         raise ValueError(f"icl.L = {Ls!r} must be a strictly increasing list of integers >= 1")
     eps = t.get("eps", [0.1, 0.03, 0.01])
-    if not isinstance(eps, list) or not eps or any(not isinstance(e, (int, float)) or not 0 < e < math.inf for e in eps):
+    if (
+        not isinstance(eps, list)
+        or not eps
+        or any(not isinstance(e, (int, float)) or not 0 < e < math.inf for e in eps)
+    ):
         raise ValueError(f"icl.eps = {eps!r} must be a non-empty list of positive numbers")
     out.update(seed=seed, Sigma=Sigma, A0=A0, b0=b0, Ls=Ls, eps=[float(e) for e in eps])
     return out
@@ -64,7 +109,11 @@ def for_certificate(s: dict) -> dict:
     return {"seed": s["seed"], "icl": s.get("icl", {})}
 
 
-PROFILE = {"quick": (200, 3), "standard": (400, None), "full": (800, None)}   # prompts, number of L kept
+PROFILE = {
+    "quick": (200, 3),
+    "standard": (400, None),
+    "full": (800, None),
+}  # prompts, number of L kept
 
 
 def training_plan(s: dict, profile: str):
@@ -75,8 +124,8 @@ def training_plan(s: dict, profile: str):
     horizon = 40 / icl_flows.transverse_rate(Sigma) + 50
     flow = icl_flows.integrate_ab(Sigma, s["A0"], s["b0"], horizon, eps_list=(min(s["eps"]) / 10,))
     T = flow["time_to_risk"][min(s["eps"]) / 10]
-    if not math.isfinite(T):     # the flow never got there (the theorem fails): train to the horizon,
-        T = horizon              # and let the endpoint checks say so
+    if not math.isfinite(T):  # the flow never got there (the theorem fails): train to the horizon,
+        T = horizon  # and let the endpoint checks say so
     As, bs = icl_flows.endpoint(Sigma)
     rho = max(math.hypot(np.linalg.norm(As), bs), math.hypot(np.linalg.norm(s["A0"]), s["b0"]))
     beta_local = icl_training.hessian_bound(Sigma, rho)
@@ -88,17 +137,33 @@ def training_plan(s: dict, profile: str):
 @lru_cache(maxsize=8)
 def _train(key):
     sigma, alpha, theta, Ls, eps, seed, profile = key
-    s = validate({"seed": seed, "icl": {"sigma": [list(r) for r in sigma], "alpha": alpha,
-                                        "theta": None if theta is None else [list(r) for r in theta],
-                                        "L": list(Ls), "eps": list(eps)}})
+    s = validate(
+        {
+            "seed": seed,
+            "icl": {
+                "sigma": [list(r) for r in sigma],
+                "alpha": alpha,
+                "theta": None if theta is None else [list(r) for r in theta],
+                "L": list(Ls),
+                "eps": list(eps),
+            },
+        }
+    )
     return train(s, profile)
 
 
 def cached_training(s: dict, profile: str) -> dict:
     t = s["icl"]
     theta = t.get("theta")
-    key = (tuple(map(tuple, s["Sigma"].tolist())), float(t["alpha"]),
-           None if theta is None else tuple(map(tuple, theta)), tuple(s["Ls"]), tuple(s["eps"]), s["seed"], profile)
+    key = (
+        tuple(map(tuple, s["Sigma"].tolist())),
+        float(t["alpha"]),
+        None if theta is None else tuple(map(tuple, theta)),
+        tuple(s["Ls"]),
+        tuple(s["eps"]),
+        s["seed"],
+        profile,
+    )
     return _train(key)
 
 
@@ -111,9 +176,19 @@ def train(s: dict, profile: str) -> dict:
     step, steps, rho = training_plan(s, profile)
     inf = icl_training.infinite_gd(Sigma, A0, b0, step, steps)
     t = step * np.arange(steps + 1)
-    out = {"L": [], "max_gap": [], "g2": [], "risk": [], "risk_stderr": [], "step": step, "steps": steps,
-           "rho": rho, "t": t, "inf_final_risk": float(kernels.icl_risk(Sigma, inf[-1, :-1].reshape(d, d), inf[-1, -1])),
-           "gap_curves": []}
+    out = {
+        "L": [],
+        "max_gap": [],
+        "g2": [],
+        "risk": [],
+        "risk_stderr": [],
+        "step": step,
+        "steps": steps,
+        "rho": rho,
+        "t": t,
+        "inf_final_risk": float(kernels.icl_risk(Sigma, inf[-1, :-1].reshape(d, d), inf[-1, -1])),
+        "gap_curves": [],
+    }
     for L in Ls:
         rng = np.random.default_rng([s["seed"], 5, L])
         sample = icl_training.PromptSample(Sigma, L, prompts, rng)
@@ -124,8 +199,16 @@ def train(s: dict, profile: str) -> dict:
         for k in list(range(0, steps + 1, 10)) + [steps]:
             A, b = fin[k, :-1].reshape(d, d), fin[k, -1]
             _, gA, gb = sample.risk_and_grad(A, b)
-            g2 = max(g2, math.hypot(np.linalg.norm(gA - kernels.icl_grad_A(Sigma, A, b)), gb - float(kernels.icl_grad_b(Sigma, A, b))))
-        evaluation = icl_training.PromptSample(Sigma, L, 4 * prompts, np.random.default_rng([s["seed"], 6, L]))
+            g2 = max(
+                g2,
+                math.hypot(
+                    np.linalg.norm(gA - kernels.icl_grad_A(Sigma, A, b)),
+                    gb - float(kernels.icl_grad_b(Sigma, A, b)),
+                ),
+            )
+        evaluation = icl_training.PromptSample(
+            Sigma, L, 4 * prompts, np.random.default_rng([s["seed"], 6, L])
+        )
         losses = evaluation.losses(fin[-1, :-1].reshape(d, d), fin[-1, -1])
         out["L"].append(L)
         out["max_gap"].append(float(gaps.max()))
@@ -149,8 +232,9 @@ def L_eps(result: dict, eps_list) -> tuple[dict, dict]:
     ok = r > 0
     if ok.sum() >= 2:
         # ln r carries the standard error se / r (delta method)
-        logC, p_fit = linear_fit(np.column_stack([np.ones(int(ok.sum())), np.log(Ls[ok])]), np.log(r[ok]),
-                                 se[ok] / r[ok]).coef
+        logC, p_fit = linear_fit(
+            np.column_stack([np.ones(int(ok.sum())), np.log(Ls[ok])]), np.log(r[ok]), se[ok] / r[ok]
+        ).coef
     else:
         p_fit, logC = math.nan, math.nan
     for eps in eps_list:
@@ -168,18 +252,26 @@ def L_eps(result: dict, eps_list) -> tuple[dict, dict]:
 def work_estimate(claim_id: str):
     """The work and memory estimator of an in-context claim (thm-4.3, thm-5.2): gradient descent on the
     profile's prompts, and the evaluation sample at the largest L against a training sample's cap."""
+
     def estimate(s: dict, profile: str) -> budgets.Estimate:
         prompts, keep = PROFILE[profile]
         Ls = s["Ls"][:keep] if keep else s["Ls"]
         d = s["Sigma"].shape[0]
         cap = inspect.signature(icl_training.PromptSample.__init__).parameters["max_bytes"].default
-        need = 4 * prompts * max(Ls) * d * 8                 # the evaluation sample at the largest L
+        need = 4 * prompts * max(Ls) * d * 8  # the evaluation sample at the largest L
         if need > cap:
-            raise ValueError(f"icl.L = {s['Ls']}: {claim_id}'s evaluation sample at L = {max(Ls)} "
-                             f"({4 * prompts} prompts x L x d = {d} doubles) needs {budgets.size(need)}, above the "
-                             f"{budgets.size(cap)} cap of a training sample")
-        steps = 1500                                          # training_plan's ceiling
-        return budgets.Estimate(claim_id, steps * prompts * float(sum(Ls)) * d * d, need,
-                                f"icl.L = {s['Ls']}: gradient descent, up to {steps} steps on {prompts} prompts",
-                                shared="icl-training")   # thm-4.3 and thm-5.2 share the cached training
+            raise ValueError(
+                f"icl.L = {s['Ls']}: {claim_id}'s evaluation sample at L = {max(Ls)} "
+                f"({4 * prompts} prompts x L x d = {d} doubles) needs {budgets.size(need)}, above the "
+                f"{budgets.size(cap)} cap of a training sample"
+            )
+        steps = 1500  # training_plan's ceiling
+        return budgets.Estimate(
+            claim_id,
+            steps * prompts * float(sum(Ls)) * d * d,
+            need,
+            f"icl.L = {s['Ls']}: gradient descent, up to {steps} steps on {prompts} prompts",
+            shared="icl-training",
+        )  # thm-4.3 and thm-5.2 share the cached training
+
     return estimate

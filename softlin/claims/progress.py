@@ -27,8 +27,8 @@ from typing import Iterable, Iterator, TextIO
 
 _enabled = False
 _stream: TextIO | None = None
-_claim: dict | None = None      # {"name", "index", "total", "start"}
-_task: dict | None = None       # {"label", "done", "total", "item"} or {"label"} for free text
+_claim: dict | None = None  # {"name", "index", "total", "start"}
+_task: dict | None = None  # {"label", "done", "total", "item"} or {"label"} for free text
 _width_override: int | None = None
 
 
@@ -62,16 +62,20 @@ def status_line(claim_state: dict | None, task: dict | None, columns: int, now: 
     parts = []
     if claim_state is not None:
         i, n = claim_state["index"], claim_state["total"]
-        parts.append(f"claims {bar(i / n if n else 1.0, min(12, max(4, n * 2)))} {i + 1}/{n} "
-                     f"{claim_state['name']} {_clock(now - claim_state['start'])}")
+        parts.append(
+            f"claims {bar(i / n if n else 1.0, min(12, max(4, n * 2)))} {i + 1}/{n} "
+            f"{claim_state['name']} {_clock(now - claim_state['start'])}"
+        )
     if task is not None:
         if "total" in task:
             where = f" {task['item']}" if task.get("item") else ""
-            parts.append(f"{task['label']} {bar(task['fraction'], 16)}{where} {task['done']}/{task['total']}")
+            parts.append(
+                f"{task['label']} {bar(task['fraction'], 16)}{where} {task['done']}/{task['total']}"
+            )
         else:
             parts.append(task["label"])
     line = " | ".join(parts)
-    limit = max(4, columns - 1)          # never wraps: one cell left for the cursor
+    limit = max(4, columns - 1)  # never wraps: one cell left for the cursor
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
@@ -117,7 +121,9 @@ def claim(name: str, index: int, total: int) -> Iterator[None]:
         clear()
 
 
-def sweep(items: Iterable, label: str, *, weights: Iterable[float] | None = None, item: str = "") -> Iterator:
+def sweep(
+    items: Iterable, label: str, *, weights: Iterable[float] | None = None, item: str = ""
+) -> Iterator:
     """Yield `items`, drawing the inner bar before each step (`item = value` names the step) and once
     after the last. `weights` (one per item, default 1) set how far each step moves the bar."""
     global _task
@@ -128,8 +134,13 @@ def sweep(items: Iterable, label: str, *, weights: Iterable[float] | None = None
     total = sum(w) or 1.0
     done = 0.0
     for j, value in enumerate(items):
-        _task = {"label": label, "done": j, "total": len(items), "fraction": done / total,
-                 "item": f"{item} = {value}" if item else ""}
+        _task = {
+            "label": label,
+            "done": j,
+            "total": len(items),
+            "fraction": done / total,
+            "item": f"{item} = {value}" if item else "",
+        }
         _draw()
         yield value
         done += w[j]
@@ -145,7 +156,9 @@ _beat: dict = {"on": False, "stream": None}
 
 
 @contextmanager
-def heartbeat(quiet: bool, stream: TextIO | None = None, every: float = HEARTBEAT_SECONDS) -> Iterator[None]:
+def heartbeat(
+    quiet: bool, stream: TextIO | None = None, every: float = HEARTBEAT_SECONDS
+) -> Iterator[None]:
     """Heartbeat lines on `stream` (default stderr) while the block runs, unless `quiet` or the status
     line is drawn (a terminal)."""
     import threading
@@ -158,8 +171,14 @@ def heartbeat(quiet: bool, stream: TextIO | None = None, every: float = HEARTBEA
     def beat():
         start = time.monotonic()
         while not stop.wait(every):
-            where = f"{_claim['name']} ({_claim['index'] + 1}/{_claim['total']})" if _claim else "between claims"
-            stream.write(f"softlin: running {where}; {_clock(time.monotonic() - start)} since the start\n")
+            where = (
+                f"{_claim['name']} ({_claim['index'] + 1}/{_claim['total']})"
+                if _claim
+                else "between claims"
+            )
+            stream.write(
+                f"softlin: running {where}; {_clock(time.monotonic() - start)} since the start\n"
+            )
             stream.flush()
 
     thread = threading.Thread(target=beat, daemon=True) if on else None
@@ -177,5 +196,7 @@ def heartbeat(quiet: bool, stream: TextIO | None = None, every: float = HEARTBEA
 def finished(name: str, status: str, seconds: float, index: int, total: int) -> None:
     """The heartbeat line for a finished claim (nothing when heartbeats are off)."""
     if _beat["on"]:
-        _beat["stream"].write(f"softlin: {name} {status} in {seconds:.1f} s ({index + 1}/{total} claims done)\n")
+        _beat["stream"].write(
+            f"softlin: {name} {status} in {seconds:.1f} s ({index + 1}/{total} claims done)\n"
+        )
         _beat["stream"].flush()

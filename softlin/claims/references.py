@@ -14,19 +14,27 @@ from ..numerics.laws import GaussianLaw, MixtureLaw, RademacherLaw, UniformLaw
 def reference_routes(law, U, V):
     """(mp route z -> k values, float route Z -> (n, k), description)."""
     if isinstance(law, GaussianLaw):
-        return (lambda z: quadrature.gaussian_limit_mp(law.mean, law.cov, U, V, z),
-                lambda Z: quadrature.gauss_hermite_limit(law, U, V, Z),
-                "quadrature of the Gaussian law (1-D mpmath / tensor Gauss-Hermite)")
+        return (
+            lambda z: quadrature.gaussian_limit_mp(law.mean, law.cov, U, V, z),
+            lambda Z: quadrature.gauss_hermite_limit(law, U, V, Z),
+            "quadrature of the Gaussian law (1-D mpmath / tensor Gauss-Hermite)",
+        )
     if isinstance(law, MixtureLaw):
-        return (lambda z: quadrature.mixture_limit_mp(law, U, V, z),
-                lambda Z: quadrature.mixture_gauss_hermite_limit(law, U, V, Z),
-                "quadrature of the mixture law (1-D mpmath / tensor Gauss-Hermite)")
+        return (
+            lambda z: quadrature.mixture_limit_mp(law, U, V, z),
+            lambda Z: quadrature.mixture_gauss_hermite_limit(law, U, V, Z),
+            "quadrature of the mixture law (1-D mpmath / tensor Gauss-Hermite)",
+        )
     if isinstance(law, RademacherLaw):
-        return (lambda z: quadrature.product_law_limit_mp("rademacher", U, V, z),
-                lambda Z: limits.rademacher_limit(U, V, Z),
-                "exact Rademacher limit V tanh(U z)")
+        return (
+            lambda z: quadrature.product_law_limit_mp("rademacher", U, V, z),
+            lambda Z: limits.rademacher_limit(U, V, Z),
+            "exact Rademacher limit V tanh(U z)",
+        )
     if isinstance(law, UniformLaw):
-        return (lambda z: quadrature.product_law_limit_mp("uniform", U, V, z),
-                lambda Z: limits.uniform_limit(U, V, Z),
-                "exact uniform limit V (sqrt3 coth(sqrt3 U z) - 1/(U z))")
+        return (
+            lambda z: quadrature.product_law_limit_mp("uniform", U, V, z),
+            lambda Z: limits.uniform_limit(U, V, Z),
+            "exact uniform limit V (sqrt3 coth(sqrt3 U z) - 1/(U z))",
+        )
     raise ValueError(f"no reference route for token law {law!r}")

@@ -11,13 +11,15 @@ import importlib
 from .base import Claim
 
 ORDER = (
-    "limit.lemma21",             # section 2
-    "prop31.claim",              # section 3: output concentration
-    "asm33", "prop34.claim",     # section 3: gradient concentration
-    "thm43.claim", "thm52",      # sections 4 and 5
-    "limit.mixture",             # extension: Gaussian-mixture tokens
-    "finite_prompt.claim",       # extension: exact 1/L risk of the authors' scalar model
-    "authors.claim",             # the authors' experiment at CPU scale
+    "limit.lemma21",  # section 2
+    "prop31.claim",  # section 3: output concentration
+    "asm33",
+    "prop34.claim",  # section 3: gradient concentration
+    "thm43.claim",
+    "thm52",  # sections 4 and 5
+    "limit.mixture",  # extension: Gaussian-mixture tokens
+    "finite_prompt.claim",  # extension: exact 1/L risk of the authors' scalar model
+    "authors.claim",  # the authors' experiment at CPU scale
 )
 
 
@@ -42,7 +44,9 @@ def check_rests_on(claims: dict[str, Claim]) -> None:
             if dep not in claims:
                 raise ValueError(f"claim {cid} rests on {dep!r}, which is not a registered claim")
             if dep not in seen:
-                raise ValueError(f"claim {cid} rests on {dep}, which does not come before it in ORDER")
+                raise ValueError(
+                    f"claim {cid} rests on {dep}, which does not come before it in ORDER"
+                )
         seen.add(cid)
 
 
@@ -61,8 +65,13 @@ def headlines() -> list[tuple[str, str]]:
     out = []
     for name in ORDER:
         tree = ast.parse(open(find_spec(f"{__package__}.{name}").origin, encoding="utf-8").read())
-        found = {t.id: node.value for node in tree.body if isinstance(node, ast.Assign)
-                 for t in node.targets if isinstance(t, ast.Name) and t.id in ("ID", "TITLE")}
+        found = {
+            t.id: node.value
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            for t in node.targets
+            if isinstance(t, ast.Name) and t.id in ("ID", "TITLE")
+        }
         out.append((ast.literal_eval(found["ID"]), ast.literal_eval(found["TITLE"])))
     return out
 

@@ -24,6 +24,7 @@ class Key:
     """One scenario key a claim reads: `table` is "" for a top-level key, else the sub-table's name.
     `example(default scenario)` gives a valid value for a key the built-in scenario leaves out (the
     key reference and its test use it)."""
+
     table: str
     name: str
     type: str
@@ -36,15 +37,25 @@ class Key:
 
 
 COMMON_KEY_DOCS = (
-    Key("", "d", "integer, 1 to 64", "dimension; given without matrices, the defaults are rebuilt for it: m = 0, "
-        "Gamma = I, U = I/2 + 0.2 on the superdiagonal, V = I, query_cov = I"),
+    Key(
+        "",
+        "d",
+        "integer, 1 to 64",
+        "dimension; given without matrices, the defaults are rebuilt for it: m = 0, "
+        "Gamma = I, U = I/2 + 0.2 on the superdiagonal, V = I, query_cov = I",
+    ),
     Key("", "mean", "d numbers", "token mean m"),
     Key("", "cov", "d x d PSD matrix", "token covariance Gamma (may be singular)"),
     Key("", "U", "d x d matrix", "the score matrix: weights softmax_i(z^T U x_i)"),
     Key("", "V", "k x d matrix", "the value matrix: output V sum_i p_i x_i"),
     Key("", "query_cov", "d x d PSD matrix", "Sigma_q of the queries nu = N(0, Sigma_q)"),
-    Key("", "query", "d numbers (optional)", "a fixed query z (else the first column of Sigma_q^(1/2))",
-        example=lambda s: [0.5] + [0.0] * (len(s["mean"]) - 1)),
+    Key(
+        "",
+        "query",
+        "d numbers (optional)",
+        "a fixed query z (else the first column of Sigma_q^(1/2))",
+        example=lambda s: [0.5] + [0.0] * (len(s["mean"]) - 1),
+    ),
     Key("", "L", "strictly increasing integers >= 1", "prompt lengths"),
     Key("", "trials", "integer >= 2", "Monte Carlo prompts per L"),
     Key("", "delta", "number in (0, 1)", "level of the high-probability bound"),
@@ -55,12 +66,15 @@ COMMON_KEYS = frozenset(k.name for k in COMMON_KEY_DOCS)
 
 def common_key_docs(**meanings: str) -> tuple[Key, ...]:
     """COMMON_KEY_DOCS with a claim's own meaning for some keys (how it uses them)."""
-    return tuple(replace(k, meaning=meanings[k.name]) if k.name in meanings else k for k in COMMON_KEY_DOCS)
+    return tuple(
+        replace(k, meaning=meanings[k.name]) if k.name in meanings else k for k in COMMON_KEY_DOCS
+    )
 
 
 def table_keys(table: str) -> frozenset:
     """The keys of sub-table `table` that some registered claim reads (from the claims' `keys`)."""
     from .registry import CLAIMS
+
     return frozenset(k.name for c in CLAIMS.values() for k in c.keys if k.table == table)
 
 
@@ -85,13 +99,17 @@ def load_toml(path: str | Path, what: str = "scenario file") -> dict:
     if stat.S_ISDIR(mode):
         raise ValueError(f"{what} {str(path)!r} is a directory, not a TOML file")
     if not stat.S_ISREG(mode):
-        raise ValueError(f"{what} {str(path)!r} is not a regular file (a pipe or a device); give the path of "
-                         f"a TOML file")
+        raise ValueError(
+            f"{what} {str(path)!r} is not a regular file (a pipe or a device); give the path of "
+            f"a TOML file"
+        )
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{what} {str(path)!r} is not UTF-8 text (byte {exc.object[exc.start]:#04x} "
-                         f"at offset {exc.start}); TOML files are UTF-8") from None
+        raise ValueError(
+            f"{what} {str(path)!r} is not UTF-8 text (byte {exc.object[exc.start]:#04x} "
+            f"at offset {exc.start}); TOML files are UTF-8"
+        ) from None
     except OSError as exc:
         raise ValueError(f"{what} {str(path)!r} cannot be read: {exc.strerror}") from None
     try:
@@ -119,8 +137,13 @@ def defaults_for_dimension(d: int) -> dict:
     (non-symmetric, so U and U^T differ), V = I, query_cov = I."""
     d = dimension("d", d)
     U = 0.5 * np.eye(d) + 0.2 * np.eye(d, k=1)
-    return {"mean": [0.0] * d, "cov": np.eye(d).tolist(), "U": U.tolist(), "V": np.eye(d).tolist(),
-            "query_cov": np.eye(d).tolist()}
+    return {
+        "mean": [0.0] * d,
+        "cov": np.eye(d).tolist(),
+        "U": U.tolist(),
+        "V": np.eye(d).tolist(),
+        "query_cov": np.eye(d).tolist(),
+    }
 
 
 def merge(default: dict, user: dict, allowed: frozenset) -> dict:
@@ -129,7 +152,9 @@ def merge(default: dict, user: dict, allowed: frozenset) -> dict:
         if isinstance(value, dict):
             known = table_keys(key)
             if not known or key not in allowed:
-                raise ValueError(f"unknown scenario table [{key}] (this claim reads: {sorted(allowed)})")
+                raise ValueError(
+                    f"unknown scenario table [{key}] (this claim reads: {sorted(allowed)})"
+                )
             for sub in value:
                 if sub not in known:
                     raise ValueError(f"unknown scenario key {key}.{sub} (known: {sorted(known)})")

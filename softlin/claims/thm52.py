@@ -36,14 +36,18 @@ from .common import provenance, symbolic_check
 ID = "thm-5.2"
 TITLE = "In-context linear regression: the flow reaches the Bayes endpoint; finite prompts transfer"
 # Maths between dollars is typeset on the pages (softlin/render/markup.py).
-STATEMENT = ("For invertible $Sigma$ and $0 < alpha < sqrt(2)/(d^(1/4) ||Sigma||_op)$, the gradient flow of "
-             "$R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T)$ from $A(0) = alpha Theta Theta^T$, "
-             "$b(0) = alpha$ converges to $b^* = tr(Sigma^(-2))^(1/4)$, $A^* = tr(Sigma^(-2))^(-1/4) Sigma^(-1)$ "
-             "(zero risk), and for every $epsilon > 0$ there is $L(epsilon)$ with $lim_t R_L(theta_L(t)) <= epsilon$ "
-             "for $L >= L(epsilon)$.")
-HYPOTHESES = ("$x ~ N(0, Sigma)$, $w ~ N(0, I_d)$, $y = w^T x$ (noiseless), query $(x, 0)$",
-              "trained blocks $U = [[A, 0], [0, 0]]$, last row of $V = (0, ..., 0, b)$",
-              "balanced initialisation $||Theta Theta^T||_F = 1$")
+STATEMENT = (
+    "For invertible $Sigma$ and $0 < alpha < sqrt(2)/(d^(1/4) ||Sigma||_op)$, the gradient flow of "
+    "$R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T)$ from $A(0) = alpha Theta Theta^T$, "
+    "$b(0) = alpha$ converges to $b^* = tr(Sigma^(-2))^(1/4)$, $A^* = tr(Sigma^(-2))^(-1/4) Sigma^(-1)$ "
+    "(zero risk), and for every $epsilon > 0$ there is $L(epsilon)$ with $lim_t R_L(theta_L(t)) <= epsilon$ "
+    "for $L >= L(epsilon)$."
+)
+HYPOTHESES = (
+    "$x ~ N(0, Sigma)$, $w ~ N(0, I_d)$, $y = w^T x$ (noiseless), query $(x, 0)$",
+    "trained blocks $U = [[A, 0], [0, 0]]$, last row of $V = (0, ..., 0, b)$",
+    "balanced initialisation $||Theta Theta^T||_F = 1$",
+)
 # Tolerances. Radau with rtol 1e-10 over at most ~1e4 accepted steps accumulates at most ~1e-6 relative
 # error; the horizon T = 40 / (slowest transverse rate) + 50 leaves e^-40 of the transverse distance.
 ODE_RELATIVE_TOLERANCE = 1e-6
@@ -84,15 +88,18 @@ def risk_monte_carlo(Sigma, points, rng) -> list:
     against the sample variance (its standard error from the sample fourth central moment), so a
     wrong variance cannot silently mis-size the test."""
     from ..numerics import kernels
+
     law = GaussianLaw(np.zeros(Sigma.shape[0]), Sigma)
-    z = z_critical(check_false_alarm(), 2 * len(points) + 1)                 # two tests per point, one control
+    z = z_critical(check_false_alarm(), 2 * len(points) + 1)  # two tests per point, one control
     checks = []
     for j, (A, b) in enumerate(points):
         M = b * Sigma @ A - np.eye(Sigma.shape[0])
         K = M.T @ M
         R = float(kernels.icl_risk(Sigma, A, b))
         var = float(kernels.icl_loss_variance(Sigma, A, b))
-        n = max(20000, int(math.ceil(((z + z_quantile(POWER)) * math.sqrt(var) / R) ** 2)))   # CLT: n >= 2e4
+        n = max(
+            20000, int(math.ceil(((z + z_quantile(POWER)) * math.sqrt(var) / R) ** 2))
+        )  # CLT: n >= 2e4
         x = law.sample(rng, (n,))
         losses = 0.5 * np.einsum("nd,de,ne->n", x, K, x)
         mean, s2 = float(losses.mean()), float(losses.var(ddof=1))
@@ -103,23 +110,49 @@ def risk_monte_carlo(Sigma, points, rng) -> list:
         zc = abs(mean - R) / se
         where = "A(0), b(0)" if j == 0 else f"the anisotropic point {j}"
         point = "initial" if j == 0 else f"anisotropic-{j}"
-        checks += [Check(f"Monte Carlo: R_inf = mean loss of the infinite-prompt predictor at {where}", "montecarlo",
-                         zc <= z, zc, z, f"n = {n} queries, studentised; R_inf = {R:.8g}; two-sided, false alarm "
-                         f"{check_false_alarm() / (2 * len(points) + 1):.3g}", id=f"montecarlo/{point}/risk", unit="|z|",
-                         detectable=significance.resolution(R, se, z)),
-                   Check(f"Monte Carlo: the loss variance equals the derived tr((K Sigma)^2)/2 at {where}",
-                         "montecarlo", zv <= z, zv, z,
-                         f"|s^2 - Var| / se(s^2), se from the sample fourth central moment; derived Var = {var:.8g}; "
-                         f"two-sided, nominal false alarm {check_false_alarm() / (2 * len(points) + 1):.3g} (normal "
-                         "approximation of s^2, whose skewness makes the upper tail heavier than nominal)", id=f"montecarlo/{point}/loss-variance",
-                         unit="|z|", detectable=significance.resolution(var, se_var, z))]
+        checks += [
+            Check(
+                f"Monte Carlo: R_inf = mean loss of the infinite-prompt predictor at {where}",
+                "montecarlo",
+                zc <= z,
+                zc,
+                z,
+                f"n = {n} queries, studentised; R_inf = {R:.8g}; two-sided, false alarm "
+                f"{check_false_alarm() / (2 * len(points) + 1):.3g}",
+                id=f"montecarlo/{point}/risk",
+                unit="|z|",
+                detectable=significance.resolution(R, se, z),
+            ),
+            Check(
+                f"Monte Carlo: the loss variance equals the derived tr((K Sigma)^2)/2 at {where}",
+                "montecarlo",
+                zv <= z,
+                zv,
+                z,
+                f"|s^2 - Var| / se(s^2), se from the sample fourth central moment; derived Var = {var:.8g}; "
+                f"two-sided, nominal false alarm {check_false_alarm() / (2 * len(points) + 1):.3g} (normal "
+                "approximation of s^2, whose skewness makes the upper tail heavier than nominal)",
+                id=f"montecarlo/{point}/loss-variance",
+                unit="|z|",
+                detectable=significance.resolution(var, se_var, z),
+            ),
+        ]
         if j == 0:
             zw = abs(mean - 2 * R) / se
-            checks.append(Check("control: R_inf without the 1/2 is refuted by Monte Carlo", "control",
-                                True if zw > z else None, zw, z,
-                                f"|mean - 2 R| / se against the critical value; n sized for power {POWER} from the "
-                                "derived variance", tier="statistical", id="control/risk-without-half",
-                                unit="|z|"))
+            checks.append(
+                Check(
+                    "control: R_inf without the 1/2 is refuted by Monte Carlo",
+                    "control",
+                    True if zw > z else None,
+                    zw,
+                    z,
+                    f"|mean - 2 R| / se against the critical value; n sized for power {POWER} from the "
+                    "derived variance",
+                    tier="statistical",
+                    id="control/risk-without-half",
+                    unit="|z|",
+                )
+            )
     return checks
 
 
@@ -129,8 +162,14 @@ def flow_run(Sigma, alpha, Theta=None, eps_list=()):
     r = icl_flows.integrate_ab(Sigma, A0, b0, T, eps_list)
     As, bs = icl_flows.endpoint(Sigma)
     scale = max(1.0, float(np.abs(As).max()), bs)
-    r.update(A_err=float(np.abs(r["A"] - As).max()), b_err=abs(r["b"] - bs), scale=scale, b_star=bs, T=T,
-             rel_drift=r["invariant_drift"] / scale**2)
+    r.update(
+        A_err=float(np.abs(r["A"] - As).max()),
+        b_err=abs(r["b"] - bs),
+        scale=scale,
+        b_star=bs,
+        T=T,
+        rel_drift=r["invariant_drift"] / scale**2,
+    )
     return r
 
 
@@ -139,8 +178,12 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     s = icl_common.validate(scenario)
     Sigma, eps_list = s["Sigma"], s["eps"]
     d = Sigma.shape[0]
-    checks = [symbolic_check("R_inf derived via Lemma 2.1, gradients, conservation, stationary set, block invariance",
-                             {p.statement: p for p in catalogue.icl_proofs()})]
+    checks = [
+        symbolic_check(
+            "R_inf derived via Lemma 2.1, gradients, conservation, stationary set, block invariance",
+            {p.statement: p for p in catalogue.icl_proofs()},
+        )
+    ]
     errata = []
 
     # Exact endpoint for random rational Sigma.
@@ -153,19 +196,38 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
         vals = [sp.simplify(icl_risk.paper_risk(S, A, b)), sp.simplify(sum(x**2 for x in A) - b**2)]
         vals += [sp.simplify(x) for x in gA] + [sp.simplify(gb)]
         worst = max([worst] + [abs(v) for v in vals], key=lambda v: float(v))
-    checks.append(Check("endpoint (A*, b*): zero risk, zero gradient, balanced, exactly (rational Sigma)", "symbolic",
-                        worst == 0, float(worst), 0,
-                        f"{n_exact} random rational SPD Sigma (d = 2, 3); largest |residual| over risk, "
-                        "||A*||_F^2 - b*^2 and all gradient entries, reduced exactly by SymPy", id="endpoint/exact",
-                        unit="exact values"))
+    checks.append(
+        Check(
+            "endpoint (A*, b*): zero risk, zero gradient, balanced, exactly (rational Sigma)",
+            "symbolic",
+            worst == 0,
+            float(worst),
+            0,
+            f"{n_exact} random rational SPD Sigma (d = 2, 3); largest |residual| over risk, "
+            "||A*||_F^2 - b*^2 and all gradient entries, reduced exactly by SymPy",
+            id="endpoint/exact",
+            unit="exact values",
+        )
+    )
     # Scenario flow.
     main = flow_run(Sigma, s["icl"]["alpha"], s["icl"].get("theta"), eps_list)
-    ok = main["A_err"] <= ODE_RELATIVE_TOLERANCE * main["scale"] and main["rel_drift"] <= ODE_RELATIVE_TOLERANCE
-    checks.append(Check("scenario: flow reaches (A*, b*) and conserves ||A||_F^2 - b^2 (Radau, rtol 1e-10)", "ode", ok,
-                        max(main["A_err"] / main["scale"], main["rel_drift"]), ODE_RELATIVE_TOLERANCE,
-                        f"max |A(T) - A*| = {main['A_err']:.3g}, |b(T) - b*| = {main['b_err']:.3g}, drift "
-                        f"{main['invariant_drift']:.3g}; T = {main['T']:.3g}; relative to max(1, |A*|, b*)^(1,2)", id="flow/scenario",
-                        unit="relative error"))
+    ok = (
+        main["A_err"] <= ODE_RELATIVE_TOLERANCE * main["scale"]
+        and main["rel_drift"] <= ODE_RELATIVE_TOLERANCE
+    )
+    checks.append(
+        Check(
+            "scenario: flow reaches (A*, b*) and conserves ||A||_F^2 - b^2 (Radau, rtol 1e-10)",
+            "ode",
+            ok,
+            max(main["A_err"] / main["scale"], main["rel_drift"]),
+            ODE_RELATIVE_TOLERANCE,
+            f"max |A(T) - A*| = {main['A_err']:.3g}, |b(T) - b*| = {main['b_err']:.3g}, drift "
+            f"{main['invariant_drift']:.3g}; T = {main['T']:.3g}; relative to max(1, |A*|, b*)^(1,2)",
+            id="flow/scenario",
+            unit="relative error",
+        )
+    )
 
     # Sweep: random SPD, condition up to 100, ||Sigma|| in [0.1, 10], alpha inside and outside the range.
     n_sweep = {"quick": 4, "standard": 10, "full": 24}[profile]
@@ -178,14 +240,32 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
         bound = icl_flows.paper_alpha_bound(Sj)
         for where, factor in (("inside", 0.5), ("outside", 3.0)):
             r = flow_run(Sj, factor * bound)
-            sweep.append({"d": dd, "cond": cond, "norm": nrm, "alpha": factor * bound, "range": where,
-                          "A_err_rel": r["A_err"] / r["scale"], "b_err_rel": r["b_err"] / r["scale"],
-                          "drift_rel": r["rel_drift"]})
+            sweep.append(
+                {
+                    "d": dd,
+                    "cond": cond,
+                    "norm": nrm,
+                    "alpha": factor * bound,
+                    "range": where,
+                    "A_err_rel": r["A_err"] / r["scale"],
+                    "b_err_rel": r["b_err"] / r["scale"],
+                    "drift_rel": r["rel_drift"],
+                }
+            )
     worst_in = max(max(x["A_err_rel"], x["drift_rel"]) for x in sweep if x["range"] == "inside")
     worst_out = max(max(x["A_err_rel"], x["drift_rel"]) for x in sweep if x["range"] == "outside")
-    checks.append(Check("sweep: random SPD Sigma (cond <= 100, ||Sigma|| in [0.1, 10]), alpha inside the range", "ode",
-                        worst_in <= ODE_RELATIVE_TOLERANCE, worst_in, ODE_RELATIVE_TOLERANCE,
-                        f"{n_sweep} Sigma; largest relative endpoint error or drift", id="flow/sweep", unit="relative error"))
+    checks.append(
+        Check(
+            "sweep: random SPD Sigma (cond <= 100, ||Sigma|| in [0.1, 10]), alpha inside the range",
+            "ode",
+            worst_in <= ODE_RELATIVE_TOLERANCE,
+            worst_in,
+            ODE_RELATIVE_TOLERANCE,
+            f"{n_sweep} Sigma; largest relative endpoint error or drift",
+            id="flow/sweep",
+            unit="relative error",
+        )
+    )
     # Outside the paper's range the flow still converges here (the range is sufficient, not necessary).
 
     # Block invariance: full flow from the balanced start, and from a perturbed start (for contrast).
@@ -193,22 +273,38 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     z = np.zeros((d, 1))
     full = icl_flows.integrate_full(Sigma, A0, z, z, b0, main["T"])
     pert = icl_flows.integrate_full(Sigma, A0, z + 1e-3, z - 1e-3, b0, main["T"])
-    checks.append(Check("block invariance: full (U, V) flow from the balanced start keeps the other blocks at 0", "ode",
-                        full["max_offblock"] == 0.0, full["max_offblock"], 0.0,
-                        "largest |U[d, :d]|, |V[d, :d]| over the time grid (exact zero expected: the derived "
-                        f"gradients vanish identically there); perturbed start (1e-3): max off-block "
-                        f"{pert['max_offblock']:.3g}, final {float(pert['offblock'][-1]):.3g}, final risk {pert['risk']:.3g}", id="flow/block-invariance",
-                        unit="absolute error"))
+    checks.append(
+        Check(
+            "block invariance: full (U, V) flow from the balanced start keeps the other blocks at 0",
+            "ode",
+            full["max_offblock"] == 0.0,
+            full["max_offblock"],
+            0.0,
+            "largest |U[d, :d]|, |V[d, :d]| over the time grid (exact zero expected: the derived "
+            f"gradients vanish identically there); perturbed start (1e-3): max off-block "
+            f"{pert['max_offblock']:.3g}, final {float(pert['offblock'][-1]):.3g}, final risk {pert['risk']:.3g}",
+            id="flow/block-invariance",
+            unit="absolute error",
+        )
+    )
 
     # Control (ODE route): the exponent slip b* = tr(Sigma^-2)^(1/2) (A* = Sigma^-1 / b*) must be refuted.
     Sinv = np.linalg.inv(Sigma)
     b_slip = float(np.trace(Sinv @ Sinv)) ** 0.5
     slip_err = abs(main["b"] - b_slip) / main["scale"]
-    checks.append(Check("control: endpoint b* = tr(Sigma^-2)^(1/2) (exponent 1/2 for 1/4) refuted by the ODE route",
-                        "control", True if slip_err > ODE_RELATIVE_TOLERANCE else None,
-                        "refuted" if slip_err > ODE_RELATIVE_TOLERANCE else "not refuted", "refuted",
-                        f"|b(T) - b_slip| / scale = {slip_err:.3g} against the ODE tolerance {ODE_RELATIVE_TOLERANCE}", tier="consistency", id="control/endpoint-exponent",
-                        unit="verdict"))
+    checks.append(
+        Check(
+            "control: endpoint b* = tr(Sigma^-2)^(1/2) (exponent 1/2 for 1/4) refuted by the ODE route",
+            "control",
+            True if slip_err > ODE_RELATIVE_TOLERANCE else None,
+            "refuted" if slip_err > ODE_RELATIVE_TOLERANCE else "not refuted",
+            "refuted",
+            f"|b(T) - b_slip| / scale = {slip_err:.3g} against the ODE tolerance {ODE_RELATIVE_TOLERANCE}",
+            tier="consistency",
+            id="control/endpoint-exponent",
+            unit="verdict",
+        )
+    )
     # Monte Carlo route for R_inf (w integrated out: loss 1/2 |(b Sigma A - I) x|^2, x ~ N(0, Sigma)), and the
     # control "R_inf without the 1/2". Var of 1/2 x^T K x is tr((K Sigma)^2) / 2 (derived, Gaussian quadratic
     # form), so n is chosen before sampling for power 0.999 against the slip at false alarm check_false_alarm().
@@ -219,48 +315,113 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     in_paper = 4.0 < icl_flows.paper_alpha_bound(Sig3)
     zfb_ok = 4.0**2 * 0.25 * 1.0 < 2
     w3 = flow_run(Sig3, 4.0)
-    errata.append({"id": 3, "text": "alpha range of Theorem 5.2 is not the cited linear-attention condition",
-                   "witness": {"d": 1, "Sigma": 0.25, "alpha": 4.0, "paper_bound": icl_flows.paper_alpha_bound(Sig3),
-                               "inside_paper_range": in_paper, "zfb_condition_alpha2_norm_sqrtd_lt_2": zfb_ok,
-                               "alpha2_norm_sqrtd": 4.0, "flow_endpoint_rel_error": w3["A_err"] / w3["scale"]}})
+    errata.append(
+        {
+            "id": 3,
+            "text": "alpha range of Theorem 5.2 is not the cited linear-attention condition",
+            "witness": {
+                "d": 1,
+                "Sigma": 0.25,
+                "alpha": 4.0,
+                "paper_bound": icl_flows.paper_alpha_bound(Sig3),
+                "inside_paper_range": in_paper,
+                "zfb_condition_alpha2_norm_sqrtd_lt_2": zfb_ok,
+                "alpha2_norm_sqrtd": 4.0,
+                "flow_endpoint_rel_error": w3["A_err"] / w3["scale"],
+            },
+        }
+    )
     norm = float(np.linalg.norm(Sigma, 2))
     c2 = float(np.trace(np.linalg.inv(Sigma) @ np.linalg.inv(Sigma))) ** -0.5
-    errata.append({"id": 2, "text": "appendix lemma assumes ||Sigma||_op <= 1, Theorem 5.2 claims every invertible Sigma",
-                   "witness": {"Sigma": Sigma.tolist(), "norm_op": norm, "outside_lemma": norm > 1,
-                               "endpoint_weight_exponent_c2": c2,
-                               "query_averaged_softmax_weight_variance_finite_at_endpoint": c2 < 0.5}})
+    errata.append(
+        {
+            "id": 2,
+            "text": "appendix lemma assumes ||Sigma||_op <= 1, Theorem 5.2 claims every invertible Sigma",
+            "witness": {
+                "Sigma": Sigma.tolist(),
+                "norm_op": norm,
+                "outside_lemma": norm > 1,
+                "endpoint_weight_exponent_c2": c2,
+                "query_averaged_softmax_weight_variance_finite_at_endpoint": c2 < 0.5,
+            },
+        }
+    )
 
     # Finite-prompt training and L(eps).
     tr = icl_common.cached_training(s, profile)
     point, interval = icl_common.L_eps(tr, eps_list)
     # one-sided, Bonferroni over the consecutive pairs, at the current per-check false alarm
     z_pair = z_critical(check_false_alarm(), max(1, len(tr["risk"]) - 1), sided=1)
-    decreasing = all(a >= b - z_pair * math.hypot(sa, sb) for a, b, sa, sb in
-                     zip(tr["risk"], tr["risk"][1:], tr["risk_stderr"], tr["risk_stderr"][1:]))
-    checks.append(Check("finite-prompt training: limiting risk decreases in L towards R_inf = 0", "montecarlo",
-                        decreasing and tr["risk"][-1] < tr["risk"][0], tr["risk"], None,
-                        f"fresh evaluation sample per L; no consecutive increase beyond {z_pair:.2f} standard errors "
-                        f"(one-sided, false-alarm {check_false_alarm():g} over the pairs, normal approximation)", id="training/risk-decreases",
-                        unit="values"))
+    decreasing = all(
+        a >= b - z_pair * math.hypot(sa, sb)
+        for a, b, sa, sb in zip(
+            tr["risk"], tr["risk"][1:], tr["risk_stderr"], tr["risk_stderr"][1:]
+        )
+    )
+    checks.append(
+        Check(
+            "finite-prompt training: limiting risk decreases in L towards R_inf = 0",
+            "montecarlo",
+            decreasing and tr["risk"][-1] < tr["risk"][0],
+            tr["risk"],
+            None,
+            f"fresh evaluation sample per L; no consecutive increase beyond {z_pair:.2f} standard errors "
+            f"(one-sided, false-alarm {check_false_alarm():g} over the pairs, normal approximation)",
+            id="training/risk-decreases",
+            unit="values",
+        )
+    )
     quantities = {
-        "endpoint_b": main["b"], "endpoint_b_star": main["b_star"], "endpoint_A_max_error": main["A_err"],
-        "invariant_drift": main["invariant_drift"], "max_offblock": full["max_offblock"],
-        "time_to_risk": main["time_to_risk"], "L_eps": point, "L_eps_interval": interval,
-        "paper_alpha_bound": icl_flows.paper_alpha_bound(Sigma), "zfb_alpha_bound": icl_flows.zfb_alpha_bound(Sigma),
-        "sweep_worst_inside": worst_in, "sweep_worst_outside": worst_out, "sweep": sweep,
+        "endpoint_b": main["b"],
+        "endpoint_b_star": main["b_star"],
+        "endpoint_A_max_error": main["A_err"],
+        "invariant_drift": main["invariant_drift"],
+        "max_offblock": full["max_offblock"],
+        "time_to_risk": main["time_to_risk"],
+        "L_eps": point,
+        "L_eps_interval": interval,
+        "paper_alpha_bound": icl_flows.paper_alpha_bound(Sigma),
+        "zfb_alpha_bound": icl_flows.zfb_alpha_bound(Sigma),
+        "sweep_worst_inside": worst_in,
+        "sweep_worst_outside": worst_out,
+        "sweep": sweep,
         "training": {k: tr[k] for k in ("L", "risk", "risk_stderr", "max_gap", "step", "steps")},
         "perturbed_offblock_final": float(pert["offblock"][-1]),
     }
     formulas, mathml = shown.for_claim(ID)
-    return certificate(CLAIM, icl_common.for_certificate(s), profile, s["seed"], checks, quantities,
-                       errata=errata, formulas=formulas, provenance=provenance(), formulas_mathml=mathml)
+    return certificate(
+        CLAIM,
+        icl_common.for_certificate(s),
+        profile,
+        s["seed"],
+        checks,
+        quantities,
+        errata=errata,
+        formulas=formulas,
+        provenance=provenance(),
+        formulas_mathml=mathml,
+    )
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, icl_common.default_scenario, icl_common.KEYS,
-              validate=icl_common.validate, estimate=icl_common.work_estimate("thm-5.2"), keys=icl_common.KEY_DOCS,
-              paper="Theorem 5.2", rests_on=("lemma-2.1", "thm-4.3"),
-              display=display.thm52,
-              figure=Absent("its certificate has no series: its numbers are the checks' own"),
-              hunt=Space(".hunt_strategies:icl_space", alpha_region, 8,
-                         regions=("alpha within the paper's range",
-                                  "alpha above the paper's range, above both")))
+CLAIM = Claim(
+    ID,
+    TITLE,
+    STATEMENT,
+    HYPOTHESES,
+    run,
+    icl_common.default_scenario,
+    icl_common.KEYS,
+    validate=icl_common.validate,
+    estimate=icl_common.work_estimate("thm-5.2"),
+    keys=icl_common.KEY_DOCS,
+    paper="Theorem 5.2",
+    rests_on=("lemma-2.1", "thm-4.3"),
+    display=display.thm52,
+    figure=Absent("its certificate has no series: its numbers are the checks' own"),
+    hunt=Space(
+        ".hunt_strategies:icl_space",
+        alpha_region,
+        8,
+        regions=("alpha within the paper's range", "alpha above the paper's range, above both"),
+    ),
+)

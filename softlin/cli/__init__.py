@@ -21,7 +21,15 @@ from ..claims import budgets, progress, registry
 from ..claims.base import PROFILES
 from .hunt import add_parser as add_hunt_parser, cmd_hunt
 from .sweep import add_parser as add_sweep_parser, cmd_sweep
-from ..commands import DEFAULT_OUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, InternalError, UsageError
+from ..commands import (
+    DEFAULT_OUT,
+    EXIT_FAILED,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_USAGE,
+    InternalError,
+    UsageError,
+)
 from .verify import cmd_verify
 
 ISSUES = "https://github.com/softlin/softlin/issues"
@@ -63,40 +71,98 @@ def commands_block() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="softlin", description="Verify the theory of softmax attention in the large-prompt regime.")
+    parser = _Parser(
+        prog="softlin",
+        description="Verify the theory of softmax attention in the large-prompt regime.",
+    )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     sub.add_parser("list", help="claims, one line each")
     derive = sub.add_parser("derive", help="emit numeric kernels and the derivation report")
-    derive.add_argument("--check", action="store_true", help="exit 1 with a diff if committed output is stale")
-    derive.add_argument("--out", type=Path, metavar="DIR", default=DEFAULT_OUT, help="reports directory (default: reports)")
+    derive.add_argument(
+        "--check", action="store_true", help="exit 1 with a diff if committed output is stale"
+    )
+    derive.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        default=DEFAULT_OUT,
+        help="reports directory (default: reports)",
+    )
     verify = sub.add_parser("verify", help="run claims and write certificates and pages")
-    verify.add_argument("claims", nargs="*", help="claim ids (default: all, or those that read the scenario's keys)")
-    verify.add_argument("--profile", choices=PROFILES, default=None, help="budget (default: standard)")
-    verify.add_argument("--scenario", type=Path, metavar="F.toml", help="TOML scenario file (keys: docs/scenarios.md)")
+    verify.add_argument(
+        "claims", nargs="*", help="claim ids (default: all, or those that read the scenario's keys)"
+    )
+    verify.add_argument(
+        "--profile", choices=PROFILES, default=None, help="budget (default: standard)"
+    )
+    verify.add_argument(
+        "--scenario",
+        type=Path,
+        metavar="F.toml",
+        help="TOML scenario file (keys: docs/scenarios.md)",
+    )
     verify.add_argument("--seed", type=int, metavar="N", help="overrides the scenario's seed")
-    verify.add_argument("--json", dest="json_path", metavar="PATH|-", help="also write the certificates as one JSON list (- for stdout)")
-    verify.add_argument("--out", type=Path, metavar="DIR", help="output directory (default: reports, or "
-                        "reports/scenarios/<name> with --scenario)")
-    verify.add_argument("--junit", type=Path, metavar="PATH", help="also write a JUnit XML report: one testsuite per claim, one "
-                        "testcase per check (with --check: and whether the certificate reproduces)")
-    verify.add_argument("--github", action="store_true", help="GitHub Actions annotations (::error per refuted "
-                        "check or changed certificate) and a job summary when GITHUB_STEP_SUMMARY is set")
+    verify.add_argument(
+        "--json",
+        dest="json_path",
+        metavar="PATH|-",
+        help="also write the certificates as one JSON list (- for stdout)",
+    )
+    verify.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="output directory (default: reports, or reports/scenarios/<name> with --scenario)",
+    )
+    verify.add_argument(
+        "--junit",
+        type=Path,
+        metavar="PATH",
+        help="also write a JUnit XML report: one testsuite per claim, one "
+        "testcase per check (with --check: and whether the certificate reproduces)",
+    )
+    verify.add_argument(
+        "--github",
+        action="store_true",
+        help="GitHub Actions annotations (::error per refuted "
+        "check or changed certificate) and a job summary when GITHUB_STEP_SUMMARY is set",
+    )
     verify.add_argument("--quiet", action="store_true", help="no progress and no table")
-    verify.add_argument("--max-minutes", type=float, metavar="M", default=budgets.DEFAULT_MAX_MINUTES,
-                        help=f"refuse a run estimated longer than this (default {budgets.DEFAULT_MAX_MINUTES:g})")
-    verify.add_argument("--dry-run", action="store_true", help="validate the scenario, print each claim's estimated "
-                        "time and memory, write nothing")
-    verify.add_argument("--check", action="store_true", help="re-run the claims of the certificates in --out "
-                        "(default reports) at their profile and seed; exit 1 naming each that would change; "
-                        "writes nothing")
-    verify.add_argument("--diff", action="store_true", help="with --check: print every difference, not the "
-                        "first few")
+    verify.add_argument(
+        "--max-minutes",
+        type=float,
+        metavar="M",
+        default=budgets.DEFAULT_MAX_MINUTES,
+        help=f"refuse a run estimated longer than this (default {budgets.DEFAULT_MAX_MINUTES:g})",
+    )
+    verify.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="validate the scenario, print each claim's estimated time and memory, write nothing",
+    )
+    verify.add_argument(
+        "--check",
+        action="store_true",
+        help="re-run the claims of the certificates in --out "
+        "(default reports) at their profile and seed; exit 1 naming each that would change; "
+        "writes nothing",
+    )
+    verify.add_argument(
+        "--diff",
+        action="store_true",
+        help="with --check: print every difference, not the first few",
+    )
     add_hunt_parser(sub)
     report = sub.add_parser("report", help="render pages from reports/certificates")
-    report.add_argument("--check", action="store_true", help="exit 1 if re-rendering would change a page")
+    report.add_argument(
+        "--check", action="store_true", help="exit 1 if re-rendering would change a page"
+    )
     report.add_argument("--out", type=Path, metavar="DIR", default=DEFAULT_OUT)
-    report.add_argument("--preview", action="store_true",
-                        help="also screenshot index.html with headless Chromium into preview.png")
+    report.add_argument(
+        "--preview",
+        action="store_true",
+        help="also screenshot index.html with headless Chromium into preview.png",
+    )
     add_sweep_parser(sub)
     return parser
 
@@ -111,14 +177,17 @@ def cmd_derive(args) -> int:
     from ..derivations import catalogue
 
     start = time.perf_counter()
-    progress.enable(True)               # draws only on a terminal
+    progress.enable(True)  # draws only on a terminal
     try:
         groups = getattr(catalogue, "GROUPS", None)
         if groups is None:
             progress.progress("derive: proving the identities")
             proofs = catalogue.all_proofs()
         else:
-            proofs = {name: groups[name]() for name in progress.sweep(list(groups), "derive: proofs", item="group")}
+            proofs = {
+                name: groups[name]()
+                for name in progress.sweep(list(groups), "derive: proofs", item="group")
+            }
         return _derive_finish(args, proofs, start)
     finally:
         progress.clear()
@@ -131,8 +200,10 @@ def _derive_finish(args, proofs, start) -> int:
 
     failed = [p.statement for group in proofs.values() for p in group if not p.passed]
     progress.progress("derive: rendering the derivation report")
-    pages = {args.out / "derivations.md": derivation_page.render(proofs),
-             args.out / "derivations.html": derivations_page.render_html(proofs)}
+    pages = {
+        args.out / "derivations.md": derivation_page.render(proofs),
+        args.out / "derivations.html": derivations_page.render_html(proofs),
+    }
     if args.check:
         progress.progress("derive: emitting the kernels to compare")
         diff = emit.staleness_diff()
@@ -141,10 +212,16 @@ def _derive_finish(args, proofs, start) -> int:
         # a checkout's, so they are skipped with a note, and the kernels the wheel holds are checked.
         skipped = [p for p in pages if not p.parent.is_dir()]
         for page_path in skipped:
-            print(f"skipped {page_path}: no {page_path.parent}/ folder here (a checkout's page; give --out "
-                  f"to check one elsewhere)", file=sys.stderr)
-        stale_pages = [p for p, text in pages.items()
-                       if p not in skipped and (not p.exists() or p.read_text() != text)]
+            print(
+                f"skipped {page_path}: no {page_path.parent}/ folder here (a checkout's page; give --out "
+                f"to check one elsewhere)",
+                file=sys.stderr,
+            )
+        stale_pages = [
+            p
+            for p, text in pages.items()
+            if p not in skipped and (not p.exists() or p.read_text() != text)
+        ]
         if diff:
             sys.stdout.write(diff)
             print(f"{emit.GENERATED_PATH} is stale; fix: {emit.FIX_COMMAND}", file=sys.stderr)
@@ -164,8 +241,10 @@ def _derive_finish(args, proofs, start) -> int:
         page_path.parent.mkdir(parents=True, exist_ok=True)
         page_path.write_text(text)
     n = sum(len(g) for g in proofs.values())
-    print(f"wrote {path} and {' and '.join(str(p) for p in pages)}; {n - len(failed)}/{n} proofs passed "
-          f"({time.perf_counter() - start:.1f} s)")
+    print(
+        f"wrote {path} and {' and '.join(str(p) for p in pages)}; {n - len(failed)}/{n} proofs passed "
+        f"({time.perf_counter() - start:.1f} s)"
+    )
     if failed:
         print("symbolic proofs failed: " + "; ".join(failed), file=sys.stderr)
         return EXIT_FAILED
@@ -177,7 +256,9 @@ def cmd_report(args) -> int:
 
     folder = args.out / "certificates"
     if not folder.is_dir() or not any(folder.glob("*.json")):
-        raise ValueError(f"no certificates in {str(folder)!r} (run softlin verify first, or give --out)")
+        raise ValueError(
+            f"no certificates in {str(folder)!r} (run softlin verify first, or give --out)"
+        )
     if args.check:
         stale = render.stale_pages(args.out, {"commands": commands_block()})
         for path in stale:
@@ -191,7 +272,9 @@ def cmd_report(args) -> int:
         from ..render import browser
 
         if browser.find_chromium() is None:
-            raise ValueError("--preview needs Chromium (Debian package `chromium`, or set SOFTLIN_CHROMIUM)")
+            raise ValueError(
+                "--preview needs Chromium (Debian package `chromium`, or set SOFTLIN_CHROMIUM)"
+            )
     written = render.render_all(args.out, {"commands": commands_block()})
     print(f"rendered {len(written)} files in {args.out}/")
     if args.preview:
@@ -226,8 +309,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except MemoryError as exc:
         progress.clear()
-        print(f"softlin: error: out of memory ({exc}); lower trials, L or the scale of the scenario's "
-              f"matrices", file=sys.stderr)
+        print(
+            f"softlin: error: out of memory ({exc}); lower trials, L or the scale of the scenario's "
+            f"matrices",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     except KeyboardInterrupt:
         progress.clear()
@@ -236,16 +322,19 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a bug: one line, not a traceback, and not exit 1 (= refuted)
         progress.clear()
         message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, InternalError) else str(exc)
-        print(f"softlin: internal error: {message.splitlines()[0] if message else ''} -- this is a bug; "
-              f"please report it with the command line ({ISSUES}); SOFTLIN_DEBUG=1 shows the traceback",
-              file=sys.stderr)
-        if _debug():            # shows more, never changes the exit code
+        print(
+            f"softlin: internal error: {message.splitlines()[0] if message else ''} -- this is a bug; "
+            f"please report it with the command line ({ISSUES}); SOFTLIN_DEBUG=1 shows the traceback",
+            file=sys.stderr,
+        )
+        if _debug():  # shows more, never changes the exit code
             import traceback
+
             traceback.print_exc()
         return EXIT_INTERNAL
 
 
 def _debug() -> bool:
     import os
-    return os.environ.get("SOFTLIN_DEBUG") == "1"
 
+    return os.environ.get("SOFTLIN_DEBUG") == "1"

@@ -24,7 +24,9 @@ def _escape(text: str, prop: bool = False) -> str:
 
 
 def _command(kind: str, title: str, message: str, file: str | None = None) -> str:
-    props = f"title={_escape(title, prop=True)}" + (f",file={_escape(file, prop=True)}" if file else "")
+    props = f"title={_escape(title, prop=True)}" + (
+        f",file={_escape(file, prop=True)}" if file else ""
+    )
     return f"::{kind} {props}::{_escape(message)}"
 
 
@@ -37,18 +39,42 @@ def commands(runs: list[dict]) -> list[str]:
         for check in cert.get("checks", []):
             name = check.get("id") or cid
             if check.get("passed") is False:
-                lines.append(_command("error", f"{name}: refuted", f"{check['name']} (value {check.get('value')}, "
-                                      f"bound {check.get('bound')}; seed {cert.get('seed')}, profile {cert.get('profile')})"))
+                lines.append(
+                    _command(
+                        "error",
+                        f"{name}: refuted",
+                        f"{check['name']} (value {check.get('value')}, "
+                        f"bound {check.get('bound')}; seed {cert.get('seed')}, profile {cert.get('profile')})",
+                    )
+                )
             elif not judged(check):
-                lines.append(_command("notice", f"{name}: not judged", f"{check['name']}: {check.get('reason', '')}"))
+                lines.append(
+                    _command(
+                        "notice",
+                        f"{name}: not judged",
+                        f"{check['name']}: {check.get('reason', '')}",
+                    )
+                )
             elif check.get("passed") is None:
                 lines.append(_command("warning", f"{name}: undecided", str(check["name"])))
         for check_id, diffs in changed_checks(run.get("differences") or []).items():
-            lines.append(_command("error", f"{check_id}: would change", "; ".join(diffs)
-                                  + f"\nreproduce: {run.get('reproduce')}", run.get("path")))
+            lines.append(
+                _command(
+                    "error",
+                    f"{check_id}: would change",
+                    "; ".join(diffs) + f"\nreproduce: {run.get('reproduce')}",
+                    run.get("path"),
+                )
+            )
         if run.get("differences"):
-            lines.append(_command("error", f"{cid}: certificate would change",
-                                  "; ".join(run["differences"]) + f"\nreproduce: {run.get('reproduce')}", run.get("path")))
+            lines.append(
+                _command(
+                    "error",
+                    f"{cid}: certificate would change",
+                    "; ".join(run["differences"]) + f"\nreproduce: {run.get('reproduce')}",
+                    run.get("path"),
+                )
+            )
     return lines
 
 
@@ -57,9 +83,18 @@ def summary(runs: list[dict]) -> str:
     rows = ["| claim | verdict | checks passed / judged / all | certificate |", "|---|---|---|---|"]
     for run in runs:
         cert = run["cert"]
-        reproduces = "" if "differences" not in run else ("reproduces" if not run["differences"]
-                                                           else f"would change ({len(run['differences'])})")
-        rows.append(f"| `{cert['claim']}` | **{cert['status']}** | {count_text(cert)} | {reproduces} |")
+        reproduces = (
+            ""
+            if "differences" not in run
+            else (
+                "reproduces"
+                if not run["differences"]
+                else f"would change ({len(run['differences'])})"
+            )
+        )
+        rows.append(
+            f"| `{cert['claim']}` | **{cert['status']}** | {count_text(cert)} | {reproduces} |"
+        )
     return "## softlin verify\n\n" + "\n".join(rows) + "\n"
 
 

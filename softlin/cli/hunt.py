@@ -15,22 +15,69 @@ from ..hunt.search import DEFAULT_OUT, PROFILE, Hunt, summary, supported
 
 
 def add_parser(sub) -> None:
-    hunt = sub.add_parser("hunt", help="search a claim's hypothesis space for a counterexample (Hypothesis)")
+    hunt = sub.add_parser(
+        "hunt", help="search a claim's hypothesis space for a counterexample (Hypothesis)"
+    )
     # the claims are not imported for the parser (`softlin --help` stays fast): check_args names
     # the supported ones
     hunt.add_argument("claim", help="claim id, of a claim that declares a hunt space")
-    hunt.add_argument("--examples", type=int, metavar="N", default=100, help="scenarios judged before giving up (default 100)")
-    hunt.add_argument("--seed", type=int, metavar="N", default=0, help="seed of Hypothesis and of every claim run (default 0)")
-    hunt.add_argument("--budget", choices=tuple(PROFILE), default="quick", help="claim profile per example")
-    hunt.add_argument("--false-alarm", type=float, metavar="A", default=1e-3, dest="false_alarm",
-                      help="family-wise false alarm of the whole hunt (default 1e-3); sets each check's level")
-    hunt.add_argument("--max-shrink", type=int, metavar="K", default=100, help="claim runs spent shrinking (default 100)")
+    hunt.add_argument(
+        "--examples",
+        type=int,
+        metavar="N",
+        default=100,
+        help="scenarios judged before giving up (default 100)",
+    )
+    hunt.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        default=0,
+        help="seed of Hypothesis and of every claim run (default 0)",
+    )
+    hunt.add_argument(
+        "--budget", choices=tuple(PROFILE), default="quick", help="claim profile per example"
+    )
+    hunt.add_argument(
+        "--false-alarm",
+        type=float,
+        metavar="A",
+        default=1e-3,
+        dest="false_alarm",
+        help="family-wise false alarm of the whole hunt (default 1e-3); sets each check's level",
+    )
+    hunt.add_argument(
+        "--max-shrink",
+        type=int,
+        metavar="K",
+        default=100,
+        help="claim runs spent shrinking (default 100)",
+    )
     where = hunt.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", metavar="ADDR",
-                       help="run the claim runs on this Dask scheduler (tcp://HOST:PORT; needs softlin[sweep])")
-    where.add_argument("--workers", type=int, metavar="N", help="run the claim runs on a local Dask cluster of N processes")
-    hunt.add_argument("--out", type=Path, metavar="DIR", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
-    hunt.add_argument("--json", dest="json_path", metavar="PATH|-", help="also write the summary JSON to PATH (- for stdout)")
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDR",
+        help="run the claim runs on this Dask scheduler (tcp://HOST:PORT; needs softlin[sweep])",
+    )
+    where.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="run the claim runs on a local Dask cluster of N processes",
+    )
+    hunt.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        default=DEFAULT_OUT,
+        help=f"output folder (default {DEFAULT_OUT})",
+    )
+    hunt.add_argument(
+        "--json",
+        dest="json_path",
+        metavar="PATH|-",
+        help="also write the summary JSON to PATH (- for stdout)",
+    )
 
 
 def check_args(args):
@@ -39,6 +86,7 @@ def check_args(args):
         raise ValueError(f"--workers {args.workers} must be >= 1")
     if args.scheduler is not None or args.workers is not None:
         from ..sweep.execute import require_dask
+
         require_dask()
     claim = registry.get(args.claim)
     if claim.hunt is None:
@@ -66,11 +114,12 @@ def cmd_hunt(args) -> int:
     claim = check_args(args)
     hunt = Hunt(claim, args.examples, args.seed, args.budget, args.max_shrink, args.false_alarm)
     start = time.perf_counter()
-    progress.enable(True)               # draws only on a terminal
+    progress.enable(True)  # draws only on a terminal
     dask = None
     try:
         if args.scheduler is not None or args.workers is not None:
             from ..hunt.cluster import run_on_cluster
+
             dask = run_on_cluster(hunt, args.workers, args.scheduler)
         else:
             hunt.run()
@@ -83,9 +132,14 @@ def cmd_hunt(args) -> int:
     stem = args.out / claim.id
     if hunt.found:
         toml = Path(f"{stem}-counterexample.toml")
-        toml.write_text(to_toml(hunt.found.scenario, f"softlin hunt {claim.id} --seed {args.seed} --budget "
-                                f"{args.budget}: counterexample\nre-run: softlin verify {claim.id} --scenario "
-                                f"{toml} --profile {PROFILE[args.budget]}"))
+        toml.write_text(
+            to_toml(
+                hunt.found.scenario,
+                f"softlin hunt {claim.id} --seed {args.seed} --budget "
+                f"{args.budget}: counterexample\nre-run: softlin verify {claim.id} --scenario "
+                f"{toml} --profile {PROFILE[args.budget]}",
+            )
+        )
         Path(f"{stem}-counterexample.json").write_text(certio.dumps(hunt.found.failing))
         result["counterexample"]["toml"] = str(toml)
     text = certio.dumps(result)
@@ -101,14 +155,23 @@ def cmd_hunt(args) -> int:
 
 def _print(r: dict) -> None:
     fa = r["false_alarm"]
-    print(f"hunt {r['claim']}: {r['result']} after {r['runs']} claim runs ({r['seconds']:.0f} s, budget {r['budget']}, "
-          f"seed {r['seed']})")
-    print("regions: " + ", ".join(f"{k}: {v}" for k, v in r["regions"].items()) +
-          f"; outside hypotheses: {sum(r['outside_hypotheses'].values())}")
-    print(f"family-wise false alarm <= {fa['stated']:.2g} (= {r['examples']} runs x {fa['statistical_checks_per_run']} "
-          f"checks x {fa['per_check']:.2g} per check; "
-          f"{fa['family_wise']:.2g} over the runs made); undecided runs: {r['undecided_runs']}; "
-          f"control misses: {len(r['control_misses'])}")
+    print(
+        f"hunt {r['claim']}: {r['result']} after {r['runs']} claim runs ({r['seconds']:.0f} s, budget {r['budget']}, "
+        f"seed {r['seed']})"
+    )
+    print(
+        "regions: "
+        + ", ".join(f"{k}: {v}" for k, v in r["regions"].items())
+        + f"; outside hypotheses: {sum(r['outside_hypotheses'].values())}"
+    )
+    print(
+        f"family-wise false alarm <= {fa['stated']:.2g} (= {r['examples']} runs x {fa['statistical_checks_per_run']} "
+        f"checks x {fa['per_check']:.2g} per check; "
+        f"{fa['family_wise']:.2g} over the runs made); undecided runs: {r['undecided_runs']}; "
+        f"control misses: {len(r['control_misses'])}"
+    )
     if "counterexample" in r:
         names = "; ".join(c["name"] for c in r["counterexample"]["failing_checks"])
-        print(f"counterexample (shrunk in {r['shrink_runs']} runs): {r['counterexample']['toml']}; failing: {names}")
+        print(
+            f"counterexample (shrunk in {r['shrink_runs']} runs): {r['counterexample']['toml']}; failing: {names}"
+        )

@@ -25,47 +25,83 @@ def _text(value) -> str:
     return str(value)
 
 
-def _suite(root: ET.Element, cert: dict, seconds: float, differences: list[str] | None,
-           reproduce: str | None) -> None:
+def _suite(
+    root: ET.Element,
+    cert: dict,
+    seconds: float,
+    differences: list[str] | None,
+    reproduce: str | None,
+) -> None:
     checks = cert.get("checks", [])
     changed = changed_checks(differences or [])
-    failures = sum(ch.get("passed") is False or ch.get("id") in changed for ch in checks) + bool(differences)
+    failures = sum(ch.get("passed") is False or ch.get("id") in changed for ch in checks) + bool(
+        differences
+    )
     skipped = sum(ch.get("passed") is None and ch.get("id") not in changed for ch in checks)
-    suite = ET.SubElement(root, "testsuite", name=cert["claim"],
-                          tests=str(len(checks) + (differences is not None)), failures=str(failures),
-                          errors="0", skipped=str(skipped), time=f"{seconds:.3f}")
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        name=cert["claim"],
+        tests=str(len(checks) + (differences is not None)),
+        failures=str(failures),
+        errors="0",
+        skipped=str(skipped),
+        time=f"{seconds:.3f}",
+    )
     props = ET.SubElement(suite, "properties")
     provenance = cert.get("provenance", {})
-    pairs = [("seed", cert.get("seed")), ("profile", cert.get("profile")), ("status", cert.get("status"))]
-    pairs += [(k if k == "kernels_input_hash" else f"version.{k}", v) for k, v in sorted(provenance.items())
-              if not isinstance(v, (dict, list))]
+    pairs = [
+        ("seed", cert.get("seed")),
+        ("profile", cert.get("profile")),
+        ("status", cert.get("status")),
+    ]
+    pairs += [
+        (k if k == "kernels_input_hash" else f"version.{k}", v)
+        for k, v in sorted(provenance.items())
+        if not isinstance(v, (dict, list))
+    ]
     for name, value in pairs:
         if value is not None:
             ET.SubElement(props, "property", name=name, value=_text(value))
     for check in checks:
         cid = str(check.get("id") or check.get("name", ""))
         case = ET.SubElement(suite, "testcase", classname=cert["claim"], name=cid, time="0")
-        summary = (f"tier {check.get('tier')}; kind {check.get('kind')}; value {_text(check.get('value'))}; "
-                   f"bound {_text(check.get('bound'))}; unit {check.get('unit', '')}")
+        summary = (
+            f"tier {check.get('tier')}; kind {check.get('kind')}; value {_text(check.get('value'))}; "
+            f"bound {_text(check.get('bound'))}; unit {check.get('unit', '')}"
+        )
         if check.get("detectable") is not None:
             summary += f"; detectable relative slip {_text(check['detectable'])}"
         if check.get("passed") is False:
-            ET.SubElement(case, "failure", message=f"refuted: {summary}", type="refuted").text = \
-                str(check.get("detail", ""))
+            ET.SubElement(
+                case, "failure", message=f"refuted: {summary}", type="refuted"
+            ).text = str(check.get("detail", ""))
         elif cid in changed:
-            ET.SubElement(case, "failure", message=f"would change: {'; '.join(changed[cid])}"[:1000],
-                          type="would change").text = "\n".join(changed[cid]) + f"\nreproduce: {reproduce}"
+            ET.SubElement(
+                case,
+                "failure",
+                message=f"would change: {'; '.join(changed[cid])}"[:1000],
+                type="would change",
+            ).text = "\n".join(changed[cid]) + f"\nreproduce: {reproduce}"
         elif not judged(check):
             ET.SubElement(case, "skipped", message=f"not judged: {check.get('reason', '')}"[:1000])
         elif check.get("passed") is None:
             ET.SubElement(case, "skipped", message=f"undecided: {check.get('detail', '')}"[:1000])
-        ET.SubElement(case, "system-out").text = f"{check.get('name', '')}\n{summary}\n{check.get('detail', '')}"
+        ET.SubElement(
+            case, "system-out"
+        ).text = f"{check.get('name', '')}\n{summary}\n{check.get('detail', '')}"
     if differences is not None:
-        case = ET.SubElement(suite, "testcase", classname=cert["claim"], name="certificate reproduces", time="0")
+        case = ET.SubElement(
+            suite, "testcase", classname=cert["claim"], name="certificate reproduces", time="0"
+        )
         if differences:
-            failure = ET.SubElement(case, "failure", type="would change",
-                                    message=f"{len(differences)} differences; seed {cert.get('seed')}; "
-                                            f"reproduce: {reproduce}")
+            failure = ET.SubElement(
+                case,
+                "failure",
+                type="would change",
+                message=f"{len(differences)} differences; seed {cert.get('seed')}; "
+                f"reproduce: {reproduce}",
+            )
             failure.text = "\n".join(differences)
 
 
@@ -74,8 +110,12 @@ def document(runs: list[dict]) -> bytes:
     (a list, empty when the certificate reproduces) and `reproduce` (the command)."""
     root = ET.Element("testsuites", name="softlin verify")
     for run in runs:
-        _suite(root, run["cert"], run.get("seconds", 0.0), run.get("differences"), run.get("reproduce"))
-    counts = {k: sum(int(s.get(k)) for s in root) for k in ("tests", "failures", "errors", "skipped")}
+        _suite(
+            root, run["cert"], run.get("seconds", 0.0), run.get("differences"), run.get("reproduce")
+        )
+    counts = {
+        k: sum(int(s.get(k)) for s in root) for k in ("tests", "failures", "errors", "skipped")
+    }
     for key, value in counts.items():
         root.set(key, str(value))
     ET.indent(root)

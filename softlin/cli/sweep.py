@@ -27,13 +27,38 @@ from ..sweep.store import point_key
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("sweep", help="run a claim over a grid of scenarios (Dask), with a summary and figures")
-    p.add_argument("grid", nargs="?", type=Path, metavar="GRID.toml", help="grid TOML file (see docs/design.md, Sweeps)")
+    p = sub.add_parser(
+        "sweep", help="run a claim over a grid of scenarios (Dask), with a summary and figures"
+    )
+    p.add_argument(
+        "grid",
+        nargs="?",
+        type=Path,
+        metavar="GRID.toml",
+        help="grid TOML file (see docs/design.md, Sweeps)",
+    )
     p.add_argument("--builtin", choices=sorted(BUILTIN), help="a built-in grid instead of a file")
-    p.add_argument("--profile", choices=PROFILES, default=None, help="budget (default: the grid's, else standard)")
-    p.add_argument("--workers", type=int, metavar="N", default=None, help="LocalCluster worker processes (default: the cores)")
-    p.add_argument("--scheduler", metavar="ADDR", help="address of an existing Dask scheduler (tcp://HOST:PORT) instead")
-    p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default reports/sweeps/<grid name>)")
+    p.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default=None,
+        help="budget (default: the grid's, else standard)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        default=None,
+        help="LocalCluster worker processes (default: the cores)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDR",
+        help="address of an existing Dask scheduler (tcp://HOST:PORT) instead",
+    )
+    p.add_argument(
+        "--out", type=Path, metavar="DIR", help="output folder (default reports/sweeps/<grid name>)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress and no closing lines")
 
 
@@ -69,8 +94,10 @@ def plan(args) -> tuple[dict, list[dict], Path]:
 
 def _draw(task, seconds, done, total) -> None:
     where = ", ".join(f"{k} = {v:g}" for k, v in task["params"].items())
-    progress.progress(f"sweep {task['claim']} {progress.bar(done / total, 16)} {done}/{total} points | "
-                      f"last: {where} in {seconds:.1f} s")
+    progress.progress(
+        f"sweep {task['claim']} {progress.bar(done / total, 16)} {done}/{total} points | "
+        f"last: {where} in {seconds:.1f} s"
+    )
 
 
 def cmd_sweep(args) -> int:
@@ -79,10 +106,12 @@ def cmd_sweep(args) -> int:
     start = time.perf_counter()
     clients = []
 
-    def run(tasks):      # the cluster starts only when some point is not in the store
+    def run(tasks):  # the cluster starts only when some point is not in the store
         if not tasks:
             return iter(())
-        progress.progress(f"sweep {parsed['claim']}: {len(tasks)} of {len(pts)} points to compute; starting Dask")
+        progress.progress(
+            f"sweep {parsed['claim']}: {len(tasks)} of {len(pts)} points to compute; starting Dask"
+        )
         clients.append(sx.open_client(args.workers or os.cpu_count() or 1, args.scheduler))
         return sx.run_dask(clients[0], tasks)
 
@@ -96,11 +125,17 @@ def cmd_sweep(args) -> int:
     points_ = result["summary"]["points"]
     verified = sum(p["status"] == "verified" for p in points_)
     if not args.quiet:
-        print(f"{len(points_)} points of {parsed['claim']} ({parsed['profile']}): {result['computed']} computed, "
-              f"{result['reused']} reused from the store, {verified} verified; "
-              f"{time.perf_counter() - start:.1f} s" + (f" on {workers} workers" if clients else ""), file=sys.stdout)
+        print(
+            f"{len(points_)} points of {parsed['claim']} ({parsed['profile']}): {result['computed']} computed, "
+            f"{result['reused']} reused from the store, {verified} verified; "
+            f"{time.perf_counter() - start:.1f} s" + (f" on {workers} workers" if clients else ""),
+            file=sys.stdout,
+        )
         for p in points_:
             if p["status"] != "verified":
                 print(f"  {p['status']}: {p['params']} ({out / p['certificate']})")
-        print(f"summary in {out / 'summary.json'}" + (f", figure {result['figure']}" if result["figure"] else ""))
+        print(
+            f"summary in {out / 'summary.json'}"
+            + (f", figure {result['figure']}" if result["figure"] else "")
+        )
     return EXIT_OK if verified == len(points_) else EXIT_FAILED

@@ -15,12 +15,20 @@ import time
 from pathlib import Path
 
 from .. import certio
-from ..commands import (DEFAULT_OUT, EXIT_FAILED, EXIT_OK, InternalError, UsageError, check_out,
-                        probe_writable)
+from ..commands import (
+    DEFAULT_OUT,
+    EXIT_FAILED,
+    EXIT_OK,
+    InternalError,
+    UsageError,
+    check_out,
+    probe_writable,
+)
 from ..claims import budgets, progress, registry, scenario as scen
 from ..claims.base import PROFILES, claim_rng
 from ..numerics.validate import BeyondReach
 from ..render import text
+
 
 def _for_claim(claim_id: str, fn, *args):
     try:
@@ -39,12 +47,16 @@ def _select(args, user: dict) -> list:
         return claims
     problems = {c.id: scen.reader_problem(user, c.scenario_keys) for c in claims}
     chosen = [c for c in claims if problems[c.id] is None]
-    skipped = "; ".join(f"{cid} does not read {key}" for cid, key in problems.items() if key is not None)
+    skipped = "; ".join(
+        f"{cid} does not read {key}" for cid, key in problems.items() if key is not None
+    )
     if not chosen:
         raise ValueError(f"no claim reads every key of {args.scenario}: {skipped}")
     if skipped and not args.quiet:
-        print(f"softlin: {args.scenario} runs {', '.join(c.id for c in chosen)}; skipped: {skipped}",
-              file=sys.stderr)
+        print(
+            f"softlin: {args.scenario} runs {', '.join(c.id for c in chosen)}; skipped: {skipped}",
+            file=sys.stderr,
+        )
     return chosen
 
 
@@ -56,6 +68,7 @@ def _check_junit(path: Path | None) -> None:
 def _write_junit(path: Path | None, runs: list[dict]) -> None:
     if path is not None:
         from .junit import document
+
         certio.atomic_write(path, document(runs))
 
 
@@ -64,6 +77,7 @@ def _ci_reports(args, runs: list[dict]) -> None:
     _write_junit(args.junit, runs)
     if args.github:
         from .github import emit
+
         emit(runs)
 
 
@@ -94,13 +108,17 @@ def plan(args) -> tuple[list, dict, Path]:
         raise ValueError(f"--max-minutes {args.max_minutes:g} must be > 0")
     user = scen.load_toml(args.scenario) if args.scenario else {}
     claims = _select(args, user)
-    out = args.out or (DEFAULT_OUT / "scenarios" / args.scenario.stem if args.scenario else DEFAULT_OUT)
+    out = args.out or (
+        DEFAULT_OUT / "scenarios" / args.scenario.stem if args.scenario else DEFAULT_OUT
+    )
     check_out(out)
     _check_json(args.json_path)
     _check_junit(args.junit)
     if args.github and args.json_path == "-":
-        raise UsageError("--github writes workflow commands to stdout, where --json - writes the certificates: "
-                         "give --json a file")
+        raise UsageError(
+            "--github writes workflow commands to stdout, where --json - writes the certificates: "
+            "give --json a file"
+        )
     scenarios, estimates = {}, []
     for c in claims:
         s = _for_claim(c.id, scen.merge, c.default_scenario(), user, c.scenario_keys)
@@ -136,18 +154,22 @@ def _run_one(c, s: dict, profile: str) -> dict:
         return c.run(s, profile, claim_rng(s["seed"], c.id))
     except (KeyboardInterrupt, InternalError):
         raise
-    except BeyondReach as exc:   # a structural limit met during the run: exit 2
+    except BeyondReach as exc:  # a structural limit met during the run: exit 2
         raise ValueError(f"{c.id}: {exc}") from None
-    except MemoryError as exc:           # the estimate let it through: say what to lower, exit 2
-        raise ValueError(f"{c.id}: out of memory ({exc}); lower trials or L, or the scale of U and cov, "
-                         f"in the scenario") from None
-    except Exception as exc:   # the input passed validation: this is a bug
+    except MemoryError as exc:  # the estimate let it through: say what to lower, exit 2
+        raise ValueError(
+            f"{c.id}: out of memory ({exc}); lower trials or L, or the scale of U and cov, "
+            f"in the scenario"
+        ) from None
+    except Exception as exc:  # the input passed validation: this is a bug
         raise InternalError(f"{c.id}: {type(exc).__name__}: {exc}") from exc
 
 
 def cmd_verify(args) -> int:
     if args.check and args.dry_run:
-        raise UsageError("--dry-run plans a new run; --check re-runs the committed certificates: give one of them")
+        raise UsageError(
+            "--dry-run plans a new run; --check re-runs the committed certificates: give one of them"
+        )
     if args.check:
         return cmd_verify_check(args)
     if args.diff:
@@ -158,12 +180,21 @@ def cmd_verify(args) -> int:
     if args.dry_run:
         print(f"{'claim':<20} {'estimated':>10} {'memory':>10}  work")
         for e in args.estimates:
-            print(f"{e.claim:<20} {budgets.duration(e.seconds):>10} {budgets.size(e.memory):>10}  {e.what}")
-        print(f"the scenario is valid for {len(claims)} claim{'' if len(claims) == 1 else 's'} at {args.profile}; "
-              "nothing was run or written")
+            print(
+                f"{e.claim:<20} {budgets.duration(e.seconds):>10} {budgets.size(e.memory):>10}  {e.what}"
+            )
+        print(
+            f"the scenario is valid for {len(claims)} claim{'' if len(claims) == 1 else 's'} at {args.profile}; "
+            "nothing was run or written"
+        )
         return EXIT_OK
-    results = _run_claims(claims, scenarios, args.profile, args.quiet,
-                          lambda cert: render.write_certificate(out, cert))
+    results = _run_claims(
+        claims,
+        scenarios,
+        args.profile,
+        args.quiet,
+        lambda cert: render.write_certificate(out, cert),
+    )
     render.render_all(out)
     certs = [c for c, _ in results]
     _ci_reports(args, [{"cert": c, "seconds": e} for c, e in results])
@@ -175,7 +206,9 @@ def cmd_verify(args) -> int:
         print(f"{'claim':<20} {'status':<13} {'passed/judged/all':>17} {'seconds':>8}")
         for cert, elapsed in results:
             ok, judged, total = text.passed_count(cert)
-            print(f"{cert['claim']:<20} {cert['status']:<13} {f'{ok}/{judged}/{total}':>17} {elapsed:>8.1f}")
+            print(
+                f"{cert['claim']:<20} {cert['status']:<13} {f'{ok}/{judged}/{total}':>17} {elapsed:>8.1f}"
+            )
         print(f"{'total':<20} {'':<13} {'':>17} {sum(e for _, e in results):>8.1f}")
         print(f"certificates and pages in {out}/ (open {out / 'index.html'})")
     return EXIT_OK if all(c["status"] == "verified" for c in certs) else EXIT_FAILED
@@ -189,11 +222,17 @@ def cmd_verify_check(args) -> int:
     """Re-run each certificate's claim on the certificate's own scenario, profile and seed (recorded
     exactly); exit 1 naming every certificate whose verdicts, checks or numbers would change beyond
     their stated precision (certio.differences). Writes nothing."""
-    for flag, value in (("--scenario", args.scenario), ("--seed", args.seed), ("--json", args.json_path),
-                        ("--profile", args.profile)):
+    for flag, value in (
+        ("--scenario", args.scenario),
+        ("--seed", args.seed),
+        ("--json", args.json_path),
+        ("--profile", args.profile),
+    ):
         if value is not None:
-            raise UsageError(f"verify --check takes the scenario, profile and seed from the certificates; "
-                             f"drop {flag}")
+            raise UsageError(
+                f"verify --check takes the scenario, profile and seed from the certificates; "
+                f"drop {flag}"
+            )
     out = args.out or DEFAULT_OUT
     folder = out / "certificates"
     if not folder.is_dir():
@@ -212,8 +251,11 @@ def cmd_verify_check(args) -> int:
     scenarios, estimates, built_in = {}, [], {}
     for c in claims:
         path, cert = old[c.id]
-        if cert.get("profile") not in PROFILES or not isinstance(cert.get("seed"), int) \
-                or not isinstance(cert.get("scenario"), dict):
+        if (
+            cert.get("profile") not in PROFILES
+            or not isinstance(cert.get("seed"), int)
+            or not isinstance(cert.get("scenario"), dict)
+        ):
             raise ValueError(f"{path}: no valid scenario, profile and seed to re-run")
         s = dict(cert["scenario"])
         s["seed"] = cert["seed"]
@@ -227,18 +269,31 @@ def cmd_verify_check(args) -> int:
     changed, runs = [], []
     progress.enable(not args.quiet)
     with progress.heartbeat(args.quiet):
-        results = [_check_one(c, i, len(claims), scenarios[c.id], old[c.id][1]["profile"])
-                   for i, c in enumerate(claims)]
+        results = [
+            _check_one(c, i, len(claims), scenarios[c.id], old[c.id][1]["profile"])
+            for i, c in enumerate(claims)
+        ]
     for c, (new, seconds) in zip(claims, results):
         path, cert = old[c.id]
         diffs = certio.differences(cert, json.loads(certio.dumps(new)), limit=None)
         command = _rerun_command(c.id, cert, out, built_in[c.id])
-        runs.append({"cert": new, "seconds": seconds, "differences": diffs, "reproduce": command, "path": str(path)})
+        runs.append(
+            {
+                "cert": new,
+                "seconds": seconds,
+                "differences": diffs,
+                "reproduce": command,
+                "path": str(path),
+            }
+        )
         if diffs:
             changed.append(c.id)
             shown = diffs if args.diff else diffs[:DIFF_LINES]
-            print(f"would change: {path} (seed {cert['seed']}, profile {cert['profile']}), {len(diffs)} "
-                  f"difference{'s' * (len(diffs) != 1)}:", file=sys.stderr)
+            print(
+                f"would change: {path} (seed {cert['seed']}, profile {cert['profile']}), {len(diffs)} "
+                f"difference{'s' * (len(diffs) != 1)}:",
+                file=sys.stderr,
+            )
             for line in shown:
                 print(f"  {line}", file=sys.stderr)
             if len(shown) < len(diffs):
@@ -248,7 +303,11 @@ def cmd_verify_check(args) -> int:
     if changed:
         print(f"{len(changed)} of {len(claims)} certificates would change", file=sys.stderr)
         return EXIT_FAILED
-    counted = "1 certificate reproduces" if len(claims) == 1 else f"{len(claims)} certificates reproduce, each"
+    counted = (
+        "1 certificate reproduces"
+        if len(claims) == 1
+        else f"{len(claims)} certificates reproduce, each"
+    )
     print(f"{counted} at its scenario, profile and seed (every number within its stated precision)")
     return EXIT_OK
 
@@ -264,6 +323,7 @@ def _check_one(c, i: int, total: int, s: dict, profile: str) -> tuple[dict, floa
 
 def _same_scenario(a: dict, b: dict) -> bool:
     from ..claims.base import jsonable
+
     return jsonable(a) == jsonable(b)
 
 
@@ -275,5 +335,7 @@ def _rerun_command(claim_id: str, cert: dict, out: Path, built_in: bool) -> str:
     command = f"softlin verify {claim_id} --profile {cert['profile']} --seed {cert['seed']}{where}"
     if built_in:
         return command
-    return (command.replace(f" {claim_id} ", f" {claim_id} --scenario YOUR.toml ", 1)
-            + "  (made from a user scenario, recorded in the certificate: YOUR.toml is the file that made it)")
+    return (
+        command.replace(f" {claim_id} ", f" {claim_id} --scenario YOUR.toml ", 1)
+        + "  (made from a user scenario, recorded in the certificate: YOUR.toml is the file that made it)"
+    )

@@ -42,6 +42,7 @@ def draw(hunt) -> list[tuple[dict, dict]]:
     def record(user, merged):
         drawn.append((user, merged))
         return PASS
+
     recorder.judge = record
     recorder.run()
     return drawn
@@ -57,7 +58,9 @@ class ClusterJudge:
     def _submit(self, merged: dict):
         h = self.hunt
         # search.judge_scenario, reached through the hunt (this module is imported by search, not the reverse)
-        return self.client.submit(h.scenario_judge, h.claim.id, merged, h.budget, h.seed, h.per_check, pure=False)
+        return self.client.submit(
+            h.scenario_judge, h.claim.id, merged, h.budget, h.seed, h.per_check, pure=False
+        )
 
     def prefetch(self, drawn: list[tuple[dict, dict]]) -> None:
         distributed = dask_exec.require_dask()
@@ -65,7 +68,9 @@ class ClusterJudge:
         try:
             for i, future in enumerate(distributed.as_completed(list(futures)), 1):
                 self.verdicts[futures[future]] = future.result()
-                progress.progress(f"hunt {self.hunt.claim.id}: {i}/{len(futures)} claim runs done on the cluster")
+                progress.progress(
+                    f"hunt {self.hunt.claim.id}: {i}/{len(futures)} claim runs done on the cluster"
+                )
         finally:
             for f in futures:
                 f.cancel()
@@ -90,5 +95,9 @@ def run_on_cluster(hunt, workers: int | None, scheduler: str | None) -> dict:
         n_workers = len(client.scheduler_info().get("workers", {}))
     finally:
         dask_exec.close_client(client)
-    return {"scheduler": scheduler or f"LocalCluster({workers} processes)", "workers": n_workers,
-            "prefetched_runs": judge.prefetched, "runs_on_demand": judge.on_demand}
+    return {
+        "scheduler": scheduler or f"LocalCluster({workers} processes)",
+        "workers": n_workers,
+        "prefetched_runs": judge.prefetched,
+        "runs_on_demand": judge.on_demand,
+    }

@@ -15,7 +15,7 @@ def toml_value(v) -> str:
     if isinstance(v, int):
         return str(v)
     if isinstance(v, float):
-        return repr(v)          # shortest round-trip form; always has '.' or 'e'
+        return repr(v)  # shortest round-trip form; always has '.' or 'e'
     if isinstance(v, str):
         return json.dumps(v)
     if isinstance(v, list):

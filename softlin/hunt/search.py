@@ -83,11 +83,15 @@ def reason_key(message: str) -> str:
 def judge(cert: dict) -> dict:
     """The hunt's reading of one certificate (module docstring)."""
     checks = cert["checks"]
-    return {"failing": [c for c in checks if c["passed"] is False and c["kind"] != "control"],
-            "control_misses": [c["name"] for c in checks if c["passed"] is False and c["kind"] == "control"],
-            # a check not judged (a control below its planned power) is neither undecided nor a miss
-            "undecided": sum(c["passed"] is None and judged(c) for c in checks),
-            "false_alarm": cert["reliability"]["family_wise_false_alarm"]}
+    return {
+        "failing": [c for c in checks if c["passed"] is False and c["kind"] != "control"],
+        "control_misses": [
+            c["name"] for c in checks if c["passed"] is False and c["kind"] == "control"
+        ],
+        # a check not judged (a control below its planned power) is neither undecided nor a miss
+        "undecided": sum(c["passed"] is None and judged(c) for c in checks),
+        "false_alarm": cert["reliability"]["family_wise_false_alarm"],
+    }
 
 
 def judge_scenario(claim_id: str, merged: dict, budget: str, seed: int, per_check: float) -> dict:
@@ -97,22 +101,43 @@ def judge_scenario(claim_id: str, merged: dict, budget: str, seed: int, per_chec
     claim = registry.get(claim_id)
     try:
         with false_alarm_level(per_check):
-            cert = json.loads(certio.dumps(claim.run(merged, PROFILE[budget], claim_rng(seed, claim_id))))
+            cert = json.loads(
+                certio.dumps(claim.run(merged, PROFILE[budget], claim_rng(seed, claim_id)))
+            )
     except BeyondReach as exc:
         return {"outside": reason_key(str(exc))}
-    except Exception as exc:        # a validated scenario must not crash the claim
-        return {"failing": [{"name": "the claim runs on a validated scenario", "kind": "crash", "passed": False,
-                             "value": f"{type(exc).__name__}: {exc}", "bound": None,
-                             "detail": "an exception, not a verdict"}],
-                "control_misses": [], "undecided": 0, "false_alarm": 0.0}
+    except Exception as exc:  # a validated scenario must not crash the claim
+        return {
+            "failing": [
+                {
+                    "name": "the claim runs on a validated scenario",
+                    "kind": "crash",
+                    "passed": False,
+                    "value": f"{type(exc).__name__}: {exc}",
+                    "bound": None,
+                    "detail": "an exception, not a verdict",
+                }
+            ],
+            "control_misses": [],
+            "undecided": 0,
+            "false_alarm": 0.0,
+        }
     return judge(cert)
 
 
 class Hunt:
     """State of one hunt: counters, the run cap of the generate phase, the last counterexample."""
 
-    def __init__(self, claim, n: int, seed: int, budget: str, max_shrink: int = 100, level: float = 1e-3):
-        self.claim, self.n, self.seed, self.budget, self.max_shrink = claim, n, seed, budget, max_shrink
+    def __init__(
+        self, claim, n: int, seed: int, budget: str, max_shrink: int = 100, level: float = 1e-3
+    ):
+        self.claim, self.n, self.seed, self.budget, self.max_shrink = (
+            claim,
+            n,
+            seed,
+            budget,
+            max_shrink,
+        )
         self.space = claim.hunt
         self.level = level
         self.per_check = min(CHECK_FALSE_ALARM, level / (n * self.space.statistical_checks))
@@ -127,24 +152,29 @@ class Hunt:
 
     def test(self, user: dict) -> None:
         if self.error:
-            return                            # an internal error: stop judging, reported after the run
+            return  # an internal error: stop judging, reported after the run
         user = {**user, "seed": self.seed}
         merged, region = classify(self.claim, user, self.budget)
         if self.found is None and self.runs >= self.n:
-            self.skipped += 1                 # never more than N judged runs before a failure
+            self.skipped += 1  # never more than N judged runs before a failure
             return
         if self.found is not None and self.shrink_runs >= self.max_shrink:
-            if user == self.found.scenario:   # Hypothesis replays the smallest failure: keep it failing
+            if (
+                user == self.found.scenario
+            ):  # Hypothesis replays the smallest failure: keep it failing
                 raise self.found
-            return                            # shrink budget spent: no candidate is accepted any more
+            return  # shrink budget spent: no candidate is accepted any more
         if merged is None:
             if self.found is None:
                 self.outside[region] = self.outside.get(region, 0) + 1
             return
-        progress.progress(f"hunt {self.claim.id}: example {self.runs + 1}/{self.n}" if self.found is None
-                          else f"hunt {self.claim.id}: shrinking (run {self.shrink_runs + 1})")
+        progress.progress(
+            f"hunt {self.claim.id}: example {self.runs + 1}/{self.n}"
+            if self.found is None
+            else f"hunt {self.claim.id}: shrinking (run {self.shrink_runs + 1})"
+        )
         verdict = self.judge(user, merged)
-        if "outside" in verdict:              # a structural limit met during the run (BeyondReach)
+        if "outside" in verdict:  # a structural limit met during the run (BeyondReach)
             if self.found is None:
                 self.outside[verdict["outside"]] = self.outside.get(verdict["outside"], 0) + 1
             return
@@ -153,10 +183,14 @@ class Hunt:
             self.regions[region] = self.regions.get(region, 0) + 1
             self.false_alarm += max(verdict["false_alarm"], self.per_run)
             self.undecided_runs += verdict["undecided"] > 0
-            self.control_misses += [{"check": name, "scenario": user} for name in verdict["control_misses"]]
+            self.control_misses += [
+                {"check": name, "scenario": user} for name in verdict["control_misses"]
+            ]
             if verdict["false_alarm"] > self.per_run * (1 + 1e-9):
-                self.error = (f"{self.claim.id}: a run has family-wise false alarm {verdict['false_alarm']:g} "
-                              f"above the hunt's stated {self.per_run:g} per run")
+                self.error = (
+                    f"{self.claim.id}: a run has family-wise false alarm {verdict['false_alarm']:g} "
+                    f"above the hunt's stated {self.per_run:g} per run"
+                )
                 return
         else:
             self.shrink_runs += 1
@@ -164,7 +198,7 @@ class Hunt:
             self.found = Counterexample(user, verdict["failing"])
             raise self.found
 
-    scenario_judge = staticmethod(judge_scenario)      # what a Dask worker runs (hunt/cluster.py)
+    scenario_judge = staticmethod(judge_scenario)  # what a Dask worker runs (hunt/cluster.py)
 
     def judge(self, user: dict, merged: dict) -> dict:
         """The verdict of one claim run (judge_scenario), here; hunt/cluster.py replaces it by a cluster's."""
@@ -174,9 +208,17 @@ class Hunt:
         from hypothesis import HealthCheck, Phase, given, seed, settings
 
         @seed(self.seed)
-        @settings(max_examples=self.n, database=None, deadline=None, derandomize=False,
-                  phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
-                  print_blob=False, report_multiple_bugs=False, verbosity=_quiet())
+        @settings(
+            max_examples=self.n,
+            database=None,
+            deadline=None,
+            derandomize=False,
+            phases=(Phase.generate, Phase.shrink),
+            suppress_health_check=list(HealthCheck),
+            print_blob=False,
+            report_multiple_bugs=False,
+            verbosity=_quiet(),
+        )
         @given(self.space.scenarios(self.budget))
         def hunt_test(user):
             self.test(user)
@@ -184,7 +226,7 @@ class Hunt:
         try:
             hunt_test()
         except Counterexample as exc:
-            self.found = exc                  # Hypothesis re-raises the shrunk (last) failing example
+            self.found = exc  # Hypothesis re-raises the shrunk (last) failing example
         if self.error:
             raise InternalError(self.error)
 
@@ -196,24 +238,43 @@ def supported() -> tuple[str, ...]:
 
 def _quiet():
     from hypothesis import Verbosity
+
     return Verbosity.quiet
 
 
 def summary(h: Hunt, seconds: float) -> dict:
     space = h.space
-    out = {"format": 1, "command": "hunt", "claim": h.claim.id, "examples": h.n, "seed": h.seed,
-           "budget": h.budget, "profile": PROFILE[h.budget], "result": "counterexample" if h.found else "nothing found",
-           "runs": h.runs, "shrink_runs": h.shrink_runs, "seconds": round(seconds, 1),
-           "regions": dict(sorted(h.regions.items())), OUTSIDE.replace(" ", "_"): dict(sorted(h.outside.items())),
-           "undecided_runs": h.undecided_runs, "control_misses": h.control_misses,
-           "false_alarm": {"level": h.level, "per_check": h.per_check, "per_run": h.per_run,
-                           "statistical_checks_per_run": space.statistical_checks, "family_wise": h.false_alarm,
-                           "stated": h.n * h.per_run,
-                           "how": "union bound over the generate phase's claim runs (at most N), each at most its "
-                                  "statistical checks x per_check; per_check = min(1e-6, level / (N x checks))"}}
+    out = {
+        "format": 1,
+        "command": "hunt",
+        "claim": h.claim.id,
+        "examples": h.n,
+        "seed": h.seed,
+        "budget": h.budget,
+        "profile": PROFILE[h.budget],
+        "result": "counterexample" if h.found else "nothing found",
+        "runs": h.runs,
+        "shrink_runs": h.shrink_runs,
+        "seconds": round(seconds, 1),
+        "regions": dict(sorted(h.regions.items())),
+        OUTSIDE.replace(" ", "_"): dict(sorted(h.outside.items())),
+        "undecided_runs": h.undecided_runs,
+        "control_misses": h.control_misses,
+        "false_alarm": {
+            "level": h.level,
+            "per_check": h.per_check,
+            "per_run": h.per_run,
+            "statistical_checks_per_run": space.statistical_checks,
+            "family_wise": h.false_alarm,
+            "stated": h.n * h.per_run,
+            "how": "union bound over the generate phase's claim runs (at most N), each at most its "
+            "statistical checks x per_check; per_check = min(1e-6, level / (N x checks))",
+        },
+    }
     if h.found:
         out["counterexample"] = {"scenario": h.found.scenario, "failing_checks": h.found.failing}
-    from ..claims import common            # imports the numerics (SciPy): not needed for --help
+    from ..claims import common  # imports the numerics (SciPy): not needed for --help
+
     out["provenance"] = {**common.provenance(), "source_commit": source_commit()}
     return out
 
@@ -222,16 +283,31 @@ def source_commit() -> str | None:
     """The git commit of the softlin source that ran the hunt (with "+changes" when its tree differs from
     it), or None outside softlin's own checkout (an installed copy inside another repository must not
     report that repository's commit): a hunt's "nothing found" is a statement about that code."""
-    root = Path(__file__).resolve().parents[2]         # softlin/hunt/search.py -> the checkout
+    root = Path(__file__).resolve().parents[2]  # softlin/hunt/search.py -> the checkout
     try:
-        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True,
-                             text=True, timeout=10, check=True).stdout.strip()
+        top = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
         if Path(top).resolve() != root:
             return None
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-                              timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return head + ("+changes" if dirty else "")

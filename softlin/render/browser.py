@@ -32,11 +32,24 @@ from pathlib import Path
 from .figure_png import LEGEND_MIN_CSS_PX
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--disable-extensions", "--disable-default-apps", "--mute-audio",
-         "--hide-scrollbars", "--force-device-scale-factor=1", "--no-default-browser-check",
-         "--remote-debugging-pipe")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--mute-audio",
+    "--hide-scrollbars",
+    "--force-device-scale-factor=1",
+    "--no-default-browser-check",
+    "--remote-debugging-pipe",
+)
 
 # Evaluated in the page by the harness. For each <math>: its box and computed display (a browser
 # that lays out MathML gives "block math" / "inline math"); for each <msup>, how far the script's
@@ -94,6 +107,7 @@ def find_chromium() -> str | None:
 @dataclass
 class PageReport:
     """What the browser saw on one page."""
+
     url: str
     title: str
     scripts: int
@@ -116,8 +130,14 @@ class PageReport:
             if not (m["w"] > 0 and m["h"] > 0):
                 out.append(f"math element with empty box {m['w']}x{m['h']}: {m['text']!r}")
             if not m["mathml"] or not m["display"].endswith("math"):
-                out.append(f"math element not laid out as MathML (display {m['display']!r}): {m['text']!r}")
-        out += [f"superscript not raised ({d:.2f} of the base height)" for d in self.sups if not d >= SUP_RAISE]
+                out.append(
+                    f"math element not laid out as MathML (display {m['display']!r}): {m['text']!r}"
+                )
+        out += [
+            f"superscript not raised ({d:.2f} of the base height)"
+            for d in self.sups
+            if not d >= SUP_RAISE
+        ]
         out += [f"fraction not stacked ({d:.2f} px)" for d in self.fracs if not d >= 0]
         for img in self.images:
             if not (img["complete"] and img["naturalWidth"] > 0 and img["naturalHeight"] > 0):
@@ -125,11 +145,20 @@ class PageReport:
             elif img.get("legendPx") is not None:
                 shown = img["legendPx"] * img["w"] / img["naturalWidth"]
                 if shown < LEGEND_MIN_CSS_PX:
-                    out.append(f"legend of {img['src']!r} shown {shown:.1f} px tall (< {LEGEND_MIN_CSS_PX:g})")
-        out += [f"number {n['text']!r} broken over {n['lines']} lines" for n in self.numbers if n["lines"] > 1]
+                    out.append(
+                        f"legend of {img['src']!r} shown {shown:.1f} px tall (< {LEGEND_MIN_CSS_PX:g})"
+                    )
+        out += [
+            f"number {n['text']!r} broken over {n['lines']} lines"
+            for n in self.numbers
+            if n["lines"] > 1
+        ]
         out += [f"number {n['text']!r} runs out of its cell" for n in self.numbers if n["overflow"]]
-        out += [f"request to a non-local URL {u}" for u in self.requests
-                if not u.startswith(("file://", "data:"))]
+        out += [
+            f"request to a non-local URL {u}"
+            for u in self.requests
+            if not u.startswith(("file://", "data:"))
+        ]
         out += [f"failed request {u}" for u in self.failed]
         return out
 
@@ -145,8 +174,14 @@ def _above_four(fd: int) -> int:
 class Chromium:
     """A headless Chromium driven over --remote-debugging-pipe (use as a context manager)."""
 
-    def __init__(self, executable: str | None = None, *, width: int = 1100, height: int = 800,
-                 timeout: float = 30.0):
+    def __init__(
+        self,
+        executable: str | None = None,
+        *,
+        width: int = 1100,
+        height: int = 800,
+        timeout: float = 30.0,
+    ):
         self.executable = executable or find_chromium()
         if not self.executable:
             raise RuntimeError("no Chromium found (install the Debian package `chromium`)")
@@ -162,32 +197,49 @@ class Chromium:
     def __enter__(self) -> "Chromium":
         self._profile = tempfile.TemporaryDirectory(prefix="softlin-chromium-")
         log = str(Path(self._profile.name) / "chromium.log")
-        cmd_r, cmd_w = os.pipe()      # we write commands, the browser reads them on its fd 3
-        res_r, res_w = os.pipe()      # the browser writes replies and events on its fd 4
+        cmd_r, cmd_w = os.pipe()  # we write commands, the browser reads them on its fd 3
+        res_r, res_w = os.pipe()  # the browser writes replies and events on its fd 4
         cmd_r, res_w = _above_four(cmd_r), _above_four(res_w)
-        args = [self.executable, *FLAGS, f"--user-data-dir={self._profile.name}",
-                f"--window-size={self.width},{self.height}", "about:blank"]
+        args = [
+            self.executable,
+            *FLAGS,
+            f"--user-data-dir={self._profile.name}",
+            f"--window-size={self.width},{self.height}",
+            "about:blank",
+        ]
         # posix_spawn maps our pipe ends onto the child's fds 3 and 4 (the numbers Chromium reads)
         # without touching any descriptor of this process; every other descriptor of ours is
         # close-on-exec. The child leads a new process group, so a hung browser is ended by its id.
-        actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                   (os.POSIX_SPAWN_OPEN, 1, log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
-                   (os.POSIX_SPAWN_DUP2, 1, 2),
-                   (os.POSIX_SPAWN_DUP2, cmd_r, 3),
-                   (os.POSIX_SPAWN_DUP2, res_w, 4)]
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+            (os.POSIX_SPAWN_DUP2, 1, 2),
+            (os.POSIX_SPAWN_DUP2, cmd_r, 3),
+            (os.POSIX_SPAWN_DUP2, res_w, 4),
+        ]
         try:
-            self.pid = os.posix_spawn(self.executable, args, dict(os.environ), file_actions=actions, setpgroup=0)
+            self.pid = os.posix_spawn(
+                self.executable, args, dict(os.environ), file_actions=actions, setpgroup=0
+            )
         finally:
             os.close(cmd_r)
             os.close(res_w)
         self._write, self._read = cmd_w, res_r
         try:
             target = self.call("Target.createTarget", url="about:blank")["targetId"]
-            self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+            self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)[
+                "sessionId"
+            ]
             for domain in ("Page.enable", "Network.enable", "Runtime.enable"):
                 self.call(domain, session=True)
-            self.call("Emulation.setDeviceMetricsOverride", session=True, width=self.width, height=self.height,
-                      deviceScaleFactor=1, mobile=False)
+            self.call(
+                "Emulation.setDeviceMetricsOverride",
+                session=True,
+                width=self.width,
+                height=self.height,
+                deviceScaleFactor=1,
+                mobile=False,
+            )
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -213,7 +265,7 @@ class Chromium:
             except OSError:
                 pass
             if not self._exited(10.0):
-                os.killpg(self.pid, signal.SIGKILL)   # our own child's process group, by its id
+                os.killpg(self.pid, signal.SIGKILL)  # our own child's process group, by its id
                 self._exited(5.0)
             self.pid = None
         for fd in (self._write, self._read):
@@ -243,12 +295,16 @@ class Chromium:
         while b"\0" not in self._buffer:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise RuntimeError(f"Chromium did not answer within {self.timeout} s; log:\n{self._log_tail()}")
+                raise RuntimeError(
+                    f"Chromium did not answer within {self.timeout} s; log:\n{self._log_tail()}"
+                )
             ready, _, _ = select.select([self._read], [], [], left)
             if ready:
                 chunk = os.read(self._read, 1 << 20)
                 if not chunk:
-                    raise RuntimeError(f"Chromium closed the DevTools pipe; log:\n{self._log_tail()}")
+                    raise RuntimeError(
+                        f"Chromium closed the DevTools pipe; log:\n{self._log_tail()}"
+                    )
                 self._buffer += chunk
         frame, self._buffer = self._buffer.split(b"\0", 1)
         return json.loads(frame)
@@ -282,15 +338,27 @@ class Chromium:
         if result.get("errorText"):
             raise RuntimeError(f"navigation to {url} failed: {result['errorText']}")
         self.wait_for("Page.loadEventFired")
-        measured = self.call("Runtime.evaluate", session=True, expression=MEASURE, returnByValue=True)
+        measured = self.call(
+            "Runtime.evaluate", session=True, expression=MEASURE, returnByValue=True
+        )
         if "exceptionDetails" in measured:
             raise RuntimeError(f"measuring {url} failed: {measured['exceptionDetails']}")
         report = PageReport(url=url, **measured["result"]["value"])
-        requests = {e["params"]["requestId"]: e["params"]["request"]["url"]
-                    for e in self._events if e.get("method") == "Network.requestWillBeSent"}
+        requests = {
+            e["params"]["requestId"]: e["params"]["request"]["url"]
+            for e in self._events
+            if e.get("method") == "Network.requestWillBeSent"
+        }
         report.requests = sorted(set(requests.values()))
-        report.failed = sorted({requests.get(e["params"]["requestId"], "?") + ": " + e["params"].get("errorText", "")
-                                for e in self._events if e.get("method") == "Network.loadingFailed"})
+        report.failed = sorted(
+            {
+                requests.get(e["params"]["requestId"], "?")
+                + ": "
+                + e["params"].get("errorText", "")
+                for e in self._events
+                if e.get("method") == "Network.loadingFailed"
+            }
+        )
         return report
 
     def screenshot(self, full_page: bool = True) -> bytes:
@@ -298,7 +366,13 @@ class Chromium:
         params = {"format": "png"}
         if full_page:
             size = self.call("Page.getLayoutMetrics", session=True)["cssContentSize"]
-            params["clip"] = {"x": 0, "y": 0, "width": self.width, "height": max(1, int(size["height"])), "scale": 1}
+            params["clip"] = {
+                "x": 0,
+                "y": 0,
+                "width": self.width,
+                "height": max(1, int(size["height"])),
+                "scale": 1,
+            }
             params["captureBeyondViewport"] = True
         return base64.b64decode(self.call("Page.captureScreenshot", session=True, **params)["data"])
 

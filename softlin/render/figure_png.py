@@ -22,8 +22,13 @@ LEGEND_KEY = "softlin legend text px"
 LEGEND_MIN_CSS_PX = 12.0
 # The claim figures' legend: 10 pt in two columns, below the figure's axes and labels, so that a
 # figure about 900 px wide is shown near its natural size and the legend reads like the page's text.
-LEGEND_BELOW = {"fontsize": 10, "loc": "upper center", "bbox_to_anchor": (0.5, 0.0), "ncol": 2,
-                "frameon": False}
+LEGEND_BELOW = {
+    "fontsize": 10,
+    "loc": "upper center",
+    "bbox_to_anchor": (0.5, 0.0),
+    "ncol": 2,
+    "frameon": False,
+}
 
 
 def legend_below(fig, handles, labels, **overrides):
@@ -38,8 +43,15 @@ def legend_below(fig, handles, labels, **overrides):
 def legend_text_px(fig) -> float | None:
     """The smallest legend entry's height in image pixels, None when the figure has no legend."""
     renderer = fig.canvas.get_renderer()
-    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
-    heights = [t.get_window_extent(renderer).height for leg in legends for t in leg.get_texts() if t.get_text()]
+    legends = list(fig.legends) + [
+        ax.get_legend() for ax in fig.axes if ax.get_legend() is not None
+    ]
+    heights = [
+        t.get_window_extent(renderer).height
+        for leg in legends
+        for t in leg.get_texts()
+        if t.get_text()
+    ]
     return min(heights) if heights else None
 
 
@@ -54,7 +66,11 @@ def png(fig, *, tight: bool = False, dpi: float | None = None) -> bytes:
         metadata[LEGEND_KEY] = f"{height:.1f}"
     buf = io.BytesIO()
     # the legends kept out of tight_layout (legend_below) are still inside the crop
-    extra = {"bbox_inches": "tight", "pad_inches": 0.1, "bbox_extra_artists": list(fig.legends)} if tight else {}
+    extra = (
+        {"bbox_inches": "tight", "pad_inches": 0.1, "bbox_extra_artists": list(fig.legends)}
+        if tight
+        else {}
+    )
     fig.savefig(buf, format="png", metadata=metadata, **extra)
     plt.close(fig)
     return buf.getvalue()
@@ -64,10 +80,10 @@ def legend_px_of(data: bytes) -> float | None:
     """LEGEND_KEY read back from the PNG's tEXt chunks, None when absent."""
     pos = 8
     while pos + 8 <= len(data):
-        length = int.from_bytes(data[pos:pos + 4], "big")
-        kind = data[pos + 4:pos + 8]
+        length = int.from_bytes(data[pos : pos + 4], "big")
+        kind = data[pos + 4 : pos + 8]
         if kind == b"tEXt":
-            key, _, value = data[pos + 8:pos + 8 + length].partition(b"\0")
+            key, _, value = data[pos + 8 : pos + 8 + length].partition(b"\0")
             if key.decode("latin-1") == LEGEND_KEY:
                 return float(value)
         if kind == b"IEND":

@@ -43,5 +43,6 @@ def figure_png(cert: dict) -> bytes | None:
         return regimes_png(cert)
     if isinstance(cert.get("series", {}).get("finite_optimum"), dict):
         from . import figures_heads
+
         return figures_heads.optimum_png(cert, _png_tight)
     return convergence_png(cert)

@@ -11,7 +11,11 @@ from .figure_png import legend_below  # noqa: E402
 
 
 def _series(e: dict, key: str, n: int) -> bool:
-    return isinstance(e.get(key), list) and len(e[key]) == n and all(isinstance(v, (int, float)) for v in e[key])
+    return (
+        isinstance(e.get(key), list)
+        and len(e[key]) == n
+        and all(isinstance(v, (int, float)) for v in e[key])
+    )
 
 
 def optimum_png(cert: dict, png) -> bytes | None:
@@ -25,11 +29,30 @@ def optimum_png(cert: dict, png) -> bytes | None:
     fig, ax = plt.subplots(figsize=(9.0, 4.2), dpi=100)
     ax.plot(Ls, e["one_head"], "o-", color="C0", ms=3, label="one head: exact optimum R*_L")
     if _series(e, "heuristic_exact", len(Ls)):
-        ax.plot(Ls, e["heuristic_exact"], ":", color="C0", label="one head: exact risk at the heuristic's optimum")
+        ax.plot(
+            Ls,
+            e["heuristic_exact"],
+            ":",
+            color="C0",
+            label="one head: exact risk at the heuristic's optimum",
+        )
     L2 = e.get("two_heads_L")
-    if isinstance(L2, list) and L2 and _series(e, "two_heads", len(L2)) and _series(e, "two_heads_error", len(L2)):
-        ax.errorbar(L2, e["two_heads"], yerr=e["two_heads_error"], fmt="s-", color="C3", ms=3, capsize=2,
-                    label="two heads: exact risk at the optimum found (stated error)")
+    if (
+        isinstance(L2, list)
+        and L2
+        and _series(e, "two_heads", len(L2))
+        and _series(e, "two_heads_error", len(L2))
+    ):
+        ax.errorbar(
+            L2,
+            e["two_heads"],
+            yerr=e["two_heads_error"],
+            fmt="s-",
+            color="C3",
+            ms=3,
+            capsize=2,
+            label="two heads: exact risk at the optimum found (stated error)",
+        )
     if isinstance(e.get("infinite"), (int, float)):
         ax.axhline(e["infinite"], color="k", lw=0.9, label="R*_inf")
     ax.set_xscale("log")

@@ -21,18 +21,78 @@ from ..claims.base import UNITS
 from ..mathml import numeric_entities
 from . import figure_png, figures, html_tables, markup, text
 
-MATHML_ELEMENTS = frozenset({
-    "math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", "msub", "msubsup", "mfrac",
-    "msqrt", "mroot", "mstyle", "merror", "mpadded", "mphantom", "munder", "mover", "munderover",
-    "mmultiscripts", "mprescripts", "none", "mtable", "mtr", "mtd", "semantics", "annotation",
-})
-MATHML_ATTRIBUTES = frozenset({
-    "display", "displaystyle", "scriptlevel", "mathvariant", "mathsize", "stretchy", "symmetric",
-    "largeop", "movablelimits", "accent", "accentunder", "fence", "separator", "form", "lspace",
-    "rspace", "minsize", "maxsize", "linethickness", "width", "height", "depth", "voffset",
-    "columnalign", "rowalign", "columnspan", "rowspan", "columnspacing", "rowspacing", "columnlines",
-    "rowlines", "frame", "framespacing", "encoding", "dir",
-})
+MATHML_ELEMENTS = frozenset(
+    {
+        "math",
+        "mrow",
+        "mi",
+        "mn",
+        "mo",
+        "ms",
+        "mtext",
+        "mspace",
+        "msup",
+        "msub",
+        "msubsup",
+        "mfrac",
+        "msqrt",
+        "mroot",
+        "mstyle",
+        "merror",
+        "mpadded",
+        "mphantom",
+        "munder",
+        "mover",
+        "munderover",
+        "mmultiscripts",
+        "mprescripts",
+        "none",
+        "mtable",
+        "mtr",
+        "mtd",
+        "semantics",
+        "annotation",
+    }
+)
+MATHML_ATTRIBUTES = frozenset(
+    {
+        "display",
+        "displaystyle",
+        "scriptlevel",
+        "mathvariant",
+        "mathsize",
+        "stretchy",
+        "symmetric",
+        "largeop",
+        "movablelimits",
+        "accent",
+        "accentunder",
+        "fence",
+        "separator",
+        "form",
+        "lspace",
+        "rspace",
+        "minsize",
+        "maxsize",
+        "linethickness",
+        "width",
+        "height",
+        "depth",
+        "voffset",
+        "columnalign",
+        "rowalign",
+        "columnspan",
+        "rowspan",
+        "columnspacing",
+        "rowspacing",
+        "columnlines",
+        "rowlines",
+        "frame",
+        "framespacing",
+        "encoding",
+        "dir",
+    }
+)
 _MATHML_NS = "{http://www.w3.org/1998/Math/MathML}"
 
 STYLE = """\
@@ -92,8 +152,6 @@ def esc(value) -> str:
     return html.escape(str(value), quote=True)
 
 
-
-
 def units_legend(checks: list[dict]) -> list[str]:
     """What each unit in the checks table means (softlin.claims.base.UNITS), those used only."""
     used = sorted({c.get("unit", "") for c in checks} - {""})
@@ -116,12 +174,18 @@ def mathml(markup: str, where: str) -> str:
     for el in root.iter():
         el.tag = el.tag.removeprefix(_MATHML_NS)
         if el.tag == "mfenced":
-            raise ValueError(f"{where} uses <mfenced>, which browsers no longer render (use <mo> fences)")
+            raise ValueError(
+                f"{where} uses <mfenced>, which browsers no longer render (use <mo> fences)"
+            )
         if el.tag not in MATHML_ELEMENTS:
-            raise ValueError(f"{where} has element <{el.tag}>, not a MathML element the pages allow")
+            raise ValueError(
+                f"{where} has element <{el.tag}>, not a MathML element the pages allow"
+            )
         for attr in el.attrib:
             if attr not in MATHML_ATTRIBUTES:
-                raise ValueError(f"{where} has attribute {attr!r} on <{el.tag}>, which the pages do not allow")
+                raise ValueError(
+                    f"{where} has attribute {attr!r} on <{el.tag}>, which the pages do not allow"
+                )
     if root.tag != "math":
         wrapper = ET.Element("math", {"display": "block"})
         wrapper.append(root)
@@ -131,24 +195,28 @@ def mathml(markup: str, where: str) -> str:
 
 def page(title: str, nav: list[tuple[str, str]], body: list[str]) -> str:
     links = " · ".join(f'<a href="{esc(href)}">{esc(label)}</a>' for label, href in nav)
-    return "\n".join([
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8" />',
-        '<meta name="viewport" content="width=device-width, initial-scale=1" />',
-        f"<title>{esc(title)}</title>",
-        "<style>", STYLE.rstrip("\n"), "</style>",
-        "</head>",
-        "<body>",
-        f"<nav>{links}</nav>",
-        "<main>",
-        *body,
-        "</main>",
-        "</body>",
-        "</html>",
-        "",
-    ])
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8" />',
+            '<meta name="viewport" content="width=device-width, initial-scale=1" />',
+            f"<title>{esc(title)}</title>",
+            "<style>",
+            STYLE.rstrip("\n"),
+            "</style>",
+            "</head>",
+            "<body>",
+            f"<nav>{links}</nav>",
+            "<main>",
+            *body,
+            "</main>",
+            "</body>",
+            "</html>",
+            "",
+        ]
+    )
 
 
 def status_badge(status: str) -> str:
@@ -168,21 +236,33 @@ def _check_id(cid: str, check: dict) -> str:
     return f'<code class="check-id" id="{esc(full)}">{esc(full.removeprefix(cid + "/"))}</code> '
 
 
-def formula_block(cid: str, name: str, tex, mml, caption: str | None = None, link: str | None = None) -> str:
+def formula_block(
+    cid: str, name: str, tex, mml, caption: str | None = None, link: str | None = None
+) -> str:
     """One formula: its MathML with the LaTeX source folded below, or the LaTeX source alone."""
     label = esc(caption or name)
     if link:
         label = f'<a href="{esc(link)}">{label}</a>'
     caption = f"<figcaption>{label}</figcaption>"
     if mml:
-        parts = [f'<figure class="formula" id="formula-{esc(cid)}-{esc(name)}">', caption,
-                 mathml(mml, f"certificate {cid}: formulas_mathml[{name!r}]")]
+        parts = [
+            f'<figure class="formula" id="formula-{esc(cid)}-{esc(name)}">',
+            caption,
+            mathml(mml, f"certificate {cid}: formulas_mathml[{name!r}]"),
+        ]
         if tex:
-            parts.append(f"<details><summary>LaTeX</summary><pre><code>{esc(tex)}</code></pre></details>")
+            parts.append(
+                f"<details><summary>LaTeX</summary><pre><code>{esc(tex)}</code></pre></details>"
+            )
         return "\n".join(parts + ["</figure>"])
-    return "\n".join([f'<figure class="formula no-mathml" id="formula-{esc(cid)}-{esc(name)}">',
-                      f"<figcaption>{label} (LaTeX source: this certificate has no MathML for it)</figcaption>",
-                      f"<pre><code>{esc(tex)}</code></pre>", "</figure>"])
+    return "\n".join(
+        [
+            f'<figure class="formula no-mathml" id="formula-{esc(cid)}-{esc(name)}">',
+            f"<figcaption>{label} (LaTeX source: this certificate has no MathML for it)</figcaption>",
+            f"<pre><code>{esc(tex)}</code></pre>",
+            "</figure>",
+        ]
+    )
 
 
 errata_list = html_tables.errata_list
@@ -228,88 +308,139 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
     """The page of one claim; `figure` is the PNG the renderer made for it (for its size), or None."""
     cid = cert["claim"]
     ok, judged, total = text.passed_count(cert)
-    body = [f"<h1><code>{esc(cid)}</code>: {esc(cert.get('title', ''))}</h1>",
-            f'<p>{status_badge(cert["status"])} <span class="meta">{ok} of {judged} judged checks passed'
-            + (f" ({total - judged} not judged)" if total > judged else "") + "; "
-            f"profile <code>{esc(cert['profile'])}</code>, seed {esc(cert['seed'])}</span></p>",
-            "<h2>Statement</h2>", f"<p>{markup.to_html(cert.get('statement', ''), f'certificate {cid}: statement')}</p>"]
+    body = [
+        f"<h1><code>{esc(cid)}</code>: {esc(cert.get('title', ''))}</h1>",
+        f'<p>{status_badge(cert["status"])} <span class="meta">{ok} of {judged} judged checks passed'
+        + (f" ({total - judged} not judged)" if total > judged else "")
+        + "; "
+        f"profile <code>{esc(cert['profile'])}</code>, seed {esc(cert['seed'])}</span></p>",
+        "<h2>Statement</h2>",
+        f"<p>{markup.to_html(cert.get('statement', ''), f'certificate {cid}: statement')}</p>",
+    ]
     if cert.get("hypotheses"):
-        body += ["<h2>Hypotheses</h2>", "<ul>"] + [f"<li>{markup.to_html(h, f'certificate {cid}: hypotheses')}</li>"
-                                                  for h in cert["hypotheses"]] + ["</ul>"]
+        body += (
+            ["<h2>Hypotheses</h2>", "<ul>"]
+            + [
+                f"<li>{markup.to_html(h, f'certificate {cid}: hypotheses')}</li>"
+                for h in cert["hypotheses"]
+            ]
+            + ["</ul>"]
+        )
     formulas, mathmls = cert.get("formulas", {}), cert.get("formulas_mathml", {})
     names = list(formulas) + [n for n in mathmls if n not in formulas]
     if names:
         body.append("<h2>Derived formulas (SymPy)</h2>")
         body += [formula_block(cid, n, formulas.get(n), mathmls.get(n)) for n in names]
-    body += ["<h2>Checks</h2>", "<table class=\"checks\">",
-             "<thead><tr><th>check</th><th>tier</th><th>value</th><th>bound</th><th>unit</th><th>result</th></tr></thead>",
-             "<tbody>"]
+    body += [
+        "<h2>Checks</h2>",
+        "<table class=\"checks\">",
+        "<thead><tr><th>check</th><th>tier</th><th>value</th><th>bound</th><th>unit</th><th>result</th></tr></thead>",
+        "<tbody>",
+    ]
     for c in cert["checks"]:
         unit = c.get("unit", "")
-        body.append(f"<tr><td>{_check_id(cid, c)}{esc(c['name'])}<details><summary>detail</summary>"
-                    f"{esc(text.check_detail(c))} (kind: {esc(c['kind'])})</details></td>"
-                    f"<td>{esc(c['tier'])}</td>"
-                    f"<td class=\"num\">{html_tables.numbers(text.fmt(c['value']))}</td>"
-                    f"<td class=\"num\">{html_tables.numbers(text.fmt(c['bound']))}</td>"
-                    f"<td class=\"unit\" title=\"{esc(UNITS.get(unit, ''))}\">{esc(unit)}</td><td>{_result(c)}</td></tr>")
+        body.append(
+            f"<tr><td>{_check_id(cid, c)}{esc(c['name'])}<details><summary>detail</summary>"
+            f"{esc(text.check_detail(c))} (kind: {esc(c['kind'])})</details></td>"
+            f"<td>{esc(c['tier'])}</td>"
+            f"<td class=\"num\">{html_tables.numbers(text.fmt(c['value']))}</td>"
+            f"<td class=\"num\">{html_tables.numbers(text.fmt(c['bound']))}</td>"
+            f"<td class=\"unit\" title=\"{esc(UNITS.get(unit, ''))}\">{esc(unit)}</td><td>{_result(c)}</td></tr>"
+        )
     body += ["</tbody>", "</table>"] + units_legend(cert["checks"])
     if cert.get("quantities"):
         body += html_tables.quantities_section(cid, cert["quantities"])
     if figure is not None:
         w, h = png_size(figure)
-        body += ["<h2>Figure</h2>", '<figure class="plot">',
-                 f'<img src="figures/{esc(cid)}.png" width="{w}" height="{h}"{legend_attribute(figure)} '
-                 f'alt="{esc(cid)}: {esc(figure_caption(cert))}" />',
-                 f"<figcaption>{esc(figure_caption(cert))}</figcaption>", "</figure>"]
+        body += [
+            "<h2>Figure</h2>",
+            '<figure class="plot">',
+            f'<img src="figures/{esc(cid)}.png" width="{w}" height="{h}"{legend_attribute(figure)} '
+            f'alt="{esc(cid)}: {esc(figure_caption(cert))}" />',
+            f"<figcaption>{esc(figure_caption(cert))}</figcaption>",
+            "</figure>",
+        ]
     if text.has_bound_series(cert):
         steps = text.BOUND_PROOF_BODY.replace("\n", " ")
         for marker in (" (i) ", " (ii) ", " With probability"):
             steps = steps.replace(marker, "\n" + marker.lstrip())
         first, *rest = steps.split("\n")
-        body += ["<h2>Proof of the Monte Carlo bound</h2>",
-                 f"<p><strong>{esc(text.BOUND_PROOF_TITLE)}</strong> {esc(first)}</p>"]
+        body += [
+            "<h2>Proof of the Monte Carlo bound</h2>",
+            f"<p><strong>{esc(text.BOUND_PROOF_TITLE)}</strong> {esc(first)}</p>",
+        ]
         body += [f"<p>{esc(step)}</p>" for step in rest]
     if cert.get("errata"):
-        body += ["<h2>Errata</h2>"] + errata_list(text.all_errata([cert], raw=True), link_claims=False)
-    body += ["<h2>Scenario</h2>", f"<pre>{esc(compact_json(cert['scenario']))}</pre>",
-             "<h2>Provenance</h2>", f"<pre>{esc(compact_json(cert.get('provenance', {})))}</pre>",
-             f"<footer>Generated by <code>softlin report</code> from <code>certificates/{esc(cid)}.json</code>; "
-             "do not edit.</footer>"]
-    nav = [("all claims", "index.html"), ("Markdown", f"{cid}.md"), ("certificate", f"certificates/{cid}.json")]
+        body += ["<h2>Errata</h2>"] + errata_list(
+            text.all_errata([cert], raw=True), link_claims=False
+        )
+    body += [
+        "<h2>Scenario</h2>",
+        f"<pre>{esc(compact_json(cert['scenario']))}</pre>",
+        "<h2>Provenance</h2>",
+        f"<pre>{esc(compact_json(cert.get('provenance', {})))}</pre>",
+        f"<footer>Generated by <code>softlin report</code> from <code>certificates/{esc(cid)}.json</code>; "
+        "do not edit.</footer>",
+    ]
+    nav = [
+        ("all claims", "index.html"),
+        ("Markdown", f"{cid}.md"),
+        ("certificate", f"certificates/{cid}.json"),
+    ]
     return page(f"softlin: {cid} ({cert['status']})", nav, body)
 
 
 def index_page(certs: list[dict], phase_diagram: bool = False) -> str:
-    body = ["<h1>softlin: verdicts</h1>",
-            "<p>Each claim of Boursier &amp; Boyer, <em>Softmax as Linear Attention in the Large-Prompt Regime: "
-            "a Measure-based Perspective</em> (arXiv 2512.11784), checked symbolically and numerically. "
-            "A claim is <strong>verified</strong> when every check passed and some check is evidence (tier proof, "
-            "enclosure, numerical, statistical or archived), <strong>refuted</strong> when an evidence check found a "
-            "counterexample, <strong>inconclusive</strong> when the budget was too small to decide or a consistency "
-            "check (one a formula slip cannot fail: shown, never counted as evidence) failed.</p>",
-            "<table>",
-            "<thead><tr><th>claim</th><th>title</th><th>status</th><th>checks passed / judged / all</th><th>judged checks by tier</th>"
-            "<th>errata</th><th>profile</th><th>seed</th></tr></thead>", "<tbody>"]
+    body = [
+        "<h1>softlin: verdicts</h1>",
+        "<p>Each claim of Boursier &amp; Boyer, <em>Softmax as Linear Attention in the Large-Prompt Regime: "
+        "a Measure-based Perspective</em> (arXiv 2512.11784), checked symbolically and numerically. "
+        "A claim is <strong>verified</strong> when every check passed and some check is evidence (tier proof, "
+        "enclosure, numerical, statistical or archived), <strong>refuted</strong> when an evidence check found a "
+        "counterexample, <strong>inconclusive</strong> when the budget was too small to decide or a consistency "
+        "check (one a formula slip cannot fail: shown, never counted as evidence) failed.</p>",
+        "<table>",
+        "<thead><tr><th>claim</th><th>title</th><th>status</th><th>checks passed / judged / all</th><th>judged checks by tier</th>"
+        "<th>errata</th><th>profile</th><th>seed</th></tr></thead>",
+        "<tbody>",
+    ]
     for cert in certs:
         cid = cert["claim"]
-        body.append(f'<tr><td class="id"><a href="{esc(cid)}.html"><code>{esc(cid)}</code></a></td>'
-                    f"<td>{esc(cert.get('title', ''))}</td><td>{status_badge(cert['status'])}</td>"
-                    f'<td class="num">{text.count_text(cert)}</td><td>{esc(text.tiers_summary(cert))}</td>'
-                    f'<td class="num">{len(cert.get("errata", []))}</td>'
-                    f"<td><code>{esc(cert['profile'])}</code></td><td class=\"num\">{esc(cert['seed'])}</td></tr>")
+        body.append(
+            f'<tr><td class="id"><a href="{esc(cid)}.html"><code>{esc(cid)}</code></a></td>'
+            f"<td>{esc(cert.get('title', ''))}</td><td>{status_badge(cert['status'])}</td>"
+            f'<td class="num">{text.count_text(cert)}</td><td>{esc(text.tiers_summary(cert))}</td>'
+            f'<td class="num">{len(cert.get("errata", []))}</td>'
+            f"<td><code>{esc(cert['profile'])}</code></td><td class=\"num\">{esc(cert['seed'])}</td></tr>"
+        )
     body += ["</tbody>", "</table>"]
-    headline = [(c["claim"], name, c.get("formulas", {}).get(name), c["formulas_mathml"][name])
-                for c in certs for name in list(c.get("formulas_mathml", {}))[:1]]
+    headline = [
+        (c["claim"], name, c.get("formulas", {}).get(name), c["formulas_mathml"][name])
+        for c in certs
+        for name in list(c.get("formulas_mathml", {}))[:1]
+    ]
     if headline:
         body.append("<h2>Key formulas</h2>")
-        body.append('<p class="meta">The first derived formula of each claim; every formula is on the claim\'s page.</p>')
-        body += [formula_block(cid, name, tex, mml, caption=f"{cid}: {name}", link=f"{cid}.html")
-                 for cid, name, tex, mml in headline]
+        body.append(
+            '<p class="meta">The first derived formula of each claim; every formula is on the claim\'s page.</p>'
+        )
+        body += [
+            formula_block(cid, name, tex, mml, caption=f"{cid}: {name}", link=f"{cid}.html")
+            for cid, name, tex, mml in headline
+        ]
     errata = text.all_errata(certs, raw=True)
     body.append("<h2>Errata found by the suite</h2>")
-    body += errata_list(errata, link_claims=True) if errata else ["<p>No certificate records an erratum.</p>"]
-    body += ["<footer>Generated by <code>softlin report</code> from <code>certificates/</code>; do not edit. "
-             'The pages contain no scripts and load nothing from the network; formulas are MathML printed by SymPy. '
-             'Symbolic proofs, derivation chains and emitted kernels: <a href="derivations.html">derivations.html</a>.</footer>']
-    nav = [("verdicts", "index.html"), ("Markdown", "index.md"), ("claim graph", "graph.html")] + ([("phase diagram", "phase-diagram.html")] if phase_diagram else [])
+    body += (
+        errata_list(errata, link_claims=True)
+        if errata
+        else ["<p>No certificate records an erratum.</p>"]
+    )
+    body += [
+        "<footer>Generated by <code>softlin report</code> from <code>certificates/</code>; do not edit. "
+        'The pages contain no scripts and load nothing from the network; formulas are MathML printed by SymPy. '
+        'Symbolic proofs, derivation chains and emitted kernels: <a href="derivations.html">derivations.html</a>.</footer>'
+    ]
+    nav = [("verdicts", "index.html"), ("Markdown", "index.md"), ("claim graph", "graph.html")] + (
+        [("phase diagram", "phase-diagram.html")] if phase_diagram else []
+    )
     return page("softlin: verdicts", nav, body)

@@ -28,7 +28,10 @@ def cell(value) -> str:
     """One cell's content: a small matrix as a grid, anything else as its one-line summary."""
     grid = tables.matrix(value)
     if grid is not None and len(grid) > 1:
-        rows = "".join("<tr>" + "".join(f"<td>{numbers(tables.fmt(x))}</td>" for x in row) + "</tr>" for row in grid)
+        rows = "".join(
+            "<tr>" + "".join(f"<td>{numbers(tables.fmt(x))}</td>" for x in row) + "</tr>"
+            for row in grid
+        )
         return f'<table class="grid">{rows}</table>'
     return numbers(tables.summary(value))
 
@@ -40,17 +43,35 @@ def _scroll(inner: list[str]) -> list[str]:
 def table_block(t: tables.Table, anchor: str, level: str = "h3") -> list[str]:
     """A nested value's own table, under a heading with its name."""
     head = "".join(f"<th>{esc(c)}</th>" for c in t.columns)
-    body = ["<tr>" + f"<th>{esc(r[0])}</th>" + "".join(f'<td class="num">{cell(v)}</td>' for v in r[1:]) + "</tr>"
-            for r in t.rows]
+    body = [
+        "<tr>"
+        + f"<th>{esc(r[0])}</th>"
+        + "".join(f'<td class="num">{cell(v)}</td>' for v in r[1:])
+        + "</tr>"
+        for r in t.rows
+    ]
     note = [f'<p class="meta">{esc(t.note)}</p>'] if t.note else []
-    return ([f'<{level} id="{esc(anchor)}">{esc(t.name)}</{level}>']
-            + _scroll(["<table>", f"<thead><tr>{head}</tr></thead>", "<tbody>", *body, "</tbody>", "</table>"]) + note)
+    return (
+        [f'<{level} id="{esc(anchor)}">{esc(t.name)}</{level}>']
+        + _scroll(
+            ["<table>", f"<thead><tr>{head}</tr></thead>", "<tbody>", *body, "</tbody>", "</table>"]
+        )
+        + note
+    )
 
 
 def name_value_table(rows: list[tuple[str, object]]) -> list[str]:
     body = [f'<tr><td>{esc(k)}</td><td class="num">{cell(v)}</td></tr>' for k, v in rows]
-    return _scroll(["<table>", "<thead><tr><th>name</th><th>value</th></tr></thead>", "<tbody>", *body,
-                    "</tbody>", "</table>"])
+    return _scroll(
+        [
+            "<table>",
+            "<thead><tr><th>name</th><th>value</th></tr></thead>",
+            "<tbody>",
+            *body,
+            "</tbody>",
+            "</table>",
+        ]
+    )
 
 
 def quantities_section(cid: str, quantities: dict) -> list[str]:
@@ -80,8 +101,14 @@ def errata_list(items, link_claims: bool) -> list[str]:
                 t = tables.table_of(k, v)
                 out += [f'<p class="witness">{esc(k)}</p>'] + _scroll(
                     ['<table class="witness">', "<tbody>"]
-                    + ["<tr>" + f"<th>{esc(r[0])}</th>" + "".join(f'<td class="num">{cell(x)}</td>' for x in r[1:])
-                       + "</tr>" for r in t.rows]
-                    + ["</tbody>", "</table>"])
+                    + [
+                        "<tr>"
+                        + f"<th>{esc(r[0])}</th>"
+                        + "".join(f'<td class="num">{cell(x)}</td>' for x in r[1:])
+                        + "</tr>"
+                        for r in t.rows
+                    ]
+                    + ["</tbody>", "</table>"]
+                )
         out.append("</li>")
     return out + ["</ul>"]

@@ -13,8 +13,16 @@ from pathlib import Path
 
 from . import text
 
-HEADER = ("claim", "N", "result", "judged runs (undecided)", "regions", "outside the hypotheses", "wall",
-          "code")
+HEADER = (
+    "claim",
+    "N",
+    "result",
+    "judged runs (undecided)",
+    "regions",
+    "outside the hypotheses",
+    "wall",
+    "code",
+)
 REASON_WORDS = 8
 
 
@@ -30,12 +38,24 @@ def _reason(reason: str) -> str:
 def row(summary: dict) -> list[str]:
     regions = ", ".join(f"{name}: {n}" for name, n in summary.get("regions", {}).items())
     outside = summary.get("outside_hypotheses", {})
-    outside_text = (f"{sum(outside.values())} (" + "; ".join(f"{n}: {_reason(r)}" for r, n in outside.items()) + ")"
-                    if outside else "0")
+    outside_text = (
+        f"{sum(outside.values())} ("
+        + "; ".join(f"{n}: {_reason(r)}" for r, n in outside.items())
+        + ")"
+        if outside
+        else "0"
+    )
     commit = str(summary.get("provenance", {}).get("source_commit", "?"))[:7]
-    return [f"`{summary['claim']}`", str(summary.get("examples", "?")), str(summary.get("result", "?")),
-            f"{summary.get('runs', '?')} ({summary.get('undecided_runs', '?')})", regions, outside_text,
-            f"{summary.get('seconds', 0):.0f} s", commit]
+    return [
+        f"`{summary['claim']}`",
+        str(summary.get("examples", "?")),
+        str(summary.get("result", "?")),
+        f"{summary.get('runs', '?')} ({summary.get('undecided_runs', '?')})",
+        regions,
+        outside_text,
+        f"{summary.get('seconds', 0):.0f} s",
+        commit,
+    ]
 
 
 def block(folder: Path) -> str:
@@ -45,6 +65,11 @@ def block(folder: Path) -> str:
         return "No hunt summary is committed yet."
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     for path in paths:
-        lines.append("| " + " | ".join(_cell(c) if i else c for i, c in enumerate(row(json.loads(path.read_text()))))
-                     + " |")
+        lines.append(
+            "| "
+            + " | ".join(
+                _cell(c) if i else c for i, c in enumerate(row(json.loads(path.read_text())))
+            )
+            + " |"
+        )
     return "\n".join(lines)

@@ -12,9 +12,10 @@ def cell(value) -> str:
 
 
 def pipe_table(columns, rows) -> list[str]:
-    return (["| " + " | ".join(cell(c) if c else " " for c in columns) + " |",
-             "|" + "---|" * len(columns)]
-            + ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows])
+    return [
+        "| " + " | ".join(cell(c) if c else " " for c in columns) + " |",
+        "|" + "---|" * len(columns),
+    ] + ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
 
 
 def quantities_section(quantities: dict) -> list[str]:
@@ -39,5 +40,9 @@ def errata_items(items, link=None) -> list[str]:
         for k, v in fields:
             if tables.is_nested(v):
                 t = tables.table_of(k, v)
-                out += ["", f"  {md(k)}:", ""] + ["  " + line for line in pipe_table(t.columns, t.rows)] + [""]
+                out += (
+                    ["", f"  {md(k)}:", ""]
+                    + ["  " + line for line in pipe_table(t.columns, t.rows)]
+                    + [""]
+                )
     return out

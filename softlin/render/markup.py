@@ -20,16 +20,32 @@ from __future__ import annotations
 import html
 import re
 
-GREEK = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau "
-         "upsilon phi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega").split()
+GREEK = (
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau "
+    "upsilon phi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega"
+).split()
 _LETTERS = dict(zip(GREEK, "αβγδεζηθικλμνξπρστυφχψωΓΔΘΛΞΠΣΥΦΨΩ"))
 WORDS = {"exp", "log", "ln", "tr", "det", "min", "max", "sup", "softmax", "lim", "Cov", "Var"}
 # words that are symbols: (MathML element, text, LaTeX); "inf" is the paper's infinity (R_inf, theta_inf)
-SYMBOLS = {"sum": ("mo", "∑", r"\sum"), "inf": ("mi", "∞", r"\infty"), "yhat": ("mi", "ŷ", r"\hat{y}"),
-           "grad": ("mo", "∇", r"\nabla")}
-OPERATORS = {"<=": ("≤", r"\le"), ">=": ("≥", r"\ge"), "!=": ("≠", r"\ne"), "->": ("→", r"\to"),
-             "~": ("∼", r"\sim"), "*": ("∗", "*"), "||": ("‖", r"\|"), "'": ("′", "'")}
-_TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<id>[A-Za-z][A-Za-z0-9]*)|(?P<op><=|>=|!=|->|\|\||[^\sA-Za-z0-9]))")
+SYMBOLS = {
+    "sum": ("mo", "∑", r"\sum"),
+    "inf": ("mi", "∞", r"\infty"),
+    "yhat": ("mi", "ŷ", r"\hat{y}"),
+    "grad": ("mo", "∇", r"\nabla"),
+}
+OPERATORS = {
+    "<=": ("≤", r"\le"),
+    ">=": ("≥", r"\ge"),
+    "!=": ("≠", r"\ne"),
+    "->": ("→", r"\to"),
+    "~": ("∼", r"\sim"),
+    "*": ("∗", "*"),
+    "||": ("‖", r"\|"),
+    "'": ("′", "'"),
+}
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<id>[A-Za-z][A-Za-z0-9]*)|(?P<op><=|>=|!=|->|\|\||[^\sA-Za-z0-9]))"
+)
 _SPAN = re.compile(r"\$([^$]+)\$")
 
 
@@ -64,11 +80,16 @@ def _parse(tokens, i, close=None):
             items.append(("group", group, None, None))
             continue
         if text == "'" and items and items[-1][0] == "id" and items[-1][2:] == (None, None):
-            items[-1] = ("id", items[-1][1] + "'", None, None)       # z' is one identifier: z'^T raises T
+            items[-1] = (
+                "id",
+                items[-1][1] + "'",
+                None,
+                None,
+            )  # z' is one identifier: z'^T raises T
             i += 1
             continue
         if text == "sqrt" and i + 1 < len(tokens) and tokens[i + 1][1] == "(":
-            group, i = _atom(tokens, i + 1)               # sqrt(...): a radical over the parentheses
+            group, i = _atom(tokens, i + 1)  # sqrt(...): a radical over the parentheses
             items.append(("sqrt", group, None, None))
             continue
         items.append((kind, text, None, None))
@@ -83,12 +104,12 @@ def _atom(tokens, i):
         raise ValueError("a script with nothing after it")
     if tokens[i][1] == "{":
         return _parse(tokens, i + 1, "}")
-    if tokens[i][1] == "(":                     # L^(c_2 / sigma^2): the parentheses only group
+    if tokens[i][1] == "(":  # L^(c_2 / sigma^2): the parentheses only group
         depth = 0
         for j in range(i, len(tokens)):
             depth += {"(": 1, ")": -1}.get(tokens[j][1], 0) if tokens[j][0] == "op" else 0
             if depth == 0:
-                return _parse(tokens[i + 1:j], 0)[0], j + 1
+                return _parse(tokens[i + 1 : j], 0)[0], j + 1
         raise ValueError("missing ')'")
     return [(tokens[i][0], tokens[i][1], None, None)], i + 1
 
@@ -125,14 +146,24 @@ def _latex_item(item) -> str:
         base = SYMBOLS[text][2]
     elif kind == "id":
         name = text.rstrip("'")
-        base = ("\\" + name + text[len(name):] if name in _LETTERS else
-                rf"\operatorname{{{name}}}" + text[len(name):] if name in WORDS or len(name) > 1 else text)
+        base = (
+            "\\" + name + text[len(name) :]
+            if name in _LETTERS
+            else rf"\operatorname{{{name}}}" + text[len(name) :]
+            if name in WORDS or len(name) > 1
+            else text
+        )
     elif kind == "num":
         base = text
     else:
-        base = OPERATORS.get(text, (None, {"{": r"\{", "}": r"\}", "%": r"\%", "#": r"\#", "&": r"\&"}.get(text, text)))[1]
+        base = OPERATORS.get(
+            text,
+            (None, {"{": r"\{", "}": r"\}", "%": r"\%", "#": r"\#", "&": r"\&"}.get(text, text)),
+        )[1]
     s = lambda items: "{" + " ".join(_latex_item(x) for x in items) + "}"
-    return base + (f"_{s(sub)}" if sub is not None else "") + (f"^{s(sup)}" if sup is not None else "")
+    return (
+        base + (f"_{s(sub)}" if sub is not None else "") + (f"^{s(sup)}" if sup is not None else "")
+    )
 
 
 def span_mathml(src: str) -> str:
@@ -148,7 +179,7 @@ def span_latex(src: str) -> str:
 def _convert(text: str, span, plain, where: str) -> str:
     out, pos = [], 0
     for m in _SPAN.finditer(text):
-        out.append(plain(text[pos:m.start()]))
+        out.append(plain(text[pos : m.start()]))
         try:
             out.append(span(m.group(1)))
         except ValueError as exc:
@@ -165,4 +196,5 @@ def to_html(text: str, where: str = "text") -> str:
 def to_markdown(text: str, where: str = "text") -> str:
     """Text with every `$...$` span as `$LaTeX$` (GitHub renders it); `<` escaped outside spans."""
     from .text import md
+
     return _convert(str(text), lambda s: f"${span_latex(s)}$", md, where)

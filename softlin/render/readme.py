@@ -27,26 +27,37 @@ def _cell(value) -> str:
 
 
 def verdicts_block(certs: list[dict], prefix: str) -> str:
-    lines = ["| claim | statement | verdict | checks passed / judged / all | judged checks by tier |", "|---|---|---|---|---|"]
+    lines = [
+        "| claim | statement | verdict | checks passed / judged / all | judged checks by tier |",
+        "|---|---|---|---|---|",
+    ]
     for cert in certs:
         cid = cert["claim"]
-        lines.append(f"| [`{cid}`]({prefix}{cid}.md) | {_cell(cert.get('title', ''))} | **{cert['status']}** "
-                     f"| {text.count_text(cert)} | {_cell(text.tiers_summary(cert))} |")
+        lines.append(
+            f"| [`{cid}`]({prefix}{cid}.md) | {_cell(cert.get('title', ''))} | **{cert['status']}** "
+            f"| {text.count_text(cert)} | {_cell(text.tiers_summary(cert))} |"
+        )
     profiles = sorted({f"`{c['profile']}`, seed {c['seed']}" for c in certs})
     rel = [c["reliability"] for c in certs if "reliability" in c]
     if rel:
         n = sum(r["statistical_checks"] for r in rel)
-        total = min(1.0, sum(r["family_wise_false_alarm"] for r in rel))     # a union bound
-        lines += ["", f"Family-wise false alarm: a correct suite fails one of these {n} statistical checks with "
-                      f"probability at most {total:.3g} when each holds its level (each "
-                      f"{rel[0]['false_alarm_per_statistical_check']:g}, nominal: normal or Student-t statistics under "
-                      "the assumptions each check states; union bound). Each judged control can also miss its wrong formula, with probability 1 - power (at most "
-                      "1e-3 where its power is computed beforehand, on its claim's page), which makes its claim "
-                      "refuted or inconclusive: the controls, not the checks, dominate the chance of a false alarm."]
-    lines += ["", f"Verdicts of the committed certificates ({'; '.join(profiles) or 'none yet'}); "
-              f"pages: [{prefix}index.html]({prefix}index.html) (HTML, MathML) and "
-              f"[{prefix}index.md]({prefix}index.md); what rests on what, coloured by verdict: the claim graph "
-              f"[{prefix}graph.svg]({prefix}graph.svg) ([{prefix}graph.html]({prefix}graph.html), with links)."]
+        total = min(1.0, sum(r["family_wise_false_alarm"] for r in rel))  # a union bound
+        lines += [
+            "",
+            f"Family-wise false alarm: a correct suite fails one of these {n} statistical checks with "
+            f"probability at most {total:.3g} when each holds its level (each "
+            f"{rel[0]['false_alarm_per_statistical_check']:g}, nominal: normal or Student-t statistics under "
+            "the assumptions each check states; union bound). Each judged control can also miss its wrong formula, with probability 1 - power (at most "
+            "1e-3 where its power is computed beforehand, on its claim's page), which makes its claim "
+            "refuted or inconclusive: the controls, not the checks, dominate the chance of a false alarm.",
+        ]
+    lines += [
+        "",
+        f"Verdicts of the committed certificates ({'; '.join(profiles) or 'none yet'}); "
+        f"pages: [{prefix}index.html]({prefix}index.html) (HTML, MathML) and "
+        f"[{prefix}index.md]({prefix}index.md); what rests on what, coloured by verdict: the claim graph "
+        f"[{prefix}graph.svg]({prefix}graph.svg) ([{prefix}graph.html]({prefix}graph.html), with links).",
+    ]
     return "\n".join(lines)
 
 
@@ -59,8 +70,12 @@ def errata_block(certs: list[dict], prefix: str) -> str:
 
 def blocks(certs: list[dict], prefix: str) -> dict[str, str]:
     from . import scenario_keys
-    return {"verdicts": verdicts_block(certs, prefix), "errata": errata_block(certs, prefix),
-            "scenario-keys": scenario_keys.reference()}
+
+    return {
+        "verdicts": verdicts_block(certs, prefix),
+        "errata": errata_block(certs, prefix),
+        "scenario-keys": scenario_keys.reference(),
+    }
 
 
 def has_markers(readme: str) -> bool:
@@ -75,6 +90,8 @@ def sync(readme: str, generated: dict[str, str], where: str = "README.md") -> st
         if i < 0 and j < 0:
             continue
         if i < 0 or j < 0 or j < i or readme.count(begin) != 1 or readme.count(end) != 1:
-            raise ValueError(f"{where}: the markers {begin} ... {end} must each appear once, in that order")
+            raise ValueError(
+                f"{where}: the markers {begin} ... {end} must each appear once, in that order"
+            )
         readme = readme[: i + len(begin)] + "\n" + body.rstrip("\n") + "\n" + readme[j:]
     return readme

@@ -40,9 +40,16 @@ def reference() -> str:
     out = []
     for claim in CLAIMS.values():
         default = claim.default_scenario()
-        out += [f"### `{claim.id}`", "", "| key | type | built-in value | meaning |", "|---|---|---|---|"]
+        out += [
+            f"### `{claim.id}`",
+            "",
+            "| key | type | built-in value | meaning |",
+            "|---|---|---|---|",
+        ]
         for key in claim.keys:
             where = f"`[{key.table}] {key.name}`" if key.table else f"`{key.name}`"
-            out.append(f"| {where} | {_cell(key.type)} | {_cell(_default(default, key))} | {_cell(key.meaning)} |")
+            out.append(
+                f"| {where} | {_cell(key.type)} | {_cell(_default(default, key))} | {_cell(key.meaning)} |"
+            )
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"

@@ -30,8 +30,17 @@ from .figure_png import LEGEND_BELOW  # noqa: E402
 
 # The series of a summary whose claim declares none (Claim.sweep_series): (label, measured, its
 # stderr, exact, first-order field, colour, marker).
-DEFAULT_SERIES = [("measured", "measured_slope", "measured_slope_stderr", "exact_slope",
-                   "first_order_coefficient", "C0", "o")]
+DEFAULT_SERIES = [
+    (
+        "measured",
+        "measured_slope",
+        "measured_slope_stderr",
+        "exact_slope",
+        "first_order_coefficient",
+        "C0",
+        "o",
+    )
+]
 THRESHOLD = 0.5
 
 
@@ -47,8 +56,9 @@ def series_of(summary: dict) -> list[tuple]:
 
 def plottable(summary: dict) -> bool:
     """A lambda sweep whose points carry measured slopes."""
-    return (list(summary.get("axes", {})) == ["lambda"]
-            and any(num(p.get(s[1])) for p in summary.get("points", []) for s in series_of(summary)))
+    return list(summary.get("axes", {})) == ["lambda"] and any(
+        num(p.get(s[1])) for p in summary.get("points", []) for s in series_of(summary)
+    )
 
 
 def _points(summary: dict) -> list[dict]:
@@ -62,37 +72,85 @@ def phase_diagram_png(summaries: list[dict]) -> bytes:
         raise ValueError("no lambda sweep with measured slopes to draw")
     lams = [p["params"]["lambda"] for s in summaries for p in s["points"]]
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 5.4))
-    grid = np.geomspace(min(min(lams), 0.05) / 1.25, max(max(lams), 4.0) * 1.25, 400)   # room for the end markers
-    ax.plot(grid, [float(kernels.sharp_exponent(x)) for x in grid], "k-", lw=1.4, label=r"derived sharp exponent $\kappa(\lambda)$")
-    ax.plot(grid, [float(kernels.naive_exponent(x)) for x in grid], "k:", label=r"naive $\min(1, 1/(2\lambda))$")
+    grid = np.geomspace(
+        min(min(lams), 0.05) / 1.25, max(max(lams), 4.0) * 1.25, 400
+    )  # room for the end markers
+    ax.plot(
+        grid,
+        [float(kernels.sharp_exponent(x)) for x in grid],
+        "k-",
+        lw=1.4,
+        label=r"derived sharp exponent $\kappa(\lambda)$",
+    )
+    ax.plot(
+        grid,
+        [float(kernels.naive_exponent(x)) for x in grid],
+        "k:",
+        label=r"naive $\min(1, 1/(2\lambda))$",
+    )
     n_series = sum(len(series_of(s)) for s in summaries)
     j = 0
     for summ in summaries:
         pts = _points(summ)
         lam = np.array([p["params"]["lambda"] for p in pts])
         for name, meas, se, exact, first, colour, marker in series_of(summ):
-            shift = 1.0 + 0.025 * (j - (n_series - 1) / 2)       # side by side at each lambda, not on top
+            shift = 1.0 + 0.025 * (
+                j - (n_series - 1) / 2
+            )  # side by side at each lambda, not on top
             j += 1
             ok = [i for i, p in enumerate(pts) if num(p.get(meas))]
-            ax.errorbar(lam[ok] * shift, [pts[i][meas] for i in ok],
-                        yerr=[pts[i][se] if num(pts[i].get(se)) else 0.0 for i in ok], fmt=marker, color=colour,
-                        ms=5, capsize=3, label=f"{summ['claim']} {name}: measured slope (Monte Carlo) $\\pm$ s.e.")
+            ax.errorbar(
+                lam[ok] * shift,
+                [pts[i][meas] for i in ok],
+                yerr=[pts[i][se] if num(pts[i].get(se)) else 0.0 for i in ok],
+                fmt=marker,
+                color=colour,
+                ms=5,
+                capsize=3,
+                label=f"{summ['claim']} {name}: measured slope (Monte Carlo) $\\pm$ s.e.",
+            )
             ex = [i for i, p in enumerate(pts) if num(p.get(exact))]
-            ax.plot(lam[ex] * shift, [pts[i][exact] for i in ex], "_", ms=14, mew=2, color=colour,
-                    label=f"{summ['claim']} {name}: exact finite-L slope, same L")
+            ax.plot(
+                lam[ex] * shift,
+                [pts[i][exact] for i in ex],
+                "_",
+                ms=14,
+                mew=2,
+                color=colour,
+                label=f"{summ['claim']} {name}: exact finite-L slope, same L",
+            )
             fo = [i for i, p in enumerate(pts) if num(p.get(first)) and lam[i] < THRESHOLD]
             if fo:
-                bx.plot(lam[fo], [pts[i][first] for i in fo], marker + "-", color=colour, ms=5,
-                        label=f"{summ['claim']} {name}: derived " + r"$\lim_L L\,E\|err\|^2$")
+                bx.plot(
+                    lam[fo],
+                    [pts[i][first] for i in fo],
+                    marker + "-",
+                    color=colour,
+                    ms=5,
+                    label=f"{summ['claim']} {name}: derived " + r"$\lim_L L\,E\|err\|^2$",
+                )
             mc = [i for i in fo if num(pts[i].get(first + "_monte_carlo"))]
             if mc:
-                bx.errorbar(lam[mc], [pts[i][first + "_monte_carlo"] for i in mc],
-                            yerr=[pts[i].get(first + "_monte_carlo_stderr") or 0.0 for i in mc], fmt="s", mfc="none",
-                            color=colour, capsize=3, label=f"{summ['claim']} {name}: Monte Carlo estimate $\\pm$ s.e.")
+                bx.errorbar(
+                    lam[mc],
+                    [pts[i][first + "_monte_carlo"] for i in mc],
+                    yerr=[pts[i].get(first + "_monte_carlo_stderr") or 0.0 for i in mc],
+                    fmt="s",
+                    mfc="none",
+                    color=colour,
+                    capsize=3,
+                    label=f"{summ['claim']} {name}: Monte Carlo estimate $\\pm$ s.e.",
+                )
         pe = [i for i, p in enumerate(pts) if num(p.get("paper_exponent"))]
         if pe:
-            ax.plot(lam[pe], [pts[i]["paper_exponent"] for i in pe], "^", mfc="none", color="C4",
-                    label=f"{summ['claim']}: the paper's $c_2/\\sigma^2$ (its constants)")
+            ax.plot(
+                lam[pe],
+                [pts[i]["paper_exponent"] for i in pe],
+                "^",
+                mfc="none",
+                color="C4",
+                label=f"{summ['claim']}: the paper's $c_2/\\sigma^2$ (its constants)",
+            )
     for a in (ax, bx):
         a.axvline(THRESHOLD, color="C3", lw=1, ls="--")
         a.set_xscale("log")
@@ -100,15 +158,26 @@ def phase_diagram_png(summaries: list[dict]) -> bytes:
         a.set_xlabel(r"$\lambda = \lambda_{\max}(U^\top \Gamma U \Sigma_q)$ (U scaled)")
         a.grid(True, which="major", alpha=0.3)
     ax.axvspan(grid[0], THRESHOLD, color="C0", alpha=0.05)
-    ax.text(0.07, 0.03, "below threshold:\n1/L rate", transform=ax.get_xaxis_transform(), fontsize=8)
-    ax.text(0.55, 0.03, r"above threshold: $L^{-\kappa(\lambda)}$, $\kappa < 1$" + "\n" + r"($\lambda = 1/2$ dashed)",
-            transform=ax.get_xaxis_transform(), fontsize=8)
+    ax.text(
+        0.07, 0.03, "below threshold:\n1/L rate", transform=ax.get_xaxis_transform(), fontsize=8
+    )
+    ax.text(
+        0.55,
+        0.03,
+        r"above threshold: $L^{-\kappa(\lambda)}$, $\kappa < 1$"
+        + "\n"
+        + r"($\lambda = 1/2$ dashed)",
+        transform=ax.get_xaxis_transform(),
+        fontsize=8,
+    )
     for a in (ax, bx):
         a.set_xlim(grid[0], grid[-1])
     ax.set_ylabel(r"decay exponent of $E_\nu \|err_L\|^2$")
     ax.set_title("rates of the query-averaged errors")
     bx.set_yscale("log")
-    bx.yaxis.set_major_formatter(FormatStrFormatter("%g"))     # 10, 100, 1000 rather than 10^1, 10^2, 10^3
+    bx.yaxis.set_major_formatter(
+        FormatStrFormatter("%g")
+    )  # 10, 100, 1000 rather than 10^1, 10^2, 10^3
     bx.yaxis.set_minor_formatter(NullFormatter())
     bx.set_ylabel("first-order coefficient (finite iff $\\lambda < 1/2$)")
     bx.set_title("first-order coefficient below the threshold")

@@ -22,17 +22,17 @@ from dataclasses import dataclass
 
 from .text import fmt
 
-MAX_INLINE = 12           # lists longer than this are summarised
-MAX_GRID = 8              # matrices up to MAX_GRID x MAX_GRID are shown as grids
-MAX_ROWS = 24             # records shown of a list of dicts (the rest are counted)
-MAX_COLUMNS = 8           # a list of dicts wider than this (and not taller) is transposed
+MAX_INLINE = 12  # lists longer than this are summarised
+MAX_GRID = 8  # matrices up to MAX_GRID x MAX_GRID are shown as grids
+MAX_ROWS = 24  # records shown of a list of dicts (the rest are counted)
+MAX_COLUMNS = 8  # a list of dicts wider than this (and not taller) is transposed
 
 
 @dataclass(frozen=True)
 class Table:
     name: str
-    columns: tuple[str, ...]      # header, the first column being the row label
-    rows: tuple[tuple, ...]       # raw values; rows[i][0] is the row label
+    columns: tuple[str, ...]  # header, the first column being the row label
+    rows: tuple[tuple, ...]  # raw values; rows[i][0] is the row label
     note: str = ""
 
 
@@ -95,16 +95,27 @@ def table_of(name: str, value) -> Table:
         inner = list(value.values())
         if inner and all(isinstance(v, dict) for v in inner):
             keys = _columns_of(inner)
-            return Table(name, ("", *map(str, value)), tuple((k, *(v.get(k) for v in inner)) for k in keys))
+            return Table(
+                name, ("", *map(str, value)), tuple((k, *(v.get(k) for v in inner)) for k in keys)
+            )
         return Table(name, ("name", "value"), tuple((str(k), v) for k, v in value.items()))
     records = [v if isinstance(v, dict) else {"value": v} for v in value]
     shown = records[:MAX_ROWS]
     note = f"first {MAX_ROWS} of {len(records)} records" if len(records) > MAX_ROWS else ""
     cols = _columns_of(shown)
     if len(cols) > MAX_COLUMNS and len(shown) <= len(cols):
-        return Table(name, ("", *(f"#{i + 1}" for i in range(len(shown)))),
-                     tuple((c, *(r.get(c) for r in shown)) for c in cols), note)
-    return Table(name, ("#", *cols), tuple((i + 1, *(r.get(c) for c in cols)) for i, r in enumerate(shown)), note)
+        return Table(
+            name,
+            ("", *(f"#{i + 1}" for i in range(len(shown)))),
+            tuple((c, *(r.get(c) for r in shown)) for c in cols),
+            note,
+        )
+    return Table(
+        name,
+        ("#", *cols),
+        tuple((i + 1, *(r.get(c) for c in cols)) for i, r in enumerate(shown)),
+        note,
+    )
 
 
 def _keyed(value) -> tuple | None:
@@ -126,8 +137,13 @@ def layout(values: dict) -> tuple[list[tuple[str, object]], list[Table]]:
             nested.append(table_of(*group[0]))
         elif group:
             keys = _keyed(group[0][1])
-            nested.append(Table(", ".join(n for n, _ in group), ("", *(n for n, _ in group)),
-                                tuple((k, *(v[k] for _, v in group)) for k in keys)))
+            nested.append(
+                Table(
+                    ", ".join(n for n, _ in group),
+                    ("", *(n for n, _ in group)),
+                    tuple((k, *(v[k] for _, v in group)) for k in keys),
+                )
+            )
         group.clear()
 
     for k, v in values.items():

@@ -48,7 +48,9 @@ def validate(cert: dict, where: str) -> dict:
     if not isinstance(cert, dict):
         raise ValueError(f"{where} is not a JSON object")
     if cert.get("format") != 1:
-        raise ValueError(f"{where} is not a format-1 softlin certificate (format = {cert.get('format')!r})")
+        raise ValueError(
+            f"{where} is not a format-1 softlin certificate (format = {cert.get('format')!r})"
+        )
     for key in REQUIRED:
         if key not in cert:
             raise ValueError(f"{where} has no {key!r} field")
@@ -60,7 +62,9 @@ def validate(cert: dict, where: str) -> dict:
         if not isinstance(check, dict) or any(k not in check for k in CHECK_KEYS):
             raise ValueError(f"{where}: checks[{i}] lacks one of {CHECK_KEYS}")
         if check["passed"] not in (True, False, None):
-            raise ValueError(f"{where}: checks[{i}].passed is {check['passed']!r}, not true, false or null")
+            raise ValueError(
+                f"{where}: checks[{i}].passed is {check['passed']!r}, not true, false or null"
+            )
     for key in ("formulas", "formulas_mathml", "quantities", "series", "provenance"):
         if not isinstance(cert.get(key, {}), dict):
             raise ValueError(f"{where}: {key!r} is not an object")
@@ -102,8 +106,11 @@ def check_detail(check: dict) -> str:
     text = detail if judged(check) or reason in detail else f"{detail}; not judged: {reason}"
     eps = check.get("detectable")
     if isinstance(eps, (int, float)):
-        text += (f"; resolution: detects a relative slip of {eps:.2g} in what it tests with power 0.999"
-                 if eps < float("inf") else "; resolution: no relative slip of a zero prediction is detectable")
+        text += (
+            f"; resolution: detects a relative slip of {eps:.2g} in what it tests with power 0.999"
+            if eps < float("inf")
+            else "; resolution: no relative slip of a zero prediction is detectable"
+        )
     return text
 
 
@@ -114,12 +121,12 @@ def passed_count(cert: dict) -> tuple[int, int, int]:
 
 
 def count_text(cert: dict) -> str:
-    """"35 / 36 / 37": passed / judged / all."""
+    """ "35 / 36 / 37": passed / judged / all."""
     return " / ".join(str(n) for n in passed_count(cert))
 
 
 def tiers_summary(cert: dict) -> str:
-    """"1 proof, 4 numerical, 6 statistical; 2 consistency (not evidence)": what a claim's checks are
+    """ "1 proof, 4 numerical, 6 statistical; 2 consistency (not evidence)": what a claim's checks are
     worth, in the order of softlin.claims.base.TIERS."""
     counts = {tier: sum(c["tier"] == tier and judged(c) for c in cert["checks"]) for tier in TIERS}
     evidence = ", ".join(f"{counts[t]} {t}" for t in TIERS[:-1] if counts[t])
@@ -149,7 +156,7 @@ def erratum_items(erratum) -> tuple[str, list[tuple[str, object]]]:
     if isinstance(erratum, dict) and erratum:
         items = list(erratum.items())
         key = next((k for k in ERRATUM_HEADLINE_KEYS if isinstance(erratum.get(k), str)), None)
-        if key is None:                       # no summary field: the first field, with its name
+        if key is None:  # no summary field: the first field, with its name
             key = items[0][0]
             return f"{key}: {_plain(erratum[key])}", [(str(k), v) for k, v in items[1:]]
         return _plain(erratum[key]), [(str(k), v) for k, v in items if k != key]
@@ -162,7 +169,9 @@ def erratum_parts(erratum) -> tuple[str, list[tuple[str, str]]]:
     return headline, [(k, _plain(v)) for k, v in fields]
 
 
-def all_errata(certs: list[dict], raw: bool = False) -> list[tuple[str, str, list[tuple[str, object]]]]:
+def all_errata(
+    certs: list[dict], raw: bool = False
+) -> list[tuple[str, str, list[tuple[str, object]]]]:
     """(claim, headline, fields) for every erratum of every certificate, in certificate order; the
     fields as JSON values when `raw`, else as text."""
     parts = erratum_items if raw else erratum_parts

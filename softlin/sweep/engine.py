@@ -20,7 +20,11 @@ def execute(parsed: dict, pts: list[dict], out: Path, run, *, on_point=None) -> 
     """Run the points not yet in the store with `run(tasks)` (an iterator of (task, text, seconds)),
     write each as it arrives, then summary.json and the figure. Returns {"summary", "computed", "reused"}."""
     store = Store(out)
-    todo = [{**p, "claim": parsed["claim"], "profile": parsed["profile"]} for p in pts if not store.has(p["key"])]
+    todo = [
+        {**p, "claim": parsed["claim"], "profile": parsed["profile"]}
+        for p in pts
+        if not store.has(p["key"])
+    ]
     done = len(pts) - len(todo)
     for task, text, seconds in run(todo):
         store.write(task["key"], text)
@@ -31,8 +35,14 @@ def execute(parsed: dict, pts: list[dict], out: Path, run, *, on_point=None) -> 
     summ = summary(parsed, entries, kernels.INPUT_HASH)
     atomic_write(out / "summary.json", json.dumps(summ, indent=2, allow_nan=False) + "\n")
     figure = None
-    from .figure import plottable, rates_png     # matplotlib: imported only when a sweep ends
+    from .figure import plottable, rates_png  # matplotlib: imported only when a sweep ends
+
     if plottable(summ):
         figure = out / "rates.png"
         atomic_write(figure, rates_png(summ))
-    return {"summary": summ, "computed": len(todo), "reused": len(pts) - len(todo), "figure": figure}
+    return {
+        "summary": summ,
+        "computed": len(todo),
+        "reused": len(pts) - len(todo),
+        "figure": figure,
+    }

@@ -57,8 +57,13 @@ def open_client(workers: int | None, scheduler: str | None):
             raise ValueError(f"--scheduler {scheduler!r}: cannot connect ({exc})") from None
     # The scheduler's HTTP server (health, dashboard) on a free local port: no clash with another cluster
     # on 8787, and no warning about it on stderr.
-    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
+    cluster = distributed.LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address="127.0.0.1:0",
+        silence_logs=logging.ERROR,
+    )
     return distributed.Client(cluster)
 
 
@@ -72,21 +77,32 @@ def close_client(client) -> None:
 PointFn = Callable[[str, dict, str, int], tuple[str, float]]
 
 
-def run_inline(tasks: Iterable[dict], point_fn: PointFn = compute_point) -> Iterator[tuple[dict, str, float]]:
+def run_inline(
+    tasks: Iterable[dict], point_fn: PointFn = compute_point
+) -> Iterator[tuple[dict, str, float]]:
     """Yield (task, text, seconds) computing each task {"claim", "scenario", "profile", "seed", "key"} here."""
     for t in tasks:
         text, seconds = point_fn(t["claim"], t["scenario"], t["profile"], t["seed"])
         yield t, text, seconds
 
 
-def run_dask(client, tasks: list[dict], point_fn: PointFn = compute_point) -> Iterator[tuple[dict, str, float]]:
+def run_dask(
+    client, tasks: list[dict], point_fn: PointFn = compute_point
+) -> Iterator[tuple[dict, str, float]]:
     """Yield (task, text, seconds) as the points finish on the cluster (any order). Each future's key is
     the point's store key, so a resubmitted sweep shares work already running on a shared scheduler."""
     distributed = require_dask()
     futures = {}
     for t in tasks:
-        f = client.submit(point_fn, t["claim"], t["scenario"], t["profile"], t["seed"],
-                          key=f"softlin-point-{t['key']}", pure=False)
+        f = client.submit(
+            point_fn,
+            t["claim"],
+            t["scenario"],
+            t["profile"],
+            t["seed"],
+            key=f"softlin-point-{t['key']}",
+            pure=False,
+        )
         futures[f] = t
     try:
         for future in distributed.as_completed(list(futures)):

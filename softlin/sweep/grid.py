@@ -43,7 +43,7 @@ from ..claims import registry, scenario as scen
 from ..numerics import query_average
 
 GRID_KEYS = frozenset({"claim", "seed", "profile", "max_minutes", "scenario", "axes"})
-SHAPED_AXES = ("d", "sigma", "lambda")     # axes with a meaning beyond "set the key"
+SHAPED_AXES = ("d", "sigma", "lambda")  # axes with a meaning beyond "set the key"
 MAX_POINTS = 10_000
 
 # Built-in grids (`softlin sweep --builtin NAME`), each on its claim's own scenario. `rates`: prop-3.1's
@@ -52,10 +52,20 @@ MAX_POINTS = 10_000
 # diagram is two sweeps drawn together (render/sweep_page.py), and either is recomputed alone.
 RATES_LAMBDAS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.45, 0.55, 0.7, 1.0, 1.5, 2.5, 4.0]
 BUILTIN = {
-    "rates": {"claim": "prop-3.1", "seed": 0, "profile": "quick", "max_minutes": 30,
-              "axes": {"lambda": RATES_LAMBDAS}},
-    "rates-gradients": {"claim": "prop-3.4", "seed": 0, "profile": "quick", "max_minutes": 30,
-                        "axes": {"lambda": RATES_LAMBDAS}},
+    "rates": {
+        "claim": "prop-3.1",
+        "seed": 0,
+        "profile": "quick",
+        "max_minutes": 30,
+        "axes": {"lambda": RATES_LAMBDAS},
+    },
+    "rates-gradients": {
+        "claim": "prop-3.4",
+        "seed": 0,
+        "profile": "quick",
+        "max_minutes": 30,
+        "axes": {"lambda": RATES_LAMBDAS},
+    },
 }
 
 
@@ -65,7 +75,9 @@ def canonical(value) -> str:
 
 
 def point_seed(sweep_seed: int, params: dict) -> int:
-    digest = hashlib.sha256(canonical({"sweep_seed": sweep_seed, "params": params}).encode()).digest()
+    digest = hashlib.sha256(
+        canonical({"sweep_seed": sweep_seed, "params": params}).encode()
+    ).digest()
     return int.from_bytes(digest[:4], "big") >> 1
 
 
@@ -101,7 +113,11 @@ def parse(grid: dict, *, profile: str | None = None) -> dict:
     if prof not in ("quick", "standard", "full"):
         raise ValueError(f"grid profile = {prof!r} must be quick, standard or full")
     max_minutes = grid.get("max_minutes", 60.0)
-    if isinstance(max_minutes, bool) or not isinstance(max_minutes, (int, float)) or not max_minutes > 0:
+    if (
+        isinstance(max_minutes, bool)
+        or not isinstance(max_minutes, (int, float))
+        or not max_minutes > 0
+    ):
         raise ValueError(f"grid max_minutes = {max_minutes!r} must be a number > 0")
     base_user = grid.get("scenario", {})
     if not isinstance(base_user, dict):
@@ -114,19 +130,29 @@ def parse(grid: dict, *, profile: str | None = None) -> dict:
         _number_list(name, values)
         if name in ("sigma", "lambda"):
             if not {"U", "cov", "query_cov"} <= claim.scenario_keys:
-                raise ValueError(f"grid axis {name}: claim {claim.id} has no U, cov and query_cov to scale")
+                raise ValueError(
+                    f"grid axis {name}: claim {claim.id} has no U, cov and query_cov to scale"
+                )
             if min(values) <= 0:
                 raise ValueError(f"grid axis {name} = {values!r}: every value must be > 0")
         elif name not in claim.scenario_keys:
-            raise ValueError(f"grid axis {name!r}: claim {claim.id} reads no such key "
-                             f"(axes: lambda, sigma, or one of {sorted(claim.scenario_keys)})")
+            raise ValueError(
+                f"grid axis {name!r}: claim {claim.id} reads no such key "
+                f"(axes: lambda, sigma, or one of {sorted(claim.scenario_keys)})"
+            )
         elif name != "d" and isinstance(base.get(name), (list, dict)):
             raise ValueError(f"grid axis {name!r} is not a scalar key of the scenario")
     n = math.prod(len(v) for v in axes.values())
     if n > MAX_POINTS:
         raise ValueError(f"the grid has {n} points, above the {MAX_POINTS} cap")
-    return {"claim": claim.id, "seed": seed, "profile": prof, "max_minutes": float(max_minutes),
-            "base": base, "axes": {k: list(v) for k, v in axes.items()}}
+    return {
+        "claim": claim.id,
+        "seed": seed,
+        "profile": prof,
+        "max_minutes": float(max_minutes),
+        "base": base,
+        "axes": {k: list(v) for k, v in axes.items()},
+    }
 
 
 def apply(base: dict, params: dict) -> dict:
@@ -147,11 +173,16 @@ def apply(base: dict, params: dict) -> dict:
         s["cov"] = (cov * (params["sigma"] ** 2 / top)).tolist()
     if "lambda" in params:
         U = np.asarray(s["U"], dtype=float)
-        lam0 = query_average.threshold_lambda(np.asarray(s["cov"], dtype=float), U,
-                                              np.asarray(s.get("query_cov", np.eye(U.shape[0]).tolist()), float))
+        lam0 = query_average.threshold_lambda(
+            np.asarray(s["cov"], dtype=float),
+            U,
+            np.asarray(s.get("query_cov", np.eye(U.shape[0]).tolist()), float),
+        )
         if not lam0 > 1e-12:
-            raise ValueError(f"lambda = {params['lambda']}: the base scenario has lambda_max(U^T Gamma U Sigma_q) = 0, "
-                             "so no scaling of U reaches it")
+            raise ValueError(
+                f"lambda = {params['lambda']}: the base scenario has lambda_max(U^T Gamma U Sigma_q) = 0, "
+                "so no scaling of U reaches it"
+            )
         t = math.sqrt(params["lambda"] / lam0)
         s["U"] = (U * t).tolist()
         if s.get("query") is not None:

@@ -28,10 +28,20 @@ from .grid import canonical
 from ..numerics import kernels
 
 
-def point_key(claim_id: str, scenario: dict, profile: str, seed: int,
-              input_hash: str = kernels.INPUT_HASH) -> str:
-    return hashlib.sha256(canonical({"claim": claim_id, "scenario": scenario, "profile": profile, "seed": seed,
-                                     "kernels_input_hash": input_hash}).encode()).hexdigest()
+def point_key(
+    claim_id: str, scenario: dict, profile: str, seed: int, input_hash: str = kernels.INPUT_HASH
+) -> str:
+    return hashlib.sha256(
+        canonical(
+            {
+                "claim": claim_id,
+                "scenario": scenario,
+                "profile": profile,
+                "seed": seed,
+                "kernels_input_hash": input_hash,
+            }
+        ).encode()
+    ).hexdigest()
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:

@@ -33,7 +33,7 @@ from ..claims import registry
 from ..claims.base import NEGATE
 from ..numerics import query_average
 
-DEFAULT_FIELDS = {"lambda_max": "lambda_max"}     # a claim that declares no sweep_fields
+DEFAULT_FIELDS = {"lambda_max": "lambda_max"}  # a claim that declares no sweep_fields
 
 
 def _lookup(q: dict, source):
@@ -52,17 +52,31 @@ def _lookup(q: dict, source):
 
 def point_entry(point: dict, key: str, cert: dict) -> dict:
     q = cert.get("quantities", {})
-    entry = {"index": point["index"], "params": point["params"], "seed": point["seed"], "key": key, "certificate": f"points/{key}.json",
-             "status": cert["status"],
-             # why a point is not verified, readable without opening its certificate
-             "checks_not_passed": [{"name": c["name"], "passed": c["passed"]} for c in cert.get("checks", []) if c["passed"] is not True]}
+    entry = {
+        "index": point["index"],
+        "params": point["params"],
+        "seed": point["seed"],
+        "key": key,
+        "certificate": f"points/{key}.json",
+        "status": cert["status"],
+        # why a point is not verified, readable without opening its certificate
+        "checks_not_passed": [
+            {"name": c["name"], "passed": c["passed"]}
+            for c in cert.get("checks", [])
+            if c["passed"] is not True
+        ],
+    }
     claim = registry.CLAIMS.get(cert["claim"])
     fields = (claim.sweep_fields if claim is not None else None) or DEFAULT_FIELDS
     for name, source in fields.items():
         entry[name] = _lookup(q, source)
     if entry.get("lambda_max") is None:
         entry["lambda_max"] = scenario_lambda(cert.get("scenario", {}))
-    if isinstance(entry.get("c2"), (int, float)) and isinstance(entry.get("sigma"), (int, float)) and entry["sigma"]:
+    if (
+        isinstance(entry.get("c2"), (int, float))
+        and isinstance(entry.get("sigma"), (int, float))
+        and entry["sigma"]
+    ):
         entry["paper_exponent"] = entry["c2"] / entry["sigma"] ** 2
     return entry
 
@@ -78,6 +92,11 @@ def scenario_lambda(s: dict) -> float | None:
 
 
 def summary(parsed: dict, entries: list[dict], input_hash: str) -> dict:
-    return {"claim": parsed["claim"], "seed": parsed["seed"], "profile": parsed["profile"],
-            "axes": parsed["axes"], "kernels_input_hash": input_hash,
-            "points": sorted(entries, key=lambda e: e["index"])}
+    return {
+        "claim": parsed["claim"],
+        "seed": parsed["seed"],
+        "profile": parsed["profile"],
+        "axes": parsed["axes"],
+        "kernels_input_hash": input_hash,
+        "points": sorted(entries, key=lambda e: e["index"]),
+    }

@@ -42,11 +42,15 @@ def test_importance_second_moment_matches_the_sampled_second_moment():
     m, G, U, Sq = s["mean"], s["cov"], s["U"], s["query_cov"]
     from softlin.numerics import kernels
     from softlin.numerics.laws import GaussianLaw
+
     lognorm = lambda A: kernels.mixture_component_logit(0.0, m[:, None], G, np.eye(2), A.T)[0]
     n = 100_000
     mean, se = nt.monte_carlo(GaussianLaw(m, G), lognorm, U, Sq, 1, n, np.random.default_rng(3))
     R = asm33._exact
-    exact = float(tm.importance_second_moment(4, 0, 1, R(m).T, R(G), R(U), R(Sq)) - tm.tilted_moment(4, 0, 1, R(m).T, R(G), R(U), R(Sq)) ** 2)
+    exact = float(
+        tm.importance_second_moment(4, 0, 1, R(m).T, R(G), R(U), R(Sq))
+        - tm.tilted_moment(4, 0, 1, R(m).T, R(G), R(U), R(Sq)) ** 2
+    )
     assert se[1, 0] ** 2 * n == pytest.approx(exact, rel=0.1)
 
 
@@ -58,7 +62,7 @@ def test_paper_values_at_u_zero_in_dimension_one():
 
 
 def test_beyond_the_threshold_c2_entries_are_infinite_and_conditions_fail():
-    cert = _run({"U": [[0.9, 0.0], [0.0, 0.9]]})          # lambda = 0.81 * 1.1 > 1/2
+    cert = _run({"U": [[0.9, 0.0], [0.0, 0.9]]})  # lambda = 0.81 * 1.1 > 1/2
     q = cert["quantities"]
     assert q["threshold_lambda"] > 0.5
     assert all(v is None for row in q["M_pq_c2"] for v in row)
@@ -70,13 +74,18 @@ def test_beyond_the_threshold_c2_entries_are_infinite_and_conditions_fail():
 def _no_mean_shift(p, q, c, m, Gamma, U, Sigma_q):
     """Plausible slip: the tilted token law taken as N(m, Gamma) (the c Gamma U z shift forgotten)."""
     return tm.tilted_moment(p, q, c, m, Gamma, sp.zeros(*sp.Matrix(U).shape), Sigma_q) * (
-        1 if c == 1 else tm.tilted_moment(0, 0, c, m, Gamma, U, Sigma_q))
+        1 if c == 1 else tm.tilted_moment(0, 0, c, m, Gamma, U, Sigma_q)
+    )
 
 
 def _squared_tilt_factor(p, q, c, m, Gamma, U, Sigma_q):
     """Plausible slip: exp(c^2 a^T Gamma a / 2) instead of exp((c^2 - c) a^T Gamma a / 2), i.e. the
     moments of the c-tilted law with the c = 2 normaliser misapplied (one extra power of the tilt)."""
-    return tm.tilted_moment(p, q, c + 1, m, Gamma, U, Sigma_q) if c == 1 else tm.tilted_moment(p, q, c, m, Gamma, U, Sigma_q)
+    return (
+        tm.tilted_moment(p, q, c + 1, m, Gamma, U, Sigma_q)
+        if c == 1
+        else tm.tilted_moment(p, q, c, m, Gamma, U, Sigma_q)
+    )
 
 
 @pytest.mark.parametrize("wrong", [_no_mean_shift, _squared_tilt_factor])
@@ -97,8 +106,12 @@ def test_closed_form_equals_nested_quadrature_in_dimension_one(m, gamma, u, sigm
             continue
         for p in (0, 4, 8):
             for q in (0, 8):
-                exact = float(tm.tilted_moment(p, q, c, [[R(m)]], [[R(gamma)]], [[R(u)]], [[R(sigma_q)]]))
-                assert nt.quadrature_1d(p, q, c, m, gamma, u, sigma_q) == pytest.approx(exact, rel=1e-8)
+                exact = float(
+                    tm.tilted_moment(p, q, c, [[R(m)]], [[R(gamma)]], [[R(u)]], [[R(sigma_q)]])
+                )
+                assert nt.quadrature_1d(p, q, c, m, gamma, u, sigma_q) == pytest.approx(
+                    exact, rel=1e-8
+                )
 
 
 def test_finiteness_needs_a_positive_definite_query_covariance():
@@ -111,8 +124,17 @@ def test_a_zero_token_covariance_is_judged_not_a_crash():
     with the d = 1 quadrature would divide by 0. An exact 0 is matched absolutely."""
     from softlin.claims import asm33, scenario as scen
     from softlin.claims.base import claim_rng
-    user = {"d": 2, "mean": [0.0, 0.75], "cov": [[0.0, 0.0], [0.0, 0.0]], "U": [[0.0, 0.0], [0.0, 0.0]],
-            "V": [[0.0, 0.0]], "query_cov": [[1.5625, 0.125], [0.125, 0.5]], "L": [4, 8, 16], "trials": 800}
+
+    user = {
+        "d": 2,
+        "mean": [0.0, 0.75],
+        "cov": [[0.0, 0.0], [0.0, 0.0]],
+        "U": [[0.0, 0.0], [0.0, 0.0]],
+        "V": [[0.0, 0.0]],
+        "query_cov": [[1.5625, 0.125], [0.125, 0.5]],
+        "L": [4, 8, 16],
+        "trials": 800,
+    }
     s = scen.merge(asm33.default_scenario(), user, asm33.CLAIM.scenario_keys)
     cert = asm33.run(s, "quick", claim_rng(0, "asm-3.3"))
     d1 = check(cert, "quadrature/d1-closed-forms")
@@ -127,13 +149,24 @@ def test_a_monte_carlo_entry_without_spread_is_judged_exactly():
     from softlin.claims import asm33, scenario as scen
     from softlin.claims.base import claim_rng
     from softlin.derivations import tilted_moments as tm
-    user = {"d": 2, "mean": [0.0, 0.0], "cov": [[0.0, 0.0], [0.0, 0.0]], "U": [[0.0, 0.0], [0.0, 0.0]],
-            "V": [[0.0, 0.0]], "query_cov": [[1.5625, 0.125], [0.125, 0.5]], "L": [4, 8], "trials": 800}
+
+    user = {
+        "d": 2,
+        "mean": [0.0, 0.0],
+        "cov": [[0.0, 0.0], [0.0, 0.0]],
+        "U": [[0.0, 0.0], [0.0, 0.0]],
+        "V": [[0.0, 0.0]],
+        "query_cov": [[1.5625, 0.125], [0.125, 0.5]],
+        "L": [4, 8],
+        "trials": 800,
+    }
     s = scen.merge(asm33.default_scenario(), user, asm33.CLAIM.scenario_keys)
     cert = asm33.run(s, "quick", claim_rng(0, "asm-3.3"))
     mc = check(cert, "montecarlo/closed-forms")
     assert mc["passed"] is True and cert["status"] != "refuted", mc
-    stray = lambda p, q, c, *rest: tm.tilted_moment(p, q, c, *rest) + (sp.Rational(1, 10**6) if (p, q) == (4, 0) else 0)
+    stray = lambda p, q, c, *rest: (
+        tm.tilted_moment(p, q, c, *rest) + (sp.Rational(1, 10**6) if (p, q) == (4, 0) else 0)
+    )
     cert = asm33.run(s, "quick", claim_rng(0, "asm-3.3"), closed_form=stray)
     mc = check(cert, "montecarlo/closed-forms")
-    assert mc["passed"] is False and mc["value"] == "inf", mc          # (certificates write inf as "inf")
+    assert mc["passed"] is False and mc["value"] == "inf", mc  # (certificates write inf as "inf")

@@ -32,6 +32,7 @@ def _checks(cert, prefix):
 # ---------------------------------------------------------------------------------------------
 # Derivation against independent routes
 
+
 def _direct_linear_risk(Bp, Bq, mu, omega, s2, tau, L):
     """Second route, exact in SymPy: the risk of yhat = mu omega mean_i (x_i^T x_q) y_i with
     x_i = Bp g_i, x_q = Bq h in the original (non-eigen) coordinates, expanded in the standard
@@ -47,7 +48,9 @@ def _direct_linear_risk(Bp, Bq, mu, omega, s2, tau, L):
     a1, a2 = (x1.T * q)[0] * y1, (x2.T * q)[0] * y2
     p = mu * omega
     E = lambda expr: ae_d.gaussian_expectation(expr, g1 + g2 + h + b + (e1, e2, eq))
-    return E(yq**2) - 2 * p * E(yq * a1) + p**2 * (E(a1**2) / L + (1 - sp.Rational(1, L)) * E(a1 * a2))
+    return (
+        E(yq**2) - 2 * p * E(yq * a1) + p**2 * (E(a1**2) / L + (1 - sp.Rational(1, L)) * E(a1 * a2))
+    )
 
 
 @st.composite
@@ -60,10 +63,16 @@ def rational_roots(draw):
     return B, authors
 
 
-@given(setup=rational_roots(), mu=st.fractions(-2, 2, max_denominator=5), omega=st.fractions(-2, 2, max_denominator=5),
-       L=st.integers(1, 50))
+@given(
+    setup=rational_roots(),
+    mu=st.fractions(-2, 2, max_denominator=5),
+    omega=st.fractions(-2, 2, max_denominator=5),
+    L=st.integers(1, 50),
+)
 @settings(max_examples=6)
-def test_emitted_linear_risk_equals_a_direct_expectation_in_the_original_coordinates(setup, mu, omega, L):
+def test_emitted_linear_risk_equals_a_direct_expectation_in_the_original_coordinates(
+    setup, mu, omega, L
+):
     B, authors = setup
     d = B.shape[0]
     # Correct generator: prompt and query both B g. Authors': prompt B B g, query g.
@@ -82,18 +91,22 @@ def test_infinite_optimum_is_the_minimum_of_the_emitted_infinite_risk():
     values = [kernels.authors_infinite_risk(Sp, Sq, p, 1.0, 0.1, 0.2) for p in grid]
     assert abs(min(values) - R_star) < 1e-8 and abs(grid[int(np.argmin(values))] - p_star) < 1e-4
     # The optimum of the exact finite-L linear risk tends to p* from below as L grows.
-    ps = [float(np.asarray(kernels.authors_linear_optimum(Sp, Sq, 0.1, 0.2, L)).ravel()[0]) for L in (10, 100, 1000, 10**6)]
+    ps = [
+        float(np.asarray(kernels.authors_linear_optimum(Sp, Sq, 0.1, 0.2, L)).ravel()[0])
+        for L in (10, 100, 1000, 10**6)
+    ]
     assert ps == sorted(ps) and abs(ps[-1] - p_star) < 1e-5
 
 
 def test_trace_rewriting_rejects_an_expression_that_is_not_a_trace_polynomial():
     c = ae_d.coordinates(3)
     with pytest.raises(ArithmeticError):
-        ae_d.trace_form(c["lam"][0], 3)                   # not symmetric in the coordinates
+        ae_d.trace_form(c["lam"][0], 3)  # not symmetric in the coordinates
 
 
 # ---------------------------------------------------------------------------------------------
 # Numerics: samplers and gradients
+
 
 def test_reduced_and_literal_token_samplers_give_the_exact_linear_risk_and_equal_softmax_risks():
     """Both samplers against the exact linear risk, and against each other for softmax (z-tests,
@@ -102,8 +115,20 @@ def test_reduced_and_literal_token_samplers_give_the_exact_linear_risk_and_equal
     for gen in sgd.GENERATORS:
         Sp, Sq = sgd.covariances(SIGMA, gen)
         params = {"soft": ("softmax", 1.1, 0.45), "lin": ("linear", 0.7, 0.7)}
-        ev = {tok: sgd.evaluate(params, SIGMA, 0.1, 0.2, 20, gen, 60000, np.random.default_rng([3, len(tok)]),
-                                tokens=tok)["risk"] for tok in ("literal", "reduced")}
+        ev = {
+            tok: sgd.evaluate(
+                params,
+                SIGMA,
+                0.1,
+                0.2,
+                20,
+                gen,
+                60000,
+                np.random.default_rng([3, len(tok)]),
+                tokens=tok,
+            )["risk"]
+            for tok in ("literal", "reduced")
+        }
         exact = float(kernels.authors_linear_risk(Sp, Sq, 0.7, 0.7, 0.1, 0.2, 20))
         for tok in ev:
             assert abs(ev[tok]["lin"][0] - exact) <= z * ev[tok]["lin"][1], (gen, tok)
@@ -124,11 +149,17 @@ def test_batched_gradients_match_the_sympy_derivative_and_central_differences():
         mine = gm if name.endswith("mu") else go
         for i in range(n):
             assert abs(f(mu, om, s[i], y[i], yq[i]) - mine[i]) <= 1e-12 * max(1.0, abs(mine[i]))
-    h = 1e-6          # central differences: error O(h^2) ~ 1e-12 relative to O(1) third derivatives
+    h = 1e-6  # central differences: error O(h^2) ~ 1e-12 relative to O(1) third derivatives
     for model in sgd.MODELS:
         _, gm, go = sgd.loss_and_grad(model, mu, om, s, y, yq)
-        fd_mu = (sgd.loss_and_grad(model, mu + h, om, s, y, yq)[0] - sgd.loss_and_grad(model, mu - h, om, s, y, yq)[0]) / (2 * h)
-        fd_om = (sgd.loss_and_grad(model, mu, om + h, s, y, yq)[0] - sgd.loss_and_grad(model, mu, om - h, s, y, yq)[0]) / (2 * h)
+        fd_mu = (
+            sgd.loss_and_grad(model, mu + h, om, s, y, yq)[0]
+            - sgd.loss_and_grad(model, mu - h, om, s, y, yq)[0]
+        ) / (2 * h)
+        fd_om = (
+            sgd.loss_and_grad(model, mu, om + h, s, y, yq)[0]
+            - sgd.loss_and_grad(model, mu, om - h, s, y, yq)[0]
+        ) / (2 * h)
         assert abs(fd_mu - gm) < 1e-7 and abs(fd_om - go) < 1e-7
 
 
@@ -148,33 +179,52 @@ def test_generators_produce_the_stated_covariances():
 @given(seed=seeds)
 @settings(max_examples=3)
 def test_sgd_is_reproducible_from_its_seed(seed):
-    run = lambda: sgd.train(SIGMA, 0.1, 0.2, [5, 12], "correct", 30, 1e-3, 16, (0.5, 0.5),
-                            np.random.default_rng(seed))["params"]
+    run = lambda: sgd.train(
+        SIGMA, 0.1, 0.2, [5, 12], "correct", 30, 1e-3, 16, (0.5, 0.5), np.random.default_rng(seed)
+    )["params"]
     assert run() == run()
 
 
-@pytest.mark.parametrize("call", [
-    lambda: sgd.generator_maps(SIGMA, "twice"),
-    lambda: sgd.predict("relu", 1.0, 1.0, np.zeros((1, 2)), np.zeros((1, 2))),
-    lambda: sgd.train(SIGMA, 0.1, 0.2, [10, 0], "correct", 10, 1e-3, 8, (0.5, 0.5), np.random.default_rng(0)),
-    lambda: sgd.train(SIGMA, 0.1, 0.2, [10], "correct", 10, -1e-3, 8, (0.5, 0.5), np.random.default_rng(0)),
-    lambda: sgd.evaluate({}, SIGMA, 0.1, 0.2, 10, "correct", 1, np.random.default_rng(0)),
-    lambda: sgd.sample(np.random.default_rng(0), 2, 3, sgd.generator_maps(SIGMA, "correct"), 0.1, 0.2, tokens="x"),
-    lambda: sgd.covariance_root(-np.eye(2)),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: sgd.generator_maps(SIGMA, "twice"),
+        lambda: sgd.predict("relu", 1.0, 1.0, np.zeros((1, 2)), np.zeros((1, 2))),
+        lambda: sgd.train(
+            SIGMA, 0.1, 0.2, [10, 0], "correct", 10, 1e-3, 8, (0.5, 0.5), np.random.default_rng(0)
+        ),
+        lambda: sgd.train(
+            SIGMA, 0.1, 0.2, [10], "correct", 10, -1e-3, 8, (0.5, 0.5), np.random.default_rng(0)
+        ),
+        lambda: sgd.evaluate({}, SIGMA, 0.1, 0.2, 10, "correct", 1, np.random.default_rng(0)),
+        lambda: sgd.sample(
+            np.random.default_rng(0),
+            2,
+            3,
+            sgd.generator_maps(SIGMA, "correct"),
+            0.1,
+            0.2,
+            tokens="x",
+        ),
+        lambda: sgd.covariance_root(-np.eye(2)),
+    ],
+)
 def test_bad_numeric_inputs_raise_value_errors(call):
     with pytest.raises(ValueError):
         call()
 
 
-@pytest.mark.parametrize("bad", [
-    {"sigma": [[1.0, 2.0], [2.0, 1.0]]},               # indefinite
-    {"noise": -0.1},
-    {"L": [10]},
-    {"L": [20, 10]},
-    {"L": [10, 10 * ae.L_CAP]},
-    {"alpha": 0.5},                                    # an [icl] key this claim does not read
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"sigma": [[1.0, 2.0], [2.0, 1.0]]},  # indefinite
+        {"noise": -0.1},
+        {"L": [10]},
+        {"L": [20, 10]},
+        {"L": [10, 10 * ae.L_CAP]},
+        {"alpha": 0.5},  # an [icl] key this claim does not read
+    ],
+)
 def test_bad_scenarios_raise_value_errors_naming_the_key(bad):
     s = ae.default_scenario()
     s["icl"] = {**s["icl"], **bad}
@@ -190,21 +240,30 @@ def test_bad_plan_raises_value_error():
 # ---------------------------------------------------------------------------------------------
 # The claim on a small run: checks that pass, checks that must fail, controls, sensitivity
 
+
 @pytest.fixture(scope="module")
 def small_cert():
     return ae.run(SMALL, "quick", claim_rng(0, ae.ID), plan=SMALL_PLAN)
 
 
-@pytest.mark.slow   # default-run budget (180 s): a quick run (~30 s) shared by these tests
+@pytest.mark.slow  # default-run budget (180 s): a quick run (~30 s) shared by these tests
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
-@pytest.mark.xdist_group("authors-small-certificate")   # one worker computes the fixture
+@pytest.mark.xdist_group("authors-small-certificate")  # one worker computes the fixture
 def test_small_run_linear_checks_and_controls_pass(small_cert):
     for prefix in ("proofs", "linear/", "generator/", "control/", "softmax/risk-decreases"):
         found = _checks(small_cert, prefix)
         assert found and all(c["passed"] is True for c in found), prefix
     q = small_cert["quantities"]
-    assert set(q) >= {"infinite_prompt_risk", "softmax_risk", "linear_risk", "linear_exact_risk", "authors_generator"}
-    assert abs(q["infinite_prompt_risk"] - 0.30276597612359) < 1e-12     # see the next test for the route
+    assert set(q) >= {
+        "infinite_prompt_risk",
+        "softmax_risk",
+        "linear_risk",
+        "linear_exact_risk",
+        "authors_generator",
+    }
+    assert (
+        abs(q["infinite_prompt_risk"] - 0.30276597612359) < 1e-12
+    )  # see the next test for the route
     assert small_cert["errata"][0]["id"] == 5
 
 
@@ -213,12 +272,15 @@ def test_infinite_prompt_risk_of_the_default_scenario_by_eigenvalues():
     lam = np.linalg.eigvalsh(SIGMA)
     expected = 0.1 + 0.2 * (lam.sum() - (lam**2).sum() ** 2 / (lam**3).sum())
     Sp, Sq = sgd.covariances(SIGMA, "correct")
-    assert abs(np.asarray(kernels.authors_infinite_optimum(Sp, Sq, 0.1, 0.2)).ravel()[1] - expected) < 1e-12
+    assert (
+        abs(np.asarray(kernels.authors_infinite_optimum(Sp, Sq, 0.1, 0.2)).ravel()[1] - expected)
+        < 1e-12
+    )
 
 
-@pytest.mark.slow   # default-run budget (180 s): a quick run (~30 s) shared by these tests
+@pytest.mark.slow  # default-run budget (180 s): a quick run (~30 s) shared by these tests
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
-@pytest.mark.xdist_group("authors-small-certificate")   # one worker computes the fixture
+@pytest.mark.xdist_group("authors-small-certificate")  # one worker computes the fixture
 def test_approach_check_is_undecided_when_the_largest_prompt_is_below_L_eps(small_cert):
     """At L_max = 160 even the best exact softmax parameters are more than 10% above R*_inf: L_max is below
     L(eps), where Theorem 4.3 promises nothing, so the check is undecided, not refuted, with the
@@ -228,67 +290,92 @@ def test_approach_check_is_undecided_when_the_largest_prompt_is_below_L_eps(smal
     assert "below L(eps)" in c[0]["detail"]
 
 
-@pytest.mark.slow   # default-run budget (180 s): a full quick run; the mutant catalogue holds authors slips too
+@pytest.mark.slow  # default-run budget (180 s): a full quick run; the mutant catalogue holds authors slips too
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_approach_check_refutes_a_risk_above_eps_where_the_exact_route_reaches_it():
     """Where the exact best softmax risk at L_max is within eps of R*_inf, Monte Carlo risks clearly above
     eps refute the check (a training or evaluation slip); within eps they verify it."""
     from softlin.claims.authors import checks as authors_checks
+
     Sp = Sq = 0.5 ** np.abs(np.subtract.outer(np.arange(5), np.arange(5)))
     s2, tau, Ls = 0.1, 0.2, [500, 1000]
     R_star = float(np.asarray(kernels.authors_infinite_optimum(Sp, Sq, s2, tau)).ravel()[1])
-    inf_risk = lambda Sp_, Sq_, mu, om, s2_, tau_: R_star          # parameters at the infinite optimum
+    inf_risk = lambda Sp_, Sq_, mu, om, s2_, tau_: R_star  # parameters at the infinite optimum
     params = {m: {L: (1.0, 1.0) for L in Ls} for m in ("softmax", "softmax_best")}
     risk = {"softmax": {L: [R_star, 1e-4] for L in Ls}}
 
     def verdicts(excess):
-        C = {"per_L": {L: {"difference": {"softmax - softmax_best": [0.0, 1e-4], "softmax - linear": [0.0, 1e-4]},
-                           "excess_over_limit": {"softmax": [excess, 1e-4], "softmax_best": [excess, 1e-4]}}
-                       for L in Ls}}
-        checks, _, _ = authors_checks.softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk)
+        C = {
+            "per_L": {
+                L: {
+                    "difference": {
+                        "softmax - softmax_best": [0.0, 1e-4],
+                        "softmax - linear": [0.0, 1e-4],
+                    },
+                    "excess_over_limit": {
+                        "softmax": [excess, 1e-4],
+                        "softmax_best": [excess, 1e-4],
+                    },
+                }
+                for L in Ls
+            }
+        }
+        checks, _, _ = authors_checks.softmax_checks(
+            C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk
+        )
         return [c.passed for c in checks if "of R*_inf" in c.name]
+
     assert verdicts(0.3 * R_star) == [False, False]
     assert verdicts(0.01 * R_star) == [True, True]
 
 
-@pytest.mark.slow   # default-run budget (180 s): a full quick run; the undecided verdict is also tested cheaply below
+@pytest.mark.slow  # default-run budget (180 s): a full quick run; the undecided verdict is also tested cheaply below
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_linear_optimality_check_is_undecided_when_sgd_is_stopped_early():
     """200 steps from (0.5, 0.5) leave p = mu omega visibly short of the exact optimum: the budget
     was too small, so the check (and the claim) is inconclusive, not verified."""
-    cert = ae.run(SMALL, "quick", claim_rng(0, ae.ID), plan={"steps": 200, "test": 4000, "fit": 500})
+    cert = ae.run(
+        SMALL, "quick", claim_rng(0, ae.ID), plan={"steps": 200, "test": 4000, "fit": 500}
+    )
     c = _checks(cert, "linear/sgd-optimum")
     assert c[0]["passed"] is None and c[0]["value"] > 1 and cert["status"] != "verified"
 
 
-@pytest.mark.slow   # default-run budget (180 s): a full quick run; the default run keeps the optimum-formula sensitivity test
+@pytest.mark.slow  # default-run budget (180 s): a full quick run; the default run keeps the optimum-formula sensitivity test
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_dropping_the_isserlis_term_of_the_linear_risk_is_caught():
     """Sensitivity: E[u^2 v^2] = E u^2 E v^2 (forgetting 2 (E uv)^2) drops tau tr(Sigma_p^2 Sigma_q) / L."""
+
     def wrong(Sp, Sq, mu, omega, s2, tau, L):
         p2 = (mu * omega) ** 2
-        return kernels.authors_linear_risk(Sp, Sq, mu, omega, s2, tau, L) - p2 * tau * np.trace(Sp @ Sp @ Sq) / L
+        return (
+            kernels.authors_linear_risk(Sp, Sq, mu, omega, s2, tau, L)
+            - p2 * tau * np.trace(Sp @ Sp @ Sq) / L
+        )
+
     cert = ae.run(SMALL, "quick", claim_rng(0, ae.ID), plan=SMALL_PLAN, linear_risk=wrong)
     c = _checks(cert, "linear/test-risk-exact")
     assert cert["status"] == "refuted" and c[0]["passed"] is False
 
 
-@pytest.mark.slow   # default-run budget (180 s): a full quick run
+@pytest.mark.slow  # default-run budget (180 s): a full quick run
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_modelling_the_bug_as_a_twice_transformed_prompt_only_is_caught():
     """Sensitivity of the erratum check: the authors' data are not explained by the prompt bug alone
     (query covariance left at Sigma): the exact risk under (R Sigma R^T, Sigma) must be refuted."""
+
     def prompt_only(Sp, Sq, mu, omega, s2, tau, L):
         if np.allclose(Sq, np.eye(len(Sq))):
             Sq = SIGMA
         return kernels.authors_linear_risk(Sp, Sq, mu, omega, s2, tau, L)
+
     cert = ae.run(SMALL, "quick", claim_rng(0, ae.ID), plan=SMALL_PLAN, linear_risk=prompt_only)
     assert _checks(cert, "generator/linear-exact")[0]["passed"] is False
 
 
-@pytest.mark.slow   # default-run budget (180 s): a quick run (~30 s) shared by these tests
+@pytest.mark.slow  # default-run budget (180 s): a quick run (~30 s) shared by these tests
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
-@pytest.mark.xdist_group("authors-small-certificate")   # one worker computes the fixture
+@pytest.mark.xdist_group("authors-small-certificate")  # one worker computes the fixture
 def test_figure_is_drawn_from_the_series_and_skipped_when_malformed(small_cert):
     png = figures.figure_png(small_cert)
     assert png is not None and png[:8] == b"\x89PNG\r\n\x1a\n"
@@ -298,11 +385,14 @@ def test_figure_is_drawn_from_the_series_and_skipped_when_malformed(small_cert):
 
 # ---------------------------------------------------------------------------------------------
 
+
 @pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_default_scenario_verified_on_the_quick_profile():
     cert = ae.run(ae.default_scenario(), "quick", claim_rng(0, ae.ID))
-    assert cert["status"] == "verified", [c["name"] for c in cert["checks"] if c["passed"] is not True]
+    assert cert["status"] == "verified", [
+        c["name"] for c in cert["checks"] if c["passed"] is not True
+    ]
 
 
 @pytest.mark.slow
@@ -327,8 +417,17 @@ def _optimality_verdict(p_end: float) -> tuple:
     s = {"Ls": [L], "s2": s2, "tau": tau, "Sigma": SIGMA}
     C = {"per_L": {L: {"grad_cov_trace": {"linear": 1e-3}}}}
     exact = float(kernels.authors_linear_risk(Sp, Sq, p_end, 1.0, s2, tau, L))
-    checks, _, _ = authors_checks.linear_checks(s, C, {"linear": {L: (p_end, 1.0)}}, {"linear": {L: (exact, 1e-3)}},
-                                                Sp, Sq, kernels.authors_linear_risk, {"test": 1}, np.random.default_rng(0))
+    checks, _, _ = authors_checks.linear_checks(
+        s,
+        C,
+        {"linear": {L: (p_end, 1.0)}},
+        {"linear": {L: (exact, 1e-3)}},
+        Sp,
+        Sq,
+        kernels.authors_linear_risk,
+        {"test": 1},
+        np.random.default_rng(0),
+    )
     c = next(c for c in checks if c.id == "linear/sgd-optimum")
     return c.passed, c.value
 
@@ -369,6 +468,7 @@ def test_the_headline_r_star_inf_is_judged_on_both_sides(factor):
     percent off on either side (the one-sided approach checks would pass a larger one) is refuted.
     d = 2 keeps it at ~1 s per case (d = 5, the default scenario's, takes ~4 s)."""
     from softlin.numerics import finite_risk as fr
+
     sigma = np.array(ae.toeplitz(2, 0.5))
     s2, tau = 0.1, 0.5
     model = fr.Model(sigma, sigma, tau, s2)
@@ -385,9 +485,13 @@ def test_the_correct_data_control_is_judged_at_the_power_its_pilot_plans():
     then does not refute the correct-data risk fails the control."""
     exact_a, wrong = {10: 0.50, 100: 0.40}, {10: 0.52, 100: 0.41}
     z_L = 5.3
-    precise = {"se": {10: 1e-3 * math.sqrt(8), 100: 1e-3 * math.sqrt(8)}, "prompts": 5000, "test": 40000}
+    precise = {
+        "se": {10: 1e-3 * math.sqrt(8), 100: 1e-3 * math.sqrt(8)},
+        "prompts": 5000,
+        "test": 40000,
+    }
     noisy = {**precise, "se": {10: 0.01, 100: 0.01}}
-    found = {10: 19.8, 100: 9.7}                 # |MC - wrong| / se of a run that refutes
+    found = {10: 19.8, 100: 9.7}  # |MC - wrong| / se of a run that refutes
     c = authors_checks.correct_data_control(found, z_L, exact_a, wrong, noisy)
     assert c.judged is False and c.value < authors_checks.REQUIRED_POWER
     c = authors_checks.correct_data_control(found, z_L, exact_a, wrong, precise)
@@ -410,9 +514,10 @@ def test_a_zero_infinite_prompt_risk_leaves_the_approach_undecided_not_refuted()
     differences = {"softmax - softmax_best": (0.0, 1e-3), "softmax - linear": (0.01, 1e-3)}
     excess = {"softmax": (0.05, 1e-3), "softmax_best": (0.05, 1e-3)}
     per_L = {L: {"difference": differences, "excess_over_limit": excess} for L in Ls}
-    zero = lambda *args: 0.0                                            # noqa: E731
-    out, _, _ = authors_checks.softmax_checks({"per_L": per_L}, Ls, params, risk, Sp, Sq, s2, tau,
-                                              R_star, zero)
+    zero = lambda *args: 0.0  # noqa: E731
+    out, _, _ = authors_checks.softmax_checks(
+        {"per_L": per_L}, Ls, params, risk, Sp, Sq, s2, tau, R_star, zero
+    )
     approach = [c for c in out if c.id.startswith("softmax/r-star-approach")]
     assert len(approach) == 2
     assert all(c.passed is None and "below L(eps)" in c.detail for c in approach)

@@ -20,8 +20,12 @@ S2, TAU, L = 0.1, 0.2, 10
 
 @lru_cache(maxsize=1)
 def _curves():
-    return {"L": [L], "softmax": [af._softmax(fr.Model(I5, I5, TAU, S2), L)],
-            "linear": [af._linear(I5, I5, S2, TAU, L)], "t_end": af.T_END}
+    return {
+        "L": [L],
+        "softmax": [af._softmax(fr.Model(I5, I5, TAU, S2), L)],
+        "linear": [af._linear(I5, I5, S2, TAU, L)],
+        "t_end": af.T_END,
+    }
 
 
 def test_flow_checks_pass_on_the_computed_flows():
@@ -30,11 +34,15 @@ def test_flow_checks_pass_on_the_computed_flows():
 
 
 def test_a_gradient_slip_moves_the_flow_off_the_optimum(monkeypatch):
-    lin = _curves()["linear"]          # cached before the slip: the cache must hold the true flows
+    lin = _curves()["linear"]  # cached before the slip: the cache must hold the true flows
     good = kernels.finite_risk_integrand_grad_omega
-    monkeypatch.setattr(kernels, "finite_risk_integrand_grad_omega",
-                        lambda mu, om, tau, s2, tr_p, k1, k2, A, B, dA, dB: good(mu, om, tau, s2, tr_p, k1, k2, A, B,
-                                                                                  dA / 2, dB / 2))
+    monkeypatch.setattr(
+        kernels,
+        "finite_risk_integrand_grad_omega",
+        lambda mu, om, tau, s2, tr_p, k1, k2, A, B, dA, dB: good(
+            mu, om, tau, s2, tr_p, k1, k2, A, B, dA / 2, dB / 2
+        ),
+    )
     c = {"L": [L], "softmax": [af._softmax(fr.Model(I5, I5, TAU, S2), L)], "linear": lin}
     assert [ch.passed for ch in af.flow_checks(c)] == [False, False]
 
@@ -63,13 +71,28 @@ def test_the_gradient_check_is_not_the_flows_own_field():
 
 def _long(delta):
     c = _curves()
-    runs = {str(L): {"params": {m: list(np.add(c[m][0]["flow_end"], delta)) for m in ("softmax", "linear")},
-                     "gradient_covariance": {m: [[2.0, 0.5], [0.5, 1.0]] for m in ("softmax", "linear")},
-                     "grad_prompts": 1000}}
+    runs = {
+        str(L): {
+            "params": {m: list(np.add(c[m][0]["flow_end"], delta)) for m in ("softmax", "linear")},
+            "gradient_covariance": {m: [[2.0, 0.5], [0.5, 1.0]] for m in ("softmax", "linear")},
+            "grad_prompts": 1000,
+        }
+    }
     # the law it was run on: Toeplitz(0) = I_5 with this tau and s2 (the files written by
     # benchmarks/authors_long_sgd.py say Toeplitz(0.5))
-    return {"setting": {"d": 5, "sigma": "Toeplitz(0)", "tau": TAU, "s2": S2, "generator": "correct",
-                        "lr": 1e-3, "batch": 128, "steps": 300000}, "runs": runs}
+    return {
+        "setting": {
+            "d": 5,
+            "sigma": "Toeplitz(0)",
+            "tau": TAU,
+            "s2": S2,
+            "generator": "correct",
+            "lr": 1e-3,
+            "batch": 128,
+            "steps": 300000,
+        },
+        "runs": runs,
+    }
 
 
 def test_sgd_runs_made_for_another_scenario_are_not_judged_against_this_one():
@@ -78,7 +101,13 @@ def test_sgd_runs_made_for_another_scenario_are_not_judged_against_this_one():
     and why."""
     c, run = _curves(), _long((1e-4, -1e-4))
     assert af.sgd_check(c, run, I5, I5, S2, TAU)[0].judged
-    for setting in ({"sigma": "Toeplitz(0.5)"}, {"s2": 0.2}, {"tau": 0.1}, {"generator": "authors"}, {"d": 4}):
+    for setting in (
+        {"sigma": "Toeplitz(0.5)"},
+        {"s2": 0.2},
+        {"tau": 0.1},
+        {"generator": "authors"},
+        {"d": 4},
+    ):
         other = {**run, "setting": {**run["setting"], **setting}}
         check, quantities = af.sgd_check(c, other, I5, I5, S2, TAU, "authors_long_sgd_x")
         assert (check.judged, check.passed, quantities) == (False, None, {}), setting
@@ -111,6 +140,7 @@ def test_the_committed_long_sgd_runs_are_found_from_a_checkout():
     made every one of them 'not judged')."""
     from pathlib import Path
     from softlin.claims.authors import flow
+
     repo = Path(__file__).resolve().parents[2]
     assert flow.LONG_SGD == repo / "data" / "sgd"
     assert len(flow.load_long_sgd()) >= 4
@@ -121,11 +151,15 @@ def test_each_committed_long_sgd_run_names_the_code_that_produced_it():
     sampler made it (benchmarks/authors_long_sgd.py writes it; the committed runs had it added)."""
     import re
     from softlin.claims.authors import flow
+
     for stem, result in flow.load_long_sgd().items():
         prov = result["provenance"]
         assert re.fullmatch(r"[0-9a-f]{40}", prov["source_commit"]), stem
-        assert set(prov["code_sha256"]) == {"benchmarks/authors_long_sgd.py", "numerics/authors_sgd.py",
-                                            "numerics/authors_sgd_fast.py"}, stem
+        assert set(prov["code_sha256"]) == {
+            "benchmarks/authors_long_sgd.py",
+            "numerics/authors_sgd.py",
+            "numerics/authors_sgd_fast.py",
+        }, stem
         assert all(re.fullmatch(r"[0-9a-f]{64}", h) for h in prov["code_sha256"].values()), stem
 
 
@@ -148,6 +182,7 @@ def test_the_flow_ends_stated_error_includes_the_gap_between_the_two_gradient_ru
     rules' difference there (for a strongly anisotropic Sigma, d = 3, the judged gradient is several
     of its own stated errors from 0 at a converged end)."""
     from softlin.numerics import finite_risk_gradient as fg
+
     r = _curves()["softmax"][0]
     gs = fg.GradientSurface(r["surface"])
     g = gs.gradient(*r["flow_end"])

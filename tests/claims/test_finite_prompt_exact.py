@@ -16,14 +16,22 @@ def _section(scenario=None, heads=True):
     keeps only the default one-head points (the one-head slips do not need the costlier two-head ones)."""
     if scenario is None and not heads:
         scenario = fpr.default_scenario()
-        scenario["scalar"] = {**scenario["scalar"],
-                              "points": [p for p in section.default_points() if len(p["mu"]) == 1]}
+        scenario["scalar"] = {
+            **scenario["scalar"],
+            "points": [p for p in section.default_points() if len(p["mu"]) == 1],
+        }
     s = fpr.validate(scenario or fpr.default_scenario())
-    one_head = lambda m, o: float(kernels.scalar_first_order(np.array([[m]]), np.array([[o]]), s["d"], s["s2"])[0, 0])
-    return section.run(s, "quick", claim_rng(0, "finite-prompt-risk"), first_order=one_head, optimum=False)
+    one_head = lambda m, o: float(
+        kernels.scalar_first_order(np.array([[m]]), np.array([[o]]), s["d"], s["s2"])[0, 0]
+    )
+    return section.run(
+        s, "quick", claim_rng(0, "finite-prompt-risk"), first_order=one_head, optimum=False
+    )
 
 
-@pytest.mark.parametrize("slip", ["stein-mean-without-A", "second-moment-1-minus-A", "participation-dropped"])
+@pytest.mark.parametrize(
+    "slip", ["stein-mean-without-A", "second-moment-1-minus-A", "participation-dropped"]
+)
 def test_a_slipped_integrand_is_refuted(monkeypatch, slip):
     """Three plausible slips of derivations/risk_finite.py's integrand: E G = sqrt(q) (forgetting the Stein
     correction), E G^2 = B + q (1 - A), and the b^2 A term dropped. The Monte Carlo route must refute each."""
@@ -36,6 +44,7 @@ def test_a_slipped_integrand_is_refuted(monkeypatch, slip):
         if slip == "second-moment-1-minus-A":
             return f + mu**2 * tau * omega**2 * k2 * A
         return f - mu**2 * (tau * tr_p + s2) * A
+
     monkeypatch.setattr(kernels, "finite_risk_integrand", slipped)
     checks, _ = _section(heads=False)
     assert any(c.passed is False for c in checks if c.kind == "montecarlo"), checks
@@ -46,8 +55,12 @@ def test_authors_generator_is_refuted_for_a_correlated_sigma():
     """Erratum 5 as a control: with sigma != I the authors' generator has another risk, and the
     Monte Carlo of the correct generator must tell them apart."""
     s = fpr.default_scenario()
-    s["scalar"] = {**s["scalar"], "sigma": [[1.0, 0.6, 0.36], [0.6, 1.0, 0.6], [0.36, 0.6, 1.0]], "d": 3,
-                   "points": [{"mu": [1.5], "omega": [0.45], "L": 5}, {"mu": [1.0], "omega": [0.3], "L": 50}]}
+    s["scalar"] = {
+        **s["scalar"],
+        "sigma": [[1.0, 0.6, 0.36], [0.6, 1.0, 0.6], [0.36, 0.6, 1.0]],
+        "d": 3,
+        "points": [{"mu": [1.5], "omega": [0.45], "L": 5}, {"mu": [1.0], "omega": [0.3], "L": 50}],
+    }
     checks, q = _section(s)
     assert all(c.passed is True for c in checks), checks
     control = [c for c in checks if c.id == "control/authors-generator-risk"]
@@ -55,13 +68,18 @@ def test_authors_generator_is_refuted_for_a_correlated_sigma():
     assert q["exact_risk_authors_generator"] is not None
 
 
-@pytest.mark.parametrize("bad", [
-    {"points": [{"mu": [1.0, 2.0, 0.5], "omega": [0.1, 0.2, 0.3], "L": 5}]},   # three heads: not covered
-    {"points": [{"mu": [1.0], "omega": [0.1]}]},                          # L missing
-    {"points": [{"mu": [1.0], "omega": [0.1], "L": 0}]},
-    {"sigma": [[1.0, 2.0], [2.0, 1.0]], "d": 2},                          # not positive definite
-    {"sigma": [[1.0]]},                                                    # wrong size (d = 5)
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {
+            "points": [{"mu": [1.0, 2.0, 0.5], "omega": [0.1, 0.2, 0.3], "L": 5}]
+        },  # three heads: not covered
+        {"points": [{"mu": [1.0], "omega": [0.1]}]},  # L missing
+        {"points": [{"mu": [1.0], "omega": [0.1], "L": 0}]},
+        {"sigma": [[1.0, 2.0], [2.0, 1.0]], "d": 2},  # not positive definite
+        {"sigma": [[1.0]]},  # wrong size (d = 5)
+    ],
+)
 def test_bad_points_and_sigma_raise(bad):
     s = fpr.default_scenario()
     s["scalar"] = {**s["scalar"], **bad}
@@ -77,20 +95,28 @@ def test_a_slipped_two_head_cross_term_is_refuted(monkeypatch, slip):
     were independent), and the cross term 2 mu_1 mu_2 P_12 dropped. The Monte Carlo route must refute each
     at the default two-head points (the one-head points are unaffected)."""
     from softlin.numerics import finite_risk_heads as frh
+
     if slip == "cross-participation-product":
         original = frh.PairTable.moments
 
         def slipped(self, k1):
             A11, A22, _, B11, B22, B12 = original(self, k1)
             return A11, A22, A11 * A22, B11, B22, B12
+
         monkeypatch.setattr(frh.PairTable, "moments", slipped)
     else:
         original = kernels.finite_risk_heads_integrand
 
         def slipped(mu1, mu2, *rest):
             # the cross term is the part bilinear in (mu1, mu2): f(mu1, mu2) - f(mu1, 0) - f(0, mu2) + f(0, 0)
-            cross = original(mu1, mu2, *rest) - original(mu1, 0.0, *rest) - original(0.0, mu2, *rest) + original(0.0, 0.0, *rest)
+            cross = (
+                original(mu1, mu2, *rest)
+                - original(mu1, 0.0, *rest)
+                - original(0.0, mu2, *rest)
+                + original(0.0, 0.0, *rest)
+            )
             return original(mu1, mu2, *rest) - cross
+
         monkeypatch.setattr(kernels, "finite_risk_heads_integrand", slipped)
     checks, _ = _section()
     assert any(c.passed is False for c in checks if c.kind == "montecarlo"), checks
@@ -104,12 +130,16 @@ def test_optimum_rate_judged_and_wrong_constants_refuted():
 
     from softlin.claims.finite_prompt import rate
     from softlin.numerics import finite_risk as fr, scalar_risk as sr
+
     model = fr.Model(np.eye(5), np.eye(5), 0.2, 0.1)
     r_inf = sr.infinite_risk(np.ones(1), np.ones(1), 0.1)
     checks, q = rate.run(model, 5, 0.1, r_inf)
     assert checks[0].passed is True, checks
-    heur = minimize_scalar(lambda w: sr.heuristic(np.array([1 / w]), np.array([w]), 5, 0.1), bounds=(0.05, 1.0),
-                           method="bounded").fun
+    heur = minimize_scalar(
+        lambda w: sr.heuristic(np.array([1 / w]), np.array([w]), 5, 0.1),
+        bounds=(0.05, 1.0),
+        method="bounded",
+    ).fun
     w = q["omega_star"] + 0.02
     for wrong in (heur, sr.first_order(np.array([1 / w]), np.array([w]), 5, 0.1)):
         checks, _ = rate.run(model, 5, 0.1, r_inf, c_star=wrong)
@@ -120,18 +150,22 @@ def test_rate_estimator_is_exact_on_its_model():
     """Y_L = c + (a + b ln L) / L (the measured form of the optimum's correction) is solved exactly by
     the estimator, with zero model error; a plain a / L + b / L^2 model would miss c by ~1e-4 here."""
     from softlin.claims.finite_prompt import rate
+
     Ls = np.array(rate.RATE_LS, float)
     Y = 20.8 + (-200.0 - 90.0 * np.log(Ls)) / Ls
     c, prop, model = rate.estimate(Ls, Y, np.full(4, 1e-6))
     assert abs(c - 20.8) < 1e-9 and model < 1e-9 and 0 < prop < 1e-4
 
 
-@pytest.mark.parametrize("d, omega", [(1, 0.5), pytest.param(3, 0.5, marks=pytest.mark.slow)])  # d = 3 ~10 s: slow tier
+@pytest.mark.parametrize(
+    "d, omega", [(1, 0.5), pytest.param(3, 0.5, marks=pytest.mark.slow)]
+)  # d = 3 ~10 s: slow tier
 def test_the_1_over_L_limit_where_the_remainder_is_slower_than_1_over_L(d, omega):
     """d = 1, mu = 1/8, omega = 1/2: 3 omega^2 >= 1/2, the remainder decays as about L^-1/2, and a
     C2/L model would refute a correct C1 (2.8e-3 off at L = 1e6). The extrapolated limit equals C1;
     a C1 one percent off (a plausible slip) is refuted."""
     from softlin.numerics import finite_risk as fr, scalar_risk as sr
+
     model = fr.Model(np.eye(d), np.eye(d), 1.0 / d, 0.0)
     C1 = sr.first_order(0.125, omega, d, 0.0)
     check, _ = section.slow_expansion_check(model, 0.125, omega, C1)
@@ -140,17 +174,24 @@ def test_the_1_over_L_limit_where_the_remainder_is_slower_than_1_over_L(d, omega
     assert wrong.passed is False
 
 
-@pytest.mark.parametrize("mu, omega, Ls", [
-    pytest.param([0.125], [0.625], [4, 8], marks=pytest.mark.slow),       # ~14 s: slow tier
-    ([-1.0], [0.25], [25, 50, 100]),
-    pytest.param([0.5, -0.25], [0.5, 0.25], [4, 16], marks=pytest.mark.slow)])   # ~8 s: slow tier
+@pytest.mark.parametrize(
+    "mu, omega, Ls",
+    [
+        pytest.param([0.125], [0.625], [4, 8], marks=pytest.mark.slow),  # ~14 s: slow tier
+        ([-1.0], [0.25], [25, 50, 100]),
+        pytest.param([0.5, -0.25], [0.5, 0.25], [4, 16], marks=pytest.mark.slow),
+    ],
+)  # ~8 s: slow tier
 def test_the_first_order_estimate_removes_the_exact_remainder(mu, omega, Ls):
     """finite_prompt_risk.first_order_estimate fed the exact F(L) = L (R_L - R_inf) as noiseless
     Monte Carlo means returns C1 within its stated systematic error, at small L and where the
     remainder is slower than 1/L (d = 1, omega = 5/8, L = 4, 8); a plain fit C1 + C2/L is far
     off there."""
     from softlin.numerics import finite_risk as fr, scalar_risk as sr
-    s = fpr.validate({"seed": 0, "scalar": {"d": 1, "noise": 0.0, "mu": mu, "omega": omega, "L": Ls}})
+
+    s = fpr.validate(
+        {"seed": 0, "scalar": {"d": 1, "noise": 0.0, "mu": mu, "omega": omega, "L": Ls}}
+    )
     model = fr.Model(np.eye(1), np.eye(1), 1.0, 0.0)
     means = [section.scaled_excess(model, L, s["mu"], s["omega"])[0] for L in Ls]
     est = fpr.first_order_estimate(s, Ls, means, [1e-9] * len(Ls))

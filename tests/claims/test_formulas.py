@@ -36,7 +36,11 @@ def evaluate(expr, **values):
     for atom in expr.atoms(sp.Symbol, sp.MatrixSymbol):
         if atom.name in values:
             v = values[atom.name]
-            rep[atom] = sp.ImmutableMatrix(np.atleast_2d(v).tolist()) if isinstance(atom, sp.MatrixSymbol) else sp.Float(v)
+            rep[atom] = (
+                sp.ImmutableMatrix(np.atleast_2d(v).tolist())
+                if isinstance(atom, sp.MatrixSymbol)
+                else sp.Float(v)
+            )
     out = expr.xreplace(rep).doit()
     if isinstance(out, sp.MatrixBase):
         return np.array(out.evalf(30).tolist(), dtype=float)
@@ -54,7 +58,9 @@ def test_b1_on_the_page_is_the_emitted_bias_kernel_with_its_minus_sign():
     shown = evaluate(d.rhs, Gamma=GAMMA, V=V, a=A_VEC, q=q)
     kernel = np.asarray(kernels.bias_first_order(GAMMA, V, A_VEC), dtype=float)
     np.testing.assert_allclose(shown, kernel, rtol=1e-12)
-    assert shown.item() < 0 < (V @ GAMMA @ A_VEC).item()           # b1 = -e^q V Gamma a points against V Gamma a
+    assert (
+        shown.item() < 0 < (V @ GAMMA @ A_VEC).item()
+    )  # b1 = -e^q V Gamma a points against V Gamma a
 
 
 @pytest.mark.parametrize("lam", [0.1, 0.5, 0.8, 3.0])
@@ -62,7 +68,7 @@ def test_kappa_on_the_page_is_the_sharp_exponent_kernel_not_the_naive_one(lam):
     shown = evaluate(display.prop31()["exponent"].rhs, **{"lambda": lam})
     assert shown == pytest.approx(float(kernels.sharp_exponent(lam)), rel=1e-12)
     if lam > 0.5:
-        assert shown != pytest.approx(1 / (2 * lam))      # the naive min(1, 1/(2 lambda)) would be
+        assert shown != pytest.approx(1 / (2 * lam))  # the naive min(1, 1/(2 lambda)) would be
 
 
 @pytest.mark.parametrize("gamma", [0.2, 0.9, 2.0])
@@ -75,21 +81,29 @@ def test_expectation_bound_on_the_page_is_the_factor_times_the_numerator():
     L, q = 50.0, (A_VEC.T @ GAMMA @ A_VEC).item()
     shown = evaluate(display.prop31()["expectation_bound"].rhs, Gamma=GAMMA, V=V, a=A_VEC, q=q, L=L)
     numerator = np.trace(V @ GAMMA @ V.T) + float(np.sum((V @ GAMMA @ A_VEC) ** 2))
-    assert shown == pytest.approx(numerator * float(kernels.expectation_bound_factor(L, q)), rel=1e-12)
+    assert shown == pytest.approx(
+        numerator * float(kernels.expectation_bound_factor(L, q)), rel=1e-12
+    )
 
 
 def test_thm52_endpoint_on_the_page_is_the_emitted_endpoint():
     Sigma = np.array([[1.6, 0.3], [0.3, 0.5]])
     shown = display.thm52()
-    assert evaluate(shown["endpoint_b"].rhs, Sigma=Sigma) == pytest.approx(float(kernels.icl_endpoint_b(Sigma)), rel=1e-12)
-    np.testing.assert_allclose(evaluate(shown["endpoint_A"].rhs, Sigma=Sigma), kernels.icl_endpoint_A(Sigma), rtol=1e-12)
+    assert evaluate(shown["endpoint_b"].rhs, Sigma=Sigma) == pytest.approx(
+        float(kernels.icl_endpoint_b(Sigma)), rel=1e-12
+    )
+    np.testing.assert_allclose(
+        evaluate(shown["endpoint_A"].rhs, Sigma=Sigma), kernels.icl_endpoint_A(Sigma), rtol=1e-12
+    )
 
 
 def test_thm43_comparison_solution_on_the_page_solves_its_ode_numerically():
     g2, beta, T = 0.3, 1.7, 2.0
     sol = solve_ivp(lambda t, e: g2 + beta * e, (0, T), [0.0], rtol=1e-11, atol=1e-13)
     shown = display.thm43()
-    assert evaluate(shown["comparison_solution"].rhs, g_2=g2, beta=beta, t=T) == pytest.approx(sol.y[0, -1], rel=1e-8)
+    assert evaluate(shown["comparison_solution"].rhs, g_2=g2, beta=beta, t=T) == pytest.approx(
+        sol.y[0, -1], rel=1e-8
+    )
     assert evaluate(shown["transfer_bound"].rhs, g_2=g2, beta=beta, t=T) >= sol.y[0, -1]
 
 

@@ -1,7 +1,6 @@
 """Claims thm-5.2, thm-4.3 and finite-prompt-risk: derivations, flows, training and the scalar-model
 risk, with Hypothesis properties, negative controls and sensitivity tests."""
 
-
 import numpy as np
 import pytest
 import sympy as sp
@@ -22,7 +21,13 @@ def _spd(seed, d, cond, norm):
     return thm52.random_spd(np.random.default_rng(seed), d, cond, norm)
 
 
-@given(seed=seeds, d=st.integers(1, 3), log_cond=st.floats(0, 2), log_norm=st.floats(-1, 1), frac=st.floats(0.05, 3.0))
+@given(
+    seed=seeds,
+    d=st.integers(1, 3),
+    log_cond=st.floats(0, 2),
+    log_norm=st.floats(-1, 1),
+    frac=st.floats(0.05, 3.0),
+)
 @settings(max_examples=6)
 def test_balanced_flow_conserves_and_reaches_the_bayes_endpoint(seed, d, log_cond, log_norm, frac):
     S = _spd(seed, d, 10**log_cond if d > 1 else 1.0, 10**log_norm)
@@ -49,7 +54,9 @@ def test_endpoint_with_sigma_instead_of_its_inverse_has_positive_risk():
     """Sensitivity: A = tr(Sigma^2)^(-1/4) Sigma is a plausible slip; exact risk must be > 0."""
     S = sp.Matrix([[2, 1], [1, 3]]) / 3
     t = (S * S).trace()
-    assert sp.simplify(icl_risk.paper_risk(S, t ** sp.Rational(-1, 4) * S, t ** sp.Rational(1, 4))) > 0
+    assert (
+        sp.simplify(icl_risk.paper_risk(S, t ** sp.Rational(-1, 4) * S, t ** sp.Rational(1, 4))) > 0
+    )
 
 
 @pytest.mark.slow  # ~30 s end to end; the same slip is caught exactly by the test above in the default run
@@ -58,6 +65,7 @@ def test_wrong_endpoint_formula_refutes_the_claim():
     def wrong(S):
         t = (S * S).trace()
         return t ** sp.Rational(-1, 4) * S, t ** sp.Rational(1, 4)
+
     s = icl_common.default_scenario()
     s["icl"]["L"] = [10, 20]
     cert = thm52.run(s, "quick", claim_rng(0, "thm-5.2"), endpoint_formula=wrong)
@@ -73,7 +81,7 @@ def test_unbalanced_start_breaks_balance_and_misses_the_endpoint():
     As, bs = icl_flows.endpoint(S)
     assert abs(r["invariant"][0]) > 0.5 and r["invariant_drift"] < 1e-8
     assert np.abs(r["A"] - As).max() > 1e-3
-    assert kernels.icl_risk(S, r["A"], r["b"]) < 1e-10          # still a minimiser, just another one
+    assert kernels.icl_risk(S, r["A"], r["b"]) < 1e-10  # still a minimiser, just another one
 
 
 def test_full_flow_keeps_untrained_blocks_at_zero_and_matches_the_ab_flow():
@@ -91,13 +99,16 @@ def test_prompt_sample_gradient_matches_central_differences():
     smp = icl_training.PromptSample(S, 20, 50, np.random.default_rng(3))
     A, b = np.array([[0.3, 0.1], [-0.2, 0.5]]), 0.8
     _, gA, gb = smp.risk_and_grad(A, b)
-    h = 1e-6   # central differences: error O(h^2 * third derivative) ~ 1e-12, far below 1e-7
+    h = 1e-6  # central differences: error O(h^2 * third derivative) ~ 1e-12, far below 1e-7
     for i in range(2):
         for j in range(2):
-            E = np.zeros((2, 2)); E[i, j] = h
+            E = np.zeros((2, 2))
+            E[i, j] = h
             fd = (smp.risk_and_grad(A + E, b)[0] - smp.risk_and_grad(A - E, b)[0]) / (2 * h)
             assert abs(fd - gA[i, j]) < 1e-7
-    assert abs((smp.risk_and_grad(A, b + h)[0] - smp.risk_and_grad(A, b - h)[0]) / (2 * h) - gb) < 1e-7
+    assert (
+        abs((smp.risk_and_grad(A, b + h)[0] - smp.risk_and_grad(A, b - h)[0]) / (2 * h) - gb) < 1e-7
+    )
 
 
 def test_hessian_bound_dominates_sampled_hessians():
@@ -105,21 +116,29 @@ def test_hessian_bound_dominates_sampled_hessians():
     rng = np.random.default_rng(0)
     r = 2.0
     beta = icl_training.hessian_bound(S, r)
+
     def grad(x):
         A, b = x[:4].reshape(2, 2), x[4]
-        return np.concatenate([kernels.icl_grad_A(S, A, b).ravel(), [float(kernels.icl_grad_b(S, A, b))]])
+        return np.concatenate(
+            [kernels.icl_grad_A(S, A, b).ravel(), [float(kernels.icl_grad_b(S, A, b))]]
+        )
+
     for _ in range(20):
-        x = rng.standard_normal(5); x *= r * rng.uniform() / np.linalg.norm(x)
+        x = rng.standard_normal(5)
+        x *= r * rng.uniform() / np.linalg.norm(x)
         H = np.array([(grad(x + 1e-5 * e) - grad(x - 1e-5 * e)) / 2e-5 for e in np.eye(5)])
         assert np.linalg.norm((H + H.T) / 2, 2) <= beta
 
 
-@pytest.mark.parametrize("bad", [
-    {"icl": {"sigma": [[1.0, 2.0], [2.0, 1.0]], "alpha": 0.5, "L": [10]}},
-    {"icl": {"sigma": [[1.0]], "alpha": -1.0, "L": [10]}},
-    {"icl": {"sigma": [[1.0]], "alpha": 0.5, "L": [10, 5]}},
-    {"icl": {"sigma": [[1.0]], "alpha": 0.5, "L": [10], "noise": 0.1}},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"icl": {"sigma": [[1.0, 2.0], [2.0, 1.0]], "alpha": 0.5, "L": [10]}},
+        {"icl": {"sigma": [[1.0]], "alpha": -1.0, "L": [10]}},
+        {"icl": {"sigma": [[1.0]], "alpha": 0.5, "L": [10, 5]}},
+        {"icl": {"sigma": [[1.0]], "alpha": 0.5, "L": [10], "noise": 0.1}},
+    ],
+)
 def test_bad_icl_scenarios_raise_value_errors(bad):
     with pytest.raises(ValueError):
         icl_common.validate({"seed": 0, **bad})
@@ -134,11 +153,14 @@ def test_erratum_3_witness_is_inside_the_paper_range_but_violates_the_cited_cond
 # ---------------------------------------------------------------------------------------------
 # finite-prompt-risk
 
+
 @given(mu=st.floats(-3, 3), omega=st.floats(-0.45, 0.45), d=st.integers(1, 6), s2=st.floats(0, 1))
 @settings(max_examples=8)
 def test_exact_coefficient_matches_independent_quadrature(mu, omega, d, s2):
     C1 = sr.first_order([mu], [omega], d, s2)
-    assert abs(C1 - fpr.quadrature_first_order(np.array([mu]), np.array([omega]), d, s2)) <= 1e-9 * max(1.0, abs(C1))
+    assert abs(
+        C1 - fpr.quadrature_first_order(np.array([mu]), np.array([omega]), d, s2)
+    ) <= 1e-9 * max(1.0, abs(C1))
 
 
 def test_heuristic_is_the_small_omega_limit_without_the_cross_term():
@@ -155,11 +177,18 @@ def test_default_scalar_scenario_verified_and_heuristic_refuted():
     assert [c["passed"] for c in controls] == [True, True], controls
     assert all(c["value"] > c["bound"] for c in controls)
     q = cert["quantities"]
-    assert set(q) >= {"infinite_risk", "first_order_coefficient", "heuristic_coefficient", "mc_risk"}
+    assert set(q) >= {
+        "infinite_risk",
+        "first_order_coefficient",
+        "heuristic_coefficient",
+        "mc_risk",
+    }
     # the exact finite-L section (claims/finite_prompt/exact.py): one value per evaluation point
     for key in ("exact_risk", "exact_risk_error", "mc_risk", "mc_risk_stderr"):
         assert len(q[key]) == len(q["points"])
-    assert q["exact_risk"][0] == pytest.approx(2.2, rel=1e-8)    # L = 1: tr(I)/d + s2 + mu^2 (1 + s2), mu = -1
+    assert q["exact_risk"][0] == pytest.approx(
+        2.2, rel=1e-8
+    )  # L = 1: tr(I)/d + s2 + mu^2 (1 + s2), mu = -1
     assert len(q["optimum_curve"]["L"]) == 4
 
 
@@ -167,9 +196,13 @@ def test_default_scalar_scenario_verified_and_heuristic_refuted():
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_dropping_the_cross_term_is_caught_by_monte_carlo():
     """Sensitivity: C1 without 2 (1 - mu.omega) sum mu_h bias(omega_h) (here mu.omega = 0.5)."""
+
     def no_cross(mu, omega, d, s2):
         return float(mu @ kernels.scalar_pair_term(np.outer(omega, omega), d, s2) @ mu)
-    cert = fpr.run(fpr.default_scenario(), "quick", claim_rng(0, "finite-prompt-risk"), coefficient=no_cross)
+
+    cert = fpr.run(
+        fpr.default_scenario(), "quick", claim_rng(0, "finite-prompt-risk"), coefficient=no_cross
+    )
     mc = [c for c in cert["checks"] if c["kind"] == "montecarlo"]
     assert mc[0]["passed"] is False
 
@@ -182,7 +215,7 @@ def test_bad_scalar_scenarios_raise_value_errors():
             fpr.validate(s)
 
 
-@pytest.mark.slow   # default-run budget (180 s): CI's verify --check re-runs both claims at standard
+@pytest.mark.slow  # default-run budget (180 s): CI's verify --check re-runs both claims at standard
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_icl_claims_verified_on_quick_profile():
     s = icl_common.default_scenario()
@@ -190,4 +223,10 @@ def test_icl_claims_verified_on_quick_profile():
     for cert in certs.values():
         assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]
     assert set(certs["thm-5.2"]["quantities"]) >= {
-        "endpoint_b", "endpoint_A_max_error", "invariant_drift", "max_offblock", "time_to_risk", "L_eps"}
+        "endpoint_b",
+        "endpoint_A_max_error",
+        "invariant_drift",
+        "max_offblock",
+        "time_to_risk",
+        "L_eps",
+    }

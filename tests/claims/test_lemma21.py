@@ -35,7 +35,9 @@ def test_default_scenario_is_verified_with_every_control_refuted_by_monte_carlo_
     controls = _checks(cert, "control")
     assert len(controls) == 4 and all(c["passed"] is True for c in controls)
     summaries = cert["quantities"]["controls"]
-    assert all(v["statistical"] and "montecarlo:numerator" in v["refuted_by"] for v in summaries.values())
+    assert all(
+        v["statistical"] and "montecarlo:numerator" in v["refuted_by"] for v in summaries.values()
+    )
     assert all(v["power"] >= REQUIRED_POWER for v in summaries.values())
     assert cert["quantities"]["false_alarm_familywise"]["total"] <= 4e-3 + 3e-6
     assert cert["quantities"]["rank_cov"] == 2
@@ -43,8 +45,10 @@ def test_default_scenario_is_verified_with_every_control_refuted_by_monte_carlo_
 
 def test_transposed_interaction_matrix_is_refuted():
     """Sensitivity: V (m + Gamma U^T z) is a plausible slip; U is non-symmetric in the scenario."""
+
     def wrong(Z, s=scenario.common(lemma21.default_scenario())):
         return (s["V"] @ (s["mean"][:, None] + s["cov"] @ s["U"].T @ np.atleast_2d(Z).T)).T
+
     cert = _run(kernel=wrong)
     assert cert["status"] == "refuted"
     failed = [c["name"] for c in cert["checks"] if c["passed"] is False]
@@ -56,8 +60,10 @@ def test_transposed_interaction_matrix_is_refuted():
 def test_dropped_covariance_factor_is_refuted_by_monte_carlo_alone():
     """Sensitivity: V (m + U z) (Gamma dropped). The Monte Carlo unbiased-numerator test must catch
     it by itself, not only the quadrature comparison."""
+
     def wrong(Z, s=scenario.common(lemma21.default_scenario())):
         return (s["V"] @ (s["mean"][:, None] + s["U"] @ np.atleast_2d(Z).T)).T
+
     cert = _run(kernel=wrong)
     assert check(cert, battery.NUMERATOR_ID)["passed"] is False
     assert cert["status"] == "refuted"
@@ -66,19 +72,27 @@ def test_dropped_covariance_factor_is_refuted_by_monte_carlo_alone():
 def test_a_doubled_tilt_in_the_kernel_is_refuted_by_monte_carlo(monkeypatch):
     """Sensitivity (monkeypatched emitted kernel): V (m + 2 Gamma U z), a normaliser without its 1/2."""
     from softlin.numerics import limits
+
     real = limits.kernels.gaussian_limit
-    monkeypatch.setattr(limits.kernels, "gaussian_limit", lambda m, G, U, V, z: real(m, 2 * G, U, V, z))
+    monkeypatch.setattr(
+        limits.kernels, "gaussian_limit", lambda m, G, U, V, z: real(m, 2 * G, U, V, z)
+    )
     cert = _run()
     assert cert["status"] == "refuted"
     assert check(cert, battery.NUMERATOR_ID)["passed"] is False
 
 
-def test_a_limit_off_by_a_constant_is_refuted_by_the_exact_mse_although_its_error_decreases(monkeypatch):
+def test_a_limit_off_by_a_constant_is_refuted_by_the_exact_mse_although_its_error_decreases(
+    monkeypatch,
+):
     """A wrong limit V (m + Gamma U z) + 0.1: the Monte Carlo error about it still decreases in L (the
     offset cancels in the differences), but its MSE sits 0.1^2 k above the exact finite-L MSE."""
     from softlin.numerics import limits
+
     real = limits.kernels.gaussian_limit
-    monkeypatch.setattr(limits.kernels, "gaussian_limit", lambda m, G, U, V, z: real(m, G, U, V, z) + 0.1)
+    monkeypatch.setattr(
+        limits.kernels, "gaussian_limit", lambda m, G, U, V, z: real(m, G, U, V, z) + 0.1
+    )
     cert = _run()
     assert check(cert, "battery/mse-decreases")["passed"] is True
     assert check(cert, "battery/mse-exact")["passed"] is False and cert["status"] == "refuted"
@@ -88,6 +102,7 @@ def test_a_sampler_residual_not_projected_is_refuted_by_the_exact_mse(monkeypatc
     """The conditional sampler's residual drawn without I - W W^T: every mean is right (the residual has
     mean 0), so only the size of the error, against the exact finite-L MSE, shows it."""
     from softlin.numerics import attention
+
     monkeypatch.setattr(attention, "project_off", lambda W, xi: xi)
     cert = _run()
     assert check(cert, "battery/mse-exact")["passed"] is False and cert["status"] == "refuted"
@@ -96,19 +111,35 @@ def test_a_sampler_residual_not_projected_is_refuted_by_the_exact_mse(monkeypatc
 
 def test_wrong_exact_formula_is_refuted_at_40_digits():
     """Sensitivity: a formula off by a relative 1e-20 survives float64 but not the 40-digit check."""
+
     def nearly(m, cov, U, V, z):
         return [x * (1 + 1e-20) for x in exact.gaussian_limit(m, cov, U, V, z)]
+
     cert = _run(exact_formula=nearly)
     assert cert["status"] == "refuted"
     assert check(cert, "battery/limit-40-digits")["passed"] is False
 
 
 def _battery_result(numerator_passed, quadrature_passed, power):
-    checks = [base.Check("c: derived formula at 40 digits", "quadrature", quadrature_passed,
-                         id="battery/limit-40-digits"),
-              base.Check("c: E[e^(s-c) (V z' - T(z))] = 0 at every L (Monte Carlo)", "montecarlo", numerator_passed,
-                         id=battery.NUMERATOR_ID)]
-    return {"checks": checks, "status": base.status_of(checks), "power": {"power": power, "delta": 9.0}}
+    checks = [
+        base.Check(
+            "c: derived formula at 40 digits",
+            "quadrature",
+            quadrature_passed,
+            id="battery/limit-40-digits",
+        ),
+        base.Check(
+            "c: E[e^(s-c) (V z' - T(z))] = 0 at every L (Monte Carlo)",
+            "montecarlo",
+            numerator_passed,
+            id=battery.NUMERATOR_ID,
+        ),
+    ]
+    return {
+        "checks": checks,
+        "status": base.status_of(checks),
+        "power": {"power": power, "delta": 9.0},
+    }
 
 
 def test_a_control_refuted_only_by_the_exact_comparisons_does_not_count():
@@ -116,9 +147,14 @@ def test_a_control_refuted_only_by_the_exact_comparisons_does_not_count():
     Carlo test's power, so a control it alone refutes fails (power high); a control whose power is
     low is not judged, refuted or not: kept with its power as the reason, out of the verdict."""
     assert control_check(_battery_result(True, False, 0.9999), "dummy", "dummy").passed is False
-    for low in (control_check(_battery_result(True, False, 0.5), "dummy", "dummy"),
-                control_check(_battery_result(False, True, 0.5), "dummy", "dummy")):
-        assert (low.judged, low.passed) == (False, None) and "planned power 0.500000 below 0.999" in low.reason
+    for low in (
+        control_check(_battery_result(True, False, 0.5), "dummy", "dummy"),
+        control_check(_battery_result(False, True, 0.5), "dummy", "dummy"),
+    ):
+        assert (low.judged, low.passed) == (
+            False,
+            None,
+        ) and "planned power 0.500000 below 0.999" in low.reason
     assert control_check(_battery_result(False, True, 0.9999), "dummy", "dummy").passed is True
     assert control_check(_battery_result(True, True, 0.9999), "dummy", "dummy").passed is False
 
@@ -132,7 +168,7 @@ def test_given_query_reports_limit_and_quadrature_limit():
     np.testing.assert_allclose(q["quadrature_limit"], q["limit"], rtol=1e-12)
 
 
-@pytest.mark.slow   # CI's `softlin verify --check` re-runs every certificate; here seed sensitivity too
+@pytest.mark.slow  # CI's `softlin verify --check` re-runs every certificate; here seed sensitivity too
 def test_same_seed_gives_byte_identical_certificates():
     assert certio.dumps(_run()) == certio.dumps(_run())
     assert certio.dumps(_run({"seed": 1})) != certio.dumps(_run())
@@ -144,21 +180,37 @@ def test_same_seed_gives_byte_identical_certificates():
 def test_random_admissible_gaussian_scenarios_are_verified(setup):
     m, cov, U, V, _, seed = setup
     d = len(m)
-    cert = _run({"d": d, "mean": m.tolist(), "cov": cov.tolist(), "U": U.tolist(), "V": V.tolist(),
-                 "query_cov": np.eye(d).tolist(), "seed": seed % 1000, "trials": 1200, "L": [32, 128, 512]})
-    assert cert["status"] == "verified", [(c["name"], c["value"]) for c in cert["checks"] if c["passed"] is not True]
+    cert = _run(
+        {
+            "d": d,
+            "mean": m.tolist(),
+            "cov": cov.tolist(),
+            "U": U.tolist(),
+            "V": V.tolist(),
+            "query_cov": np.eye(d).tolist(),
+            "seed": seed % 1000,
+            "trials": 1200,
+            "L": [32, 128, 512],
+        }
+    )
+    assert cert["status"] == "verified", [
+        (c["name"], c["value"]) for c in cert["checks"] if c["passed"] is not True
+    ]
 
 
-@pytest.mark.parametrize("overrides, fragment", [
-    ({"colour": 3}, "unknown scenario key 'colour'"),
-    ({"L": [0, 16]}, "L = 0"),
-    ({"cov": [[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]]}, "not positive semidefinite"),
-    ({"cov": [[1.0, 0.1, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]}, "not symmetric"),
-    ({"V": [[1.0, 0.0]]}, "V must have shape"),
-    ({"mean": [0.0, float("nan"), 0.0]}, "NaN"),
-    ({"mixture": {"weights": [1.0]}}, "unknown scenario table"),
-    ({"delta": 1.5}, "delta"),
-])
+@pytest.mark.parametrize(
+    "overrides, fragment",
+    [
+        ({"colour": 3}, "unknown scenario key 'colour'"),
+        ({"L": [0, 16]}, "L = 0"),
+        ({"cov": [[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]]}, "not positive semidefinite"),
+        ({"cov": [[1.0, 0.1, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]}, "not symmetric"),
+        ({"V": [[1.0, 0.0]]}, "V must have shape"),
+        ({"mean": [0.0, float("nan"), 0.0]}, "NaN"),
+        ({"mixture": {"weights": [1.0]}}, "unknown scenario table"),
+        ({"delta": 1.5}, "delta"),
+    ],
+)
 def test_bad_scenarios_raise_value_errors_naming_the_value(overrides, fragment):
     with pytest.raises(ValueError, match=fragment.replace("[", r"\[").replace("(", r"\(")):
         _run(overrides)
@@ -167,9 +219,11 @@ def test_bad_scenarios_raise_value_errors_naming_the_value(overrides, fragment):
 def test_kernel_is_what_the_claim_evaluates():
     s = scenario.common(lemma21.default_scenario())
     z = np.array([[0.3, 0.2, -0.1]]).T
-    np.testing.assert_allclose(kernels.gaussian_limit(s["mean"][:, None], s["cov"], s["U"], s["V"], z)[:, 0],
-                               [float(x) for x in exact.gaussian_limit(s["mean"], s["cov"], s["U"], s["V"], z[:, 0])],
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        kernels.gaussian_limit(s["mean"][:, None], s["cov"], s["U"], s["V"], z)[:, 0],
+        [float(x) for x in exact.gaussian_limit(s["mean"], s["cov"], s["U"], s["V"], z[:, 0])],
+        rtol=1e-14,
+    )
 
 
 def test_planned_noncentrality_matches_the_simulated_numerator_statistic():
@@ -177,13 +231,24 @@ def test_planned_noncentrality_matches_the_simulated_numerator_statistic():
     derived moments). Simulated: the numerator z-statistic of the battery, over 40 independent runs,
     averages delta within its Monte Carlo error (a delta off by sqrt(L), or by sqrt(n L), is caught)."""
     from softlin.claims.limit import battery
+
     m, cov, U, V = np.array([0.2]), np.array([[1.0]]), np.array([[0.5]]), np.array([[1.0]])
-    subject = lemma21.gaussian_subject("c", GaussianLaw(m, cov), m, cov, U, V, slip=(m, 1.2 * cov, U))
+    subject = lemma21.gaussian_subject(
+        "c", GaussianLaw(m, cov), m, cov, U, V, slip=(m, 1.2 * cov, U)
+    )
     queries, budget = np.array([[0.8]]), battery.Budget([8], 400, 1e-3)
     delta = battery.numerator_power(subject, queries, budget)["delta"]
     rng = np.random.default_rng(5)
-    zs = np.array([abs(battery.montecarlo_checks(subject, queries, U, V, budget, rng)[1]["numerator_z"][0][0][0])
-                   for _ in range(40)])
+    zs = np.array(
+        [
+            abs(
+                battery.montecarlo_checks(subject, queries, U, V, budget, rng)[1]["numerator_z"][0][
+                    0
+                ][0]
+            )
+            for _ in range(40)
+        ]
+    )
     # the mean of 40 studentised means: its standard error is sd(z) / sqrt(40); 5 of them is a
     # two-sided false alarm below 1e-6 (the seed is fixed: the test is deterministic)
     assert 3.0 < delta < 5.0
@@ -192,8 +257,14 @@ def test_planned_noncentrality_matches_the_simulated_numerator_statistic():
 
 def test_the_exact_mse_of_a_point_mass_is_judged_exactly_not_divided_by_zero():
     """No spread (standard error 0): an MSE of rounding size passes, a wrong limit's 1e-3 refutes."""
-    subject = lemma21.gaussian_subject("point mass", GaussianLaw([1.0], [[0.0]]), np.array([1.0]),
-                                       np.zeros((1, 1)), np.eye(1), np.eye(1))
+    subject = lemma21.gaussian_subject(
+        "point mass",
+        GaussianLaw([1.0], [[0.0]]),
+        np.array([1.0]),
+        np.zeros((1, 1)),
+        np.eye(1),
+        np.eye(1),
+    )
     budget = battery.Budget([4, 8], 100, 0.01)
     series = {"mse": [1e-33, 0.0], "mse_stderr": [0.0, 0.0], "exact_mse": [0.0, 0.0]}
     assert battery.exact_mse_check(subject, series, budget, 1.0).passed is True

@@ -32,6 +32,7 @@ def test_default_mixture_scenario_is_verified_and_nonlinear():
 def test_softmax_over_the_wrong_axis_in_the_mixture_algorithm_is_refuted(monkeypatch):
     """Sensitivity (numerics/limits.py): weights normalised over the queries instead of the components."""
     from softlin.numerics import limits
+
     real = limits.softmax
     monkeypatch.setattr(limits, "softmax", lambda x, axis: real(x, axis=1))
     cert = _run()
@@ -45,9 +46,10 @@ def _mixture_kernel(logit_fn):
 
     def kernel(Z):
         A = np.atleast_2d(Z) @ U.T
-        alpha = softmax(logit_fn(law, A), axis=0)                              # (K, n)
+        alpha = softmax(logit_fn(law, A), axis=0)  # (K, n)
         means = np.einsum("kij,nj->kni", law.covs, A) + law.means[:, None, :]  # (K, n, d)
         return np.einsum("kn,kni->ni", alpha, means) @ V.T
+
     return kernel
 
 
@@ -55,14 +57,20 @@ def _mixture_kernel(logit_fn):
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_logits_without_the_quadratic_term_are_refuted():
     """Sensitivity: log pi_k + m_k^T a, forgetting a^T Gamma_k a / 2."""
-    cert = _run(kernel=_mixture_kernel(lambda law, A: np.log(law.weights)[:, None] + law.means @ A.T))
+    cert = _run(
+        kernel=_mixture_kernel(lambda law, A: np.log(law.weights)[:, None] + law.means @ A.T)
+    )
     assert cert["status"] == "refuted"
     assert any(c["passed"] is False and c["kind"] == "montecarlo" for c in cert["checks"])
 
 
 def test_untilted_mixture_weights_are_refuted():
     """Sensitivity: alpha_k = pi_k (the tilt ignored in the weights)."""
-    cert = _run(kernel=_mixture_kernel(lambda law, A: np.repeat(np.log(law.weights)[:, None], len(A), axis=1)))
+    cert = _run(
+        kernel=_mixture_kernel(
+            lambda law, A: np.repeat(np.log(law.weights)[:, None], len(A), axis=1)
+        )
+    )
     assert cert["status"] == "refuted"
 
 
@@ -70,16 +78,27 @@ def test_untilted_mixture_weights_are_refuted():
 def test_the_correct_formula_written_independently_is_not_refuted():
     """The same hand-written route with the right logits passes: the two tests above fail for the
     formula, not for the route."""
+
     def right(law, A):
         quad = np.einsum("nj,kij,ni->kn", A, law.covs, A) / 2
         return np.log(law.weights)[:, None] + law.means @ A.T + quad
+
     assert _run(kernel=_mixture_kernel(right))["status"] == "verified"
 
 
 def test_mixture_scenario_needs_consistent_components():
     import pytest
+
     with pytest.raises(ValueError, match="dimension"):
-        _run({"mixture": {"weights": [1.0], "means": [[0.0, 0.0, 0.0]], "covs": [np.eye(3).tolist()]}})
+        _run(
+            {
+                "mixture": {
+                    "weights": [1.0],
+                    "means": [[0.0, 0.0, 0.0]],
+                    "covs": [np.eye(3).tolist()],
+                }
+            }
+        )
     with pytest.raises(ValueError, match="sum to 1"):
         _run({"mixture": {"weights": [0.5, 0.2]}})
 
@@ -91,7 +110,8 @@ def test_a_limit_near_zero_is_judged_relative_to_the_size_of_its_terms():
     ~1e-8, far beyond the 1e-12 tolerance."""
     from softlin.claims.limit import battery
     from softlin.numerics.laws import MixtureLaw
-    law = MixtureLaw([0.4, 0.6], [[0.3, 0.9], [-0.2, -0.6]], [0.5 * np.eye(2)] * 2)   # mean 0
+
+    law = MixtureLaw([0.4, 0.6], [[0.3, 0.9], [-0.2, -0.6]], [0.5 * np.eye(2)] * 2)  # mean 0
     U, V = np.zeros((2, 2)), np.array([[1.0, 0.5], [0.0, 1.0]])
     queries = np.array([[0.5, -1.0], [1.5, 0.25], [0.0, 0.0]])
     subject = mixture.mixture_subject("centred", law, law, U, V)

@@ -21,14 +21,26 @@ def reset_progress():
 
 def test_bar_fills_in_proportion_and_clips():
     assert progress.bar(0.5, 10) == "[#####-----]"
-    assert progress.bar(0.0, 4) == "[----]" and progress.bar(1.7, 4) == "[####]" and progress.bar(-1, 4) == "[----]"
+    assert (
+        progress.bar(0.0, 4) == "[----]"
+        and progress.bar(1.7, 4) == "[####]"
+        and progress.bar(-1, 4) == "[----]"
+    )
 
 
 def test_status_line_shows_both_bars_and_fits_the_terminal():
     claim = {"name": "mixture", "index": 1, "total": 2, "start": 0.0}
-    task = {"label": "scenario: Monte Carlo", "done": 3, "total": 4, "fraction": 0.25, "item": "L = 1024"}
+    task = {
+        "label": "scenario: Monte Carlo",
+        "done": 3,
+        "total": 4,
+        "fraction": 0.25,
+        "item": "L = 1024",
+    }
     line = progress.status_line(claim, task, 200, now=75.0)
-    assert line == ("claims [##--] 2/2 mixture 1:15 | scenario: Monte Carlo [####------------] L = 1024 3/4")
+    assert line == (
+        "claims [##--] 2/2 mixture 1:15 | scenario: Monte Carlo [####------------] L = 1024 3/4"
+    )
     assert len(progress.status_line(claim, task, 40, now=75.0)) == 39
 
 
@@ -38,11 +50,11 @@ def test_sweep_moves_the_bar_by_weight_on_a_terminal():
     with progress.claim("lemma-2.1", 0, 1):
         assert list(progress.sweep([16, 48], "MC", weights=[16, 48], item="L")) == [16, 48]
     out = term.getvalue()
-    assert "claims [----] 1/1 lemma-2.1" in out         # 0 of 1 claims done, the first running
-    assert "MC [----------------] L = 16 0/2" in out        # before the first step
-    assert "MC [####------------] L = 48 1/2" in out        # 16 of 64 done
+    assert "claims [----] 1/1 lemma-2.1" in out  # 0 of 1 claims done, the first running
+    assert "MC [----------------] L = 16 0/2" in out  # before the first step
+    assert "MC [####------------] L = 48 1/2" in out  # 16 of 64 done
     assert "MC [################] 2/2" in out
-    assert out.endswith("\r\033[K")                         # the line is cleared after the claim
+    assert out.endswith("\r\033[K")  # the line is cleared after the claim
 
 
 def test_nothing_is_written_to_a_pipe_or_when_disabled():
@@ -66,21 +78,36 @@ def _fake_claim():
     def run(scenario, profile, rng):
         for _ in progress.sweep([16, 64], "fake: Monte Carlo", weights=[16, 64], item="L"):
             pass
-        check = base.Check("a check", "symbolic", True, 1, 1, "trivially", id="trivial", unit="identities")
+        check = base.Check(
+            "a check", "symbolic", True, 1, 1, "trivially", id="trivial", unit="identities"
+        )
         return base.certificate(CLAIM, scenario, profile, scenario["seed"], [check], {})
-    CLAIM = base.Claim("fake-claim", "A fake claim", "Nothing.", (), run, lambda: {"seed": 0},
-                       frozenset({"seed"}), validate=lambda s: s,
-                       estimate=lambda s, p: budgets.Estimate("fake-claim", 1.0, 0.0, "one unit"))
+
+    CLAIM = base.Claim(
+        "fake-claim",
+        "A fake claim",
+        "Nothing.",
+        (),
+        run,
+        lambda: {"seed": 0},
+        frozenset({"seed"}),
+        validate=lambda s: s,
+        estimate=lambda s, p: budgets.Estimate("fake-claim", 1.0, 0.0, "one unit"),
+    )
     return CLAIM
 
 
 @pytest.mark.parametrize("quiet", [False, True])
-def test_verify_draws_bars_on_a_terminal_unless_quiet_and_prints_the_timed_table(monkeypatch, tmp_path, capsys, quiet):
+def test_verify_draws_bars_on_a_terminal_unless_quiet_and_prints_the_timed_table(
+    monkeypatch, tmp_path, capsys, quiet
+):
     claim = _fake_claim()
     monkeypatch.setattr(registry, "CLAIMS", {claim.id: claim})
     term = FakeTerminal()
     monkeypatch.setattr("sys.stderr", term)
-    monkeypatch.setattr(progress, "_width_override", 200)   # the line is cut to the terminal's width: fix it
+    monkeypatch.setattr(
+        progress, "_width_override", 200
+    )  # the line is cut to the terminal's width: fix it
     argv = ["verify", "--out", str(tmp_path)] + (["--quiet"] if quiet else [])
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
@@ -104,13 +131,18 @@ def test_verify_json_to_stdout_is_only_json(monkeypatch, tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)[0]["claim"] == "fake-claim"
 
 
-def test_derive_shows_its_proof_groups_on_a_terminal_and_every_line_fits_the_width(monkeypatch, tmp_path, capsys):
+def test_derive_shows_its_proof_groups_on_a_terminal_and_every_line_fits_the_width(
+    monkeypatch, tmp_path, capsys
+):
     from softlin.derivations import catalogue, emit
     from softlin.derivations import report as derivation_page
 
-    monkeypatch.setattr(catalogue, "GROUPS", {"tilt": lambda: (), "a very long proof group name": lambda: ()})
+    monkeypatch.setattr(
+        catalogue, "GROUPS", {"tilt": lambda: (), "a very long proof group name": lambda: ()}
+    )
     monkeypatch.setattr(emit, "staleness_diff", lambda *a, **k: "")
     from softlin.render import derivations_page
+
     monkeypatch.setattr(derivation_page, "render", lambda proofs: "page\n")
     monkeypatch.setattr(derivations_page, "render_html", lambda proofs: "html page\n")
     (tmp_path / "derivations.md").write_text("page\n")
@@ -128,6 +160,12 @@ def test_derive_shows_its_proof_groups_on_a_terminal_and_every_line_fits_the_wid
 
 def test_the_line_fits_any_terminal_width():
     claim = {"name": "authors-experiment", "index": 8, "total": 9, "start": 0.0}
-    task = {"label": "correct generator: evaluation", "done": 3, "total": 7, "fraction": 0.4, "item": "L = 100"}
+    task = {
+        "label": "correct generator: evaluation",
+        "done": 3,
+        "total": 7,
+        "fraction": 0.4,
+        "item": "L = 100",
+    }
     for columns in (10, 20, 41, 80, 132):
         assert len(progress.status_line(claim, task, columns, now=5.0)) <= columns - 1

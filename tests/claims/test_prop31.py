@@ -18,8 +18,17 @@ from softlin.claims.prop31.common import naive_exponent
 from ..strategies import seeds
 from ..checks import check, checks
 
-REQUIRED = ("first_order_coefficient", "exponent", "measured_slope", "measured_slope_stderr", "tightness_ratio",
-            "c1", "c2", "bias_first_order", "cov_first_order")
+REQUIRED = (
+    "first_order_coefficient",
+    "exponent",
+    "measured_slope",
+    "measured_slope_stderr",
+    "tightness_ratio",
+    "c1",
+    "c2",
+    "bias_first_order",
+    "cov_first_order",
+)
 
 
 def _run(overrides=None, profile="quick", **kwargs):
@@ -36,11 +45,13 @@ def default_certificate():
     return _run()
 
 
-@pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
-@pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
+@pytest.mark.slow  # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+@pytest.mark.xdist_group("prop31-default-certificate")  # one worker computes the fixture
 def test_default_scenario_is_verified_with_every_required_quantity(default_certificate):
     cert = default_certificate
-    assert cert["status"] == "verified", [(c["name"], c["value"]) for c in cert["checks"] if c["passed"] is not True]
+    assert cert["status"] == "verified", [
+        (c["name"], c["value"]) for c in cert["checks"] if c["passed"] is not True
+    ]
     q = cert["quantities"]
     assert all(k in q for k in REQUIRED)
     assert q["exponent"] == 1.0 and q["first_order_coefficient"] > 0
@@ -51,17 +62,21 @@ def test_default_scenario_is_verified_with_every_required_quantity(default_certi
     assert set(q["beyond_gaussians"]) == {"rademacher", "uniform", "mixture"}
 
 
-@pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
-@pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
-def test_negative_controls_above_the_threshold_are_refuted_by_the_quadrature_route(default_certificate):
+@pytest.mark.slow  # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+@pytest.mark.xdist_group("prop31-default-certificate")  # one worker computes the fixture
+def test_negative_controls_above_the_threshold_are_refuted_by_the_quadrature_route(
+    default_certificate,
+):
     rate = check(default_certificate, "regime/above/one-over-l-excluded")
     assert rate["kind"] == "control" and rate["passed"] is True and rate["value"] == "refuted"
     assert check(default_certificate, "regime/above/naive-excluded")["value"] == "refuted"
 
 
-@pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
-@pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
-def test_certificate_records_family_wise_false_alarm_and_the_power_of_every_control(default_certificate):
+@pytest.mark.slow  # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+@pytest.mark.xdist_group("prop31-default-certificate")  # one worker computes the fixture
+def test_certificate_records_family_wise_false_alarm_and_the_power_of_every_control(
+    default_certificate,
+):
     q = default_certificate["quantities"]
     assert 0 < q["family_wise_false_alarm"] <= 1e-4
     assert q["family_wise_false_alarm"] == pytest.approx(q["statistical_checks"] * 1e-6)
@@ -69,41 +84,46 @@ def test_certificate_records_family_wise_false_alarm_and_the_power_of_every_cont
     assert power["above: naive exponent excluded (quadrature)"] == 1.0
     assert power["above: claimed 1/L rate excluded (quadrature)"] == 1.0
     mc = power["above: claimed 1/L rate refuted (Monte Carlo slope)"]
-    control = check(default_certificate, "regime/above/control-one-over-l")   # kept whatever its power:
-    assert control.get("judged", True) == (mc >= 0.999)                      # judged when it reaches 0.999
+    control = check(
+        default_certificate, "regime/above/control-one-over-l"
+    )  # kept whatever its power:
+    assert control.get("judged", True) == (mc >= 0.999)  # judged when it reaches 0.999
 
 
-@pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
-@pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
+@pytest.mark.slow  # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+@pytest.mark.xdist_group("prop31-default-certificate")  # one worker computes the fixture
 def test_the_fixed_query_tests_split_the_stated_false_alarm_over_every_z_test(default_certificate):
     """Bonferroni accounting of the fixed-query checks: each is a maximum over z-tests made at every L of
     the fixed-query Monte Carlo, per output entry (bias: k, second moments: k (k + 1) / 2; Stein: k), so
     its critical value must put (number of z-tests) x (two-sided tail beyond it) at the stated level.
     A level split over the entries only (false alarm multiplied by |L|) is a slip no single run shows."""
     from scipy import stats
+
     cert = default_certificate
     level = cert["quantities"]["family_wise_false_alarm"] / cert["quantities"]["statistical_checks"]
-    n_L = len(cert["quantities"]["fixed_query_mse"])           # one mean squared error per fixed-query L
+    n_L = len(cert["quantities"]["fixed_query_mse"])  # one mean squared error per fixed-query L
     k = len(cert["quantities"]["bias_first_order"])
-    tests = {"fixed/montecarlo-vs-exact": n_L * (k + k * (k + 1) // 2),
-             "fixed/first-order-montecarlo": n_L * (k + k * (k + 1) // 2),
-             "fixed/bias-stein": n_L * k}
+    tests = {
+        "fixed/montecarlo-vs-exact": n_L * (k + k * (k + 1) // 2),
+        "fixed/first-order-montecarlo": n_L * (k + k * (k + 1) // 2),
+        "fixed/bias-stein": n_L * k,
+    }
     assert n_L >= 2 and k == 2
     for check_id, n in tests.items():
         bound = check(cert, check_id)["bound"]
         assert n * 2 * stats.norm.sf(bound) == pytest.approx(level, rel=1e-9), (check_id, bound)
 
 
-@pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
-@pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
+@pytest.mark.slow  # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+@pytest.mark.xdist_group("prop31-default-certificate")  # one worker computes the fixture
 def test_tolerances_of_the_exponent_checks_are_fixed_before_the_run(default_certificate):
     exps = [check(default_certificate, f"regime/{name}/kappa") for name in ("below", "at", "above")]
     assert len(exps) == 3 and all(c["passed"] for c in exps)
     assert all("<= 0.01 (fixed" in c["detail"] for c in exps)
 
 
-@pytest.mark.slow   # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
-@pytest.mark.xdist_group("prop31-default-certificate")   # one worker computes the fixture
+@pytest.mark.slow  # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+@pytest.mark.xdist_group("prop31-default-certificate")  # one worker computes the fixture
 def test_erratum_one_is_recorded_with_a_positive_witness(default_certificate):
     errata = default_certificate["errata"]
     assert len(errata) == 1 and errata[0]["id"] == 1
@@ -117,7 +137,7 @@ def _wrong_cov(Gamma, V, a):
     return math.exp((a.T @ Gamma @ a).item()) * V @ Gamma @ V.T
 
 
-@pytest.mark.slow   # one of prop-3.1's several sensitivity tests; the default run keeps the others
+@pytest.mark.slow  # one of prop-3.1's several sensitivity tests; the default run keeps the others
 def test_c1_without_the_gamma_a_a_gamma_term_is_refuted_by_monte_carlo():
     cert = _run(cov_kernel=_wrong_cov, regimes=(), beyond=False)
     failed = _failed(cert)
@@ -132,13 +152,13 @@ def _wrong_coefficient(Gamma, U, V, Sq):
     return float(np.linalg.det(R) ** -0.5 * np.trace(V @ Gamma @ V.T))
 
 
-@pytest.mark.slow   # one of prop-3.1's several sensitivity tests; the default run keeps the others
+@pytest.mark.slow  # one of prop-3.1's several sensitivity tests; the default run keeps the others
 def test_averaged_coefficient_without_the_n_term_is_refuted_by_monte_carlo():
     cert = _run(profile="standard", coefficient=_wrong_coefficient, regimes=(), beyond=False)
     assert check(cert, "average/first-order-montecarlo")["passed"] is False
 
 
-@pytest.mark.slow   # default-run budget (180 s): the default certificate's controls are checked above
+@pytest.mark.slow  # default-run budget (180 s): the default certificate's controls are checked above
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_naive_exponent_is_refuted_above_the_threshold():
     """Sensitivity: kappa = 1/(2 lambda) (from the heuristic min(1, e^q/L)) fails the exact asymptotics."""
@@ -157,6 +177,7 @@ def _no_regimes(**kwargs):
 def test_an_exponent_of_L_where_L_minus_1_belongs_in_the_quadrature_is_caught_at_quick(monkeypatch):
     """Sensitivity: phi(t)^L in place of phi(t)^(L-1) (and ^(L-1) for ^(L-2)) in the exact finite-L route."""
     from softlin.numerics import selfnormalised
+
     monkeypatch.setattr(selfnormalised, "phi_powers", lambda L: (L, L - 1))
     cert = _no_regimes()
     assert cert["status"] != "verified"
@@ -166,6 +187,7 @@ def test_an_exponent_of_L_where_L_minus_1_belongs_in_the_quadrature_is_caught_at
 def test_L_squared_where_L_times_L_minus_1_belongs_is_caught_at_quick(monkeypatch):
     """Sensitivity: the pair share L(L-1)/L^2 of B_L dropped (L^2 for L(L-1))."""
     from softlin.numerics import selfnormalised
+
     monkeypatch.setattr(selfnormalised, "log_pair_fraction", lambda L: 0.0)
     cert = _no_regimes()
     assert cert["status"] != "verified"
@@ -177,12 +199,13 @@ def test_L_squared_where_L_times_L_minus_1_belongs_is_caught_at_quick(monkeypatc
 def test_a_dropped_term_in_the_c1_kernel_turns_the_verdict_at_quick(monkeypatch):
     """Sensitivity: the emitted C1 kernel without its Gamma a a^T Gamma term (monkeypatched in the kernels)."""
     from softlin.numerics import kernels
+
     monkeypatch.setattr(kernels, "cov_first_order", _wrong_cov)
     cert = _no_regimes()
     assert cert["status"] != "verified"
 
 
-@pytest.mark.slow   # default-run budget (180 s): ~20 s per drawn scenario
+@pytest.mark.slow  # default-run budget (180 s): ~20 s per drawn scenario
 @settings(max_examples=2)
 @given(seeds)
 def test_random_admissible_scenarios_below_the_threshold_are_verified(seed):
@@ -195,17 +218,26 @@ def test_random_admissible_scenarios_below_the_threshold_are_verified(seed):
     Sq = C @ C.T + 0.2 * np.eye(d)
     S = np.linalg.cholesky(Sq)
     lam = max(float(np.linalg.eigvalsh(S.T @ U.T @ cov @ U @ S)[-1]), 1e-12)
-    U *= math.sqrt(rng.uniform(0.02, 0.2) / lam)                          # lambda in [0.02, 0.2]
-    overrides = {"d": d, "mean": rng.normal(size=d).tolist(), "cov": cov.tolist(), "U": U.tolist(),
-                 "V": rng.normal(size=(k, d)).tolist(), "query_cov": Sq.tolist(),
-                 "query": (S @ rng.normal(size=d)).tolist(), "L": [16, 64, 256], "trials": 400,
-                 "seed": int(seed % 1000)}
+    U *= math.sqrt(rng.uniform(0.02, 0.2) / lam)  # lambda in [0.02, 0.2]
+    overrides = {
+        "d": d,
+        "mean": rng.normal(size=d).tolist(),
+        "cov": cov.tolist(),
+        "U": U.tolist(),
+        "V": rng.normal(size=(k, d)).tolist(),
+        "query_cov": Sq.tolist(),
+        "query": (S @ rng.normal(size=d)).tolist(),
+        "L": [16, 64, 256],
+        "trials": 400,
+        "seed": int(seed % 1000),
+    }
     cert = _run(overrides, regimes=(), beyond=False)
-    assert cert["status"] == "verified", [(c["name"], c["value"], c["bound"]) for c in cert["checks"]
-                                          if c["passed"] is not True]
+    assert cert["status"] == "verified", [
+        (c["name"], c["value"], c["bound"]) for c in cert["checks"] if c["passed"] is not True
+    ]
 
 
-@pytest.mark.slow   # CI's `softlin verify --check` re-runs every certificate; here seed sensitivity too
+@pytest.mark.slow  # CI's `softlin verify --check` re-runs every certificate; here seed sensitivity too
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_same_seed_gives_byte_identical_certificates():
     small = {"L": [16, 64], "trials": 200}
@@ -214,14 +246,17 @@ def test_same_seed_gives_byte_identical_certificates():
     assert certio.dumps(a) != certio.dumps(_run({**small, "seed": 1}, regimes=(), beyond=False))
 
 
-@pytest.mark.parametrize("overrides, fragment", [
-    ({"colour": 3}, "unknown scenario key 'colour'"),
-    ({"L": [16, 8]}, "strictly increasing"),
-    ({"query_cov": [[1.0, 2.0], [2.0, 1.0]]}, "query_cov is not positive semidefinite"),
-    ({"query": [1.0]}, "query must have length 2"),
-    ({"delta": 0.0}, "delta"),
-    ({"trials": 0}, "trials = 0"),
-])
+@pytest.mark.parametrize(
+    "overrides, fragment",
+    [
+        ({"colour": 3}, "unknown scenario key 'colour'"),
+        ({"L": [16, 8]}, "strictly increasing"),
+        ({"query_cov": [[1.0, 2.0], [2.0, 1.0]]}, "query_cov is not positive semidefinite"),
+        ({"query": [1.0]}, "query must have length 2"),
+        ({"delta": 0.0}, "delta"),
+        ({"trials": 0}, "trials = 0"),
+    ],
+)
 def test_bad_scenarios_raise_value_errors_naming_the_value(overrides, fragment):
     with pytest.raises(ValueError, match=fragment):
         _run(overrides)
@@ -231,20 +266,33 @@ def test_bad_scenarios_raise_value_errors_naming_the_value(overrides, fragment):
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_standard_profile_is_verified_end_to_end():
     cert = _run(profile="standard")
-    assert cert["status"] == "verified", [(c["name"], c["value"]) for c in cert["checks"] if c["passed"] is not True]
+    assert cert["status"] == "verified", [
+        (c["name"], c["value"]) for c in cert["checks"] if c["passed"] is not True
+    ]
 
 
 # An output coordinate with (V Gamma V^T)_kk = 0 is the same for every token; its Monte Carlo error
 # has no spread, so its z-scores would be 0/0 = NaN, which max() drops silently: judged exactly.
 # Coordinate 0 of V below is deterministic (Gamma's range is e_1, V_0 = e_2).
-DEGENERATE = {"d": 2, "mean": [0.0, 0.0], "cov": [[1.0, 0.0], [0.0, 0.0]], "U": [[0.5, 0.0], [0.0, 0.5]],
-              "query_cov": [[1.0, 0.0], [0.0, 1.0]], "query": [0.5, 0.25], "L": [8, 32], "trials": 200}
+DEGENERATE = {
+    "d": 2,
+    "mean": [0.0, 0.0],
+    "cov": [[1.0, 0.0], [0.0, 0.0]],
+    "U": [[0.5, 0.0], [0.0, 0.5]],
+    "query_cov": [[1.0, 0.0], [0.0, 1.0]],
+    "query": [0.5, 0.25],
+    "L": [8, 32],
+    "trials": 200,
+}
 
 
 @pytest.mark.slow  # ~13 s; the deterministic coordinate's sensitivity stays in the default run (nonzero first-order term)
 def test_a_deterministic_output_coordinate_is_judged_exactly_not_as_nan():
     cert = _run({**DEGENERATE, "V": [[0.0, 1.0], [1.0, 0.5]]}, regimes=(), beyond=False)
-    fixed = [check(cert, f"fixed/{i}") for i in ("montecarlo-vs-exact", "bias-stein", "first-order-montecarlo")]
+    fixed = [
+        check(cert, f"fixed/{i}")
+        for i in ("montecarlo-vs-exact", "bias-stein", "first-order-montecarlo")
+    ]
     assert len(fixed) == 3 and all(c["passed"] is True and math.isfinite(c["value"]) for c in fixed)
 
 
@@ -252,19 +300,28 @@ def test_a_deterministic_output_coordinate_is_judged_exactly_not_as_nan():
 def test_a_nonzero_first_order_term_on_a_deterministic_coordinate_is_refuted():
     """Sensitivity of the exact judgement: C1 with a stray entry in the deterministic row (every term of
     that row carries V_0 Gamma = 0) turns the fixed-query first-order check red with value inf."""
+
     def stray(Gamma, V, a):
         from softlin.numerics import kernels
+
         C1 = np.array(kernels.cov_first_order(Gamma, V, a), float)
         C1[0, 0] += 0.01
         return C1
-    cert = _run({**DEGENERATE, "V": [[0.0, 1.0], [1.0, 0.5]]}, cov_kernel=stray, regimes=(), beyond=False)
+
+    cert = _run(
+        {**DEGENERATE, "V": [[0.0, 1.0], [1.0, 0.5]]}, cov_kernel=stray, regimes=(), beyond=False
+    )
     first_order = check(cert, "fixed/first-order-montecarlo")
-    assert first_order["passed"] is False and float(first_order["value"]) == math.inf   # written as "inf"
+    assert (
+        first_order["passed"] is False and float(first_order["value"]) == math.inf
+    )  # written as "inf"
 
 
 def test_an_output_that_never_varies_is_rejected_with_the_reason():
     """V Gamma V^T = 0: T[mu_L] = T[mu] exactly at every L, no rate to measure; validation says so (exit 2)."""
-    s = scenario.merge(prop31.default_scenario(), {**DEGENERATE, "V": [[0.0, 1.0]]}, prop31.SCENARIO_KEYS)
+    s = scenario.merge(
+        prop31.default_scenario(), {**DEGENERATE, "V": [[0.0, 1.0]]}, prop31.SCENARIO_KEYS
+    )
     with pytest.raises(ValueError, match="V Gamma V\\^T = 0"):
         prop31.validate(s)
 
@@ -273,8 +330,20 @@ def test_too_few_lengths_to_show_decay_is_undecided_not_refuted():
     """d = 1, L = 4, 8, 200 prompts: the beyond-Gaussian "error decays" slope is 0.86 +- 0.19
     (z = 4.6 below the critical 5.19), which a binary test would count as refuting a correct claim.
     It is three-way: undecided there, refuted only for a significant growth."""
-    cert = _run({"d": 1, "mean": [-0.25], "cov": [[0.0625]], "U": [[0.25]], "V": [[-0.25], [0.0]],
-                 "query_cov": [[1.0]], "L": [4, 8], "trials": 200, "query": [0.0]}, regimes=())
+    cert = _run(
+        {
+            "d": 1,
+            "mean": [-0.25],
+            "cov": [[0.0625]],
+            "U": [[0.25]],
+            "V": [[-0.25], [0.0]],
+            "query_cov": [[1.0]],
+            "L": [4, 8],
+            "trials": 200,
+            "query": [0.0],
+        },
+        regimes=(),
+    )
     decay = [c for c in checks(cert, "beyond/") if c["id"].endswith("/decays")]
     assert decay and all(c["passed"] is not False for c in decay)
     assert any(c["passed"] is None for c in decay) and cert["status"] != "refuted"
@@ -290,7 +359,10 @@ def test_the_first_order_limit_check_is_undecided_beyond_its_asymptotic_reach():
     def check(G, U, V, z, slip=1.0):
         a = U @ z
         b1 = kernels.bias_first_order(G, V, a[:, None])[:, 0]
-        return pf.first_order_limit_check(G, U, V, z, b1, slip * np.asarray(kernels.cov_first_order(G, V, a[:, None])))
+        return pf.first_order_limit_check(
+            G, U, V, z, b1, slip * np.asarray(kernels.cov_first_order(G, V, a[:, None]))
+        )
+
     G = np.array([[0.3125, -0.625, -0.3125], [-0.625, 1.25, 0.625], [-0.3125, 0.625, 0.3125]])
     U = np.array([[1.0, 0.75, 0.75], [-0.75, 1.0, -0.25], [0.0, 0.0, -0.5]])
     V = np.array([[0.0, 0.5, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
@@ -307,11 +379,17 @@ def test_the_enclosed_expectation_bound_is_proved_only_when_the_whole_ball_is_be
     still hold there); an L = 1 point or one without a ball is not judged."""
     from softlin.claims.prop31.bounds import expectation_bound_enclosed
 
-    q = {"fixed_query_enclosed_L": [1, 64, 4096], "fixed_query_exact_mse_enclosure": [[9.0, 9.1], [0.05254021, 0.05254022],
-                                                                                       [8.383e-4, 8.384e-4]]}
+    q = {
+        "fixed_query_enclosed_L": [1, 64, 4096],
+        "fixed_query_exact_mse_enclosure": [
+            [9.0, 9.1],
+            [0.05254021, 0.05254022],
+            [8.383e-4, 8.384e-4],
+        ],
+    }
     held = expectation_bound_enclosed([1, 64, 4096], [1.0, 0.903, 3.3547e-3], q)
     assert held.passed is True and held.value == pytest.approx(8.384e-4 / 3.3547e-3)
-    assert expectation_bound_enclosed([64], [0.052540215], q).passed is False       # inside the ball
+    assert expectation_bound_enclosed([64], [0.052540215], q).passed is False  # inside the ball
     assert expectation_bound_enclosed([4096], [3.3547e-3 * 0.2], q).passed is False
     assert expectation_bound_enclosed([4096], [3.3547e-3 * 0.26], q).passed is True
     assert expectation_bound_enclosed([1, 16], [1.0, 1.0], q).judged is False

@@ -25,13 +25,18 @@ def default_certificate():
     return prop34.run(s, "quick", claim_rng(0, "prop-3.4"))
 
 
-@pytest.mark.slow   # default-run budget (180 s): ~45 s; CI's verify --check re-runs prop-3.4 at standard
+@pytest.mark.slow  # default-run budget (180 s): ~45 s; CI's verify --check re-runs prop-3.4 at standard
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_default_scenario_is_verified_with_the_issue_quantities(default_certificate):
     cert = default_certificate
     assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]
     q = cert["quantities"]
-    for name in ("exponent_V", "exponent_U", "first_order_coefficient_V", "first_order_coefficient_U"):
+    for name in (
+        "exponent_V",
+        "exponent_U",
+        "first_order_coefficient_V",
+        "first_order_coefficient_U",
+    ):
         assert isinstance(q[name], float), name
     for regime in ("below", "at", "above", "scenario"):
         for name in ("slope_V", "slope_U", "exact_slope_V", "exact_slope_U"):
@@ -39,7 +44,9 @@ def test_default_scenario_is_verified_with_the_issue_quantities(default_certific
     # the scenario's own lambda is a regime too (what a lambda sweep moves); first order finite below 1/2 only
     assert q["regimes"]["scenario"]["lambda"] == q["threshold_lambda"]
     assert q["regimes"]["scenario"]["first_order_coefficient_V"] == q["first_order_coefficient_V"]
-    assert [q["regimes"][r]["first_order_coefficient_U"] is None for r in ("below", "at", "above")] == [False, True, True]
+    assert [
+        q["regimes"][r]["first_order_coefficient_U"] is None for r in ("below", "at", "above")
+    ] == [False, True, True]
     assert check(cert, "scenario/grad-u-slope")["kind"] == "montecarlo"
     assert q["exponent_V"] == 1.0 and q["threshold_lambda"] < 0.5
     assert cert["errata"][0]["witness"]["grad_U_error_exact"] > 0
@@ -70,14 +77,18 @@ def test_weighted_second_moment_in_place_of_the_covariance_is_refuted():
 
 def test_jacobian_with_u_transposed_is_refuted():
     """Sensitivity: J_U with the roles of the two indices of U swapped."""
+
     def transposed(Chat, V, z):
         J = kernels.finite_jacobian_U(Chat, V, z)
         d = Chat.shape[0]
         return J.reshape(V.shape[0], d, d).transpose(0, 2, 1).reshape(V.shape[0], d * d)
+
     s = scenario.merge(prop34.default_scenario(), {}, prop34.CLAIM.scenario_keys)
     rng = claim_rng(0, "prop-3.4")
     m, cov, U, V = (np.asarray(s[k], dtype=float) for k in ("mean", "cov", "U", "V"))
-    checks = prop34.finite_jacobian_checks(rng, m, cov, U, V, np.asarray(s["query"]), jacobian_U=transposed)
+    checks = prop34.finite_jacobian_checks(
+        rng, m, cov, U, V, np.asarray(s["query"]), jacobian_U=transposed
+    )
     assert checks[0].passed is True and checks[1].passed is False
 
 
@@ -96,12 +107,18 @@ def test_finite_prompt_jacobian_kernels_match_float_central_differences(setup):
     out = lambda U_, V_: naive_attention(tokens, U_, V_, z[None, :])[0, 0]
     for b in range(d):
         for a in range(d):
-            E = np.zeros((d, d)); E[a, b] = h
-            np.testing.assert_allclose((out(U + E, V) - out(U - E, V)) / (2 * h), JU[:, a + d * b], atol=1e-7)
+            E = np.zeros((d, d))
+            E[a, b] = h
+            np.testing.assert_allclose(
+                (out(U + E, V) - out(U - E, V)) / (2 * h), JU[:, a + d * b], atol=1e-7
+            )
     for j in range(d):
         for i in range(k):
-            E = np.zeros((k, d)); E[i, j] = h
-            np.testing.assert_allclose((out(U, V + E) - out(U, V - E)) / (2 * h), JV[:, i + k * j], atol=1e-7)
+            E = np.zeros((k, d))
+            E[i, j] = h
+            np.testing.assert_allclose(
+                (out(U, V + E) - out(U, V - E)) / (2 * h), JV[:, i + k * j], atol=1e-7
+            )
 
 
 def test_emitted_per_query_coefficients_equal_the_exact_sympy_coefficients():
@@ -115,8 +132,15 @@ def test_emitted_per_query_coefficients_equal_the_exact_sympy_coefficients():
     for j, z in enumerate(Z):
         zc = rational_matrix(z).T
         a = rational_matrix(U) * zc
-        assert yV[j] == pytest.approx(float(gf.coefficient_V(a, rational_matrix(cov), 3)), rel=1e-12)
-        assert yU[j] == pytest.approx(float(gf.coefficient_U(zc, rational_matrix(U), rational_matrix(cov), rational_matrix(V))), rel=1e-12)
+        assert yV[j] == pytest.approx(
+            float(gf.coefficient_V(a, rational_matrix(cov), 3)), rel=1e-12
+        )
+        assert yU[j] == pytest.approx(
+            float(
+                gf.coefficient_U(zc, rational_matrix(U), rational_matrix(cov), rational_matrix(V))
+            ),
+            rel=1e-12,
+        )
 
 
 @pytest.mark.slow
@@ -124,6 +148,7 @@ def test_emitted_per_query_coefficients_equal_the_exact_sympy_coefficients():
 def test_naive_exponent_in_place_of_the_sharp_one_is_refuted():
     """Sensitivity: kappa(lambda) = min(1, 1/(2 lambda)) (the naive heuristic) for the sharp exponent."""
     from softlin.claims.prop31.common import naive_exponent
+
     s = scenario.merge(prop34.default_scenario(), {}, prop34.CLAIM.scenario_keys)
     cert = prop34.run(s, "quick", claim_rng(0, "prop-3.4"), exponent=naive_exponent)
     failed = [c["name"] for c in cert["checks"] if c["passed"] is False]
@@ -134,6 +159,7 @@ def test_coefficient_with_a_transpose_gamma_a_in_place_of_the_squared_norm_fails
     """Sensitivity: k e^q (tr Gamma + a^T Gamma a) for k e^q (tr Gamma + |Gamma a|^2)
     is 6.2% off at the built-in query, far beyond the anchor's 1e-6."""
     from softlin.claims.prop34 import exact as ex
+
     s = scenario.merge(prop34.default_scenario(), {}, prop34.CLAIM.scenario_keys)
     cov, U, V, z = (np.asarray(s[k], dtype=float) for k in ("cov", "U", "V", "query"))
     a = U @ z
@@ -142,19 +168,28 @@ def test_coefficient_with_a_transpose_gamma_a_in_place_of_the_squared_norm_fails
     assert abs(wrong_V / right_V - 1) > 0.05
     assert ex.anchor_checks(cov, U, V, z, right_V, right_U)[2].passed is True
     assert ex.anchor_checks(cov, U, V, z, wrong_V, right_U)[2].passed is False
-    Ut = U.T   # U transposed in the coefficient
+    Ut = U.T  # U transposed in the coefficient
     wrong = [float(c[0]) for c in prop34._per_query_coefficients(z[None, :], Ut, V, cov)]
     assert ex.anchor_checks(cov, U, V, z, *wrong)[2].passed is False
 
 
 def _erratum_one(V, z, exact=None, monkeypatch=None):
     from softlin.claims.prop34 import exact as px
+
     Gamma, U = np.array([[0.0625]]), np.array([[0.25]])
     if exact is not None:
         monkeypatch.setattr(px.sg, "exact_errors", exact)
     law = GaussianLaw(np.array([-0.25]), Gamma)
-    return px.erratum_one(law, np.random.default_rng(3), Gamma, U, np.asarray(V, float), np.asarray(z, float), 2000,
-                          px.gradient_errors_fn(U, np.asarray(V, float), Gamma))[0]
+    return px.erratum_one(
+        law,
+        np.random.default_rng(3),
+        Gamma,
+        U,
+        np.asarray(V, float),
+        np.asarray(z, float),
+        2000,
+        px.gradient_errors_fn(U, np.asarray(V, float), Gamma),
+    )[0]
 
 
 def test_the_erratum_witness_needs_one_positive_error_and_monte_carlo_agreement(monkeypatch):
@@ -165,6 +200,7 @@ def test_the_erratum_witness_needs_one_positive_error_and_monte_carlo_agreement(
     assert _erratum_one([[-0.25], [0.0]], [0.0]).passed is True
     assert _erratum_one([[0.0]], [0.0]).passed is True
     from softlin.claims.prop34 import exact as px
+
     right = px.sg.exact_errors
     doubled = lambda *a: (2 * right(*a)[0], right(*a)[1])
     assert _erratum_one([[-0.25], [0.0]], [0.0], doubled, monkeypatch).passed is False
@@ -176,6 +212,7 @@ def test_the_anchors_at_a_strong_tilt_are_judged_within_their_reach():
     regime at L <= 1e7 (e^{2q} = 2.2e4 against 1e5): undecided there, not refuted."""
     from softlin.claims.prop34 import exact as px
     from softlin.claims.prop34.claim import _per_query_coefficients
+
     Gamma = np.array([[0.3125, -0.625, -0.3125], [-0.625, 1.25, 0.625], [-0.3125, 0.625, 0.3125]])
     U = np.array([[1.0, 0.75, 0.75], [-0.75, 1.0, -0.25], [0.25, 0.25, -0.5]])
     V = np.array([[0.0, 0.5, 0.25], [0.5, 1.0, 1.0], [-1.0, 0.5, 0.0]])
@@ -192,10 +229,11 @@ def test_the_large_L_anchor_allows_for_its_e_2q_over_L_squared_remainder_at_a_st
     of the grad_V coefficient is still refuted."""
     from softlin.claims.prop34 import exact as px
     from softlin.claims.prop34.claim import _per_query_coefficients
+
     Gamma = np.array([[0.3125, -0.625, -0.3125], [-0.625, 1.25, 0.625], [-0.3125, 0.625, 0.3125]])
     U = np.array([[1.0, 0.75, 0.75], [-0.75, 1.0, -0.25], [0.25, 0.25, -0.5]])
     V = np.array([[0.0, 0.5, 0.25], [0.5, 1.0, 1.0], [-1.0, 0.5, 0.0]])
-    z = np.array([0.5, -0.75, 1.0]) * np.sqrt(3 / 5)                  # q = (U z)^T Gamma (U z) = 3
+    z = np.array([0.5, -0.75, 1.0]) * np.sqrt(3 / 5)  # q = (U z)^T Gamma (U z) = 3
     cV, cU = (float(c[0]) for c in _per_query_coefficients(z[None, :], U, V, Gamma))
     large = px.anchor_checks(Gamma, U, V, z, cV, cU)[2]
     assert large.passed is True and large.value > 1e-6, (large.value, large.bound)
@@ -207,8 +245,15 @@ def test_an_output_constant_over_tokens_is_rejected_and_its_grad_U_error_is_exac
     With V Gamma V^T = 0 every token has V z = V m, so V (C_hat - Gamma) = 0: the
     Monte Carlo grad_U error is rounding-sized for a non-zero V in the kernel of a singular Gamma too,
     and validation rejects such a scenario with the reason, where V Gamma V^T != 0 passes."""
-    witness = {"d": 2, "mean": [0.5, 0.0], "cov": [[0.3125, -0.25], [-0.25, 2.0]], "U": [[0.0, 0.5], [0.0, 0.0]],
-               "V": [[0.0, 0.0]], "query_cov": [[0.0625, -0.1875], [-0.1875, 1.125]], "L": [4, 8]}
+    witness = {
+        "d": 2,
+        "mean": [0.5, 0.0],
+        "cov": [[0.3125, -0.25], [-0.25, 2.0]],
+        "U": [[0.0, 0.5], [0.0, 0.0]],
+        "V": [[0.0, 0.0]],
+        "query_cov": [[0.0625, -0.1875], [-0.1875, 1.125]],
+        "L": [4, 8],
+    }
     merged = lambda s: scenario.merge(prop34.default_scenario(), s, prop34.CLAIM.scenario_keys)
     with pytest.raises(ValueError, match="V Gamma V\\^T = 0"):
         prop34.validate(merged(witness))
@@ -217,11 +262,14 @@ def test_an_output_constant_over_tokens_is_rejected_and_its_grad_U_error_is_exac
     B = np.array([[1.0], [1.0]])
     Gamma, V, U = B @ B.T, np.array([[1.0, -1.0]]), np.array([[0.5, 0.0], [0.0, 0.5]])
     with pytest.raises(ValueError, match="V Gamma V\\^T = 0"):
-        prop34.validate(merged({**witness, "cov": Gamma.tolist(), "V": V.tolist(), "U": U.tolist()}))
+        prop34.validate(
+            merged({**witness, "cov": Gamma.tolist(), "V": V.tolist(), "U": U.tolist()})
+        )
     law = GaussianLaw(np.array([0.5, 0.0]), Gamma)
     queries = np.array([[1.0, 0.5], [-0.5, 2.0]])
     from softlin.claims.prop34 import exact as ex
     from softlin.numerics import limits
+
     mus = limits.gaussian_limit(law.mean, Gamma, U, np.eye(2), queries)
     eV, eU = ex.gradient_errors_fn(U, V, Gamma)(law, claim_rng(0, "test"), 50, 8, queries, mus)
     assert np.max(eU) < 1e-25 and np.min(eV) > 1e-6, (np.max(eU), np.min(eV))
@@ -232,9 +280,13 @@ def _fit_av(blocks: int, stderr: float, measured_rate: float, exact_rate: float)
     from softlin.numerics.fits import LogLogFit
 
     fit = LogLogFit(measured_rate, stderr, 0.0, 1.0, 3)
-    return {"blocks": blocks, "L": [16, 64, 256, 1024],
-            **{f"{k}_fit": fit for k in ("V", "U")}, **{f"{k}_pred": exact_rate for k in ("V", "U")},
-            **{f"{k}_pred_se": 1e-3 for k in ("V", "U")}}
+    return {
+        "blocks": blocks,
+        "L": [16, 64, 256, 1024],
+        **{f"{k}_fit": fit for k in ("V", "U")},
+        **{f"{k}_pred": exact_rate for k in ("V", "U")},
+        **{f"{k}_pred_se": 1e-3 for k in ("V", "U")},
+    }
 
 
 def test_the_one_over_L_control_is_judged_only_at_the_power_its_pilot_plans():
@@ -248,8 +300,9 @@ def test_the_one_over_L_control_is_judged_only_at_the_power_its_pilot_plans():
     assert noisy.judged is False and noisy.value < ex.REQUIRED_POWER
     precise = ex.one_over_L_control(run, _fit_av(16, 0.03, 0.55, 0.57), 1.5, "regime/above")
     assert precise.judged and precise.passed is True and precise.value >= ex.REQUIRED_POWER
-    blind = ex.one_over_L_control(_fit_av(48, 0.02, 0.98, 0.57), _fit_av(16, 0.03, 0.55, 0.57), 1.5,
-                                  "regime/above")
+    blind = ex.one_over_L_control(
+        _fit_av(48, 0.02, 0.98, 0.57), _fit_av(16, 0.03, 0.55, 0.57), 1.5, "regime/above"
+    )
     assert blind.judged and blind.passed is False
 
 
@@ -260,12 +313,18 @@ def test_the_grad_v_enclosure_holds_the_float_route_and_excludes_its_slips():
     from softlin.numerics import selfnormalised_gradients as sg
 
     G = np.array([[1.0, 0.3], [0.3, 0.5]])
-    U, V, z = np.array([[0.6, 0.1], [-0.2, 0.4]]), np.array([[1.0, -0.5], [0.2, 0.7]]), np.array([0.8, -0.3])
+    U, V, z = (
+        np.array([[0.6, 0.1], [-0.2, 0.4]]),
+        np.array([[1.0, -0.5], [0.2, 0.7]]),
+        np.array([0.8, -0.3]),
+    )
     Ls = [2, 40]
     exact = [sg.exact_errors(G, U, V, z, L)[0] for L in Ls]
     check, q = grad_v_enclosure_check(G, U, V, z, Ls, exact)
     assert check.passed is True and len(q["fixed_query_exact_grad_V_enclosure"]) == 2
-    assert grad_v_enclosure_check(G, U, V, z, Ls, [e * (1 + 1e-7) for e in exact])[0].passed is False
+    assert (
+        grad_v_enclosure_check(G, U, V, z, Ls, [e * (1 + 1e-7) for e in exact])[0].passed is False
+    )
     geo = sg.geometry(G, U, V, z[None, :])
     S = [{n: np.array([s]) for n, s in sg.scalars(float(geo.q[0]), L).items()} for L in Ls]
     dropped = [2 * (geo.trG * s["A"][0] + geo.rho[0] * s["B"][0]) for s in S]

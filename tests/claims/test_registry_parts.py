@@ -65,7 +65,9 @@ def missing_parts(claim, cert: dict | None) -> list[str]:
             out.append("figure: the renderer draws none from its certificate")
     elif isinstance(claim.figure, Absent):
         if cert is not None and figures.figure_png(cert) is not None:
-            out.append(f"figure: declared absent ({claim.figure.reason}) but the renderer draws one")
+            out.append(
+                f"figure: declared absent ({claim.figure.reason}) but the renderer draws one"
+            )
     else:
         out.append("figure: neither a certificate series nor Absent(reason)")
     if not isinstance(claim.hunt, Space):
@@ -74,12 +76,19 @@ def missing_parts(claim, cert: dict | None) -> list[str]:
         module, _, name = claim.hunt.strategy.partition(":")
         if not callable(getattr(importlib.import_module(module, "softlin.claims"), name, None)):
             out.append(f"hunt: strategy {claim.hunt.strategy!r} is not a function")
-        if claim.hunt.statistical_checks < 1 or not claim.hunt.regions or not callable(claim.hunt.region):
+        if (
+            claim.hunt.statistical_checks < 1
+            or not claim.hunt.regions
+            or not callable(claim.hunt.region)
+        ):
             out.append("hunt: no check bound, region classifier or regions")
     if claim.sweep_fields is not None:
         if cert is not None:
-            absent = [name for name, source in claim.sweep_fields.items()
-                      if not _has_path(cert.get("quantities", {}), source)]
+            absent = [
+                name
+                for name, source in claim.sweep_fields.items()
+                if not _has_path(cert.get("quantities", {}), source)
+            ]
             if absent:
                 out.append(f"sweep_fields: {absent} not in its certificate's quantities")
         for series in claim.sweep_series:
@@ -104,18 +113,32 @@ def test_a_claim_missing_or_misdeclaring_parts_is_reported():
     """Negative control: the checker names each part a claim leaves out or gets wrong."""
     real = registry.get("prop-3.4")
     cert = _certificate("prop-3.4")
-    bare = dataclasses.replace(real, keys=(), scenario_keys=frozenset(), estimate=None, display=None,
-                               figure=None, hunt=None, sweep_fields=None, sweep_series=())
+    bare = dataclasses.replace(
+        real,
+        keys=(),
+        scenario_keys=frozenset(),
+        estimate=None,
+        display=None,
+        figure=None,
+        hunt=None,
+        sweep_fields=None,
+        sweep_series=(),
+    )
     found = missing_parts(bare, cert)
     assert [m.split(":")[0] for m in found] == ["keys", "estimate", "display", "figure", "hunt"]
-    wrong = dataclasses.replace(real, figure="main", display=lambda: {"no_such_formula": None},
-                                sweep_fields={**real.sweep_fields, "exponent": "no_such_quantity"},
-                                hunt=dataclasses.replace(real.hunt, strategy=".hunt_strategies:nothing"))
+    wrong = dataclasses.replace(
+        real,
+        figure="main",
+        display=lambda: {"no_such_formula": None},
+        sweep_fields={**real.sweep_fields, "exponent": "no_such_quantity"},
+        hunt=dataclasses.replace(real.hunt, strategy=".hunt_strategies:nothing"),
+    )
     found = missing_parts(wrong, cert)
     assert [m.split(":")[0] for m in found] == ["display", "figure", "hunt", "sweep_fields"], found
     no_figure = dataclasses.replace(real, figure=Absent("a wrong reason"))
     assert missing_parts(no_figure, cert) == [
-        "figure: declared absent (a wrong reason) but the renderer draws one"]
+        "figure: declared absent (a wrong reason) but the renderer draws one"
+    ]
     with pytest.raises(ValueError, match="names its reason"):
         Absent(" ")
 
@@ -123,14 +146,24 @@ def test_a_claim_missing_or_misdeclaring_parts_is_reported():
 def _claim_id_lists(tree: ast.AST, ids: set[str]) -> list[tuple[int, list[str]]]:
     """(line, ids) of each literal collection holding two or more claim ids (dict keys, or the
     elements of a tuple, list or set), except the `rests_on` of a Claim declaration."""
-    allowed = {id(kw.value) for node in ast.walk(tree) if isinstance(node, ast.Call)
-               for kw in node.keywords if kw.arg == "rests_on"}
+    allowed = {
+        id(kw.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for kw in node.keywords
+        if kw.arg == "rests_on"
+    }
     found = []
     for node in ast.walk(tree):
         if id(node) in allowed:
             continue
-        items = node.keys if isinstance(node, ast.Dict) else \
-            node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else []
+        items = (
+            node.keys
+            if isinstance(node, ast.Dict)
+            else node.elts
+            if isinstance(node, (ast.Tuple, ast.List, ast.Set))
+            else []
+        )
         named = [n.value for n in items if isinstance(n, ast.Constant) and n.value in ids]
         if len(set(named)) >= 2:
             found.append((node.lineno, named))
@@ -141,19 +174,24 @@ def test_no_module_repeats_a_list_of_claim_ids():
     """The registry's ORDER names modules, not ids; a claim's `rests_on` is its own declaration.
     Anything else keyed by claim id is a second registry that a new claim would have to edit."""
     ids = set(registry.CLAIMS)
-    found = [f"{path.relative_to(REPO)}:{line}: {named}"
-             for root in SOURCE_ROOTS for path in sorted(root.rglob("*.py"))
-             for line, named in _claim_id_lists(ast.parse(path.read_text()), ids)]
+    found = [
+        f"{path.relative_to(REPO)}:{line}: {named}"
+        for root in SOURCE_ROOTS
+        for path in sorted(root.rglob("*.py"))
+        for line, named in _claim_id_lists(ast.parse(path.read_text()), ids)
+    ]
     assert not found, "lists of claim ids outside the claims' declarations:\n" + "\n".join(found)
 
 
 def test_the_id_list_scanner_sees_a_dict_and_a_tuple_of_ids_and_allows_rests_on():
     """Negative control: the scanner reports the lists this repository used to keep."""
     ids = set(registry.CLAIMS)
-    code = ('DISPLAYS = {"prop-3.1": 1, "asm-3.3": 2}\n'
-            'SUPPORTED = ("lemma-2.1", "mixture")\n'
-            'ONE = {"mixture": 1}\n'
-            'CLAIM = Claim(rests_on=("lemma-2.1", "thm-4.3"))\n')
+    code = (
+        'DISPLAYS = {"prop-3.1": 1, "asm-3.3": 2}\n'
+        'SUPPORTED = ("lemma-2.1", "mixture")\n'
+        'ONE = {"mixture": 1}\n'
+        'CLAIM = Claim(rests_on=("lemma-2.1", "thm-4.3"))\n'
+    )
     assert [line for line, _ in _claim_id_lists(ast.parse(code), ids)] == [1, 2]
 
 
@@ -162,9 +200,14 @@ def test_declaring_the_hunt_spaces_does_not_load_hypothesis():
     Hypothesis (its strategies load when a hunt draws); the control draws and sees it loaded."""
     import subprocess
     import sys
-    code = ("import sys, contextlib, io\nfrom softlin import cli\nfrom softlin.claims import registry\n"
-            "registry.CLAIMS\nwith contextlib.redirect_stdout(io.StringIO()):\n    cli.main(['list'])\n"
-            "print('hypothesis' in sys.modules)\nregistry.get('lemma-2.1').hunt.scenarios('quick')\n"
-            "print('hypothesis' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
+
+    code = (
+        "import sys, contextlib, io\nfrom softlin import cli\nfrom softlin.claims import registry\n"
+        "registry.CLAIMS\nwith contextlib.redirect_stdout(io.StringIO()):\n    cli.main(['list'])\n"
+        "print('hypothesis' in sys.modules)\nregistry.get('lemma-2.1').hunt.scenarios('quick')\n"
+        "print('hypothesis' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
     assert out.stdout.split() == ["False", "True"], out.stderr

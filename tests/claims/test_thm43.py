@@ -36,13 +36,17 @@ def test_default_scenario_verified():
 
 @pytest.mark.slow
 def test_beta_L_for_beta_inf_turns_the_verdict(monkeypatch):
-    monkeypatch.setattr(thm43, "lipschitz_constant", lambda Sigma, r: 5.0)      # beta_L-sized (witness: 2..5)
+    monkeypatch.setattr(
+        thm43, "lipschitz_constant", lambda Sigma, r: 5.0
+    )  # beta_L-sized (witness: 2..5)
     assert _run()["status"] == "refuted"
 
 
 @pytest.mark.slow
 def test_dropped_t_factor_in_gronwall_turns_the_verdict(monkeypatch):
-    monkeypatch.setattr(thm43, "gronwall_bound", lambda g2, beta, t: g2 * np.exp(np.minimum(beta * t, 700)))
+    monkeypatch.setattr(
+        thm43, "gronwall_bound", lambda g2, beta, t: g2 * np.exp(np.minimum(beta * t, 700))
+    )
     assert _run()["status"] == "refuted"
 
 
@@ -56,9 +60,12 @@ def test_g2_on_a_fixed_sample_turns_the_verdict(monkeypatch):
         for th in points[::4]:
             A, b = icl_exact.unpack(th, 2)
             _, gA, gb = smp.risk_and_grad(A, b)
-            v = float(np.linalg.norm(np.concatenate([gA.ravel(), [gb]]) - icl_exact.grad_inf(S, th)))
+            v = float(
+                np.linalg.norm(np.concatenate([gA.ravel(), [gb]]) - icl_exact.grad_inf(S, th))
+            )
             best = max(best, (v, th), key=lambda x: x[0])
         return best
+
     monkeypatch.setattr(thm43, "g2_measure", fixed_sample)
     assert _run()["status"] != "verified"
 
@@ -67,6 +74,7 @@ def test_central_difference_hessian_norm_of_a_known_quadratic():
     """thm43_routes.hessian_norm on grad f(theta) = H theta + c must return ||H||_2 (H symmetric,
     eigenvalues of both signs): the route behind the beta_inf check and the erratum-4 witness."""
     from softlin.claims.thm43 import routes
+
     rng = np.random.default_rng(2)
     B = rng.normal(size=(5, 5))
     H = (B + B.T) / 2
@@ -77,9 +85,16 @@ def test_central_difference_hessian_norm_of_a_known_quadratic():
 
 # A validated scenario whose finite-L flow at L = 4 leaves the exact route's tables (lambda(theta)
 # reaches 2 at t ~ 4.8): the flow must stop there and the L be listed, not extrapolated.
-LEAVES_THE_TABLES_AT_L4 = {"seed": 0, "icl": {
-    "sigma": [[1.0625, -0.375, 0.0], [-0.375, 0.8125, -0.125], [0.0, -0.125, 1.75]],
-    "alpha": 0.125, "noise": 0.0, "L": [4, 8], "eps": [0.1, 0.03]}}
+LEAVES_THE_TABLES_AT_L4 = {
+    "seed": 0,
+    "icl": {
+        "sigma": [[1.0625, -0.375, 0.0], [-0.375, 0.8125, -0.125], [0.0, -0.125, 1.75]],
+        "alpha": 0.125,
+        "noise": 0.0,
+        "L": [4, 8],
+        "eps": [0.1, 0.03],
+    },
+}
 
 
 def test_a_flow_is_stopped_where_it_leaves_the_tables_reach():
@@ -111,25 +126,42 @@ def test_a_trial_step_beyond_the_domain_is_rejected_not_raised():
         return -np.ones(1)
 
     with pytest.raises(icl_exact.OutOfReach) as stop:
-        icl_exact.flow(field, np.zeros(1), np.array([0.0, 0.5, 10.0]), reach=lambda th: 0.98 - th[0])
+        icl_exact.flow(
+            field, np.zeros(1), np.array([0.0, 0.5, 10.0]), reach=lambda th: 0.98 - th[0]
+        )
     assert calls["outside"] > 0
     assert stop.value.t == pytest.approx(0.98, rel=1e-12)
     assert stop.value.theta[0] == pytest.approx(0.98, rel=1e-12)
 
 
-@pytest.mark.slow   # default-run budget (180 s): trains before it finds the reach (~25 s)
+@pytest.mark.slow  # default-run budget (180 s): trains before it finds the reach (~25 s)
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_too_few_ls_within_the_reach_exit_2_with_the_reason(tmp_path):
     """With L = [4, 8] only one length is followable: a structural limit, exit 2 with the reason (not a
     crash, exit 3)."""
     from softlin import cli
     from softlin.hunt.scenario_toml import to_toml
+
     path = tmp_path / "s.toml"
     path.write_text(to_toml(LEAVES_THE_TABLES_AT_L4, "leaves the tables at L = 4"))
-    assert cli.main(["verify", "thm-4.3", "--scenario", str(path), "--profile", "quick", "--out", str(tmp_path)]) == 2
+    assert (
+        cli.main(
+            [
+                "verify",
+                "thm-4.3",
+                "--scenario",
+                str(path),
+                "--profile",
+                "quick",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 2
+    )
 
 
-@pytest.mark.slow   # default-run budget (180 s): a full quick run (~40 s)
+@pytest.mark.slow  # default-run budget (180 s): a full quick run (~40 s)
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_an_l_beyond_the_reach_is_listed_and_the_others_verified():
     """With L = [4, 8, 16] the claim runs on 8 and 16 and lists 4 as beyond reach."""
@@ -147,8 +179,16 @@ def test_a_lipschitz_constant_beyond_the_flows_grid_is_handled():
     """beta_inf ~ 4e5 leaves no time of the flow's grid below 30 / beta, so the comparison ODE of
     the Gronwall majorant check would run over an empty interval. The majorant gets its own grid
     there; the claim runs (29 s at quick)."""
-    scenario = {"seed": 0, "icl": {"sigma": [[2.0, 1.0, 0.25], [1.0, 0.6875, -0.375], [0.25, -0.375, 1.375]],
-                                   "alpha": 0.375, "noise": 0.0, "L": [4, 8], "eps": [0.1, 0.03]}}
+    scenario = {
+        "seed": 0,
+        "icl": {
+            "sigma": [[2.0, 1.0, 0.25], [1.0, 0.6875, -0.375], [0.25, -0.375, 1.375]],
+            "alpha": 0.375,
+            "noise": 0.0,
+            "L": [4, 8],
+            "eps": [0.1, 0.03],
+        },
+    }
     cert = thm43.run(scenario, "quick", claim_rng(0, "thm-4.3"))
     majorant = check(cert, "gronwall/majorant")
     assert majorant["passed"] is True and cert["status"] == "verified"
@@ -169,18 +209,25 @@ def test_the_mixture_controls_planned_power_never_promises_what_the_run_misses()
         planned, refuted = [], []
         for _ in range(trials):
             pilot = per_component + rng.standard_normal((n_pilot, k))
-            power, _ = control.planned_power(pilot.mean(0), pilot.std(0, ddof=1) / np.sqrt(n_pilot), exact,
-                                             n_pilot, n, z, allowance)
+            power, _ = control.planned_power(
+                pilot.mean(0),
+                pilot.std(0, ddof=1) / np.sqrt(n_pilot),
+                exact,
+                n_pilot,
+                n,
+                z,
+                allowance,
+            )
             run = per_component + rng.standard_normal((n, k))
             dist = np.linalg.norm(run.mean(0) - exact)
             planned.append(power)
             refuted.append(dist > z * np.linalg.norm(run.std(0, ddof=1) / np.sqrt(n)) + allowance)
         return np.array(planned), np.array(refuted)
 
-    planned, refuted = simulate(0.13, 300)          # distance 0.29, the run's threshold ~0.29
+    planned, refuted = simulate(0.13, 300)  # distance 0.29, the run's threshold ~0.29
     assert 0.2 < refuted.mean() < 0.8
     assert planned.max() < control.REQUIRED_POWER and planned.mean() <= refuted.mean()
-    planned, _ = simulate(0.6, 50)                  # distance 1.34
+    planned, _ = simulate(0.6, 50)  # distance 1.34
     assert planned.min() >= control.REQUIRED_POWER
     planned, _ = simulate(0.0, 20)
     assert planned.max() == 0.0

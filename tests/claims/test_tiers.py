@@ -5,7 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from softlin.claims.base import Check, check_record, KIND_TIER, reliability, TIERS, status_of, unjudged
+from softlin.claims.base import (
+    Check,
+    check_record,
+    KIND_TIER,
+    reliability,
+    TIERS,
+    status_of,
+    unjudged,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -26,13 +34,29 @@ def test_a_failed_evidence_check_refutes_and_a_failed_consistency_check_only_wit
 
 
 def test_a_check_not_judged_stays_in_the_record_and_out_of_the_verdict():
-    low = unjudged("control: a slip below the budget's power", "control", "planned power 0.42 below 0.999",
-                   tier="statistical", value=0.42, bound=0.999)
+    low = unjudged(
+        "control: a slip below the budget's power",
+        "control",
+        "planned power 0.42 below 0.999",
+        tier="statistical",
+        value=0.42,
+        bound=0.999,
+    )
     record = check_record(low, "x")
-    assert (record["judged"], record["passed"], record["reason"]) == (False, None, "planned power 0.42 below 0.999")
-    assert "judged" not in check_record(_c(True, "statistical"), "x")   # a judged check reads as it always has
+    assert (record["judged"], record["passed"], record["reason"]) == (
+        False,
+        None,
+        "planned power 0.42 below 0.999",
+    )
+    assert "judged" not in check_record(
+        _c(True, "statistical"), "x"
+    )  # a judged check reads as it always has
     # out of the verdict: neither withholds verified (as an undecided check would) nor counts as evidence
-    assert status_of([_c(True, "statistical"), low]) == status_of([_c(True, "statistical"), record]) == "verified"
+    assert (
+        status_of([_c(True, "statistical"), low])
+        == status_of([_c(True, "statistical"), record])
+        == "verified"
+    )
     assert status_of([low]) == status_of([_c(True, "consistency"), low]) == "inconclusive"
     assert status_of([_c(False, "statistical"), low]) == "refuted"
     unjudged_test = unjudged("Monte Carlo: no data", "montecarlo", "data absent")
@@ -45,6 +69,7 @@ def test_a_check_not_judged_stays_in_the_record_and_out_of_the_verdict():
 
 def test_certificate_dicts_and_checks_give_the_same_status():
     from dataclasses import asdict
+
     checks = [_c(True, "statistical"), _c(False, "consistency")]
     assert status_of([asdict(c) for c in checks]) == status_of(checks) == "inconclusive"
 
@@ -63,29 +88,47 @@ def test_every_committed_certificate_has_evidence_and_names_its_consistency_chec
     """The checks the referee found implied or self-assessed are tier consistency on the pages."""
     import json
     from pathlib import Path
-    certs = {p.stem: json.loads(p.read_text())
-             for p in (Path(__file__).resolve().parents[2] / "reports" / "certificates").glob("*.json")}
+
+    certs = {
+        p.stem: json.loads(p.read_text())
+        for p in (Path(__file__).resolve().parents[2] / "reports" / "certificates").glob("*.json")
+    }
     assert len(certs) >= 9
     for cid, cert in certs.items():
         tiers = {c["tier"] for c in cert["checks"]}
         assert tiers - {"consistency"}, cid
         assert cert["status"] == status_of(cert["checks"]), cid
-    consistency = {c["id"] for cert in certs.values() for c in cert["checks"] if c["tier"] == "consistency"}
-    assert "thm-4.3/gronwall/flows" in consistency and "thm-4.3/gronwall/majorant" not in consistency
+    consistency = {
+        c["id"] for cert in certs.values() for c in cert["checks"] if c["tier"] == "consistency"
+    }
+    assert (
+        "thm-4.3/gronwall/flows" in consistency and "thm-4.3/gronwall/majorant" not in consistency
+    )
     assert "finite-prompt-risk/exact/stated-error" in consistency
 
 
 def test_every_check_needs_an_id_unique_within_its_claim():
     from softlin.claims.base import check_records, CHECK_ID
-    records = check_records("prop-3.1", [Check("a", "montecarlo", True, id="fixed/bias", unit="|z|"),
-                                         Check("b", "montecarlo", True, id="fixed/mse", unit="|z|")])
+
+    records = check_records(
+        "prop-3.1",
+        [
+            Check("a", "montecarlo", True, id="fixed/bias", unit="|z|"),
+            Check("b", "montecarlo", True, id="fixed/mse", unit="|z|"),
+        ],
+    )
     assert [r["id"] for r in records] == ["prop-3.1/fixed/bias", "prop-3.1/fixed/mse"]
-    assert list(records[0])[0] == "id"                       # first in the certificate's record
+    assert list(records[0])[0] == "id"  # first in the certificate's record
     with pytest.raises(ValueError, match="has no id"):
         check_records("prop-3.1", [Check("a", "montecarlo", True)])
     with pytest.raises(ValueError, match="share the id 'fixed/bias'"):
-        check_records("prop-3.1", [Check("a", "montecarlo", True, id="fixed/bias", unit="|z|"),
-                                   Check("b", "montecarlo", True, id="fixed/bias", unit="|z|")])
+        check_records(
+            "prop-3.1",
+            [
+                Check("a", "montecarlo", True, id="fixed/bias", unit="|z|"),
+                Check("b", "montecarlo", True, id="fixed/bias", unit="|z|"),
+            ],
+        )
     with pytest.raises(ValueError, match="CHECK_ID"):
         Check("a", "montecarlo", True, id="Fixed query: bias")
     with pytest.raises(ValueError, match="names no unit"):
@@ -97,6 +140,7 @@ def test_every_check_needs_an_id_unique_within_its_claim():
 
 def test_every_committed_check_has_its_claims_id_prefix_and_a_unique_id():
     from softlin.claims.base import CHECK_ID
+
     for path in sorted((REPO / "reports" / "certificates").glob("*.json")):
         cert = json.loads(path.read_text())
         ids = [c["id"] for c in cert["checks"]]
@@ -107,9 +151,14 @@ def test_every_committed_check_has_its_claims_id_prefix_and_a_unique_id():
 
 
 # Statistical checks that test an ordering or a sign, not a prediction: no relative slip to resolve.
-ORDERINGS = {"authors-experiment/softmax/risk-decreases", "authors-experiment/approach/softmax-linear",
-             "thm-5.2/training/risk-decreases", "prop-3.1/beyond/rademacher/decays",
-             "prop-3.1/beyond/uniform/decays", "prop-3.1/beyond/mixture/decays"}
+ORDERINGS = {
+    "authors-experiment/softmax/risk-decreases",
+    "authors-experiment/approach/softmax-linear",
+    "thm-5.2/training/risk-decreases",
+    "prop-3.1/beyond/rademacher/decays",
+    "prop-3.1/beyond/uniform/decays",
+    "prop-3.1/beyond/mixture/decays",
+}
 
 
 def test_every_judged_statistical_check_states_its_resolution():
@@ -117,14 +166,22 @@ def test_every_judged_statistical_check_states_its_resolution():
     > 0); controls state their planned power instead, orderings have no prediction to slip."""
     for path in sorted((REPO / "reports" / "certificates").glob("*.json")):
         for check in json.loads(path.read_text())["checks"]:
-            if check["tier"] != "statistical" or check["kind"] == "control" or check.get("judged") is False \
-                    or check["passed"] is None or check["id"] in ORDERINGS:
+            if (
+                check["tier"] != "statistical"
+                or check["kind"] == "control"
+                or check.get("judged") is False
+                or check["passed"] is None
+                or check["id"] in ORDERINGS
+            ):
                 continue
-            assert isinstance(check.get("detectable"), (int, float)) and check["detectable"] > 0, check["id"]
+            assert isinstance(check.get("detectable"), (int, float)) and check["detectable"] > 0, (
+                check["id"]
+            )
 
 
 def test_every_committed_check_names_a_unit_the_pages_explain():
     from softlin.claims.base import UNITS
+
     for path in sorted((REPO / "reports" / "certificates").glob("*.json")):
         for check in json.loads(path.read_text())["checks"]:
             assert check.get("unit") in UNITS, (check["id"], check.get("unit"))

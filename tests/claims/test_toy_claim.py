@@ -28,7 +28,9 @@ def test_the_toy_claim_is_listed_only_once_registered(toy, monkeypatch, capsys):
     assert cli.main(["list"]) == 0
     listed = capsys.readouterr().out.splitlines()
     assert any(line.split()[:1] == ["toy"] and toy_claim.TITLE in line for line in listed)
-    monkeypatch.setattr(registry, "CLAIMS", {k: v for k, v in registry.CLAIMS.items() if k != "toy"})
+    monkeypatch.setattr(
+        registry, "CLAIMS", {k: v for k, v in registry.CLAIMS.items() if k != "toy"}
+    )
     assert cli.main(["list"]) == 0
     assert "toy" not in capsys.readouterr().out.split()
 
@@ -53,8 +55,22 @@ def test_it_runs_and_its_certificate_is_rendered_to_its_pages_and_figure(toy, tm
     good = tmp_path / "toy.toml"
     good.write_text("[toy]\nL = [8, 32]\n")
     out = tmp_path / "reports"
-    assert cli.main(["verify", "toy", "--scenario", str(good), "--profile", "quick", "--quiet",
-                     "--out", str(out)]) == 0
+    assert (
+        cli.main(
+            [
+                "verify",
+                "toy",
+                "--scenario",
+                str(good),
+                "--profile",
+                "quick",
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     cert = json.loads((out / "certificates" / "toy.json").read_text())
     assert cert["status"] == "verified" and cert["scenario"]["toy"] == {"L": [8, 32]}
     assert (out / "figures" / "toy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -74,9 +90,12 @@ def test_the_hunt_draws_from_its_space_and_finds_a_wrong_closed_form(toy, monkey
     assert set(found["regions"]) <= set(toy.hunt.regions)
     assert sum(found["outside_hypotheses"].values()) + found["runs"] <= 15
     # a closed form that is wrong from L = 20 on: the hunt finds it and shrinks it to L = 20
-    wrong = dataclasses.replace(toy, run=toy_claim.run_with(lambda L: L ** 2 + (L >= 20)))
+    wrong = dataclasses.replace(toy, run=toy_claim.run_with(lambda L: L**2 + (L >= 20)))
     monkeypatch.setitem(registry.CLAIMS, "toy", wrong)
-    assert cli.main(["hunt", "toy", "--examples", "50", "--max-shrink", "200", "--out", str(tmp_path)]) == 1
+    assert (
+        cli.main(["hunt", "toy", "--examples", "50", "--max-shrink", "200", "--out", str(tmp_path)])
+        == 1
+    )
     found = json.loads((tmp_path / "toy.json").read_text())
     assert found["counterexample"]["scenario"]["toy"] == {"L": [20]}
     failing = [c["name"] for c in found["counterexample"]["failing_checks"]]

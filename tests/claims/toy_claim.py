@@ -38,25 +38,54 @@ def validate(s: dict) -> dict:
 
 
 def estimate(s: dict, profile: str) -> budgets.Estimate:
-    return budgets.Estimate(ID, float(sum(s["Ls"])), 8.0 * len(s["Ls"]), f"{len(s['Ls'])} direct sums")
+    return budgets.Estimate(
+        ID, float(sum(s["Ls"])), 8.0 * len(s["Ls"]), f"{len(s['Ls'])} direct sums"
+    )
 
 
 def run_with(closed_form):
     """The claim's run, comparing the direct sum with `closed_form(L)` (a test passes a wrong one)."""
+
     def run(s: dict, profile: str, rng) -> dict:
         v = validate(s)
-        symbolic = sp.simplify(display()["sum"].rhs - _L ** 2) == 0
-        errors = [abs(sum(range(1, 2 * L, 2)) - closed_form(L)) / L ** 2 for L in v["Ls"]]
-        checks = [Check("the closed form is L^2", "symbolic", symbolic, int(symbolic), 1,
-                        "SymPy's summation minus L^2", id="closed-form", unit="identities"),
-                  Check("direct sums equal the closed form", "quadrature", max(errors) <= 1e-12, max(errors),
-                        1e-12, "largest relative error over the scenario's L", id="direct",
-                        unit="relative error")]
+        symbolic = sp.simplify(display()["sum"].rhs - _L**2) == 0
+        errors = [abs(sum(range(1, 2 * L, 2)) - closed_form(L)) / L**2 for L in v["Ls"]]
+        checks = [
+            Check(
+                "the closed form is L^2",
+                "symbolic",
+                symbolic,
+                int(symbolic),
+                1,
+                "SymPy's summation minus L^2",
+                id="closed-form",
+                unit="identities",
+            ),
+            Check(
+                "direct sums equal the closed form",
+                "quadrature",
+                max(errors) <= 1e-12,
+                max(errors),
+                1e-12,
+                "largest relative error over the scenario's L",
+                id="direct",
+                unit="relative error",
+            ),
+        ]
         latex, mathml = formulas.for_claim(ID)
         series = {"main": {"L": v["Ls"], "rmse": [1 / math.sqrt(L) for L in v["Ls"]]}}
-        return certificate(CLAIM, scen.for_certificate(s), profile, v["seed"], checks,
-                           {"largest_relative_error": max(errors)}, formulas=latex, formulas_mathml=mathml,
-                           series=series)
+        return certificate(
+            CLAIM,
+            scen.for_certificate(s),
+            profile,
+            v["seed"],
+            checks,
+            {"largest_relative_error": max(errors)},
+            formulas=latex,
+            formulas_mathml=mathml,
+            series=series,
+        )
+
     return run
 
 
@@ -67,14 +96,29 @@ def region(s: dict) -> str:
 def scenarios(budget: str):
     """[toy] tables of one to three lengths, 0 included (outside the hypotheses)."""
     from hypothesis import strategies as st
-    return st.sets(st.integers(0, 64), min_size=1, max_size=3).map(lambda Ls: {"toy": {"L": sorted(Ls)}})
+
+    return st.sets(st.integers(0, 64), min_size=1, max_size=3).map(
+        lambda Ls: {"toy": {"L": sorted(Ls)}}
+    )
 
 
-CLAIM = Claim(ID, TITLE, "sum_{k=1}^L (2k - 1) = L^2 for every L >= 1", ("L a positive integer",),
-              run_with(lambda L: L ** 2), default_scenario, frozenset({"seed", "toy"}), validate=validate,
-              estimate=estimate,
-              keys=(scen.Key("", "seed", "integer >= 0", "the random seed"),
-                    scen.Key("toy", "L", "integers >= 1", "the lengths summed")),
-              display=display, figure="main",
-              hunt=Space("tests.claims.toy_claim:scenarios", region, 1,
-                         regions=("one length", "several lengths")))
+CLAIM = Claim(
+    ID,
+    TITLE,
+    "sum_{k=1}^L (2k - 1) = L^2 for every L >= 1",
+    ("L a positive integer",),
+    run_with(lambda L: L**2),
+    default_scenario,
+    frozenset({"seed", "toy"}),
+    validate=validate,
+    estimate=estimate,
+    keys=(
+        scen.Key("", "seed", "integer >= 0", "the random seed"),
+        scen.Key("toy", "L", "integers >= 1", "the lengths summed"),
+    ),
+    display=display,
+    figure="main",
+    hunt=Space(
+        "tests.claims.toy_claim:scenarios", region, 1, regions=("one length", "several lengths")
+    ),
+)

@@ -12,7 +12,14 @@ from softlin.numerics import kernels
 def _scenario(rng, d=3, k=2):
     B = rng.normal(size=(d, d))
     S = rng.normal(size=(d, d))
-    return (rng.normal(size=d), B @ B.T / 3, rng.normal(size=(d, d)) / 2, rng.normal(size=(k, d)), S @ S.T / 2, B)
+    return (
+        rng.normal(size=d),
+        B @ B.T / 3,
+        rng.normal(size=(d, d)) / 2,
+        rng.normal(size=(k, d)),
+        S @ S.T / 2,
+        B,
+    )
 
 
 def test_one_token_output_error_kernel_equals_monte_carlo_of_one_token_attention():
@@ -24,7 +31,9 @@ def test_one_token_output_error_kernel_equals_monte_carlo_of_one_token_attention
     z = rng.multivariate_normal(np.zeros(3), Sq, size=n, method="eigh")
     err = z1 @ V.T - (V @ (m[:, None] + G @ U @ z.T)).T
     sq = np.sum(err**2, axis=1)
-    assert abs(sq.mean() - float(kernels.output_error_one_token(G, U, V, Sq))) < 6 * sq.std() / np.sqrt(n)
+    assert abs(
+        sq.mean() - float(kernels.output_error_one_token(G, U, V, Sq))
+    ) < 6 * sq.std() / np.sqrt(n)
 
 
 def test_one_token_gradient_V_error_kernel_equals_monte_carlo():
@@ -43,7 +52,7 @@ def test_product_law_limit_is_the_gradient_of_the_log_mgf_by_finite_differences(
     """V (m + B l'(B^T a)) against V times central differences of Lambda(a) = a^T m + sum_j l((B^T a)_j)."""
     rng = np.random.default_rng(5)
     m, _, U, V, _, B = _scenario(rng)
-    B = B[:, :2]                                          # rank 2 root: B is d x r
+    B = B[:, :2]  # rank 2 root: B is d x r
     log_mgf = kernels.rademacher_log_mgf if kind == "rademacher" else kernels.uniform_log_mgf
     lam = lambda a: float(a @ m + np.sum(log_mgf(B.T @ a)))
     Z = np.column_stack([rng.normal(size=(3, 4)), np.zeros(3)])
@@ -65,5 +74,7 @@ def test_error_fourth_moment_model_equals_monte_carlo_of_a_gaussian_error():
     n = 1_000_000
     e = rng.multivariate_normal(np.zeros(k), S, size=n, method="eigh")
     y = np.sum(e**2, axis=1) ** 2
-    got = float(kernels.error_fourth_moment_model(np.trace(S), A, B, q, np.trace(P @ P), u @ P @ u, u @ u))
+    got = float(
+        kernels.error_fourth_moment_model(np.trace(S), A, B, q, np.trace(P @ P), u @ P @ u, u @ u)
+    )
     assert abs(y.mean() - got) < 6 * y.std() / np.sqrt(n)

@@ -29,5 +29,6 @@ def test_paper_constant_makes_the_paper_form_equal_the_bound_at_rate_one_over_L(
     bound = 0.0375
     c1 = float(kernels.paper_constant(bound, sigma, L))
     assert float(kernels.paper_form(c1, sigma, sigma**2, L)) == pytest.approx(bound, rel=1e-14)
-    assert float(kernels.paper_form(2.0, sigma, 0.5, L)) == pytest.approx(2.0 * sigma**6 * math.log(L) / L ** (0.5 / sigma**2),
-                                                                          rel=1e-14)
+    assert float(kernels.paper_form(2.0, sigma, 0.5, L)) == pytest.approx(
+        2.0 * sigma**6 * math.log(L) / L ** (0.5 / sigma**2), rel=1e-14
+    )

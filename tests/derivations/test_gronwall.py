@@ -14,4 +14,7 @@ def test_the_majorant_exceeds_the_comparison_solution_and_is_first_order_sharp()
     t = gronwall.t
     # equal slopes at t = 0 (first-order sharp), and B - e grows like g2 beta t^2 / 2
     assert sp.simplify((B - e).diff(t).subs(t, 0)) == 0
-    assert sp.simplify(sp.series(B - e, t, 0, 3).removeO() - gronwall.g2 * gronwall.beta * t**2 / 2) == 0
+    assert (
+        sp.simplify(sp.series(B - e, t, 0, 3).removeO() - gronwall.g2 * gronwall.beta * t**2 / 2)
+        == 0
+    )

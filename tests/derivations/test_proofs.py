@@ -13,8 +13,13 @@ from softlin.derivations.proof import is_zero, prove_zero
 SLOW_GROUPS = {"icl", "gradients"}
 
 
-@pytest.mark.parametrize("group", [pytest.param(g, marks=pytest.mark.slow) if g in SLOW_GROUPS else g
-                                   for g in sorted(catalogue.GROUPS)])
+@pytest.mark.parametrize(
+    "group",
+    [
+        pytest.param(g, marks=pytest.mark.slow) if g in SLOW_GROUPS else g
+        for g in sorted(catalogue.GROUPS)
+    ],
+)
 def test_every_identity_of_the_group_reduces_to_zero(group):
     proofs = catalogue.GROUPS[group]()
     assert proofs, group
@@ -46,7 +51,9 @@ def test_one_dimensional_gaussian_moments_match_mpmath_quadrature():
     for p in range(3):
         symbolic = sp.N(tilt.gaussian_moment_1d(p).subs(tilt.t_sym, t), 30)
         with mp.workdps(30):
-            numeric = mp.quad(lambda g: g**p * mp.exp(mp.mpf(3) / 7 * g - g * g / 2), [-mp.inf, mp.inf]) / mp.sqrt(2 * mp.pi)
+            numeric = mp.quad(
+                lambda g: g**p * mp.exp(mp.mpf(3) / 7 * g - g * g / 2), [-mp.inf, mp.inf]
+            ) / mp.sqrt(2 * mp.pi)
             assert abs(mp.mpf(str(symbolic)) - numeric) < mp.mpf(10) ** -25
 
 

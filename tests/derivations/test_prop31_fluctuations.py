@@ -19,7 +19,7 @@ from ..strategies import seeds
 
 
 def test_every_fluctuation_identity_reduces_to_zero():
-    proofs = catalogue.fluctuation_proofs()              # cached: shared with test_proofs and the claim
+    proofs = catalogue.fluctuation_proofs()  # cached: shared with test_proofs and the claim
     assert len(proofs) >= 35
     assert [p.statement for p in proofs if not p.passed] == []
 
@@ -40,7 +40,9 @@ def test_prover_rejects_a_bias_with_the_wrong_sign():
 def test_prover_rejects_the_naive_exponent_as_the_minimum():
     G = fluctuations_exponent.exponent_middle()
     naive = 1 / (2 * fluctuations_exponent.lam_sym)
-    assert not is_zero(G.subs(fluctuations_exponent.x_sym, fluctuations_exponent.minimiser()) - naive)
+    assert not is_zero(
+        G.subs(fluctuations_exponent.x_sym, fluctuations_exponent.minimiser()) - naive
+    )
 
 
 def _rademacher_moments(a):
@@ -70,9 +72,15 @@ def test_kernels_b1_c1_match_a_direct_numpy_formula(seed):
     B = rng.normal(size=(d, int(rng.integers(1, d + 1))))
     G, V, a = B @ B.T, rng.normal(size=(k, d)), rng.normal(size=(d, 1)) * 0.5
     q = (a.T @ G @ a).item()
-    np.testing.assert_allclose(kernels.bias_first_order(G, V, a), -math.exp(q) * V @ G @ a, rtol=1e-13, atol=1e-15)
-    np.testing.assert_allclose(kernels.cov_first_order(G, V, a), math.exp(q) * V @ (G + G @ a @ a.T @ G) @ V.T,
-                               rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(
+        kernels.bias_first_order(G, V, a), -math.exp(q) * V @ G @ a, rtol=1e-13, atol=1e-15
+    )
+    np.testing.assert_allclose(
+        kernels.cov_first_order(G, V, a),
+        math.exp(q) * V @ (G + G @ a @ a.T @ G) @ V.T,
+        rtol=1e-13,
+        atol=1e-15,
+    )
 
 
 @settings(max_examples=6)
@@ -80,14 +88,25 @@ def test_kernels_b1_c1_match_a_direct_numpy_formula(seed):
 def test_first_order_coefficient_closed_form_matches_numerical_integration_in_1d(seed):
     """d = 1: E_z e^{M s z^2 ... } by scipy quad over the query, against the det/trace closed form."""
     rng = np.random.default_rng(seed)
-    g, u, v, sq = rng.uniform(0.2, 2.0), rng.uniform(-0.6, 0.6), rng.uniform(-2, 2), rng.uniform(0.3, 2.0)
+    g, u, v, sq = (
+        rng.uniform(0.2, 2.0),
+        rng.uniform(-0.6, 0.6),
+        rng.uniform(-2, 2),
+        rng.uniform(0.3, 2.0),
+    )
     lam = u * g * u * sq
     if lam >= 0.45:
         return
-    closed = float(fluctuations.first_order_coefficient_matrix(sp.Matrix([[g]]), sp.Matrix([[u]]), sp.Matrix([[v]]),
-                                                               sp.Matrix([[sq]])))
-    f = lambda z: math.exp(z * z * (g * u * u - 1 / (2 * sq))) * (v * v * g + (v * g * u * z) ** 2) \
+    closed = float(
+        fluctuations.first_order_coefficient_matrix(
+            sp.Matrix([[g]]), sp.Matrix([[u]]), sp.Matrix([[v]]), sp.Matrix([[sq]])
+        )
+    )
+    f = lambda z: (
+        math.exp(z * z * (g * u * u - 1 / (2 * sq)))
+        * (v * v * g + (v * g * u * z) ** 2)
         / math.sqrt(2 * math.pi * sq)
+    )
     numeric = integrate.quad(f, -np.inf, np.inf, epsabs=0, epsrel=1e-12)[0]
     assert numeric == pytest.approx(closed, rel=1e-9)
 
@@ -108,7 +127,7 @@ def test_rate_function_is_the_brute_force_laplace_maximum(gamma):
 
 @given(st.floats(0.05, 20.0))
 def test_sharp_exponent_is_the_minimum_of_the_averaged_rate(lam):
-    x = np.linspace(1e-9, 8, 20001)                      # G is convex near its minimum: grid error ~ 1e-7
+    x = np.linspace(1e-9, 8, 20001)  # G is convex near its minimum: grid error ~ 1e-7
     G = x * kernels.rate_function(1 / x) + x / (2 * lam)
     kappa, naive = float(kernels.sharp_exponent(lam)), float(kernels.naive_exponent(lam))
     assert float(G.min()) == pytest.approx(kappa, abs=1e-5)
@@ -122,7 +141,7 @@ def test_sigma_squared_kappa_increases_with_sigma():
     s2 = np.geomspace(1, 1e5, 300)
     values = np.array([x * float(kernels.sharp_exponent(x * lam0)) for x in s2])
     assert np.all(np.diff(values) > 0) and np.all(values < 1 / lam0)
-    assert values[-1] * lam0 == pytest.approx(1, abs=1e-4)          # the paper's c2 / sigma^2 scaling
+    assert values[-1] * lam0 == pytest.approx(1, abs=1e-4)  # the paper's c2 / sigma^2 scaling
 
 
 @pytest.mark.parametrize("bad", [-0.1, float("nan")])
@@ -168,18 +187,27 @@ def test_emitted_exponent_kernels_equal_the_derivations_piecewise_forms_evaluate
     """The claims' exponents (emitted kernels, through prop31_common) against exact SymPy evaluation of the
     derived Piecewise at rational lambda (every branch and both thresholds), and h at rational gamma."""
     from softlin.claims.prop31 import common as c
+
     fe = fluctuations_exponent
     value = sp.Rational(lam)
-    for got, expr in ((c.sharp_exponent, fe.sharp_exponent_piecewise()), (c.naive_exponent, fe.naive_exponent_piecewise()),
-                      (c.remainder_exponent, fe.remainder_exponent_piecewise())):
-        assert got(float(value)) == pytest.approx(float(expr.subs(fe.lam_arg, value)), rel=1e-14, abs=1e-15)
+    for got, expr in (
+        (c.sharp_exponent, fe.sharp_exponent_piecewise()),
+        (c.naive_exponent, fe.naive_exponent_piecewise()),
+        (c.remainder_exponent, fe.remainder_exponent_piecewise()),
+    ):
+        assert got(float(value)) == pytest.approx(
+            float(expr.subs(fe.lam_arg, value)), rel=1e-14, abs=1e-15
+        )
     h = fe.rate_function_piecewise()
     for gamma in (value, 1 / (2 * value), 3 * value):
-        assert float(kernels.rate_function(float(gamma))) == pytest.approx(float(h.subs(fe.gamma_arg, gamma)), rel=1e-14, abs=1e-15)
+        assert float(kernels.rate_function(float(gamma))) == pytest.approx(
+            float(h.subs(fe.gamma_arg, gamma)), rel=1e-14, abs=1e-15
+        )
 
 
 @pytest.mark.parametrize("L, q", [(2, 0.0), (3, 0.5), (64, 2.0), (4096, 7.0)])
 def test_emitted_expectation_bound_factor_equals_its_definition(L, q):
     from softlin.numerics import kernels
-    direct = 4 * math.exp(q) / L + L * math.exp(-(L - 2) ** 2 / (8 * (L - 1) * math.exp(q)))
+
+    direct = 4 * math.exp(q) / L + L * math.exp(-((L - 2) ** 2) / (8 * (L - 1) * math.exp(q)))
     assert float(kernels.expectation_bound_factor(L, q)) == pytest.approx(direct, rel=1e-13)

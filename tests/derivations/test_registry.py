@@ -16,15 +16,19 @@ REPO = Path(__file__).resolve().parents[2]
 DERIVATIONS = REPO / "derivations"
 GENERATED = REPO / "numerics" / "kernels" / "_generated.py"
 PROOF_FUNCTION = re.compile(r"^(proofs?|\w+_proofs)$")
-LIST_LENGTH = 3          # a literal naming this many groups is a copy of the list
+LIST_LENGTH = 3  # a literal naming this many groups is a copy of the list
 
 
 def _top_level(tree: ast.Module) -> tuple[set[str], set[str]]:
     """(names of the module's top-level functions, names it assigns at top level)."""
     functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
-    assigned = {target.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
-                for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-                if isinstance(target, ast.Name)}
+    assigned = {
+        target.id
+        for node in tree.body
+        if isinstance(node, (ast.Assign, ast.AnnAssign))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name)
+    }
     return functions, assigned
 
 
@@ -34,7 +38,7 @@ def unregistered(folder: Path, groups, modules) -> list[str]:
     parts = {part for group in groups for part in group.parts}
     out = []
     for path in sorted(folder.glob("*.py")):
-        if path.stem == "catalogue":          # the collector: all_proofs runs every group
+        if path.stem == "catalogue":  # the collector: all_proofs runs every group
             continue
         functions, assigned = _top_level(ast.parse(path.read_text()))
         if "GROUP" in assigned and path.stem not in modules:
@@ -56,8 +60,9 @@ def group_lists(text: str, names: set[str]) -> list[int]:
             items = node.elts
         else:
             continue
-        named = {item.value for item in items
-                 if isinstance(item, ast.Constant) and item.value in names}
+        named = {
+            item.value for item in items if isinstance(item, ast.Constant) and item.value in names
+        }
         if len(named) >= LIST_LENGTH:
             out.append(node.lineno)
     return out
@@ -83,11 +88,14 @@ def test_a_module_with_proofs_but_no_group_is_reported(tmp_path):
         (tmp_path / path.name).write_text(path.read_text())
     (tmp_path / "new_result").with_suffix(".py").write_text("def proofs():\n    return []\n")
     (tmp_path / "new_family").with_suffix(".py").write_text(
-        "GROUP = None\n\n\ndef new_family_proofs():\n    return ()\n")
+        "GROUP = None\n\n\ndef new_family_proofs():\n    return ()\n"
+    )
     found = unregistered(tmp_path, catalogue.DECLARED, catalogue.MODULES)
-    assert found == ["new_family: declares a GROUP the catalogue does not list",
-                     "new_family: defines new_family_proofs but belongs to no group",
-                     "new_result: defines proofs but belongs to no group"]
+    assert found == [
+        "new_family: declares a GROUP the catalogue does not list",
+        "new_family: defines new_family_proofs but belongs to no group",
+        "new_result: defines proofs but belongs to no group",
+    ]
 
 
 def test_every_group_gives_title_hypotheses_cached_proofs_and_its_parts():
@@ -121,12 +129,18 @@ def test_every_emitted_kernel_is_filed_under_exactly_one_group():
 
 def test_no_module_but_the_catalogue_lists_the_groups():
     names = {g.name for g in catalogue.DECLARED} | set(catalogue.MODULES)
-    sources = [p for folder in ("derivations", "numerics", "softlin")
-               for p in (REPO / folder).rglob("*.py")
-               if p != DERIVATIONS / "catalogue.py" and "__pycache__" not in p.parts]
+    sources = [
+        p
+        for folder in ("derivations", "numerics", "softlin")
+        for p in (REPO / folder).rglob("*.py")
+        if p != DERIVATIONS / "catalogue.py" and "__pycache__" not in p.parts
+    ]
     assert len(sources) > 100
-    found = {str(p.relative_to(REPO)): lines for p in sources
-             if (lines := group_lists(p.read_text(), names))}
+    found = {
+        str(p.relative_to(REPO)): lines
+        for p in sources
+        if (lines := group_lists(p.read_text(), names))
+    }
     assert found == {}
 
 

@@ -15,15 +15,20 @@ from softlin.render import derivations_page
 @pytest.mark.parametrize("group", sorted(chains.BUILDERS))
 def test_every_step_of_the_key_derivations_reduces_to_zero(group):
     steps = [st for _, chain in chains.chains_for(group) for st in chain]
-    assert len(steps) >= 4 and all(st.proof.passed for st in steps), [st.text for st in steps if not st.proof.passed]
+    assert len(steps) >= 4 and all(st.proof.passed for st in steps), [
+        st.text for st in steps if not st.proof.passed
+    ]
 
 
 def test_a_wrong_step_is_reported_not_proved():
     # the square completed without the 1/2 of Gamma a^2 / 2: a plausible slip, and it must not pass
     x, m, a = sp.symbols("x m a", real=True)
     G = sp.Symbol("Gamma", positive=True)
-    wrong = chains.step("completed square, 1/2 dropped", a * x - (x - m) ** 2 / (2 * G),
-                        -(x - m - G * a) ** 2 / (2 * G) + a * m + G * a**2)
+    wrong = chains.step(
+        "completed square, 1/2 dropped",
+        a * x - (x - m) ** 2 / (2 * G),
+        -((x - m - G * a) ** 2) / (2 * G) + a * m + G * a**2,
+    )
     assert not wrong.proof.passed
 
 
@@ -47,10 +52,15 @@ def test_kernels_are_filed_under_the_group_of_their_derivation():
 def small_report(monkeypatch):
     """Two groups with their real results and chains, one fake kernel (specs() takes a minute)."""
     x = sp.Symbol("x")
-    spec = KernelSpec("fake_kernel", (x,), ("()",), -sp.exp(x) / 2, "a fake kernel", "lemma21", "()")
+    spec = KernelSpec(
+        "fake_kernel", (x,), ("()",), -sp.exp(x) / 2, "a fake kernel", "lemma21", "()"
+    )
     for module in (report, derivations_page):
         monkeypatch.setattr(module, "specs", lambda: [spec])
-    proofs = {"lemma21": (Proof("an identity", True, 0.0),), "gronwall": (Proof("another", False, 0.0),)}
+    proofs = {
+        "lemma21": (Proof("an identity", True, 0.0),),
+        "gronwall": (Proof("another", False, 0.0),),
+    }
     return report.render(proofs), derivations_page.render_html(proofs)
 
 
@@ -58,9 +68,9 @@ def test_the_markdown_report_typesets_results_chains_and_folds_the_proofs(small_
     md, _ = small_report
     assert "*Hypotheses:* tokens N(m, Gamma)" in md
     assert "### Lemma 2.1 by completing the square" in md and "1. complete the square" in md
-    assert r"\int\limits_{-\infty}^{\infty}" in md                       # the normaliser step
+    assert r"\int\limits_{-\infty}^{\infty}" in md  # the normaliser step
     assert "#### `fake_kernel(x)`" in md and "<details>" in md and "- **NOT PROVED**: another" in md
-    assert "g_{2} t e^{\\beta t}" in md                                   # thm-4.3's transfer bound
+    assert "g_{2} t e^{\\beta t}" in md  # thm-4.3's transfer bound
 
 
 def test_the_html_report_is_xml_with_mathml_for_every_formula_and_no_latex_fallback(small_report):
@@ -68,7 +78,7 @@ def test_the_html_report_is_xml_with_mathml_for_every_formula_and_no_latex_fallb
     root = ET.fromstring(page.removeprefix("<!DOCTYPE html>\n"))
     maths = root.findall(".//{http://www.w3.org/1998/Math/MathML}math") or root.findall(".//math")
     figures = [f for f in root.iter("figure")]
-    assert len(maths) == len(figures) >= 4 + 1 + 2 + 1                     # chain steps, result, gronwall, kernel
+    assert len(maths) == len(figures) >= 4 + 1 + 2 + 1  # chain steps, result, gronwall, kernel
     assert "no MathML" not in page and "$$" not in page
     assert root.find(".//details/summary") is not None and 'class="fail">NOT PROVED' in page
     assert root.find(".//ol[@class='chain']") is not None
@@ -80,5 +90,6 @@ def test_the_committed_derivation_page_carries_the_current_page_style():
     here in the default run, rather than by the slow tier's `derive --check`."""
     from pathlib import Path
     from softlin.render.html import STYLE
+
     page = (Path(__file__).resolve().parents[2] / "reports" / "derivations.html").read_text()
     assert STYLE in page, "reports/derivations.html is stale: run softlin derive"

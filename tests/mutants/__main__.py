@@ -53,8 +53,11 @@ def run_one(name: str) -> dict:
         except Exception as exc:  # a slip that crashes a claim is caught too, but say so
             result[cid] = {"status": "crashed", "caught_by": [f"{type(exc).__name__}: {exc}"[:200]]}
             continue
-        caught = [f"{c['name']} ({c['tier']}, {'failed' if c['passed'] is False else 'undecided'})"
-                  for c in cert["checks"] if c["passed"] is not True]
+        caught = [
+            f"{c['name']} ({c['tier']}, {'failed' if c['passed'] is False else 'undecided'})"
+            for c in cert["checks"]
+            if c["passed"] is not True
+        ]
         result[cid] = {"status": cert["status"], "caught_by": caught}
     if mutant.tests:
         result["tests"] = _run_tests(mutant.tests)
@@ -84,10 +87,15 @@ def _run_tests(node_ids) -> dict:
 
     import pytest
 
-    with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(io.StringIO()):
+    with (
+        contextlib.redirect_stdout(io.StringIO()) as out,
+        contextlib.redirect_stderr(io.StringIO()),
+    ):
         # -n 0: in this process, where the slip is installed (xdist workers would import the real code);
         # -m: a named test runs even when it is marked slow (the default addopts would deselect it)
-        code = pytest.main(["-q", "-x", "-n", "0", "-p", "no:cacheprovider", "-m", "slow or not slow", *node_ids])
+        code = pytest.main(
+            ["-q", "-x", "-n", "0", "-p", "no:cacheprovider", "-m", "slow or not slow", *node_ids]
+        )
     failed = [line for line in out.getvalue().splitlines() if line.startswith("FAILED")]
     if code in (pytest.ExitCode.NO_TESTS_COLLECTED, pytest.ExitCode.USAGE_ERROR):
         # a named test that is gone must not count as a kill
@@ -99,8 +107,13 @@ def _run_tests(node_ids) -> dict:
 
 def _spawn(name: str) -> tuple[str, dict, float]:
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "tests.mutants", "--one", name], cwd=REPO,
-                          capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.mutants", "--one", name],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MPLBACKEND": "Agg"},
+    )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
@@ -112,9 +125,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.mutants")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--only", nargs="*", help="mutant names (default: all)")
-    parser.add_argument("--ci", action="store_true",
-                        help="CI's selection: changed since the last full run plus a rotating share "
-                             "(tests/mutants/selection.py; SOFTLIN_MUTANTS=all for the whole catalogue)")
+    parser.add_argument(
+        "--ci",
+        action="store_true",
+        help="CI's selection: changed since the last full run plus a rotating share "
+        "(tests/mutants/selection.py; SOFTLIN_MUTANTS=all for the whole catalogue)",
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--json", dest="json_path", help="write the results as JSON")
     args = parser.parse_args(argv)
@@ -136,16 +152,26 @@ def main(argv=None) -> int:
                 detail = res["error"]
             else:
                 verdict = classify(res)
-                detail = "; ".join(f"{cid}: {r['status']}" + (f" by {', '.join(r['caught_by'][:3])}"
-                                                              if r["caught_by"] else "")
-                                   for cid, r in res.items())
-            rows[name] = {"verdict": verdict, "layer": mutant.path.split("/")[0], "slip": mutant.slip,
-                          "detail": detail, "seconds": round(elapsed, 1), "claims": list(mutant.claims)}
+                detail = "; ".join(
+                    f"{cid}: {r['status']}"
+                    + (f" by {', '.join(r['caught_by'][:3])}" if r["caught_by"] else "")
+                    for cid, r in res.items()
+                )
+            rows[name] = {
+                "verdict": verdict,
+                "layer": mutant.path.split("/")[0],
+                "slip": mutant.slip,
+                "detail": detail,
+                "seconds": round(elapsed, 1),
+                "claims": list(mutant.claims),
+            }
             print(f"{verdict:<9} {name:<38} {elapsed:6.1f} s  {detail}", flush=True)
     killed = sum(r["verdict"] == "killed" for r in rows.values())
     seen = {v: sum(r["verdict"] == v for r in rows.values()) for v in DETECTED if v != "killed"}
-    print(f"kill rate: {killed}/{len(rows)} ({100 * killed / len(rows):.0f}%) in {time.perf_counter() - start:.0f} s; "
-          f"seen but not killed: {seen['undecided']} undecided, {seen['crashed']} crashed")
+    print(
+        f"kill rate: {killed}/{len(rows)} ({100 * killed / len(rows):.0f}%) in {time.perf_counter() - start:.0f} s; "
+        f"seen but not killed: {seen['undecided']} undecided, {seen['crashed']} crashed"
+    )
     known = [name for name, r in rows.items() if r["verdict"] == "SURVIVED" and name in SURVIVORS]
     for name in known:
         print(f"  known survivor {name}: {SURVIVORS[name]}")

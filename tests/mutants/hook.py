@@ -66,11 +66,16 @@ class MutatingFinder(importlib.abc.MetaPathFinder):
 
             def make():
                 from softlin.derivations import emit
+
                 return emit.generated_source()
         else:
             return None
-        spec = importlib.util.spec_from_loader(fullname, _SourceLoader(real.origin, make), origin=real.origin,
-                                               is_package=real.submodule_search_locations is not None)
+        spec = importlib.util.spec_from_loader(
+            fullname,
+            _SourceLoader(real.origin, make),
+            origin=real.origin,
+            is_package=real.submodule_search_locations is not None,
+        )
         if real.submodule_search_locations is not None:
             spec.submodule_search_locations = real.submodule_search_locations
         spec.has_location = True
@@ -80,7 +85,9 @@ class MutatingFinder(importlib.abc.MetaPathFinder):
 def apply(mutant, source: str) -> str:
     count = source.count(mutant.old)
     if count != 1:
-        raise LookupError(f"mutant {mutant.name}: its text occurs {count} times in {mutant.path} (stale mutant)")
+        raise LookupError(
+            f"mutant {mutant.name}: its text occurs {count} times in {mutant.path} (stale mutant)"
+        )
     return source.replace(mutant.old, mutant.new)
 
 

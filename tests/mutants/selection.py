@@ -37,7 +37,9 @@ def recorded_commit() -> str:
 
 
 def _git(*args: str) -> str:
-    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout
 
 
 def changed_files(since: str) -> set[str]:
@@ -55,10 +57,15 @@ def select(environ=os.environ) -> tuple[list[str], str]:
         changed = changed_files(since)
         head = _git("rev-parse", "HEAD").strip()
     except (OSError, LookupError, subprocess.CalledProcessError) as exc:
-        return every, f"the whole catalogue (no selection without git history: {str(exc).strip()[:120]})"
+        return (
+            every,
+            f"the whole catalogue (no selection without git history: {str(exc).strip()[:120]})",
+        )
     turn = int(head[:12], 16) % ROTATION
     touched = [m.name for m in MUTANTS if m.path in changed]
     share = [m.name for i, m in enumerate(MUTANTS) if i % ROTATION == turn]
     names = [n for n in every if n in set(touched) | set(share)]
-    return names, (f"{len(names)} of {len(every)} mutants: {len(touched)} whose file changed since "
-                   f"{since[:10]} (the last full run), and share {turn} of {ROTATION} chosen by HEAD {head[:10]}")
+    return names, (
+        f"{len(names)} of {len(every)} mutants: {len(touched)} whose file changed since "
+        f"{since[:10]} (the last full run), and share {turn} of {ROTATION} chosen by HEAD {head[:10]}"
+    )

@@ -30,18 +30,20 @@ def _batch(seed, n=5, L=7):
 def test_per_prompt_gradients_equal_the_complex_step_of_the_explicit_loss(model, mu, omega):
     s, y, yq = _batch(3)
     loss, gm, go = sgd.per_prompt_gradients(model, mu, omega, s, y, yq)
-    h = 1e-30         # complex step: Im f(x + i h) / h has no cancellation, error O(h^2)
+    h = 1e-30  # complex step: Im f(x + i h) / h has no cancellation, error O(h^2)
     cs_mu = explicit_loss(model, mu + 1j * h, omega, s, y, yq).imag / h
     cs_om = explicit_loss(model, mu, omega + 1j * h, s, y, yq).imag / h
     scale = np.maximum(1.0, np.abs(loss))
     assert np.all(np.abs(loss - explicit_loss(model, mu, omega, s, y, yq)) <= 1e-13 * scale)
-    assert np.all(np.abs(gm - cs_mu) <= 1e-12 * scale) and np.all(np.abs(go - cs_om) <= 1e-12 * scale)
+    assert np.all(np.abs(gm - cs_mu) <= 1e-12 * scale) and np.all(
+        np.abs(go - cs_om) <= 1e-12 * scale
+    )
 
 
 @pytest.mark.parametrize("model", sgd.MODELS)
 def test_batch_gradient_equals_central_differences_of_the_explicit_batch_loss(model):
     s, y, yq = _batch(4, n=8, L=5)
-    mu, omega, h = 0.9, 0.7, 1e-5     # error O(h^2) ~ 1e-10 for O(1) third derivatives
+    mu, omega, h = 0.9, 0.7, 1e-5  # error O(h^2) ~ 1e-10 for O(1) third derivatives
     _, gm, go = sgd.loss_and_grad(model, mu, omega, s, y, yq)
     f = lambda m, o: explicit_loss(model, m, o, s, y, yq).mean()
     assert abs((f(mu + h, omega) - f(mu - h, omega)) / (2 * h) - gm) < 1e-8
@@ -63,7 +65,9 @@ def test_profile_kernel_is_the_minimum_over_mu_of_the_sample_risk():
     """authors_sgd_profile(E y_q^2, E[y_q S], E[S^2]) against a direct scan of mean (y_q - mu S)^2."""
     rng = np.random.default_rng(6)
     yq, S = rng.standard_normal(400), 0.3 + rng.standard_normal(400)
-    risk, mu_star = np.asarray(kernels.authors_sgd_profile(np.mean(yq**2), np.mean(yq * S), np.mean(S * S))).ravel()
+    risk, mu_star = np.asarray(
+        kernels.authors_sgd_profile(np.mean(yq**2), np.mean(yq * S), np.mean(S * S))
+    ).ravel()
     grid = np.linspace(mu_star - 1, mu_star + 1, 2001)
     scan = np.array([np.mean((yq - m * S) ** 2) for m in grid])
     assert abs(scan.min() - risk) < 1e-6 and abs(grid[scan.argmin()] - mu_star) <= 1e-3
@@ -75,6 +79,6 @@ def test_mean_loss_kernel_is_the_average_over_sampled_query_noise():
     rng = np.random.default_rng(8)
     f, yhat, s2 = np.array([0.3, -1.2]), np.array([0.1, 0.4]), 0.25
     eps = np.sqrt(s2) * rng.standard_normal((1_000_000, 1))
-    mc = ((f + eps - yhat) ** 2)
+    mc = (f + eps - yhat) ** 2
     se = mc.std(axis=0) / np.sqrt(mc.shape[0])
     assert np.all(np.abs(mc.mean(axis=0) - kernels.authors_sgd_mean_loss(f, yhat, s2)) <= 5.3 * se)

@@ -23,7 +23,7 @@ def test_fast_train_makes_the_same_updates_as_the_current_train(generator):
     for m in sgd.MODELS:
         for L in (3, 17):
             moved = np.abs(np.subtract(ref["params"][m][L], (0.5, 0.5))).max()
-            assert moved > 1e-3                                    # the runs did move
+            assert moved > 1e-3  # the runs did move
             assert np.allclose(new["params"][m][L], ref["params"][m][L], rtol=0, atol=1e-12)
 
 
@@ -36,7 +36,12 @@ def test_z_space_statistics_equal_the_token_statistics(omega):
     yq = f + 0.3
     for m in sgd.MODELS:
         _, gm, go = sgd.loss_and_grad(m, 1.1, omega, s, y, yq)
-        assert np.allclose(fast.step_gradients(m, 1.1, omega, nu, a, b, z[0], z[1], yq), (gm, go), rtol=1e-12, atol=1e-13)
+        assert np.allclose(
+            fast.step_gradients(m, 1.1, omega, nu, a, b, z[0], z[1], yq),
+            (gm, go),
+            rtol=1e-12,
+            atol=1e-13,
+        )
 
 
 def _gradient_draws(route, batches, L=6, n=64, theta=(0.9, 0.8), seed=0):

@@ -34,13 +34,18 @@ def _mixture(rng, d):
     """Two components, the second singular (rank 1), as in the mixture claim's default scenario."""
     A = rng.normal(size=(d, d)) / np.sqrt(d)
     b = rng.normal(size=(d, 1))
-    return MixtureLaw([0.35, 0.65], rng.normal(size=(2, d)), np.stack([A @ A.T + 0.1 * np.eye(d), 0.5 * b @ b.T]))
+    return MixtureLaw(
+        [0.35, 0.65], rng.normal(size=(2, d)), np.stack([A @ A.T + 0.1 * np.eye(d), 0.5 * b @ b.T])
+    )
 
 
 def _exact_fixed_means(law, U, V, queries, shift, L):
     """(E S_c (Q,), E N_c (Q, k)) for Gaussian or Gaussian-mixture tokens."""
-    weights, means, covs = ((np.ones(1), law.mean[None, :], law.cov[None]) if isinstance(law, GaussianLaw)
-                            else (law.weights, law.means, law.covs))
+    weights, means, covs = (
+        (np.ones(1), law.mean[None, :], law.cov[None])
+        if isinstance(law, GaussianLaw)
+        else (law.weights, law.means, law.covs)
+    )
     A = queries @ U.T
     den, num = np.zeros(len(A)), np.zeros((len(A), V.shape[0]))
     for w, m, G in zip(weights, means, covs):
@@ -51,8 +56,9 @@ def _exact_fixed_means(law, U, V, queries, shift, L):
 
 
 def _sample(law, seed, L, U, V, queries, shift, sampler):
-    acc = attention.sampled_accumulator(law, np.random.default_rng(seed), PROMPTS, L, U, V, queries, shift,
-                                        sampler=sampler)
+    acc = attention.sampled_accumulator(
+        law, np.random.default_rng(seed), PROMPTS, L, U, V, queries, shift, sampler=sampler
+    )
     return acc
 
 
@@ -61,15 +67,21 @@ def _setting(seed, law_kind, d, rank, Q):
     law = _gaussian(rng, d, rank) if law_kind == "gaussian" else _mixture(rng, d)
     U, V = 0.6 * rng.normal(size=(d, d)) / np.sqrt(d), rng.normal(size=(2, d))
     base = rng.normal(size=d)
-    queries = base + 0.3 * rng.normal(size=(Q, d))          # correlated weights across the queries
+    queries = base + 0.3 * rng.normal(size=(Q, d))  # correlated weights across the queries
     shift = rng.normal(size=Q)
     return law, U, V, queries, shift
 
 
 # (law, d, rank of Gamma, Q, L): Q < r, Q = r, Q > r, singular Gamma, a long prompt; the mixture
 # with a singular component at Q < d and Q > d
-CASES = [("gaussian", 4, 4, 1, 64), ("gaussian", 5, 3, 2, 40), ("gaussian", 3, 3, 4, 16),
-         ("gaussian", 3, 2, 2, 300), ("mixture", 3, 3, 1, 50), ("mixture", 2, 2, 3, 20)]
+CASES = [
+    ("gaussian", 4, 4, 1, 64),
+    ("gaussian", 5, 3, 2, 40),
+    ("gaussian", 3, 3, 4, 16),
+    ("gaussian", 3, 2, 2, 300),
+    ("mixture", 3, 3, 1, 50),
+    ("mixture", 2, 2, 3, 20),
+]
 
 
 def _exact_z(case, seed):
@@ -98,8 +110,12 @@ def _full_versus_conditional_z(case, seed):
 
 
 def _all_z(cases=CASES):
-    return np.concatenate([np.concatenate([_exact_z(case, i), _full_versus_conditional_z(case, i)])
-                           for i, case in enumerate(cases)])
+    return np.concatenate(
+        [
+            np.concatenate([_exact_z(case, i), _full_versus_conditional_z(case, i)])
+            for i, case in enumerate(cases)
+        ]
+    )
 
 
 def test_the_conditional_accumulator_has_the_law_of_the_full_draw():
@@ -119,6 +135,7 @@ def test_mixture_labels_drawn_with_swapped_weights_are_refuted(monkeypatch):
     def swapped(law):
         weights, means, roots = real(law)
         return weights[::-1], means, roots
+
     monkeypatch.setattr(attention, "gaussian_components", swapped)
     zs = _all_z([case for case in CASES if case[0] == "mixture"])
     assert np.max(np.abs(zs)) > z_critical(FAMILY, len(zs))
@@ -128,8 +145,12 @@ def test_fixed_shift_sums_rescaled_the_wrong_way_are_refuted(monkeypatch):
     real = attention.SoftmaxAccumulator.from_sums.__func__
 
     def inverted(cls, top, den, num, fixed_shift, count):
-        return real(cls, -top + 2 * np.asarray(fixed_shift), den, num, fixed_shift, count) \
-            if fixed_shift is not None else real(cls, top, den, num, fixed_shift, count)
+        return (
+            real(cls, -top + 2 * np.asarray(fixed_shift), den, num, fixed_shift, count)
+            if fixed_shift is not None
+            else real(cls, top, den, num, fixed_shift, count)
+        )
+
     monkeypatch.setattr(attention.SoftmaxAccumulator, "from_sums", classmethod(inverted))
     zs = np.concatenate([_exact_z(case, i) for i, case in enumerate(CASES[:2])])
     assert np.max(np.abs(zs)) > z_critical(FAMILY, len(zs))
@@ -138,9 +159,10 @@ def test_fixed_shift_sums_rescaled_the_wrong_way_are_refuted(monkeypatch):
 def test_auto_takes_the_conditional_sampler_where_it_pays_and_never_for_other_laws():
     law = GaussianLaw(np.zeros(3), np.eye(3))
     q2 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
-    run = lambda lw, L, s: attention.sampled_accumulator(lw, np.random.default_rng(0), 3, L, 0.5 * np.eye(3),
-                                                         np.eye(3), q2, np.zeros(2), sampler=s).result()
-    assert np.array_equal(run(law, 32, "auto"), run(law, 32, "conditional"))       # L >= 16 Q
+    run = lambda lw, L, s: attention.sampled_accumulator(
+        lw, np.random.default_rng(0), 3, L, 0.5 * np.eye(3), np.eye(3), q2, np.zeros(2), sampler=s
+    ).result()
+    assert np.array_equal(run(law, 32, "auto"), run(law, 32, "conditional"))  # L >= 16 Q
     assert np.array_equal(run(law, 31, "auto"), run(law, 31, "full"))
     rademacher = RademacherLaw(3)
     assert np.array_equal(run(rademacher, 1000, "auto"), run(rademacher, 1000, "full"))
@@ -154,9 +176,22 @@ def test_streamed_sums_are_those_of_their_weights(work_bytes):
     weight is 1, so the fixed-shift denominator is exactly L e^{-c} and the output a mean of L tokens;
     a point-mass component (covariance 0) contributes its mean exactly."""
     law = MixtureLaw([0.5, 0.5], [[1.0, 0.0], [0.0, 2.0]], [np.eye(2), np.zeros((2, 2))])
-    acc = attention.sampled_accumulator(law, np.random.default_rng(0), 5, 50, np.zeros((2, 2)), np.eye(2),
-                                        np.ones((2, 2)), np.array([0.0, 1.0]), sampler="conditional",
-                                        work_bytes=work_bytes)
-    np.testing.assert_allclose(acc.fixed_den, np.broadcast_to(50 * np.exp([0.0, -1.0]), (5, 2)), rtol=1e-12)
+    acc = attention.sampled_accumulator(
+        law,
+        np.random.default_rng(0),
+        5,
+        50,
+        np.zeros((2, 2)),
+        np.eye(2),
+        np.ones((2, 2)),
+        np.array([0.0, 1.0]),
+        sampler="conditional",
+        work_bytes=work_bytes,
+    )
+    np.testing.assert_allclose(
+        acc.fixed_den, np.broadcast_to(50 * np.exp([0.0, -1.0]), (5, 2)), rtol=1e-12
+    )
     out = acc.result()
-    assert np.all(np.isfinite(out)) and np.allclose(out[:, 0], out[:, 1])       # same weights, same output
+    assert np.all(np.isfinite(out)) and np.allclose(
+        out[:, 0], out[:, 1]
+    )  # same weights, same output

@@ -14,7 +14,12 @@ import functools
 import numpy as np
 import pytest
 
-from softlin.numerics import attention, finite_risk as fr, finite_risk_heads as frh, heads_montecarlo
+from softlin.numerics import (
+    attention,
+    finite_risk as fr,
+    finite_risk_heads as frh,
+    heads_montecarlo,
+)
 from softlin.numerics.significance import z_critical
 
 S = np.array([[1.0, 0.5], [0.5, 1.0]])
@@ -29,15 +34,18 @@ CASES = [(4, [1.0, -1.0], [0.5, -0.5]), (6, [0.8, 0.4], [0.6, -0.3]), (5, [1.0],
 def _exact_excess(index):
     """(exact excess over the infinite-prompt loss, its stated error) of CASES[index]."""
     L, mu, om = CASES[index]
-    exact = frh.exact_risk(MODEL, L, mu, om) if len(mu) > 1 else fr.exact_risk(MODEL, L, mu[0], om[0])
+    exact = (
+        frh.exact_risk(MODEL, L, mu, om) if len(mu) > 1 else fr.exact_risk(MODEL, L, mu[0], om[0])
+    )
     return exact.value - fr.infinite_risk(MODEL, float(np.dot(mu, om)), 1.0), exact.error
 
 
 def _excess_z(index, seed, sampler="conditional"):
     L, mu, om = CASES[index]
     excess, error = _exact_excess(index)
-    mean, se = heads_montecarlo.risk(S, MODEL.s2, MODEL.tau, L, mu, om, PROMPTS, np.random.default_rng(seed),
-                                     sampler=sampler)["excess"]
+    mean, se = heads_montecarlo.risk(
+        S, MODEL.s2, MODEL.tau, L, mu, om, PROMPTS, np.random.default_rng(seed), sampler=sampler
+    )["excess"]
     # the exact route's stated error moves the centre by at most `error`: taken out of |z| first
     return max(0.0, abs(mean - excess) - error) / se
 
@@ -54,8 +62,12 @@ def test_conditional_risk_matches_the_exact_finite_L_risk():
 def test_heads_residuals_drawn_independently_or_dropped_are_refuted(monkeypatch):
     """Two slips in one test, so that one worker computes the exact references (lru_cache): the Gram
     matrix P P^T taken diagonal (heads' residuals independent), and the residual dropped."""
-    slips = {"independent": lambda G: np.sqrt(np.diagonal(G, axis1=-2, axis2=-1))[..., None] * np.eye(G.shape[-1]),
-             "dropped": lambda G: 0.0 * G}
+    slips = {
+        "independent": lambda G: (
+            np.sqrt(np.diagonal(G, axis1=-2, axis2=-1))[..., None] * np.eye(G.shape[-1])
+        ),
+        "dropped": lambda G: 0.0 * G,
+    }
     for name, slip in slips.items():
         monkeypatch.setattr(attention, "gram_root", slip)
         zs = _all_z()
@@ -66,8 +78,20 @@ def test_the_two_samplers_agree():
     """Two-sample z on the risk and the excess, conditional against full, every case."""
     zs = []
     for i, (L, mu, om) in enumerate(CASES):
-        runs = [heads_montecarlo.risk(S, MODEL.s2, MODEL.tau, L, mu, om, PROMPTS, np.random.default_rng(10 + i + k),
-                                      sampler=s) for k, s in enumerate(("full", "conditional"))]
+        runs = [
+            heads_montecarlo.risk(
+                S,
+                MODEL.s2,
+                MODEL.tau,
+                L,
+                mu,
+                om,
+                PROMPTS,
+                np.random.default_rng(10 + i + k),
+                sampler=s,
+            )
+            for k, s in enumerate(("full", "conditional"))
+        ]
         for key in ("risk", "excess"):
             (m1, s1), (m2, s2) = runs[0][key], runs[1][key]
             zs.append(abs(m1 - m2) / np.hypot(s1, s2))
@@ -76,4 +100,6 @@ def test_the_two_samplers_agree():
 
 def test_an_unknown_sampler_is_refused():
     with pytest.raises(ValueError, match="sampler"):
-        heads_montecarlo.risk(S, 0.1, 0.5, 4, [1.0], [0.5], 10, np.random.default_rng(0), sampler="exact")
+        heads_montecarlo.risk(
+            S, 0.1, 0.5, 4, [1.0], [0.5], 10, np.random.default_rng(0), sampler="exact"
+        )

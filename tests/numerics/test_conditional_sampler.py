@@ -47,10 +47,15 @@ def _exact_moment_z(case, seed=0, prompts=40_000, sampler="conditional"):
     d, rank, L, scale = case
     rng = np.random.default_rng(seed)
     law = _law(rng, d, rank)
-    U, V, z = scale * rng.normal(size=(d, d)) / np.sqrt(d), rng.normal(size=(2, d)), rng.normal(size=d)
+    U, V, z = (
+        scale * rng.normal(size=(d, d)) / np.sqrt(d),
+        rng.normal(size=(2, d)),
+        rng.normal(size=d),
+    )
     limit = V @ (law.mean + law.cov @ U @ z)
-    out = attention.sampled_outputs(law, np.random.default_rng(seed + 1), prompts, L, U, V, z[None, :],
-                                    sampler=sampler)
+    out = attention.sampled_outputs(
+        law, np.random.default_rng(seed + 1), prompts, L, U, V, z[None, :], sampler=sampler
+    )
     err = out.output[:, 0, :] - limit
     mean, second = selfnormalised.exact_second_moment(law.cov, U, V, z, L)
     iu = np.triu_indices(2)
@@ -65,7 +70,7 @@ def test_one_query_matches_the_exact_finite_L_bias_and_second_moment():
 
 def _full_versus_conditional(d, rank, L, Q, per_prompt, seed, prompts=30_000):
     rng = np.random.default_rng(seed)
-    law = GaussianLaw(np.zeros(d), _law(rng, d, rank).cov)      # centred: the products are covariances
+    law = GaussianLaw(np.zeros(d), _law(rng, d, rank).cov)  # centred: the products are covariances
     # V = I: every output coordinate sees the residuals, whose cross-query coupling is the point
     U, V = rng.normal(size=(d, d)) / np.sqrt(d), np.eye(d)
     base = rng.normal(size=d)
@@ -74,8 +79,17 @@ def _full_versus_conditional(d, rank, L, Q, per_prompt, seed, prompts=30_000):
     queries = base + 0.1 * rng.normal(size=shape)
     samples = []
     for k, sampler in enumerate(("full", "conditional")):
-        out = attention.sampled_outputs(law, np.random.default_rng(seed + 10 + k), prompts, L, U, V, queries,
-                                        participation=True, sampler=sampler)
+        out = attention.sampled_outputs(
+            law,
+            np.random.default_rng(seed + 10 + k),
+            prompts,
+            L,
+            U,
+            V,
+            queries,
+            participation=True,
+            sampler=sampler,
+        )
         flat = out.output.reshape(prompts, -1)
         iu = np.triu_indices(flat.shape[1])
         products = (flat[:, :, None] * flat[:, None, :])[:, iu[0], iu[1]]
@@ -88,16 +102,23 @@ SEVERAL_QUERIES = [(3, 3, 4, 2, False), (5, 3, 6, 2, True), (4, 4, 3, 3, False)]
 
 
 def test_several_queries_have_the_law_of_the_full_draw():
-    zs = np.concatenate([_full_versus_conditional(*case, seed=i) for i, case in enumerate(SEVERAL_QUERIES)])
+    zs = np.concatenate(
+        [_full_versus_conditional(*case, seed=i) for i, case in enumerate(SEVERAL_QUERIES)]
+    )
     assert np.max(np.abs(zs)) < z_critical(FAMILY, len(zs)), zs
 
 
 def test_residuals_drawn_independently_across_queries_are_refuted(monkeypatch):
     """The plausible slip: each query's residual drawn with its own sum_i p_ji^2 and no coupling (G taken
     diagonal): the cross-query products move by far more than the critical value."""
-    monkeypatch.setattr(attention, "gram_root",
-                        lambda G: np.sqrt(np.diagonal(G, axis1=-2, axis2=-1))[..., None] * np.eye(G.shape[-1]))
-    zs = np.concatenate([_full_versus_conditional(*case, seed=i) for i, case in enumerate(SEVERAL_QUERIES)])
+    monkeypatch.setattr(
+        attention,
+        "gram_root",
+        lambda G: np.sqrt(np.diagonal(G, axis1=-2, axis2=-1))[..., None] * np.eye(G.shape[-1]),
+    )
+    zs = np.concatenate(
+        [_full_versus_conditional(*case, seed=i) for i, case in enumerate(SEVERAL_QUERIES)]
+    )
     assert np.max(np.abs(zs)) > z_critical(FAMILY, len(zs))
 
 
@@ -112,29 +133,54 @@ def test_auto_takes_the_conditional_sampler_only_where_it_pays():
     law = GaussianLaw([0.0, 0.0, 0.0, 0.0], np.eye(4))
     one, two, three = np.ones((1, 4)), np.eye(4)[:2], np.eye(4)[:3]
     same = lambda a, b: np.array_equal(a.output, b.output)
-    run = lambda q, L, s: attention.sampled_outputs(law, np.random.default_rng(0), 4, L, 0.5 * np.eye(4), np.eye(4),
-                                                    q, sampler=s)
-    for q in (one, two):                                                 # 2 Q <= r = 4
-        assert same(run(q, 64, "auto"), run(q, 64, "conditional")) and not same(run(q, 64, "auto"), run(q, 64, "full"))
-        assert same(run(q, 63, "auto"), run(q, 63, "full"))              # short prompts: QR and eigh dominate
+    run = lambda q, L, s: attention.sampled_outputs(
+        law, np.random.default_rng(0), 4, L, 0.5 * np.eye(4), np.eye(4), q, sampler=s
+    )
+    for q in (one, two):  # 2 Q <= r = 4
+        assert same(run(q, 64, "auto"), run(q, 64, "conditional")) and not same(
+            run(q, 64, "auto"), run(q, 64, "full")
+        )
+        assert same(run(q, 63, "auto"), run(q, 63, "full"))  # short prompts: QR and eigh dominate
     assert same(run(three, 64, "auto"), run(three, 64, "full"))
 
 
 @pytest.mark.parametrize("work_bytes", [300, 10**6])
-def test_the_conditional_sampler_streams_and_its_participation_ratios_are_those_of_its_weights(work_bytes):
+def test_the_conditional_sampler_streams_and_its_participation_ratios_are_those_of_its_weights(
+    work_bytes,
+):
     """Chunked or not, the running-maximum rescaling of the Gram matrix keeps its diagonal the
     participation ratio of the output's own weights: at L = 1 every weight is 1 (G = 1) and the output is
     a token; at uniform weights (U = 0) G_jl = 1/L for every pair."""
     law = GaussianLaw([0.5, -0.5, 0.0], np.eye(3))
-    flat = attention.sampled_outputs(law, np.random.default_rng(0), 6, 50, np.zeros((3, 3)), np.eye(3),
-                                     np.ones((2, 3)), participation=True, sampler="conditional",
-                                     work_bytes=work_bytes)
+    flat = attention.sampled_outputs(
+        law,
+        np.random.default_rng(0),
+        6,
+        50,
+        np.zeros((3, 3)),
+        np.eye(3),
+        np.ones((2, 3)),
+        participation=True,
+        sampler="conditional",
+        work_bytes=work_bytes,
+    )
     np.testing.assert_allclose(flat.participation, 1 / 50, rtol=1e-12)
     # strong scores: the chunks' maxima differ, which a missing rescale of the Gram matrix would show
-    strong = attention.sampled_outputs(law, np.random.default_rng(1), 2000, 64, 2 * np.eye(3), np.eye(3),
-                                       np.array([[1.0, 0.0, 0.0], [0.9, 0.1, 0.0]]), participation=True,
-                                       sampler="conditional", work_bytes=work_bytes)
-    assert np.all(strong.participation <= 1 + 1e-12) and np.all(strong.participation >= 1 / 64 - 1e-12)
-    A = np.exp(selfnormalised.log_moments(4.0, 64)[0])     # q = |a|^2 = 4 for the first query
+    strong = attention.sampled_outputs(
+        law,
+        np.random.default_rng(1),
+        2000,
+        64,
+        2 * np.eye(3),
+        np.eye(3),
+        np.array([[1.0, 0.0, 0.0], [0.9, 0.1, 0.0]]),
+        participation=True,
+        sampler="conditional",
+        work_bytes=work_bytes,
+    )
+    assert np.all(strong.participation <= 1 + 1e-12) and np.all(
+        strong.participation >= 1 / 64 - 1e-12
+    )
+    A = np.exp(selfnormalised.log_moments(4.0, 64)[0])  # q = |a|^2 = 4 for the first query
     z = _one_sample_z(strong.participation[:, :1], A)
     assert abs(z[0]) < z_critical(FAMILY, 2), z

@@ -22,5 +22,5 @@ def test_richardson_leaves_the_1_over_L2_term_scaled_by_minus_one_over_the_ratio
 
 
 def test_aitken_is_exact_on_a_geometric_remainder():
-    r = 10 ** -0.37
+    r = 10**-0.37
     assert aitken(np.array([2.0 + 0.3 * r**k for k in (1, 2, 3)])) == pytest.approx(2.0, rel=1e-12)

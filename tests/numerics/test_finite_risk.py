@@ -29,7 +29,9 @@ def test_one_token_risk_is_the_closed_form_whatever_omega():
     model = fr.Model(S, S, 0.25, 0.2)
     for om in (0.1, 0.6, -0.4):
         r = fr.exact_risk(model, 1, 0.8, om)
-        assert abs(r.value - (0.25 * np.trace(S) + 0.2 + 0.64 * (0.25 * np.trace(S) + 0.2))) <= r.error
+        assert (
+            abs(r.value - (0.25 * np.trace(S) + 0.2 + 0.64 * (0.25 * np.trace(S) + 0.2))) <= r.error
+        )
 
 
 def test_large_L_approaches_the_first_order_expansion():
@@ -38,10 +40,15 @@ def test_large_L_approaches_the_first_order_expansion():
     model = fr.Model(np.eye(5), np.eye(5), 0.2, 0.1)
     C1 = sr.first_order(np.array([-1.0]), np.array([0.25]), 5, 0.1)
     r_inf = fr.infinite_risk(model, -1.0, 0.25)
-    assert r_inf == pytest.approx(sr.infinite_risk(np.array([-1.0]), np.array([0.25]), 0.1), rel=1e-14)
-    gaps = [abs(L * (fr.exact_risk(model, L, -1.0, 0.25).value - r_inf) - C1) for L in (10**3, 10**4, 10**5)]
+    assert r_inf == pytest.approx(
+        sr.infinite_risk(np.array([-1.0]), np.array([0.25]), 0.1), rel=1e-14
+    )
+    gaps = [
+        abs(L * (fr.exact_risk(model, L, -1.0, 0.25).value - r_inf) - C1)
+        for L in (10**3, 10**4, 10**5)
+    ]
     assert gaps[2] < 1e-4 * abs(C1)
-    assert 5 < gaps[0] / gaps[1] < 20 and 5 < gaps[1] / gaps[2] < 20      # ~ 1/L
+    assert 5 < gaps[0] / gaps[1] < 20 and 5 < gaps[1] / gaps[2] < 20  # ~ 1/L
 
 
 def test_agrees_with_literal_token_monte_carlo():
@@ -50,8 +57,17 @@ def test_agrees_with_literal_token_monte_carlo():
     S = toeplitz(3, 0.6)
     model = fr.Model(S, S, 1 / 3, 0.1)
     exact = fr.exact_risk(model, 4, 1.3, 0.5).value
-    e = authors_sgd.evaluate({"m": ("softmax", 1.3, 0.5)}, S, 0.1, 1 / 3, 4, "correct", 60000,
-                             np.random.default_rng(7), tokens="literal")
+    e = authors_sgd.evaluate(
+        {"m": ("softmax", 1.3, 0.5)},
+        S,
+        0.1,
+        1 / 3,
+        4,
+        "correct",
+        60000,
+        np.random.default_rng(7),
+        tokens="literal",
+    )
     m, se = e["risk"]["m"]
     assert abs(m - exact) < 5 * se
 
@@ -68,7 +84,9 @@ def test_query_rule_keeps_only_the_diagonal_that_matters():
     assert EQ * (rule.wa @ rule.a) == pytest.approx(np.trace(S @ Sq), rel=1e-10)
     assert EQ * (rule.wa @ rule.b) == pytest.approx(np.trace(S @ S @ Sq), rel=1e-10)
     M = S @ Sq
-    assert EQ2 * (rule.wa @ rule.a**2) == pytest.approx(2 * np.trace(M @ M) + np.trace(M) ** 2, rel=1e-10)
+    assert EQ2 * (rule.wa @ rule.a**2) == pytest.approx(
+        2 * np.trace(M @ M) + np.trace(M) ** 2, rel=1e-10
+    )
 
 
 def test_bad_inputs_raise():
@@ -78,4 +96,4 @@ def test_bad_inputs_raise():
     with pytest.raises(ValueError):
         fr.exact_risk(model, 5, float("nan"), 0.2)
     with pytest.raises(ValueError):
-        fr.exact_risk(fr.Model(np.eye(2), -np.eye(2), 0.5, 0.1), 5, 1.0, 0.2)     # not a covariance
+        fr.exact_risk(fr.Model(np.eye(2), -np.eye(2), 0.5, 0.1), 5, 1.0, 0.2)  # not a covariance

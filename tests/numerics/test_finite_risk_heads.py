@@ -8,7 +8,7 @@ import pytest
 from softlin.numerics import finite_risk as fr, finite_risk_heads as frh, heads_montecarlo
 
 S = np.array([[1.0, 0.5], [0.5, 1.0]])
-MODEL = fr.Model(S, S, 1 / 2, 0.1)        # anisotropic: the angular rule is exercised (d = 2: cheap)
+MODEL = fr.Model(S, S, 1 / 2, 0.1)  # anisotropic: the angular rule is exercised (d = 2: cheap)
 
 
 def _close(a, b):
@@ -49,7 +49,9 @@ def test_agrees_with_monte_carlo_and_refutes_the_product_slip():
     assert abs(m - (exact.value - r_inf)) < 5 * se
     original = frh.PairTable.moments
     try:
-        frh.PairTable.moments = lambda self, k1: (lambda A11, A22, A12, B11, B22, B12: (A11, A22, A11 * A22, B11, B22, B12))(*original(self, k1))
+        frh.PairTable.moments = lambda self, k1: (
+            lambda A11, A22, A12, B11, B22, B12: (A11, A22, A11 * A22, B11, B22, B12)
+        )(*original(self, k1))
         slipped = frh.exact_risk(MODEL, L, mu, om)
     finally:
         frh.PairTable.moments = original

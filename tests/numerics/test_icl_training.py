@@ -17,17 +17,23 @@ def _loss(X, x, A, b):
 
 def _prompts(d=3, L=7, k=4, seed=11):
     rng = np.random.default_rng(seed)
-    return rng.standard_normal((k, L, d)), rng.standard_normal((k, d)), 0.4 * rng.standard_normal((d, d)), 0.9
+    return (
+        rng.standard_normal((k, L, d)),
+        rng.standard_normal((k, d)),
+        0.4 * rng.standard_normal((d, d)),
+        0.9,
+    )
 
 
 def test_prompt_gradient_batch_matches_central_differences_of_the_per_prompt_loss():
     X, x, A, b = _prompts()
     d = A.shape[0]
     G = icl_training.prompt_gradient_batch(X, x, A, b)
-    h = 1e-6   # central differences: error O(h^2) times third derivatives of order 1, far below 1e-7
+    h = 1e-6  # central differences: error O(h^2) times third derivatives of order 1, far below 1e-7
     for n in range(len(X)):
         for j in range(d * d):
-            E = np.zeros(d * d); E[j] = h
+            E = np.zeros(d * d)
+            E[j] = h
             E = E.reshape(d, d)
             fd = (_loss(X[n], x[n], A + E, b) - _loss(X[n], x[n], A - E, b)) / (2 * h)
             assert abs(fd - G[n, j]) < 1e-7, (n, j, fd, G[n, j])
@@ -41,14 +47,15 @@ def test_prompt_gradient_batch_equals_the_emitted_sample_gradients_at_V_equal_b_
     G = icl_training.prompt_gradient_batch(X, x, A, b)
     for n in range(len(X)):
         s = X[n] @ A @ x[n]
-        p = np.exp(s - s.max()); p /= p.sum()
+        p = np.exp(s - s.max())
+        p /= p.sum()
         xhat = p @ X[n]
         C = (X[n] - xhat).T @ np.diag(p) @ (X[n] - xhat)
         r = (b * xhat - x[n])[:, None]
         gU = kernels.risk_sample_grad_U(C, b * np.eye(d), r, x[n][:, None])
         gV = kernels.risk_sample_grad_V(r, xhat[:, None])
         assert np.allclose(G[n, :-1], np.asarray(gU).ravel(), rtol=1e-12, atol=1e-12)
-        assert abs(G[n, -1] - np.trace(gV)) < 1e-12          # dV/db = I: grad_b = tr(grad_V)
+        assert abs(G[n, -1] - np.trace(gV)) < 1e-12  # dV/db = I: grad_b = tr(grad_V)
 
 
 def test_transverse_rate_is_the_smallest_A_curvature_at_the_endpoint():
@@ -56,7 +63,17 @@ def test_transverse_rate_is_the_smallest_A_curvature_at_the_endpoint():
     As, bs = icl_flows.endpoint(S)
     assert float(kernels.icl_risk(S, As, bs)) < 1e-14
     h = 1e-5
-    H = np.array([((kernels.icl_grad_A(S, As + h * E.reshape(2, 2), bs)
-                    - kernels.icl_grad_A(S, As - h * E.reshape(2, 2), bs)) / (2 * h)).ravel() for E in np.eye(4)])
+    H = np.array(
+        [
+            (
+                (
+                    kernels.icl_grad_A(S, As + h * E.reshape(2, 2), bs)
+                    - kernels.icl_grad_A(S, As - h * E.reshape(2, 2), bs)
+                )
+                / (2 * h)
+            ).ravel()
+            for E in np.eye(4)
+        ]
+    )
     lowest = float(np.min(np.linalg.eigvalsh((H + H.T) / 2)))
     assert abs(lowest - icl_flows.transverse_rate(S)) < 1e-7 * icl_flows.transverse_rate(S) + 1e-9

@@ -28,7 +28,9 @@ def test_gaussian_kernel_equals_40_digit_quadrature(setup):
     m, cov, U, V, Z, _ = setup
     mp_value = quadrature.gaussian_limit_mp(m, cov, U, V, Z[0])
     kernel = limits.gaussian_limit(m, cov, U, V, Z[:1])[0]
-    assert max(abs(float(x) - y) for x, y in zip(mp_value, kernel)) <= 1e-13 * max(1.0, np.max(np.abs(kernel)))
+    assert max(abs(float(x) - y) for x, y in zip(mp_value, kernel)) <= 1e-13 * max(
+        1.0, np.max(np.abs(kernel))
+    )
 
 
 @given(seeds)
@@ -49,17 +51,27 @@ def test_mixture_of_one_component_is_lemma_2_1():
     B = rng.normal(size=(3, 2))
     law = MixtureLaw([1.0], rng.normal(size=(1, 3)), (B @ B.T)[None])
     U, V, Z = rng.normal(size=(3, 3)), rng.normal(size=(2, 3)), rng.normal(size=(6, 3))
-    np.testing.assert_allclose(limits.mixture_limit(law, U, V, Z),
-                               limits.gaussian_limit(law.means[0], law.covs[0], U, V, Z), rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(
+        limits.mixture_limit(law, U, V, Z),
+        limits.gaussian_limit(law.means[0], law.covs[0], U, V, Z),
+        rtol=1e-13,
+        atol=1e-14,
+    )
     g = GaussianLaw(law.means[0], law.covs[0])
-    np.testing.assert_allclose(limits.mixture_bound_moments(law, U, V, Z[0]), limits.gaussian_bound_moments(g, U, V, Z[0]),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        limits.mixture_bound_moments(law, U, V, Z[0]),
+        limits.gaussian_bound_moments(g, U, V, Z[0]),
+        rtol=1e-12,
+    )
 
 
 def test_control_kernels_equal_their_40_digit_limits_including_near_zero():
     U, V = np.diag([1.0, 0.04, 1e-7]), np.eye(3)
     for z in (np.array([0.7, 1.0, 1.0]), np.array([-2.0, 1.26, 3.0])):
-        for kind, kernel in (("rademacher", limits.rademacher_limit), ("uniform", limits.uniform_limit)):
+        for kind, kernel in (
+            ("rademacher", limits.rademacher_limit),
+            ("uniform", limits.uniform_limit),
+        ):
             exact = [float(x) for x in quadrature.product_law_limit_mp(kind, U, V, z)]
             np.testing.assert_allclose(kernel(U, V, z[None])[0], exact, rtol=1e-13, atol=1e-20)
 
@@ -86,7 +98,7 @@ def test_bound_moments_match_tensor_gauss_hermite_quadrature(seed):
     a = U @ z
     g, W = _tensor_gauss_hermite_2d()
     pts = law.mean + g @ law.root.T
-    logw = pts @ a - (a @ law.mean + a @ law.cov @ a / 2)       # log of the normalised weight
+    logw = pts @ a - (a @ law.mean + a @ law.cov @ a / 2)  # log of the normalised weight
     mu = law.mean + law.cov @ a
     w2 = np.exp(2 * logw)
     direct = (np.sum(W * w2), np.sum(W * w2 * np.sum(((pts - mu) @ V.T) ** 2, axis=1)))
@@ -100,16 +112,22 @@ def test_mixture_bound_moments_match_tensor_gauss_hermite_quadrature(seed):
     normalised by the quadrature's own Z(a) and mu_a (60 nodes per axis, as the Gaussian test above)."""
     rng = np.random.default_rng(seed)
     roots = [rng.normal(size=(2, 2)) * 0.5 for _ in range(2)]
-    law = MixtureLaw(rng.dirichlet([2.0, 2.0]), rng.normal(size=(2, 2)) * 0.5, np.array([B @ B.T for B in roots]))
+    law = MixtureLaw(
+        rng.dirichlet([2.0, 2.0]), rng.normal(size=(2, 2)) * 0.5, np.array([B @ B.T for B in roots])
+    )
     U, V, z = rng.normal(size=(2, 2)) * 0.3, rng.normal(size=(2, 2)), rng.normal(size=2)
     a = U @ z
     g, W = _tensor_gauss_hermite_2d()
     pts = [m + g @ B.T for m, B in zip(law.means, roots)]
-    E = lambda f: sum(p * np.sum(W * f(P)) for p, P in zip(law.weights, pts))   # E_mu f(z') by quadrature
+    E = lambda f: sum(
+        p * np.sum(W * f(P)) for p, P in zip(law.weights, pts)
+    )  # E_mu f(z') by quadrature
     Z = E(lambda P: np.exp(P @ a))
     mu = np.array([E(lambda P: np.exp(P @ a) * P[:, i]) for i in range(2)]) / Z
-    direct = (E(lambda P: np.exp(2 * P @ a)) / Z**2,
-              E(lambda P: np.exp(2 * P @ a) * np.sum(((P - mu) @ V.T) ** 2, axis=1)) / Z**2)
+    direct = (
+        E(lambda P: np.exp(2 * P @ a)) / Z**2,
+        E(lambda P: np.exp(2 * P @ a) * np.sum(((P - mu) @ V.T) ** 2, axis=1)) / Z**2,
+    )
     np.testing.assert_allclose(limits.mixture_bound_moments(law, U, V, z), direct, rtol=1e-10)
 
 
@@ -157,8 +175,13 @@ def test_numerator_moments_equal_tensor_gauss_hermite_over_psd_covariances_inclu
         X = np.exp(pts @ a - c)[:, None] * (pts @ V.T - t)
         first += pi * gw @ X
         second += pi * gw @ X**2
-    law = (GaussianLaw(comps[0][0], comps[0][1]) if len(comps) == 1
-           else MixtureLaw(weights, np.array([c_[0] for c_ in comps]), np.array([c_[1] for c_ in comps])))
+    law = (
+        GaussianLaw(comps[0][0], comps[0][1])
+        if len(comps) == 1
+        else MixtureLaw(
+            weights, np.array([c_[0] for c_ in comps]), np.array([c_[1] for c_ in comps])
+        )
+    )
     mean, var = numerator_moments.moments(law, U, V, z, t, c)
     scale = max(1.0, float(np.max(np.abs(second))))
     np.testing.assert_allclose(mean, first, atol=1e-10 * scale)
@@ -181,8 +204,8 @@ def test_deviation_bound_kernel_solves_its_two_tail_equations():
 def test_the_tensor_gauss_hermite_rule_integrates_standard_normal_moments_exactly():
     from softlin.numerics.quadrature import gauss_hermite, tensor_grid
 
-    x, w = gauss_hermite(5)                       # exact up to degree 9 per coordinate
-    assert float(w @ x**8) == pytest.approx(105.0, rel=1e-13)     # E g^8 = 7!!
+    x, w = gauss_hermite(5)  # exact up to degree 9 per coordinate
+    assert float(w @ x**8) == pytest.approx(105.0, rel=1e-13)  # E g^8 = 7!!
     g, wt = tensor_grid(5, 3)
     assert g.shape == (125, 3) and wt.shape == (125,)
     assert np.array_equal(g[:5, 2], x) and np.all(g[:5, :2] == x[0])  # last coordinate fastest

@@ -28,7 +28,7 @@ def _replay_gaussian(law, seed, prompts, L, Q, work_bytes):
         for t0 in range(0, L, c):
             cc = min(c, L - t0)
             g = rng.standard_normal((n, r, cc))
-            tokens[p0:p0 + n, t0:t0 + cc] = law.mean + np.einsum("prc,dr->pcd", g, law.root)
+            tokens[p0 : p0 + n, t0 : t0 + cc] = law.mean + np.einsum("prc,dr->pcd", g, law.root)
     return tokens
 
 
@@ -40,14 +40,23 @@ def _replay_generic(law, seed, prompts, L, Q, work_bytes):
         n = min(pb, prompts - p0)
         for t0 in range(0, L, c):
             cc = min(c, L - t0)
-            tokens[p0:p0 + n, t0:t0 + cc] = law.sample(rng, (n, cc))
+            tokens[p0 : p0 + n, t0 : t0 + cc] = law.sample(rng, (n, cc))
     return tokens
 
 
 @settings(max_examples=10)
-@given(seeds, st.integers(1, 3), st.integers(1, 40), st.integers(1, 3), st.sampled_from([300, 2000, 10**6]),
-       st.booleans(), st.booleans())
-def test_engine_equals_the_naive_loop_on_the_tokens_it_drew(seed, d, L, Q, work_bytes, per_prompt, gaussian):
+@given(
+    seeds,
+    st.integers(1, 3),
+    st.integers(1, 40),
+    st.integers(1, 3),
+    st.sampled_from([300, 2000, 10**6]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_engine_equals_the_naive_loop_on_the_tokens_it_drew(
+    seed, d, L, Q, work_bytes, per_prompt, gaussian
+):
     rng = np.random.default_rng(seed)
     prompts = 3
     if gaussian:
@@ -57,15 +66,25 @@ def test_engine_equals_the_naive_loop_on_the_tokens_it_drew(seed, d, L, Q, work_
         law = RademacherLaw(d)
     U, V = rng.normal(size=(d, d)) * 1.5, rng.normal(size=(2, d))
     queries = rng.normal(size=(prompts, Q, d) if per_prompt else (Q, d))
-    out = attention.sampled_outputs(law, np.random.default_rng(seed), prompts, L, U, V, queries,
-                                    participation=True, sampler="full", work_bytes=work_bytes)
+    out = attention.sampled_outputs(
+        law,
+        np.random.default_rng(seed),
+        prompts,
+        L,
+        U,
+        V,
+        queries,
+        participation=True,
+        sampler="full",
+        work_bytes=work_bytes,
+    )
     replay = _replay_gaussian if gaussian else _replay_generic
     tokens = replay(law, seed, prompts, L, Q, work_bytes)
     for p in range(prompts):
         qs = queries[p] if per_prompt else queries
-        ref = naive_attention(tokens[p:p + 1], U, V, qs)[0]
+        ref = naive_attention(tokens[p : p + 1], U, V, qs)[0]
         np.testing.assert_allclose(out.output[p], ref, rtol=1e-10, atol=1e-12)
-        s = tokens[p] @ (U @ qs.T)                                    # (L, Q)
+        s = tokens[p] @ (U @ qs.T)  # (L, Q)
         w = np.exp(s - s.max(axis=0))
         w /= w.sum(axis=0)
         np.testing.assert_allclose(out.participation[p], (w**2).sum(axis=0), rtol=1e-10)
@@ -74,11 +93,19 @@ def test_engine_equals_the_naive_loop_on_the_tokens_it_drew(seed, d, L, Q, work_
 def test_a_million_token_prompt_runs_in_bounded_memory():
     law = GaussianLaw([0.0, 0.0, 0.0], np.eye(3))
     tracemalloc.start()
-    out = attention.sampled_outputs(law, np.random.default_rng(0), 1, 10**6, 0.3 * np.eye(3), np.eye(3),
-                                    np.ones((2, 3)), participation=True)
+    out = attention.sampled_outputs(
+        law,
+        np.random.default_rng(0),
+        1,
+        10**6,
+        0.3 * np.eye(3),
+        np.eye(3),
+        np.ones((2, 3)),
+        participation=True,
+    )
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    assert peak < 4 * attention.DEFAULT_WORK_BYTES + 2**20            # the working set, not L tokens (24 MB)
+    assert peak < 4 * attention.DEFAULT_WORK_BYTES + 2**20  # the working set, not L tokens (24 MB)
     # The output of a long prompt is near the limit V Gamma U z = 0.3 z (error ~ 1/sqrt(L)).
     assert np.max(np.abs(out.output[0] - 0.3)) < 0.01
     assert np.all(out.participation < 1e-5)
@@ -96,25 +123,43 @@ def test_engine_is_reproducible_and_independent_of_nothing_but_the_seed():
 
 def test_degenerate_covariance_gives_the_mean_exactly():
     law = GaussianLaw([1.0, 2.0], np.zeros((2, 2)))
-    out = attention.sampled_outputs(law, np.random.default_rng(0), 2, 5, np.eye(2), np.eye(2), np.ones((1, 2)),
-                                    participation=True)
+    out = attention.sampled_outputs(
+        law,
+        np.random.default_rng(0),
+        2,
+        5,
+        np.eye(2),
+        np.eye(2),
+        np.ones((1, 2)),
+        participation=True,
+    )
     np.testing.assert_array_equal(out.output, np.broadcast_to([1.0, 2.0], (2, 1, 2)))
     np.testing.assert_allclose(out.participation, 0.2)
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    (dict(L=0), "L = 0"),
-    (dict(L=2.5), "L = 2.5"),
-    (dict(prompts=0), "prompts = 0"),
-    (dict(queries=np.ones((2, 3))), "queries must have shape"),
-    (dict(queries=np.full((1, 2), np.nan)), "NaN"),
-    (dict(prompts=10**7, queries=np.ones((8, 2))), "memory cap"),
-    (dict(sampler="exact"), "sampler = 'exact'"),
-    (dict(sampler="conditional", law=RademacherLaw(2)), "needs Gaussian tokens"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        (dict(L=0), "L = 0"),
+        (dict(L=2.5), "L = 2.5"),
+        (dict(prompts=0), "prompts = 0"),
+        (dict(queries=np.ones((2, 3))), "queries must have shape"),
+        (dict(queries=np.full((1, 2), np.nan)), "NaN"),
+        (dict(prompts=10**7, queries=np.ones((8, 2))), "memory cap"),
+        (dict(sampler="exact"), "sampler = 'exact'"),
+        (dict(sampler="conditional", law=RademacherLaw(2)), "needs Gaussian tokens"),
+    ],
+)
 def test_bad_engine_input_raises_value_errors_naming_the_value(kwargs, fragment):
-    base = dict(law=GaussianLaw([0.0, 0.0], np.eye(2)), rng=np.random.default_rng(0), prompts=2, L=4,
-                U=np.eye(2), V=np.eye(2), queries=np.ones((1, 2)))
+    base = dict(
+        law=GaussianLaw([0.0, 0.0], np.eye(2)),
+        rng=np.random.default_rng(0),
+        prompts=2,
+        L=4,
+        U=np.eye(2),
+        V=np.eye(2),
+        queries=np.ones((1, 2)),
+    )
     base.update(kwargs)
     with pytest.raises(ValueError, match=fragment):
         attention.sampled_outputs(**base)
@@ -142,6 +187,7 @@ def test_the_four_term_exponent_fit_is_within_its_stated_model_error(lam):
     (standard) agrees with the fit at ln L = 32..256 within FIT_MODEL_ERROR (and with kappa)."""
     from softlin.claims.prop31 import regimes as r
     from softlin.claims.prop31.common import sharp_exponent
+
     kappa = sharp_exponent(lam)
     far = r.asymptotic_exponent(lam, (32.0, 64.0, 128.0, 256.0), kappa)["kappa4"]
     for ells in ((8.0, 16.0, 32.0, 64.0), (12.0, 16.0, 32.0, 64.0, 128.0)):

@@ -51,14 +51,14 @@ def test_a_radius_too_small_by_sqrt2_breaks_the_level():
     measured 365 rejections of 20 000 against the limit 270, the right radius 15. Catoni's radius is
     conservative on Gaussian data, so many replicates are needed to see the slip (9 s: slow tier)."""
     rng, delta, reps, n = np.random.default_rng(8), 0.01, 20000, 200
-    y = rng.standard_normal((n, reps))                      # even Gaussian data
+    y = rng.standard_normal((n, reps))  # even Gaussian data
     ratio, _ = robust_mean.zero_mean_test(y, np.ones(reps), delta)
     assert np.sum(ratio * math.sqrt(2) > 1) > stats.binom.isf(1e-6, reps, delta)
 
 
 def test_planned_power_is_below_the_simulated_power():
     rng, delta, reps, n = np.random.default_rng(9), 1e-4, 4000, 200
-    shift = 0.55                                           # unit variance, so r ~ 0.33 and g ~ 0.22
+    shift = 0.55  # unit variance, so r ~ 0.33 and g ~ 0.22
     planned = robust_mean.power_lower_bound(n, 1.0, shift, delta)
     y = rng.standard_normal((n, reps)) + shift
     ratio, _ = robust_mean.zero_mean_test(y, np.ones(reps), delta)
@@ -66,4 +66,4 @@ def test_planned_power_is_below_the_simulated_power():
     assert 0.5 < planned < 1.0
     # the bound is a bound: the simulated power exceeds it beyond its binomial noise (5 sd: 1e-6)
     assert simulated >= planned - 5 * math.sqrt(planned * (1 - planned) / reps)
-    assert robust_mean.power_lower_bound(n, 1.0, 0.3, delta) == 0.0          # |mu| <= r: no guarantee
+    assert robust_mean.power_lower_bound(n, 1.0, 0.3, delta) == 0.0  # |mu| <= r: no guarantee

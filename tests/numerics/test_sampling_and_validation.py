@@ -36,7 +36,7 @@ def test_singular_gaussian_samples_have_the_covariance_and_stay_in_its_range(see
     law = GaussianLaw(mean, cov)
     x = law.sample(rng, (50_000,))
     _assert_mean_and_cov(x, mean, cov)
-    null = np.linalg.svd(B)[0][:, 2]           # direction orthogonal to range(Gamma)
+    null = np.linalg.svd(B)[0][:, 2]  # direction orthogonal to range(Gamma)
     assert np.max(np.abs((x - mean) @ null)) < 1e-10
 
 
@@ -49,19 +49,24 @@ def test_psd_root_reproduces_the_covariance():
 
 def test_mixture_and_control_samplers_match_their_moments():
     rng = np.random.default_rng(3)
-    law = MixtureLaw([0.3, 0.7], [[1.0, -1.0], [0.0, 0.5]], [[[0.5, 0.1], [0.1, 0.2]], [[1.0, 0.0], [0.0, 0.0]]])
+    law = MixtureLaw(
+        [0.3, 0.7], [[1.0, -1.0], [0.0, 0.5]], [[[0.5, 0.1], [0.1, 0.2]], [[1.0, 0.0], [0.0, 0.0]]]
+    )
     mean, cov = law.moments()
     _assert_mean_and_cov(law.sample(rng, (80_000,)), mean, cov)
     for control in (RademacherLaw(2), UniformLaw(2)):
         _assert_mean_and_cov(control.sample(rng, (80_000,)), np.zeros(2), np.eye(2))
 
 
-@pytest.mark.parametrize("value, fragment", [
-    ([[1.0, 0.2], [0.0, 1.0]], "not symmetric"),
-    ([[1.0, 0.0], [0.0, -0.5]], "not positive semidefinite"),
-    ([[1.0, float("nan")], [float("nan"), 1.0]], "NaN or inf"),
-    ([[1.0, 0.0, 0.0]], "must have shape"),
-])
+@pytest.mark.parametrize(
+    "value, fragment",
+    [
+        ([[1.0, 0.2], [0.0, 1.0]], "not symmetric"),
+        ([[1.0, 0.0], [0.0, -0.5]], "not positive semidefinite"),
+        ([[1.0, float("nan")], [float("nan"), 1.0]], "NaN or inf"),
+        ([[1.0, 0.0, 0.0]], "must have shape"),
+    ],
+)
 def test_bad_covariances_raise_value_errors_naming_the_value(value, fragment):
     with pytest.raises(ValueError, match=fragment) as info:
         validate.covariance("cov", value, 2)

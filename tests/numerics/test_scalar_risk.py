@@ -42,7 +42,7 @@ def test_control_variate_estimator_agrees_with_plain_monte_carlo_of_the_excess_r
 
 
 def test_optimum_finds_the_analytic_minimiser_of_a_quadratic():
-    target = np.array([1.5, -0.5, 0.2, 0.4])       # (mu_1, mu_2, omega_1, omega_2)
+    target = np.array([1.5, -0.5, 0.2, 0.4])  # (mu_1, mu_2, omega_1, omega_2)
     A = np.array([[3.0, 0.5, 0, 0.2], [0.5, 2.0, 0.1, 0], [0, 0.1, 1.0, 0.3], [0.2, 0, 0.3, 4.0]])
     f = lambda m, o: float((np.r_[m, o] - target) @ A @ (np.r_[m, o] - target)) + 0.7
     mu, om, val = sr.optimum(f, 2)
@@ -68,5 +68,5 @@ def test_optimum_of_the_one_head_risk_matches_a_grid_search():
     mu, om, val = sr.optimum(risk, 1)
     grid_mu, grid_om = np.linspace(0.5, 6.0, 221), np.linspace(0.02, 0.37, 176)
     best = min((risk([m], [o]), m, o) for m in grid_mu for o in grid_om)
-    assert val <= best[0] + 1e-12                       # the optimiser is at least as low as the grid
-    assert best[0] - val < 1e-3 * best[0]                # and the grid's best is close to it
+    assert val <= best[0] + 1e-12  # the optimiser is at least as low as the grid
+    assert best[0] - val < 1e-3 * best[0]  # and the grid's best is close to it

@@ -17,9 +17,9 @@ def _inside(ball: arb, value: float) -> bool:
 
 
 def test_closed_forms_one_token_and_equal_scores():
-    m = se.moments(0.7, 1)                      # one token: p = 1
+    m = se.moments(0.7, 1)  # one token: p = 1
     assert m.A == 1 and _inside(m.B, 1.7)
-    for L in (3,):                              # q = 0: every weight is 1/L, B = E (mean of L g)^2 = 1/L
+    for L in (3,):  # q = 0: every weight is 1/L, B = E (mean of L g)^2 = 1/L
         m = se.moments(0.0, L)
         assert _inside(m.A, 1 / L) and _inside(m.B, 1 / L) and float(m.A.rad()) < 1e-8 / L
 
@@ -54,7 +54,11 @@ def test_the_claim_check_refutes_a_float_route_off_by_one_part_in_a_million():
     assert right.passed is True and right.tier == "enclosure"
     lo, hi = q["fixed_query_exact_mse_enclosure"][0]
     assert lo <= mse <= hi and (hi - lo) < 1e-7 * mse
-    wrong, _ = prop31_fixed.enclosure_check(Gamma, U, V, z, [16], [bias.tolist()], [mse * (1 + 1e-6)])
+    wrong, _ = prop31_fixed.enclosure_check(
+        Gamma, U, V, z, [16], [bias.tolist()], [mse * (1 + 1e-6)]
+    )
     assert wrong.passed is False
     slipped_bias = (bias * np.array([1.0, 1.0 + 1e-6])).tolist()
-    assert prop31_fixed.enclosure_check(Gamma, U, V, z, [16], [slipped_bias], [mse])[0].passed is False
+    assert (
+        prop31_fixed.enclosure_check(Gamma, U, V, z, [16], [slipped_bias], [mse])[0].passed is False
+    )

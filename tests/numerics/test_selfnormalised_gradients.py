@@ -37,7 +37,9 @@ def test_exact_gradient_errors_match_monte_carlo_at_small_L():
     for L in (2, 3, 8):
         eV, eU = sg.exact_errors(G, U, V, z, L)
         P = 60000
-        zh, Ch = gradients.sampled_weighted_moments(GaussianLaw(m, G), rng, P, L, U, z[None, :], mu[None, :])
+        zh, Ch = gradients.sampled_weighted_moments(
+            GaussianLaw(m, G), rng, P, L, U, z[None, :], mu[None, :]
+        )
         ev = 3 * np.sum((zh[:, 0] - mu) ** 2, axis=1)
         D = np.einsum("ki,pij->pkj", V, Ch[:, 0] - G)
         eu = (z @ z) * np.sum(D**2, axis=(1, 2))

@@ -44,6 +44,7 @@ def test_agrees_with_monte_carlo_over_prompts(c1, c2, L):
         x = c * g
         e = np.exp(x - x.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
+
     P1, P2 = p(c1), p(c2)
     a = (P1 * P2).sum(axis=1)
     b = ((P1 * g).sum(axis=1) - c1) * ((P2 * g).sum(axis=1) - c2)

@@ -40,8 +40,12 @@ def test_power_matches_a_simulated_rejection_rate():
     assert abs(rejected - p) <= 5.3 * math.sqrt(p * (1 - p) / n)
 
 
-@given(effect=st.floats(0.01, 5.0), variance=st.floats(0.1, 50.0), factor=st.floats(0.2, 3.0),
-       target=st.sampled_from([0.9, 0.99, 0.999]))
+@given(
+    effect=st.floats(0.01, 5.0),
+    variance=st.floats(0.1, 50.0),
+    factor=st.floats(0.2, 3.0),
+    target=st.sampled_from([0.9, 0.99, 0.999]),
+)
 def test_planned_draws_are_the_smallest_reaching_the_power_target(effect, variance, factor, target):
     z_c = sig.z_critical(1e-6)
     n = sig.draws_for_power(effect, variance, z_c, target, factor)
@@ -59,10 +63,13 @@ def test_bad_arguments_are_refused():
 
 
 @given(n=st.integers(200, 50_000), p=st.floats(1e-4, 0.05), alpha=st.floats(1e-9, 1e-2))
-def test_binomial_critical_count_is_the_smallest_rejecting_count_and_detectable_has_the_power(n, p, alpha):
+def test_binomial_critical_count_is_the_smallest_rejecting_count_and_detectable_has_the_power(
+    n, p, alpha
+):
     """P(Bin(n, p) >= c) < alpha <= P(Bin(n, p) >= c - 1); the detectable p1 reaches power 0.999 and
     a p1 1 % smaller does not (or p1 is p itself)."""
     from scipy import stats
+
     c = sig.binomial_critical_count(n, p, alpha)
     assert stats.binom.sf(c - 1, n, p) < alpha
     assert c == 0 or stats.binom.sf(c - 2, n, p) >= alpha
@@ -88,8 +95,15 @@ def test_points_tested_together_detect_what_the_most_sensitive_one_detects():
         sig.detectable_relative(1.0, float("nan"), 5.0)
 
 
-@given(truth=st.floats(0.1, 10.0), slack=st.floats(1.2, 100.0), se=st.floats(1e-4, 0.01), z_c=st.floats(2.0, 6.0))
-def test_the_detectable_lowering_of_a_bound_is_its_slack_seen_with_power_0999(truth, slack, se, z_c):
+@given(
+    truth=st.floats(0.1, 10.0),
+    slack=st.floats(1.2, 100.0),
+    se=st.floats(1e-4, 0.01),
+    z_c=st.floats(2.0, 6.0),
+)
+def test_the_detectable_lowering_of_a_bound_is_its_slack_seen_with_power_0999(
+    truth, slack, se, z_c
+):
     """Lowered by the stated fraction, the bound sits where the one-sided test rejects with power
     0.999; lowered by less, it rejects less often. A bound `slack` times the truth leaves every
     lowering below about 1 - 1/slack undetected."""
@@ -119,7 +133,7 @@ def test_t_power_is_the_size_at_zero_effect_and_a_simulated_rate_elsewhere():
     assert sig.t_power(0.0, t_c, 11) == pytest.approx(1e-2, rel=1e-9)
     rng = np.random.default_rng(7)
     blocks, delta, n = 12, 3.0, 100_000
-    x = rng.standard_normal((n, blocks)) - delta            # true mean -delta se below the claim 0
+    x = rng.standard_normal((n, blocks)) - delta  # true mean -delta se below the claim 0
     t = x.mean(axis=1) / (x.std(axis=1, ddof=1) / math.sqrt(blocks))
     # the effect in units of the mean's true standard error, 1 / sqrt(blocks)
     p = sig.t_power(delta * math.sqrt(blocks), t_c, blocks - 1)

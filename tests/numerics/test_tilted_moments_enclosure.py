@@ -18,8 +18,8 @@ from softlin.numerics import tilted_moments_enclosure as te
 from ..checks import check
 
 ORDERS = te.ORDERS
-SCENARIO_D1 = (0.1, 1.0, 0.2, 1.0)   # asm-3.3's default scenario, first coordinates: m, gamma, u, s
-NARROW = 1e-25                       # relative width every ball here stays below (measured 1e-27)
+SCENARIO_D1 = (0.1, 1.0, 0.2, 1.0)  # asm-3.3's default scenario, first coordinates: m, gamma, u, s
+NARROW = 1e-25  # relative width every ball here stays below (measured 1e-27)
 
 
 def _contains(ball: arb, exact) -> bool:
@@ -40,8 +40,10 @@ def _contains(ball: arb, exact) -> bool:
 def _gaussian_moment(mean: Fraction, var: Fraction, p: int) -> Fraction:
     """E x^p for x ~ N(mean, var), p even, by the binomial sum with E y^k = (k - 1)!! (not the
     module's recurrence); var^(k/2) is rational because only even k enter."""
-    return sum(Fraction(math.comb(p, k)) * mean ** (p - k) * var ** (k // 2)
-               * _odd_double_factorial(k) for k in range(0, p + 1, 2))
+    return sum(
+        Fraction(math.comb(p, k)) * mean ** (p - k) * var ** (k // 2) * _odd_double_factorial(k)
+        for k in range(0, p + 1, 2)
+    )
 
 
 def _odd_double_factorial(k: int) -> int:
@@ -92,19 +94,25 @@ def _reduced_mpmath(p, q, c, m, g, u, s):
     def outer(z):
         a = u * z
         mu = m + c * g * a
-        moment = mp.fsum(math.comb(p, k) * mu ** (p - k) * g ** (k // 2) * E_y(k)
-                         for k in range(0, p + 1, 2))
+        moment = mp.fsum(
+            math.comb(p, k) * mu ** (p - k) * g ** (k // 2) * E_y(k) for k in range(0, p + 1, 2)
+        )
         ratio = mp.exp(c * a * m + c * c * g * a * a / 2) / mp.exp(a * m + g * a * a / 2) ** c
         return ratio * moment * z**q * mp.exp(-z * z / (2 * s)) / mp.sqrt(2 * mp.pi * s)
 
     return mp.quad(outer, [-mp.inf, -8, 0, 8, mp.inf])
 
 
-@pytest.mark.parametrize("p, q, c, inputs", [
-    (4, 4, 2, SCENARIO_D1), (8, 8, 2, SCENARIO_D1), (8, 0, 1, SCENARIO_D1),
-    (4, 8, 2, ("-1.2", "2.5", "0.3", "0.7")),            # lambda = 0.1575: a strong tilt
-    (8, 4, 2, ("0.37", "0.83", "0.61", "1.3")),          # lambda = 0.40: near the edge, heavy tails
-])
+@pytest.mark.parametrize(
+    "p, q, c, inputs",
+    [
+        (4, 4, 2, SCENARIO_D1),
+        (8, 8, 2, SCENARIO_D1),
+        (8, 0, 1, SCENARIO_D1),
+        (4, 8, 2, ("-1.2", "2.5", "0.3", "0.7")),  # lambda = 0.1575: a strong tilt
+        (8, 4, 2, ("0.37", "0.83", "0.61", "1.3")),  # lambda = 0.40: near the edge, heavy tails
+    ],
+)
 def test_the_ball_contains_a_40_digit_mpmath_quadrature(p, q, c, inputs):
     with mp.workdps(40):
         reference = _reduced_mpmath(p, q, c, *inputs)
@@ -119,7 +127,7 @@ def test_the_gaussian_tilt_of_the_inner_expectation_by_quadrature():
     m, g = mp.mpf("0.1"), mp.mpf("1.0")
     with mp.workdps(30):
         for c, a in ((1, mp.mpf("0.7")), (2, mp.mpf("-1.3"))):
-            density = lambda x: mp.exp(-(x - m) ** 2 / (2 * g)) / mp.sqrt(2 * mp.pi * g)
+            density = lambda x: mp.exp(-((x - m) ** 2) / (2 * g)) / mp.sqrt(2 * mp.pi * g)
             Z = mp.quad(lambda x: mp.exp(a * x) * density(x), [-mp.inf, m + a * g, mp.inf])
             for p in ORDERS:
                 peak = m + c * a * g
@@ -128,7 +136,8 @@ def test_the_gaussian_tilt_of_the_inner_expectation_by_quadrature():
                 mu = m + c * g * a
                 reduced = mp.exp((c * c - c) * g * a * a / 2) * mp.fsum(
                     math.comb(p, k) * mu ** (p - k) * g ** (k // 2) * _odd_double_factorial(k)
-                    for k in range(0, p + 1, 2))
+                    for k in range(0, p + 1, 2)
+                )
                 assert abs(direct / reduced - 1) < mp.mpf(10) ** -25, (c, p, direct, reduced)
 
 
@@ -145,7 +154,7 @@ def test_infinite_exactly_beyond_lambda_one_half():
     assert te.moment(0, 0, 2, 0.1, 0.5, 1.0, 1.0) is None
     assert te.moment(4, 8, 2, 0.1, 0.5, 1.1, 1.0) is None
     assert te.is_finite(2, 0.5, 0.9999, 1.0) and not te.is_finite(2, 0.5, 1.0, 1.0)
-    near = te.moment(0, 0, 2, 0.0, 0.5, 0.99, 1.0)     # beta = 1 - 0.9801 = 0.0199: 1/sqrt(beta)
+    near = te.moment(0, 0, 2, 0.0, 0.5, 0.99, 1.0)  # beta = 1 - 0.9801 = 0.0199: 1/sqrt(beta)
     with mp.workdps(45):
         reference = 1 / mp.sqrt(mp.mpf("0.0199"))
     assert near is not None and _contains(near, reference)
@@ -155,8 +164,9 @@ def test_infinite_exactly_beyond_lambda_one_half():
         te.moment(3, 0, 1, *SCENARIO_D1)
 
 
-@pytest.mark.parametrize("n, beta, R",
-                         [(0, 1.0, 1.0), (4, 0.92, 3.0), (16, 0.08, 20.0), (16, 1.0, 4.5)])
+@pytest.mark.parametrize(
+    "n, beta, R", [(0, 1.0, 1.0), (4, 0.92, 3.0), (16, 0.08, 20.0), (16, 1.0, 4.5)]
+)
 def test_the_tail_bound_bounds_the_tail_and_is_not_vacuous(n, beta, R):
     """I_n(R) = int_R^inf z^n e^{-beta z^2/2} dz (mpmath) against the module's bound with C_p = 1
     and sqrt(2 pi s) = 1, which covers both tails: at least twice I_n(R), and within a factor 3 of
@@ -185,10 +195,12 @@ def test_the_claim_check_passes_the_closed_forms_and_refutes_their_slips():
             assert len(row) == 3 and all(lo < hi for lo, hi in row)
     # the claim's controls' slips, in d = 1: the tilted mean shift forgotten; Z(a)^c not divided out
     for slip in (dict(shift=0), dict(kappa=None)):
+
         def slipped(p, qq, c, *args, slip=slip):
             if "kappa" in slip:
                 return tm.tilted_moment(p, qq, c, *args, kappa=sp.Rational(c * c, 2))
             return tm.tilted_moment(p, qq, c, *args, **slip)
+
         wrong, _ = asm33.enclosure_check(_d1_tables(slipped), *SCENARIO_D1)
         assert wrong.passed is False and wrong.value > 1e-4, (slip, wrong.value)
     # one entry off by 1e-12 relative: far inside the quadrature check's 1e-9 tolerance, refuted

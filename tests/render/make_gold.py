@@ -33,7 +33,9 @@ def main() -> int:
         out = render_synthetic(Path(tmp))
         if EXPECTED.exists():
             shutil.rmtree(EXPECTED)
-        for path in sorted(p for p in Path(tmp).rglob("*") if p.is_file() and "certificates" not in p.parts):
+        for path in sorted(
+            p for p in Path(tmp).rglob("*") if p.is_file() and "certificates" not in p.parts
+        ):
             target = EXPECTED / path.relative_to(tmp)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)

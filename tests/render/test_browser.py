@@ -33,8 +33,12 @@ def chromium():
     executable = browser.find_chromium()
     if executable is None:
         if os.environ.get("SOFTLIN_REQUIRE_BROWSER") == "1":
-            pytest.fail("SOFTLIN_REQUIRE_BROWSER=1 but no Chromium was found (apt-get install chromium)")
-        pytest.skip("Chromium is not installed (Debian package `chromium`); .ci/run installs it and runs this test")
+            pytest.fail(
+                "SOFTLIN_REQUIRE_BROWSER=1 but no Chromium was found (apt-get install chromium)"
+            )
+        pytest.skip(
+            "Chromium is not installed (Debian package `chromium`); .ci/run installs it and runs this test"
+        )
     with browser.Chromium(executable, width=WIDTH, height=800) as b:
         yield b
 
@@ -64,42 +68,57 @@ def test_every_generated_page_lays_out_its_math_and_loads_every_image(chromium, 
         assert report.problems() == [], f"{page}: {report.problems()}"
         cid = page.stem
         cert_path = page.parent / "certificates" / f"{cid}.json"
-        if cert_path.exists():                     # a claim page: one block <math> per MathML formula, its figure
-            cert = json.loads(cert_path.read_text())   # (statements and hypotheses add inline math)
+        if cert_path.exists():  # a claim page: one block <math> per MathML formula, its figure
+            cert = json.loads(cert_path.read_text())  # (statements and hypotheses add inline math)
             blocks = [m for m in report.math if m["display"] == "block math"]
             assert len(blocks) == len(cert.get("formulas_mathml", {})), cid
             assert len(report.images) == int((page.parent / "figures" / f"{cid}.png").exists()), cid
         png = chromium.screenshot()
         img = _pixels(png)
-        assert img.shape[1] == WIDTH and img.shape[0] >= 400 and img.std() > 0.02     # a page, not a blank
+        assert (
+            img.shape[1] == WIDTH and img.shape[0] >= 400 and img.std() > 0.02
+        )  # a page, not a blank
         (tmp_path / f"{page.parent.parent.name}-{cid}.png").write_bytes(png)
         totals["pages"] += 1
         for key in ("math", "images", "sups", "fracs"):
             totals[key] += len(getattr(report, key))
         sizes = ", ".join(f"{m['w']:.0f}x{m['h']:.0f}" for m in report.math)
-        print(f"{page.parent.parent.name}/{page.name}: math [{sizes}] images "
-              f"{[(i['src'], i['naturalWidth'], i['naturalHeight']) for i in report.images]} "
-              f"sup raise {[round(s, 2) for s in report.sups]} frac gap {[round(f, 1) for f in report.fracs]} "
-              f"requests {len(report.requests)} ({time.perf_counter() - start:.2f} s)")
+        print(
+            f"{page.parent.parent.name}/{page.name}: math [{sizes}] images "
+            f"{[(i['src'], i['naturalWidth'], i['naturalHeight']) for i in report.images]} "
+            f"sup raise {[round(s, 2) for s in report.sups]} frac gap {[round(f, 1) for f in report.fracs]} "
+            f"requests {len(report.requests)} ({time.perf_counter() - start:.2f} s)"
+        )
     print(totals)
     # Not vacuous: the real claims carry MathML and figures, the synthetic one superscripts and fractions.
-    assert totals["math"] >= 6 and totals["images"] >= 3 and totals["sups"] >= 4 and totals["fracs"] >= 3
+    assert (
+        totals["math"] >= 6
+        and totals["images"] >= 3
+        and totals["sups"] >= 4
+        and totals["fracs"] >= 3
+    )
     for cid in ("lemma-2.1", "mixture"):
         assert (real / f"{cid}.html").exists()
 
 
-def test_the_harness_sees_a_broken_image_hidden_math_and_math_without_mathml_layout(chromium, tmp_path):
+def test_the_harness_sees_a_broken_image_hidden_math_and_math_without_mathml_layout(
+    chromium, tmp_path
+):
     """Negative control: the same measurements must flag what a reader would see as broken."""
     broken = tmp_path / "broken.html"
-    broken.write_text('<!DOCTYPE html>\n<html><body><img src="missing.png" alt="gone" />'
-                      '<div style="display: none"><math><mi>x</mi></math></div></body></html>\n')
+    broken.write_text(
+        '<!DOCTYPE html>\n<html><body><img src="missing.png" alt="gone" />'
+        '<div style="display: none"><math><mi>x</mi></math></div></body></html>\n'
+    )
     problems = chromium.open(broken.as_uri()).problems()
     assert any("image 'missing.png' did not load" in p for p in problems), problems
     assert any("math element with empty box" in p for p in problems), problems
     flat = tmp_path / "flat.html"
-    flat.write_text("<!DOCTYPE html>\n<html><head><style>math, math * { display: inline !important; }</style>"
-                    "</head><body><math><msup><mi>x</mi><mn>2</mn></msup><mfrac><mn>1</mn><mi>L</mi></mfrac>"
-                    "</math></body></html>\n")
+    flat.write_text(
+        "<!DOCTYPE html>\n<html><head><style>math, math * { display: inline !important; }</style>"
+        "</head><body><math><msup><mi>x</mi><mn>2</mn></msup><mfrac><mn>1</mn><mi>L</mi></mfrac>"
+        "</math></body></html>\n"
+    )
     problems = chromium.open(flat.as_uri()).problems()
     assert any("not laid out as MathML" in p for p in problems), problems
     assert any("superscript not raised" in p for p in problems), problems
@@ -119,17 +138,20 @@ def test_the_harness_measures_a_small_legend_and_a_broken_number(chromium, tmp_p
     ax.legend(fontsize=10)
     (tmp_path / "f.png").write_bytes(png(fig))
     from softlin.render.figure_png import legend_px_of
+
     px = legend_px_of((tmp_path / "f.png").read_bytes())
-    assert px is not None and px > LEGEND_MIN_CSS_PX          # 10 pt at 100 dpi: readable at natural size
-    narrow = 0.5 * LEGEND_MIN_CSS_PX / px                     # shown at this fraction: half the minimum
+    assert px is not None and px > LEGEND_MIN_CSS_PX  # 10 pt at 100 dpi: readable at natural size
+    narrow = 0.5 * LEGEND_MIN_CSS_PX / px  # shown at this fraction: half the minimum
     page = tmp_path / "small.html"
-    page.write_text('<!DOCTYPE html>\n<html><body>'
-                    f'<img src="f.png" data-legend-px="{px}" style="width: {800 * narrow:.0f}px" />'
-                    '<img src="f.png" data-legend-px="' + str(px) + '" style="width: 800px" />'
-                    '<table><tr><td class="num" style="width: 3ch; max-width: 3ch; overflow-wrap: anywhere">'
-                    '123456789.123456</td>'
-                    '<td class="num" style="width: 3ch; max-width: 3ch; white-space: nowrap; overflow: hidden">'
-                    '98765.4321</td></tr></table></body></html>\n')
+    page.write_text(
+        '<!DOCTYPE html>\n<html><body>'
+        f'<img src="f.png" data-legend-px="{px}" style="width: {800 * narrow:.0f}px" />'
+        '<img src="f.png" data-legend-px="' + str(px) + '" style="width: 800px" />'
+        '<table><tr><td class="num" style="width: 3ch; max-width: 3ch; overflow-wrap: anywhere">'
+        '123456789.123456</td>'
+        '<td class="num" style="width: 3ch; max-width: 3ch; white-space: nowrap; overflow: hidden">'
+        '98765.4321</td></tr></table></body></html>\n'
+    )
     problems = chromium.open(page.as_uri()).problems()
     legends = [p for p in problems if p.startswith("legend of")]
     assert len(legends) == 1 and f"< {LEGEND_MIN_CSS_PX:g}" in legends[0], problems
@@ -142,7 +164,7 @@ def test_report_preview_writes_a_screenshot_of_the_index(chromium, site):
     assert cli.main(["report", "--preview", "--out", str(real)]) == 0
     img = _pixels((real / "preview.png").read_bytes())
     assert img.shape[1] == WIDTH and img.std() > 0.02
-    assert real / "preview.png" not in render.rendered(real)        # a screenshot, not part of --check
+    assert real / "preview.png" not in render.rendered(real)  # a screenshot, not part of --check
 
 
 def test_the_phase_diagram_page_loads_its_figure_and_links_every_point(chromium, tmp_path):
@@ -155,13 +177,25 @@ def test_the_phase_diagram_page_loads_its_figure_and_links_every_point(chromium,
     page = real / "phase-diagram.html"
     report = chromium.open(page.as_uri())
     assert report.problems() == [], report.problems()
-    srcs = [(i["src"].rsplit("/", 1)[-1], i["naturalWidth"], i["naturalHeight"]) for i in report.images]
-    assert len(srcs) == 1 and srcs[0][0] == "phase-diagram.png" and srcs[0][1] > 800 and srcs[0][2] > 300, srcs
+    srcs = [
+        (i["src"].rsplit("/", 1)[-1], i["naturalWidth"], i["naturalHeight"]) for i in report.images
+    ]
+    assert (
+        len(srcs) == 1
+        and srcs[0][0] == "phase-diagram.png"
+        and srcs[0][1] > 800
+        and srcs[0][2] > 300
+    ), srcs
     html = page.read_text()
     links = [part.split('"', 1)[0] for part in html.split('<a href="')[1:]]
     points = [link for link in links if link.startswith("sweeps/")]
-    summaries = [json.loads((real / "sweeps" / n / "summary.json").read_text()) for n in ("rates", "rates-gradients")]
-    assert len(set(points)) == sum(len(s["points"]) for s in summaries) > 0     # every point (prop-3.4: 2 rows each)
+    summaries = [
+        json.loads((real / "sweeps" / n / "summary.json").read_text())
+        for n in ("rates", "rates-gradients")
+    ]
+    assert (
+        len(set(points)) == sum(len(s["points"]) for s in summaries) > 0
+    )  # every point (prop-3.4: 2 rows each)
     assert all((real / link).is_file() for link in points)
     assert 'href="phase-diagram.html"' in (real / "index.html").read_text()
     img = _pixels(chromium.screenshot())
@@ -190,11 +224,13 @@ def test_the_derivation_report_lays_out_its_mathml(chromium):
     figures = len(ET.fromstring(markup.removeprefix("<!DOCTYPE html>\n")).findall(".//figure"))
     report = chromium.open(page.as_uri())
     assert report.problems() == [], report.problems()[:5]
-    assert len(report.math) == figures >= 100                       # results, chain steps, ~90 kernels
+    assert len(report.math) == figures >= 100  # results, chain steps, ~90 kernels
     assert len(report.sups) >= 50 and len(report.fracs) >= 50
     assert report.width <= WIDTH, f"derivations.html is {report.width} px wide"
-    print(f"derivations.html: {len(report.math)} formulas, {len(report.sups)} superscripts, "
-          f"{len(report.fracs)} fractions, {report.height} px tall")
+    print(
+        f"derivations.html: {len(report.math)} formulas, {len(report.sups)} superscripts, "
+        f"{len(report.fracs)} fractions, {report.height} px tall"
+    )
 
 
 GRAPH_NODES = """(() => Array.from(document.querySelectorAll('a.node')).map(a => {
@@ -203,21 +239,29 @@ GRAPH_NODES = """(() => Array.from(document.querySelectorAll('a.node')).map(a =>
 }))()"""
 
 
-def test_the_claim_graph_shows_every_claim_as_a_box_inside_the_page_linking_to_its_page(chromium, site):
+def test_the_claim_graph_shows_every_claim_as_a_box_inside_the_page_linking_to_its_page(
+    chromium, site
+):
     """reports/graph.html as a reader's browser lays it out: one box per registered claim, each with its
     size, inside the viewport's width, none overlapping another, each linking to a page that exists."""
     from softlin.claims import registry
+
     real, _ = site
     report = chromium.open((real / "graph.html").as_uri())
     assert report.problems() == []
-    boxes = chromium.call("Runtime.evaluate", session=True, expression=GRAPH_NODES,
-                          returnByValue=True)["result"]["value"]
+    boxes = chromium.call(
+        "Runtime.evaluate", session=True, expression=GRAPH_NODES, returnByValue=True
+    )["result"]["value"]
     assert sorted(b["id"] for b in boxes) == sorted(registry.CLAIMS)
     for b in boxes:
         assert b["w"] > 200 and b["h"] > 50 and 0 <= b["x"] and b["x"] + b["w"] <= WIDTH, b
         assert (real / b["href"]).is_file(), b
     for i, a in enumerate(boxes):
-        for b in boxes[i + 1:]:
-            apart = (a["x"] + a["w"] <= b["x"] or b["x"] + b["w"] <= a["x"] or a["y"] + a["h"] <= b["y"]
-                     or b["y"] + b["h"] <= a["y"])
+        for b in boxes[i + 1 :]:
+            apart = (
+                a["x"] + a["w"] <= b["x"]
+                or b["x"] + b["w"] <= a["x"]
+                or a["y"] + a["h"] <= b["y"]
+                or b["y"] + b["h"] <= a["y"]
+            )
             assert apart, (a, b)

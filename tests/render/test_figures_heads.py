@@ -10,8 +10,17 @@ def _cert(series):
 
 
 def test_figure_drawn_from_the_series_and_skipped_without_it():
-    s = {"finite_optimum": {"L": [10, 20, 30], "one_head": [0.7, 0.55, 0.46], "heuristic_exact": [0.75, 0.56, 0.46],
-                            "infinite": 0.1, "two_heads_L": [10], "two_heads": [0.51], "two_heads_error": [1e-5]}}
+    s = {
+        "finite_optimum": {
+            "L": [10, 20, 30],
+            "one_head": [0.7, 0.55, 0.46],
+            "heuristic_exact": [0.75, 0.56, 0.46],
+            "infinite": 0.1,
+            "two_heads_L": [10],
+            "two_heads": [0.51],
+            "two_heads_error": [1e-5],
+        }
+    }
     png = figures.figure_png(_cert(s))
     assert png is not None and png[:8] == b"\x89PNG\r\n\x1a\n"
     assert figures.figure_png(_cert({"finite_optimum": {"L": [10], "one_head": []}})) is None

@@ -18,7 +18,10 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 def _certs():
-    return [json.loads(p.read_text()) for p in sorted((REPO / "reports" / "certificates").glob("*.json"))]
+    return [
+        json.loads(p.read_text())
+        for p in sorted((REPO / "reports" / "certificates").glob("*.json"))
+    ]
 
 
 def _boxes(corner):
@@ -43,7 +46,7 @@ def _assert_readable(nodes, edges):
     boxes = _boxes(corner)
     ids = list(boxes)
     for i, a in enumerate(ids):
-        for b in ids[i + 1:]:
+        for b in ids[i + 1 :]:
             (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = boxes[a], boxes[b]
             assert ax1 <= bx0 or bx1 <= ax0 or ay1 <= by0 or by1 <= ay0, f"{a} and {b} overlap"
     for (a, b), points in paths.items():
@@ -59,18 +62,41 @@ def test_the_registry_graph_has_every_declared_edge_and_a_readable_layout():
     nodes, edges = graph.nodes_and_edges(_certs())
     assert [n["id"] for n in nodes] == list(registry.CLAIMS)
     declared = {(dep, cid) for cid, claim in registry.CLAIMS.items() for dep in claim.rests_on}
-    assert set(edges) == declared and ("prop-3.4", "thm-4.3") in declared and ("asm-3.3", "prop-3.4") in declared
-    assert {n["paper"] for n in nodes} >= {"Lemma 2.1", "Proposition 3.1", "Assumption 3.3", "Proposition 3.4",
-                                           "Theorem 4.3", "Theorem 5.2", "softlin"}
+    assert (
+        set(edges) == declared
+        and ("prop-3.4", "thm-4.3") in declared
+        and ("asm-3.3", "prop-3.4") in declared
+    )
+    assert {n["paper"] for n in nodes} >= {
+        "Lemma 2.1",
+        "Proposition 3.1",
+        "Assumption 3.3",
+        "Proposition 3.4",
+        "Theorem 4.3",
+        "Theorem 5.2",
+        "softlin",
+    }
     _assert_readable(nodes, edges)
     corner, _ = graph.layout(nodes, edges)
-    assert corner["lemma-2.1"][1] == corner["asm-3.3"][1] < corner["prop-3.1"][1]       # foundations on top
+    assert (
+        corner["lemma-2.1"][1] == corner["asm-3.3"][1] < corner["prop-3.1"][1]
+    )  # foundations on top
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(2, 10).flatmap(lambda n: st.tuples(
-    st.just(n), st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)).filter(lambda e: e[0] < e[1]),
-                        max_size=2 * n))))
+@given(
+    st.integers(2, 10).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.sets(
+                st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)).filter(
+                    lambda e: e[0] < e[1]
+                ),
+                max_size=2 * n,
+            ),
+        )
+    )
+)
 def test_any_acyclic_graph_is_drawn_without_overlaps_or_arrows_through_boxes(case):
     n, pairs = case
     nodes = [{"id": f"c{i}"} for i in range(n)]
@@ -96,10 +122,16 @@ def test_nodes_are_coloured_by_verdict_and_link_to_the_claim_pages():
     others = [c for c in certs if c["claim"] not in ("thm-4.3", "mixture")]
     root = ET.fromstring(graph.svg(others + [refuted]))
     links = {a.get("data-id"): a for a in root.iter(f"{SVG}a")}
-    assert set(links) == set(registry.CLAIMS) - {"mixture"}                   # no certificate, no page: no link
-    boxes = {**links, **{g.get("data-id"): g for g in root.iter(f"{SVG}g") if g.get("class") == "node"}}
+    assert set(links) == set(registry.CLAIMS) - {"mixture"}  # no certificate, no page: no link
+    boxes = {
+        **links,
+        **{g.get("data-id"): g for g in root.iter(f"{SVG}g") if g.get("class") == "node"},
+    }
     fill = {cid: a.find(f"{SVG}rect").get("fill") for cid, a in boxes.items()}
-    assert fill["thm-4.3"] == graph.FILL["refuted"][0] and fill["lemma-2.1"] == graph.FILL["verified"][0]
+    assert (
+        fill["thm-4.3"] == graph.FILL["refuted"][0]
+        and fill["lemma-2.1"] == graph.FILL["verified"][0]
+    )
     assert fill["mixture"] == graph.FILL[None][0]
     assert all(a.get("href") == f"{cid}.html" for cid, a in links.items())
     texts = " ".join(t.text for t in root.iter(f"{SVG}text"))
@@ -113,4 +145,6 @@ def test_the_committed_graph_shows_each_claims_judged_checks_by_tier():
     lemma = next(c for c in _certs() if c["claim"] == "lemma-2.1")
     counted = dict(re.findall(r"(proof|num|stat) (\d+)", graph.tier_counts(lemma)))
     tiers = [c["tier"] for c in lemma["checks"] if c.get("judged", True)]
-    assert int(counted["stat"]) == tiers.count("statistical") and int(counted["proof"]) == tiers.count("proof")
+    assert int(counted["stat"]) == tiers.count("statistical") and int(
+        counted["proof"]
+    ) == tiers.count("proof")

@@ -18,7 +18,9 @@ def test_greek_names_scripts_and_operators_become_mathml():
 
 
 def test_the_markdown_twin_is_latex_and_plain_text_is_only_escaped():
-    assert markup.to_markdown("$sigma^2 kappa(sigma) -> 1$") == r"$\sigma^{2} \kappa ( \sigma ) \to 1$"
+    assert (
+        markup.to_markdown("$sigma^2 kappa(sigma) -> 1$") == r"$\sigma^{2} \kappa ( \sigma ) \to 1$"
+    )
     assert markup.to_markdown("a <b> c, no maths") == "a &lt;b> c, no maths"
     assert markup.to_html("a <b> & c") == "a &lt;b&gt; &amp; c"
 
@@ -43,5 +45,8 @@ def test_every_claims_statement_and_hypotheses_typeset_to_valid_mathml(cid):
 
 
 def test_a_primed_name_is_one_identifier_so_its_superscript_is_raised():
-    assert markup.span_mathml("z'^T") == '<math display="inline"><mrow><msup><mi>z′</mi><mrow><mi>T</mi></mrow></msup></mrow></math>'
+    assert (
+        markup.span_mathml("z'^T")
+        == '<math display="inline"><mrow><msup><mi>z′</mi><mrow><mi>T</mi></mrow></msup></mrow></math>'
+    )
     assert markup.span_latex("z'^T U z") == "z'^{T} U z"

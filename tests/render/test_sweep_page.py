@@ -32,14 +32,23 @@ def test_the_gradient_sweep_realises_each_lambda_in_prop34s_own_scenario_regime(
     assert grads["claim"] == "prop-3.4" and grads["axes"] == BUILTIN["rates-gradients"]["axes"]
     planned = points(parse(BUILTIN["rates-gradients"]))
     assert [p["params"] for p in grads["points"]] == [p["params"] for p in planned]
-    for p, q in zip(planned, grads["points"]):      # the grid's realisation, live: scenario lambda and store key
+    for p, q in zip(
+        planned, grads["points"]
+    ):  # the grid's realisation, live: scenario lambda and store key
         assert scenario_lambda(p["scenario"]) == pytest.approx(p["params"]["lambda"], rel=1e-9)
-        assert point_key("prop-3.4", p["scenario"], grads["profile"], p["seed"], grads["kernels_input_hash"]) == q["key"]
+        assert (
+            point_key(
+                "prop-3.4", p["scenario"], grads["profile"], p["seed"], grads["kernels_input_hash"]
+            )
+            == q["key"]
+        )
     for p in grads["points"]:
         lam = p["params"]["lambda"]
         cert = json.loads((SWEEPS / "rates-gradients" / p["certificate"]).read_text())
         own = cert["quantities"]["regimes"]["scenario"]
-        assert own["lambda"] == pytest.approx(lam, rel=1e-6) and p["lambda_max"] == pytest.approx(lam, rel=1e-6)
+        assert own["lambda"] == pytest.approx(lam, rel=1e-6) and p["lambda_max"] == pytest.approx(
+            lam, rel=1e-6
+        )
         assert p["exponent"] == pytest.approx(float(kernels.sharp_exponent(lam)), rel=1e-7)
         assert p["naive_exponent"] == pytest.approx(float(kernels.naive_exponent(lam)), rel=1e-7)
         assert (p["first_order_coefficient_V"] is not None) == (lam < 0.5), lam
@@ -53,7 +62,11 @@ def test_summary_entries_are_decay_rates_recomputed_from_the_point_certificates(
         entry = point_entry(p, p["key"], cert)
         assert entry == p
         for suffix in ("", "_U"):
-            meas, se, exact = entry[f"measured_slope{suffix}"], entry[f"measured_slope{suffix}_stderr"], entry[f"exact_slope{suffix}"]
+            meas, se, exact = (
+                entry[f"measured_slope{suffix}"],
+                entry[f"measured_slope{suffix}_stderr"],
+                entry[f"exact_slope{suffix}"],
+            )
             assert meas > 0 and exact > 0 and se > 0
             assert abs(meas - exact) <= 5 * se, (p["params"], suffix, meas, exact, se)
 
@@ -61,12 +74,20 @@ def test_summary_entries_are_decay_rates_recomputed_from_the_point_certificates(
 def test_the_page_has_a_row_per_point_and_series_the_commands_and_is_deterministic():
     out = REPO / "reports"
     files = sweep_page.files(out)
-    assert set(files) == {out / "phase-diagram.md", out / "phase-diagram.html", out / "figures" / "phase-diagram.png"}
+    assert set(files) == {
+        out / "phase-diagram.md",
+        out / "phase-diagram.html",
+        out / "figures" / "phase-diagram.png",
+    }
     assert sweep_page.files(out) == files
     md = files[out / "phase-diagram.md"].decode()
     rows = [line for line in md.splitlines() if line.startswith("| prop-3.")]
-    assert len(rows) == len(_summary("rates")["points"]) + 2 * len(_summary("rates-gradients")["points"])
-    assert "softlin sweep --builtin rates " in md and "softlin sweep --builtin rates-gradients " in md
+    assert len(rows) == len(_summary("rates")["points"]) + 2 * len(
+        _summary("rates-gradients")["points"]
+    )
+    assert (
+        "softlin sweep --builtin rates " in md and "softlin sweep --builtin rates-gradients " in md
+    )
     html = files[out / "phase-diagram.html"].decode()
     assert html.count("<tr><td") == len(rows) and 'src="figures/phase-diagram.png"' in html
 
@@ -83,9 +104,14 @@ def test_the_reading_and_the_figure_follow_the_numbers(tmp_path):
     p["measured_slope"] = p["exact_slope"] + 10 * p["measured_slope_stderr"]
     path.write_text(json.dumps(moved))
     after = sweep_page.files(out)
-    line = [r for r in sweep_page.reading(sweep_page.load_summaries(out)) if "prop-3.4 grad_V" in r][0]
+    line = [
+        r for r in sweep_page.reading(sweep_page.load_summaries(out)) if "prop-3.4 grad_V" in r
+    ][0]
     assert "within 10.00 standard errors" in line
-    assert after[out / "figures" / "phase-diagram.png"] != before[out / "figures" / "phase-diagram.png"]
+    assert (
+        after[out / "figures" / "phase-diagram.png"]
+        != before[out / "figures" / "phase-diagram.png"]
+    )
 
 
 def test_without_sweeps_there_is_no_page_and_no_link(tmp_path):

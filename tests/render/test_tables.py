@@ -7,8 +7,10 @@ import xml.etree.ElementTree as ET
 
 from softlin.render import html, html_tables, markdown_tables, render, tables, text
 
-REGIMES = {"below": {"lambda": 0.2, "exponent": 1.0, "mc_mse": [0.3, 0.09, 0.02]},
-           "above": {"lambda": 2.0, "exponent": 0.61, "fit": {"kappa3": 0.6, "kappa4": 0.62}}}
+REGIMES = {
+    "below": {"lambda": 0.2, "exponent": 1.0, "mc_mse": [0.3, 0.09, 0.02]},
+    "above": {"lambda": 2.0, "exponent": 0.61, "fit": {"kappa3": 0.6, "kappa4": 0.62}},
+}
 
 
 def test_a_dict_of_regimes_is_one_table_with_a_column_per_regime():
@@ -34,15 +36,23 @@ def test_long_arrays_are_summarised_by_length_and_ends_and_small_matrices_kept()
 
 
 def test_dicts_over_the_same_keys_share_one_table():
-    flat, nested = tables.layout({"rate": 0.5, "risk": {"10": 1.0, "20": 0.5}, "gap": {"10": 0.1, "20": 0.05},
-                                  "regimes": REGIMES})
+    flat, nested = tables.layout(
+        {
+            "rate": 0.5,
+            "risk": {"10": 1.0, "20": 0.5},
+            "gap": {"10": 0.1, "20": 0.05},
+            "regimes": REGIMES,
+        }
+    )
     assert flat == [("rate", 0.5)]
     assert [t.name for t in nested] == ["risk, gap", "regimes"]
     assert nested[0].rows == (("10", 1.0, 0.1), ("20", 0.5, 0.05))
 
 
 def _page_with(quantities, errata=()):
-    cert = json.loads((render.Path(__file__).parent / "gold" / "certificates" / "synthetic-a.json").read_text())
+    cert = json.loads(
+        (render.Path(__file__).parent / "gold" / "certificates" / "synthetic-a.json").read_text()
+    )
     cert["quantities"], cert["errata"] = quantities, list(errata)
     return cert
 
@@ -50,10 +60,13 @@ def _page_with(quantities, errata=()):
 def test_the_html_page_gives_nested_quantities_their_own_tables_and_no_json():
     cert = _page_with({"rate": 0.5, "regimes": REGIMES})
     page = html.claim_page(cert, None)
-    root = ET.fromstring(page.split("\n", 1)[1])                     # XML after the doctype
+    root = ET.fromstring(page.split("\n", 1)[1])  # XML after the doctype
     assert root.find(".//h3[@id='quantity-synthetic-a-regimes']") is not None
-    section = page[page.index("<h2>Quantities</h2>"):]
-    assert '{"' not in section and re.sub(r"</?span[^>]*>", "", section).count("[0.3, 0.09, 0.02]") >= 1
+    section = page[page.index("<h2>Quantities</h2>") :]
+    assert (
+        '{"' not in section
+        and re.sub(r"</?span[^>]*>", "", section).count("[0.3, 0.09, 0.02]") >= 1
+    )
     md = render.claim_page(cert, False)
     assert "### regimes" in md and "| lambda | 0.2 | 2 |" in md and '{"' not in md
 
@@ -75,8 +88,28 @@ def test_raw_errata_fields_keep_their_json_values_for_the_tables():
 
 
 def test_the_index_lists_claims_in_the_papers_order_then_unknown_ones():
-    ids = ["thm-5.2", "mixture", "zzz-extra", "asm-3.3", "prop-3.4", "lemma-2.1", "thm-4.3", "prop-3.1",
-           "authors-experiment", "finite-prompt-risk"]
+    ids = [
+        "thm-5.2",
+        "mixture",
+        "zzz-extra",
+        "asm-3.3",
+        "prop-3.4",
+        "lemma-2.1",
+        "thm-4.3",
+        "prop-3.1",
+        "authors-experiment",
+        "finite-prompt-risk",
+    ]
     ordered = [c["claim"] for c in render.paper_order([{"claim": i} for i in ids])]
-    assert ordered == ["lemma-2.1", "prop-3.1", "asm-3.3", "prop-3.4", "thm-4.3", "thm-5.2", "mixture",
-                       "finite-prompt-risk", "authors-experiment", "zzz-extra"]
+    assert ordered == [
+        "lemma-2.1",
+        "prop-3.1",
+        "asm-3.3",
+        "prop-3.4",
+        "thm-4.3",
+        "thm-5.2",
+        "mixture",
+        "finite-prompt-risk",
+        "authors-experiment",
+        "zzz-extra",
+    ]

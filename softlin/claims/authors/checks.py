@@ -19,8 +19,8 @@ from .exact import OMEGA_MAX, ratio_detectable
 from .training import BATCH, LR
 from ..base import check_false_alarm, Check, unjudged
 
-ANCHOR_LS = (1, 2)             # exact-anchor prompt lengths of the linear risk
-ANCHOR_DRAWS = 40_000          # fresh prompts per anchor L (a few ms each at L <= 2)
+ANCHOR_LS = (1, 2)  # exact-anchor prompt lengths of the linear risk
+ANCHOR_DRAWS = 40_000  # fresh prompts per anchor L (a few ms each at L <= 2)
 # Theorem 4.3 at CPU scale: by the largest L the softmax risk must be within 10% of R*_inf (a
 # stated eps: the theorem gives no L(eps), and the finite-L excess of softmax has no usable 1/L
 # expansion here, since the SGD parameters have omega above the threshold where the softmax
@@ -30,8 +30,10 @@ EPS_RELATIVE = 0.10
 # steps; ours stop early and the split of p = mu omega between mu and omega drifts slowly along a
 # flat valley (the risk depends on the split only through the finite-L excess). Stated: 5% of R*_inf.
 OPT_RELATIVE = 0.05
-OPTIMUM_ROUNDING = 1e-9   # relative: exact risks computed in double precision from the same traces
-LIMIT_RELATIVE = 1e-3     # |R*_(L = 1e6) - R*_inf| allowed, relative to the null risk (c*/L ~ 1e-5 there)
+OPTIMUM_ROUNDING = 1e-9  # relative: exact risks computed in double precision from the same traces
+LIMIT_RELATIVE = (
+    1e-3  # |R*_(L = 1e6) - R*_inf| allowed, relative to the null risk (c*/L ~ 1e-5 there)
+)
 
 
 def _z(false_alarm: float, tests: int, sided: int = 2) -> float:
@@ -49,59 +51,104 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
     exact = {L: float(lin_risk(Sp, Sq, *params["linear"][L], s2, tau, L)) for L in Ls}
     z_lin = {L: abs(risk["linear"][L][0] - exact[L]) / risk["linear"][L][1] for L in Ls}
     worst = max(Ls, key=lambda L: z_lin[L])
-    checks.append(Check("linear attention: test risk = exact finite-L risk at the trained parameters, every L",
-                        "montecarlo", z_lin[worst] <= z_L, z_lin[worst], z_L,
-                        f"largest |R_test - R_exact| / se over L (at L = {worst}: {risk['linear'][worst][0]:.5g} vs "
-                        f"{exact[worst]:.5g}); {plan['test']} test prompts per L; two-sided, Bonferroni over {nL} L, "
-                        f"false alarm {check_false_alarm():g}", id="linear/test-risk-exact", unit="|z|",
-                        detectable=significance.resolution([exact[L] for L in Ls], [risk["linear"][L][1] for L in Ls], z_L)))
+    checks.append(
+        Check(
+            "linear attention: test risk = exact finite-L risk at the trained parameters, every L",
+            "montecarlo",
+            z_lin[worst] <= z_L,
+            z_lin[worst],
+            z_L,
+            f"largest |R_test - R_exact| / se over L (at L = {worst}: {risk['linear'][worst][0]:.5g} vs "
+            f"{exact[worst]:.5g}); {plan['test']} test prompts per L; two-sided, Bonferroni over {nL} L, "
+            f"false alarm {check_false_alarm():g}",
+            id="linear/test-risk-exact",
+            unit="|z|",
+            detectable=significance.resolution(
+                [exact[L] for L in Ls], [risk["linear"][L][1] for L in Ls], z_L
+            ),
+        )
+    )
     # Exact anchors at L = 1, 2, where finite-prompt terms (the L (L - 1) pairs, the 1/L diagonal) are
     # as large as the risk itself: the derived linear risk against fresh prompts at the parameters
     # trained at the smallest L.
     mu0, om0 = params["linear"][Ls[0]]
     anchor = {}
     for L in ANCHOR_LS:
-        ev = authors_sgd.evaluate({"linear": ("linear", mu0, om0)}, s["Sigma"], s2, tau, L, "correct",
-                                  ANCHOR_DRAWS, rng)
+        ev = authors_sgd.evaluate(
+            {"linear": ("linear", mu0, om0)}, s["Sigma"], s2, tau, L, "correct", ANCHOR_DRAWS, rng
+        )
         anchor[L] = (ev["risk"]["linear"], float(lin_risk(Sp, Sq, mu0, om0, s2, tau, L)))
     z_anchor = {L: abs(m[0] - e) / m[1] for L, (m, e) in anchor.items()}
     z_a = _z(check_false_alarm(), len(ANCHOR_LS))
     worst_a = max(ANCHOR_LS, key=lambda L: z_anchor[L])
-    checks.append(Check("linear attention: exact finite-L risk at L = 1, 2 = Monte Carlo on fresh prompts", "montecarlo",
-                        z_anchor[worst_a] <= z_a, z_anchor[worst_a], z_a,
-                        f"largest |R_mc - R_exact| / se at (mu, omega) = ({mu0:.6g}, {om0:.6g}), {ANCHOR_DRAWS} prompts "
-                        f"per L; two-sided, Bonferroni over {len(ANCHOR_LS)} L, false alarm {check_false_alarm():g}", id="linear/anchors-l1-l2",
-                        unit="|z|", detectable=significance.resolution([e for _, e in anchor.values()],
-                                                         [m[1] for m, _ in anchor.values()], z_a)))
+    checks.append(
+        Check(
+            "linear attention: exact finite-L risk at L = 1, 2 = Monte Carlo on fresh prompts",
+            "montecarlo",
+            z_anchor[worst_a] <= z_a,
+            z_anchor[worst_a],
+            z_a,
+            f"largest |R_mc - R_exact| / se at (mu, omega) = ({mu0:.6g}, {om0:.6g}), {ANCHOR_DRAWS} prompts "
+            f"per L; two-sided, Bonferroni over {len(ANCHOR_LS)} L, false alarm {check_false_alarm():g}",
+            id="linear/anchors-l1-l2",
+            unit="|z|",
+            detectable=significance.resolution(
+                [e for _, e in anchor.values()], [m[1] for m, _ in anchor.values()], z_a
+            ),
+        )
+    )
     # Linear attention: SGD optimality against the exact finite-L optimum. Gap and minimum are both exact
     # (no sampling), so two slips of the optimum formula refute deterministically: a minimum risk that is
     # not the risk at its own p*, and an SGD end whose exact risk lies below the "minimum".
     q_chi2 = float(stats.chi2(1).isf(check_false_alarm() / nL))
-    lin_min = {L: [float(v) for v in np.asarray(kernels.authors_linear_optimum(Sp, Sq, s2, tau, L)).ravel()] for L in Ls}
-    at_sgd = {L: float(kernels.authors_linear_risk(Sp, Sq, *params["linear"][L], s2, tau, L)) for L in Ls}
-    at_opt = {L: float(kernels.authors_linear_risk(Sp, Sq, lin_min[L][0], 1.0, s2, tau, L)) for L in Ls}
+    lin_min = {
+        L: [
+            float(v) for v in np.asarray(kernels.authors_linear_optimum(Sp, Sq, s2, tau, L)).ravel()
+        ]
+        for L in Ls
+    }
+    at_sgd = {
+        L: float(kernels.authors_linear_risk(Sp, Sq, *params["linear"][L], s2, tau, L)) for L in Ls
+    }
+    at_opt = {
+        L: float(kernels.authors_linear_risk(Sp, Sq, lin_min[L][0], 1.0, s2, tau, L)) for L in Ls
+    }
     gap = {L: at_sgd[L] - lin_min[L][1] for L in Ls}
     # the null risk s2 + tau tr Sigma_q (the risk at p = 0): the size of the terms that cancel in R
     null = float(kernels.authors_linear_risk(Sp, Sq, 0.0, 1.0, s2, tau, Ls[0]))
-    rounding = {L: OPTIMUM_ROUNDING * max(abs(at_sgd[L]), abs(lin_min[L][1]), abs(at_opt[L]), null) for L in Ls}
+    rounding = {
+        L: OPTIMUM_ROUNDING * max(abs(at_sgd[L]), abs(lin_min[L][1]), abs(at_opt[L]), null)
+        for L in Ls
+    }
     inconsistent = [L for L in Ls if abs(at_opt[L] - lin_min[L][1]) > rounding[L]]
     below = [L for L in Ls if gap[L] < -rounding[L]]
     noise_floor = {L: LR * C["per_L"][L]["grad_cov_trace"]["linear"] / (4 * BATCH) for L in Ls}
     ratio = {L: gap[L] / (q_chi2 * noise_floor[L]) for L in Ls}
     worst = max(Ls, key=lambda L: ratio[L])
     passed = False if inconsistent or below else (True if max(ratio.values()) <= 1.0 else None)
-    checks.append(Check("linear attention: SGD reached the exact finite-L optimum within the SGD noise floor, every L",
-                        "montecarlo", passed, max(ratio.values()), 1.0,
-                        f"undecided (budget too small: SGD not converged) when above 1; refuted when the exact optimum "
-                        f"is not a minimum: its risk differs from the exact risk at its own p* (L = {inconsistent}) or "
-                        f"the SGD end's exact risk lies below it (L = {below}), beyond {OPTIMUM_ROUNDING:g} relative "
-                        f"of the null risk s2 + tau tr Sigma_q or the risks (rounding); largest (exact risk gap) / "
-                        f"tolerance; tolerance = {q_chi2:.3g} x lr tr(C) / (4 batch): the mean "
-                        "excess of constant-step SGD at stationarity is lr tr(H P) / 2 = lr tr(C) / (4 batch) (Lyapunov "
-                        "equation, C = per-prompt gradient covariance, measured at the end), and a chi2_1 excess exceeds "
-                        f"{q_chi2:.3g} times its mean with probability {check_false_alarm() / nL:.2g}; worst at L = {worst}: gap "
-                        f"{gap[worst]:.3g}", id="linear/sgd-optimum", unit="ratio",
-                        detectable=ratio_detectable([q_chi2 * noise_floor[L] for L in Ls], [lin_min[L][1] for L in Ls])))
+    checks.append(
+        Check(
+            "linear attention: SGD reached the exact finite-L optimum within the SGD noise floor, every L",
+            "montecarlo",
+            passed,
+            max(ratio.values()),
+            1.0,
+            f"undecided (budget too small: SGD not converged) when above 1; refuted when the exact optimum "
+            f"is not a minimum: its risk differs from the exact risk at its own p* (L = {inconsistent}) or "
+            f"the SGD end's exact risk lies below it (L = {below}), beyond {OPTIMUM_ROUNDING:g} relative "
+            f"of the null risk s2 + tau tr Sigma_q or the risks (rounding); largest (exact risk gap) / "
+            f"tolerance; tolerance = {q_chi2:.3g} x lr tr(C) / (4 batch): the mean "
+            "excess of constant-step SGD at stationarity is lr tr(H P) / 2 = lr tr(C) / (4 batch) (Lyapunov "
+            "equation, C = per-prompt gradient covariance, measured at the end), and a chi2_1 excess exceeds "
+            f"{q_chi2:.3g} times its mean with probability {check_false_alarm() / nL:.2g}; worst at L = {worst}: gap "
+            f"{gap[worst]:.3g}",
+            id="linear/sgd-optimum",
+            unit="ratio",
+            detectable=ratio_detectable(
+                [q_chi2 * noise_floor[L] for L in Ls], [lin_min[L][1] for L in Ls]
+            ),
+        )
+    )
     return checks, exact, lin_min
 
 
@@ -116,11 +163,19 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
     z1 = _z(check_false_alarm(), 1, sided=1)
     dec = risk["softmax"][Lmin][0] - risk["softmax"][Lmax][0]
     dec_se = math.hypot(risk["softmax"][Lmin][1], risk["softmax"][Lmax][1])
-    checks.append(Check("softmax: the final test risk decreases from the smallest to the largest L", "montecarlo",
-                        pw.decide_positive(dec, dec_se, z1), dec / dec_se, z1,
-                        f"(R(L={Lmin}) - R(L={Lmax})) / se = {dec:.4g} / {dec_se:.2g}; one-sided, independent test "
-                        f"prompts, false alarm {check_false_alarm():g}; refuted only below -{z1:.3g}", id="softmax/risk-decreases",
-                        unit="z"))
+    checks.append(
+        Check(
+            "softmax: the final test risk decreases from the smallest to the largest L",
+            "montecarlo",
+            pw.decide_positive(dec, dec_se, z1),
+            dec / dec_se,
+            z1,
+            f"(R(L={Lmin}) - R(L={Lmax})) / se = {dec:.4g} / {dec_se:.2g}; one-sided, independent test "
+            f"prompts, false alarm {check_false_alarm():g}; refuted only below -{z1:.3g}",
+            id="softmax/risk-decreases",
+            unit="z",
+        )
+    )
     # SGD against the best softmax parameters: reported (an optimisation budget, not the paper's statement).
     diffs = {L: C["per_L"][L]["difference"]["softmax - softmax_best"] for L in Ls}
 
@@ -143,34 +198,70 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
     limit, limit_gap, null = limit_check(model, R_star)
     limit_ok = limit.passed
     checks.append(limit)
-    for name, label, bound in (("softmax_best", f"softmax, best parameters: the risk at L = {Lmax} is within "
-                                f"{EPS_RELATIVE:.0%} of R*_inf", eps),
-                               ("softmax", f"softmax, SGD: the final test risk at L = {Lmax} is within {EPS_RELATIVE:.0%} + "
-                                f"{OPT_RELATIVE:.0%} (optimisation tolerance) of R*_inf", eps + opt_tol)):
+    for name, label, bound in (
+        (
+            "softmax_best",
+            f"softmax, best parameters: the risk at L = {Lmax} is within "
+            f"{EPS_RELATIVE:.0%} of R*_inf",
+            eps,
+        ),
+        (
+            "softmax",
+            f"softmax, SGD: the final test risk at L = {Lmax} is within {EPS_RELATIVE:.0%} + "
+            f"{OPT_RELATIVE:.0%} (optimisation tolerance) of R*_inf",
+            eps + opt_tol,
+        ),
+    ):
         est, se = approach(name)
         reached = exact_best <= bound
         verdict = pw.decide_upper(est, se, bound, z1) if reached else (None if limit_ok else False)
-        checks.append(Check(label, "montecarlo", verdict,
-                            est + z1 * se, bound,
-                            f"upper {1 - check_false_alarm():.6f} confidence bound of R - R*_inf = {est:.5g} +- {se:.2g} "
-                            f"(exact control variate: the infinite-prompt loss on the same prompts, its mean derived); "
-                            f"R*_inf = {R_star:.6g} (derived); refuted only when the lower bound exceeds the tolerance; "
-                            f"eps = {EPS_RELATIVE} R*_inf stated (Theorem 4.3 gives no L(eps))"
-                            + ("" if reached else (f"; undecided: the exact best softmax excess at L = {Lmax} "
-                               f"(|omega| <= {OMEGA_MAX:g}) is {exact_best:.4g} > {bound:.4g}, so L = {Lmax} is below "
-                               "L(eps) or the optimum lies beyond the exact route's reach" if limit_ok else
-                               f"; refuted: the exact optimum at L = 1e6 is {limit_gap:.4g} from R*_inf, beyond "
-                               f"{LIMIT_RELATIVE:g} x the null risk {null:.4g}: R*_inf is not the limit")), id="softmax/r-star-approach-best" if name == "softmax_best" else "softmax/r-star-approach-sgd",
-                            unit="risk", detectable=significance.resolution(R_star, se, z1)))
+        checks.append(
+            Check(
+                label,
+                "montecarlo",
+                verdict,
+                est + z1 * se,
+                bound,
+                f"upper {1 - check_false_alarm():.6f} confidence bound of R - R*_inf = {est:.5g} +- {se:.2g} "
+                f"(exact control variate: the infinite-prompt loss on the same prompts, its mean derived); "
+                f"R*_inf = {R_star:.6g} (derived); refuted only when the lower bound exceeds the tolerance; "
+                f"eps = {EPS_RELATIVE} R*_inf stated (Theorem 4.3 gives no L(eps))"
+                + (
+                    ""
+                    if reached
+                    else (
+                        f"; undecided: the exact best softmax excess at L = {Lmax} "
+                        f"(|omega| <= {OMEGA_MAX:g}) is {exact_best:.4g} > {bound:.4g}, so L = {Lmax} is below "
+                        "L(eps) or the optimum lies beyond the exact route's reach"
+                        if limit_ok
+                        else f"; refuted: the exact optimum at L = 1e6 is {limit_gap:.4g} from R*_inf, beyond "
+                        f"{LIMIT_RELATIVE:g} x the null risk {null:.4g}: R*_inf is not the limit"
+                    )
+                ),
+                id="softmax/r-star-approach-best"
+                if name == "softmax_best"
+                else "softmax/r-star-approach-sgd",
+                unit="risk",
+                detectable=significance.resolution(R_star, se, z1),
+            )
+        )
     # Softmax and linear approach each other.
     sl = {L: C["per_L"][L]["difference"]["softmax - linear"] for L in Ls}
     shrink_se = math.hypot(sl[Lmin][1], sl[Lmax][1])
     shrink = abs(sl[Lmin][0]) - abs(sl[Lmax][0])
-    checks.append(Check("softmax and linear attention approach each other: |R_soft - R_lin| shrinks from the smallest to the largest L",
-                        "montecarlo", pw.decide_positive(shrink, shrink_se, z1), shrink / shrink_se, z1,
-                        f"R_soft - R_lin = {sl[Lmin][0]:.4g} +- {sl[Lmin][1]:.2g} at L = {Lmin}, {sl[Lmax][0]:.4g} +- "
-                        f"{sl[Lmax][1]:.2g} at L = {Lmax} (same test prompts for both models); one-sided", id="approach/softmax-linear",
-                        unit="z"))
+    checks.append(
+        Check(
+            "softmax and linear attention approach each other: |R_soft - R_lin| shrinks from the smallest to the largest L",
+            "montecarlo",
+            pw.decide_positive(shrink, shrink_se, z1),
+            shrink / shrink_se,
+            z1,
+            f"R_soft - R_lin = {sl[Lmin][0]:.4g} +- {sl[Lmin][1]:.2g} at L = {Lmin}, {sl[Lmax][0]:.4g} +- "
+            f"{sl[Lmax][1]:.2g} at L = {Lmax} (same test prompts for both models); one-sided",
+            id="approach/softmax-linear",
+            unit="z",
+        )
+    )
     return checks, diffs, sl
 
 
@@ -182,12 +273,23 @@ def limit_check(model, R_star: float) -> tuple[Check, float, float]:
     null = model.tau * float(np.trace(model.Sigma_q)) + model.s2
     limit_gap = fr.RiskSurface(model, 10**6, OMEGA_MAX).optimum()[2] - R_star
     ok = abs(limit_gap) <= LIMIT_RELATIVE * null
-    return (Check("softmax: R*_inf (derived) is the limit of the exact finite-L optimum: |min R_(L = 1e6) - R*_inf| "
-                  "within the stated tolerance, relative to the null risk", "quadrature", ok,
-                  abs(limit_gap) / null, LIMIT_RELATIVE,
-                  f"min R_(L = 1e6) = {limit_gap + R_star:.8g} by the exact finite-L route (|omega| <= {OMEGA_MAX:g}) "
-                  f"against R*_inf = {R_star:.8g} from the derived infinite-prompt optimum; null risk tau tr Sigma_q + "
-                  f"s2 = {null:.6g}; two-sided", id="softmax/r-star-limit", unit="relative error"), limit_gap, null)
+    return (
+        Check(
+            "softmax: R*_inf (derived) is the limit of the exact finite-L optimum: |min R_(L = 1e6) - R*_inf| "
+            "within the stated tolerance, relative to the null risk",
+            "quadrature",
+            ok,
+            abs(limit_gap) / null,
+            LIMIT_RELATIVE,
+            f"min R_(L = 1e6) = {limit_gap + R_star:.8g} by the exact finite-L route (|omega| <= {OMEGA_MAX:g}) "
+            f"against R*_inf = {R_star:.8g} from the derived infinite-prompt optimum; null risk tau tr Sigma_q + "
+            f"s2 = {null:.6g}; two-sided",
+            id="softmax/r-star-limit",
+            unit="relative error",
+        ),
+        limit_gap,
+        null,
+    )
 
 
 # The correct-data control's plan: its standard errors bounded from the pilot with probability
@@ -206,21 +308,42 @@ def correct_data_control(z_w: dict, z_L: float, exact_a: dict, wrong: dict, pilo
     Ls = list(z_w)
     per_L = {}
     for L in Ls:
-        se = significance.pilot_se_bound(pilot["se"][L], pilot["prompts"], pilot["test"], PLAN_BETA / len(Ls))
+        se = significance.pilot_se_bound(
+            pilot["se"][L], pilot["prompts"], pilot["test"], PLAN_BETA / len(Ls)
+        )
         per_L[L] = significance.power(exact_a[L] - wrong[L], se, z_L)
     best = max(Ls, key=lambda L: per_L[L])
     planned = per_L[best]
     refuted = max(z_w.values()) > z_L
     name = "control: on the authors' data the correct-data exact linear risk is refuted"
-    detail = (f"largest z over L = {max(z_w.values()):.3g} against {z_L:.3g}; power planned from a pilot of "
-              f"{pilot['prompts']} prompts per L on its own streams: {planned:.6f} (at L = {best}, exact risks "
-              f"{exact_a[best]:.5g} on the authors' covariances against {wrong[best]:.5g})")
+    detail = (
+        f"largest z over L = {max(z_w.values()):.3g} against {z_L:.3g}; power planned from a pilot of "
+        f"{pilot['prompts']} prompts per L on its own streams: {planned:.6f} (at L = {best}, exact risks "
+        f"{exact_a[best]:.5g} on the authors' covariances against {wrong[best]:.5g})"
+    )
     if planned < REQUIRED_POWER:
-        return unjudged(name, "control", f"planned power {planned:.6f} below {REQUIRED_POWER}", tier="statistical",
-                        value=planned, bound=REQUIRED_POWER, detail=detail, id="control/correct-data-risk",
-                        unit="power")
-    return Check(name, "control", refuted, planned, REQUIRED_POWER, detail, tier="statistical",
-                 id="control/correct-data-risk", unit="power")
+        return unjudged(
+            name,
+            "control",
+            f"planned power {planned:.6f} below {REQUIRED_POWER}",
+            tier="statistical",
+            value=planned,
+            bound=REQUIRED_POWER,
+            detail=detail,
+            id="control/correct-data-risk",
+            unit="power",
+        )
+    return Check(
+        name,
+        "control",
+        refuted,
+        planned,
+        REQUIRED_POWER,
+        detail,
+        tier="statistical",
+        id="control/correct-data-risk",
+        unit="power",
+    )
 
 
 def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot: dict):
@@ -231,25 +354,63 @@ def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot: di
     checks = []
     Sp_a, Sq_a = Au["covariances"]
     p_star_a, R_star_a = inf_opt(Sp_a, Sq_a, s2, tau)
-    risk_a = {m: {L: Au["per_L"][L]["risk"][m] for L in Ls} for m in ("softmax", "linear", "softmax_best")}
-    params_a = {m: {L: Au["per_L"][L]["params"][m] for L in Ls} for m in ("softmax", "linear", "softmax_best")}
+    risk_a = {
+        m: {L: Au["per_L"][L]["risk"][m] for L in Ls} for m in ("softmax", "linear", "softmax_best")
+    }
+    params_a = {
+        m: {L: Au["per_L"][L]["params"][m] for L in Ls}
+        for m in ("softmax", "linear", "softmax_best")
+    }
     exact_a = {L: float(lin_risk(Sp_a, Sq_a, *params_a["linear"][L], s2, tau, L)) for L in Ls}
     z_a = {L: abs(risk_a["linear"][L][0] - exact_a[L]) / risk_a["linear"][L][1] for L in Ls}
     worst = max(Ls, key=lambda L: z_a[L])
-    checks.append(Check("authors' generator: linear risk = exact risk under (Sigma_p, Sigma_q) = (R Sigma R^T, I), every L",
-                        "montecarlo", z_a[worst] <= z_L, z_a[worst], z_L,
-                        "the discrepancy is fully explained by the covariances the generator produces; largest z over L", id="generator/linear-exact",
-                        unit="|z|", detectable=significance.resolution([exact_a[L] for L in Ls], [risk_a["linear"][L][1] for L in Ls], z_L)))
+    checks.append(
+        Check(
+            "authors' generator: linear risk = exact risk under (Sigma_p, Sigma_q) = (R Sigma R^T, I), every L",
+            "montecarlo",
+            z_a[worst] <= z_L,
+            z_a[worst],
+            z_L,
+            "the discrepancy is fully explained by the covariances the generator produces; largest z over L",
+            id="generator/linear-exact",
+            unit="|z|",
+            detectable=significance.resolution(
+                [exact_a[L] for L in Ls], [risk_a["linear"][L][1] for L in Ls], z_L
+            ),
+        )
+    )
     wrong = {L: float(lin_risk(Sp, Sq, *params_a["linear"][L], s2, tau, L)) for L in Ls}
     z_w = {L: abs(risk_a["linear"][L][0] - wrong[L]) / risk_a["linear"][L][1] for L in Ls}
     checks.append(correct_data_control(z_w, z_L, exact_a, wrong, pilot))
-    delta = {m: {L: [risk_a[m][L][0] - risk[m][L][0], math.hypot(risk_a[m][L][1], risk[m][L][1])] for L in Ls}
-             for m in ("softmax", "linear")}
+    delta = {
+        m: {
+            L: [risk_a[m][L][0] - risk[m][L][0], math.hypot(risk_a[m][L][1], risk[m][L][1])]
+            for L in Ls
+        }
+        for m in ("softmax", "linear")
+    }
     z_delta = min(abs(v[0]) / v[1] for m in delta for v in delta[m].values())
-    checks.append(Check("control: the authors' generator changes the final risk beyond noise, every L and both attentions",
-                        "control", True if z_delta > z_L else None, z_delta, z_L,
-                        "smallest |R_authors - R_correct| / se over L and models (independent runs); undecided when "
-                        "some difference is within noise", tier="statistical", id="control/generator-changes-risk",
-                        unit="|z|"))
-    return checks, {"Sp": Sp_a, "Sq": Sq_a, "p_star": p_star_a, "R_star": R_star_a, "risk": risk_a,
-                    "params": params_a, "exact": exact_a, "delta": delta}
+    checks.append(
+        Check(
+            "control: the authors' generator changes the final risk beyond noise, every L and both attentions",
+            "control",
+            True if z_delta > z_L else None,
+            z_delta,
+            z_L,
+            "smallest |R_authors - R_correct| / se over L and models (independent runs); undecided when "
+            "some difference is within noise",
+            tier="statistical",
+            id="control/generator-changes-risk",
+            unit="|z|",
+        )
+    )
+    return checks, {
+        "Sp": Sp_a,
+        "Sq": Sq_a,
+        "p_star": p_star_a,
+        "R_star": R_star_a,
+        "risk": risk_a,
+        "params": params_a,
+        "exact": exact_a,
+        "delta": delta,
+    }

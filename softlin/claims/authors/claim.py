@@ -73,18 +73,22 @@ from ..common import provenance, symbolic_check
 
 ID = "authors-experiment"
 TITLE = "The authors' one-head experiment at CPU scale: softmax vs linear attention, and the data generator"
-STATEMENT = ("Trained by SGD on in-context linear regression (d = 5, Toeplitz 0.5 covariance, noise 0.1), the final "
-             "test risks of one-head softmax attention and of linear attention (normalised by 1/L) both approach the "
-             "infinite-prompt prediction $R_inf^* = min_p R_inf(p)$ as $L$ grows (Theorem 4.3 at CPU scale); linear "
-             "attention's risk is its exact finite-L risk; the authors' generator (covariance root applied twice to "
-             "the prompt, never to the query) changes the experiment (erratum 5).")
-HYPOTHESES = ("$x_i, x_q ~ N(0, Sigma)$ iid (covariance root applied once to prompt and query), $beta ~ N(0, I_d / d)$, "
-              "label noise $N(0, s_2)$ on prompt and query labels",
-              "one head, parameters $(mu, omega)$; loss $(y_q - yhat)^2$; SGD lr 1e-3, batch 128, init (0.5, 0.5)")
+STATEMENT = (
+    "Trained by SGD on in-context linear regression (d = 5, Toeplitz 0.5 covariance, noise 0.1), the final "
+    "test risks of one-head softmax attention and of linear attention (normalised by 1/L) both approach the "
+    "infinite-prompt prediction $R_inf^* = min_p R_inf(p)$ as $L$ grows (Theorem 4.3 at CPU scale); linear "
+    "attention's risk is its exact finite-L risk; the authors' generator (covariance root applied twice to "
+    "the prompt, never to the query) changes the experiment (erratum 5)."
+)
+HYPOTHESES = (
+    "$x_i, x_q ~ N(0, Sigma)$ iid (covariance root applied once to prompt and query), $beta ~ N(0, I_d / d)$, "
+    "label noise $N(0, s_2)$ on prompt and query labels",
+    "one head, parameters $(mu, omega)$; loss $(y_q - yhat)^2$; SGD lr 1e-3, batch 128, init (0.5, 0.5)",
+)
 KEYS = frozenset({"seed", "icl"})
 UNUSED_ICL_KEYS = ("alpha", "theta", "eps")
-L_CAP = 5000                   # per step batch x L_max x 2 doubles (reduced sampler): 128 x 5000 x 2 x 8 B = 10 MB
-L_EPS_RELATIVE = (0.1, 0.05, 0.02)    # reported L(eps) (upper confidence bounds, one-sided z at 1e-6)
+L_CAP = 5000  # per step batch x L_max x 2 doubles (reduced sampler): 128 x 5000 x 2 x 8 B = 10 MB
+L_EPS_RELATIVE = (0.1, 0.05, 0.02)  # reported L(eps) (upper confidence bounds, one-sided z at 1e-6)
 # The training plan (LR, BATCH, INIT, PLAN) is in claims/authors/training.py, the check tolerances
 # (the false alarm base.check_false_alarm(), EPS_RELATIVE, OPT_RELATIVE) in claims/authors/checks.py.
 
@@ -94,7 +98,10 @@ def toeplitz(d: int, rho: float) -> list:
 
 
 def default_scenario() -> dict:
-    return {"seed": 0, "icl": {"sigma": toeplitz(5, 0.5), "noise": 0.1, "L": [10, 20, 50, 100, 200, 500, 1000]}}
+    return {
+        "seed": 0,
+        "icl": {"sigma": toeplitz(5, 0.5), "noise": 0.1, "L": [10, 20, 50, 100, 200, 500, 1000]},
+    }
 
 
 def validate(s: dict) -> dict:
@@ -103,17 +110,27 @@ def validate(s: dict) -> dict:
     t = dict(s.get("icl", {}))
     for key in UNUSED_ICL_KEYS:
         if key in t:
-            raise ValueError(f"icl.{key} is not used by {ID} (it reads icl.sigma, icl.noise, icl.L)")
+            raise ValueError(
+                f"icl.{key} is not used by {ID} (it reads icl.sigma, icl.noise, icl.L)"
+            )
     Sigma = positive_definite("icl.sigma", t.get("sigma"))
     s2 = t.get("noise", 0.1)
     if isinstance(s2, bool) or not isinstance(s2, (int, float)) or not math.isfinite(s2) or s2 < 0:
         raise ValueError(f"icl.noise = {s2!r} must be a finite variance >= 0")
     Ls = t.get("L")
-    if not isinstance(Ls, list) or len(Ls) < 2 or any(isinstance(L, bool) or not isinstance(L, int) or L < 2
-                                                      for L in Ls) or sorted(set(Ls)) != Ls:
-        raise ValueError(f"icl.L = {Ls!r} must be a strictly increasing list of at least two integers >= 2")
+    if (
+        not isinstance(Ls, list)
+        or len(Ls) < 2
+        or any(isinstance(L, bool) or not isinstance(L, int) or L < 2 for L in Ls)
+        or sorted(set(Ls)) != Ls
+    ):
+        raise ValueError(
+            f"icl.L = {Ls!r} must be a strictly increasing list of at least two integers >= 2"
+        )
     if Ls[-1] > L_CAP:
-        raise ValueError(f"icl.L = {Ls!r}: the largest prompt length exceeds the memory cap {L_CAP}")
+        raise ValueError(
+            f"icl.L = {Ls!r}: the largest prompt length exceeds the memory cap {L_CAP}"
+        )
     out.update(seed=seed, Sigma=Sigma, s2=float(s2), tau=1.0 / Sigma.shape[0], Ls=Ls)
     return out
 
@@ -131,37 +148,67 @@ def L_eps(risks: dict, R_star: float, eps: float, z: float):
     return None
 
 
-def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=None, infinite_optimum=None,
-        plan: dict | None = None) -> dict:
+def run(
+    scenario: dict,
+    profile: str,
+    rng: np.random.Generator,
+    *,
+    linear_risk=None,
+    infinite_optimum=None,
+    plan: dict | None = None,
+) -> dict:
     """`linear_risk(Sigma_p, Sigma_q, mu, omega, s2, tau, L)` and `infinite_optimum(Sigma_p, Sigma_q, s2, tau)`
     replace the derived kernels (sensitivity tests); `plan` replaces PLAN[profile] (small test runs).
     `rng` is unused: the experiment has its own seeded streams (so it can be cached and re-judged)."""
     s = validate(scenario)
     lin_risk = linear_risk or kernels.authors_linear_risk
     inf_risk = kernels.authors_infinite_risk
-    inf_opt = infinite_optimum or (lambda *a: tuple(np.asarray(kernels.authors_infinite_optimum(*a)).ravel()))
+    inf_opt = infinite_optimum or (
+        lambda *a: tuple(np.asarray(kernels.authors_infinite_optimum(*a)).ravel())
+    )
     Ls, s2, tau = s["Ls"], s["s2"], s["tau"]
-    profile_plan = plan is None            # a test's small plan skips the 19-L optimum curves (reported only)
+    profile_plan = plan is None  # a test's small plan skips the 19-L optimum curves (reported only)
     plan = PLAN[profile] if plan is None else plan
-    if set(plan) != {"steps", "test", "fit"} or any(isinstance(v, bool) or not isinstance(v, int) or v < 2
-                                                    for v in plan.values()):
-        raise ValueError(f"plan = {plan!r} must give integers >= 2 for exactly 'steps', 'test', 'fit'")
+    if set(plan) != {"steps", "test", "fit"} or any(
+        isinstance(v, bool) or not isinstance(v, int) or v < 2 for v in plan.values()
+    ):
+        raise ValueError(
+            f"plan = {plan!r} must give integers >= 2 for exactly 'steps', 'test', 'fit'"
+        )
     ex = cached_experiment(s, plan)
-    checks = [symbolic_check("infinite-prompt limits, exact linear risk, trace forms, SGD gradients, exact-risk "
-                             "gradients and the SGD noise floor",
-                             {p.statement: p for p in catalogue.authors_experiment_proofs()
-                              + catalogue.risk_finite_gradient_proofs()})]
+    checks = [
+        symbolic_check(
+            "infinite-prompt limits, exact linear risk, trace forms, SGD gradients, exact-risk "
+            "gradients and the SGD noise floor",
+            {
+                p.statement: p
+                for p in catalogue.authors_experiment_proofs()
+                + catalogue.risk_finite_gradient_proofs()
+            },
+        )
+    ]
     C = ex["correct"]
     Sp, Sq = C["covariances"]
     p_star, R_star = inf_opt(Sp, Sq, s2, tau)
-    risk = {m: {L: C["per_L"][L]["risk"][m] for L in Ls} for m in ("softmax", "linear", "softmax_best")}
-    params = {m: {L: C["per_L"][L]["params"][m] for L in Ls} for m in ("softmax", "linear", "softmax_best")}
+    risk = {
+        m: {L: C["per_L"][L]["risk"][m] for L in Ls} for m in ("softmax", "linear", "softmax_best")
+    }
+    params = {
+        m: {L: C["per_L"][L]["params"][m] for L in Ls}
+        for m in ("softmax", "linear", "softmax_best")
+    }
 
-    lin_checks, exact, lin_min = authors_checks.linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng)
+    lin_checks, exact, lin_min = authors_checks.linear_checks(
+        s, C, params, risk, Sp, Sq, lin_risk, plan, rng
+    )
     checks += lin_checks
-    sm_checks, diffs, sl = authors_checks.softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk)
+    sm_checks, diffs, sl = authors_checks.softmax_checks(
+        C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk
+    )
     checks += sm_checks
-    end_check, softmax_exact = authors_exact.endpoint_check(Sp, Sq, s2, tau, Ls, params["softmax"], risk["softmax"])
+    end_check, softmax_exact = authors_exact.endpoint_check(
+        Sp, Sq, s2, tau, Ls, params["softmax"], risk["softmax"]
+    )
     checks.append(end_check)
     if profile_plan:
         results = authors_flow.load_long_sgd()
@@ -172,124 +219,273 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, linear_risk=N
         for stem, result in results.items():
             sgd_check, runs = authors_flow.sgd_check(flows, result, Sp, Sq, s2, tau, stem)
             checks.append(sgd_check)
-            long_sgd.update({f"{key} ({result['setting']['steps']} steps)": v for key, v in runs.items()})
+            long_sgd.update(
+                {f"{key} ({result['setting']['steps']} steps)": v for key, v in runs.items()}
+            )
         if not results:
-            checks.append(authors_flow.sgd_unjudged("no result file of benchmarks/authors_long_sgd.py in data/sgd "
-                                                    "(an installed wheel has none: run softlin from a checkout)"))
+            checks.append(
+                authors_flow.sgd_unjudged(
+                    "no result file of benchmarks/authors_long_sgd.py in data/sgd "
+                    "(an installed wheel has none: run softlin from a checkout)"
+                )
+            )
         curves = authors_flow.strip(flows)
     else:
         curves, long_sgd = {"L": [], "softmax": [], "linear": []}, {}
     Au = ex["authors"]
     n_pilot = max(2, plan["test"] // authors_checks.PILOT_FRACTION)
-    pilot = {"se": pilot_linear_se(s["Sigma"], s2, Ls, {L: Au["per_L"][L]["params"]["linear"] for L in Ls},
-                                   n_pilot, s["seed"]),
-             "prompts": n_pilot, "test": plan["test"]}
-    gen_checks, a = authors_checks.generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot)
+    pilot = {
+        "se": pilot_linear_se(
+            s["Sigma"],
+            s2,
+            Ls,
+            {L: Au["per_L"][L]["params"]["linear"] for L in Ls},
+            n_pilot,
+            s["seed"],
+        ),
+        "prompts": n_pilot,
+        "test": plan["test"],
+    }
+    gen_checks, a = authors_checks.generator_checks(
+        Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot
+    )
     checks += gen_checks
     Sp_a, Sq_a, p_star_a, R_star_a = a["Sp"], a["Sq"], a["p_star"], a["R_star"]
     risk_a, params_a, exact_a, delta = a["risk"], a["params"], a["exact"], a["delta"]
     Lmax = Ls[-1]
-    z1 = z_critical(check_false_alarm(), 1, 1)        # one-sided, as the softmax checks
+    z1 = z_critical(check_false_alarm(), 1, 1)  # one-sided, as the softmax checks
 
-    on_correct = {m: {L: Au["per_L"][L]["on_correct_data"][m] for L in Ls} for m in ("softmax", "linear")}
+    on_correct = {
+        m: {L: Au["per_L"][L]["on_correct_data"][m] for L in Ls} for m in ("softmax", "linear")
+    }
     lin_exact_min = {L: [lin_min[L][1], 0.0] for L in Ls}
-    l_eps = {f"{r:g} R*_inf": {name: L_eps(rs, R_star, r * R_star, z1) for name, rs in
-                               (("softmax", risk["softmax"]), ("softmax_best", risk["softmax_best"]),
-                                ("linear", risk["linear"]), ("linear_exact_optimum", lin_exact_min))}
-             for r in L_EPS_RELATIVE}
+    l_eps = {
+        f"{r:g} R*_inf": {
+            name: L_eps(rs, R_star, r * R_star, z1)
+            for name, rs in (
+                ("softmax", risk["softmax"]),
+                ("softmax_best", risk["softmax_best"]),
+                ("linear", risk["linear"]),
+                ("linear_exact_optimum", lin_exact_min),
+            )
+        }
+        for r in L_EPS_RELATIVE
+    }
     # The softmax 1/L term is finite iff omega^2 max eig(Sigma_p Sigma_q) < c0 (derived, c0 = 1/2).
-    omega_threshold = math.sqrt(float(ae_derivation.weight_moment()[0]) / float(np.linalg.eigvals(Sp @ Sq).real.max()))
+    omega_threshold = math.sqrt(
+        float(ae_derivation.weight_moment()[0]) / float(np.linalg.eigvals(Sp @ Sq).real.max())
+    )
     quantities = {
-        "L": Ls, "steps": plan["steps"], "learning_rate": LR, "batch": BATCH, "init": list(INIT),
+        "L": Ls,
+        "steps": plan["steps"],
+        "learning_rate": LR,
+        "batch": BATCH,
+        "init": list(INIT),
         "test_prompts": plan["test"],
-        "infinite_prompt_risk": R_star, "infinite_prompt_optimum_product": p_star,
-        "softmax_risk": risk["softmax"], "linear_risk": risk["linear"],
-        "softmax_best_risk": risk["softmax_best"], "softmax_minus_linear": sl,
+        "infinite_prompt_risk": R_star,
+        "infinite_prompt_optimum_product": p_star,
+        "softmax_risk": risk["softmax"],
+        "linear_risk": risk["linear"],
+        "softmax_best_risk": risk["softmax_best"],
+        "softmax_minus_linear": sl,
         "softmax_sgd_minus_best": diffs,
-        "linear_exact_risk": exact, "linear_exact_optimum": lin_min,
-        "softmax_exact_risk": softmax_exact, "exact_optimum_curves": curves, "authors_scale_sgd": long_sgd,
-        "trained_params": params, "L_eps": l_eps,
+        "linear_exact_risk": exact,
+        "linear_exact_optimum": lin_min,
+        "softmax_exact_risk": softmax_exact,
+        "exact_optimum_curves": curves,
+        "authors_scale_sgd": long_sgd,
+        "trained_params": params,
+        "L_eps": l_eps,
         "softmax_omega_threshold_1_over_L": omega_threshold,
         "authors_generator": {
-            "prompt_covariance": Sp_a, "query_covariance": Sq_a,
-            "infinite_prompt_risk": R_star_a, "infinite_prompt_optimum_product": p_star_a,
-            "softmax_risk": risk_a["softmax"], "linear_risk": risk_a["linear"],
-            "softmax_best_risk": risk_a["softmax_best"], "linear_exact_risk": exact_a,
-            "softmax_minus_linear": {L: Au["per_L"][L]["difference"]["softmax - linear"] for L in Ls},
+            "prompt_covariance": Sp_a,
+            "query_covariance": Sq_a,
+            "infinite_prompt_risk": R_star_a,
+            "infinite_prompt_optimum_product": p_star_a,
+            "softmax_risk": risk_a["softmax"],
+            "linear_risk": risk_a["linear"],
+            "softmax_best_risk": risk_a["softmax_best"],
+            "linear_exact_risk": exact_a,
+            "softmax_minus_linear": {
+                L: Au["per_L"][L]["difference"]["softmax - linear"] for L in Ls
+            },
             "trained_params": params_a,
             "risk_difference_authors_minus_correct": delta,
             "trained_params_on_correct_data": on_correct,
         },
     }
-    errata = [{"id": 5, "text": "The authors' data generator transforms the prompt twice and the query never",
-               "witness": {
-                   "prompt_covariance_seen": Sp_a, "query_covariance_seen": Sq_a, "intended_covariance": s["Sigma"],
-                   "prompt_covariance_error_frobenius": float(np.linalg.norm(Sp_a - s["Sigma"])),
-                   "query_covariance_error_frobenius": float(np.linalg.norm(Sq_a - s["Sigma"])),
-                   "infinite_prompt_risk": {"correct": R_star, "authors": R_star_a},
-                   "infinite_prompt_optimum_product": {"correct": p_star, "authors": p_star_a},
-                   f"final_risk_at_L_{Lmax}": {m: {"correct": risk[m][Lmax], "authors": risk_a[m][Lmax],
-                                                    "authors_params_on_correct_data": on_correct[m][Lmax]}
-                                               for m in ("softmax", "linear")}}}]
-    series = {"authors_experiment": {
-        "L": Ls, "infinite": R_star, "authors_infinite": R_star_a,
-        "softmax": [risk["softmax"][L][0] for L in Ls], "softmax_se": [risk["softmax"][L][1] for L in Ls],
-        "linear": [risk["linear"][L][0] for L in Ls], "linear_se": [risk["linear"][L][1] for L in Ls],
-        "softmax_best": [risk["softmax_best"][L][0] for L in Ls],
-        "linear_exact_min": [lin_min[L][1] for L in Ls],
-        "authors_softmax": [risk_a["softmax"][L][0] for L in Ls],
-        "authors_linear": [risk_a["linear"][L][0] for L in Ls],
-        "exact_L": curves["L"], "exact_softmax_optimum": [c["risk"] for c in curves["softmax"]],
-        "exact_linear_optimum": [c["risk"] for c in curves["linear"]],
-        "flow_softmax": [c["at"].get(f"{authors_flow.T_END:g}", {}).get("risk", math.nan) for c in curves["softmax"]],
-        "flow_linear": [c["at"].get(f"{authors_flow.T_END:g}", {}).get("risk", math.nan) for c in curves["linear"]],
-        "long_sgd_L": [int(k.split("=")[1].split()[0]) for k in long_sgd if k.startswith("softmax")],
-        "long_sgd_softmax": [v.get("sgd_exact_risk", math.nan) for k, v in long_sgd.items() if k.startswith("softmax")],
-        "long_sgd_softmax_floor": [v["tolerance"] for k, v in long_sgd.items() if k.startswith("softmax")],
-        "long_sgd_linear": [v.get("sgd_exact_risk", math.nan) for k, v in long_sgd.items() if k.startswith("linear")],
-        "long_sgd_linear_floor": [v["tolerance"] for k, v in long_sgd.items() if k.startswith("linear")]}}
+    errata = [
+        {
+            "id": 5,
+            "text": "The authors' data generator transforms the prompt twice and the query never",
+            "witness": {
+                "prompt_covariance_seen": Sp_a,
+                "query_covariance_seen": Sq_a,
+                "intended_covariance": s["Sigma"],
+                "prompt_covariance_error_frobenius": float(np.linalg.norm(Sp_a - s["Sigma"])),
+                "query_covariance_error_frobenius": float(np.linalg.norm(Sq_a - s["Sigma"])),
+                "infinite_prompt_risk": {"correct": R_star, "authors": R_star_a},
+                "infinite_prompt_optimum_product": {"correct": p_star, "authors": p_star_a},
+                f"final_risk_at_L_{Lmax}": {
+                    m: {
+                        "correct": risk[m][Lmax],
+                        "authors": risk_a[m][Lmax],
+                        "authors_params_on_correct_data": on_correct[m][Lmax],
+                    }
+                    for m in ("softmax", "linear")
+                },
+            },
+        }
+    ]
+    series = {
+        "authors_experiment": {
+            "L": Ls,
+            "infinite": R_star,
+            "authors_infinite": R_star_a,
+            "softmax": [risk["softmax"][L][0] for L in Ls],
+            "softmax_se": [risk["softmax"][L][1] for L in Ls],
+            "linear": [risk["linear"][L][0] for L in Ls],
+            "linear_se": [risk["linear"][L][1] for L in Ls],
+            "softmax_best": [risk["softmax_best"][L][0] for L in Ls],
+            "linear_exact_min": [lin_min[L][1] for L in Ls],
+            "authors_softmax": [risk_a["softmax"][L][0] for L in Ls],
+            "authors_linear": [risk_a["linear"][L][0] for L in Ls],
+            "exact_L": curves["L"],
+            "exact_softmax_optimum": [c["risk"] for c in curves["softmax"]],
+            "exact_linear_optimum": [c["risk"] for c in curves["linear"]],
+            "flow_softmax": [
+                c["at"].get(f"{authors_flow.T_END:g}", {}).get("risk", math.nan)
+                for c in curves["softmax"]
+            ],
+            "flow_linear": [
+                c["at"].get(f"{authors_flow.T_END:g}", {}).get("risk", math.nan)
+                for c in curves["linear"]
+            ],
+            "long_sgd_L": [
+                int(k.split("=")[1].split()[0]) for k in long_sgd if k.startswith("softmax")
+            ],
+            "long_sgd_softmax": [
+                v.get("sgd_exact_risk", math.nan)
+                for k, v in long_sgd.items()
+                if k.startswith("softmax")
+            ],
+            "long_sgd_softmax_floor": [
+                v["tolerance"] for k, v in long_sgd.items() if k.startswith("softmax")
+            ],
+            "long_sgd_linear": [
+                v.get("sgd_exact_risk", math.nan)
+                for k, v in long_sgd.items()
+                if k.startswith("linear")
+            ],
+            "long_sgd_linear_floor": [
+                v["tolerance"] for k, v in long_sgd.items() if k.startswith("linear")
+            ],
+        }
+    }
     latex, mathml = shown.for_claim(ID)
-    return certificate(CLAIM, for_certificate(s), profile, s["seed"], checks, quantities, errata=errata,
-                       series=series, provenance=provenance(), formulas=latex, formulas_mathml=mathml,
-                       precision=stated_precision(checks, curves))
+    return certificate(
+        CLAIM,
+        for_certificate(s),
+        profile,
+        s["seed"],
+        checks,
+        quantities,
+        errata=errata,
+        series=series,
+        provenance=provenance(),
+        formulas=latex,
+        formulas_mathml=mathml,
+        precision=stated_precision(checks, curves),
+    )
 
 
 def stated_precision(checks, curves: dict) -> list[dict]:
     """The numbers of this certificate whose digits below the eighth are not known, with their stated
     error (certio.precision_entry): what `verify --check` may see change on another CPU."""
     soft = curves["softmax"]
-    grad_error = max([float(e) for c in soft for e in c.get("gradient_error", [])]
-                     + [float(e) for c in soft for part in c.get("gradient_agreement", {}).values()
-                        for e in part.get("gradient_error", [])] + [1e-12])
+    grad_error = max(
+        [float(e) for c in soft for e in c.get("gradient_error", [])]
+        + [
+            float(e)
+            for c in soft
+            for part in c.get("gradient_agreement", {}).values()
+            for e in part.get("gradient_error", [])
+        ]
+        + [1e-12]
+    )
     excess_tol = max([float(c.get("excess_tolerance", 0.0)) for c in soft] + [authors_flow.TOL_R])
     where = "quantities.exact_optimum_curves.softmax[*]"
-    argmin = ("the argmin of the exact risk: Brent's xatol 1e-7 on omega and the profile over mu; the "
-              "risk is flat there, so rounding moves it by up to ~1e-7")
-    gradient = (f"a gradient at (or near) the optimum, zero within its stated error (largest "
-                f"gradient_error {grad_error:.2g})")
+    argmin = (
+        "the argmin of the exact risk: Brent's xatol 1e-7 on omega and the profile over mu; the "
+        "risk is flat there, so rounding moves it by up to ~1e-7"
+    )
+    gradient = (
+        f"a gradient at (or near) the optimum, zero within its stated error (largest "
+        f"gradient_error {grad_error:.2g})"
+    )
     estimate = "an error estimate (finite differences, stated errors), stated to two digits"
-    out = [precision_entry(f"{where}.{k}", argmin, abs=1e-6)
-           for k in ("mu", "omega", "flow_end", "at.*.theta", "gradient_agreement.optimum.theta")]
-    out += [precision_entry(f"{where}.{k}", gradient, abs=grad_error)
-            for k in ("gradient", "at.*.gradient", "gradient_agreement.optimum.gradient",
-                      "gradient_agreement.optimum.reference")]
-    out += [precision_entry(f"{where}.{k}", estimate, rel=1e-2)
-            for k in ("gradient_error", "excess_tolerance", "gradient_agreement.*.gradient_error",
-                      "gradient_agreement.*.reference_error", "gradient_agreement.*.ratio")]
-    out += [precision_entry(f"{where}.excess", f"R_L(flow end) - R*_L, known to the flow's tolerance "
-                            f"{excess_tol:.2g}", abs=excess_tol),
-            precision_entry("quantities.exact_optimum_curves.linear[*].at.*.gradient", "the closed-form gradient "
-                            "of the linear model near its zero: rounding of terms of order 1 (~1e-10 here)", abs=1e-9),
-            precision_entry(f"{where}.flow_evaluations", "a work count of the adaptive ODE solver, not a result",
-                            rel=1.0),
-            precision_entry("quantities.authors_scale_sgd.*.stationary_covariance",
-                            "the small-learning-rate model of SGD's stationary covariance, itself first order "
-                            "in lr = 1e-3", rel=1e-2)]
+    out = [
+        precision_entry(f"{where}.{k}", argmin, abs=1e-6)
+        for k in ("mu", "omega", "flow_end", "at.*.theta", "gradient_agreement.optimum.theta")
+    ]
+    out += [
+        precision_entry(f"{where}.{k}", gradient, abs=grad_error)
+        for k in (
+            "gradient",
+            "at.*.gradient",
+            "gradient_agreement.optimum.gradient",
+            "gradient_agreement.optimum.reference",
+        )
+    ]
+    out += [
+        precision_entry(f"{where}.{k}", estimate, rel=1e-2)
+        for k in (
+            "gradient_error",
+            "excess_tolerance",
+            "gradient_agreement.*.gradient_error",
+            "gradient_agreement.*.reference_error",
+            "gradient_agreement.*.ratio",
+        )
+    ]
+    out += [
+        precision_entry(
+            f"{where}.excess",
+            f"R_L(flow end) - R*_L, known to the flow's tolerance {excess_tol:.2g}",
+            abs=excess_tol,
+        ),
+        precision_entry(
+            "quantities.exact_optimum_curves.linear[*].at.*.gradient",
+            "the closed-form gradient "
+            "of the linear model near its zero: rounding of terms of order 1 (~1e-10 here)",
+            abs=1e-9,
+        ),
+        precision_entry(
+            f"{where}.flow_evaluations",
+            "a work count of the adaptive ODE solver, not a result",
+            rel=1.0,
+        ),
+        precision_entry(
+            "quantities.authors_scale_sgd.*.stationary_covariance",
+            "the small-learning-rate model of SGD's stationary covariance, itself first order "
+            "in lr = 1e-3",
+            rel=1e-2,
+        ),
+    ]
     for c in checks:
         if c.id in ("flow/gradient-agreement", "flow/ends-at-optimum"):
-            out += [precision_entry(f"{check_path(ID, c)}.value", "a ratio of errors to their stated errors", rel=1e-2),
-                    precision_entry(f"{check_path(ID, c)}.detail", f"{gradient}; {estimate}", rel=1e-2,
-                                    abs=max(grad_error, excess_tol))]
+            out += [
+                precision_entry(
+                    f"{check_path(ID, c)}.value",
+                    "a ratio of errors to their stated errors",
+                    rel=1e-2,
+                ),
+                precision_entry(
+                    f"{check_path(ID, c)}.detail",
+                    f"{gradient}; {estimate}",
+                    rel=1e-2,
+                    abs=max(grad_error, excess_tol),
+                ),
+            ]
     return out
 
 
@@ -302,28 +498,55 @@ AUTHORS_UNITS_PER_TOKEN = 0.25
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     from ...numerics import authors_sgd
     from .training import BATCH, PLAN
+
     plan, Ls = PLAN[profile], s["Ls"]
     # per generator: SGD of both models and the best-softmax fit; test prompts evaluated three times
     # in all (each generator's own, and the authors' parameters on correct data: the models of one
     # evaluation share its prompts), and the correct-data control's pilot on test / PILOT_FRACTION
-    per_L = (len(authors_sgd.GENERATORS) * (2 * plan["steps"] * BATCH + plan["fit"])
-             + 3 * plan["test"] + plan["test"] / authors_checks.PILOT_FRACTION)
+    per_L = (
+        len(authors_sgd.GENERATORS) * (2 * plan["steps"] * BATCH + plan["fit"])
+        + 3 * plan["test"]
+        + plan["test"] / authors_checks.PILOT_FRACTION
+    )
     tokens = per_L * float(sum(Ls))
-    return budgets.Estimate("authors-experiment", tokens * AUTHORS_UNITS_PER_TOKEN, 4 * BATCH * max(Ls) * 2 * 8,
-                    f"icl.L = {Ls}: SGD of {plan['steps']} steps of {BATCH} prompts per L and generator, "
-                    f"{plan['test']} test prompts")
+    return budgets.Estimate(
+        "authors-experiment",
+        tokens * AUTHORS_UNITS_PER_TOKEN,
+        4 * BATCH * max(Ls) * 2 * 8,
+        f"icl.L = {Ls}: SGD of {plan['steps']} steps of {BATCH} prompts per L and generator, "
+        f"{plan['test']} test prompts",
+    )
 
 
 KEY_DOCS = (
     scen.Key("", "seed", "integer >= 0", "the random seed (`--seed` overrides it)"),
-    scen.Key("icl", "sigma", "d x d SPD matrix", "Sigma of the inputs x ~ N(0, Sigma) (default: Toeplitz 0.5^|i - j|, d = 5)"),
+    scen.Key(
+        "icl",
+        "sigma",
+        "d x d SPD matrix",
+        "Sigma of the inputs x ~ N(0, Sigma) (default: Toeplitz 0.5^|i - j|, d = 5)",
+    ),
     scen.Key("icl", "noise", "number >= 0", "label noise variance s2"),
-    scen.Key("icl", "L", "at least two strictly increasing integers, 2 to 5000", "prompt lengths of the SGD runs"),
+    scen.Key(
+        "icl",
+        "L",
+        "at least two strictly increasing integers, 2 to 5000",
+        "prompt lengths of the SGD runs",
+    ),
 )
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate, estimate=work_estimate,
-              keys=KEY_DOCS,
-              rests_on=("thm-5.2", "finite-prompt-risk"),
-              display=display.authors_experiment_,
-              figure="authors_experiment",
-              hunt=Space(".hunt_strategies:authors_space", dimension_region, 12,
-                         regions=("d = 1", "d = 2")))
+CLAIM = Claim(
+    ID,
+    TITLE,
+    STATEMENT,
+    HYPOTHESES,
+    run,
+    default_scenario,
+    KEYS,
+    validate=validate,
+    estimate=work_estimate,
+    keys=KEY_DOCS,
+    rests_on=("thm-5.2", "finite-prompt-risk"),
+    display=display.authors_experiment_,
+    figure="authors_experiment",
+    hunt=Space(".hunt_strategies:authors_space", dimension_region, 12, regions=("d = 1", "d = 2")),
+)

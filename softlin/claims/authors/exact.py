@@ -30,8 +30,11 @@ def ratio_detectable(tolerance, prediction) -> float | None:
     """base.Check.detectable of a "|difference| <= tolerance" check with a probabilistic tolerance (the SGD
     noise floors): the smallest relative slip of `prediction` beyond the tolerance, tolerance / |prediction|,
     the smallest over the points; None when no point has a finite one."""
-    eps = [t / abs(p) for t, p in zip(tolerance, prediction)
-           if math.isfinite(t) and math.isfinite(p) and p != 0 and t >= 0]
+    eps = [
+        t / abs(p)
+        for t, p in zip(tolerance, prediction)
+        if math.isfinite(t) and math.isfinite(p) and p != 0 and t >= 0
+    ]
     return float(min(eps)) if eps else None
 
 
@@ -47,9 +50,16 @@ def endpoint_check(Sp, Sq, s2, tau, Ls, params, risk) -> tuple[Check, dict]:
         zs.append(abs(m - r.value) / math.hypot(se, r.error))
     z = z_critical(check_false_alarm(), len(Ls))
     ses = [math.hypot(risk[L][1], exact[L][1]) for L in Ls]
-    check = Check("softmax: Monte Carlo test risk of the SGD endpoint equals its exact finite-L risk, every L",
-                  "montecarlo", max(zs) <= z, max(zs), z,
-                  f"largest |MC - exact| / se over L = {Ls}; exact risk by quadrature (numerics/finite_risk.py, "
-                  f"stated error included in se); two-sided, Bonferroni over the L at {check_false_alarm():g}", id="softmax/test-risk-exact",
-                  unit="|z|", detectable=significance.resolution([exact[L][0] for L in Ls], ses, z))
+    check = Check(
+        "softmax: Monte Carlo test risk of the SGD endpoint equals its exact finite-L risk, every L",
+        "montecarlo",
+        max(zs) <= z,
+        max(zs),
+        z,
+        f"largest |MC - exact| / se over L = {Ls}; exact risk by quadrature (numerics/finite_risk.py, "
+        f"stated error included in se); two-sided, Bonferroni over the L at {check_false_alarm():g}",
+        id="softmax/test-risk-exact",
+        unit="|z|",
+        detectable=significance.resolution([exact[L][0] for L in Ls], ses, z),
+    )
     return check, exact

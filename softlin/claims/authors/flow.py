@@ -46,36 +46,60 @@ from .. import progress
 from ..base import check_false_alarm, Check, unjudged
 
 AUTHORS_STEPS = 300_000
-T_END = LR * AUTHORS_STEPS          # the authors' end time
-T_CONV = 1e5                        # the flow's own end: slowest rate measured 9e-3 (L = 1000), e^-900
-BOUNDARY = 1e-4           # an optimum with |omega| >= (1 - BOUNDARY) OMEGA_MAX is on the search's boundary
-TOL_R = 1e-9               # Brent's xatol 1e-7 on omega: excess <= H 1e-14 / 2, far below; the flow's rtol 1e-7
-LONG_SGD = Path(__file__).resolve().parents[3] / "data" / "sgd"      # authors_long_sgd*.json
+T_END = LR * AUTHORS_STEPS  # the authors' end time
+T_CONV = 1e5  # the flow's own end: slowest rate measured 9e-3 (L = 1000), e^-900
+BOUNDARY = 1e-4  # an optimum with |omega| >= (1 - BOUNDARY) OMEGA_MAX is on the search's boundary
+TOL_R = 1e-9  # Brent's xatol 1e-7 on omega: excess <= H 1e-14 / 2, far below; the flow's rtol 1e-7
+LONG_SGD = Path(__file__).resolve().parents[3] / "data" / "sgd"  # authors_long_sgd*.json
 H_FD = 1e-5
 
 
 def _fd_hessian(grad, mu, om, h=H_FD):
-    H = np.column_stack([(grad(mu + h, om) - grad(mu - h, om)) / (2 * h), (grad(mu, om + h) - grad(mu, om - h)) / (2 * h)])
+    H = np.column_stack(
+        [
+            (grad(mu + h, om) - grad(mu - h, om)) / (2 * h),
+            (grad(mu, om + h) - grad(mu, om - h)) / (2 * h),
+        ]
+    )
     return (H + H.T) / 2
 
 
 def _points(fl, risk, grad, hessian) -> dict:
     """The flow at its recorded times: {"t": {"theta", "risk", "gradient", "hessian"}}."""
-    return {f"{t:g}": {"theta": list(th), "risk": float(risk(*th)), "gradient": np.asarray(grad(*th)).tolist(),
-                       "hessian": np.asarray(hessian(*th)).tolist()} for t, th in fl["at"].items()}
+    return {
+        f"{t:g}": {
+            "theta": list(th),
+            "risk": float(risk(*th)),
+            "gradient": np.asarray(grad(*th)).tolist(),
+            "hessian": np.asarray(hessian(*th)).tolist(),
+        }
+        for t, th in fl["at"].items()
+    }
 
 
 def _linear(Sp, Sq, s2, tau, L, times=()):
     def grad(mu, om):
-        return np.asarray(kernels.authors_linear_risk_gradient(Sp, Sq, mu, om, s2, tau, L), float).ravel()
+        return np.asarray(
+            kernels.authors_linear_risk_gradient(Sp, Sq, mu, om, s2, tau, L), float
+        ).ravel()
 
     def risk(mu, om):
         return float(kernels.authors_linear_risk(Sp, Sq, mu, om, s2, tau, L))
+
     fl = fg.flow(grad, INIT, T_CONV, (T_END, *times))
     end = fl["end"]
-    p, R_star = (float(v) for v in np.asarray(kernels.authors_linear_optimum(Sp, Sq, s2, tau, L)).ravel())
-    return {"flow_end": list(end), "flow_risk": risk(*end), "product": p, "risk": R_star, "gradient": grad(*end).tolist(),
-            "excess": risk(*end) - R_star, "at": _points(fl, risk, grad, lambda mu, om: _fd_hessian(grad, mu, om))}
+    p, R_star = (
+        float(v) for v in np.asarray(kernels.authors_linear_optimum(Sp, Sq, s2, tau, L)).ravel()
+    )
+    return {
+        "flow_end": list(end),
+        "flow_risk": risk(*end),
+        "product": p,
+        "risk": R_star,
+        "gradient": grad(*end).tolist(),
+        "excess": risk(*end) - R_star,
+        "at": _points(fl, risk, grad, lambda mu, om: _fd_hessian(grad, mu, om)),
+    }
 
 
 def _softmax(model, L, times=()):
@@ -84,16 +108,34 @@ def _softmax(model, L, times=()):
     gs = fg.GradientSurface(surf)
     # the optimum on the search's boundary |omega| = OMEGA_MAX: the true optimum lies beyond the surface
     beyond = abs(om_s) >= OMEGA_MAX * (1 - BOUNDARY)
-    agreement = ({} if beyond else
-                 {"optimum": _agreement(surf, gs, mu_s, om_s), "init": _agreement(surf, gs, *INIT)})
+    agreement = (
+        {}
+        if beyond
+        else {"optimum": _agreement(surf, gs, mu_s, om_s), "init": _agreement(surf, gs, *INIT)}
+    )
     try:
         fl = fg.flow(gs.flow_value, INIT, T_CONV, (T_END, *times))
-    except ValueError as exc:         # the flow left the surface's omega range: judged failed, unless beyond
+    except (
+        ValueError
+    ) as exc:  # the flow left the surface's omega range: judged failed, unless beyond
         nan = [math.nan, math.nan]
-        return {"mu": mu_s, "omega": om_s, "risk": R_star, "flow_end": nan, "flow_risk": math.nan,
-                "excess": math.nan, "excess_tolerance": math.nan, "gradient": nan, "gradient_error": nan,
-                "flow_evaluations": 0, "flow_failure": str(exc), "at": {}, "surface": surf, "beyond_reach": beyond,
-                "gradient_agreement": agreement}
+        return {
+            "mu": mu_s,
+            "omega": om_s,
+            "risk": R_star,
+            "flow_end": nan,
+            "flow_risk": math.nan,
+            "excess": math.nan,
+            "excess_tolerance": math.nan,
+            "gradient": nan,
+            "gradient_error": nan,
+            "flow_evaluations": 0,
+            "flow_failure": str(exc),
+            "at": {},
+            "surface": surf,
+            "beyond_reach": beyond,
+            "gradient_agreement": agreement,
+        }
     end = fl["end"]
     g = gs.gradient(*end)
     # The flow follows the cheaper rule (flow_value), so its end is a zero of that field, not of the judged
@@ -104,11 +146,22 @@ def _softmax(model, L, times=()):
     lam_min = float(np.linalg.eigvalsh(gs.hessian(*end)).min())
     tol = float(err @ err) / (2 * lam_min) + TOL_R if lam_min > 0 else math.inf
     R_end = surf.risk(*end)
-    return {"mu": mu_s, "omega": om_s, "risk": R_star, "flow_end": list(end), "flow_risk": R_end,
-            "excess": R_end - R_star, "excess_tolerance": tol, "gradient": g.value.tolist(),
-            "gradient_error": err.tolist(), "flow_evaluations": fl["evaluations"],
-            "at": _points(fl, surf.risk, gs.value, gs.hessian), "surface": surf, "beyond_reach": beyond,
-            "gradient_agreement": agreement}
+    return {
+        "mu": mu_s,
+        "omega": om_s,
+        "risk": R_star,
+        "flow_end": list(end),
+        "flow_risk": R_end,
+        "excess": R_end - R_star,
+        "excess_tolerance": tol,
+        "gradient": g.value.tolist(),
+        "gradient_error": err.tolist(),
+        "flow_evaluations": fl["evaluations"],
+        "at": _points(fl, surf.risk, gs.value, gs.hessian),
+        "surface": surf,
+        "beyond_reach": beyond,
+        "gradient_agreement": agreement,
+    }
 
 
 def _agreement(surf, gs, mu: float, omega: float) -> dict:
@@ -124,15 +177,24 @@ def _agreement(surf, gs, mu: float, omega: float) -> dict:
 
         def d_omega(step):
             return (surf.risk(mu, omega + step) - surf.risk(mu, omega - step)) / (2 * step)
+
         d1, d2 = d_omega(h), d_omega(2 * h)
-    except ValueError as exc:          # the point or its differences leave the surface: judged failed
+    except ValueError as exc:  # the point or its differences leave the surface: judged failed
         return {"theta": [mu, omega], "ratio": math.inf, "failure": str(exc)}
     R = abs(surf.risk(mu, omega))
     reference = np.array([c1 + 2 * c2 * mu, d1])
-    reference_error = np.array([4 * eps * (R + abs(c1) + abs(c2 * mu)), abs(d1 - d2) + 4 * eps * R / h])
+    reference_error = np.array(
+        [4 * eps * (R + abs(c1) + abs(c2 * mu)), abs(d1 - d2) + 4 * eps * R / h]
+    )
     ratio = float(np.max(np.abs(g.value - reference) / (g.error + reference_error)))
-    return {"theta": [mu, omega], "gradient": g.value.tolist(), "gradient_error": g.error.tolist(),
-            "reference": reference.tolist(), "reference_error": reference_error.tolist(), "ratio": _finite(ratio)}
+    return {
+        "theta": [mu, omega],
+        "gradient": g.value.tolist(),
+        "gradient_error": g.error.tolist(),
+        "reference": reference.tolist(),
+        "reference_error": reference_error.tolist(),
+        "ratio": _finite(ratio),
+    }
 
 
 def curves(Sp, Sq, s2, tau, profile: str, times=()) -> dict:
@@ -159,36 +221,84 @@ def flow_checks(c: dict) -> list[Check]:
     Ls, soft, lin = c["L"], c["softmax"], c["linear"]
     judged = [j for j, s in enumerate(soft) if not s.get("beyond_reach")]
     beyond = [Ls[j] for j in range(len(Ls)) if j not in judged]
-    note = (f"; not judged (softmax optimum on the surface's boundary |omega| = {OMEGA_MAX:g}, beyond the exact "
-            f"route's reach): L = {beyond}") if beyond else ""
+    note = (
+        (
+            f"; not judged (softmax optimum on the surface's boundary |omega| = {OMEGA_MAX:g}, beyond the exact "
+            f"route's reach): L = {beyond}"
+        )
+        if beyond
+        else ""
+    )
     stat = {j: max(a["ratio"] for a in soft[j]["gradient_agreement"].values()) for j in judged}
     name = "emitted softmax gradient agrees with the exact risk surface (zero at its optimum, differences at INIT), every L"
     if stat:
         w = max(stat, key=stat.get)
         worst = soft[w]["gradient_agreement"]
-        out = [Check(name, "ode", stat[w] <= 1.0, stat[w], 1.0,
-                     f"largest |gradient - reference| / (stated error of both) over L = {Ls[0]}..{Ls[-1]} and the two "
-                     f"points (the optimum R*_L found without gradients, where the reference is ~0, and INIT = {INIT}); "
-                     f"reference dR/dmu = c1 + 2 c2 mu, dR/domega a central difference of R_L; worst at L = {Ls[w]}: "
-                     + "; ".join(f"{k} {a.get('theta')}: gradient {a.get('gradient')}, reference {a.get('reference')}"
-                                 f"{', ' + a['failure'] if 'failure' in a else ''}" for k, a in worst.items()) + note, id="flow/gradient-agreement",
-                     unit="ratio")]
+        out = [
+            Check(
+                name,
+                "ode",
+                stat[w] <= 1.0,
+                stat[w],
+                1.0,
+                f"largest |gradient - reference| / (stated error of both) over L = {Ls[0]}..{Ls[-1]} and the two "
+                f"points (the optimum R*_L found without gradients, where the reference is ~0, and INIT = {INIT}); "
+                f"reference dR/dmu = c1 + 2 c2 mu, dR/domega a central difference of R_L; worst at L = {Ls[w]}: "
+                + "; ".join(
+                    f"{k} {a.get('theta')}: gradient {a.get('gradient')}, reference {a.get('reference')}"
+                    f"{', ' + a['failure'] if 'failure' in a else ''}"
+                    for k, a in worst.items()
+                )
+                + note,
+                id="flow/gradient-agreement",
+                unit="ratio",
+            )
+        ]
     else:
-        out = [Check(name, "ode", None, None, 1.0, "undecided: no L left to judge" + note, id="flow/gradient-agreement",
-                     unit="ratio")]
-    ratio = {j: _finite(max(-soft[j]["excess"] / TOL_R, soft[j]["excess"] / soft[j]["excess_tolerance"])) for j in judged}
+        out = [
+            Check(
+                name,
+                "ode",
+                None,
+                None,
+                1.0,
+                "undecided: no L left to judge" + note,
+                id="flow/gradient-agreement",
+                unit="ratio",
+            )
+        ]
+    ratio = {
+        j: _finite(max(-soft[j]["excess"] / TOL_R, soft[j]["excess"] / soft[j]["excess_tolerance"]))
+        for j in judged
+    }
     ratio_lin = [max(-x["excess"] / TOL_R, x["excess"] / TOL_R) for x in lin]
     wl = int(np.argmax(ratio_lin))
     worst = max([*ratio.values(), *ratio_lin])
-    soft_text = (f"worst softmax at L = {Ls[max(ratio, key=ratio.get)]}: excess "
-                 f"{soft[max(ratio, key=ratio.get)]['excess']:.3g} against "
-                 f"{soft[max(ratio, key=ratio.get)]['excess_tolerance']:.3g}; ") if ratio else "no softmax L judged; "
-    out.append(Check("gradient flow ends at the exact finite-L optimum, softmax and linear attention, every L", "ode",
-                     worst <= 1.0, worst, 1.0,
-                     f"largest (R_L(flow end) - R*_L) / tolerance (and -(...) / {TOL_R:g}); R*_L by the profile over "
-                     f"mu and Brent over omega on the same surface (softmax), by the emitted closed form (linear); "
-                     + soft_text + _linear_text(lin, Ls, wl) + note, id="flow/ends-at-optimum",
-                     unit="ratio"))
+    soft_text = (
+        (
+            f"worst softmax at L = {Ls[max(ratio, key=ratio.get)]}: excess "
+            f"{soft[max(ratio, key=ratio.get)]['excess']:.3g} against "
+            f"{soft[max(ratio, key=ratio.get)]['excess_tolerance']:.3g}; "
+        )
+        if ratio
+        else "no softmax L judged; "
+    )
+    out.append(
+        Check(
+            "gradient flow ends at the exact finite-L optimum, softmax and linear attention, every L",
+            "ode",
+            worst <= 1.0,
+            worst,
+            1.0,
+            f"largest (R_L(flow end) - R*_L) / tolerance (and -(...) / {TOL_R:g}); R*_L by the profile over "
+            f"mu and Brent over omega on the same surface (softmax), by the emitted closed form (linear); "
+            + soft_text
+            + _linear_text(lin, Ls, wl)
+            + note,
+            id="flow/ends-at-optimum",
+            unit="ratio",
+        )
+    )
     return out
 
 
@@ -205,7 +315,9 @@ def _linear_text(lin, Ls, wl: int) -> str:
 
 def load_long_sgd(folder: Path = LONG_SGD) -> dict:
     """{file stem: result} of every authors_long_sgd*.json in `folder` (none in an installed wheel)."""
-    return {p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("authors_long_sgd*.json"))}
+    return {
+        p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("authors_long_sgd*.json"))
+    }
 
 
 def same_setting(setting: dict, Sp, Sq, s2, tau) -> bool:
@@ -213,13 +325,20 @@ def same_setting(setting: dict, Sp, Sq, s2, tau) -> bool:
     generator (Sigma_p = Sigma_q) with its Toeplitz(r) Sigma, tau and s2: a run of another law is no
     reference for this scenario's flows."""
     label = str(setting.get("sigma", ""))
-    if setting.get("generator") != "correct" or not (label.startswith("Toeplitz(") and label.endswith(")")):
+    if setting.get("generator") != "correct" or not (
+        label.startswith("Toeplitz(") and label.endswith(")")
+    ):
         return False
-    d, r = int(setting["d"]), float(label[len("Toeplitz("):-1])
+    d, r = int(setting["d"]), float(label[len("Toeplitz(") : -1])
     sigma = r ** np.abs(np.subtract.outer(np.arange(d), np.arange(d)))
     Sp, Sq = np.asarray(Sp, float), np.asarray(Sq, float)
-    return (Sp.shape == sigma.shape and np.allclose(Sp, sigma, rtol=0, atol=1e-12) and np.allclose(Sq, sigma, rtol=0, atol=1e-12)
-            and math.isclose(float(setting["s2"]), s2, rel_tol=1e-12) and math.isclose(float(setting["tau"]), tau, rel_tol=1e-12))
+    return (
+        Sp.shape == sigma.shape
+        and np.allclose(Sp, sigma, rtol=0, atol=1e-12)
+        and np.allclose(Sq, sigma, rtol=0, atol=1e-12)
+        and math.isclose(float(setting["s2"]), s2, rel_tol=1e-12)
+        and math.isclose(float(setting["tau"]), tau, rel_tol=1e-12)
+    )
 
 
 SGD_CHECK = "SGD at the authors' scale ends within the SGD noise floor of the gradient flow at the same time"
@@ -233,16 +352,26 @@ def sgd_check_id(stem: str) -> str:
 
 def sgd_unjudged(reason: str, stem: str = "") -> Check:
     """The long-SGD check where there is nothing to judge: kept, with why (named by its file, if any)."""
-    return unjudged(SGD_CHECK + (f" ({stem})" if stem else ""), "montecarlo", reason, tier="archived",
-                    id=sgd_check_id(stem), unit="ratio")
+    return unjudged(
+        SGD_CHECK + (f" ({stem})" if stem else ""),
+        "montecarlo",
+        reason,
+        tier="archived",
+        id=sgd_check_id(stem),
+        unit="ratio",
+    )
 
 
 def _produced_by(long_sgd: dict, stem: str) -> str:
     """Where an archived run comes from: its file, the commit and the SHA-256 of the code that wrote it."""
     prov = long_sgd.get("provenance", {})
-    code = ", ".join(f"{path} {digest[:12]}" for path, digest in sorted(prov.get("code_sha256", {}).items()))
-    return (f"data/sgd/{stem}.json (commit {str(prov.get('source_commit', 'not recorded'))[:12]}; code sha256 "
-            f"{code or 'not recorded'})")
+    code = ", ".join(
+        f"{path} {digest[:12]}" for path, digest in sorted(prov.get("code_sha256", {}).items())
+    )
+    return (
+        f"data/sgd/{stem}.json (commit {str(prov.get('source_commit', 'not recorded'))[:12]}; code sha256 "
+        f"{code or 'not recorded'})"
+    )
 
 
 def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple[Check, dict]:
@@ -252,11 +381,17 @@ def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple
     linear term two-sided at z, the quadratic term at the chi2_1 quantile q times its mean; half of
     check_false_alarm() to each, Bonferroni over the runs)."""
     if not same_setting(long_sgd["setting"], Sp, Sq, s2, tau):
-        return sgd_unjudged(f"data/sgd/{stem}.json was run on another law than this scenario's", stem), {}
+        return sgd_unjudged(
+            f"data/sgd/{stem}.json was run on another law than this scenario's", stem
+        ), {}
     runs = {int(L): r for L, r in long_sgd["runs"].items() if int(L) in c["L"]}
     if not runs:
         return sgd_unjudged(f"data/sgd/{stem}.json holds no run at this scenario's L", stem), {}
-    lr, batch, steps = long_sgd["setting"]["lr"], long_sgd["setting"]["batch"], long_sgd["setting"]["steps"]
+    lr, batch, steps = (
+        long_sgd["setting"]["lr"],
+        long_sgd["setting"]["batch"],
+        long_sgd["setting"]["steps"],
+    )
     t_key = f"{lr * steps:g}"
     n_tests = 2 * len(runs)
     q = float(stats.chi2(1).isf(check_false_alarm() / (2 * n_tests)))
@@ -267,10 +402,17 @@ def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple
         for m in ("softmax", "linear"):
             ref = c[m][j]["at"].get(t_key)
             theta = run["params"][m]
-            if ref is None:          # the flow failed (left the surface): nothing to compare with, judged failed
+            if (
+                ref is None
+            ):  # the flow failed (left the surface): nothing to compare with, judged failed
                 ratios.append(math.inf)
-                out[f"{m} L={L}"] = {"sgd_end": theta, "flow_failure": c[m][j].get("flow_failure", "not recorded"),
-                                     "excess_risk": math.nan, "tolerance": math.nan, "steps": steps}
+                out[f"{m} L={L}"] = {
+                    "sgd_end": theta,
+                    "flow_failure": c[m][j].get("flow_failure", "not recorded"),
+                    "excess_risk": math.nan,
+                    "tolerance": math.nan,
+                    "steps": steps,
+                }
                 continue
             R = ref_risk = ref["risk"]
             if m == "softmax":
@@ -280,32 +422,52 @@ def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple
             (h11, h12), (_, h22) = ref["hessian"]
             (c11, c12), (_, c22) = run["gradient_covariance"][m]
             floor = float(kernels.sgd_mean_excess(h11, h12, h22, c11, c12, c22, lr, batch))
-            P = np.asarray(kernels.sgd_stationary_covariance(h11, h12, h22, c11, c12, c22, lr, batch), float)
+            P = np.asarray(
+                kernels.sgd_stationary_covariance(h11, h12, h22, c11, c12, c22, lr, batch), float
+            )
             g = np.asarray(ref["gradient"], float)
             linear_sd = math.sqrt(max(float(g @ P @ g), 0.0))
             tol = q * floor + z * linear_sd
             excess = R - ref_risk
             ratios.append(abs(excess) / tol)
-            out[f"{m} L={L}"] = {"sgd_end": theta, "flow_at_same_time": ref["theta"], "t": lr * steps,
-                                 "sgd_exact_risk": R, "flow_risk": ref_risk, "excess_risk": excess,
-                                 "mean_excess_floor": floor, "linear_term_sd": linear_sd,
-                                 "stationary_covariance": P.tolist(), "tolerance": tol, "steps": steps}
+            out[f"{m} L={L}"] = {
+                "sgd_end": theta,
+                "flow_at_same_time": ref["theta"],
+                "t": lr * steps,
+                "sgd_exact_risk": R,
+                "flow_risk": ref_risk,
+                "excess_risk": excess,
+                "mean_excess_floor": floor,
+                "linear_term_sd": linear_sd,
+                "stationary_covariance": P.tolist(),
+                "tolerance": tol,
+                "steps": steps,
+            }
     worst = max(out, key=lambda k: _finite(abs(out[k]["excess_risk"]) / out[k]["tolerance"]))
     # Fewer steps than the authors': beyond the floor is undecided (the run may not follow the flow's
     # linearisation yet); at the authors' steps it is a failure.
     verdict = True if max(ratios) <= 1.0 else (False if steps >= AUTHORS_STEPS else None)
-    check = Check(f"SGD at the authors' scale ({steps} steps, lr {lr:g}, batch {batch}) ends within the SGD noise "
-                  f"floor of the gradient flow at the same time t = {t_key}, L = {sorted(runs)}", "montecarlo",
-                  verdict, max(ratios), 1.0,
-                  f"largest |R_L(SGD end) - R_L(flow(t))| / (z sqrt(g^T P g) + q tr(H P) / 2) over models and L, "
-                  f"z = {z:.3g}, q = {q:.3g}; P the stationary covariance (discrete Lyapunov, derived), H and g the "
-                  f"exact Hessian and gradient at flow(t), C measured on "
-                  f"{long_sgd['runs'][str(sorted(runs)[0])]['grad_prompts']} prompts; false alarm {check_false_alarm():g} "
-                  f"Bonferroni over the runs; worst {worst}: {out[worst]['excess_risk']:.3g} against "
-                  f"{out[worst]['tolerance']:.3g}; replayed from {_produced_by(long_sgd, stem)}", tier="archived",
-                  id=sgd_check_id(stem), unit="ratio",
-                  detectable=ratio_detectable([r["tolerance"] for r in out.values()],
-                                              [r.get("flow_risk", math.nan) for r in out.values()]))
+    check = Check(
+        f"SGD at the authors' scale ({steps} steps, lr {lr:g}, batch {batch}) ends within the SGD noise "
+        f"floor of the gradient flow at the same time t = {t_key}, L = {sorted(runs)}",
+        "montecarlo",
+        verdict,
+        max(ratios),
+        1.0,
+        f"largest |R_L(SGD end) - R_L(flow(t))| / (z sqrt(g^T P g) + q tr(H P) / 2) over models and L, "
+        f"z = {z:.3g}, q = {q:.3g}; P the stationary covariance (discrete Lyapunov, derived), H and g the "
+        f"exact Hessian and gradient at flow(t), C measured on "
+        f"{long_sgd['runs'][str(sorted(runs)[0])]['grad_prompts']} prompts; false alarm {check_false_alarm():g} "
+        f"Bonferroni over the runs; worst {worst}: {out[worst]['excess_risk']:.3g} against "
+        f"{out[worst]['tolerance']:.3g}; replayed from {_produced_by(long_sgd, stem)}",
+        tier="archived",
+        id=sgd_check_id(stem),
+        unit="ratio",
+        detectable=ratio_detectable(
+            [r["tolerance"] for r in out.values()],
+            [r.get("flow_risk", math.nan) for r in out.values()],
+        ),
+    )
     return check, out
 
 

@@ -19,9 +19,11 @@ LR, BATCH, INIT = 1e-3, 128, (0.5, 0.5)
 # 5 ms per step per generator at L_max = 1000, two generators; budgets 1, 3 and 10 min).
 # `test`: fresh prompts per L (the same prompts for every model). `fit`: prompts of the fixed
 # sample on which the best softmax parameters are found (capped by memory at large L).
-PLAN = {"quick": {"steps": 2000, "test": 20000, "fit": 4000},
-        "standard": {"steps": 6000, "test": 40000, "fit": 20000},
-        "full": {"steps": 30000, "test": 100000, "fit": 40000}}
+PLAN = {
+    "quick": {"steps": 2000, "test": 20000, "fit": 4000},
+    "standard": {"steps": 6000, "test": 40000, "fit": 20000},
+    "full": {"steps": 30000, "test": 100000, "fit": 40000},
+}
 
 
 @lru_cache(maxsize=4)
@@ -31,8 +33,15 @@ def _experiment(key):
 
 
 def cached_experiment(s: dict, plan: dict) -> dict:
-    return _experiment((tuple(map(tuple, s["Sigma"].tolist())), s["s2"], tuple(s["Ls"]), s["seed"],
-                        tuple(sorted(plan.items()))))
+    return _experiment(
+        (
+            tuple(map(tuple, s["Sigma"].tolist())),
+            s["s2"],
+            tuple(s["Ls"]),
+            s["seed"],
+            tuple(sorted(plan.items())),
+        )
+    )
 
 
 def experiment(Sigma, s2, Ls, seed, plan) -> dict:
@@ -42,26 +51,59 @@ def experiment(Sigma, s2, Ls, seed, plan) -> dict:
     tau = 1.0 / Sigma.shape[0]
     out = {}
     for gi, gen in enumerate(authors_sgd.GENERATORS):
+
         def report(k, n, gen=gen):
             if k % max(1, n // 20) == 0:
                 progress.progress(f"{gen} generator: SGD step {k}/{n}")
-        tr = authors_sgd_fast.train(Sigma, s2, tau, Ls, gen, plan["steps"], LR, BATCH, INIT,
-                               np.random.default_rng([seed, 6, gi]), progress=report)
+
+        tr = authors_sgd_fast.train(
+            Sigma,
+            s2,
+            tau,
+            Ls,
+            gen,
+            plan["steps"],
+            LR,
+            BATCH,
+            INIT,
+            np.random.default_rng([seed, 6, gi]),
+            progress=report,
+        )
         per_L = {}
         for L in progress.sweep(Ls, f"{gen} generator: evaluation", weights=Ls, item="L"):
-            mu_b, om_b, n_fit = authors_sgd.best_softmax(Sigma, s2, tau, L, gen, plan["fit"],
-                                                          np.random.default_rng([seed, 8, gi, L]))
-            params = {"softmax": ("softmax", *tr["params"]["softmax"][L]),
-                      "linear": ("linear", *tr["params"]["linear"][L]),
-                      "softmax_best": ("softmax", mu_b, om_b)}
-            ev = authors_sgd.evaluate(params, Sigma, s2, tau, L, gen, plan["test"],
-                                      np.random.default_rng([seed, 7, gi, L]))
+            mu_b, om_b, n_fit = authors_sgd.best_softmax(
+                Sigma, s2, tau, L, gen, plan["fit"], np.random.default_rng([seed, 8, gi, L])
+            )
+            params = {
+                "softmax": ("softmax", *tr["params"]["softmax"][L]),
+                "linear": ("linear", *tr["params"]["linear"][L]),
+                "softmax_best": ("softmax", mu_b, om_b),
+            }
+            ev = authors_sgd.evaluate(
+                params,
+                Sigma,
+                s2,
+                tau,
+                L,
+                gen,
+                plan["test"],
+                np.random.default_rng([seed, 7, gi, L]),
+            )
             ev["params"] = {k: [v[1], v[2]] for k, v in params.items()}
             ev["n_fit"] = n_fit
-            if gen == "authors":       # what the authors' trained parameters do on correctly generated data
+            if (
+                gen == "authors"
+            ):  # what the authors' trained parameters do on correctly generated data
                 ev["on_correct_data"] = authors_sgd.evaluate(
-                    {k: params[k] for k in ("softmax", "linear")}, Sigma, s2, tau, L, "correct", plan["test"],
-                    np.random.default_rng([seed, 9, L]))["risk"]
+                    {k: params[k] for k in ("softmax", "linear")},
+                    Sigma,
+                    s2,
+                    tau,
+                    L,
+                    "correct",
+                    plan["test"],
+                    np.random.default_rng([seed, 9, L]),
+                )["risk"]
             per_L[L] = ev
         out[gen] = {"per_L": per_L, "covariances": authors_sgd.covariances(Sigma, gen)}
     return out
@@ -74,8 +116,15 @@ def pilot_linear_se(Sigma, s2, Ls, linear_params: dict, n: int, seed: int) -> di
     tau = 1.0 / Sigma.shape[0]
     out = {}
     for L in Ls:
-        ev = authors_sgd.evaluate({"linear": ("linear", *linear_params[L])}, Sigma, s2, tau, L, "authors", n,
-                                  np.random.default_rng([seed, 10, L]))
+        ev = authors_sgd.evaluate(
+            {"linear": ("linear", *linear_params[L])},
+            Sigma,
+            s2,
+            tau,
+            L,
+            "authors",
+            n,
+            np.random.default_rng([seed, 10, L]),
+        )
         out[L] = float(ev["risk"]["linear"][1])
     return out
-

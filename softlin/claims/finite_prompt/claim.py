@@ -46,21 +46,29 @@ from ..common import provenance, symbolic_check
 ID = "finite-prompt-risk"
 TITLE = "Exact 1/L term of the scalar-model risk versus the exp(d omega^2) heuristic"
 # Maths between dollars is typeset on the pages (softlin/render/markup.py).
-STATEMENT = ("For $yhat = sum_h mu_h sum_i softmax_i(omega_h x_i^T x_q) y_i$ ($x ~ N(0, I_d)$, $beta ~ N(0, I_d/d)$, "
-             "noise $s_2$), $E(y_q - yhat)^2 = (1 - mu . omega)^2 + s_2 + C_1/L + o(1/L)$ with $C_1 = sum mu_h mu_k "
-             "[(1+s_2)(1-2 omega_h omega_k)^(-d/2) + omega_h omega_k (1-2 omega_h omega_k)^(-d/2-1)] + "
-             "2 (1 - mu . omega) sum mu_h omega_h (1 - 2 omega_h^2)^(-d/2-1)$. Beyond the paper: for one or two heads and "
-             "x ~ N(0, sigma), the finite-L risk R_L itself is computed exactly (quadrature with a stated error) "
-             "and checked against Monte Carlo and against this expansion.")
-HYPOTHESES = ("$x_i, x_q ~ N(0, I_d)$ iid, $beta ~ N(0, I_d / d)$, additive $N(0, s_2)$ label noise on prompt and query",
-              "$omega_h omega_k < 1/2$ for all heads (else $C_1$ is infinite)")
+STATEMENT = (
+    "For $yhat = sum_h mu_h sum_i softmax_i(omega_h x_i^T x_q) y_i$ ($x ~ N(0, I_d)$, $beta ~ N(0, I_d/d)$, "
+    "noise $s_2$), $E(y_q - yhat)^2 = (1 - mu . omega)^2 + s_2 + C_1/L + o(1/L)$ with $C_1 = sum mu_h mu_k "
+    "[(1+s_2)(1-2 omega_h omega_k)^(-d/2) + omega_h omega_k (1-2 omega_h omega_k)^(-d/2-1)] + "
+    "2 (1 - mu . omega) sum mu_h omega_h (1 - 2 omega_h^2)^(-d/2-1)$. Beyond the paper: for one or two heads and "
+    "x ~ N(0, sigma), the finite-L risk R_L itself is computed exactly (quadrature with a stated error) "
+    "and checked against Monte Carlo and against this expansion."
+)
+HYPOTHESES = (
+    "$x_i, x_q ~ N(0, I_d)$ iid, $beta ~ N(0, I_d / d)$, additive $N(0, s_2)$ label noise on prompt and query",
+    "$omega_h omega_k < 1/2$ for all heads (else $C_1$ is infinite)",
+)
 KEYS = frozenset({"seed", "scalar"})
-QUAD_TOLERANCE = 1e-9     # scipy.quad relative accuracy ~1e-12 on these smooth integrands; 3 digits of margin
+QUAD_TOLERANCE = (
+    1e-9  # scipy.quad relative accuracy ~1e-12 on these smooth integrands; 3 digits of margin
+)
 # Draws per L: at least `min`, raised to the designed number, never above `cap` (time: about
 # 1 s per 10^4 draws at L = 100 on one core). quick uses the first three L of the scenario.
-PLAN = {"quick": {"min": 8000, "cap": 60000, "n_L": 3},
-        "standard": {"min": 40000, "cap": 200000, "n_L": None},
-        "full": {"min": 100000, "cap": 400000, "n_L": None}}
+PLAN = {
+    "quick": {"min": 8000, "cap": 60000, "n_L": 3},
+    "standard": {"min": 40000, "cap": 200000, "n_L": None},
+    "full": {"min": 100000, "cap": 400000, "n_L": None},
+}
 POWER_TARGET = 0.999
 # The derived variance is that of the L -> oo limit; at finite L it differs by O(L^-1/2). Stated
 # margin on the variance for L >= 25 (scenario L below 25 get no derived power).
@@ -73,7 +81,16 @@ def default_scenario() -> dict:
     factor 1 - mu.omega = 1.25 makes the cross term large (C1 = 0.638, cross term -0.998, heuristic
     1.504), so both the heuristic and a dropped factor 2 in the cross term (C1 off by 0.499) differ
     from C1 by several times the designed standard error."""
-    return {"seed": 0, "scalar": {"d": 5, "noise": 0.1, "mu": [-1.0], "omega": [0.25], "L": [25, 50, 100, 200, 400]}}
+    return {
+        "seed": 0,
+        "scalar": {
+            "d": 5,
+            "noise": 0.1,
+            "mu": [-1.0],
+            "omega": [0.25],
+            "L": [25, 50, 100, 200, 400],
+        },
+    }
 
 
 def validate(s: dict) -> dict:
@@ -90,18 +107,36 @@ def validate(s: dict) -> dict:
         raise ValueError(f"scalar.noise = {s2!r} must be a variance >= 0")
     mu = np.asarray(t.get("mu"), float)
     om = np.asarray(t.get("omega"), float)
-    if mu.ndim != 1 or mu.size < 1 or mu.shape != om.shape or not np.all(np.isfinite(mu)) or not np.all(np.isfinite(om)):
-        raise ValueError(f"scalar.mu = {t.get('mu')!r} and scalar.omega = {t.get('omega')!r} must be finite lists of equal length")
+    if (
+        mu.ndim != 1
+        or mu.size < 1
+        or mu.shape != om.shape
+        or not np.all(np.isfinite(mu))
+        or not np.all(np.isfinite(om))
+    ):
+        raise ValueError(
+            f"scalar.mu = {t.get('mu')!r} and scalar.omega = {t.get('omega')!r} must be finite lists of equal length"
+        )
     if np.any(np.outer(om, om) >= 0.5):
-        raise ValueError(f"scalar.omega = {om.tolist()}: omega_h omega_k >= 1/2, the 1/L coefficient is infinite")
+        raise ValueError(
+            f"scalar.omega = {om.tolist()}: omega_h omega_k >= 1/2, the 1/L coefficient is infinite"
+        )
     if not any(mu[om == w].sum() != 0 for w in np.unique(om)):
-        raise ValueError(f"scalar.mu = {mu.tolist()}, scalar.omega = {om.tolist()}: the heads' predictions cancel (mu sums "
-                         "to 0 over the heads of each omega), so the prediction is 0, R_L = R_inf exactly at every L and "
-                         "there is no rate to measure")
+        raise ValueError(
+            f"scalar.mu = {mu.tolist()}, scalar.omega = {om.tolist()}: the heads' predictions cancel (mu sums "
+            "to 0 over the heads of each omega), so the prediction is 0, R_L = R_inf exactly at every L and "
+            "there is no rate to measure"
+        )
     Ls = t.get("L")
-    if not isinstance(Ls, list) or len(Ls) < 2 or any(isinstance(L, bool) or not isinstance(L, int) or L < 2 for L in Ls) \
-            or sorted(set(Ls)) != Ls:
-        raise ValueError(f"scalar.L = {Ls!r} must be a strictly increasing list of at least two integers >= 2")
+    if (
+        not isinstance(Ls, list)
+        or len(Ls) < 2
+        or any(isinstance(L, bool) or not isinstance(L, int) or L < 2 for L in Ls)
+        or sorted(set(Ls)) != Ls
+    ):
+        raise ValueError(
+            f"scalar.L = {Ls!r} must be a strictly increasing list of at least two integers >= 2"
+        )
     sigma, points = exact_section.validate_points(t, d)
     out.update(seed=seed, d=d, s2=float(s2), mu=mu, omega=om, Ls=Ls, sigma=sigma, points=points)
     return out
@@ -110,9 +145,17 @@ def validate(s: dict) -> dict:
 def quadrature_first_order(mu, omega, d, s2) -> float:
     """Second route: C1 from 1-D quadrature of E_Q[e^{cQ}(c Q/d + 1 + s2)], Q ~ chi2_d (scipy.stats density)."""
     logpdf = stats.chi2(d).logpdf
-    def E(c, f):   # E[e^{cQ} f(Q)], the exponent merged with the log-density (no overflow)
-        return integrate.quad(lambda Q: f(Q) * math.exp(c * Q + logpdf(Q)) if Q > 0 else 0.0, 0, np.inf,
-                              epsabs=0, epsrel=1e-13, limit=200)[0]
+
+    def E(c, f):  # E[e^{cQ} f(Q)], the exponent merged with the log-density (no overflow)
+        return integrate.quad(
+            lambda Q: f(Q) * math.exp(c * Q + logpdf(Q)) if Q > 0 else 0.0,
+            0,
+            np.inf,
+            epsabs=0,
+            epsrel=1e-13,
+            limit=200,
+        )[0]
+
     total = 0.0
     for h in range(len(mu)):
         for k in range(len(mu)):
@@ -137,17 +180,25 @@ def first_order_estimate(s: dict, Ls, means, ses) -> dict:
     mu, om = s["mu"], s["omega"]
     if mu.size > 2:
         C_hat, C_se = fit_intercept(Ls, means, ses)
-        return {"C1_hat": C_hat, "se": C_se, "systematic": 0.0,
-                "how": "weighted fit C1 + C2/L; no exact route for more than two heads, the model is assumed"}
+        return {
+            "C1_hat": C_hat,
+            "se": C_se,
+            "systematic": 0.0,
+            "how": "weighted fit C1 + C2/L; no exact route for more than two heads, the model is assumed",
+        }
     model = fr.Model(np.eye(s["d"]), np.eye(s["d"]), 1.0 / s["d"], s["s2"])
     lim = exact_section.excess_limit(model, mu, om)
     exact = [exact_section.scaled_excess(model, L, mu, om) for L in Ls]
     Y = np.array([m - (F - lim["value"]) for m, (F, _) in zip(means, exact)])
     w = 1.0 / np.asarray(ses, float) ** 2
-    return {"C1_hat": float(w @ Y / w.sum()), "se": float(1.0 / math.sqrt(w.sum())),
-            "systematic": max(e for _, e in exact) + lim["uncertainty"],
-            "how": f"inverse-variance mean of mean_L - (F_exact(L) - F_lim), F_lim by {lim['method']}",
-            "limit": lim, "F_exact": [F for F, _ in exact]}
+    return {
+        "C1_hat": float(w @ Y / w.sum()),
+        "se": float(1.0 / math.sqrt(w.sum())),
+        "systematic": max(e for _, e in exact) + lim["uncertainty"],
+        "how": f"inverse-variance mean of mean_L - (F_exact(L) - F_lim), F_lim by {lim['method']}",
+        "limit": lim,
+        "F_exact": [F for F, _ in exact],
+    }
 
 
 def fit_intercept(Ls, means, ses):
@@ -167,28 +218,49 @@ def design(s: dict, profile: str) -> dict:
     estimate the check uses (first_order_estimate), so the planned power is a lower bound."""
     plan = PLAN[profile]
     mu, om, d, s2 = s["mu"], s["omega"], s["d"], s["s2"]
-    Ls = s["Ls"][:plan["n_L"]] if plan["n_L"] else list(s["Ls"])
+    Ls = s["Ls"][: plan["n_L"]] if plan["n_L"] else list(s["Ls"])
     C1, heur = sr.first_order(mu, om, d, s2), sr.heuristic(mu, om, d, s2)
     cross = 2 * (1 - float(mu @ om)) * float(mu @ kernels.scalar_bias_term(om, d))
     effects = {"control_heuristic": abs(C1 - heur), "slip_cross_term_halved": abs(cross) / 2}
     z = sig.z_critical(check_false_alarm())
-    out = {"L": Ls, "power_target": POWER_TARGET, "variance_margin": VARIANCE_MARGIN, "effects": effects,
-           "critical_value": z, "false_alarm_statement_check": check_false_alarm()}
+    out = {
+        "L": Ls,
+        "power_target": POWER_TARGET,
+        "variance_margin": VARIANCE_MARGIN,
+        "effects": effects,
+        "critical_value": z,
+        "false_alarm_statement_check": check_false_alarm(),
+    }
     if mu.size != 1 or min(Ls) < MIN_L_FOR_DESIGN or 2 * om[0] ** 2 >= 0.25:
-        out.update(draws_per_L=plan["min"], power="not derived (one head, L >= 25 and 4 omega^2 < 1/2 only)",
-                   control_run=True)
+        out.update(
+            draws_per_L=plan["min"],
+            power="not derived (one head, L >= 25 and 4 omega^2 < 1/2 only)",
+            control_run=True,
+        )
         return out
     var = VARIANCE_MARGIN * float(kernels.scalar_estimator_variance(mu[0], om[0], d, s2))
     f = pw.intercept_factor(Ls)
-    need = {k: sig.draws_for_power(e, var, z, POWER_TARGET, f) if e > 0 else math.inf for k, e in effects.items()}
+    need = {
+        k: sig.draws_for_power(e, var, z, POWER_TARGET, f) if e > 0 else math.inf
+        for k, e in effects.items()
+    }
     n = int(min(max(plan["min"], max(need.values())), plan["cap"]))
     se = math.sqrt(f * var / n)
     power = {k: sig.power(e, se, z) for k, e in effects.items()}
-    out.update(estimator_variance=var, intercept_factor=f, draws_needed=need, draws_per_L=n, planned_se=se,
-               power=power, control_run=power["control_heuristic"] >= POWER_TARGET,
-               probability_verified=1 - check_false_alarm())
+    out.update(
+        estimator_variance=var,
+        intercept_factor=f,
+        draws_needed=need,
+        draws_per_L=n,
+        planned_se=se,
+        power=power,
+        control_run=power["control_heuristic"] >= POWER_TARGET,
+        probability_verified=1 - check_false_alarm(),
+    )
     if not out["control_run"]:
-        out["note"] = f"the heuristic control is not run at {profile}: its power at the cap is below {POWER_TARGET}"
+        out["note"] = (
+            f"the heuristic control is not run at {profile}: its power at the cap is below {POWER_TARGET}"
+        )
     return out
 
 
@@ -196,15 +268,28 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
     """`coefficient(mu, omega, d, s2)` replaces the exact C1 (sensitivity tests)."""
     s = validate(scenario)
     mu, om, d, s2 = s["mu"], s["omega"], s["d"], s["s2"]
-    checks = [symbolic_check("ratio expansion, tilted Gaussian moments, chi2 averages",
-                             {p.statement: p for p in catalogue.risk_scalar_proofs()})]
+    checks = [
+        symbolic_check(
+            "ratio expansion, tilted Gaussian moments, chi2 averages",
+            {p.statement: p for p in catalogue.risk_scalar_proofs()},
+        )
+    ]
     C1 = (coefficient or sr.first_order)(mu, om, d, s2)
     heur = sr.heuristic(mu, om, d, s2)
     quad = quadrature_first_order(mu, om, d, s2)
     rel = abs(C1 - quad) / max(abs(quad), 1e-300)
-    checks.append(Check("emitted C1 vs 1-D quadrature of the chi2 expectations", "quadrature", rel <= QUAD_TOLERANCE,
-                        rel, QUAD_TOLERANCE, "relative difference; quad at epsrel 1e-13", id="c1/emitted-vs-quadrature",
-                        unit="relative error"))
+    checks.append(
+        Check(
+            "emitted C1 vs 1-D quadrature of the chi2 expectations",
+            "quadrature",
+            rel <= QUAD_TOLERANCE,
+            rel,
+            QUAD_TOLERANCE,
+            "relative difference; quad at epsrel 1e-13",
+            id="c1/emitted-vs-quadrature",
+            unit="relative error",
+        )
+    )
     dz = design(s, profile)
     n, Ls = dz["draws_per_L"], dz["L"]
     means, ses, mc_risk = [], [], {}
@@ -221,53 +306,125 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
     z_heur = max(0.0, abs(C_hat - heur) - sys_err) / C_se
     powerless = sys_err > exact_section.SLOW_EXPANSION_MAX * abs(C1)
     name = "Monte Carlo: the 1/L coefficient estimated from finite L equals the exact C1"
-    detail = (f"(|C1_hat - C1| - systematic) / se; C1_hat = {C_hat:.5g} +- {C_se:.2g} ({est['how']}; systematic "
-              f"{sys_err:.2g}) over L = {Ls} ({n} draws each, sized beforehand: design); two-sided, false alarm "
-              f"{check_false_alarm():g}, refuted beyond it")
+    detail = (
+        f"(|C1_hat - C1| - systematic) / se; C1_hat = {C_hat:.5g} +- {C_se:.2g} ({est['how']}; systematic "
+        f"{sys_err:.2g}) over L = {Ls} ({n} draws each, sized beforehand: design); two-sided, false alarm "
+        f"{check_false_alarm():g}, refuted beyond it"
+    )
     if powerless:
-        checks.append(unjudged(name, "montecarlo", f"systematic error {sys_err:.2g} above "
-                               f"{exact_section.SLOW_EXPANSION_MAX:g} C1: no power", value=z_exact, bound=z, detail=detail, id="c1/montecarlo",
-                               unit="|z|"))
+        checks.append(
+            unjudged(
+                name,
+                "montecarlo",
+                f"systematic error {sys_err:.2g} above "
+                f"{exact_section.SLOW_EXPANSION_MAX:g} C1: no power",
+                value=z_exact,
+                bound=z,
+                detail=detail,
+                id="c1/montecarlo",
+                unit="|z|",
+            )
+        )
     else:
         # resolution: a relative slip of C1 must clear the systematic allowance the statistic subtracts
-        checks.append(Check(name, "montecarlo", z_exact <= z, z_exact, z, detail, id="c1/montecarlo", unit="|z|",
-                            detectable=sig.resolution(C1, C_se, z, allowance=sys_err)))
+        checks.append(
+            Check(
+                name,
+                "montecarlo",
+                z_exact <= z,
+                z_exact,
+                z,
+                detail,
+                id="c1/montecarlo",
+                unit="|z|",
+                detectable=sig.resolution(C1, C_se, z, allowance=sys_err),
+            )
+        )
     control = "control: the exp(d omega^2) heuristic coefficient is refuted by Monte Carlo"
     if dz["control_run"]:
-        checks.append(Check(control, "control", True if z_heur > z else None, z_heur, z,
-                            f"(|C1_hat - heuristic| - systematic) / se (heuristic {heur:.5g}), refuted above the critical "
-                            f"value; power {_power_text(dz['power'])}; undecided (never passed) when not refuted", tier="statistical", id="control/heuristic-c1",
-                            unit="|z|"))
+        checks.append(
+            Check(
+                control,
+                "control",
+                True if z_heur > z else None,
+                z_heur,
+                z,
+                f"(|C1_hat - heuristic| - systematic) / se (heuristic {heur:.5g}), refuted above the critical "
+                f"value; power {_power_text(dz['power'])}; undecided (never passed) when not refuted",
+                tier="statistical",
+                id="control/heuristic-c1",
+                unit="|z|",
+            )
+        )
     else:
-        checks.append(unjudged(control, "control", dz["note"], tier="statistical", bound=z, id="control/heuristic-c1",
-                               unit="|z|"))
+        checks.append(
+            unjudged(
+                control,
+                "control",
+                dz["note"],
+                tier="statistical",
+                bound=z,
+                id="control/heuristic-c1",
+                unit="|z|",
+            )
+        )
     # Optima at finite L under each coefficient.
     H = mu.size
     optima = {}
     for L in s["Ls"]:
-        ex = sr.optimum(lambda m, o: sr.infinite_risk(m, o, s2) + sr.first_order(m, o, d, s2) / L, H)
+        ex = sr.optimum(
+            lambda m, o: sr.infinite_risk(m, o, s2) + sr.first_order(m, o, d, s2) / L, H
+        )
         he = sr.optimum(lambda m, o: sr.infinite_risk(m, o, s2) + sr.heuristic(m, o, d, s2) / L, H)
-        optima[L] = {"exact": {"mu": ex[0].tolist(), "omega": ex[1].tolist(), "risk": ex[2]},
-                     "heuristic": {"mu": he[0].tolist(), "omega": he[1].tolist(), "risk": he[2],
-                                   "exact_risk_at_heuristic_optimum":
-                                       sr.infinite_risk(he[0], he[1], s2) + sr.first_order(he[0], he[1], d, s2) / L}}
-    one_head = (lambda m, o: sr.first_order(np.array([m]), np.array([o]), d, s2)) if mu.size == 1 else None
+        optima[L] = {
+            "exact": {"mu": ex[0].tolist(), "omega": ex[1].tolist(), "risk": ex[2]},
+            "heuristic": {
+                "mu": he[0].tolist(),
+                "omega": he[1].tolist(),
+                "risk": he[2],
+                "exact_risk_at_heuristic_optimum": sr.infinite_risk(he[0], he[1], s2)
+                + sr.first_order(he[0], he[1], d, s2) / L,
+            },
+        }
+    one_head = (
+        (lambda m, o: sr.first_order(np.array([m]), np.array([o]), d, s2)) if mu.size == 1 else None
+    )
     exact_checks, exact_quantities = exact_section.run(s, profile, rng, first_order=one_head)
     checks += exact_checks
-    quantities = {"infinite_risk": R_inf, "first_order_coefficient": C1, "heuristic_coefficient": heur,
-                  "first_order_quadrature": quad, "mc_first_order_fit": [C_hat, C_se],
-                  "mc_first_order_systematic": sys_err,
-                  "mc_scaled_excess": {L: [m, e] for L, m, e in zip(Ls, means, ses)},
-                  "mc_risk_by_L": mc_risk, "optima": optima, "design": dz,
-                  **exact_quantities,
-                  "family_wise_false_alarm": 2 * check_false_alarm()}
+    quantities = {
+        "infinite_risk": R_inf,
+        "first_order_coefficient": C1,
+        "heuristic_coefficient": heur,
+        "first_order_quadrature": quad,
+        "mc_first_order_fit": [C_hat, C_se],
+        "mc_first_order_systematic": sys_err,
+        "mc_scaled_excess": {L: [m, e] for L, m, e in zip(Ls, means, ses)},
+        "mc_risk_by_L": mc_risk,
+        "optima": optima,
+        "design": dz,
+        **exact_quantities,
+        "family_wise_false_alarm": 2 * check_false_alarm(),
+    }
     heads = exact_quantities["two_heads"]
-    series = exact_section.heads.series(exact_quantities["optimum_curve"], heads.get("optimum"),
-                                            sr.infinite_risk(np.ones(1), np.ones(1), s2))   # R_inf at its minimiser p = 1
+    series = exact_section.heads.series(
+        exact_quantities["optimum_curve"],
+        heads.get("optimum"),
+        sr.infinite_risk(np.ones(1), np.ones(1), s2),
+    )  # R_inf at its minimiser p = 1
     latex, mathml = shown.for_claim(ID)
-    return certificate(CLAIM, {"seed": s["seed"], "scalar": s.get("scalar", {})}, profile, s["seed"], checks,
-                       quantities, series=series, provenance=provenance(), formulas=latex, formulas_mathml=mathml,
-                       precision=stated_precision(checks))
+    return certificate(
+        CLAIM,
+        {"seed": s["seed"], "scalar": s.get("scalar", {})},
+        profile,
+        s["seed"],
+        checks,
+        quantities,
+        series=series,
+        provenance=provenance(),
+        formulas=latex,
+        formulas_mathml=mathml,
+        precision=stated_precision(checks),
+    )
 
 
 def stated_precision(checks) -> list[dict]:
@@ -275,39 +432,66 @@ def stated_precision(checks) -> list[dict]:
     error (certio.precision_entry): optimizers' argmins at their tolerance, error estimates to two
     digits."""
     brent = "an argmin by bounded Brent, xatol 1e-7 on omega (mu from the profile)"
-    flat = ("an argmin at L up to 1e6, where R_L is flat to its rounding: |d omega| ~ (2 eps_R / R'')^(1/2) "
-            "with eps_R ~ 1e-13")
+    flat = (
+        "an argmin at L up to 1e6, where R_L is flat to its rounding: |d omega| ~ (2 eps_R / R'')^(1/2) "
+        "with eps_R ~ 1e-13"
+    )
     nelder = "a two-head argmin by Nelder-Mead, xatol 1e-4 on omega (mu ~ 1/omega: relative 1e-4 / omega)"
     estimate = "an error estimate (quadrature and optimizer errors), stated to two digits"
     rows = "quantities.two_heads.optimum.rows[*]"
-    out = [precision_entry("quantities.optimum_curve.exact[*].omega", brent, abs=1e-6),
-           precision_entry("quantities.optimum_curve.exact[*].mu", brent, abs=1e-5),
-           precision_entry("quantities.optimum_rate.optima[*].omega", flat, abs=1e-4),
-           precision_entry("quantities.optimum_rate.optima[*].mu", flat, abs=1e-3)]
+    out = [
+        precision_entry("quantities.optimum_curve.exact[*].omega", brent, abs=1e-6),
+        precision_entry("quantities.optimum_curve.exact[*].mu", brent, abs=1e-5),
+        precision_entry("quantities.optimum_rate.optima[*].omega", flat, abs=1e-4),
+        precision_entry("quantities.optimum_rate.optima[*].mu", flat, abs=1e-3),
+    ]
     for head in ("one_head", "two_heads", "symmetry_broken"):
-        out += [precision_entry(f"{rows}.{head}.omega", nelder, abs=1e-4),
-                precision_entry(f"{rows}.{head}.mu", nelder, rel=1e-2)]
-    out += [precision_entry(path, estimate, rel=1e-2)
-            for path in ("quantities.exact_risk_error", f"{rows}.gain_error", f"{rows}.*.error",
-                         "quantities.optimum_rate.model_error", "quantities.optimum_rate.propagated_error",
-                         "quantities.optimum_rate.scaled_error", "series.finite_optimum.two_heads_error")]
-    out.append(precision_entry(f"{rows}.symmetry_broken.risk_minus_optimum",
-                               "a risk difference at Nelder-Mead optima (fatol 1e-12, xatol 1e-4)", rel=1e-5))
+        out += [
+            precision_entry(f"{rows}.{head}.omega", nelder, abs=1e-4),
+            precision_entry(f"{rows}.{head}.mu", nelder, rel=1e-2),
+        ]
+    out += [
+        precision_entry(path, estimate, rel=1e-2)
+        for path in (
+            "quantities.exact_risk_error",
+            f"{rows}.gain_error",
+            f"{rows}.*.error",
+            "quantities.optimum_rate.model_error",
+            "quantities.optimum_rate.propagated_error",
+            "quantities.optimum_rate.scaled_error",
+            "series.finite_optimum.two_heads_error",
+        )
+    ]
+    out.append(
+        precision_entry(
+            f"{rows}.symmetry_broken.risk_minus_optimum",
+            "a risk difference at Nelder-Mead optima (fatol 1e-12, xatol 1e-4)",
+            rel=1e-5,
+        )
+    )
     for c in checks:
         if c.id == "rate/optimum-c-star":
-            out += [precision_entry(f"{check_path(ID, c)}.{k}", f"from argmins at large L ({flat})", rel=1e-2)
-                    for k in ("value", "bound", "detail")]
+            out += [
+                precision_entry(
+                    f"{check_path(ID, c)}.{k}", f"from argmins at large L ({flat})", rel=1e-2
+                )
+                for k in ("value", "bound", "detail")
+            ]
     return out
 
 
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     plan = PLAN[profile]
-    n, keep = plan["cap"], plan["n_L"]                     # the most draws per L; quick's first L
+    n, keep = plan["cap"], plan["n_L"]  # the most draws per L; quick's first L
     Ls = s["Ls"][:keep] if keep else s["Ls"]
     width = s["d"] + 2 * s["mu"].size + 2
-    memory = 8 * max(Ls) * width * 4                      # one draw's arrays at the largest L
-    return budgets.Estimate("finite-prompt-risk", n * float(sum(Ls)) * width, memory,
-                            f"scalar.L = {s['Ls']}: up to {n} Monte Carlo draws per L")
+    memory = 8 * max(Ls) * width * 4  # one draw's arrays at the largest L
+    return budgets.Estimate(
+        "finite-prompt-risk",
+        n * float(sum(Ls)) * width,
+        memory,
+        f"scalar.L = {s['Ls']}: up to {n} Monte Carlo draws per L",
+    )
 
 
 KEY_DOCS = (
@@ -315,22 +499,56 @@ KEY_DOCS = (
     scen.Key("scalar", "d", "integer >= 1", "dimension of x ~ N(0, sigma)"),
     scen.Key("scalar", "noise", "number >= 0", "label noise variance s2"),
     scen.Key("scalar", "mu", "one number per head", "head scales mu_h"),
-    scen.Key("scalar", "omega", "one number per head", "head temperatures omega_h, every omega_h omega_k < 1/2"),
-    scen.Key("scalar", "L", "at least two strictly increasing integers >= 2", "prompt lengths of the Monte Carlo"),
-    scen.Key("scalar", "sigma", "d x d SPD matrix (optional)", "input covariance (default I_d); C1 and its Monte "
-             "Carlo are for sigma = I, the exact finite-L risk at `points` for any sigma",
-             example=lambda s: [[1.0 if i == j else 0.0 for j in range(s["scalar"]["d"])] for i in range(s["scalar"]["d"])]),
-    scen.Key("scalar", "points", "list of tables {mu, omega, L} (optional)", "where the exact finite-L risk is computed "
-             "and checked against Monte Carlo (one or two heads; the certificate's exact_risk, mc_risk follow this order)",
-             example=lambda s: [{"mu": [0.5], "omega": [0.3], "L": 8}]),
+    scen.Key(
+        "scalar",
+        "omega",
+        "one number per head",
+        "head temperatures omega_h, every omega_h omega_k < 1/2",
+    ),
+    scen.Key(
+        "scalar",
+        "L",
+        "at least two strictly increasing integers >= 2",
+        "prompt lengths of the Monte Carlo",
+    ),
+    scen.Key(
+        "scalar",
+        "sigma",
+        "d x d SPD matrix (optional)",
+        "input covariance (default I_d); C1 and its Monte "
+        "Carlo are for sigma = I, the exact finite-L risk at `points` for any sigma",
+        example=lambda s: [
+            [1.0 if i == j else 0.0 for j in range(s["scalar"]["d"])]
+            for i in range(s["scalar"]["d"])
+        ],
+    ),
+    scen.Key(
+        "scalar",
+        "points",
+        "list of tables {mu, omega, L} (optional)",
+        "where the exact finite-L risk is computed "
+        "and checked against Monte Carlo (one or two heads; the certificate's exact_risk, mc_risk follow this order)",
+        example=lambda s: [{"mu": [0.5], "omega": [0.3], "L": 8}],
+    ),
 )
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, KEYS, validate=validate, estimate=work_estimate,
-              keys=KEY_DOCS,
-              rests_on=("lemma-2.1", "prop-3.1"),
-              display=display.finite_prompt_risk,
-              figure="finite_optimum",
-              hunt=Space(".hunt_strategies:scalar_space", heads_region, 6,
-                         regions=("1 head(s)", "2 head(s)")))
+CLAIM = Claim(
+    ID,
+    TITLE,
+    STATEMENT,
+    HYPOTHESES,
+    run,
+    default_scenario,
+    KEYS,
+    validate=validate,
+    estimate=work_estimate,
+    keys=KEY_DOCS,
+    rests_on=("lemma-2.1", "prop-3.1"),
+    display=display.finite_prompt_risk,
+    figure="finite_optimum",
+    hunt=Space(
+        ".hunt_strategies:scalar_space", heads_region, 6, regions=("1 head(s)", "2 head(s)")
+    ),
+)
 
 
 def _power_text(power) -> str:

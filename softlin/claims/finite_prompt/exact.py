@@ -33,7 +33,13 @@ import math
 import numpy as np
 
 from ...derivations import catalogue, selfnormalised_error
-from ...numerics import authors_sgd, finite_risk as fr, finite_risk_heads as frh, heads_montecarlo, scalar_risk as sr
+from ...numerics import (
+    authors_sgd,
+    finite_risk as fr,
+    finite_risk_heads as frh,
+    heads_montecarlo,
+    scalar_risk as sr,
+)
 from ...numerics import significance as sig, validate
 from ...numerics.extrapolation import aitken
 from . import heads
@@ -46,7 +52,7 @@ from ..common import symbolic_check
 ERROR_TOLERANCE = 1e-4
 EXPANSION_L = 10**6
 EXPANSION_TOLERANCE = 1e-4
-SLOW_EXPANSION_MAX = 0.05      # slow_expansion_check: a relative tolerance above this has no power
+SLOW_EXPANSION_MAX = 0.05  # slow_expansion_check: a relative tolerance above this has no power
 POWER_TARGET = 0.999
 PILOT = 4000
 DRAWS = {"quick": 20000, "standard": 100000, "full": 400000}
@@ -76,18 +82,32 @@ def excess_limit(model, mu, omega) -> dict:
     the formula."""
     c = float(np.max(np.outer(omega, omega)))
     if 3 * c < 0.5:
-        (F6, _), (F7, e7) = scaled_excess(model, 10**6, mu, omega), scaled_excess(model, 10**7, mu, omega)
-        return {"value": F7, "uncertainty": 2 * abs(F6 - F7) / 9 + e7, "method": "F(1e7), C2/L remainder",
-                "F": {"1e6": F6, "1e7": F7}}
+        (F6, _), (F7, e7) = (
+            scaled_excess(model, 10**6, mu, omega),
+            scaled_excess(model, 10**7, mu, omega),
+        )
+        return {
+            "value": F7,
+            "uncertainty": 2 * abs(F6 - F7) / 9 + e7,
+            "method": "F(1e7), C2/L remainder",
+            "F": {"1e6": F6, "1e7": F7},
+        }
     Ls = (10**4, 10**5, 10**6, 10**7)
     F, err = map(np.array, zip(*(scaled_excess(model, L, mu, omega) for L in Ls)))
     limit, previous = aitken(F[1:]), aitken(F[:3])
-    h = 1e-6 * max(1.0, float(np.max(np.abs(F))))     # first-order propagation by central differences
-    carried = sum(abs(aitken(F[1:] + h * e) - aitken(F[1:] - h * e)) / (2 * h) * err[k + 1]
-                  for k, e in enumerate(np.eye(3)))
-    return {"value": limit, "uncertainty": abs(limit - previous) + carried, "carried_errors": carried,
-            "method": "Aitken over L = 1e5, 1e6, 1e7 (remainder slower than 1/L: 3 max omega_h omega_k >= 1/2)",
-            "previous_window": previous, "F": dict(zip(("1e4", "1e5", "1e6", "1e7"), F.tolist()))}
+    h = 1e-6 * max(1.0, float(np.max(np.abs(F))))  # first-order propagation by central differences
+    carried = sum(
+        abs(aitken(F[1:] + h * e) - aitken(F[1:] - h * e)) / (2 * h) * err[k + 1]
+        for k, e in enumerate(np.eye(3))
+    )
+    return {
+        "value": limit,
+        "uncertainty": abs(limit - previous) + carried,
+        "carried_errors": carried,
+        "method": "Aitken over L = 1e5, 1e6, 1e7 (remainder slower than 1/L: 3 max omega_h omega_k >= 1/2)",
+        "previous_window": previous,
+        "F": dict(zip(("1e4", "1e5", "1e6", "1e7"), F.tolist())),
+    }
 
 
 def slow_expansion_check(model, mu: float, omega: float, C1: float) -> tuple[Check, dict]:
@@ -98,19 +118,42 @@ def slow_expansion_check(model, mu: float, omega: float, C1: float) -> tuple[Che
     lim = excess_limit(model, [mu], [omega])
     tol, rel = lim["uncertainty"] / abs(C1), abs(lim["value"] - C1) / abs(C1)
     F = list(lim["F"].values())
-    detail = (f"3 omega^2 = {3 * omega**2:.4g} >= 1/2: the remainder decays slower than 1/L; "
-              f"F(L) = L (R_L - R_inf) = {', '.join(f'{x:.9g}' for x in F)} at L = 1e4 .. 1e7, Aitken limit "
-              f"{lim['value']:.9g} (window 1e4..1e6: {lim['previous_window']:.9g}), C1 = {C1:.9g}; tolerance = "
-              f"window change + stated errors carried ({lim['carried_errors'] / abs(C1):.2g} relative)")
+    detail = (
+        f"3 omega^2 = {3 * omega**2:.4g} >= 1/2: the remainder decays slower than 1/L; "
+        f"F(L) = L (R_L - R_inf) = {', '.join(f'{x:.9g}' for x in F)} at L = 1e4 .. 1e7, Aitken limit "
+        f"{lim['value']:.9g} (window 1e4..1e6: {lim['previous_window']:.9g}), C1 = {C1:.9g}; tolerance = "
+        f"window change + stated errors carried ({lim['carried_errors'] / abs(C1):.2g} relative)"
+    )
     name = "exact risk vs its 1/L expansion: L (R_L - R_inf) -> C1 (Aitken over L = 1e5, 1e6, 1e7)"
     if tol > SLOW_EXPANSION_MAX:
-        check = unjudged(name, "quadrature", f"the stated error {tol:.3g} of C1 exceeds {SLOW_EXPANSION_MAX:g}: no power",
-                         value=rel, bound=tol, detail=detail, id="exact/expansion-c1",
-                         unit="relative error")
+        check = unjudged(
+            name,
+            "quadrature",
+            f"the stated error {tol:.3g} of C1 exceeds {SLOW_EXPANSION_MAX:g}: no power",
+            value=rel,
+            bound=tol,
+            detail=detail,
+            id="exact/expansion-c1",
+            unit="relative error",
+        )
     else:
-        check = Check(name, "quadrature", rel <= tol, rel, tol, detail, id="exact/expansion-c1", unit="relative error")
-    return check, {"L": 10**7, "scaled_excess": F[-1], "C1": C1, "aitken_limit": lim["value"],
-                   "aitken_previous_window": lim["previous_window"]}
+        check = Check(
+            name,
+            "quadrature",
+            rel <= tol,
+            rel,
+            tol,
+            detail,
+            id="exact/expansion-c1",
+            unit="relative error",
+        )
+    return check, {
+        "L": 10**7,
+        "scaled_excess": F[-1],
+        "C1": C1,
+        "aitken_limit": lim["value"],
+        "aitken_previous_window": lim["previous_window"],
+    }
 
 
 def optimum_curve(model, d: int, s2: float, Ls: list[int]) -> dict:
@@ -118,6 +161,7 @@ def optimum_curve(model, d: int, s2: float, Ls: list[int]) -> dict:
     authors' heuristic optimum mu(omega) = omega / (omega^2 + (1 + s2) e^{d omega^2} / L) minimised over
     omega, and the exact risk that the heuristic optimum really achieves (isotropic inputs)."""
     from scipy.optimize import minimize_scalar
+
     out = {"L": Ls, "exact": [], "heuristic": []}
     for L in Ls:
         surface = fr.RiskSurface(model, L, OMEGA_MAX)
@@ -127,14 +171,29 @@ def optimum_curve(model, d: int, s2: float, Ls: list[int]) -> dict:
         def heur(w):
             # the heuristic risk R_inf + heuristic / L (emitted kernels) is quadratic in mu: its three values
             # at mu = 0, +-1 give mu*(omega) = omega / (omega^2 + (1 + s2) e^{d omega^2} / L) without retyping it
-            r = {m: sr.infinite_risk([m], [w], s2) + sr.heuristic([m], [w], d, s2) / L for m in (0.0, 1.0, -1.0)}
+            r = {
+                m: sr.infinite_risk([m], [w], s2) + sr.heuristic([m], [w], d, s2) / L
+                for m in (0.0, 1.0, -1.0)
+            }
             c1, c2 = (r[1.0] - r[-1.0]) / 2, (r[1.0] + r[-1.0]) / 2 - r[0.0]
             m = -c1 / (2 * c2)
             return r[0.0] + c1 * m + c2 * m * m, m
-        res = minimize_scalar(lambda w: heur(w)[0], bounds=(1e-3, OMEGA_MAX), method="bounded", options={"xatol": 1e-7})
+
+        res = minimize_scalar(
+            lambda w: heur(w)[0],
+            bounds=(1e-3, OMEGA_MAX),
+            method="bounded",
+            options={"xatol": 1e-7},
+        )
         hm = heur(res.x)[1]
-        out["heuristic"].append({"mu": hm, "omega": float(res.x), "predicted_risk": heur(res.x)[0],
-                                 "exact_risk": surface.risk(hm, float(res.x))})
+        out["heuristic"].append(
+            {
+                "mu": hm,
+                "omega": float(res.x),
+                "predicted_risk": heur(res.x)[0],
+                "exact_risk": surface.risk(hm, float(res.x)),
+            }
+        )
     return out
 
 
@@ -145,26 +204,40 @@ def default_points() -> list[dict]:
     ones) and a same-sign pair at L = 5."""
     return [{"mu": [-1.0], "omega": [0.25], "L": L} for L in (1, 2, 10, 100)] + [
         {"mu": [1.5], "omega": [0.45], "L": 20},
-        {"mu": [1.0, -1.0], "omega": [0.37, -0.37], "L": 10}, {"mu": [1.0, 0.5], "omega": [0.5, 0.2], "L": 5}]
+        {"mu": [1.0, -1.0], "omega": [0.37, -0.37], "L": 10},
+        {"mu": [1.0, 0.5], "omega": [0.5, 0.2], "L": 5},
+    ]
 
 
 def validate_points(t: dict, d: int) -> tuple[np.ndarray, list[dict]]:
     """(sigma, points) from the [scalar] table."""
-    sigma = np.eye(d) if t.get("sigma") is None else validate.positive_definite(f"scalar.sigma (scalar.d = {d})",
-                                                                                 t["sigma"], d)
+    sigma = (
+        np.eye(d)
+        if t.get("sigma") is None
+        else validate.positive_definite(f"scalar.sigma (scalar.d = {d})", t["sigma"], d)
+    )
     points = t.get("points", default_points())
     if not isinstance(points, list) or not points:
-        raise ValueError("scalar.points must be a non-empty list of {mu = [..], omega = [..], L = ..}")
+        raise ValueError(
+            "scalar.points must be a non-empty list of {mu = [..], omega = [..], L = ..}"
+        )
     out = []
     for i, p in enumerate(points):
         if not isinstance(p, dict) or set(p) != {"mu", "omega", "L"}:
             raise ValueError(f"scalar.points[{i}] = {p!r} must have exactly the keys mu, omega, L")
         mu, om, L = p["mu"], p["omega"], p["L"]
         if not (isinstance(mu, list) and isinstance(om, list) and len(mu) == len(om) >= 1):
-            raise ValueError(f"scalar.points[{i}]: mu and omega must be lists of equal length (one value per head)")
+            raise ValueError(
+                f"scalar.points[{i}]: mu and omega must be lists of equal length (one value per head)"
+            )
         if len(mu) > 2:
-            raise ValueError(f"scalar.points[{i}]: the exact finite-L risk covers one or two heads (got {len(mu)})")
-        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in mu + om):
+            raise ValueError(
+                f"scalar.points[{i}]: the exact finite-L risk covers one or two heads (got {len(mu)})"
+            )
+        if not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+            for x in mu + om
+        ):
             raise ValueError(f"scalar.points[{i}]: mu and omega must be finite numbers")
         if isinstance(L, bool) or not isinstance(L, int) or not 1 <= L <= 10**6:
             raise ValueError(f"scalar.points[{i}].L = {L!r} must be an integer in [1, 10^6]")
@@ -180,15 +253,26 @@ def _exact(model, p):
 
 def _mc(sigma, s2, tau, point, n, rng, generator="correct"):
     if len(point["mu"]) == 2:
-        e = heads_montecarlo.risk(sigma, s2, tau, point["L"], point["mu"], point["omega"], n, rng, generator)
+        e = heads_montecarlo.risk(
+            sigma, s2, tau, point["L"], point["mu"], point["omega"], n, rng, generator
+        )
         return e["risk"], e["excess"]
-    e = authors_sgd.evaluate({"m": ("softmax", point["mu"][0], point["omega"][0])}, sigma, s2, tau, point["L"],
-                             generator, n, rng)
+    e = authors_sgd.evaluate(
+        {"m": ("softmax", point["mu"][0], point["omega"][0])},
+        sigma,
+        s2,
+        tau,
+        point["L"],
+        generator,
+        n,
+        rng,
+    )
     return e["risk"]["m"], e["excess_over_limit"]["m"]
 
 
-def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optimum: bool = True
-        ) -> tuple[list[Check], dict]:
+def run(
+    s: dict, profile: str, rng: np.random.Generator, first_order=None, optimum: bool = True
+) -> tuple[list[Check], dict]:
     """`first_order(mu, omega)` is the scenario's C1 (one head, sigma = I) or None; `optimum=False`
     skips the optimum curve (tests of the other checks)."""
     d, s2, tau = s["d"], s["s2"], 1.0 / s["d"]
@@ -200,33 +284,71 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
     # R_inf depends on the heads through p = mu.omega only (the integrand at A = B = 0)
     r_inf = [fr.infinite_risk(model, float(np.dot(p["mu"], p["omega"])), 1.0) for p in points]
     rel_err = max(e.error / abs(e.value) for e in exact)
-    proofs = (list(catalogue.risk_finite_proofs()) + list(catalogue.risk_finite_heads_proofs())
-              + selfnormalised_error.stein_proofs())
-    checks = [symbolic_check("exact finite-L risk (one and two heads): Stein mean, conditional risk, beta averages, anchors",
-                             {p.statement: p for p in proofs}, id="exact/proofs"),
-              Check("exact finite-L risk: stated numerical error", "quadrature", rel_err <= ERROR_TOLERANCE, rel_err,
-                    ERROR_TOLERANCE, "largest relative error estimate over the points (quadrature nodes and table "
-                    "refinement differences, numerics/finite_risk.py)", tier="consistency", id="exact/stated-error",
-                    unit="relative error")]
+    proofs = (
+        list(catalogue.risk_finite_proofs())
+        + list(catalogue.risk_finite_heads_proofs())
+        + selfnormalised_error.stein_proofs()
+    )
+    checks = [
+        symbolic_check(
+            "exact finite-L risk (one and two heads): Stein mean, conditional risk, beta averages, anchors",
+            {p.statement: p for p in proofs},
+            id="exact/proofs",
+        ),
+        Check(
+            "exact finite-L risk: stated numerical error",
+            "quadrature",
+            rel_err <= ERROR_TOLERANCE,
+            rel_err,
+            ERROR_TOLERANCE,
+            "largest relative error estimate over the points (quadrature nodes and table "
+            "refinement differences, numerics/finite_risk.py)",
+            tier="consistency",
+            id="exact/stated-error",
+            unit="relative error",
+        ),
+    ]
     ones = [(p, e) for p, e in zip(points, exact) if p["L"] == 1]
     if ones:
-        dev = max(abs(e.value - (np.trace(sigma) * tau + s2 + sum(p["mu"]) ** 2 * (np.trace(sigma) * tau + s2)))
-                  / e.value for p, e in ones)
+        dev = max(
+            abs(
+                e.value
+                - (np.trace(sigma) * tau + s2 + sum(p["mu"]) ** 2 * (np.trace(sigma) * tau + s2))
+            )
+            / e.value
+            for p, e in ones
+        )
         tol = max(e.error / e.value for _, e in ones)
-        checks.append(Check("L = 1 anchor: R_1 = tau tr(sigma) + s2 + (sum_h mu_h)^2 (tau tr(sigma) + s2)", "quadrature",
-                            dev <= tol, dev, tol, "relative difference from the closed form of the prediction mu y_1, "
-                            "within the stated numerical error", id="exact/anchor-l1",
-                            unit="relative error"))
+        checks.append(
+            Check(
+                "L = 1 anchor: R_1 = tau tr(sigma) + s2 + (sum_h mu_h)^2 (tau tr(sigma) + s2)",
+                "quadrature",
+                dev <= tol,
+                dev,
+                tol,
+                "relative difference from the closed form of the prediction mu y_1, "
+                "within the stated numerical error",
+                id="exact/anchor-l1",
+                unit="relative error",
+            )
+        )
     # Alternatives for the control (one-head points): the first-order risk (isotropic) or the authors' generator.
     one = [len(p["mu"]) == 1 for p in points]
     if isotropic and first_order is not None:
         alt_name, alt_id = "the first-order risk R_inf + C1 / L", "first-order-risk"
-        alt = [ri + first_order(p["mu"][0], p["omega"][0]) / p["L"] if o else None for p, ri, o in zip(points, r_inf, one)]
+        alt = [
+            ri + first_order(p["mu"][0], p["omega"][0]) / p["L"] if o else None
+            for p, ri, o in zip(points, r_inf, one)
+        ]
     elif not isotropic:
-        alt_name, alt_id = ("the authors' generator's risk (prompt covariance sigma^2, query covariance I; erratum 5)",
-                            "authors-generator-risk")
-        alt = [fr.exact_risk(authors, p["L"], p["mu"][0], p["omega"][0]).value if o else None
-               for p, o in zip(points, one)]
+        alt_name, alt_id = (
+            "the authors' generator's risk (prompt covariance sigma^2, query covariance I; erratum 5)",
+            "authors-generator-risk",
+        )
+        alt = [
+            fr.exact_risk(authors, p["L"], p["mu"][0], p["omega"][0]).value if o else None
+            for p, o in zip(points, one)
+        ]
     else:
         alt_name, alt_id, alt = None, None, None
     z = sig.z_critical(check_false_alarm(), tests=2 * len(points))
@@ -241,12 +363,22 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
                 continue
             _, ex = _mc(sigma, s2, tau, p, PILOT, pilot_rng)
             var = ex[1] ** 2 * PILOT
-            pw = sig.power(exact[i].value - alt[i], math.sqrt(var / n), z) if var > 0 else float("nan")
+            pw = (
+                sig.power(exact[i].value - alt[i], math.sqrt(var / n), z)
+                if var > 0
+                else float("nan")
+            )
             if best is None or pw > best[1]:
                 best = (i, pw)
-        plan = {"point": best[0], "draws": n, "pilot_draws": PILOT, "power": best[1], "alternative": alt_name}
+        plan = {
+            "point": best[0],
+            "draws": n,
+            "pilot_draws": PILOT,
+            "power": best[1],
+            "alternative": alt_name,
+        }
     mc, mc_se, ex_z, tot_z, mc_ex = [], [], [], [], []
-    tot_se, ex_se = [], []                 # the z-tests' standard errors (Check.detectable)
+    tot_se, ex_se = [], []  # the z-tests' standard errors (Check.detectable)
     for p, e, ri in zip(points, exact, r_inf):
         risk, excess = _mc(sigma, s2, tau, p, n, rng)
         mc.append(risk[0])
@@ -257,17 +389,42 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
         # the exact route's stated error is deterministic: subtracted before dividing by the se
         tot_z.append(max(0.0, abs(risk[0] - e.value) - e.error) / tot_se[-1])
         ex_z.append(max(0.0, abs(excess[0] - (e.value - ri)) - e.error) / ex_se[-1])
-    checks.append(Check("Monte Carlo risk equals the exact finite-L risk at every point", "montecarlo",
-                        max(tot_z) <= z, max(tot_z), z, f"largest (|MC - exact| - stated error) / se over {len(points)} points, "
-                        f"{n} fresh prompts each; two-sided, Bonferroni over {2 * len(points)} tests (both Monte Carlo checks) at "
-                        f"family-wise false alarm {check_false_alarm():g}", id="exact/montecarlo-risk",
-                        unit="|z|", detectable=sig.resolution([e.value for e in exact], tot_se, z,
-                                                              allowance=[e.error for e in exact])))
-    checks.append(Check("Monte Carlo excess over the infinite-prompt loss equals R_L - R_inf at every point", "montecarlo",
-                        max(ex_z) <= z, max(ex_z), z, "largest (|MC - exact| - stated error) / se; the excess is sampled with the "
-                        "infinite-prompt loss as an exact control variate (same prompts)", id="exact/montecarlo-excess",
-                        unit="|z|", detectable=sig.resolution([e.value - ri for e, ri in zip(exact, r_inf)], ex_se, z,
-                                                              allowance=[e.error for e in exact])))
+    checks.append(
+        Check(
+            "Monte Carlo risk equals the exact finite-L risk at every point",
+            "montecarlo",
+            max(tot_z) <= z,
+            max(tot_z),
+            z,
+            f"largest (|MC - exact| - stated error) / se over {len(points)} points, "
+            f"{n} fresh prompts each; two-sided, Bonferroni over {2 * len(points)} tests (both Monte Carlo checks) at "
+            f"family-wise false alarm {check_false_alarm():g}",
+            id="exact/montecarlo-risk",
+            unit="|z|",
+            detectable=sig.resolution(
+                [e.value for e in exact], tot_se, z, allowance=[e.error for e in exact]
+            ),
+        )
+    )
+    checks.append(
+        Check(
+            "Monte Carlo excess over the infinite-prompt loss equals R_L - R_inf at every point",
+            "montecarlo",
+            max(ex_z) <= z,
+            max(ex_z),
+            z,
+            "largest (|MC - exact| - stated error) / se; the excess is sampled with the "
+            "infinite-prompt loss as an exact control variate (same prompts)",
+            id="exact/montecarlo-excess",
+            unit="|z|",
+            detectable=sig.resolution(
+                [e.value - ri for e, ri in zip(exact, r_inf)],
+                ex_se,
+                z,
+                allowance=[e.error for e in exact],
+            ),
+        )
+    )
     if plan is not None:
         i = plan["point"]
         zc = abs(mc_ex[i][0] - (alt[i] - r_inf[i])) / mc_ex[i][1]
@@ -275,11 +432,31 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
         where = f"at point {i} (L = {points[i]['L']}), planned power {plan['power']:.6g} from a {PILOT}-prompt pilot"
         if plan["power"] >= POWER_TARGET:
             # judged at its planned power: a control that then misses its wrong formula fails
-            checks.append(Check(name, "control", zc > z, zc, z, f"{where}; judged", tier="statistical", id=f"control/{alt_id}",
-                                unit="|z|"))
+            checks.append(
+                Check(
+                    name,
+                    "control",
+                    zc > z,
+                    zc,
+                    z,
+                    f"{where}; judged",
+                    tier="statistical",
+                    id=f"control/{alt_id}",
+                    unit="|z|",
+                )
+            )
         else:
-            checks.append(unjudged(name, "control", f"{where}: below {POWER_TARGET}", tier="statistical", bound=z, id=f"control/{alt_id}",
-                                   unit="|z|"))
+            checks.append(
+                unjudged(
+                    name,
+                    "control",
+                    f"{where}: below {POWER_TARGET}",
+                    tier="statistical",
+                    bound=z,
+                    id=f"control/{alt_id}",
+                    unit="|z|",
+                )
+            )
     expansion = None
     if isotropic and first_order is not None:
         mu0, om0 = s["mu"][0], s["omega"][0]
@@ -288,45 +465,94 @@ def run(s: dict, profile: str, rng: np.random.Generator, first_order=None, optim
             big = fr.exact_risk(model, EXPANSION_L, mu0, om0)
             scaled = EXPANSION_L * (big.value - fr.infinite_risk(model, mu0, om0))
             rel = abs(scaled - C1) / abs(C1)
-            checks.append(Check(f"exact risk vs its 1/L expansion: L (R_L - R_inf) -> C1 (L = {EXPANSION_L:g})",
-                                "quadrature", rel <= EXPANSION_TOLERANCE, rel, EXPANSION_TOLERANCE,
-                                f"L (R_L - R_inf) = {scaled:.9g}, C1 = {C1:.9g}; the remainder C2 / L (3 omega^2 < 1/2)", id="exact/expansion-c1",
-                                unit="relative error"))
-            expansion = {"L": EXPANSION_L, "scaled_excess": scaled, "error": EXPANSION_L * big.error, "C1": C1}
+            checks.append(
+                Check(
+                    f"exact risk vs its 1/L expansion: L (R_L - R_inf) -> C1 (L = {EXPANSION_L:g})",
+                    "quadrature",
+                    rel <= EXPANSION_TOLERANCE,
+                    rel,
+                    EXPANSION_TOLERANCE,
+                    f"L (R_L - R_inf) = {scaled:.9g}, C1 = {C1:.9g}; the remainder C2 / L (3 omega^2 < 1/2)",
+                    id="exact/expansion-c1",
+                    unit="relative error",
+                )
+            )
+            expansion = {
+                "L": EXPANSION_L,
+                "scaled_excess": scaled,
+                "error": EXPANSION_L * big.error,
+                "C1": C1,
+            }
         else:
             check, expansion = slow_expansion_check(model, mu0, om0, C1)
             checks.append(check)
     curve = None
     if isotropic and optimum:
-        curve = optimum_curve(model, d, s2, AUTHORS_LS[:OPTIMUM_QUICK] if profile == "quick" else AUTHORS_LS)
-        curve["heuristic_excess"] = [h["exact_risk"] - e["risk"] for e, h in zip(curve["exact"], curve["heuristic"])]
+        curve = optimum_curve(
+            model, d, s2, AUTHORS_LS[:OPTIMUM_QUICK] if profile == "quick" else AUTHORS_LS
+        )
+        curve["heuristic_excess"] = [
+            h["exact_risk"] - e["risk"] for e, h in zip(curve["exact"], curve["heuristic"])
+        ]
         # Witness at the smallest L, re-evaluated with stated errors: the gap must exceed both errors.
         e0, h0 = curve["exact"][0], curve["heuristic"][0]
         at_opt = fr.exact_risk(model, curve["L"][0], e0["mu"], e0["omega"])
         at_heur = fr.exact_risk(model, curve["L"][0], h0["mu"], h0["omega"])
         gap, err = at_heur.value - at_opt.value, at_heur.error + at_opt.error
-        checks.append(Check("beyond the paper: the heuristic's optimum is not the finite-L optimum", "quadrature",
-                            gap > err, gap, err,
-                            f"exact risk at the heuristic optimum minus the exact optimum's, L = {curve['L'][0]}; "
-                            "must exceed the sum of their stated numerical errors (the excess at every L is "
-                            "in optimum_curve.heuristic_excess)", tier="consistency", id="beyond/heuristic-optimum-differs",
-                            unit="risk"))
-    heads_result = {"heuristic_at_points": heads.heuristic_errors(model, d, s2, points, exact) if isotropic else None}
+        checks.append(
+            Check(
+                "beyond the paper: the heuristic's optimum is not the finite-L optimum",
+                "quadrature",
+                gap > err,
+                gap,
+                err,
+                f"exact risk at the heuristic optimum minus the exact optimum's, L = {curve['L'][0]}; "
+                "must exceed the sum of their stated numerical errors (the excess at every L is "
+                "in optimum_curve.heuristic_excess)",
+                tier="consistency",
+                id="beyond/heuristic-optimum-differs",
+                unit="risk",
+            )
+        )
+    heads_result = {
+        "heuristic_at_points": heads.heuristic_errors(model, d, s2, points, exact)
+        if isotropic
+        else None
+    }
     if curve is not None:
         one_head = {L: (e["mu"], e["omega"]) for L, e in zip(curve["L"], curve["exact"])}
-        heads_checks, heads_result["optimum"] = heads.optimum_checks(model, profile, one_head, d, s2)
+        heads_checks, heads_result["optimum"] = heads.optimum_checks(
+            model, profile, one_head, d, s2
+        )
         checks += heads_checks
     rate_result = None
     if isotropic and optimum and profile != "quick":
         # R*_inf = R_inf at p = mu omega = 1 (its minimiser), from the emitted kernel
-        rate_checks, rate_result = rate.run(model, d, s2, sr.infinite_risk(np.ones(1), np.ones(1), s2))
+        rate_checks, rate_result = rate.run(
+            model, d, s2, sr.infinite_risk(np.ones(1), np.ones(1), s2)
+        )
         checks += rate_checks
     quantities = {
-        "optimum_curve": curve, "two_heads": heads_result, "optimum_rate": rate_result,
-        "points": points, "exact_risk": [e.value for e in exact], "exact_risk_error": [e.error for e in exact],
-        "mc_risk": mc, "mc_risk_stderr": mc_se, "exact_infinite_risk": r_inf,
-        "mc_excess": [m[0] for m in mc_ex], "mc_excess_stderr": [m[1] for m in mc_ex],
-        "exact_risk_authors_generator": None if isotropic else
-        [fr.exact_risk(authors, p["L"], p["mu"][0], p["omega"][0]).value if o else None for p, o in zip(points, one)],
-        "expansion": expansion, "control_plan": plan, "draws_per_point": n, "sigma": sigma.tolist()}
+        "optimum_curve": curve,
+        "two_heads": heads_result,
+        "optimum_rate": rate_result,
+        "points": points,
+        "exact_risk": [e.value for e in exact],
+        "exact_risk_error": [e.error for e in exact],
+        "mc_risk": mc,
+        "mc_risk_stderr": mc_se,
+        "exact_infinite_risk": r_inf,
+        "mc_excess": [m[0] for m in mc_ex],
+        "mc_excess_stderr": [m[1] for m in mc_ex],
+        "exact_risk_authors_generator": None
+        if isotropic
+        else [
+            fr.exact_risk(authors, p["L"], p["mu"][0], p["omega"][0]).value if o else None
+            for p, o in zip(points, one)
+        ],
+        "expansion": expansion,
+        "control_plan": plan,
+        "draws_per_point": n,
+        "sigma": sigma.tolist(),
+    }
     return checks, quantities

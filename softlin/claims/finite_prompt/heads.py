@@ -23,13 +23,19 @@ from ...numerics import finite_risk as fr, finite_risk_heads as frh, scalar_risk
 from ..base import Check
 
 AUTHORS_LS = list(range(10, 101, 10)) + list(range(200, 1001, 100))
-OPTIMUM_LS = {"quick": [], "standard": AUTHORS_LS, "full": AUTHORS_LS}   # ~1 s per L on one idle core
-SEARCH_POINTS = 9          # table points per step of the search (the optimum is then re-evaluated exactly)
-OMEGA_LO = 0.02            # the search's lower end in omega (the profile flattens as omega -> 0)
-DELTA = 0.05               # the symmetry-breaking perturbation of the optimum
+OPTIMUM_LS = {
+    "quick": [],
+    "standard": AUTHORS_LS,
+    "full": AUTHORS_LS,
+}  # ~1 s per L on one idle core
+SEARCH_POINTS = 9  # table points per step of the search (the optimum is then re-evaluated exactly)
+OMEGA_LO = 0.02  # the search's lower end in omega (the profile flattens as omega -> 0)
+DELTA = 0.05  # the symmetry-breaking perturbation of the optimum
 
 
-def heuristic_errors(model: fr.Model, d: int, s2: float, points: list[dict], exact: list) -> list[dict]:
+def heuristic_errors(
+    model: fr.Model, d: int, s2: float, points: list[dict], exact: list
+) -> list[dict]:
     """The entrywise heuristic (emitted kernels) against the exact risk at the two-head points."""
     out = []
     for p, e in zip(points, exact):
@@ -37,13 +43,21 @@ def heuristic_errors(model: fr.Model, d: int, s2: float, points: list[dict], exa
             continue
         mu, om = np.array(p["mu"]), np.array(p["omega"])
         h = sr.infinite_risk(mu, om, s2) + sr.heuristic(mu, om, d, s2) / p["L"]
-        out.append({"point": p, "exact": e.value, "exact_error": e.error, "heuristic": h,
-                    "relative_error": (h - e.value) / e.value})
+        out.append(
+            {
+                "point": p,
+                "exact": e.value,
+                "exact_error": e.error,
+                "heuristic": h,
+                "relative_error": (h - e.value) / e.value,
+            }
+        )
     return out
 
 
-def optimum_checks(model: fr.Model, profile: str, one_head: dict | None, d: int, s2: float,
-                   progress=None) -> tuple[list[Check], dict | None]:
+def optimum_checks(
+    model: fr.Model, profile: str, one_head: dict | None, d: int, s2: float, progress=None
+) -> tuple[list[Check], dict | None]:
     """The two-head optimum at OPTIMUM_LS[profile] against the one-head optimum `one_head`
     ({L: (mu, omega)}, from the one-head optimum curve); see the module docstring."""
     Ls = [L for L in OPTIMUM_LS[profile] if one_head and L in one_head]
@@ -58,39 +72,95 @@ def optimum_checks(model: fr.Model, profile: str, one_head: dict | None, d: int,
         broken, mu_b = frh.profile_at(model, L, [w + DELTA, -w + DELTA])
         mu2, om2 = np.array(anti["mu"]), np.array(anti["omega"])
         heur = sr.infinite_risk(mu2, om2, s2) + sr.heuristic(mu2, om2, d, s2) / L
-        rows.append({"L": L, "two_heads": {**anti, "risk": two.value, "error": two.error, "heuristic_risk": heur,
-                                           "at_search_boundary": bool(abs(w - OMEGA_LO) < 1e-3)},
-                     "one_head": {"mu": one_head[L][0], "omega": one_head[L][1], "risk": one.value, "error": one.error},
-                     "gain": one.value - two.value, "gain_error": one.error + two.error,
-                     "symmetry_broken": {"omega": [w + DELTA, -w + DELTA], "mu": mu_b.tolist(),
-                                         "risk_minus_optimum": broken - two.value}})
+        rows.append(
+            {
+                "L": L,
+                "two_heads": {
+                    **anti,
+                    "risk": two.value,
+                    "error": two.error,
+                    "heuristic_risk": heur,
+                    "at_search_boundary": bool(abs(w - OMEGA_LO) < 1e-3),
+                },
+                "one_head": {
+                    "mu": one_head[L][0],
+                    "omega": one_head[L][1],
+                    "risk": one.value,
+                    "error": one.error,
+                },
+                "gain": one.value - two.value,
+                "gain_error": one.error + two.error,
+                "symmetry_broken": {
+                    "omega": [w + DELTA, -w + DELTA],
+                    "mu": mu_b.tolist(),
+                    "risk_minus_optimum": broken - two.value,
+                },
+            }
+        )
         if progress:
             progress(f"two-head optimum L = {L}: R* = {two.value:.6g} (one head {one.value:.6g})")
     worst = min(r["gain"] + r["gain_error"] for r in rows)
     helps = min(r["gain"] - r["gain_error"] for r in rows)
     local = min(r["symmetry_broken"]["risk_minus_optimum"] + r["two_heads"]["error"] for r in rows)
     checks = [
-        Check("two heads: the optimum is never worse than the one-head optimum", "quadrature", worst >= 0, worst, 0.0,
-              f"min over L = {Ls} of R*_L(1 head) - R*_L(2 heads) + stated errors; must be >= 0", tier="consistency", id="heads/never-worse",
-              unit="risk"),
-        Check("two heads: the antisymmetric optimum is a minimum in the symmetry-breaking direction", "quadrature",
-              local >= 0, local, 0.0, f"min over L of R_L(omega + {DELTA}, -omega + {DELTA}; mu re-optimised) - R*_L "
-              "+ its stated error; must be >= 0", id="heads/antisymmetric-minimum", unit="risk"),
-        Check("beyond the paper: a second head helps at finite L", "quadrature", helps > 0, helps, 0.0,
-              f"min over L = {Ls} of the gain R*_L(1 head) - R*_L(2 heads) minus its stated error; must be > 0", id="beyond/second-head-helps",
-              unit="risk"),
+        Check(
+            "two heads: the optimum is never worse than the one-head optimum",
+            "quadrature",
+            worst >= 0,
+            worst,
+            0.0,
+            f"min over L = {Ls} of R*_L(1 head) - R*_L(2 heads) + stated errors; must be >= 0",
+            tier="consistency",
+            id="heads/never-worse",
+            unit="risk",
+        ),
+        Check(
+            "two heads: the antisymmetric optimum is a minimum in the symmetry-breaking direction",
+            "quadrature",
+            local >= 0,
+            local,
+            0.0,
+            f"min over L of R_L(omega + {DELTA}, -omega + {DELTA}; mu re-optimised) - R*_L "
+            "+ its stated error; must be >= 0",
+            id="heads/antisymmetric-minimum",
+            unit="risk",
+        ),
+        Check(
+            "beyond the paper: a second head helps at finite L",
+            "quadrature",
+            helps > 0,
+            helps,
+            0.0,
+            f"min over L = {Ls} of the gain R*_L(1 head) - R*_L(2 heads) minus its stated error; must be > 0",
+            id="beyond/second-head-helps",
+            unit="risk",
+        ),
     ]
-    return checks, {"L": Ls, "rows": rows, "search": {"family": "antisymmetric (mu, omega), (-mu, -omega)",
-                                                       "omega_lo": OMEGA_LO, "table_points": SEARCH_POINTS}}
+    return checks, {
+        "L": Ls,
+        "rows": rows,
+        "search": {
+            "family": "antisymmetric (mu, omega), (-mu, -omega)",
+            "omega_lo": OMEGA_LO,
+            "table_points": SEARCH_POINTS,
+        },
+    }
 
 
 def series(curve: dict | None, optimum: dict | None, infinite: float) -> dict:
     """The figure's series "finite_optimum" (softlin/render/figures_heads.py)."""
     if curve is None:
         return {}
-    out = {"L": curve["L"], "one_head": [e["risk"] for e in curve["exact"]],
-           "heuristic_exact": [h["exact_risk"] for h in curve["heuristic"]], "infinite": infinite}
+    out = {
+        "L": curve["L"],
+        "one_head": [e["risk"] for e in curve["exact"]],
+        "heuristic_exact": [h["exact_risk"] for h in curve["heuristic"]],
+        "infinite": infinite,
+    }
     if optimum is not None:
-        out.update(two_heads_L=optimum["L"], two_heads=[r["two_heads"]["risk"] for r in optimum["rows"]],
-                   two_heads_error=[r["two_heads"]["error"] for r in optimum["rows"]])
+        out.update(
+            two_heads_L=optimum["L"],
+            two_heads=[r["two_heads"]["risk"] for r in optimum["rows"]],
+            two_heads_error=[r["two_heads"]["error"] for r in optimum["rows"]],
+        )
     return {"finite_optimum": out}

@@ -33,14 +33,16 @@ OMEGA_MAX = 1.0
 def limit_constant(d: int, s2: float) -> tuple[float, float]:
     """(c*, omega*) = min over omega of C1(1/omega, omega) (emitted kernel), omega in (0, 1/sqrt 2)."""
     f = lambda w: sr.first_order(np.array([1.0 / w]), np.array([w]), d, s2)
-    res = minimize_scalar(f, bounds=(1e-3, 0.5**0.5 - 1e-6), method="bounded", options={"xatol": 1e-10})
+    res = minimize_scalar(
+        f, bounds=(1e-3, 0.5**0.5 - 1e-6), method="bounded", options={"xatol": 1e-10}
+    )
     return float(res.fun), float(res.x)
 
 
 def _solve(Ls, Y, errors) -> tuple[float, float]:
     """(c, propagated error) from Y_L = c + (a + b ln L) / L solved at three L."""
     X = np.array([[1.0, 1.0 / L, np.log(L) / L] for L in Ls])
-    w = np.linalg.solve(X.T, np.eye(3)[:, 0])          # c = w . Y
+    w = np.linalg.solve(X.T, np.eye(3)[:, 0])  # c = w . Y
     return float(w @ Y), float(np.abs(w) @ errors)
 
 
@@ -52,7 +54,9 @@ def estimate(Ls, Y, errors) -> tuple[float, float, float]:
     return c, prop, abs(c - c_low)
 
 
-def run(model: fr.Model, d: int, s2: float, r_inf_star: float, c_star: float | None = None) -> tuple[list[Check], dict]:
+def run(
+    model: fr.Model, d: int, s2: float, r_inf_star: float, c_star: float | None = None
+) -> tuple[list[Check], dict]:
     """`c_star` replaces the derived constant (sensitivity tests)."""
     derived, omega_star = limit_constant(d, s2)
     c_star = derived if c_star is None else c_star
@@ -66,9 +70,26 @@ def run(model: fr.Model, d: int, s2: float, r_inf_star: float, c_star: float | N
     c_hat, prop, model_err = estimate(RATE_LS, np.array(Y), np.array(errs))
     tol = prop + model_err
     dev = abs(c_hat - c_star)
-    check = Check("rate: L (R*_L - R*_inf) -> c* = min_omega pair(omega^2) / omega^2", "quadrature", dev <= tol, dev, tol,
-                  f"|c*_hat - c*|, c*_hat = {c_hat:.8g} from Y_L = c + (a + b ln L)/L at L = {RATE_LS[1:]} (exact optimum), "
-                  f"c* = {c_star:.8g}; tolerance = propagated stated errors {prop:.2g} + model error {model_err:.2g} "
-                  f"(change of the estimate from L = {RATE_LS[:3]})", id="rate/optimum-c-star", unit="absolute error")
-    return [check], {"L": RATE_LS, "scaled_excess": Y, "scaled_error": errs, "optima": opt, "c_star": c_star,
-                     "omega_star": omega_star, "c_star_estimate": c_hat, "propagated_error": prop, "model_error": model_err}
+    check = Check(
+        "rate: L (R*_L - R*_inf) -> c* = min_omega pair(omega^2) / omega^2",
+        "quadrature",
+        dev <= tol,
+        dev,
+        tol,
+        f"|c*_hat - c*|, c*_hat = {c_hat:.8g} from Y_L = c + (a + b ln L)/L at L = {RATE_LS[1:]} (exact optimum), "
+        f"c* = {c_star:.8g}; tolerance = propagated stated errors {prop:.2g} + model error {model_err:.2g} "
+        f"(change of the estimate from L = {RATE_LS[:3]})",
+        id="rate/optimum-c-star",
+        unit="absolute error",
+    )
+    return [check], {
+        "L": RATE_LS,
+        "scaled_excess": Y,
+        "scaled_error": errs,
+        "optima": opt,
+        "c_star": c_star,
+        "omega_star": omega_star,
+        "c_star_estimate": c_hat,
+        "propagated_error": prop,
+        "model_error": model_err,
+    }

@@ -74,12 +74,12 @@ ROUNDING_MSE = 1e-24
 @dataclass
 class Subject:
     label: str
-    law: object                                        # .sample(rng, shape)
+    law: object  # .sample(rng, shape)
     claimed_kernel: Callable[[np.ndarray], np.ndarray]  # Z (n, d) -> (n, k)
-    claimed_exact: Callable[[np.ndarray], list]         # z (d,) -> k values at >= 40 digits
-    claimed_moments: Callable[[np.ndarray], tuple]      # z -> (E w^2, E w^2 ||V(z'-mu_a)||^2)
+    claimed_exact: Callable[[np.ndarray], list]  # z (d,) -> k values at >= 40 digits
+    claimed_moments: Callable[[np.ndarray], tuple]  # z -> (E w^2, E w^2 ||V(z'-mu_a)||^2)
     claimed_log_normaliser: Callable[[np.ndarray], float]  # z -> log E e^{z'^T U z} (fixed shift c)
-    reference_mp: Callable[[np.ndarray], list]          # z -> k mpf values (independent route)
+    reference_mp: Callable[[np.ndarray], list]  # z -> k mpf values (independent route)
     reference_float: Callable[[np.ndarray], np.ndarray]  # Z -> (n, k) (independent route)
     reference_name: str
     # (z, t, c) -> (E X, Var X) per coordinate for X = e^{a^T z' - c}(V z' - t), z' from `law`
@@ -120,11 +120,20 @@ def formula_check(subject: Subject, queries: np.ndarray) -> tuple[Check, list, l
         claimed_all.append([float(c) for c in claimed])
         reference_all.append([float(r) for r in reference])
     value = float(worst)
-    return Check(f"{subject.label}: derived formula at 40 digits vs {subject.reference_name} (mpmath, 40 digits)",
-                 "quadrature", value <= DIGITS_TOLERANCE, value, DIGITS_TOLERANCE,
-                 f"max |formula - quadrature| over {len(queries)} queries; tolerance leaves 15 of 40 digits", id="battery/limit-40-digits",
-                 unit="absolute error"), \
-        claimed_all, reference_all
+    return (
+        Check(
+            f"{subject.label}: derived formula at 40 digits vs {subject.reference_name} (mpmath, 40 digits)",
+            "quadrature",
+            value <= DIGITS_TOLERANCE,
+            value,
+            DIGITS_TOLERANCE,
+            f"max |formula - quadrature| over {len(queries)} queries; tolerance leaves 15 of 40 digits",
+            id="battery/limit-40-digits",
+            unit="absolute error",
+        ),
+        claimed_all,
+        reference_all,
+    )
 
 
 def term_scale(law, V) -> float:
@@ -145,41 +154,76 @@ def kernel_check(subject: Subject, queries: np.ndarray, V) -> tuple[Check, np.nd
     value = float(np.max(np.abs(kernel - reference)) / scale)
     if not np.all(np.isfinite(kernel)):
         value = math.inf
-    return Check(f"{subject.label}: float64 kernel vs {subject.reference_name} (float64)", "quadrature",
-                 value <= FLOAT_RELATIVE_TOLERANCE, value, FLOAT_RELATIVE_TOLERANCE,
-                 f"max |kernel - reference| / max(max |reference|, sqrt(E ||V z'||^2) = {size:.3g}) over the queries", id="battery/kernel-float64",
-                 unit="relative error"), \
-        kernel, reference
+    return (
+        Check(
+            f"{subject.label}: float64 kernel vs {subject.reference_name} (float64)",
+            "quadrature",
+            value <= FLOAT_RELATIVE_TOLERANCE,
+            value,
+            FLOAT_RELATIVE_TOLERANCE,
+            f"max |kernel - reference| / max(max |reference|, sqrt(E ||V z'||^2) = {size:.3g}) over the queries",
+            id="battery/kernel-float64",
+            unit="relative error",
+        ),
+        kernel,
+        reference,
+    )
 
 
-def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budget,
-                      rng: np.random.Generator) -> tuple[list[Check], dict]:
-    limit = subject.claimed_kernel(queries)                                  # (Q, k)
+def montecarlo_checks(
+    subject: Subject, queries: np.ndarray, U, V, budget: Budget, rng: np.random.Generator
+) -> tuple[list[Check], dict]:
+    limit = subject.claimed_kernel(queries)  # (Q, k)
     moments = [subject.claimed_moments(z) for z in queries]
     n_tests = len(budget.Ls) * len(queries)
     alpha = check_false_alarm() / n_tests
     shifts = np.array([subject.claimed_log_normaliser(z) for z in queries])
     # Var X per (query, coordinate) under the claimed limit: Catoni's variance (Var Y = Var X / L)
-    var_x = np.array([subject.numerator_moments(z, t, c)[1] for z, t, c in zip(queries, limit, shifts)])
+    var_x = np.array(
+        [subject.numerator_moments(z, t, c)[1] for z, t, c in zip(queries, limit, shifts)]
+    )
     per_test = check_false_alarm() / numerator_tests(budget, queries, limit.shape[1])
-    series = {"L": [], "rmse": [], "mse": [], "mse_stderr": [], "bound": [], "quantile": [], "exceed": [],
-              "numerator_z": [], "numerator_catoni": []}
+    series = {
+        "L": [],
+        "rmse": [],
+        "mse": [],
+        "mse_stderr": [],
+        "bound": [],
+        "quantile": [],
+        "exceed": [],
+        "numerator_z": [],
+        "numerator_catoni": [],
+    }
     if subject.exact_mse is not None:
         series["exact_mse"] = []
     rejected, informative, worst_freq = [], 0, 0.0
     for L in sweep(budget.Ls, f"{subject.label}: Monte Carlo", weights=budget.Ls, item="L"):
-        acc = attention.sampled_accumulator(subject.law, rng, budget.trials, L, U, V, queries, shifts)
+        acc = attention.sampled_accumulator(
+            subject.law, rng, budget.trials, L, U, V, queries, shifts
+        )
         out = acc.result()
-        err = np.linalg.norm(out - limit[None, :, :], axis=2)                # (trials, Q)
-        centred = (acc.fixed_num - limit[None, :, :] * acc.fixed_den[..., None]) / L   # (trials, Q, k)
-        z_num = montecarlo.studentised_numerator(centred, acc.fixed_num / L, limit[None, :, :] * acc.fixed_den[..., None] / L)
+        err = np.linalg.norm(out - limit[None, :, :], axis=2)  # (trials, Q)
+        centred = (
+            acc.fixed_num - limit[None, :, :] * acc.fixed_den[..., None]
+        ) / L  # (trials, Q, k)
+        z_num = montecarlo.studentised_numerator(
+            centred, acc.fixed_num / L, limit[None, :, :] * acc.fixed_den[..., None] / L
+        )
         series["numerator_z"].append(z_num.tolist())
-        series["numerator_catoni"].append(numerator_ratio(centred, acc.fixed_num / L,
-                                                          limit[None, :, :] * acc.fixed_den[..., None] / L,
-                                                          var_x / L, per_test).tolist())
+        series["numerator_catoni"].append(
+            numerator_ratio(
+                centred,
+                acc.fixed_num / L,
+                limit[None, :, :] * acc.fixed_den[..., None] / L,
+                var_x / L,
+                per_test,
+            ).tolist()
+        )
         if not np.all(np.isfinite(err)):
-            raise FloatingPointError(f"non-finite finite-prompt output at L = {L} ({subject.label})")
-        sq = np.mean(err**2, axis=1)                                          # averaged over queries
+            raise FloatingPointError(
+                f"non-finite finite-prompt output at L = {L} ({subject.label})"
+            )
+        sq = np.mean(err**2, axis=1)  # averaged over queries
         bounds = [deviation_bound(L, budget.delta, w2, num) for w2, num in moments]
         counts = [int(np.sum(err[:, q] > bounds[q])) for q in range(len(queries))]
         for q, (b, c) in enumerate(zip(bounds, counts)):
@@ -190,7 +234,9 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
                     rejected.append((L, q, c))
         series["L"].append(L)
         series["mse"].append(float(sq.mean()))
-        series["mse_stderr"].append(float(sq.std(ddof=1) / math.sqrt(budget.trials)) if budget.trials > 1 else math.inf)
+        series["mse_stderr"].append(
+            float(sq.std(ddof=1) / math.sqrt(budget.trials)) if budget.trials > 1 else math.inf
+        )
         series["rmse"].append(float(math.sqrt(sq.mean())))
         if subject.exact_mse is not None:
             exact_sq = subject.exact_mse(queries, L)
@@ -207,11 +253,20 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
     else:
         exceed_pass = True
         detail = f"{informative} informative (L, query) pairs, none rejected"
-    checks = [Check(f"{subject.label}: P(||T[mu_L] - T|| > eps_L(delta)) <= delta (Monte Carlo)", "montecarlo",
-                    exceed_pass, worst_freq, budget.delta,
-                    f"{detail}; exact binomial test, false-alarm {check_false_alarm():g} over {n_tests} tests, "
-                    f"{budget.trials} prompts per L", id="battery/high-probability-bound",
-                    unit="rejections", detectable=binomial_detectable(budget, alpha) if informative else None)]
+    checks = [
+        Check(
+            f"{subject.label}: P(||T[mu_L] - T|| > eps_L(delta)) <= delta (Monte Carlo)",
+            "montecarlo",
+            exceed_pass,
+            worst_freq,
+            budget.delta,
+            f"{detail}; exact binomial test, false-alarm {check_false_alarm():g} over {n_tests} tests, "
+            f"{budget.trials} prompts per L",
+            id="battery/high-probability-bound",
+            unit="rejections",
+            detectable=binomial_detectable(budget, alpha) if informative else None,
+        )
+    ]
     # Mean squared error decreasing in L.
     z_alpha = z_critical(check_false_alarm(), max(1, len(budget.Ls) - 1), sided=1)
     zs = []
@@ -226,25 +281,45 @@ def montecarlo_checks(subject: Subject, queries: np.ndarray, U, V, budget: Budge
         decrease = True
     else:
         decrease = None
-    checks.append(Check(f"{subject.label}: mean squared error decreases in L (Monte Carlo)", "montecarlo",
-                        decrease, min(zs) if zs else None, z_alpha,
-                        f"smallest z-score of MSE(L_j) - MSE(L_j+1) over consecutive L; one-sided, "
-                        f"false-alarm {check_false_alarm():g} in total; below -bound refutes, between is undecided", tier="consistency", id="battery/mse-decreases",
-                        unit="z"))
+    checks.append(
+        Check(
+            f"{subject.label}: mean squared error decreases in L (Monte Carlo)",
+            "montecarlo",
+            decrease,
+            min(zs) if zs else None,
+            z_alpha,
+            f"smallest z-score of MSE(L_j) - MSE(L_j+1) over consecutive L; one-sided, "
+            f"false-alarm {check_false_alarm():g} in total; below -bound refutes, between is undecided",
+            tier="consistency",
+            id="battery/mse-decreases",
+            unit="z",
+        )
+    )
     if subject.exact_mse is not None:
-        checks.append(exact_mse_check(subject, series, budget, float(np.max(np.sum(limit**2, axis=1)))))
+        checks.append(
+            exact_mse_check(subject, series, budget, float(np.max(np.sum(limit**2, axis=1))))
+        )
     # Unbiased numerator (Catoni: |theta_hat| / r > 1 rejects).
-    ratios = np.array(series["numerator_catoni"])                               # (nL, Q, k)
+    ratios = np.array(series["numerator_catoni"])  # (nL, Q, k)
     worst = float(np.max(ratios))
     decided = budget.trials > 2 * robust_mean.log_term(per_test)
-    checks.append(Check(f"{subject.label}: {NUMERATOR_CHECK}", "montecarlo",
-                        (worst <= 1.0) if decided else None, worst, 1.0,
-                        f"largest |theta_hat| / r of Catoni's estimator over {ratios.size} (L, query, coordinate) "
-                        f"tests, radius from the derived variance; false-alarm {check_false_alarm():g} in total "
-                        f"(Bonferroni), non-asymptotic (no normal approximation); largest studentised |z| "
-                        f"{float(np.max(np.abs(series['numerator_z']))):.3g} (diagnostic)"
-                        + ("" if decided else f"; undecided: {budget.trials} prompts <= 2 log(2/delta)"), id=NUMERATOR_ID, unit="ratio",
-                        detectable=numerator_detectable(limit, var_x, budget, per_test) if decided else None))
+    checks.append(
+        Check(
+            f"{subject.label}: {NUMERATOR_CHECK}",
+            "montecarlo",
+            (worst <= 1.0) if decided else None,
+            worst,
+            1.0,
+            f"largest |theta_hat| / r of Catoni's estimator over {ratios.size} (L, query, coordinate) "
+            f"tests, radius from the derived variance; false-alarm {check_false_alarm():g} in total "
+            f"(Bonferroni), non-asymptotic (no normal approximation); largest studentised |z| "
+            f"{float(np.max(np.abs(series['numerator_z']))):.3g} (diagnostic)"
+            + ("" if decided else f"; undecided: {budget.trials} prompts <= 2 log(2/delta)"),
+            id=NUMERATOR_ID,
+            unit="ratio",
+            detectable=numerator_detectable(limit, var_x, budget, per_test) if decided else None,
+        )
+    )
     return checks, series
 
 
@@ -252,10 +327,16 @@ def binomial_detectable(budget: Budget, alpha: float) -> float:
     """Check.detectable of the high-probability bound: the smallest relative excess p1 / delta - 1 of the
     exceedance probability that one exact binomial test (n = trials, level alpha per test) detects with
     power 0.999; every (L, query) test has the same n, delta and alpha, so it is also the smallest over them."""
-    return significance.binomial_detectable(budget.trials, budget.delta, alpha, REQUIRED_POWER) / budget.delta - 1.0
+    return (
+        significance.binomial_detectable(budget.trials, budget.delta, alpha, REQUIRED_POWER)
+        / budget.delta
+        - 1.0
+    )
 
 
-def numerator_detectable(limit: np.ndarray, var_x: np.ndarray, budget: Budget, per_test: float) -> float | None:
+def numerator_detectable(
+    limit: np.ndarray, var_x: np.ndarray, budget: Budget, per_test: float
+) -> float | None:
     """Check.detectable of the numerator test. Its statistic has mean E[e^(s-c)] (T_true(z) - T(z)), with
     E[e^(s-c)] = 1 when c is the log-normaliser of the token law (the claimed one, for the battery's subject),
     so a relative slip eps of the claimed limit T(z) shifts the mean of coordinate k by eps |T_k(z)|. Catoni's
@@ -266,7 +347,9 @@ def numerator_detectable(limit: np.ndarray, var_x: np.ndarray, budget: Budget, p
     n = budget.trials
     power = lambda m: robust_mean.power_lower_bound(n, 1.0, m, per_test)
     lo = hi = float(kernels.catoni_radius(n, 1.0, robust_mean.log_term(per_test)))
-    hi += 1.0 / float(kernels.catoni_scale(n, 1.0, robust_mean.log_term(per_test)))   # the bound's reach
+    hi += 1.0 / float(
+        kernels.catoni_scale(n, 1.0, robust_mean.log_term(per_test))
+    )  # the bound's reach
     if power(hi) < REQUIRED_POWER:
         return None
     for _ in range(60):
@@ -290,8 +373,14 @@ def exact_mse_check(subject: Subject, series: dict, budget: Budget, limit_size2:
     judged = [j for j, e in enumerate(series["exact_mse"]) if e is not None]
     name = f"{subject.label}: Monte Carlo MSE equals the exact finite-L MSE at every L"
     if not judged:
-        return unjudged(name, "montecarlo", "no L at which the exact route reaches every query", tier="statistical",
-                        id="battery/mse-exact", unit="|z|")
+        return unjudged(
+            name,
+            "montecarlo",
+            "no L at which the exact route reaches every query",
+            tier="statistical",
+            id="battery/mse-exact",
+            unit="|z|",
+        )
     zc = z_critical(check_false_alarm(), len(judged))
     rounding = ROUNDING_MSE * (1.0 + limit_size2)
 
@@ -300,20 +389,34 @@ def exact_mse_check(subject: Subject, series: dict, budget: Budget, limit_size2:
         if se > 0:
             return diff / se
         return 0.0 if abs(diff) <= rounding else math.inf
+
     zs = [z(j) for j in judged]
     worst = max(zs, key=abs)
     # resolution: a relative slip of the exact MSE; an L judged exactly (no spread) resolves its rounding
-    eps = [significance.detectable_relative(series["exact_mse"][j], series["mse_stderr"][j], zc)
-           if series["mse_stderr"][j] > 0 else float(rounding / abs(series["exact_mse"][j]))
-           for j in judged if series["exact_mse"][j] != 0 and math.isfinite(series["exact_mse"][j])
-           and math.isfinite(series["mse_stderr"][j])]
-    return Check(name, "montecarlo", abs(worst) <= zc, float(abs(worst)), zc,
-                 f"largest |z| of (mean over prompts and queries of |T[mu_L](z) - claimed T(z)|^2 - exact E|T[mu_L](z) "
-                 f"- T[mu](z)|^2 (quadrature of A_L, B_L)) / standard error, at L = "
-                 f"{[budget.Ls[j] for j in judged]}; {budget.trials} prompts per L; two-sided, false-alarm "
-                 f"{check_false_alarm():g} in total (Bonferroni); nominal (normal approximation of a mean of "
-                 f"{budget.trials} squared errors)", id="battery/mse-exact", unit="|z|",
-                 detectable=min(eps) if eps else None)
+    eps = [
+        significance.detectable_relative(series["exact_mse"][j], series["mse_stderr"][j], zc)
+        if series["mse_stderr"][j] > 0
+        else float(rounding / abs(series["exact_mse"][j]))
+        for j in judged
+        if series["exact_mse"][j] != 0
+        and math.isfinite(series["exact_mse"][j])
+        and math.isfinite(series["mse_stderr"][j])
+    ]
+    return Check(
+        name,
+        "montecarlo",
+        abs(worst) <= zc,
+        float(abs(worst)),
+        zc,
+        f"largest |z| of (mean over prompts and queries of |T[mu_L](z) - claimed T(z)|^2 - exact E|T[mu_L](z) "
+        f"- T[mu](z)|^2 (quadrature of A_L, B_L)) / standard error, at L = "
+        f"{[budget.Ls[j] for j in judged]}; {budget.trials} prompts per L; two-sided, false-alarm "
+        f"{check_false_alarm():g} in total (Bonferroni); nominal (normal approximation of a mean of "
+        f"{budget.trials} squared errors)",
+        id="battery/mse-exact",
+        unit="|z|",
+        detectable=min(eps) if eps else None,
+    )
 
 
 def sized_for_power(subject: Subject, queries: np.ndarray, budget: Budget) -> Budget:
@@ -327,19 +430,22 @@ def sized_for_power(subject: Subject, queries: np.ndarray, budget: Budget) -> Bu
     lo, hi = budget.trials, budget.trials
     while hi < cap and power(hi) < REQUIRED_POWER:
         lo, hi = hi, min(2 * hi, cap)
-    while hi - lo > max(1, lo // 64):            # within 1.6 % of the smallest sufficient n
+    while hi - lo > max(1, lo // 64):  # within 1.6 % of the smallest sufficient n
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if power(mid) >= REQUIRED_POWER else (mid, hi)
     return Budget(budget.Ls, hi, budget.delta)
 
 
-def run_control(subject: Subject, queries: np.ndarray, U, V, budget: Budget, rng: np.random.Generator) -> dict:
+def run_control(
+    subject: Subject, queries: np.ndarray, U, V, budget: Budget, rng: np.random.Generator
+) -> dict:
     """A negative control: the battery at the budget sized beforehand for REQUIRED_POWER."""
     return run_battery(subject, queries, U, V, sized_for_power(subject, queries, budget), rng)
 
 
-def run_battery(subject: Subject, queries: np.ndarray, U, V, budget: Budget,
-                rng: np.random.Generator) -> dict:
+def run_battery(
+    subject: Subject, queries: np.ndarray, U, V, budget: Budget, rng: np.random.Generator
+) -> dict:
     """All five questions for one subject. Returns checks, status and the data behind them (and the
     power of question 5, computed before the Monte Carlo, when the subject gives its moments)."""
     power = numerator_power(subject, queries, budget) if subject.numerator_moments else None
@@ -347,15 +453,26 @@ def run_battery(subject: Subject, queries: np.ndarray, U, V, budget: Budget,
     c2, kernel, reference = kernel_check(subject, queries, V)
     mc, series = montecarlo_checks(subject, queries, U, V, budget, rng)
     checks = [c1, c2] + mc
-    return {"checks": checks, "status": status_of(checks), "series": series, "kernel": kernel,
-            "reference": reference, "claimed30": claimed30, "reference30": reference30, "power": power,
-            "trials": budget.trials}
+    return {
+        "checks": checks,
+        "status": status_of(checks),
+        "series": series,
+        "kernel": kernel,
+        "reference": reference,
+        "claimed30": claimed30,
+        "reference30": reference30,
+        "power": power,
+        "trials": budget.trials,
+    }
 
 
 def refuting_routes(result: dict) -> list[str]:
     """The kinds of the checks that refuted a battery, numerator test named (e.g. "montecarlo:numerator")."""
-    return [f"{c.kind}:numerator" if c.id == NUMERATOR_ID else c.kind
-            for c in result["checks"] if c.passed is False]
+    return [
+        f"{c.kind}:numerator" if c.id == NUMERATOR_ID else c.kind
+        for c in result["checks"]
+        if c.passed is False
+    ]
 
 
 def control_summary(result: dict) -> dict:
@@ -364,11 +481,15 @@ def control_summary(result: dict) -> dict:
     control was judged at all (`judged`: its power reached REQUIRED_POWER)."""
     power = result["power"]["power"] if result.get("power") else None
     routes = refuting_routes(result)
-    return {"refuted_by": routes, "statistical": "montecarlo:numerator" in routes, "power": power,
-            "trials": result.get("trials"),
-            "delta": result["power"]["delta"] if result.get("power") else None,
-            "miss_probability": None if power is None else 1.0 - power,
-            "judged": power is not None and power >= REQUIRED_POWER}
+    return {
+        "refuted_by": routes,
+        "statistical": "montecarlo:numerator" in routes,
+        "power": power,
+        "trials": result.get("trials"),
+        "delta": result["power"]["delta"] if result.get("power") else None,
+        "miss_probability": None if power is None else 1.0 - power,
+        "judged": power is not None and power >= REQUIRED_POWER,
+    }
 
 
 def control_check(result: dict, label: str, key: str) -> Check:
@@ -382,14 +503,31 @@ def control_check(result: dict, label: str, key: str) -> Check:
     power = summary["power"]
     name = f"negative control {label}: the Monte Carlo route must refute the wrong limit"
     if not summary["judged"]:
-        why = ("no planned power (the scenario has no derived numerator moments)" if power is None else
-               f"planned power {power:.6f} below {REQUIRED_POWER} at this scenario and budget "
-               f"(delta = {summary['delta']:.3g})")
-        return unjudged(name, "control", why, tier="statistical", bound=REQUIRED_POWER, id=f"control/{key}",
-                        unit="power")
-    return Check(name, "control",
-                 summary["statistical"], power, REQUIRED_POWER,
-                 f"refuted by: {', '.join(summary['refuted_by']) or 'nothing'}; only the Monte Carlo numerator "
-                 f"test counts; its power computed beforehand from derived moments: "
-                 f"{power:.6f} (delta = {summary['delta']:.3g})", tier="statistical", id=f"control/{key}",
-                 unit="power")
+        why = (
+            "no planned power (the scenario has no derived numerator moments)"
+            if power is None
+            else f"planned power {power:.6f} below {REQUIRED_POWER} at this scenario and budget "
+            f"(delta = {summary['delta']:.3g})"
+        )
+        return unjudged(
+            name,
+            "control",
+            why,
+            tier="statistical",
+            bound=REQUIRED_POWER,
+            id=f"control/{key}",
+            unit="power",
+        )
+    return Check(
+        name,
+        "control",
+        summary["statistical"],
+        power,
+        REQUIRED_POWER,
+        f"refuted by: {', '.join(summary['refuted_by']) or 'nothing'}; only the Monte Carlo numerator "
+        f"test counts; its power computed beforehand from derived moments: "
+        f"{power:.6f} (delta = {summary['delta']:.3g})",
+        tier="statistical",
+        id=f"control/{key}",
+        unit="power",
+    )

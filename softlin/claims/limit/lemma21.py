@@ -34,11 +34,15 @@ from .control_limits import control_limits_check
 ID = "lemma-2.1"
 TITLE = "Gaussian prompts make softmax attention affine"
 # Maths between dollars is typeset on the pages (softlin/render/markup.py).
-STATEMENT = ("For $mu = N(m, Gamma)$ with $Gamma$ positive semidefinite (possibly singular), "
-             "$T_{U,V}[mu](z) = E[exp(z'^T U z) V z'] / E[exp(z'^T U z)] = V (m + Gamma U z)$, and the "
-             "exponentially tilted law $exp(a^T z') mu(dz') / Z(a)$ is $N(m + Gamma a, Gamma)$.")
-HYPOTHESES = ("tokens $z' ~ N(m, Gamma)$, $Gamma = B B^T$ positive semidefinite",
-              "finite prompts: $z_1, ..., z_L$ iid $~ mu$, $T[mu_L](z)$ = softmax attention over the prompt")
+STATEMENT = (
+    "For $mu = N(m, Gamma)$ with $Gamma$ positive semidefinite (possibly singular), "
+    "$T_{U,V}[mu](z) = E[exp(z'^T U z) V z'] / E[exp(z'^T U z)] = V (m + Gamma U z)$, and the "
+    "exponentially tilted law $exp(a^T z') mu(dz') / Z(a)$ is $N(m + Gamma a, Gamma)$."
+)
+HYPOTHESES = (
+    "tokens $z' ~ N(m, Gamma)$, $Gamma = B B^T$ positive semidefinite",
+    "finite prompts: $z_1, ..., z_L$ iid $~ mu$, $T[mu_L](z)$ = softmax attention over the prompt",
+)
 
 
 def default_scenario() -> dict:
@@ -69,23 +73,34 @@ def gaussian_subject(label: str, law, m, cov, U, V, kernel=None, slip=None) -> S
     kernel = kernel or (lambda Z: limits.gaussian_limit(fm, fcov, fU, V, Z))
     ref_mp, ref_float, name = reference_routes(law, U, V)
     return Subject(
-        label=label, law=law, claimed_kernel=kernel,
+        label=label,
+        law=law,
+        claimed_kernel=kernel,
         claimed_exact=lambda z: exact.gaussian_limit(fm, fcov, fU, V, z),
         claimed_moments=lambda z: limits.gaussian_bound_moments(claimed_law, U, V, z),
-        claimed_log_normaliser=lambda z: float(kernels.gaussian_log_normaliser(m[:, None], cov, (U @ z)[:, None])[0, 0]),
-        reference_mp=ref_mp, reference_float=ref_float, reference_name=name,
-        numerator_moments=lambda z, t, c: numerator_moments.moments(law, U, V, z, t, c))
+        claimed_log_normaliser=lambda z: float(
+            kernels.gaussian_log_normaliser(m[:, None], cov, (U @ z)[:, None])[0, 0]
+        ),
+        reference_mp=ref_mp,
+        reference_float=ref_float,
+        reference_name=name,
+        numerator_moments=lambda z, t, c: numerator_moments.moments(law, U, V, z, t, c),
+    )
 
 
 def exact_mse_of(cov, U, V):
     """(queries, L) -> the exact E|T[mu_L](z) - T[mu](z)|^2 per query for N(m, cov) tokens (the trace of
     selfnormalised.exact_second_moment; m does not enter), or None where q = a^T cov a is beyond the
     quadrature's reach at L."""
+
     def exact(queries, L):
         q = np.einsum("qi,ij,qj->q", queries @ U.T, cov, queries @ U.T)
         if np.max(q) > selfnormalised.q_reach(L):
             return None
-        return np.array([np.trace(selfnormalised.exact_second_moment(cov, U, V, z, L)[1]) for z in queries])
+        return np.array(
+            [np.trace(selfnormalised.exact_second_moment(cov, U, V, z, L)[1]) for z in queries]
+        )
+
     return exact
 
 
@@ -93,23 +108,32 @@ def slips(m, cov, U) -> dict:
     """{name: (control id, (m', Gamma', U'))}: the nearest wrong answers a derivation of the lemma would
     produce, as wrong parameters of the derived formula V (m' + Gamma' U' z): U transposed; the tilt
     doubled (log Z without its 1/2). The id names the control's check, "control/<id>"."""
-    return {"transposed U: V (m + Gamma U^T z)": ("transposed-u", (m, cov, U.T)),
-            "doubled tilt: V (m + 2 Gamma U z)": ("doubled-tilt", (m, 2 * cov, U))}
+    return {
+        "transposed U: V (m + Gamma U^T z)": ("transposed-u", (m, cov, U.T)),
+        "doubled tilt: V (m + 2 Gamma U z)": ("doubled-tilt", (m, 2 * cov, U)),
+    }
 
 
-def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, exact_formula=None) -> dict:
+def run(
+    scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, exact_formula=None
+) -> dict:
     """Verify Lemma 2.1 on `scenario`. `kernel` / `exact_formula` inject a wrong formula (tests)."""
     s = scen.common(scenario)
     m, cov, U, V = s["mean"], s["cov"], s["U"], s["V"]
     budget = budget_for(s, profile)
     queries = queries_for(s, profile, rng)
-    checks: list[Check] = [symbolic_check("Lemma 2.1, Gaussian tilt, bound moments, deviation bound and Catoni's test", {
-        **{f"tilt: {p.statement}": p for p in catalogue.tilt_proofs()},
-        **{f"lemma: {p.statement}": p for p in catalogue.lemma21_proofs()},
-        **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
-        **{f"deviation: {p.statement}": p for p in catalogue.deviation_proofs()},
-        **{f"numerator test: {p.statement}": p for p in catalogue.catoni_proofs()},
-    })]
+    checks: list[Check] = [
+        symbolic_check(
+            "Lemma 2.1, Gaussian tilt, bound moments, deviation bound and Catoni's test",
+            {
+                **{f"tilt: {p.statement}": p for p in catalogue.tilt_proofs()},
+                **{f"lemma: {p.statement}": p for p in catalogue.lemma21_proofs()},
+                **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
+                **{f"deviation: {p.statement}": p for p in catalogue.deviation_proofs()},
+                **{f"numerator test: {p.statement}": p for p in catalogue.catoni_proofs()},
+            },
+        )
+    ]
 
     subject = gaussian_subject("Gaussian scenario", GaussianLaw(m, cov), m, cov, U, V, kernel)
     subject.exact_mse = exact_mse_of(cov, U, V)
@@ -121,13 +145,21 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, 
     d = s["d"]
     controls = {}
     for name, (key, slip) in slips(m, cov, U).items():
-        control = gaussian_subject(f"control ({name})", GaussianLaw(m, cov), m, cov, U, V, slip=slip)
+        control = gaussian_subject(
+            f"control ({name})", GaussianLaw(m, cov), m, cov, U, V, slip=slip
+        )
         controls[name] = run_control(control, queries, U, V, budget, rng)
         checks.append(control_check(controls[name], f"Gaussian tokens, {name}", key))
     for law in (RademacherLaw(d), UniformLaw(d)):
-        control = gaussian_subject(f"control ({law.name} tokens)", law, np.zeros(d), np.eye(d), U, V)
+        control = gaussian_subject(
+            f"control ({law.name} tokens)", law, np.zeros(d), np.eye(d), U, V
+        )
         controls[law.name] = run_control(control, queries, U, V, budget, rng)
-        checks.append(control_check(controls[law.name], f"{law.name} tokens, Gaussian formula V U z", law.name))
+        checks.append(
+            control_check(
+                controls[law.name], f"{law.name} tokens, Gaussian formula V U z", law.name
+            )
+        )
     summaries = {name: control_summary(result) for name, result in controls.items()}
     enclosed, enclosed_q = control_limits_check(queries, U, V)
     checks.append(enclosed)
@@ -155,12 +187,25 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, 
     }
     formulas_mathml = {
         "limit": mathml_formula(T_MU_Z, mo("="), lemma_derivation.gaussian_limit_matrix(mat)),
-        "tilted_law": mathml_formula(TILTED_LAW_LHS, mo("="), "<mi>&#x1D4A9;</mi>",
-                                     fenced(mat["m"] + mat["Gamma"] * mat["a"], mo(","), mat["Gamma"])),
+        "tilted_law": mathml_formula(
+            TILTED_LAW_LHS,
+            mo("="),
+            "<mi>&#x1D4A9;</mi>",
+            fenced(mat["m"] + mat["Gamma"] * mat["a"], mo(","), mat["Gamma"]),
+        ),
     }
-    return certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities,
-                       formulas=formulas, series=series, provenance=provenance(),
-                       formulas_mathml=formulas_mathml)
+    return certificate(
+        CLAIM,
+        scen.for_certificate(s),
+        profile,
+        s["seed"],
+        checks,
+        quantities,
+        formulas=formulas,
+        series=series,
+        provenance=provenance(),
+        formulas_mathml=formulas_mathml,
+    )
 
 
 def familywise_false_alarm(main: dict, summaries: dict) -> dict:
@@ -168,30 +213,53 @@ def familywise_false_alarm(main: dict, summaries: dict) -> dict:
     at base.check_false_alarm() (Bonferroni over the checks), and each control misses with 1 - power."""
     statistical = sum(c.kind == "montecarlo" for c in main["checks"])
     misses = sum(v["miss_probability"] or 0.0 for v in summaries.values())
-    return {"refute_true_statement": statistical * check_false_alarm(), "controls_miss": misses,
-            "total": statistical * check_false_alarm() + misses}
+    return {
+        "refute_true_statement": statistical * check_false_alarm(),
+        "controls_miss": misses,
+        "total": statistical * check_false_alarm() + misses,
+    }
 
 
 # e^{a^T z'} mu(dz') / Z(a): hand-written MathML (SymPy has no expression for a measure).
-TILTED_LAW_LHS = ("<mfrac><mrow><msup><mi>e</mi><mrow><msup><mi>a</mi><mi>T</mi></msup>"
-                  "<msup><mi>z</mi><mo>&#8242;</mo></msup></mrow></msup><mi>&#956;</mi><mrow><mo>(</mo><mi>d</mi>"
-                  "<msup><mi>z</mi><mo>&#8242;</mo></msup><mo>)</mo></mrow></mrow>"
-                  "<mrow><mi>Z</mi><mrow><mo>(</mo><mi>a</mi><mo>)</mo></mrow></mrow></mfrac>")
+TILTED_LAW_LHS = (
+    "<mfrac><mrow><msup><mi>e</mi><mrow><msup><mi>a</mi><mi>T</mi></msup>"
+    "<msup><mi>z</mi><mo>&#8242;</mo></msup></mrow></msup><mi>&#956;</mi><mrow><mo>(</mo><mi>d</mi>"
+    "<msup><mi>z</mi><mo>&#8242;</mo></msup><mo>)</mo></mrow></mrow>"
+    "<mrow><mi>Z</mi><mrow><mo>(</mo><mi>a</mi><mo>)</mo></mrow></mrow></mfrac>"
+)
 
 
 SCENARIO_KEYS = scen.COMMON_KEYS
+
+
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     r = budgets.rank(s["cov"])
     if r > budgets.GAUSS_HERMITE_MAX_RANK:
-        raise ValueError(f"cov has rank {r}: lemma-2.1's Gauss-Hermite route supports rank <= "
-                         f"{budgets.GAUSS_HERMITE_MAX_RANK} (give a lower-rank cov, or d <= 3)")
+        raise ValueError(
+            f"cov has rank {r}: lemma-2.1's Gauss-Hermite route supports rank <= "
+            f"{budgets.GAUSS_HERMITE_MAX_RANK} (give a lower-rank cov, or d <= 3)"
+        )
     return budgets.limit_claim("lemma-2.1", s, profile, 3)
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, estimate=work_estimate,
-              keys=scen.common_key_docs(),
-              paper="Lemma 2.1", rests_on=(),
-              display=Absent("its run typesets the limit and tilted law of derivations/lemma21.py"),
-              figure="main",
-              hunt=Space(".hunt_strategies:lemma21_scenarios", lemma_region, 3,
-                         regions=("Gamma full rank", "Gamma singular, non-zero")))
+CLAIM = Claim(
+    ID,
+    TITLE,
+    STATEMENT,
+    HYPOTHESES,
+    run,
+    default_scenario,
+    SCENARIO_KEYS,
+    estimate=work_estimate,
+    keys=scen.common_key_docs(),
+    paper="Lemma 2.1",
+    rests_on=(),
+    display=Absent("its run typesets the limit and tilted law of derivations/lemma21.py"),
+    figure="main",
+    hunt=Space(
+        ".hunt_strategies:lemma21_scenarios",
+        lemma_region,
+        3,
+        regions=("Gamma full rank", "Gamma singular, non-zero"),
+    ),
+)

@@ -39,10 +39,14 @@ from ..references import reference_routes
 ID = "mixture"
 TITLE = "Gaussian-mixture tokens give a non-linear softmax limit"
 # Maths between dollars is typeset on the pages (softlin/render/markup.py).
-STATEMENT = ("For $mu = sum_k pi_k N(m_k, Gamma_k)$, $T_{U,V}[mu](z) = V sum_k alpha_k(z) (m_k + Gamma_k U z)$ "
-             "with $alpha = softmax_k(log pi_k + m_k^T U z + (U z)^T Gamma_k (U z) / 2)$.")
-HYPOTHESES = ("tokens $z' ~ sum_k pi_k N(m_k, Gamma_k)$, $pi_k > 0$, $Gamma_k$ positive semidefinite",
-              "finite prompts: $z_1, ..., z_L$ iid $~ mu$")
+STATEMENT = (
+    "For $mu = sum_k pi_k N(m_k, Gamma_k)$, $T_{U,V}[mu](z) = V sum_k alpha_k(z) (m_k + Gamma_k U z)$ "
+    "with $alpha = softmax_k(log pi_k + m_k^T U z + (U z)^T Gamma_k (U z) / 2)$."
+)
+HYPOTHESES = (
+    "tokens $z' ~ sum_k pi_k N(m_k, Gamma_k)$, $pi_k > 0$, $Gamma_k$ positive semidefinite",
+    "finite prompts: $z_1, ..., z_L$ iid $~ mu$",
+)
 SCENARIO_KEYS = scen.COMMON_KEYS | {"mixture"}
 
 
@@ -67,44 +71,67 @@ def default_scenario() -> dict:
     }
 
 
-def mixture_subject(label: str, law, claimed: MixtureLaw, U, V, kernel=None, exact_kernel=False) -> Subject:
+def mixture_subject(
+    label: str, law, claimed: MixtureLaw, U, V, kernel=None, exact_kernel=False
+) -> Subject:
     """Claimed limit: the mixture formula for `claimed`, tested against tokens drawn from `law`.
     `kernel` replaces the limit (a slip); with `exact_kernel` its float64 values also stand for the
     40-digit side (a control's limit has no derived exact form; that check does not judge controls)."""
-    claimed_exact = lambda z: exact.mixture_limit(claimed.weights, claimed.means, claimed.covs, U, V, z)
+    claimed_exact = lambda z: exact.mixture_limit(
+        claimed.weights, claimed.means, claimed.covs, U, V, z
+    )
     if kernel is not None and exact_kernel:
         claimed_exact = lambda z: [mp.mpf(float(x)) for x in kernel(z[None, :])[0]]
     kernel = kernel or (lambda Z: limits.mixture_limit(claimed, U, V, Z))
     ref_mp, ref_float, name = reference_routes(law, U, V)
     return Subject(
-        label=label, law=law, claimed_kernel=kernel, claimed_exact=claimed_exact,
+        label=label,
+        law=law,
+        claimed_kernel=kernel,
+        claimed_exact=claimed_exact,
         claimed_moments=lambda z: limits.mixture_bound_moments(claimed, U, V, z),
         claimed_log_normaliser=lambda z: numerator_moments.mixture_log_normaliser(claimed, U @ z),
-        reference_mp=ref_mp, reference_float=ref_float, reference_name=name,
-        numerator_moments=lambda z, t, c: numerator_moments.moments(law, U, V, z, t, c))
+        reference_mp=ref_mp,
+        reference_float=ref_float,
+        reference_name=name,
+        numerator_moments=lambda z, t, c: numerator_moments.moments(law, U, V, z, t, c),
+    )
 
 
 def slip_kernels(law: MixtureLaw, U, V) -> dict:
     """{name: (control id, kernel)} of the limits a derivation slip would produce: the same component
     limits V (m_k + Gamma_k U z), with untilted weights alpha = pi, or with logits log pi_k + m_k^T U z
     (quadratic term dropped). The id names the control's check, "control/<id>"."""
+
     def with_logits(logits_of):
         def kernel(Z):
             _, parts = limits.mixture_limits_and_weights(law, U, V, Z)
-            return np.einsum("kn,knj->nj", softmax(logits_of(np.atleast_2d(Z) @ U.T), axis=0), parts)
+            return np.einsum(
+                "kn,knj->nj", softmax(logits_of(np.atleast_2d(Z) @ U.T), axis=0), parts
+            )
+
         return kernel
+
     log_pi = np.log(law.weights)[:, None]
-    return {"untilted weights alpha_k = pi_k": (
-                "untilted-weights", with_logits(lambda A: np.repeat(log_pi, len(A), axis=1))),
-            "logits without (Uz)^T Gamma_k (Uz) / 2": (
-                "logits-without-quadratic", with_logits(lambda A: log_pi + law.means @ A.T))}
+    return {
+        "untilted weights alpha_k = pi_k": (
+            "untilted-weights",
+            with_logits(lambda A: np.repeat(log_pi, len(A), axis=1)),
+        ),
+        "logits without (Uz)^T Gamma_k (Uz) / 2": (
+            "logits-without-quadratic",
+            with_logits(lambda A: log_pi + law.means @ A.T),
+        ),
+    }
 
 
 def product_mixture(d: int, offset: float, variance: float) -> MixtureLaw:
     """Equal-weight mixture over the 2^d sign patterns: means offset * (+-1, ..., +-1), cov variance * I."""
     signs = np.array(list(itertools.product((1.0, -1.0), repeat=d)))
     K = signs.shape[0]
-    return MixtureLaw(np.full(K, 1.0 / K), offset * signs, np.repeat(variance * np.eye(d)[None], K, axis=0))
+    return MixtureLaw(
+        np.full(K, 1.0 / K), offset * signs, np.repeat(variance * np.eye(d)[None], K, axis=0)
+    )
 
 
 def mixture_law(s: dict) -> MixtureLaw:
@@ -123,33 +150,75 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
     law = mixture_law(s)
     budget = budget_for(s, profile)
     queries = queries_for(s, profile, rng)
-    checks: list[Check] = [symbolic_check("mixture tilt and Catoni's test", {
-        **{f"mixture: {p.statement}": p for p in catalogue.mixture_proofs()},
-        **{f"controls: {p.statement}": p for p in catalogue.control_proofs()},
-        **{f"numerator test: {p.statement}": p for p in catalogue.catoni_proofs()},
-    })]
+    checks: list[Check] = [
+        symbolic_check(
+            "mixture tilt and Catoni's test",
+            {
+                **{f"mixture: {p.statement}": p for p in catalogue.mixture_proofs()},
+                **{f"controls: {p.statement}": p for p in catalogue.control_proofs()},
+                **{f"numerator test: {p.statement}": p for p in catalogue.catoni_proofs()},
+            },
+        )
+    ]
 
-    main = run_battery(mixture_subject("mixture scenario", law, law, U, V, kernel), queries, U, V, budget, rng)
+    main = run_battery(
+        mixture_subject("mixture scenario", law, law, U, V, kernel), queries, U, V, budget, rng
+    )
     checks += main["checks"]
 
     # Degenerate positive check: Rademacher = point-mass mixture; the exact limit is the two-point
     # expectation, enumerated coordinate by coordinate at 40 digits (numerics/quadrature.py).
     point_masses = product_mixture(d, 1.0, 0.0)
     degenerate = limits.mixture_limit(point_masses, U, V, queries)
-    rademacher = np.array([[float(x) for x in quadrature.product_law_limit_mp("rademacher", U, V, z)] for z in queries])
-    gap = float(np.max(np.abs(degenerate - rademacher)) / max(float(np.max(np.abs(rademacher))), 1e-8))
-    checks.append(Check("degenerate mixture: point masses at (+-1, ..., +-1) give the exact Rademacher limit",
-                        "quadrature", gap <= 1e-12, gap, 1e-12,
-                        f"iid Rademacher tokens are the equal-weight mixture of {2**d} point masses; relative gap "
-                        "between the mixture limit and the 40-digit two-point enumeration", id="degenerate/rademacher-limit",
-                        unit="relative error"))
+    rademacher = np.array(
+        [
+            [float(x) for x in quadrature.product_law_limit_mp("rademacher", U, V, z)]
+            for z in queries
+        ]
+    )
+    gap = float(
+        np.max(np.abs(degenerate - rademacher)) / max(float(np.max(np.abs(rademacher))), 1e-8)
+    )
+    checks.append(
+        Check(
+            "degenerate mixture: point masses at (+-1, ..., +-1) give the exact Rademacher limit",
+            "quadrature",
+            gap <= 1e-12,
+            gap,
+            1e-12,
+            f"iid Rademacher tokens are the equal-weight mixture of {2**d} point masses; relative gap "
+            "between the mixture limit and the 40-digit two-point enumeration",
+            id="degenerate/rademacher-limit",
+            unit="relative error",
+        )
+    )
 
     mean, cov = law.moments()
-    controls = {"affine formula with matched moments": ("affine-matched-moments", run_control(
-        gaussian_subject("control (mixture tokens, affine formula)", law, mean, cov, U, V), queries, U, V, budget, rng))}
+    controls = {
+        "affine formula with matched moments": (
+            "affine-matched-moments",
+            run_control(
+                gaussian_subject("control (mixture tokens, affine formula)", law, mean, cov, U, V),
+                queries,
+                U,
+                V,
+                budget,
+                rng,
+            ),
+        )
+    }
     for name, (key, wrong) in slip_kernels(law, U, V).items():
-        controls[name] = (key, run_control(mixture_subject(f"control ({name})", law, law, U, V, wrong, exact_kernel=True),
-                                           queries, U, V, budget, rng))
+        controls[name] = (
+            key,
+            run_control(
+                mixture_subject(f"control ({name})", law, law, U, V, wrong, exact_kernel=True),
+                queries,
+                U,
+                V,
+                budget,
+                rng,
+            ),
+        )
     for name, (key, result) in controls.items():
         checks.append(control_check(result, f"mixture tokens, {name}", key))
     controls = {name: result for name, (_, result) in controls.items()}
@@ -173,17 +242,29 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
         quantities["quadrature_limit"] = main["reference"][0].tolist()
     formulas = _formulas()
     series = {"main": main["series"], "controls": {k: v["series"] for k, v in controls.items()}}
-    return certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities,
-                       formulas=formulas, series=series, provenance=provenance(),
-                       formulas_mathml=_formulas_mathml())
+    return certificate(
+        CLAIM,
+        scen.for_certificate(s),
+        profile,
+        s["seed"],
+        checks,
+        quantities,
+        formulas=formulas,
+        series=series,
+        provenance=provenance(),
+        formulas_mathml=_formulas_mathml(),
+    )
 
 
 def _formulas() -> dict:
     """LaTeX of the derived component pieces, printed by SymPy with the component index shown."""
     sym = mixture_derivation.component_symbols(k=sp.Symbol("k"), n=1)
     d = sym["m"].shape[0]
-    rename = {sym["m"]: sp.MatrixSymbol("m_k", d, 1), sym["Gamma"]: sp.MatrixSymbol(r"\Gamma_k", d, d),
-              sym["log_pi"]: sp.Symbol(r"\log\pi_k")}
+    rename = {
+        sym["m"]: sp.MatrixSymbol("m_k", d, 1),
+        sym["Gamma"]: sp.MatrixSymbol(r"\Gamma_k", d, d),
+        sym["log_pi"]: sp.Symbol(r"\log\pi_k"),
+    }
     mean = mixture_derivation.component_mean_batched(sym).xreplace(rename)
     # log pi_k is printed on its own: inside the 1 x 1 matrix expression SymPy shows it times an identity.
     rest = tilt.log_normaliser_gamma(sym).xreplace(rename).subs(sym["a"], sym["U"] * sym["z"])
@@ -198,39 +279,73 @@ def _formulas_mathml() -> dict:
     m_k, Gamma_k, log(pi_k), which that printer shows with subscripts and Greek letters)."""
     sym = mixture_derivation.component_symbols(k=sp.Symbol("k"), n=1)
     d = sym["m"].shape[0]
-    rename = {sym["m"]: sp.MatrixSymbol("m_k", d, 1), sym["Gamma"]: sp.MatrixSymbol("Gamma_k", d, d),
-              sym["log_pi"]: sp.log(sp.Symbol("pi_k", positive=True))}
+    rename = {
+        sym["m"]: sp.MatrixSymbol("m_k", d, 1),
+        sym["Gamma"]: sp.MatrixSymbol("Gamma_k", d, d),
+        sym["log_pi"]: sp.log(sp.Symbol("pi_k", positive=True)),
+    }
     mean = mixture_derivation.component_mean_batched(sym).xreplace(rename)
     rest = tilt.log_normaliser_gamma(sym).xreplace(rename).subs(sym["a"], sym["U"] * sym["z"])
     alpha = "<mrow><msub><mi>&#945;</mi><mi>k</mi></msub>" + fenced(mi("z")) + "</mrow>"
     return {
-        "limit": mathml_formula(T_MU_Z, mo("="), "<munder><mo>&#8721;</mo><mi>k</mi></munder>", alpha, mean),
-        "weights": mathml_formula(alpha, mo("\u221d"), mi("exp"),
-                                  fenced(sp.log(sp.Symbol("pi_k", positive=True)), mo("+"), rest)),
+        "limit": mathml_formula(
+            T_MU_Z, mo("="), "<munder><mo>&#8721;</mo><mi>k</mi></munder>", alpha, mean
+        ),
+        "weights": mathml_formula(
+            alpha,
+            mo("\u221d"),
+            mi("exp"),
+            fenced(sp.log(sp.Symbol("pi_k", positive=True)), mo("+"), rest),
+        ),
     }
 
 
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
-    budgets.max_d("mixture", s["d"], budgets.MIXTURE_MAX_D, "its degenerate check sums over the 2^d Rademacher point masses")
+    budgets.max_d(
+        "mixture",
+        s["d"],
+        budgets.MIXTURE_MAX_D,
+        "its degenerate check sums over the 2^d Rademacher point masses",
+    )
     for j, cov in enumerate((s.get("mixture") or {}).get("covs") or []):
         r = budgets.rank(cov)
         if r > budgets.GAUSS_HERMITE_MAX_RANK:
-            raise ValueError(f"mixture.covs[{j}] has rank {r}: the Gauss-Hermite route supports rank <= "
-                             f"{budgets.GAUSS_HERMITE_MAX_RANK}")
-    mixture_law(s)                                          # validates the [mixture] table
+            raise ValueError(
+                f"mixture.covs[{j}] has rank {r}: the Gauss-Hermite route supports rank <= "
+                f"{budgets.GAUSS_HERMITE_MAX_RANK}"
+            )
+    mixture_law(s)  # validates the [mixture] table
     return budgets.limit_claim("mixture", s, profile, 4)
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, estimate=work_estimate,
-              keys=scen.common_key_docs(mean="accepted; not the mixture's (the tokens follow [mixture])",
-                                        cov="accepted; not the mixture's (the tokens follow [mixture])") + (
-                  scen.Key("mixture", "weights", "K positive numbers summing to 1", "component weights pi_k"),
-                  scen.Key("mixture", "means", "K x d matrix", "component means m_k"),
-                  scen.Key("mixture", "covs", "K PSD d x d matrices, rank <= 3", "component covariances Gamma_k"),
-              ),
-              rests_on=("lemma-2.1",),
-              display=Absent("its run typesets the component pieces from derivations/mixture.py"),
-              figure="main",
-              hunt=Space(".hunt_strategies:mixture_scenarios", mixture_region, 3,
-                         regions=("1 component(s)", "2 component(s)", "3 component(s)"),
-                         draws_outside=False))
+CLAIM = Claim(
+    ID,
+    TITLE,
+    STATEMENT,
+    HYPOTHESES,
+    run,
+    default_scenario,
+    SCENARIO_KEYS,
+    estimate=work_estimate,
+    keys=scen.common_key_docs(
+        mean="accepted; not the mixture's (the tokens follow [mixture])",
+        cov="accepted; not the mixture's (the tokens follow [mixture])",
+    )
+    + (
+        scen.Key("mixture", "weights", "K positive numbers summing to 1", "component weights pi_k"),
+        scen.Key("mixture", "means", "K x d matrix", "component means m_k"),
+        scen.Key(
+            "mixture", "covs", "K PSD d x d matrices, rank <= 3", "component covariances Gamma_k"
+        ),
+    ),
+    rests_on=("lemma-2.1",),
+    display=Absent("its run typesets the component pieces from derivations/mixture.py"),
+    figure="main",
+    hunt=Space(
+        ".hunt_strategies:mixture_scenarios",
+        mixture_region,
+        3,
+        regions=("1 component(s)", "2 component(s)", "3 component(s)"),
+        draws_outside=False,
+    ),
+)

@@ -37,19 +37,23 @@ def numerator_power(subject, queries: np.ndarray, budget, trials: int | None = N
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(var > 0, np.abs(mean) / np.sqrt(np.maximum(var, 0.0)), 0.0)
         best = max(best, float(np.max(ratio)) * math.sqrt(budget.trials * max(budget.Ls)))
-        for mu, v in zip(mean, var):          # Var Y = Var X / L; the largest L has the most power
-            power = max(power, robust_mean.power_lower_bound(n, float(v) / max(budget.Ls), float(mu), per_test))
+        for mu, v in zip(mean, var):  # Var Y = Var X / L; the largest L has the most power
+            power = max(
+                power,
+                robust_mean.power_lower_bound(n, float(v) / max(budget.Ls), float(mu), per_test),
+            )
     return {"power": power, "delta": best, "z_crit": z_crit}
 
 
-def numerator_ratio(centred: np.ndarray, num: np.ndarray, claimed: np.ndarray, variance: np.ndarray,
-                    per_test: float) -> np.ndarray:
+def numerator_ratio(
+    centred: np.ndarray, num: np.ndarray, claimed: np.ndarray, variance: np.ndarray, per_test: float
+) -> np.ndarray:
     """|theta_hat| / r per (query, coordinate) for the per-prompt statistics `centred` (trials, Q, k),
     Var Y = `variance` (Q, k). Coordinates where Y is deterministic up to rounding (V Gamma V^T = 0,
     see montecarlo.studentised_numerator) are judged exactly: 0 when the mean is rounding-sized, inf not."""
     degenerate, exact = montecarlo.rounding_degenerate(centred, num, claimed)
     if centred.shape[0] <= 2 * robust_mean.log_term(per_test):
-        return np.where(degenerate, exact, 0.0)            # undecided: the caller says so
+        return np.where(degenerate, exact, 0.0)  # undecided: the caller says so
     safe_var = np.where(degenerate | ~(variance > 0), 1.0, variance)
     ratio, _ = robust_mean.zero_mean_test(np.where(degenerate, 0.0, centred), safe_var, per_test)
     return np.where(degenerate, exact, np.where(variance > 0, ratio, np.inf))

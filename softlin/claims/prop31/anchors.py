@@ -61,16 +61,36 @@ def moment_anchor_check(qs) -> tuple[Check, dict]:
             rel = float(np.max(np.abs(got - ref2) / ref2))
             tol = 10 * float(np.max(np.abs(ref - ref2) / ref2)) + QUADRATURE_TOLERANCE
             ok &= rel <= tol
-            worst, tol_worst = (rel, tol) if rel / tol > worst / max(tol_worst, 1e-300) else (worst, tol_worst)
-            rows.append({"q": q, "L": L, "A_direct": float(ref2[0]), "B_direct": float(ref2[1]),
-                         "A_quadrature": float(got[0]), "B_quadrature": float(got[1]), "relative": rel, "tolerance": tol})
-    check = Check("exact finite-L moments A_L, B_L at L = 1, 2, 3 equal direct L-token Gauss-Hermite integration",
-                  "quadrature", ok, worst, tol_worst,
-                  "A_L = E sum p_i^2, B_L = E (sum p_i g_i - sqrt q)^2 from the one-dimensional t-integrals of "
-                  "numerics/selfnormalised against tensor Gauss-Hermite over g in R^L; at q = "
-                  + ", ".join(f"{q:.4g}" for q in qs) + "; tolerance 10 x (change from n to n + 16 nodes) + 1e-10; "
-                  "largest relative difference per (q, L): "
-                  + ", ".join(f"({r['q']:.3g}, {r['L']}): {r['relative']:.1e}" for r in rows), id="anchors/moments-l123", unit="relative error")
+            worst, tol_worst = (
+                (rel, tol) if rel / tol > worst / max(tol_worst, 1e-300) else (worst, tol_worst)
+            )
+            rows.append(
+                {
+                    "q": q,
+                    "L": L,
+                    "A_direct": float(ref2[0]),
+                    "B_direct": float(ref2[1]),
+                    "A_quadrature": float(got[0]),
+                    "B_quadrature": float(got[1]),
+                    "relative": rel,
+                    "tolerance": tol,
+                }
+            )
+    check = Check(
+        "exact finite-L moments A_L, B_L at L = 1, 2, 3 equal direct L-token Gauss-Hermite integration",
+        "quadrature",
+        ok,
+        worst,
+        tol_worst,
+        "A_L = E sum p_i^2, B_L = E (sum p_i g_i - sqrt q)^2 from the one-dimensional t-integrals of "
+        "numerics/selfnormalised against tensor Gauss-Hermite over g in R^L; at q = "
+        + ", ".join(f"{q:.4g}" for q in qs)
+        + "; tolerance 10 x (change from n to n + 16 nodes) + 1e-10; "
+        "largest relative difference per (q, L): "
+        + ", ".join(f"({r['q']:.3g}, {r['L']}): {r['relative']:.1e}" for r in rows),
+        id="anchors/moments-l123",
+        unit="relative error",
+    )
     return check, {"moment_anchors": rows}
 
 
@@ -85,24 +105,38 @@ def direct_error_moments(m, Gamma, U, V, z, nodes: int) -> tuple[np.ndarray, np.
     top = np.maximum(s1, s2)
     e1, e2 = np.exp(s1 - top), np.exp(s2 - top)
     out = (e1[:, None] * z1 + e2[:, None] * z2) / (e1 + e2)[:, None]
-    err = out @ V.T - kernels.gaussian_limit(m[:, None], Gamma, U, V, z[:, None])[:, 0]      # Lemma 2.1
+    err = out @ V.T - kernels.gaussian_limit(m[:, None], Gamma, U, V, z[:, None])[:, 0]  # Lemma 2.1
     return w @ err, np.einsum("n,ni,nj->ij", w, err, err)
 
 
 def error_anchor_check(m, Gamma, U, V, z) -> tuple[Check | None, dict]:
     r = psd_root(Gamma).shape[1]
     if 2 * r > 4:
-        return None, {"error_anchor": f"not run: rank(Gamma) = {r}, the L = 2 integral has {2 * r} > 4 dimensions"}
+        return None, {
+            "error_anchor": f"not run: rank(Gamma) = {r}, the L = 2 integral has {2 * r} > 4 dimensions"
+        }
     bias, second = selfnormalised.exact_second_moment(Gamma, U, V, z, 2)
     n = 28
     rb, rs = direct_error_moments(m, Gamma, U, V, z, n)
     rb2, rs2 = direct_error_moments(m, Gamma, U, V, z, n + 8)
     scale = max(float(np.max(np.abs(rs2))), 1e-300)
     gap = max(float(np.max(np.abs(bias - rb2))), float(np.max(np.abs(second - rs2)))) / scale
-    tol = 10 * max(float(np.max(np.abs(rb - rb2))), float(np.max(np.abs(rs - rs2)))) / scale + QUADRATURE_TOLERANCE
-    check = Check("L = 2: exact E err and E err err^T (A, B decomposition) equal direct Gauss-Hermite over both tokens",
-                  "quadrature", gap <= tol, gap, tol,
-                  f"tensor Gauss-Hermite in {2 * r} dimensions ({n + 8} nodes each) of V T[mu_2](z) - V(m + Gamma U z), "
-                  "which uses neither A_L, B_L nor the decomposition; relative to max |E err err^T| entry; tolerance "
-                  f"10 x (change from {n} to {n + 8} nodes) + 1e-10", id="anchors/error-l2", unit="relative error")
-    return check, {"error_anchor_L2": {"bias": bias.tolist(), "bias_direct": rb2.tolist(), "relative_gap": gap}}
+    tol = (
+        10 * max(float(np.max(np.abs(rb - rb2))), float(np.max(np.abs(rs - rs2)))) / scale
+        + QUADRATURE_TOLERANCE
+    )
+    check = Check(
+        "L = 2: exact E err and E err err^T (A, B decomposition) equal direct Gauss-Hermite over both tokens",
+        "quadrature",
+        gap <= tol,
+        gap,
+        tol,
+        f"tensor Gauss-Hermite in {2 * r} dimensions ({n + 8} nodes each) of V T[mu_2](z) - V(m + Gamma U z), "
+        "which uses neither A_L, B_L nor the decomposition; relative to max |E err err^T| entry; tolerance "
+        f"10 x (change from {n} to {n + 8} nodes) + 1e-10",
+        id="anchors/error-l2",
+        unit="relative error",
+    )
+    return check, {
+        "error_anchor_L2": {"bias": bias.tolist(), "bias_direct": rb2.tolist(), "relative_gap": gap}
+    }

@@ -31,11 +31,15 @@ def exact_coefficient(Gamma, U, V, Sigma_q) -> float:
     eig = np.linalg.eigvals(np.array(R.evalf(30), dtype=float))
     if np.min(eig.real) <= 1e-12:
         return math.inf
-    value = fluctuations.first_order_coefficient_matrix(rational_matrix(Gamma), rational_matrix(U), rational_matrix(V), rational_matrix(Sigma_q))
+    value = fluctuations.first_order_coefficient_matrix(
+        rational_matrix(Gamma), rational_matrix(U), rational_matrix(V), rational_matrix(Sigma_q)
+    )
     return float(sp.N(value, DIGITS))
 
 
-def query_averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, label, first_order: bool = False) -> dict:
+def query_averaged(
+    law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, label, first_order: bool = False
+) -> dict:
     """Monte Carlo and exact (Rao-Blackwellised) L2(nu) errors at the budget's L, with the fit. With
     `first_order`, the exact values also include 10 and 100 x the largest L (same query draws), from which
     the remainders of L x error are estimated without using the closed-form coefficient."""
@@ -43,11 +47,18 @@ def query_averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, label, firs
     c = min(6.0, query_average.proposal_scale(lam, ell_max))
     progress(f"prop-3.1: exact finite-L averages ({label})")
     extra = [10 * max(budget.Ls), 100 * max(budget.Ls)] if first_order else []
-    exact_all = montecarlo.exact_averages(Gamma, U, V, Sq, list(budget.Ls) + extra, rng, budget.rb_queries, c,
-                                          budget.table_points)
-    exact, big = exact_all[:len(budget.Ls)], (exact_all[len(budget.Ls):] if extra else None)
-    mc = [montecarlo.averaged_mse(law, rng, budget.prompts, L, U, V, Sq, limit_fn, budget.queries_per_prompt, c)
-          for L in sweep(budget.Ls, f"prop-3.1: averaged Monte Carlo ({label})", weights=budget.Ls, item="L")]
+    exact_all = montecarlo.exact_averages(
+        Gamma, U, V, Sq, list(budget.Ls) + extra, rng, budget.rb_queries, c, budget.table_points
+    )
+    exact, big = exact_all[: len(budget.Ls)], (exact_all[len(budget.Ls) :] if extra else None)
+    mc = [
+        montecarlo.averaged_mse(
+            law, rng, budget.prompts, L, U, V, Sq, limit_fn, budget.queries_per_prompt, c
+        )
+        for L in sweep(
+            budget.Ls, f"prop-3.1: averaged Monte Carlo ({label})", weights=budget.Ls, item="L"
+        )
+    ]
     means = [r.mean for r in mc]
     ses = [r.stderr for r in mc]
     fit = fits.loglog_fit(budget.Ls, means, ses)
@@ -58,26 +69,51 @@ def query_averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, label, firs
     # exact averages (they share their query draws, so they are correlated across L).
     pred = fits.loglog_fit(budget.Ls, ex, np.asarray(ses) / np.asarray(means) * np.asarray(ex))
     coeffs, _ = fits.loglog_slope_design(budget.Ls, np.asarray(ses) / np.asarray(means))
-    rel = np.array([r.values / r.mean for r in exact])                       # (nL, draws)
+    rel = np.array([r.values / r.mean for r in exact])  # (nL, draws)
     pred_se = float(math.sqrt(max(0.0, coeffs @ np.cov(rel) @ coeffs / rel.shape[1])))
-    return {"mc": means, "mc_se": ses, "exact": ex, "exact_se": ex_se, "fit": fit, "predicted_slope": pred.slope,
-            "predicted_slope_se": pred_se, "scale": c, "label": label, "per_prompt": [r.per_prompt for r in mc],
-            "exact_objects": exact, "exact_big": big}
+    return {
+        "mc": means,
+        "mc_se": ses,
+        "exact": ex,
+        "exact_se": ex_se,
+        "fit": fit,
+        "predicted_slope": pred.slope,
+        "predicted_slope_se": pred_se,
+        "scale": c,
+        "label": label,
+        "per_prompt": [r.per_prompt for r in mc],
+        "exact_objects": exact,
+        "exact_big": big,
+    }
 
 
 def per_L_check(label, av, alpha, key: str) -> Check:
-    zs = [max(0.0, abs(m - e) - TABLE_RELATIVE_ERROR * e) / math.hypot(s1, s2)
-          for m, e, s1, s2 in zip(av["mc"], av["exact"], av["mc_se"], av["exact_se"])]
+    zs = [
+        max(0.0, abs(m - e) - TABLE_RELATIVE_ERROR * e) / math.hypot(s1, s2)
+        for m, e, s1, s2 in zip(av["mc"], av["exact"], av["mc_se"], av["exact_se"])
+    ]
     zc = significance.z_critical(alpha)
     worst = float(np.max(zs))
-    return Check(f"{label}: Monte Carlo L2(nu) error equals the exact finite-L value at every L", "montecarlo",
-                 worst <= zc, worst, zc,
-                 "z = (|Monte Carlo - exact| - 1e-3 exact) / combined standard error (1e-3: the tables' interpolation "
-                 "error); exact = quadrature in the prompt averaged over importance-weighted query draws (proposal "
-                 f"N(0, {av['scale']:.3g} Sigma_q)); per-L |z|: " + ", ".join(f"{z:.2f}" for z in zs)
-                 + f"; two-sided at false-alarm {alpha:.2g} each (Bonferroni)", id=f"{key}/montecarlo-vs-exact", unit="|z|",
-                 detectable=significance.resolution(av["exact"], np.hypot(av["mc_se"], av["exact_se"]), zc,
-                                       TABLE_RELATIVE_ERROR * np.abs(av["exact"])))
+    return Check(
+        f"{label}: Monte Carlo L2(nu) error equals the exact finite-L value at every L",
+        "montecarlo",
+        worst <= zc,
+        worst,
+        zc,
+        "z = (|Monte Carlo - exact| - 1e-3 exact) / combined standard error (1e-3: the tables' interpolation "
+        "error); exact = quadrature in the prompt averaged over importance-weighted query draws (proposal "
+        f"N(0, {av['scale']:.3g} Sigma_q)); per-L |z|: "
+        + ", ".join(f"{z:.2f}" for z in zs)
+        + f"; two-sided at false-alarm {alpha:.2g} each (Bonferroni)",
+        id=f"{key}/montecarlo-vs-exact",
+        unit="|z|",
+        detectable=significance.resolution(
+            av["exact"],
+            np.hypot(av["mc_se"], av["exact_se"]),
+            zc,
+            TABLE_RELATIVE_ERROR * np.abs(av["exact"]),
+        ),
+    )
 
 
 def slope_check(label, av, kappa, key: str) -> Check:
@@ -85,13 +121,20 @@ def slope_check(label, av, kappa, key: str) -> Check:
     se = math.hypot(fit.stderr, av["predicted_slope_se"])
     z = (fit.slope - av["predicted_slope"]) / se
     zc = significance.z_critical(check_false_alarm(), 1 + len(REGIMES))
-    return Check(f"{label}: fitted log-log slope equals the exact finite-L slope over the tested L", "montecarlo",
-                 abs(z) <= zc, fit.slope, av["predicted_slope"],
-                 f"weighted least squares of ln MSE on ln L: measured {fit.slope:.4f} +- {fit.stderr:.4f} "
-                 f"(chi2 {fit.chi2:.2f} on {fit.dof} dof), exact over the same L {av['predicted_slope']:.4f} "
-                 f"+- {av['predicted_slope_se']:.4f}, asymptotic kappa {kappa:.4f}; |z| = {abs(z):.2f} <= {zc:.2f} "
-                 f"(two-sided, false-alarm {check_false_alarm():g} over the {1 + len(REGIMES)} fits)", id=f"{key}/slope", unit="slope",
-                 detectable=significance.resolution(av["predicted_slope"], se, zc))
+    return Check(
+        f"{label}: fitted log-log slope equals the exact finite-L slope over the tested L",
+        "montecarlo",
+        abs(z) <= zc,
+        fit.slope,
+        av["predicted_slope"],
+        f"weighted least squares of ln MSE on ln L: measured {fit.slope:.4f} +- {fit.stderr:.4f} "
+        f"(chi2 {fit.chi2:.2f} on {fit.dof} dof), exact over the same L {av['predicted_slope']:.4f} "
+        f"+- {av['predicted_slope_se']:.4f}, asymptotic kappa {kappa:.4f}; |z| = {abs(z):.2f} <= {zc:.2f} "
+        f"(two-sided, false-alarm {check_false_alarm():g} over the {1 + len(REGIMES)} fits)",
+        id=f"{key}/slope",
+        unit="slope",
+        detectable=significance.resolution(av["predicted_slope"], se, zc),
+    )
 
 
 def first_order_estimate(av, Ls, lam: float) -> tuple[float, float, float]:
@@ -131,37 +174,67 @@ def first_order_mc_check(av, coef, Ls, lam) -> Check:
     z = (abs(est - coef) - allowance) / se
     rho = remainder_exponent(lam)
     passed = None if not math.isfinite(allowance) else z <= zc
-    return Check("L E||T[mu_L] - T[mu]||^2_{L2(nu)} -> first_order_coefficient (Monte Carlo, pooled over L)",
-                 "montecarlo", passed, est, coef,
-                 f"estimate {est:.5g} +- {se:.3g}: at each L, L x MSE minus the exact remainder L x exact(L) - L'' x "
-                 f"exact(L'') (L'' = {av['exact_big'][1].L}, same query draws, so it does not involve the closed form), "
-                 f"pooled with inverse-variance weights; closed form {coef:.6g}; allowance {allowance:.3g} for the "
-                 f"tail beyond L'' (the remainder decays as L^-rho, rho = {rho:.3g} for lambda = {lam:.3g}); "
-                 f"z = {z:.2f}, two-sided at false-alarm {check_false_alarm():g}", id="average/first-order-montecarlo", unit="coefficient",
-                 detectable=significance.resolution(coef, se, zc, allowance))
+    return Check(
+        "L E||T[mu_L] - T[mu]||^2_{L2(nu)} -> first_order_coefficient (Monte Carlo, pooled over L)",
+        "montecarlo",
+        passed,
+        est,
+        coef,
+        f"estimate {est:.5g} +- {se:.3g}: at each L, L x MSE minus the exact remainder L x exact(L) - L'' x "
+        f"exact(L'') (L'' = {av['exact_big'][1].L}, same query draws, so it does not involve the closed form), "
+        f"pooled with inverse-variance weights; closed form {coef:.6g}; allowance {allowance:.3g} for the "
+        f"tail beyond L'' (the remainder decays as L^-rho, rho = {rho:.3g} for lambda = {lam:.3g}); "
+        f"z = {z:.2f}, two-sided at false-alarm {check_false_alarm():g}",
+        id="average/first-order-montecarlo",
+        unit="coefficient",
+        detectable=significance.resolution(coef, se, zc, allowance),
+    )
 
 
-def coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "", key: str = "average") -> Check:
+def coefficient_check(
+    coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "", key: str = "average"
+) -> Check:
     """The closed-form coefficient (det / trace) against the query average of the per-query kernel tr C1(z):
     tensor Gauss-Hermite when rank(Sigma_q) <= 3, else importance-sampled (a z-test)."""
     from ...numerics.laws import psd_root
+
     if not math.isfinite(coef):
-        return Check("first_order_coefficient is infinite: lambda_max(U^T Gamma U Sigma_q) >= 1/2", "quadrature",
-                     lam >= 0.5 - 1e-12, lam, 0.5,
-                     "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when lambda >= 1/2", id=f"{key}/coefficient-infinite", unit="norm")
+        return Check(
+            "first_order_coefficient is infinite: lambda_max(U^T Gamma U Sigma_q) >= 1/2",
+            "quadrature",
+            lam >= 0.5 - 1e-12,
+            lam,
+            0.5,
+            "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when lambda >= 1/2",
+            id=f"{key}/coefficient-infinite",
+            unit="norm",
+        )
     ghscale = 1.0 / (1.0 - 2.0 * lam) if lam > 0 else 1.0
     per_query = lambda Z: selfnormalised.query_terms(Gamma, U, V, Z).first_order
     if psd_root(Sq).shape[1] <= 3:
         gh = query_average.gauss_hermite_average(
-            None, Sq, nodes=40, tilt=U.T @ Gamma @ U,
-            log_fn=lambda Z: selfnormalised.query_terms(Gamma, U, V, Z).log_first_order)
+            None,
+            Sq,
+            nodes=40,
+            tilt=U.T @ Gamma @ U,
+            log_fn=lambda Z: selfnormalised.query_terms(Gamma, U, V, Z).log_first_order,
+        )
         rel = abs(gh - coef) / coef
         # In the eigenbasis of the whitened tilt, with scale 1/(1 - 2 lambda_j) per direction, the folded
         # integrand is a quadratic: the rule is exact, up to float rounding (<< 1e-10).
-        return Check(label + "first_order_coefficient: closed form (det/trace, 40 digits) vs Gauss-Hermite over nu "
-                     "of the kernel tr C1(z)", "quadrature", rel <= 1e-10, rel, 1e-10,
-                     f"closed form {coef:.12g}, quadrature {gh:.12g} (40 nodes per eigendirection of the whitened "
-                     "tilt, scale 1/(1 - 2 lambda_j) each)", id=f"{key}/coefficient-quadrature", unit="relative error")
+        return Check(
+            label
+            + "first_order_coefficient: closed form (det/trace, 40 digits) vs Gauss-Hermite over nu "
+            "of the kernel tr C1(z)",
+            "quadrature",
+            rel <= 1e-10,
+            rel,
+            1e-10,
+            f"closed form {coef:.12g}, quadrature {gh:.12g} (40 nodes per eigendirection of the whitened "
+            "tilt, scale 1/(1 - 2 lambda_j) each)",
+            id=f"{key}/coefficient-quadrature",
+            unit="relative error",
+        )
     # rank(Sigma_q) > 3: with the proposal N(0, Sigma_q / (1 - 2 lambda)) the weighted integrand does not grow
     # along the top direction, so its variance is finite.
     sample = query_average.draw_queries(rng, Sq, (budget.rb_queries,), ghscale)
@@ -169,8 +242,16 @@ def coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "", 
     est, se = float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(vals.size))
     zq = abs(est - coef) / se
     zc = significance.z_critical(check_false_alarm())
-    return Check("first_order_coefficient: closed form (det/trace, 40 digits) vs importance-sampled "
-                 "average over nu of the kernel tr C1(z)", "montecarlo", zq <= zc, zq, zc,
-                 f"closed form {coef:.10g}, average {est:.6g} +- {se:.3g} over {vals.size} draws from "
-                 f"N(0, {ghscale:.4g} Sigma_q); two-sided z at false-alarm {check_false_alarm():g}", id=f"{key}/coefficient-montecarlo", unit="|z|",
-                 detectable=significance.resolution(coef, se, zc))
+    return Check(
+        "first_order_coefficient: closed form (det/trace, 40 digits) vs importance-sampled "
+        "average over nu of the kernel tr C1(z)",
+        "montecarlo",
+        zq <= zc,
+        zq,
+        zc,
+        f"closed form {coef:.10g}, average {est:.6g} +- {se:.3g} over {vals.size} draws from "
+        f"N(0, {ghscale:.4g} Sigma_q); two-sided z at false-alarm {check_false_alarm():g}",
+        id=f"{key}/coefficient-montecarlo",
+        unit="|z|",
+        detectable=significance.resolution(coef, se, zc),
+    )

@@ -42,30 +42,55 @@ from ...derivations import display
 from ..hunt_space import Space, lambda_region
 from ..common import provenance, symbolic_check
 from .anchors import error_anchor_check, moment_anchor_check
-from .average import (query_averaged, first_order_mc_check, per_L_check, slope_check, coefficient_check,
-                             exact_coefficient, first_order_estimate)
+from .average import (
+    query_averaged,
+    first_order_mc_check,
+    per_L_check,
+    slope_check,
+    coefficient_check,
+    exact_coefficient,
+    first_order_estimate,
+)
 from .beyond import beyond_gaussians
 from .bounds import bound_checks, erratum_one, paper_form_checks
 from .common import fixed_query
-from .common import (naive_exponent, remainder_exponent, sharp_exponent, KERNEL_TOLERANCE, REGIMES, budget_for,
-                            NEAR_THRESHOLD, regime_setting)
-from .fixed import first_order_limit_check, fixed_query_montecarlo, deterministic_coordinates, exact_first_order
+from .common import (
+    naive_exponent,
+    remainder_exponent,
+    sharp_exponent,
+    KERNEL_TOLERANCE,
+    REGIMES,
+    budget_for,
+    NEAR_THRESHOLD,
+    regime_setting,
+)
+from .fixed import (
+    first_order_limit_check,
+    fixed_query_montecarlo,
+    deterministic_coordinates,
+    exact_first_order,
+)
 from .power import family_wise
 from .regimes import regime_checks
 
 ID = "prop-3.1"
 TITLE = "Output concentration: exact 1/L fluctuations, the finiteness threshold and the sharp rate"
 # Maths between dollars is typeset on the pages (softlin/render/markup.py).
-STATEMENT = ("For $mu$ centred and $sigma$-sub-Gaussian ($sigma >= 1$), $nu$ centred and 1-sub-Gaussian and "
-             "$||T[mu]||_{L^4(nu)} <= sigma^2 M$, there are $c_1, c_2 > 0$ depending only on $d, V, U, M$ with "
-             "$E||T[mu_L] - T[mu]||^2_{L^2(nu)} <= c_1 sigma^6 ln(L) / L^(c_2/sigma^2)$. Exact form for "
-             "$mu = N(m, Gamma)$, $nu = N(0, Sigma_q)$: the error is first_order_coefficient $/ L + o(1/L)$ when "
-             "$lambda = lambda_max(U^T Gamma U Sigma_q) < 1/2$, and decays as $L^(-kappa)$ (up to logarithms) with "
-             "$kappa = min(1, (sqrt(1 + 4/lambda) - 1)/2)$ on both sides of that threshold.")
-HYPOTHESES = ("tokens $z' ~ N(m, Gamma)$ ($Gamma$ positive semidefinite) for the exact results; Rademacher, "
-              "uniform and Gaussian-mixture tokens for the measured decay",
-              "queries $z ~ nu = N(0, Sigma_q)$ (query_cov); prompts $z_1, ..., z_L$ iid; $L >= 2$ in the paper's display")
+STATEMENT = (
+    "For $mu$ centred and $sigma$-sub-Gaussian ($sigma >= 1$), $nu$ centred and 1-sub-Gaussian and "
+    "$||T[mu]||_{L^4(nu)} <= sigma^2 M$, there are $c_1, c_2 > 0$ depending only on $d, V, U, M$ with "
+    "$E||T[mu_L] - T[mu]||^2_{L^2(nu)} <= c_1 sigma^6 ln(L) / L^(c_2/sigma^2)$. Exact form for "
+    "$mu = N(m, Gamma)$, $nu = N(0, Sigma_q)$: the error is first_order_coefficient $/ L + o(1/L)$ when "
+    "$lambda = lambda_max(U^T Gamma U Sigma_q) < 1/2$, and decays as $L^(-kappa)$ (up to logarithms) with "
+    "$kappa = min(1, (sqrt(1 + 4/lambda) - 1)/2)$ on both sides of that threshold."
+)
+HYPOTHESES = (
+    "tokens $z' ~ N(m, Gamma)$ ($Gamma$ positive semidefinite) for the exact results; Rademacher, "
+    "uniform and Gaussian-mixture tokens for the measured decay",
+    "queries $z ~ nu = N(0, Sigma_q)$ (query_cov); prompts $z_1, ..., z_L$ iid; $L >= 2$ in the paper's display",
+)
 SCENARIO_KEYS = scen.COMMON_KEYS
+
 
 def default_scenario() -> dict:
     """d = 2, lambda_max(U^T Gamma U) = 0.105 (below the threshold 1/2 and below 1/4, where the plain
@@ -89,8 +114,18 @@ def default_scenario() -> dict:
 # ---------------------------------------------------------------------------------------------
 # The claim.
 
-def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=None, coefficient=None,
-        exponent=None, regimes=REGIMES, beyond: bool = True) -> dict:
+
+def run(
+    scenario: dict,
+    profile: str,
+    rng: np.random.Generator,
+    *,
+    cov_kernel=None,
+    coefficient=None,
+    exponent=None,
+    regimes=REGIMES,
+    beyond: bool = True,
+) -> dict:
     """Verify Proposition 3.1 on `scenario`. Sensitivity tests inject wrong formulas: `cov_kernel(Gamma, V, a)`
     replaces the C1 kernel, `coefficient(Gamma, U, V, Sigma_q)` the query-averaged closed form, and
     `exponent(lambda)` the sharp exponent. `regimes` ((name, lambda) pairs) and `beyond` (non-Gaussian
@@ -103,18 +138,27 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     exponent_fn = exponent or sharp_exponent
     law = GaussianLaw(m, Gamma)
     limit_fn = lambda Z: limits.gaussian_limit(m, Gamma, U, V, Z)
-    checks: list[Check] = [symbolic_check("Proposition 3.1: first order, query average, threshold, sharp exponent", {
-        **{f"fluctuations: {p.statement}": p for p in catalogue.fluctuation_proofs()},
-        **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
-        **{f"exact error: {p.statement}": p for p in catalogue.selfnormalised_error_proofs()},
-    })]
+    checks: list[Check] = [
+        symbolic_check(
+            "Proposition 3.1: first order, query average, threshold, sharp exponent",
+            {
+                **{f"fluctuations: {p.statement}": p for p in catalogue.fluctuation_proofs()},
+                **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
+                **{
+                    f"exact error: {p.statement}": p
+                    for p in catalogue.selfnormalised_error_proofs()
+                },
+            },
+        )
+    ]
     quantities: dict = {}
     series: dict = {"controls": {}}
     errata: list = []
     lam = query_average.threshold_lambda(Gamma, U, Sq)
     kappa = exponent_fn(lam)
-    quantities.update(lambda_max=lam, threshold=0.5, exponent=kappa,
-                      naive_exponent=naive_exponent(lam))
+    quantities.update(
+        lambda_max=lam, threshold=0.5, exponent=kappa, naive_exponent=naive_exponent(lam)
+    )
 
     # ---- 1. Fixed query: b1, C1 (kernels vs 40 digits; exact finite-L limit; anchors; Monte Carlo). ----
     z0 = fixed_query(s)
@@ -123,17 +167,31 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     C1_kernel = np.asarray(cov_kernel(Gamma, V, a0[:, None]))
     b1_exact, C1_exact = exact_first_order(Gamma, U, V, z0)
     scale = max(float(np.max(np.abs(C1_exact))), float(np.max(np.abs(b1_exact))), 1e-300)
-    gap = max(float(np.max(np.abs(b1_kernel - b1_exact))), float(np.max(np.abs(C1_kernel - C1_exact)))) / scale
-    checks.append(Check("b1 and C1: emitted kernels vs the derived closed forms at 40 digits", "emit",
-                        gap <= KERNEL_TOLERANCE, gap, KERNEL_TOLERANCE,
-                        f"max relative entry difference at the query z = {np.round(z0, 6).tolist()}; "
-                        "the tolerance covers float64 rounding of ~20 operations", id="first-order/emitted-kernels", unit="relative error"))
+    gap = (
+        max(
+            float(np.max(np.abs(b1_kernel - b1_exact))), float(np.max(np.abs(C1_kernel - C1_exact)))
+        )
+        / scale
+    )
+    checks.append(
+        Check(
+            "b1 and C1: emitted kernels vs the derived closed forms at 40 digits",
+            "emit",
+            gap <= KERNEL_TOLERANCE,
+            gap,
+            KERNEL_TOLERANCE,
+            f"max relative entry difference at the query z = {np.round(z0, 6).tolist()}; "
+            "the tolerance covers float64 rounding of ~20 operations",
+            id="first-order/emitted-kernels",
+            unit="relative error",
+        )
+    )
     if s.get("query") is not None:
         quantities["bias_first_order"] = b1_kernel.tolist()
         quantities["cov_first_order"] = C1_kernel.tolist()
     quantities["fixed_query"] = np.asarray(z0).tolist()
     checks.append(first_order_limit_check(Gamma, U, V, z0, b1_kernel, C1_kernel))
-    q0 = max(0.0, float(kernels.log_weight_second_moment(Gamma, a0[:, None])[0, 0]))     # a^T Gamma a
+    q0 = max(0.0, float(kernels.log_weight_second_moment(Gamma, a0[:, None])[0, 0]))  # a^T Gamma a
     anchor, anchor_q = moment_anchor_check(tuple(sorted({round(q0, 12), 1.0, 4.0})))
     checks.append(anchor)
     quantities.update(anchor_q)
@@ -142,7 +200,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
         checks.append(err_anchor)
     quantities.update(err_q)
 
-    fixed = fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1_kernel, C1_kernel)
+    fixed = fixed_query_montecarlo(
+        law, rng, budget, U, V, Gamma, z0, limit_fn, b1_kernel, C1_kernel
+    )
     checks += fixed["checks"]
     quantities.update(fixed["quantities"])
 
@@ -153,18 +213,51 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     if 0 < lam < NEAR_THRESHOLD and psd_root(Sq).shape[1] <= 3:
         # Just below the threshold the closed form and the quadrature are hardest to get right together.
         near = regime_setting(Gamma, lam, NEAR_THRESHOLD)[0]
-        checks.append(coefficient_check(coefficient_fn(near, U, V, Sq), near, U, V, Sq, NEAR_THRESHOLD, rng, budget,
-                                        label=f"near the threshold (Gamma rescaled to lambda = {NEAR_THRESHOLD}): ",
-                                        key="near-threshold"))
+        checks.append(
+            coefficient_check(
+                coefficient_fn(near, U, V, Sq),
+                near,
+                U,
+                V,
+                Sq,
+                NEAR_THRESHOLD,
+                rng,
+                budget,
+                label=f"near the threshold (Gamma rescaled to lambda = {NEAR_THRESHOLD}): ",
+                key="near-threshold",
+            )
+        )
     rho = remainder_exponent(lam)
-    main = query_averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, "scenario",
-                     first_order=math.isfinite(coef) and rho >= 0.5)
-    quantities.update(measured_slope=main["fit"].slope, measured_slope_stderr=main["fit"].stderr,
-                      predicted_slope_tested_range=main["predicted_slope"],
-                      mc_mse=main["mc"], mc_mse_stderr=main["mc_se"], exact_mse=main["exact"],
-                      exact_mse_stderr=main["exact_se"], L=budget.Ls)
-    series["main"] = {"L": budget.Ls, "rmse": [math.sqrt(v) for v in main["mc"]], "mse": main["mc"],
-                      "mse_stderr": main["mc_se"], "exact_mse": main["exact"]}
+    main = query_averaged(
+        law,
+        rng,
+        budget,
+        U,
+        V,
+        Gamma,
+        Sq,
+        limit_fn,
+        lam,
+        "scenario",
+        first_order=math.isfinite(coef) and rho >= 0.5,
+    )
+    quantities.update(
+        measured_slope=main["fit"].slope,
+        measured_slope_stderr=main["fit"].stderr,
+        predicted_slope_tested_range=main["predicted_slope"],
+        mc_mse=main["mc"],
+        mc_mse_stderr=main["mc_se"],
+        exact_mse=main["exact"],
+        exact_mse_stderr=main["exact_se"],
+        L=budget.Ls,
+    )
+    series["main"] = {
+        "L": budget.Ls,
+        "rmse": [math.sqrt(v) for v in main["mc"]],
+        "mse": main["mc"],
+        "mse_stderr": main["mc_se"],
+        "exact_mse": main["exact"],
+    }
     n_av_tests = len(budget.Ls) * (1 + len(REGIMES))
     checks.append(per_L_check("scenario", main, check_false_alarm() / n_av_tests, "scenario"))
     checks.append(slope_check("scenario", main, kappa, "scenario"))
@@ -172,14 +265,18 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     if math.isfinite(coef) and rho >= 0.5:
         checks.append(first_order_mc_check(main, coef, budget.Ls, lam))
         est, est_se, tail = first_order_estimate(main, budget.Ls, lam)
-        quantities.update(first_order_coefficient_monte_carlo=est, first_order_coefficient_monte_carlo_stderr=est_se,
-                          first_order_tail_allowance=tail)
+        quantities.update(
+            first_order_coefficient_monte_carlo=est,
+            first_order_coefficient_monte_carlo_stderr=est_se,
+            first_order_tail_allowance=tail,
+        )
     elif math.isfinite(coef):
         # lambda > 2/7: L x error approaches the coefficient as L^-rho, rho < 1/2, out of reach of a Monte Carlo
         # test at testable L; the closed form is checked by quadrature above and the finite-L error by the
         # exact route at every L.
-        quantities["first_order_monte_carlo_check"] = (f"not run: the remainder decays as L^-{rho:.3g} "
-                                                       f"(lambda = {lam:.3g} > 2/7)")
+        quantities["first_order_monte_carlo_check"] = (
+            f"not run: the remainder decays as L^-{rho:.3g} (lambda = {lam:.3g} > 2/7)"
+        )
 
     # ---- 3. Bounds: high probability (fixed query) and in expectation (fixed query, integrated). ----
     bounds = bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng)
@@ -195,7 +292,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
         series["controls"][f"{name} threshold (lambda = {r['lambda']:g})"] = r["series"]
     quantities["regimes"] = {name: r["quantities"] for name, r in regime_runs.items()}
     if lam <= 1e-12:
-        quantities["regimes"] = "none: U^T Gamma U Sigma_q = 0, every query has a^T Gamma a = 0 and the error is tr(V Gamma V^T)/L"
+        quantities["regimes"] = (
+            "none: U^T Gamma U Sigma_q = 0, every query has a^T Gamma a = 0 and the error is tr(V Gamma V^T)/L"
+        )
 
     # ---- 5. The paper's form, erratum 1. ----
     paper = paper_form_checks(main, budget, Gamma, U, V, Sq, coef, lam, rng)
@@ -215,10 +314,20 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, cov_kernel=No
     quantities.update(family_wise(checks, check_false_alarm()))
     quantities["power"] = power
     latex, mathml = shown.for_claim(ID)
-    cert = certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities,
-                       errata=errata, formulas=latex, series=series, provenance=provenance(),
-                       formulas_mathml=mathml,
-                       precision=stated_precision(checks))
+    cert = certificate(
+        CLAIM,
+        scen.for_certificate(s),
+        profile,
+        s["seed"],
+        checks,
+        quantities,
+        errata=errata,
+        formulas=latex,
+        series=series,
+        provenance=provenance(),
+        formulas_mathml=mathml,
+        precision=stated_precision(checks),
+    )
     return cert
 
 
@@ -226,9 +335,16 @@ def stated_precision(checks) -> list[dict]:
     """Numbers whose digits below the eighth are rounding (certio.precision_entry): agreement measures
     and tolerances of the deterministic routes at the 1e-10 level."""
     why = "a quadrature agreement measure or tolerance at the 1e-10 level, whose digits below 1e-12 are rounding"
-    out = [precision_entry(f"quantities.moment_anchors[*].{k}", why, abs=1e-12) for k in ("relative", "tolerance")]
-    out += [precision_entry(f"{check_path(ID, c)}.{k}", why, abs=1e-12) for c in checks
-            if c.id in ("anchors/error-l2", "anchors/moments-l123") for k in ("value", "bound")]
+    out = [
+        precision_entry(f"quantities.moment_anchors[*].{k}", why, abs=1e-12)
+        for k in ("relative", "tolerance")
+    ]
+    out += [
+        precision_entry(f"{check_path(ID, c)}.{k}", why, abs=1e-12)
+        for c in checks
+        if c.id in ("anchors/error-l2", "anchors/moments-l123")
+        for k in ("value", "bound")
+    ]
     return out
 
 
@@ -239,10 +355,14 @@ def validate(scenario: dict) -> dict:
     (every error, and every standard error, is 0)."""
     s = scen.common(scenario)
     if len(s["L"]) < 2:
-        raise ValueError(f"prop-3.1 fits a rate over the prompt lengths: L = {s['L']!r} needs at least two")
+        raise ValueError(
+            f"prop-3.1 fits a rate over the prompt lengths: L = {s['L']!r} needs at least two"
+        )
     if np.all(deterministic_coordinates(s["cov"], s["V"])):
-        raise ValueError("V Gamma V^T = 0, so every token's output is V m and T[mu_L] = T[mu] exactly at "
-                         "every L (nothing to measure); give V a row outside the kernel of Gamma")
+        raise ValueError(
+            "V Gamma V^T = 0, so every token's output is V m and T[mu_L] = T[mu] exactly at "
+            "every L (nothing to measure); give V a row outside the kernel of Gamma"
+        )
     return s
 
 
@@ -252,13 +372,16 @@ def fixed_query_reach(s: dict) -> None:
     beyond its reach at the scenario's smallest L before any work."""
     from ...numerics.selfnormalised import q_reach
     from .common import fixed_query
+
     z0 = fixed_query(s)
     a = s["U"] @ z0
     q, reach = float(a @ s["cov"] @ a), q_reach(min(s["L"]))
     if not q <= reach:
-        raise ValueError(f"at the fixed query z = {np.round(z0, 6).tolist()}, q = a^T Gamma a = {q:.4g} (a = U z) is "
-                         f"beyond the exact finite-L route's reach q <= {reach:g} at L = {min(s['L'])}: lower the "
-                         f"scale of U, cov or query")
+        raise ValueError(
+            f"at the fixed query z = {np.round(z0, 6).tolist()}, q = a^T Gamma a = {q:.4g} (a = U z) is "
+            f"beyond the exact finite-L route's reach q <= {reach:g} at L = {min(s['L'])}: lower the "
+            f"scale of U, cov or query"
+        )
 
 
 # A token of the high-probability bound's longer prompts (one query, drawn by the conditional sampler)
@@ -269,41 +392,86 @@ BOUND_UNITS_PER_TOKEN = 0.25
 
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     from . import common as claim
-    budgets.max_d("prop-3.1", s["d"], budgets.SYMBOLIC_MAX_D, "the first-order terms are evaluated in exact rational arithmetic")
+
+    budgets.max_d(
+        "prop-3.1",
+        s["d"],
+        budgets.SYMBOLIC_MAX_D,
+        "the first-order terms are evaluated in exact rational arithmetic",
+    )
     fixed_query_reach(s)
     b = claim.budget_for(s, profile)
     d, k = s["d"], s["V"].shape[0]
     ls = float(sum(b.Ls))
-    averaged = 7 * b.prompts * ls * max(d, b.queries_per_prompt)   # scenario, 3 regimes, 3 token laws
+    averaged = (
+        7 * b.prompts * ls * max(d, b.queries_per_prompt)
+    )  # scenario, 3 regimes, 3 token laws
     fixed = b.fixed_prompts * (ls * d + sum(b.bound_Ls) * BOUND_UNITS_PER_TOKEN)
     enclosed = b.enclosed * selfnormalised_enclosure.SECONDS_PER_L / budgets.SECONDS_PER_UNIT
     memory = max(b.prompts * b.queries_per_prompt, b.fixed_prompts) * (4 + 2 * k + d) * 8 * 3
-    return budgets.Estimate("prop-3.1", averaged + fixed + enclosed, memory,
-                    f"trials = {s['trials']}, L = {s['L']}: 7 query-averaged sweeps of {b.prompts} prompts and "
-                    f"one of {b.fixed_prompts} at {profile} (and at L = {list(b.bound_Ls)} for the high-probability "
-                    f"bound); {b.enclosed} Arb enclosures")
+    return budgets.Estimate(
+        "prop-3.1",
+        averaged + fixed + enclosed,
+        memory,
+        f"trials = {s['trials']}, L = {s['L']}: 7 query-averaged sweeps of {b.prompts} prompts and "
+        f"one of {b.fixed_prompts} at {profile} (and at L = {list(b.bound_Ls)} for the high-probability "
+        f"bound); {b.enclosed} Arb enclosures",
+    )
 
 
 # What a sweep's summary copies from each point (softlin/sweep/summary.py) and the phase diagram
 # draws from a lambda sweep (render/sweep_figure.py): the output error's rate and first-order
 # coefficient.
-SWEEP_FIELDS = {"lambda_max": "lambda_max", "exponent": "exponent", "naive_exponent": "naive_exponent",
-                "measured_slope": "measured_slope", "measured_slope_stderr": "measured_slope_stderr",
-                "exact_slope": "predicted_slope_tested_range",
-                "first_order_coefficient": "first_order_coefficient",
-                "first_order_coefficient_monte_carlo": "first_order_coefficient_monte_carlo",
-                "first_order_coefficient_monte_carlo_stderr":
-                    "first_order_coefficient_monte_carlo_stderr",
-                "c2": "c2", "sigma": "sigma"}
-SWEEP_SERIES = (("output T", "measured_slope", "measured_slope_stderr", "exact_slope",
-                 "first_order_coefficient", "C0", "o"),)
+SWEEP_FIELDS = {
+    "lambda_max": "lambda_max",
+    "exponent": "exponent",
+    "naive_exponent": "naive_exponent",
+    "measured_slope": "measured_slope",
+    "measured_slope_stderr": "measured_slope_stderr",
+    "exact_slope": "predicted_slope_tested_range",
+    "first_order_coefficient": "first_order_coefficient",
+    "first_order_coefficient_monte_carlo": "first_order_coefficient_monte_carlo",
+    "first_order_coefficient_monte_carlo_stderr": "first_order_coefficient_monte_carlo_stderr",
+    "c2": "c2",
+    "sigma": "sigma",
+}
+SWEEP_SERIES = (
+    (
+        "output T",
+        "measured_slope",
+        "measured_slope_stderr",
+        "exact_slope",
+        "first_order_coefficient",
+        "C0",
+        "o",
+    ),
+)
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, SCENARIO_KEYS, validate=validate, estimate=work_estimate,
-              keys=scen.common_key_docs(query="the fixed query z of the fixed-query checks and their Arb "
-                                              "enclosures (else the first column of Sigma_q^(1/2))"),
-              paper="Proposition 3.1", rests_on=("lemma-2.1",),
-              display=display.prop31,
-              figure="main",
-              hunt=Space(".hunt_strategies:rate_scenarios", lambda_region, 32,
-                         regions=("lambda < 1/2", "lambda >= 1/2"), draws_outside=False),
-              sweep_fields=SWEEP_FIELDS, sweep_series=SWEEP_SERIES)
+CLAIM = Claim(
+    ID,
+    TITLE,
+    STATEMENT,
+    HYPOTHESES,
+    run,
+    default_scenario,
+    SCENARIO_KEYS,
+    validate=validate,
+    estimate=work_estimate,
+    keys=scen.common_key_docs(
+        query="the fixed query z of the fixed-query checks and their Arb "
+        "enclosures (else the first column of Sigma_q^(1/2))"
+    ),
+    paper="Proposition 3.1",
+    rests_on=("lemma-2.1",),
+    display=display.prop31,
+    figure="main",
+    hunt=Space(
+        ".hunt_strategies:rate_scenarios",
+        lambda_region,
+        32,
+        regions=("lambda < 1/2", "lambda >= 1/2"),
+        draws_outside=False,
+    ),
+    sweep_fields=SWEEP_FIELDS,
+    sweep_series=SWEEP_SERIES,
+)

@@ -15,7 +15,7 @@ import numpy as np
 
 
 REGIMES = (("below", 0.2), ("at", 0.5), ("above", 1.0))
-NEAR_THRESHOLD = 0.49      # lambda of the extra closed-form vs quadrature check of the query average
+NEAR_THRESHOLD = 0.49  # lambda of the extra closed-form vs quadrature check of the query average
 DIGITS = 40
 # Kernel (float64) against the 40-digit closed forms: ~20 rounded operations on numbers of size
 # up to e^{a^T Gamma a} max|C1|, so 1e-13 relative leaves a factor > 100 over the rounding.
@@ -25,21 +25,22 @@ KERNEL_TOLERANCE = 1e-13
 @dataclass
 class Budget:
     Ls: list
-    prompts: int                # query-averaged Monte Carlo prompts per L
+    prompts: int  # query-averaged Monte Carlo prompts per L
     queries_per_prompt: int
-    fixed_prompts: int          # fixed-query Monte Carlo prompts per L
-    rb_queries: int             # query draws of the exact (Rao-Blackwellised) averages
-    ells: tuple                 # ln L of the exact asymptotic-exponent fits
+    fixed_prompts: int  # fixed-query Monte Carlo prompts per L
+    rb_queries: int  # query draws of the exact (Rao-Blackwellised) averages
+    ells: tuple  # ln L of the exact asymptotic-exponent fits
     delta: float
     table_points: int
-    enclosed: int               # the first `enclosed` fixed-query L are enclosed by Arb (~3 s each)
-    bound_Ls: tuple = ()        # longer prompts where only the high-probability bound is judged
+    enclosed: int  # the first `enclosed` fixed-query L are enclosed by Arb (~3 s each)
+    bound_Ls: tuple = ()  # longer prompts where only the high-probability bound is judged
 
 
 def fixed_query(s: dict) -> np.ndarray:
     """The fixed query z0 of the claim's fixed-query part: the scenario's `query`, else the first column
     of Sigma_q^(1/2) (a typical query), else the ones vector (Sigma_q = 0)."""
     from ...numerics.laws import psd_root
+
     Sq = s["query_cov"]
     if s.get("query") is not None:
         return np.asarray(s["query"], float)
@@ -49,16 +50,40 @@ def fixed_query(s: dict) -> np.ndarray:
 def budget_for(s: dict, profile: str) -> Budget:
     t = s["trials"]
     if profile == "quick":
-        return Budget(s["L"][:3], max(200, t // 4), 4, max(1000, 2 * t), 4096, (8.0, 16.0, 32.0, 64.0),
-                      s["delta"], 32, 1)
+        return Budget(
+            s["L"][:3],
+            max(200, t // 4),
+            4,
+            max(1000, 2 * t),
+            4096,
+            (8.0, 16.0, 32.0, 64.0),
+            s["delta"],
+            32,
+            1,
+        )
     scale = 2 if profile == "full" else 1
-    ells = (12.0, 16.0, 32.0, 64.0, 128.0) if profile == "standard" else (12.0, 16.0, 32.0, 64.0, 128.0, 256.0)
+    ells = (
+        (12.0, 16.0, 32.0, 64.0, 128.0)
+        if profile == "standard"
+        else (12.0, 16.0, 32.0, 64.0, 128.0, 256.0)
+    )
     # The conditional sampler draws a fixed-query prompt in L + r normals, which pays for the bound at
     # prompts 4x (standard) and ~25x (full) longer than the scenario's longest.
-    bound_Ls = tuple(sorted({4 * max(s["L"])} | ({25 * max(s["L"])} if profile == "full" else set())))
-    return Budget(s["L"], scale * t, 8, scale * 10 * t, scale * 16384, ells, s["delta"], 48, len(s["L"]), bound_Ls)
-
-
+    bound_Ls = tuple(
+        sorted({4 * max(s["L"])} | ({25 * max(s["L"])} if profile == "full" else set()))
+    )
+    return Budget(
+        s["L"],
+        scale * t,
+        8,
+        scale * 10 * t,
+        scale * 16384,
+        ells,
+        s["delta"],
+        48,
+        len(s["L"]),
+        bound_Ls,
+    )
 
 
 def regime_setting(Gamma0, lam0, target):
@@ -69,7 +94,6 @@ def regime_setting(Gamma0, lam0, target):
 def subgaussian_sigma(Gamma) -> float:
     """sigma of the paper for N(m, Gamma) (centred): sqrt(lambda_max(Gamma)), at least 1 (the paper's range)."""
     return max(1.0, math.sqrt(max(0.0, float(np.max(np.linalg.eigvalsh(Gamma))))))
-
 
 
 # Relative error of the exact averages from the spline tables (<= 5e-4 measured, see selfnormalised.Table),
@@ -87,16 +111,19 @@ def _lam(lam) -> float:
 def sharp_exponent(lam) -> float:
     """kappa(lambda) from the emitted kernel (derivations/fluctuations_exponent.sharp_exponent_piecewise)."""
     from ...numerics import kernels
+
     return float(kernels.sharp_exponent(np.float64(_lam(lam))))
 
 
 def naive_exponent(lam) -> float:
     """min(1, 1/(2 lambda)) from the emitted kernel (the heuristic the controls refute)."""
     from ...numerics import kernels
+
     return float(kernels.naive_exponent(np.float64(_lam(lam))))
 
 
 def remainder_exponent(lam) -> float:
     """rho(lambda) from the emitted kernel."""
     from ...numerics import kernels
+
     return float(kernels.remainder_exponent(np.float64(_lam(lam))))

@@ -17,7 +17,13 @@ import numpy as np
 import sympy as sp
 
 from ...derivations import fluctuations
-from ...numerics import kernels, montecarlo, selfnormalised, selfnormalised_enclosure as enclosure, significance
+from ...numerics import (
+    kernels,
+    montecarlo,
+    selfnormalised,
+    selfnormalised_enclosure as enclosure,
+    significance,
+)
 from ...numerics.extrapolation import richardson
 from ..base import check_false_alarm, Check
 from ..exact import rational_column, rational_matrix
@@ -49,14 +55,25 @@ def enclosure_check(Gamma, U, V, z0, Ls, exact_bias, exact_mse) -> tuple[Check, 
         bias_iv.append([enclosure.outward(b) for b in ball.bias])
         mse_iv.append(enclosure.outward(ball.mse))
     widths = [(hi - lo) / max(abs(hi + lo) / 2, 1e-300) for lo, hi in mse_iv]
-    check = Check("fixed query: the exact finite-L bias and E|err|^2 (float route) lie in their Arb enclosures",
-                  "quadrature", worst <= FLOAT_ROUTE_RELATIVE, worst, FLOAT_ROUTE_RELATIVE,
-                  f"at L = {list(Ls)}: A_L(q), B_L(q) enclosed by python-flint's acb.integral (proved error balls, "
-                  "tails bounded, not cut), then the emitted kernels in ball arithmetic; value: the largest distance "
-                  "of a float value outside its ball, relative to the value; relative widths of the E|err|^2 "
-                  "enclosures: " + ", ".join(f"{w:.1e}" for w in widths), tier="enclosure", id="fixed/enclosure", unit="relative error")
-    return check, {"fixed_query_enclosed_L": list(Ls), "fixed_query_exact_mse_enclosure": mse_iv,
-                   "fixed_query_exact_bias_enclosure": bias_iv}
+    check = Check(
+        "fixed query: the exact finite-L bias and E|err|^2 (float route) lie in their Arb enclosures",
+        "quadrature",
+        worst <= FLOAT_ROUTE_RELATIVE,
+        worst,
+        FLOAT_ROUTE_RELATIVE,
+        f"at L = {list(Ls)}: A_L(q), B_L(q) enclosed by python-flint's acb.integral (proved error balls, "
+        "tails bounded, not cut), then the emitted kernels in ball arithmetic; value: the largest distance "
+        "of a float value outside its ball, relative to the value; relative widths of the E|err|^2 "
+        "enclosures: " + ", ".join(f"{w:.1e}" for w in widths),
+        tier="enclosure",
+        id="fixed/enclosure",
+        unit="relative error",
+    )
+    return check, {
+        "fixed_query_enclosed_L": list(Ls),
+        "fixed_query_exact_mse_enclosure": mse_iv,
+        "fixed_query_exact_bias_enclosure": bias_iv,
+    }
 
 
 def exact_first_order(Gamma, U, V, z) -> tuple[np.ndarray, np.ndarray]:
@@ -68,7 +85,9 @@ def exact_first_order(Gamma, U, V, z) -> tuple[np.ndarray, np.ndarray]:
     b1 = fluctuations.bias_first_order(s).subs(subs).doit().as_explicit()
     C1 = fluctuations.cov_first_order(s).subs(subs).doit().as_explicit()
     num = lambda e: float(sp.N(e, DIGITS))
-    return np.array([num(e) for e in b1]), np.array([[num(C1[i, j]) for j in range(k)] for i in range(k)])
+    return np.array([num(e) for e in b1]), np.array(
+        [[num(C1[i, j]) for j in range(k)] for i in range(k)]
+    )
 
 
 def first_order_limit_check(Gamma, U, V, z0, b1, C1) -> Check:
@@ -94,12 +113,23 @@ def first_order_limit_check(Gamma, U, V, z0, b1, C1) -> Check:
     a = U @ z0
     q = float(a @ Gamma @ a)
     asymptotic = math.exp(2 * q) <= LIMIT_ASYMPTOTIC * Ls[0]
-    return Check("b1 and C1 are the limits of L (E T[mu_L] - T) and L Cov T[mu_L] (exact finite-L quadrature)",
-                 "quadrature", (err <= tol) if asymptotic else None, err, tol,
-                 "exact finite-L bias -A_L(q) V Gamma a and covariance from the quadrature of numerics/selfnormalised "
-                 "at L = 1e4, 1e5, 1e6, Richardson-extrapolated in 1/L; relative to max |first-order entry|"
-                 + ("" if asymptotic else f"; undecided: e^(2q) = {math.exp(2 * q):.3g} > {LIMIT_ASYMPTOTIC:g} x 1e4, "
-                    "the exact values are not in their 1/L^2 regime at these L"), id="first-order/exact-limits", unit="relative error")
+    return Check(
+        "b1 and C1 are the limits of L (E T[mu_L] - T) and L Cov T[mu_L] (exact finite-L quadrature)",
+        "quadrature",
+        (err <= tol) if asymptotic else None,
+        err,
+        tol,
+        "exact finite-L bias -A_L(q) V Gamma a and covariance from the quadrature of numerics/selfnormalised "
+        "at L = 1e4, 1e5, 1e6, Richardson-extrapolated in 1/L; relative to max |first-order entry|"
+        + (
+            ""
+            if asymptotic
+            else f"; undecided: e^(2q) = {math.exp(2 * q):.3g} > {LIMIT_ASYMPTOTIC:g} x 1e4, "
+            "the exact values are not in their 1/L^2 regime at these L"
+        ),
+        id="first-order/exact-limits",
+        unit="relative error",
+    )
 
 
 def deterministic_coordinates(Gamma, V) -> np.ndarray:
@@ -134,12 +164,14 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
     # the size of the terms of coordinate k: the limit V_k mu_a and a token's output V_k z (|z_j - m_j| <= 10
     # standard deviations: a rounding error is relative to what is added, not to the near-0 result)
     size = 1.0 + np.abs(limit[0]) + np.abs(V) @ (np.abs(law.mean) + np.sqrt(np.diag(Gamma)) * 10)
-    first_zero = (np.abs(b1) <= ROUNDING_TOLERANCE * size) & np.all(np.abs(C1) <= ROUNDING_TOLERANCE * size[:, None]
-                                                                       * size[None, :], axis=1)
+    first_zero = (np.abs(b1) <= ROUNDING_TOLERANCE * size) & np.all(
+        np.abs(C1) <= ROUNDING_TOLERANCE * size[:, None] * size[None, :], axis=1
+    )
     alpha = check_false_alarm() / (len(Ls) * n_entries)
     zc = significance.z_critical(alpha)
     worst_exact, worst_stein, worst_first = 0.0, 0.0, 0.0
     first_details, errors_by_L = [], {}
+
     # The first-order limits as the exact route sees them, independently of the claimed b1, C1:
     # F(L) = L (exact bias, exact covariance) at L = 1e6 and 1e7; at a fixed query the remainder is O(1/L)
     # (all moments of w are finite), so F(1e7) is within |F(1e6) - F(1e7)| / 9 of the limit; twice that is
@@ -147,6 +179,7 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
     def scaled_exact(L):
         bias, second = selfnormalised.exact_second_moment(Gamma, U, V, z0, L)
         return L * bias, L * (second - np.outer(bias, bias))
+
     (fb6, fc6), (fb7, fc7) = scaled_exact(10**6), scaled_exact(10**7)
     tail_b, tail_c = 2 * np.abs(fb6 - fb7) / 9, 2 * np.abs(fc6 - fc7) / 9
     mse_fixed, mse_fixed_se, exact_fixed, exact_bias = [], [], [], []
@@ -154,30 +187,46 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
     # by a z-score (not the deterministic ones), for the checks' `detectable`.
     res_exact, res_stein, res_first = ([], []), ([], []), ([], [], [])
     for L in sweep(Ls, "prop-3.1: fixed-query Monte Carlo", weights=Ls, item="L"):
-        err, part = montecarlo.fixed_query_errors(law, rng, P, L, U, V, z0[None, :], limit, participation=True)
-        e = err[:, 0, :]                                               # (P, k)
+        err, part = montecarlo.fixed_query_errors(
+            law, rng, P, L, U, V, z0[None, :], limit, participation=True
+        )
+        e = err[:, 0, :]  # (P, k)
         errors_by_L[L] = np.linalg.norm(e, axis=1)
         bias, second = selfnormalised.exact_second_moment(Gamma, U, V, z0, L)
         # Exact finite-L bias and second moments.
         se_b = e.std(axis=0, ddof=1) / math.sqrt(P)
         outer = np.einsum("pi,pj->pij", e, e)[:, iu[0], iu[1]]
         se_o = outer.std(axis=0, ddof=1) / math.sqrt(P)
-        exact_zero = (np.max(np.abs(e), axis=0) <= ROUNDING_TOLERANCE * size) & (np.abs(bias) <= ROUNDING_TOLERANCE * size)
-        verdict = np.where(exact_zero & first_zero, 0.0, np.inf)                     # per coordinate
-        verdict_pair = np.maximum(np.where(det[iu[0]], verdict[iu[0]], 0.0), np.where(det[iu[1]], verdict[iu[1]], 0.0))
+        exact_zero = (np.max(np.abs(e), axis=0) <= ROUNDING_TOLERANCE * size) & (
+            np.abs(bias) <= ROUNDING_TOLERANCE * size
+        )
+        verdict = np.where(exact_zero & first_zero, 0.0, np.inf)  # per coordinate
+        verdict_pair = np.maximum(
+            np.where(det[iu[0]], verdict[iu[0]], 0.0), np.where(det[iu[1]], verdict[iu[1]], 0.0)
+        )
         with np.errstate(divide="ignore", invalid="ignore"):
             zb = _exact_where((e.mean(axis=0) - bias) / se_b, det, verdict)
             zo = _exact_where((outer.mean(axis=0) - second[iu]) / se_o, det_pair, verdict_pair)
         worst_exact = max(worst_exact, float(np.max(np.abs(np.concatenate([zb, zo])))))
-        for out, part_ in zip(res_exact, ((bias[~det], second[iu][~det_pair]), (se_b[~det], se_o[~det_pair]))):
+        for out, part_ in zip(
+            res_exact, ((bias[~det], second[iu][~det_pair]), (se_b[~det], se_o[~det_pair]))
+        ):
             out.extend(part_)
         # Stein: E[err + (sum p_i^2) V Gamma a] = 0 exactly.
-        stein = e + part[:, 0:1] * kernels.first_order_shift(Gamma, V, U, z0[:, None])[:, 0][None, :]
+        stein = (
+            e + part[:, 0:1] * kernels.first_order_shift(Gamma, V, U, z0[:, None])[:, 0][None, :]
+        )
         with np.errstate(divide="ignore", invalid="ignore"):
-            zs = _exact_where(stein.mean(axis=0) / (stein.std(axis=0, ddof=1) / math.sqrt(P)), det, verdict)
+            zs = _exact_where(
+                stein.mean(axis=0) / (stein.std(axis=0, ddof=1) / math.sqrt(P)), det, verdict
+            )
         worst_stein = max(worst_stein, float(np.max(np.abs(zs))))
         # the predicted bias -E[sum_i p_i^2] V Gamma a, as the paired statistic estimates it
-        res_stein[0].append((-float(part[:, 0].mean()) * kernels.first_order_shift(Gamma, V, U, z0[:, None])[:, 0])[~det])
+        res_stein[0].append(
+            (-float(part[:, 0].mean()) * kernels.first_order_shift(Gamma, V, U, z0[:, None])[:, 0])[
+                ~det
+            ]
+        )
         res_stein[1].append((stein.std(axis=0, ddof=1) / math.sqrt(P))[~det])
         # First order: L * mean(err) vs b1, L * Cov vs C1, allowing the exact remainder.
         cov = np.cov(e.T, ddof=1).reshape(k, k)
@@ -188,13 +237,27 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
         # Remainder R(L) = L exact(L) - F(1e7): what L x estimate - first order should be at this L.
         rem_b, rem_c = L * bias - fb7, (L * exact_cov - fc7)[iu]
         with np.errstate(divide="ignore", invalid="ignore"):
-            zfb = _exact_where((np.abs(L * e.mean(axis=0) - b1 - rem_b) - tail_b) / (L * se_b), det, verdict)
-            zfc = _exact_where((np.abs(L * cov[iu] - C1[iu] - rem_c) - tail_c[iu]) / (L * se_c), det_pair, verdict_pair)
+            zfb = _exact_where(
+                (np.abs(L * e.mean(axis=0) - b1 - rem_b) - tail_b) / (L * se_b), det, verdict
+            )
+            zfc = _exact_where(
+                (np.abs(L * cov[iu] - C1[iu] - rem_c) - tail_c[iu]) / (L * se_c),
+                det_pair,
+                verdict_pair,
+            )
         if np.isnan(np.concatenate([zb, zo, zs, zfb, zfc])).any():
-            raise FloatingPointError(f"prop-3.1: a NaN z-score at L = {L} outside the deterministic coordinates")
+            raise FloatingPointError(
+                f"prop-3.1: a NaN z-score at L = {L} outside the deterministic coordinates"
+            )
         worst_first = max(worst_first, float(np.max(np.concatenate([zfb, zfc]))))
-        for out, part_ in zip(res_first, ((b1[~det], C1[iu][~det_pair]), (L * se_b[~det], L * se_c[~det_pair]),
-                                          (tail_b[~det], tail_c[iu][~det_pair]))):
+        for out, part_ in zip(
+            res_first,
+            (
+                (b1[~det], C1[iu][~det_pair]),
+                (L * se_b[~det], L * se_c[~det_pair]),
+                (tail_b[~det], tail_c[iu][~det_pair]),
+            ),
+        ):
             out.extend(part_)
         first_details.append((L, float(np.max(zfb)), float(np.max(zfc))))
         mse_fixed.append(float(np.mean(np.sum(e * e, axis=1))))
@@ -203,31 +266,64 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
         exact_bias.append(bias.tolist())
     zc_stein = significance.z_critical(check_false_alarm(), len(Ls) * k)
     checks = [
-        Check("fixed query: Monte Carlo bias and second moments equal the exact finite-L values", "montecarlo",
-              worst_exact <= zc, worst_exact, zc,
-              f"largest |z| over {len(Ls)} L x {n_entries} entries (bias -A_L(q) V Gamma a, E err err^T from "
-              f"quadrature); {P} prompts per L; two-sided, false-alarm {check_false_alarm():g} in total (Bonferroni)", id="fixed/montecarlo-vs-exact", unit="|z|",
-              detectable=significance.resolution(*(np.concatenate(x) for x in res_exact), zc)),
-        Check("fixed query: E[T[mu_L] - T] = -E[sum_i p_i^2] V Gamma a at every L (Gaussian integration by parts)",
-              "montecarlo", worst_stein <= zc_stein, worst_stein, zc_stein,
-              f"paired per-prompt z-test of err + (sum_i p_i^2) V Gamma a, {P} prompts; no quadrature involved; "
-              f"two-sided, false-alarm {check_false_alarm():g} (Bonferroni over L and coordinates)", id="fixed/bias-stein", unit="|z|",
-              detectable=significance.resolution(*(np.concatenate(x) for x in res_stein),
-                                                 zc_stein)),
-        Check("fixed query: L (E T[mu_L] - T) -> b1 and L Cov T[mu_L] -> C1 (Monte Carlo)", "montecarlo",
-              worst_first <= zc, worst_first, zc,
-              "largest |L x estimate - first order - R(L)| / (L x standard error), R(L) = L x exact(L) - L' x exact(L') "
-              "the O(1/L) remainder from the exact quadrature (L' = 1e7, so R does not involve the claimed b1, C1; "
-              "the O(1/L') tail of L' x exact(L') is allowed for); "
-              f"two-sided, false-alarm {check_false_alarm():g} in total; per L (L, z_bias, z_cov): "
-              + ", ".join(f"({L}, {b:.2f}, {c:.2f})" for L, b, c in first_details), id="fixed/first-order-montecarlo", unit="|z|",
-              detectable=significance.resolution(*(np.concatenate(x) for x in res_first[:2]), zc,
-                                    allowance=np.concatenate(res_first[2]))),
+        Check(
+            "fixed query: Monte Carlo bias and second moments equal the exact finite-L values",
+            "montecarlo",
+            worst_exact <= zc,
+            worst_exact,
+            zc,
+            f"largest |z| over {len(Ls)} L x {n_entries} entries (bias -A_L(q) V Gamma a, E err err^T from "
+            f"quadrature); {P} prompts per L; two-sided, false-alarm {check_false_alarm():g} in total (Bonferroni)",
+            id="fixed/montecarlo-vs-exact",
+            unit="|z|",
+            detectable=significance.resolution(*(np.concatenate(x) for x in res_exact), zc),
+        ),
+        Check(
+            "fixed query: E[T[mu_L] - T] = -E[sum_i p_i^2] V Gamma a at every L (Gaussian integration by parts)",
+            "montecarlo",
+            worst_stein <= zc_stein,
+            worst_stein,
+            zc_stein,
+            f"paired per-prompt z-test of err + (sum_i p_i^2) V Gamma a, {P} prompts; no quadrature involved; "
+            f"two-sided, false-alarm {check_false_alarm():g} (Bonferroni over L and coordinates)",
+            id="fixed/bias-stein",
+            unit="|z|",
+            detectable=significance.resolution(*(np.concatenate(x) for x in res_stein), zc_stein),
+        ),
+        Check(
+            "fixed query: L (E T[mu_L] - T) -> b1 and L Cov T[mu_L] -> C1 (Monte Carlo)",
+            "montecarlo",
+            worst_first <= zc,
+            worst_first,
+            zc,
+            "largest |L x estimate - first order - R(L)| / (L x standard error), R(L) = L x exact(L) - L' x exact(L') "
+            "the O(1/L) remainder from the exact quadrature (L' = 1e7, so R does not involve the claimed b1, C1; "
+            "the O(1/L') tail of L' x exact(L') is allowed for); "
+            f"two-sided, false-alarm {check_false_alarm():g} in total; per L (L, z_bias, z_cov): "
+            + ", ".join(f"({L}, {b:.2f}, {c:.2f})" for L, b, c in first_details),
+            id="fixed/first-order-montecarlo",
+            unit="|z|",
+            detectable=significance.resolution(
+                *(np.concatenate(x) for x in res_first[:2]),
+                zc,
+                allowance=np.concatenate(res_first[2]),
+            ),
+        ),
     ]
     n = budget.enclosed
     enclosed, enclosed_q = enclosure_check(Gamma, U, V, z0, Ls[:n], exact_bias[:n], exact_fixed[:n])
     checks.append(enclosed)
-    quantities = {"fixed_query_mse": mse_fixed, "fixed_query_mse_stderr": mse_fixed_se,
-                  "fixed_query_exact_mse": exact_fixed, **enclosed_q}
-    return {"checks": checks, "quantities": quantities, "errors": errors_by_L, "mse": mse_fixed,
-            "mse_se": mse_fixed_se, "exact": exact_fixed}
+    quantities = {
+        "fixed_query_mse": mse_fixed,
+        "fixed_query_mse_stderr": mse_fixed_se,
+        "fixed_query_exact_mse": exact_fixed,
+        **enclosed_q,
+    }
+    return {
+        "checks": checks,
+        "quantities": quantities,
+        "errors": errors_by_L,
+        "mse": mse_fixed,
+        "mse_se": mse_fixed_se,
+        "exact": exact_fixed,
+    }

@@ -38,17 +38,21 @@ TAIL_MARGIN = 2.0
 def family_wise(checks, alpha: float) -> dict:
     """Sum of the per-check false alarms over the statistical checks (and controls decided by Monte Carlo)."""
     stat = [c for c in checks if c.tier == "statistical"]
-    return {"family_wise_false_alarm": union_bound(len(stat), alpha), "statistical_checks": len(stat),
-            "false_alarm_per_check": alpha}
+    return {
+        "family_wise_false_alarm": union_bound(len(stat), alpha),
+        "statistical_checks": len(stat),
+        "false_alarm_per_check": alpha,
+    }
 
 
-def predicted_relative_stderr(Gamma, U, V, Sigma_q, Ls, prompts: int, scale: float, n_queries: int = 2048,
-                              points: int = 32) -> list[float]:
+def predicted_relative_stderr(
+    Gamma, U, V, Sigma_q, Ls, prompts: int, scale: float, n_queries: int = 2048, points: int = 32
+) -> list[float]:
     rng = np.random.default_rng(20260)
     sample = query_average.draw_queries(rng, Sigma_q, (n_queries,), scale)
     terms = selfnormalised.query_terms(Gamma, U, V, sample.Z)
     Pm = V @ Gamma @ V.T
-    u = kernels.first_order_shift(Gamma, V, U, sample.Z.T).T                # V Gamma a, (n, k)
+    u = kernels.first_order_shift(Gamma, V, U, sample.Z.T).T  # V Gamma a, (n, k)
     q = np.where(terms.q > 1e-300, terms.q, 1.0)
     uPu = np.einsum("ni,ij,nj->n", u, Pm, u)
     u2 = np.sum(u * u, axis=1)
@@ -66,10 +70,16 @@ def predicted_relative_stderr(Gamma, U, V, Sigma_q, Ls, prompts: int, scale: flo
 
 def slope_control_power(Gamma, U, V, Sigma_q, budget, av, zc: float) -> dict:
     Ls = budget.Ls
-    rel = TAIL_MARGIN * np.asarray(predicted_relative_stderr(Gamma, U, V, Sigma_q, Ls, budget.prompts, av["scale"]))
+    rel = TAIL_MARGIN * np.asarray(
+        predicted_relative_stderr(Gamma, U, V, Sigma_q, Ls, budget.prompts, av["scale"])
+    )
     _, se = fits.loglog_slope_design(Ls, rel)
     s = float(av["predicted_slope"])
     power = float(stats.norm.cdf((1.0 - s) / se - zc))
-    return {"power": power, "stderr": se, "slope": s,
-            "detail": f"exact slope {s:.4f}, predicted standard error {se:.4f} (variance model x {TAIL_MARGIN ** 2:g}), "
-                      f"power Phi((1 - {s:.4f}) / {se:.4f} - {zc:.2f}) = {power:.6f}"}
+    return {
+        "power": power,
+        "stderr": se,
+        "slope": s,
+        "detail": f"exact slope {s:.4f}, predicted standard error {se:.4f} (variance model x {TAIL_MARGIN**2:g}), "
+        f"power Phi((1 - {s:.4f}) / {se:.4f} - {zc:.2f}) = {power:.6f}",
+    }

@@ -35,15 +35,26 @@ def asymptotic_exponent(lam: float, ells, kappa_guess: float) -> dict:
     reduction (d = 1: q = lambda g^2) at l = ln L in `ells`; F = E B_L (the d = 1 mean squared error
     over V^2 Gamma). Returns kappa from the 4-term fit, from a 3-term fit (no c1 / l) on the last
     points (reported only), and the log power p."""
-    logs = np.array([selfnormalised.scalar_average(lam, int(round(math.exp(e))), kappa_guess)[1]
-                     for e in sweep(ells, f"prop-3.1: exact asymptotics (lambda = {lam:g})", weights=ells, item="ln L")])
+    logs = np.array(
+        [
+            selfnormalised.scalar_average(lam, int(round(math.exp(e))), kappa_guess)[1]
+            for e in sweep(
+                ells, f"prop-3.1: exact asymptotics (lambda = {lam:g})", weights=ells, item="ln L"
+            )
+        ]
+    )
     ell = np.array([math.log(round(math.exp(e))) for e in ells])
     X4 = np.column_stack([np.ones_like(ell), -ell, np.log(ell), 1 / ell])
     c4 = linear_fit(X4, logs).coef
     X3 = X4[1:, :3]
     c3 = linear_fit(X3, logs[1:]).coef
-    return {"kappa4": float(c4[1]), "kappa3": float(c3[1]), "log_power": float(c4[2]), "ells": ell.tolist(),
-            "log_values": logs.tolist()}
+    return {
+        "kappa4": float(c4[1]),
+        "kappa3": float(c3[1]),
+        "log_power": float(c4[2]),
+        "ells": ell.tolist(),
+        "log_values": logs.tolist(),
+    }
 
 
 def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
@@ -52,30 +63,47 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
     for name, target in regimes:
         Gamma, sigma2 = regime_setting(Gamma0, lam0, target)
         lam = query_average.threshold_lambda(Gamma, U, Sq)
-        if abs(lam - target) <= 1e-9 * target:      # constructed to be the target: drop the eigensolver's rounding
+        if (
+            abs(lam - target) <= 1e-9 * target
+        ):  # constructed to be the target: drop the eigensolver's rounding
             lam = target
         kappa = exponent_fn(lam)
         law = GaussianLaw(m, Gamma)
         limit_fn = lambda Z, G=Gamma: limits.gaussian_limit(m, G, U, V, Z)
         av = query_averaged(law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, f"{name} threshold")
-        checks = [per_L_check(f"{name} threshold (lambda = {lam:.3g})", av, check_false_alarm() / (len(budget.Ls) * (1 + len(REGIMES))),
-                               f"regime/{name}"),
-                  slope_check(f"{name} threshold (lambda = {lam:.3g})", av, kappa, f"regime/{name}")]
+        checks = [
+            per_L_check(
+                f"{name} threshold (lambda = {lam:.3g})",
+                av,
+                check_false_alarm() / (len(budget.Ls) * (1 + len(REGIMES))),
+                f"regime/{name}",
+            ),
+            slope_check(f"{name} threshold (lambda = {lam:.3g})", av, kappa, f"regime/{name}"),
+        ]
         # The asymptotic exponent from the exact averages at huge L.
         asym = asymptotic_exponent(lam, budget.ells, sharp_exponent(lam))
         # Tolerance fixed beforehand (not from these values): KAPPA_TOLERANCE, above the 4-term fit's model error.
         dev = abs(asym["kappa4"] - kappa)
         naive = naive_exponent(lam)
         sharp = sharp_exponent(lam)
-        checks.append(Check(f"{name} threshold (lambda = {lam:.3g}): exact L2(nu) error decays as L^-kappa, "
-                            f"kappa = {kappa:.4f} (quadrature up to L = e^{max(budget.ells):g})", "quadrature",
-                            dev <= KAPPA_TOLERANCE, asym["kappa4"], kappa,
-                            f"fit ln F = c0 - kappa ln L + p ln ln L + c1/ln L to the exact average at ln L = "
-                            f"{', '.join(f'{e:g}' for e in asym['ells'])}: kappa = {asym['kappa4']:.5f}, log power p = "
-                            f"{asym['log_power']:.3f}; |kappa - predicted| = {dev:.2e} <= {KAPPA_TOLERANCE:g} (fixed: the "
-                            f"fit's model error is <= {FIT_MODEL_ERROR:g} for lambda in [0.2, 1]); the 3-term fit (no "
-                            f"c1/ln L) gives {asym['kappa3']:.5f} (reported); the naive min(1, e^q/L) heuristic would "
-                            f"give {naive:.4f}", id=f"regime/{name}/kappa", unit="exponent"))
+        checks.append(
+            Check(
+                f"{name} threshold (lambda = {lam:.3g}): exact L2(nu) error decays as L^-kappa, "
+                f"kappa = {kappa:.4f} (quadrature up to L = e^{max(budget.ells):g})",
+                "quadrature",
+                dev <= KAPPA_TOLERANCE,
+                asym["kappa4"],
+                kappa,
+                f"fit ln F = c0 - kappa ln L + p ln ln L + c1/ln L to the exact average at ln L = "
+                f"{', '.join(f'{e:g}' for e in asym['ells'])}: kappa = {asym['kappa4']:.5f}, log power p = "
+                f"{asym['log_power']:.3f}; |kappa - predicted| = {dev:.2e} <= {KAPPA_TOLERANCE:g} (fixed: the "
+                f"fit's model error is <= {FIT_MODEL_ERROR:g} for lambda in [0.2, 1]); the 3-term fit (no "
+                f"c1/ln L) gives {asym['kappa3']:.5f} (reported); the naive min(1, e^q/L) heuristic would "
+                f"give {naive:.4f}",
+                id=f"regime/{name}/kappa",
+                unit="exponent",
+            )
+        )
         power = {}
         if lam > 0.5:
             # Two hypotheses, fixed before the run: the derived kappa and the naive 1/(2 lambda). The naive one is
@@ -83,68 +111,144 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
             # error (<= FIT_MODEL_ERROR) is far below half the gap, so the decision is deterministic: power 1.
             half_gap = abs(sharp - naive) / 2
             excluded = abs(asym["kappa4"] - naive) > half_gap
-            checks.append(Check(f"{name} threshold: the naive exponent min(1, 1/(2 lambda)) = {naive:.4f} is excluded "
-                                "by the exact quadrature", "control", excluded,
-                                "refuted" if excluded else "not refuted", "refuted",
-                                f"|fitted kappa - naive| = {abs(asym['kappa4'] - naive):.3g} > {half_gap:.3g} = half the gap "
-                                f"between the derived {sharp:.4f} and the naive {naive:.4f} (fixed before the run); "
-                                f"deterministic (quadrature): power 1 since the fit's model error {FIT_MODEL_ERROR:g} < "
-                                f"{half_gap:.3g}", tier="consistency", id=f"regime/{name}/naive-excluded", unit="verdict"))
-            power[f"{name}: naive exponent excluded (quadrature)"] = 1.0 if FIT_MODEL_ERROR < half_gap else 0.0
+            checks.append(
+                Check(
+                    f"{name} threshold: the naive exponent min(1, 1/(2 lambda)) = {naive:.4f} is excluded "
+                    "by the exact quadrature",
+                    "control",
+                    excluded,
+                    "refuted" if excluded else "not refuted",
+                    "refuted",
+                    f"|fitted kappa - naive| = {abs(asym['kappa4'] - naive):.3g} > {half_gap:.3g} = half the gap "
+                    f"between the derived {sharp:.4f} and the naive {naive:.4f} (fixed before the run); "
+                    f"deterministic (quadrature): power 1 since the fit's model error {FIT_MODEL_ERROR:g} < "
+                    f"{half_gap:.3g}",
+                    tier="consistency",
+                    id=f"regime/{name}/naive-excluded",
+                    unit="verdict",
+                )
+            )
+            power[f"{name}: naive exponent excluded (quadrature)"] = (
+                1.0 if FIT_MODEL_ERROR < half_gap else 0.0
+            )
             half_gap1 = abs(1.0 - sharp) / 2
             excluded1 = abs(asym["kappa4"] - 1.0) > half_gap1
-            checks.append(Check(f"{name} threshold: a claimed 1/L rate (kappa = 1) is excluded by the exact quadrature",
-                                "control", excluded1, "refuted" if excluded1 else "not refuted", "refuted",
-                                f"|fitted kappa - 1| = {abs(asym['kappa4'] - 1.0):.3g} > {half_gap1:.3g} = half the gap between "
-                                f"the derived {sharp:.4f} and 1 (fixed before the run); deterministic: power 1", tier="consistency", id=f"regime/{name}/one-over-l-excluded", unit="verdict"))
-            power[f"{name}: claimed 1/L rate excluded (quadrature)"] = 1.0 if FIT_MODEL_ERROR < half_gap1 else 0.0
+            checks.append(
+                Check(
+                    f"{name} threshold: a claimed 1/L rate (kappa = 1) is excluded by the exact quadrature",
+                    "control",
+                    excluded1,
+                    "refuted" if excluded1 else "not refuted",
+                    "refuted",
+                    f"|fitted kappa - 1| = {abs(asym['kappa4'] - 1.0):.3g} > {half_gap1:.3g} = half the gap between "
+                    f"the derived {sharp:.4f} and 1 (fixed before the run); deterministic: power 1",
+                    tier="consistency",
+                    id=f"regime/{name}/one-over-l-excluded",
+                    unit="verdict",
+                )
+            )
+            power[f"{name}: claimed 1/L rate excluded (quadrature)"] = (
+                1.0 if FIT_MODEL_ERROR < half_gap1 else 0.0
+            )
         fit = av["fit"]
         zc = significance.z_critical(check_false_alarm(), sided=1)
         if name == "above":
             pw = slope_control_power(Gamma, U, V, Sq, budget, av, zc)
             power[f"{name}: claimed 1/L rate refuted (Monte Carlo slope)"] = pw["power"]
             z1 = (fit.slope - 1.0) / fit.stderr
-            control = (f"negative control (lambda = {lam:.3g} above the threshold): a claimed 1/L rate must be "
-                       "refuted by the Monte Carlo slope")
+            control = (
+                f"negative control (lambda = {lam:.3g} above the threshold): a claimed 1/L rate must be "
+                "refuted by the Monte Carlo slope"
+            )
             if pw["power"] >= REQUIRED_POWER:
                 refuted = z1 < -zc
-                checks.append(Check(control, "control", refuted,
-                                    "refuted" if refuted else "not refuted", "refuted",
-                                    f"measured slope {fit.slope:.4f} +- {fit.stderr:.4f} against 1: z = {z1:.1f}, "
-                                    f"one-sided at false-alarm {check_false_alarm():g} (critical {-zc:.2f}); power computed "
-                                    f"before the run: {pw['detail']}", tier="statistical", id=f"regime/{name}/control-one-over-l", unit="verdict"))
+                checks.append(
+                    Check(
+                        control,
+                        "control",
+                        refuted,
+                        "refuted" if refuted else "not refuted",
+                        "refuted",
+                        f"measured slope {fit.slope:.4f} +- {fit.stderr:.4f} against 1: z = {z1:.1f}, "
+                        f"one-sided at false-alarm {check_false_alarm():g} (critical {-zc:.2f}); power computed "
+                        f"before the run: {pw['detail']}",
+                        tier="statistical",
+                        id=f"regime/{name}/control-one-over-l",
+                        unit="verdict",
+                    )
+                )
             else:
-                power[f"{name}: claimed 1/L rate (not run)"] = f"power {pw['power']:.4g} < {REQUIRED_POWER}: {pw['detail']}"
-                checks.append(unjudged(control, "control", f"planned power {pw['power']:.4g} below {REQUIRED_POWER}: "
-                                       f"{pw['detail']}", tier="statistical", bound="refuted", id=f"regime/{name}/control-one-over-l", unit="verdict"))
+                power[f"{name}: claimed 1/L rate (not run)"] = (
+                    f"power {pw['power']:.4g} < {REQUIRED_POWER}: {pw['detail']}"
+                )
+                checks.append(
+                    unjudged(
+                        control,
+                        "control",
+                        f"planned power {pw['power']:.4g} below {REQUIRED_POWER}: {pw['detail']}",
+                        tier="statistical",
+                        bound="refuted",
+                        id=f"regime/{name}/control-one-over-l",
+                        unit="verdict",
+                    )
+                )
         if name == "at":
             # L x error at the threshold: the Monte Carlo growth between the extreme L against the exact growth
             # (which is positive: no finite first-order coefficient, (ln L)^p with p from the fit above).
             Ls = budget.Ls
             g_mc = Ls[-1] * av["mc"][-1] - Ls[0] * av["mc"][0]
             g_ex = Ls[-1] * av["exact"][-1] - Ls[0] * av["exact"][0]
-            sg = math.hypot(math.hypot(Ls[0] * av["mc_se"][0], Ls[-1] * av["mc_se"][-1]),
-                            math.hypot(Ls[0] * av["exact_se"][0], Ls[-1] * av["exact_se"][-1]))
+            sg = math.hypot(
+                math.hypot(Ls[0] * av["mc_se"][0], Ls[-1] * av["mc_se"][-1]),
+                math.hypot(Ls[0] * av["exact_se"][0], Ls[-1] * av["exact_se"][-1]),
+            )
             zg = (g_mc - g_ex) / sg
             zc2 = significance.z_critical(check_false_alarm())
-            checks.append(Check(f"at the threshold (lambda = {lam:.3g}): L x error grows with L as the exact value does "
-                                "(no finite first-order coefficient)", "montecarlo",
-                                abs(zg) <= zc2 and g_ex > 0 and asym["log_power"] > 0, g_mc, g_ex,
-                                f"growth of L x MSE from L = {Ls[0]} to {Ls[-1]}: Monte Carlo {g_mc:.4g}, exact {g_ex:.4g} "
-                                f"(z = {zg:.2f}, two-sided at false-alarm {check_false_alarm():g}); the exact growth is "
-                                f"(ln L)^p with p = {asym['log_power']:.2f} > 0", id="regime/at/growth", unit="coefficient",
-                                detectable=significance.resolution(g_ex, sg, zc2)))
+            checks.append(
+                Check(
+                    f"at the threshold (lambda = {lam:.3g}): L x error grows with L as the exact value does "
+                    "(no finite first-order coefficient)",
+                    "montecarlo",
+                    abs(zg) <= zc2 and g_ex > 0 and asym["log_power"] > 0,
+                    g_mc,
+                    g_ex,
+                    f"growth of L x MSE from L = {Ls[0]} to {Ls[-1]}: Monte Carlo {g_mc:.4g}, exact {g_ex:.4g} "
+                    f"(z = {zg:.2f}, two-sided at false-alarm {check_false_alarm():g}); the exact growth is "
+                    f"(ln L)^p with p = {asym['log_power']:.2f} > 0",
+                    id="regime/at/growth",
+                    unit="coefficient",
+                    detectable=significance.resolution(g_ex, sg, zc2),
+                )
+            )
         sigma = subgaussian_sigma(Gamma)
         first = None if lam >= 0.5 else exact_coefficient(Gamma, U, V, Sq)
-        out[name] = {"checks": checks, "lambda": lam, "power": power,
-                     "series": {"L": budget.Ls, "rmse": [math.sqrt(v) for v in av["mc"]], "mse": av["mc"],
-                                "mse_stderr": av["mc_se"], "exact_mse": av["exact"],    # the figure's overlay
-                                "first_order_coefficient": first},
-                     "quantities": {"lambda": lam, "sigma_scale_squared": sigma2, "subgaussian_sigma": sigma,
-                                    "exponent": kappa, "naive_exponent": naive,
-                                    "measured_slope": fit.slope, "measured_slope_stderr": fit.stderr,
-                                    "predicted_slope_tested_range": av["predicted_slope"],
-                                    "asymptotic_fit": asym, "c2": sigma**2 * kappa,
-                                    "first_order_coefficient": first,
-                                    "mc_mse": av["mc"], "exact_mse": av["exact"], "proposal_scale": av["scale"]}}
+        out[name] = {
+            "checks": checks,
+            "lambda": lam,
+            "power": power,
+            "series": {
+                "L": budget.Ls,
+                "rmse": [math.sqrt(v) for v in av["mc"]],
+                "mse": av["mc"],
+                "mse_stderr": av["mc_se"],
+                "exact_mse": av["exact"],  # the figure's overlay
+                "first_order_coefficient": first,
+            },
+            "quantities": {
+                "lambda": lam,
+                "sigma_scale_squared": sigma2,
+                "subgaussian_sigma": sigma,
+                "exponent": kappa,
+                "naive_exponent": naive,
+                "measured_slope": fit.slope,
+                "measured_slope_stderr": fit.stderr,
+                "predicted_slope_tested_range": av["predicted_slope"],
+                "asymptotic_fit": asym,
+                "c2": sigma**2 * kappa,
+                "first_order_coefficient": first,
+                "mc_mse": av["mc"],
+                "exact_mse": av["exact"],
+                "proposal_scale": av["scale"],
+            },
+        }
     return out

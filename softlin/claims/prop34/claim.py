@@ -46,27 +46,60 @@ from ..hunt_space import Space, lambda_region
 from ..common import provenance, symbolic_check
 from ..prop31.common import naive_exponent, sharp_exponent
 from ..prop31.fixed import deterministic_coordinates
-from .jacobians import finite_jacobian_checks, limit_jacobian_check, rational_matrix, risk_gradient_checks
+from .jacobians import (
+    finite_jacobian_checks,
+    limit_jacobian_check,
+    rational_matrix,
+    risk_gradient_checks,
+)
 
 ID = "prop-3.4"
 TITLE = "Gradient concentration: exact 1/L coefficients and sharp rates for grad_V and grad_U"
 # Maths between dollars is typeset on the pages (softlin/render/markup.py).
-STATEMENT = ("$E||grad_V T[mu_L] - grad_V T[mu]||^2_{L^2(nu)} <= c_1 sigma^6 ln(L) / L^(c_2/sigma^2)$ and "
-             "$E||grad_U T[mu_L] - grad_U T[mu]||^2_{L^2(nu)} <= c_1 sigma^12 ln(L)^2 / L^(c_2/sigma^2)$ ($L >= 2$).")
-HYPOTHESES = ("tokens $N(m, Gamma)$ with $Gamma = sigma^2 Gamma_0$, queries $nu = N(0, Sigma_q)$",
-              "Assumption 3.3 (see asm-3.3); norms: Frobenius norms of the column-major Jacobians")
+STATEMENT = (
+    "$E||grad_V T[mu_L] - grad_V T[mu]||^2_{L^2(nu)} <= c_1 sigma^6 ln(L) / L^(c_2/sigma^2)$ and "
+    "$E||grad_U T[mu_L] - grad_U T[mu]||^2_{L^2(nu)} <= c_1 sigma^12 ln(L)^2 / L^(c_2/sigma^2)$ ($L >= 2$)."
+)
+HYPOTHESES = (
+    "tokens $N(m, Gamma)$ with $Gamma = sigma^2 Gamma_0$, queries $nu = N(0, Sigma_q)$",
+    "Assumption 3.3 (see asm-3.3); norms: Frobenius norms of the column-major Jacobians",
+)
 # Regimes of the slope check, as the value of lambda obtained by rescaling Gamma (sigma^2 Gamma0).
 REGIMES = {"below": 0.25, "at": 0.5, "above": 1.5}
 # ln L of the exact asymptotic-exponent fits (3 points: fit without the c1 / ln L term).
 # Prompts per L for the fixed query; blocks x queries x prompts for query averages. Beyond the
 # threshold the query-to-query spread dominates the error's variance, so blocks favour queries.
 BUDGETS = {
-    "quick": {"prompts": 600, "blocks": 48, "queries": 24, "block_prompts": 4, "Ls": [16, 64, 256, 1024],
-              "rb_queries": 4096, "table_points": 32, "ells": (16.0, 32.0, 64.0)},
-    "standard": {"prompts": 1500, "blocks": 48, "queries": 24, "block_prompts": 4, "Ls": [16, 64, 256, 1024, 2048],
-                 "rb_queries": 8192, "table_points": 32, "ells": (16.0, 32.0, 64.0, 128.0)},
-    "full": {"prompts": 4000, "blocks": 96, "queries": 32, "block_prompts": 6, "Ls": [16, 64, 256, 1024, 4096],
-             "rb_queries": 16384, "table_points": 48, "ells": (16.0, 32.0, 64.0, 128.0)},
+    "quick": {
+        "prompts": 600,
+        "blocks": 48,
+        "queries": 24,
+        "block_prompts": 4,
+        "Ls": [16, 64, 256, 1024],
+        "rb_queries": 4096,
+        "table_points": 32,
+        "ells": (16.0, 32.0, 64.0),
+    },
+    "standard": {
+        "prompts": 1500,
+        "blocks": 48,
+        "queries": 24,
+        "block_prompts": 4,
+        "Ls": [16, 64, 256, 1024, 2048],
+        "rb_queries": 8192,
+        "table_points": 32,
+        "ells": (16.0, 32.0, 64.0, 128.0),
+    },
+    "full": {
+        "prompts": 4000,
+        "blocks": 96,
+        "queries": 32,
+        "block_prompts": 6,
+        "Ls": [16, 64, 256, 1024, 4096],
+        "rb_queries": 16384,
+        "table_points": 48,
+        "ells": (16.0, 32.0, 64.0, 128.0),
+    },
 }
 
 
@@ -93,13 +126,16 @@ def default_scenario() -> dict:
 # ------------------------------------------------------------------------------------------------
 # Monte Carlo.
 
+
 def _per_query_polynomials(Z, U, V, cov):
     """The polynomial factors k (tr Gamma + |Gamma U z|^2) and |z|^2 F(Gamma U z) of the per-query 1/L
     coefficients, for the rows of Z, from the emitted kernels (derivations/fluctuations.py with V = I for
     the first factor, derivations/gradient_fluctuations.py for F)."""
     d, k = cov.shape[0], V.shape[0]
-    return (k * kernels.first_order_numerator(cov, np.eye(d), U, Z.T)[0],
-            np.sum(Z * Z, axis=1) * kernels.gradient_U_fourth_moment(cov, V, U, Z.T)[0])
+    return (
+        k * kernels.first_order_numerator(cov, np.eye(d), U, Z.T)[0],
+        np.sum(Z * Z, axis=1) * kernels.gradient_U_fourth_moment(cov, V, U, Z.T)[0],
+    )
 
 
 def _per_query_coefficients(Z, U, V, cov):
@@ -117,41 +153,82 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_
     lambda)), under which the weighted coefficient has every moment finite for lambda < 1/2 (the plain
     draw from nu has no fourth moment once lambda >= 1/8, so its z-test would not be sound)."""
     if first_V is None or first_U is None:
-        return [Check("query average: first-order coefficients are infinite: lambda_max(U^T Gamma U Sigma_q) >= 1/2",
-                      "quadrature", lam >= 0.5 - 1e-12, lam, 0.5,
-                      "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when lambda >= 1/2", id="average/coefficients-infinite", unit="norm")]
+        return [
+            Check(
+                "query average: first-order coefficients are infinite: lambda_max(U^T Gamma U Sigma_q) >= 1/2",
+                "quadrature",
+                lam >= 0.5 - 1e-12,
+                lam,
+                0.5,
+                "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when lambda >= 1/2",
+                id="average/coefficients-infinite",
+                unit="norm",
+            )
+        ]
     tilt = U.T @ cov @ U
     if psd_root(Sq).shape[1] <= 3:
         checks = []
         for i, (key, coef) in enumerate((("V", first_V), ("U", first_U))):
-            def log_fn(Z, i=i):     # log of e^q poly_i(z), folded in logarithms near the threshold
+
+            def log_fn(Z, i=i):  # log of e^q poly_i(z), folded in logarithms near the threshold
                 with np.errstate(divide="ignore"):
-                    return np.log(_per_query_polynomials(Z, U, V, cov)[i]) + kernels.first_order_log_weight(cov, U, Z.T)[0]
+                    return (
+                        np.log(_per_query_polynomials(Z, U, V, cov)[i])
+                        + kernels.first_order_log_weight(cov, U, Z.T)[0]
+                    )
+
             gh = query_average.gauss_hermite_average(None, Sq, nodes=40, tilt=tilt, log_fn=log_fn)
-            rel = abs(gh - coef) / abs(coef) if coef else abs(gh)   # Gamma = 0: both vanish
-            checks.append(Check(f"query average: exact lim L E||grad_{key} err||^2_(L2(nu)) vs Gauss-Hermite over nu",
-                                "quadrature", rel <= 1e-10, rel, 1e-10,
-                                f"closed form {coef:.12g}, quadrature {gh:.12g} (40 nodes per eigendirection of the "
-                                "whitened tilt, scale 1/(1 - 2 lambda_j): exact for the folded polynomial)", id=f"average/grad-{key.lower()}-quadrature", unit="relative error"))
+            rel = abs(gh - coef) / abs(coef) if coef else abs(gh)  # Gamma = 0: both vanish
+            checks.append(
+                Check(
+                    f"query average: exact lim L E||grad_{key} err||^2_(L2(nu)) vs Gauss-Hermite over nu",
+                    "quadrature",
+                    rel <= 1e-10,
+                    rel,
+                    1e-10,
+                    f"closed form {coef:.12g}, quadrature {gh:.12g} (40 nodes per eigendirection of the "
+                    "whitened tilt, scale 1/(1 - 2 lambda_j): exact for the folded polynomial)",
+                    id=f"average/grad-{key.lower()}-quadrature",
+                    unit="relative error",
+                )
+            )
         return checks
     n_q = {"quick": 400_000, "standard": 1_000_000, "full": 4_000_000}[profile]
     scale = 1.0 / (1.0 - 2.0 * lam) if lam > 0 else 1.0
     sample = query_average.draw_queries(rng, Sq, (n_q,), scale)
     checks = []
-    for key, coef, y in zip(("V", "U"), (first_V, first_U), _per_query_coefficients(sample.Z, U, V, cov)):
+    for key, coef, y in zip(
+        ("V", "U"), (first_V, first_U), _per_query_coefficients(sample.Z, U, V, cov)
+    ):
         vals = sample.weights * y
         se = float(vals.std(ddof=1) / math.sqrt(vals.size))
         zval = abs(vals.mean() - coef) / (vals.std(ddof=1) / math.sqrt(vals.size))
-        checks.append(Check(f"query average: exact lim L E||grad_{key} err||^2_(L2(nu)) vs Monte Carlo over queries",
-                            "montecarlo", zval <= z_crit, float(vals.mean()), coef,
-                            f"{n_q} queries from N(0, {scale:.4g} Sigma_q), importance-weighted, each with its exact "
-                            f"per-query coefficient; |z| = {zval:.3g} <= {z_crit:.3g}", id=f"average/grad-{key.lower()}-montecarlo", unit="coefficient",
-                            detectable=significance.resolution(coef, se, z_crit)))
+        checks.append(
+            Check(
+                f"query average: exact lim L E||grad_{key} err||^2_(L2(nu)) vs Monte Carlo over queries",
+                "montecarlo",
+                zval <= z_crit,
+                float(vals.mean()),
+                coef,
+                f"{n_q} queries from N(0, {scale:.4g} Sigma_q), importance-weighted, each with its exact "
+                f"per-query coefficient; |z| = {zval:.3g} <= {z_crit:.3g}",
+                id=f"average/grad-{key.lower()}-montecarlo",
+                unit="coefficient",
+                detectable=significance.resolution(coef, se, z_crit),
+            )
+        )
     return checks
 
 
-def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=None, weighted_matrix=None,
-        exponent=None) -> dict:
+def run(
+    scenario: dict,
+    profile: str,
+    rng: np.random.Generator,
+    *,
+    jacobian_U=None,
+    weighted_matrix=None,
+    exponent=None,
+) -> dict:
     """`jacobian_U` replaces the emitted finite-prompt J_U kernel; `weighted_matrix(zhat, C_hat)`
     replaces the matrix the U-Jacobian is built from in the Monte Carlo; `exponent(lambda)` the sharp
     exponent (sensitivity tests)."""
@@ -160,16 +237,26 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     budget = dict(BUDGETS[profile])
     if profile == "standard":
         budget["prompts"] = s["trials"]
-    exponent = exponent or sharp_exponent          # the emitted kernel (claims/prop31/common.py)
-    z0 = s["query"] if s.get("query") is not None else rng.multivariate_normal(np.zeros(d), Sq, method="eigh")
+    exponent = exponent or sharp_exponent  # the emitted kernel (claims/prop31/common.py)
+    z0 = (
+        s["query"]
+        if s.get("query") is not None
+        else rng.multivariate_normal(np.zeros(d), Sq, method="eigh")
+    )
     lam = query_average.threshold_lambda(cov, U, Sq)
     kappa = exponent(lam)
     law = GaussianLaw(m, cov)
     errors_fn = ex.gradient_errors_fn(U, V, cov, weighted_matrix)
 
-    checks = [symbolic_check("Jacobians, risk gradients and their 1/L fluctuations", {
-        **{p.statement: p for p in catalogue.gradient_proofs()},
-        **{p.statement: p for p in catalogue.gradient_fluctuation_proofs()}})]
+    checks = [
+        symbolic_check(
+            "Jacobians, risk gradients and their 1/L fluctuations",
+            {
+                **{p.statement: p for p in catalogue.gradient_proofs()},
+                **{p.statement: p for p in catalogue.gradient_fluctuation_proofs()},
+            },
+        )
+    ]
     checks.append(limit_jacobian_check(m, cov, U, V, z0))
     checks += finite_jacobian_checks(rng, m, cov, U, V, z0, jacobian_U=jacobian_U)
     checks += risk_gradient_checks(rng, m, cov, U, V, Sq)
@@ -177,9 +264,12 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     # Fixed query: closed-form 1/L coefficients (emitted kernels) against the exact route's anchors.
     coefV, coefU = (float(c[0]) for c in _per_query_coefficients(z0[None, :], U, V, cov))
     checks += ex.anchor_checks(cov, U, V, z0, coefV, coefU)
-    n_tests = 2 * len(budget["Ls"]) * (2 + len(REGIMES)) + 2   # fixed query, the regimes and the scenario's own lambda
-    mc_checks, fixed = ex.fixed_query_montecarlo(law, rng, cov, U, V, z0, budget["Ls"], budget["prompts"], errors_fn,
-                                                 n_tests)
+    n_tests = (
+        2 * len(budget["Ls"]) * (2 + len(REGIMES)) + 2
+    )  # fixed query, the regimes and the scenario's own lambda
+    mc_checks, fixed = ex.fixed_query_montecarlo(
+        law, rng, cov, U, V, z0, budget["Ls"], budget["prompts"], errors_fn, n_tests
+    )
     checks += mc_checks
     enclosed, enclosed_q = grad_v_enclosure_check(cov, U, V, z0, budget["Ls"], fixed["V_exact"])
     checks.append(enclosed)
@@ -197,23 +287,52 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     for name, target in REGIMES.items():
         scale = target / lam
         G = scale * cov
-        av = ex.averaged(GaussianLaw(m, G), rng, G, U, V, Sq, budget["Ls"], budget,
-                         ex.gradient_errors_fn(U, V, G, weighted_matrix), target, name)
+        av = ex.averaged(
+            GaussianLaw(m, G),
+            rng,
+            G,
+            U,
+            V,
+            Sq,
+            budget["Ls"],
+            budget,
+            ex.gradient_errors_fn(U, V, G, weighted_matrix),
+            target,
+            name,
+        )
         label = f"{name} threshold (lambda = {target:g})"
         checks += ex.averaged_checks(label, av, alpha_L, alpha_slope, f"regime/{name}")
         k_target = exponent(target)
-        asym_checks, asym = ex.asymptotic_exponents(target, budget["ells"], k_target, label, f"regime/{name}")
+        asym_checks, asym = ex.asymptotic_exponents(
+            target, budget["ells"], k_target, label, f"regime/{name}"
+        )
         checks += asym_checks
         if target > 0.5:
             # the pilot draws from its own child stream: the seed's later draws stay as they were
-            pilot = ex.averaged(GaussianLaw(m, G), rng.spawn(1)[0], G, U, V, Sq, budget["Ls"],
-                                ex.pilot_budget(budget), ex.gradient_errors_fn(U, V, G, weighted_matrix),
-                                target, f"{name} (pilot)")
+            pilot = ex.averaged(
+                GaussianLaw(m, G),
+                rng.spawn(1)[0],
+                G,
+                U,
+                V,
+                Sq,
+                budget["Ls"],
+                ex.pilot_budget(budget),
+                ex.gradient_errors_fn(U, V, G, weighted_matrix),
+                target,
+                f"{name} (pilot)",
+            )
             checks.append(ex.one_over_L_control(av, pilot, target, f"regime/{name}"))
-        regimes[name] = {**_regime_entry(target, scale, k_target, av),
-                         **dict(zip(("first_order_coefficient_V", "first_order_coefficient_U"),
-                                    _first_order(G, U, V, Sq) if target < 0.5 else (None, None))),
-                         **{f"asymptotic_fit_{key}": asym[key] for key in ("V", "U")}}
+        regimes[name] = {
+            **_regime_entry(target, scale, k_target, av),
+            **dict(
+                zip(
+                    ("first_order_coefficient_V", "first_order_coefficient_U"),
+                    _first_order(G, U, V, Sq) if target < 0.5 else (None, None),
+                )
+            ),
+            **{f"asymptotic_fit_{key}": asym[key] for key in ("V", "U")},
+        }
         series_regimes[name] = _regime_series(av)
 
     # Erratum 1: the exact L = 1 errors against the paper's right side (0 at L = 1).
@@ -225,59 +344,101 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, jacobian_U=No
     # above does not depend on it. No asymptotic-exponent fit here: its tolerance was fixed for the three
     # regimes' laws, and kappa(lambda) of the scenario is reported, not refitted.
     own = ex.averaged(law, rng, cov, U, V, Sq, budget["Ls"], budget, errors_fn, lam, "scenario")
-    checks += ex.averaged_checks(f"scenario (lambda = {lam:.4g})", own, alpha_L, alpha_slope, "scenario")
-    regimes["scenario"] = {**_regime_entry(lam, 1.0, kappa, own),
-                           "first_order_coefficient_V": first_V, "first_order_coefficient_U": first_U}
+    checks += ex.averaged_checks(
+        f"scenario (lambda = {lam:.4g})", own, alpha_L, alpha_slope, "scenario"
+    )
+    regimes["scenario"] = {
+        **_regime_entry(lam, 1.0, kappa, own),
+        "first_order_coefficient_V": first_V,
+        "first_order_coefficient_U": first_U,
+    }
     series_regimes["scenario"] = _regime_series(own)
 
     quantities = {
         "threshold_lambda": lam,
-        "exponent_V": kappa, "exponent_U": kappa,
-        "first_order_coefficient_V": first_V, "first_order_coefficient_U": first_U,
+        "exponent_V": kappa,
+        "exponent_U": kappa,
+        "first_order_coefficient_V": first_V,
+        "first_order_coefficient_U": first_U,
         "fixed_query": np.asarray(z0).tolist(),
-        "fixed_query_coefficient_V": coefV, "fixed_query_coefficient_U": coefU,
+        "fixed_query_coefficient_V": coefV,
+        "fixed_query_coefficient_U": coefU,
         "regimes": regimes,
         **enclosed_q,
     }
-    errata = [{"id": 1, "title": "Proposition 3.4 as displayed fails at L = 1: ln(1) = 0 makes the right side 0",
-               "witness": witness, "fix": "state the bound for L >= 2 (the suite checks L >= 2)"}]
+    errata = [
+        {
+            "id": 1,
+            "title": "Proposition 3.4 as displayed fails at L = 1: ln(1) = 0 makes the right side 0",
+            "witness": witness,
+            "fix": "state the bound for L >= 2 (the suite checks L >= 2)",
+        }
+    ]
     series = {"fixed_query": fixed, "regimes": series_regimes}
     formulas, mathml = shown.for_claim(ID)
     formulas.update(_sympy_formulas()[0])
     mathml.update(_sympy_formulas()[1])
-    return certificate(CLAIM, scen.for_certificate(s), profile, s["seed"], checks, quantities, errata=errata,
-                       formulas=formulas, series=series, provenance=provenance(), formulas_mathml=mathml,
-                       precision=stated_precision(checks))
+    return certificate(
+        CLAIM,
+        scen.for_certificate(s),
+        profile,
+        s["seed"],
+        checks,
+        quantities,
+        errata=errata,
+        formulas=formulas,
+        series=series,
+        provenance=provenance(),
+        formulas_mathml=mathml,
+        precision=stated_precision(checks),
+    )
 
 
 def stated_precision(checks) -> list[dict]:
     """Numbers whose digits below the eighth are rounding (certio.precision_entry)."""
-    return [precision_entry(f"{check_path(ID, c)}.value", "a central-difference error at rounding level: "
-                            "float64 rounding over the step, ~1e-16 / h with h ~ 1e-6, i.e. ~1e-10", abs=1e-8)
-            for c in checks if c.id == "risk-gradient/finite"]
+    return [
+        precision_entry(
+            f"{check_path(ID, c)}.value",
+            "a central-difference error at rounding level: "
+            "float64 rounding over the step, ~1e-16 / h with h ~ 1e-6, i.e. ~1e-10",
+            abs=1e-8,
+        )
+        for c in checks
+        if c.id == "risk-gradient/finite"
+    ]
 
 
 def _first_order(G, U, V, Sq) -> tuple:
     """(lim L E||grad_V err||^2_(L2(nu)), the same for grad_U), exact (derivations/gradient_fluctuations.py);
     None at and above the threshold, where they are infinite."""
-    coefs = gf.query_averaged_coefficients(rational_matrix(G), rational_matrix(U), rational_matrix(V), rational_matrix(Sq))
+    coefs = gf.query_averaged_coefficients(
+        rational_matrix(G), rational_matrix(U), rational_matrix(V), rational_matrix(Sq)
+    )
     return tuple(None if c == sp.oo else float(c) for c in coefs)
 
 
 def _regime_entry(lam: float, scale: float, kappa: float, av: dict) -> dict:
     """A regime's quantities: lambda, the Gamma scale that realises it, kappa(lambda), the naive exponent,
     and the measured and exact finite-L log-log slopes of both gradients (negative: minus the decay rates)."""
-    return {"lambda": lam, "sigma2_scale": scale, "exponent": kappa, "naive_exponent": naive_exponent(lam),
-            "proposal_scale": av["scale"],
-            **{f"slope_{key}": -av[key + "_fit"].slope for key in ("V", "U")},
-            **{f"slope_{key}_stderr": av[key + "_fit"].stderr for key in ("V", "U")},
-            **{f"exact_slope_{key}": -av[key + "_pred"] for key in ("V", "U")},
-            **{f"exact_slope_{key}_stderr": av[key + "_pred_se"] for key in ("V", "U")}}
+    return {
+        "lambda": lam,
+        "sigma2_scale": scale,
+        "exponent": kappa,
+        "naive_exponent": naive_exponent(lam),
+        "proposal_scale": av["scale"],
+        **{f"slope_{key}": -av[key + "_fit"].slope for key in ("V", "U")},
+        **{f"slope_{key}_stderr": av[key + "_fit"].stderr for key in ("V", "U")},
+        **{f"exact_slope_{key}": -av[key + "_pred"] for key in ("V", "U")},
+        **{f"exact_slope_{key}_stderr": av[key + "_pred_se"] for key in ("V", "U")},
+    }
 
 
 def _regime_series(av: dict) -> dict:
-    return {"L": av["L"], **{f"mc_{k_}": v for k_, v in av["mc"].items()},
-            **{f"exact_{k_}": v for k_, v in av["exact"].items()}}
+    return {
+        "L": av["L"],
+        **{f"mc_{k_}": v for k_, v in av["mc"].items()},
+        **{f"exact_{k_}": v for k_, v in av["exact"].items()},
+    }
 
 
 def _sympy_formulas() -> tuple[dict, dict]:
@@ -285,24 +446,34 @@ def _sympy_formulas() -> tuple[dict, dict]:
     from ...derivations import jacobians
     from ...mathml import fenced, mathml_formula, mi, mo
 
-    def kron(expr):  # SymPy's MathML printer has no Kronecker product: join its factors with an o-times
+    def kron(
+        expr,
+    ):  # SymPy's MathML printer has no Kronecker product: join its factors with an o-times
         if isinstance(expr, sp.MatAdd):
             terms = [kron(t) for t in expr.args]
             return [p for j, t in enumerate(terms) for p in ([mo("+")] if j else []) + t]
         parts = []
         for j, arg in enumerate(expr.args):
-            parts += ([mo("\u2297")] if j else []) + [fenced(arg) if isinstance(arg, (sp.MatMul, sp.MatAdd)) else arg]
+            parts += ([mo("\u2297")] if j else []) + [
+                fenced(arg) if isinstance(arg, (sp.MatMul, sp.MatAdd)) else arg
+            ]
         return parts
 
     f = jacobians.finite_symbols()
     JU, JV = jacobians.limit_jacobians(f)
     FU, FV = jacobians.finite_jacobians(f)
-    latex = {"J_U_limit": r"J_U = " + sp.latex(JU), "J_V_limit": r"J_V = " + sp.latex(JV),
-             "J_U_finite": r"J_U(T[\mu_L]) = " + sp.latex(FU), "J_V_finite": r"J_V(T[\mu_L]) = " + sp.latex(FV)}
-    mathml = {"J_U_limit": mathml_formula(mi("J_U"), mo("="), *kron(JU)),
-              "J_V_limit": mathml_formula(mi("J_V"), mo("="), *kron(JV)),
-              "J_U_finite": mathml_formula(mi("J_U(T[\u03bc_L])"), mo("="), *kron(FU)),
-              "J_V_finite": mathml_formula(mi("J_V(T[\u03bc_L])"), mo("="), *kron(FV))}
+    latex = {
+        "J_U_limit": r"J_U = " + sp.latex(JU),
+        "J_V_limit": r"J_V = " + sp.latex(JV),
+        "J_U_finite": r"J_U(T[\mu_L]) = " + sp.latex(FU),
+        "J_V_finite": r"J_V(T[\mu_L]) = " + sp.latex(FV),
+    }
+    mathml = {
+        "J_U_limit": mathml_formula(mi("J_U"), mo("="), *kron(JU)),
+        "J_V_limit": mathml_formula(mi("J_V"), mo("="), *kron(JV)),
+        "J_U_finite": mathml_formula(mi("J_U(T[\u03bc_L])"), mo("="), *kron(FU)),
+        "J_V_finite": mathml_formula(mi("J_V(T[\u03bc_L])"), mo("="), *kron(FV)),
+    }
     return latex, mathml
 
 
@@ -315,65 +486,119 @@ def validate(scenario: dict) -> dict:
     (log 0 at every L: no finite point)."""
     s = scen.common(scenario)
     if np.all(deterministic_coordinates(s["cov"], s["V"])):
-        raise ValueError("V Gamma V^T = 0, so every token's output is V m and grad_U T[mu_L] = grad_U T[mu] = 0 "
-                         "exactly at every L (grad_U's rate has nothing to measure); give V a row outside the "
-                         "kernel of Gamma")
+        raise ValueError(
+            "V Gamma V^T = 0, so every token's output is V m and grad_U T[mu_L] = grad_U T[mu] = 0 "
+            "exactly at every L (grad_U's rate has nothing to measure); give V a row outside the "
+            "kernel of Gamma"
+        )
     positive_definite("query_cov (prop-3.4 needs an invertible one)", s["query_cov"])
     lam = query_average.threshold_lambda(s["cov"], s["U"], s["query_cov"])
     if not lam > 1e-12:
-        raise ValueError(f"prop-3.4 needs lambda_max(U^T Gamma U Sigma_q) > 0 (its regimes rescale Gamma), got {lam:g}")
+        raise ValueError(
+            f"prop-3.4 needs lambda_max(U^T Gamma U Sigma_q) > 0 (its regimes rescale Gamma), got {lam:g}"
+        )
     return s
 
 
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
-    budgets.max_d("prop-3.4", s["d"], budgets.SYMBOLIC_MAX_D, "the Jacobians are checked in exact arithmetic")
+    budgets.max_d(
+        "prop-3.4", s["d"], budgets.SYMBOLIC_MAX_D, "the Jacobians are checked in exact arithmetic"
+    )
     positive_definite("query_cov (prop-3.4 needs an invertible one)", s["query_cov"])
     b = dict(BUDGETS[profile])
     if profile == "standard":
         b["Ls"], b["prompts"] = s["L"], s["trials"]
     d = s["d"]
     ls = float(sum(b["Ls"]))
-    per_token = d * d                                       # weighted second moments
+    per_token = d * d  # weighted second moments
     fixed = b["prompts"] * ls * per_token
     # + 1: the query average at the scenario's own lambda; the pilots of the 1/L controls (above 1/2)
-    pilots = sum(1 for lam in REGIMES.values() if lam > 0.5) * ex.pilot_budget(b)["blocks"] / b["blocks"]
+    pilots = (
+        sum(1 for lam in REGIMES.values() if lam > 0.5) * ex.pilot_budget(b)["blocks"] / b["blocks"]
+    )
     averaged = len(REGIMES) + 1 + 1 + pilots
     averaged *= b["blocks"] * b["block_prompts"] * ls * b["queries"] * per_token
     memory = max(b["prompts"], b["block_prompts"] * b["queries"]) * (d * d + d + 2) * 8 * 4
-    source = f"trials = {s['trials']}, L = {s['L']}" if profile == "standard" else f"the {profile} budget"
+    source = (
+        f"trials = {s['trials']}, L = {s['L']}"
+        if profile == "standard"
+        else f"the {profile} budget"
+    )
     enclosed = len(b["Ls"]) * selfnormalised_enclosure.SECONDS_PER_L / budgets.SECONDS_PER_UNIT
-    return budgets.Estimate("prop-3.4", fixed + averaged + enclosed, memory,
-                    f"{source}: a fixed-query sweep of {b['prompts']} prompts and query averages over L = {b['Ls']}")
+    return budgets.Estimate(
+        "prop-3.4",
+        fixed + averaged + enclosed,
+        memory,
+        f"{source}: a fixed-query sweep of {b['prompts']} prompts and query averages over L = {b['Ls']}",
+    )
 
 
 # What a sweep's summary copies from each point (softlin/sweep/summary.py): the rates at the
 # scenario's own lambda (its regime `scenario`, the one a lambda sweep moves) as decay rates (the
 # certificate's regime slopes are log-log slopes, negative), grad U's with the suffix _U; and what
 # the phase diagram draws from a lambda sweep (render/sweep_figure.py).
-SWEEP_FIELDS = {"lambda_max": "threshold_lambda", "exponent": "exponent_V",
-                "naive_exponent": ("regimes", "scenario", "naive_exponent"),
-                **{f"{name}{suffix}{tail}":
-                   ("regimes", "scenario", f"{source}_{key}{tail}") + (() if tail else (NEGATE,))
-                   for key, suffix in (("V", ""), ("U", "_U"))
-                   for name, source in (("measured_slope", "slope"), ("exact_slope", "exact_slope"))
-                   for tail in ("", "_stderr")},
-                "first_order_coefficient_V": "first_order_coefficient_V",
-                "first_order_coefficient_U": "first_order_coefficient_U"}
-SWEEP_SERIES = (("grad_V", "measured_slope", "measured_slope_stderr", "exact_slope",
-                 "first_order_coefficient_V", "C1", "D"),
-                ("grad_U", "measured_slope_U", "measured_slope_U_stderr", "exact_slope_U",
-                 "first_order_coefficient_U", "C2", "v"))
+SWEEP_FIELDS = {
+    "lambda_max": "threshold_lambda",
+    "exponent": "exponent_V",
+    "naive_exponent": ("regimes", "scenario", "naive_exponent"),
+    **{
+        f"{name}{suffix}{tail}": ("regimes", "scenario", f"{source}_{key}{tail}")
+        + (() if tail else (NEGATE,))
+        for key, suffix in (("V", ""), ("U", "_U"))
+        for name, source in (("measured_slope", "slope"), ("exact_slope", "exact_slope"))
+        for tail in ("", "_stderr")
+    },
+    "first_order_coefficient_V": "first_order_coefficient_V",
+    "first_order_coefficient_U": "first_order_coefficient_U",
+}
+SWEEP_SERIES = (
+    (
+        "grad_V",
+        "measured_slope",
+        "measured_slope_stderr",
+        "exact_slope",
+        "first_order_coefficient_V",
+        "C1",
+        "D",
+    ),
+    (
+        "grad_U",
+        "measured_slope_U",
+        "measured_slope_U_stderr",
+        "exact_slope_U",
+        "first_order_coefficient_U",
+        "C2",
+        "v",
+    ),
+)
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, default_scenario, scen.COMMON_KEYS, validate=validate, estimate=work_estimate,
-              keys=scen.common_key_docs(
-                  query_cov="Sigma_q of the queries, positive definite",
-                  L="prompt lengths, read at `standard` (quick and full use the claim's own budgets)",
-                  trials="fixed-query prompts per L, read at `standard`",
-                  query="the fixed query z of the fixed-query checks",
-                  delta="accepted; not used (no high-probability bound is checked here)"),
-              paper="Proposition 3.4", rests_on=("lemma-2.1", "asm-3.3"),
-              display=display.prop34,
-              figure="regimes",
-              hunt=Space(".hunt_strategies:rate_scenarios", lambda_region, 24,
-                         regions=("lambda < 1/2", "lambda >= 1/2")),
-              sweep_fields=SWEEP_FIELDS, sweep_series=SWEEP_SERIES)
+CLAIM = Claim(
+    ID,
+    TITLE,
+    STATEMENT,
+    HYPOTHESES,
+    run,
+    default_scenario,
+    scen.COMMON_KEYS,
+    validate=validate,
+    estimate=work_estimate,
+    keys=scen.common_key_docs(
+        query_cov="Sigma_q of the queries, positive definite",
+        L="prompt lengths, read at `standard` (quick and full use the claim's own budgets)",
+        trials="fixed-query prompts per L, read at `standard`",
+        query="the fixed query z of the fixed-query checks",
+        delta="accepted; not used (no high-probability bound is checked here)",
+    ),
+    paper="Proposition 3.4",
+    rests_on=("lemma-2.1", "asm-3.3"),
+    display=display.prop34,
+    figure="regimes",
+    hunt=Space(
+        ".hunt_strategies:rate_scenarios",
+        lambda_region,
+        24,
+        regions=("lambda < 1/2", "lambda >= 1/2"),
+    ),
+    sweep_fields=SWEEP_FIELDS,
+    sweep_series=SWEEP_SERIES,
+)

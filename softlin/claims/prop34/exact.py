@@ -35,7 +35,7 @@ from ..progress import progress
 EXPONENT_TOL = 0.025
 
 
-ANCHOR_ASYMPTOTIC = 1e-2       # the large-L anchor is judged when e^{2q} <= this x its smallest L (1e5)
+ANCHOR_ASYMPTOTIC = 1e-2  # the large-L anchor is judged when e^{2q} <= this x its smallest L (1e5)
 
 
 def _rel(a, b) -> float:
@@ -55,21 +55,40 @@ def _two_token_scalars(q: float, nodes: int = 80) -> dict:
     A = p1**2 + p2**2
     alpha = p1 * (g1 - gbar) ** 2 + p2 * (g2 - gbar) ** 2 - 1
     H = p1**2 * (g1 - gbar) ** 2 + p2**2 * (g2 - gbar) ** 2
-    vals = {"A": A, "B": (p1 * f1 + p2 * f2) ** 2, "aa": alpha**2, "aA": alpha * A, "AA": A**2,
-            "A3": p1**3 + p2**3, "H": H}
+    vals = {
+        "A": A,
+        "B": (p1 * f1 + p2 * f2) ** 2,
+        "aa": alpha**2,
+        "aA": alpha * A,
+        "AA": A**2,
+        "A3": p1**3 + p2**3,
+        "H": H,
+    }
     return {k: float(np.sum(W * v)) for k, v in vals.items()}
 
 
 def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
     k = V.shape[0]
     eV1, eU1 = sg.exact_errors(Gamma, U, V, z, 1)
-    cV1 = float(kernels.gradient_V_error_one_token(Gamma, V, U, z[:, None])[0, 0])     # derivations/fluctuations_one_token.py
+    cV1 = float(
+        kernels.gradient_V_error_one_token(Gamma, V, U, z[:, None])[0, 0]
+    )  # derivations/fluctuations_one_token.py
     cU1 = float(kernels.gradient_U_error_one_token(Gamma, V, z[:, None])[0, 0])
     worst1 = max(_rel(eV1, cV1), _rel(eU1, cU1))
-    checks = [Check("L = 1 anchor: exact quadrature of both gradient errors = k (tr Gamma + |Gamma a|^2) and "
-                    "|z|^2 ||V Gamma||_F^2", "quadrature", worst1 <= 1e-10, worst1, 1e-10,
-                    f"relative; quadrature {eV1:.12g}, {eU1:.12g} against {cV1:.12g}, {cU1:.12g} (one token: "
-                    "zhat = z_1 and C_hat = 0); trapezoid rules converge geometrically (~1e-14 measured)", id="anchors/l1", unit="relative error")]
+    checks = [
+        Check(
+            "L = 1 anchor: exact quadrature of both gradient errors = k (tr Gamma + |Gamma a|^2) and "
+            "|z|^2 ||V Gamma||_F^2",
+            "quadrature",
+            worst1 <= 1e-10,
+            worst1,
+            1e-10,
+            f"relative; quadrature {eV1:.12g}, {eU1:.12g} against {cV1:.12g}, {cU1:.12g} (one token: "
+            "zhat = z_1 and C_hat = 0); trapezoid rules converge geometrically (~1e-14 measured)",
+            id="anchors/l1",
+            unit="relative error",
+        )
+    ]
     geo = sg.geometry(Gamma, U, V, z[None, :])
     # the direct rule's own accuracy falls as the tilt q sharpens the weights: 80 nodes give 1.8e-9 at q = 3
     # and 7.9e-7 at q = 5 (beyond the anchor's 1e-9), 240 nodes 2e-13 at both: 240 beyond q = 1
@@ -78,32 +97,63 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
     S_pq = {n: np.array([v]) for n, v in sg.scalars(float(geo.q[0]), 2).items()}
     worst2 = max(_rel(S_pq[n][0], S_gh[n][0]) for n in sg.NAMES)
     eV2, eU2 = sg.errors(S_pq, geo, k)
-    checks.append(Check("L = 2 anchor: partition quadrature of every scalar (E alpha^2, E alpha A, E A^2, E sum p^3, "
-                        "E H, A, B) = direct 80 x 80 Gauss-Hermite over (g1, g2)", "quadrature", worst2 <= 1e-9,
-                        worst2, 1e-9, f"max relative difference; q = {float(geo.q[0]):.4g}; errors at L = 2: grad_V "
-                        f"{float(eV2[0]):.6g}, grad_U {float(eU2[0]):.6g}; smooth integrands, both rules ~1e-13", id="anchors/l2", unit="relative error"))
+    checks.append(
+        Check(
+            "L = 2 anchor: partition quadrature of every scalar (E alpha^2, E alpha A, E A^2, E sum p^3, "
+            "E H, A, B) = direct 80 x 80 Gauss-Hermite over (g1, g2)",
+            "quadrature",
+            worst2 <= 1e-9,
+            worst2,
+            1e-9,
+            f"max relative difference; q = {float(geo.q[0]):.4g}; errors at L = 2: grad_V "
+            f"{float(eV2[0]):.6g}, grad_U {float(eU2[0]):.6g}; smooth integrands, both rules ~1e-13",
+            id="anchors/l2",
+            unit="relative error",
+        )
+    )
     # Richardson in 1/L on (1e6, 1e7) removes c/L; the c'/L^2 left (relative e^{2q} / L^2, large for large q:
     # at q ~ 3 a correct coefficient misses a fixed tolerance such as 1e-6) is bounded by
     # the change of the extrapolation against (1e5, 1e6), divided by 100 (it scales as 1/L^2), with a factor
     # 10 of margin, plus 1e-9 for the quadrature (~1e-12 relative, x 10 / 9 by Richardson).
     X = [np.array(sg.exact_errors(Gamma, U, V, z, L)) * L for L in (10**5, 10**6, 10**7)]
     lim, lim_lo = richardson(X[1], X[2]), richardson(X[0], X[1])
-    tol = max(10 * abs(lim[i] - lim_lo[i]) / 100 / max(abs(c), 1e-300) for i, c in enumerate((coef_V, coef_U))) + 1e-9
+    tol = (
+        max(
+            10 * abs(lim[i] - lim_lo[i]) / 100 / max(abs(c), 1e-300)
+            for i, c in enumerate((coef_V, coef_U))
+        )
+        + 1e-9
+    )
     worst = max(_rel(lim[0], coef_V), _rel(lim[1], coef_U))
     # The 1/L^2 model of the remainder needs e^{2q} small against the smallest L used (1e5); at q = 5 the
     # exact values are not yet asymptotic at 1e7 (a correct coefficient is 3.5% off): undecided.
     asymptotic = math.exp(2 * q0) <= ANCHOR_ASYMPTOTIC * 1e5
-    checks.append(Check("large-L anchor: lim L x exact error (quadrature at L = 1e5, 1e6, 1e7, Richardson) = the "
-                        "closed-form 1/L coefficients of grad_V and grad_U at the fixed query", "quadrature",
-                        (worst <= tol) if asymptotic else None, worst, tol,
-                        f"limits {lim[0]:.10g}, {lim[1]:.10g} against {coef_V:.10g}, {coef_U:.10g}; "
-                        "tolerance: the Richardson change between (1e5, 1e6) and (1e6, 1e7) / 10, + 1e-9 (quadrature)"
-                        + ("" if asymptotic else f"; undecided: e^(2q) = {math.exp(2 * q0):.3g} > {ANCHOR_ASYMPTOTIC:g} x "
-                           "1e5, the exact values are not in their 1/L^2 regime at these L"), id="anchors/large-l", unit="relative error"))
+    checks.append(
+        Check(
+            "large-L anchor: lim L x exact error (quadrature at L = 1e5, 1e6, 1e7, Richardson) = the "
+            "closed-form 1/L coefficients of grad_V and grad_U at the fixed query",
+            "quadrature",
+            (worst <= tol) if asymptotic else None,
+            worst,
+            tol,
+            f"limits {lim[0]:.10g}, {lim[1]:.10g} against {coef_V:.10g}, {coef_U:.10g}; "
+            "tolerance: the Richardson change between (1e5, 1e6) and (1e6, 1e7) / 10, + 1e-9 (quadrature)"
+            + (
+                ""
+                if asymptotic
+                else f"; undecided: e^(2q) = {math.exp(2 * q0):.3g} > {ANCHOR_ASYMPTOTIC:g} x "
+                "1e5, the exact values are not in their 1/L^2 regime at these L"
+            ),
+            id="anchors/large-l",
+            unit="relative error",
+        )
+    )
     return checks
 
 
-def fixed_query_montecarlo(law, rng, Gamma, U, V, z, Ls, prompts, errors_fn, n_tests: int) -> tuple[list, dict]:
+def fixed_query_montecarlo(
+    law, rng, Gamma, U, V, z, Ls, prompts, errors_fn, n_tests: int
+) -> tuple[list, dict]:
     mu = limits.gaussian_limit(law.mean, Gamma, U, np.eye(len(z)), z[None, :])
     series = {"L": list(Ls), "V": [], "V_se": [], "U": [], "U_se": [], "V_exact": [], "U_exact": []}
     zs = []
@@ -116,17 +166,27 @@ def fixed_query_montecarlo(law, rng, Gamma, U, V, z, Ls, prompts, errors_fn, n_t
             series[key].append(m), series[key + "_se"].append(se), series[key + "_exact"].append(ex)
             if se > 0:
                 zs.append((key, L, (m - ex) / se))
-            else:   # every draw equal (e.g. Gamma = 0: the error is exactly 0): judged exactly, up to rounding
+            else:  # every draw equal (e.g. Gamma = 0: the error is exactly 0): judged exactly, up to rounding
                 zs.append((key, L, 0.0 if abs(m - ex) <= 1e-12 * max(1.0, abs(ex)) else math.inf))
     zc = significance.z_critical(check_false_alarm(), n_tests)
     checks = []
     for key in ("V", "U"):
         zz = [z_ for k_, _, z_ in zs if k_ == key]
-        checks.append(Check(f"fixed query: Monte Carlo E||grad_{key} err||^2 = exact finite-L value at every L", "montecarlo",
-                            max(map(abs, zz)) <= zc, max(map(abs, zz)), zc,
-                            f"{prompts} prompts per L; per-L z: " + ", ".join(f"{v:.2f}" for v in zz)
-                            + f"; two-sided, false-alarm {check_false_alarm():g} over the claim's {n_tests} z-tests (Bonferroni)", id=f"fixed/grad-{key.lower()}-montecarlo", unit="|z|",
-                            detectable=significance.resolution(series[key + "_exact"], series[key + "_se"], zc)))
+        checks.append(
+            Check(
+                f"fixed query: Monte Carlo E||grad_{key} err||^2 = exact finite-L value at every L",
+                "montecarlo",
+                max(map(abs, zz)) <= zc,
+                max(map(abs, zz)),
+                zc,
+                f"{prompts} prompts per L; per-L z: "
+                + ", ".join(f"{v:.2f}" for v in zz)
+                + f"; two-sided, false-alarm {check_false_alarm():g} over the claim's {n_tests} z-tests (Bonferroni)",
+                id=f"fixed/grad-{key.lower()}-montecarlo",
+                unit="|z|",
+                detectable=significance.resolution(series[key + "_exact"], series[key + "_se"], zc),
+            )
+        )
     return checks, series
 
 
@@ -158,17 +218,27 @@ def averaged(law, rng, Gamma, U, V, Sq, Ls, budget, errors_fn, lam, label) -> di
         for key, e in (("V", eV), ("U", eU)):
             vals = sample.weights * e
             ex[key].append(float(vals.mean())), ex[key + "_vals"].append(vals)
-    out = {"L": list(Ls), "scale": c, "mc": mc, "exact": {k: ex[k] for k in ("V", "U")}, "blocks": budget["blocks"]}
+    out = {
+        "L": list(Ls),
+        "scale": c,
+        "mc": mc,
+        "exact": {k: ex[k] for k in ("V", "U")},
+        "blocks": budget["blocks"],
+    }
     for key in ("V", "U"):
         vals = np.array(ex[key + "_vals"])
         out[key + "_exact_se"] = (vals.std(axis=1, ddof=1) / math.sqrt(vals.shape[1])).tolist()
         fit = fits.loglog_fit(Ls, mc[key], mc[key + "_se"])
-        pred = fits.loglog_fit(Ls, ex[key], np.asarray(mc[key + "_se"]) / np.asarray(mc[key]) * np.asarray(ex[key]))
+        pred = fits.loglog_fit(
+            Ls, ex[key], np.asarray(mc[key + "_se"]) / np.asarray(mc[key]) * np.asarray(ex[key])
+        )
         coeffs, _ = fits.loglog_slope_design(Ls, np.asarray(mc[key + "_se"]) / np.asarray(mc[key]))
         rel = vals / vals.mean(axis=1, keepdims=True)
         out[key + "_fit"] = fit
         out[key + "_pred"] = pred.slope
-        out[key + "_pred_se"] = float(math.sqrt(max(0.0, coeffs @ np.cov(rel) @ coeffs / rel.shape[1])))
+        out[key + "_pred_se"] = float(
+            math.sqrt(max(0.0, coeffs @ np.cov(rel) @ coeffs / rel.shape[1]))
+        )
     return out
 
 
@@ -185,31 +255,65 @@ def averaged_checks(label, av, alpha_per_L, alpha_slope, prefix: str) -> list[Ch
     checks = []
     dof = av["blocks"] - 1
     for key in ("V", "U"):
-        mc, se, ex, exs = av["mc"][key], av["mc"][key + "_se"], av["exact"][key], av[key + "_exact_se"]
-        zs = [max(0.0, abs(m - e) - TABLE_RELATIVE_ERROR * e) / math.hypot(s1, s2) for m, e, s1, s2 in zip(mc, ex, se, exs)]
+        mc, se, ex, exs = (
+            av["mc"][key],
+            av["mc"][key + "_se"],
+            av["exact"][key],
+            av[key + "_exact_se"],
+        )
+        zs = [
+            max(0.0, abs(m - e) - TABLE_RELATIVE_ERROR * e) / math.hypot(s1, s2)
+            for m, e, s1, s2 in zip(mc, ex, se, exs)
+        ]
         zc = t_critical(alpha_per_L, dof)
-        checks.append(Check(f"{label}: Monte Carlo E||grad_{key} err||^2_(L2(nu)) = exact finite-L value at every L",
-                            "montecarlo", max(zs) <= zc, max(zs), zc,
-                            f"z = (|MC - exact| - 1e-3 exact) / combined se (1e-3: table interpolation); proposal "
-                            f"N(0, {av['scale']:.3g} Sigma_q); per-L z: " + ", ".join(f"{z:.2f}" for z in zs)
-                            + f"; two-sided at false-alarm {alpha_per_L:.2g} each, Student t with {dof} dof", id=f"{prefix}/grad-{key.lower()}-montecarlo", unit="|z|",
-                            detectable=significance.resolution(ex, np.hypot(se, exs), zc, TABLE_RELATIVE_ERROR * np.abs(ex))))
+        checks.append(
+            Check(
+                f"{label}: Monte Carlo E||grad_{key} err||^2_(L2(nu)) = exact finite-L value at every L",
+                "montecarlo",
+                max(zs) <= zc,
+                max(zs),
+                zc,
+                f"z = (|MC - exact| - 1e-3 exact) / combined se (1e-3: table interpolation); proposal "
+                f"N(0, {av['scale']:.3g} Sigma_q); per-L z: "
+                + ", ".join(f"{z:.2f}" for z in zs)
+                + f"; two-sided at false-alarm {alpha_per_L:.2g} each, Student t with {dof} dof",
+                id=f"{prefix}/grad-{key.lower()}-montecarlo",
+                unit="|z|",
+                detectable=significance.resolution(
+                    ex, np.hypot(se, exs), zc, TABLE_RELATIVE_ERROR * np.abs(ex)
+                ),
+            )
+        )
         fit, pred, pse = av[key + "_fit"], av[key + "_pred"], av[key + "_pred_se"]
         z = (fit.slope - pred) / math.hypot(fit.stderr, pse)
         zc = t_critical(alpha_slope, dof)
-        checks.append(Check(f"{label}: fitted log-log slope of grad_{key} = exact finite-L slope over the tested L",
-                            "montecarlo", abs(z) <= zc, -fit.slope, -pred,
-                            f"measured {-fit.slope:.4f} +- {fit.stderr:.4f} (chi2 {fit.chi2:.2f} on {fit.dof} dof), exact "
-                            f"{-pred:.4f} +- {pse:.4f}; |t| = {abs(z):.2f} <= {zc:.2f} (Student t, {dof} dof)", id=f"{prefix}/grad-{key.lower()}-slope", unit="slope",
-                            detectable=significance.resolution(pred, math.hypot(fit.stderr, pse), zc)))
+        checks.append(
+            Check(
+                f"{label}: fitted log-log slope of grad_{key} = exact finite-L slope over the tested L",
+                "montecarlo",
+                abs(z) <= zc,
+                -fit.slope,
+                -pred,
+                f"measured {-fit.slope:.4f} +- {fit.stderr:.4f} (chi2 {fit.chi2:.2f} on {fit.dof} dof), exact "
+                f"{-pred:.4f} +- {pse:.4f}; |t| = {abs(z):.2f} <= {zc:.2f} (Student t, {dof} dof)",
+                id=f"{prefix}/grad-{key.lower()}-slope",
+                unit="slope",
+                detectable=significance.resolution(pred, math.hypot(fit.stderr, pse), zc),
+            )
+        )
     return checks
 
 
-def asymptotic_exponents(lam: float, ells, kappa: float, label: str, prefix: str) -> tuple[list[Check], dict]:
+def asymptotic_exponents(
+    lam: float, ells, kappa: float, label: str, prefix: str
+) -> tuple[list[Check], dict]:
     """Fit ln F = c0 - kappa l + p ln l + c1 / l (4 points or more: least squares; 3: without c1) to the
     exact d = 1 query averages F_V, F_U (numerics/selfnormalised_gradients.scalar_average) at l = ln L."""
-    logs = [sg.scalar_average(lam, int(round(math.exp(e))), kappa)
-            for e in ells if progress(f"prop-3.4 {label}: exact asymptotics, ln L = {e:g}") or True]
+    logs = [
+        sg.scalar_average(lam, int(round(math.exp(e))), kappa)
+        for e in ells
+        if progress(f"prop-3.4 {label}: exact asymptotics, ln L = {e:g}") or True
+    ]
     ell = np.array([math.log(round(math.exp(e))) for e in ells])
     cols = [np.ones_like(ell), -ell, np.log(ell)] + ([1 / ell] if len(ells) >= 4 else [])
     X = np.column_stack(cols)
@@ -218,18 +322,43 @@ def asymptotic_exponents(lam: float, ells, kappa: float, label: str, prefix: str
     for j, key in enumerate(("V", "U")):
         y = np.array([lg[j] for lg in logs])
         c = linear_fit(X, y).coef
-        out[key] = {"kappa": float(c[1]), "log_power": float(c[2]), "ells": ell.tolist(), "log_values": y.tolist()}
+        out[key] = {
+            "kappa": float(c[1]),
+            "log_power": float(c[2]),
+            "ells": ell.tolist(),
+            "log_values": y.tolist(),
+        }
         dev = abs(c[1] - kappa)
-        checks.append(Check(f"{label}: exact grad_{key} error decays as L^-kappa, kappa = {kappa:.4f} (quadrature to "
-                            f"L = e^{max(ells):g})", "quadrature", dev <= EXPONENT_TOL, float(c[1]), kappa,
-                            f"fit of ln F at ln L = {', '.join(f'{e:.3g}' for e in ell)}: kappa {c[1]:.5f}, log power "
-                            f"{c[2]:.3f}; |kappa - predicted| = {dev:.2e} <= {EXPONENT_TOL} (fixed beforehand); naive "
-                            f"exponent {naive:.4f}", id=f"{prefix}/grad-{key.lower()}-kappa", unit="exponent"))
+        checks.append(
+            Check(
+                f"{label}: exact grad_{key} error decays as L^-kappa, kappa = {kappa:.4f} (quadrature to "
+                f"L = e^{max(ells):g})",
+                "quadrature",
+                dev <= EXPONENT_TOL,
+                float(c[1]),
+                kappa,
+                f"fit of ln F at ln L = {', '.join(f'{e:.3g}' for e in ell)}: kappa {c[1]:.5f}, log power "
+                f"{c[2]:.3f}; |kappa - predicted| = {dev:.2e} <= {EXPONENT_TOL} (fixed beforehand); naive "
+                f"exponent {naive:.4f}",
+                id=f"{prefix}/grad-{key.lower()}-kappa",
+                unit="exponent",
+            )
+        )
         if abs(naive - kappa) > 2 * EXPONENT_TOL:
             excluded = abs(c[1] - naive) > EXPONENT_TOL
-            checks.append(Check(f"{label}: the naive exponent min(1, 1/(2 lambda)) = {naive:.4f} is excluded for grad_{key}",
-                                "control", excluded, abs(c[1] - naive), EXPONENT_TOL,
-                                f"|fitted kappa - naive| = {abs(c[1] - naive):.3g} against {EXPONENT_TOL}", tier="consistency", id=f"{prefix}/grad-{key.lower()}-naive-excluded", unit="exponent"))
+            checks.append(
+                Check(
+                    f"{label}: the naive exponent min(1, 1/(2 lambda)) = {naive:.4f} is excluded for grad_{key}",
+                    "control",
+                    excluded,
+                    abs(c[1] - naive),
+                    EXPONENT_TOL,
+                    f"|fitted kappa - naive| = {abs(c[1] - naive):.3g} against {EXPONENT_TOL}",
+                    tier="consistency",
+                    id=f"{prefix}/grad-{key.lower()}-naive-excluded",
+                    unit="exponent",
+                )
+            )
     return checks, out
 
 
@@ -243,8 +372,11 @@ REQUIRED_POWER = 0.999
 def pilot_budget(budget: dict) -> dict:
     """The budget of the pilot that plans the 1/L control: 1/PILOT_FRACTION of the blocks and of the
     exact side's draws."""
-    return {**budget, "blocks": max(8, budget["blocks"] // PILOT_FRACTION),
-            "rb_queries": max(512, budget["rb_queries"] // PILOT_FRACTION)}
+    return {
+        **budget,
+        "blocks": max(8, budget["blocks"] // PILOT_FRACTION),
+        "rb_queries": max(512, budget["rb_queries"] // PILOT_FRACTION),
+    }
 
 
 def one_over_L_power(pilot: dict, blocks: int, t_c: float) -> tuple[float, str]:
@@ -275,16 +407,36 @@ def one_over_L_control(av, pilot, lam, prefix: str) -> Check:
     zs = {key: (av[key + "_fit"].slope - 1.0) / av[key + "_fit"].stderr for key in ("V", "U")}
     refuted = all(z < -zc for z in zs.values())
     name = f"negative control (lambda = {lam:.3g}): a claimed 1/L rate for both gradients is refuted by Monte Carlo"
-    detail = ("z = (measured rate - 1) / se: " + ", ".join(f"grad_{k} {v:.1f}" for k, v in zs.items())
-              + f"; one-sided at false-alarm {check_false_alarm():g} each (Student t, {av['blocks'] - 1} dof, "
-              f"critical {-zc:.3g}); power planned from a pilot of {pilot['blocks']} blocks on its own "
-              f"stream: {plan}")
+    detail = (
+        "z = (measured rate - 1) / se: "
+        + ", ".join(f"grad_{k} {v:.1f}" for k, v in zs.items())
+        + f"; one-sided at false-alarm {check_false_alarm():g} each (Student t, {av['blocks'] - 1} dof, "
+        f"critical {-zc:.3g}); power planned from a pilot of {pilot['blocks']} blocks on its own "
+        f"stream: {plan}"
+    )
     if planned < REQUIRED_POWER:
-        return unjudged(name, "control", f"planned power {planned:.6f} below {REQUIRED_POWER}",
-                        tier="statistical", value=planned, bound=REQUIRED_POWER, detail=detail,
-                        id=f"{prefix}/control-one-over-l", unit="power")
-    return Check(name, "control", refuted, planned, REQUIRED_POWER, detail, tier="statistical",
-                 id=f"{prefix}/control-one-over-l", unit="power")
+        return unjudged(
+            name,
+            "control",
+            f"planned power {planned:.6f} below {REQUIRED_POWER}",
+            tier="statistical",
+            value=planned,
+            bound=REQUIRED_POWER,
+            detail=detail,
+            id=f"{prefix}/control-one-over-l",
+            unit="power",
+        )
+    return Check(
+        name,
+        "control",
+        refuted,
+        planned,
+        REQUIRED_POWER,
+        detail,
+        tier="statistical",
+        id=f"{prefix}/control-one-over-l",
+        unit="power",
+    )
 
 
 def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, dict]:
@@ -301,19 +453,31 @@ def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, di
     sd = float(mV.std(ddof=1))
     if sd > 0:
         zV = (mV.mean() - eV1) / (sd / math.sqrt(mV.size))
-    else:                      # no spread (a deterministic error): judged exactly
+    else:  # no spread (a deterministic error): judged exactly
         zV = 0.0 if abs(float(mV.mean()) - eV1) <= 1e-12 * max(1.0, abs(eV1)) else math.inf
     zc = significance.z_critical(check_false_alarm())
     ok = False if abs(zV) > zc else (True if (eV1 > 0 or eU1 > 0) else None)
-    witness = {"L": 1, "grad_V_error_exact": eV1, "grad_U_error_exact": eU1, "grad_V_error_monte_carlo": float(mV.mean()),
-               "paper_bound": 0.0}
-    return Check("erratum 1 witness: at L = 1 an exact gradient error exceeds the paper's right side c1 sigma^p ln(1)^j = 0",
-                 "quadrature", ok, [eV1, eU1], 0.0,
-                 f"exact (quadrature = closed form, see the L = 1 anchor) grad_V {eV1:.6g}, grad_U {eU1:.6g}; Monte "
-                 f"Carlo grad_V at L = 1 {float(mV.mean()):.6g} (z = {zV:.2f} against the exact value)"
-                 + ("" if ok is not None else "; both exact errors are 0 here: no witness on this scenario"),
-                 tier="statistical", id="erratum-1/witness", unit="values",
-                 detectable=significance.resolution(eV1, sd / math.sqrt(mV.size), zc)), witness
+    witness = {
+        "L": 1,
+        "grad_V_error_exact": eV1,
+        "grad_U_error_exact": eU1,
+        "grad_V_error_monte_carlo": float(mV.mean()),
+        "paper_bound": 0.0,
+    }
+    return Check(
+        "erratum 1 witness: at L = 1 an exact gradient error exceeds the paper's right side c1 sigma^p ln(1)^j = 0",
+        "quadrature",
+        ok,
+        [eV1, eU1],
+        0.0,
+        f"exact (quadrature = closed form, see the L = 1 anchor) grad_V {eV1:.6g}, grad_U {eU1:.6g}; Monte "
+        f"Carlo grad_V at L = 1 {float(mV.mean()):.6g} (z = {zV:.2f} against the exact value)"
+        + ("" if ok is not None else "; both exact errors are 0 here: no witness on this scenario"),
+        tier="statistical",
+        id="erratum-1/witness",
+        unit="values",
+        detectable=significance.resolution(eV1, sd / math.sqrt(mV.size), zc),
+    ), witness
 
 
 def gradient_errors_fn(U, V, Gamma, weighted_matrix=None):
@@ -332,4 +496,5 @@ def gradient_errors_fn(U, V, Gamma, weighted_matrix=None):
         errV = k * np.sum((zhat - mus[None]) ** 2, axis=2)
         D = np.einsum("ki,pqij->pqkj", V, Chat - Gamma)
         return errV, np.sum(queries**2, axis=1)[None, :] * np.sum(D**2, axis=(2, 3))
+
     return fn

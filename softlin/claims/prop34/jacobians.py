@@ -36,23 +36,40 @@ def _column(x) -> np.ndarray:
 # ------------------------------------------------------------------------------------------------
 # Jacobian checks.
 
+
 def limit_jacobian_check(m, cov, U, V, z) -> Check:
     """Float kernels against SymPy's exact Jacobian of V (m + Gamma U z) at the scenario's values."""
     d, k = len(m), V.shape[0]
     Ue = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"u{i}{j}"))
     Ve = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}"))
     T = Ve * (rational_matrix(m).T + rational_matrix(cov) * Ue * rational_matrix(z).T)
-    subs = {**{Ue[i, j]: rational_matrix(U)[i, j] for i in range(d) for j in range(d)},
-            **{Ve[i, j]: rational_matrix(V)[i, j] for i in range(k) for j in range(d)}}
-    exact_U = np.array(T.jacobian([Ue[i, j] for j in range(d) for i in range(d)]).subs(subs), dtype=float)
-    exact_V = np.array(T.jacobian([Ve[i, j] for j in range(d) for i in range(k)]).subs(subs), dtype=float)
+    subs = {
+        **{Ue[i, j]: rational_matrix(U)[i, j] for i in range(d) for j in range(d)},
+        **{Ve[i, j]: rational_matrix(V)[i, j] for i in range(k) for j in range(d)},
+    }
+    exact_U = np.array(
+        T.jacobian([Ue[i, j] for j in range(d) for i in range(d)]).subs(subs), dtype=float
+    )
+    exact_V = np.array(
+        T.jacobian([Ve[i, j] for j in range(d) for i in range(k)]).subs(subs), dtype=float
+    )
     kern_U = kernels.limit_jacobian_U(cov, V, _column(z))
     kern_V = kernels.limit_jacobian_V(_column(m), cov, U, V, _column(z))
-    err = max(np.max(np.abs(kern_U - exact_U)) / max(np.max(np.abs(exact_U)), 1e-300),
-              np.max(np.abs(kern_V - exact_V)) / max(np.max(np.abs(exact_V)), 1e-300))
-    return Check("limit Jacobians (emitted) vs exact differentiation of V (m + Gamma U z)", "emit",
-                 err <= 1e-13, float(err), 1e-13, "relative max difference; exact side in rational arithmetic, "
-                 "so only the kernel's float64 rounding (a few ulps) remains", id="jacobians/limit-emitted", unit="relative error")
+    err = max(
+        np.max(np.abs(kern_U - exact_U)) / max(np.max(np.abs(exact_U)), 1e-300),
+        np.max(np.abs(kern_V - exact_V)) / max(np.max(np.abs(exact_V)), 1e-300),
+    )
+    return Check(
+        "limit Jacobians (emitted) vs exact differentiation of V (m + Gamma U z)",
+        "emit",
+        err <= 1e-13,
+        float(err),
+        1e-13,
+        "relative max difference; exact side in rational arithmetic, "
+        "so only the kernel's float64 rounding (a few ulps) remains",
+        id="jacobians/limit-emitted",
+        unit="relative error",
+    )
 
 
 def _mp_output(tokens, U, V, z):
@@ -88,36 +105,63 @@ def finite_jacobian_checks(rng, m, cov, U, V, z, L: int = 8, jacobian_U=None) ->
         w = [mp.exp(s - top) for s in scores]
         p = [wi / mp.fsum(w) for wi in w]
         zh = sum((pi * x for pi, x in zip(p[1:], tokens[1:])), tokens[0] * p[0])
-        Ch = sum(((pi * (x - zh) * (x - zh).T) for pi, x in zip(p[1:], tokens[1:])), (tokens[0] - zh) * (tokens[0] - zh).T * p[0])
+        Ch = sum(
+            ((pi * (x - zh) * (x - zh).T) for pi, x in zip(p[1:], tokens[1:])),
+            (tokens[0] - zh) * (tokens[0] - zh).T * p[0],
+        )
         kern_U = jacobian_U(Chat[0, 0], V, _column(z))
         kern_V = kernels.finite_jacobian_V(_column(zhat[0, 0]), V)
         for b in range(d):
             for a in range(d):
                 E = mp.zeros(d, d)
                 E[a, b] = h
-                cd = (_mp_output(tokens, Um + E, Vm, zm) - _mp_output(tokens, Um - E, Vm, zm)) / (2 * h)
+                cd = (_mp_output(tokens, Um + E, Vm, zm) - _mp_output(tokens, Um - E, Vm, zm)) / (
+                    2 * h
+                )
                 formula = Vm * Ch[:, a] * zm[b, 0]
                 col = a + d * b
                 for r in range(k):
                     worst_formula = max(worst_formula, abs(cd[r, 0] - formula[r, 0]))
-                    worst_kernel = max(worst_kernel, abs(float(cd[r, 0]) - kern_U[r, col]) / max(1.0, abs(float(cd[r, 0]))))
+                    worst_kernel = max(
+                        worst_kernel,
+                        abs(float(cd[r, 0]) - kern_U[r, col]) / max(1.0, abs(float(cd[r, 0]))),
+                    )
         for j in range(d):
             for i in range(k):
                 E = mp.zeros(k, d)
                 E[i, j] = h
-                cd = (_mp_output(tokens, Um, Vm + E, zm) - _mp_output(tokens, Um, Vm - E, zm)) / (2 * h)
+                cd = (_mp_output(tokens, Um, Vm + E, zm) - _mp_output(tokens, Um, Vm - E, zm)) / (
+                    2 * h
+                )
                 col = i + k * j
                 for r in range(k):
                     formula = zh[j, 0] if r == i else mp.mpf(0)
                     worst_formula = max(worst_formula, abs(cd[r, 0] - formula))
-                    worst_kernel = max(worst_kernel, abs(float(cd[r, 0]) - kern_V[r, col]) / max(1.0, abs(float(cd[r, 0]))))
+                    worst_kernel = max(
+                        worst_kernel,
+                        abs(float(cd[r, 0]) - kern_V[r, col]) / max(1.0, abs(float(cd[r, 0]))),
+                    )
     return [
-        Check(f"finite-prompt Jacobians (weighted mean / covariance) vs 50-digit central differences (L = {L})",
-              "quadrature", bool(worst_formula <= mp.mpf(10) ** -25), float(worst_formula), 1e-25,
-              "max |formula - central difference|; step 1e-20 at 50 digits: truncation ~1e-40, rounding ~1e-30", id="jacobians/finite-50-digits", unit="absolute error"),
-        Check(f"emitted float64 finite-prompt Jacobian kernels vs the same central differences (L = {L})",
-              "quadrature", worst_kernel <= 1e-12, worst_kernel, 1e-12,
-              "max relative difference (relative to max(1, |entry|)); float64 weighted moments carry ~1e-15", id="jacobians/finite-kernels", unit="relative error"),
+        Check(
+            f"finite-prompt Jacobians (weighted mean / covariance) vs 50-digit central differences (L = {L})",
+            "quadrature",
+            bool(worst_formula <= mp.mpf(10) ** -25),
+            float(worst_formula),
+            1e-25,
+            "max |formula - central difference|; step 1e-20 at 50 digits: truncation ~1e-40, rounding ~1e-30",
+            id="jacobians/finite-50-digits",
+            unit="absolute error",
+        ),
+        Check(
+            f"emitted float64 finite-prompt Jacobian kernels vs the same central differences (L = {L})",
+            "quadrature",
+            worst_kernel <= 1e-12,
+            worst_kernel,
+            1e-12,
+            "max relative difference (relative to max(1, |entry|)); float64 weighted moments carry ~1e-15",
+            id="jacobians/finite-kernels",
+            unit="relative error",
+        ),
     ]
 
 
@@ -125,9 +169,12 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> list[Check]:
     """Risk gradients (target z -> W z with W = V, a fixed map) against central differences."""
     W = V.copy()
     args = lambda U_, V_: (_column(m), cov, U_, V_, W, Sq)
-    h = 1e-6     # central differences: truncation ~h^2 |R'''|, rounding ~1e-16 / h: both ~1e-10
+    h = 1e-6  # central differences: truncation ~h^2 |R'''|, rounding ~1e-16 / h: both ~1e-10
     worst = 0.0
-    for name, X, grad in (("U", U, kernels.risk_inf_grad_U(*args(U, V))), ("V", V, kernels.risk_inf_grad_V(*args(U, V)))):
+    for name, X, grad in (
+        ("U", U, kernels.risk_inf_grad_U(*args(U, V))),
+        ("V", V, kernels.risk_inf_grad_V(*args(U, V))),
+    ):
         fd = np.zeros_like(X)
         for idx in np.ndindex(X.shape):
             E = np.zeros_like(X)
@@ -136,8 +183,18 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> list[Check]:
             minus = kernels.risk_inf(*(args(U - E, V) if name == "U" else args(U, V - E)))
             fd[idx] = (plus - minus) / (2 * h)
         worst = max(worst, float(np.max(np.abs(fd - grad)) / max(np.max(np.abs(grad)), 1e-12)))
-    checks = [Check("infinite-prompt risk gradients (SymPy matrix calculus) vs central differences of R_inf",
-                    "quadrature", worst <= 1e-6, worst, 1e-6, "relative; step 1e-6 (error ~1e-10 expected)", id="risk-gradient/infinite", unit="relative error")]
+    checks = [
+        Check(
+            "infinite-prompt risk gradients (SymPy matrix calculus) vs central differences of R_inf",
+            "quadrature",
+            worst <= 1e-6,
+            worst,
+            1e-6,
+            "relative; step 1e-6 (error ~1e-10 expected)",
+            id="risk-gradient/infinite",
+            unit="relative error",
+        )
+    ]
     # Finite prompts, common random numbers: fixed prompts and queries make the Monte Carlo risk a
     # deterministic function of (U, V) whose exact gradient is the average of the per-sample kernels.
     law = GaussianLaw(m, cov)
@@ -148,14 +205,14 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> list[Check]:
     def risk(U_, V_):
         outs = []
         for p_ in range(P):
-            zh, _ = gradients.weighted_moments(tokens[p_:p_ + 1], U_, queries[p_:p_ + 1])
+            zh, _ = gradients.weighted_moments(tokens[p_ : p_ + 1], U_, queries[p_ : p_ + 1])
             outs.append(V_ @ zh[0, 0])
         out = np.array(outs)
         return 0.5 * np.mean(np.sum((out - queries @ W.T) ** 2, axis=1))
 
     gU, gV = np.zeros_like(U), np.zeros_like(V)
     for p_ in range(P):
-        zh, Ch = gradients.weighted_moments(tokens[p_:p_ + 1], U, queries[p_:p_ + 1])
+        zh, Ch = gradients.weighted_moments(tokens[p_ : p_ + 1], U, queries[p_ : p_ + 1])
         r = _column(V @ zh[0, 0] - W @ queries[p_])
         gU += kernels.risk_sample_grad_U(Ch[0, 0], V, r, _column(queries[p_])) / P
         gV += kernels.risk_sample_grad_V(r, _column(zh[0, 0])) / P
@@ -165,9 +222,23 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> list[Check]:
         for idx in np.ndindex(X.shape):
             E = np.zeros_like(X)
             E[idx] = h
-            fd[idx] = ((risk(U + E, V) - risk(U - E, V)) if name == "U" else (risk(U, V + E) - risk(U, V - E))) / (2 * h)
+            fd[idx] = (
+                (risk(U + E, V) - risk(U - E, V))
+                if name == "U"
+                else (risk(U, V + E) - risk(U, V - E))
+            ) / (2 * h)
         worst = max(worst, float(np.max(np.abs(fd - grad)) / max(np.max(np.abs(grad)), 1e-12)))
-    checks.append(Check(f"finite-prompt risk gradient (per-sample kernels, {P} fixed prompts of L = {L}) vs central "
-                        "differences of the same Monte Carlo risk", "quadrature", worst <= 1e-6, worst, 1e-6,
-                        "common random numbers: the sample is fixed, so the identity is exact up to differencing error", id="risk-gradient/finite", unit="relative error"))
+    checks.append(
+        Check(
+            f"finite-prompt risk gradient (per-sample kernels, {P} fixed prompts of L = {L}) vs central "
+            "differences of the same Monte Carlo risk",
+            "quadrature",
+            worst <= 1e-6,
+            worst,
+            1e-6,
+            "common random numbers: the sample is fixed, so the identity is exact up to differencing error",
+            id="risk-gradient/finite",
+            unit="relative error",
+        )
+    )
     return checks

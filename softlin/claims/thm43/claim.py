@@ -40,18 +40,22 @@ from ..common import provenance
 ID = "thm-4.3"
 TITLE = "Finite-prompt training tracks infinite-prompt training (Gronwall transfer)"
 # Maths between dollars is typeset on the pages (softlin/render/markup.py).
-STATEMENT = ("$||theta_L(t) - theta_inf(t)|| <= g_2(L) t exp(beta_inf t)$, and for every $epsilon > 0$ there is "
-             "$L(epsilon)$ with $lim_t R_L(theta_L(t)) <= lim_t R_inf(theta_inf(t)) + epsilon$ for all "
-             "$L >= L(epsilon)$.")
-HYPOTHESES = ("in-context linear regression with Gaussian inputs (Section 5 instance of Section 4)",
-              "same initialisation for theta_L and theta_inf; infinite trajectory in B_rho, finite ones in B_{2 rho}")
-ODE_SLACK = 1e-6         # solve_ivp rtol 1e-9 on O(1) trajectories: absolute error well below this
-TIMES_MAJORANT = 47     # the majorant's own grid when the flow's has too few times below 30 / beta
-QUAD_REL = 5e-3          # quadrature (12 Gauss-Hermite nodes, 32..48-point tables) relative error allowance
+STATEMENT = (
+    "$||theta_L(t) - theta_inf(t)|| <= g_2(L) t exp(beta_inf t)$, and for every $epsilon > 0$ there is "
+    "$L(epsilon)$ with $lim_t R_L(theta_L(t)) <= lim_t R_inf(theta_inf(t)) + epsilon$ for all "
+    "$L >= L(epsilon)$."
+)
+HYPOTHESES = (
+    "in-context linear regression with Gaussian inputs (Section 5 instance of Section 4)",
+    "same initialisation for theta_L and theta_inf; infinite trajectory in B_rho, finite ones in B_{2 rho}",
+)
+ODE_SLACK = 1e-6  # solve_ivp rtol 1e-9 on O(1) trajectories: absolute error well below this
+TIMES_MAJORANT = 47  # the majorant's own grid when the flow's has too few times below 30 / beta
+QUAD_REL = 5e-3  # quadrature (12 Gauss-Hermite nodes, 32..48-point tables) relative error allowance
 
 
 def gronwall_bound(g2: float, beta: float, t: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):                   # inf beyond t ~ 700 / beta: the bound then holds trivially
+    with np.errstate(over="ignore"):  # inf beyond t ~ 700 / beta: the bound then holds trivially
         return g2 * t * np.exp(beta * t)
 
 
@@ -71,11 +75,11 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     Ls, t, rho, n = list(fl["L"]), p["t"], p["rho"], p["prompts"]
     inf = fl["inf"]
     beta = lipschitz_constant(Sigma, 2 * rho)
-    n_tests = len(Ls) * (d * d + 1) + 2                # MC components + slope + control
+    n_tests = len(Ls) * (d * d + 1) + 2  # MC components + slope + control
     z = z_critical(check_false_alarm(), n_tests)
     checks, rows, g2s, mc = [], [], [], []
     gron_ok, worst_ratio = True, 0.0
-    tested = []                                        # (exact gap, its z-test's se) per L
+    tested = []  # (exact gap, its z-test's se) per L
     for L in Ls:
         E, traj = fl["L"][L]["excess"], fl["L"][L]["traj"]
         g2, arg = g2_measure(E, np.vstack([traj, inf]))
@@ -88,65 +92,149 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
         exact = E.gap(arg)
         mean, se = routes.mc_gap(Sigma, arg, L, n, rng)
         # the quadrature's error is deterministic: added to the tolerance, not to the standard error
-        mc.append({"L": L, "exact": exact, "mc": mean, "se": se,
-                   "z": np.maximum(0.0, np.abs(mean - exact) - QUAD_REL * np.abs(exact)) / se})
-        tested.append((exact, se))                     # Check.detectable
+        mc.append(
+            {
+                "L": L,
+                "exact": exact,
+                "mc": mean,
+                "se": se,
+                "z": np.maximum(0.0, np.abs(mean - exact) - QUAD_REL * np.abs(exact)) / se,
+            }
+        )
+        tested.append((exact, se))  # Check.detectable
         g2s.append(g2)
-        rows.append({"L": L, "g2": g2, "max_gap": float(gaps.max()), "max_ratio_to_bound": ratio,
-                     "max_norm_theta_L": float(np.linalg.norm(traj, axis=1).max()),
-                     "final_risk_L": E.risk(traj[-1])})
+        rows.append(
+            {
+                "L": L,
+                "g2": g2,
+                "max_gap": float(gaps.max()),
+                "max_ratio_to_bound": ratio,
+                "max_norm_theta_L": float(np.linalg.norm(traj, axis=1).max()),
+                "final_risk_L": E.risk(traj[-1]),
+            }
+        )
     # 1. Hypotheses.
     inf_norm = float(np.linalg.norm(inf, axis=1).max())
     fin_norm = max(r["max_norm_theta_L"] for r in rows)
-    checks.append(Check("hypothesis: ||theta_inf(t)|| <= rho along the infinite trajectory", "ode",
-                        inf_norm <= rho * (1 + ODE_SLACK), inf_norm, rho,
-                        "rho = max(||theta(0)||, ||theta*||) from the derived endpoint, fixed before the flow", id="hypothesis/infinite-bounded",
-                        unit="norm"))
-    checks.append(Check("hypothesis: ||theta_L(t)|| <= 2 rho along every finite trajectory", "ode",
-                        fin_norm <= 2 * rho, fin_norm, 2 * rho, f"L = {Ls}", id="hypothesis/finite-bounded", unit="norm"))
+    checks.append(
+        Check(
+            "hypothesis: ||theta_inf(t)|| <= rho along the infinite trajectory",
+            "ode",
+            inf_norm <= rho * (1 + ODE_SLACK),
+            inf_norm,
+            rho,
+            "rho = max(||theta(0)||, ||theta*||) from the derived endpoint, fixed before the flow",
+            id="hypothesis/infinite-bounded",
+            unit="norm",
+        )
+    )
+    checks.append(
+        Check(
+            "hypothesis: ||theta_L(t)|| <= 2 rho along every finite trajectory",
+            "ode",
+            fin_norm <= 2 * rho,
+            fin_norm,
+            2 * rho,
+            f"L = {Ls}",
+            id="hypothesis/finite-bounded",
+            unit="norm",
+        )
+    )
     # 2. Gronwall with independent pieces. On the flows it is implied once beta bounds the Lipschitz
     # constant (check 3) and g2 is the exact sup (check 4): consistency. The majorant check judges the
     # bound's formula itself against the comparison ODE solved independently, so a slip in
     # gronwall_bound (a dropped t, a wrong exponent) fails it: numerical evidence.
-    checks.append(Check("Gronwall: ||theta_L(t) - theta_inf(t)|| <= g2(L) t exp(beta_inf t) on the time grid", "ode",
-                        gron_ok, worst_ratio, 1.0, f"flows by solve_ivp (DOP853, rtol 1e-9); g2 exact; beta_inf = "
-                        f"{beta:.4g}; {len(t)} times log-spaced from {t[1]:.2g} to {t[-1]:.3g}; slack {ODE_SLACK}", tier="consistency", id="gronwall/flows",
-                        unit="ratio"))
+    checks.append(
+        Check(
+            "Gronwall: ||theta_L(t) - theta_inf(t)|| <= g2(L) t exp(beta_inf t) on the time grid",
+            "ode",
+            gron_ok,
+            worst_ratio,
+            1.0,
+            f"flows by solve_ivp (DOP853, rtol 1e-9); g2 exact; beta_inf = "
+            f"{beta:.4g}; {len(t)} times log-spaced from {t[1]:.2g} to {t[-1]:.3g}; slack {ODE_SLACK}",
+            tier="consistency",
+            id="gronwall/flows",
+            unit="ratio",
+        )
+    )
     g_ref = g2s[0]
-    tc = t[beta * t <= 30.0]                           # beyond, both sides exceed e^30 g2 (no information)
+    tc = t[beta * t <= 30.0]  # beyond, both sides exceed e^30 g2 (no information)
     # beta so large (e.g. ~4e5) that no time of the flow's grid lies below 30 / beta: the comparison
     # ODE would run over an empty interval, so the majorant gets a grid of its own up to 30 / beta
     if tc.size < 3:
         tc = np.concatenate([[0.0], np.geomspace(1e-4, 1.0, TIMES_MAJORANT) * 30.0 / beta])
-    comp = solve_ivp(lambda _, e: g_ref + beta * e, (0, tc[-1]), [0.0], method="DOP853", rtol=1e-10, atol=1e-14 * g_ref,
-                     t_eval=tc)
+    comp = solve_ivp(
+        lambda _, e: g_ref + beta * e,
+        (0, tc[-1]),
+        [0.0],
+        method="DOP853",
+        rtol=1e-10,
+        atol=1e-14 * g_ref,
+        t_eval=tc,
+    )
     e = comp.y[0]
     B = gronwall_bound(g_ref, beta, tc)
-    sharp = bool(np.all(e <= B * (1 + 1e-7) + 1e-300) and np.all(B <= (1 + beta * tc) * e * (1 + 1e-7) + 1e-300))
-    checks.append(Check("Gronwall majorant: e(t) <= g2 t e^{beta t} <= (1 + beta t) e(t) for e' = g2 + beta e, e(0) = 0",
-                        "ode", sharp, float(np.max(B[1:] / e[1:])), None,
-                        "comparison ODE by solve_ivp; the majorant must dominate it and be first-order sharp at t -> 0",
-                        tier="numerical", id="gronwall/majorant", unit="values"))
+    sharp = bool(
+        np.all(e <= B * (1 + 1e-7) + 1e-300)
+        and np.all(B <= (1 + beta * tc) * e * (1 + 1e-7) + 1e-300)
+    )
+    checks.append(
+        Check(
+            "Gronwall majorant: e(t) <= g2 t e^{beta t} <= (1 + beta t) e(t) for e' = g2 + beta e, e(0) = 0",
+            "ode",
+            sharp,
+            float(np.max(B[1:] / e[1:])),
+            None,
+            "comparison ODE by solve_ivp; the majorant must dominate it and be first-order sharp at t -> 0",
+            tier="numerical",
+            id="gronwall/majorant",
+            unit="values",
+        )
+    )
     # 3. beta_inf is a Lipschitz constant of grad R_inf on B_{2 rho}.
     pts = np.vstack([routes.ball_points(rng, 60, d * d + 1, 2 * rho), inf[::6]])
     gi = lambda th: icl_exact.grad_inf(Sigma, th)
     h_inf = max(routes.hessian_norm(gi, th) for th in pts)
-    checks.append(Check("beta_inf >= sampled ||Hess R_inf|| on B_{2 rho}", "ode", h_inf <= beta, h_inf, beta,
-                        f"{len(pts)} points (uniform in the ball and on theta_inf); central differences", id="hypothesis/beta-bounds-hessian",
-                        unit="norm"))
+    checks.append(
+        Check(
+            "beta_inf >= sampled ||Hess R_inf|| on B_{2 rho}",
+            "ode",
+            h_inf <= beta,
+            h_inf,
+            beta,
+            f"{len(pts)} points (uniform in the ball and on theta_inf); central differences",
+            id="hypothesis/beta-bounds-hessian",
+            unit="norm",
+        )
+    )
     # 4. Exact gap vs Monte Carlo on fresh prompts.
     zmax = max(float(np.max(m["z"])) for m in mc)
-    checks.append(Check("exact finite-L gradient gap = Monte Carlo gap (fresh prompts) at the g2 argmax, every L",
-                        "montecarlo", zmax <= z, zmax, z, f"{n} prompts per L; per-component z = (|MC - exact| - "
-                        f"{QUAD_REL} |exact|) / se (the quadrature allowance added, not combined); Bonferroni over {n_tests} tests, family-wise false alarm {check_false_alarm()}", id="gap/exact-vs-montecarlo",
-                        unit="|z|", detectable=significance.resolution(
-                            np.concatenate([np.ravel(g) for g, _ in tested]),
-                            np.concatenate([np.ravel(e) for _, e in tested]), z,
-                            allowance=np.concatenate([QUAD_REL * np.abs(np.ravel(g)) for g, _ in tested]))))
+    checks.append(
+        Check(
+            "exact finite-L gradient gap = Monte Carlo gap (fresh prompts) at the g2 argmax, every L",
+            "montecarlo",
+            zmax <= z,
+            zmax,
+            z,
+            f"{n} prompts per L; per-component z = (|MC - exact| - "
+            f"{QUAD_REL} |exact|) / se (the quadrature allowance added, not combined); Bonferroni over {n_tests} tests, family-wise false alarm {check_false_alarm()}",
+            id="gap/exact-vs-montecarlo",
+            unit="|z|",
+            detectable=significance.resolution(
+                np.concatenate([np.ravel(g) for g, _ in tested]),
+                np.concatenate([np.ravel(e) for _, e in tested]),
+                z,
+                allowance=np.concatenate([QUAD_REL * np.abs(np.ravel(g)) for g, _ in tested]),
+            ),
+        )
+    )
     # 5. g2 decreases with L: Monte Carlo slope (ucb < 0) agrees with the exact slope.
     lx = np.log(np.array(Ls, float))
     mc_norm = np.array([np.linalg.norm(m["mc"]) for m in mc])
-    mc_se = np.array([np.linalg.norm(m["se"]) for m in mc]) / np.maximum(mc_norm, 1e-300)   # se of log norm
+    mc_se = np.array([np.linalg.norm(m["se"]) for m in mc]) / np.maximum(
+        mc_norm, 1e-300
+    )  # se of log norm
     X = np.vstack([np.ones_like(lx), lx]).T
     fit = linear_fit(X, np.log(mc_norm), mc_se)
     slope_mc, slope_se = float(fit.coef[1]), math.sqrt(fit.cov[1, 1])
@@ -155,41 +243,106 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     dec = slope_mc + z * slope_se < 0
     # resolution: a relative slip of the exact slope must clear z se and the 0.02 allowance
     slope_eps = significance.resolution(slope_exact, slope_se, z, allowance=0.02)
-    checks.append(Check("g2(L) decreases with L: Monte Carlo log-log slope < 0 and = the exact slope", "montecarlo",
-                        True if (agree and dec) else (False if not agree or slope_mc - z * slope_se > 0 else None),
-                        [slope_mc, slope_se], slope_exact,
-                        f"weighted fit over L = {Ls}; z = {z:.3g}; 0.02 allowance for the quadrature error", id="gap/g2-decreases",
-                        unit="slope", detectable=slope_eps))
+    checks.append(
+        Check(
+            "g2(L) decreases with L: Monte Carlo log-log slope < 0 and = the exact slope",
+            "montecarlo",
+            True
+            if (agree and dec)
+            else (False if not agree or slope_mc - z * slope_se > 0 else None),
+            [slope_mc, slope_se],
+            slope_exact,
+            f"weighted fit over L = {Ls}; z = {z:.3g}; 0.02 allowance for the quadrature error",
+            id="gap/g2-decreases",
+            unit="slope",
+            detectable=slope_eps,
+        )
+    )
     # 6. Control: mixture tokens do not transfer to the linear flow (power planned from a pilot).
     Lc = Ls[-1]
     th = np.vstack([fl["L"][Lc]["traj"], inf])[-1]
-    control, control_numbers = mixture_check(Sigma, th, Lc, n, rng, fl["L"][Lc]["excess"].gap(th), z,
-                                             QUAD_REL * g2s[-1])
+    control, control_numbers = mixture_check(
+        Sigma, th, Lc, n, rng, fl["L"][Lc]["excess"].gap(th), z, QUAD_REL * g2s[-1]
+    )
     checks.append(control)
     # Erratum 4 witness.
-    hL = [max(routes.hessian_norm(fl["L"][L]["excess"].grad, th) for th in fl["L"][L]["traj"][::8]) for L in Ls]
-    witness = {"beta_inf_bound": beta, "sampled_hessian_R_inf": h_inf, "beta_L_sampled_on_theta_L": dict(zip(Ls, hL)),
-               "bound_ratio_at_T_betaL_over_betainf": {L: math.exp((h - beta) * t[-1]) for L, h in zip(Ls, hL)},
-               "note": "the proof's Gronwall step needs the Lipschitz constant of grad R_inf; beta_L bounds grad R_L"}
-    point, interval = icl_common.L_eps({"L": Ls, "risk": [r["final_risk_L"] for r in rows],
-                                        "risk_stderr": [1e-12] * len(Ls)}, s["eps"])
-    quantities = {"L": Ls, "g2": g2s, "beta_inf": beta, "rho": rho, "horizon": p["T"], "mc_prompts": n,
-                  "g2_slope_exact": slope_exact, "g2_slope_mc": slope_mc, "g2_slope_mc_se": slope_se,
-                  "mc_gap": [{k: v for k, v in m.items()} for m in mc], "family_wise_false_alarm": check_false_alarm(),
-                  **control_numbers,
-                  "L_eps": point, "L_eps_interval": interval, "gronwall_rows": rows}
-    if fl["beyond_reach"]:                             # only when some L was skipped: default certificates unchanged
+    hL = [
+        max(routes.hessian_norm(fl["L"][L]["excess"].grad, th) for th in fl["L"][L]["traj"][::8])
+        for L in Ls
+    ]
+    witness = {
+        "beta_inf_bound": beta,
+        "sampled_hessian_R_inf": h_inf,
+        "beta_L_sampled_on_theta_L": dict(zip(Ls, hL)),
+        "bound_ratio_at_T_betaL_over_betainf": {
+            L: math.exp((h - beta) * t[-1]) for L, h in zip(Ls, hL)
+        },
+        "note": "the proof's Gronwall step needs the Lipschitz constant of grad R_inf; beta_L bounds grad R_L",
+    }
+    point, interval = icl_common.L_eps(
+        {"L": Ls, "risk": [r["final_risk_L"] for r in rows], "risk_stderr": [1e-12] * len(Ls)},
+        s["eps"],
+    )
+    quantities = {
+        "L": Ls,
+        "g2": g2s,
+        "beta_inf": beta,
+        "rho": rho,
+        "horizon": p["T"],
+        "mc_prompts": n,
+        "g2_slope_exact": slope_exact,
+        "g2_slope_mc": slope_mc,
+        "g2_slope_mc_se": slope_se,
+        "mc_gap": [{k: v for k, v in m.items()} for m in mc],
+        "family_wise_false_alarm": check_false_alarm(),
+        **control_numbers,
+        "L_eps": point,
+        "L_eps_interval": interval,
+        "gronwall_rows": rows,
+    }
+    if fl["beyond_reach"]:  # only when some L was skipped: default certificates unchanged
         quantities["L_beyond_reach"] = fl["beyond_reach"]
     latex, mathml = shown.for_claim(ID)
-    errata = [{"id": 4, "text": "beta_L written for beta_inf in the proof of Theorem 4.3", "witness": witness}]
-    return certificate(CLAIM, icl_common.for_certificate(s), profile, s["seed"], checks, quantities, errata=errata,
-                       provenance=provenance(), formulas=latex, formulas_mathml=mathml)
+    errata = [
+        {
+            "id": 4,
+            "text": "beta_L written for beta_inf in the proof of Theorem 4.3",
+            "witness": witness,
+        }
+    ]
+    return certificate(
+        CLAIM,
+        icl_common.for_certificate(s),
+        profile,
+        s["seed"],
+        checks,
+        quantities,
+        errata=errata,
+        provenance=provenance(),
+        formulas=latex,
+        formulas_mathml=mathml,
+    )
 
 
-CLAIM = Claim(ID, TITLE, STATEMENT, HYPOTHESES, run, icl_common.default_scenario, icl_common.KEYS,
-              validate=icl_common.validate, estimate=icl_common.work_estimate("thm-4.3"), keys=icl_common.KEY_DOCS,
-              paper="Theorem 4.3", rests_on=("prop-3.1", "prop-3.4"),
-              display=display.thm43,
-              figure=Absent("its certificate has no series: its numbers are the checks' own"),
-              hunt=Space(".hunt_strategies:icl_space", norm_region, 4,
-                         regions=("||Sigma||_op <= 1", "||Sigma||_op > 1")))
+CLAIM = Claim(
+    ID,
+    TITLE,
+    STATEMENT,
+    HYPOTHESES,
+    run,
+    icl_common.default_scenario,
+    icl_common.KEYS,
+    validate=icl_common.validate,
+    estimate=icl_common.work_estimate("thm-4.3"),
+    keys=icl_common.KEY_DOCS,
+    paper="Theorem 4.3",
+    rests_on=("prop-3.1", "prop-3.4"),
+    display=display.thm43,
+    figure=Absent("its certificate has no series: its numbers are the checks' own"),
+    hunt=Space(
+        ".hunt_strategies:icl_space",
+        norm_region,
+        4,
+        regions=("||Sigma||_op <= 1", "||Sigma||_op > 1"),
+    ),
+)

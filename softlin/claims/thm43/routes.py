@@ -17,9 +17,13 @@ import numpy as np
 from ...numerics import icl_exact, icl_flows, icl_training
 from ...numerics.validate import BeyondReach
 
-LAM_MAX = 2.0            # lambda(theta) reached by the quadrature tables (q <= 121 on 12 nodes)
-TIMES = 48               # log-spaced time grid points
-PROFILE = {"quick": (3, 6000), "standard": (4, 16000), "full": (4, 40000)}   # number of L kept, MC prompts
+LAM_MAX = 2.0  # lambda(theta) reached by the quadrature tables (q <= 121 on 12 nodes)
+TIMES = 48  # log-spaced time grid points
+PROFILE = {
+    "quick": (3, 6000),
+    "standard": (4, 16000),
+    "full": (4, 40000),
+}  # number of L kept, MC prompts
 
 
 def plan(s: dict, profile: str) -> dict:
@@ -28,11 +32,20 @@ def plan(s: dict, profile: str) -> dict:
     theta0 = np.concatenate([A0.ravel(), [b0]])
     As, bs = icl_flows.endpoint(Sigma)
     rho = max(float(np.linalg.norm(theta0)), math.hypot(float(np.linalg.norm(As)), bs))
-    fl = icl_flows.integrate_ab(Sigma, A0, b0, 40 / icl_flows.transverse_rate(Sigma) + 50,
-                                eps_list=(min(s["eps"]) / 10,))
+    fl = icl_flows.integrate_ab(
+        Sigma, A0, b0, 40 / icl_flows.transverse_rate(Sigma) + 50, eps_list=(min(s["eps"]) / 10,)
+    )
     T = float(fl["time_to_risk"][min(s["eps"]) / 10])
     t = np.concatenate([[0.0], np.geomspace(1e-4 * T, T, TIMES - 1)])
-    return {"theta0": theta0, "rho": rho, "T": T, "t": t, "candidates": s["Ls"], "keep": keep, "prompts": prompts}
+    return {
+        "theta0": theta0,
+        "rho": rho,
+        "T": T,
+        "t": t,
+        "candidates": s["Ls"],
+        "keep": keep,
+        "prompts": prompts,
+    }
 
 
 def flows(Sigma: np.ndarray, p: dict) -> dict:
@@ -49,13 +62,18 @@ def flows(Sigma: np.ndarray, p: dict) -> dict:
             break
         E = icl_exact.ExcessRisk(Sigma, L, LAM_MAX)
         try:
-            out["L"][L] = {"excess": E, "traj": icl_exact.flow(E.grad, p["theta0"], p["t"], reach=E.reach)}
+            out["L"][L] = {
+                "excess": E,
+                "traj": icl_exact.flow(E.grad, p["theta0"], p["t"], reach=E.reach),
+            }
         except icl_exact.OutOfReach as exc:
             out["beyond_reach"].append({"L": L, "t": exc.t, "why": str(exc)})
     if len(out["L"]) < 2:
         left = "; ".join(f"L = {b['L']}: {b['why']}" for b in out["beyond_reach"])
-        raise BeyondReach(f"two prompt lengths are needed whose finite-L flow stays where the exact route "
-                                  f"can follow it (lambda(theta) <= {LAM_MAX}); {left}; add larger L to icl.L")
+        raise BeyondReach(
+            f"two prompt lengths are needed whose finite-L flow stays where the exact route "
+            f"can follow it (lambda(theta) <= {LAM_MAX}); {left}; add larger L to icl.L"
+        )
     return out
 
 
@@ -70,7 +88,9 @@ def mc_gap(Sigma, theta, L, n, rng, mixture_mean=None) -> tuple[np.ndarray, np.n
     """Monte Carlo mean of grad(per-prompt loss) - grad R_inf and its standard errors (fresh prompts)."""
     d = Sigma.shape[0]
     A, b = icl_exact.unpack(theta, d)
-    G = icl_training.prompt_gradients(Sigma, A, b, L, n, rng, mixture_mean) - icl_exact.grad_inf(Sigma, theta)
+    G = icl_training.prompt_gradients(Sigma, A, b, L, n, rng, mixture_mean) - icl_exact.grad_inf(
+        Sigma, theta
+    )
     return G.mean(axis=0), G.std(axis=0, ddof=1) / math.sqrt(n)
 
 
