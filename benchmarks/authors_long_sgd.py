@@ -1,16 +1,20 @@
-"""SGD at the authors' scale: 300 000 steps, lr 1e-3, batch 128, at three of their prompt lengths (outside CI).
+"""SGD at the authors' scale: 300 000 steps, lr 1e-3, batch 128, at three of their prompt lengths.
 
-    nice python benchmarks/authors_long_sgd.py [--L 10 100 1000] [--steps 300000] [--out data/sgd/authors_long_sgd.json]
+Run outside CI:
+
+    nice python benchmarks/authors_long_sgd.py [--L 10 100 1000] [--steps 300000]
+        [--out data/sgd/authors_long_sgd.json]
 
 Setting of claim `authors-experiment` (d = 5, Sigma Toeplitz(0.5), beta ~ N(0, I / d), s2 = 0.1,
-correct generator, init (0.5, 0.5)). Both models (softmax, linear attention) are trained at each L by
-numerics/authors_sgd_fast.train_conditional (the same SGD in law as numerics/authors_sgd.train, half
-the normals). At each endpoint the per-prompt gradient covariance (2 x 2, query noise sampled as SGD sees
-it) is measured on GRAD_PROMPTS fresh prompts: it enters the SGD noise floor the claim judges the
-endpoint with (derivations/risk_finite_gradient.py). The claim reads the JSON written here
-(softlin/claims/authors/flow.py); the seed streams are default_rng([SEED, 11, L]) (training) and
-default_rng([SEED, 12, L]) (gradient covariance). The JSON's `provenance` names the commit it ran on
-and the SHA-256 of each file of CODE as run, so a later reader can tell whether the sampler changed.
+correct generator, init (0.5, 0.5)). Both models (softmax, linear attention) are trained at
+each L by numerics/authors_sgd_fast.train_conditional (the same SGD in law as
+numerics/authors_sgd.train, half the normals). At each endpoint the per-prompt gradient covariance
+(2 x 2, query noise sampled as SGD sees it) is measured on GRAD_PROMPTS fresh prompts: it enters the
+SGD noise floor the claim judges the endpoint with (derivations/risk_finite_gradient.py). The claim
+reads the JSON written here (softlin/claims/authors/flow.py); the seed streams are
+default_rng([SEED, 11, L]) (training) and default_rng([SEED, 12, L]) (gradient covariance). The
+JSON's `provenance` names the commit it ran on and the SHA-256 of each file of CODE as run, so a
+later reader can tell whether the sampler changed.
 """
 
 from __future__ import annotations

@@ -2,11 +2,12 @@
 
     python benchmarks/authors_sgd_step.py [--L 1000] [--batch 128] [--repeat 300] [--json PATH]
 
-Three implementations of one SGD step (draw a fresh batch, loss gradient, update) at d = 5, Toeplitz(0.5)
-inputs, correct generator:
-  baseline  the authors' recipe written in numpy: a literal [batch, L, d] tensor of inputs x = M_p g,
-            labels y = x beta + eps, scores x^T x_q, softmax, output, loss, then the backward pass a
-            reverse-mode autograd performs on that graph (softmax backward dz = p (dp - sum p dp));
+Three implementations of one SGD step (draw a fresh batch, loss gradient, update) at d = 5,
+Toeplitz(0.5) inputs, correct generator:
+  baseline  the authors' recipe written in numpy: a literal [batch, L, d] tensor of inputs
+            x = M_p g, labels y = x beta + eps, scores x^T x_q, softmax, output, loss, then the
+            backward pass a reverse-mode autograd performs on that graph (softmax backward
+            dz = p (dp - sum p dp));
   current   numerics/authors_sgd.py (reduced sampler: (n, L) scores and labels, then S, C);
   fast      numerics/authors_sgd_fast.py (z-space statistics, no (n, L) scores or labels formed);
   conditional  the fast step drawing z0 only, z1's three sums from their conditional Gaussian law
@@ -35,7 +36,8 @@ def toeplitz(d: int, r: float) -> np.ndarray:
 
 
 def baseline_step(rng, theta, L, n, Mp, Mq, tau):
-    """The authors' recipe: forward on the literal [n, L, d] tensor, backward by hand as autograd would."""
+    """The authors' recipe: forward on the literal [n, L, d] tensor, backward by hand as autograd
+    would."""
     mu, om = theta
     d = Mp.shape[0]
     x = rng.standard_normal((n, L, d)) @ Mp.T
@@ -73,7 +75,8 @@ def fast_step(rng, theta, L, n, maps, tau):
 
 
 def conditional_step(rng, theta, L, n, maps, tau):
-    """The fast step with z1 replaced by its three conditionally Gaussian sums (softmax and linear)."""
+    """The fast step with z1 replaced by its three conditionally Gaussian sums (softmax and
+    linear)."""
     nu, a, b, f, z = fast.draw(rng, n, L, maps, S2, tau, rows=1)
     yq = f + math.sqrt(S2) * rng.standard_normal(n)
     g = fast.conditional_gradients(rng, {"softmax": theta, "linear": theta}, nu, a, b, z[0], yq)[

@@ -1,4 +1,4 @@
-"""Benchmark of the conditional sampler against the full draw and against the bare cost of the normals.
+"""Benchmark of the conditional sampler against the full draw and the bare cost of the normals.
 
 For Gaussian tokens, at prompt length L, dimension d (Gamma of full rank) and Q queries per prompt:
 
@@ -13,8 +13,9 @@ conditional / bare L x d <= 0.4, conditional / bare (L Q + d Q) <= 2. It also re
 memory traced at the largest L.
 
 It then times the two other users of the conditional sampler, each against its full route: the limit
-battery's accumulator (attention.sampled_accumulator; lemma-2.1's Gaussian and mixture's two-component
-laws, 2000 prompts) and the several-head risk's Monte Carlo (heads_montecarlo.risk, finite-prompt-risk).
+battery's accumulator (attention.sampled_accumulator; lemma-2.1's Gaussian and mixture's
+two-component laws, 2000 prompts) and the several-head risk's Monte Carlo (heads_montecarlo.risk,
+finite-prompt-risk).
 
     python benchmarks/bench_sampler.py            # full run (about a minute on 2 cores)
     python benchmarks/bench_sampler.py --quick    # smoke run (seconds)
@@ -107,7 +108,8 @@ def peak_memory(d: int, L: int, Q: int, sampler: str) -> int:
 
 
 def battery_rows(quick: bool, repeats: int) -> list[dict]:
-    """The accumulator at the battery's sizes: full (law.sample) against conditional, seconds per run."""
+    """The accumulator at the battery's sizes: full (law.sample) against conditional, seconds
+    per run."""
     gaussian = GaussianLaw(
         [0.2, -0.1, 0.3], [[1.0, 0.5, -0.3], [0.5, 0.89, 0.33], [-0.3, 0.33, 0.45]]
     )
@@ -140,7 +142,8 @@ def battery_rows(quick: bool, repeats: int) -> list[dict]:
 
 
 def risk_rows(quick: bool, repeats: int) -> list[dict]:
-    """The several-head risk's Monte Carlo (d = 5, identity covariance): full against conditional."""
+    """The several-head risk's Monte Carlo (d = 5, identity covariance): full against
+    conditional."""
     rows = []
     for heads in ((1.0,), (1.0, -1.0)):
         omega = [0.5 * h for h in heads]
@@ -176,7 +179,8 @@ def main(argv=None) -> int:
     tokens = 10**5 if args.quick else 2 * 10**6  # tokens per timed run (prompts = tokens / L)
     rows = []
     print(
-        f"seconds per prompt, median of {repeats}; ratios of the conditional sampler to the bare draws"
+        f"seconds per prompt, median of {repeats}; "
+        f"ratios of the conditional sampler to the bare draws"
     )
     print(
         f"{'d':>3} {'Q':>2} {'L':>8} {'full':>10} {'cond.':>10} {'bare Ld':>10} {'bare LQ+dQ':>10} "
@@ -191,15 +195,18 @@ def main(argv=None) -> int:
                 rows.append(r)
                 print(
                     f"{d:3d} {Q:2d} {L:8d} {r['full_seconds_per_prompt']:10.2e} "
-                    f"{r['conditional_seconds_per_prompt']:10.2e} {r['bare_Ld_seconds_per_prompt']:10.2e} "
+                    f"{r['conditional_seconds_per_prompt']:10.2e} "
+                    f"{r['bare_Ld_seconds_per_prompt']:10.2e} "
                     f"{r['bare_LQ_dQ_seconds_per_prompt']:10.2e} {r['full_over_bare_Ld']:8.2f} "
-                    f"{r['conditional_over_bare_Ld']:8.2f} {r['conditional_over_bare_LQ_dQ']:12.2f}",
+                    f"{r['conditional_over_bare_Ld']:8.2f} "
+                    f"{r['conditional_over_bare_LQ_dQ']:12.2f}",
                     flush=True,
                 )
     L_max = max(Ls)
     peaks = {s: peak_memory(5, L_max, 1, s) for s in ("full", "conditional")}
     print(
-        f"peak traced memory at L = {L_max}, d = 5, one query: full {peaks['full'] / 2**20:.1f} MB, "
+        f"peak traced memory at L = {L_max}, d = 5, one query: "
+        f"full {peaks['full'] / 2**20:.1f} MB, "
         f"conditional {peaks['conditional'] / 2**20:.1f} MB (cap 256 MB)"
     )
     print("\nlimit battery accumulator, 2000 prompts, seconds per run (median)")
@@ -207,8 +214,8 @@ def main(argv=None) -> int:
     battery = battery_rows(args.quick, repeats)
     for r in battery:
         print(
-            f"{r['law']:>9} {r['d']:2d} {r['queries']:2d} {r['L']:6d} {r['full']:8.3f} {r['conditional']:8.3f} "
-            f"{r['full'] / r['conditional']:8.2f}",
+            f"{r['law']:>9} {r['d']:2d} {r['queries']:2d} {r['L']:6d} {r['full']:8.3f} "
+            f"{r['conditional']:8.3f} {r['full'] / r['conditional']:8.2f}",
             flush=True,
         )
     print("\nseveral-head risk Monte Carlo, 2e6 tokens, seconds per run (median)")
@@ -216,8 +223,8 @@ def main(argv=None) -> int:
     risk = risk_rows(args.quick, repeats)
     for r in risk:
         print(
-            f"{r['heads']:5d} {r['L']:6d} {r['prompts']:8d} {r['full']:8.3f} {r['conditional']:8.3f} "
-            f"{r['full'] / r['conditional']:8.2f}",
+            f"{r['heads']:5d} {r['L']:6d} {r['prompts']:8d} {r['full']:8.3f} "
+            f"{r['conditional']:8.3f} {r['full'] / r['conditional']:8.2f}",
             flush=True,
         )
     if args.json:

@@ -2,13 +2,14 @@
 
     python benchmarks/bench_sweep.py [--builtin rates] [--profile quick] [--keep DIR]
 
-For each worker count it starts a LocalCluster (the start-up is timed apart), runs every point of the
-grid into a fresh folder through softlin.sweep.engine.execute, and records the wall time and each point's
-compute seconds as measured inside its worker. It prints
+For each worker count it starts a LocalCluster (the start-up is timed apart), runs every point
+of the grid into a fresh folder through softlin.sweep.engine.execute, and records the wall time and
+each point's compute seconds as measured inside its worker. It prints
 
 - the speed-up wall(1 worker) / wall(2 workers), cluster start-up excluded;
-- the Dask overhead per point on 1 worker: (wall - sum of point seconds) / points, as a fraction of the
-  mean point's compute (submission, scheduling, pickling the certificate back, the atomic write);
+- the Dask overhead per point on 1 worker: (wall - sum of point seconds) / points, as a fraction
+  of the mean point's compute (submission, scheduling, pickling the certificate back, the atomic
+  write);
 - whether the two runs wrote byte-identical certificates and summaries (they must).
 
 The target (the issue's): speed-up >= 1.7 and overhead <= 5 % on a free 2-core machine. Both depend
@@ -75,9 +76,10 @@ def main() -> None:
     n = len(pts)
     for w, r in res.items():
         print(
-            f"{w} worker(s): {n} points in {r['wall']:.1f} s (cluster start-up {r['startup']:.1f} s); "
-            f"point compute {sum(r['point_seconds']):.1f} s in total, {min(r['point_seconds']):.1f}.."
-            f"{max(r['point_seconds']):.1f} s each"
+            f"{w} worker(s): {n} points in {r['wall']:.1f} s "
+            f"(cluster start-up {r['startup']:.1f} s); "
+            f"point compute {sum(r['point_seconds']):.1f} s in total, "
+            f"{min(r['point_seconds']):.1f}..{max(r['point_seconds']):.1f} s each"
         )
     one = res[1]
     overhead = (one["wall"] - sum(one["point_seconds"])) / n
@@ -86,8 +88,8 @@ def main() -> None:
         f"speed-up 2 vs 1 workers: {res[1]['wall'] / res[2]['wall']:.2f}x (cores: {os.cpu_count()})"
     )
     print(
-        f"Dask overhead per point (1 worker): {overhead:.3f} s = {100 * overhead / mean:.1f} % of a mean point "
-        f"({mean:.1f} s)"
+        f"Dask overhead per point (1 worker): {overhead:.3f} s = {100 * overhead / mean:.1f} % of "
+        f"a mean point ({mean:.1f} s)"
     )
     print(f"certificates and summary byte-identical across worker counts: {same}")
 

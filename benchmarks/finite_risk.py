@@ -55,8 +55,8 @@ def main() -> int:
             }
             rows.append(row)
             print(
-                f"{name:<17} L = {L:<8} {seconds:6.3f} s  stated {row['stated_relative_error']:.1e}  "
-                f"true {row['true_relative_error']:.1e}",
+                f"{name:<17} L = {L:<8} {seconds:6.3f} s  stated "
+                f"{row['stated_relative_error']:.1e}  true {row['true_relative_error']:.1e}",
                 flush=True,
             )
     start = time.perf_counter()

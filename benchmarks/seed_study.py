@@ -1,15 +1,15 @@
 """Do the statistical checks hold their stated level? A seed study outside CI.
 
-    python benchmarks/seed_study.py [--claims lemma-2.1 thm-4.3] [--seeds 60] [--level 0.05] [--jobs 2]
-                                    [--json PATH]
+    python benchmarks/seed_study.py [--claims lemma-2.1 thm-4.3] [--seeds 60] [--level 0.05]
+                                    [--jobs 2] [--json PATH]
 
-Each claim runs at `quick` on its built-in scenario over many seeds with every statistical check at an
-inflated per-check false alarm `--level` (the certificates use 1e-6, too small for any number of
-seeds to show). The code is correct, so each rejection of a judged statistical check (not a control)
-is a false alarm: per check, the empirical rejection rate over the seeds must not exceed the stated
-level beyond its Clopper-Pearson 95 % interval. Bonferroni within a check makes its stated level an
-upper bound, so a rate far below the level is expected, not a defect; a rate above it is one.
-Nothing is written under reports/.
+Each claim runs at `quick` on its built-in scenario over many seeds with every statistical check
+at an inflated per-check false alarm `--level` (the certificates use 1e-6, too small for any
+number of seeds to show). The code is correct, so each rejection of a judged statistical check
+(not a control) is a false alarm: per check, the empirical rejection rate over the seeds must not
+exceed the stated level beyond its Clopper-Pearson 95 % interval. Bonferroni within a check makes
+its stated level an upper bound, so a rate far below the level is expected, not a defect; a rate
+above it is one. Nothing is written under reports/.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ def one_run(task: tuple[str, int, float]) -> dict:
 
     claim_id, seed, level = task
     claim = registry.get(claim_id)
-    # inflated on purpose, past false_alarm_level's guard (which only lowers the level): certificates
-    # made here are no evidence and are never written
+    # inflated on purpose, past false_alarm_level's guard (which only lowers the level):
+    # certificates made here are no evidence and are never written
     token = base._LEVEL.set(level)
     try:
         start = time.perf_counter()
@@ -108,8 +108,9 @@ def main(argv=None) -> int:
             )
     total_k, total_n = sum(r["rejections"] for r in rows), sum(r["runs"] for r in rows)
     print(
-        f"{len(runs)} runs in {time.perf_counter() - start:.0f} s ({args.jobs} jobs); {total_k} rejections in "
-        f"{total_n} check runs at stated level {args.level:g} per check; checks above their level: {above}"
+        f"{len(runs)} runs in {time.perf_counter() - start:.0f} s ({args.jobs} jobs); {total_k} "
+        f"rejections in {total_n} check runs at stated level {args.level:g} per check; checks "
+        f"above their level: {above}"
     )
     if args.json_path:
         Path(args.json_path).write_text(

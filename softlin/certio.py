@@ -3,18 +3,18 @@
 A leaf module (imports nothing from softlin), so claims, the renderer and the CLI share one writer.
 
 Precision. float64 results differ in their last bits from one CPU to another (BLAS kernels sum in
-another order, ~1e-16 relative per operation; measured: OpenBLAS SkylakeX against Haswell kernels, one
-thread against two). Most numbers of a certificate move by <= 1e-12 relative; a few move far more,
-because their own error is far larger than rounding: an optimizer's argmin (to its tolerance), a
-gradient at an optimum (zero within its stated error), an error estimate. Hence
+another order, ~1e-16 relative per operation; measured: OpenBLAS SkylakeX against Haswell
+kernels, one thread against two). Most numbers of a certificate move by <= 1e-12 relative; a few
+move far more, because their own error is far larger than rounding: an optimizer's argmin (to its
+tolerance), a gradient at an optimum (zero within its stated error), an error estimate. Hence
 
 - every float is written with SIGNIFICANT_DIGITS = 8 significant digits and compared to one unit of
   the last one; a number whose digits below that are not known is declared in the certificate's
   `precision` list (`precision_entry`: a path pattern, its stated error, the reason), and compared
   within that error instead. Verdicts, texts outside numbers and the structure are compared exactly;
 - results below NOISE_FLOOR = 1e-11 in magnitude are written as 0.0 (agreement measures at float64
-  rounding level, e.g. kernel against quadrature 4.4e-16 with one BLAS kernel, 1.1e-15 with another),
-  except in a check's `bound`, chosen beforehand (1e-25 for 40-digit agreement);
+  rounding level, e.g. kernel against quadrature 4.4e-16 with one BLAS kernel, 1.1e-15 with
+  another), except in a check's `bound`, chosen beforehand (1e-25 for 40-digit agreement);
 - inputs are not results: the `scenario` is written exactly (and the `precision` declarations too);
 - `write` leaves an existing certificate untouched when the new one has no difference, so a re-run
   on another CPU leaves the committed files, and the pages rendered from them, byte for byte as they
@@ -23,8 +23,8 @@ gradient at an optimum (zero within its stated error), an error estimate. Hence
 Texts (a check's `detail`) are written as the claims format them; the numbers inside are compared to
 their printed digits (1e-2), or at a declared precision.
 
-Rounding is idempotent (a written certificate rewrites to the same bytes), and the in-memory certificate
-keeps full precision (checks decide before rounding).
+Rounding is idempotent (a written certificate rewrites to the same bytes), and the in-memory
+certificate keeps full precision (checks decide before rounding).
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def round_float(x: float, floor: bool = True) -> float:
-    """x at the stated precision (module docstring); non-finite values unchanged. `floor=False` keeps
-    magnitudes below NOISE_FLOOR (a check's bound)."""
+    """x at the stated precision (module docstring); non-finite values unchanged. `floor=False`
+    keeps magnitudes below NOISE_FLOOR (a check's bound)."""
     if not math.isfinite(x) or x == 0:
         return x
     if floor and abs(x) < NOISE_FLOOR:
@@ -50,15 +50,16 @@ def round_float(x: float, floor: bool = True) -> float:
     return float(f"{x:.{SIGNIFICANT_DIGITS - 1}e}")
 
 
-# Top-level fields of a certificate written exactly: the `scenario` is an input, not a result (Python's
-# shortest repr of a float64 reads back to the same bits, so the certificate records what ran); the
-# `precision` declarations are tolerances chosen by the claim, like a check's bound.
+# Top-level fields of a certificate written exactly: the `scenario` is an input, not a result
+# (Python's shortest repr of a float64 reads back to the same bits, so the certificate records what
+# ran); the `precision` declarations are tolerances chosen by the claim, like a check's bound.
 EXACT_FIELDS = ("scenario", "precision")
 
 
 def rounded(value, *, key: str | None = None, top: bool = True):
     """A copy of a JSON-like value with every float rounded (inside a check's `bound`, without the
-    noise floor), except the certificate's EXACT_FIELDS (`top`: `value` is the certificate itself)."""
+    noise floor), except the certificate's EXACT_FIELDS (`top`: `value` is the certificate
+    itself)."""
     if isinstance(value, dict) and top:
         return {
             k: v if k in EXACT_FIELDS else rounded(v, key=k, top=False) for k, v in value.items()
@@ -81,10 +82,10 @@ def dumps(value) -> str:
 def write(out: Path, cert: dict) -> Path:
     """Write `cert` to `<out>/certificates/<claim>.json` atomically and return the path.
 
-    When that file already holds a certificate that `differences` finds equal to `cert` (every number
-    within its stated precision, every verdict, id and text the same), the file is left as it is: a
-    re-run on another CPU, whose last digits differ, then leaves a committed certificate, and so the
-    pages rendered from it, byte for byte unchanged."""
+    When that file already holds a certificate that `differences` finds equal to `cert`
+    (every number within its stated precision, every verdict, id and text the same), the file is
+    left as it is: a re-run on another CPU, whose last digits differ, then leaves a committed
+    certificate, and so the pages rendered from it, byte for byte unchanged."""
     path = Path(out) / "certificates" / f"{cert['claim']}.json"
     text = dumps(cert)
     if path.is_file():
@@ -120,15 +121,16 @@ def read(path: Path) -> dict:
 
 
 def differences(old, new, path: str = "", limit: int | None = 8) -> list[str]:
-    """Where two certificates differ beyond their stated precision. Compared exactly: structure, keys,
-    booleans (verdicts), strings outside numbers, the scenario, profile and seed. Numbers: within one
-    unit of the eighth written digit (a number that straddles a rounding boundary on another machine
-    is not a difference), or, at a path the certificate's `precision` declares (see `precision_entry`),
-    within that entry's stated error; numbers inside texts likewise, or to their printed 1e-2. The
-    declared tolerances of both certificates are merged (the larger wins) and the `precision` section
-    itself is compared by its paths only, since a stated error is itself a computed number. Checks are
-    matched by their ids: paths like `checks[prop-3.1/fixed/enclosure].passed true -> false`, and
-    "check <id> added" or "removed". At most `limit` of them (None: all)."""
+    """Where two certificates differ beyond their stated precision. Compared exactly: structure,
+    keys, booleans (verdicts), strings outside numbers, the scenario, profile and seed. Numbers:
+    within one unit of the eighth written digit (a number that straddles a rounding boundary on
+    another machine is not a difference), or, at a path the certificate's `precision` declares
+    (see `precision_entry`), within that entry's stated error; numbers inside texts likewise, or to
+    their printed 1e-2. The declared tolerances of both certificates are merged (the larger wins)
+    and the `precision` section itself is compared by its paths only, since a stated error is itself
+    a computed number. Checks are matched by their ids: paths like
+    `checks[prop-3.1/fixed/enclosure].passed true -> false`, and "check <id> added" or "removed". At
+    most `limit` of them (None: all)."""
     out: list[str] = []
     a, b = rounded(old), rounded(new)
     rules = _precision_rules(a, b) if isinstance(a, dict) and isinstance(b, dict) else []
@@ -214,7 +216,8 @@ def precision_entry(path: str, why: str, *, rel: float = 0.0, abs: float = 0.0) 
 
 def path_pattern(path: str) -> re.Pattern:
     """The regular expression of a `precision` path: `*` is any text within one key, `[*]` any list
-    index or check id; a match also covers everything below the path (`a.b` covers `a.b[0]` and `a.b.c`)."""
+    index or check id; a match also covers everything below the path (`a.b` covers `a.b[0]` and
+    `a.b.c`)."""
     text = re.escape(path).replace(r"\[\*\]", r"\[[^\]]+\]").replace(r"\*", r"[^.\[]*")
     return re.compile(text + r"(?:$|[.\[].*)")
 

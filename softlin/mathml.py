@@ -14,8 +14,8 @@ expression is printed with `sympy.printing.mathml.mathml(expr, printer="presenta
 taken as a MathML fragment (for the few pieces SymPy cannot express, e.g. the paper's T[mu](z)).
 Named character entities (`&InvisibleTimes;`, which XML does not define) become numeric references,
 and the result is parsed as XML, so a malformed fragment raises ValueError here, not in a browser.
-The renderer (softlin/render/html.py) re-validates what it reads and falls back to the LaTeX source when a
-formula has no MathML.
+The renderer (softlin/render/html.py) re-validates what it reads and falls back to the LaTeX source
+when a formula has no MathML.
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ def numeric_entities(markup: str) -> str:
 
 
 def _is_quadratic_form(expr) -> bool:
-    """tr of a 1 x 1 product (how matrix_ops.scalar writes a^T Gamma a on symbols): shown as the product."""
+    """tr of a 1 x 1 product (how matrix_ops.scalar writes a^T Gamma a on symbols): shown as the
+    product."""
     return getattr(expr.arg, "shape", None) == (1, 1)
 
 
@@ -152,7 +153,8 @@ class _Printer(MathMLPresentationPrinter):
         )
 
     def _print_Subs(self, expr):
-        """[f]_{x = v}: the expression evaluated at a point (SymPy's own prints subs(f, (x), (v)))."""
+        """[f]_{x = v}: the expression evaluated at a point (SymPy's own prints
+        subs(f, (x), (v)))."""
         body = self._el(
             "mrow", None, self._el("mo", "["), self._print(expr.expr), self._el("mo", "]")
         )
@@ -259,7 +261,11 @@ def mo(op: str) -> str:
 def fenced(*parts, open_: str = "(", close: str = ")") -> str:
     """`open_ parts close` as one <mrow>, so the fences stretch to their contents only (a fence left
     loose in a row stretches to the tallest thing in the whole row)."""
-    return f"<mrow>{mo(open_)}{''.join(p if isinstance(p, str) else to_mathml(p) for p in parts)}{mo(close)}</mrow>"
+    return (
+        f"<mrow>{mo(open_)}"
+        f"{''.join(p if isinstance(p, str) else to_mathml(p) for p in parts)}"
+        f"{mo(close)}</mrow>"
+    )
 
 
 # T[mu](z), the paper's notation for the limit operator applied to mu at the query z.

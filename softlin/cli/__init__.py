@@ -5,9 +5,10 @@ Exit codes: 0 all verified (or up to date); 1 something refuted or inconclusive,
 2 usage or input error, found before any work and reported on one line (nothing written);
 3 an unexpected internal error (one line, with the advice to report it).
 
-`verify` checks everything first (scenario keys and values for every named claim, the work and memory
-each claim would need, claims/budgets.py, and the output paths), then runs the claims; it lives in
-`softlin/cli/verify.py`. This module holds the parser, `main`, `list`, `derive` and `report`.
+`verify` checks everything first (scenario keys and values for every named claim, the work and
+memory each claim would need, claims/budgets.py, and the output paths), then runs the claims; it
+lives in `softlin/cli/verify.py`. This module holds the parser, `main`, `list`, `derive` and
+`report`.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def commands_block() -> str:
     lines = []
     for name, sub in subs.choices.items():
         usage = " ".join(sub.format_usage().split()).removeprefix("usage: ").replace(" [-h]", "")
-        # one chunk per option group: a line breaks between "[--json PATH|-]" groups, never inside one
+        # one chunk per option group: a line breaks between "[--json PATH|-]" groups, never
+        # inside one
         chunks, depth = [], 0
         for word in usage.split(" "):
             if depth and chunks:
@@ -208,13 +210,14 @@ def _derive_finish(args, proofs, start) -> int:
         progress.progress("derive: emitting the kernels to compare")
         diff = emit.staleness_diff()
         progress.clear()
-        # From an installed wheel there is no reports/ folder in the working directory: the pages are
-        # a checkout's, so they are skipped with a note, and the kernels the wheel holds are checked.
+        # From an installed wheel there is no reports/ folder in the working directory: the
+        # pages are a checkout's, so they are skipped with a note, and the kernels the wheel holds
+        # are checked.
         skipped = [p for p in pages if not p.parent.is_dir()]
         for page_path in skipped:
             print(
-                f"skipped {page_path}: no {page_path.parent}/ folder here (a checkout's page; give --out "
-                f"to check one elsewhere)",
+                f"skipped {page_path}: no {page_path.parent}/ folder here (a checkout's page; "
+                f"give --out to check one elsewhere)",
                 file=sys.stderr,
             )
         stale_pages = [
@@ -242,8 +245,8 @@ def _derive_finish(args, proofs, start) -> int:
         page_path.write_text(text)
     n = sum(len(g) for g in proofs.values())
     print(
-        f"wrote {path} and {' and '.join(str(p) for p in pages)}; {n - len(failed)}/{n} proofs passed "
-        f"({time.perf_counter() - start:.1f} s)"
+        f"wrote {path} and {' and '.join(str(p) for p in pages)}; {n - len(failed)}/{n} proofs "
+        f"passed ({time.perf_counter() - start:.1f} s)"
     )
     if failed:
         print("symbolic proofs failed: " + "; ".join(failed), file=sys.stderr)
@@ -310,8 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryError as exc:
         progress.clear()
         print(
-            f"softlin: error: out of memory ({exc}); lower trials, L or the scale of the scenario's "
-            f"matrices",
+            f"softlin: error: out of memory ({exc}); lower trials, L or the scale of the "
+            f"scenario's matrices",
             file=sys.stderr,
         )
         return EXIT_USAGE
@@ -323,8 +326,9 @@ def main(argv: list[str] | None = None) -> int:
         progress.clear()
         message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, InternalError) else str(exc)
         print(
-            f"softlin: internal error: {message.splitlines()[0] if message else ''} -- this is a bug; "
-            f"please report it with the command line ({ISSUES}); SOFTLIN_DEBUG=1 shows the traceback",
+            f"softlin: internal error: {message.splitlines()[0] if message else ''} -- "
+            f"this is a bug; please report it with the command line ({ISSUES}); "
+            f"SOFTLIN_DEBUG=1 shows the traceback",
             file=sys.stderr,
         )
         if _debug():  # shows more, never changes the exit code

@@ -44,7 +44,8 @@ def commands(runs: list[dict]) -> list[str]:
                         "error",
                         f"{name}: refuted",
                         f"{check['name']} (value {check.get('value')}, "
-                        f"bound {check.get('bound')}; seed {cert.get('seed')}, profile {cert.get('profile')})",
+                        f"bound {check.get('bound')}; seed {cert.get('seed')}, "
+                        f"profile {cert.get('profile')})",
                     )
                 )
             elif not judged(check):

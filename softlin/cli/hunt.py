@@ -156,8 +156,8 @@ def cmd_hunt(args) -> int:
 def _print(r: dict) -> None:
     fa = r["false_alarm"]
     print(
-        f"hunt {r['claim']}: {r['result']} after {r['runs']} claim runs ({r['seconds']:.0f} s, budget {r['budget']}, "
-        f"seed {r['seed']})"
+        f"hunt {r['claim']}: {r['result']} after {r['runs']} claim runs ({r['seconds']:.0f} s, "
+        f"budget {r['budget']}, seed {r['seed']})"
     )
     print(
         "regions: "
@@ -165,13 +165,14 @@ def _print(r: dict) -> None:
         + f"; outside hypotheses: {sum(r['outside_hypotheses'].values())}"
     )
     print(
-        f"family-wise false alarm <= {fa['stated']:.2g} (= {r['examples']} runs x {fa['statistical_checks_per_run']} "
-        f"checks x {fa['per_check']:.2g} per check; "
+        f"family-wise false alarm <= {fa['stated']:.2g} (= {r['examples']} runs x "
+        f"{fa['statistical_checks_per_run']} checks x {fa['per_check']:.2g} per check; "
         f"{fa['family_wise']:.2g} over the runs made); undecided runs: {r['undecided_runs']}; "
         f"control misses: {len(r['control_misses'])}"
     )
     if "counterexample" in r:
         names = "; ".join(c["name"] for c in r["counterexample"]["failing_checks"])
         print(
-            f"counterexample (shrunk in {r['shrink_runs']} runs): {r['counterexample']['toml']}; failing: {names}"
+            f"counterexample (shrunk in {r['shrink_runs']} runs): {r['counterexample']['toml']}; "
+            f"failing: {names}"
         )

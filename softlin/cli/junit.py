@@ -1,14 +1,15 @@
-"""JUnit XML for `softlin verify --junit PATH` (and `verify --check --junit PATH`): what CI systems read.
+"""JUnit XML for `softlin verify --junit PATH` (and `verify --check --junit PATH`): what CI systems
+read.
 
 One <testsuite> per claim, one <testcase> per check (classname the claim id, name the check's
 stable id, its prose name, tier, kind, value and bound in <system-out>). A refuted check is a
 <failure>; an undecided one (passed = null) or one not judged is <skipped> with the reason. Under
 `--check` a check whose numbers, text or verdict would change is a <failure> of type "would change"
 naming each old and new value, and each suite also holds a testcase "certificate reproduces", a
-<failure> listing every difference, with the seed and the command that reproduces the run. Each suite's <properties> give the seed,
-profile, verdict, the versions and the kernels' input hash of the run. The layout follows the JUnit
-schema that Jenkins, GitLab and GitHub reporters read (testsuites > testsuite > properties,
-testcase > failure | skipped, system-out).
+<failure> listing every difference, with the seed and the command that reproduces the run. Each
+suite's <properties> give the seed, profile, verdict, the versions and the kernels' input hash of
+the run. The layout follows the JUnit schema that Jenkins, GitLab and GitHub reporters read
+(testsuites > testsuite > properties, testcase > failure | skipped, system-out).
 """
 
 from __future__ import annotations
@@ -67,8 +68,9 @@ def _suite(
         cid = str(check.get("id") or check.get("name", ""))
         case = ET.SubElement(suite, "testcase", classname=cert["claim"], name=cid, time="0")
         summary = (
-            f"tier {check.get('tier')}; kind {check.get('kind')}; value {_text(check.get('value'))}; "
-            f"bound {_text(check.get('bound'))}; unit {check.get('unit', '')}"
+            f"tier {check.get('tier')}; kind {check.get('kind')}; "
+            f"value {_text(check.get('value'))}; bound {_text(check.get('bound'))}; "
+            f"unit {check.get('unit', '')}"
         )
         if check.get("detectable") is not None:
             summary += f"; detectable relative slip {_text(check['detectable'])}"

@@ -6,8 +6,8 @@
 This module holds the command: its arguments, the plan and the closing lines. Plan (everything
 checked before any work; a problem is one line and exit 2): the grid (sweep/grid.py), every point's
 scenario validated by its claim, the grid's estimated work against its `max_minutes`
-(claims/budgets.py), the output folder, and Dask being installed. The run is sweep/engine.py, on Dask
-(sweep/execute.py). Exit 0 when every point is verified, else 1.
+(claims/budgets.py), the output folder, and Dask being installed. The run is sweep/engine.py,
+on Dask (sweep/execute.py). Exit 0 when every point is verified, else 1.
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ def add_parser(sub) -> None:
 
 
 def plan(args) -> tuple[dict, list[dict], Path]:
-    """(parsed grid, points with their store keys, output folder); ValueError/UsageError before any work."""
+    """(parsed grid, points with their store keys, output folder); ValueError/UsageError before any
+    work."""
     if (args.grid is None) == (args.builtin is None):
         raise UsageError("sweep takes a grid file or --builtin NAME (one of them)")
     if args.workers is not None and args.scheduler:
@@ -126,7 +127,8 @@ def cmd_sweep(args) -> int:
     verified = sum(p["status"] == "verified" for p in points_)
     if not args.quiet:
         print(
-            f"{len(points_)} points of {parsed['claim']} ({parsed['profile']}): {result['computed']} computed, "
+            f"{len(points_)} points of {parsed['claim']} ({parsed['profile']}): "
+            f"{result['computed']} computed, "
             f"{result['reused']} reused from the store, {verified} verified; "
             f"{time.perf_counter() - start:.1f} s" + (f" on {workers} workers" if clients else ""),
             file=sys.stdout,

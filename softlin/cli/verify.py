@@ -38,8 +38,9 @@ def _for_claim(claim_id: str, fn, *args):
 
 
 def _select(args, user: dict) -> list:
-    """The claims to run: the named ones, or all; with a scenario and no claim named, those that read
-    every key of the scenario (a note on stderr names the ones skipped and the key they do not read)."""
+    """The claims to run: the named ones, or all; with a scenario and no claim named, those
+    that read every key of the scenario (a note on stderr names the ones skipped and the key they do
+    not read)."""
     if args.claims:
         return [registry.get(i) for i in dict.fromkeys(args.claims)]
     claims = list(registry.CLAIMS.values())
@@ -168,7 +169,8 @@ def _run_one(c, s: dict, profile: str) -> dict:
 def cmd_verify(args) -> int:
     if args.check and args.dry_run:
         raise UsageError(
-            "--dry-run plans a new run; --check re-runs the committed certificates: give one of them"
+            "--dry-run plans a new run; --check re-runs the committed certificates: "
+            "give one of them"
         )
     if args.check:
         return cmd_verify_check(args)
@@ -181,10 +183,12 @@ def cmd_verify(args) -> int:
         print(f"{'claim':<20} {'estimated':>10} {'memory':>10}  work")
         for e in args.estimates:
             print(
-                f"{e.claim:<20} {budgets.duration(e.seconds):>10} {budgets.size(e.memory):>10}  {e.what}"
+                f"{e.claim:<20} {budgets.duration(e.seconds):>10} {budgets.size(e.memory):>10}  "
+                f"{e.what}"
             )
         print(
-            f"the scenario is valid for {len(claims)} claim{'' if len(claims) == 1 else 's'} at {args.profile}; "
+            f"the scenario is valid for {len(claims)} claim{'' if len(claims) == 1 else 's'} at "
+            f"{args.profile}; "
             "nothing was run or written"
         )
         return EXIT_OK
@@ -207,7 +211,8 @@ def cmd_verify(args) -> int:
         for cert, elapsed in results:
             ok, judged, total = text.passed_count(cert)
             print(
-                f"{cert['claim']:<20} {cert['status']:<13} {f'{ok}/{judged}/{total}':>17} {elapsed:>8.1f}"
+                f"{cert['claim']:<20} {cert['status']:<13} {f'{ok}/{judged}/{total}':>17} "
+                f"{elapsed:>8.1f}"
             )
         print(f"{'total':<20} {'':<13} {'':>17} {sum(e for _, e in results):>8.1f}")
         print(f"certificates and pages in {out}/ (open {out / 'index.html'})")
@@ -290,8 +295,8 @@ def cmd_verify_check(args) -> int:
             changed.append(c.id)
             shown = diffs if args.diff else diffs[:DIFF_LINES]
             print(
-                f"would change: {path} (seed {cert['seed']}, profile {cert['profile']}), {len(diffs)} "
-                f"difference{'s' * (len(diffs) != 1)}:",
+                f"would change: {path} (seed {cert['seed']}, profile {cert['profile']}), "
+                f"{len(diffs)} difference{'s' * (len(diffs) != 1)}:",
                 file=sys.stderr,
             )
             for line in shown:
@@ -337,5 +342,6 @@ def _rerun_command(claim_id: str, cert: dict, out: Path, built_in: bool) -> str:
         return command
     return (
         command.replace(f" {claim_id} ", f" {claim_id} --scenario YOUR.toml ", 1)
-        + "  (made from a user scenario, recorded in the certificate: YOUR.toml is the file that made it)"
+        + "  (made from a user scenario, recorded in the certificate: YOUR.toml is the file that "
+        "made it)"
     )

@@ -1,7 +1,8 @@
-"""A hunt scenario as TOML that `claims.scenario.load_toml` reads back exactly (`softlin hunt`, the CLI layer).
+"""A hunt scenario as TOML that `claims.scenario.load_toml` reads back exactly (`softlin hunt`, the
+CLI layer).
 
-Floats are written in their shortest round-trip form (repr), so the counterexample that `softlin verify
---scenario` re-runs is the very scenario the hunt judged.
+Floats are written in their shortest round-trip form (repr), so the counterexample that
+`softlin verify --scenario` re-runs is the very scenario the hunt judged.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ def toml_value(v) -> str:
 
 
 def to_toml(scenario: dict, header: str = "") -> str:
-    """A scenario (flat keys, then [tables]) as TOML that `scenario.load_toml` reads back exactly."""
+    """A scenario (flat keys, then [tables]) as TOML that `scenario.load_toml` reads back
+    exactly."""
     lines = [f"# {line}" for line in header.splitlines()]
     lines += [f"{k} = {toml_value(v)}" for k, v in scenario.items() if not isinstance(v, dict)]
     for k, table in scenario.items():

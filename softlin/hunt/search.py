@@ -10,10 +10,10 @@ Hypothesis's shrinker sees a deterministic test). An example is
   counted per reason, never run; a structural limit that only the run meets (BeyondReach, e.g.
   thm-4.3's finite-L flow leaving its exact route's tables) is counted the same way;
 - a counterexample: some check that is not a control has passed = False (refuted). A check with
-  passed = None is undecided (unless it was not judged at all), not a counterexample; a failed control (a wrong formula that this
-  scenario's Monte Carlo did not refute although its power was >= 0.999) is a miss of the test's
-  power, counted as `control_misses`, not evidence against the claim; an exception on a validated
-  scenario is a counterexample too (a crash);
+  passed = None is undecided (unless it was not judged at all), not a counterexample; a failed
+  control (a wrong formula that this scenario's Monte Carlo did not refute although its power was
+  >= 0.999) is a miss of the test's power, counted as `control_misses`, not evidence against the
+  claim; an exception on a validated scenario is a counterexample too (a crash);
 - otherwise counted in its region (`Space.region`).
 
 On the first counterexample Hypothesis shrinks it (entries towards 0, smaller d, fewer lengths),
@@ -61,7 +61,8 @@ class Counterexample(Exception):
 
 
 def classify(claim, user: dict, budget: str) -> tuple[dict | None, str]:
-    """(merged scenario, region) or (None, reason) when the claim's hypotheses or limits reject it."""
+    """(merged scenario, region) or (None, reason) when the claim's hypotheses or limits
+    reject it."""
     try:
         merged = scen.merge(claim.default_scenario(), user, claim.scenario_keys)
         validated = (claim.validate or scen.common)(merged)
@@ -76,7 +77,8 @@ def classify(claim, user: dict, budget: str) -> tuple[dict | None, str]:
 
 
 def reason_key(message: str) -> str:
-    """A rejection message without its values (matrices, numbers), so that reasons can be counted."""
+    """A rejection message without its values (matrices, numbers), so that reasons can be
+    counted."""
     return re.sub(r"(?<![\w.-])-?\d[\d.e+-]*", "#", re.sub(r"\[.*\]", "[...]", message))
 
 
@@ -95,9 +97,10 @@ def judge(cert: dict) -> dict:
 
 
 def judge_scenario(claim_id: str, merged: dict, budget: str, seed: int, per_check: float) -> dict:
-    """One claim run at the hunt's per-check level, read by `judge`: a pure function of its arguments, so
-    a Dask worker can run it (hunt/cluster.py). {"outside": reason} for a structural limit met during
-    the run; an exception on a validated scenario is a crash verdict (a counterexample)."""
+    """One claim run at the hunt's per-check level, read by `judge`: a pure function of its
+    arguments, so a Dask worker can run it (hunt/cluster.py). {"outside": reason} for a structural
+    limit met during the run; an exception on a validated scenario is a crash verdict
+    (a counterexample)."""
     claim = registry.get(claim_id)
     try:
         with false_alarm_level(per_check):
@@ -188,8 +191,8 @@ class Hunt:
             ]
             if verdict["false_alarm"] > self.per_run * (1 + 1e-9):
                 self.error = (
-                    f"{self.claim.id}: a run has family-wise false alarm {verdict['false_alarm']:g} "
-                    f"above the hunt's stated {self.per_run:g} per run"
+                    f"{self.claim.id}: a run has family-wise false alarm "
+                    f"{verdict['false_alarm']:g} above the hunt's stated {self.per_run:g} per run"
                 )
                 return
         else:
@@ -201,7 +204,8 @@ class Hunt:
     scenario_judge = staticmethod(judge_scenario)  # what a Dask worker runs (hunt/cluster.py)
 
     def judge(self, user: dict, merged: dict) -> dict:
-        """The verdict of one claim run (judge_scenario), here; hunt/cluster.py replaces it by a cluster's."""
+        """The verdict of one claim run (judge_scenario), here; hunt/cluster.py replaces it by a
+        cluster's."""
         return judge_scenario(self.claim.id, merged, self.budget, self.seed, self.per_check)
 
     def run(self) -> None:
@@ -280,9 +284,10 @@ def summary(h: Hunt, seconds: float) -> dict:
 
 
 def source_commit() -> str | None:
-    """The git commit of the softlin source that ran the hunt (with "+changes" when its tree differs from
-    it), or None outside softlin's own checkout (an installed copy inside another repository must not
-    report that repository's commit): a hunt's "nothing found" is a statement about that code."""
+    """The git commit of the softlin source that ran the hunt (with "+changes" when its tree
+    differs from it), or None outside softlin's own checkout (an installed copy inside another
+    repository must not report that repository's commit): a hunt's "nothing found" is a statement
+    about that code."""
     root = Path(__file__).resolve().parents[2]  # softlin/hunt/search.py -> the checkout
     try:
         top = subprocess.run(

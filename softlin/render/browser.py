@@ -54,18 +54,21 @@ FLAGS = (
 # Evaluated in the page by the harness. For each <math>: its box and computed display (a browser
 # that lays out MathML gives "block math" / "inline math"); for each <msup>, how far the script's
 # bottom sits above the base's bottom, in units of the base's height (MathML layout raises it by a
-# good fraction of the base, SUP_RAISE; text on one line differs by font metrics only); for each <mfrac>,
-# the gap between the numerator's bottom and the denominator's top (>= 0 when really stacked); for
-# each <img>: whether it loaded, its natural size and the legend text height its figure recorded
-# (data-legend-px, softlin/render/figure_png.py); for each number in a numeric cell (td.num), whether
-# it was broken over lines (its range has boxes on more than one line) or runs out of its cell.
-MEASURE = r"""(() => {
+# good fraction of the base, SUP_RAISE; text on one line differs by font metrics only); for each
+# <mfrac>, the gap between the numerator's bottom and the denominator's top (>= 0 when really
+# stacked); for each <img>: whether it loaded, its natural size and the legend text height its
+# figure recorded (data-legend-px, softlin/render/figure_png.py); for each number in a numeric cell
+# (td.num), whether it was broken over lines (its range has boxes on more than one line) or runs out
+# of its cell.
+MEASURE = (
+    r"""(() => {
   const box = (e) => { const r = e.getBoundingClientRect(); return {w: r.width, h: r.height}; };
   const math = [...document.querySelectorAll("math")].map((e) => ({
     ...box(e), display: getComputedStyle(e).display, mathml: e instanceof MathMLElement,
     text: e.textContent.slice(0, 60)}));
   const sups = [...document.querySelectorAll("msup")].map((e) => {
-    const base = e.children[0].getBoundingClientRect(), script = e.children[1].getBoundingClientRect();
+    const base = e.children[0].getBoundingClientRect(),"""
+    r""" script = e.children[1].getBoundingClientRect();
     return (base.bottom - script.bottom) / base.height; });
   const fracs = [...document.querySelectorAll("mfrac")].map((e) =>
     e.children[1].getBoundingClientRect().top - e.children[0].getBoundingClientRect().bottom);
@@ -88,9 +91,12 @@ MEASURE = r"""(() => {
       }
     }
   }
-  return {title: document.title, scripts: document.scripts.length, math, sups, fracs, images, numbers,
-          width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight};
+  return {title: document.title, scripts: document.scripts.length, math, sups, fracs, images,"""
+    r""" numbers,
+          width: document.documentElement.scrollWidth,"""
+    r""" height: document.documentElement.scrollHeight};
 })()"""
+)
 
 
 SUP_RAISE = 0.15
@@ -146,7 +152,8 @@ class PageReport:
                 shown = img["legendPx"] * img["w"] / img["naturalWidth"]
                 if shown < LEGEND_MIN_CSS_PX:
                     out.append(
-                        f"legend of {img['src']!r} shown {shown:.1f} px tall (< {LEGEND_MIN_CSS_PX:g})"
+                        f"legend of {img['src']!r} shown {shown:.1f} px tall "
+                        f"(< {LEGEND_MIN_CSS_PX:g})"
                     )
         out += [
             f"number {n['text']!r} broken over {n['lines']} lines"

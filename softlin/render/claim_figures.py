@@ -1,21 +1,22 @@
 """Claim figures that overlay what was predicted on what was measured.
 
-Convergence figure (claims with a `main` series: lemma-2.1, mixture, prop-3.1): root-mean-square error
-against L, log-log, for the scenario and each other series of the certificate:
+Convergence figure (claims with a `main` series: lemma-2.1, mixture, prop-3.1): root-mean-square
+error against L, log-log, for the scenario and each other series of the certificate:
 
-- Monte Carlo points with error bars of +-2 standard errors: the MSE's s.e. carried to the RMSE by the
-  delta method, se(sqrt(m)) = se(m) / (2 sqrt(m));
-  joined by a thin line; the exact finite-L RMSE sqrt(E err^2) dash-dotted where the certificate has it
-  (`exact_mse`), and the first-order prediction sqrt(c / L) dashed where the series has its coefficient c;
+- Monte Carlo points with error bars of +-2 standard errors: the MSE's s.e. carried to the RMSE
+  by the delta method, se(sqrt(m)) = se(m) / (2 sqrt(m));
+  joined by a thin line; the exact finite-L RMSE sqrt(E err^2) dash-dotted where the certificate
+  has it (`exact_mse`), and the first-order prediction sqrt(c / L) dashed where the series has its
+  coefficient c;
 - the explicit high-probability bound eps_L(delta) as a band (the region below it, where the
   (1 - delta)-quantile must lie), with the empirical quantile;
 - series named "... threshold ..." are regimes of lambda (viridis colours, circles, named "regime"),
   the others are controls (grey-blue family, squares); the legend sits right of the axes.
 
-Regimes figure (prop-3.4): E||grad err||^2 over queries against L, one panel per gradient, one colour
-per regime (below, at, above the threshold, and the scenario's own lambda): Monte Carlo +-2 s.e., the
-exact finite-L curve, and the first-order line c / L where the claim reports c (below 1/2).
-Every number drawn is read from the certificate; nothing is recomputed.
+Regimes figure (prop-3.4): E||grad err||^2 over queries against L, one panel per gradient, one
+colour per regime (below, at, above the threshold, and the scenario's own lambda): Monte Carlo
++-2 s.e., the exact finite-L curve, and the first-order line c / L where the claim reports c
+(below 1/2). Every number drawn is read from the certificate; nothing is recomputed.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def is_regime(name: str) -> bool:
 
 
 def _colours(names: list[str]) -> dict[str, tuple]:
-    """Regimes along viridis (ordered as listed: below, at, above), controls along a grey-blue ramp."""
+    """Regimes along viridis (ordered as listed: below, at, above), controls along a grey-blue
+    ramp."""
     regimes = [n for n in names if is_regime(n)]
     controls = [n for n in names if not is_regime(n)]
     out = {
@@ -62,8 +64,9 @@ def _colours(names: list[str]) -> dict[str, tuple]:
 
 def overlay(Ls, s: dict) -> dict:
     """What one series draws, as numbers: "measured" (L, RMSE, lower and upper bar lengths, or None
-    without standard errors), "exact" (L, sqrt(exact MSE)) and "first_order" (L, sqrt(c / L)) when present.
-    Bars are +-2 s.e. of the MSE carried to the RMSE (delta method), cut at the axis' 0 on a log scale."""
+    without standard errors), "exact" (L, sqrt(exact MSE)) and "first_order" (L, sqrt(c / L)) when
+    present. Bars are +-2 s.e. of the MSE carried to the RMSE (delta method), cut at the axis' 0 on
+    a log scale."""
     n, rmse = len(Ls), s["rmse"]
     out = {"measured": (Ls, rmse, None, None)}
     if _lists(s, n, "mse", "mse_stderr"):
@@ -83,7 +86,8 @@ def overlay(Ls, s: dict) -> dict:
 def _draw(ax, lines: dict, colour, marker: str, label: str) -> list:
     """Draw one series; its legend entries (handle, label) in reading order."""
     Ls, rmse, lo, hi = lines["measured"]
-    # measured: markers joined by a thin line; predicted: the exact curve dash-dotted, the first order dashed
+    # measured: markers joined by a thin line; predicted: the exact curve dash-dotted, the first
+    # order dashed
     if hi is None:
         h = ax.plot(Ls, rmse, marker + "-", color=colour, ms=5, lw=0.7)[0]
         entries = [(h, f"{label}: Monte Carlo RMSE")]
@@ -158,7 +162,10 @@ def convergence_png(cert: dict, png) -> bytes | None:
             color="C0",
             alpha=0.5,
             lw=1,
-            label=f"explicit bound eps_L(delta), delta = {cert.get('scenario', {}).get('delta')}: the quantile's band",
+            label=(
+                f"explicit bound eps_L(delta), delta = {cert.get('scenario', {}).get('delta')}: "
+                f"the quantile's band"
+            ),
         )
     quant = [(L, v) for L, v in zip(Ls, main.get("quantile", [])) if num(v) and v > 0]
     if quant:

@@ -56,7 +56,8 @@ def legend_text_px(fig) -> float | None:
 
 
 def png(fig, *, tight: bool = False, dpi: float | None = None) -> bytes:
-    """The figure as PNG bytes (laid out by tight_layout, cropped to what is drawn when `tight`), then closed."""
+    """The figure as PNG bytes (laid out by tight_layout, cropped to what is drawn when `tight`),
+    then closed."""
     if dpi is not None:
         fig.set_dpi(dpi)
     fig.tight_layout()

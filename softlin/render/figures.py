@@ -11,7 +11,8 @@ from .figure_png import png as _save_png  # noqa: E402
 
 
 def _png(fig) -> bytes:
-    """The figure as PNG bytes, reproducible, its legend text height recorded (softlin/render/figure_png.py)."""
+    """The figure as PNG bytes, reproducible, its legend text height recorded
+    (softlin/render/figure_png.py)."""
     return _save_png(fig)
 
 

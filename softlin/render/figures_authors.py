@@ -1,10 +1,11 @@
-"""The authors' figure for claim `authors-experiment`: risk against L at all 19 of their prompt lengths.
+"""The authors' figure for claim `authors-experiment`: risk against L at all 19 of their prompt
+lengths.
 
-Drawn from the certificate's series `authors_experiment`: the exact finite-L optima of softmax and of
-linear attention (lines), the ends of the gradient flows of both exact risks at the authors' end time
-(markers on the lines), SGD at the authors' scale (300 000 steps, where run: markers with the noise
-floor as the error bar), the CPU-scale SGD runs (test risk +- 2 se), the authors' generator's runs and
-R*_inf. The legend sits outside the axes, right of the data.
+Drawn from the certificate's series `authors_experiment`: the exact finite-L optima of softmax
+and of linear attention (lines), the ends of the gradient flows of both exact risks at the authors'
+end time (markers on the lines), SGD at the authors' scale (300 000 steps, where run: markers with
+the noise floor as the error bar), the CPU-scale SGD runs (test risk +- 2 se), the authors'
+generator's runs and R*_inf. The legend sits outside the axes, right of the data.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ def _same_length(e: dict, key: str, n: int) -> bool:
 
 
 def authors_experiment_png(cert: dict, png) -> bytes | None:
-    """Final risk against L: SGD (CPU scale and authors' scale), exact optima, gradient-flow ends, R*_inf.
-    `png(fig)` writes the figure (figures._png_tight: cropped to the legend outside the axes)."""
+    """Final risk against L: SGD (CPU scale and authors' scale), exact optima, gradient-flow ends,
+    R*_inf. `png(fig)` writes the figure (figures._png_tight: cropped to the legend outside the
+    axes)."""
     e = cert.get("series", {}).get("authors_experiment")
     Ls = e.get("L") if isinstance(e, dict) else None
     keys = ("softmax", "softmax_se", "linear", "linear_se")

@@ -19,9 +19,9 @@ def _series(e: dict, key: str, n: int) -> bool:
 
 
 def optimum_png(cert: dict, png) -> bytes | None:
-    """R*_L (one head, exact), the exact risk of the heuristic's optimum, and R*_L (two heads, exact,
-    with its stated error) against L, with R*_inf; `png(fig)` writes the figure (figures._png_tight:
-    cropped to the legend outside the axes)."""
+    """R*_L (one head, exact), the exact risk of the heuristic's optimum, and R*_L (two heads,
+    exact, with its stated error) against L, with R*_inf; `png(fig)` writes the figure
+    (figures._png_tight: cropped to the legend outside the axes)."""
     e = cert.get("series", {}).get("finite_optimum")
     Ls = e.get("L") if isinstance(e, dict) else None
     if not isinstance(Ls, list) or not Ls or not _series(e, "one_head", len(Ls)):

@@ -1,5 +1,6 @@
-"""The claim graph: the paper's statements and softlin's own claims, with an arrow from each statement
-to each claim that rests on it (declared as `rests_on` on each Claim), coloured by verdict.
+"""The claim graph: the paper's statements and softlin's own claims, with an arrow from each
+statement to each claim that rests on it (declared as `rests_on` on each Claim), coloured by
+verdict.
 
 Written as `graph.svg` (the picture) and `graph.html` (the picture inline, with the same edges as a
 list for readers without one). The layout is a layered drawing, computed here so that the same
@@ -73,9 +74,9 @@ def tier_counts(cert: dict | None) -> str:
 
 
 def layout(nodes: list[dict], edges: list[tuple[str, str]]) -> tuple[dict, dict]:
-    """({id: top-left corner of its box}, {edge: the polyline's points}) (module docstring). An edge that
-    skips layers passes through a narrow slot in each layer it crosses, placed like a node, so that it
-    runs beside the boxes of those layers instead of through them."""
+    """({id: top-left corner of its box}, {edge: the polyline's points}) (module docstring). An
+    edge that skips layers passes through a narrow slot in each layer it crosses, placed like a
+    node, so that it runs beside the boxes of those layers instead of through them."""
     order = [n["id"] for n in nodes]
     parents = {cid: [a for a, b in edges if b == cid] for cid in order}
     layer: dict[str, int] = {}
@@ -147,13 +148,14 @@ def svg(certs: list[dict], link_suffix: str = ".html", inline: bool = False) -> 
         f'width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
         f'font-family="system-ui, sans-serif" role="img" aria-label="softlin claim graph">',
         "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" "
-        "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#57606a\" />"
-        "</marker></defs>",
+        "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" "
+        "fill=\"#57606a\" /></marker></defs>",
     ]
     for dep, cid in edges:
         points = " ".join(f"{x:.1f},{y:.1f}" for x, y in paths[(dep, cid)])
         out.append(
-            f'<polyline class="edge" data-from="{escape(dep)}" data-to="{escape(cid)}" points="{points}" '
+            f'<polyline class="edge" data-from="{escape(dep)}" data-to="{escape(cid)}" '
+            f'points="{points}" '
             'fill="none" stroke="#57606a" stroke-width="1.4" marker-end="url(#arrow)" />'
         )
     for n in nodes:
@@ -170,13 +172,14 @@ def svg(certs: list[dict], link_suffix: str = ".html", inline: bool = False) -> 
         out += [
             opening,
             f'<title>{escape(n["title"])}</title>',
-            f'<rect x="{x:.1f}" y="{y:.1f}" width="{NODE_W}" height="{NODE_H}" rx="8" fill="{fill}" '
-            f'stroke="{stroke}" stroke-width="1.6" />',
-            f'<text x="{x + 12:.1f}" y="{y + 21:.1f}" font-size="14" font-weight="600" fill="#1f2328">'
-            f'{escape(n["paper"])} · {escape(n["id"])}</text>',
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{NODE_W}" height="{NODE_H}" rx="8" '
+            f'fill="{fill}" stroke="{stroke}" stroke-width="1.6" />',
+            f'<text x="{x + 12:.1f}" y="{y + 21:.1f}" font-size="14" font-weight="600" '
+            f'fill="#1f2328">{escape(n["paper"])} · {escape(n["id"])}</text>',
             f'<text x="{x + 12:.1f}" y="{y + 42:.1f}" font-size="13" fill="{stroke}">'
             f'{escape(n["status"] or "not run")}</text>',
-            f'<text x="{x + 12:.1f}" y="{y + 62:.1f}" font-size="12" fill="#57606a">{escape(n["tiers"])}</text>',
+            f'<text x="{x + 12:.1f}" y="{y + 62:.1f}" font-size="12" fill="#57606a">'
+            f'{escape(n["tiers"])}</text>',
             "</a>" if n["status"] else "</g>",
         ]
     out.append("</svg>")
@@ -191,10 +194,11 @@ def page(certs: list[dict]) -> str:
     }
     body = [
         "<h1>softlin: the claim graph</h1>",
-        "<p>An arrow from A to B: B rests on A (declared as <code>rests_on</code> on each claim). Each box "
-        "links to its claim's page and gives its verdict and its judged checks by evidence tier "
-        "(proof, encl = enclosure, num = numerical, stat = statistical, arch = archived; cons = "
-        "consistency, not evidence). Green: verified; red: refuted; amber: inconclusive.</p>",
+        "<p>An arrow from A to B: B rests on A (declared as <code>rests_on</code> on each claim). "
+        "Each box links to its claim's page and gives its verdict and its judged checks by "
+        "evidence tier (proof, encl = enclosure, num = numerical, stat = statistical, arch = "
+        "archived; cons = consistency, not evidence). Green: verified; red: refuted; amber: "
+        "inconclusive.</p>",
         '<div class="graph" style="overflow-x: auto">',
         svg(certs, inline=True).rstrip("\n"),
         "</div>",

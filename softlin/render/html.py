@@ -103,7 +103,8 @@ nav { max-width: 64rem; margin: 0 auto; padding: .6rem 2rem; font-size: .9rem; }
 main { max-width: 64rem; margin: 0 auto 2rem; padding: 1.2rem 2rem 2rem; background: #fff;
   border: 1px solid #d8dee4; border-radius: 6px; }
 h1 { font-size: 1.55rem; margin: .2rem 0 .6rem; }
-h2 { font-size: 1.15rem; margin-top: 1.8rem; padding-bottom: .2rem; border-bottom: 1px solid #d8dee4; }
+h2 { font-size: 1.15rem; margin-top: 1.8rem; padding-bottom: .2rem; \
+border-bottom: 1px solid #d8dee4; }
 a { color: #0a58ca; }
 table { border-collapse: collapse; width: 100%; font-size: .88rem; }
 th, td { border: 1px solid #d8dee4; padding: .35rem .5rem; text-align: left; vertical-align: top; }
@@ -112,7 +113,8 @@ td.num { font-family: "DejaVu Sans Mono", monospace; }
 .n { white-space: nowrap; }
 td.unit { white-space: nowrap; color: #57606a; }
 table.checks details { margin-top: .2rem; font-size: .82rem; color: #57606a; }
-dl.units { display: grid; grid-template-columns: max-content 1fr; gap: .1rem .8rem; font-size: .8rem;
+dl.units { display: grid; grid-template-columns: max-content 1fr; gap: .1rem .8rem; \
+font-size: .8rem;
   color: #57606a; margin: .5rem 0 0; }
 dl.units dt { font-family: "DejaVu Sans Mono", monospace; }
 dl.units dd { margin: 0; }
@@ -135,11 +137,14 @@ td.id { white-space: nowrap; }
 .check-id { font-weight: 600; white-space: nowrap; }
 .meta { color: #57606a; }
 figure { margin: 1rem 0; }
-figure.formula { padding: .5rem 1rem; background: #f6f8fa; border-left: 3px solid #8c959f; overflow-x: auto; }
+figure.formula { padding: .5rem 1rem; background: #f6f8fa; border-left: 3px solid #8c959f; \
+overflow-x: auto; }
 figure.formula figcaption, figure.plot figcaption { font-size: .85rem; color: #57606a; }
-math { font-size: 1.2rem; font-family: "DejaVu Math TeX Gyre", "STIX Two Math", "Latin Modern Math", math; }
+math { font-size: 1.2rem; font-family: "DejaVu Math TeX Gyre", "STIX Two Math", \
+"Latin Modern Math", math; }
 details summary { font-size: .8rem; color: #57606a; cursor: pointer; }
-pre { background: #f6f8fa; padding: .6rem; overflow-x: auto; font-size: .8rem; white-space: pre-wrap; }
+pre { background: #f6f8fa; padding: .6rem; overflow-x: auto; font-size: .8rem; \
+white-space: pre-wrap; }
 img { max-width: 100%; height: auto; }
 dl.erratum { margin: .3rem 0 .8rem 1rem; font-size: .88rem; }
 dl.erratum dt { font-weight: bold; color: #57606a; }
@@ -229,7 +234,8 @@ def _result(check: dict) -> str:
 
 
 def _check_id(cid: str, check: dict) -> str:
-    """The check's id, shown without its claim prefix and used as the row's anchor (claim page#id)."""
+    """The check's id, shown without its claim prefix and used as the row's anchor
+    (claim page#id)."""
     full = check.get("id", "")
     if not full:
         return ""
@@ -258,7 +264,8 @@ def formula_block(
     return "\n".join(
         [
             f'<figure class="formula no-mathml" id="formula-{esc(cid)}-{esc(name)}">',
-            f"<figcaption>{label} (LaTeX source: this certificate has no MathML for it)</figcaption>",
+            f"<figcaption>{label} (LaTeX source: this certificate has no MathML for it)"
+            f"</figcaption>",
             f"<pre><code>{esc(tex)}</code></pre>",
             "</figure>",
         ]
@@ -300,17 +307,25 @@ def figure_caption(cert: dict) -> str:
     if isinstance(series.get("authors_experiment"), dict):
         return "Final test risk against the prompt length L; the legend names each curve."
     if isinstance(series.get("regimes"), dict):
-        return "Error against the prompt length L in each regime of lambda (log-log); the legend names each curve."
-    return "Error of finite prompts against the prompt length L (log-log); the legend names each curve."
+        return (
+            "Error against the prompt length L in each regime of lambda (log-log); the legend "
+            "names each curve."
+        )
+    return (
+        "Error of finite prompts against the prompt length L (log-log); the legend names each "
+        "curve."
+    )
 
 
 def claim_page(cert: dict, figure: bytes | None) -> str:
-    """The page of one claim; `figure` is the PNG the renderer made for it (for its size), or None."""
+    """The page of one claim; `figure` is the PNG the renderer made for it (for its size), or
+    None."""
     cid = cert["claim"]
     ok, judged, total = text.passed_count(cert)
     body = [
         f"<h1><code>{esc(cid)}</code>: {esc(cert.get('title', ''))}</h1>",
-        f'<p>{status_badge(cert["status"])} <span class="meta">{ok} of {judged} judged checks passed'
+        f'<p>{status_badge(cert["status"])} <span class="meta">'
+        f'{ok} of {judged} judged checks passed'
         + (f" ({total - judged} not judged)" if total > judged else "")
         + "; "
         f"profile <code>{esc(cert['profile'])}</code>, seed {esc(cert['seed'])}</span></p>",
@@ -334,7 +349,8 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
     body += [
         "<h2>Checks</h2>",
         "<table class=\"checks\">",
-        "<thead><tr><th>check</th><th>tier</th><th>value</th><th>bound</th><th>unit</th><th>result</th></tr></thead>",
+        "<thead><tr><th>check</th><th>tier</th><th>value</th><th>bound</th><th>unit</th>"
+        "<th>result</th></tr></thead>",
         "<tbody>",
     ]
     for c in cert["checks"]:
@@ -345,7 +361,8 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
             f"<td>{esc(c['tier'])}</td>"
             f"<td class=\"num\">{html_tables.numbers(text.fmt(c['value']))}</td>"
             f"<td class=\"num\">{html_tables.numbers(text.fmt(c['bound']))}</td>"
-            f"<td class=\"unit\" title=\"{esc(UNITS.get(unit, ''))}\">{esc(unit)}</td><td>{_result(c)}</td></tr>"
+            f"<td class=\"unit\" title=\"{esc(UNITS.get(unit, ''))}\">{esc(unit)}</td>"
+            f"<td>{_result(c)}</td></tr>"
         )
     body += ["</tbody>", "</table>"] + units_legend(cert["checks"])
     if cert.get("quantities"):
@@ -379,7 +396,8 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
         f"<pre>{esc(compact_json(cert['scenario']))}</pre>",
         "<h2>Provenance</h2>",
         f"<pre>{esc(compact_json(cert.get('provenance', {})))}</pre>",
-        f"<footer>Generated by <code>softlin report</code> from <code>certificates/{esc(cid)}.json</code>; "
+        f"<footer>Generated by <code>softlin report</code> from "
+        f"<code>certificates/{esc(cid)}.json</code>; "
         "do not edit.</footer>",
     ]
     nav = [
@@ -393,14 +411,16 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
 def index_page(certs: list[dict], phase_diagram: bool = False) -> str:
     body = [
         "<h1>softlin: verdicts</h1>",
-        "<p>Each claim of Boursier &amp; Boyer, <em>Softmax as Linear Attention in the Large-Prompt Regime: "
-        "a Measure-based Perspective</em> (arXiv 2512.11784), checked symbolically and numerically. "
-        "A claim is <strong>verified</strong> when every check passed and some check is evidence (tier proof, "
-        "enclosure, numerical, statistical or archived), <strong>refuted</strong> when an evidence check found a "
-        "counterexample, <strong>inconclusive</strong> when the budget was too small to decide or a consistency "
+        "<p>Each claim of Boursier &amp; Boyer, <em>Softmax as Linear Attention in the "
+        "Large-Prompt Regime: a Measure-based Perspective</em> (arXiv 2512.11784), checked "
+        "symbolically and numerically. A claim is <strong>verified</strong> when every check "
+        "passed and some check is evidence (tier proof, enclosure, numerical, statistical or "
+        "archived), <strong>refuted</strong> when an evidence check found a counterexample, "
+        "<strong>inconclusive</strong> when the budget was too small to decide or a consistency "
         "check (one a formula slip cannot fail: shown, never counted as evidence) failed.</p>",
         "<table>",
-        "<thead><tr><th>claim</th><th>title</th><th>status</th><th>checks passed / judged / all</th><th>judged checks by tier</th>"
+        "<thead><tr><th>claim</th><th>title</th><th>status</th>"
+        "<th>checks passed / judged / all</th><th>judged checks by tier</th>"
         "<th>errata</th><th>profile</th><th>seed</th></tr></thead>",
         "<tbody>",
     ]
@@ -411,7 +431,8 @@ def index_page(certs: list[dict], phase_diagram: bool = False) -> str:
             f"<td>{esc(cert.get('title', ''))}</td><td>{status_badge(cert['status'])}</td>"
             f'<td class="num">{text.count_text(cert)}</td><td>{esc(text.tiers_summary(cert))}</td>'
             f'<td class="num">{len(cert.get("errata", []))}</td>'
-            f"<td><code>{esc(cert['profile'])}</code></td><td class=\"num\">{esc(cert['seed'])}</td></tr>"
+            f"<td><code>{esc(cert['profile'])}</code></td>"
+            f"<td class=\"num\">{esc(cert['seed'])}</td></tr>"
         )
     body += ["</tbody>", "</table>"]
     headline = [
@@ -422,7 +443,8 @@ def index_page(certs: list[dict], phase_diagram: bool = False) -> str:
     if headline:
         body.append("<h2>Key formulas</h2>")
         body.append(
-            '<p class="meta">The first derived formula of each claim; every formula is on the claim\'s page.</p>'
+            '<p class="meta">The first derived formula of each claim; every formula is on the '
+            'claim\'s page.</p>'
         )
         body += [
             formula_block(cid, name, tex, mml, caption=f"{cid}: {name}", link=f"{cid}.html")
@@ -436,9 +458,10 @@ def index_page(certs: list[dict], phase_diagram: bool = False) -> str:
         else ["<p>No certificate records an erratum.</p>"]
     )
     body += [
-        "<footer>Generated by <code>softlin report</code> from <code>certificates/</code>; do not edit. "
-        'The pages contain no scripts and load nothing from the network; formulas are MathML printed by SymPy. '
-        'Symbolic proofs, derivation chains and emitted kernels: <a href="derivations.html">derivations.html</a>.</footer>'
+        "<footer>Generated by <code>softlin report</code> from <code>certificates/</code>; "
+        'do not edit. The pages contain no scripts and load nothing from the network; formulas '
+        'are MathML printed by SymPy. Symbolic proofs, derivation chains and emitted kernels: '
+        '<a href="derivations.html">derivations.html</a>.</footer>'
     ]
     nav = [("verdicts", "index.html"), ("Markdown", "index.md"), ("claim graph", "graph.html")] + (
         [("phase diagram", "phase-diagram.html")] if phase_diagram else []

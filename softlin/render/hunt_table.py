@@ -59,7 +59,8 @@ def row(summary: dict) -> list[str]:
 
 
 def block(folder: Path) -> str:
-    """The Markdown table of every summary in `folder`, by claim id; a sentence when there is none."""
+    """The Markdown table of every summary in `folder`, by claim id; a sentence when there is
+    none."""
     paths = sorted(Path(folder).glob("*.json"))
     if not paths:
         return "No hunt summary is committed yet."

@@ -1,5 +1,6 @@
-"""Markdown of the quantities and errata sections, laid out by tables.py (the twin of html_tables.py):
-a main name | value table, a small pipe table per nested value, errata witnesses as tables."""
+"""Markdown of the quantities and errata sections, laid out by tables.py (the twin of
+html_tables.py): a main name | value table, a small pipe table per nested value, errata witnesses as
+tables."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ def quantities_section(quantities: dict) -> list[str]:
 
 
 def errata_items(items, link=None) -> list[str]:
-    """Errata as (claim, headline, raw fields); `link(cid)` gives the claim's page, or None for none."""
+    """Errata as (claim, headline, raw fields); `link(cid)` gives the claim's page, or None for
+    none."""
     out = []
     for cid, headline, fields in items:
         where = f" ([`{cid}`]({link(cid)}))" if link else ""

@@ -6,9 +6,9 @@ docs/paper.md:
 
     "$T[mu](z) = V (m + Gamma U z)$ for $mu = N(m, Gamma)$, $lambda_max(U^T Gamma U Sigma_q) < 1/2$"
 
-Inside a span: identifiers (Greek names such as `Gamma`, `mu`, `lambda` become letters; `sum`, `grad`, `yhat`
-and `inf` (infinity, as in R_inf) become their symbols; the function words exp, log, ln, tr, det,
-min, max, sup, softmax stay upright), numbers, operators (`<=`,
+Inside a span: identifiers (Greek names such as `Gamma`, `mu`, `lambda` become letters; `sum`,
+`grad`, `yhat` and `inf` (infinity, as in R_inf) become their symbols; the function words exp, log,
+ln, tr, det, min, max, sup, softmax stay upright), numbers, operators (`<=`,
 `>=`, `!=`, `->`, `~` become their symbols; a product is a space), `_x` / `_{...}`
 subscripts and `^x` / `^{...}` / `^(...)` superscripts, `{...}` groups and `sqrt(...)` radicals.
 A span that does not parse (an unbalanced brace) is a ValueError naming it: the claim's text is
@@ -26,7 +26,8 @@ GREEK = (
 ).split()
 _LETTERS = dict(zip(GREEK, "αβγδεζηθικλμνξπρστυφχψωΓΔΘΛΞΠΣΥΦΨΩ"))
 WORDS = {"exp", "log", "ln", "tr", "det", "min", "max", "sup", "softmax", "lim", "Cov", "Var"}
-# words that are symbols: (MathML element, text, LaTeX); "inf" is the paper's infinity (R_inf, theta_inf)
+# words that are symbols: (MathML element, text, LaTeX); "inf" is the paper's infinity (R_inf,
+# theta_inf)
 SYMBOLS = {
     "sum": ("mo", "∑", r"\sum"),
     "inf": ("mi", "∞", r"\infty"),
@@ -44,7 +45,8 @@ OPERATORS = {
     "'": ("′", "'"),
 }
 _TOKEN = re.compile(
-    r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<id>[A-Za-z][A-Za-z0-9]*)|(?P<op><=|>=|!=|->|\|\||[^\sA-Za-z0-9]))"
+    r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<id>[A-Za-z][A-Za-z0-9]*)"
+    r"|(?P<op><=|>=|!=|->|\|\||[^\sA-Za-z0-9]))"
 )
 _SPAN = re.compile(r"\$([^$]+)\$")
 
@@ -60,7 +62,8 @@ def _tokens(src: str) -> list[tuple[str, str]]:
 
 
 def _parse(tokens, i, close=None):
-    """Items up to `close` (or the end): (kind, text, sub, sup) with sub/sup themselves item lists."""
+    """Items up to `close` (or the end): (kind, text, sub, sup) with sub/sup themselves item
+    lists."""
     items = []
     while i < len(tokens):
         kind, text = tokens[i]
@@ -125,7 +128,8 @@ def _mathml_item(item) -> str:
         tag, char, _ = SYMBOLS[text]
         base = f"<{tag}>{char}</{tag}>"
     elif kind == "id":
-        # one letter: italic (MathML's default); a word (exp, tr, softmax): upright, also the default
+        # one letter: italic (MathML's default); a word (exp, tr, softmax): upright, also the
+        # default
         name = text.rstrip("'")
         base = f"<mi>{_LETTERS.get(name, name)}{'′' * (len(text) - len(name))}</mi>"
     else:

@@ -34,8 +34,8 @@ def verdicts_block(certs: list[dict], prefix: str) -> str:
     for cert in certs:
         cid = cert["claim"]
         lines.append(
-            f"| [`{cid}`]({prefix}{cid}.md) | {_cell(cert.get('title', ''))} | **{cert['status']}** "
-            f"| {text.count_text(cert)} | {_cell(text.tiers_summary(cert))} |"
+            f"| [`{cid}`]({prefix}{cid}.md) | {_cell(cert.get('title', ''))} | "
+            f"**{cert['status']}** | {text.count_text(cert)} | {_cell(text.tiers_summary(cert))} |"
         )
     profiles = sorted({f"`{c['profile']}`, seed {c['seed']}" for c in certs})
     rel = [c["reliability"] for c in certs if "reliability" in c]
@@ -44,19 +44,21 @@ def verdicts_block(certs: list[dict], prefix: str) -> str:
         total = min(1.0, sum(r["family_wise_false_alarm"] for r in rel))  # a union bound
         lines += [
             "",
-            f"Family-wise false alarm: a correct suite fails one of these {n} statistical checks with "
-            f"probability at most {total:.3g} when each holds its level (each "
-            f"{rel[0]['false_alarm_per_statistical_check']:g}, nominal: normal or Student-t statistics under "
-            "the assumptions each check states; union bound). Each judged control can also miss its wrong formula, with probability 1 - power (at most "
-            "1e-3 where its power is computed beforehand, on its claim's page), which makes its claim "
-            "refuted or inconclusive: the controls, not the checks, dominate the chance of a false alarm.",
+            f"Family-wise false alarm: a correct suite fails one of these {n} statistical checks "
+            f"with probability at most {total:.3g} when each holds its level (each "
+            f"{rel[0]['false_alarm_per_statistical_check']:g}, nominal: normal or Student-t "
+            "statistics under the assumptions each check states; union bound). Each judged control "
+            "can also miss its wrong formula, with probability 1 - power (at most 1e-3 where its "
+            "power is computed beforehand, on its claim's page), which makes its claim refuted or "
+            "inconclusive: the controls, not the checks, dominate the chance of a false alarm.",
         ]
     lines += [
         "",
         f"Verdicts of the committed certificates ({'; '.join(profiles) or 'none yet'}); "
         f"pages: [{prefix}index.html]({prefix}index.html) (HTML, MathML) and "
-        f"[{prefix}index.md]({prefix}index.md); what rests on what, coloured by verdict: the claim graph "
-        f"[{prefix}graph.svg]({prefix}graph.svg) ([{prefix}graph.html]({prefix}graph.html), with links).",
+        f"[{prefix}index.md]({prefix}index.md); what rests on what, coloured by verdict: the claim "
+        f"graph [{prefix}graph.svg]({prefix}graph.svg) ([{prefix}graph.html]({prefix}graph.html), "
+        f"with links).",
     ]
     return "\n".join(lines)
 

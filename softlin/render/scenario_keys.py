@@ -36,7 +36,8 @@ def _cell(text: str) -> str:
 
 
 def reference() -> str:
-    """One table per claim, in the registry's order: key (with its table), type, default, meaning."""
+    """One table per claim, in the registry's order: key (with its table), type, default,
+    meaning."""
     out = []
     for claim in CLAIMS.values():
         default = claim.default_scenario()
@@ -49,7 +50,8 @@ def reference() -> str:
         for key in claim.keys:
             where = f"`[{key.table}] {key.name}`" if key.table else f"`{key.name}`"
             out.append(
-                f"| {where} | {_cell(key.type)} | {_cell(_default(default, key))} | {_cell(key.meaning)} |"
+                f"| {where} | {_cell(key.type)} | {_cell(_default(default, key))} | "
+                f"{_cell(key.meaning)} |"
             )
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"

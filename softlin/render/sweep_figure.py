@@ -1,4 +1,5 @@
-"""The rate phase diagram drawn from sweep summaries (matplotlib Agg, no PNG metadata: same input, same bytes).
+"""The rate phase diagram drawn from sweep summaries (matplotlib Agg, no PNG metadata: same input,
+same bytes).
 
 Input: the summary.json of one or more lambda sweeps (softlin/sweep/summary.py), e.g. prop-3.1's
 `rates` (the output error) and prop-3.4's `rates-gradients` (grad V and grad U), drawn together.
@@ -7,10 +8,11 @@ Left: the decay exponent of each query-averaged squared error against
 lambda = lambda_max(U^T Gamma U Sigma_q): per series the measured log-log slope (Monte Carlo) +- its
 standard error and the exact finite-L slope over the same L; the derived sharp exponent
 kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2) and the naive min(1, 1/(2 lambda)) as curves (the
-emitted kernels `sharp_exponent` and `naive_exponent`, never retyped), the paper's c2/sigma^2 where a
-summary gives it, and the threshold lambda = 1/2 with the two regimes named. Right: the first-order
-coefficients lim L E||err||^2 below the threshold (finite iff lambda < 1/2, diverging as lambda -> 1/2),
-derived, with prop-3.1's Monte Carlo estimate where it runs one. Legends sit below the axes, off the data.
+emitted kernels `sharp_exponent` and `naive_exponent`, never retyped), the paper's c2/sigma^2
+where a summary gives it, and the threshold lambda = 1/2 with the two regimes named. Right: the
+first-order coefficients lim L E||err||^2 below the threshold (finite iff lambda < 1/2, diverging as
+lambda -> 1/2), derived, with prop-3.1's Monte Carlo estimate where it runs one. Legends sit below
+the axes, off the data.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""The phase-diagram page: the committed lambda sweeps rendered as reports/phase-diagram.{md,html} and
-reports/figures/phase-diagram.png.
+"""The phase-diagram page: the committed lambda sweeps rendered as
+reports/phase-diagram.{md,html} and reports/figures/phase-diagram.png.
 
 Input: reports/sweeps/<name>/summary.json for the built-in sweeps `rates` (prop-3.1, the output) and
-`rates-gradients` (prop-3.4, grad V and grad U), as `softlin sweep --builtin NAME` writes them. The page
-shows the figure (render/sweep_figure.py), a table of the points (lambda, kappa(lambda), the naive
-exponent, measured slope +- s.e., exact finite-L slope, first-order coefficient, status, certificate),
-the commands that produced it, and a reading computed from the numbers (so it stays true when they
-change). Pure: the same summaries give the same bytes; no summary, no page.
+`rates-gradients` (prop-3.4, grad V and grad U), as `softlin sweep --builtin NAME` writes them.
+The page shows the figure (render/sweep_figure.py), a table of the points (lambda, kappa(lambda),
+the naive exponent, measured slope +- s.e., exact finite-L slope, first-order coefficient, status,
+certificate), the commands that produced it, and a reading computed from the numbers (so it stays
+true when they change). Pure: the same summaries give the same bytes; no summary, no page.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ NAME = "phase-diagram"
 
 
 def load_summaries(out: Path) -> list[tuple[str, dict]]:
-    """(sweep name, summary) of each built-in lambda sweep present under out/sweeps with measured slopes."""
+    """(sweep name, summary) of each built-in lambda sweep present under out/sweeps with measured
+    slopes."""
     found = []
     for name in SWEEPS:
         path = Path(out) / "sweeps" / name / "summary.json"
@@ -47,7 +48,8 @@ def _pm(x, se) -> str:
 
 
 def rows(name: str, summ: dict) -> list[list[str]]:
-    """One row per point and series: sweep, series, lambda, kappa, naive, measured +- s.e., exact, z, first order, status, cert."""
+    """One row per point and series: sweep, series, lambda, kappa, naive, measured +- s.e., exact,
+    z, first order, status, cert."""
     out = []
     for p in sorted(summ["points"], key=lambda p: p["params"]["lambda"]):
         for label, meas, se, exact, first, _, _ in sweep_figure.series_of(summ):
@@ -112,14 +114,15 @@ def reading(summaries: list[tuple[str, dict]]) -> list[str]:
             over = sum(p[meas] > p["exponent"] for p in above)
             verified = sum(p.get("status") == "verified" for p in summ["points"])
             line = (
-                f"{summ['claim']} {label} (sweep {name}, {verified}/{len(summ['points'])} points verified): the "
-                f"measured slope is within {zmax:.2f} standard errors of the exact finite-L slope at every lambda"
+                f"{summ['claim']} {label} (sweep {name}, {verified}/{len(summ['points'])} points "
+                f"verified): the measured slope is within {zmax:.2f} standard errors of the exact "
+                f"finite-L slope at every lambda"
             )
             if above:
                 line += (
-                    f"; above the threshold it exceeds the naive min(1, 1/(2 lambda)) by more than 2 standard "
-                    f"errors at {beats} of {len(above)} lambdas, and lies above kappa(lambda) at {over} of the {len(above)} "
-                    f"(below it at the others)"
+                    f"; above the threshold it exceeds the naive min(1, 1/(2 lambda)) by more than "
+                    f"2 standard errors at {beats} of {len(above)} lambdas, and lies above "
+                    f"kappa(lambda) at {over} of the {len(above)} (below it at the others)"
                 )
             lines.append(line + ".")
         unsettled = [p for p in summ["points"] if p.get("status") != "verified"]
@@ -132,19 +135,20 @@ def reading(summaries: list[tuple[str, dict]]) -> list[str]:
                 }
             )
             lines.append(
-                f"{summ['claim']}: {len(unsettled)} of {len(summ['points'])} points are not verified "
-                f"({', '.join(sorted({p['status'] for p in unsettled}))}), at lambda = "
+                f"{summ['claim']}: {len(unsettled)} of {len(summ['points'])} points are not "
+                f"verified ({', '.join(sorted({p['status'] for p in unsettled}))}), at lambda = "
                 + ", ".join(f"{p['params']['lambda']:g}" for p in unsettled)
                 + (f"; the checks that did not pass: {'; '.join(why)}." if why else ".")
             )
     lines.append(
-        "Below lambda = 1/2 the exponent is 1 and the first-order coefficient lim L E||err||^2 is finite, "
-        "growing without bound as lambda -> 1/2; near the threshold the finite-L slopes sit below 1 because "
-        "the approach to the first order is slow there (L^-rho, rho -> 0). Above it kappa(lambda) < 1 is the "
-        "exponent as L -> infinity (the claims check it by exact quadrature to L = e^64 in their built-in regimes); at the prompt "
-        "lengths of a quick sweep the slopes are still pre-asymptotic (logarithmic factors, which differ "
-        "between the output and the gradients), so each measured slope is tested against the exact "
-        "finite-L slope over the same L, not against kappa."
+        "Below lambda = 1/2 the exponent is 1 and the first-order coefficient lim L E||err||^2 is "
+        "finite, growing without bound as lambda -> 1/2; near the threshold the finite-L slopes "
+        "sit below 1 because the approach to the first order is slow there (L^-rho, rho -> 0). "
+        "Above it kappa(lambda) < 1 is the exponent as L -> infinity (the claims check it by exact "
+        "quadrature to L = e^64 in their built-in regimes); at the prompt lengths of a quick sweep "
+        "the slopes are still pre-asymptotic (logarithmic factors, which differ between the output "
+        "and the gradients), so each measured slope is tested against the exact finite-L slope "
+        "over the same L, not against kappa."
     )
     return lines
 
@@ -164,10 +168,11 @@ def commands(summaries: list[tuple[str, dict]]) -> list[str]:
 
 
 CAPTION = (
-    "Left: decay exponent of each query-averaged squared error against lambda (U scaled): measured log-log "
-    "slope ± s.e. (points), exact finite-L slope over the same L (bars), derived kappa(lambda) (solid), "
-    "naive min(1, 1/(2 lambda)) (dotted), threshold lambda = 1/2 (dashed). Right: derived first-order "
-    "coefficients below the threshold, with prop-3.1's Monte Carlo estimate where it runs one."
+    "Left: decay exponent of each query-averaged squared error against lambda (U scaled): measured "
+    "log-log slope ± s.e. (points), exact finite-L slope over the same L (bars), derived "
+    "kappa(lambda) (solid), naive min(1, 1/(2 lambda)) (dotted), threshold lambda = 1/2 (dashed). "
+    "Right: derived first-order coefficients below the threshold, with prop-3.1's Monte Carlo "
+    "estimate where it runs one."
 )
 
 
@@ -200,8 +205,10 @@ def html_page(summaries, png_name: str, png: bytes) -> str:
     body = [
         "<h1>The rate phase diagram</h1>",
         '<figure class="plot">',
-        f'<img id="phase-diagram" src="{esc(png_name)}" width="{w}" height="{h}"{html.legend_attribute(png)} '
-        'alt="decay exponents of the output and gradient errors against lambda, and the first-order coefficients" />',
+        f'<img id="phase-diagram" src="{esc(png_name)}" width="{w}" '
+        f'height="{h}"{html.legend_attribute(png)} '
+        'alt="decay exponents of the output and gradient errors against lambda, and the '
+        'first-order coefficients" />',
         f"<figcaption>{esc(CAPTION)}</figcaption>",
         "</figure>",
         "<h2>Reading</h2>",
@@ -227,7 +234,8 @@ def html_page(summaries, png_name: str, png: bytes) -> str:
         "</table>",
         "<h2>How it was produced</h2>",
         f"<pre>{esc(chr(10).join(commands(summaries)))}</pre>",
-        "<footer>Generated by <code>softlin report</code> from <code>sweeps/*/summary.json</code>; do not edit.</footer>",
+        "<footer>Generated by <code>softlin report</code> from <code>sweeps/*/summary.json</code>; "
+        "do not edit.</footer>",
     ]
     return html.page(
         "softlin: the rate phase diagram",

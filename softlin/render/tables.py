@@ -1,8 +1,8 @@
 """Structured certificate values laid out as small tables (quantities and errata witnesses).
 
 A certificate's quantities mix numbers with nested values: per-regime dicts (`regimes`), lists of
-records (`moment_anchors`), matrices, long series. One flat name | value table prints the nested ones
-as JSON and overflows the page, so they get their own tables:
+records (`moment_anchors`), matrices, long series. One flat name | value table prints the
+nested ones as JSON and overflows the page, so they get their own tables:
 
 - a scalar, a short list or a small matrix stays a row of the main table (a matrix as a grid);
 - a dict of dicts becomes one table, a row per inner key and a column per outer key (regimes side by
@@ -45,7 +45,8 @@ def _is_scalar(v) -> bool:
 
 
 def matrix(value) -> list[list] | None:
-    """The value as a small rectangular grid of scalars (a list of equal-length scalar lists), or None."""
+    """The value as a small rectangular grid of scalars (a list of equal-length scalar lists), or
+    None."""
     if not (isinstance(value, list) and value and all(isinstance(r, list) and r for r in value)):
         return None
     width = len(value[0])
@@ -55,7 +56,8 @@ def matrix(value) -> list[list] | None:
 
 
 def summary(value) -> str:
-    """One line for any JSON value: numbers to 4 digits, long lists by length and range, dicts as pairs."""
+    """One line for any JSON value: numbers to 4 digits, long lists by length and range, dicts as
+    pairs."""
     if _is_scalar(value):
         return fmt(value)
     if isinstance(value, dict):

@@ -20,13 +20,16 @@ CHECK_KEYS = ("name", "kind", "tier", "passed", "value", "bound", "detail")
 BOUND_PROOF_TITLE = "The high-probability bound used by the Monte Carlo check."
 BOUND_PROOF_BODY = """\
 Write w = exp(z'^T U z) / E exp(z'^T U z)
-(so E w = 1), mu_a for the tilted mean, X_L = (1/L) sum_i w_i (z_i - mu_a) and D_L = (1/L) sum_i w_i.
+(so E w = 1), mu_a for the tilted mean, X_L = (1/L) sum_i w_i (z_i - mu_a) and \
+D_L = (1/L) sum_i w_i.
 Then T[mu_L](z) - T[mu](z) = V X_L / D_L exactly, with E X_L = 0.
 (i) Chebyshev: P(||V X_L|| > s) <= E||V X_L||^2 / s^2 = E[w^2 ||V(z' - mu_a)||^2] / (L s^2); take
 s^2 = E[w^2 ||V(z' - mu_a)||^2] / (L delta / 2).
-(ii) Lower tail of a mean of iid nonnegative variables (Maurer 2003): P(D_L <= 1 - t) <= exp(-L t^2 / (2 E w^2));
+(ii) Lower tail of a mean of iid nonnegative variables (Maurer 2003): \
+P(D_L <= 1 - t) <= exp(-L t^2 / (2 E w^2));
 take t = sqrt(2 E w^2 ln(2/delta) / L).
-With probability at least 1 - delta both hold, and ||T[mu_L](z) - T[mu](z)|| <= s / (1 - t) = eps_L(delta)
+With probability at least 1 - delta both hold, and \
+||T[mu_L](z) - T[mu](z)|| <= s / (1 - t) = eps_L(delta)
 (infinite, i.e. vacuous, when t >= 1). For N(m, Gamma) tokens E w^2 = exp(a^T Gamma a) and
 E[w^2 ||V(z' - mu_a)||^2] = exp(a^T Gamma a) (tr(V Gamma V^T) + |V Gamma a|^2), a = U z (derived in
 derivations/concentration.py); for mixtures, the same sums over components."""
@@ -44,7 +47,8 @@ def has_bound_series(cert: dict) -> bool:
 
 
 def validate(cert: dict, where: str) -> dict:
-    """The renderer's input contract: a ValueError naming the certificate and the offending field."""
+    """The renderer's input contract: a ValueError naming the certificate and the offending
+    field."""
     if not isinstance(cert, dict):
         raise ValueError(f"{where} is not a JSON object")
     if cert.get("format") != 1:
@@ -115,7 +119,8 @@ def check_detail(check: dict) -> str:
 
 
 def passed_count(cert: dict) -> tuple[int, int, int]:
-    """(checks passed, checks judged, all checks): a check not judged stays on the page, out of the verdict."""
+    """(checks passed, checks judged, all checks): a check not judged stays on the page, out of the
+    verdict."""
     checks = cert["checks"]
     return (sum(c["passed"] is True for c in checks), sum(judged(c) for c in checks), len(checks))
 
@@ -126,8 +131,8 @@ def count_text(cert: dict) -> str:
 
 
 def tiers_summary(cert: dict) -> str:
-    """ "1 proof, 4 numerical, 6 statistical; 2 consistency (not evidence)": what a claim's checks are
-    worth, in the order of softlin.claims.base.TIERS."""
+    """ "1 proof, 4 numerical, 6 statistical; 2 consistency (not evidence)": what a claim's
+    checks are worth, in the order of softlin.claims.base.TIERS."""
     counts = {tier: sum(c["tier"] == tier and judged(c) for c in cert["checks"]) for tier in TIERS}
     evidence = ", ".join(f"{counts[t]} {t}" for t in TIERS[:-1] if counts[t])
     tail = f"; {counts['consistency']} consistency (not evidence)" if counts["consistency"] else ""
@@ -139,7 +144,8 @@ _TAG_LIKE = re.compile(r"<(?=[A-Za-z/!?])")
 
 
 def md(value) -> str:
-    """Text for Markdown: a `<` that would open an HTML tag becomes `&lt;` (`a <= b` stays as it is)."""
+    """Text for Markdown: a `<` that would open an HTML tag becomes `&lt;` (`a <= b` stays as
+    it is)."""
     return _TAG_LIKE.sub("&lt;", str(value))
 
 

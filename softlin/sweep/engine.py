@@ -1,9 +1,9 @@
-"""The sweep's run, once softlin/cli/sweep.py has planned it (docs/sweeps.md): one certificate per grid
-point. The points whose key is already in the store (sweep/store.py) are reused, the others run by the
-given runner (sweep/execute.py: in-process or Dask) and each certificate is written atomically as it
-arrives, so an interrupted sweep loses at most the points in flight. Then summary.json
-(sweep/summary.py) and, for a lambda sweep with measured slopes, the phase diagram rates.png
-(sweep/figure.py).
+"""The sweep's run, once softlin/cli/sweep.py has planned it (docs/sweeps.md): one certificate
+per grid point. The points whose key is already in the store (sweep/store.py) are reused, the others
+run by the given runner (sweep/execute.py: in-process or Dask) and each certificate is written
+atomically as it arrives, so an interrupted sweep loses at most the points in flight. Then
+summary.json (sweep/summary.py) and, for a lambda sweep with measured slopes, the phase diagram
+rates.png (sweep/figure.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from ..numerics import kernels
 
 def execute(parsed: dict, pts: list[dict], out: Path, run, *, on_point=None) -> dict:
     """Run the points not yet in the store with `run(tasks)` (an iterator of (task, text, seconds)),
-    write each as it arrives, then summary.json and the figure. Returns {"summary", "computed", "reused"}."""
+    write each as it arrives, then summary.json and the figure. Returns
+    {"summary", "computed", "reused"}."""
     store = Store(out)
     todo = [
         {**p, "claim": parsed["claim"], "profile": parsed["profile"]}

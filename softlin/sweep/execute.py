@@ -1,18 +1,20 @@
 """Running a sweep's points: in this process, or on Dask distributed (docs/design.md, "Sweeps").
 
-A point is a pure function call, `compute_point(claim_id, scenario, profile, seed)`, that returns the
-certificate's bytes (certio.dumps: 8 significant digits) and the seconds it took. Its result depends
-only on its arguments (the claim's stream is claim_rng(seed, claim)), so it does not matter which
-process runs it, in what order, or how often: 1 worker and N workers give the same bytes.
+A point is a pure function call, `compute_point(claim_id, scenario, profile, seed)`, that
+returns the certificate's bytes (certio.dumps: 8 significant digits) and the seconds it took. Its
+result depends only on its arguments (the claim's stream is claim_rng(seed, claim)), so it does not
+matter which process runs it, in what order, or how often: 1 worker and N workers give the same
+bytes.
 
-Dask. `open_client(workers, scheduler)` starts a `LocalCluster` of `workers` processes with one thread
-each, or connects to an existing scheduler (`tcp://HOST:PORT`): the same code runs on one machine or a
-cluster whose workers have softlin installed. Distributed's nanny starts each worker with
-OMP_NUM_THREADS = MKL_NUM_THREADS = OPENBLAS_NUM_THREADS = 1 (its `pre-spawn-environ` default), so
-workers do not oversubscribe the cores with BLAS threads. When a worker dies mid-point the scheduler
-reschedules the point on another worker (up to `distributed.scheduler.allowed-failures`, default 3,
-deaths per point); an exception inside a claim is a bug and is not retried. Results come back to the
-client, which alone writes files (sweep/store.py), so the workers need no shared file system.
+Dask. `open_client(workers, scheduler)` starts a `LocalCluster` of `workers` processes with one
+thread each, or connects to an existing scheduler (`tcp://HOST:PORT`): the same code runs on one
+machine or a cluster whose workers have softlin installed. Distributed's nanny starts each
+worker with OMP_NUM_THREADS = MKL_NUM_THREADS = OPENBLAS_NUM_THREADS = 1 (its `pre-spawn-environ`
+default), so workers do not oversubscribe the cores with BLAS threads. When a worker dies mid-point
+the scheduler reschedules the point on another worker (up to
+`distributed.scheduler.allowed-failures`, default 3, deaths per point); an exception inside a claim
+is a bug and is not retried. Results come back to the client, which alone writes files
+(sweep/store.py), so the workers need no shared file system.
 """
 
 from __future__ import annotations
@@ -24,7 +26,10 @@ from .. import certio
 from ..claims import registry
 from ..claims.base import claim_rng
 
-INSTALL_HINT = "softlin sweep needs Dask distributed: pip install 'softlin[sweep]' (or pip install 'dask[distributed]')"
+INSTALL_HINT = (
+    "softlin sweep needs Dask distributed: pip install 'softlin[sweep]' "
+    "(or pip install 'dask[distributed]')"
+)
 
 
 def compute_point(claim_id: str, scenario: dict, profile: str, seed: int) -> tuple[str, float]:
@@ -45,8 +50,8 @@ def require_dask():
 
 
 def open_client(workers: int | None, scheduler: str | None):
-    """A distributed.Client: on `scheduler` if given, else on a new LocalCluster of `workers` processes
-    (one thread each). The caller closes it (and its cluster)."""
+    """A distributed.Client: on `scheduler` if given, else on a new LocalCluster of `workers`
+    processes (one thread each). The caller closes it (and its cluster)."""
     import logging
 
     distributed = require_dask()
@@ -55,8 +60,8 @@ def open_client(workers: int | None, scheduler: str | None):
             return distributed.Client(scheduler, timeout="20s")
         except (OSError, TimeoutError) as exc:
             raise ValueError(f"--scheduler {scheduler!r}: cannot connect ({exc})") from None
-    # The scheduler's HTTP server (health, dashboard) on a free local port: no clash with another cluster
-    # on 8787, and no warning about it on stderr.
+    # The scheduler's HTTP server (health, dashboard) on a free local port: no clash with another
+    # cluster on 8787, and no warning about it on stderr.
     cluster = distributed.LocalCluster(
         n_workers=workers,
         threads_per_worker=1,
@@ -80,7 +85,8 @@ PointFn = Callable[[str, dict, str, int], tuple[str, float]]
 def run_inline(
     tasks: Iterable[dict], point_fn: PointFn = compute_point
 ) -> Iterator[tuple[dict, str, float]]:
-    """Yield (task, text, seconds) computing each task {"claim", "scenario", "profile", "seed", "key"} here."""
+    """Yield (task, text, seconds) computing each task
+    {"claim", "scenario", "profile", "seed", "key"} here."""
     for t in tasks:
         text, seconds = point_fn(t["claim"], t["scenario"], t["profile"], t["seed"])
         yield t, text, seconds
@@ -89,8 +95,9 @@ def run_inline(
 def run_dask(
     client, tasks: list[dict], point_fn: PointFn = compute_point
 ) -> Iterator[tuple[dict, str, float]]:
-    """Yield (task, text, seconds) as the points finish on the cluster (any order). Each future's key is
-    the point's store key, so a resubmitted sweep shares work already running on a shared scheduler."""
+    """Yield (task, text, seconds) as the points finish on the cluster (any order). Each future's
+    key is the point's store key, so a resubmitted sweep shares work already running on a shared
+    scheduler."""
     distributed = require_dask()
     futures = {}
     for t in tasks:

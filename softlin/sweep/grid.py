@@ -6,9 +6,11 @@ A grid names one claim, a base scenario, the axes to vary and a budget:
     seed = 0                 # the sweep seed (default 0)
     profile = "quick"        # optional; `--profile` overrides it (default standard)
     max_minutes = 30         # optional budget: refuse a grid estimated above it (default 60)
-    [scenario]               # optional base scenario: the keys of `softlin verify --scenario` for the claim
+    [scenario]               # optional base scenario: the keys of `softlin verify --scenario`
+                             # for the claim
     U = [[0.3, 0.1], [-0.1, 0.25]]
-    [axes]                   # one or more axes; the points are their Cartesian product (first axis slowest)
+    [axes]                   # one or more axes; the points are their Cartesian product
+                             # (first axis slowest)
     lambda = [0.1, 0.25, 1.0, 4.0]
     d = [1, 2, 4]
 
@@ -20,8 +22,8 @@ The axes, applied to the base scenario in this order whatever their order in the
   sigma^2 / lambda_max(Gamma).
 - `lambda`: the threshold quantity lambda = lambda_max(U^T Gamma U Sigma_q)
   (numerics.query_average.threshold_lambda), which is quadratic in U: U is scaled by
-  t = sqrt(lambda / lambda_0). A fixed `query` is divided by t, so a = U z and the fixed-query part of
-  a claim stay as in the base scenario and only the query average moves with lambda.
+  t = sqrt(lambda / lambda_0). A fixed `query` is divided by t, so a = U z and the fixed-query
+  part of a claim stay as in the base scenario and only the query average moves with lambda.
 
 Seeds. Point p of a sweep with seed S runs with the scenario seed
     seed(S, p) = first 31 bits of SHA-256(canonical JSON of {"sweep_seed": S, "params": p}),
@@ -46,10 +48,11 @@ GRID_KEYS = frozenset({"claim", "seed", "profile", "max_minutes", "scenario", "a
 SHAPED_AXES = ("d", "sigma", "lambda")  # axes with a meaning beyond "set the key"
 MAX_POINTS = 10_000
 
-# Built-in grids (`softlin sweep --builtin NAME`), each on its claim's own scenario. `rates`: prop-3.1's
-# output rate over lambda in [0.05, 4], through the threshold 1/2; `rates-gradients`: prop-3.4's gradient
-# rates over the same lambdas. A grid names one claim (one store, one summary per claim), so the phase
-# diagram is two sweeps drawn together (render/sweep_page.py), and either is recomputed alone.
+# Built-in grids (`softlin sweep --builtin NAME`), each on its claim's own scenario. `rates`:
+# prop-3.1's output rate over lambda in [0.05, 4], through the threshold 1/2; `rates-gradients`:
+# prop-3.4's gradient rates over the same lambdas. A grid names one claim (one store, one summary
+# per claim), so the phase diagram is two sweeps drawn together (render/sweep_page.py), and either
+# is recomputed alone.
 RATES_LAMBDAS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.45, 0.55, 0.7, 1.0, 1.5, 2.5, 4.0]
 BUILTIN = {
     "rates": {
@@ -156,8 +159,8 @@ def parse(grid: dict, *, profile: str | None = None) -> dict:
 
 
 def apply(base: dict, params: dict) -> dict:
-    """The base scenario with the axis values of `params` applied (module docstring; ValueError when a
-    value cannot be realised, e.g. lambda on a scenario with U^T Gamma U = 0)."""
+    """The base scenario with the axis values of `params` applied (module docstring; ValueError
+    when a value cannot be realised, e.g. lambda on a scenario with U^T Gamma U = 0)."""
     s = dict(base)
     if "d" in params:
         s = {**s, "d": params["d"], **scen.defaults_for_dimension(params["d"])}
@@ -180,8 +183,8 @@ def apply(base: dict, params: dict) -> dict:
         )
         if not lam0 > 1e-12:
             raise ValueError(
-                f"lambda = {params['lambda']}: the base scenario has lambda_max(U^T Gamma U Sigma_q) = 0, "
-                "so no scaling of U reaches it"
+                f"lambda = {params['lambda']}: the base scenario has "
+                "lambda_max(U^T Gamma U Sigma_q) = 0, so no scaling of U reaches it"
             )
         t = math.sqrt(params["lambda"] / lam0)
         s["U"] = (U * t).tolist()
@@ -191,7 +194,8 @@ def apply(base: dict, params: dict) -> dict:
 
 
 def points(parsed: dict) -> list[dict]:
-    """One dict per grid point: index, params (axis -> value), seed, scenario (merged, with the seed)."""
+    """One dict per grid point: index, params (axis -> value), seed, scenario (merged, with the
+    seed)."""
     names = list(parsed["axes"])
     out = []
     for i, values in enumerate(itertools.product(*(parsed["axes"][n] for n in names))):

@@ -1,19 +1,20 @@
-"""The sweep's store of finished points: content-addressed, atomic, resumable (docs/design.md, "Sweeps").
+"""The sweep's store of finished points: content-addressed, atomic, resumable (docs/design.md,
+"Sweeps").
 
 A point's certificate is stored under
 
     <out>/points/<key>.json,   key = SHA-256(canonical JSON of {claim, scenario, profile, seed,
                                                                kernels_input_hash})
 
-(`kernels_input_hash` is the SHA-256 of the emitted kernels that every certificate's provenance records),
-so a point is recomputed exactly when something that determines its certificate changed: its scenario,
-the profile, the seed or the derivations. A sweep that was killed resumes by skipping every key
-already in the store, whatever grid it belonged to.
+(`kernels_input_hash` is the SHA-256 of the emitted kernels that every certificate's provenance
+records), so a point is recomputed exactly when something that determines its certificate changed:
+its scenario, the profile, the seed or the derivations. A sweep that was killed resumes by skipping
+every key already in the store, whatever grid it belonged to.
 
 Every file is written atomically: to a temporary file in the same folder, flushed and fsync'ed, then
-`os.replace`d onto its name (atomic on POSIX within one file system). A reader therefore sees the old
-file or the new one, never a half-written one; a crash leaves at most a stray `*.tmp`, which is never
-read as a point.
+`os.replace`d onto its name (atomic on POSIX within one file system). A reader therefore sees
+the old file or the new one, never a half-written one; a crash leaves at most a stray `*.tmp`, which
+is never read as a point.
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ class Store:
         return self.folder / f"{key}.json"
 
     def has(self, key: str) -> bool:
-        """True when the point is stored and reads as a certificate (a corrupt file is recomputed)."""
+        """True when the point is stored and reads as a certificate (a corrupt file is
+        recomputed)."""
         try:
             return isinstance(json.loads(self.path(key).read_text()).get("status"), str)
         except (OSError, ValueError, AttributeError):

@@ -1,28 +1,32 @@
-"""A sweep's summary.json: one entry per grid point, read from its certificate (docs/design.md, "Sweeps").
+"""A sweep's summary.json: one entry per grid point, read from its certificate (docs/design.md,
+"Sweeps").
 
     {"claim": ..., "seed": <sweep seed>, "profile": ..., "axes": {...},
      "kernels_input_hash": ..., "points": [
-        {"index": i, "params": {...}, "seed": <point seed>, "key": <store key>, "certificate": "points/<key>.json",
+        {"index": i, "params": {...}, "seed": <point seed>, "key": <store key>,
+         "certificate": "points/<key>.json",
          "status": ..., "checks_not_passed": [{"name", "passed": false | null}, ...],
          "lambda_max": ..., <the claim's fields below>}, ...]}
 
 Fields copied from the certificate's `quantities` (the claim's own numbers, named by its
 `sweep_fields`; nothing is recomputed):
 
-- prop-3.1: `exponent` (the derived sharp exponent kappa(lambda)), `naive_exponent` (min(1, 1/(2 lambda))),
-  `measured_slope` and `measured_slope_stderr` (the weighted log-log fit of the query-averaged Monte
-  Carlo MSE over the scenario's L), `exact_slope` (the same fit on the exact finite-L MSE at the same L:
-  `predicted_slope_tested_range`), `first_order_coefficient` (lim L E err^2, None at and above 1/2),
-  its Monte Carlo estimate `first_order_coefficient_monte_carlo` and `..._stderr` (run for lambda <= 2/7),
-  `c2` and `sigma` (the paper's constants, so `paper_exponent` = c2 / sigma^2).
-- prop-3.4: `lambda_max` (= `threshold_lambda`), `exponent` (= `exponent_V`, the derived kappa(lambda), which
-  grad U shares), `naive_exponent`, the first-order coefficients of grad V and grad U (None at and above
-  1/2), and the rates at the scenario's own lambda (its regime `scenario`, the one a lambda sweep moves):
-  `measured_slope`, `measured_slope_stderr`, `exact_slope`, `exact_slope_stderr` of grad V, and the same
-  with the suffix `_U` for grad U (`measured_slope_U`, ...). The certificate's regime slopes are log-log
-  slopes (negative); the summary gives decay rates, as prop-3.1's: measured_slope = -slope_V.
-- any other claim: `status` and `lambda_max`, computed from the certificate's scenario when the claim
-  does not report it (None when the scenario has no U and cov).
+- prop-3.1: `exponent` (the derived sharp exponent kappa(lambda)),
+  `naive_exponent` (min(1, 1/(2 lambda))), `measured_slope` and `measured_slope_stderr` (the
+  weighted log-log fit of the query-averaged Monte Carlo MSE over the scenario's L), `exact_slope`
+  (the same fit on the exact finite-L MSE at the same L: `predicted_slope_tested_range`),
+  `first_order_coefficient` (lim L E err^2, None at and above 1/2), its Monte Carlo estimate
+  `first_order_coefficient_monte_carlo` and `..._stderr` (run for lambda <= 2/7), `c2` and `sigma`
+  (the paper's constants, so `paper_exponent` = c2 / sigma^2).
+- prop-3.4: `lambda_max` (= `threshold_lambda`), `exponent` (= `exponent_V`, the derived
+  kappa(lambda), which grad U shares), `naive_exponent`, the first-order coefficients of grad V and
+  grad U (None at and above 1/2), and the rates at the scenario's own lambda (its regime `scenario`,
+  the one a lambda sweep moves): `measured_slope`, `measured_slope_stderr`, `exact_slope`,
+  `exact_slope_stderr` of grad V, and the same with the suffix `_U` for grad U (`measured_slope_U`,
+  ...). The certificate's regime slopes are log-log slopes (negative); the summary gives decay
+  rates, as prop-3.1's: measured_slope = -slope_V.
+- any other claim: `status` and `lambda_max`, computed from the certificate's scenario when the
+  claim does not report it (None when the scenario has no U and cov).
 """
 
 from __future__ import annotations
