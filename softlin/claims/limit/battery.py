@@ -38,11 +38,11 @@ prove nothing about the Monte Carlo test's power. Before any prompt is drawn, th
 5 against the control is bounded below from the derived per-token mean and variance of its
 statistic (numerics/numerator_moments.py) by Catoni's bound (numerics/robust_mean.power_lower_bound,
 non-asymptotic), and the control is refuted with at least the largest of these over (L, query,
-coordinate); `delta` = sqrt(n L) |E X| / sd(X), the studentised mean's noncentrality, is recorded too.
-A control whose planned power is below REQUIRED_POWER is not judged (kept with `judged: false` and
-its power as the reason, out of the verdict), whatever its sample says. `sized_for_power` raises a control's number of
-prompts beforehand (at most CONTROL_BUDGET_CAP times the profile's) until that power is reached: the
-budget follows from derived variances, never from the data it judges.
+coordinate); `delta` = sqrt(n L) |E X| / sd(X), the studentised mean's noncentrality, is recorded
+too. A control whose planned power is below REQUIRED_POWER is not judged (kept with `judged: false`
+and its power as the reason, out of the verdict), whatever its sample says. `sized_for_power` raises
+a control's number of prompts beforehand (at most CONTROL_BUDGET_CAP times the profile's) until that
+power is reached: the budget follows from derived variances, never from the data it judges.
 """
 
 from __future__ import annotations
@@ -85,8 +85,9 @@ class Subject:
     # (z, t, c) -> (E X, Var X) per coordinate for X = e^{a^T z' - c}(V z' - t), z' from `law`
     # (numerics/numerator_moments.moments); used to compute the power of question 5 beforehand.
     numerator_moments: Callable | None = None
-    # (queries (Q, d), L) -> (E|T[mu_L](z) - T[mu](z)|^2 per query (Q,), or None beyond the exact route's
-    # reach): the exact finite-L mean squared error of the token law, computed without the claimed limit
+    # (queries (Q, d), L) -> (E|T[mu_L](z) - T[mu](z)|^2 per query (Q,), or None beyond the exact
+    # route's reach): the exact finite-L mean squared error of the token law, computed without
+    # the claimed limit
     exact_mse: Callable | None = None
 
 
@@ -122,12 +123,14 @@ def formula_check(subject: Subject, queries: np.ndarray) -> tuple[Check, list, l
     value = float(worst)
     return (
         Check(
-            f"{subject.label}: derived formula at 40 digits vs {subject.reference_name} (mpmath, 40 digits)",
+            f"{subject.label}: derived formula at 40 digits vs {subject.reference_name} "
+            "(mpmath, 40 digits)",
             "quadrature",
             value <= DIGITS_TOLERANCE,
             value,
             DIGITS_TOLERANCE,
-            f"max |formula - quadrature| over {len(queries)} queries; tolerance leaves 15 of 40 digits",
+            f"max |formula - quadrature| over {len(queries)} queries; tolerance leaves 15 "
+            "of 40 digits",
             id="battery/limit-40-digits",
             unit="absolute error",
         ),
@@ -137,15 +140,16 @@ def formula_check(subject: Subject, queries: np.ndarray) -> tuple[Check, list, l
 
 
 def term_scale(law, V) -> float:
-    """sqrt(E ||V z'||^2) of one token's output, from a fixed sample (its own seed: the claim's stream is
-    untouched): the size of the terms a quadrature of the output adds up, so of its rounding."""
+    """sqrt(E ||V z'||^2) of one token's output, from a fixed sample (its own seed: the
+    claim's stream is untouched): the size of the terms a quadrature of the output adds up,
+    so of its rounding."""
     Z = law.sample(np.random.default_rng(TERM_SCALE_SEED), (TERM_SCALE_TOKENS,))
     return float(np.sqrt(np.mean(np.sum((Z @ np.asarray(V, float).T) ** 2, axis=1))))
 
 
 def kernel_check(subject: Subject, queries: np.ndarray, V) -> tuple[Check, np.ndarray, np.ndarray]:
-    """Relative to the larger of max |reference| and the size of a token's output (term_scale): a limit
-    near 0 (e.g. U = 0 and a centred law: the limit is E V z = 0) is a sum of terms of that
+    """Relative to the larger of max |reference| and the size of a token's output (term_scale):
+    a limit near 0 (e.g. U = 0 and a centred law: the limit is E V z = 0) is a sum of terms of that
     size, and its rounding is relative to them, not to the near-0 result."""
     kernel = subject.claimed_kernel(queries)
     reference = subject.reference_float(queries)
@@ -161,7 +165,8 @@ def kernel_check(subject: Subject, queries: np.ndarray, V) -> tuple[Check, np.nd
             value <= FLOAT_RELATIVE_TOLERANCE,
             value,
             FLOAT_RELATIVE_TOLERANCE,
-            f"max |kernel - reference| / max(max |reference|, sqrt(E ||V z'||^2) = {size:.3g}) over the queries",
+            f"max |kernel - reference| / max(max |reference|, sqrt(E ||V z'||^2) = {size:.3g}) "
+            "over the queries",
             id="battery/kernel-float64",
             unit="relative error",
         ),
@@ -246,7 +251,10 @@ def montecarlo_checks(
         series["exceed"].append(counts)
     if rejected:
         exceed_pass = False
-        detail = f"binomial test rejected P(error > eps_L) <= delta at (L, query, count) = {rejected[:4]}"
+        detail = (
+            "binomial test rejected P(error > eps_L) <= delta at (L, query, count) = "
+            f"{rejected[:4]}"
+        )
     elif informative == 0:
         exceed_pass = None
         detail = "every bound was vacuous (L too small for the denominator tail): undecided"
@@ -260,8 +268,8 @@ def montecarlo_checks(
             exceed_pass,
             worst_freq,
             budget.delta,
-            f"{detail}; exact binomial test, false-alarm {check_false_alarm():g} over {n_tests} tests, "
-            f"{budget.trials} prompts per L",
+            f"{detail}; exact binomial test, false-alarm {check_false_alarm():g} over {n_tests} "
+            f"tests, {budget.trials} prompts per L",
             id="battery/high-probability-bound",
             unit="rejections",
             detectable=binomial_detectable(budget, alpha) if informative else None,
@@ -289,7 +297,8 @@ def montecarlo_checks(
             min(zs) if zs else None,
             z_alpha,
             f"smallest z-score of MSE(L_j) - MSE(L_j+1) over consecutive L; one-sided, "
-            f"false-alarm {check_false_alarm():g} in total; below -bound refutes, between is undecided",
+            f"false-alarm {check_false_alarm():g} in total; below -bound refutes, between "
+            "is undecided",
             tier="consistency",
             id="battery/mse-decreases",
             unit="z",
@@ -310,9 +319,10 @@ def montecarlo_checks(
             (worst <= 1.0) if decided else None,
             worst,
             1.0,
-            f"largest |theta_hat| / r of Catoni's estimator over {ratios.size} (L, query, coordinate) "
-            f"tests, radius from the derived variance; false-alarm {check_false_alarm():g} in total "
-            f"(Bonferroni), non-asymptotic (no normal approximation); largest studentised |z| "
+            f"largest |theta_hat| / r of Catoni's estimator over {ratios.size} "
+            "(L, query, coordinate) tests, radius from the derived variance; "
+            f"false-alarm {check_false_alarm():g} in total (Bonferroni), "
+            "non-asymptotic (no normal approximation); largest studentised |z| "
             f"{float(np.max(np.abs(series['numerator_z']))):.3g} (diagnostic)"
             + ("" if decided else f"; undecided: {budget.trials} prompts <= 2 log(2/delta)"),
             id=NUMERATOR_ID,
@@ -324,9 +334,10 @@ def montecarlo_checks(
 
 
 def binomial_detectable(budget: Budget, alpha: float) -> float:
-    """Check.detectable of the high-probability bound: the smallest relative excess p1 / delta - 1 of the
-    exceedance probability that one exact binomial test (n = trials, level alpha per test) detects with
-    power 0.999; every (L, query) test has the same n, delta and alpha, so it is also the smallest over them."""
+    """Check.detectable of the high-probability bound: the smallest relative excess p1 / delta - 1
+    of the exceedance probability that one exact binomial test (n = trials, level alpha per test)
+    detects with power 0.999; every (L, query) test has the same n, delta and alpha, so it is also
+    the smallest over them."""
     return (
         significance.binomial_detectable(budget.trials, budget.delta, alpha, REQUIRED_POWER)
         / budget.delta
@@ -337,13 +348,14 @@ def binomial_detectable(budget: Budget, alpha: float) -> float:
 def numerator_detectable(
     limit: np.ndarray, var_x: np.ndarray, budget: Budget, per_test: float
 ) -> float | None:
-    """Check.detectable of the numerator test. Its statistic has mean E[e^(s-c)] (T_true(z) - T(z)), with
-    E[e^(s-c)] = 1 when c is the log-normaliser of the token law (the claimed one, for the battery's subject),
-    so a relative slip eps of the claimed limit T(z) shifts the mean of coordinate k by eps |T_k(z)|. Catoni's
-    test (n = trials, Var Y = Var X / L, level per_test) detects a mean m with power >= 0.999 (its planned-power
-    bound, robust_mean.power_lower_bound) from m = c_n sqrt(Var Y), c_n found by bisection at Var Y = 1 (the
-    bound is scale-free); the smallest eps over (L, query, coordinate), at the largest L. None when no
-    coordinate has a non-zero limit and a positive variance."""
+    """Check.detectable of the numerator test. Its statistic has mean E[e^(s-c)] (T_true(z) - T(z)),
+    with E[e^(s-c)] = 1 when c is the log-normaliser of the token law (the claimed one, for the
+    battery's subject), so a relative slip eps of the claimed limit T(z) shifts the mean of
+    coordinate k by eps |T_k(z)|. Catoni's test (n = trials, Var Y = Var X / L, level per_test)
+    detects a mean m with power >= 0.999 (its planned-power bound, robust_mean.power_lower_bound)
+    from m = c_n sqrt(Var Y), c_n found by bisection at Var Y = 1 (the bound is scale-free);
+    the smallest eps over (L, query, coordinate), at the largest L. None when no coordinate has a
+    non-zero limit and a positive variance."""
     n = budget.trials
     power = lambda m: robust_mean.power_lower_bound(n, 1.0, m, per_test)
     lo = hi = float(kernels.catoni_radius(n, 1.0, robust_mean.log_term(per_test)))
@@ -364,12 +376,12 @@ def numerator_detectable(
 
 
 def exact_mse_check(subject: Subject, series: dict, budget: Budget, limit_size2: float) -> Check:
-    """The Monte Carlo mean squared error about the claimed limit against the exact finite-L MSE about
-    the true one, at every L where the exact route reaches every query. A wrong limit adds its squared
-    distance (which the decrease in L, where it cancels, cannot see); a wrong sampler or kernel moves
-    it too. Two-sided z per L, Bonferroni over the judged L. A point-mass law has no spread (standard
-    error 0): its MSE is judged exactly instead, against rounding of the limit's size (`limit_size2`,
-    the largest |T(z)|^2), never divided by 0."""
+    """The Monte Carlo mean squared error about the claimed limit against the exact finite-L MSE
+    about the true one, at every L where the exact route reaches every query. A wrong limit adds its
+    squared distance (which the decrease in L, where it cancels, cannot see); a wrong sampler or
+    kernel moves it too. Two-sided z per L, Bonferroni over the judged L. A point-mass law has no
+    spread (standard error 0): its MSE is judged exactly instead, against rounding of the limit's
+    size (`limit_size2`, the largest |T(z)|^2), never divided by 0."""
     judged = [j for j, e in enumerate(series["exact_mse"]) if e is not None]
     name = f"{subject.label}: Monte Carlo MSE equals the exact finite-L MSE at every L"
     if not judged:
@@ -392,7 +404,8 @@ def exact_mse_check(subject: Subject, series: dict, budget: Budget, limit_size2:
 
     zs = [z(j) for j in judged]
     worst = max(zs, key=abs)
-    # resolution: a relative slip of the exact MSE; an L judged exactly (no spread) resolves its rounding
+    # resolution: a relative slip of the exact MSE; an L judged exactly (no spread) resolves
+    # its rounding
     eps = [
         significance.detectable_relative(series["exact_mse"][j], series["mse_stderr"][j], zc)
         if series["mse_stderr"][j] > 0
@@ -408,11 +421,11 @@ def exact_mse_check(subject: Subject, series: dict, budget: Budget, limit_size2:
         abs(worst) <= zc,
         float(abs(worst)),
         zc,
-        f"largest |z| of (mean over prompts and queries of |T[mu_L](z) - claimed T(z)|^2 - exact E|T[mu_L](z) "
-        f"- T[mu](z)|^2 (quadrature of A_L, B_L)) / standard error, at L = "
-        f"{[budget.Ls[j] for j in judged]}; {budget.trials} prompts per L; two-sided, false-alarm "
-        f"{check_false_alarm():g} in total (Bonferroni); nominal (normal approximation of a mean of "
-        f"{budget.trials} squared errors)",
+        "largest |z| of (mean over prompts and queries of |T[mu_L](z) - claimed T(z)|^2 - exact "
+        "E|T[mu_L](z) - T[mu](z)|^2 (quadrature of A_L, B_L)) / standard error, "
+        f"at L = {[budget.Ls[j] for j in judged]}; {budget.trials} prompts per L; "
+        f"two-sided, false-alarm {check_false_alarm():g} in total (Bonferroni); nominal "
+        f"(normal approximation of a mean of {budget.trials} squared errors)",
         id="battery/mse-exact",
         unit="|z|",
         detectable=min(eps) if eps else None,
@@ -467,7 +480,8 @@ def run_battery(
 
 
 def refuting_routes(result: dict) -> list[str]:
-    """The kinds of the checks that refuted a battery, numerator test named (e.g. "montecarlo:numerator")."""
+    """The kinds of the checks that refuted a battery, numerator test named
+    (e.g. "montecarlo:numerator")."""
     return [
         f"{c.kind}:numerator" if c.id == NUMERATOR_ID else c.kind
         for c in result["checks"]
@@ -495,10 +509,11 @@ def control_summary(result: dict) -> dict:
 def control_check(result: dict, label: str, key: str) -> Check:
     """A negative control passes when the statistical route refuted the wrong limit by itself;
     refutation by the exact comparisons alone does not count, and a control that is not refuted
-    fails. A control whose power, computed from derived moments before any sample is judged, is below
-    REQUIRED_POWER at this scenario and budget (for instance U^T = U when d = 1: the slip is no slip)
-    is not judged: kept with `judged: false` and its power as the reason, out of the verdict, instead
-    of leaving the verdict to chance. `key` names the control in its id ("control/<key>")."""
+    fails. A control whose power, computed from derived moments before any sample is judged,
+    is below REQUIRED_POWER at this scenario and budget (for instance U^T = U when d = 1:
+    the slip is no slip) is not judged: kept with `judged: false` and its power as the reason,
+    out of the verdict, instead of leaving the verdict to chance. `key` names the control in its id
+    ("control/<key>")."""
     summary = control_summary(result)
     power = summary["power"]
     name = f"negative control {label}: the Monte Carlo route must refute the wrong limit"
@@ -524,9 +539,9 @@ def control_check(result: dict, label: str, key: str) -> Check:
         summary["statistical"],
         power,
         REQUIRED_POWER,
-        f"refuted by: {', '.join(summary['refuted_by']) or 'nothing'}; only the Monte Carlo numerator "
-        f"test counts; its power computed beforehand from derived moments: "
-        f"{power:.6f} (delta = {summary['delta']:.3g})",
+        f"refuted by: {', '.join(summary['refuted_by']) or 'nothing'}; only the Monte Carlo "
+        f"numerator test counts; its power computed beforehand from derived moments: {power:.6f} "
+        f"(delta = {summary['delta']:.3g})",
         tier="statistical",
         id=f"control/{key}",
         unit="power",

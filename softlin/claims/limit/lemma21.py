@@ -66,8 +66,9 @@ def gaussian_subject(label: str, law, m, cov, U, V, kernel=None, slip=None) -> S
     """Claimed limit: the Gaussian formula for N(m, cov), tested against tokens drawn from `law`.
 
     `kernel` replaces the emitted kernel (sensitivity tests inject plausible wrong formulas);
-    `slip = (m', Gamma', U')` evaluates the derived formula, kernel and 40-digit form alike, at wrong
-    parameters (a control: the slip's limit is V (m' + Gamma' U' z), the tokens still from `law`)."""
+    `slip = (m', Gamma', U')` evaluates the derived formula, kernel and 40-digit form alike,
+    at wrong parameters (a control: the slip's limit is V (m' + Gamma' U' z), the tokens still
+    from `law`)."""
     claimed_law = GaussianLaw(m, cov)
     fm, fcov, fU = slip if slip is not None else (m, cov, U)
     kernel = kernel or (lambda Z: limits.gaussian_limit(fm, fcov, fU, V, Z))
@@ -89,9 +90,9 @@ def gaussian_subject(label: str, law, m, cov, U, V, kernel=None, slip=None) -> S
 
 
 def exact_mse_of(cov, U, V):
-    """(queries, L) -> the exact E|T[mu_L](z) - T[mu](z)|^2 per query for N(m, cov) tokens (the trace of
-    selfnormalised.exact_second_moment; m does not enter), or None where q = a^T cov a is beyond the
-    quadrature's reach at L."""
+    """(queries, L) -> the exact E|T[mu_L](z) - T[mu](z)|^2 per query for N(m, cov) tokens
+    (the trace of selfnormalised.exact_second_moment; m does not enter), or None where q = a^T cov a
+    is beyond the quadrature's reach at L."""
 
     def exact(queries, L):
         q = np.einsum("qi,ij,qj->q", queries @ U.T, cov, queries @ U.T)
@@ -105,9 +106,9 @@ def exact_mse_of(cov, U, V):
 
 
 def slips(m, cov, U) -> dict:
-    """{name: (control id, (m', Gamma', U'))}: the nearest wrong answers a derivation of the lemma would
-    produce, as wrong parameters of the derived formula V (m' + Gamma' U' z): U transposed; the tilt
-    doubled (log Z without its 1/2). The id names the control's check, "control/<id>"."""
+    """{name: (control id, (m', Gamma', U'))}: the nearest wrong answers a derivation of the lemma
+    would produce, as wrong parameters of the derived formula V (m' + Gamma' U' z): U transposed;
+    the tilt doubled (log Z without its 1/2). The id names the control's check, "control/<id>"."""
     return {
         "transposed U: V (m + Gamma U^T z)": ("transposed-u", (m, cov, U.T)),
         "doubled tilt: V (m + 2 Gamma U z)": ("doubled-tilt", (m, 2 * cov, U)),
@@ -210,7 +211,8 @@ def run(
 
 def familywise_false_alarm(main: dict, summaries: dict) -> dict:
     """Probability bounds of a wrong verdict: the main battery's statistical checks each false-alarm
-    at base.check_false_alarm() (Bonferroni over the checks), and each control misses with 1 - power."""
+    at base.check_false_alarm() (Bonferroni over the checks), and each control misses with
+    1 - power."""
     statistical = sum(c.kind == "montecarlo" for c in main["checks"])
     misses = sum(v["miss_probability"] or 0.0 for v in summaries.values())
     return {

@@ -1,7 +1,8 @@
 """Claim `mixture`: the large-prompt limit for Gaussian-mixture tokens (docs/paper.md section 6).
 
 Statement: for mu = sum_k pi_k N(m_k, Gamma_k),
-T[mu](z) = V sum_k alpha_k(z) (m_k + Gamma_k U z), alpha = softmax_k(log pi_k + m_k^T U z + (Uz)^T Gamma_k (Uz)/2).
+T[mu](z) = V sum_k alpha_k(z) (m_k + Gamma_k U z),
+alpha = softmax_k(log pi_k + m_k^T U z + (Uz)^T Gamma_k (Uz)/2).
 
 Checks: symbolic proofs (mixture tilt, batched logits); the battery on the scenario's mixture; a
 degenerate positive check (iid Rademacher tokens are the equal-weight mixture of the 2^d point
@@ -40,7 +41,8 @@ ID = "mixture"
 TITLE = "Gaussian-mixture tokens give a non-linear softmax limit"
 # Maths between dollars is typeset on the pages (softlin/render/markup.py).
 STATEMENT = (
-    "For $mu = sum_k pi_k N(m_k, Gamma_k)$, $T_{U,V}[mu](z) = V sum_k alpha_k(z) (m_k + Gamma_k U z)$ "
+    "For $mu = sum_k pi_k N(m_k, Gamma_k)$, "
+    "$T_{U,V}[mu](z) = V sum_k alpha_k(z) (m_k + Gamma_k U z)$ "
     "with $alpha = softmax_k(log pi_k + m_k^T U z + (U z)^T Gamma_k (U z) / 2)$."
 )
 HYPOTHESES = (
@@ -76,7 +78,8 @@ def mixture_subject(
 ) -> Subject:
     """Claimed limit: the mixture formula for `claimed`, tested against tokens drawn from `law`.
     `kernel` replaces the limit (a slip); with `exact_kernel` its float64 values also stand for the
-    40-digit side (a control's limit has no derived exact form; that check does not judge controls)."""
+    40-digit side (a control's limit has no derived exact form; that check does not judge
+    controls)."""
     claimed_exact = lambda z: exact.mixture_limit(
         claimed.weights, claimed.means, claimed.covs, U, V, z
     )
@@ -99,9 +102,9 @@ def mixture_subject(
 
 
 def slip_kernels(law: MixtureLaw, U, V) -> dict:
-    """{name: (control id, kernel)} of the limits a derivation slip would produce: the same component
-    limits V (m_k + Gamma_k U z), with untilted weights alpha = pi, or with logits log pi_k + m_k^T U z
-    (quadratic term dropped). The id names the control's check, "control/<id>"."""
+    """{name: (control id, kernel)} of the limits a derivation slip would produce: the same
+    component limits V (m_k + Gamma_k U z), with untilted weights alpha = pi, or with logits log
+    pi_k + m_k^T U z (quadratic term dropped). The id names the control's check, "control/<id>"."""
 
     def with_logits(logits_of):
         def kernel(Z):
@@ -126,7 +129,8 @@ def slip_kernels(law: MixtureLaw, U, V) -> dict:
 
 
 def product_mixture(d: int, offset: float, variance: float) -> MixtureLaw:
-    """Equal-weight mixture over the 2^d sign patterns: means offset * (+-1, ..., +-1), cov variance * I."""
+    """Equal-weight mixture over the 2^d sign patterns: means offset * (+-1, ..., +-1),
+    cov variance * I."""
     signs = np.array(list(itertools.product((1.0, -1.0), repeat=d)))
     K = signs.shape[0]
     return MixtureLaw(
@@ -186,8 +190,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
             gap <= 1e-12,
             gap,
             1e-12,
-            f"iid Rademacher tokens are the equal-weight mixture of {2**d} point masses; relative gap "
-            "between the mixture limit and the 40-digit two-point enumeration",
+            f"iid Rademacher tokens are the equal-weight mixture of {2**d} point masses; relative "
+            "gap between the mixture limit and the 40-digit two-point enumeration",
             id="degenerate/rademacher-limit",
             unit="relative error",
         )
@@ -266,7 +270,8 @@ def _formulas() -> dict:
         sym["log_pi"]: sp.Symbol(r"\log\pi_k"),
     }
     mean = mixture_derivation.component_mean_batched(sym).xreplace(rename)
-    # log pi_k is printed on its own: inside the 1 x 1 matrix expression SymPy shows it times an identity.
+    # log pi_k is printed on its own: inside the 1 x 1 matrix expression SymPy shows it times
+    # an identity.
     rest = tilt.log_normaliser_gamma(sym).xreplace(rename).subs(sym["a"], sym["U"] * sym["z"])
     return {
         "limit": r"T[\mu](z) = \sum_k \alpha_k(z)\, " + sp.latex(mean),

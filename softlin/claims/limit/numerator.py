@@ -3,8 +3,9 @@ unbiased numerator Y = (1/L) sum_i e^{s_i - c} (V z_i - T(z)), and its power pla
 
 Per (L, query, output coordinate) one test at check_false_alarm() / (number of tests) (Bonferroni).
 The test's variance is Var Y = Var X / L from the derived per-token moments
-(numerics/numerator_moments.py), so its level needs no normal approximation (numerics/robust_mean.py);
-its power against a wrong limit is bounded below from the same moments, before any prompt is drawn.
+(numerics/numerator_moments.py), so its level needs no normal approximation
+(numerics/robust_mean.py); its power against a wrong limit is bounded below from the same moments,
+before any prompt is drawn.
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ from ..base import check_false_alarm
 
 
 def numerator_tests(budget, queries: np.ndarray, k: int) -> int:
-    """Tests of question 5 sharing check_false_alarm() (Bonferroni): one per (L, query, coordinate)."""
+    """Tests of question 5 sharing check_false_alarm() (Bonferroni): one per
+    (L, query, coordinate)."""
     return len(budget.Ls) * len(queries) * k
 
 
 def numerator_power(subject, queries: np.ndarray, budget, trials: int | None = None) -> dict:
-    """Power of question 5 against the subject's claimed limit (a battery.Subject, at a battery.Budget), bounded below from derived moments
-    (module docstring); computed before any prompt is drawn. {"power", "delta", "z_crit"}."""
+    """Power of question 5 against the subject's claimed limit (a battery.Subject, at a
+    battery.Budget), bounded below from derived moments (module docstring); computed before any
+    prompt is drawn. {"power", "delta", "z_crit"}."""
     limit = subject.claimed_kernel(queries)
     k = limit.shape[1]
     n = budget.trials if trials is None else trials
@@ -48,9 +51,10 @@ def numerator_power(subject, queries: np.ndarray, budget, trials: int | None = N
 def numerator_ratio(
     centred: np.ndarray, num: np.ndarray, claimed: np.ndarray, variance: np.ndarray, per_test: float
 ) -> np.ndarray:
-    """|theta_hat| / r per (query, coordinate) for the per-prompt statistics `centred` (trials, Q, k),
-    Var Y = `variance` (Q, k). Coordinates where Y is deterministic up to rounding (V Gamma V^T = 0,
-    see montecarlo.studentised_numerator) are judged exactly: 0 when the mean is rounding-sized, inf not."""
+    """|theta_hat| / r per (query, coordinate) for the per-prompt statistics `centred`
+    (trials, Q, k), Var Y = `variance` (Q, k). Coordinates where Y is deterministic up to rounding
+    (V Gamma V^T = 0, see montecarlo.studentised_numerator) are judged exactly: 0 when the mean is
+    rounding-sized, inf not."""
     degenerate, exact = montecarlo.rounding_degenerate(centred, num, claimed)
     if centred.shape[0] <= 2 * robust_mean.log_term(per_test):
         return np.where(degenerate, exact, 0.0)  # undecided: the caller says so

@@ -1,4 +1,5 @@
-"""prop-3.1, exact anchors at L = 1, 2, 3: the finite-L quadrature against direct L-token integration.
+"""prop-3.1, exact anchors at L = 1, 2, 3: the finite-L quadrature against direct L-token
+integration.
 
 numerics/selfnormalised.py turns the L-fold expectations A_L(q) = E sum_i p_i^2 and
 B_L(q) = E (sum_i p_i g_i - sqrt q)^2 (p = softmax(sqrt(q) g), g ~ N(0, I_L)) into one-dimensional
@@ -7,14 +8,15 @@ L(L-1)/L^2 are where an off-by-one in L would hide. Here the same moments are co
 formula: tensor Gauss-Hermite over the L standard normal coordinates g_1..g_L (L <= 3), i.e. the
 definition integrated directly. At L = 2 the whole error vector is integrated too (tokens
 z_i = m + R x_i, R R^T = Gamma, x_i ~ N(0, I_r), 2 r <= 4 dimensions): E err and E err err^T against
-`exact_second_moment`, which also tests the decomposition E err err^T = A V Gamma_perp V^T + B V Gamma a
-a^T Gamma V^T / q without using it.
+`exact_second_moment`, which also tests the decomposition E err err^T = A V Gamma_perp V^T + B V
+Gamma a a^T Gamma V^T / q without using it.
 
 Tolerance (fixed before the run): the reference's own error, estimated by the change between n and
-n + 16 nodes per direction (times 10), plus 1e-10 relative for the one-dimensional trapezoid rules of
-selfnormalised.py (their step-halving agreement is ~1e-13). Separation: at L = 2, replacing L - 1 by L
-in the power of phi changes A_2 by a factor phi-weighted O(1) (relative change > 10% for every q >= 0),
-and L^2 for L(L - 1) doubles the pair part of B_2; both exceed the tolerance by > 10^8.
+n + 16 nodes per direction (times 10), plus 1e-10 relative for the one-dimensional trapezoid
+rules of selfnormalised.py (their step-halving agreement is ~1e-13). Separation: at L = 2,
+replacing L - 1 by L in the power of phi changes A_2 by a factor phi-weighted O(1)
+(relative change > 10% for every q >= 0), and L^2 for L(L - 1) doubles the pair part of B_2; both
+exceed the tolerance by > 10^8.
 """
 
 from __future__ import annotations
@@ -77,13 +79,14 @@ def moment_anchor_check(qs) -> tuple[Check, dict]:
                 }
             )
     check = Check(
-        "exact finite-L moments A_L, B_L at L = 1, 2, 3 equal direct L-token Gauss-Hermite integration",
+        "exact finite-L moments A_L, B_L at L = 1, 2, 3 equal direct L-token Gauss-Hermite "
+        "integration",
         "quadrature",
         ok,
         worst,
         tol_worst,
-        "A_L = E sum p_i^2, B_L = E (sum p_i g_i - sqrt q)^2 from the one-dimensional t-integrals of "
-        "numerics/selfnormalised against tensor Gauss-Hermite over g in R^L; at q = "
+        "A_L = E sum p_i^2, B_L = E (sum p_i g_i - sqrt q)^2 from the one-dimensional t-integrals "
+        "of numerics/selfnormalised against tensor Gauss-Hermite over g in R^L; at q = "
         + ", ".join(f"{q:.4g}" for q in qs)
         + "; tolerance 10 x (change from n to n + 16 nodes) + 1e-10; "
         "largest relative difference per (q, L): "
@@ -113,7 +116,9 @@ def error_anchor_check(m, Gamma, U, V, z) -> tuple[Check | None, dict]:
     r = psd_root(Gamma).shape[1]
     if 2 * r > 4:
         return None, {
-            "error_anchor": f"not run: rank(Gamma) = {r}, the L = 2 integral has {2 * r} > 4 dimensions"
+            "error_anchor": (
+                f"not run: rank(Gamma) = {r}, the L = 2 integral has {2 * r} > 4 dimensions"
+            )
         }
     bias, second = selfnormalised.exact_second_moment(Gamma, U, V, z, 2)
     n = 28
@@ -126,13 +131,15 @@ def error_anchor_check(m, Gamma, U, V, z) -> tuple[Check | None, dict]:
         + QUADRATURE_TOLERANCE
     )
     check = Check(
-        "L = 2: exact E err and E err err^T (A, B decomposition) equal direct Gauss-Hermite over both tokens",
+        "L = 2: exact E err and E err err^T (A, B decomposition) equal direct Gauss-Hermite "
+        "over both tokens",
         "quadrature",
         gap <= tol,
         gap,
         tol,
-        f"tensor Gauss-Hermite in {2 * r} dimensions ({n + 8} nodes each) of V T[mu_2](z) - V(m + Gamma U z), "
-        "which uses neither A_L, B_L nor the decomposition; relative to max |E err err^T| entry; tolerance "
+        f"tensor Gauss-Hermite in {2 * r} dimensions ({n + 8} nodes each) of "
+        "V T[mu_2](z) - V(m + Gamma U z), which uses neither A_L, B_L nor the decomposition; "
+        "relative to max |E err err^T| entry; tolerance "
         f"10 x (change from {n} to {n + 8} nodes) + 1e-10",
         id="anchors/error-l2",
         unit="relative error",

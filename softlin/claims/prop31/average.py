@@ -1,8 +1,10 @@
 """prop-3.1, query average over nu = N(0, Sigma_q): the closed-form first-order coefficient
 (derivations/fluctuations.py), the exact finite-L L2(nu) error (quadrature in the prompt,
-importance-weighted query draws), the Monte Carlo error, the fitted slope and the pooled limit of L x error.
+importance-weighted query draws), the Monte Carlo error, the fitted slope and the pooled limit
+of L x error.
 
-    lim_L L E||T[mu_L] - T[mu]||^2_{L2(nu)} = det(I - 2 M Sigma_q)^{-1/2} [tr(V Gamma V^T) + tr(N Sigma_q (I - 2 M Sigma_q)^{-1})],
+    lim_L L E||T[mu_L] - T[mu]||^2_{L2(nu)}
+        = det(I - 2 M Sigma_q)^{-1/2} [tr(V Gamma V^T) + tr(N Sigma_q (I - 2 M Sigma_q)^{-1})],
 
 M = U^T Gamma U, N = U^T Gamma V^T V Gamma U, finite iff lambda = lambda_max(M Sigma_q) < 1/2.
 """
@@ -27,7 +29,8 @@ def exact_coefficient(Gamma, U, V, Sigma_q) -> float:
     math.inf when lambda >= 1/2 (the Gaussian integral diverges)."""
     M = rational_matrix(U).T * rational_matrix(Gamma) * rational_matrix(U)
     R = sp.eye(M.shape[0]) - 2 * M * rational_matrix(Sigma_q)
-    # Finite iff I - 2 S M S is positive definite; its eigenvalues are those of R (similar matrices).
+    # Finite iff I - 2 S M S is positive definite; its eigenvalues are those of R
+    # (similar matrices).
     eig = np.linalg.eigvals(np.array(R.evalf(30), dtype=float))
     if np.min(eig.real) <= 1e-12:
         return math.inf
@@ -41,8 +44,8 @@ def query_averaged(
     law, rng, budget, U, V, Gamma, Sq, limit_fn, lam, label, first_order: bool = False
 ) -> dict:
     """Monte Carlo and exact (Rao-Blackwellised) L2(nu) errors at the budget's L, with the fit. With
-    `first_order`, the exact values also include 10 and 100 x the largest L (same query draws), from which
-    the remainders of L x error are estimated without using the closed-form coefficient."""
+    `first_order`, the exact values also include 10 and 100 x the largest L (same query draws), from
+    which the remainders of L x error are estimated without using the closed-form coefficient."""
     ell_max = math.log(max(budget.Ls))
     c = min(6.0, query_average.proposal_scale(lam, ell_max))
     progress(f"prop-3.1: exact finite-L averages ({label})")
@@ -64,9 +67,10 @@ def query_averaged(
     fit = fits.loglog_fit(budget.Ls, means, ses)
     ex = [r.mean for r in exact]
     ex_se = [r.stderr for r in exact]
-    # Prediction: the same weighted regression applied to the exact values. The slope is linear in their
-    # logarithms, sum_j c_j ln ex_j; its standard error by the delta method with the full covariance of the
-    # exact averages (they share their query draws, so they are correlated across L).
+    # Prediction: the same weighted regression applied to the exact values. The slope is linear
+    # in their logarithms, sum_j c_j ln ex_j; its standard error by the delta method with
+    # the full covariance of the exact averages (they share their query draws, so they are
+    # correlated across L).
     pred = fits.loglog_fit(budget.Ls, ex, np.asarray(ses) / np.asarray(means) * np.asarray(ex))
     coeffs, _ = fits.loglog_slope_design(budget.Ls, np.asarray(ses) / np.asarray(means))
     rel = np.array([r.values / r.mean for r in exact])  # (nL, draws)
@@ -100,9 +104,9 @@ def per_L_check(label, av, alpha, key: str) -> Check:
         worst <= zc,
         worst,
         zc,
-        "z = (|Monte Carlo - exact| - 1e-3 exact) / combined standard error (1e-3: the tables' interpolation "
-        "error); exact = quadrature in the prompt averaged over importance-weighted query draws (proposal "
-        f"N(0, {av['scale']:.3g} Sigma_q)); per-L |z|: "
+        "z = (|Monte Carlo - exact| - 1e-3 exact) / combined standard error "
+        "(1e-3: the tables' interpolation error); exact = quadrature in the prompt averaged over "
+        f"importance-weighted query draws (proposal N(0, {av['scale']:.3g} Sigma_q)); per-L |z|: "
         + ", ".join(f"{z:.2f}" for z in zs)
         + f"; two-sided at false-alarm {alpha:.2g} each (Bonferroni)",
         id=f"{key}/montecarlo-vs-exact",
@@ -128,9 +132,10 @@ def slope_check(label, av, kappa, key: str) -> Check:
         fit.slope,
         av["predicted_slope"],
         f"weighted least squares of ln MSE on ln L: measured {fit.slope:.4f} +- {fit.stderr:.4f} "
-        f"(chi2 {fit.chi2:.2f} on {fit.dof} dof), exact over the same L {av['predicted_slope']:.4f} "
-        f"+- {av['predicted_slope_se']:.4f}, asymptotic kappa {kappa:.4f}; |z| = {abs(z):.2f} <= {zc:.2f} "
-        f"(two-sided, false-alarm {check_false_alarm():g} over the {1 + len(REGIMES)} fits)",
+        f"(chi2 {fit.chi2:.2f} on {fit.dof} dof), exact over the same L "
+        f"{av['predicted_slope']:.4f} +- {av['predicted_slope_se']:.4f}, asymptotic "
+        f"kappa {kappa:.4f}; |z| = {abs(z):.2f} <= {zc:.2f} (two-sided, false-alarm "
+        f"{check_false_alarm():g} over the {1 + len(REGIMES)} fits)",
         id=f"{key}/slope",
         unit="slope",
         detectable=significance.resolution(av["predicted_slope"], se, zc),
@@ -138,16 +143,17 @@ def slope_check(label, av, kappa, key: str) -> Check:
 
 
 def first_order_estimate(av, Ls, lam: float) -> tuple[float, float, float]:
-    """Monte Carlo estimate of lim L E||T[mu_L] - T[mu]||^2: at each L, L x MSE minus the exact remainder
-    R(L) = L exact(L) - L'' exact(L'') (paired over the same query draws, L'' = 100 max L), pooled with
-    inverse-variance weights. Returns (estimate, standard error, allowance for the tail D(L'')).
+    """Monte Carlo estimate of lim L E||T[mu_L] - T[mu]||^2: at each L,
+    L x MSE minus the exact remainder R(L) = L exact(L) - L'' exact(L'')
+    (paired over the same query draws, L'' = 100 max L), pooled with inverse-variance weights.
+    Returns (estimate, standard error, allowance for the tail D(L'')).
 
     The Monte Carlo errors are independent across L; the remainders' sampling errors are correlated
     (same draws) and are added linearly (their largest standard error). The tail D(L'') = limit -
     L'' exact(L'') decays as L^-rho (derivations/remainder_exponent): from the two exact
-    decades (max L, 10 max L, 100 max L) the ratio r of successive differences, taken no smaller than
-    its predicted value 10^-rho, gives D(L'') <= 2 |R2| r / (1 - r) (geometric tail, a factor 2 for
-    logarithmic corrections); infinite when r >= 1 (no decay seen)."""
+    decades (max L, 10 max L, 100 max L) the ratio r of successive differences, taken no smaller
+    than its predicted value 10^-rho, gives D(L'') <= 2 |R2| r / (1 - r) (geometric tail, a factor 2
+    for logarithmic corrections); infinite when r >= 1 (no decay seen)."""
     (mid, big) = av["exact_big"]
     ests, inv_vars, rem_se = [], [], []
     for L, mc, se, ex in zip(Ls, av["mc"], av["mc_se"], av["exact_objects"]):
@@ -180,11 +186,12 @@ def first_order_mc_check(av, coef, Ls, lam) -> Check:
         passed,
         est,
         coef,
-        f"estimate {est:.5g} +- {se:.3g}: at each L, L x MSE minus the exact remainder L x exact(L) - L'' x "
-        f"exact(L'') (L'' = {av['exact_big'][1].L}, same query draws, so it does not involve the closed form), "
-        f"pooled with inverse-variance weights; closed form {coef:.6g}; allowance {allowance:.3g} for the "
-        f"tail beyond L'' (the remainder decays as L^-rho, rho = {rho:.3g} for lambda = {lam:.3g}); "
-        f"z = {z:.2f}, two-sided at false-alarm {check_false_alarm():g}",
+        f"estimate {est:.5g} +- {se:.3g}: at each L, L x MSE minus the exact remainder "
+        f"L x exact(L) - L'' x exact(L'') (L'' = {av['exact_big'][1].L}, same query draws, "
+        "so it does not involve the closed form), pooled with inverse-variance weights; "
+        f"closed form {coef:.6g}; allowance {allowance:.3g} for the tail beyond L'' "
+        f"(the remainder decays as L^-rho, rho = {rho:.3g} for lambda = {lam:.3g}); z = {z:.2f}, "
+        f"two-sided at false-alarm {check_false_alarm():g}",
         id="average/first-order-montecarlo",
         unit="coefficient",
         detectable=significance.resolution(coef, se, zc, allowance),
@@ -194,8 +201,8 @@ def first_order_mc_check(av, coef, Ls, lam) -> Check:
 def coefficient_check(
     coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "", key: str = "average"
 ) -> Check:
-    """The closed-form coefficient (det / trace) against the query average of the per-query kernel tr C1(z):
-    tensor Gauss-Hermite when rank(Sigma_q) <= 3, else importance-sampled (a z-test)."""
+    """The closed-form coefficient (det / trace) against the query average of the per-query kernel
+    tr C1(z): tensor Gauss-Hermite when rank(Sigma_q) <= 3, else importance-sampled (a z-test)."""
     from ...numerics.laws import psd_root
 
     if not math.isfinite(coef):
@@ -220,23 +227,23 @@ def coefficient_check(
             log_fn=lambda Z: selfnormalised.query_terms(Gamma, U, V, Z).log_first_order,
         )
         rel = abs(gh - coef) / coef
-        # In the eigenbasis of the whitened tilt, with scale 1/(1 - 2 lambda_j) per direction, the folded
-        # integrand is a quadratic: the rule is exact, up to float rounding (<< 1e-10).
+        # In the eigenbasis of the whitened tilt, with scale 1/(1 - 2 lambda_j) per direction,
+        # the folded integrand is a quadratic: the rule is exact, up to float rounding (<< 1e-10).
         return Check(
             label
-            + "first_order_coefficient: closed form (det/trace, 40 digits) vs Gauss-Hermite over nu "
-            "of the kernel tr C1(z)",
+            + "first_order_coefficient: closed form (det/trace, 40 digits) vs Gauss-Hermite over "
+            "nu of the kernel tr C1(z)",
             "quadrature",
             rel <= 1e-10,
             rel,
             1e-10,
-            f"closed form {coef:.12g}, quadrature {gh:.12g} (40 nodes per eigendirection of the whitened "
-            "tilt, scale 1/(1 - 2 lambda_j) each)",
+            f"closed form {coef:.12g}, quadrature {gh:.12g} (40 nodes per eigendirection of the "
+            "whitened tilt, scale 1/(1 - 2 lambda_j) each)",
             id=f"{key}/coefficient-quadrature",
             unit="relative error",
         )
-    # rank(Sigma_q) > 3: with the proposal N(0, Sigma_q / (1 - 2 lambda)) the weighted integrand does not grow
-    # along the top direction, so its variance is finite.
+    # rank(Sigma_q) > 3: with the proposal N(0, Sigma_q / (1 - 2 lambda)) the weighted integrand
+    # does not grow along the top direction, so its variance is finite.
     sample = query_average.draw_queries(rng, Sq, (budget.rb_queries,), ghscale)
     vals = sample.weights * per_query(sample.Z)
     est, se = float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(vals.size))

@@ -1,7 +1,8 @@
-"""prop-3.1 beyond Gaussian tokens: Rademacher, uniform and a two-component Gaussian mixture with the
-scenario's mean and covariance. The decay of the L2(nu) error is measured, and L x error is compared with
-the general-law first order E_nu tr C1(z), tr C1 = E w^2 [tr(V Hess Lambda(2a) V^T) +
-|V (grad Lambda(2a) - grad Lambda(a))|^2] (derivations/fluctuations_product.py, numerics/first_order.py)."""
+"""prop-3.1 beyond Gaussian tokens: Rademacher, uniform and a two-component Gaussian
+mixture with the scenario's mean and covariance. The decay of the L2(nu) error is
+measured, and L x error is compared with the general-law first order E_nu tr C1(z),
+tr C1 = E w^2 [tr(V Hess Lambda(2a) V^T) + |V (grad Lambda(2a) - grad Lambda(a))|^2]
+(derivations/fluctuations_product.py, numerics/first_order.py)."""
 
 from __future__ import annotations
 
@@ -38,8 +39,8 @@ def _product_limit(kind, mean, root, U, V):
 
 
 def _law_coefficient(trace_fn, Sq, rng, n_draws: int) -> tuple[float, float, str]:
-    """E_nu tr C1(z): tensor Gauss-Hermite (40 nodes per direction) when rank(Sigma_q) <= 2, else the
-    mean over n_draws query draws (with its standard error)."""
+    """E_nu tr C1(z): tensor Gauss-Hermite (40 nodes per direction) when rank(Sigma_q) <= 2, else
+    the mean over n_draws query draws (with its standard error)."""
     r = psd_root(Sq).shape[1]
     if r <= 2:
         return (
@@ -57,8 +58,8 @@ def _law_coefficient(trace_fn, Sq, rng, n_draws: int) -> tuple[float, float, str
 
 
 def intercept_fit(Ls, values, stderrs) -> tuple[float, float, float]:
-    """Weighted least squares of L x MSE = C + C'/L: (C, its standard error, chi2). The O(1/L^2) term is
-    neglected (the chi2 against its degrees of freedom reports whether the model fits)."""
+    """Weighted least squares of L x MSE = C + C'/L: (C, its standard error, chi2). The O(1/L^2)
+    term is neglected (the chi2 against its degrees of freedom reports whether the model fits)."""
     L = np.asarray(Ls, dtype=float)
     fit = linear_fit(
         np.column_stack([np.ones_like(L), 1.0 / L]), L * np.asarray(values), L * np.asarray(stderrs)
@@ -78,8 +79,8 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
                 _product_limit(kind, m, root, U, V),
                 lambda Z, kind=kind: first_order.product_trace_c1(kind, root, U, V, Z),
             )
-        # A two-component mixture with the same mean and covariance as N(m, Gamma): m +- offset along the
-        # top eigenvector, component covariance Gamma - offset offset^T.
+        # A two-component mixture with the same mean and covariance as N(m, Gamma): m +- offset
+        # along the top eigenvector, component covariance Gamma - offset offset^T.
         vals, vecs = np.linalg.eigh(Gamma)
         offset = vecs[:, -1] * math.sqrt(vals[-1] / 2)
         mix = MixtureLaw(
@@ -106,9 +107,9 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
         means, ses = [x.mean for x in mc], [x.stderr for x in mc]
         fit = fits.loglog_fit(budget.Ls, means, ses)
         z = fit.slope / fit.stderr
-        # three-way: decay shown (z above the critical value), growth shown (below minus it: refuted), or
-        # neither (undecided: with few lengths or prompts a correct claim's decay can fall short
-        # of the critical value, e.g. z = 4.6 against 5.19 at L = 4, 8, 200 prompts)
+        # three-way: decay shown (z above the critical value), growth shown (below minus it:
+        # refuted), or neither (undecided: with few lengths or prompts a correct claim's decay can
+        # fall short of the critical value, e.g. z = 4.6 against 5.19 at L = 4, 8, 200 prompts)
         decays = True if z > zc_decay else (False if z < -zc_decay else None)
         checks.append(
             Check(
@@ -117,9 +118,10 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
                 decays,
                 fit.slope,
                 0.0,
-                f"fitted slope {fit.slope:.4f} +- {fit.stderr:.4f} (chi2 {fit.chi2:.2f} on {fit.dof} dof); "
-                f"one-sided z = {z:.2f} against {zc_decay:.2f} (false-alarm {check_false_alarm():g}, Bonferroni "
-                "over the laws): decay shown above it, growth (refuted) below minus it, undecided between; "
+                f"fitted slope {fit.slope:.4f} +- {fit.stderr:.4f} "
+                f"(chi2 {fit.chi2:.2f} on {fit.dof} dof); one-sided z = {z:.2f} against "
+                f"{zc_decay:.2f} (false-alarm {check_false_alarm():g}, Bonferroni over the laws): "
+                "decay shown above it, growth (refuted) below minus it, undecided between; "
                 "L x MSE: " + ", ".join(f"{L * x:.4g}" for L, x in zip(budget.Ls, means)),
                 id=f"beyond/{name}/decays",
                 unit="slope",
@@ -135,8 +137,9 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
         }
         series[f"{name} tokens"] = {"L": budget.Ls, "rmse": [math.sqrt(x) for x in means]}
         if name == "mixture" and lam_gauss > 0.2:
-            # The mixture's components have covariance <= Gamma: its remainder decays like the Gaussian's,
-            # L^-rho with rho < 1 above lambda = 1/5, so the C + C'/L model below does not apply.
+            # The mixture's components have covariance <= Gamma: its remainder decays like the
+            # Gaussian's, L^-rho with rho < 1 above lambda = 1/5, so the C + C'/L model below
+            # does not apply.
             quantities[name]["first_order_check"] = (
                 f"not run: lambda = {lam_gauss:.3g} > 1/5, the remainder decays as "
                 f"L^-{remainder_exponent(lam_gauss):.3g}, slower than 1/L"
@@ -153,9 +156,10 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
                 abs(zi) <= zc,
                 C,
                 coef,
-                f"weighted fit L x MSE = C + C'/L over the tested L: C = {C:.5g} +- {C_se:.3g} (chi2 {chi2:.2f} "
-                f"on {len(budget.Ls) - 2} dof; the O(1/L^2) term is neglected); first order {coef:.6g} "
-                f"({how}); z = {zi:.2f}, two-sided at false-alarm {check_false_alarm():g} (Bonferroni over the laws)",
+                f"weighted fit L x MSE = C + C'/L over the tested L: C = {C:.5g} +- {C_se:.3g} "
+                f"(chi2 {chi2:.2f} on {len(budget.Ls) - 2} dof; the O(1/L^2) term is neglected); "
+                f"first order {coef:.6g} ({how}); z = {zi:.2f}, two-sided at false-alarm "
+                f"{check_false_alarm():g} (Bonferroni over the laws)",
                 id=f"beyond/{name}/first-order",
                 unit="coefficient",
                 detectable=significance.resolution(coef, math.hypot(C_se, coef_se), zc),

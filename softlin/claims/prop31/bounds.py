@@ -1,6 +1,6 @@
-"""prop-3.1, explicit bounds: the high-probability and in-expectation bounds (every constant explicit),
-the paper's form c1 sigma^6 ln L / L^(c2 / sigma^2) with c1 from the proven in-expectation bound, and
-erratum 1 (the display fails at L = 1)."""
+"""prop-3.1, explicit bounds: the high-probability and in-expectation bounds
+(every constant explicit), the paper's form c1 sigma^6 ln L / L^(c2 / sigma^2) with c1 from the
+proven in-expectation bound, and erratum 1 (the display fails at L = 1)."""
 
 from __future__ import annotations
 
@@ -23,16 +23,17 @@ def expectation_bound(L: int, trace_plus: np.ndarray, q: np.ndarray) -> np.ndarr
         return trace_plus * kernels.expectation_bound_factor(L, q)
 
 
-# The bound eps_L^2(z) is evaluated by the emitted kernels in floats (a few roundings of 1e-16 each):
-# the ball must clear it by this relative margin for the comparison to be a proof.
+# The bound eps_L^2(z) is evaluated by the emitted kernels in floats (a few roundings of 1e-16
+# each): the ball must clear it by this relative margin for the comparison to be a proof.
 BOUND_FLOAT_MARGIN = 1e-12
 
 
 def expectation_bound_enclosed(Ls, bounds, fixed_quantities: dict) -> Check:
-    """ "The in-expectation bound holds at L", proved where the exact E|err|^2 is enclosed: the upper end
-    of its Arb ball (fixed.enclosure_check, rounded outward) lies below eps_L^2(z) (1 - BOUND_FLOAT_MARGIN).
-    The value is the largest ball-top / bound over those L: one minus it is the slack, the largest
-    relative lowering of the bound (a constant slipped) that this proof would still pass."""
+    """ "The in-expectation bound holds at L", proved where the exact E|err|^2 is enclosed:
+    the upper end of its Arb ball (fixed.enclosure_check, rounded outward) lies below eps_L^2(z)
+    (1 - BOUND_FLOAT_MARGIN). The value is the largest ball-top / bound over those L: one minus it
+    is the slack, the largest relative lowering of the bound (a constant slipped) that this proof
+    would still pass."""
     balls = dict(
         zip(
             fixed_quantities["fixed_query_enclosed_L"],
@@ -44,7 +45,10 @@ def expectation_bound_enclosed(Ls, bounds, fixed_quantities: dict) -> Check:
         for L, b in zip(Ls, bounds)
         if L in balls and L >= 2 and math.isfinite(b)
     ]
-    name = "fixed query: E|T[mu_L](z) - T[mu](z)|^2 <= eps_L^2(z) proved at every enclosed L (Arb ball below the bound)"
+    name = (
+        "fixed query: E|T[mu_L](z) - T[mu](z)|^2 <= eps_L^2(z) proved at every enclosed L "
+        "(Arb ball below the bound)"
+    )
     if not rows:
         return unjudged(
             name,
@@ -63,7 +67,8 @@ def expectation_bound_enclosed(Ls, bounds, fixed_quantities: dict) -> Check:
         1 - BOUND_FLOAT_MARGIN,
         "upper end of the enclosure / bound per L: "
         + ", ".join(f"L = {L}: {top / b:.4g}" for L, top, b in rows)
-        + f"; the bound from the emitted kernels in floats, cleared by {BOUND_FLOAT_MARGIN:g} relative",
+        + f"; the bound from the emitted kernels in floats, cleared by {BOUND_FLOAT_MARGIN:g} "
+        "relative",
         tier="enclosure",
         id="fixed/expectation-bound-enclosed",
         unit="ratio",
@@ -78,8 +83,9 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
     trace_plus0 = float(
         kernels.first_order_numerator(Gamma, V, U, z0[:, None])[0, 0]
     )  # tr(V Gamma V^T) + |V Gamma a|^2
-    # High-probability bound: exact binomial test, at the fixed-query sweep's L and at longer prompts
-    # drawn here for this check alone (their own child stream, so the later draws stay those of the seed).
+    # High-probability bound: exact binomial test, at the fixed-query sweep's L and at longer
+    # prompts drawn here for this check alone (their own child stream, so the later draws stay
+    # those of the seed).
     all_Ls = list(Ls) + [L for L in budget.bound_Ls if L not in Ls]
     alpha = check_false_alarm() / len(all_Ls)
     errors = dict(fixed["errors"])
@@ -121,24 +127,26 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
             passed,
             [len(rejected), informative],
             [0, len(all_Ls)],
-            f"eps_L(delta) = sqrt(E w^2 |V(z'-mu_a)|^2 / (L delta/2)) / (1 - sqrt(2 E w^2 ln(2/delta) / L)), "
-            "infinite (vacuous) when the square root in the denominator reaches 1. Proof: with w = e^{a^T z'} / "
-            "E e^{a^T z'} (E w = 1), X = mean_i w_i (z_i - mu_a) and D = mean_i w_i, the error is V X / D exactly "
-            "and E X = 0; Chebyshev gives |V X| <= s with probability >= 1 - delta/2 for s^2 = "
-            "E w^2 |V(z'-mu_a)|^2 / (L delta/2); Maurer's lower tail for a mean of iid nonnegative variables, "
-            "P(D <= 1 - t) <= exp(-L t^2 / (2 E w^2)), gives D > 1 - t with probability >= 1 - delta/2 for "
-            "t = sqrt(2 E w^2 ln(2/delta) / L); on both events |V X / D| <= s / (1 - t). For N(m, Gamma): "
-            "E w^2 = e^{a^T Gamma a}, E w^2 |V(z'-mu_a)|^2 = e^{a^T Gamma a}(tr(V Gamma V^T) + |V Gamma a|^2). "
-            f"Test: delta = {delta:g}, {budget.fixed_prompts} prompts at each L = "
-            f"{', '.join(str(L) for L in all_Ls)}; one-sided binomial test at false-alarm "
-            f"{check_false_alarm():g} (Bonferroni over L); it rejects an exceedance probability of "
-            f"{detectable:.3g} ({detectable / delta:.3g} delta) or more with power >= 0.999 at each L; "
-            "tightness (bound / empirical (1-delta)-quantile) per L: "
+            "eps_L(delta) = sqrt(E w^2 |V(z'-mu_a)|^2 / (L delta/2)) / "
+            "(1 - sqrt(2 E w^2 ln(2/delta) / L)), infinite (vacuous) when the square root in "
+            "the denominator reaches 1. Proof: with w = e^{a^T z'} / E e^{a^T z'} (E w = 1), "
+            "X = mean_i w_i (z_i - mu_a) and D = mean_i w_i, the error is V X / D exactly "
+            "and E X = 0; Chebyshev gives |V X| <= s with probability >= 1 - delta/2 for "
+            "s^2 = E w^2 |V(z'-mu_a)|^2 / (L delta/2); Maurer's lower tail for a mean of "
+            "iid nonnegative variables, P(D <= 1 - t) <= exp(-L t^2 / (2 E w^2)), gives "
+            "D > 1 - t with probability >= 1 - delta/2 for t = sqrt(2 E w^2 ln(2/delta) / L); "
+            "on both events |V X / D| <= s / (1 - t). For N(m, Gamma): E w^2 = e^{a^T Gamma a}, "
+            "E w^2 |V(z'-mu_a)|^2 = e^{a^T Gamma a}(tr(V Gamma V^T) + |V Gamma a|^2). "
+            f"Test: delta = {delta:g}, {budget.fixed_prompts} prompts at each "
+            f"L = {', '.join(str(L) for L in all_Ls)}; one-sided binomial test at false-alarm "
+            f"{check_false_alarm():g} (Bonferroni over L); it rejects an exceedance probability "
+            f"of {detectable:.3g} ({detectable / delta:.3g} delta) or more with power >= 0.999 at "
+            "each L; tightness (bound / empirical (1-delta)-quantile) per L: "
             + ", ".join(f"{r:.3g}" for r in ratios),
             id="fixed/high-probability-bound",
             unit="rejections",
-            # the smallest relative excess of the exceedance probability over delta detected (n draws at
-            # every L); nothing is tested when no L has a finite bound
+            # the smallest relative excess of the exceedance probability over delta detected
+            # (n draws at every L); nothing is tested when no L has a finite bound
             detectable=detectable / delta - 1.0 if informative else None,
         )
     ]
@@ -148,18 +156,20 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
     zs = [(m - b) / se for m, b, se in zip(fixed["mse"], eb, fixed["mse_se"])]
     checks.append(
         Check(
-            "fixed query: E|T[mu_L](z) - T[mu](z)|^2 <= eps_L^2(z) (in-expectation bound, Monte Carlo)",
+            "fixed query: E|T[mu_L](z) - T[mu](z)|^2 <= eps_L^2(z) (in-expectation bound, "
+            "Monte Carlo)",
             "montecarlo",
             max(zs) <= zc,
             max(zs),
             zc,
-            "eps_L^2(z) = (tr(V Gamma V^T) + |V Gamma a|^2)(4 e^q / L + L exp(-(L-2)^2 / (8 (L-1) e^q))), "
-            "q = a^T Gamma a. Proof: on {D >= 1/2}, |V X / D|^2 <= 4 |V X|^2 and E|V X|^2 = e^q (tr + |V Gamma a|^2) / L; "
-            "on {D < 1/2} the output is a convex combination of the V z_i, so the error is at most "
-            "max_i |V(z_i - mu_a)| and max^2 <= sum_i; {D < 1/2} lies in {D_-i < 1/2} (without token i, "
-            "independent of z_i), and Maurer's lower tail for the L - 1 other weights (E w = 1, E w^2 = e^q) "
-            "at 1 - t = L / (2(L-1)) bounds its probability by exp(-(L-2)^2 / (8 (L-1) e^q)). "
-            f"One-sided z = (MC - bound)/se, false-alarm {check_false_alarm():g} (Bonferroni); tightness "
+            "eps_L^2(z) = (tr(V Gamma V^T) + |V Gamma a|^2)(4 e^q / L + L "
+            "exp(-(L-2)^2 / (8 (L-1) e^q))), q = a^T Gamma a. Proof: on {D >= 1/2}, |V X / D|^2 "
+            "<= 4 |V X|^2 and E|V X|^2 = e^q (tr + |V Gamma a|^2) / L; on {D < 1/2} the output is "
+            "a convex combination of the V z_i, so the error is at most max_i |V(z_i - mu_a)| and "
+            "max^2 <= sum_i; {D < 1/2} lies in {D_-i < 1/2} (without token i, independent of z_i), "
+            "and Maurer's lower tail for the L - 1 other weights (E w = 1, E w^2 = e^q) at 1 - t "
+            "= L / (2(L-1)) bounds its probability by exp(-(L-2)^2 / (8 (L-1) e^q)). One-sided "
+            f"z = (MC - bound)/se, false-alarm {check_false_alarm():g} (Bonferroni); tightness "
             "bound / exact per L: " + ", ".join(f"{b / e:.3g}" for b, e in zip(eb, fixed["exact"])),
             id="fixed/expectation-bound",
             unit="z",
@@ -186,8 +196,9 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
             j for j, L in enumerate(Ls) if L >= 2
         ]  # the bound is stated for L >= 2 (erratum 1)
         for L in [Ls[j] for j in tested]:
-            # first term: its query average is exactly good(L, q = 0) times the closed-form coefficient;
-            # the (small) second term averaged over query draws. Both from the emitted kernels.
+            # first term: its query average is exactly good(L, q = 0) times the closed-form
+            # coefficient; the (small) second term averaged over query draws. Both from the
+            # emitted kernels.
             extra = trace_plus * kernels.expectation_bound_bad_event(L, terms.q)
             integrated.append(
                 float(kernels.expectation_bound_good_event(L, 0.0)) * coef + float(extra.mean())
@@ -199,15 +210,15 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
         ] or [-math.inf]
         checks.append(
             Check(
-                "L2(nu): E||T[mu_L] - T[mu]||^2 <= E_nu eps_L^2(z) = 4 first_order_coefficient / L + "
-                "E_nu[second term] (Monte Carlo)",
+                "L2(nu): E||T[mu_L] - T[mu]||^2 <= E_nu eps_L^2(z) = 4 first_order_coefficient / L "
+                "+ E_nu[second term] (Monte Carlo)",
                 "montecarlo",
                 max(zi) <= zc,
                 max(zi),
                 zc,
-                "the fixed-query bound integrated over nu; its first term is 4/L times the closed-form "
-                "coefficient, the second is averaged over query draws; one-sided z, false-alarm "
-                f"{check_false_alarm():g}; tightness bound / exact per L: "
+                "the fixed-query bound integrated over nu; its first term is 4/L times the "
+                "closed-form coefficient, the second is averaged over query draws; one-sided z, "
+                f"false-alarm {check_false_alarm():g}; tightness bound / exact per L: "
                 + ", ".join(
                     f"{b / e:.3g}" for b, e in zip(integrated, [main["exact"][j] for j in tested])
                 ),
@@ -227,9 +238,10 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
 
 def explicit_c1(coef, Gamma, U, V, Sq, sigma: float) -> tuple[float, int]:
     """c1 of the paper's form from the proven in-expectation bound (below the threshold, kappa = 1):
-    E||err||^2 <= E_nu eps_L^2 = 4 coef / L + E_nu[(tr(V Gamma V^T) + |V Gamma a|^2) L e^{-(L-2)^2 / (8 (L-1) e^q)}],
-    so c1 = sup_{L >= 2} L E_nu eps_L^2 / (sigma^6 ln L), the sup over L = 2..64 and a geometric grid to 1e9
-    (the second term decays like e^{-L / (8 e^q)} at each query). Derived from the bound alone, before any data."""
+    E||err||^2 <= E_nu eps_L^2 = 4 coef / L + E_nu[(tr(V Gamma V^T) + |V Gamma a|^2) L
+    e^{-(L-2)^2 / (8 (L-1) e^q)}], so c1 = sup_{L >= 2} L E_nu eps_L^2 / (sigma^6 ln L), the sup
+    over L = 2..64 and a geometric grid to 1e9 (the second term decays like e^{-L / (8 e^q)} at each
+    query). Derived from the bound alone, before any data."""
 
     def per_query(Z, L):
         t = selfnormalised.query_terms(Gamma, U, V, Z)
@@ -255,9 +267,10 @@ def explicit_c1(coef, Gamma, U, V, Sq, sigma: float) -> tuple[float, int]:
 
 
 def paper_form_checks(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> dict:
-    """The paper's form c1 sigma^6 ln L / L^(c2/sigma^2) with c2 = sigma^2 (kappa = 1 below the threshold) and c1
-    from the proven in-expectation bound (`explicit_c1`, no data): the Monte Carlo error at the tested L and the
-    exact error at 10x and 100x the largest L must lie below it (one-sided z-tests, Bonferroni)."""
+    """The paper's form c1 sigma^6 ln L / L^(c2/sigma^2) with c2 = sigma^2 (kappa = 1 below the
+    threshold) and c1 from the proven in-expectation bound (`explicit_c1`, no data): the Monte
+    Carlo error at the tested L and the exact error at 10x and 100x the largest L must lie below it
+    (one-sided z-tests, Bonferroni)."""
     sigma = subgaussian_sigma(Gamma)
     if not math.isfinite(coef) or lam >= 0.5:
         return {
@@ -290,15 +303,16 @@ def paper_form_checks(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> dict:
     zs = [(e - f) / s for e, f, s in zip(est, form, ses)]
     checks = [
         Check(
-            "paper's form c1 sigma^6 ln L / L^(c2/sigma^2) with c2 = sigma^2 and c1 from the proven in-expectation "
-            "bound holds at the tested L (Monte Carlo) and at 10x, 100x the largest L (exact route)",
+            "paper's form c1 sigma^6 ln L / L^(c2/sigma^2) with c2 = sigma^2 and c1 from the "
+            "proven in-expectation bound holds at the tested L (Monte Carlo) and at 10x, 100x the "
+            "largest L (exact route)",
             "montecarlo",
             max(zs) <= zc,
             max(zs),
             zc,
-            f"sigma = max(1, sqrt(lambda_max(Gamma))) = {sigma:.4g}; c1 = sup_L L E_nu eps_L^2 / (sigma^6 ln L) = "
-            f"{c1:.4g} (attained at L = {L_star}; derived before any data), c2 = {c2:.4g}; one-sided z = (error - "
-            f"form) / se at L = {Ls}: "
+            f"sigma = max(1, sqrt(lambda_max(Gamma))) = {sigma:.4g}; c1 = sup_L L E_nu eps_L^2 "
+            f"/ (sigma^6 ln L) = {c1:.4g} (attained at L = {L_star}; derived before any data), "
+            f"c2 = {c2:.4g}; one-sided z = (error - form) / se at L = {Ls}: "
             + ", ".join(f"{z:.1f}" for z in zs)
             + f"; false-alarm {check_false_alarm():g} (Bonferroni); error / form: "
             + ", ".join(f"{e / f:.3g}" for e, f in zip(est, form)),
@@ -316,10 +330,11 @@ L1_QUADRATURE_REL = 1e-12
 
 
 def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> dict:
-    """At L = 1, T[mu_1](z) = V z_1 and the error is exactly tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T) > 0,
-    while c1 sigma^6 ln(1) / 1 = 0. Two routes judge the closed form: the exact finite-L moments at
-    L = 1 (selfnormalised.exact_second_moment, A_1 = 1, B_1 = 1 + q) averaged over queries by
-    Gauss-Hermite (the integrand is a quadratic in z, so 6 nodes per axis are exact), and Monte Carlo."""
+    """At L = 1, T[mu_1](z) = V z_1 and the error is exactly tr(V Gamma V^T) + tr(V Gamma U
+    Sigma_q U^T Gamma V^T) > 0, while c1 sigma^6 ln(1) / 1 = 0. Two routes judge the closed form:
+    the exact finite-L moments at L = 1 (selfnormalised.exact_second_moment, A_1 = 1, B_1 = 1 + q)
+    averaged over queries by Gauss-Hermite (the integrand is a quadratic in z, so 6 nodes per axis
+    are exact), and Monte Carlo."""
     exact = float(
         kernels.output_error_one_token(Gamma, U, V, Sq)
     )  # derivations/fluctuations_one_token.py
@@ -338,14 +353,15 @@ def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> dict:
         )  # V Gamma = 0: both sides vanish
         checks.append(
             Check(
-                "erratum 1 witness: the closed-form L = 1 error equals the exact L = 1 moments averaged "
-                "over the queries (Gauss-Hermite)",
+                "erratum 1 witness: the closed-form L = 1 error equals the exact L = 1 moments "
+                "averaged over the queries (Gauss-Hermite)",
                 "quadrature",
                 rel <= L1_QUADRATURE_REL,
                 rel,
                 L1_QUADRATURE_REL,
-                f"closed form {exact:.8g}, quadrature {quad:.8g}; the rule is exact for this quadratic and "
-                "A_1, B_1 are exact, so the tolerance is float rounding over 6^r nodes",
+                f"closed form {exact:.8g}, quadrature {quad:.8g}; the rule is exact for "
+                "this quadratic and A_1, B_1 are exact, so the tolerance is float rounding "
+                "over 6^r nodes",
                 id="erratum-1/closed-form-l1",
                 unit="relative error",
             )
@@ -357,14 +373,15 @@ def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> dict:
     zc = significance.z_critical(check_false_alarm())
     checks.append(
         Check(
-            "erratum 1 witness: at L = 1 the error is tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T) > 0 "
-            "while the paper's right side c1 sigma^6 ln(1) / 1 is 0",
+            "erratum 1 witness: at L = 1 the error is tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T "
+            "Gamma V^T) > 0 while the paper's right side c1 sigma^6 ln(1) / 1 is 0",
             "montecarlo",
             abs(z) <= zc and exact > 0,
             mc.mean,
             exact,
-            f"Monte Carlo at L = 1: {mc.mean:.5g} +- {mc.stderr:.3g} against the exact {exact:.6g} (z = {z:.2f}, "
-            f"two-sided at false-alarm {check_false_alarm():g}); any c1 gives 0 at L = 1",
+            f"Monte Carlo at L = 1: {mc.mean:.5g} +- {mc.stderr:.3g} against the exact "
+            f"{exact:.6g} (z = {z:.2f}, two-sided at false-alarm {check_false_alarm():g}); "
+            "any c1 gives 0 at L = 1",
             id="erratum-1/witness",
             unit="risk",
             detectable=significance.resolution(exact, mc.stderr, zc),
@@ -372,7 +389,9 @@ def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> dict:
     )
     erratum = {
         "id": 1,
-        "text": "Proposition 3.1 (and 3.4) as displayed fail at L = 1: ln(1) = 0 makes the right side 0",
+        "text": (
+            "Proposition 3.1 (and 3.4) as displayed fail at L = 1: ln(1) = 0 makes the right side 0"
+        ),
         "witness": {
             "L": 1,
             "error_exact": exact,

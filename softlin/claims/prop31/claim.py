@@ -16,13 +16,14 @@ derives (derivations/fluctuations.py) and checks:
 
 Routes. Symbolic (SymPy proofs); exact 40-digit evaluation of the closed forms; quadrature (the
 exact finite-L moments of numerics/selfnormalised.py, Gauss-Hermite over queries, the exact
-query-averaged error at L up to e^128 for the asymptotic exponent); Monte Carlo (the streamed engine of
-numerics/attention.py). Every Monte Carlo test is a z-test or an exact binomial test at a total
-false-alarm probability of 1e-6 per family (Bonferroni), with fixed seeds from the claim's stream.
-Regimes below, at and above the threshold rescale the scenario's token covariance (Gamma = sigma^2 Gamma0
-with sigma^2 = lambda_target / lambda0). Negative control: above the threshold a claimed 1/L rate must be
-refuted. Non-Gaussian tokens (Rademacher, uniform, a Gaussian mixture with the scenario's mean and
-covariance) have their decay measured and L x error compared with the general-law first order.
+query-averaged error at L up to e^128 for the asymptotic exponent); Monte Carlo
+(the streamed engine of numerics/attention.py). Every Monte Carlo test is a z-test or an
+exact binomial test at a total false-alarm probability of 1e-6 per family (Bonferroni),
+with fixed seeds from the claim's stream. Regimes below, at and above the threshold rescale the
+scenario's token covariance (Gamma = sigma^2 Gamma0 with sigma^2 = lambda_target / lambda0).
+Negative control: above the threshold a claimed 1/L rate must be refuted. Non-Gaussian tokens
+(Rademacher, uniform, a Gaussian mixture with the scenario's mean and covariance) have their decay
+measured and L x error compared with the general-law first order.
 """
 
 from __future__ import annotations
@@ -78,24 +79,26 @@ TITLE = "Output concentration: exact 1/L fluctuations, the finiteness threshold 
 # Maths between dollars is typeset on the pages (softlin/render/markup.py).
 STATEMENT = (
     "For $mu$ centred and $sigma$-sub-Gaussian ($sigma >= 1$), $nu$ centred and 1-sub-Gaussian and "
-    "$||T[mu]||_{L^4(nu)} <= sigma^2 M$, there are $c_1, c_2 > 0$ depending only on $d, V, U, M$ with "
-    "$E||T[mu_L] - T[mu]||^2_{L^2(nu)} <= c_1 sigma^6 ln(L) / L^(c_2/sigma^2)$. Exact form for "
-    "$mu = N(m, Gamma)$, $nu = N(0, Sigma_q)$: the error is first_order_coefficient $/ L + o(1/L)$ when "
-    "$lambda = lambda_max(U^T Gamma U Sigma_q) < 1/2$, and decays as $L^(-kappa)$ (up to logarithms) with "
-    "$kappa = min(1, (sqrt(1 + 4/lambda) - 1)/2)$ on both sides of that threshold."
+    "$||T[mu]||_{L^4(nu)} <= sigma^2 M$, there are $c_1, c_2 > 0$ depending only on $d, V, U, M$ "
+    "with $E||T[mu_L] - T[mu]||^2_{L^2(nu)} <= c_1 sigma^6 ln(L) / L^(c_2/sigma^2)$. Exact "
+    "form for $mu = N(m, Gamma)$, $nu = N(0, Sigma_q)$: the error is first_order_coefficient "
+    "$/ L + o(1/L)$ when $lambda = lambda_max(U^T Gamma U Sigma_q) < 1/2$, and decays as "
+    "$L^(-kappa)$ (up to logarithms) with $kappa = min(1, (sqrt(1 + 4/lambda) - 1)/2)$ on both "
+    "sides of that threshold."
 )
 HYPOTHESES = (
     "tokens $z' ~ N(m, Gamma)$ ($Gamma$ positive semidefinite) for the exact results; Rademacher, "
     "uniform and Gaussian-mixture tokens for the measured decay",
-    "queries $z ~ nu = N(0, Sigma_q)$ (query_cov); prompts $z_1, ..., z_L$ iid; $L >= 2$ in the paper's display",
+    "queries $z ~ nu = N(0, Sigma_q)$ (query_cov); prompts $z_1, ..., z_L$ iid; $L >= 2$ in the "
+    "paper's display",
 )
 SCENARIO_KEYS = scen.COMMON_KEYS
 
 
 def default_scenario() -> dict:
-    """d = 2, lambda_max(U^T Gamma U) = 0.105 (below the threshold 1/2 and below 1/4, where the plain
-    query average of the first-order term has a finite variance); the query has |V Gamma a|^2 about a
-    quarter of tr(V Gamma V^T), so the Gamma a a^T Gamma term of C1 is visible."""
+    """d = 2, lambda_max(U^T Gamma U) = 0.105 (below the threshold 1/2 and below 1/4, where the
+    plain query average of the first-order term has a finite variance); the query has |V Gamma a|^2
+    about a quarter of tr(V Gamma V^T), so the Gamma a a^T Gamma term of C1 is visible."""
     return {
         "d": 2,
         "mean": [0.3, -0.2],
@@ -126,10 +129,11 @@ def run(
     regimes=REGIMES,
     beyond: bool = True,
 ) -> dict:
-    """Verify Proposition 3.1 on `scenario`. Sensitivity tests inject wrong formulas: `cov_kernel(Gamma, V, a)`
-    replaces the C1 kernel, `coefficient(Gamma, U, V, Sigma_q)` the query-averaged closed form, and
-    `exponent(lambda)` the sharp exponent. `regimes` ((name, lambda) pairs) and `beyond` (non-Gaussian
-    tokens) select parts of the run (tests use subsets; the CLI always runs everything)."""
+    """Verify Proposition 3.1 on `scenario`. Sensitivity tests inject wrong formulas:
+    `cov_kernel(Gamma, V, a)` replaces the C1 kernel, `coefficient(Gamma, U, V, Sigma_q)`
+    the query-averaged closed form, and `exponent(lambda)` the sharp exponent. `regimes`
+    ((name, lambda) pairs) and `beyond` (non-Gaussian tokens) select parts of the run
+    (tests use subsets; the CLI always runs everything)."""
     s = validate(scenario)
     m, Gamma, U, V, Sq = s["mean"], s["cov"], s["U"], s["V"], s["query_cov"]
     budget = budget_for(s, profile)
@@ -160,7 +164,7 @@ def run(
         lambda_max=lam, threshold=0.5, exponent=kappa, naive_exponent=naive_exponent(lam)
     )
 
-    # ---- 1. Fixed query: b1, C1 (kernels vs 40 digits; exact finite-L limit; anchors; Monte Carlo). ----
+    # ---- 1. Fixed query: b1, C1 (kernels vs 40 digits; exact finite-L limit; anchors; MC). ----
     z0 = fixed_query(s)
     a0 = U @ z0
     b1_kernel = kernels.bias_first_order(Gamma, V, a0[:, None])[:, 0]
@@ -211,7 +215,8 @@ def run(
     quantities["first_order_coefficient"] = coef if math.isfinite(coef) else None
     checks.append(coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget))
     if 0 < lam < NEAR_THRESHOLD and psd_root(Sq).shape[1] <= 3:
-        # Just below the threshold the closed form and the quadrature are hardest to get right together.
+        # Just below the threshold the closed form and the quadrature are hardest to get
+        # right together.
         near = regime_setting(Gamma, lam, NEAR_THRESHOLD)[0]
         checks.append(
             coefficient_check(
@@ -271,14 +276,14 @@ def run(
             first_order_tail_allowance=tail,
         )
     elif math.isfinite(coef):
-        # lambda > 2/7: L x error approaches the coefficient as L^-rho, rho < 1/2, out of reach of a Monte Carlo
-        # test at testable L; the closed form is checked by quadrature above and the finite-L error by the
-        # exact route at every L.
+        # lambda > 2/7: L x error approaches the coefficient as L^-rho, rho < 1/2, out of reach of
+        # a Monte Carlo test at testable L; the closed form is checked by quadrature above and the
+        # finite-L error by the exact route at every L.
         quantities["first_order_monte_carlo_check"] = (
             f"not run: the remainder decays as L^-{rho:.3g} (lambda = {lam:.3g} > 2/7)"
         )
 
-    # ---- 3. Bounds: high probability (fixed query) and in expectation (fixed query, integrated). ----
+    # ---- 3. Bounds: high probability (fixed query), in expectation (fixed query, integrated). ----
     bounds = bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng)
     checks += bounds["checks"]
     quantities.update(bounds["quantities"])
@@ -293,7 +298,8 @@ def run(
     quantities["regimes"] = {name: r["quantities"] for name, r in regime_runs.items()}
     if lam <= 1e-12:
         quantities["regimes"] = (
-            "none: U^T Gamma U Sigma_q = 0, every query has a^T Gamma a = 0 and the error is tr(V Gamma V^T)/L"
+            "none: U^T Gamma U Sigma_q = 0, every query has a^T Gamma a = 0 and the error is "
+            "tr(V Gamma V^T)/L"
         )
 
     # ---- 5. The paper's form, erratum 1. ----
@@ -332,9 +338,12 @@ def run(
 
 
 def stated_precision(checks) -> list[dict]:
-    """Numbers whose digits below the eighth are rounding (certio.precision_entry): agreement measures
-    and tolerances of the deterministic routes at the 1e-10 level."""
-    why = "a quadrature agreement measure or tolerance at the 1e-10 level, whose digits below 1e-12 are rounding"
+    """Numbers whose digits below the eighth are rounding (certio.precision_entry): agreement
+    measures and tolerances of the deterministic routes at the 1e-10 level."""
+    why = (
+        "a quadrature agreement measure or tolerance at the 1e-10 level, whose digits below "
+        "1e-12 are rounding"
+    )
     out = [
         precision_entry(f"quantities.moment_anchors[*].{k}", why, abs=1e-12)
         for k in ("relative", "tolerance")
@@ -349,10 +358,10 @@ def stated_precision(checks) -> list[dict]:
 
 
 def validate(scenario: dict) -> dict:
-    """The common scenario checks, plus at least two prompt lengths (the rate is a log-log slope) and an
-    output that varies: with V Gamma V^T = 0 every token has the same output V z_i = V m, so
-    T[mu_L] = T[mu] exactly at every L, the statement holds trivially and there is no rate to measure
-    (every error, and every standard error, is 0)."""
+    """The common scenario checks, plus at least two prompt lengths (the rate is a log-log slope)
+    and an output that varies: with V Gamma V^T = 0 every token has the same output V z_i = V m,
+    so T[mu_L] = T[mu] exactly at every L, the statement holds trivially and there is no rate to
+    measure (every error, and every standard error, is 0)."""
     s = scen.common(scenario)
     if len(s["L"]) < 2:
         raise ValueError(
@@ -367,9 +376,9 @@ def validate(scenario: dict) -> dict:
 
 
 def fixed_query_reach(s: dict) -> None:
-    """The exact finite-L moments at the fixed query are a quadrature in q = a^T Gamma a, a = U z, whose
-    cost grows like q^2 and whose accuracy holds up to numerics/selfnormalised.q_reach(L): refuse a q
-    beyond its reach at the scenario's smallest L before any work."""
+    """The exact finite-L moments at the fixed query are a quadrature in q = a^T Gamma a, a = U z,
+    whose cost grows like q^2 and whose accuracy holds up to numerics/selfnormalised.q_reach(L):
+    refuse a q beyond its reach at the scenario's smallest L before any work."""
     from ...numerics.selfnormalised import q_reach
     from .common import fixed_query
 
@@ -378,15 +387,16 @@ def fixed_query_reach(s: dict) -> None:
     q, reach = float(a @ s["cov"] @ a), q_reach(min(s["L"]))
     if not q <= reach:
         raise ValueError(
-            f"at the fixed query z = {np.round(z0, 6).tolist()}, q = a^T Gamma a = {q:.4g} (a = U z) is "
-            f"beyond the exact finite-L route's reach q <= {reach:g} at L = {min(s['L'])}: lower the "
-            f"scale of U, cov or query"
+            f"at the fixed query z = {np.round(z0, 6).tolist()}, q = a^T Gamma a = {q:.4g} "
+            f"(a = U z) is beyond the exact finite-L route's reach q <= {reach:g} at "
+            f"L = {min(s['L'])}: lower the scale of U, cov or query"
         )
 
 
-# A token of the high-probability bound's longer prompts (one query, drawn by the conditional sampler)
-# costs one normal and its softmax terms, whatever d: measured 0.075 units (30 s for 20000 prompts at
-# L = 1e5, d = 2); counted as 0.25 so that the estimate errs towards refusing.
+# A token of the high-probability bound's longer prompts (one query, drawn by the conditional
+# sampler) costs one normal and its softmax terms, whatever d: measured 0.075 units
+# (30 s for 20000 prompts at L = 1e5, d = 2); counted as 0.25 so that the estimate errs
+# towards refusing.
 BOUND_UNITS_PER_TOKEN = 0.25
 
 
@@ -414,8 +424,8 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
         averaged + fixed + enclosed,
         memory,
         f"trials = {s['trials']}, L = {s['L']}: 7 query-averaged sweeps of {b.prompts} prompts and "
-        f"one of {b.fixed_prompts} at {profile} (and at L = {list(b.bound_Ls)} for the high-probability "
-        f"bound); {b.enclosed} Arb enclosures",
+        f"one of {b.fixed_prompts} at {profile} (and at L = {list(b.bound_Ls)} for the "
+        f"high-probability bound); {b.enclosed} Arb enclosures",
     )
 
 

@@ -1,9 +1,10 @@
 """prop-3.1, shared pieces: the false-alarm budget, critical values, the profile budgets, exact
 rational conversion, and the regime rescaling Gamma = sigma^2 Gamma0 (lambda = sigma^2 lambda0).
 
-False alarm: every statistical check of the claim is run at base.check_false_alarm() (1e-6 unless a hunt lowers it) in total (Bonferroni
-over its parts), so the claim's family-wise false alarm is at most 1e-6 times the number of
-statistical checks (recorded in the certificate as `family_wise_false_alarm`).
+False alarm: every statistical check of the claim is run at base.check_false_alarm()
+(1e-6 unless a hunt lowers it) in total (Bonferroni over its parts), so the claim's
+family-wise false alarm is at most 1e-6 times the number of statistical checks
+(recorded in the certificate as `family_wise_false_alarm`).
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ class Budget:
 
 
 def fixed_query(s: dict) -> np.ndarray:
-    """The fixed query z0 of the claim's fixed-query part: the scenario's `query`, else the first column
-    of Sigma_q^(1/2) (a typical query), else the ones vector (Sigma_q = 0)."""
+    """The fixed query z0 of the claim's fixed-query part: the scenario's `query`, else the first
+    column of Sigma_q^(1/2) (a typical query), else the ones vector (Sigma_q = 0)."""
     from ...numerics.laws import psd_root
 
     Sq = s["query_cov"]
@@ -67,8 +68,8 @@ def budget_for(s: dict, profile: str) -> Budget:
         if profile == "standard"
         else (12.0, 16.0, 32.0, 64.0, 128.0, 256.0)
     )
-    # The conditional sampler draws a fixed-query prompt in L + r normals, which pays for the bound at
-    # prompts 4x (standard) and ~25x (full) longer than the scenario's longest.
+    # The conditional sampler draws a fixed-query prompt in L + r normals, which pays for the bound
+    # at prompts 4x (standard) and ~25x (full) longer than the scenario's longest.
     bound_Ls = tuple(
         sorted({4 * max(s["L"])} | ({25 * max(s["L"])} if profile == "full" else set()))
     )
@@ -92,12 +93,13 @@ def regime_setting(Gamma0, lam0, target):
 
 
 def subgaussian_sigma(Gamma) -> float:
-    """sigma of the paper for N(m, Gamma) (centred): sqrt(lambda_max(Gamma)), at least 1 (the paper's range)."""
+    """sigma of the paper for N(m, Gamma) (centred): sqrt(lambda_max(Gamma)), at least 1
+    (the paper's range)."""
     return max(1.0, math.sqrt(max(0.0, float(np.max(np.linalg.eigvalsh(Gamma))))))
 
 
-# Relative error of the exact averages from the spline tables (<= 5e-4 measured, see selfnormalised.Table),
-# allowed for deterministically in the comparisons with Monte Carlo.
+# Relative error of the exact averages from the spline tables (<= 5e-4 measured, see
+# selfnormalised.Table), allowed for deterministically in the comparisons with Monte Carlo.
 TABLE_RELATIVE_ERROR = 1e-3
 
 
@@ -109,7 +111,8 @@ def _lam(lam) -> float:
 
 
 def sharp_exponent(lam) -> float:
-    """kappa(lambda) from the emitted kernel (derivations/fluctuations_exponent.sharp_exponent_piecewise)."""
+    """kappa(lambda) from the emitted kernel
+    (derivations/fluctuations_exponent.sharp_exponent_piecewise)."""
     from ...numerics import kernels
 
     return float(kernels.sharp_exponent(np.float64(_lam(lam))))

@@ -1,11 +1,12 @@
-"""prop-3.1, fixed query: the first-order bias b1 and covariance C1 (kernels vs 40-digit closed forms,
-their limits from the exact finite-L quadrature) and the Monte Carlo tests at one query z.
+"""prop-3.1, fixed query: the first-order bias b1 and covariance C1 (kernels vs 40-digit closed
+forms, their limits from the exact finite-L quadrature) and the Monte Carlo tests at one query z.
 
 At a query z with a = U z, q = a^T Gamma a (derivations/fluctuations.py, section 1):
 
     b1(z) = -e^q V Gamma a,   C1(z) = e^q V (Gamma + Gamma a a^T Gamma) V^T,
 
-and at every L (numerics/selfnormalised.py) E err = -A_L(q) V Gamma a (Stein: E[err + sum p_i^2 V Gamma a] = 0),
+and at every L (numerics/selfnormalised.py) E err = -A_L(q) V Gamma a
+(Stein: E[err + sum p_i^2 V Gamma a] = 0),
 E err err^T = A_L V Gamma_perp V^T + B_L V Gamma a a^T Gamma V^T / q.
 """
 
@@ -56,15 +57,16 @@ def enclosure_check(Gamma, U, V, z0, Ls, exact_bias, exact_mse) -> tuple[Check, 
         mse_iv.append(enclosure.outward(ball.mse))
     widths = [(hi - lo) / max(abs(hi + lo) / 2, 1e-300) for lo, hi in mse_iv]
     check = Check(
-        "fixed query: the exact finite-L bias and E|err|^2 (float route) lie in their Arb enclosures",
+        "fixed query: the exact finite-L bias and E|err|^2 (float route) lie in their Arb "
+        "enclosures",
         "quadrature",
         worst <= FLOAT_ROUTE_RELATIVE,
         worst,
         FLOAT_ROUTE_RELATIVE,
-        f"at L = {list(Ls)}: A_L(q), B_L(q) enclosed by python-flint's acb.integral (proved error balls, "
-        "tails bounded, not cut), then the emitted kernels in ball arithmetic; value: the largest distance "
-        "of a float value outside its ball, relative to the value; relative widths of the E|err|^2 "
-        "enclosures: " + ", ".join(f"{w:.1e}" for w in widths),
+        f"at L = {list(Ls)}: A_L(q), B_L(q) enclosed by python-flint's acb.integral (proved error "
+        "balls, tails bounded, not cut), then the emitted kernels in ball arithmetic; value: "
+        "the largest distance of a float value outside its ball, relative to the value; relative "
+        "widths of the E|err|^2 enclosures: " + ", ".join(f"{w:.1e}" for w in widths),
         tier="enclosure",
         id="fixed/enclosure",
         unit="relative error",
@@ -101,26 +103,29 @@ def first_order_limit_check(Gamma, U, V, z0, b1, C1) -> Check:
     vals = np.array(vals)
     first = np.concatenate([b1, C1.ravel()])
     # f(L) = f + c/L + c'/L^2: Richardson on (1e5, 1e6) removes c/L; the c'/L^2 remainder is bounded
-    # by the change of that extrapolation when (1e4, 1e5) is used instead, divided by 100 (it scales as
-    # 1/L^2), with a factor 10 of margin, plus 1e-9 for the quadrature and interpolation (relative 1e-9).
+    # by the change of that extrapolation when (1e4, 1e5) is used instead, divided by 100
+    # (it scales as 1/L^2), with a factor 10 of margin, plus 1e-9 for the quadrature and
+    # interpolation (relative 1e-9).
     rich = richardson(vals[1], vals[2])
     rich_lo = richardson(vals[0], vals[1])
     scale = max(1e-300, float(np.max(np.abs(first))))
     tol = 10 * float(np.max(np.abs(rich - rich_lo))) / 100 / scale + 1e-9
     err = float(np.max(np.abs(rich - first))) / scale
-    # The 1/L^2 model of the remainder needs e^{2q} small against the smallest L (1e4); at q ~ 5 the exact
-    # values are not asymptotic yet (a correct b1, C1 is ~4% off at q = 4.8): undecided there.
+    # The 1/L^2 model of the remainder needs e^{2q} small against the smallest L (1e4); at q ~ 5 the
+    # exact values are not asymptotic yet (a correct b1, C1 is ~4% off at q = 4.8): undecided there.
     a = U @ z0
     q = float(a @ Gamma @ a)
     asymptotic = math.exp(2 * q) <= LIMIT_ASYMPTOTIC * Ls[0]
     return Check(
-        "b1 and C1 are the limits of L (E T[mu_L] - T) and L Cov T[mu_L] (exact finite-L quadrature)",
+        "b1 and C1 are the limits of L (E T[mu_L] - T) and L Cov T[mu_L] "
+        "(exact finite-L quadrature)",
         "quadrature",
         (err <= tol) if asymptotic else None,
         err,
         tol,
-        "exact finite-L bias -A_L(q) V Gamma a and covariance from the quadrature of numerics/selfnormalised "
-        "at L = 1e4, 1e5, 1e6, Richardson-extrapolated in 1/L; relative to max |first-order entry|"
+        "exact finite-L bias -A_L(q) V Gamma a and covariance from the quadrature of "
+        "numerics/selfnormalised at L = 1e4, 1e5, 1e6, Richardson-extrapolated in 1/L; relative to "
+        "max |first-order entry|"
         + (
             ""
             if asymptotic
@@ -133,15 +138,16 @@ def first_order_limit_check(Gamma, U, V, z0, b1, C1) -> Check:
 
 
 def deterministic_coordinates(Gamma, V) -> np.ndarray:
-    """Output coordinates k with (V Gamma V^T)_kk = 0 up to rounding: V_k z = V_k m for every token, so
-    their error is 0 at every L (and Gamma V_k^T = 0, so every first-order term of row k vanishes)."""
+    """Output coordinates k with (V Gamma V^T)_kk = 0 up to rounding: V_k z = V_k m for every
+    token, so their error is 0 at every L (and Gamma V_k^T = 0, so every first-order term of
+    row k vanishes)."""
     diag = np.einsum("ki,ij,kj->k", V, Gamma, V)
     return diag <= DETERMINISTIC_OUTPUT * float(np.sum(V**2) * np.linalg.norm(Gamma, 2))
 
 
 def _exact_where(z: np.ndarray, masked: np.ndarray, verdict: np.ndarray) -> np.ndarray:
-    """z with the masked entries replaced by their exact verdict (0 or inf): a zero-spread entry has no
-    z-score (0/0), it is judged exactly instead, never left as NaN."""
+    """z with the masked entries replaced by their exact verdict (0 or inf): a zero-spread entry has
+    no z-score (0/0), it is judged exactly instead, never left as NaN."""
     return np.where(masked, verdict, z)
 
 
@@ -149,10 +155,10 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
     """Monte Carlo at the fixed query: exact finite-L bias / second moments, the Stein identity, and
     the first-order coefficients with their exact remainder allowed for.
 
-    A deterministic output coordinate k (deterministic_coordinates) has no spread, so no z-score: it is
-    judged exactly instead, its Monte Carlo errors, exact bias and first-order b1_k, C1_k. within
-    ROUNDING_TOLERANCE times the size of the terms (verdict 0, else inf: a refutation); an entry of a
-    second moment or covariance that involves it takes its verdict."""
+    A deterministic output coordinate k (deterministic_coordinates) has no spread, so no z-score:
+    it is judged exactly instead, its Monte Carlo errors, exact bias and first-order b1_k, C1_k.
+    within ROUNDING_TOLERANCE times the size of the terms (verdict 0, else inf: a refutation);
+    an entry of a second moment or covariance that involves it takes its verdict."""
     P = budget.fixed_prompts
     Ls = budget.Ls
     limit = limit_fn(z0[None, :])
@@ -161,8 +167,9 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
     det = deterministic_coordinates(Gamma, V)
     iu = np.triu_indices(k)
     det_pair = det[iu[0]] | det[iu[1]]
-    # the size of the terms of coordinate k: the limit V_k mu_a and a token's output V_k z (|z_j - m_j| <= 10
-    # standard deviations: a rounding error is relative to what is added, not to the near-0 result)
+    # the size of the terms of coordinate k: the limit V_k mu_a and a token's output V_k z
+    # (|z_j - m_j| <= 10 standard deviations: a rounding error is relative to what is added,
+    # not to the near-0 result)
     size = 1.0 + np.abs(limit[0]) + np.abs(V) @ (np.abs(law.mean) + np.sqrt(np.diag(Gamma)) * 10)
     first_zero = (np.abs(b1) <= ROUNDING_TOLERANCE * size) & np.all(
         np.abs(C1) <= ROUNDING_TOLERANCE * size[:, None] * size[None, :], axis=1
@@ -173,9 +180,9 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
     first_details, errors_by_L = [], {}
 
     # The first-order limits as the exact route sees them, independently of the claimed b1, C1:
-    # F(L) = L (exact bias, exact covariance) at L = 1e6 and 1e7; at a fixed query the remainder is O(1/L)
-    # (all moments of w are finite), so F(1e7) is within |F(1e6) - F(1e7)| / 9 of the limit; twice that is
-    # allowed for deterministically below.
+    # F(L) = L (exact bias, exact covariance) at L = 1e6 and 1e7; at a fixed query the remainder is
+    # O(1/L) (all moments of w are finite), so F(1e7) is within |F(1e6) - F(1e7)| / 9 of the limit;
+    # twice that is allowed for deterministically below.
     def scaled_exact(L):
         bias, second = selfnormalised.exact_second_moment(Gamma, U, V, z0, L)
         return L * bias, L * (second - np.outer(bias, bias))
@@ -183,8 +190,8 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
     (fb6, fc6), (fb7, fc7) = scaled_exact(10**6), scaled_exact(10**7)
     tail_b, tail_c = 2 * np.abs(fb6 - fb7) / 9, 2 * np.abs(fc6 - fc7) / 9
     mse_fixed, mse_fixed_se, exact_fixed, exact_bias = [], [], [], []
-    # The predictions each check tests and their standard errors (allowances), over L and the entries judged
-    # by a z-score (not the deterministic ones), for the checks' `detectable`.
+    # The predictions each check tests and their standard errors (allowances), over L and the
+    # entries judged by a z-score (not the deterministic ones), for the checks' `detectable`.
     res_exact, res_stein, res_first = ([], []), ([], []), ([], [], [])
     for L in sweep(Ls, "prop-3.1: fixed-query Monte Carlo", weights=Ls, item="L"):
         err, part = montecarlo.fixed_query_errors(
@@ -272,20 +279,23 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
             worst_exact <= zc,
             worst_exact,
             zc,
-            f"largest |z| over {len(Ls)} L x {n_entries} entries (bias -A_L(q) V Gamma a, E err err^T from "
-            f"quadrature); {P} prompts per L; two-sided, false-alarm {check_false_alarm():g} in total (Bonferroni)",
+            f"largest |z| over {len(Ls)} L x {n_entries} entries (bias -A_L(q) V Gamma a, "
+            f"E err err^T from quadrature); {P} prompts per L; two-sided, false-alarm "
+            f"{check_false_alarm():g} in total (Bonferroni)",
             id="fixed/montecarlo-vs-exact",
             unit="|z|",
             detectable=significance.resolution(*(np.concatenate(x) for x in res_exact), zc),
         ),
         Check(
-            "fixed query: E[T[mu_L] - T] = -E[sum_i p_i^2] V Gamma a at every L (Gaussian integration by parts)",
+            "fixed query: E[T[mu_L] - T] = -E[sum_i p_i^2] V Gamma a at every L "
+            "(Gaussian integration by parts)",
             "montecarlo",
             worst_stein <= zc_stein,
             worst_stein,
             zc_stein,
-            f"paired per-prompt z-test of err + (sum_i p_i^2) V Gamma a, {P} prompts; no quadrature involved; "
-            f"two-sided, false-alarm {check_false_alarm():g} (Bonferroni over L and coordinates)",
+            f"paired per-prompt z-test of err + (sum_i p_i^2) V Gamma a, {P} prompts; "
+            f"no quadrature involved; two-sided, false-alarm {check_false_alarm():g} "
+            "(Bonferroni over L and coordinates)",
             id="fixed/bias-stein",
             unit="|z|",
             detectable=significance.resolution(*(np.concatenate(x) for x in res_stein), zc_stein),
@@ -296,10 +306,11 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
             worst_first <= zc,
             worst_first,
             zc,
-            "largest |L x estimate - first order - R(L)| / (L x standard error), R(L) = L x exact(L) - L' x exact(L') "
-            "the O(1/L) remainder from the exact quadrature (L' = 1e7, so R does not involve the claimed b1, C1; "
-            "the O(1/L') tail of L' x exact(L') is allowed for); "
-            f"two-sided, false-alarm {check_false_alarm():g} in total; per L (L, z_bias, z_cov): "
+            "largest |L x estimate - first order - R(L)| / (L x standard error), "
+            "R(L) = L x exact(L) - L' x exact(L') the O(1/L) remainder from the exact quadrature "
+            "(L' = 1e7, so R does not involve the claimed b1, C1; the O(1/L') tail of "
+            f"L' x exact(L') is allowed for); two-sided, false-alarm {check_false_alarm():g} in "
+            "total; per L (L, z_bias, z_cov): "
             + ", ".join(f"({L}, {b:.2f}, {c:.2f})" for L, b, c in first_details),
             id="fixed/first-order-montecarlo",
             unit="|z|",

@@ -1,24 +1,27 @@
-"""prop-3.1: the family-wise false alarm and the power of the Monte Carlo control, computed before the
-Monte Carlo run from the exact route (never from the data the control judges).
+"""prop-3.1: the family-wise false alarm and the power of the Monte Carlo control, computed before
+the Monte Carlo run from the exact route (never from the data the control judges).
 
-False alarm. Each statistical check (Monte Carlo z-tests, the binomial test, the Monte Carlo control) is
-run at base.check_false_alarm() (1e-6 by default) in total over its parts (Bonferroni); quadrature and emission checks are
-deterministic up to stated error bounds. The family-wise false alarm is the sum over the statistical
-checks (<= 2e-5 for the built-in scenario), so a correct suite is verified with probability >= 0.9999.
+False alarm. Each statistical check (Monte Carlo z-tests, the binomial test, the Monte Carlo
+control) is run at base.check_false_alarm() (1e-6 by default) in total over its parts (Bonferroni);
+quadrature and emission checks are deterministic up to stated error bounds. The family-wise false
+alarm is the sum over the statistical checks (<= 2e-5 for the built-in scenario), so a correct suite
+is verified with probability >= 0.9999.
 
 Power of the "claimed 1/L rate" control above the threshold. The control refutes slope 1 when the
-Monte Carlo log-log slope s_hat satisfies (s_hat - 1) / se < -z (one-sided, false alarm 1e-6). Its power is
-Phi((1 - s) / se - z), s the exact finite-L slope over the tested L (quadrature) and se the slope's standard
-error predicted from a variance model of the per-prompt estimate Y = (1/Q) sum_j W_j |err_j|^2:
+Monte Carlo log-log slope s_hat satisfies (s_hat - 1) / se < -z (one-sided, false alarm 1e-6).
+Its power is Phi((1 - s) / se - z), s the exact finite-L slope over the tested L (quadrature) and
+se the slope's standard error predicted from a variance model of the per-prompt estimate
+Y = (1/Q) sum_j W_j |err_j|^2:
 
     Var Y <= E Y^2 <= E_{nu'}[W^2 E|err|^4]           (Jensen over the Q queries of one prompt),
-    E|err|^4 ~ (tr S)^2 + 2 tr S^2,  S = E err err^T = A_L P + (B_L - A_L) u u^T / q    (Gaussian fourth moment),
+    E|err|^4 ~ (tr S)^2 + 2 tr S^2,  S = E err err^T = A_L P + (B_L - A_L) u u^T / q
+                                                      (Gaussian fourth moment),
 
 P = V Gamma V^T, u = V Gamma a, A_L, B_L the exact finite-L moments (both identities proved in
-derivations/fluctuations_power.py, evaluated by the emitted error_fourth_moment_model); the relative standard errors
-sqrt(Var Y / prompts) / E Y give the weighted-least-squares slope error, doubled as a margin for the
-heavier-than-Gaussian tails of the error (a model, stated as such, not a bound). The query averages use a
-fixed seed (the power is a function of the scenario and the budget alone).
+derivations/fluctuations_power.py, evaluated by the emitted error_fourth_moment_model); the relative
+standard errors sqrt(Var Y / prompts) / E Y give the weighted-least-squares slope error, doubled as
+a margin for the heavier-than-Gaussian tails of the error (a model, stated as such, not a bound).
+The query averages use a fixed seed (the power is a function of the scenario and the budget alone).
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ TAIL_MARGIN = 2.0
 
 
 def family_wise(checks, alpha: float) -> dict:
-    """Sum of the per-check false alarms over the statistical checks (and controls decided by Monte Carlo)."""
+    """Sum of the per-check false alarms over the statistical checks (and controls decided by
+    Monte Carlo)."""
     stat = [c for c in checks if c.tier == "statistical"]
     return {
         "family_wise_false_alarm": union_bound(len(stat), alpha),
@@ -80,6 +84,8 @@ def slope_control_power(Gamma, U, V, Sigma_q, budget, av, zc: float) -> dict:
         "power": power,
         "stderr": se,
         "slope": s,
-        "detail": f"exact slope {s:.4f}, predicted standard error {se:.4f} (variance model x {TAIL_MARGIN**2:g}), "
-        f"power Phi((1 - {s:.4f}) / {se:.4f} - {zc:.2f}) = {power:.6f}",
+        "detail": (
+            f"exact slope {s:.4f}, predicted standard error {se:.4f} (variance model x "
+            f"{TAIL_MARGIN**2:g}), power Phi((1 - {s:.4f}) / {se:.4f} - {zc:.2f}) = {power:.6f}"
+        ),
     }

@@ -1,8 +1,9 @@
 """prop-3.1, regimes below, at and above the threshold lambda = 1/2, and the sharp exponent.
 
-The scenario's token covariance is rescaled, Gamma = sigma^2 Gamma0 with sigma^2 = lambda_target / lambda0.
-In each regime: Monte Carlo = exact finite-L error at every L, fitted slope = exact slope, and the exact
-query-averaged error of the scalar reduction (q = lambda g^2) to L = e^64 (quick) or e^128 decays as
+The scenario's token covariance is rescaled, Gamma = sigma^2 Gamma0 with
+sigma^2 = lambda_target / lambda0. In each regime: Monte Carlo = exact finite-L error at every L,
+fitted slope = exact slope, and the exact query-averaged error of the scalar reduction
+(q = lambda g^2) to L = e^64 (quick) or e^128 decays as
 L^-kappa, kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2) (derivations/fluctuations_exponent.py).
 """
 
@@ -22,10 +23,11 @@ from .power import REQUIRED_POWER, slope_control_power
 from ..progress import sweep
 
 # The 4-term fit ln F = c0 - kappa l + p ln l + c1 / l of the exact average at l = 8..64 (quick) or
-# 12..128 (standard) recovers kappa within FIT_MODEL_ERROR for lambda in {0.2, 0.5, 1} (design study in
-# tests/numerics/test_prop31_engine.py, against the fit to l = 16..256: largest change 2e-3). The check's
-# tolerance KAPPA_TOLERANCE is fixed at 5 times that; the nearest wrong exponents it must exclude (the naive
-# 1/(2 lambda), 0.118 away at lambda = 1; kappa of 2 lambda, 0.18 away) are more than 10 tolerances away.
+# 12..128 (standard) recovers kappa within FIT_MODEL_ERROR for lambda in {0.2, 0.5, 1} (design study
+# in tests/numerics/test_prop31_engine.py, against the fit to l = 16..256: largest change 2e-3).
+# The check's tolerance KAPPA_TOLERANCE is fixed at 5 times that; the nearest wrong exponents it
+# must exclude (the naive 1/(2 lambda), 0.118 away at lambda = 1; kappa of 2 lambda, 0.18 away) are
+# more than 10 tolerances away.
 FIT_MODEL_ERROR = 2e-3
 KAPPA_TOLERANCE = 1e-2
 
@@ -82,7 +84,8 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
         ]
         # The asymptotic exponent from the exact averages at huge L.
         asym = asymptotic_exponent(lam, budget.ells, sharp_exponent(lam))
-        # Tolerance fixed beforehand (not from these values): KAPPA_TOLERANCE, above the 4-term fit's model error.
+        # Tolerance fixed beforehand (not from these values): KAPPA_TOLERANCE, above the 4-term
+        # fit's model error.
         dev = abs(asym["kappa4"] - kappa)
         naive = naive_exponent(lam)
         sharp = sharp_exponent(lam)
@@ -95,34 +98,35 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
                 asym["kappa4"],
                 kappa,
                 f"fit ln F = c0 - kappa ln L + p ln ln L + c1/ln L to the exact average at ln L = "
-                f"{', '.join(f'{e:g}' for e in asym['ells'])}: kappa = {asym['kappa4']:.5f}, log power p = "
-                f"{asym['log_power']:.3f}; |kappa - predicted| = {dev:.2e} <= {KAPPA_TOLERANCE:g} (fixed: the "
-                f"fit's model error is <= {FIT_MODEL_ERROR:g} for lambda in [0.2, 1]); the 3-term fit (no "
-                f"c1/ln L) gives {asym['kappa3']:.5f} (reported); the naive min(1, e^q/L) heuristic would "
-                f"give {naive:.4f}",
+                f"{', '.join(f'{e:g}' for e in asym['ells'])}: kappa = {asym['kappa4']:.5f}, "
+                f"log power p = {asym['log_power']:.3f}; |kappa - predicted| = {dev:.2e} <= "
+                f"{KAPPA_TOLERANCE:g} (fixed: the fit's model error is <= {FIT_MODEL_ERROR:g} for "
+                f"lambda in [0.2, 1]); the 3-term fit (no c1/ln L) gives {asym['kappa3']:.5f} "
+                f"(reported); the naive min(1, e^q/L) heuristic would give {naive:.4f}",
                 id=f"regime/{name}/kappa",
                 unit="exponent",
             )
         )
         power = {}
         if lam > 0.5:
-            # Two hypotheses, fixed before the run: the derived kappa and the naive 1/(2 lambda). The naive one is
-            # refuted when the fitted exponent is closer to the derived one than half their gap; the fit's model
-            # error (<= FIT_MODEL_ERROR) is far below half the gap, so the decision is deterministic: power 1.
+            # Two hypotheses, fixed before the run: the derived kappa and the naive 1/(2 lambda).
+            # The naive one is refuted when the fitted exponent is closer to the derived one than
+            # half their gap; the fit's model error (<= FIT_MODEL_ERROR) is far below half the gap,
+            # so the decision is deterministic: power 1.
             half_gap = abs(sharp - naive) / 2
             excluded = abs(asym["kappa4"] - naive) > half_gap
             checks.append(
                 Check(
-                    f"{name} threshold: the naive exponent min(1, 1/(2 lambda)) = {naive:.4f} is excluded "
-                    "by the exact quadrature",
+                    f"{name} threshold: the naive exponent min(1, 1/(2 lambda)) = {naive:.4f} is "
+                    "excluded by the exact quadrature",
                     "control",
                     excluded,
                     "refuted" if excluded else "not refuted",
                     "refuted",
-                    f"|fitted kappa - naive| = {abs(asym['kappa4'] - naive):.3g} > {half_gap:.3g} = half the gap "
-                    f"between the derived {sharp:.4f} and the naive {naive:.4f} (fixed before the run); "
-                    f"deterministic (quadrature): power 1 since the fit's model error {FIT_MODEL_ERROR:g} < "
-                    f"{half_gap:.3g}",
+                    f"|fitted kappa - naive| = {abs(asym['kappa4'] - naive):.3g} > {half_gap:.3g} "
+                    f"= half the gap between the derived {sharp:.4f} and the naive {naive:.4f} "
+                    "(fixed before the run); deterministic (quadrature): power 1 since the fit's "
+                    f"model error {FIT_MODEL_ERROR:g} < {half_gap:.3g}",
                     tier="consistency",
                     id=f"regime/{name}/naive-excluded",
                     unit="verdict",
@@ -135,13 +139,15 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
             excluded1 = abs(asym["kappa4"] - 1.0) > half_gap1
             checks.append(
                 Check(
-                    f"{name} threshold: a claimed 1/L rate (kappa = 1) is excluded by the exact quadrature",
+                    f"{name} threshold: a claimed 1/L rate (kappa = 1) is excluded by the "
+                    "exact quadrature",
                     "control",
                     excluded1,
                     "refuted" if excluded1 else "not refuted",
                     "refuted",
-                    f"|fitted kappa - 1| = {abs(asym['kappa4'] - 1.0):.3g} > {half_gap1:.3g} = half the gap between "
-                    f"the derived {sharp:.4f} and 1 (fixed before the run); deterministic: power 1",
+                    f"|fitted kappa - 1| = {abs(asym['kappa4'] - 1.0):.3g} > {half_gap1:.3g} = "
+                    f"half the gap between the derived {sharp:.4f} and 1 (fixed before the run); "
+                    "deterministic: power 1",
                     tier="consistency",
                     id=f"regime/{name}/one-over-l-excluded",
                     unit="verdict",
@@ -157,8 +163,8 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
             power[f"{name}: claimed 1/L rate refuted (Monte Carlo slope)"] = pw["power"]
             z1 = (fit.slope - 1.0) / fit.stderr
             control = (
-                f"negative control (lambda = {lam:.3g} above the threshold): a claimed 1/L rate must be "
-                "refuted by the Monte Carlo slope"
+                f"negative control (lambda = {lam:.3g} above the threshold): a claimed 1/L rate "
+                "must be refuted by the Monte Carlo slope"
             )
             if pw["power"] >= REQUIRED_POWER:
                 refuted = z1 < -zc
@@ -169,9 +175,9 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
                         refuted,
                         "refuted" if refuted else "not refuted",
                         "refuted",
-                        f"measured slope {fit.slope:.4f} +- {fit.stderr:.4f} against 1: z = {z1:.1f}, "
-                        f"one-sided at false-alarm {check_false_alarm():g} (critical {-zc:.2f}); power computed "
-                        f"before the run: {pw['detail']}",
+                        f"measured slope {fit.slope:.4f} +- {fit.stderr:.4f} against 1: "
+                        f"z = {z1:.1f}, one-sided at false-alarm {check_false_alarm():g} "
+                        f"(critical {-zc:.2f}); power computed before the run: {pw['detail']}",
                         tier="statistical",
                         id=f"regime/{name}/control-one-over-l",
                         unit="verdict",
@@ -193,8 +199,9 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
                     )
                 )
         if name == "at":
-            # L x error at the threshold: the Monte Carlo growth between the extreme L against the exact growth
-            # (which is positive: no finite first-order coefficient, (ln L)^p with p from the fit above).
+            # L x error at the threshold: the Monte Carlo growth between the extreme L against the
+            # exact growth (which is positive: no finite first-order coefficient, (ln L)^p with p
+            # from the fit above).
             Ls = budget.Ls
             g_mc = Ls[-1] * av["mc"][-1] - Ls[0] * av["mc"][0]
             g_ex = Ls[-1] * av["exact"][-1] - Ls[0] * av["exact"][0]
@@ -206,15 +213,16 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
             zc2 = significance.z_critical(check_false_alarm())
             checks.append(
                 Check(
-                    f"at the threshold (lambda = {lam:.3g}): L x error grows with L as the exact value does "
-                    "(no finite first-order coefficient)",
+                    f"at the threshold (lambda = {lam:.3g}): L x error grows with L as the exact "
+                    "value does (no finite first-order coefficient)",
                     "montecarlo",
                     abs(zg) <= zc2 and g_ex > 0 and asym["log_power"] > 0,
                     g_mc,
                     g_ex,
-                    f"growth of L x MSE from L = {Ls[0]} to {Ls[-1]}: Monte Carlo {g_mc:.4g}, exact {g_ex:.4g} "
-                    f"(z = {zg:.2f}, two-sided at false-alarm {check_false_alarm():g}); the exact growth is "
-                    f"(ln L)^p with p = {asym['log_power']:.2f} > 0",
+                    f"growth of L x MSE from L = {Ls[0]} to {Ls[-1]}: Monte Carlo "
+                    f"{g_mc:.4g}, exact {g_ex:.4g} (z = {zg:.2f}, two-sided at false-alarm "
+                    f"{check_false_alarm():g}); the exact growth is (ln L)^p with "
+                    f"p = {asym['log_power']:.2f} > 0",
                     id="regime/at/growth",
                     unit="coefficient",
                     detectable=significance.resolution(g_ex, sg, zc2),

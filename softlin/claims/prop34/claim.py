@@ -1,12 +1,13 @@
 """Claim `prop-3.4`: gradient concentration, made exact (docs/paper.md section 3).
 
-The paper: under Assumption 3.3, E||grad_V T[mu_L] - grad_V T[mu]||^2_{L2(nu)} <= c1 sigma^6 ln L / L^(c2/sigma^2)
+The paper: under Assumption 3.3,
+E||grad_V T[mu_L] - grad_V T[mu]||^2_{L2(nu)} <= c1 sigma^6 ln L / L^(c2/sigma^2)
 and the same for grad_U with sigma^12 ln^2 L. softlin derives, for Gaussian tokens and queries:
 the Jacobians (derivations/jacobians.py), the exact 1/L coefficients at a fixed query and averaged
 over nu (derivations/gradient_fluctuations.py; finite iff lambda < 1/2, lambda the largest
 eigenvalue of Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}), and the sharp exponent kappa(lambda) of the
-output error (derivations/fluctuations_exponent.py), which the gradient errors share: their extra factors
-are polynomial in the query and change only logarithms.
+output error (derivations/fluctuations_exponent.py), which the gradient errors share: their extra
+factors are polynomial in the query and change only logarithms.
 
 Norms are Frobenius norms of the Jacobians with column-major vec:
 ||grad_V err||^2 = k |zhat - mu_a|^2 and ||grad_U err||^2 = |z|^2 ||V (C_hat - Gamma)||_F^2.
@@ -16,11 +17,11 @@ finite-prompt Jacobians against 50-digit mpmath central differences (formula to 
 kernel to 1e-12); risk gradients against finite differences (infinite prompt, and the Monte Carlo
 risk with common random numbers); Monte Carlo of the 1/L coefficients (fixed query and query
 average: fit L E err^2 = A + B/L, z-test of A); log-log slopes in three regimes (below, at and above
-the threshold, lambda set by rescaling Gamma) against -kappa with a stated allowance for logarithms, and
-at the scenario's own lambda (regime `scenario`: what a lambda sweep moves, by scaling U) against the
-exact finite-L slope over the same L; a negative control (above the
-threshold a 1/L rate must be refuted: L E err^2 grows); the paper's form fitted with explicit
-constants; erratum 1 (L = 1) for gradients.
+the threshold, lambda set by rescaling Gamma) against -kappa with a stated allowance for logarithms,
+and at the scenario's own lambda (regime `scenario`: what a lambda sweep moves, by scaling U)
+against the exact finite-L slope over the same L; a negative control (above the threshold a 1/L
+rate must be refuted: L E err^2 grows); the paper's form fitted with explicit constants; erratum 1
+(L = 1) for gradients.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ TITLE = "Gradient concentration: exact 1/L coefficients and sharp rates for grad
 # Maths between dollars is typeset on the pages (softlin/render/markup.py).
 STATEMENT = (
     "$E||grad_V T[mu_L] - grad_V T[mu]||^2_{L^2(nu)} <= c_1 sigma^6 ln(L) / L^(c_2/sigma^2)$ and "
-    "$E||grad_U T[mu_L] - grad_U T[mu]||^2_{L^2(nu)} <= c_1 sigma^12 ln(L)^2 / L^(c_2/sigma^2)$ ($L >= 2$)."
+    "$E||grad_U T[mu_L] - grad_U T[mu]||^2_{L^2(nu)} <= c_1 sigma^12 ln(L)^2 / L^(c_2/sigma^2)$ "
+    "($L >= 2$)."
 )
 HYPOTHESES = (
     "tokens $N(m, Gamma)$ with $Gamma = sigma^2 Gamma_0$, queries $nu = N(0, Sigma_q)$",
@@ -105,9 +107,10 @@ BUDGETS = {
 
 def default_scenario() -> dict:
     """Anisotropic Gamma (eigenvalues 2.61, 0.39), non-symmetric U, a query off the principal axes:
-    lambda = 0.076 (< 1/8, so the query-average z-test is sound); at the query a^T Gamma a = 0.127 and
-    |Gamma a|^2 = 0.332, so a^T Gamma a in place of |Gamma a|^2 moves the grad_V coefficient by 6.2% and
-    U^T in place of U moves it by more (both far beyond the tolerance of the large-L anchor, ~1e-8)."""
+    lambda = 0.076 (< 1/8, so the query-average z-test is sound); at the query a^T Gamma a = 0.127
+    and |Gamma a|^2 = 0.332, so a^T Gamma a in place of |Gamma a|^2 moves the grad_V coefficient
+    by 6.2% and U^T in place of U moves it by more (both far beyond the tolerance of the large-L
+    anchor, ~1e-8)."""
     return {
         "d": 2,
         "mean": [0.0, 0.0],
@@ -128,9 +131,9 @@ def default_scenario() -> dict:
 
 
 def _per_query_polynomials(Z, U, V, cov):
-    """The polynomial factors k (tr Gamma + |Gamma U z|^2) and |z|^2 F(Gamma U z) of the per-query 1/L
-    coefficients, for the rows of Z, from the emitted kernels (derivations/fluctuations.py with V = I for
-    the first factor, derivations/gradient_fluctuations.py for F)."""
+    """The polynomial factors k (tr Gamma + |Gamma U z|^2) and |z|^2 F(Gamma U z) of the per-query
+    1/L coefficients, for the rows of Z, from the emitted kernels (derivations/fluctuations.py with
+    V = I for the first factor, derivations/gradient_fluctuations.py for F)."""
     d, k = cov.shape[0], V.shape[0]
     return (
         k * kernels.first_order_numerator(cov, np.eye(d), U, Z.T)[0],
@@ -146,21 +149,24 @@ def _per_query_coefficients(Z, U, V, cov):
 
 
 def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_crit) -> list:
-    """The closed-form first-order coefficients (det/trace) against the query average of the per-query
-    coefficients, for every lambda. At and above the threshold both are infinite. Below it, with
-    M = U^T Gamma U, the per-query coefficient is e^{z^T M z} poly(z): tensor Gauss-Hermite with the tilt
-    folded in is exact for rank(Sigma_q) <= 3; otherwise importance sampling from N(0, Sigma_q / (1 - 2
-    lambda)), under which the weighted coefficient has every moment finite for lambda < 1/2 (the plain
-    draw from nu has no fourth moment once lambda >= 1/8, so its z-test would not be sound)."""
+    """The closed-form first-order coefficients (det/trace) against the query average of the
+    per-query coefficients, for every lambda. At and above the threshold both are infinite. Below
+    it, with M = U^T Gamma U, the per-query coefficient is e^{z^T M z} poly(z): tensor Gauss-Hermite
+    with the tilt folded in is exact for rank(Sigma_q) <= 3; otherwise importance sampling from
+    N(0, Sigma_q / (1 - 2 lambda)), under which the weighted coefficient has every moment finite
+    for lambda < 1/2 (the plain draw from nu has no fourth moment once lambda >= 1/8, so its z-test
+    would not be sound)."""
     if first_V is None or first_U is None:
         return [
             Check(
-                "query average: first-order coefficients are infinite: lambda_max(U^T Gamma U Sigma_q) >= 1/2",
+                "query average: first-order coefficients are infinite: "
+                "lambda_max(U^T Gamma U Sigma_q) >= 1/2",
                 "quadrature",
                 lam >= 0.5 - 1e-12,
                 lam,
                 0.5,
-                "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when lambda >= 1/2",
+                "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when "
+                "lambda >= 1/2",
                 id="average/coefficients-infinite",
                 unit="norm",
             )
@@ -181,13 +187,15 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_
             rel = abs(gh - coef) / abs(coef) if coef else abs(gh)  # Gamma = 0: both vanish
             checks.append(
                 Check(
-                    f"query average: exact lim L E||grad_{key} err||^2_(L2(nu)) vs Gauss-Hermite over nu",
+                    f"query average: exact lim L E||grad_{key} err||^2_(L2(nu)) vs Gauss-Hermite "
+                    "over nu",
                     "quadrature",
                     rel <= 1e-10,
                     rel,
                     1e-10,
-                    f"closed form {coef:.12g}, quadrature {gh:.12g} (40 nodes per eigendirection of the "
-                    "whitened tilt, scale 1/(1 - 2 lambda_j): exact for the folded polynomial)",
+                    f"closed form {coef:.12g}, quadrature {gh:.12g} "
+                    "(40 nodes per eigendirection of the whitened tilt, scale 1/(1 - 2 lambda_j): "
+                    "exact for the folded polynomial)",
                     id=f"average/grad-{key.lower()}-quadrature",
                     unit="relative error",
                 )
@@ -205,13 +213,14 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_
         zval = abs(vals.mean() - coef) / (vals.std(ddof=1) / math.sqrt(vals.size))
         checks.append(
             Check(
-                f"query average: exact lim L E||grad_{key} err||^2_(L2(nu)) vs Monte Carlo over queries",
+                f"query average: exact lim L E||grad_{key} err||^2_(L2(nu)) vs Monte Carlo "
+                "over queries",
                 "montecarlo",
                 zval <= z_crit,
                 float(vals.mean()),
                 coef,
-                f"{n_q} queries from N(0, {scale:.4g} Sigma_q), importance-weighted, each with its exact "
-                f"per-query coefficient; |z| = {zval:.3g} <= {z_crit:.3g}",
+                f"{n_q} queries from N(0, {scale:.4g} Sigma_q), importance-weighted, each with its "
+                f"exact per-query coefficient; |z| = {zval:.3g} <= {z_crit:.3g}",
                 id=f"average/grad-{key.lower()}-montecarlo",
                 unit="coefficient",
                 detectable=significance.resolution(coef, se, z_crit),
@@ -230,8 +239,8 @@ def run(
     exponent=None,
 ) -> dict:
     """`jacobian_U` replaces the emitted finite-prompt J_U kernel; `weighted_matrix(zhat, C_hat)`
-    replaces the matrix the U-Jacobian is built from in the Monte Carlo; `exponent(lambda)` the sharp
-    exponent (sensitivity tests)."""
+    replaces the matrix the U-Jacobian is built from in the Monte Carlo; `exponent(lambda)` the
+    sharp exponent (sensitivity tests)."""
     s = validate(scenario)
     m, cov, U, V, Sq, d = s["mean"], s["cov"], s["U"], s["V"], s["query_cov"], s["d"]
     budget = dict(BUDGETS[profile])
@@ -279,8 +288,8 @@ def run(
     z_crit = significance.z_critical(check_false_alarm())
     checks += _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_crit)
 
-    # Regimes: rescale Gamma so that lambda takes the values of REGIMES; Monte Carlo = exact at every L, slopes =
-    # exact finite-L slopes, exact asymptotic exponents = kappa(lambda).
+    # Regimes: rescale Gamma so that lambda takes the values of REGIMES; Monte Carlo = exact at
+    # every L, slopes = exact finite-L slopes, exact asymptotic exponents = kappa(lambda).
     regimes, series_regimes = {}, {}
     alpha_L = check_false_alarm() / n_tests
     alpha_slope = check_false_alarm() / (2 * (len(REGIMES) + 1))
@@ -339,10 +348,11 @@ def run(
     witness_check, witness = ex.erratum_one(law, rng, cov, U, V, z0, budget["prompts"], errors_fn)
     checks.append(witness_check)
 
-    # The scenario's own lambda (what `softlin sweep` moves by scaling U): the query-averaged rates of both
-    # gradients against their exact finite-L slopes over the same L. Drawn last so the stream of the checks
-    # above does not depend on it. No asymptotic-exponent fit here: its tolerance was fixed for the three
-    # regimes' laws, and kappa(lambda) of the scenario is reported, not refitted.
+    # The scenario's own lambda (what `softlin sweep` moves by scaling U): the query-averaged
+    # rates of both gradients against their exact finite-L slopes over the same L. Drawn last
+    # so the stream of the checks above does not depend on it. No asymptotic-exponent fit here:
+    # its tolerance was fixed for the three regimes' laws, and kappa(lambda) of the scenario is
+    # reported, not refitted.
     own = ex.averaged(law, rng, cov, U, V, Sq, budget["Ls"], budget, errors_fn, lam, "scenario")
     checks += ex.averaged_checks(
         f"scenario (lambda = {lam:.4g})", own, alpha_L, alpha_slope, "scenario"
@@ -369,7 +379,9 @@ def run(
     errata = [
         {
             "id": 1,
-            "title": "Proposition 3.4 as displayed fails at L = 1: ln(1) = 0 makes the right side 0",
+            "title": (
+                "Proposition 3.4 as displayed fails at L = 1: ln(1) = 0 makes the right side 0"
+            ),
             "witness": witness,
             "fix": "state the bound for L >= 2 (the suite checks L >= 2)",
         }
@@ -409,8 +421,9 @@ def stated_precision(checks) -> list[dict]:
 
 
 def _first_order(G, U, V, Sq) -> tuple:
-    """(lim L E||grad_V err||^2_(L2(nu)), the same for grad_U), exact (derivations/gradient_fluctuations.py);
-    None at and above the threshold, where they are infinite."""
+    """(lim L E||grad_V err||^2_(L2(nu)), the same for grad_U), exact
+    (derivations/gradient_fluctuations.py); None at and above the threshold, where they are
+    infinite."""
     coefs = gf.query_averaged_coefficients(
         rational_matrix(G), rational_matrix(U), rational_matrix(V), rational_matrix(Sq)
     )
@@ -418,8 +431,9 @@ def _first_order(G, U, V, Sq) -> tuple:
 
 
 def _regime_entry(lam: float, scale: float, kappa: float, av: dict) -> dict:
-    """A regime's quantities: lambda, the Gamma scale that realises it, kappa(lambda), the naive exponent,
-    and the measured and exact finite-L log-log slopes of both gradients (negative: minus the decay rates)."""
+    """A regime's quantities: lambda, the Gamma scale that realises it, kappa(lambda),
+    the naive exponent, and the measured and exact finite-L log-log slopes of both gradients
+    (negative: minus the decay rates)."""
     return {
         "lambda": lam,
         "sigma2_scale": scale,
@@ -479,11 +493,12 @@ def _sympy_formulas() -> tuple[dict, dict]:
 
 def validate(scenario: dict) -> dict:
     """The common scenario checks, plus prop-3.4's own: a positive definite query covariance, a
-    non-zero tilt lambda_max(U^T Gamma U Sigma_q) > 0 (the regimes rescale Gamma to reach their lambda;
-    Gamma = 0 cannot be rescaled), and V Gamma V^T != 0: otherwise V z_i = V m for every token, so
-    grad_U T = sum_i w_i (V z_i)(z_i - zbar)^T (x) z = V m (sum_i w_i (z_i - zbar))^T (x) z = 0 at every L
-    and in the limit; grad_U's error is exactly 0 and its rate, a log-log slope, has nothing to fit
-    (log 0 at every L: no finite point)."""
+    non-zero tilt lambda_max(U^T Gamma U Sigma_q) > 0 (the regimes rescale Gamma to reach their
+    lambda; Gamma = 0 cannot be rescaled), and V Gamma V^T != 0: otherwise V z_i = V m for every
+    token, so
+    grad_U T = sum_i w_i (V z_i)(z_i - zbar)^T (x) z = V m (sum_i w_i (z_i - zbar))^T (x) z = 0
+    at every L and in the limit; grad_U's error is exactly 0 and its rate, a log-log slope, has
+    nothing to fit (log 0 at every L: no finite point)."""
     s = scen.common(scenario)
     if np.all(deterministic_coordinates(s["cov"], s["V"])):
         raise ValueError(
@@ -495,7 +510,8 @@ def validate(scenario: dict) -> dict:
     lam = query_average.threshold_lambda(s["cov"], s["U"], s["query_cov"])
     if not lam > 1e-12:
         raise ValueError(
-            f"prop-3.4 needs lambda_max(U^T Gamma U Sigma_q) > 0 (its regimes rescale Gamma), got {lam:g}"
+            "prop-3.4 needs lambda_max(U^T Gamma U Sigma_q) > 0 (its regimes rescale Gamma), "
+            f"got {lam:g}"
         )
     return s
 
@@ -512,7 +528,8 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     ls = float(sum(b["Ls"]))
     per_token = d * d  # weighted second moments
     fixed = b["prompts"] * ls * per_token
-    # + 1: the query average at the scenario's own lambda; the pilots of the 1/L controls (above 1/2)
+    # + 1: the query average at the scenario's own lambda; the pilots of the 1/L controls
+    # (above 1/2)
     pilots = (
         sum(1 for lam in REGIMES.values() if lam > 0.5) * ex.pilot_budget(b)["blocks"] / b["blocks"]
     )
@@ -529,7 +546,8 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
         "prop-3.4",
         fixed + averaged + enclosed,
         memory,
-        f"{source}: a fixed-query sweep of {b['prompts']} prompts and query averages over L = {b['Ls']}",
+        f"{source}: a fixed-query sweep of {b['prompts']} prompts and query averages over "
+        f"L = {b['Ls']}",
     )
 
 

@@ -4,12 +4,14 @@ numerics/selfnormalised_gradients.py computes E||grad_V T[mu_L] - grad_V T[mu]||
 grad_U exactly (quadrature in the prompt) at a fixed query, and over nu by importance-weighted query
 draws. This module judges, as prop-3.1 does for the outputs:
 
-- anchors: at L = 1 the errors are k (tr Gamma + |Gamma a|^2) and |z|^2 ||V Gamma||_F^2 (closed forms); at
-  L = 2 the partition quadrature against a direct tensor Gauss-Hermite rule over (g1, g2); at L = 10^5, 10^6
-  (Richardson in 1/L) the closed-form 1/L coefficients of derivations/gradient_fluctuations.py;
+- anchors: at L = 1 the errors are k (tr Gamma + |Gamma a|^2) and |z|^2 ||V Gamma||_F^2
+  (closed forms); at L = 2 the partition quadrature against a direct tensor Gauss-Hermite rule
+  over (g1, g2); at L = 10^5, 10^6 (Richardson in 1/L) the closed-form 1/L coefficients of
+  derivations/gradient_fluctuations.py;
 - Monte Carlo = exact at every L (fixed query and L2(nu), per regime), fitted log-log slope = exact
-  finite-L slope, and the exact error's asymptotic exponent (d = 1 reduction, L up to e^64 / e^128) =
-  the sharp exponent kappa(lambda); the naive exponent and a 1/L rate above the threshold are refuted.
+  finite-L slope, and the exact error's asymptotic exponent (d = 1 reduction, L up to e^64 / e^128)
+  = the sharp exponent kappa(lambda); the naive exponent and a 1/L rate above the threshold
+  are refuted.
 """
 
 from __future__ import annotations
@@ -29,9 +31,10 @@ from ..base import check_false_alarm, Check, unjudged
 from ..prop31.common import naive_exponent
 from ..progress import progress
 
-# Asymptotic-exponent tolerance, fixed before running: the 4-term expansion's omitted O(1/ln^2 L) term moves
-# the fitted exponent by < 0.01 at ln L >= 16 for the laws here (development runs at ln L up to 128 for
-# lambda = 1/4, 1/2, 3/2); the allowance is below a quarter of the naive exponent's separation.
+# Asymptotic-exponent tolerance, fixed before running: the 4-term expansion's omitted
+# O(1/ln^2 L) term moves the fitted exponent by < 0.01 at ln L >= 16 for the laws here
+# (development runs at ln L up to 128 for lambda = 1/4, 1/2, 3/2); the allowance is below a quarter
+# of the naive exponent's separation.
 EXPONENT_TOL = 0.025
 
 
@@ -43,7 +46,8 @@ def _rel(a, b) -> float:
 
 
 def _two_token_scalars(q: float, nodes: int = 80) -> dict:
-    """The scalars S of numerics/selfnormalised_gradients.py at L = 2 by tensor Gauss-Hermite in (g1, g2)."""
+    """The scalars S of numerics/selfnormalised_gradients.py at L = 2 by tensor Gauss-Hermite
+    in (g1, g2)."""
     x, w = gauss_hermite(nodes)
     g1, g2 = np.meshgrid(x, x, indexing="ij")
     W = np.outer(w, w)
@@ -77,21 +81,23 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
     worst1 = max(_rel(eV1, cV1), _rel(eU1, cU1))
     checks = [
         Check(
-            "L = 1 anchor: exact quadrature of both gradient errors = k (tr Gamma + |Gamma a|^2) and "
-            "|z|^2 ||V Gamma||_F^2",
+            "L = 1 anchor: exact quadrature of both gradient errors = k (tr Gamma + |Gamma a|^2) "
+            "and |z|^2 ||V Gamma||_F^2",
             "quadrature",
             worst1 <= 1e-10,
             worst1,
             1e-10,
-            f"relative; quadrature {eV1:.12g}, {eU1:.12g} against {cV1:.12g}, {cU1:.12g} (one token: "
-            "zhat = z_1 and C_hat = 0); trapezoid rules converge geometrically (~1e-14 measured)",
+            f"relative; quadrature {eV1:.12g}, {eU1:.12g} against {cV1:.12g}, {cU1:.12g} "
+            "(one token: zhat = z_1 and C_hat = 0); trapezoid rules converge geometrically "
+            "(~1e-14 measured)",
             id="anchors/l1",
             unit="relative error",
         )
     ]
     geo = sg.geometry(Gamma, U, V, z[None, :])
-    # the direct rule's own accuracy falls as the tilt q sharpens the weights: 80 nodes give 1.8e-9 at q = 3
-    # and 7.9e-7 at q = 5 (beyond the anchor's 1e-9), 240 nodes 2e-13 at both: 240 beyond q = 1
+    # the direct rule's own accuracy falls as the tilt q sharpens the weights: 80 nodes give
+    # 1.8e-9 at q = 3 and 7.9e-7 at q = 5 (beyond the anchor's 1e-9), 240 nodes 2e-13 at both:
+    # 240 beyond q = 1
     q0 = float(geo.q[0])
     S_gh = {n: np.array([v]) for n, v in _two_token_scalars(q0, 80 if q0 <= 1.0 else 240).items()}
     S_pq = {n: np.array([v]) for n, v in sg.scalars(float(geo.q[0]), 2).items()}
@@ -99,22 +105,23 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
     eV2, eU2 = sg.errors(S_pq, geo, k)
     checks.append(
         Check(
-            "L = 2 anchor: partition quadrature of every scalar (E alpha^2, E alpha A, E A^2, E sum p^3, "
-            "E H, A, B) = direct 80 x 80 Gauss-Hermite over (g1, g2)",
+            "L = 2 anchor: partition quadrature of every scalar (E alpha^2, E alpha A, E A^2, "
+            "E sum p^3, E H, A, B) = direct 80 x 80 Gauss-Hermite over (g1, g2)",
             "quadrature",
             worst2 <= 1e-9,
             worst2,
             1e-9,
             f"max relative difference; q = {float(geo.q[0]):.4g}; errors at L = 2: grad_V "
-            f"{float(eV2[0]):.6g}, grad_U {float(eU2[0]):.6g}; smooth integrands, both rules ~1e-13",
+            f"{float(eV2[0]):.6g}, grad_U {float(eU2[0]):.6g}; smooth integrands, both "
+            "rules ~1e-13",
             id="anchors/l2",
             unit="relative error",
         )
     )
-    # Richardson in 1/L on (1e6, 1e7) removes c/L; the c'/L^2 left (relative e^{2q} / L^2, large for large q:
-    # at q ~ 3 a correct coefficient misses a fixed tolerance such as 1e-6) is bounded by
-    # the change of the extrapolation against (1e5, 1e6), divided by 100 (it scales as 1/L^2), with a factor
-    # 10 of margin, plus 1e-9 for the quadrature (~1e-12 relative, x 10 / 9 by Richardson).
+    # Richardson in 1/L on (1e6, 1e7) removes c/L; the c'/L^2 left (relative e^{2q} / L^2, large for
+    # large q: at q ~ 3 a correct coefficient misses a fixed tolerance such as 1e-6) is bounded by
+    # the change of the extrapolation against (1e5, 1e6), divided by 100 (it scales as 1/L^2), with
+    # a factor 10 of margin, plus 1e-9 for the quadrature (~1e-12 relative, x 10 / 9 by Richardson).
     X = [np.array(sg.exact_errors(Gamma, U, V, z, L)) * L for L in (10**5, 10**6, 10**7)]
     lim, lim_lo = richardson(X[1], X[2]), richardson(X[0], X[1])
     tol = (
@@ -125,19 +132,21 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
         + 1e-9
     )
     worst = max(_rel(lim[0], coef_V), _rel(lim[1], coef_U))
-    # The 1/L^2 model of the remainder needs e^{2q} small against the smallest L used (1e5); at q = 5 the
-    # exact values are not yet asymptotic at 1e7 (a correct coefficient is 3.5% off): undecided.
+    # The 1/L^2 model of the remainder needs e^{2q} small against the smallest L used (1e5);
+    # at q = 5 the exact values are not yet asymptotic at 1e7 (a correct coefficient is 3.5% off):
+    # undecided.
     asymptotic = math.exp(2 * q0) <= ANCHOR_ASYMPTOTIC * 1e5
     checks.append(
         Check(
-            "large-L anchor: lim L x exact error (quadrature at L = 1e5, 1e6, 1e7, Richardson) = the "
-            "closed-form 1/L coefficients of grad_V and grad_U at the fixed query",
+            "large-L anchor: lim L x exact error (quadrature at L = 1e5, 1e6, 1e7, Richardson) = "
+            "the closed-form 1/L coefficients of grad_V and grad_U at the fixed query",
             "quadrature",
             (worst <= tol) if asymptotic else None,
             worst,
             tol,
             f"limits {lim[0]:.10g}, {lim[1]:.10g} against {coef_V:.10g}, {coef_U:.10g}; "
-            "tolerance: the Richardson change between (1e5, 1e6) and (1e6, 1e7) / 10, + 1e-9 (quadrature)"
+            "tolerance: the Richardson change between (1e5, 1e6) and (1e6, 1e7) / 10, + 1e-9 "
+            "(quadrature)"
             + (
                 ""
                 if asymptotic
@@ -166,7 +175,9 @@ def fixed_query_montecarlo(
             series[key].append(m), series[key + "_se"].append(se), series[key + "_exact"].append(ex)
             if se > 0:
                 zs.append((key, L, (m - ex) / se))
-            else:  # every draw equal (e.g. Gamma = 0: the error is exactly 0): judged exactly, up to rounding
+            else:
+                # every draw equal (e.g. Gamma = 0: the error is exactly 0): judged exactly, up to
+                # rounding
                 zs.append((key, L, 0.0 if abs(m - ex) <= 1e-12 * max(1.0, abs(ex)) else math.inf))
     zc = significance.z_critical(check_false_alarm(), n_tests)
     checks = []
@@ -181,7 +192,8 @@ def fixed_query_montecarlo(
                 zc,
                 f"{prompts} prompts per L; per-L z: "
                 + ", ".join(f"{v:.2f}" for v in zz)
-                + f"; two-sided, false-alarm {check_false_alarm():g} over the claim's {n_tests} z-tests (Bonferroni)",
+                + f"; two-sided, false-alarm {check_false_alarm():g} over the claim's {n_tests} "
+                "z-tests (Bonferroni)",
                 id=f"fixed/grad-{key.lower()}-montecarlo",
                 unit="|z|",
                 detectable=significance.resolution(series[key + "_exact"], series[key + "_se"], zc),
@@ -191,8 +203,8 @@ def fixed_query_montecarlo(
 
 
 def averaged(law, rng, Gamma, U, V, Sq, Ls, budget, errors_fn, lam, label) -> dict:
-    """Query-averaged Monte Carlo (blocks of importance-weighted queries x prompts, iid block means) and
-    the exact average over rb draws of the same proposal."""
+    """Query-averaged Monte Carlo (blocks of importance-weighted queries x prompts, iid block means)
+    and the exact average over rb draws of the same proposal."""
     c = min(6.0, query_average.proposal_scale(lam, math.log(max(Ls))))
     d = Gamma.shape[0]
     mc = {"V": [], "V_se": [], "U": [], "U_se": []}
@@ -268,13 +280,14 @@ def averaged_checks(label, av, alpha_per_L, alpha_slope, prefix: str) -> list[Ch
         zc = t_critical(alpha_per_L, dof)
         checks.append(
             Check(
-                f"{label}: Monte Carlo E||grad_{key} err||^2_(L2(nu)) = exact finite-L value at every L",
+                f"{label}: Monte Carlo E||grad_{key} err||^2_(L2(nu)) = exact finite-L value "
+                "at every L",
                 "montecarlo",
                 max(zs) <= zc,
                 max(zs),
                 zc,
-                f"z = (|MC - exact| - 1e-3 exact) / combined se (1e-3: table interpolation); proposal "
-                f"N(0, {av['scale']:.3g} Sigma_q); per-L z: "
+                "z = (|MC - exact| - 1e-3 exact) / combined se (1e-3: table interpolation); "
+                f"proposal N(0, {av['scale']:.3g} Sigma_q); per-L z: "
                 + ", ".join(f"{z:.2f}" for z in zs)
                 + f"; two-sided at false-alarm {alpha_per_L:.2g} each, Student t with {dof} dof",
                 id=f"{prefix}/grad-{key.lower()}-montecarlo",
@@ -289,13 +302,15 @@ def averaged_checks(label, av, alpha_per_L, alpha_slope, prefix: str) -> list[Ch
         zc = t_critical(alpha_slope, dof)
         checks.append(
             Check(
-                f"{label}: fitted log-log slope of grad_{key} = exact finite-L slope over the tested L",
+                f"{label}: fitted log-log slope of grad_{key} = exact finite-L slope over "
+                "the tested L",
                 "montecarlo",
                 abs(z) <= zc,
                 -fit.slope,
                 -pred,
-                f"measured {-fit.slope:.4f} +- {fit.stderr:.4f} (chi2 {fit.chi2:.2f} on {fit.dof} dof), exact "
-                f"{-pred:.4f} +- {pse:.4f}; |t| = {abs(z):.2f} <= {zc:.2f} (Student t, {dof} dof)",
+                f"measured {-fit.slope:.4f} +- {fit.stderr:.4f} (chi2 {fit.chi2:.2f} on "
+                f"{fit.dof} dof), exact {-pred:.4f} +- {pse:.4f}; |t| = {abs(z):.2f} <= {zc:.2f} "
+                f"(Student t, {dof} dof)",
                 id=f"{prefix}/grad-{key.lower()}-slope",
                 unit="slope",
                 detectable=significance.resolution(pred, math.hypot(fit.stderr, pse), zc),
@@ -307,8 +322,9 @@ def averaged_checks(label, av, alpha_per_L, alpha_slope, prefix: str) -> list[Ch
 def asymptotic_exponents(
     lam: float, ells, kappa: float, label: str, prefix: str
 ) -> tuple[list[Check], dict]:
-    """Fit ln F = c0 - kappa l + p ln l + c1 / l (4 points or more: least squares; 3: without c1) to the
-    exact d = 1 query averages F_V, F_U (numerics/selfnormalised_gradients.scalar_average) at l = ln L."""
+    """Fit ln F = c0 - kappa l + p ln l + c1 / l (4 points or more: least squares; 3: without c1)
+    to the exact d = 1 query averages F_V, F_U (numerics/selfnormalised_gradients.scalar_average)
+    at l = ln L."""
     logs = [
         sg.scalar_average(lam, int(round(math.exp(e))), kappa)
         for e in ells
@@ -331,15 +347,15 @@ def asymptotic_exponents(
         dev = abs(c[1] - kappa)
         checks.append(
             Check(
-                f"{label}: exact grad_{key} error decays as L^-kappa, kappa = {kappa:.4f} (quadrature to "
-                f"L = e^{max(ells):g})",
+                f"{label}: exact grad_{key} error decays as L^-kappa, kappa = {kappa:.4f} "
+                f"(quadrature to L = e^{max(ells):g})",
                 "quadrature",
                 dev <= EXPONENT_TOL,
                 float(c[1]),
                 kappa,
-                f"fit of ln F at ln L = {', '.join(f'{e:.3g}' for e in ell)}: kappa {c[1]:.5f}, log power "
-                f"{c[2]:.3f}; |kappa - predicted| = {dev:.2e} <= {EXPONENT_TOL} (fixed beforehand); naive "
-                f"exponent {naive:.4f}",
+                f"fit of ln F at ln L = {', '.join(f'{e:.3g}' for e in ell)}: kappa {c[1]:.5f}, "
+                f"log power {c[2]:.3f}; |kappa - predicted| = {dev:.2e} <= {EXPONENT_TOL} "
+                f"(fixed beforehand); naive exponent {naive:.4f}",
                 id=f"{prefix}/grad-{key.lower()}-kappa",
                 unit="exponent",
             )
@@ -348,7 +364,8 @@ def asymptotic_exponents(
             excluded = abs(c[1] - naive) > EXPONENT_TOL
             checks.append(
                 Check(
-                    f"{label}: the naive exponent min(1, 1/(2 lambda)) = {naive:.4f} is excluded for grad_{key}",
+                    f"{label}: the naive exponent min(1, 1/(2 lambda)) = {naive:.4f} is excluded "
+                    f"for grad_{key}",
                     "control",
                     excluded,
                     abs(c[1] - naive),
@@ -380,12 +397,13 @@ def pilot_budget(budget: dict) -> dict:
 
 
 def one_over_L_power(pilot: dict, blocks: int, t_c: float) -> tuple[float, str]:
-    """Planned power of the 1/L control from a pilot run (`averaged` at `pilot_budget`): per gradient,
-    the truth's rate bounded above by the pilot's exact rate + z_{1 - beta} se (closer to the claimed
-    1), the run's slope standard error bounded above by significance.pilot_se_bound (beta over the
-    L values), and the power of the one-sided t-test at that effect; the control needs both refuted,
-    so its power is at least 1 - the sum of the misses (the plan holds with probability >= 1 -
-    4 PLAN_BETA: a rate bound and a standard-error bound per gradient)."""
+    """Planned power of the 1/L control from a pilot run (`averaged` at `pilot_budget`):
+    per gradient, the truth's rate bounded above by the pilot's exact rate + z_{1 - beta}
+    se (closer to the claimed 1), the run's slope standard error bounded above by
+    significance.pilot_se_bound (beta over the L values), and the power of the one-sided t-test
+    at that effect; the control needs both refuted, so its power is at least 1 - the sum of the
+    misses (the plan holds with probability >= 1 - 4 PLAN_BETA: a rate bound and a standard-error
+    bound per gradient)."""
     misses, parts = 0.0, []
     beta = PLAN_BETA / len(pilot["L"])
     z_beta = significance.z_quantile(1 - PLAN_BETA)
@@ -399,20 +417,24 @@ def one_over_L_power(pilot: dict, blocks: int, t_c: float) -> tuple[float, str]:
 
 
 def one_over_L_control(av, pilot, lam, prefix: str) -> Check:
-    """Above the threshold a claimed 1/L rate must be refuted by the Monte Carlo fit (grad_V and grad_U);
-    the fit's standard errors come from the block means: Student t with blocks - 1 dof. Judged only when
-    its power, planned from the pilot before the run's data are used, reaches REQUIRED_POWER."""
+    """Above the threshold a claimed 1/L rate must be refuted by the Monte Carlo fit
+    (grad_V and grad_U); the fit's standard errors come from the block means: Student t with
+    blocks - 1 dof. Judged only when its power, planned from the pilot before the run's data are
+    used, reaches REQUIRED_POWER."""
     zc = t_critical(check_false_alarm(), av["blocks"] - 1, sided=1)
     planned, plan = one_over_L_power(pilot, av["blocks"], zc)
     zs = {key: (av[key + "_fit"].slope - 1.0) / av[key + "_fit"].stderr for key in ("V", "U")}
     refuted = all(z < -zc for z in zs.values())
-    name = f"negative control (lambda = {lam:.3g}): a claimed 1/L rate for both gradients is refuted by Monte Carlo"
+    name = (
+        f"negative control (lambda = {lam:.3g}): a claimed 1/L rate for both gradients is refuted "
+        "by Monte Carlo"
+    )
     detail = (
         "z = (measured rate - 1) / se: "
         + ", ".join(f"grad_{k} {v:.1f}" for k, v in zs.items())
-        + f"; one-sided at false-alarm {check_false_alarm():g} each (Student t, {av['blocks'] - 1} dof, "
-        f"critical {-zc:.3g}); power planned from a pilot of {pilot['blocks']} blocks on its own "
-        f"stream: {plan}"
+        + f"; one-sided at false-alarm {check_false_alarm():g} each (Student t, {av['blocks'] - 1} "
+        f"dof, critical {-zc:.3g}); power planned from a pilot of {pilot['blocks']} blocks on its "
+        f"own stream: {plan}"
     )
     if planned < REQUIRED_POWER:
         return unjudged(
@@ -441,12 +463,12 @@ def one_over_L_control(av, pilot, lam, prefix: str) -> Check:
 
 def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, dict]:
     """At L = 1 the exact errors are closed forms while the paper's right side is 0: a positive one
-    witnesses the erratum for its gradient. Judged: the Monte Carlo grad_V error at L = 1 equals the exact
-    value (refuted beyond the critical value); then verified when some exact error is positive, undecided
-    when both are 0 (no witness on this scenario). One positive error suffices: the query 0
-    makes the grad_U error |z|^2 ||V Gamma||_F^2 vanish on a correct claim; the grad_V error is
-    positive whenever Gamma != 0, so the undecided case needs Gamma = 0, which validation
-    rejects."""
+    witnesses the erratum for its gradient. Judged: the Monte Carlo grad_V error at L = 1 equals
+    the exact value (refuted beyond the critical value); then verified when some exact error
+    is positive, undecided when both are 0 (no witness on this scenario). One positive error
+    suffices: the query 0 makes the grad_U error |z|^2 ||V Gamma||_F^2 vanish on a correct claim;
+    the grad_V error is positive whenever Gamma != 0, so the undecided case needs Gamma = 0, which
+    validation rejects."""
     eV1, eU1 = sg.exact_errors(Gamma, U, V, z, 1)
     mu = limits.gaussian_limit(law.mean, Gamma, U, np.eye(len(z)), z[None, :])
     mV, mU = errors_fn(law, rng, prompts, 1, z[None, :], mu)
@@ -465,13 +487,15 @@ def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, di
         "paper_bound": 0.0,
     }
     return Check(
-        "erratum 1 witness: at L = 1 an exact gradient error exceeds the paper's right side c1 sigma^p ln(1)^j = 0",
+        "erratum 1 witness: at L = 1 an exact gradient error exceeds the paper's right side c1 "
+        "sigma^p ln(1)^j = 0",
         "quadrature",
         ok,
         [eV1, eU1],
         0.0,
-        f"exact (quadrature = closed form, see the L = 1 anchor) grad_V {eV1:.6g}, grad_U {eU1:.6g}; Monte "
-        f"Carlo grad_V at L = 1 {float(mV.mean()):.6g} (z = {zV:.2f} against the exact value)"
+        f"exact (quadrature = closed form, see the L = 1 anchor) grad_V {eV1:.6g}, "
+        f"grad_U {eU1:.6g}; Monte Carlo grad_V at L = 1 {float(mV.mean()):.6g} "
+        f"(z = {zV:.2f} against the exact value)"
         + ("" if ok is not None else "; both exact errors are 0 here: no witness on this scenario"),
         tier="statistical",
         id="erratum-1/witness",
@@ -481,12 +505,14 @@ def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, di
 
 
 def gradient_errors_fn(U, V, Gamma, weighted_matrix=None):
-    """errors(law, rng, P, L, queries, mus) -> (k |zhat - mu_a|^2, |z|^2 ||V (C - Gamma)||_F^2), (P, Q) each.
+    """errors(law, rng, P, L, queries, mus) -> (k |zhat - mu_a|^2, |z|^2 ||V (C - Gamma)||_F^2),
+    (P, Q) each.
 
-    An algorithm, not a formula: the squared Frobenius norms of J_V(zhat) - J_V(mu_a) = (zhat - mu_a)^T kron I_k
-    and J_U(C_hat) - J_U(Gamma) = z^T kron V (C_hat - Gamma) (the emitted Jacobians of derivations/jacobians.py),
-    evaluated for every prompt and query at once; tests/claims/test_prop34_error_norms.py checks them against
-    the emitted Jacobian kernels one sample at a time."""
+    An algorithm, not a formula: the squared Frobenius norms of J_V(zhat) - J_V(mu_a) =
+    (zhat - mu_a)^T kron I_k and J_U(C_hat) - J_U(Gamma) = z^T kron V (C_hat - Gamma)
+    (the emitted Jacobians of derivations/jacobians.py), evaluated for every prompt and query at
+    once; tests/claims/test_prop34_error_norms.py checks them against the emitted Jacobian kernels
+    one sample at a time."""
     k = V.shape[0]
 
     def fn(law, rng, P, L, queries, mus):

@@ -24,7 +24,8 @@ DIGITS = 50
 
 
 def rational_matrix(x) -> sp.Matrix:
-    """The float array as a SymPy matrix of the rationals its entries' repr writes (exact arithmetic)."""
+    """The float array as a SymPy matrix of the rationals its entries' repr writes
+    (exact arithmetic)."""
     arr = np.atleast_2d(np.asarray(x, dtype=float))
     return sp.Matrix(arr.shape[0], arr.shape[1], lambda i, j: sp.Rational(repr(float(arr[i, j]))))
 
@@ -38,7 +39,8 @@ def _column(x) -> np.ndarray:
 
 
 def limit_jacobian_check(m, cov, U, V, z) -> Check:
-    """Float kernels against SymPy's exact Jacobian of V (m + Gamma U z) at the scenario's values."""
+    """Float kernels against SymPy's exact Jacobian of V (m + Gamma U z) at the scenario's
+    values."""
     d, k = len(m), V.shape[0]
     Ue = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"u{i}{j}"))
     Ve = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}"))
@@ -143,22 +145,26 @@ def finite_jacobian_checks(rng, m, cov, U, V, z, L: int = 8, jacobian_U=None) ->
                     )
     return [
         Check(
-            f"finite-prompt Jacobians (weighted mean / covariance) vs 50-digit central differences (L = {L})",
+            "finite-prompt Jacobians (weighted mean / covariance) vs 50-digit central differences "
+            f"(L = {L})",
             "quadrature",
             bool(worst_formula <= mp.mpf(10) ** -25),
             float(worst_formula),
             1e-25,
-            "max |formula - central difference|; step 1e-20 at 50 digits: truncation ~1e-40, rounding ~1e-30",
+            "max |formula - central difference|; step 1e-20 at 50 digits: truncation ~1e-40, "
+            "rounding ~1e-30",
             id="jacobians/finite-50-digits",
             unit="absolute error",
         ),
         Check(
-            f"emitted float64 finite-prompt Jacobian kernels vs the same central differences (L = {L})",
+            "emitted float64 finite-prompt Jacobian kernels vs the same central differences "
+            f"(L = {L})",
             "quadrature",
             worst_kernel <= 1e-12,
             worst_kernel,
             1e-12,
-            "max relative difference (relative to max(1, |entry|)); float64 weighted moments carry ~1e-15",
+            "max relative difference (relative to max(1, |entry|)); float64 weighted moments "
+            "carry ~1e-15",
             id="jacobians/finite-kernels",
             unit="relative error",
         ),
@@ -185,7 +191,8 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> list[Check]:
         worst = max(worst, float(np.max(np.abs(fd - grad)) / max(np.max(np.abs(grad)), 1e-12)))
     checks = [
         Check(
-            "infinite-prompt risk gradients (SymPy matrix calculus) vs central differences of R_inf",
+            "infinite-prompt risk gradients (SymPy matrix calculus) vs central differences "
+            "of R_inf",
             "quadrature",
             worst <= 1e-6,
             worst,
@@ -196,7 +203,8 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> list[Check]:
         )
     ]
     # Finite prompts, common random numbers: fixed prompts and queries make the Monte Carlo risk a
-    # deterministic function of (U, V) whose exact gradient is the average of the per-sample kernels.
+    # deterministic function of (U, V) whose exact gradient is the average of the per-sample
+    # kernels.
     law = GaussianLaw(m, cov)
     P, L = 64, 32
     tokens = law.sample(rng, (P, L))
@@ -230,13 +238,14 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> list[Check]:
         worst = max(worst, float(np.max(np.abs(fd - grad)) / max(np.max(np.abs(grad)), 1e-12)))
     checks.append(
         Check(
-            f"finite-prompt risk gradient (per-sample kernels, {P} fixed prompts of L = {L}) vs central "
-            "differences of the same Monte Carlo risk",
+            f"finite-prompt risk gradient (per-sample kernels, {P} fixed prompts of L = {L}) vs "
+            "central differences of the same Monte Carlo risk",
             "quadrature",
             worst <= 1e-6,
             worst,
             1e-6,
-            "common random numbers: the sample is fixed, so the identity is exact up to differencing error",
+            "common random numbers: the sample is fixed, so the identity is exact up to "
+            "differencing error",
             id="risk-gradient/finite",
             unit="relative error",
         )
