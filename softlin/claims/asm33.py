@@ -10,13 +10,13 @@ is reported as holding when both of its entries are finite.
 Checks: symbolic proofs; the U = 0 reduction to the products of plain Gaussian moments
 (1, 3, 105 in d = 1, numbers from the paper); the finiteness criterion at its boundary (U scaled to
 lambda = 0.49 and 0.51: the exact Sylvester test of the closed form against the eigenvalue); nested
-quadrature in d = 1 (the scenario's first coordinates), and the same 18 moments enclosed in Arb balls
-(numerics/tilted_moments_enclosure.py, tier enclosure); Monte Carlo on the scenario itself (z-tests,
-false-alarm 1e-6 in total, only where the estimator has finite variance); negative controls: the
-slips a derivation would make (the tilted mean shift c Gamma U z forgotten; the quadratic exponent
-c^2/2 of Z(c a) not divided by Z(a)^c; U transposed), each of which the same Monte Carlo run must
-refute, with power >= 0.999 computed beforehand from the derived variance of the importance-sampled
-estimator (derivations/tilted_moments.importance_second_moment).
+quadrature in d = 1 (the scenario's first coordinates), and the same 18 moments enclosed in Arb
+balls (numerics/tilted_moments_enclosure.py, tier enclosure); Monte Carlo on the scenario itself
+(z-tests, false-alarm 1e-6 in total, only where the estimator has finite variance); negative
+controls: the slips a derivation would make (the tilted mean shift c Gamma U z forgotten; the
+quadratic exponent c^2/2 of Z(c a) not divided by Z(a)^c; U transposed), each of which the same
+Monte Carlo run must refute, with power >= 0.999 computed beforehand from the derived variance of
+the importance-sampled estimator (derivations/tilted_moments.importance_second_moment).
 """
 
 from __future__ import annotations
@@ -47,13 +47,14 @@ TITLE = "Tilted moments of Assumption 3.3: closed forms and finiteness domain"
 # Maths between dollars is typeset on the pages (softlin/render/markup.py).
 STATEMENT = (
     "For $mu = N(m, Gamma)$ and $nu = N(0, Sigma_q)$, the tilted moments "
-    "$M_{pq}^{(c)} = E_z[E_{z'}[|z'|^p e^{c z'^T U z}] / (E_{z'} e^{z'^T U z})^c |z|^q]$, p, q in {0, 4, 8}, "
-    "c in {1, 2}, have closed forms; $c = 1$ is always finite and $c = 2$ is finite iff "
-    "$lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}) < 1/2$."
+    "$M_{pq}^{(c)} = E_z[E_{z'}[|z'|^p e^{c z'^T U z}] / (E_{z'} e^{z'^T U z})^c |z|^q]$, "
+    "p, q in {0, 4, 8}, c in {1, 2}, have closed forms; $c = 1$ is always finite and $c = 2$ is "
+    "finite iff $lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}) < 1/2$."
 )
 HYPOTHESES = (
     "tokens $z' ~ N(m, Gamma)$, queries $z ~ N(0, Sigma_q)$ with $Sigma_q$ positive definite",
-    "the exact inequality of Assumption 3.3 is not given in the paper: softlin reports the family it bounds",
+    "the exact inequality of Assumption 3.3 is not given in the paper: softlin reports the family "
+    "it bounds",
 )
 QUADRATURE_TOLERANCE = 1e-9  # inner Gauss-Hermite ~1e-14, outer adaptive quadrature at 1e-11
 PAPER_MOMENTS = (1, 3, 105)  # E|g|^0, E|g|^4, E|g|^8 for g ~ N(0, 1) (docs/paper.md section 3)
@@ -121,17 +122,18 @@ def _tables(closed_form, m, cov, U, Sq):
 
 
 def _z(mean: float, se: float, claimed: float) -> float:
-    """|mean - claimed| / se; where the weighted Y_pq has no spread beyond rounding (Y constant over every
-    pair: |z'|^p = 0 when Gamma = 0 and m = 0) the mean is exact, but se = 0 would make the ratio
-    inf whatever the closed form and refute a correct one. Such a mean is judged exactly: 0 when it
-    equals the closed form up to rounding, inf (a refutation) when not."""
+    """|mean - claimed| / se; where the weighted Y_pq has no spread beyond rounding (Y constant over
+    every pair: |z'|^p = 0 when Gamma = 0 and m = 0) the mean is exact, but se = 0 would make the
+    ratio inf whatever the closed form and refute a correct one. Such a mean is judged exactly: 0
+    when it equals the closed form up to rounding, inf (a refutation) when not."""
     if se > ROUNDOFF * abs(mean):
         return abs(mean - claimed) / se
     return 0.0 if abs(mean - claimed) <= 1e3 * ROUNDOFF * max(abs(mean), abs(claimed)) else math.inf
 
 
 def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_refuted=False):
-    """z-tests of the closed forms against Monte Carlo from `law`; Bonferroni over tested entries."""
+    """z-tests of the closed forms against Monte Carlo from `law`; Bonferroni over tested
+    entries."""
     tested, worst, details = 0, 0.0, []
     results = {}
     for c in tm.POWERS:
@@ -177,9 +179,9 @@ def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_ref
 
 
 def _detectable(tables, results, z_crit):
-    """The check's resolution (base.Check.detectable): the smallest relative slip of a closed form that
-    its z-test detects with power 0.999, over the tested entries. An entry judged exactly (no spread
-    beyond rounding, `_z`) resolves slips beyond its rounding allowance 1e3 ROUNDOFF."""
+    """The check's resolution (base.Check.detectable): the smallest relative slip of a closed form
+    that its z-test detects with power 0.999, over the tested entries. An entry judged exactly (no
+    spread beyond rounding, `_z`) resolves slips beyond its rounding allowance 1e3 ROUNDOFF."""
     eps = []
     for c, (mean, se) in results.items():
         for i in range(3):
@@ -227,14 +229,16 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
             ok,
             [[str(v) for v in row] for row in zero[2]],
             expected,
-            "exact rational comparison with the paper's Gaussian absolute moments, both tilt powers",
+            "exact rational comparison with the paper's Gaussian absolute moments, both tilt "
+            "powers",
             id="symbolic/u-zero-d1",
             unit="exact values",
         )
     )
 
     # Finiteness at the boundary: U scaled so that lambda = 0.49 and 0.51; the closed form's exact
-    # Sylvester test must say finite, then infinite (a transposed K or a wrong factor 2 moves the edge).
+    # Sylvester test must say finite, then infinite (a transposed K or a wrong factor 2 moves the
+    # edge).
     c2_finite = all(v != sp.oo for row in tables[2] for v in row)
     edge = []
     for target in BOUNDARY:
@@ -287,8 +291,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
             bool(worst_q <= QUADRATURE_TOLERANCE),
             worst_q,
             QUADRATURE_TOLERANCE,
-            f"max relative difference (absolute where the closed form is 0) over {compared} entries "
-            f"(m = {m1}, Gamma = {g1}, U = {u1}, "
+            f"max relative difference (absolute where the closed form is 0) over {compared} "
+            f"entries (m = {m1}, Gamma = {g1}, U = {u1}, "
             f"Sigma_q = {s1}); the normaliser is integrated too",
             id="quadrature/d1-closed-forms",
             unit="relative error",
@@ -416,8 +420,9 @@ def _tested(tables, mc_results) -> list:
 def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
     """Each slip's tables against the scenario's Monte Carlo (the same z-test as the main check);
     passes when the z-test rejects the slip. Its power, before the data: the estimator's variance
-    Var_pq = E[(Y w)^2] - M_pq^2 from the derived second moment, delta = |M - M_slip| / sqrt(Var / n),
-    power >= max over entries of Phi(delta - z_crit) + Phi(-delta - z_crit)."""
+    Var_pq = E[(Y w)^2] - M_pq^2 from the derived second moment,
+    delta = |M - M_slip| / sqrt(Var / n), power >= max over entries of
+    Phi(delta - z_crit) + Phi(-delta - z_crit)."""
     tested = _tested(tables, mc_results)
     if not tested:
         return [], {}
@@ -456,9 +461,9 @@ def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
         }
         label = f"negative control ({name}): the Monte Carlo route must refute the slip"
         detail = (
-            f"largest |z| of the scenario's Monte Carlo against the slip's closed forms {worst_z:.3g} "
-            f"(critical {z_crit:.3g}, {len(tested)} entries); power computed beforehand from the "
-            f"derived estimator variance: {power:.6f} (delta = {best:.3g})"
+            "largest |z| of the scenario's Monte Carlo against the slip's closed forms "
+            f"{worst_z:.3g} (critical {z_crit:.3g}, {len(tested)} entries); power computed "
+            f"beforehand from the derived estimator variance: {power:.6f} (delta = {best:.3g})"
         )
         if power >= REQUIRED_POWER:
             checks.append(
@@ -474,7 +479,9 @@ def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
                     unit="power",
                 )
             )
-        else:  # judged by the plan, never by the sample: a lucky refutation at low power is no evidence
+        else:
+            # judged by the plan, never by the sample: a lucky refutation at low power is no
+            # evidence
             checks.append(
                 unjudged(
                     label,
@@ -492,7 +499,8 @@ def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
 
 
 def _formulas() -> tuple[dict, dict]:
-    """(LaTeX, MathML) of the tilt ratio (its left side as notation) and of the moments (formulas.py)."""
+    """(LaTeX, MathML) of the tilt ratio (its left side as notation) and of the moments
+    (formulas.py)."""
     from ..mathml import mathml_formula, mi, mo
     from . import formulas as shown
 

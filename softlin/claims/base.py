@@ -9,12 +9,13 @@ dropped. Its `kind` says how it was computed, its `tier` what its evidence is wo
 
     proof        a symbolic identity, proved by SymPy
     enclosure    ball arithmetic (python-flint's Arb): the true value is inside, with certainty
-    numerical    a deterministic comparison of independent routes (quadrature, ODE, closed form) at a
-                 stated tolerance: a formula slip beyond the tolerance fails it, but not rigorously
+    numerical    a deterministic comparison of independent routes (quadrature, ODE, closed form)
+                 at a stated tolerance: a formula slip beyond the tolerance fails it, but not
+                 rigorously
     statistical  a Monte Carlo test whose false alarm holds under the assumptions it states
     archived     a replay of committed data, with the hash of the code that produced it
-    consistency  a cross-check that a plausible formula slip cannot fail: implied by another check, a
-                 pure inequality, a self-assessment. Shown, never counted as evidence
+    consistency  a cross-check that a plausible formula slip cannot fail: implied by another check,
+                 a pure inequality, a self-assessment. Shown, never counted as evidence
 
 The claim's status follows from its judged checks, by the evidence tiers (all but consistency):
 
@@ -44,28 +45,32 @@ EVIDENCE_TIERS = TIERS[:-1]
 # A check's id: path segments of lower-case letters, digits and "._=-", joined by "/".
 CHECK_ID = re.compile(r"[a-z0-9][a-z0-9._=-]*(?:/[a-z0-9][a-z0-9._=-]*)*")
 # The tier a check of each kind has unless it says otherwise. A negative control has none: it names
-# how its wrong formula is refuted ("statistical" by Monte Carlo, "numerical" by a deterministic route,
-# "consistency" when another check already implies the refutation).
-# What a check's value and bound are measured in, shown beside them on the pages (every check names one).
+# how its wrong formula is refuted ("statistical" by Monte Carlo, "numerical" by a deterministic
+# route, "consistency" when another check already implies the refutation).
+# What a check's value and bound are measured in, shown beside them on the pages (every check names
+# one).
 UNITS = {
     "identities": "identities reduced to exactly zero, of those stated",
-    "|z|": "|estimate - prediction| / standard error (the largest over the points tested; for a negative "
-    "control, the smallest, which must exceed it), against the two-sided critical value at the stated "
-    "false alarm",
-    "z": "signed estimate - prediction (or difference) over its standard error, against the one-sided "
-    "critical value",
+    "|z|": "|estimate - prediction| / standard error (the largest over the points tested; for a "
+    "negative control, the smallest, which must exceed it), against the two-sided critical value "
+    "at the stated false alarm",
+    "z": "signed estimate - prediction (or difference) over its standard error, against the "
+    "one-sided critical value",
     "ratio": "the compared quantity divided by its stated tolerance or radius: passes at most 1",
-    "relative error": "relative difference between independent routes, against the stated tolerance",
-    "absolute error": "absolute difference between independent routes, against the stated tolerance",
+    "relative error": "relative difference between independent routes, against the stated "
+    "tolerance",
+    "absolute error": "absolute difference between independent routes, against the stated "
+    "tolerance",
     "slope": "fitted log-log slope against L, against the derived slope",
     "exponent": "fitted rate exponent kappa, against the derived one",
-    "coefficient": "a first-order constant (the limit of L times the error), measured against the derived one",
-    "rejections": "how often a high-probability bound failed (prompts, or prompt lengths whose binomial test "
-    "rejected), against what its delta allows",
+    "coefficient": "a first-order constant (the limit of L times the error), measured against the "
+    "derived one",
+    "rejections": "how often a high-probability bound failed (prompts, or prompt lengths whose "
+    "binomial test rejected), against what its delta allows",
     "risk": "a risk or risk gap, in the squared units of the labels",
     "norm": "a parameter norm, radius, eigenvalue or curvature, against the stated constant",
-    "power": "a negative control's power, computed before it runs, against its target; the control must "
-    "then refute its wrong formula",
+    "power": "a negative control's power, computed before it runs, against its target; the control "
+    "must then refute its wrong formula",
     "verdict": "a negative control's outcome: its wrong formula must be refuted",
     "exact values": "values compared exactly (rational arithmetic or booleans)",
     "values": "measured values (listed), compared as the check's detail says",
@@ -90,12 +95,14 @@ class Check:
     tier: str = ""  # "" takes KIND_TIER[kind]; a control must name its tier
     judged: bool = True
     reason: str = ""  # why the check was not judged (required when judged is False)
-    # A short name that stays when the prose, the numbers or the scenario change ("fixed/bias-first-order");
-    # the certificate writes it after the claim id ("prop-3.1/fixed/bias-first-order"), unique there.
+    # A short name that stays when the prose, the numbers or the scenario change
+    # ("fixed/bias-first-order"); the certificate writes it after the claim id
+    # ("prop-3.1/fixed/bias-first-order"), unique there.
     id: str = ""
     unit: str = ""  # what value and bound are measured in: a key of UNITS
-    # A statistical check's resolution: the smallest relative slip of the prediction it tests that it
-    # detects with power >= 0.999 at this budget (significance.detectable_relative); None elsewhere.
+    # A statistical check's resolution: the smallest relative slip of the prediction it tests that
+    # it detects with power >= 0.999 at this budget (significance.detectable_relative); None
+    # elsewhere.
     detectable: float | None = None
 
     def __post_init__(self):
@@ -105,7 +112,8 @@ class Check:
             )
         if self.id and not CHECK_ID.fullmatch(self.id):
             raise ValueError(
-                f"check {self.name!r}: id {self.id!r} is not lower-case words joined by '/' (CHECK_ID)"
+                f"check {self.name!r}: id {self.id!r} is not lower-case words joined by '/' "
+                "(CHECK_ID)"
             )
         if not self.judged and (self.passed is not None or not self.reason):
             raise ValueError(
@@ -119,7 +127,8 @@ class Check:
             object.__setattr__(self, "tier", KIND_TIER[self.kind])
         if self.tier not in TIERS:
             raise ValueError(f"check tier {self.tier!r} is not one of {TIERS}")
-        # numpy booleans are not `True`/`False` singletons: normalise, or `passed is False` misses them.
+        # numpy booleans are not `True`/`False` singletons: normalise, or `passed is False` misses
+        # them.
         if self.passed is not None:
             object.__setattr__(self, "passed", bool(self.passed))
 
@@ -161,7 +170,8 @@ def check_records(claim_id: str, checks: list[Check]) -> list[dict]:
             )
         if check.id in seen:
             raise ValueError(
-                f"claim {claim_id}: checks {seen[check.id]!r} and {check.name!r} share the id {check.id!r}"
+                f"claim {claim_id}: checks {seen[check.id]!r} and {check.name!r} share the id "
+                f"{check.id!r}"
             )
         seen[check.id] = check.name
     return [check_record(c, claim_id) for c in checks]
@@ -196,7 +206,8 @@ def unjudged(
 
 
 def status_of(checks) -> str:
-    """The claim's status (module docstring) from its judged checks, Check objects or certificate dicts."""
+    """The claim's status (module docstring) from its judged checks, Check objects or certificate
+    dicts."""
     rows = [
         (c.passed, c.tier) if isinstance(c, Check) else (c["passed"], c["tier"])
         for c in checks
@@ -239,13 +250,15 @@ class Claim:
     # validate(merged scenario) -> validated scenario, raising ValueError naming a bad value;
     # None means the common keys of docs/design.md (claims.scenario.common).
     validate: Callable[[dict], dict] | None = None
-    # estimate(validated scenario, profile) -> budgets.Estimate: the work and memory of a run, before it
-    # starts (the CLI refuses above --max-minutes and the memory cap). Every claim needs one.
+    # estimate(validated scenario, profile) -> budgets.Estimate: the work and memory of a run,
+    # before it starts (the CLI refuses above --max-minutes and the memory cap). Every claim needs
+    # one.
     estimate: Callable[[dict, str], Any] | None = None
-    # The documented keys (claims.scenario.Key): the top-level names and tables must be scenario_keys.
+    # The documented keys (claims.scenario.Key): the top-level names and tables must be
+    # scenario_keys.
     keys: tuple = ()
-    # The paper's label of the statement ("Proposition 3.1"), "" for softlin's own claims, and the ids
-    # of the claims it rests on: the claim graph (softlin/render/graph.py) is drawn from these.
+    # The paper's label of the statement ("Proposition 3.1"), "" for softlin's own claims, and the
+    # ids of the claims it rests on: the claim graph (softlin/render/graph.py) is drawn from these.
     paper: str = ""
     rests_on: tuple[str, ...] = ()
     # display() -> {name: derivations.display.Display}: the derived formulas its certificate shows,
@@ -277,7 +290,8 @@ class Claim:
 
 
 def jsonable(value):
-    """Plain JSON types; non-finite floats become the strings "inf", "-inf", "nan" (never silent)."""
+    """Plain JSON types; non-finite floats become the strings "inf", "-inf", "nan" (never
+    silent)."""
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -316,8 +330,9 @@ def check_false_alarm() -> float:
 
 @contextlib.contextmanager
 def false_alarm_level(alpha: float):
-    """Run the statistical checks inside the block at per-check false alarm `alpha` (0 < alpha <= 1e-6:
-    a caller may make the checks stricter, never looser than the certificates' standard)."""
+    """Run the statistical checks inside the block at per-check false alarm `alpha`
+    (0 < alpha <= 1e-6: a caller may make the checks stricter, never looser than the certificates'
+    standard)."""
     if not (isinstance(alpha, (int, float)) and 0 < alpha <= CHECK_FALSE_ALARM):
         raise ValueError(f"per-check false alarm {alpha!r} must be in (0, {CHECK_FALSE_ALARM:g}]")
     token = _LEVEL.set(float(alpha))
@@ -328,8 +343,8 @@ def false_alarm_level(alpha: float):
 
 
 def union_bound(count: int, alpha: float) -> float:
-    """P(any of `count` events of probability <= alpha each) <= min(1, count alpha): a probability, so
-    a sum above 1 is written as the vacuous 1."""
+    """P(any of `count` events of probability <= alpha each) <= min(1, count alpha): a probability,
+    so a sum above 1 is written as the vacuous 1."""
     return min(1.0, count * alpha)
 
 
@@ -359,16 +374,17 @@ def certificate(
     formulas_mathml: dict | None = None,
     precision: list | None = None,
 ) -> dict:
-    """The certificate dict of docs/design.md, plus the statement, formulas and figure series that the
-    renderer needs (it reads certificates only).
+    """The certificate dict of docs/design.md, plus the statement, formulas and figure series that
+    the renderer needs (it reads certificates only).
 
     `formulas` maps a name to LaTeX (Markdown pages); `formulas_mathml` maps the same names to a
     presentation MathML <math> element (HTML pages; build it with `softlin.mathml.mathml_formula`).
     A formula without MathML is shown in the HTML page as its LaTeX source.
 
     `precision` (entries of softlin.certio.precision_entry) states the error of the numbers whose
-    digits are not all known, e.g. an optimizer's argmin, a gradient at an optimum, an error estimate:
-    `verify --check` compares them at that precision, the others at the written eight digits."""
+    digits are not all known, e.g. an optimizer's argmin, a gradient at an optimum, an error
+    estimate: `verify --check` compares them at that precision, the others at the written eight
+    digits."""
     return jsonable(
         {
             "format": FORMAT,

@@ -1,7 +1,8 @@
-"""Work and memory of a claim on a scenario, estimated before anything runs (the CLI refuses above a cap).
+"""Work and memory of a claim on a scenario, estimated before anything runs (the CLI refuses above a
+cap).
 
-Only the parts that grow with the scenario are estimated: Monte Carlo and training sweeps, whose cost
-is proportional to the tokens they stream, and the arrays they hold per prompt. The fixed parts
+Only the parts that grow with the scenario are estimated: Monte Carlo and training sweeps, whose
+cost is proportional to the tokens they stream, and the arrays they hold per prompt. The fixed parts
 (symbolic proofs, quadrature, the built-in budgets of each claim) take seconds and are left out.
 
 Work model. A sweep over prompt lengths L_1..L_n with P prompts streams P sum_j L_j tokens, and a
@@ -11,7 +12,8 @@ token costs about `max(d, Q)` units (drawing d coordinates, scoring Q queries). 
 
 was measured with numerics.attention.sampled_accumulator (d = 3, Q = 2 and 4, P L = 2e6 tokens):
 0.96e-7 to 1.4e-7 s per unit on the 2 shared cores of the development machine under load ~2; the
-constant doubles the slower figure so that an estimate errs towards refusing a run that is near the cap.
+constant doubles the slower figure so that an estimate errs towards refusing a run that is near the
+cap.
 
 Memory model. Arrays per prompt times prompts (the streamed chunks are bounded separately, by
 numerics.attention's working set), against MEMORY_CAP_BYTES.
@@ -33,8 +35,8 @@ import numpy as np
 SECONDS_PER_UNIT = 2e-7
 MEMORY_CAP_BYTES = 4 * 2**30
 DEFAULT_MAX_MINUTES = 60.0
-# Dimension limits of the exact routes: SymPy rational matrices (prop-3.1, prop-3.4, asm-3.3) and the
-# tensor Gauss-Hermite rule (numerics/quadrature.py supports rank(Gamma) <= 3).
+# Dimension limits of the exact routes: SymPy rational matrices (prop-3.1, prop-3.4, asm-3.3) and
+# the tensor Gauss-Hermite rule (numerics/quadrature.py supports rank(Gamma) <= 3).
 SYMBOLIC_MAX_D = 6
 GAUSS_HERMITE_MAX_RANK = 3
 MIXTURE_MAX_D = 10  # the degenerate check enumerates the 2^d Rademacher point masses
@@ -80,9 +82,9 @@ def limit_claim(claim: str, s: dict, profile: str, subjects: int) -> Estimate:
 
 
 def estimate(claim_id: str, validated: dict, profile: str) -> Estimate:
-    """The estimate for one claim on its validated scenario, from the claim's own `estimate` (ValueError
-    for a structural limit). A claim without an estimator is a bug (its work would escape
-    --max-minutes): LookupError."""
+    """The estimate for one claim on its validated scenario, from the claim's own `estimate`
+    (ValueError for a structural limit). A claim without an estimator is a bug (its work would
+    escape --max-minutes): LookupError."""
     from . import registry
 
     fn = registry.get(claim_id).estimate
@@ -128,7 +130,8 @@ def admit(estimates: list[Estimate], max_minutes: float) -> None:
     if total > max_minutes * 60:
         worst = max(estimates, key=lambda e: e.seconds)
         raise ValueError(
-            f"estimated {duration(total)} of work, above the {max_minutes:g} min cap: {worst.claim} "
-            f"needs about {duration(worst.seconds)} ({worst.what}; {SECONDS_PER_UNIT:g} s per token "
-            f"and coordinate); lower L or trials, or raise the cap with --max-minutes"
+            f"estimated {duration(total)} of work, above the {max_minutes:g} min cap: "
+            f"{worst.claim} needs about {duration(worst.seconds)} ({worst.what}; "
+            f"{SECONDS_PER_UNIT:g} s per token and coordinate); lower L or trials, or raise the "
+            "cap with --max-minutes"
         )

@@ -25,7 +25,8 @@ def budget_for(s: dict, profile: str) -> Budget:
 
 
 def queries_for(s: dict, profile: str, rng: np.random.Generator) -> np.ndarray:
-    """The scenario's query if it gives one, else PROFILE_QUERIES[profile] draws from nu = N(0, query_cov)."""
+    """The scenario's query if it gives one, else PROFILE_QUERIES[profile] draws from
+    nu = N(0, query_cov)."""
     if s.get("query") is not None:
         return np.asarray(s["query"], dtype=float)[None, :]
     n = PROFILE_QUERIES[profile]

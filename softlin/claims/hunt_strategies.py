@@ -22,17 +22,17 @@ The claims' own spaces (each claim names its function below in its `Space`), wit
 drawn small so that one claim run at `quick` costs seconds to a minute:
 
 - prop-3.1, prop-3.4: the common keys with a fixed query of length d (d 1..3, Gamma = B B^T of every
-  rank, a possibly singular query covariance) and 2 to 3 prompt lengths; region: lambda = lambda_max(U^T Gamma U Sigma_q)
-  below or above the finiteness threshold 1/2.
+  rank, a possibly singular query covariance) and 2 to 3 prompt lengths; region:
+  lambda = lambda_max(U^T Gamma U Sigma_q) below or above the finiteness threshold 1/2.
 - mixture: 1 to 3 Gaussian components with weights w_k / sum w (w_k in 1..4), means and covariances
   B_k B_k^T (singular allowed); region: the number of components.
 - thm-4.3, thm-5.2: [icl] with Sigma = B B^T + c I (c in {0, 1/4, 1/2}: c = 0 may be singular, which
   `icl.sigma` validation rejects as outside the hypotheses), alpha = j/8 (j in 1..16), noise 0,
-  L from {4, 8, 16, 32, 64}; region (thm-5.2): alpha against the paper's bound sqrt2 / (d^1/4 ||Sigma||)
-  and the cited linear-attention condition; (thm-4.3): ||Sigma||_op <= 1 (the appendix lemma's
-  case) or not.
-- finite-prompt-risk: [scalar] with d 1..6, noise in {0, 1/8, ..., 1/2}, one or two heads (mu, omega in
-  {-1, -7/8, ..., 1}),
+  L from {4, 8, 16, 32, 64}; region (thm-5.2): alpha against the paper's bound
+  sqrt2 / (d^1/4 ||Sigma||) and the cited linear-attention condition; (thm-4.3): ||Sigma||_op <= 1
+  (the appendix lemma's case) or not.
+- finite-prompt-risk: [scalar] with d 1..6, noise in {0, 1/8, ..., 1/2}, one or two heads
+  (mu, omega in {-1, -7/8, ..., 1}),
   L from {4, 8, ..., 128}; omega_h omega_k >= 1/2 is outside the hypotheses (C1 infinite) and
   rejected by validation; region: the number of heads.
 - authors-experiment: [icl] sigma (d 1..3), noise, L from {4, 8, 16, 32}; region: d.
@@ -58,9 +58,9 @@ def dyadic_array(shape, steps: int, denominator: int):
 
 @st.composite
 def common_scenarios(draw, max_d: int, max_rank: int, budget: str, u_denominator: int = 8):
-    """Common keys (docs/design.md, "Scenarios") as plain lists. The matrices are drawn at the largest
-    size and cut to d (rows of V to k, columns of B to r), so that when Hypothesis lowers d, k or r the
-    remaining entries keep their values and the shrinker can make d small."""
+    """Common keys (docs/design.md, "Scenarios") as plain lists. The matrices are drawn at the
+    largest size and cut to d (rows of V to k, columns of B to r), so that when Hypothesis lowers d,
+    k or r the remaining entries keep their values and the shrinker can make d small."""
     d = draw(st.integers(1, max_d), label="d")
     r = draw(st.integers(0, min(d, max_rank)), label="rank of B")
     k = draw(st.integers(1, 3), label="rows of V")

@@ -1,4 +1,5 @@
-"""Scenario validation and the shared finite-prompt training run of the ICL claims (`thm-5.2`, `thm-4.3`).
+"""Scenario validation and the shared finite-prompt training run of the ICL claims (`thm-5.2`,
+`thm-4.3`).
 
 The training uses its own stream, np.random.default_rng([seed, 5, L]) per prompt length, so both
 claims see the same fixed prompt samples (common random numbers) and the run is cached per process.
@@ -62,7 +63,8 @@ KEY_DOCS = (
 
 
 def default_scenario() -> dict:
-    """d = 2 with ||Sigma||_op = 1.68 > 1 (outside the appendix lemma's ||Sigma|| <= 1, erratum 2)."""
+    """d = 2 with ||Sigma||_op = 1.68 > 1 (outside the appendix lemma's ||Sigma|| <= 1,
+    erratum 2)."""
     return {
         "seed": 0,
         "icl": {
@@ -194,7 +196,8 @@ def train(s: dict, profile: str) -> dict:
         sample = icl_training.PromptSample(Sigma, L, prompts, rng)
         fin = icl_training.finite_gd(sample, A0, b0, step, steps)
         gaps = np.linalg.norm(fin - inf, axis=1)
-        # g2: sup along the finite trajectory of ||grad R^_L - grad R_inf|| (every 10th iterate and the last).
+        # g2: sup along the finite trajectory of ||grad R^_L - grad R_inf|| (every 10th iterate and
+        # the last).
         g2 = 0.0
         for k in list(range(0, steps + 1, 10)) + [steps]:
             A, b = fin[k, :-1].reshape(d, d), fin[k, -1]
@@ -223,7 +226,8 @@ def train(s: dict, profile: str) -> dict:
 def L_eps(result: dict, eps_list) -> tuple[dict, dict]:
     """Point estimate by a weighted log-log fit risk = C L^-p, inverted; interval from the grid:
     (largest L whose lower confidence bound exceeds eps, smallest L whose upper confidence bound is
-    below eps and stays below for all larger L]. Bounds at z = norm.isf(check_false_alarm() / (2 n)) (Bonferroni)."""
+    below eps and stays below for all larger L]. Bounds at z = norm.isf(check_false_alarm() / (2 n))
+    (Bonferroni)."""
     Ls = np.array(result["L"], float)
     r = np.array(result["risk"])
     se = np.array(result["risk_stderr"])
@@ -250,8 +254,9 @@ def L_eps(result: dict, eps_list) -> tuple[dict, dict]:
 
 
 def work_estimate(claim_id: str):
-    """The work and memory estimator of an in-context claim (thm-4.3, thm-5.2): gradient descent on the
-    profile's prompts, and the evaluation sample at the largest L against a training sample's cap."""
+    """The work and memory estimator of an in-context claim (thm-4.3, thm-5.2): gradient descent on
+    the profile's prompts, and the evaluation sample at the largest L against a training sample's
+    cap."""
 
     def estimate(s: dict, profile: str) -> budgets.Estimate:
         prompts, keep = PROFILE[profile]
@@ -262,8 +267,8 @@ def work_estimate(claim_id: str):
         if need > cap:
             raise ValueError(
                 f"icl.L = {s['Ls']}: {claim_id}'s evaluation sample at L = {max(Ls)} "
-                f"({4 * prompts} prompts x L x d = {d} doubles) needs {budgets.size(need)}, above the "
-                f"{budgets.size(cap)} cap of a training sample"
+                f"({4 * prompts} prompts x L x d = {d} doubles) needs {budgets.size(need)}, above "
+                f"the {budgets.size(cap)} cap of a training sample"
             )
         steps = 1500  # training_plan's ceiling
         return budgets.Estimate(

@@ -3,7 +3,7 @@
 One status line on stderr, redrawn in place, with two bars: the claims of the run and the current
 Monte Carlo sweep of the claim being run,
 
-    claims [######------] 1/2 mixture 0:12 | mixture scenario: Monte Carlo [##########----] L = 1024 3/4
+    claims [####----] 1/2 mixture 0:12 | mixture scenario: Monte Carlo [##########----] L = 1024 3/4
 
 Nothing is written unless progress is enabled (the CLI enables it unless --quiet) *and* the stream
 is a terminal, so pipes, files and `--json -` consumers never see control characters.
@@ -124,8 +124,8 @@ def claim(name: str, index: int, total: int) -> Iterator[None]:
 def sweep(
     items: Iterable, label: str, *, weights: Iterable[float] | None = None, item: str = ""
 ) -> Iterator:
-    """Yield `items`, drawing the inner bar before each step (`item = value` names the step) and once
-    after the last. `weights` (one per item, default 1) set how far each step moves the bar."""
+    """Yield `items`, drawing the inner bar before each step (`item = value` names the step) and
+    once after the last. `weights` (one per item, default 1) set how far each step moves the bar."""
     global _task
     items = list(items)
     w = [float(x) for x in weights] if weights is not None else [1.0] * len(items)
@@ -149,8 +149,8 @@ def sweep(
 
 
 # On a pipe (CI logs) the status line is not drawn, and a run of many minutes would print nothing:
-# CI systems with a no-output timeout kill such a job. `heartbeat` prints one line per finished claim
-# and, while a claim runs, one at least every HEARTBEAT_SECONDS, to stderr.
+# CI systems with a no-output timeout kill such a job. `heartbeat` prints one line per finished
+# claim and, while a claim runs, one at least every HEARTBEAT_SECONDS, to stderr.
 HEARTBEAT_SECONDS = 60.0
 _beat: dict = {"on": False, "stream": None}
 
@@ -159,8 +159,8 @@ _beat: dict = {"on": False, "stream": None}
 def heartbeat(
     quiet: bool, stream: TextIO | None = None, every: float = HEARTBEAT_SECONDS
 ) -> Iterator[None]:
-    """Heartbeat lines on `stream` (default stderr) while the block runs, unless `quiet` or the status
-    line is drawn (a terminal)."""
+    """Heartbeat lines on `stream` (default stderr) while the block runs, unless `quiet` or the
+    status line is drawn (a terminal)."""
     import threading
 
     stream = stream if stream is not None else sys.stderr

@@ -55,8 +55,9 @@ def _loaded() -> dict[str, Claim]:
 
 
 def headlines() -> list[tuple[str, str]]:
-    """(id, title) of every claim in ORDER, read from the modules' literal `ID` and `TITLE` constants
-    without importing them (`softlin list` in well under a second); once CLAIMS is loaded, from it."""
+    """(id, title) of every claim in ORDER, read from the modules' literal `ID` and `TITLE`
+    constants without importing them (`softlin list` in well under a second); once CLAIMS is loaded,
+    from it."""
     if "CLAIMS" in globals():
         return [(c.id, c.title) for c in globals()["CLAIMS"].values()]
     import ast

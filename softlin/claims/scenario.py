@@ -1,10 +1,11 @@
 """Scenarios: user-supplied parameters in TOML (docs/design.md, "Scenarios").
 
 A scenario is a flat table of top-level keys plus optional sub-tables ([mixture], [icl], ...).
-Each claim declares the keys it reads on its `Claim` (`keys`, a tuple of `Key` with type and meaning:
-docs/scenarios.md is generated from them); a key no claim knows, or a key the chosen claim does not
-use, is an error that names the key. Missing keys come from the claim's built-in default, and when
-`d` is given without matrices the defaults are rebuilt for that d (see `defaults_for_dimension`).
+Each claim declares the keys it reads on its `Claim` (`keys`, a tuple of `Key` with type and
+meaning: docs/scenarios.md is generated from them); a key no claim knows, or a key the chosen claim
+does not use, is an error that names the key. Missing keys come from the claim's built-in default,
+and when `d` is given without matrices the defaults are rebuilt for that d (see
+`defaults_for_dimension`).
 """
 
 from __future__ import annotations
@@ -118,9 +119,10 @@ def load_toml(path: str | Path, what: str = "scenario file") -> dict:
         raise ValueError(f"{what} {str(path)!r} is not valid TOML: {exc}") from None
 
 
-# The largest dimension a scenario may ask for: every claim builds d x d matrices and converts them to
-# exact rationals or 40-digit numbers, and the structural limits of each claim (claims/budgets.py) are
-# lower still; 64 keeps the defaults built for a large d cheap (a few 64 x 64 lists).
+# The largest dimension a scenario may ask for: every claim builds d x d matrices and converts them
+# to exact rationals or 40-digit numbers, and the structural limits of each claim
+# (claims/budgets.py) are lower still; 64 keeps the defaults built for a large d cheap (a few
+# 64 x 64 lists).
 DIMENSION_CAP = 64
 
 

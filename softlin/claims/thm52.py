@@ -1,18 +1,20 @@
 """Claim `thm-5.2`: in-context linear regression, infinite-prompt flow and finite-prompt transfer.
 
-Statement (docs/paper.md section 5): from the balanced start A(0) = alpha Theta Theta^T, b(0) = alpha, the
-infinite-prompt gradient flow of R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T) keeps
-||A||_F^2 - b^2 and converges to b* = tr(Sigma^-2)^(1/4), A* = tr(Sigma^-2)^(-1/4) Sigma^-1 (zero risk);
-for every eps there is L(eps) such that finite-prompt softmax training reaches risk <= eps.
+Statement (docs/paper.md section 5): from the balanced start A(0) = alpha Theta Theta^T,
+b(0) = alpha, the infinite-prompt gradient flow of
+R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T) keeps ||A||_F^2 - b^2 and converges to
+b* = tr(Sigma^-2)^(1/4), A* = tr(Sigma^-2)^(-1/4) Sigma^-1 (zero risk); for every eps there is
+L(eps) such that finite-prompt softmax training reaches risk <= eps.
 
 Checks: symbolic (R_inf derived through Lemma 2.1 for the full (U, V), restricted, equal to the
-paper's formula; gradients, conservation, stationary set, block invariance); exact endpoint for random
-rational Sigma (risk, gradients and balance reduce to exactly 0); Monte Carlo of R_inf; ODE sweep (Radau, rtol 1e-10) over
-random SPD Sigma (condition up to 100, ||Sigma||_op in [0.1, 10]) with alpha inside and outside the
-paper's range; the full (U, V) flow from a balanced start; finite-prompt training (L(eps)).
-Controls (the nearest slips): the endpoint with exponent 1/2 for 1/4, refuted by the ODE route; R_inf
-without its 1/2, refuted by Monte Carlo at a size derived for power 0.999. Errata 2 and 3 are computed
-with witnesses (not checks: they are arithmetic on stated constants).
+paper's formula; gradients, conservation, stationary set, block invariance); exact endpoint for
+random rational Sigma (risk, gradients and balance reduce to exactly 0); Monte Carlo of R_inf; ODE
+sweep (Radau, rtol 1e-10) over random SPD Sigma (condition up to 100, ||Sigma||_op in [0.1, 10])
+with alpha inside and outside the paper's range; the full (U, V) flow from a balanced start;
+finite-prompt training (L(eps)). Controls (the nearest slips): the endpoint with exponent 1/2 for
+1/4, refuted by the ODE route; R_inf without its 1/2, refuted by Monte Carlo at a size derived for
+power 0.999. Errata 2 and 3 are computed with witnesses (not checks: they are arithmetic on stated
+constants).
 """
 
 from __future__ import annotations
@@ -38,18 +40,19 @@ TITLE = "In-context linear regression: the flow reaches the Bayes endpoint; fini
 # Maths between dollars is typeset on the pages (softlin/render/markup.py).
 STATEMENT = (
     "For invertible $Sigma$ and $0 < alpha < sqrt(2)/(d^(1/4) ||Sigma||_op)$, the gradient flow of "
-    "$R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T)$ from $A(0) = alpha Theta Theta^T$, "
-    "$b(0) = alpha$ converges to $b^* = tr(Sigma^(-2))^(1/4)$, $A^* = tr(Sigma^(-2))^(-1/4) Sigma^(-1)$ "
-    "(zero risk), and for every $epsilon > 0$ there is $L(epsilon)$ with $lim_t R_L(theta_L(t)) <= epsilon$ "
-    "for $L >= L(epsilon)$."
+    "$R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T)$ from $A(0) = alpha Theta "
+    "Theta^T$, $b(0) = alpha$ converges to $b^* = tr(Sigma^(-2))^(1/4)$, "
+    "$A^* = tr(Sigma^(-2))^(-1/4) Sigma^(-1)$ (zero risk), and for every $epsilon > 0$ there is "
+    "$L(epsilon)$ with $lim_t R_L(theta_L(t)) <= epsilon$ for $L >= L(epsilon)$."
 )
 HYPOTHESES = (
     "$x ~ N(0, Sigma)$, $w ~ N(0, I_d)$, $y = w^T x$ (noiseless), query $(x, 0)$",
     "trained blocks $U = [[A, 0], [0, 0]]$, last row of $V = (0, ..., 0, b)$",
     "balanced initialisation $||Theta Theta^T||_F = 1$",
 )
-# Tolerances. Radau with rtol 1e-10 over at most ~1e4 accepted steps accumulates at most ~1e-6 relative
-# error; the horizon T = 40 / (slowest transverse rate) + 50 leaves e^-40 of the transverse distance.
+# Tolerances. Radau with rtol 1e-10 over at most ~1e4 accepted steps accumulates at most ~1e-6
+# relative error; the horizon T = 40 / (slowest transverse rate) + 50 leaves e^-40 of the transverse
+# distance.
 ODE_RELATIVE_TOLERANCE = 1e-6
 
 
@@ -82,11 +85,11 @@ def anisotropic_point(Sigma: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def risk_monte_carlo(Sigma, points, rng) -> list:
-    """R_inf(A, b) against the mean loss (1/2) x^T K x over fresh queries x ~ N(0, Sigma), studentised,
-    at each (A, b) of `points` (the first also carries the control). The query count is sized
-    beforehand from the derived loss variance (kernel icl_loss_variance), which is itself checked
-    against the sample variance (its standard error from the sample fourth central moment), so a
-    wrong variance cannot silently mis-size the test."""
+    """R_inf(A, b) against the mean loss (1/2) x^T K x over fresh queries x ~ N(0, Sigma),
+    studentised, at each (A, b) of `points` (the first also carries the control). The query count is
+    sized beforehand from the derived loss variance (kernel icl_loss_variance), which is itself
+    checked against the sample variance (its standard error from the sample fourth central moment),
+    so a wrong variance cannot silently mis-size the test."""
     from ..numerics import kernels
 
     law = GaussianLaw(np.zeros(Sigma.shape[0]), Sigma)
@@ -129,9 +132,10 @@ def risk_monte_carlo(Sigma, points, rng) -> list:
                 zv <= z,
                 zv,
                 z,
-                f"|s^2 - Var| / se(s^2), se from the sample fourth central moment; derived Var = {var:.8g}; "
-                f"two-sided, nominal false alarm {check_false_alarm() / (2 * len(points) + 1):.3g} (normal "
-                "approximation of s^2, whose skewness makes the upper tail heavier than nominal)",
+                "|s^2 - Var| / se(s^2), se from the sample fourth central moment; derived "
+                f"Var = {var:.8g}; two-sided, nominal false alarm "
+                f"{check_false_alarm() / (2 * len(points) + 1):.3g} (normal approximation of s^2, "
+                "whose skewness makes the upper tail heavier than nominal)",
                 id=f"montecarlo/{point}/loss-variance",
                 unit="|z|",
                 detectable=significance.resolution(var, se_var, z),
@@ -146,8 +150,8 @@ def risk_monte_carlo(Sigma, points, rng) -> list:
                     True if zw > z else None,
                     zw,
                     z,
-                    f"|mean - 2 R| / se against the critical value; n sized for power {POWER} from the "
-                    "derived variance",
+                    f"|mean - 2 R| / se against the critical value; n sized for power {POWER} from "
+                    "the derived variance",
                     tier="statistical",
                     id="control/risk-without-half",
                     unit="|z|",
@@ -174,13 +178,15 @@ def flow_run(Sigma, alpha, Theta=None, eps_list=()):
 
 
 def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_formula=None) -> dict:
-    """`endpoint_formula(Sigma) -> (A, b)` (SymPy, exact) replaces the claimed endpoint (sensitivity tests)."""
+    """`endpoint_formula(Sigma) -> (A, b)` (SymPy, exact) replaces the claimed endpoint (sensitivity
+    tests)."""
     s = icl_common.validate(scenario)
     Sigma, eps_list = s["Sigma"], s["eps"]
     d = Sigma.shape[0]
     checks = [
         symbolic_check(
-            "R_inf derived via Lemma 2.1, gradients, conservation, stationary set, block invariance",
+            "R_inf derived via Lemma 2.1, gradients, conservation, stationary set, block "
+            "invariance",
             {p.statement: p for p in catalogue.icl_proofs()},
         )
     ]
@@ -223,13 +229,15 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
             max(main["A_err"] / main["scale"], main["rel_drift"]),
             ODE_RELATIVE_TOLERANCE,
             f"max |A(T) - A*| = {main['A_err']:.3g}, |b(T) - b*| = {main['b_err']:.3g}, drift "
-            f"{main['invariant_drift']:.3g}; T = {main['T']:.3g}; relative to max(1, |A*|, b*)^(1,2)",
+            f"{main['invariant_drift']:.3g}; T = {main['T']:.3g}; relative to "
+            "max(1, |A*|, b*)^(1,2)",
             id="flow/scenario",
             unit="relative error",
         )
     )
 
-    # Sweep: random SPD, condition up to 100, ||Sigma|| in [0.1, 10], alpha inside and outside the range.
+    # Sweep: random SPD, condition up to 100, ||Sigma|| in [0.1, 10], alpha inside and outside the
+    # range.
     n_sweep = {"quick": 4, "standard": 10, "full": 24}[profile]
     sweep = []
     for j in range(n_sweep):
@@ -266,48 +274,56 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
             unit="relative error",
         )
     )
-    # Outside the paper's range the flow still converges here (the range is sufficient, not necessary).
+    # Outside the paper's range the flow still converges here (the range is sufficient, not
+    # necessary).
 
-    # Block invariance: full flow from the balanced start, and from a perturbed start (for contrast).
+    # Block invariance: full flow from the balanced start, and from a perturbed start (for
+    # contrast).
     A0, b0 = s["A0"], s["b0"]
     z = np.zeros((d, 1))
     full = icl_flows.integrate_full(Sigma, A0, z, z, b0, main["T"])
     pert = icl_flows.integrate_full(Sigma, A0, z + 1e-3, z - 1e-3, b0, main["T"])
     checks.append(
         Check(
-            "block invariance: full (U, V) flow from the balanced start keeps the other blocks at 0",
+            "block invariance: full (U, V) flow from the balanced start keeps the other "
+            "blocks at 0",
             "ode",
             full["max_offblock"] == 0.0,
             full["max_offblock"],
             0.0,
             "largest |U[d, :d]|, |V[d, :d]| over the time grid (exact zero expected: the derived "
             f"gradients vanish identically there); perturbed start (1e-3): max off-block "
-            f"{pert['max_offblock']:.3g}, final {float(pert['offblock'][-1]):.3g}, final risk {pert['risk']:.3g}",
+            f"{pert['max_offblock']:.3g}, final {float(pert['offblock'][-1]):.3g}, final risk "
+            f"{pert['risk']:.3g}",
             id="flow/block-invariance",
             unit="absolute error",
         )
     )
 
-    # Control (ODE route): the exponent slip b* = tr(Sigma^-2)^(1/2) (A* = Sigma^-1 / b*) must be refuted.
+    # Control (ODE route): the exponent slip b* = tr(Sigma^-2)^(1/2) (A* = Sigma^-1 / b*) must be
+    # refuted.
     Sinv = np.linalg.inv(Sigma)
     b_slip = float(np.trace(Sinv @ Sinv)) ** 0.5
     slip_err = abs(main["b"] - b_slip) / main["scale"]
     checks.append(
         Check(
-            "control: endpoint b* = tr(Sigma^-2)^(1/2) (exponent 1/2 for 1/4) refuted by the ODE route",
+            "control: endpoint b* = tr(Sigma^-2)^(1/2) (exponent 1/2 for 1/4) refuted by the ODE "
+            "route",
             "control",
             True if slip_err > ODE_RELATIVE_TOLERANCE else None,
             "refuted" if slip_err > ODE_RELATIVE_TOLERANCE else "not refuted",
             "refuted",
-            f"|b(T) - b_slip| / scale = {slip_err:.3g} against the ODE tolerance {ODE_RELATIVE_TOLERANCE}",
+            f"|b(T) - b_slip| / scale = {slip_err:.3g} against the ODE tolerance "
+            f"{ODE_RELATIVE_TOLERANCE}",
             tier="consistency",
             id="control/endpoint-exponent",
             unit="verdict",
         )
     )
-    # Monte Carlo route for R_inf (w integrated out: loss 1/2 |(b Sigma A - I) x|^2, x ~ N(0, Sigma)), and the
-    # control "R_inf without the 1/2". Var of 1/2 x^T K x is tr((K Sigma)^2) / 2 (derived, Gaussian quadratic
-    # form), so n is chosen before sampling for power 0.999 against the slip at false alarm check_false_alarm().
+    # Monte Carlo route for R_inf (w integrated out: loss 1/2 |(b Sigma A - I) x|^2,
+    # x ~ N(0, Sigma)), and the control "R_inf without the 1/2". Var of 1/2 x^T K x is
+    # tr((K Sigma)^2) / 2 (derived, Gaussian quadratic form), so n is chosen before sampling for
+    # power 0.999 against the slip at false alarm check_false_alarm().
     checks += risk_monte_carlo(Sigma, [(s["A0"], s["b0"]), anisotropic_point(Sigma)], rng)
 
     # Errata 2 and 3.
@@ -336,7 +352,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     errata.append(
         {
             "id": 2,
-            "text": "appendix lemma assumes ||Sigma||_op <= 1, Theorem 5.2 claims every invertible Sigma",
+            "text": "appendix lemma assumes ||Sigma||_op <= 1, Theorem 5.2 claims every invertible "
+            "Sigma",
             "witness": {
                 "Sigma": Sigma.tolist(),
                 "norm_op": norm,
@@ -365,8 +382,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
             decreasing and tr["risk"][-1] < tr["risk"][0],
             tr["risk"],
             None,
-            f"fresh evaluation sample per L; no consecutive increase beyond {z_pair:.2f} standard errors "
-            f"(one-sided, false-alarm {check_false_alarm():g} over the pairs, normal approximation)",
+            f"fresh evaluation sample per L; no consecutive increase beyond {z_pair:.2f} standard "
+            f"errors (one-sided, false-alarm {check_false_alarm():g} over the pairs, normal "
+            "approximation)",
             id="training/risk-decreases",
             unit="values",
         )

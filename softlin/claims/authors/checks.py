@@ -24,11 +24,13 @@ ANCHOR_DRAWS = 40_000  # fresh prompts per anchor L (a few ms each at L <= 2)
 # Theorem 4.3 at CPU scale: by the largest L the softmax risk must be within 10% of R*_inf (a
 # stated eps: the theorem gives no L(eps), and the finite-L excess of softmax has no usable 1/L
 # expansion here, since the SGD parameters have omega above the threshold where the softmax
-# weights' second moment averaged over queries is finite; quantity softmax_omega_threshold_1_over_L).
+# weights' second moment averaged over queries is finite; quantity
+# softmax_omega_threshold_1_over_L).
 EPS_RELATIVE = 0.10
 # Optimisation tolerance of softmax SGD against its best parameters: the authors ran 300 000
 # steps; ours stop early and the split of p = mu omega between mu and omega drifts slowly along a
-# flat valley (the risk depends on the split only through the finite-L excess). Stated: 5% of R*_inf.
+# flat valley (the risk depends on the split only through the finite-L excess). Stated: 5% of
+# R*_inf.
 OPT_RELATIVE = 0.05
 OPTIMUM_ROUNDING = 1e-9  # relative: exact risks computed in double precision from the same traces
 LIMIT_RELATIVE = (
@@ -58,9 +60,9 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
             z_lin[worst] <= z_L,
             z_lin[worst],
             z_L,
-            f"largest |R_test - R_exact| / se over L (at L = {worst}: {risk['linear'][worst][0]:.5g} vs "
-            f"{exact[worst]:.5g}); {plan['test']} test prompts per L; two-sided, Bonferroni over {nL} L, "
-            f"false alarm {check_false_alarm():g}",
+            f"largest |R_test - R_exact| / se over L (at L = {worst}: "
+            f"{risk['linear'][worst][0]:.5g} vs {exact[worst]:.5g}); {plan['test']} test prompts "
+            f"per L; two-sided, Bonferroni over {nL} L, false alarm {check_false_alarm():g}",
             id="linear/test-risk-exact",
             unit="|z|",
             detectable=significance.resolution(
@@ -68,9 +70,9 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
             ),
         )
     )
-    # Exact anchors at L = 1, 2, where finite-prompt terms (the L (L - 1) pairs, the 1/L diagonal) are
-    # as large as the risk itself: the derived linear risk against fresh prompts at the parameters
-    # trained at the smallest L.
+    # Exact anchors at L = 1, 2, where finite-prompt terms (the L (L - 1) pairs, the 1/L diagonal)
+    # are as large as the risk itself: the derived linear risk against fresh prompts at the
+    # parameters trained at the smallest L.
     mu0, om0 = params["linear"][Ls[0]]
     anchor = {}
     for L in ANCHOR_LS:
@@ -88,8 +90,9 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
             z_anchor[worst_a] <= z_a,
             z_anchor[worst_a],
             z_a,
-            f"largest |R_mc - R_exact| / se at (mu, omega) = ({mu0:.6g}, {om0:.6g}), {ANCHOR_DRAWS} prompts "
-            f"per L; two-sided, Bonferroni over {len(ANCHOR_LS)} L, false alarm {check_false_alarm():g}",
+            f"largest |R_mc - R_exact| / se at (mu, omega) = ({mu0:.6g}, {om0:.6g}), "
+            f"{ANCHOR_DRAWS} prompts per L; two-sided, Bonferroni over {len(ANCHOR_LS)} L, false "
+            f"alarm {check_false_alarm():g}",
             id="linear/anchors-l1-l2",
             unit="|z|",
             detectable=significance.resolution(
@@ -97,9 +100,10 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
             ),
         )
     )
-    # Linear attention: SGD optimality against the exact finite-L optimum. Gap and minimum are both exact
-    # (no sampling), so two slips of the optimum formula refute deterministically: a minimum risk that is
-    # not the risk at its own p*, and an SGD end whose exact risk lies below the "minimum".
+    # Linear attention: SGD optimality against the exact finite-L optimum. Gap and minimum are both
+    # exact (no sampling), so two slips of the optimum formula refute deterministically: a minimum
+    # risk that is not the risk at its own p*, and an SGD end whose exact risk lies below the
+    # "minimum".
     q_chi2 = float(stats.chi2(1).isf(check_false_alarm() / nL))
     lin_min = {
         L: [
@@ -128,19 +132,21 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
     passed = False if inconsistent or below else (True if max(ratio.values()) <= 1.0 else None)
     checks.append(
         Check(
-            "linear attention: SGD reached the exact finite-L optimum within the SGD noise floor, every L",
+            "linear attention: SGD reached the exact finite-L optimum within the SGD noise floor, "
+            "every L",
             "montecarlo",
             passed,
             max(ratio.values()),
             1.0,
-            f"undecided (budget too small: SGD not converged) when above 1; refuted when the exact optimum "
-            f"is not a minimum: its risk differs from the exact risk at its own p* (L = {inconsistent}) or "
-            f"the SGD end's exact risk lies below it (L = {below}), beyond {OPTIMUM_ROUNDING:g} relative "
-            f"of the null risk s2 + tau tr Sigma_q or the risks (rounding); largest (exact risk gap) / "
-            f"tolerance; tolerance = {q_chi2:.3g} x lr tr(C) / (4 batch): the mean "
-            "excess of constant-step SGD at stationarity is lr tr(H P) / 2 = lr tr(C) / (4 batch) (Lyapunov "
-            "equation, C = per-prompt gradient covariance, measured at the end), and a chi2_1 excess exceeds "
-            f"{q_chi2:.3g} times its mean with probability {check_false_alarm() / nL:.2g}; worst at L = {worst}: gap "
+            "undecided (budget too small: SGD not converged) when above 1; refuted when the exact "
+            "optimum is not a minimum: its risk differs from the exact risk at its own p* "
+            f"(L = {inconsistent}) or the SGD end's exact risk lies below it (L = {below}), beyond "
+            f"{OPTIMUM_ROUNDING:g} relative of the null risk s2 + tau tr Sigma_q or the risks "
+            f"(rounding); largest (exact risk gap) / tolerance; tolerance = {q_chi2:.3g} x "
+            "lr tr(C) / (4 batch): the mean excess of constant-step SGD at stationarity is "
+            "lr tr(H P) / 2 = lr tr(C) / (4 batch) (Lyapunov equation, C = per-prompt gradient "
+            f"covariance, measured at the end), and a chi2_1 excess exceeds {q_chi2:.3g} times its "
+            f"mean with probability {check_false_alarm() / nL:.2g}; worst at L = {worst}: gap "
             f"{gap[worst]:.3g}",
             id="linear/sgd-optimum",
             unit="ratio",
@@ -153,8 +159,9 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
 
 
 def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
-    """Softmax: the risk decreases with L, the best and the SGD parameters approach R*_inf, softmax and
-    linear attention approach each other. Returns (checks, SGD minus best per L, softmax minus linear per L)."""
+    """Softmax: the risk decreases with L, the best and the SGD parameters approach R*_inf, softmax
+    and linear attention approach each other. Returns (checks, SGD minus best per L, softmax minus
+    linear per L)."""
     checks = []
     # Softmax: approach to the infinite-prompt prediction. Verdicts are three-way (authors_power):
     # verified when the confidence bound clears the boundary, refuted only when the opposite bound
@@ -170,13 +177,14 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
             pw.decide_positive(dec, dec_se, z1),
             dec / dec_se,
             z1,
-            f"(R(L={Lmin}) - R(L={Lmax})) / se = {dec:.4g} / {dec_se:.2g}; one-sided, independent test "
-            f"prompts, false alarm {check_false_alarm():g}; refuted only below -{z1:.3g}",
+            f"(R(L={Lmin}) - R(L={Lmax})) / se = {dec:.4g} / {dec_se:.2g}; one-sided, independent "
+            f"test prompts, false alarm {check_false_alarm():g}; refuted only below -{z1:.3g}",
             id="softmax/risk-decreases",
             unit="z",
         )
     )
-    # SGD against the best softmax parameters: reported (an optimisation budget, not the paper's statement).
+    # SGD against the best softmax parameters: reported (an optimisation budget, not the paper's
+    # statement).
     diffs = {L: C["per_L"][L]["difference"]["softmax - softmax_best"] for L in Ls}
 
     def approach(name):
@@ -187,14 +195,14 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
         return ex_mean + float(inf_risk(Sp, Sq, mu_, om_, s2, tau)) - R_star, ex_se
 
     eps, opt_tol = EPS_RELATIVE * R_star, OPT_RELATIVE * R_star
-    # Theorem 4.3 promises eps only for L >= L(eps). Whether L_max reaches it is read off the exact route:
-    # the best exact softmax risk at L_max (|omega| <= OMEGA_MAX). Above the bound, no parameters of the
-    # route meet it and the check is undecided, not refuted (e.g. d = 1, Sigma = 0.5, noise 0:
-    # R*_inf = 0, so eps = 0, which no finite L meets).
+    # Theorem 4.3 promises eps only for L >= L(eps). Whether L_max reaches it is read off the exact
+    # route: the best exact softmax risk at L_max (|omega| <= OMEGA_MAX). Above the bound, no
+    # parameters of the route meet it and the check is undecided, not refuted (e.g. d = 1,
+    # Sigma = 0.5, noise 0: R*_inf = 0, so eps = 0, which no finite L meets).
     model = fr.Model(Sp, Sq, tau, s2)
     exact_best = fr.RiskSurface(model, Lmax, OMEGA_MAX).optimum()[2] - R_star
-    # ...but a wrong R*_inf would also look like "L below L(eps)": the exact optimum at L = 1e6 must sit at
-    # R*_inf, else the checks are refuted.
+    # ...but a wrong R*_inf would also look like "L below L(eps)": the exact optimum at L = 1e6 must
+    # sit at R*_inf, else the checks are refuted.
     limit, limit_gap, null = limit_check(model, R_star)
     limit_ok = limit.passed
     checks.append(limit)
@@ -222,20 +230,23 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
                 verdict,
                 est + z1 * se,
                 bound,
-                f"upper {1 - check_false_alarm():.6f} confidence bound of R - R*_inf = {est:.5g} +- {se:.2g} "
-                f"(exact control variate: the infinite-prompt loss on the same prompts, its mean derived); "
-                f"R*_inf = {R_star:.6g} (derived); refuted only when the lower bound exceeds the tolerance; "
-                f"eps = {EPS_RELATIVE} R*_inf stated (Theorem 4.3 gives no L(eps))"
+                f"upper {1 - check_false_alarm():.6f} confidence bound of "
+                f"R - R*_inf = {est:.5g} +- {se:.2g} (exact control variate: the infinite-prompt "
+                f"loss on the same prompts, its mean derived); R*_inf = {R_star:.6g} (derived); "
+                f"refuted only when the lower bound exceeds the tolerance; eps = {EPS_RELATIVE} "
+                "R*_inf stated (Theorem 4.3 gives no L(eps))"
                 + (
                     ""
                     if reached
                     else (
                         f"; undecided: the exact best softmax excess at L = {Lmax} "
-                        f"(|omega| <= {OMEGA_MAX:g}) is {exact_best:.4g} > {bound:.4g}, so L = {Lmax} is below "
-                        "L(eps) or the optimum lies beyond the exact route's reach"
+                        f"(|omega| <= {OMEGA_MAX:g}) is {exact_best:.4g} > {bound:.4g}, so "
+                        f"L = {Lmax} is below L(eps) or the optimum lies beyond the exact route's "
+                        "reach"
                         if limit_ok
-                        else f"; refuted: the exact optimum at L = 1e6 is {limit_gap:.4g} from R*_inf, beyond "
-                        f"{LIMIT_RELATIVE:g} x the null risk {null:.4g}: R*_inf is not the limit"
+                        else f"; refuted: the exact optimum at L = 1e6 is {limit_gap:.4g} from "
+                        f"R*_inf, beyond {LIMIT_RELATIVE:g} x the null risk {null:.4g}: R*_inf is "
+                        "not the limit"
                     )
                 ),
                 id="softmax/r-star-approach-best"
@@ -251,13 +262,15 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
     shrink = abs(sl[Lmin][0]) - abs(sl[Lmax][0])
     checks.append(
         Check(
-            "softmax and linear attention approach each other: |R_soft - R_lin| shrinks from the smallest to the largest L",
+            "softmax and linear attention approach each other: |R_soft - R_lin| shrinks from the "
+            "smallest to the largest L",
             "montecarlo",
             pw.decide_positive(shrink, shrink_se, z1),
             shrink / shrink_se,
             z1,
-            f"R_soft - R_lin = {sl[Lmin][0]:.4g} +- {sl[Lmin][1]:.2g} at L = {Lmin}, {sl[Lmax][0]:.4g} +- "
-            f"{sl[Lmax][1]:.2g} at L = {Lmax} (same test prompts for both models); one-sided",
+            f"R_soft - R_lin = {sl[Lmin][0]:.4g} +- {sl[Lmin][1]:.2g} at L = {Lmin}, "
+            f"{sl[Lmax][0]:.4g} +- {sl[Lmax][1]:.2g} at L = {Lmax} (same test prompts for both "
+            "models); one-sided",
             id="approach/softmax-linear",
             unit="z",
         )
@@ -266,24 +279,25 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
 
 
 def limit_check(model, R_star: float) -> tuple[Check, float, float]:
-    """R*_inf, the headline prediction, judged on both sides whatever the Monte Carlo says: the exact
-    finite-L optimum at L = 1e6 (|omega| <= OMEGA_MAX) must lie within LIMIT_RELATIVE of the null risk
-    tau tr Sigma_q + s2 from it. (The approach checks are one-sided: a larger R*_inf lowers their
-    estimate and raises their tolerance.) Returns (check, min R_(1e6) - R*_inf, null risk)."""
+    """R*_inf, the headline prediction, judged on both sides whatever the Monte Carlo says: the
+    exact finite-L optimum at L = 1e6 (|omega| <= OMEGA_MAX) must lie within LIMIT_RELATIVE of the
+    null risk tau tr Sigma_q + s2 from it. (The approach checks are one-sided: a larger R*_inf
+    lowers their estimate and raises their tolerance.) Returns (check, min R_(1e6) - R*_inf, null
+    risk)."""
     null = model.tau * float(np.trace(model.Sigma_q)) + model.s2
     limit_gap = fr.RiskSurface(model, 10**6, OMEGA_MAX).optimum()[2] - R_star
     ok = abs(limit_gap) <= LIMIT_RELATIVE * null
     return (
         Check(
-            "softmax: R*_inf (derived) is the limit of the exact finite-L optimum: |min R_(L = 1e6) - R*_inf| "
-            "within the stated tolerance, relative to the null risk",
+            "softmax: R*_inf (derived) is the limit of the exact finite-L optimum: "
+            "|min R_(L = 1e6) - R*_inf| within the stated tolerance, relative to the null risk",
             "quadrature",
             ok,
             abs(limit_gap) / null,
             LIMIT_RELATIVE,
-            f"min R_(L = 1e6) = {limit_gap + R_star:.8g} by the exact finite-L route (|omega| <= {OMEGA_MAX:g}) "
-            f"against R*_inf = {R_star:.8g} from the derived infinite-prompt optimum; null risk tau tr Sigma_q + "
-            f"s2 = {null:.6g}; two-sided",
+            f"min R_(L = 1e6) = {limit_gap + R_star:.8g} by the exact finite-L route "
+            f"(|omega| <= {OMEGA_MAX:g}) against R*_inf = {R_star:.8g} from the derived "
+            f"infinite-prompt optimum; null risk tau tr Sigma_q + s2 = {null:.6g}; two-sided",
             id="softmax/r-star-limit",
             unit="relative error",
         ),
@@ -300,8 +314,8 @@ PILOT_FRACTION = 8
 
 
 def correct_data_control(z_w: dict, z_L: float, exact_a: dict, wrong: dict, pilot: dict) -> Check:
-    """The authors' trained linear model, tested on the authors' data, must refute the exact risk under
-    the correct covariances (the wrong formula for that data): refuted when some L has
+    """The authors' trained linear model, tested on the authors' data, must refute the exact risk
+    under the correct covariances (the wrong formula for that data): refuted when some L has
     |MC - wrong| / se > z_L. Its power, planned from the pilot: per L the effect |exact_a - wrong|
     (both exact) over the pilot's bound on the run's se, and the control refutes when any L does, so
     the power is at least the largest per-L power."""
@@ -317,9 +331,9 @@ def correct_data_control(z_w: dict, z_L: float, exact_a: dict, wrong: dict, pilo
     refuted = max(z_w.values()) > z_L
     name = "control: on the authors' data the correct-data exact linear risk is refuted"
     detail = (
-        f"largest z over L = {max(z_w.values()):.3g} against {z_L:.3g}; power planned from a pilot of "
-        f"{pilot['prompts']} prompts per L on its own streams: {planned:.6f} (at L = {best}, exact risks "
-        f"{exact_a[best]:.5g} on the authors' covariances against {wrong[best]:.5g})"
+        f"largest z over L = {max(z_w.values()):.3g} against {z_L:.3g}; power planned from a pilot "
+        f"of {pilot['prompts']} prompts per L on its own streams: {planned:.6f} (at L = {best}, "
+        f"exact risks {exact_a[best]:.5g} on the authors' covariances against {wrong[best]:.5g})"
     )
     if planned < REQUIRED_POWER:
         return unjudged(
@@ -347,8 +361,8 @@ def correct_data_control(z_w: dict, z_L: float, exact_a: dict, wrong: dict, pilo
 
 
 def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot: dict):
-    """The authors' generator (erratum 5): its linear risk is the exact risk under the covariances it
-    produces; two controls. `pilot` = {"se": {L: se}, "prompts": n, "test": n_test}: the pilot's
+    """The authors' generator (erratum 5): its linear risk is the exact risk under the covariances
+    it produces; two controls. `pilot` = {"se": {L: se}, "prompts": n, "test": n_test}: the pilot's
     standard errors of the linear risk (training.pilot_linear_se). Returns (checks, the numbers)."""
     z_L = _z(check_false_alarm(), len(Ls))
     checks = []
@@ -366,12 +380,14 @@ def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot: di
     worst = max(Ls, key=lambda L: z_a[L])
     checks.append(
         Check(
-            "authors' generator: linear risk = exact risk under (Sigma_p, Sigma_q) = (R Sigma R^T, I), every L",
+            "authors' generator: linear risk = exact risk under "
+            "(Sigma_p, Sigma_q) = (R Sigma R^T, I), every L",
             "montecarlo",
             z_a[worst] <= z_L,
             z_a[worst],
             z_L,
-            "the discrepancy is fully explained by the covariances the generator produces; largest z over L",
+            "the discrepancy is fully explained by the covariances the generator produces; largest "
+            "z over L",
             id="generator/linear-exact",
             unit="|z|",
             detectable=significance.resolution(
@@ -392,13 +408,14 @@ def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot: di
     z_delta = min(abs(v[0]) / v[1] for m in delta for v in delta[m].values())
     checks.append(
         Check(
-            "control: the authors' generator changes the final risk beyond noise, every L and both attentions",
+            "control: the authors' generator changes the final risk beyond noise, every L and both "
+            "attentions",
             "control",
             True if z_delta > z_L else None,
             z_delta,
             z_L,
-            "smallest |R_authors - R_correct| / se over L and models (independent runs); undecided when "
-            "some difference is within noise",
+            "smallest |R_authors - R_correct| / se over L and models (independent runs); undecided "
+            "when some difference is within noise",
             tier="statistical",
             id="control/generator-changes-risk",
             unit="|z|",

@@ -1,41 +1,47 @@
-"""Claim `authors-experiment`: the authors' one-head experiment at CPU scale (docs/paper.md section 6, erratum 5).
+"""Claim `authors-experiment`: the authors' one-head experiment at CPU scale (docs/paper.md section
+6, erratum 5).
 
-Setting (scenario table [icl]): d = 5, x ~ N(0, Sigma) with Sigma_ij = 0.5^|i-j|, beta ~ N(0, I_d / d),
-label noise variance s2 = 0.1, one head, softmax attention yhat = mu sum_i softmax_i(omega x_i^T x_q) y_i
-against linear attention yhat = mu (1/L) sum_i omega x_i^T x_q y_i, L in {10, 20, 50, 100, 200, 500, 1000},
-SGD with the authors' learning rate 1e-3 and batch 128 (the steps scaled to the profile; the authors
-ran 300 000), from (mu, omega) = (0.5, 0.5) (the authors' initialisation is not given in docs/paper.md).
+Setting (scenario table [icl]): d = 5, x ~ N(0, Sigma) with Sigma_ij = 0.5^|i-j|,
+beta ~ N(0, I_d / d), label noise variance s2 = 0.1, one head, softmax attention
+yhat = mu sum_i softmax_i(omega x_i^T x_q) y_i against linear attention
+yhat = mu (1/L) sum_i omega x_i^T x_q y_i, L in {10, 20, 50, 100, 200, 500, 1000}, SGD with the
+authors' learning rate 1e-3 and batch 128 (the steps scaled to the profile; the authors
+ran 300 000), from (mu, omega) = (0.5, 0.5) (the authors' initialisation is not given in
+docs/paper.md).
 
-Predictions (derivations/authors_experiment.py, emitted kernels `authors_*`): for Gaussian inputs the
-infinite-prompt risk of both models is R_inf(p) = s2 + tau (tr Sigma_q - 2 p tr(Sigma_p Sigma_q)
-+ p^2 tr(Sigma_p^2 Sigma_q)), p = mu omega, minimal value R*_inf at p* = tr(Sigma_p Sigma_q) / tr(Sigma_p^2 Sigma_q);
-linear attention's risk at finite L is exactly R_inf(p) + p^2 K / L (K derived).
+Predictions (derivations/authors_experiment.py, emitted kernels `authors_*`): for Gaussian inputs
+the infinite-prompt risk of both models is
+R_inf(p) = s2 + tau (tr Sigma_q - 2 p tr(Sigma_p Sigma_q) + p^2 tr(Sigma_p^2 Sigma_q)),
+p = mu omega, minimal value R*_inf at p* = tr(Sigma_p Sigma_q) / tr(Sigma_p^2 Sigma_q); linear
+attention's risk at finite L is exactly R_inf(p) + p^2 K / L (K derived).
 
 Checks (false alarm 1e-6 each, Bonferroni over L inside a check; at most 1e-5 overall). Verdicts are
-three-way (claims/authors/power.py): a confidence bound that does not clear a tolerance is undecided,
-refuted only when the opposite bound crosses it:
-  symbolic     the derivation (infinite-prompt limits equal, exact linear risk, trace forms, gradients)
-  montecarlo   linear attention: test risk at the trained parameters = its exact finite-L risk, every L
+three-way (claims/authors/power.py): a confidence bound that does not clear a tolerance is
+undecided, refuted only when the opposite bound crosses it:
+  symbolic     the derivation (infinite-prompt limits equal, exact linear risk, trace forms,
+               gradients)
+  montecarlo   linear attention: test risk at the trained parameters = its exact finite-L risk,
+               every L
   montecarlo   linear attention: SGD reached the exact finite-L optimum within the SGD noise floor
                (stationary constant-step SGD: mean excess lr tr(C) / (4 batch), chi2_1 quantile);
                undecided, not failed, when it did not: the step budget was too small
   montecarlo   softmax: the final test risk decreases from the smallest to the largest L
   montecarlo   softmax, best parameters (profile over omega, mu optimal in closed form): within
                EPS_RELATIVE R*_inf of R*_inf at the largest L (Theorem 4.3 for that stated eps)
-               (undecided, not refuted, where the exact route's best risk at that L is itself beyond the
-               tolerance: the L is below L(eps), which the theorem allows, or R*_inf = 0)
+               (undecided, not refuted, where the exact route's best risk at that L is itself beyond
+               the tolerance: the L is below L(eps), which the theorem allows, or R*_inf = 0)
   montecarlo   softmax, SGD: within (EPS_RELATIVE + OPT_RELATIVE) R*_inf of R*_inf at the largest L
-               (both with the exact control variate: the infinite-prompt loss (y_q - p beta^T Sigma_p x_q)^2
-               on the same test prompts, whose mean R_inf(p) is derived)
-  montecarlo   softmax: the test risk of the SGD endpoint equals its exact finite-L risk (quadrature,
-               claims/authors/exact.py), every L; the exact softmax and linear optima at all 19 of the
-               authors' prompt lengths are reported and drawn
+               (both with the exact control variate: the infinite-prompt loss (y_q - p beta^T
+               Sigma_p x_q)^2 on the same test prompts, whose mean R_inf(p) is derived)
+  montecarlo   softmax: the test risk of the SGD endpoint equals its exact finite-L risk
+               (quadrature, claims/authors/exact.py), every L; the exact softmax and linear optima
+               at all 19 of the authors' prompt lengths are reported and drawn
   montecarlo   softmax and linear attention approach each other (|R_soft - R_lin| shrinks with L)
-  ode          the gradient flows of the exact softmax and linear risks (claims/authors/flow.py), at the
-               authors' L, from INIT to t = lr x 300 000: stationary (gradient within its stated error)
-               and at the exact optimum; SGD at the authors' scale (montecarlo, when the result file of
-               benchmarks/authors_long_sgd.py is present and was run on this scenario's law): its end's
-               exact excess over the flow's end
+  ode          the gradient flows of the exact softmax and linear risks (claims/authors/flow.py), at
+               the authors' L, from INIT to t = lr x 300 000: stationary (gradient within its stated
+               error) and at the exact optimum; SGD at the authors' scale (montecarlo, when the
+               result file of benchmarks/authors_long_sgd.py is present and was run on this
+               scenario's law): its end's exact excess over the flow's end
                within the derived SGD noise floor
   montecarlo   authors' generator: the linear risk equals the exact risk under (Sigma_p, Sigma_q) =
                (R Sigma R^T, I), so the discrepancy is fully explained
@@ -44,8 +50,8 @@ refuted only when the opposite bound crosses it:
 SGD against the best softmax parameters is reported (quantity softmax_sgd_minus_best), not judged.
 The ordering of softmax and linear attention (which one is lower at each L) is reported, not judged:
 docs/paper.md does not state what the authors' figure shows.
-Errata: number 5 with its witness (the covariances the generator really produces, the infinite-prompt
-predictions and the final risks under both generators).
+Errata: number 5 with its witness (the covariances the generator really produces, the
+infinite-prompt predictions and the final risks under both generators).
 """
 
 from __future__ import annotations
@@ -72,25 +78,31 @@ from ..hunt_space import Space, dimension_region
 from ..common import provenance, symbolic_check
 
 ID = "authors-experiment"
-TITLE = "The authors' one-head experiment at CPU scale: softmax vs linear attention, and the data generator"
+TITLE = (
+    "The authors' one-head experiment at CPU scale: softmax vs linear attention, and the data "
+    "generator"
+)
 STATEMENT = (
-    "Trained by SGD on in-context linear regression (d = 5, Toeplitz 0.5 covariance, noise 0.1), the final "
-    "test risks of one-head softmax attention and of linear attention (normalised by 1/L) both approach the "
-    "infinite-prompt prediction $R_inf^* = min_p R_inf(p)$ as $L$ grows (Theorem 4.3 at CPU scale); linear "
-    "attention's risk is its exact finite-L risk; the authors' generator (covariance root applied twice to "
-    "the prompt, never to the query) changes the experiment (erratum 5)."
+    "Trained by SGD on in-context linear regression (d = 5, Toeplitz 0.5 covariance, noise 0.1), "
+    "the final test risks of one-head softmax attention and of linear attention (normalised by "
+    "1/L) both approach the infinite-prompt prediction $R_inf^* = min_p R_inf(p)$ as $L$ grows "
+    "(Theorem 4.3 at CPU scale); linear attention's risk is its exact finite-L risk; the authors' "
+    "generator (covariance root applied twice to the prompt, never to the query) changes the "
+    "experiment (erratum 5)."
 )
 HYPOTHESES = (
-    "$x_i, x_q ~ N(0, Sigma)$ iid (covariance root applied once to prompt and query), $beta ~ N(0, I_d / d)$, "
-    "label noise $N(0, s_2)$ on prompt and query labels",
-    "one head, parameters $(mu, omega)$; loss $(y_q - yhat)^2$; SGD lr 1e-3, batch 128, init (0.5, 0.5)",
+    "$x_i, x_q ~ N(0, Sigma)$ iid (covariance root applied once to prompt and query), "
+    "$beta ~ N(0, I_d / d)$, label noise $N(0, s_2)$ on prompt and query labels",
+    "one head, parameters $(mu, omega)$; loss $(y_q - yhat)^2$; SGD lr 1e-3, batch 128, "
+    "init (0.5, 0.5)",
 )
 KEYS = frozenset({"seed", "icl"})
 UNUSED_ICL_KEYS = ("alpha", "theta", "eps")
 L_CAP = 5000  # per step batch x L_max x 2 doubles (reduced sampler): 128 x 5000 x 2 x 8 B = 10 MB
 L_EPS_RELATIVE = (0.1, 0.05, 0.02)  # reported L(eps) (upper confidence bounds, one-sided z at 1e-6)
 # The training plan (LR, BATCH, INIT, PLAN) is in claims/authors/training.py, the check tolerances
-# (the false alarm base.check_false_alarm(), EPS_RELATIVE, OPT_RELATIVE) in claims/authors/checks.py.
+# (the false alarm base.check_false_alarm(), EPS_RELATIVE, OPT_RELATIVE) in
+# claims/authors/checks.py.
 
 
 def toeplitz(d: int, rho: float) -> list:
@@ -140,7 +152,8 @@ def for_certificate(s: dict) -> dict:
 
 
 def L_eps(risks: dict, R_star: float, eps: float, z: float):
-    """Smallest grid L from which on the upper confidence bound of R_L - R*_inf stays <= eps (None if none)."""
+    """Smallest grid L from which on the upper confidence bound of R_L - R*_inf stays <= eps
+    (None if none)."""
     Ls = sorted(risks)
     for j, L in enumerate(Ls):
         if all(risks[M][0] + z * risks[M][1] - R_star <= eps for M in Ls[j:]):
@@ -157,9 +170,10 @@ def run(
     infinite_optimum=None,
     plan: dict | None = None,
 ) -> dict:
-    """`linear_risk(Sigma_p, Sigma_q, mu, omega, s2, tau, L)` and `infinite_optimum(Sigma_p, Sigma_q, s2, tau)`
-    replace the derived kernels (sensitivity tests); `plan` replaces PLAN[profile] (small test runs).
-    `rng` is unused: the experiment has its own seeded streams (so it can be cached and re-judged)."""
+    """`linear_risk(Sigma_p, Sigma_q, mu, omega, s2, tau, L)` and `infinite_optimum(Sigma_p,
+    Sigma_q, s2, tau)` replace the derived kernels (sensitivity tests); `plan` replaces
+    PLAN[profile] (small test runs). `rng` is unused: the experiment has its own seeded streams (so
+    it can be cached and re-judged)."""
     s = validate(scenario)
     lin_risk = linear_risk or kernels.authors_linear_risk
     inf_risk = kernels.authors_infinite_risk
@@ -400,8 +414,8 @@ def run(
 
 
 def stated_precision(checks, curves: dict) -> list[dict]:
-    """The numbers of this certificate whose digits below the eighth are not known, with their stated
-    error (certio.precision_entry): what `verify --check` may see change on another CPU."""
+    """The numbers of this certificate whose digits below the eighth are not known, with their
+    stated error (certio.precision_entry): what `verify --check` may see change on another CPU."""
     soft = curves["softmax"]
     grad_error = max(
         [float(e) for c in soft for e in c.get("gradient_error", [])]
@@ -490,8 +504,9 @@ def stated_precision(checks, curves: dict) -> list[dict]:
 
 
 # authors-experiment streams the reduced (score, label) pairs of its SGD steps, fits and test draws:
-# about 0.25 work units per token, calibrated so that the built-in standard run (6.3e9 tokens, 227.6 s
-# measured on the 2-core development machine beside another run, 149 s idle) is estimated at 315 s.
+# about 0.25 work units per token, calibrated so that the built-in standard run (6.3e9 tokens,
+# 227.6 s measured on the 2-core development machine beside another run, 149 s idle) is estimated
+# at 315 s.
 AUTHORS_UNITS_PER_TOKEN = 0.25
 
 

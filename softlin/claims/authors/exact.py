@@ -4,9 +4,10 @@ numerics/finite_risk.py computes R_L(mu, omega) of the one-head softmax model ex
 derived in derivations/risk_finite.py, averaged by quadrature with a stated error), here for the
 experiment's anisotropic inputs. Two uses:
 
-* a judged check: at every trained prompt length the Monte Carlo test risk of the SGD endpoint (fresh
-  prompts, computed by the experiment) equals the exact risk at those parameters (two-sided z-tests,
-  Bonferroni over the L at base.check_false_alarm()); a wrong exact route or a wrong test-risk estimator fails it;
+* a judged check: at every trained prompt length the Monte Carlo test risk of the SGD endpoint
+  (fresh prompts, computed by the experiment) equals the exact risk at those parameters (two-sided
+  z-tests, Bonferroni over the L at base.check_false_alarm()); a wrong exact route or a wrong
+  test-risk estimator fails it;
 * the authors' figure at all 19 of their prompt lengths: the exact softmax optimum (mu*_L, omega*_L,
   R*_L) minimised on the exact surface, and the exact linear-attention optimum, with the gradient
   flows that reach them (claims/authors/flow.py; AUTHORS_LS and OMEGA_MAX are shared with it).
@@ -27,9 +28,9 @@ OMEGA_MAX = 1.0
 
 
 def ratio_detectable(tolerance, prediction) -> float | None:
-    """base.Check.detectable of a "|difference| <= tolerance" check with a probabilistic tolerance (the SGD
-    noise floors): the smallest relative slip of `prediction` beyond the tolerance, tolerance / |prediction|,
-    the smallest over the points; None when no point has a finite one."""
+    """base.Check.detectable of a "|difference| <= tolerance" check with a probabilistic tolerance
+    (the SGD noise floors): the smallest relative slip of `prediction` beyond the tolerance,
+    tolerance / |prediction|, the smallest over the points; None when no point has a finite one."""
     eps = [
         t / abs(p)
         for t, p in zip(tolerance, prediction)
@@ -51,13 +52,15 @@ def endpoint_check(Sp, Sq, s2, tau, Ls, params, risk) -> tuple[Check, dict]:
     z = z_critical(check_false_alarm(), len(Ls))
     ses = [math.hypot(risk[L][1], exact[L][1]) for L in Ls]
     check = Check(
-        "softmax: Monte Carlo test risk of the SGD endpoint equals its exact finite-L risk, every L",
+        "softmax: Monte Carlo test risk of the SGD endpoint equals its exact finite-L risk, "
+        "every L",
         "montecarlo",
         max(zs) <= z,
         max(zs),
         z,
-        f"largest |MC - exact| / se over L = {Ls}; exact risk by quadrature (numerics/finite_risk.py, "
-        f"stated error included in se); two-sided, Bonferroni over the L at {check_false_alarm():g}",
+        f"largest |MC - exact| / se over L = {Ls}; exact risk by quadrature "
+        "(numerics/finite_risk.py, stated error included in se); two-sided, Bonferroni over the L "
+        f"at {check_false_alarm():g}",
         id="softmax/test-risk-exact",
         unit="|z|",
         detectable=significance.resolution([exact[L][0] for L in Ls], ses, z),

@@ -1,33 +1,37 @@
-"""Gradient flow of the exact finite-L risks and SGD at the authors' scale, in claim `authors-experiment`
-(docs/paper.md section 6).
+"""Gradient flow of the exact finite-L risks and SGD at the authors' scale, in claim
+`authors-experiment` (docs/paper.md section 6).
 
 At each of the authors' prompt lengths (quick: the first few) and for both models, the gradient flow
 d(mu, omega)/dt = -grad R_L from the initialisation INIT (the infinite-batch limit of SGD at time
 t = lr x steps), recorded at the authors' end time T_END = lr x 300 000 and run on to T_CONV:
-  softmax  grad R_L of the exact surface (numerics/finite_risk_gradient.py, BDF; the emitted integrand
-           derivatives of derivations/risk_finite_gradient.py), on the surface's table of A_L, B_L;
+  softmax  grad R_L of the exact surface (numerics/finite_risk_gradient.py, BDF; the emitted
+           integrand derivatives of derivations/risk_finite_gradient.py), on the surface's table
+           of A_L, B_L;
   linear   the emitted closed-form gradient `authors_linear_risk_gradient`.
 Judged (numerical checks, kind "ode"), at the flow's end T_CONV:
-  gradient      the emitted softmax gradient (fine rule) agrees with the risk surface it differentiates,
-                at two points: at the optimum found without gradients (profile over mu, Brent over omega)
-                and at INIT. The reference is dR/dmu = c1 + 2 c2 mu (R is quadratic in mu) and a central
-                difference of R in omega; the tolerance is the gradient's stated error plus the difference's
-                own (step h against 2h, plus rounding). At the optimum the reference is ~0, so a slip in the
-                gradient shows as a non-zero there. (The flow's end is not the place to judge the gradient
-                against |fine rule - flow's rule|: at a converged flow's end that is about |gradient|
+  gradient      the emitted softmax gradient (fine rule) agrees with the risk surface it
+                differentiates, at two points: at the optimum found without gradients (profile over
+                mu, Brent over omega) and at INIT. The reference is dR/dmu = c1 + 2 c2 mu (R is
+                quadratic in mu) and a central difference of R in omega; the tolerance is the
+                gradient's stated error plus the difference's own (step h against 2h, plus
+                rounding). At the optimum the reference is ~0, so a slip in the gradient shows as a
+                non-zero there. (The flow's end is not the place to judge the gradient against
+                |fine rule - flow's rule|: at a converged flow's end that is about |gradient|
                 itself, a ratio below 1 whatever the gradient's formula.)
-  optimum       the flow's end is the exact optimum: for softmax R_L(end) - R*_L in [-TOL_R, tol] with
-                R*_L minimised on the same surface by another route (the closed-form profile over mu and
-                Brent over omega, no gradient), tol = |e|^2 / (2 lambda_min(H)) + TOL_R (the excess of a
-                point whose gradient is within e, H the Hessian); for linear attention |R_L(end) - R*_L|
-                <= TOL_R with R*_L the emitted closed-form optimum. A slip in the emitted gradient moves the
-                flow's end off the optimum (tests/claims/test_authors_flow.py).
-Reported: the flow at T_END (where the authors stopped; at L = 1000 the flow is still ~8e-6 above R*_L
-there, its slow direction along the valley has rate ~9e-3).
-SGD at the authors' scale (data/sgd/authors_long_sgd*.json, written by benchmarks/authors_long_sgd.py,
-lr 1e-3, batch 128, at the L it was run for; one check per file): the SGD end at step k against the flow
-at the same time lr k within the derived noise floor (`sgd_check`). A run shorter than the authors'
-300 000 steps that ends beyond the floor is undecided, not failed.
+  optimum       the flow's end is the exact optimum: for softmax R_L(end) - R*_L in [-TOL_R, tol]
+                with R*_L minimised on the same surface by another route (the closed-form profile
+                over mu and Brent over omega, no gradient), tol = |e|^2 / (2 lambda_min(H)) + TOL_R
+                (the excess of a point whose gradient is within e, H the Hessian); for linear
+                attention |R_L(end) - R*_L| <= TOL_R with R*_L the emitted closed-form optimum. A
+                slip in the emitted gradient moves the flow's end off the optimum
+                (tests/claims/test_authors_flow.py).
+Reported: the flow at T_END (where the authors stopped; at L = 1000 the flow is still ~8e-6 above
+R*_L there, its slow direction along the valley has rate ~9e-3).
+SGD at the authors' scale (data/sgd/authors_long_sgd*.json, written by
+benchmarks/authors_long_sgd.py, lr 1e-3, batch 128, at the L it was run for; one check per file):
+the SGD end at step k against the flow at the same time lr k within the derived noise floor
+(`sgd_check`). A run shorter than the authors' 300 000 steps that ends beyond the floor is
+undecided, not failed.
 """
 
 from __future__ import annotations
@@ -106,7 +110,8 @@ def _softmax(model, L, times=()):
     surf = fr.RiskSurface(model, L, OMEGA_MAX)
     mu_s, om_s, R_star = surf.optimum()
     gs = fg.GradientSurface(surf)
-    # the optimum on the search's boundary |omega| = OMEGA_MAX: the true optimum lies beyond the surface
+    # the optimum on the search's boundary |omega| = OMEGA_MAX: the true optimum lies beyond the
+    # surface
     beyond = abs(om_s) >= OMEGA_MAX * (1 - BOUNDARY)
     agreement = (
         {}
@@ -138,8 +143,8 @@ def _softmax(model, L, times=()):
         }
     end = fl["end"]
     g = gs.gradient(*end)
-    # The flow follows the cheaper rule (flow_value), so its end is a zero of that field, not of the judged
-    # one: their difference at the end joins the stated error (for a strongly anisotropic
+    # The flow follows the cheaper rule (flow_value), so its end is a zero of that field, not of the
+    # judged one: their difference at the end joins the stated error (for a strongly anisotropic
     # Sigma, d = 3, the fine gradient at a converged end can be 6.8 stated errors from 0
     # without it).
     err = g.error + np.abs(g.value - np.asarray(gs.flow_value(*end)))
@@ -165,10 +170,11 @@ def _softmax(model, L, times=()):
 
 
 def _agreement(surf, gs, mu: float, omega: float) -> dict:
-    """The emitted gradient at (mu, omega) against the risk surface's own derivatives: dR/dmu = c1 + 2 c2 mu
-    exactly (R_L is quadratic in mu), dR/domega by the central difference D(h), h = 1e-4 max(1, |omega|),
-    whose error is stated as |D(h) - D(2h)| (three times its h^2 term) plus the rounding 4 eps |R| / h.
-    `ratio` = max_k |g_k - reference_k| / (stated error of g_k + that of reference_k)."""
+    """The emitted gradient at (mu, omega) against the risk surface's own derivatives:
+    dR/dmu = c1 + 2 c2 mu exactly (R_L is quadratic in mu), dR/domega by the central difference
+    D(h), h = 1e-4 max(1, |omega|), whose error is stated as |D(h) - D(2h)| (three times its h^2
+    term) plus the rounding 4 eps |R| / h. `ratio` = max_k |g_k - reference_k| / (stated error of
+    g_k + that of reference_k)."""
     eps = np.finfo(float).eps
     h = 1e-4 * max(1.0, abs(omega))
     try:
@@ -198,7 +204,8 @@ def _agreement(surf, gs, mu: float, omega: float) -> dict:
 
 
 def curves(Sp, Sq, s2, tau, profile: str, times=()) -> dict:
-    """Per L: the exact optima and the flows of both models, recorded at T_END and `times` (module docstring)."""
+    """Per L: the exact optima and the flows of both models, recorded at T_END and `times` (module
+    docstring)."""
     Ls = AUTHORS_LS[:QUICK_LS] if profile == "quick" else AUTHORS_LS
     model = fr.Model(Sp, Sq, tau, s2)
     soft, lin = [], []
@@ -214,23 +221,26 @@ def _finite(x: float) -> float:
 
 
 def flow_checks(c: dict) -> list[Check]:
-    """Stationarity and optimality of the flows' ends. An L whose softmax optimum lies on the boundary
-    |omega| = OMEGA_MAX of the exact surface (`beyond_reach`: the flow leaves the surface, e.g. at
-    d = 1, Sigma = 0.5, noise 0, L = 4, 8, where the optimum sits on that boundary) is not judged
-    and named; with no softmax L left, the softmax stationarity check is undecided."""
+    """Stationarity and optimality of the flows' ends. An L whose softmax optimum lies on the
+    boundary |omega| = OMEGA_MAX of the exact surface (`beyond_reach`: the flow leaves the surface,
+    e.g. at d = 1, Sigma = 0.5, noise 0, L = 4, 8, where the optimum sits on that boundary) is not
+    judged and named; with no softmax L left, the softmax stationarity check is undecided."""
     Ls, soft, lin = c["L"], c["softmax"], c["linear"]
     judged = [j for j, s in enumerate(soft) if not s.get("beyond_reach")]
     beyond = [Ls[j] for j in range(len(Ls)) if j not in judged]
     note = (
         (
-            f"; not judged (softmax optimum on the surface's boundary |omega| = {OMEGA_MAX:g}, beyond the exact "
-            f"route's reach): L = {beyond}"
+            f"; not judged (softmax optimum on the surface's boundary |omega| = {OMEGA_MAX:g}, "
+            f"beyond the exact route's reach): L = {beyond}"
         )
         if beyond
         else ""
     )
     stat = {j: max(a["ratio"] for a in soft[j]["gradient_agreement"].values()) for j in judged}
-    name = "emitted softmax gradient agrees with the exact risk surface (zero at its optimum, differences at INIT), every L"
+    name = (
+        "emitted softmax gradient agrees with the exact risk surface (zero at its optimum, "
+        "differences at INIT), every L"
+    )
     if stat:
         w = max(stat, key=stat.get)
         worst = soft[w]["gradient_agreement"]
@@ -241,12 +251,14 @@ def flow_checks(c: dict) -> list[Check]:
                 stat[w] <= 1.0,
                 stat[w],
                 1.0,
-                f"largest |gradient - reference| / (stated error of both) over L = {Ls[0]}..{Ls[-1]} and the two "
-                f"points (the optimum R*_L found without gradients, where the reference is ~0, and INIT = {INIT}); "
-                f"reference dR/dmu = c1 + 2 c2 mu, dR/domega a central difference of R_L; worst at L = {Ls[w]}: "
+                "largest |gradient - reference| / (stated error of both) over "
+                f"L = {Ls[0]}..{Ls[-1]} and the two points (the optimum R*_L found without "
+                f"gradients, where the reference is ~0, and INIT = {INIT}); reference "
+                "dR/dmu = c1 + 2 c2 mu, dR/domega a central difference of R_L; worst at "
+                f"L = {Ls[w]}: "
                 + "; ".join(
-                    f"{k} {a.get('theta')}: gradient {a.get('gradient')}, reference {a.get('reference')}"
-                    f"{', ' + a['failure'] if 'failure' in a else ''}"
+                    f"{k} {a.get('theta')}: gradient {a.get('gradient')}, reference "
+                    f"{a.get('reference')}{', ' + a['failure'] if 'failure' in a else ''}"
                     for k, a in worst.items()
                 )
                 + note,
@@ -285,16 +297,15 @@ def flow_checks(c: dict) -> list[Check]:
     )
     out.append(
         Check(
-            "gradient flow ends at the exact finite-L optimum, softmax and linear attention, every L",
+            "gradient flow ends at the exact finite-L optimum, softmax and linear attention, "
+            "every L",
             "ode",
             worst <= 1.0,
             worst,
             1.0,
-            f"largest (R_L(flow end) - R*_L) / tolerance (and -(...) / {TOL_R:g}); R*_L by the profile over "
-            f"mu and Brent over omega on the same surface (softmax), by the emitted closed form (linear); "
-            + soft_text
-            + _linear_text(lin, Ls, wl)
-            + note,
+            f"largest (R_L(flow end) - R*_L) / tolerance (and -(...) / {TOL_R:g}); R*_L by the "
+            "profile over mu and Brent over omega on the same surface (softmax), by the emitted "
+            "closed form (linear); " + soft_text + _linear_text(lin, Ls, wl) + note,
             id="flow/ends-at-optimum",
             unit="ratio",
         )
@@ -314,16 +325,17 @@ def _linear_text(lin, Ls, wl: int) -> str:
 
 
 def load_long_sgd(folder: Path = LONG_SGD) -> dict:
-    """{file stem: result} of every authors_long_sgd*.json in `folder` (none in an installed wheel)."""
+    """{file stem: result} of every authors_long_sgd*.json in `folder` (none in an installed
+    wheel)."""
     return {
         p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("authors_long_sgd*.json"))
     }
 
 
 def same_setting(setting: dict, Sp, Sq, s2, tau) -> bool:
-    """Whether a result file of benchmarks/authors_long_sgd.py was run on this scenario's law: the correct
-    generator (Sigma_p = Sigma_q) with its Toeplitz(r) Sigma, tau and s2: a run of another law is no
-    reference for this scenario's flows."""
+    """Whether a result file of benchmarks/authors_long_sgd.py was run on this scenario's law: the
+    correct generator (Sigma_p = Sigma_q) with its Toeplitz(r) Sigma, tau and s2: a run of another
+    law is no reference for this scenario's flows."""
     label = str(setting.get("sigma", ""))
     if setting.get("generator") != "correct" or not (
         label.startswith("Toeplitz(") and label.endswith(")")
@@ -341,17 +353,22 @@ def same_setting(setting: dict, Sp, Sq, s2, tau) -> bool:
     )
 
 
-SGD_CHECK = "SGD at the authors' scale ends within the SGD noise floor of the gradient flow at the same time"
+SGD_CHECK = (
+    "SGD at the authors' scale ends within the SGD noise floor of the gradient flow at the same "
+    "time"
+)
 
 
 def sgd_check_id(stem: str) -> str:
-    """The long-SGD check's id: one per result file ("sgd-long/300k-l100" for authors_long_sgd_300k_L100)."""
+    """The long-SGD check's id: one per result file ("sgd-long/300k-l100" for
+    authors_long_sgd_300k_L100)."""
     short = stem.removeprefix("authors_long_sgd").strip("_").replace("_", "-").lower()
     return "sgd-long/" + short if short else "sgd-long"
 
 
 def sgd_unjudged(reason: str, stem: str = "") -> Check:
-    """The long-SGD check where there is nothing to judge: kept, with why (named by its file, if any)."""
+    """The long-SGD check where there is nothing to judge: kept, with why (named by its file, if
+    any)."""
     return unjudged(
         SGD_CHECK + (f" ({stem})" if stem else ""),
         "montecarlo",
@@ -363,23 +380,25 @@ def sgd_unjudged(reason: str, stem: str = "") -> Check:
 
 
 def _produced_by(long_sgd: dict, stem: str) -> str:
-    """Where an archived run comes from: its file, the commit and the SHA-256 of the code that wrote it."""
+    """Where an archived run comes from: its file, the commit and the SHA-256 of the code that wrote
+    it."""
     prov = long_sgd.get("provenance", {})
     code = ", ".join(
         f"{path} {digest[:12]}" for path, digest in sorted(prov.get("code_sha256", {}).items())
     )
     return (
-        f"data/sgd/{stem}.json (commit {str(prov.get('source_commit', 'not recorded'))[:12]}; code sha256 "
-        f"{code or 'not recorded'})"
+        f"data/sgd/{stem}.json (commit {str(prov.get('source_commit', 'not recorded'))[:12]}; code "
+        f"sha256 {code or 'not recorded'})"
     )
 
 
 def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple[Check, dict]:
-    """SGD endpoints at step k against the flow at the same time t = lr k, within the noise floor: the exact
-    excess R_L(SGD) - R_L(flow(t)) = g.delta + delta^T H delta / 2 + ..., delta ~ N(0, P) the stationary
-    fluctuation (derived P), so |excess| <= z sqrt(g^T P g) + q mean(delta^T H delta / 2) (the Gaussian
-    linear term two-sided at z, the quadratic term at the chi2_1 quantile q times its mean; half of
-    check_false_alarm() to each, Bonferroni over the runs)."""
+    """SGD endpoints at step k against the flow at the same time t = lr k, within the noise floor:
+    the exact excess R_L(SGD) - R_L(flow(t)) = g.delta + delta^T H delta / 2 + ..., delta ~ N(0, P)
+    the stationary fluctuation (derived P), so
+    |excess| <= z sqrt(g^T P g) + q mean(delta^T H delta / 2) (the Gaussian linear term two-sided
+    at z, the quadratic term at the chi2_1 quantile q times its mean; half of check_false_alarm() to
+    each, Bonferroni over the runs)."""
     if not same_setting(long_sgd["setting"], Sp, Sq, s2, tau):
         return sgd_unjudged(
             f"data/sgd/{stem}.json was run on another law than this scenario's", stem
@@ -444,22 +463,23 @@ def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple
                 "steps": steps,
             }
     worst = max(out, key=lambda k: _finite(abs(out[k]["excess_risk"]) / out[k]["tolerance"]))
-    # Fewer steps than the authors': beyond the floor is undecided (the run may not follow the flow's
-    # linearisation yet); at the authors' steps it is a failure.
+    # Fewer steps than the authors': beyond the floor is undecided (the run may not follow the
+    # flow's linearisation yet); at the authors' steps it is a failure.
     verdict = True if max(ratios) <= 1.0 else (False if steps >= AUTHORS_STEPS else None)
     check = Check(
-        f"SGD at the authors' scale ({steps} steps, lr {lr:g}, batch {batch}) ends within the SGD noise "
-        f"floor of the gradient flow at the same time t = {t_key}, L = {sorted(runs)}",
+        f"SGD at the authors' scale ({steps} steps, lr {lr:g}, batch {batch}) ends within the SGD "
+        f"noise floor of the gradient flow at the same time t = {t_key}, L = {sorted(runs)}",
         "montecarlo",
         verdict,
         max(ratios),
         1.0,
-        f"largest |R_L(SGD end) - R_L(flow(t))| / (z sqrt(g^T P g) + q tr(H P) / 2) over models and L, "
-        f"z = {z:.3g}, q = {q:.3g}; P the stationary covariance (discrete Lyapunov, derived), H and g the "
-        f"exact Hessian and gradient at flow(t), C measured on "
-        f"{long_sgd['runs'][str(sorted(runs)[0])]['grad_prompts']} prompts; false alarm {check_false_alarm():g} "
-        f"Bonferroni over the runs; worst {worst}: {out[worst]['excess_risk']:.3g} against "
-        f"{out[worst]['tolerance']:.3g}; replayed from {_produced_by(long_sgd, stem)}",
+        "largest |R_L(SGD end) - R_L(flow(t))| / (z sqrt(g^T P g) + q tr(H P) / 2) over models "
+        f"and L, z = {z:.3g}, q = {q:.3g}; P the stationary covariance (discrete Lyapunov, "
+        "derived), H and g the exact Hessian and gradient at flow(t), C measured on "
+        f"{long_sgd['runs'][str(sorted(runs)[0])]['grad_prompts']} prompts; false alarm "
+        f"{check_false_alarm():g} Bonferroni over the runs; worst {worst}: "
+        f"{out[worst]['excess_risk']:.3g} against {out[worst]['tolerance']:.3g}; replayed from "
+        f"{_produced_by(long_sgd, stem)}",
         tier="archived",
         id=sgd_check_id(stem),
         unit="ratio",
@@ -472,5 +492,6 @@ def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple
 
 
 def strip(c: dict) -> dict:
-    """The curves without the surfaces (for the certificate); the flow's risk at the authors' end time."""
+    """The curves without the surfaces (for the certificate); the flow's risk at the authors' end
+    time."""
     return {**c, "softmax": [{k: v for k, v in s.items() if k != "surface"} for s in c["softmax"]]}

@@ -23,7 +23,8 @@ import numpy as np
 
 
 def intercept_factor(Ls) -> float:
-    """[(X^T X)^{-1}]_00 for X rows (1, 1/L), equal draws and variance per L: Var(intercept) = f var / n."""
+    """[(X^T X)^{-1}]_00 for X rows (1, 1/L), equal draws and variance per L:
+    Var(intercept) = f var / n."""
     X = np.column_stack([np.ones(len(Ls)), 1.0 / np.asarray(Ls, float)])
     return float(np.linalg.inv(X.T @ X)[0, 0])
 

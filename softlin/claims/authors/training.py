@@ -1,8 +1,9 @@
-"""The authors' experiment run for claim `authors-experiment` (docs/paper.md section 6): SGD for both
-models and both data generators at every L, the best softmax parameters per L, and test risks on
-fresh prompts, with the training plan per profile. Cached per process, so the sensitivity tests
+"""The authors' experiment run for claim `authors-experiment` (docs/paper.md section 6): SGD for
+both models and both data generators at every L, the best softmax parameters per L, and test risks
+on fresh prompts, with the training plan per profile. Cached per process, so the sensitivity tests
 re-judge one run. The algorithms are in numerics/authors_sgd.py (SGD by the fast step of
-numerics/authors_sgd_fast.py: the same seeded updates to rounding); this module only plans and seeds.
+numerics/authors_sgd_fast.py: the same seeded updates to rounding); this module only plans and
+seeds.
 """
 
 from __future__ import annotations
@@ -110,8 +111,8 @@ def experiment(Sigma, s2, Ls, seed, plan) -> dict:
 
 
 def pilot_linear_se(Sigma, s2, Ls, linear_params: dict, n: int, seed: int) -> dict:
-    """{L: standard error of the linear model's test risk on the authors' generator from n prompts}, on
-    streams of their own (default_rng([seed, 10, L])): the pilot that plans the power of the
+    """{L: standard error of the linear model's test risk on the authors' generator from n prompts},
+    on streams of their own (default_rng([seed, 10, L])): the pilot that plans the power of the
     correct-data control before its data (the run's test prompts) are read."""
     tau = 1.0 / Sigma.shape[0]
     out = {}

@@ -1,1 +1,2 @@
-"""finite-prompt-risk: the exact 1/L term and the exact finite-L risk of the authors' scalar model."""
+"""finite-prompt-risk: the exact 1/L term and the exact finite-L risk of the authors' scalar
+model."""

@@ -1,10 +1,12 @@
-"""Claim `finite-prompt-risk`: the exact 1/L term of the authors' scalar-model risk (docs/paper.md section 6),
-and the exact finite-L risk itself (one or two heads; claims/finite_prompt/exact.py, which also reads
-`[scalar] sigma` and `[scalar] points`; C1 and its Monte Carlo below are for sigma = I).
+"""Claim `finite-prompt-risk`: the exact 1/L term of the authors' scalar-model risk (docs/paper.md
+section 6), and the exact finite-L risk itself (one or two heads; claims/finite_prompt/exact.py,
+which also reads `[scalar] sigma` and `[scalar] points`; C1 and its Monte Carlo below are for
+sigma = I).
 
 R_L = R_inf + C1 / L + o(1/L), R_inf = (1 - mu.omega)^2 + s2, and C1 (derivations/risk_scalar.py)
 includes the cross term between the 1/L bias of the softmax ratio and the infinite-prompt residual.
-The authors' heuristic coefficient sum mu_h mu_k (1 + s2) exp(d omega_h omega_k) is compared with it.
+The authors' heuristic coefficient sum mu_h mu_k (1 + s2) exp(d omega_h omega_k) is compared with
+it.
 
 Checks: symbolic derivation; the emitted C1 against a second route (1-D quadrature of the chi2_d
 expectations); Monte Carlo of L (R_L - R_inf) at several L (unbiased estimator with an exact control
@@ -47,15 +49,17 @@ ID = "finite-prompt-risk"
 TITLE = "Exact 1/L term of the scalar-model risk versus the exp(d omega^2) heuristic"
 # Maths between dollars is typeset on the pages (softlin/render/markup.py).
 STATEMENT = (
-    "For $yhat = sum_h mu_h sum_i softmax_i(omega_h x_i^T x_q) y_i$ ($x ~ N(0, I_d)$, $beta ~ N(0, I_d/d)$, "
-    "noise $s_2$), $E(y_q - yhat)^2 = (1 - mu . omega)^2 + s_2 + C_1/L + o(1/L)$ with $C_1 = sum mu_h mu_k "
-    "[(1+s_2)(1-2 omega_h omega_k)^(-d/2) + omega_h omega_k (1-2 omega_h omega_k)^(-d/2-1)] + "
-    "2 (1 - mu . omega) sum mu_h omega_h (1 - 2 omega_h^2)^(-d/2-1)$. Beyond the paper: for one or two heads and "
-    "x ~ N(0, sigma), the finite-L risk R_L itself is computed exactly (quadrature with a stated error) "
-    "and checked against Monte Carlo and against this expansion."
+    "For $yhat = sum_h mu_h sum_i softmax_i(omega_h x_i^T x_q) y_i$ ($x ~ N(0, I_d)$, "
+    "$beta ~ N(0, I_d/d)$, noise $s_2$), $E(y_q - yhat)^2 = (1 - mu . omega)^2 + s_2 + C_1/L + "
+    "o(1/L)$ with $C_1 = sum mu_h mu_k [(1+s_2)(1-2 omega_h omega_k)^(-d/2) + omega_h omega_k "
+    "(1-2 omega_h omega_k)^(-d/2-1)] + 2 (1 - mu . omega) sum mu_h omega_h "
+    "(1 - 2 omega_h^2)^(-d/2-1)$. Beyond the paper: for one or two heads and x ~ N(0, sigma), the "
+    "finite-L risk R_L itself is computed exactly (quadrature with a stated error) and checked "
+    "against Monte Carlo and against this expansion."
 )
 HYPOTHESES = (
-    "$x_i, x_q ~ N(0, I_d)$ iid, $beta ~ N(0, I_d / d)$, additive $N(0, s_2)$ label noise on prompt and query",
+    "$x_i, x_q ~ N(0, I_d)$ iid, $beta ~ N(0, I_d / d)$, additive $N(0, s_2)$ label noise on "
+    "prompt and query",
     "$omega_h omega_k < 1/2$ for all heads (else $C_1$ is infinite)",
 )
 KEYS = frozenset({"seed", "scalar"})
@@ -115,7 +119,8 @@ def validate(s: dict) -> dict:
         or not np.all(np.isfinite(om))
     ):
         raise ValueError(
-            f"scalar.mu = {t.get('mu')!r} and scalar.omega = {t.get('omega')!r} must be finite lists of equal length"
+            f"scalar.mu = {t.get('mu')!r} and scalar.omega = {t.get('omega')!r} must be finite "
+            "lists of equal length"
         )
     if np.any(np.outer(om, om) >= 0.5):
         raise ValueError(
@@ -123,9 +128,9 @@ def validate(s: dict) -> dict:
         )
     if not any(mu[om == w].sum() != 0 for w in np.unique(om)):
         raise ValueError(
-            f"scalar.mu = {mu.tolist()}, scalar.omega = {om.tolist()}: the heads' predictions cancel (mu sums "
-            "to 0 over the heads of each omega), so the prediction is 0, R_L = R_inf exactly at every L and "
-            "there is no rate to measure"
+            f"scalar.mu = {mu.tolist()}, scalar.omega = {om.tolist()}: the heads' predictions "
+            "cancel (mu sums to 0 over the heads of each omega), so the prediction is 0, "
+            "R_L = R_inf exactly at every L and there is no rate to measure"
         )
     Ls = t.get("L")
     if (
@@ -143,7 +148,8 @@ def validate(s: dict) -> dict:
 
 
 def quadrature_first_order(mu, omega, d, s2) -> float:
-    """Second route: C1 from 1-D quadrature of E_Q[e^{cQ}(c Q/d + 1 + s2)], Q ~ chi2_d (scipy.stats density)."""
+    """Second route: C1 from 1-D quadrature of E_Q[e^{cQ}(c Q/d + 1 + s2)], Q ~ chi2_d (scipy.stats
+    density)."""
     logpdf = stats.chi2(d).logpdf
 
     def E(c, f):  # E[e^{cQ} f(Q)], the exponent merged with the log-density (no overflow)
@@ -171,12 +177,12 @@ def first_order_estimate(s: dict, Ls, means, ses) -> dict:
     """C1 estimated from the Monte Carlo means of F(L) = L (R_L - R_inf) at finite L, without C1.
 
     One or two heads: each Y_L = mean_L - (F_exact(L) - F_lim) removes the remainder at that L, with
-    F_exact from the exact finite-L route and F_lim its own limit (finite_prompt_exact.excess_limit);
-    C1_hat is their inverse-variance mean. `systematic` (deterministic, fixed by the exact route) is
-    the largest stated error of F_exact(L) plus the limit's uncertainty. A plain fit C1 + C2 / L is
-    biased at small L, or where the remainder decays slower than 1/L (3 omega^2 >= 1/2): at d = 1,
-    mu = 1/8, omega = 5/8, L = 4, 8 it is |z| = 24.8 off a correct C1. More heads have no exact
-    route: that fit is kept there, its model assumed."""
+    F_exact from the exact finite-L route and F_lim its own limit
+    (finite_prompt_exact.excess_limit); C1_hat is their inverse-variance mean. `systematic`
+    (deterministic, fixed by the exact route) is the largest stated error of F_exact(L) plus the
+    limit's uncertainty. A plain fit C1 + C2 / L is biased at small L, or where the remainder decays
+    slower than 1/L (3 omega^2 >= 1/2): at d = 1, mu = 1/8, omega = 5/8, L = 4, 8 it is |z| = 24.8
+    off a correct C1. More heads have no exact route: that fit is kept there, its model assumed."""
     mu, om = s["mu"], s["omega"]
     if mu.size > 2:
         C_hat, C_se = fit_intercept(Ls, means, ses)
@@ -184,7 +190,8 @@ def first_order_estimate(s: dict, Ls, means, ses) -> dict:
             "C1_hat": C_hat,
             "se": C_se,
             "systematic": 0.0,
-            "how": "weighted fit C1 + C2/L; no exact route for more than two heads, the model is assumed",
+            "how": "weighted fit C1 + C2/L; no exact route for more than two heads, the model is "
+            "assumed",
         }
     model = fr.Model(np.eye(s["d"]), np.eye(s["d"]), 1.0 / s["d"], s["s2"])
     lim = exact_section.excess_limit(model, mu, om)
@@ -259,7 +266,8 @@ def design(s: dict, profile: str) -> dict:
     )
     if not out["control_run"]:
         out["note"] = (
-            f"the heuristic control is not run at {profile}: its power at the cap is below {POWER_TARGET}"
+            f"the heuristic control is not run at {profile}: its power at the cap is below "
+            f"{POWER_TARGET}"
         )
     return out
 
@@ -307,9 +315,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
     powerless = sys_err > exact_section.SLOW_EXPANSION_MAX * abs(C1)
     name = "Monte Carlo: the 1/L coefficient estimated from finite L equals the exact C1"
     detail = (
-        f"(|C1_hat - C1| - systematic) / se; C1_hat = {C_hat:.5g} +- {C_se:.2g} ({est['how']}; systematic "
-        f"{sys_err:.2g}) over L = {Ls} ({n} draws each, sized beforehand: design); two-sided, false alarm "
-        f"{check_false_alarm():g}, refuted beyond it"
+        f"(|C1_hat - C1| - systematic) / se; C1_hat = {C_hat:.5g} +- {C_se:.2g} ({est['how']}; "
+        f"systematic {sys_err:.2g}) over L = {Ls} ({n} draws each, sized beforehand: design); "
+        f"two-sided, false alarm {check_false_alarm():g}, refuted beyond it"
     )
     if powerless:
         checks.append(
@@ -326,7 +334,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
             )
         )
     else:
-        # resolution: a relative slip of C1 must clear the systematic allowance the statistic subtracts
+        # resolution: a relative slip of C1 must clear the systematic allowance the statistic
+        # subtracts
         checks.append(
             Check(
                 name,
@@ -349,8 +358,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
                 True if z_heur > z else None,
                 z_heur,
                 z,
-                f"(|C1_hat - heuristic| - systematic) / se (heuristic {heur:.5g}), refuted above the critical "
-                f"value; power {_power_text(dz['power'])}; undecided (never passed) when not refuted",
+                f"(|C1_hat - heuristic| - systematic) / se (heuristic {heur:.5g}), refuted above "
+                f"the critical value; power {_power_text(dz['power'])}; undecided (never passed) "
+                "when not refuted",
                 tier="statistical",
                 id="control/heuristic-c1",
                 unit="|z|",
@@ -428,15 +438,18 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
 
 
 def stated_precision(checks) -> list[dict]:
-    """The numbers of this certificate whose digits below the eighth are not known, with their stated
-    error (certio.precision_entry): optimizers' argmins at their tolerance, error estimates to two
-    digits."""
+    """The numbers of this certificate whose digits below the eighth are not known, with their
+    stated error (certio.precision_entry): optimizers' argmins at their tolerance, error estimates
+    to two digits."""
     brent = "an argmin by bounded Brent, xatol 1e-7 on omega (mu from the profile)"
     flat = (
-        "an argmin at L up to 1e6, where R_L is flat to its rounding: |d omega| ~ (2 eps_R / R'')^(1/2) "
-        "with eps_R ~ 1e-13"
+        "an argmin at L up to 1e6, where R_L is flat to its rounding: "
+        "|d omega| ~ (2 eps_R / R'')^(1/2) with eps_R ~ 1e-13"
     )
-    nelder = "a two-head argmin by Nelder-Mead, xatol 1e-4 on omega (mu ~ 1/omega: relative 1e-4 / omega)"
+    nelder = (
+        "a two-head argmin by Nelder-Mead, xatol 1e-4 on omega (mu ~ 1/omega: relative "
+        "1e-4 / omega)"
+    )
     estimate = "an error estimate (quadrature and optimizer errors), stated to two digits"
     rows = "quantities.two_heads.optimum.rows[*]"
     out = [
@@ -527,7 +540,8 @@ KEY_DOCS = (
         "points",
         "list of tables {mu, omega, L} (optional)",
         "where the exact finite-L risk is computed "
-        "and checked against Monte Carlo (one or two heads; the certificate's exact_risk, mc_risk follow this order)",
+        "and checked against Monte Carlo (one or two heads; the certificate's exact_risk, mc_risk "
+        "follow this order)",
         example=lambda s: [{"mu": [0.5], "omega": [0.3], "L": 8}],
     ),
 )
@@ -552,7 +566,8 @@ CLAIM = Claim(
 
 
 def _power_text(power) -> str:
-    """The control's planned power, or why there is none (multi-head scenarios have no derived variance)."""
+    """The control's planned power, or why there is none (multi-head scenarios have no derived
+    variance)."""
     if isinstance(power, dict):
         return f"{power['control_heuristic']:.6g} by design"
     return str(power)

@@ -1,8 +1,8 @@
 """The exact finite-L risk section of claim `finite-prompt-risk` (docs/paper.md section 6).
 
-R_L(mu, omega) of the one-head model is computed by numerics/finite_risk.py (the derived integrand of
-derivations/risk_finite.py averaged over the query by quadrature, with a stated numerical error) at
-the scenario's evaluation points `[scalar] points = [{mu = [..], omega = [..], L = ..}, ...]` for
+R_L(mu, omega) of the one-head model is computed by numerics/finite_risk.py (the derived integrand
+of derivations/risk_finite.py averaged over the query by quadrature, with a stated numerical error)
+at the scenario's evaluation points `[scalar] points = [{mu = [..], omega = [..], L = ..}, ...]` for
 inputs x ~ N(0, sigma) (prompt and query, the correct generator; `[scalar] sigma`, default I_d) and
 beta ~ N(0, I_d / d). Checks, each with a fixed tolerance or a stated false alarm:
 
@@ -15,8 +15,8 @@ beta ~ N(0, I_d / d). Checks, each with a fixed tolerance or a stated false alar
   two-sided z-test, Bonferroni over the 2 k tests at family-wise false alarm check_false_alarm();
 * the 1/L expansion (one head, sigma = I: the coefficient C1 of derivations/risk_scalar.py):
   L (R_L - R_inf) at L = EXPANSION_L equals C1 within EXPANSION_TOLERANCE relative. The remainder is
-  C2 / L when 3 omega^2 < 1/2; the tolerance allows |C2| up to 100 |C1| (measured |C2| ~ 1.05 |C1| on
-  the default scenario). For 3 omega^2 >= 1/2 the remainder decays slower (omega = 1/2, d = 1:
+  C2 / L when 3 omega^2 < 1/2; the tolerance allows |C2| up to 100 |C1| (measured |C2| ~ 1.05 |C1|
+  on the default scenario). For 3 omega^2 >= 1/2 the remainder decays slower (omega = 1/2, d = 1:
   still 2.8e-3 off C1 at L = 1e6, beyond that tolerance) and the limit is judged by extrapolation
   (slow_expansion_check);
 * control: a plausible wrong formula for R_L must be refuted by the same Monte Carlo route: the
@@ -48,7 +48,8 @@ from ..base import check_false_alarm, Check, unjudged
 from ..common import symbolic_check
 
 # The exact values must be far more precise than the Monte Carlo they are judged with (relative
-# standard errors >= ~1e-3 at these budgets); anisotropic laws reach ~1e-5 (numerics/finite_risk.py).
+# standard errors >= ~1e-3 at these budgets); anisotropic laws reach ~1e-5
+# (numerics/finite_risk.py).
 ERROR_TOLERANCE = 1e-4
 EXPANSION_L = 10**6
 EXPANSION_TOLERANCE = 1e-4
@@ -63,23 +64,25 @@ OMEGA_MAX = 1.0
 
 
 def scaled_excess(model, L: int, mu, omega) -> tuple[float, float]:
-    """F(L) = L (R_L - R_inf) of one or two heads on the exact route, with its stated error L x error."""
+    """F(L) = L (R_L - R_inf) of one or two heads on the exact route, with its stated error
+    L x error."""
     value = _exact(model, {"L": L, "mu": list(mu), "omega": list(omega)})
     r_inf = fr.infinite_risk(model, float(np.dot(mu, omega)), 1.0)
     return L * (value.value - r_inf), L * value.error
 
 
 def excess_limit(model, mu, omega) -> dict:
-    """lim F(L), F(L) = L (R_L - R_inf), on the exact route alone (never from C1), with an uncertainty.
+    """lim F(L), F(L) = L (R_L - R_inf), on the exact route alone (never from C1), with an
+    uncertainty.
 
-    3 c < 1/2, c = max omega_h omega_k: the remainder is C2 / L (the second order of the self-normalised
-    mean carries E w^3 = e^{3 c Q}, Q ~ chi2_d, finite exactly there), so F(1e7) is within
-    |F(1e6) - F(1e7)| / 9 of the limit; twice that plus the stated error is the uncertainty.
-    3 c >= 1/2: the remainder decays slower, as about L^-p with p ~ (1 - 2c) / (4c) (measured: -2.8e-2,
-    -9.1e-3, -2.8e-3, -8.3e-4 relative at L = 1e4 .. 1e7 for c = 1/4, d = 1; not derived), so the limit
-    is Aitken's extrapolation over L = 1e5, 1e6, 1e7 (exact for F = lim + a L^-p with any p); the
-    uncertainty is its change against the window 1e4, 1e5, 1e6 plus the stated errors carried through
-    the formula."""
+    3 c < 1/2, c = max omega_h omega_k: the remainder is C2 / L (the second order of the
+    self-normalised mean carries E w^3 = e^{3 c Q}, Q ~ chi2_d, finite exactly there), so F(1e7) is
+    within |F(1e6) - F(1e7)| / 9 of the limit; twice that plus the stated error is the uncertainty.
+    3 c >= 1/2: the remainder decays slower, as about L^-p with p ~ (1 - 2c) / (4c) (measured:
+    -2.8e-2, -9.1e-3, -2.8e-3, -8.3e-4 relative at L = 1e4 .. 1e7 for c = 1/4, d = 1; not derived),
+    so the limit is Aitken's extrapolation over L = 1e5, 1e6, 1e7 (exact for F = lim + a L^-p with
+    any p); the uncertainty is its change against the window 1e4, 1e5, 1e6 plus the stated errors
+    carried through the formula."""
     c = float(np.max(np.outer(omega, omega)))
     if 3 * c < 0.5:
         (F6, _), (F7, e7) = (
@@ -104,25 +107,27 @@ def excess_limit(model, mu, omega) -> dict:
         "value": limit,
         "uncertainty": abs(limit - previous) + carried,
         "carried_errors": carried,
-        "method": "Aitken over L = 1e5, 1e6, 1e7 (remainder slower than 1/L: 3 max omega_h omega_k >= 1/2)",
+        "method": "Aitken over L = 1e5, 1e6, 1e7 (remainder slower than 1/L: 3 max omega_h "
+        "omega_k >= 1/2)",
         "previous_window": previous,
         "F": dict(zip(("1e4", "1e5", "1e6", "1e7"), F.tolist())),
     }
 
 
 def slow_expansion_check(model, mu: float, omega: float, C1: float) -> tuple[Check, dict]:
-    """L (R_L - R_inf) -> C1 where the remainder decays slower than 1/L (3 omega^2 >= 1/2): the exact
-    route's extrapolated limit (excess_limit) against C1, within its uncertainty, which is fixed by the
-    exact values only. When that exceeds SLOW_EXPANSION_MAX relative (omega^2 near 1/2, p near 0) the
-    check has no power and is not judged."""
+    """L (R_L - R_inf) -> C1 where the remainder decays slower than 1/L (3 omega^2 >= 1/2): the
+    exact route's extrapolated limit (excess_limit) against C1, within its uncertainty, which is
+    fixed by the exact values only. When that exceeds SLOW_EXPANSION_MAX relative (omega^2 near 1/2,
+    p near 0) the check has no power and is not judged."""
     lim = excess_limit(model, [mu], [omega])
     tol, rel = lim["uncertainty"] / abs(C1), abs(lim["value"] - C1) / abs(C1)
     F = list(lim["F"].values())
     detail = (
         f"3 omega^2 = {3 * omega**2:.4g} >= 1/2: the remainder decays slower than 1/L; "
-        f"F(L) = L (R_L - R_inf) = {', '.join(f'{x:.9g}' for x in F)} at L = 1e4 .. 1e7, Aitken limit "
-        f"{lim['value']:.9g} (window 1e4..1e6: {lim['previous_window']:.9g}), C1 = {C1:.9g}; tolerance = "
-        f"window change + stated errors carried ({lim['carried_errors'] / abs(C1):.2g} relative)"
+        f"F(L) = L (R_L - R_inf) = {', '.join(f'{x:.9g}' for x in F)} at L = 1e4 .. 1e7, Aitken "
+        f"limit {lim['value']:.9g} (window 1e4..1e6: {lim['previous_window']:.9g}), C1 = {C1:.9g}; "
+        f"tolerance = window change + stated errors carried ({lim['carried_errors'] / abs(C1):.2g} "
+        "relative)"
     )
     name = "exact risk vs its 1/L expansion: L (R_L - R_inf) -> C1 (Aitken over L = 1e5, 1e6, 1e7)"
     if tol > SLOW_EXPANSION_MAX:
@@ -158,8 +163,8 @@ def slow_expansion_check(model, mu: float, omega: float, C1: float) -> tuple[Che
 
 def optimum_curve(model, d: int, s2: float, Ls: list[int]) -> dict:
     """The finite-L optimum on the exact surface at each L (numerics/finite_risk.RiskSurface), the
-    authors' heuristic optimum mu(omega) = omega / (omega^2 + (1 + s2) e^{d omega^2} / L) minimised over
-    omega, and the exact risk that the heuristic optimum really achieves (isotropic inputs)."""
+    authors' heuristic optimum mu(omega) = omega / (omega^2 + (1 + s2) e^{d omega^2} / L) minimised
+    over omega, and the exact risk that the heuristic optimum really achieves (isotropic inputs)."""
     from scipy.optimize import minimize_scalar
 
     out = {"L": Ls, "exact": [], "heuristic": []}
@@ -169,8 +174,9 @@ def optimum_curve(model, d: int, s2: float, Ls: list[int]) -> dict:
         out["exact"].append({"mu": mu, "omega": om, "risk": R})
 
         def heur(w):
-            # the heuristic risk R_inf + heuristic / L (emitted kernels) is quadratic in mu: its three values
-            # at mu = 0, +-1 give mu*(omega) = omega / (omega^2 + (1 + s2) e^{d omega^2} / L) without retyping it
+            # the heuristic risk R_inf + heuristic / L (emitted kernels) is quadratic in mu: its
+            # three values at mu = 0, +-1 give
+            # mu*(omega) = omega / (omega^2 + (1 + s2) e^{d omega^2} / L) without retyping it
             r = {
                 m: sr.infinite_risk([m], [w], s2) + sr.heuristic([m], [w], d, s2) / L
                 for m in (0.0, 1.0, -1.0)
@@ -199,9 +205,9 @@ def optimum_curve(model, d: int, s2: float, Ls: list[int]) -> dict:
 
 def default_points() -> list[dict]:
     """L = 1, 2, 10, 100 at the scenario's default head (mu, omega) = (-1, 0.25), one point nearer
-    the authors' optimum (mu, omega) = (1.5, 0.45) at L = 20, and two two-head points: an antisymmetric
-    pair near the two-head optimum at L = 10 (where the cross moments differ most from the one-head
-    ones) and a same-sign pair at L = 5."""
+    the authors' optimum (mu, omega) = (1.5, 0.45) at L = 20, and two two-head points: an
+    antisymmetric pair near the two-head optimum at L = 10 (where the cross moments differ most from
+    the one-head ones) and a same-sign pair at L = 5."""
     return [{"mu": [-1.0], "omega": [0.25], "L": L} for L in (1, 2, 10, 100)] + [
         {"mu": [1.5], "omega": [0.45], "L": 20},
         {"mu": [1.0, -1.0], "omega": [0.37, -0.37], "L": 10},
@@ -228,11 +234,13 @@ def validate_points(t: dict, d: int) -> tuple[np.ndarray, list[dict]]:
         mu, om, L = p["mu"], p["omega"], p["L"]
         if not (isinstance(mu, list) and isinstance(om, list) and len(mu) == len(om) >= 1):
             raise ValueError(
-                f"scalar.points[{i}]: mu and omega must be lists of equal length (one value per head)"
+                f"scalar.points[{i}]: mu and omega must be lists of equal length (one value per "
+                "head)"
             )
         if len(mu) > 2:
             raise ValueError(
-                f"scalar.points[{i}]: the exact finite-L risk covers one or two heads (got {len(mu)})"
+                f"scalar.points[{i}]: the exact finite-L risk covers one or two heads (got "
+                f"{len(mu)})"
             )
         if not all(
             isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
@@ -291,7 +299,8 @@ def run(
     )
     checks = [
         symbolic_check(
-            "exact finite-L risk (one and two heads): Stein mean, conditional risk, beta averages, anchors",
+            "exact finite-L risk (one and two heads): Stein mean, conditional risk, beta averages, "
+            "anchors",
             {p.statement: p for p in proofs},
             id="exact/proofs",
         ),
@@ -332,7 +341,8 @@ def run(
                 unit="relative error",
             )
         )
-    # Alternatives for the control (one-head points): the first-order risk (isotropic) or the authors' generator.
+    # Alternatives for the control (one-head points): the first-order risk (isotropic) or the
+    # authors' generator.
     one = [len(p["mu"]) == 1 for p in points]
     if isotropic and first_order is not None:
         alt_name, alt_id = "the first-order risk R_inf + C1 / L", "first-order-risk"
@@ -342,7 +352,8 @@ def run(
         ]
     elif not isotropic:
         alt_name, alt_id = (
-            "the authors' generator's risk (prompt covariance sigma^2, query covariance I; erratum 5)",
+            "the authors' generator's risk (prompt covariance sigma^2, query covariance I; "
+            "erratum 5)",
             "authors-generator-risk",
         )
         alt = [
@@ -397,8 +408,8 @@ def run(
             max(tot_z),
             z,
             f"largest (|MC - exact| - stated error) / se over {len(points)} points, "
-            f"{n} fresh prompts each; two-sided, Bonferroni over {2 * len(points)} tests (both Monte Carlo checks) at "
-            f"family-wise false alarm {check_false_alarm():g}",
+            f"{n} fresh prompts each; two-sided, Bonferroni over {2 * len(points)} tests (both "
+            f"Monte Carlo checks) at family-wise false alarm {check_false_alarm():g}",
             id="exact/montecarlo-risk",
             unit="|z|",
             detectable=sig.resolution(
@@ -429,7 +440,10 @@ def run(
         i = plan["point"]
         zc = abs(mc_ex[i][0] - (alt[i] - r_inf[i])) / mc_ex[i][1]
         name = f"control: {alt_name} is refuted by Monte Carlo"
-        where = f"at point {i} (L = {points[i]['L']}), planned power {plan['power']:.6g} from a {PILOT}-prompt pilot"
+        where = (
+            f"at point {i} (L = {points[i]['L']}), planned power {plan['power']:.6g} from a "
+            f"{PILOT}-prompt pilot"
+        )
         if plan["power"] >= POWER_TARGET:
             # judged at its planned power: a control that then misses its wrong formula fails
             checks.append(
@@ -472,7 +486,8 @@ def run(
                     rel <= EXPANSION_TOLERANCE,
                     rel,
                     EXPANSION_TOLERANCE,
-                    f"L (R_L - R_inf) = {scaled:.9g}, C1 = {C1:.9g}; the remainder C2 / L (3 omega^2 < 1/2)",
+                    f"L (R_L - R_inf) = {scaled:.9g}, C1 = {C1:.9g}; the remainder C2 / L "
+                    "(3 omega^2 < 1/2)",
                     id="exact/expansion-c1",
                     unit="relative error",
                 )
@@ -494,7 +509,8 @@ def run(
         curve["heuristic_excess"] = [
             h["exact_risk"] - e["risk"] for e, h in zip(curve["exact"], curve["heuristic"])
         ]
-        # Witness at the smallest L, re-evaluated with stated errors: the gap must exceed both errors.
+        # Witness at the smallest L, re-evaluated with stated errors: the gap must exceed both
+        # errors.
         e0, h0 = curve["exact"][0], curve["heuristic"][0]
         at_opt = fr.exact_risk(model, curve["L"][0], e0["mu"], e0["omega"])
         at_heur = fr.exact_risk(model, curve["L"][0], h0["mu"], h0["omega"])
@@ -506,9 +522,9 @@ def run(
                 gap > err,
                 gap,
                 err,
-                f"exact risk at the heuristic optimum minus the exact optimum's, L = {curve['L'][0]}; "
-                "must exceed the sum of their stated numerical errors (the excess at every L is "
-                "in optimum_curve.heuristic_excess)",
+                "exact risk at the heuristic optimum minus the exact optimum's, "
+                f"L = {curve['L'][0]}; must exceed the sum of their stated numerical errors (the "
+                "excess at every L is in optimum_curve.heuristic_excess)",
                 tier="consistency",
                 id="beyond/heuristic-optimum-differs",
                 unit="risk",

@@ -1,18 +1,20 @@
 """Two heads in claim `finite-prompt-risk` (docs/paper.md section 6).
 
-The exact two-head risk (numerics/finite_risk_heads.py, the integrand of derivations/risk_finite_heads.py)
-is evaluated and Monte Carlo checked at the scenario's two-head points by claims/finite_prompt/exact.py
-(same Bonferroni family). This module adds, for isotropic inputs:
+The exact two-head risk (numerics/finite_risk_heads.py, the integrand of
+derivations/risk_finite_heads.py) is evaluated and Monte Carlo checked at the scenario's two-head
+points by claims/finite_prompt/exact.py (same Bonferroni family). This module adds, for isotropic
+inputs:
 
-* the authors' entrywise heuristic R_inf + mu^T [(1 + s2) exp(d omega omega^T)] mu / L at each two-head
-  point against the exact risk (reported, with the relative error);
-* the two-head optimum at the profile's L (OPTIMUM_LS; the heuristic's value there is reported too): searched over the antisymmetric pairs
-  (mu, omega), (-mu, -omega), whose critical points are critical points of the full two-head risk
-  (the risk is invariant under the head swap composed with (mu, omega) -> (-mu, -omega)), then
-  re-evaluated with a stated error. Checks: two heads are never worse than the one-head optimum beyond
-  the sum of the stated errors; the optimum is a minimum in the symmetry-breaking direction too
-  (omega_1 + delta, -omega_1 + delta, the full 2 x 2 quadratic in mu re-solved); and the gain
-  R*_L(1 head) - R*_L(2 heads) is judged positive beyond the stated errors (a second head helps).
+* the authors' entrywise heuristic R_inf + mu^T [(1 + s2) exp(d omega omega^T)] mu / L at each
+  two-head point against the exact risk (reported, with the relative error);
+* the two-head optimum at the profile's L (OPTIMUM_LS; the heuristic's value there is reported too):
+  searched over the antisymmetric pairs (mu, omega), (-mu, -omega), whose critical points are
+  critical points of the full two-head risk (the risk is invariant under the head swap composed with
+  (mu, omega) -> (-mu, -omega)), then re-evaluated with a stated error. Checks: two heads are never
+  worse than the one-head optimum beyond the sum of the stated errors; the optimum is a minimum in
+  the symmetry-breaking direction too (omega_1 + delta, -omega_1 + delta, the full 2 x 2 quadratic
+  in mu re-solved); and the gain R*_L(1 head) - R*_L(2 heads) is judged positive beyond the stated
+  errors (a second head helps).
 """
 
 from __future__ import annotations
@@ -131,7 +133,8 @@ def optimum_checks(
             helps > 0,
             helps,
             0.0,
-            f"min over L = {Ls} of the gain R*_L(1 head) - R*_L(2 heads) minus its stated error; must be > 0",
+            f"min over L = {Ls} of the gain R*_L(1 head) - R*_L(2 heads) minus its stated error; "
+            "must be > 0",
             id="beyond/second-head-helps",
             unit="risk",
         ),

@@ -1,21 +1,22 @@
-"""The rate of the one-head finite-L optimum in claim `finite-prompt-risk` (docs/paper.md section 6).
+"""The rate of the one-head finite-L optimum in claim `finite-prompt-risk` (docs/paper.md section
+6).
 
 At the infinite-prompt optimum the residual factor 1 - mu omega vanishes, so C1(1/omega, omega) =
 pair(omega^2) / omega^2 (derivations/risk_scalar.py) and, by the envelope theorem,
 
     L (R*_L - R*_inf) -> c* = min_omega C1(1/omega, omega)       (isotropic inputs),
 
-c* from the emitted kernel `scalar_first_order` (minimised over omega by bounded Brent, an algorithm).
-Judged on the exact surface (numerics/finite_risk.RiskSurface) at RATE_LS. Model of the correction:
-Y_L = L (R*_L - R*_inf) = c* + (a + b ln L) / L + ...: a pure a / L + b / L^2 does not fit (measured:
-(Y_L - c*) L = -1017, -1117, -1216, -1294, -1364 at L = 10^4, 3 10^4, ..., 10^6, growing like
-~ -90 ln L), so the model carries a ln L / L term. It is solved exactly on the three largest L for the
-estimate of c*, and on the three smallest for a second estimate; the tolerance is the propagated
-stated numerical errors (each Y_L carries L times the stated error of R*_L; the solve's weights applied
-in absolute value) plus the model error, taken as the change between the two estimates (the window
-moved down by a factor ~3 in L; measured: the estimate's error shrinks ~2.8x per such move, so the
-change bounds the remaining error). A wrong c* (the heuristic's min_omega (1 + s2) e^{d omega^2} /
-omega^2, or C1 at a wrong omega) must lie outside it (tested).
+c* from the emitted kernel `scalar_first_order` (minimised over omega by bounded Brent, an
+algorithm). Judged on the exact surface (numerics/finite_risk.RiskSurface) at RATE_LS. Model of the
+correction: Y_L = L (R*_L - R*_inf) = c* + (a + b ln L) / L + ...: a pure a / L + b / L^2 does not
+fit (measured: (Y_L - c*) L = -1017, -1117, -1216, -1294, -1364 at L = 10^4, 3 10^4, ..., 10^6,
+growing like ~ -90 ln L), so the model carries a ln L / L term. It is solved exactly on the three
+largest L for the estimate of c*, and on the three smallest for a second estimate; the tolerance is
+the propagated stated numerical errors (each Y_L carries L times the stated error of R*_L; the
+solve's weights applied in absolute value) plus the model error, taken as the change between the two
+estimates (the window moved down by a factor ~3 in L; measured: the estimate's error shrinks ~2.8x
+per such move, so the change bounds the remaining error). A wrong c* (the heuristic's
+min_omega (1 + s2) e^{d omega^2} / omega^2, or C1 at a wrong omega) must lie outside it (tested).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ OMEGA_MAX = 1.0
 
 
 def limit_constant(d: int, s2: float) -> tuple[float, float]:
-    """(c*, omega*) = min over omega of C1(1/omega, omega) (emitted kernel), omega in (0, 1/sqrt 2)."""
+    """(c*, omega*) = min over omega of C1(1/omega, omega) (emitted kernel), omega in
+    (0, 1/sqrt 2)."""
     f = lambda w: sr.first_order(np.array([1.0 / w]), np.array([w]), d, s2)
     res = minimize_scalar(
         f, bounds=(1e-3, 0.5**0.5 - 1e-6), method="bounded", options={"xatol": 1e-10}
@@ -47,8 +49,8 @@ def _solve(Ls, Y, errors) -> tuple[float, float]:
 
 
 def estimate(Ls, Y, errors) -> tuple[float, float, float]:
-    """(c*_hat, propagated error, model error) from four L: the three largest, and the three smallest
-    for the model error."""
+    """(c*_hat, propagated error, model error) from four L: the three largest, and the three
+    smallest for the model error."""
     c, prop = _solve(Ls[1:], Y[1:], errors[1:])
     c_low, _ = _solve(Ls[:3], Y[:3], errors[:3])
     return c, prop, abs(c - c_low)
@@ -76,9 +78,9 @@ def run(
         dev <= tol,
         dev,
         tol,
-        f"|c*_hat - c*|, c*_hat = {c_hat:.8g} from Y_L = c + (a + b ln L)/L at L = {RATE_LS[1:]} (exact optimum), "
-        f"c* = {c_star:.8g}; tolerance = propagated stated errors {prop:.2g} + model error {model_err:.2g} "
-        f"(change of the estimate from L = {RATE_LS[:3]})",
+        f"|c*_hat - c*|, c*_hat = {c_hat:.8g} from Y_L = c + (a + b ln L)/L at L = {RATE_LS[1:]} "
+        f"(exact optimum), c* = {c_star:.8g}; tolerance = propagated stated errors "
+        f"{prop:.2g} + model error {model_err:.2g} (change of the estimate from L = {RATE_LS[:3]})",
         id="rate/optimum-c-star",
         unit="absolute error",
     )

@@ -1,1 +1,2 @@
-"""Theorem 4.3 (finite-prompt training tracks infinite-prompt training): the claim and its routes."""
+"""Theorem 4.3 (finite-prompt training tracks infinite-prompt training): the claim and its
+routes."""

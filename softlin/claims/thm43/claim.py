@@ -5,17 +5,19 @@ g2(L) = sup_{B_{2 rho}} ||grad R_L - grad R_inf|| and beta_inf a Lipschitz const
 B_{2 rho}; hence lim_t R_L(theta_L(t)) <= lim_t R_inf(theta_inf(t)) + eps for L >= L(eps).
 
 Checked on in-context linear regression. Independent pieces:
-- theta_inf(t): solve_ivp on the emitted grad R_inf; theta_L(t): solve_ivp on the exact finite-L gradient
-  (quadrature, numerics/icl_exact.py); no sample enters either flow, so g2 has no sampling floor.
+- theta_inf(t): solve_ivp on the emitted grad R_inf; theta_L(t): solve_ivp on the exact finite-L
+  gradient (quadrature, numerics/icl_exact.py); no sample enters either flow, so g2 has no sampling
+  floor.
 - g2(L): the exact gap's max along both trajectories (thm43_routes); checked against Monte Carlo
   gradients on fresh prompts (per-component z-test), and its decrease in L judged by the Monte Carlo
   log-log slope (upper confidence bound < 0) agreeing with the exact slope.
-- beta_inf = numerics/icl_training.hessian_bound(Sigma, 2 rho), checked >= sampled Hessian norms of R_inf.
-- the Gronwall majorant B(t) = g2 t e^{beta t} against the comparison ODE e' = g2 + beta e, e(0) = 0:
-  e <= B <= (1 + beta t) e (valid and first-order sharp).
-Control (statistical): mixture-law tokens (same covariance, non-linear limit) must refute the transfer
-to the linear flow: their Monte Carlo gradient gap at the largest L exceeds the Gaussian exact gap.
-Erratum 4: beta_L (sampled Hessian norms of R_L) in place of beta_inf, computed.
+- beta_inf = numerics/icl_training.hessian_bound(Sigma, 2 rho), checked >= sampled Hessian norms of
+  R_inf.
+- the Gronwall majorant B(t) = g2 t e^{beta t} against the comparison ODE e' = g2 + beta e,
+  e(0) = 0: e <= B <= (1 + beta t) e (valid and first-order sharp).
+Control (statistical): mixture-law tokens (same covariance, non-linear limit) must refute the
+transfer to the linear flow: their Monte Carlo gradient gap at the largest L exceeds the Gaussian
+exact gap. Erratum 4: beta_L (sampled Hessian norms of R_L) in place of beta_inf, computed.
 """
 
 from __future__ import annotations
@@ -41,13 +43,14 @@ ID = "thm-4.3"
 TITLE = "Finite-prompt training tracks infinite-prompt training (Gronwall transfer)"
 # Maths between dollars is typeset on the pages (softlin/render/markup.py).
 STATEMENT = (
-    "$||theta_L(t) - theta_inf(t)|| <= g_2(L) t exp(beta_inf t)$, and for every $epsilon > 0$ there is "
-    "$L(epsilon)$ with $lim_t R_L(theta_L(t)) <= lim_t R_inf(theta_inf(t)) + epsilon$ for all "
-    "$L >= L(epsilon)$."
+    "$||theta_L(t) - theta_inf(t)|| <= g_2(L) t exp(beta_inf t)$, and for every $epsilon > 0$ "
+    "there is $L(epsilon)$ with $lim_t R_L(theta_L(t)) <= lim_t R_inf(theta_inf(t)) + epsilon$ for "
+    "all $L >= L(epsilon)$."
 )
 HYPOTHESES = (
     "in-context linear regression with Gaussian inputs (Section 5 instance of Section 4)",
-    "same initialisation for theta_L and theta_inf; infinite trajectory in B_rho, finite ones in B_{2 rho}",
+    "same initialisation for theta_L and theta_inf; infinite trajectory in B_rho, finite "
+    "ones in B_{2 rho}",
 )
 ODE_SLACK = 1e-6  # solve_ivp rtol 1e-9 on O(1) trajectories: absolute error well below this
 TIMES_MAJORANT = 47  # the majorant's own grid when the flow's has too few times below 30 / beta
@@ -141,8 +144,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
         )
     )
     # 2. Gronwall with independent pieces. On the flows it is implied once beta bounds the Lipschitz
-    # constant (check 3) and g2 is the exact sup (check 4): consistency. The majorant check judges the
-    # bound's formula itself against the comparison ODE solved independently, so a slip in
+    # constant (check 3) and g2 is the exact sup (check 4): consistency. The majorant check judges
+    # the bound's formula itself against the comparison ODE solved independently, so a slip in
     # gronwall_bound (a dropped t, a wrong exponent) fails it: numerical evidence.
     checks.append(
         Check(
@@ -152,7 +155,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
             worst_ratio,
             1.0,
             f"flows by solve_ivp (DOP853, rtol 1e-9); g2 exact; beta_inf = "
-            f"{beta:.4g}; {len(t)} times log-spaced from {t[1]:.2g} to {t[-1]:.3g}; slack {ODE_SLACK}",
+            f"{beta:.4g}; {len(t)} times log-spaced from {t[1]:.2g} to {t[-1]:.3g}; slack "
+            f"{ODE_SLACK}",
             tier="consistency",
             id="gronwall/flows",
             unit="ratio",
@@ -181,12 +185,14 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     )
     checks.append(
         Check(
-            "Gronwall majorant: e(t) <= g2 t e^{beta t} <= (1 + beta t) e(t) for e' = g2 + beta e, e(0) = 0",
+            "Gronwall majorant: e(t) <= g2 t e^{beta t} <= (1 + beta t) e(t) for e' = g2 + beta e, "
+            "e(0) = 0",
             "ode",
             sharp,
             float(np.max(B[1:] / e[1:])),
             None,
-            "comparison ODE by solve_ivp; the majorant must dominate it and be first-order sharp at t -> 0",
+            "comparison ODE by solve_ivp; the majorant must dominate it and be first-order sharp "
+            "at t -> 0",
             tier="numerical",
             id="gronwall/majorant",
             unit="values",
@@ -212,13 +218,15 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     zmax = max(float(np.max(m["z"])) for m in mc)
     checks.append(
         Check(
-            "exact finite-L gradient gap = Monte Carlo gap (fresh prompts) at the g2 argmax, every L",
+            "exact finite-L gradient gap = Monte Carlo gap (fresh prompts) at the g2 argmax, "
+            "every L",
             "montecarlo",
             zmax <= z,
             zmax,
             z,
             f"{n} prompts per L; per-component z = (|MC - exact| - "
-            f"{QUAD_REL} |exact|) / se (the quadrature allowance added, not combined); Bonferroni over {n_tests} tests, family-wise false alarm {check_false_alarm()}",
+            f"{QUAD_REL} |exact|) / se (the quadrature allowance added, not combined); Bonferroni "
+            f"over {n_tests} tests, family-wise false alarm {check_false_alarm()}",
             id="gap/exact-vs-montecarlo",
             unit="|z|",
             detectable=significance.resolution(
@@ -277,7 +285,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
         "bound_ratio_at_T_betaL_over_betainf": {
             L: math.exp((h - beta) * t[-1]) for L, h in zip(Ls, hL)
         },
-        "note": "the proof's Gronwall step needs the Lipschitz constant of grad R_inf; beta_L bounds grad R_L",
+        "note": "the proof's Gronwall step needs the Lipschitz constant of grad R_inf; beta_L "
+        "bounds grad R_L",
     }
     point, interval = icl_common.L_eps(
         {"L": Ls, "risk": [r["final_risk_L"] for r in rows], "risk_stderr": [1e-12] * len(Ls)},

@@ -1,11 +1,11 @@
 """Computations behind `thm-4.3` (no verdicts here): exact finite-L flows, the gradient gap g2(L),
 Monte Carlo gradients on fresh prompts, and Lipschitz estimates.
 
-g2(L) is measured as the largest exact gap ||grad R_L - grad R_inf|| (numerics/icl_exact.py) over the
-points theta_L(t_k) and theta_inf(t_k) of the time grid (both in B_{2 rho}, checked). The Gronwall step
-of Lemma D.1 only evaluates the gap along theta_L(t), so this g2 makes the bound valid; it is a lower
-estimate of the sup over the whole ball (which at this L is not computable: far in the ball lambda(theta)
-> 1/2 and the quadrature tables do not reach the q involved).
+g2(L) is measured as the largest exact gap ||grad R_L - grad R_inf|| (numerics/icl_exact.py) over
+the points theta_L(t_k) and theta_inf(t_k) of the time grid (both in B_{2 rho}, checked). The
+Gronwall step of Lemma D.1 only evaluates the gap along theta_L(t), so this g2 makes the bound
+valid; it is a lower estimate of the sup over the whole ball (which at this L is not computable:
+far in the ball lambda(theta) > 1/2 and the quadrature tables do not reach the q involved).
 """
 
 from __future__ import annotations
@@ -49,12 +49,13 @@ def plan(s: dict, profile: str) -> dict:
 
 
 def flows(Sigma: np.ndarray, p: dict) -> dict:
-    """theta_inf(t) and, for the first `keep` of the scenario's L whose flow the exact route can follow,
-    theta_L(t) on the grid (solve_ivp on the exact gradient fields).
+    """theta_inf(t) and, for the first `keep` of the scenario's L whose flow the exact route can
+    follow, theta_L(t) on the grid (solve_ivp on the exact gradient fields).
 
-    An L whose flow leaves the tables' reach (lambda(theta) > LAM_MAX, numerics/icl_exact.OutOfReach;
-    small L, where theta_L moves far from theta_inf) is skipped and listed in `beyond_reach` with where it
-    left; the theorem is about large L. Fewer than two followable L: BeyondReach (exit 2)."""
+    An L whose flow leaves the tables' reach (lambda(theta) > LAM_MAX,
+    numerics/icl_exact.OutOfReach; small L, where theta_L moves far from theta_inf) is skipped and
+    listed in `beyond_reach` with where it left; the theorem is about large L. Fewer than two
+    followable L: BeyondReach (exit 2)."""
     inf = icl_exact.flow(lambda y: icl_exact.grad_inf(Sigma, y), p["theta0"], p["t"])
     out = {"inf": inf, "L": {}, "beyond_reach": []}
     for L in p["candidates"]:
@@ -85,7 +86,8 @@ def g2_of(E: icl_exact.ExcessRisk, points: np.ndarray) -> tuple[float, np.ndarra
 
 
 def mc_gap(Sigma, theta, L, n, rng, mixture_mean=None) -> tuple[np.ndarray, np.ndarray]:
-    """Monte Carlo mean of grad(per-prompt loss) - grad R_inf and its standard errors (fresh prompts)."""
+    """Monte Carlo mean of grad(per-prompt loss) - grad R_inf and its standard errors (fresh
+    prompts)."""
     d = Sigma.shape[0]
     A, b = icl_exact.unpack(theta, d)
     G = icl_training.prompt_gradients(Sigma, A, b, L, n, rng, mixture_mean) - icl_exact.grad_inf(
