@@ -143,7 +143,8 @@ def linear_risk_coordinates(n: int) -> sp.Expr:
 
 
 def _trace_monomials(box):
-    """Products of T(a, b), (a, b) != (0, 0), with total degrees inside `box`; as tuples of (a, b)."""
+    """Products of T(a, b), (a, b) != (0, 0), with total degrees inside `box`; as tuples of
+    (a, b)."""
     A, B = box
     factors = [(a, b) for a in range(A + 1) for b in range(B + 1) if (a, b) != (0, 0)]
     out = [()]
@@ -215,7 +216,8 @@ def to_matrix_form(expr):
 
 
 def evaluate_traces(expr, Sigma_p, Sigma_q, **values) -> sp.Expr:
-    """Substitute explicit (SymPy) matrices into a trace form (exact when the matrices are rational)."""
+    """Substitute explicit (SymPy) matrices into a trace form
+    (exact when the matrices are rational)."""
     subs = {
         T: (Sigma_p**a * Sigma_q**b).trace() for (a, b), T in T_syms.items() if (a, b) != (0, 0)
     }
@@ -332,7 +334,8 @@ def proofs() -> list[Proof]:
     }
     out.append(
         prove_zero(
-            "trace form of the finite-L linear risk, expanded back, is the derived coordinate expression",
+            "trace form of the finite-L linear risk, expanded back, is the derived coordinate "
+            "expression",
             linear_risk_traces().subs(back) - R_lin,
         )
     )

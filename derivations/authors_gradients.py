@@ -9,8 +9,8 @@ Loss (y_q - yhat)^2 (the authors' loss, no factor 1/2), residual r = y_q - yhat.
 The token sums S, abar and the softmax-weighted covariance of scores and labels
     C = sum_i p_i s_i y_i - (sum_i p_i s_i) S          (= dS/domega)
 are reductions over a variable number of tokens: numerics/authors_sgd.py computes them. Given them,
-the outputs, the loss and its gradients are closed forms, derived here by differentiating the loss in
-the reduced statistics (the softmax omega-derivative by the chain rule through S, dS/domega = C):
+the outputs, the loss and its gradients are closed forms, derived here by differentiating the loss
+in the reduced statistics (the softmax omega-derivative by the chain rule through S, dS/domega = C):
     softmax: d/dmu = -2 r S,             d/domega = -2 r mu C
     linear:  d/dmu = -2 r omega abar,    d/domega = -2 r mu abar
 and proved against SymPy's derivative of the explicit model (softmax over L explicit tokens) for
@@ -63,8 +63,8 @@ def loss() -> sp.Expr:
 
 
 def gradients(model: str) -> tuple[sp.Expr, sp.Expr]:
-    """(d/dmu, d/domega) of the per-prompt loss in the reduced statistics. For softmax only S depends
-    on omega, with dS/domega = C (proved by the explicit-token derivatives in `proofs`)."""
+    """(d/dmu, d/domega) of the per-prompt loss in the reduced statistics. For softmax only S
+    depends on omega, with dS/domega = C (proved by the explicit-token derivatives in `proofs`)."""
     ell = loss().subs(yhat_sym, output(model))
     if model == "softmax":
         return sp.diff(ell, mu_sym), sp.diff(ell, S_sym) * C_sym
@@ -83,7 +83,8 @@ def explicit_models(L: int):
 
 
 def gradient_formulas(L: int):
-    """[(statement, derivative of the explicit loss, emitted gradient at the explicit statistics)]."""
+    """[(statement, derivative of the explicit loss, emitted gradient at the explicit
+    statistics)]."""
     s, y, yq, weights, Z, S, abar = explicit_models(L)
     p = [w / Z for w in weights]
     C = sum(pi * si * yi for pi, si, yi in zip(p, s, y)) - sum(pi * si for pi, si in zip(p, s)) * S
@@ -126,7 +127,8 @@ def limit_output() -> sp.Expr:
 
 
 def profile_optimum() -> tuple[sp.Expr, sp.Expr]:
-    """(min over mu, argmin mu*) of E (y_q - mu S)^2 written with the sample moments (Eyq2, a, b)."""
+    """(min over mu, argmin mu*) of E (y_q - mu S)^2 written with the sample moments
+    (Eyq2, a, b)."""
     yq, S = sp.symbols("yq_ S_", real=True)
     R = sp.expand((yq - mu_sym * S) ** 2).subs({yq**2: Eyq2_sym, S**2: b_sym}).subs(yq * S, a_sym)
     (mu_star,) = sp.solve(sp.diff(R, mu_sym), mu_sym)
@@ -165,7 +167,8 @@ def evaluation_proofs() -> list[Proof]:
 
 @cached
 def authors_experiment_proofs() -> tuple[Proof, ...]:
-    """The authors' one-head experiment (derivations/authors_experiment.py, authors_gradients.py)."""
+    """The authors' one-head experiment
+    (derivations/authors_experiment.py, authors_gradients.py)."""
     return tuple(ae.proofs()) + tuple(proofs())
 
 

@@ -1,10 +1,11 @@
-"""Catoni's mean estimator: a test of a zero mean whose level holds for heavy tails (finite variance).
+"""Catoni's mean estimator: a test of a zero mean whose level holds for heavy tails
+(finite variance).
 
 Why. The limit claims' unbiased-numerator test averages Y = (1/L) sum_i e^{s_i - c} (V z_i - T) over
-n prompts. The weights e^{s} are log-normal-like; at strong tilts and small n the studentised mean is
-far from normal in the 1e-8 tails a Bonferroni-split 1e-6 level needs (a correct formula can reach
-|z| = 5.39 > 5.36 at 200 prompts). Catoni's estimator needs only an upper bound v on Var Y, which
-the claims derive exactly (numerics/numerator_moments.py: Var Y = Var X / L), and gives a
+n prompts. The weights e^{s} are log-normal-like; at strong tilts and small n the studentised mean
+is far from normal in the 1e-8 tails a Bonferroni-split 1e-6 level needs (a correct formula can
+reach |z| = 5.39 > 5.36 at 200 prompts). Catoni's estimator needs only an upper bound v on Var Y,
+which the claims derive exactly (numerics/numerator_moments.py: Var Y = Var X / L), and gives a
 non-asymptotic deviation bound (Catoni 2012; Lugosi & Mendelson 2019, Theorem 5):
 
     psi(x) = log(1 + x + x^2/2) (x >= 0),  -log(1 - x + x^2/2) (x < 0);
@@ -21,8 +22,8 @@ l = log(2 / delta) and
     alpha* = sqrt(2 l (n - 2 l) / (n^2 v)),   the discriminant is ((n - 2 l) / n)^2, and
     y_+ = r = sqrt(2 v l / (n - 2 l))        (n > 2 l),
 
-so |theta_hat - mu| <= r with probability >= 1 - delta: the test "reject mu = 0 when |theta_hat| > r"
-has level delta whatever the tails.
+so |theta_hat - mu| <= r with probability >= 1 - delta: the test "reject mu = 0 when
+|theta_hat| > r" has level delta whatever the tails.
 
 Power (planned before any sample, for the controls). Under a true mean mu > r, the same bound at
 confidence e^{-l'} (alpha kept at alpha*) gives theta_hat >= mu - y_+(l'), so the test rejects with
@@ -103,7 +104,8 @@ def proofs() -> list[Proof]:
     ell2 = sp.Symbol("ell2", positive=True)
     return [
         prove_zero(
-            "Catoni: (1 - x + x^2/2)(1 + x + x^2/2) = 1 + x^4/4, so e^{psi(x)} <= 1 + x + x^2/2 for x < 0",
+            "Catoni: (1 - x + x^2/2)(1 + x + x^2/2) = 1 + x^4/4, so e^{psi(x)} <= 1 + x + x^2/2 "
+            "for x < 0",
             sp.expand((1 - x + x**2 / 2) * (1 + x + x**2 / 2)) - 1 - x**4 / 4,
         ),
         prove_zero(

@@ -6,11 +6,11 @@ derivation report; the full proofs are in the modules named).
    so the tilted law is N(m + Gamma a, Gamma), Z(a) = e^{a m + Gamma a^2 / 2}, the tilted mean is
    d/da log Z = m + Gamma a, and with a = U z the limit is V (m + Gamma U z).
 2. The 1/L delta method (fluctuations.py): X / (1 + delta) = X - X delta + X delta^2 / (1 + delta)
-   exactly; for means of L iid centred pairs E[X delta] = E[xi eta] / L; so L E[X / D] -> -E[xi eta],
-   which for Gaussian tokens is b_1 = -e^q V Gamma a.
-3. The Laplace principle behind kappa (fluctuations_exponent.py): the two ways the weights contribute
-   give the rate h; averaging over queries, G(x) = x h(1/x) + x / (2 lambda) is minimal at
-   x* = 2 sqrt(lambda / (lambda + 4)), where G(x*) = kappa(lambda).
+   exactly; for means of L iid centred pairs E[X delta] = E[xi eta] / L; so
+   L E[X / D] -> -E[xi eta], which for Gaussian tokens is b_1 = -e^q V Gamma a.
+3. The Laplace principle behind kappa (fluctuations_exponent.py): the two ways the weights
+   contribute give the rate h; averaging over queries, G(x) = x h(1/x) + x / (2 lambda) is minimal
+   at x* = 2 sqrt(lambda / (lambda + 4)), where G(x*) = kappa(lambda).
 
 A step shows `lhs = rhs` with `lhs` possibly unevaluated (an Integral, a Derivative, a Subs) and is
 proved by reducing `lhs.doit() - rhs` to zero.
@@ -91,13 +91,14 @@ def delta_method_chain() -> list[Step]:
             X - X * dl + X * dl**2 / (1 + dl),
         ),
         step(
-            "means of L iid centred pairs: E[X delta] = (1/L^2) sum_{i,j} E[xi_i eta_j], where only the L "
-            "terms i = j survive (independent, centred)",
+            "means of L iid centred pairs: E[X delta] = (1/L^2) sum_{i,j} E[xi_i eta_j], where "
+            "only the L terms i = j survive (independent, centred)",
             sp.Sum(c, (i, 1, L)) / L**2,
             c / L,
         ),
         step(
-            "so the coefficient of 1/L in E[X/D] is -E[xi eta] (the remainder is O(1/L^2); fluctuations.py)",
+            "so the coefficient of 1/L in E[X/D] is -E[xi eta] "
+            "(the remainder is O(1/L^2); fluctuations.py)",
             sp.Limit(L * sp.Function("E")(X / (1 + dl)), L, sp.oo),
             -c,
             proved=exp["bias"].subs(exp["c_xy"], c),
@@ -117,17 +118,20 @@ def laplace_chain() -> list[Step]:
     G = fexp.exponent_middle()
     return [
         step(
-            "bulk of the weights: the exponent of E[w^2 1{w < L}] / L at its maximiser y = 2 gives h = gamma - 1",
+            "bulk of the weights: the exponent of E[w^2 1{w < L}] / L at its maximiser y = 2 "
+            "gives h = gamma - 1",
             sp.Subs(-bulk, y, 2),
             fexp.rate_high(),
         ),
         step(
-            "at the boundary y = gamma + 1/2 (w = L), bulk and single dominant token give h = (gamma - 1/2)^2 / 2",
+            "at the boundary y = gamma + 1/2 (w = L), bulk and single dominant token give "
+            "h = (gamma - 1/2)^2 / 2",
             sp.Subs(-bulk, y, g + sp.Rational(1, 2)),
             fexp.rate_middle(),
         ),
         step(
-            "averaging over queries, G(x) = x h(1/x) + x/(2 lambda) is stationary at x* = 2 sqrt(lambda/(lambda + 4))",
+            "averaging over queries, G(x) = x h(1/x) + x/(2 lambda) is stationary at "
+            "x* = 2 sqrt(lambda/(lambda + 4))",
             sp.Subs(sp.Derivative(G, x), x, fexp.minimiser()),
             sp.Integer(0),
         ),
@@ -155,7 +159,8 @@ def chains_for(group: str) -> tuple:
 
 
 def proofs() -> list[Proof]:
-    """Every step's proof, for the catalogue (so `softlin derive` fails when a step does not reduce)."""
+    """Every step's proof, for the catalogue (so `softlin derive` fails when a step does not
+    reduce)."""
     return [st.proof for group in BUILDERS for _, steps in chains_for(group) for st in steps]
 
 

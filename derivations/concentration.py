@@ -3,7 +3,8 @@
 Let w = e^{a^T z'} / Z(a) be the normalised softmax weight of a token (E w = 1) and mu_a the tilted
 mean. The finite-prompt output minus the limit is a self-normalised ratio
 
-    T[mu_L](z) - T[mu](z) = V X_L / D_L,   X_L = (1/L) sum_i w_i (z_i - mu_a),   D_L = (1/L) sum_i w_i,
+    T[mu_L](z) - T[mu](z) = V X_L / D_L,   X_L = (1/L) sum_i w_i (z_i - mu_a),
+                                           D_L = (1/L) sum_i w_i,
 
 with E X_L = 0. Its two second moments follow from the tilt at 2a (the tilted law at 2a is
 N(m + 2 Gamma a, Gamma), proved in `tilt`):
@@ -14,7 +15,8 @@ N(m + 2 Gamma a, Gamma), proved in `tilt`):
 so L E||V X_L||^2 = exp(a^T Gamma a) (tr(V Gamma V^T) + |V Gamma a|^2).
 
 For a mixture component (m_k, Gamma_k) and an arbitrary centre c, the same computation gives
-E_k[e^{b^T z'} (z' - c)(z' - c)^T] = Z_k(b) (Gamma_k + (m_k + Gamma_k b - c)(m_k + Gamma_k b - c)^T).
+E_k[e^{b^T z'} (z' - c)(z' - c)^T]
+= Z_k(b) (Gamma_k + (m_k + Gamma_k b - c)(m_k + Gamma_k b - c)^T).
 """
 
 from __future__ import annotations
@@ -91,7 +93,8 @@ def proofs() -> list[Proof]:
         claimed = sp.exp((av.T * Gm * av)[0, 0]) * (Gm + Gm * av * av.T * Gm)
         out.append(
             prove_zero(
-                f"E w^2 (z'-mu_a)(z'-mu_a)^T = e^(a^T Gamma a)(Gamma + Gamma a a^T Gamma) [d=2, rank={rank}]",
+                "E w^2 (z'-mu_a)(z'-mu_a)^T = e^(a^T Gamma a)(Gamma + Gamma a a^T Gamma) "
+                f"[d=2, rank={rank}]",
                 (centred - claimed).applyfunc(
                     lambda e: sp.expand(sp.powsimp(sp.expand(e), force=True))
                 ),

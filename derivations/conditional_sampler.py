@@ -2,8 +2,8 @@
 
 Tokens z_i = m + B g_i with g_i ~ N(0, I_r) iid (B B^T = Gamma, r = rank Gamma) and k queries whose
 tilts a_j = U z_j give the scores s_ij = a_j^T z_i = b_j . g_i + a_j . m, b_j = B^T a_j. The
-constant a_j . m cancels in the softmax. Let W (r x k, W^T W = I) have orthonormal columns whose span
-contains every b_j (a reduced QR of [b_1 .. b_k]), and split each token's coordinates
+constant a_j . m cancels in the softmax. Let W (r x k, W^T W = I) have orthonormal columns whose
+span contains every b_j (a reduced QR of [b_1 .. b_k]), and split each token's coordinates
 
     g_i = W t_i + rho_i,   t_i = W^T g_i ~ N(0, I_k),   rho_i = (I - W W^T) g_i ~ N(0, I - W W^T),
 
@@ -23,8 +23,9 @@ R = (I - W W^T) xi C^T has exactly that law: vec R = (C (x) (I - W W^T)) vec xi,
 (C C^T) (x) (I - W W^T)^2 = G (x) (I - W W^T) (`sampler_covariance_proofs`; the projector is
 idempotent). A prompt therefore costs L k + r k normal draws instead of L r, which saves work while
 k < r. In the original coordinates, with A = [a_1 .. a_k] and M = A^T Gamma A invertible, the same
-split reads z_i - m = Gamma A M^{-1} u_i + r_i, u_i = A^T (z_i - m), Cov(r_i) = Gamma - Gamma A M^{-1}
-A^T Gamma (for k = 1: the split of derivations/selfnormalised_error.py); `original_coordinates_proofs`.
+split reads z_i - m = Gamma A M^{-1} u_i + r_i, u_i = A^T (z_i - m),
+Cov(r_i) = Gamma - Gamma A M^{-1} A^T Gamma (for k = 1: the split of
+derivations/selfnormalised_error.py); `original_coordinates_proofs`.
 
 The sampler is exact in distribution for every functional of the scores and the weighted sums (the
 outputs, their errors, the participation ratios G_jj), not for functionals of other token sums (the
@@ -42,8 +43,9 @@ from .proof_cache import cached
 
 
 def residual_covariance_proof(r: int = 2, k: int = 2, L: int = 2) -> Proof:
-    """E[R_j R_l^T] = (sum_i p_ji p_li) Pi for R_j = sum_i p_ji rho_i, rho_i iid N(0, Pi), Pi symbolic,
-    the weights fixed (given the scores): by Stein's recursion on the monomials (gaussian_expectations)."""
+    """E[R_j R_l^T] = (sum_i p_ji p_li) Pi for R_j = sum_i p_ji rho_i, rho_i iid N(0, Pi), Pi
+    symbolic, the weights fixed (given the scores): by Stein's recursion on the monomials
+    (gaussian_expectations)."""
     Pi = sp.Matrix(r, r, lambda i, j: sp.Symbol(f"Pi{min(i, j)}{max(i, j)}", real=True))
     p = sp.Matrix(k, L, lambda j, i: sp.Symbol(f"p{j}_{i}", real=True))
     rhos = [sp.Matrix(r, 1, sp.symbols(f"y{i}_0:{r}", real=True)) for i in range(L)]
@@ -87,8 +89,9 @@ def original_coordinates_proofs(d: int = 3, k: int = 2) -> list[Proof]:
     """With A = [a_1 .. a_k], M = A^T Gamma A, H = Gamma A M^{-1} and r = (I - H A^T)(z - m):
     Cov(A^T (z - m), r) = 0, Cov(r) = Gamma - Gamma A M^{-1} A^T Gamma, z - m = H A^T (z - m) + r.
     Gamma is a generic symmetric matrix; with Gamma = I and W = A these are the whitened split (for
-    orthonormal W, H = W). The identities are proved multiplied out by det M (M^{-1} = adj M / det M),
-    which leaves polynomial identities: D = det M, R_D = D I - Gamma A adj(M) A^T = D (I - H A^T)."""
+    orthonormal W, H = W). The identities are proved multiplied out by det M
+    (M^{-1} = adj M / det M), which leaves polynomial identities: D = det M,
+    R_D = D I - Gamma A adj(M) A^T = D (I - H A^T)."""
     G = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"G{min(i, j)}{max(i, j)}", real=True))
     A = sp.Matrix(d, k, lambda i, j: sp.Symbol(f"a{i}{j}", real=True))
     M = A.T * G * A

@@ -1,14 +1,18 @@
-"""Exact limits for the negative-control token laws (non-Gaussian, mean 0, variance 1 per coordinate).
+"""Exact limits for the negative-control token laws
+(non-Gaussian, mean 0, variance 1 per coordinate).
 
 With independent coordinates the tilt factorises, so the limit acts coordinatewise:
 T[mu](z) = V f(U z) with f(a)_j = d/da_j log E e^{a_j x}.
 
-- Rademacher (x = +-1):            E e^{a x} = cosh a,                    f(a) = tanh a.
-- Uniform on [-sqrt 3, sqrt 3]:    E e^{a x} = sinh(sqrt3 a) / (sqrt3 a),  f(a) = sqrt3 coth(sqrt3 a) - 1/a.
+- Rademacher (x = +-1):            E e^{a x} = cosh a,
+                                   f(a) = tanh a.
+- Uniform on [-sqrt 3, sqrt 3]:    E e^{a x} = sinh(sqrt3 a) / (sqrt3 a),
+                                   f(a) = sqrt3 coth(sqrt3 a) - 1/a.
 
 Both are derived here by integration and differentiation. The uniform one cancels near a = 0, so the
 emitted form switches to its Taylor polynomial for |a| < 0.05 (truncation error below 1e-16 there).
-The Gaussian of the same mean and variance would give f(a) = a: these laws refute Lemma 2.1's formula.
+The Gaussian of the same mean and variance would give f(a) = a: these laws refute Lemma 2.1's
+formula.
 """
 
 from __future__ import annotations
@@ -56,8 +60,8 @@ def uniform_tilted_mean() -> sp.Expr:
 
 
 def uniform_log_mgf_piecewise() -> sp.Expr:
-    """log E e^{a x} for x ~ U[-sqrt3, sqrt3]: its Taylor polynomial near 0 (where the closed form is
-    0/0), the closed form log(sinh(sqrt3 a) / (sqrt3 a)) elsewhere."""
+    """log E e^{a x} for x ~ U[-sqrt3, sqrt3]: its Taylor polynomial near 0
+    (where the closed form is 0/0), the closed form log(sinh(sqrt3 a) / (sqrt3 a)) elsewhere."""
     exact = uniform_log_mgf()
     series = sp.series(exact, a_sym, 0, SERIES_ORDER + 1).removeO()
     return sp.Piecewise((series, sp.Abs(a_sym) < SERIES_RADIUS), (exact, True))

@@ -5,8 +5,9 @@ and D_L = mean_i w_i, the error of softmax attention over L tokens is ||V X_L|| 
 
 - Chebyshev on the numerator: P(||V X_L|| > s) <= E||V X_L||^2 / s^2 = N / (L s^2), with
   N = E w^2 ||V (z' - mu_a)||^2. Setting the right side to delta/2 and solving for s > 0 gives s.
-- Lower tail of a mean of nonnegative variables (Maurer 2003): P(D_L <= 1 - t) <= exp(-L t^2 / (2 W)),
-  W = E w^2. Setting it to delta/2 and solving for t > 0 gives t.
+- Lower tail of a mean of nonnegative variables (Maurer 2003):
+  P(D_L <= 1 - t) <= exp(-L t^2 / (2 W)), W = E w^2. Setting it to delta/2 and solving for t > 0
+  gives t.
 
 So with probability >= 1 - delta, ||T[mu_L](z) - T[mu](z)|| <= eps_L = s / (1 - t), vacuous
 (infinite) when t >= 1. Both thresholds are solved here by `sympy.solve`, and the proofs substitute
@@ -67,7 +68,8 @@ def proofs() -> list[Proof]:
             chebyshev_tail(s) - delta_sym / 2,
         ),
         prove_zero(
-            "deviation bound: the denominator threshold t solves exp(-L t^2 / (2 E w^2)) = delta / 2",
+            "deviation bound: the denominator threshold t solves "
+            "exp(-L t^2 / (2 E w^2)) = delta / 2",
             sp.expand_log(sp.log(maurer_tail(t)) - sp.log(delta_sym / 2), force=True),
         ),
     ]

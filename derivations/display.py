@@ -129,7 +129,10 @@ def prop34_coefficients() -> dict[str, Display]:
 def thm43() -> dict[str, Display]:
     """Theorem 4.3's transfer bound (gronwall.py)."""
     e, ec = _f("e")(gronwall.t), _f("e_c")(gronwall.t)
-    gap = "e(t) = ||theta_L(t) - theta_inf(t)||; g_2 = sup ||grad R_L - grad R_inf||, beta = Lipschitz constant of grad R_inf, on B_2rho"
+    gap = (
+        "e(t) = ||theta_L(t) - theta_inf(t)||; g_2 = sup ||grad R_L - grad R_inf||, "
+        "beta = Lipschitz constant of grad R_inf, on B_2rho"
+    )
     return {
         "transfer_bound": Display(e, gronwall.majorant(), "<=", note=gap),
         "comparison_solution": Display(
@@ -192,8 +195,9 @@ def authors_experiment_() -> dict[str, Display]:
 
 
 def asm33() -> dict[str, Display]:
-    """Assumption 3.3's moments M^(c)_pq (tilted_moments.py evaluates them): a definition, shown with
-    the tilt weight e^{(c^2 - c)/2 z^T U^T Gamma U z} that tilted_moments.tilt_ratio_exponent derives."""
+    """Assumption 3.3's moments M^(c)_pq (tilted_moments.py evaluates them): a definition, shown
+    with the tilt weight e^{(c^2 - c)/2 z^T U^T Gamma U z} that tilted_moments.tilt_ratio_exponent
+    derives."""
     c, p, q = sp.symbols("c p q")
     x = sp.MatrixSymbol("x", _d, 1)
     quad = _z.T * _U.T * _Gamma * _U * _z

@@ -1,10 +1,11 @@
-"""Proposition 3.1, made exact: the 1/L fluctuations of the finite-prompt output and their average over
-Gaussian queries, with the finiteness threshold of that average. The sharp rate beyond it is in
+"""Proposition 3.1, made exact: the 1/L fluctuations of the finite-prompt output and their average
+over Gaussian queries, with the finiteness threshold of that average. The sharp rate beyond it is in
 fluctuations_exponent.py, the explicit in-expectation bound in fluctuations_bound.py, product laws
 in fluctuations_product.py.
 
 **1. First order at a fixed query (any token law with a finite log-mgf Lambda near 2a).** With
-w = e^{a^T z'} / Z(a) (E w = 1), mu_a = grad Lambda(a) the tilted mean, xi = w (z' - mu_a), eta = w - 1,
+w = e^{a^T z'} / Z(a) (E w = 1), mu_a = grad Lambda(a) the tilted mean,
+xi = w (z' - mu_a), eta = w - 1,
 
     T[mu_L](z) - T[mu](z) = V X / D,   X = mean_i xi_i,   D = 1 + mean_i eta_i.
 
@@ -16,12 +17,15 @@ E[X X^T] = E[xi xi^T] / L (the terms of total degree >= 3 in the centred means a
 
 The doubly tilted law gives both moments for *any* law (`general_law_proofs`, with M the mgf):
 
-    E w^2 = e^{Lambda(2a) - 2 Lambda(a)},   E[w^2 (z' - mu_a)] = E w^2 (grad Lambda(2a) - grad Lambda(a)),
-    E[w^2 (z' - mu_a)(z' - mu_a)^T] = E w^2 (Hess Lambda(2a) + delta delta^T),  delta = grad Lambda(2a) - grad Lambda(a).
+    E w^2 = e^{Lambda(2a) - 2 Lambda(a)},
+    E[w^2 (z' - mu_a)] = E w^2 (grad Lambda(2a) - grad Lambda(a)),
+    E[w^2 (z' - mu_a)(z' - mu_a)^T] = E w^2 (Hess Lambda(2a) + delta delta^T),
+    delta = grad Lambda(2a) - grad Lambda(a).
 
 For N(m, Gamma) tokens (Lambda(a) = a^T m + a^T Gamma a / 2, so delta = Gamma a, Hess = Gamma):
 
-    b1(z) = -e^{a^T Gamma a} V Gamma a,     C1(z) = e^{a^T Gamma a} V (Gamma + Gamma a a^T Gamma) V^T,   a = U z,
+    b1(z) = -e^{a^T Gamma a} V Gamma a,
+    C1(z) = e^{a^T Gamma a} V (Gamma + Gamma a a^T Gamma) V^T,   a = U z,
 
 and L E||T[mu_L](z) - T[mu](z)||^2 -> tr C1(z) = e^{a^T Gamma a} (tr(V Gamma V^T) + |V Gamma a|^2).
 
@@ -86,8 +90,8 @@ def ratio_expansion() -> dict:
 
 
 def general_law_moments() -> dict:
-    """E w^2, E[w^2 (x - mu_a)], E[w^2 (x - mu_a)^2] of a 1-D law from its mgf M (derivatives of M at
-    2a are E[x^j e^{2 a x}]), and the claimed forms in Lambda = log M."""
+    """E w^2, E[w^2 (x - mu_a)], E[w^2 (x - mu_a)^2] of a 1-D law from its mgf M
+    (derivatives of M at 2a are E[x^j e^{2 a x}]), and the claimed forms in Lambda = log M."""
     M = M_fun
     Lam = sp.log(M(t_sym))
     dLam, d2Lam = sp.diff(Lam, t_sym), sp.diff(Lam, t_sym, 2)
@@ -156,8 +160,9 @@ def numerator_factor_batched(s=None) -> sp.MatrixExpr:
 
 
 def shift_batched(s=None) -> sp.MatrixExpr:
-    """V (mean(2a_j) - mean(a_j)) = V Gamma U z_j for n query columns (k x n): the direction of b1 and,
-    at every L, of the exact bias E[T[mu_L](z) - T[mu](z)] = -E[sum_i p_i^2] V Gamma a (Stein)."""
+    """V (mean(2a_j) - mean(a_j)) = V Gamma U z_j for n query columns (k x n): the direction of b1
+    and, at every L, of the exact bias E[T[mu_L](z) - T[mu](z)] = -E[sum_i p_i^2] V Gamma a
+    (Stein)."""
     s = s or symbols()
     return s["V"] * concentration.tilted_shift(s).subs(s["a"], s["U"] * s["z"])
 
@@ -184,7 +189,8 @@ def gaussian_exp_quadratic_moments() -> tuple[sp.Expr, sp.Expr]:
 
 
 def divergence_at_threshold() -> sp.Expr:
-    """E e^{g^2 / 2} (k = 1/2): the integrand is the constant 1/sqrt(2 pi); for k > 1/2 it is larger."""
+    """E e^{g^2 / 2} (k = 1/2): the integrand is the constant 1/sqrt(2 pi); for k > 1/2 it is
+    larger."""
     density = sp.exp(-(g_sym**2) / 2) / sp.sqrt(2 * sp.pi)
     return sp.integrate(sp.exp(g_sym**2 / 2) * density, (g_sym, -sp.oo, sp.oo))
 
@@ -338,13 +344,15 @@ def proofs() -> list[Proof]:
     )
     out.append(
         prove_zero(
-            "E e^(g^T K g)(t + g^T P g) = det(I - 2K)^(-1/2) (t + tr(P (I - 2K)^(-1))) [K diagonal, d=2]",
+            "E e^(g^T K g)(t + g^T P g) = det(I - 2K)^(-1/2) (t + tr(P (I - 2K)^(-1))) "
+            "[K diagonal, d=2]",
             sp.simplify(product - closed),
         )
     )
-    # Rotation invariance (d = 2): det and trace are unchanged by g -> R g. Every rotation but the half
-    # turn is R(u) = [[c, -s], [s, c]] with c = (1 - u^2)/(1 + u^2), s = 2u/(1 + u^2) (rational in u, so
-    # the identities reduce by cancellation; the half turn R = -I changes nothing).
+    # Rotation invariance (d = 2): det and trace are unchanged by g -> R g. Every rotation but the
+    # half turn is R(u) = [[c, -s], [s, c]] with c = (1 - u^2)/(1 + u^2), s = 2u/(1 + u^2)
+    # (rational in u, so the identities reduce by cancellation; the half turn R = -I changes
+    # nothing).
     u = sp.Symbol("u", real=True)
     c, sn = (1 - u**2) / (1 + u**2), 2 * u / (1 + u**2)
     R = sp.Matrix([[c, -sn], [sn, c]])
@@ -387,7 +395,8 @@ def proofs() -> list[Proof]:
     rhs = (N * Sq * (sp.eye(2) - 2 * M * Sq).adjugate()).trace() * (sp.eye(2) - 2 * Kq).det()
     out.append(
         prove_zero(
-            "tr(S N S (I - 2 S M S)^(-1)) = tr(N Sigma_q (I - 2 M Sigma_q)^(-1)) [d=2, denominators cleared]",
+            "tr(S N S (I - 2 S M S)^(-1)) = tr(N Sigma_q (I - 2 M Sigma_q)^(-1)) "
+            "[d=2, denominators cleared]",
             sp.expand(lhs - rhs),
         )
     )
@@ -396,7 +405,8 @@ def proofs() -> list[Proof]:
 
 @cached
 def fluctuation_proofs() -> tuple[Proof, ...]:
-    """Proposition 3.1 (derivations/fluctuations.py and its parts _exponent, _bound, _product, _one_token, _power)."""
+    """Proposition 3.1 (derivations/fluctuations.py and its parts
+    _exponent, _bound, _product, _one_token, _power)."""
     from . import fluctuations_bound, fluctuations_exponent, fluctuations_product
     from . import fluctuations_one_token, fluctuations_power
 

@@ -1,16 +1,18 @@
 """An explicit in-expectation bound on the output error (Proposition 3.1 made exact, part 4).
 
 **4. An explicit in-expectation bound (L >= 2).** On {D >= 1/2}, |V X / D|^2 <= 4 |V X|^2; on
-{D < 1/2}, the output is a convex combination of the V z_i, so the error is at most max_i |V(z_i - mu_a)|
-and max^2 <= sum_i; {D < 1/2} lies in {D_{-i} < 1/2} (D_{-i} without token i, independent of z_i), and
-Maurer's lower tail for L - 1 nonnegative weights with t = (L - 2) / (2(L - 1)) gives
+{D < 1/2}, the output is a convex combination of the V z_i, so the error is at most
+max_i |V(z_i - mu_a)| and max^2 <= sum_i; {D < 1/2} lies in
+{D_{-i} < 1/2} (D_{-i} without token i, independent of z_i), and Maurer's lower tail for L - 1
+nonnegative weights with t = (L - 2) / (2(L - 1)) gives
 
     E|T[mu_L](z) - T[mu](z)|^2 <= (tr(V Gamma V^T) + |V Gamma a|^2)
                                  (4 e^{q} / L + L exp(-(L - 2)^2 / (8 (L - 1) e^{q}))).
 
-**The paper's form with explicit constants** (docs/paper.md section 8): c1 sigma^6 ln L / L^(c2 / sigma^2);
-below the threshold c2 = sigma^2, and the c1 that makes the form equal a bound value b at L is
-`paper_constant` = L b / (sigma^6 ln L), solved here from the form itself (c1 = sup over L of it).
+**The paper's form with explicit constants** (docs/paper.md section 8):
+c1 sigma^6 ln L / L^(c2 / sigma^2); below the threshold c2 = sigma^2, and the c1 that makes the form
+equal a bound value b at L is `paper_constant` = L b / (sigma^6 ln L), solved here from the form
+itself (c1 = sup over L of it).
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ GOOD_EVENT = sp.Interval(sp.Rational(1, 2), sp.oo)  # {D >= 1/2}: the denominato
 
 
 def good_event_constant() -> sp.Expr:
-    """sup over the good event D >= 1/2 of |error|^2 / |V X|^2 = sup 1/D^2 (= 4), computed, not typed:
-    on that event |V X / D|^2 <= sup(1/D^2) |V X|^2."""
+    """sup over the good event D >= 1/2 of |error|^2 / |V X|^2 = sup 1/D^2 (= 4), computed, not
+    typed: on that event |V X / D|^2 <= sup(1/D^2) |V X|^2."""
     return sp.calculus.util.maximum(1 / D_sym**2, D_sym, GOOD_EVENT)
 
 
@@ -58,13 +60,14 @@ def good_event_threshold() -> sp.Expr:
 def maurer_deviation() -> sp.Expr:
     """t of Maurer's lower tail for the L - 1 weights other than token i, tied to the good event:
     D = ((L - 1) D_{-i} + w_i) / L >= (L - 1) D_{-i} / L (w_i >= 0), so {D < c} lies in
-    {D_{-i} < c L / (L - 1)} = {D_{-i} < 1 - t}, t = 1 - c L / (L - 1) (= (L - 2) / (2 (L - 1)) at c = 1/2)."""
+    {D_{-i} < c L / (L - 1)} = {D_{-i} < 1 - t}, t = 1 - c L / (L - 1) (= (L - 2) / (2 (L - 1)) at
+    c = 1/2)."""
     return sp.simplify(1 - good_event_threshold() * L_sym / (L_sym - 1))
 
 
 def bad_event_term() -> sp.Expr:
-    """The bound's second term, L P(D < c) <= L exp(-(L - 1) t^2 / (2 E w^2)), E w^2 = e^q, with Maurer's
-    tail at t = `maurer_deviation()` (tied to GOOD_EVENT)."""
+    """The bound's second term, L P(D < c) <= L exp(-(L - 1) t^2 / (2 E w^2)), E w^2 = e^q, with
+    Maurer's tail at t = `maurer_deviation()` (tied to GOOD_EVENT)."""
     t = maurer_deviation()
     return L_sym * sp.exp(-(L_sym - 1) * t**2 / (2 * sp.exp(q_sym)))
 
@@ -96,11 +99,13 @@ def proofs() -> list[Proof]:
             good_event_constant() - sp.calculus.util.maximum(1 / D_sym, D_sym, GOOD_EVENT) ** 2,
         )
     )
-    # The in-expectation bound's Maurer deviation, derived from GOOD_EVENT, against the paper-side value.
+    # The in-expectation bound's Maurer deviation, derived from GOOD_EVENT, against the paper-side
+    # value.
     t = maurer_deviation()
     out.append(
         prove_zero(
-            "Maurer deviation from the good event {D >= 1/2}: t = 1 - (1/2) L/(L-1) = (L-2)/(2(L-1))",
+            "Maurer deviation from the good event {D >= 1/2}: "
+            "t = 1 - (1/2) L/(L-1) = (L-2)/(2(L-1))",
             sp.simplify(t - (L_sym - 2) / (2 * (L_sym - 1))),
         )
     )
@@ -110,7 +115,8 @@ def proofs() -> list[Proof]:
             sp.simplify((L_sym - 1) * t**2 - (L_sym - 2) ** 2 / (4 * (L_sym - 1))),
         )
     )
-    # The inclusion {D < c} in {D_{-i} < 1 - t}: D - (L - 1)/L D_{-i} = w_i / L >= 0 and (L - 1)/L (1 - t) = c.
+    # The inclusion {D < c} in {D_{-i} < 1 - t}: D - (L - 1)/L D_{-i} = w_i / L >= 0 and
+    # (L - 1)/L (1 - t) = c.
     Dm, wi = sp.symbols("D_minus_i w_i", nonnegative=True)
     D_full = ((L_sym - 1) * Dm + wi) / L_sym
     out.append(
@@ -121,7 +127,8 @@ def proofs() -> list[Proof]:
     )
     out.append(
         prove_zero(
-            "(L-1)/L (1 - t) = c: D_{-i} >= 1 - t forces D >= c, so {D < c} lies in {D_{-i} < 1 - t}",
+            "(L-1)/L (1 - t) = c: D_{-i} >= 1 - t forces D >= c, so {D < c} lies in "
+            "{D_{-i} < 1 - t}",
             sp.simplify((L_sym - 1) / L_sym * (1 - t) - good_event_threshold()),
         )
     )

@@ -6,20 +6,22 @@ below by the Laplace principle from the two ways the weights can contribute: the
 below L, sum of weights ~ L: exponent of E[w^2 1{w < L}] / L) and a single dominant token (w > L,
 exponent of L P(w > L)); below gamma = 1/2 the tilted mode is never sampled and nothing decays:
 
-    h(gamma) = 0 (gamma <= 1/2),  (gamma - 1/2)^2 / 2 (1/2 <= gamma <= 3/2),  gamma - 1 (gamma >= 3/2).
+    h(gamma) = 0 (gamma <= 1/2),  (gamma - 1/2)^2 / 2 (1/2 <= gamma <= 3/2),
+               gamma - 1 (gamma >= 3/2).
 
 The naive estimate min(1, e^q / L) corresponds to max(0, gamma - 1) <= h: it overstates the error on
 1/2 < gamma < 3/2. Averaging over queries, q has tail density e^{-q / (2 lambda)}; with q = x ln L
 the error is L^{-G(x)} with G(x) = x h(1/x) + x / (2 lambda), and the sharp exponent is min_x G:
 
     kappa(lambda) = 1                                  for lambda <= 1/2,
-    kappa(lambda) = (sqrt(1 + 4 / lambda) - 1) / 2    for lambda >= 1/2   (x* = 2 sqrt(lambda / (lambda + 4))),
+    kappa(lambda) = (sqrt(1 + 4 / lambda) - 1) / 2    for lambda >= 1/2
+                                                      (x* = 2 sqrt(lambda / (lambda + 4))),
 
 continuous at the threshold, strictly above the naive 1/(2 lambda) beyond it, and lambda kappa -> 1.
-With Gamma = sigma^2 Gamma0, lambda = sigma^2 lambda0: this is the paper's c2 / sigma^2 made explicit,
-and sigma^2 kappa(sigma) increases with sigma, so c2 = kappa(sigma = 1) serves every sigma >= 1.
-Below the threshold the same picture gives the approach to the first order: the queries with
-q > (2/3) ln L (gamma < 3/2) are where e^q / L overstates the error, so
+With Gamma = sigma^2 Gamma0, lambda = sigma^2 lambda0: this is the paper's c2 / sigma^2 made
+explicit, and sigma^2 kappa(sigma) increases with sigma, so c2 = kappa(sigma = 1) serves every
+sigma >= 1. Below the threshold the same picture gives the approach to the first order: the queries
+with q > (2/3) ln L (gamma < 3/2) are where e^q / L overstates the error, so
 L E||err||^2 = first_order_coefficient - O(L^-rho), rho = min(1, (1 - 2 lambda) / (3 lambda)):
 slower than 1/L as soon as lambda > 1/5, and arbitrarily slow near the threshold.
 """
@@ -77,8 +79,9 @@ gamma_arg = gamma_sym  # "gamma" is a valid argument name
 
 
 def rate_function_piecewise() -> sp.Expr:
-    """h(gamma): 0 up to 1/2, (gamma - 1/2)^2 / 2 up to 3/2, gamma - 1 beyond (emitted as `rate_function`),
-    assembled from the derived branches `rate_middle` and `rate_high` (continuity is proved below)."""
+    """h(gamma): 0 up to 1/2, (gamma - 1/2)^2 / 2 up to 3/2, gamma - 1 beyond
+    (emitted as `rate_function`), assembled from the derived branches `rate_middle` and `rate_high`
+    (continuity is proved below)."""
     return sp.Piecewise(
         (sp.Integer(0), gamma_sym <= sp.Rational(1, 2)),
         (rate_middle(), gamma_sym <= sp.Rational(3, 2)),
@@ -101,7 +104,8 @@ def naive_exponent_piecewise() -> sp.Expr:
 
 
 def remainder_exponent_piecewise() -> sp.Expr:
-    """rho(lambda): 1 up to 1/5, (1 - 2 lambda)/(3 lambda) up to 1/2, 0 beyond (emitted as `remainder_exponent`)."""
+    """rho(lambda): 1 up to 1/5, (1 - 2 lambda)/(3 lambda) up to 1/2, 0 beyond
+    (emitted as `remainder_exponent`)."""
     return sp.Piecewise(
         (sp.Integer(1), lam_sym <= sp.Rational(1, 5)),
         (remainder_exponent_expr(), lam_sym < sp.Rational(1, 2)),
@@ -115,9 +119,10 @@ def minimiser() -> sp.Expr:
 
 def remainder_exponent_expr() -> sp.Expr:
     """Below the threshold, L E||err||^2 = first_order_coefficient - D(L). The first-order term
-    e^q / L overstates the error exactly where h(gamma) > gamma - 1, i.e. gamma < 3/2 (q > 2 ln L / 3),
-    so D(L) ~ E[e^q 1{q > 2 ln L / 3}] ~ L^{-(2/3)(1/(2 lambda) - 1)}, next to the regular O(1/L) term:
-    D(L) ~ L^{-rho}, rho = min(1, (1 - 2 lambda) / (3 lambda)) (rho = 1 for lambda <= 1/5)."""
+    e^q / L overstates the error exactly where h(gamma) > gamma - 1, i.e.
+    gamma < 3/2 (q > 2 ln L / 3), so D(L) ~ E[e^q 1{q > 2 ln L / 3}] ~ L^{-(2/3)(1/(2 lambda) - 1)},
+    next to the regular O(1/L) term: D(L) ~ L^{-rho}, rho = min(1, (1 - 2 lambda) / (3 lambda))
+    (rho = 1 for lambda <= 1/5)."""
     return (1 - 2 * lam_sym) / (3 * lam_sym)
 
 
@@ -150,7 +155,8 @@ def proofs() -> list[Proof]:
     )
     out.append(
         prove_zero(
-            "on gamma >= 3/2 the bulk dominates: (gamma-1/2)^2/2 - (gamma-1) = (gamma-3/2)^2/2 >= 0",
+            "on gamma >= 3/2 the bulk dominates: "
+            "(gamma-1/2)^2/2 - (gamma-1) = (gamma-3/2)^2/2 >= 0",
             rate_middle() - rate_high() - (gamma_sym - sp.Rational(3, 2)) ** 2 / 2,
         )
     )
@@ -163,7 +169,8 @@ def proofs() -> list[Proof]:
     )
     out.append(
         prove_zero(
-            "h exceeds the naive rate on 1/2 < gamma < 3/2: (gamma-1/2)^2/2 - (gamma-1) = (gamma-3/2)^2/2",
+            "h exceeds the naive rate on 1/2 < gamma < 3/2: "
+            "(gamma-1/2)^2/2 - (gamma-1) = (gamma-3/2)^2/2",
             rate_middle() - (gamma_sym - 1) - (gamma_sym - sp.Rational(3, 2)) ** 2 / 2,
         )
     )
@@ -216,8 +223,8 @@ def proofs() -> list[Proof]:
     )
     out.append(
         prove_zero(
-            "below the threshold the first-order deficit E[e^q 1{q > 2 ln L / 3}] decays as L^-rho, "
-            "rho = (2/3)(1/(2 lambda) - 1) = (1 - 2 lambda)/(3 lambda)",
+            "below the threshold the first-order deficit E[e^q 1{q > 2 ln L / 3}] decays as "
+            "L^-rho, rho = (2/3)(1/(2 lambda) - 1) = (1 - 2 lambda)/(3 lambda)",
             sp.simplify(sp.Rational(2, 3) * (1 / (2 * lam_sym) - 1) - remainder_exponent_expr()),
         )
     )
@@ -236,7 +243,8 @@ def proofs() -> list[Proof]:
     yv = sp.Symbol("y", positive=True)
     out.append(
         prove_zero(
-            "kappa > 1/(2 lambda) beyond the threshold: (1 + 1/lambda)^2 - (1 + 4/lambda) = (1/lambda)(1/lambda - 2)",
+            "kappa > 1/(2 lambda) beyond the threshold: "
+            "(1 + 1/lambda)^2 - (1 + 4/lambda) = (1/lambda)(1/lambda - 2)",
             sp.expand(
                 (1 + 1 / lam_sym) ** 2 - (1 + 4 / lam_sym) - (1 / lam_sym) * (1 / lam_sym - 2)
             ),
@@ -244,8 +252,9 @@ def proofs() -> list[Proof]:
     )
     out.append(
         prove_zero(
-            "sigma^2 kappa increases in sigma: d/dy (sqrt(y^2 + 4y) - y) = (y + 2)/sqrt(y^2 + 4y) - 1, "
-            "and (y + 2)^2 - (y^2 + 4y) = 4 > 0",
+            "sigma^2 kappa increases in sigma: "
+            "d/dy (sqrt(y^2 + 4y) - y) = (y + 2)/sqrt(y^2 + 4y) - 1, and "
+            "(y + 2)^2 - (y^2 + 4y) = 4 > 0",
             sp.simplify(
                 sp.diff(sp.sqrt(yv**2 + 4 * yv) - yv, yv) - ((yv + 2) / sp.sqrt(yv**2 + 4 * yv) - 1)
             )

@@ -1,16 +1,19 @@
-"""Erratum 1's witnesses: the exact errors of one-token attention (Propositions 3.1 and 3.4 at L = 1).
+"""Erratum 1's witnesses: the exact errors of one-token attention
+(Propositions 3.1 and 3.4 at L = 1).
 
 With a single token z_1 ~ N(m, Gamma) the softmax weight is 1, so T[mu_1](z) = V z_1 and the error
-against Lemma 2.1's limit V (m + Gamma U z) is V (z_1 - m) - V Gamma U z. For queries z ~ N(0, Sigma_q)
-independent of z_1, E|A x|^2 = tr(A S A^T) for x ~ N(0, S) gives
+against Lemma 2.1's limit V (m + Gamma U z) is V (z_1 - m) - V Gamma U z. For queries
+z ~ N(0, Sigma_q) independent of z_1, E|A x|^2 = tr(A S A^T) for x ~ N(0, S) gives
 
-    E||T[mu_1] - T[mu]||^2_{L2(nu)} = tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T)   (> 0 unless V Gamma = 0).
+    E||T[mu_1] - T[mu]||^2_{L2(nu)} = tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T)
+                                      (> 0 unless V Gamma = 0).
 
-For the gradients at a fixed query (docs/paper.md section 3, Proposition 3.4: the errors in Frobenius
-norm are k |zhat - mu_a|^2 and |z|^2 ||V (C_hat - Gamma)||_F^2) one token gives zhat = z_1 and
-C_hat = z_1 z_1^T - zhat zhat^T = 0, so
+For the gradients at a fixed query (docs/paper.md section 3, Proposition 3.4: the errors in
+Frobenius norm are k |zhat - mu_a|^2 and |z|^2 ||V (C_hat - Gamma)||_F^2) one token gives zhat = z_1
+and C_hat = z_1 z_1^T - zhat zhat^T = 0, so
 
-    E||grad_V err||^2 = k (tr Gamma + |Gamma U z|^2),     ||grad_U err||^2 = |z|^2 ||V Gamma||_F^2 = |z|^2 tr(V Gamma Gamma V^T).
+    E||grad_V err||^2 = k (tr Gamma + |Gamma U z|^2),
+    ||grad_U err||^2 = |z|^2 ||V Gamma||_F^2 = |z|^2 tr(V Gamma Gamma V^T).
 
 The paper's right sides vanish at L = 1 (ln 1 = 0); these positive values are the witnesses. The
 proofs compute the same expectations entry by entry (d = 2, k = 2, symbolic symmetric Gamma and
@@ -26,7 +29,8 @@ from .proof import Proof, prove_zero
 
 
 def symbols(d=None, k=None, n=None):
-    """Lemma 2.1's symbols (m, Gamma, U, V, z with n query columns) plus the query covariance Sigma_q."""
+    """Lemma 2.1's symbols (m, Gamma, U, V, z with n query columns) plus the query covariance
+    Sigma_q."""
     s = lemma21.limit_symbols(d, k, n)
     s["Sigma_q"] = sp.MatrixSymbol("Sigma_q", *s["Gamma"].shape)
     return s
@@ -38,15 +42,16 @@ def _mean_square(A: sp.MatrixExpr, S: sp.MatrixExpr) -> sp.Expr:
 
 
 def output_error(s=None) -> sp.Expr:
-    """E||V z_1 - V (m + Gamma U z)||^2 over z_1 ~ N(m, Gamma), z ~ N(0, Sigma_q): the token's spread plus
-    the spread of the limit's query-dependent part V Gamma U z."""
+    """E||V z_1 - V (m + Gamma U z)||^2 over z_1 ~ N(m, Gamma), z ~ N(0, Sigma_q): the token's
+    spread plus the spread of the limit's query-dependent part V Gamma U z."""
     s = s or symbols()
     V, G, U = s["V"], s["Gamma"], s["U"]
     return _mean_square(V, G) + _mean_square(V * G * U, s["Sigma_q"])
 
 
 def gradient_V_error(s=None) -> sp.MatrixExpr:
-    """k E|z_1 - mu_a|^2 = k (tr Gamma + |Gamma U z_j|^2) for n query columns (1 x n), k = rows of V."""
+    """k E|z_1 - mu_a|^2 = k (tr Gamma + |Gamma U z_j|^2) for n query columns (1 x n),
+    k = rows of V."""
     s = s or symbols()
     G, z = s["Gamma"], s["z"]
     k, n = s["V"].shape[0], z.shape[1]
@@ -99,8 +104,8 @@ def proofs(d: int = 2, k: int = 2) -> list[Proof]:
     )
     out = [
         prove_zero(
-            f"L = 1: E||V z_1 - V(m + Gamma U z)||^2 = tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T) "
-            f"[d={d}, k={k}, symmetric Gamma, Sigma_q]",
+            "L = 1: E||V z_1 - V(m + Gamma U z)||^2 = tr(V Gamma V^T) "
+            f"+ tr(V Gamma U Sigma_q U^T Gamma V^T) [d={d}, k={k}, symmetric Gamma, Sigma_q]",
             sp.expand(direct - _substitute(output_error, e, d, k)),
         )
     ]
@@ -122,7 +127,8 @@ def proofs(d: int = 2, k: int = 2) -> list[Proof]:
     direct_U = (z.T * z)[0, 0] * sum(D[i, j] ** 2 for i in range(k) for j in range(d))
     out.append(
         prove_zero(
-            f"L = 1: |z|^2 ||V (C_hat - Gamma)||_F^2 = |z|^2 tr(V Gamma Gamma V^T), C_hat = 0 [d={d}, k={k}]",
+            "L = 1: |z|^2 ||V (C_hat - Gamma)||_F^2 = |z|^2 tr(V Gamma Gamma V^T), "
+            f"C_hat = 0 [d={d}, k={k}]",
             sp.expand(direct_U - _substitute(gradient_U_error, e, d, k)),
         )
     )

@@ -1,7 +1,8 @@
-"""The variance model behind the power of prop-3.1's "claimed 1/L rate" control (docs/paper.md section 3).
+"""The variance model behind the power of prop-3.1's "claimed 1/L rate" control
+(docs/paper.md section 3).
 
-At a query with a = U z, q = a^T Gamma a, P = V Gamma V^T and u = V Gamma a, the exact finite-L second
-moment of the error err = T[mu_L](z) - T[mu](z) is (numerics/selfnormalised.py)
+At a query with a = U z, q = a^T Gamma a, P = V Gamma V^T and u = V Gamma a, the exact finite-L
+second moment of the error err = T[mu_L](z) - T[mu](z) is (numerics/selfnormalised.py)
 
     S = E err err^T = A_L P + (B_L - A_L) u u^T / q,
 
@@ -9,10 +10,11 @@ so tr S is the exact mean squared error and, with c = (B_L - A_L) / q,
 
     tr S^2 = A_L^2 tr P^2 + 2 A_L c u^T P u + c^2 |u|^4.
 
-If err were Gaussian with that second moment, E|err|^4 = (tr S)^2 + 2 tr S^2 (Isserlis). The control's
-power uses that value as a model of the fourth moment (stated as a model there, with a margin for
-heavier tails); this module derives both identities and the emitted kernel `error_fourth_moment_model`
-evaluates the second one from the scalars tr S, A_L, B_L, q, tr P^2, u^T P u, |u|^2 of each query.
+If err were Gaussian with that second moment, E|err|^4 = (tr S)^2 + 2 tr S^2 (Isserlis). The
+control's power uses that value as a model of the fourth moment
+(stated as a model there, with a margin for heavier tails); this module derives both identities and
+the emitted kernel `error_fourth_moment_model` evaluates the second one from the scalars
+tr S, A_L, B_L, q, tr P^2, u^T P u, |u|^2 of each query.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ ARGS = (mse_sym, A_sym, B_sym, q_sym, trP2_sym, uPu_sym, u2_sym)
 
 
 def trace_square() -> sp.Expr:
-    """tr S^2 for S = A P + c u u^T, c = (B - A) / q, in the scalars tr P^2, u^T P u, |u|^2 (P symmetric)."""
+    """tr S^2 for S = A P + c u u^T, c = (B - A) / q, in the scalars
+    tr P^2, u^T P u, |u|^2 (P symmetric)."""
     c = (B_sym - A_sym) / q_sym
     return A_sym**2 * trP2_sym + 2 * A_sym * c * uPu_sym + c**2 * u2_sym**2
 
@@ -51,7 +54,8 @@ def proofs(k: int = 2) -> list[Proof]:
             sp.simplify((S * S).trace() - trace_square().subs(scalars)),
         )
     ]
-    # Isserlis: E|e|^4 for e ~ N(0, S), S symmetric with symbolic entries, by exact Gaussian expectation.
+    # Isserlis: E|e|^4 for e ~ N(0, S), S symmetric with symbolic entries, by exact Gaussian
+    # expectation.
     Sg = sp.Matrix(k, k, lambda i, j: sp.Symbol(f"s{min(i, j)}{max(i, j)}", real=True))
     e = sp.symbols(f"e0:{k}", real=True)
     fourth = gaussian_expectations.gaussian_polynomial_expectation(

@@ -4,11 +4,12 @@
 uniform on [-sqrt3, sqrt3]: log(sinh(sqrt3 t) / (sqrt3 t))), section 1 gives, with b = B^T a,
 tr C1(z) = e^{sum_j l(2 b_j) - 2 l(b_j)} (sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2);
 l(2t) - 2 l(t) and l'' are emitted in stable forms (log(1 + tanh^2 t); log(x / tanh x) and
-1/t^2 - 3/sinh^2(sqrt3 t) with Taylor polynomials near 0). The assembly over the coordinates is emitted
-too, for a batch of n queries (columns b of the r x n matrix B^T U Z):
+1/t^2 - 3/sinh^2(sqrt3 t) with Taylor polynomials near 0). The assembly over the coordinates is
+emitted too, for a batch of n queries (columns b of the r x n matrix B^T U Z):
 
     log E w^2 = 1_r^T W,    W_jn = l(2 b_jn) - 2 l(b_jn),
-    tr C1 / E w^2 = 1_k^T (VB o VB) K + diag(D^T (VB)^T VB D),   K_jn = l''(2 b_jn),  D_jn = l'(2 b_jn) - l'(b_jn),
+    tr C1 / E w^2 = 1_k^T (VB o VB) K + diag(D^T (VB)^T VB D),   K_jn = l''(2 b_jn),
+                                                                 D_jn = l'(2 b_jn) - l'(b_jn),
 
 proved (`assembly_proofs`) against grad and Hess of Lambda(a) = a^T m + sum_j l((B^T a)_j) taken by
 SymPy for a generic function l.
@@ -29,7 +30,8 @@ from .proof import Proof, prove_zero
 # ---------------------------------------------------------------------------------------------
 # 5. Product laws beyond Gaussians: z = m + B x, x with iid coordinates of log-mgf l. Then
 #    Lambda(a) = a^T m + sum_j l(b_j), b = B^T a, and section 1 gives
-#    tr C1(z) = e^{sum_j l(2 b_j) - 2 l(b_j)} (sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2).
+#    tr C1(z) = e^{sum_j l(2 b_j) - 2 l(b_j)}
+#               (sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2).
 
 
 def product_law_log_mgf(kind: str) -> sp.Expr:
@@ -53,7 +55,8 @@ def product_law_curvature_derived(kind: str) -> sp.Expr:
 
 
 def _near_zero(exact: sp.Expr) -> sp.Expr:
-    """Taylor polynomial near a = 0 for |a| < 1/20 (as the controls' tilted mean), exact form elsewhere."""
+    """Taylor polynomial near a = 0 for |a| < 1/20 (as the controls' tilted mean), exact form
+    elsewhere."""
     a = controls.a_sym
     series = sp.series(exact, a, 0, controls.SERIES_ORDER).removeO()
     return sp.Piecewise((series, sp.Abs(a) < controls.SERIES_RADIUS), (exact, True))
@@ -61,7 +64,8 @@ def _near_zero(exact: sp.Expr) -> sp.Expr:
 
 def product_law_log_w2(kind: str) -> sp.Expr:
     """Stable form of l(2a) - 2 l(a): log(1 + tanh^2 a) (Rademacher); log(x / tanh x), x = sqrt3 a,
-    with its Taylor polynomial near 0 (uniform; tanh, not coth, so that large |a| does not overflow)."""
+    with its Taylor polynomial near 0 (uniform; tanh, not coth, so that large |a| does not
+    overflow)."""
     a = controls.a_sym
     if kind == "rademacher":
         return sp.log(1 + sp.tanh(a) ** 2)
@@ -79,7 +83,8 @@ def product_law_curvature(kind: str) -> sp.Expr:
 
 
 def product_law_tilted_mean(kind: str) -> sp.Expr:
-    """l'(a) in its emitted (stable) form: tanh a, or the uniform law's Taylor / closed-form piecewise."""
+    """l'(a) in its emitted (stable) form: tanh a, or the uniform law's Taylor / closed-form
+    piecewise."""
     if kind == "rademacher":
         return controls.rademacher_tilted_mean()
     if kind == "uniform":
@@ -88,7 +93,8 @@ def product_law_tilted_mean(kind: str) -> sp.Expr:
 
 
 def product_law_limit(kind: str, s=None) -> sp.MatrixExpr:
-    """T[mu](z_j) = V (m + B l'(B^T U z_j)) for tokens m + B x, x iid of log-mgf l, n query columns (k x n)."""
+    """T[mu](z_j) = V (m + B l'(B^T U z_j)) for tokens m + B x, x iid of log-mgf l, n query columns
+    (k x n)."""
     s = s or lemma21.limit_symbols()
     B = sp.MatrixSymbol("B", *s["Gamma"].shape)
     n = s["z"].shape[1]
@@ -97,7 +103,8 @@ def product_law_limit(kind: str, s=None) -> sp.MatrixExpr:
 
 
 def limit_chain_rule_proof(d: int = 2) -> Proof:
-    """grad_a [a^T m + sum_j l((B^T a)_j)] = m + B l'(B^T a) for a generic smooth l (explicit d x d B)."""
+    """grad_a [a^T m + sum_j l((B^T a)_j)] = m + B l'(B^T a) for a generic smooth l
+    (explicit d x d B)."""
     a = sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"a{i}", real=True))
     m = sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"m{i}", real=True))
     B = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"b{i}{j}", real=True))
@@ -168,13 +175,15 @@ def assembly_symbols(r=None, k=None, n=None) -> dict:
 
 
 def product_log_weight(s=None) -> sp.MatrixExpr:
-    """log E w^2 = sum_j (l(2 b_j) - 2 l(b_j)) per query column (1 x n), from W_jn = l(2 b_jn) - 2 l(b_jn)."""
+    """log E w^2 = sum_j (l(2 b_j) - 2 l(b_j)) per query column (1 x n), from
+    W_jn = l(2 b_jn) - 2 l(b_jn)."""
     s = s or assembly_symbols()
     return sp.OneMatrix(1, s["W"].shape[0]) * s["W"]
 
 
 def product_trace_factor(s=None) -> sp.MatrixExpr:
-    """tr C1 / E w^2 = sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2 per query column (1 x n)."""
+    """tr C1 / E w^2 = sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2 per query column
+    (1 x n)."""
     s = s or assembly_symbols()
     VB = s["VB"]
     return sp.OneMatrix(1, VB.shape[0]) * sp.HadamardPower(VB, 2) * s[
@@ -183,9 +192,10 @@ def product_trace_factor(s=None) -> sp.MatrixExpr:
 
 
 def assembly_proofs(d: int = 2, r: int = 2, k: int = 2, n: int = 2) -> list[Proof]:
-    """Section 1's E w^2 = e^{Lambda(2a) - 2 Lambda(a)} and tr C1 / E w^2 = tr(V Hess Lambda(2a) V^T)
-    + |V (grad Lambda(2a) - grad Lambda(a))|^2, with Lambda(a) = a^T m + sum_j l((B^T a)_j) for a
-    generic l, equal the batched kernels column by column."""
+    """Section 1's E w^2 = e^{Lambda(2a) - 2 Lambda(a)} and
+    tr C1 / E w^2 = tr(V Hess Lambda(2a) V^T) + |V (grad Lambda(2a) - grad Lambda(a))|^2, with
+    Lambda(a) = a^T m + sum_j l((B^T a)_j) for a generic l, equal the batched kernels column by
+    column."""
     l, y = sp.Function("l"), sp.Symbol("y", real=True)
     lp = lambda x: sp.diff(l(y), y).subs(y, x)
     lpp = lambda x: sp.diff(l(y), y, 2).subs(y, x)
@@ -221,7 +231,8 @@ def assembly_proofs(d: int = 2, r: int = 2, k: int = 2, n: int = 2) -> list[Proo
             f"product law: log E w^2 = Lambda(2a) - 2 Lambda(a) = 1^T W [{tag}]", sp.Matrix(out_w)
         ),
         prove_zero(
-            f"product law: tr(V Hess Lambda(2a) V^T) + |V delta|^2 = 1^T (VB o VB) K + |VB D|^2 [{tag}]",
+            "product law: tr(V Hess Lambda(2a) V^T) + |V delta|^2 "
+            f"= 1^T (VB o VB) K + |VB D|^2 [{tag}]",
             sp.Matrix(out_f),
         ),
     ]

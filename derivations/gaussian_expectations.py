@@ -1,8 +1,9 @@
 """Gaussian expectations of polynomials: the one home for E[poly(g)] used by the derivations.
 
-- `standard_moment(p)` = E g^p for g ~ N(0, 1), read off the derived tilted moment of `tilt` at t = 0
-  ((p - 1)!! for even p, 0 for odd p);
-- `standard_expectation(poly, gs)`: independent standard normals gs, monomial by monomial with those moments;
+- `standard_moment(p)` = E g^p for g ~ N(0, 1), read off the derived tilted moment of `tilt` at
+  t = 0 ((p - 1)!! for even p, 0 for odd p);
+- `standard_expectation(poly, gs)`: independent standard normals gs, monomial by monomial with those
+  moments;
 - `gaussian_polynomial_expectation(poly, ys, Sigma)`: y ~ N(0, Sigma) (any PSD Sigma, singular
   included), by Stein's identity E[y_i f(y)] = sum_j Sigma_ij E[d_j f(y)] on each monomial.
 """

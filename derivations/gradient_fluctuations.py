@@ -1,23 +1,27 @@
 """First-order (1/L) fluctuations of the Jacobians in V and U (Proposition 3.4, made exact).
 
-From `jacobians`: J_V(T_L) - J_V(T) = (zhat - mu_a)^T kron I_k and J_U(T_L) - J_U(T) = z^T kron V(C_hat - Gamma),
-so in Frobenius norm
+From `jacobians`: J_V(T_L) - J_V(T) = (zhat - mu_a)^T kron I_k and
+J_U(T_L) - J_U(T) = z^T kron V(C_hat - Gamma), so in Frobenius norm
 
     ||grad_V T[mu_L] - grad_V T[mu]||^2 = k |zhat - mu_a|^2,
     ||grad_U T[mu_L] - grad_U T[mu]||^2 = |z|^2 ||V (C_hat - Gamma)||_F^2.
 
-With w the normalised weight (E w = 1), zhat - mu_a = X / D, X = mean w_i (z_i - mu_a), D = mean w_i, and
-C_hat - Gamma = Y / D - X X^T / D^2 with Y = mean w_i ((z_i - mu_a)(z_i - mu_a)^T - Gamma), E Y = 0 (the
-tilted covariance is Gamma). The leading terms are the centred means X and Y, so
+With w the normalised weight (E w = 1), zhat - mu_a = X / D, X = mean w_i (z_i - mu_a),
+D = mean w_i, and C_hat - Gamma = Y / D - X X^T / D^2 with
+Y = mean w_i ((z_i - mu_a)(z_i - mu_a)^T - Gamma), E Y = 0 (the tilted covariance is Gamma). The
+leading terms are the centred means X and Y, so
 
     lim L E||grad_V ...||^2 = k E w^2 |z' - mu_a|^2 = k e^{q} (tr Gamma + |Gamma a|^2),
-    lim L E||grad_U ...||^2 = |z|^2 E w^2 ||V((z' - mu_a)(z' - mu_a)^T - Gamma)||_F^2 = |z|^2 e^{q} F(Gamma a),
+    lim L E||grad_U ...||^2 = |z|^2 E w^2 ||V((z' - mu_a)(z' - mu_a)^T - Gamma)||_F^2
+                            = |z|^2 e^{q} F(Gamma a),
 
 q = a^T Gamma a, a = U z, because under w^2 the token law is e^{q} N(m + 2 Gamma a, Gamma), i.e.
-z' - mu_a ~ N(Gamma a, Gamma) (see `concentration`). The Gaussian fourth moments give, with M = V^T V,
+z' - mu_a ~ N(Gamma a, Gamma) (see `concentration`). The Gaussian fourth moments give, with
+M = V^T V,
 
     F(c) = E_{x ~ N(c, Gamma)} ||V (x x^T - Gamma)||_F^2
-         = tr(M Gamma) tr Gamma + tr(M Gamma^2) + (c^T M c) tr Gamma + |c|^2 tr(M Gamma) + 2 c^T M Gamma c + (c^T M c) |c|^2,
+         = tr(M Gamma) tr Gamma + tr(M Gamma^2) + (c^T M c) tr Gamma + |c|^2 tr(M Gamma)
+           + 2 c^T M Gamma c + (c^T M c) |c|^2,
 
 proved below against Stein's recursion on the entries. Averaged over z ~ N(0, Sigma_q) these are
 Gaussian integrals of a polynomial times e^{z^T K z}, K = U^T Gamma U: finite iff lambda < 1/2
@@ -61,7 +65,8 @@ def fourth_moment_by_stein(c: sp.Matrix, Gamma: sp.Matrix, V: sp.Matrix) -> sp.E
 
 def fourth_moment_batched(s=None) -> sp.MatrixExpr:
     """F(c_j) for the n query columns z_j, c_j = Gamma U z_j (1 x n), the same formula written with
-    the columnwise quadratic forms of `batched` (the emitted kernel of the per-query coefficient)."""
+    the columnwise quadratic forms of `batched`
+    (the emitted kernel of the per-query coefficient)."""
     s = s or lemma21.limit_symbols()
     G, V, d, n = s["Gamma"], s["V"], s["Gamma"].shape[0], s["z"].shape[1]
     M = V.T * V
@@ -93,7 +98,8 @@ def coefficient_U(z: sp.Matrix, U: sp.Matrix, Gamma: sp.Matrix, V: sp.Matrix) ->
 
 
 def query_averaged_coefficients(Gamma, U, V, Sigma_q) -> tuple:
-    """(lim L E||grad_V err||^2_{L2(nu)}, the same for grad_U), exact; sp.oo beyond the threshold."""
+    """(lim L E||grad_V err||^2_{L2(nu)}, the same for grad_U), exact; sp.oo beyond the
+    threshold."""
     Gamma, U, V, Sigma_q = (sp.Matrix(x) for x in (Gamma, U, V, Sigma_q))
     d, k = U.rows, V.rows
     z = list(sp.symbols(f"z0:{d}", real=True))
@@ -117,7 +123,8 @@ def proofs() -> list[Proof]:
         V = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))
         out.append(
             prove_zero(
-                f"E||V(x x^T - Gamma)||_F^2 for x ~ N(c, Gamma): closed form = Stein recursion [d={d}, k={k}]",
+                "E||V(x x^T - Gamma)||_F^2 for x ~ N(c, Gamma): closed form = Stein recursion "
+                f"[d={d}, k={k}]",
                 fourth_moment_formula(c, G, V) - fourth_moment_by_stein(c, G, V),
             )
         )

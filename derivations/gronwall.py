@@ -6,9 +6,10 @@ comparison ODE e' = g2 + beta e is solved here by `sympy.dsolve`:
 
     e(t) = g2 (e^{beta t} - 1) / beta,
 
-and the paper's majorant B(t) = g2 t e^{beta t} bounds it: B - e = g2 int_0^t (e^{beta t} - e^{beta s}) ds >= 0,
-with B <= (1 + beta t) e (so B is first-order sharp at t = 0). The proofs check the solution against
-the ODE and its initial condition, and the integral form of B - e.
+and the paper's majorant B(t) = g2 t e^{beta t} bounds it:
+B - e = g2 int_0^t (e^{beta t} - e^{beta s}) ds >= 0, with B <= (1 + beta t) e
+(so B is first-order sharp at t = 0). The proofs check the solution against the ODE and its initial
+condition, and the integral form of B - e.
 """
 
 from __future__ import annotations

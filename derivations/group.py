@@ -29,7 +29,8 @@ class Group:
     # the display.py builder of the derived results the report shows (a name: display.py imports the
     # derivations, so a derivation cannot import it)
     results: str = ""
-    # derivation modules whose emitted kernels the report shows in this group's section (None: parts)
+    # derivation modules whose emitted kernels the report shows in this group's section
+    # (None: parts)
     kernel_parts: tuple[str, ...] | None = None
     # False for a group without a section of its own (the chains' steps show in their groups')
     section: bool = True

@@ -1,5 +1,5 @@
-"""In-context linear regression (Theorem 5.2) as one proof group: the family's parts are icl_risk.py,
-icl_gradients.py, icl_kernels.py, icl_endpoint.py and icl_hessian.py."""
+"""In-context linear regression (Theorem 5.2) as one proof group: the family's parts are
+icl_risk.py, icl_gradients.py, icl_kernels.py, icl_endpoint.py and icl_hessian.py."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from .proof_cache import cached
 
 @cached
 def icl_proofs() -> tuple[Proof, ...]:
-    """In-context regression (derivations/icl_*.py): the risk, the flow facts, the emitted forms, the loss
-    variance, then the endpoint, transverse rate and alpha range, and the Lipschitz constant's second variation."""
+    """In-context regression (derivations/icl_*.py): the risk, the flow facts, the emitted forms,
+    the loss variance, then the endpoint, transverse rate and alpha range, and the Lipschitz
+    constant's second variation."""
     out = []
     for d in (1, 2):
         out += icl_risk.full_risk_proofs(d)

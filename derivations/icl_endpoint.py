@@ -1,16 +1,18 @@
-"""Where the (A, b) gradient flow ends, how fast, and from where (docs/paper.md section 5, Theorem 5.2).
+"""Where the (A, b) gradient flow ends, how fast, and from where
+(docs/paper.md section 5, Theorem 5.2).
 
 Endpoint. On the minimiser set {b Sigma A = I} the balanced point (||A||_F = |b|, b > 0) is
     b* = tr(Sigma^-2)^(1/4),   A* = tr(Sigma^-2)^(-1/4) Sigma^-1;
-proved: zero risk, zero gradients and balance, for a symbolic diagonal Sigma = diag(l1, l2) and, exactly,
-for a rational non-diagonal Sigma (`endpoint_proofs`).
+proved: zero risk, zero gradients and balance, for a symbolic diagonal Sigma = diag(l1, l2) and,
+exactly, for a rational non-diagonal Sigma (`endpoint_proofs`).
 
 Transverse rate. At a minimiser M = b Sigma A - I = 0, so the second variation of R_inf along
-(A + e H, b) is b^2 tr(Sigma H Sigma H^T Sigma) (`icl_hessian.second_variation`); in Sigma's eigenbasis
-it is b^2 sum_ij l_i^2 l_j H_ij^2 >= b^2 l_min^3 ||H||_F^2, with equality at H = e_min e_min^T. The
-slowest transverse decay rate at the endpoint is therefore b*^2 lambda_min(Sigma)^3 (proved: the
-eigenbasis sum, and the value at H = e_1 e_1^T, for Sigma = diag(l1, l2)). The flows use it to choose
-their horizon; lambda_min itself is an eigenvalue computation (numerics/).
+(A + e H, b) is b^2 tr(Sigma H Sigma H^T Sigma) (`icl_hessian.second_variation`); in Sigma's
+eigenbasis it is b^2 sum_ij l_i^2 l_j H_ij^2 >= b^2 l_min^3 ||H||_F^2, with equality at
+H = e_min e_min^T. The slowest transverse decay rate at the endpoint is therefore
+b*^2 lambda_min(Sigma)^3 (proved: the eigenbasis sum, and the value at H = e_1 e_1^T, for
+Sigma = diag(l1, l2)). The flows use it to choose their horizon; lambda_min itself is an eigenvalue
+computation (numerics/).
 
 Conserved quantity. ||A||_F^2 - b^2 = tr(A^T A) - b^2 (conservation proved in `icl_gradients`).
 
@@ -56,7 +58,8 @@ def endpoint_proofs() -> list[Proof]:
     l1, l2 = sp.symbols("l1 l2", positive=True)
     return [
         prove_zero(
-            "endpoint (A*, b*): zero risk, balanced, zero gradients, b* Sigma A* = I [Sigma = diag(l1, l2)]",
+            "endpoint (A*, b*): zero risk, balanced, zero gradients, "
+            "b* Sigma A* = I [Sigma = diag(l1, l2)]",
             _endpoint_residuals(sp.diag(l1, l2)).applyfunc(sp.simplify),
         ),
         prove_zero(
@@ -88,7 +91,8 @@ def transverse_proofs() -> list[Proof]:
             sp.simplify(q - eig),
         ),
         prove_zero(
-            "it equals the transverse rate b*^2 l1^3 at H = e_1 e_1^T (||H||_F = 1) [Sigma = diag(l1, l2)]",
+            "it equals the transverse rate b*^2 l1^3 at "
+            "H = e_1 e_1^T (||H||_F = 1) [Sigma = diag(l1, l2)]",
             sp.simplify(second_variation(Sigma, A, b, e11, 0) - rate),
         ),
     ]
@@ -100,7 +104,8 @@ def transverse_rate(b_star, lam_min):
 
 
 def paper_alpha_bound() -> sp.Expr:
-    """sqrt(2) / (d^(1/4) s): the range stated with Theorem 5.2 (docs/paper.md section 5), as stated."""
+    """sqrt(2) / (d^(1/4) s): the range stated with Theorem 5.2 (docs/paper.md section 5), as
+    stated."""
     return sp.sqrt(2) / (d_sym ** sp.Rational(1, 4) * s_sym)
 
 
@@ -118,7 +123,8 @@ def zfb_alpha_bound() -> sp.Expr:
 def bound_proofs() -> list[Proof]:
     return [
         prove_zero(
-            "the cited condition alpha^2 ||Sigma|| sqrt(d) < 2 holds with equality at zfb_alpha_bound",
+            "the cited condition alpha^2 ||Sigma|| sqrt(d) < 2 holds with equality at "
+            "zfb_alpha_bound",
             sp.simplify(zfb_condition().subs(alpha_sym, zfb_alpha_bound())),
         )
     ]

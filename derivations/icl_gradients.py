@@ -75,8 +75,8 @@ def gradient_proofs(d: int) -> list[Proof]:
     out.append(
         prove_zero(f"d/dt (||A||_F^2 - b^2) = 0 along the (A, b) gradient flow [{tag}]", rate)
     )
-    # Stationary set: grad_A = 0 and grad_b = 0 on b Sigma A = I (A = Sigma^-1 / b), and at b = 0 exactly
-    # when tr(Sigma A Sigma) = 0.
+    # Stationary set: grad_A = 0 and grad_b = 0 on b Sigma A = I (A = Sigma^-1 / b), and at b = 0
+    # exactly when tr(Sigma A Sigma) = 0.
     Ainv = Sigma.inv() / b
     out.append(
         prove_zero(

@@ -3,23 +3,27 @@
 Second variation (proved, symbolic entries, d = 1, 2). With M = b Sigma A - I, along
 theta + e h, h = (H, beta),
 
-    d^2/de^2 R_inf = tr(DM Sigma DM^T) + tr(M Sigma D2M^T),   DM = beta Sigma A + b Sigma H,  D2M = 2 beta Sigma H,
+    d^2/de^2 R_inf = tr(DM Sigma DM^T) + tr(M Sigma D2M^T),   DM = beta Sigma A + b Sigma H,
+                                                              D2M = 2 beta Sigma H,
 
-i.e. ||Df[h]||^2 + <f, D^2 f[h, h]> for f = M Sigma^(1/2) (`second_variation`, `second_variation_proofs`).
+i.e. ||Df[h]||^2 + <f, D^2 f[h, h]> for
+f = M Sigma^(1/2) (`second_variation`, `second_variation_proofs`).
 
 Bound (an inequality, argued here, not proved symbolically; the independent route is the sampled
 Hessian norms of tests/claims/test_icl.py and of thm-4.3). On ||theta||^2 = ||A||_F^2 + b^2 <= r^2,
 ||h||^2 = ||H||_F^2 + beta^2, s = ||Sigma||_op, tau = tr Sigma:
 
-    ||Df[h]||      <= s^(3/2) (|beta| ||A|| + |b| ||H||) <= s^(3/2) r (|beta| + ||H||) <= c1 s^(3/2) r ||h||,
+    ||Df[h]||      <= s^(3/2) (|beta| ||A|| + |b| ||H||) <= s^(3/2) r (|beta| + ||H||)
+                   <= c1 s^(3/2) r ||h||,
     ||f||          <= s^(3/2) |b| ||A|| + ||Sigma^(1/2)||_F <= s^(3/2) r^2 + sqrt(tau),
     ||D^2 f[h, h]|| <= 2 s^(3/2) |beta| ||H|| <= c2 s^(3/2) ||h||^2,
 
-with c1 = max (cos t + sin t) = sqrt 2 and c2 = max 2 cos t sin t = 1 over t in [0, pi/2], computed by
-SymPy below (`circle_constants`). Hence beta_inf = (c1 s^(3/2) r)^2 + (s^(3/2) r^2 + sqrt(tau)) c2 s^(3/2)
-= 3 s^3 r^2 + s^(3/2) sqrt(tau). Not tight: Cauchy-Schwarz gives |beta| ||A|| + |b| ||H|| <= r ||h||
-and |b| ||A|| <= r^2 / 2, so 1.5 s^3 r^2 would do; the looser constants are kept (thm-4.3's step size
-and certificates are built on them).
+with c1 = max (cos t + sin t) = sqrt 2 and c2 = max 2 cos t sin t = 1 over t in [0, pi/2], computed
+by SymPy below (`circle_constants`). Hence
+beta_inf = (c1 s^(3/2) r)^2 + (s^(3/2) r^2 + sqrt(tau)) c2 s^(3/2) = 3 s^3 r^2 + s^(3/2) sqrt(tau).
+Not tight: Cauchy-Schwarz gives |beta| ||A|| + |b| ||H|| <= r ||h|| and |b| ||A|| <= r^2 / 2,
+so 1.5 s^3 r^2 would do; the looser constants are kept (thm-4.3's step size and certificates are
+built on them).
 """
 
 from __future__ import annotations
@@ -77,7 +81,8 @@ def circle_constants() -> tuple[sp.Expr, sp.Expr]:
 
 
 def lipschitz_bound(tau) -> sp.Expr:
-    """beta_inf = ||Df||^2 bound + ||f|| bound x ||D^2 f|| bound (module docstring), tau = tr Sigma."""
+    """beta_inf = ||Df||^2 bound + ||f|| bound x ||D^2 f|| bound (module docstring),
+    tau = tr Sigma."""
     c1, c2 = circle_constants()
     s32 = s_sym ** sp.Rational(3, 2)
     Df = c1 * s32 * r_sym

@@ -1,8 +1,8 @@
 """The in-context regression kernels' dimension-free forms (docs/design.md, "Kernels").
 
-`softlin derive` emits R_inf(A, b), its gradients and R_full with its gradients from MatrixSymbols of
-symbolic size d, so one kernel serves every dimension (the loss variance's form sits with its proof in
-`icl_risk`, the endpoint's in `icl_endpoint`). `kernel_proofs` expands
+`softlin derive` emits R_inf(A, b), its gradients and R_full with its gradients from MatrixSymbols
+of symbolic size d, so one kernel serves every dimension (the loss variance's form sits with its
+proof in `icl_risk`, the endpoint's in `icl_endpoint`). `kernel_proofs` expands
 each at d = 1, 2 into explicit entries and proves it equal to the expressions proved in `icl_risk`
 and `icl_gradients`.
 """

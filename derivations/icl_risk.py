@@ -1,4 +1,5 @@
-"""In-context linear regression (docs/paper.md section 5, Theorem 5.2): the infinite-prompt risk, derived.
+"""In-context linear regression (docs/paper.md section 5, Theorem 5.2): the infinite-prompt risk,
+derived.
 
 Tokens z_i = (x_i, y_i) in R^(d+1), x_i ~ N(0, Sigma), y_i = w^T x_i, task w ~ N(0, I_d); query
 z_q = (x, 0); prediction = last coordinate of the attention output; loss 1/2 (prediction - w^T x)^2.
@@ -26,9 +27,10 @@ kappa = (tr Sigma)^2 + 2 tr Sigma^2 = E (w^T Sigma w)^2):
 and its restriction to U = [[A, 0], [0, 0]], V's last row (0, ..., 0, b), equals docs/paper.md's
 R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T).
 
-The query-to-query spread of the loss: for x ~ N(0, Sigma) the infinite-prompt loss is (1/2) x^T K x,
-K = M^T M with M = b Sigma A - I, and Var = tr((K Sigma)^2) / 2 (`loss_variance_proofs`, from the
-Gaussian moments; it sizes thm-5.2's Monte Carlo check of R_inf).
+The query-to-query spread of the loss: for x ~ N(0, Sigma) the infinite-prompt loss is
+(1/2) x^T K x, K = M^T M with M = b Sigma A - I, and
+Var = tr((K Sigma)^2) / 2 (`loss_variance_proofs`, from the Gaussian moments; it sizes thm-5.2's
+Monte Carlo check of R_inf).
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ gaussian_expectation = standard_expectation  # E over independent N(0, 1) variab
 
 
 def entry_symbols(d: int):
-    """Symbolic root S of Sigma (lower triangular), full U, V ((d+1) x (d+1)), task w, query root g."""
+    """Symbolic root S of Sigma (lower triangular), full U, V ((d+1) x (d+1)), task w,
+    query root g."""
     S = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"s{i}{j}", real=True) if j <= i else 0)
     U = sp.Matrix(d + 1, d + 1, lambda i, j: sp.Symbol(f"u{i}{j}", real=True))
     V = sp.Matrix(d + 1, d + 1, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))
@@ -63,7 +66,8 @@ def entry_symbols(d: int):
 
 
 def derived_full_risk(d: int) -> sp.Expr:
-    """R_inf(U, V) with symbolic entries, by Lemma 2.1 and Gaussian expectations (module docstring)."""
+    """R_inf(U, V) with symbolic entries, by Lemma 2.1 and Gaussian expectations
+    (module docstring)."""
     S, U, V, w = entry_symbols(d)
     C = sp.Matrix.vstack(sp.eye(d), w.T)  # tokens (x, w^T x) = C x
     B_w = C * S  # Gamma_w = B_w B_w^T
@@ -109,7 +113,8 @@ def matrix_full_risk(Sigma: sp.Matrix, U11, u, v, b) -> sp.Expr:
 
 
 def paper_risk(Sigma, A, b) -> sp.Expr:
-    """docs/paper.md's R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T) (comparison target only)."""
+    """docs/paper.md's R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T)
+    (comparison target only)."""
     M = b * Sigma * A - eye_like(Sigma)
     return tr(M * Sigma * M.T) / 2
 
@@ -126,7 +131,8 @@ def full_risk_proofs(d: int) -> list[Proof]:
     tag = f"d={d}"
     out = [
         prove_zero(
-            f"derived R_inf(U, V) (Lemma 2.1 + Gaussian expectations) equals the matrix form R_full [{tag}]",
+            "derived R_inf(U, V) (Lemma 2.1 + Gaussian expectations) equals the matrix form "
+            f"R_full [{tag}]",
             derived - matrix_full_risk(Sigma, U11, u, v, b),
         )
     ]
@@ -165,8 +171,8 @@ def kernel_loss_variance(k):
 
 
 def loss_variance_proofs(d: int) -> list[Proof]:
-    """Var[(1/2) x^T K x] = tr((K Sigma)^2) / 2 for x = S g, g ~ N(0, I), Sigma = S S^T, any symmetric K
-    (symbolic entries), with the Gaussian moments of `gaussian_expectations`."""
+    """Var[(1/2) x^T K x] = tr((K Sigma)^2) / 2 for x = S g, g ~ N(0, I), Sigma = S S^T, any
+    symmetric K (symbolic entries), with the Gaussian moments of `gaussian_expectations`."""
     S = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"s{i}{j}", real=True) if j <= i else 0)
     K = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"k{min(i, j)}{max(i, j)}", real=True))
     g = sp.symbols(f"g0:{d}", real=True)

@@ -1,10 +1,10 @@
 """Jacobians of the attention output in U and V, for the limit and for finite prompts: the chain
 rule of the risks' gradients (derivations/risk.py) and claim prop-3.4's Jacobian checks.
 
-Vectorisation is column-major: vec(X) stacks the columns of X, and vec(A dX B) = (B^T kron A) vec(dX).
-A Jacobian is therefore read off the differential: if dT = sum_j A_j dX B_j then
-J_X = sum_j B_j^T kron A_j (a k x numel(X) matrix). `vec_jacobian` does exactly that, mechanically,
-from SymPy's expansion of T(X + dX) - T(X).
+Vectorisation is column-major: vec(X) stacks the columns of X, and
+vec(A dX B) = (B^T kron A) vec(dX). A Jacobian is therefore read off the differential: if
+dT = sum_j A_j dX B_j then J_X = sum_j B_j^T kron A_j (a k x numel(X) matrix). `vec_jacobian` does
+exactly that, mechanically, from SymPy's expansion of T(X + dX) - T(X).
 
 Limit (Lemma 2.1, T = V (m + Gamma U z)):
     dT = V Gamma dU z + dV (m + Gamma U z)
@@ -16,7 +16,8 @@ softmax weights, dp_i = p_i (z_i - zhat)^T dU z, so
     J_U = z^T kron (V C_hat),   J_V = zhat^T kron I_k:
 the limit's form with (m + Gamma U z, Gamma) replaced by the softmax-weighted mean and covariance.
 `finite_prompt_proofs` checks this against SymPy's own differentiation of the softmax ratio with
-symbolic tokens (the exponentials are replaced by positive symbols so the check is rational algebra).
+symbolic tokens (the exponentials are replaced by positive symbols so the check is rational
+algebra).
 """
 
 from __future__ import annotations

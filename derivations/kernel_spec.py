@@ -1,7 +1,7 @@
-"""The record `softlin derive` emits one kernel from (docs/design.md, "Kernels"): its name, arguments
-(SymPy symbols in call order) with the array shapes the emitted code expects, the derived expression,
-a one-line docstring, the derivation module it comes from and the shape of the result. The specs
-themselves are listed by derivations/kernelspecs.py.
+"""The record `softlin derive` emits one kernel from (docs/design.md, "Kernels"): its name,
+arguments (SymPy symbols in call order) with the array shapes the emitted code expects, the derived
+expression, a one-line docstring, the derivation module it comes from and the shape of the result.
+The specs themselves are listed by derivations/kernelspecs.py.
 """
 
 from __future__ import annotations

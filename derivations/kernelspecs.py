@@ -59,7 +59,8 @@ def specs() -> list[KernelSpec]:
                 (mx["log_pi"], mx["m"], mx["Gamma"], mx["U"], mx["z"]),
                 ("scalar", "(d, 1)", "(d, d)", "(d, d)", "(d, n)"),
                 mixture.component_second_logit_batched(mx),
-                "log pi_k + log Z_k(2 U z): 2 (U z)^T m_k + 2 (U z)^T Gamma_k (U z) + log pi_k per query column.",
+                "log pi_k + log Z_k(2 U z): 2 (U z)^T m_k + 2 (U z)^T Gamma_k (U z) + log pi_k "
+                "per query column.",
                 "mixture",
                 "(1, n)",
             ),
@@ -104,7 +105,8 @@ def specs() -> list[KernelSpec]:
                 (c["m"], c["Gamma"], c["V"], c["a"], c["c"]),
                 ("(d, 1)", "(d, d)", "(k, d)", "(d, 1)", "(d, 1)"),
                 concentration.component_centred_second_moment(c),
-                "E_k[e^{a^T z'} ||V (z' - c)||^2] / Z_k(a) = tr(V Gamma V^T) + |V (m + Gamma a - c)|^2.",
+                "E_k[e^{a^T z'} ||V (z' - c)||^2] / Z_k(a) = tr(V Gamma V^T) "
+                "+ |V (m + Gamma a - c)|^2.",
                 "concentration",
                 "(1, 1)",
             ),
@@ -122,7 +124,8 @@ def specs() -> list[KernelSpec]:
                 (a,),
                 ("any shape",),
                 controls.uniform_tilted_mean(),
-                "d/da log E e^{a x} for x ~ U[-sqrt3, sqrt3]: sqrt3 coth(sqrt3 a) - 1/a (entrywise).",
+                "d/da log E e^{a x} for x ~ U[-sqrt3, sqrt3]: sqrt3 coth(sqrt3 a) - 1/a "
+                "(entrywise).",
                 "controls",
                 "same as a",
             ),
@@ -238,7 +241,8 @@ def gradient_specs() -> list[KernelSpec]:
             (lim["Gamma"], lim["V"], lim["U"], lim["z"]),
             ("(d, d)", "(k, d)", "(d, d)", "(d, n)"),
             gradient_fluctuations.fourth_moment_batched(lim),
-            "F(Gamma U z_j) = E||V(x x^T - Gamma)||_F^2, x ~ N(Gamma U z_j, Gamma), for n query columns.",
+            "F(Gamma U z_j) = E||V(x x^T - Gamma)||_F^2, x ~ N(Gamma U z_j, Gamma), for n query "
+            "columns.",
             "gradient_fluctuations",
             "(1, n)",
         ),
@@ -303,7 +307,8 @@ def limit_claim_specs() -> list[KernelSpec]:
             (deviation.L_sym, deviation.delta_sym, deviation.w2_sym, deviation.num_sym),
             ("scalar",) * 4,
             deviation.deviation_bound(),
-            "eps_L(delta) = sqrt(2 N / (L delta)) / (1 - t), t = sqrt(2 W log(2/delta) / L); inf when t >= 1.",
+            "eps_L(delta) = sqrt(2 N / (L delta)) / (1 - t), t = sqrt(2 W log(2/delta) / L); "
+            "inf when t >= 1.",
             "deviation",
             "scalar",
         ),
@@ -312,7 +317,8 @@ def limit_claim_specs() -> list[KernelSpec]:
             (o["m"], o["Gamma"], o["V"], o["a"], o["r"]),
             ("(d, 1)", "(d, d)", "(k, d)", "(d, 1)", "(k, 1)"),
             lemma21.output_second_moment(o),
-            "E_a[(V z' - r)^2] = diag(V Gamma V^T) + (V (m + Gamma a) - r)^2 under the tilted law at a.",
+            "E_a[(V z' - r)^2] = diag(V Gamma V^T) + (V (m + Gamma a) - r)^2 under the tilted law "
+            "at a.",
             "lemma21",
             "(k, 1)",
         ),
@@ -321,7 +327,8 @@ def limit_claim_specs() -> list[KernelSpec]:
             (controls.a_sym,),
             ("any shape",),
             controls.uniform_log_mgf_piecewise(),
-            "log E e^{a x} for x ~ U[-sqrt3, sqrt3]: log(sinh(sqrt3 a) / (sqrt3 a)), series near 0.",
+            "log E e^{a x} for x ~ U[-sqrt3, sqrt3]: log(sinh(sqrt3 a) / (sqrt3 a)), "
+            "series near 0.",
             "controls",
             "same as a",
         ),

@@ -1,8 +1,8 @@
-"""Kernel specs of the authors' one-head experiment (docs/paper.md section 6, claim `authors-experiment`):
-the infinite-prompt and exact finite-L linear-attention risks in trace form and their optima
-(derivations/authors_experiment.py), then the per-prompt outputs, loss and SGD gradients in the
-reduced statistics S, C, abar of a prompt (derivations/authors_gradients.py). Part of
-`kernelspecs.specs()`.
+"""Kernel specs of the authors' one-head experiment
+(docs/paper.md section 6, claim `authors-experiment`): the infinite-prompt and exact finite-L
+linear-attention risks in trace form and their optima (derivations/authors_experiment.py), then the
+per-prompt outputs, loss and SGD gradients in the reduced statistics S, C, abar of a prompt
+(derivations/authors_gradients.py). Part of `kernelspecs.specs()`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ def specs() -> list[KernelSpec]:
 
 
 def risk_specs() -> list[KernelSpec]:
-    """The authors' one-head experiment (derivations/authors_experiment.py): infinite-prompt and exact
-    finite-L linear-attention risks in trace form, and their optima in p = mu omega."""
+    """The authors' one-head experiment (derivations/authors_experiment.py): infinite-prompt and
+    exact finite-L linear-attention risks in trace form, and their optima in p = mu omega."""
     Sp, Sq, mu, om, s2, tau, L = (
         ae.SIGMA_P,
         ae.SIGMA_Q,
@@ -39,7 +39,8 @@ def risk_specs() -> list[KernelSpec]:
             (Sp, Sq, mu, om, s2, tau),
             cov + (sc,) * 4,
             m(ae.infinite_risk_traces()),
-            "R_inf(mu, omega) of softmax and linear attention (Gaussian inputs), Sigma_p, Sigma_q commuting.",
+            "R_inf(mu, omega) of softmax and linear attention (Gaussian inputs), Sigma_p, Sigma_q "
+            "commuting.",
             "authors_experiment",
             "scalar",
         ),
@@ -66,7 +67,8 @@ def risk_specs() -> list[KernelSpec]:
             (Sp, Sq, s2, tau, L),
             cov + (sc,) * 3,
             sp.Matrix([[m(p_lin), m(r_lin)]]),
-            "(p*_L, min risk): optimum of the exact finite-L linear-attention risk over p = mu omega.",
+            "(p*_L, min risk): optimum of the exact finite-L linear-attention risk "
+            "over p = mu omega.",
             "authors_experiment",
             "(1, 2)",
         ),
@@ -121,7 +123,8 @@ def sgd_specs() -> list[KernelSpec]:
             (mu, S, C, yq),
             ("scalar", "(n,)", "(n,)", "(n,)"),
             soft_om,
-            "d/domega (y_q - mu S)^2 = -2 r mu C, C = dS/domega the softmax-weighted covariance of s and y.",
+            "d/domega (y_q - mu S)^2 = -2 r mu C, C = dS/domega the softmax-weighted covariance "
+            "of s and y.",
             src,
             same,
         ),
@@ -157,7 +160,8 @@ def sgd_specs() -> list[KernelSpec]:
             (ag.Eyq2_sym, ag.a_sym, ag.b_sym),
             ("scalar",) * 3,
             sp.Matrix([list(ag.profile_emitted())]),
-            "(min, argmin) over mu of E (y_q - mu S)^2 = Eyq2 - 2 mu a + mu^2 b: (Eyq2 - a^2/b, a/b).",
+            "(min, argmin) over mu of E (y_q - mu S)^2 = Eyq2 - 2 mu a + mu^2 b: "
+            "(Eyq2 - a^2/b, a/b).",
             src,
             "(1, 2)",
         ),

@@ -100,7 +100,8 @@ def fluctuation_specs() -> list[KernelSpec]:
                 (pa["K"], pa["D"], pa["VB"]),
                 ("(r, n)", "(r, n)", "(k, r)"),
                 fluctuations_product.product_trace_factor(pa),
-                "tr C1 / E w^2 = sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2 per column.",
+                "tr C1 / E w^2 = sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2 per "
+                "column.",
                 "fluctuations_product",
                 "(1, n)",
             ),
@@ -145,7 +146,8 @@ def fluctuation_specs() -> list[KernelSpec]:
                 (fluctuations_bound.L_sym, fluctuations_bound.q_sym),
                 ("scalar", "any shape"),
                 fluctuations_bound.good_event_term(),
-                "First term of the in-expectation bound factor: sup_{D >= 1/2} D^-2 e^q / L = 4 e^q / L.",
+                "First term of the in-expectation bound factor: "
+                "sup_{D >= 1/2} D^-2 e^q / L = 4 e^q / L.",
                 "fluctuations_bound",
                 "same as q",
             ),
@@ -163,7 +165,8 @@ def fluctuation_specs() -> list[KernelSpec]:
                 (fluctuations_bound.L_sym, fluctuations_bound.q_sym),
                 ("scalar", "any shape"),
                 fluctuations_bound.expectation_bound_factor(),
-                "eps_L^2(z) / (tr(V Gamma V^T) + |V Gamma a|^2) = 4 e^q / L + L exp(-(L-2)^2 / (8 (L-1) e^q)).",
+                "eps_L^2(z) / (tr(V Gamma V^T) + |V Gamma a|^2) = 4 e^q / L "
+                "+ L exp(-(L-2)^2 / (8 (L-1) e^q)).",
                 "fluctuations_bound",
                 "same as q",
             ),
@@ -190,7 +193,8 @@ def fluctuation_specs() -> list[KernelSpec]:
 
 
 def fluctuation_claim_specs() -> list[KernelSpec]:
-    """Concentration claims: bias direction, one-token errors, fourth-moment model, product-law limits."""
+    """Concentration claims: bias direction, one-token errors, fourth-moment model, product-law
+    limits."""
     fl, ot = fluctuations.symbols(), fluctuations_one_token.symbols()
     G, U, V, z = ot["Gamma"], ot["U"], ot["V"], ot["z"]
     B = sp.MatrixSymbol("B", *G.shape)
@@ -201,7 +205,8 @@ def fluctuation_claim_specs() -> list[KernelSpec]:
             (fl["Gamma"], fl["V"], fl["U"], fl["z"]),
             batch,
             fluctuations.shift_batched(fl),
-            "V (mean(2a) - mean(a)) = V Gamma U z per query column: the direction of the bias (Stein).",
+            "V (mean(2a) - mean(a)) = V Gamma U z per query column: the direction of the bias "
+            "(Stein).",
             "fluctuations",
             "(k, n)",
         ),
@@ -210,7 +215,8 @@ def fluctuation_claim_specs() -> list[KernelSpec]:
             (G, U, V, ot["Sigma_q"]),
             ("(d, d)", "(d, d)", "(k, d)", "(d, d)"),
             fluctuations_one_token.output_error(ot),
-            "E||T[mu_1] - T[mu]||^2_{L2(nu)} = tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T).",
+            "E||T[mu_1] - T[mu]||^2_{L2(nu)} = tr(V Gamma V^T) "
+            "+ tr(V Gamma U Sigma_q U^T Gamma V^T).",
             "fluctuations_one_token",
             "scalar",
         ),
@@ -237,7 +243,8 @@ def fluctuation_claim_specs() -> list[KernelSpec]:
             fluctuations_power.ARGS,
             ("any shape",) * 7,
             fluctuations_power.error_fourth_moment_model(),
-            "(tr S)^2 + 2 tr S^2, S = A P + (B - A) u u^T / q: Gaussian model of E|err|^4 (entrywise).",
+            "(tr S)^2 + 2 tr S^2, S = A P + (B - A) u u^T / q: Gaussian model of E|err|^4 "
+            "(entrywise).",
             "fluctuations_power",
             "same as mse",
         ),
@@ -256,7 +263,8 @@ def fluctuation_claim_specs() -> list[KernelSpec]:
 
 
 def selfnormalised_specs() -> list[KernelSpec]:
-    """The exact finite-L error from the scalars A_L(q), B_L(q) (derivations/selfnormalised_error.py)."""
+    """The exact finite-L error from the scalars
+    A_L(q), B_L(q) (derivations/selfnormalised_error.py)."""
     se, s, A, B = (
         selfnormalised_error,
         selfnormalised_error.symbols(),
@@ -269,7 +277,8 @@ def selfnormalised_specs() -> list[KernelSpec]:
             (s["Gamma"], s["V"], s["e"], A, B),
             ("(d, d)", "(k, d)", "(d, 1)", "scalar", "scalar"),
             se.error_second_moment(s),
-            "E[err err^T] = A V (Gamma - e e^T) V^T + B V e e^T V^T, e = Gamma a / sqrt q (0 at q = 0).",
+            "E[err err^T] = A V (Gamma - e e^T) V^T + B V e e^T V^T, "
+            "e = Gamma a / sqrt q (0 at q = 0).",
             "selfnormalised_error",
             "(k, k)",
         ),

@@ -1,5 +1,5 @@
-"""Kernel specs of the exact-risk gradient flow and the SGD noise floor (derivations/risk_finite_gradient.py,
-claim `authors-experiment`). Part of `kernelspecs.specs()`.
+"""Kernel specs of the exact-risk gradient flow and the SGD noise floor
+(derivations/risk_finite_gradient.py, claim `authors-experiment`). Part of `kernelspecs.specs()`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ def specs() -> list[KernelSpec]:
             args,
             shapes,
             g_om,
-            "d/domega of the finite-L risk integrand: d_omega I + 2 omega k1 (d_A I A' + d_B I B'), q = omega^2 k1.",
+            "d/domega of the finite-L risk integrand: "
+            "d_omega I + 2 omega k1 (d_A I A' + d_B I B'), q = omega^2 k1.",
             "risk_finite_gradient",
             "same as k1",
         ),

@@ -1,5 +1,6 @@
 """Kernel specs of in-context regression and the authors' scalar model (Thms 4.3 and 5.2, the
-1/L coefficient, the authors' experiment, the exact finite-L risk). Collected by derivations/kernelspecs.py."""
+1/L coefficient, the authors' experiment, the exact finite-L risk). Collected by
+derivations/kernelspecs.py."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from .kernel_spec import KernelSpec
 
 
 def icl_specs() -> list[KernelSpec]:
-    """In-context linear regression (derivations/icl_*.py): R_inf(A, b), R_full(U11, u, v, b), gradients,
-    the loss variance, the flow's endpoint, conserved quantity and transverse rate, the alpha ranges and
-    the Lipschitz constant of grad R_inf."""
+    """In-context linear regression (derivations/icl_*.py): R_inf(A, b), R_full(U11, u, v, b),
+    gradients, the loss variance, the flow's endpoint, conserved quantity and transverse rate, the
+    alpha ranges and the Lipschitz constant of grad R_inf."""
     k = icl_kernels.kernel_symbols()
     R, gU, gu, gv, gb = icl_kernels.kernel_full(k)
     A_star, b_star = icl_endpoint.kernel_endpoint(k)
@@ -153,7 +154,8 @@ def icl_specs() -> list[KernelSpec]:
             (k["Sigma"], icl_hessian.s_sym, icl_hessian.r_sym),
             ("(d, d) SPD", "scalar ||Sigma||_op", "scalar"),
             icl_hessian.kernel_lipschitz_bound(k),
-            "beta_inf = 3 s^3 r^2 + s^(3/2) sqrt(tr Sigma): Lipschitz constant of grad R_inf on ||theta|| <= r.",
+            "beta_inf = 3 s^3 r^2 + s^(3/2) sqrt(tr Sigma): Lipschitz constant of grad R_inf on "
+            "||theta|| <= r.",
             "icl_hessian",
             "scalar",
         ),
@@ -212,7 +214,8 @@ def authors_experiment_specs() -> list[KernelSpec]:
 
 
 def risk_scalar_head_specs() -> list[KernelSpec]:
-    """The scalar model's terms summed over H heads, mu and omega as (H, 1) columns (risk_scalar_heads.py)."""
+    """The scalar model's terms summed over H heads, mu and omega as (H, 1) columns
+    (risk_scalar_heads.py)."""
     from . import risk_scalar_heads as rh
 
     heads, src = (rh.MU, rh.OMEGA, rh.d, rh.s2), "risk_scalar_heads"
@@ -223,7 +226,8 @@ def risk_scalar_head_specs() -> list[KernelSpec]:
             heads,
             shapes,
             rh.first_order(),
-            "C1 = mu^T pair(omega omega^T) mu + 2 (1 - mu^T omega) mu^T bias(omega) (every omega_h omega_k < 1/2).",
+            "C1 = mu^T pair(omega omega^T) mu + 2 (1 - mu^T omega) mu^T bias(omega) "
+            "(every omega_h omega_k < 1/2).",
             src,
             "(1, 1)",
         ),
@@ -259,8 +263,9 @@ def finite_risk_specs() -> list[KernelSpec]:
             args,
             ("scalar",) * 5 + ("array",) * 4,
             r.integrand(),
-            "R_L - tau tr Sigma_q - s2 given the query: -2 mu omega tau k1 (1 - A) + mu^2 tau (k2/k1)(B - A) "
-            "+ mu^2 tau omega^2 k2 (1 - 2A) + mu^2 (tau tr Sigma_p + s2) A.",
+            "R_L - tau tr Sigma_q - s2 given the query: -2 mu omega tau k1 (1 - A) "
+            "+ mu^2 tau (k2/k1)(B - A) + mu^2 tau omega^2 k2 (1 - 2A) "
+            "+ mu^2 (tau tr Sigma_p + s2) A.",
             "risk_finite",
             "same as k1",
         ),
@@ -294,9 +299,9 @@ def finite_risk_heads_specs() -> list[KernelSpec]:
             args,
             ("scalar",) * 7 + ("array",) * 8,
             h.integrand(),
-            "Two heads: R_L - tau tr Sigma_q - s2 given the query: -2 tau k1 sum_h mu_h omega_h (1 - A_hh) "
-            "+ sum_hk mu_h mu_k [tau (k2/k1)(B_hk - A_hk) + tau omega_h omega_k k2 (1 - A_hh - A_kk) "
-            "+ (tau tr Sigma_p + s2) A_hk].",
+            "Two heads: R_L - tau tr Sigma_q - s2 given the query: "
+            "-2 tau k1 sum_h mu_h omega_h (1 - A_hh) + sum_hk mu_h mu_k [tau (k2/k1)(B_hk - A_hk) "
+            "+ tau omega_h omega_k k2 (1 - A_hh - A_kk) + (tau tr Sigma_p + s2) A_hk].",
             "risk_finite_heads",
             "same as k1",
         ),

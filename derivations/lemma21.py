@@ -49,8 +49,9 @@ def output_second_moment(s=None) -> sp.MatrixExpr:
     """E_a[(V z' - r)^2] coordinatewise under the tilted law at a (k x 1), from the derived tilted
     mean and covariance: diag(V Cov_a V^T) + (V mean_a - r)^2, with diag(V C V^T) = (V C o V) 1.
 
-    Multiplied by Z(a), this is E[e^{a^T z'} (V z' - r)^2]: the second moment of the unbiased-numerator
-    statistic of the limit claims (at tilt 2a), from which their Monte Carlo power is computed."""
+    Multiplied by Z(a), this is E[e^{a^T z'} (V z' - r)^2]: the second moment of the
+    unbiased-numerator statistic of the limit claims (at tilt 2a), from which their Monte Carlo
+    power is computed."""
     s = s or output_symbols()
     d = s["m"].shape[0]
     cov, mean = tilt.tilted_cov_matrix(s), tilt.tilted_mean_matrix(s)
@@ -77,7 +78,8 @@ def output_second_moment_proofs(d: int = 2, k: int = 2) -> list[Proof]:
         )
         out.append(
             prove_zero(
-                f"E_a[(V z' - r)_i^2] = (V Gamma V^T)_ii + (V(m + Gamma a) - r)_i^2 [d={d}, rank={rank}]",
+                "E_a[(V z' - r)_i^2] = (V Gamma V^T)_ii + (V(m + Gamma a) - r)_i^2 "
+                f"[d={d}, rank={rank}]",
                 got - sp.Matrix(k, 1, lambda i, _: full[i, i]),
             )
         )

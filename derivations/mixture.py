@@ -7,16 +7,18 @@ For mu = sum_k pi_k N(m_k, Gamma_k), the tilt of each component (see `tilt`) giv
 
 so with a = U z:  T[mu](z) = V sum_k alpha_k (m_k + Gamma_k U z), a non-linear function of z.
 
-The second moments of the normalised weight w = e^{a^T z'} / Z(a), Z(a) = sum_k pi_k Z_k(a), behind the
-deviation bound (`concentration` for one Gaussian) follow the same way, with the doubly tilted components:
+The second moments of the normalised weight w = e^{a^T z'} / Z(a), Z(a) = sum_k pi_k Z_k(a), behind
+the deviation bound (`concentration` for one Gaussian) follow the same way, with the doubly tilted
+components:
 
     E_mu w^2                  = sum_k pi_k Z_k(2a) / Z(a)^2,
-    E_mu w^2 ||V (z' - c)||^2 = sum_k pi_k Z_k(2a) (tr(V Gamma_k V^T) + |V (m_k + 2 Gamma_k a - c)|^2) / Z(a)^2
+    E_mu w^2 ||V (z' - c)||^2 = sum_k pi_k Z_k(2a) (tr(V Gamma_k V^T)
+                                  + |V (m_k + 2 Gamma_k a - c)|^2) / Z(a)^2
 
-for any centre c (c = mu_a, the tilted mixture mean, in the bound; `bound_moment_proofs`). The emitted
-kernels are the per-component logits log pi_k + log Z_k(a) and log pi_k + log Z_k(2a) and the component
-factor; the sums over a variable number of components are an algorithm in numerics/limits.py (a softmax
-and a log-sum-exp, which subtract the largest logit: no overflow).
+for any centre c (c = mu_a, the tilted mixture mean, in the bound; `bound_moment_proofs`). The
+emitted kernels are the per-component logits log pi_k + log Z_k(a) and log pi_k + log Z_k(2a) and
+the component factor; the sums over a variable number of components are an algorithm in
+numerics/limits.py (a softmax and a log-sum-exp, which subtract the largest logit: no overflow).
 """
 
 from __future__ import annotations
@@ -64,8 +66,9 @@ def component_second_logit_batched(s=None) -> sp.MatrixExpr:
 
 
 def component_second_centred(s=None) -> sp.MatrixExpr:
-    """tr(V Gamma_k V^T) + |V (m_k + 2 Gamma_k U z - c)|^2 for one query column z (1 x 1): the component
-    factor of E w^2 ||V (z' - c)||^2 (`concentration.component_centred_second_moment` at tilt 2 U z)."""
+    """tr(V Gamma_k V^T) + |V (m_k + 2 Gamma_k U z - c)|^2 for one query column z (1 x 1): the
+    component factor of E w^2 ||V (z' - c)||^2 (`concentration.component_centred_second_moment` at
+    tilt 2 U z)."""
     s = s or component_symbols(n=1)
     cs = concentration.symbols(s["Gamma"].shape[0], s["V"].shape[0])
     return concentration.component_centred_second_moment(cs).subs(
@@ -75,10 +78,11 @@ def component_second_centred(s=None) -> sp.MatrixExpr:
 
 def bound_moment_proofs(d: int, ranks: tuple[int, ...], k: int = 2) -> list[Proof]:
     """The mixture's E_mu w^2 and E_mu w^2 ||V (z' - c)||^2 from the 1-D integrals of each component
-    (`tilt.tilt_moments_entries` at a and 2a) equal the kernels' composition (U = I, so z = a): term by term,
-    pi_k Z_k(a), pi_k Z_k(2a) and pi_k E_k[e^{2 a^T z'} ||V(z' - c)||^2] are the exponentiated logits times
-    the component factor, so the sums over k (the algorithm of numerics/limits.py) agree; with one
-    dimension the two ratios are also proved whole."""
+    (`tilt.tilt_moments_entries` at a and 2a) equal the kernels' composition (U = I, so z = a): term
+    by term, pi_k Z_k(a), pi_k Z_k(2a) and pi_k E_k[e^{2 a^T z'} ||V(z' - c)||^2] are the
+    exponentiated logits times the component factor, so the sums over k
+    (the algorithm of numerics/limits.py) agree; with one dimension the two ratios are also proved
+    whole."""
     K = len(ranks)
     tag = f"d={d}, K={K}, ranks={ranks}, k={k}"
     a = sp.Matrix(d, 1, sp.symbols(f"a0:{d}", real=True))
@@ -134,8 +138,9 @@ def bound_moment_proofs(d: int, ranks: tuple[int, ...], k: int = 2) -> list[Proo
                 norm(w2 * den_k**2 - w2_k * den**2),
             ),
             prove_zero(
-                f"mixture E w^2 ||V(z' - c)||^2 = sum_k pi_k Z_k(2a) (tr V Gamma_k V^T + |V(m_k + 2 Gamma_k a"
-                f" - c)|^2) / Z(a)^2 from the kernels [{tag}]",
+                "mixture E w^2 ||V(z' - c)||^2 = sum_k pi_k Z_k(2a) "
+                "(tr V Gamma_k V^T + |V(m_k + 2 Gamma_k a - c)|^2) / Z(a)^2 from the kernels "
+                f"[{tag}]",
                 norm(num * den_k**2 - num_k * den**2),
             ),
         ]

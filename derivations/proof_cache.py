@@ -84,8 +84,8 @@ def cached(group):
         if folder is None:
             return tuple(group())
         path = (
-            folder
-            / f"{group.__name__}-{hashlib.sha256((group.__name__ + source_digest()).encode()).hexdigest()[:32]}.json"
+            folder / f"{group.__name__}-"
+            f"{hashlib.sha256((group.__name__ + source_digest()).encode()).hexdigest()[:32]}.json"
         )
         proofs = _load(path)
         if proofs is None:

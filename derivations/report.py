@@ -1,8 +1,8 @@
-"""The derivation report in Markdown (reports/derivations.md), written by `softlin derive` next to its
-HTML twin (softlin/render/derivations_page.py). Per proof group: its hypotheses, its derived results
-typeset (LaTeX from the derivations' own SymPy objects), the chain of steps of the key derivations,
-the emitted kernels, and the list of proofs folded in a <details> block. No timings: the page is
-reproducible."""
+"""The derivation report in Markdown (reports/derivations.md), written by `softlin derive` next to
+its HTML twin (softlin/render/derivations_page.py). Per proof group: its hypotheses, its derived
+results typeset (LaTeX from the derivations' own SymPy objects), the chain of steps of the key
+derivations, the emitted kernels, and the list of proofs folded in a <details> block. No timings:
+the page is reproducible."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from .kernelspecs import specs
 from .report_contents import sections
 
 INTRO = (
-    "Every identity below was proved by reducing the difference of its two sides to exactly zero in SymPy "
-    "(never by comparing printed forms). Each section gives the derivation's hypotheses, its derived "
-    "results, for the key derivations the chain of steps (each step one such proved equality), the kernels "
-    "emitted from it into `numerics/kernels/_generated.py`, and the list of its proofs."
+    "Every identity below was proved by reducing the difference of its two sides to exactly zero "
+    "in SymPy (never by comparing printed forms). Each section gives the derivation's hypotheses, "
+    "its derived results, for the key derivations the chain of steps "
+    "(each step one such proved equality), the kernels emitted from it into "
+    "`numerics/kernels/_generated.py`, and the list of its proofs."
 )
 
 

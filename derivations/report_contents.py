@@ -1,6 +1,6 @@
 """What the derivation report says about each proof group: a title, the hypotheses the derivation
-works under, its derived results (Displays of the derivations' own SymPy objects), the chain of steps
-for the key derivations (chains.py), and the emitted kernels that come from it.
+works under, its derived results (Displays of the derivations' own SymPy objects), the chain of
+steps for the key derivations (chains.py), and the emitted kernels that come from it.
 
 report.py prints this as Markdown (LaTeX), softlin/render/derivations_page.py as HTML (MathML).
 """

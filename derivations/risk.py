@@ -2,10 +2,10 @@
 
 Target: a linear map z -> W z (k x d); queries z ~ nu = N(0, Sigma_q); loss 1/2 ||T(z) - W z||^2.
 
-Infinite prompt (Gaussian tokens, Lemma 2.1): the residual r(z) = V m + (V Gamma U - W) z is affine in
-z, so E_nu over z keeps the z-free terms, drops the linear ones (E z = 0) and turns each quadratic
-term z^T A z into tr(A Sigma_q). `gaussian_expectation` does this term by term on SymPy's expansion
-of r^T r, and SymPy's matrix calculus differentiates the resulting traces:
+Infinite prompt (Gaussian tokens, Lemma 2.1): the residual r(z) = V m + (V Gamma U - W) z is affine
+in z, so E_nu over z keeps the z-free terms, drops the linear ones (E z = 0) and turns each
+quadratic term z^T A z into tr(A Sigma_q). `gaussian_expectation` does this term by term on SymPy's
+expansion of r^T r, and SymPy's matrix calculus differentiates the resulting traces:
 
     R_inf = tr(V m m^T V^T)/2 + tr((V Gamma U - W) Sigma_q (V Gamma U - W)^T)/2.
 
@@ -113,7 +113,8 @@ def proofs() -> list[Proof]:
     gU, gV = infinite_risk_gradients(s)
     return [
         prove_zero(
-            "R_inf = tr(V m m^T V^T)/2 + tr((V Gamma U - W) Sigma_q (.)^T)/2 equals the entrywise expectation [d=2]",
+            "R_inf = tr(V m m^T V^T)/2 + tr((V Gamma U - W) Sigma_q (.)^T)/2 equals the entrywise "
+            "expectation [d=2]",
             sp.expand(R - direct),
         ),
         prove_zero(
@@ -130,7 +131,8 @@ def proofs() -> list[Proof]:
 
 
 def _sample_gradient_proofs() -> list[Proof]:
-    """grad of 1/2 ||V zhat(U) - W z||^2 by SymPy against C_hat^T V^T r z^T, with two symbolic tokens."""
+    """grad of 1/2 ||V zhat(U) - W z||^2 by SymPy against C_hat^T V^T r z^T, with two symbolic
+    tokens."""
     d, k, L = 2, 1, 2
     U = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"u{i}{j}", real=True))
     V = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))

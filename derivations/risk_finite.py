@@ -11,24 +11,28 @@ Derivation (every step proved in `proofs`):
    With u = M_p^T x_q, v = M_p^T beta (Sigma_p = M_p M_p^T) write the score as sqrt(q) g_i,
    q = omega^2 |u|^2, and the label as y_i = a g_i + b h_i, g, h independent N(0, 1),
        a = sign(omega) u.v / |u|,   b^2 = |v|^2 - (u.v)^2 / |u|^2 + s2.
-   So yhat = mu (a G + b H) with G = sum_i p_i g_i, H = sum_i p_i h_i and p_i = softmax_i(sqrt(q) g).
+   So yhat = mu (a G + b H) with G = sum_i p_i g_i, H = sum_i p_i h_i and
+   p_i = softmax_i(sqrt(q) g).
 2. The prompt enters only through four moments of (G, H), functions of (q, L) alone:
        E H = 0,  E G H = 0,  E H^2 = A_L(q) = E sum_i p_i^2,  E (G - sqrt q)^2 = B_L(q),
-   and, by Gaussian integration by parts (Stein: E g F(g) = E F'(g), d p_i / d g_i = sqrt(q) p_i (1 - p_i);
-   proved in derivations/selfnormalised_error.py),
+   and, by Gaussian integration by parts (Stein: E g F(g) = E F'(g),
+   d p_i / d g_i = sqrt(q) p_i (1 - p_i); proved in derivations/selfnormalised_error.py),
        E G = sqrt(q) (1 - A_L(q)),   hence   E G^2 = B_L(q) + q (1 - 2 A_L(q)).
    The conditional risk E[(y_q - yhat)^2 | x_q, beta] with y_q = f + eps_q, f = beta^T x_q, is
        f^2 + s2 - 2 mu a f E G + mu^2 (a^2 E G^2 + b^2 A_L).
 3. Average over beta ~ N(0, tau I) given x_q (Gaussian polynomial expectations; a^2 is u.v squared
    over the fixed |u|^2): with k1 = x_q^T Sigma_p x_q, k2 = x_q^T Sigma_p^2 x_q,
-       E f^2 = tau |x_q|^2,  E a f sqrt(q) = tau omega k1,  E a^2 = tau k2 / k1,  E b^2 = tau tr Sigma_p - tau k2 / k1 + s2.
+       E f^2 = tau |x_q|^2,  E a f sqrt(q) = tau omega k1,  E a^2 = tau k2 / k1,
+       E b^2 = tau tr Sigma_p - tau k2 / k1 + s2.
    So R_L = tau tr Sigma_q + s2 + E_{x_q}[ integrand(k1, k2) ] with the emitted
        integrand = -2 mu omega tau k1 (1 - A) + mu^2 tau (k2 / k1)(B - A)
-                   + mu^2 tau omega^2 k2 (1 - 2 A) + mu^2 (tau tr Sigma_p + s2) A,    A, B at q = omega^2 k1.
+                   + mu^2 tau omega^2 k2 (1 - 2 A) + mu^2 (tau tr Sigma_p + s2) A,
+       A, B at q = omega^2 k1.
    At A = B = 0 (L -> oo) it is the infinite-prompt risk tau tr Sigma_q + s2 - 2 mu omega tau
    tr(Sigma_p Sigma_q) + mu^2 omega^2 tau tr(Sigma_p^2 Sigma_q); at L = 1 (A = 1, B = 1 + q) the
    omega-dependence cancels: R_1 = tau tr Sigma_q + s2 + mu^2 (tau tr Sigma_p + s2).
-The remaining average over x_q is a quadrature (numerics/finite_risk.py): an algorithm, not a formula.
+The remaining average over x_q is a quadrature (numerics/finite_risk.py): an algorithm, not a
+formula.
 """
 
 from __future__ import annotations
@@ -62,7 +66,8 @@ def integrand() -> sp.Expr:
 
 
 def conditional_risk(a, b, f, EG, EG2) -> sp.Expr:
-    """Step 2: E[(f + eps_q - mu (a G + b H))^2] from the moments of (G, H), expanded from the square."""
+    """Step 2: E[(f + eps_q - mu (a G + b H))^2] from the moments of (G, H), expanded from the
+    square."""
     G, H, e = sp.symbols("G H eps_q", real=True)
     square = sp.expand((f + e - mu * (a * G + b * H)) ** 2)
     moments = {G**2: EG2, H**2: A, G * H: 0, e**2: s2}
@@ -82,8 +87,9 @@ def conditional_risk(a, b, f, EG, EG2) -> sp.Expr:
 
 @lru_cache(maxsize=None)
 def beta_averages(n: int = 3) -> dict:
-    """Step 3 in n coordinates with a general M_p (symbols) and a fixed query x_q: the beta-averages of
-    f^2, a f sqrt(q), a^2 |u|^2 and b^2, each as a polynomial expectation over beta = sqrt(tau) z."""
+    """Step 3 in n coordinates with a general M_p (symbols) and a fixed query x_q: the beta-averages
+    of f^2, a f sqrt(q), a^2 |u|^2 and b^2, each as a polynomial expectation over
+    beta = sqrt(tau) z."""
     Mp = sp.Matrix(n, n, lambda i, j: sp.Symbol(f"m{i}{j}", real=True))
     xq = sp.Matrix(sp.symbols(f"x1:{n + 1}", real=True))
     z = sp.symbols(f"z1:{n + 1}", real=True)
@@ -136,8 +142,9 @@ def proofs() -> list[Proof]:
             ),
         )
     )
-    # Step 3b: substitute them into the conditional risk (a = sign(omega) u.v / |u|, sqrt(q) = |omega| |u|,
-    # so sqrt(q) a f = omega u.v f and a^2 = (u.v)^2 / k1), term by term in (a, b^2, f).
+    # Step 3b: substitute them into the conditional risk
+    # (a = sign(omega) u.v / |u|, sqrt(q) = |omega| |u|, so sqrt(q) a f = omega u.v f and
+    # a^2 = (u.v)^2 / k1), term by term in (a, b^2, f).
     a, b2, f, xx = sp.symbols("a b2 f xx", real=True)
     cond = sp.Poly(sp.expand(conditional_risk(a, sp.sqrt(b2), f, EG, EG2)), a, b2, f)
     Ea2 = tau * k2 / k1
@@ -152,7 +159,8 @@ def proofs() -> list[Proof]:
     averaged = sum(coeff * averages[tuple(pw)] for pw, coeff in cond.terms())
     out.append(
         prove_zero(
-            "beta-averaged conditional risk = tau |x_q|^2 + s2 + integrand(k1, k2, A, B), q = omega^2 k1",
+            "beta-averaged conditional risk = tau |x_q|^2 + s2 + integrand(k1, k2, A, B), "
+            "q = omega^2 k1",
             averaged.subs(q, omega**2 * k1) - (tau * xx + s2 + integrand()),
         )
     )
@@ -166,7 +174,8 @@ def proofs() -> list[Proof]:
     )
     out.append(
         prove_zero(
-            "L = 1 (A = 1, B = 1 + omega^2 k1): integrand = mu^2 (tau tr Sigma_p + s2), free of omega",
+            "L = 1 (A = 1, B = 1 + omega^2 k1): integrand = mu^2 (tau tr Sigma_p + s2), free of "
+            "omega",
             integrand().subs({A: 1, B: 1 + omega**2 * k1}) - mu**2 * (tau * tr_p + s2),
         )
     )

@@ -7,17 +7,18 @@
        dI/dmu    = d_mu I,
        dI/domega = d_omega I + 2 omega k1 (d_A I A' + d_B I B').
    Proved against SymPy's derivative of I with A and B undetermined functions of omega^2 k1.
-   A' and B' are the slopes of the tabulated A_L, B_L (numerics/finite_risk_gradient.py, an algorithm
-   with a stated error).
+   A' and B' are the slopes of the tabulated A_L, B_L (numerics/finite_risk_gradient.py, an
+   algorithm with a stated error).
 2. Linear attention. Its exact risk is the closed trace form of derivations/authors_experiment.py,
    a function of p = mu omega; its gradient is differentiated here, and proved to be
    (omega, mu) dR/dp (so the flow keeps mu^2 - omega^2 constant).
 3. SGD noise floor. Near a minimum with Hessian H, constant-step SGD with per-prompt gradient
    covariance C and batch n is delta' = (I - lr H) delta - lr xi, Cov xi = C / n. Its stationary
-   covariance P solves the discrete Lyapunov equation P = (I - lr H) P (I - lr H) + lr^2 C / n, solved
-   here exactly for two parameters (three unknowns, a linear system), and the mean excess risk is
-   E (1/2) delta^T H delta = tr(H P) / 2. Proved: as lr -> 0, P / lr solves H P + P H = C / n, and
-   tr(H P) / 2 = lr tr(C) / (4 n) + O(lr^2) (the formula the claim's linear check already uses).
+   covariance P solves the discrete Lyapunov equation P = (I - lr H) P (I - lr H) + lr^2 C / n,
+   solved here exactly for two parameters (three unknowns, a linear system), and the mean excess
+   risk is E (1/2) delta^T H delta = tr(H P) / 2. Proved: as lr -> 0, P / lr solves
+   H P + P H = C / n, and tr(H P) / 2 = lr tr(C) / (4 n) + O(lr^2)
+   (the formula the claim's linear check already uses).
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ def proofs() -> list[Proof]:
     )
     out.append(
         prove_zero(
-            "dI/domega = d_omega I + 2 omega k1 (d_A I A'(q) + d_B I B'(q)), q = omega^2 k1 (chain rule)",
+            "dI/domega = d_omega I + 2 omega k1 (d_A I A'(q) + d_B I B'(q)), q = omega^2 k1 "
+            "(chain rule)",
             sp.expand(d_om - g_om),
         )
     )
@@ -138,7 +140,8 @@ def proofs() -> list[Proof]:
 
 @cached
 def risk_finite_gradient_proofs() -> tuple[Proof, ...]:
-    """Gradient of the exact finite-L risk and the SGD noise floor (derivations/risk_finite_gradient.py)."""
+    """Gradient of the exact finite-L risk and the SGD noise floor
+    (derivations/risk_finite_gradient.py)."""
     return tuple(proofs())
 
 

@@ -4,10 +4,11 @@ reusing the one-head reduction of derivations/risk_finite.py.
 Model: yhat = mu_1 sum_i p_i(omega_1) y_i + mu_2 sum_i p_i(omega_2) y_i, p_i(omega) =
 softmax_i(omega x_i^T x_q), data as in risk_finite (task beta ~ N(0, tau I), noise s2).
 
-1. Given (x_q, beta), write x_i^T x_q = sqrt(k1) g_i (k1 = x_q^T Sigma_p x_q) and y_i = a g_i + b h_i with
-   a = u.v / |u| (no sign: the heads' signs stay in their temperatures), b^2 as in risk_finite. Both
-   heads see the SAME g: head h's weights are p_i(c_h) = softmax_i(c_h g), c_h = omega_h sqrt(k1)
-   (signed), and its output is a G_h + b H_h, G_h = sum_i p_i(c_h) g_i, H_h = sum_i p_i(c_h) h_i.
+1. Given (x_q, beta), write x_i^T x_q = sqrt(k1) g_i (k1 = x_q^T Sigma_p x_q) and
+   y_i = a g_i + b h_i with a = u.v / |u| (no sign: the heads' signs stay in their temperatures),
+   b^2 as in risk_finite. Both heads see the SAME g: head h's weights are
+   p_i(c_h) = softmax_i(c_h g), c_h = omega_h sqrt(k1) (signed), and its output is
+   a G_h + b H_h, G_h = sum_i p_i(c_h) g_i, H_h = sum_i p_i(c_h) h_i.
 2. The prompt enters through the one-head moments A_hh = A_L(c_h^2), B_hh = B_L(c_h^2) and the cross
    moments (numerics/selfnormalised_pair.py)
        A_12 = E sum_i p_i(c_1) p_i(c_2) = E H_1 H_2,    B_12 = E (G_1 - c_1)(G_2 - c_2),
@@ -16,8 +17,10 @@ softmax_i(omega x_i^T x_q), data as in risk_finite (task beta ~ N(0, tau I), noi
        E G_h G_k = B_hk + c_h c_k (1 - A_hh - A_kk).
 3. Averaging over beta (risk_finite's proved identities E a f = tau sqrt(k1), E a^2 = tau k2 / k1,
    E b^2 = tau tr Sigma_p - tau k2 / k1 + s2, E f^2 = tau |x_q|^2):
-       R_L = tau tr Sigma_q + s2 + E_{x_q} [ -2 tau k1 sum_h mu_h omega_h (1 - A_hh) + sum_{h,k} mu_h mu_k P_hk ],
-       P_hk = tau (k2 / k1)(B_hk - A_hk) + tau omega_h omega_k k2 (1 - A_hh - A_kk) + (tau tr Sigma_p + s2) A_hk.
+       R_L = tau tr Sigma_q + s2 + E_{x_q} [ -2 tau k1 sum_h mu_h omega_h (1 - A_hh)
+                                           + sum_{h,k} mu_h mu_k P_hk ],
+       P_hk = tau (k2 / k1)(B_hk - A_hk) + tau omega_h omega_k k2 (1 - A_hh - A_kk)
+              + (tau tr Sigma_p + s2) A_hk.
    P_hh is the one-head quadratic term; the cross term 2 mu_1 mu_2 P_12 is what a second head adds.
 Anchors (proved): omega_1 = omega_2 gives one head with mu_1 + mu_2; mu_2 = 0 gives one head; L = 1
 (A_hk = 1, B_hk = 1 + c_h c_k) gives (mu_1 + mu_2)^2 (tau tr Sigma_p + s2); A = B = 0 gives the
@@ -57,7 +60,8 @@ def integrand() -> sp.Expr:
 
 
 def conditional_risk(a, b, f, c) -> sp.Expr:
-    """Step 2: E[(f + eps_q - sum_h mu_h (a G_h + b H_h))^2] from the moments, expanded from the square."""
+    """Step 2: E[(f + eps_q - sum_h mu_h (a G_h + b H_h))^2] from the moments, expanded from the
+    square."""
     G = sp.symbols("G1 G2", real=True)
     H = sp.symbols("H1 H2", real=True)
     e = sp.Symbol("eps_q", real=True)
@@ -95,7 +99,8 @@ def proofs() -> list[Proof]:
                 - (BS[h, k] + c[h] * c[k] * (1 - AS[h, h] - AS[k, k])),
             )
         )
-    # Step 3: substitute the beta-averages, term by term in (a, b^2, f), with c_h = omega_h sqrt(k1).
+    # Step 3: substitute the beta-averages, term by term in (a, b^2, f), with
+    # c_h = omega_h sqrt(k1).
     a, b2, f, xx = sp.symbols("a b2 f xx", real=True)
     r = sp.sqrt(k1)
     cond = sp.Poly(sp.expand(conditional_risk(a, sp.sqrt(b2), f, (om1 * r, om2 * r))), a, b2, f)
@@ -142,7 +147,8 @@ def proofs() -> list[Proof]:
     }
     out.append(
         prove_zero(
-            "L = 1 (A_hk = 1, B_hk = 1 + c_h c_k): integrand = (mu_1 + mu_2)^2 (tau tr Sigma_p + s2)",
+            "L = 1 (A_hk = 1, B_hk = 1 + c_h c_k): integrand = (mu_1 + mu_2)^2 "
+            "(tau tr Sigma_p + s2)",
             integrand().subs(L1) - (mu1 + mu2) ** 2 * (tau * tr_p + s2),
         )
     )

@@ -1,4 +1,5 @@
-"""Exact 1/L term of the authors' scalar-model risk (docs/paper.md section 6, claim `finite-prompt-risk`).
+"""Exact 1/L term of the authors' scalar-model risk
+(docs/paper.md section 6, claim `finite-prompt-risk`).
 
 Model: x_i, x_q ~ N(0, I_d), beta ~ N(0, I_d / d), y = beta^T x + eps, eps ~ N(0, s2) (also for the
 query's y_q), yhat = sum_h mu_h S_h with S_h = sum_i softmax_i(omega_h x_i^T x_q) y_i.
@@ -6,17 +7,20 @@ query's y_q), yhat = sum_h mu_h S_h with S_h = sum_i softmax_i(omega_h x_i^T x_q
 Derivation (all steps below are SymPy computations, proved in `proofs`):
 
 1. Ratio expansion. With w_h = e^{omega_h x^T q} / E e^{omega_h x^T q} (q = x_q), N_h = mean w_h y,
-   D_h = mean w_h, m_h = E[w_h y] (given beta, q), N_h = m_h + X_h/sqrt(L), D_h = 1 + Y_h/sqrt(L) with
-   X, Y centred, a second-order expansion of N_h/D_h gives, up to O(L^-3/2) in expectation,
+   D_h = mean w_h, m_h = E[w_h y] (given beta, q), N_h = m_h + X_h/sqrt(L), D_h = 1 + Y_h/sqrt(L)
+   with X, Y centred, a second-order expansion of N_h/D_h gives, up to O(L^-3/2) in expectation,
        E[S_h - m_h]                 = (m_h Var Y_h - Cov(X_h, Y_h)) / L = -E[w_h^2 (y - m_h)] / L,
-       E[(S_h - m_h)(S_k - m_k)]    = Cov(X_h - m_h Y_h, X_k - m_k Y_k) / L = E[w_h w_k (y-m_h)(y-m_k)] / L.
+       E[(S_h - m_h)(S_k - m_k)]    = Cov(X_h - m_h Y_h, X_k - m_k Y_k) / L
+                                    = E[w_h w_k (y-m_h)(y-m_k)] / L.
 2. Gaussian integrals given (beta, q): in a basis whose first vector is q/|q|, x^T q = n g1,
    beta^T x = beta1 g1 + betap g2, eps = sqrt(s2) g3 (g independent N(0, 1), n = |q|); the moments
    E[g1^p e^{t g1}] are the derived 1-D integrals of `tilt`. This gives m_h = omega_h beta^T q and
        E[w_h^2 (y - m_h)]              = e^{omega_h^2 n^2} omega_h beta^T q,
-       E[w_h w_k (y - m_h)(y - m_k)]   = e^{omega_h omega_k n^2} (omega_h omega_k (beta^T q)^2 + |beta|^2 + s2).
+       E[w_h w_k (y - m_h)(y - m_k)]   = e^{omega_h omega_k n^2}
+                                           (omega_h omega_k (beta^T q)^2 + |beta|^2 + s2).
 3. Averages: beta ~ N(0, I/d) gives E (beta^T q)^2 = n^2/d, E |beta|^2 = 1; n^2 ~ chi2_d gives
-   E e^{c n^2} = (1 - 2c)^(-d/2), E n^2 e^{c n^2} = d (1 - 2c)^(-d/2 - 1) for c < 1/2 (integrated here).
+   E e^{c n^2} = (1 - 2c)^(-d/2), E n^2 e^{c n^2} = d (1 - 2c)^(-d/2 - 1) for c < 1/2
+   (integrated here).
 4. The risk E (y_q - yhat)^2 = R_inf + C1 / L + o(1/L) with R_inf = (1 - mu.omega)^2 + s2 (the
    infinite-prompt residual r = (1 - mu.omega) beta^T q + eps_q) and
 
@@ -25,8 +29,9 @@ Derivation (all steps below are SymPy computations, proved in `proofs`):
        bias(w)  = w (1 - 2 w^2)^(-d/2 - 1)          (the cross term: 1/L bias of S_h times r).
 
    C1 is infinite when some omega_h omega_k >= 1/2 (then the risk decays slower than 1/L).
-   The authors' heuristic replaces the whole coefficient by sum mu_h mu_k (1 + s2) exp(d omega_h omega_k):
-   it is the first-order Taylor term of pair(c) in c, and drops the c-term and the cross term.
+   The authors' heuristic replaces the whole coefficient by
+   sum mu_h mu_k (1 + s2) exp(d omega_h omega_k): it is the first-order Taylor term of pair(c)
+   in c, and drops the c-term and the cross term.
 """
 
 from __future__ import annotations
@@ -45,7 +50,8 @@ s2_sym = sp.Symbol("s2", nonnegative=True)
 
 
 def ratio_expansion():
-    """(bias coefficient, cross-moment coefficient) of the second-order expansion of N/D (step 1)."""
+    """(bias coefficient, cross-moment coefficient) of the second-order expansion of N/D
+    (step 1)."""
     e = sp.Symbol("epsilon", positive=True)
     mh, mk = sp.symbols("m_h m_k", real=True)
     Xh, Yh, Xk, Yk = sp.symbols("X_h Y_h X_k Y_k", real=True)
@@ -74,7 +80,8 @@ def ratio_expansion():
 
 
 def _gauss(poly_in_g, gs, tilts):
-    """E over independent N(0, 1) coordinates of poly(g) * exp(sum t_j g_j), from `tilt`'s 1-D integrals."""
+    """E over independent N(0, 1) coordinates of poly(g) * exp(sum t_j g_j), from `tilt`'s 1-D
+    integrals."""
     P = sp.Poly(sp.expand(poly_in_g), *gs)
     out = sp.Integer(0)
     for powers, coeff in P.terms():
@@ -88,7 +95,8 @@ def _gauss(poly_in_g, gs, tilts):
 
 @lru_cache(maxsize=None)
 def conditional_moments():
-    """Step 2: (m_h, E[w_h^2 (y - m_h)], E[w_h w_k (y-m_h)(y-m_k)], E w_h^2 - 1, Cov(w_h y, w_h)) given beta, q."""
+    """Step 2: (m_h, E[w_h^2 (y - m_h)], E[w_h w_k (y-m_h)(y-m_k)], E w_h^2 - 1, Cov(w_h y, w_h))
+    given beta, q."""
     n = sp.Symbol("n", positive=True)
     b1, bp = sp.symbols("beta1 betap", real=True)
     wh, wk = sp.symbols("omega_h omega_k", real=True)
@@ -123,7 +131,8 @@ def chi2_moments():
     Q = sp.Symbol("Q", positive=True)
     k = sp.Symbol("k", positive=True)
     norm = 2 ** (d_sym / 2) * sp.gamma(d_sym / 2)  # chi2_d density Q^(d/2-1) e^(-Q/2) / norm
-    # density * e^{c Q} = Q^(d/2-1) e^{-k Q / 2} / norm, with the exponents merged before integrating.
+    # density * e^{c Q} = Q^(d/2-1) e^{-k Q / 2} / norm, with the exponents merged before
+    # integrating.
     tilted = sp.powsimp(
         Q ** (d_sym / 2 - 1) * sp.exp(-Q / 2) * sp.exp((1 - k) / 2 * Q), combine="exp"
     )
@@ -140,7 +149,8 @@ def derived_terms():
     n, b1, bp, wh, wk = cm["n"], cm["beta1"], cm["betap"], cm["omega_h"], cm["omega_k"]
     E0, E1, k = chi2_moments()  # functions of k = 1 - 2c > 0
 
-    # Average over beta ~ N(0, I/d) in the rotated basis: beta1 ~ N(0, 1/d), |beta_perp|^2 has mean (d-1)/d.
+    # Average over beta ~ N(0, I/d) in the rotated basis: beta1 ~ N(0, 1/d), |beta_perp|^2 has
+    # mean (d-1)/d.
     def beta_avg(expr):
         P = sp.Poly(sp.expand(expr), b1, bp)
         table = {
@@ -153,15 +163,18 @@ def derived_terms():
         }
         return sum(coeff * table[powers] for powers, coeff in P.terms())
 
-    # beta^T q = beta1 n. Factor the exponential in n^2 out, then average the n^2-polynomial with it.
+    # beta^T q = beta1 n. Factor the exponential in n^2 out, then average the n^2-polynomial with
+    # it.
     pair = sp.expand(cm["pair"] * sp.exp(-wh * wk * n**2))
     pair_b = sp.expand(beta_avg(pair))
     pair_avg = pair_b.coeff(n, 0) * E0 + pair_b.coeff(n, 2) * E1
-    # Cross term: r_inf = (1 - mu.omega) beta^T q (+ eps_q, independent); the 1/L bias is -E[w^2 (y - m)].
+    # Cross term: r_inf = (1 - mu.omega) beta^T q (+ eps_q, independent); the 1/L bias is
+    # -E[w^2 (y - m)].
     bias = sp.expand(cm["bias"] * b1 * n * sp.exp(-(wh**2) * n**2))  # E[w^2 (y-m)] * beta^T q
     bias_b = sp.expand(beta_avg(bias))
     bias_avg = bias_b.coeff(n, 0) * E0 + bias_b.coeff(n, 2) * E1
-    # In k: pair with c = omega_h omega_k = (1 - k)/2; bias with omega_h^2 = (1 - k)/2 (omega_h kept as a factor).
+    # In k: pair with c = omega_h omega_k = (1 - k)/2; bias with
+    # omega_h^2 = (1 - k)/2 (omega_h kept as a factor).
     pair_k = sp.simplify(pair_avg.subs(wk, (1 - k) / (2 * wh)))
     bias_k = sp.simplify(bias_avg.subs(wh, om_sym))
     return pair_k, bias_k, k
@@ -186,7 +199,8 @@ def proofs() -> list[Proof]:
     bias, cross, cov, (mh, mk), (Xh, Yh, Xk, Yk) = ratio_expansion()
     cm = conditional_moments()
     pair, bias_term, k = derived_terms()
-    # Compare in k = 1 - 2c > 0 (the domain where the coefficient is finite); c <-> k is a bijection there.
+    # Compare in k = 1 - 2c > 0 (the domain where the coefficient is finite); c <-> k is a bijection
+    # there.
     pair_target = pair_closed().subs(c_sym, (1 - k) / 2)
     bias_target = bias_closed().subs(om_sym**2, (1 - k) / 2)
     out = [
@@ -212,7 +226,8 @@ def proofs() -> list[Proof]:
             - sp.exp(cm["omega_h"] ** 2 * cm["n"] ** 2) * cm["omega_h"] * cm["beta1"] * cm["n"],
         ),
         prove_zero(
-            "E[w_h w_k (y-m_h)(y-m_k)] = e^{omega_h omega_k |q|^2}(omega_h omega_k (beta^T q)^2 + |beta|^2 + s2)",
+            "E[w_h w_k (y-m_h)(y-m_k)] = "
+            "e^{omega_h omega_k |q|^2}(omega_h omega_k (beta^T q)^2 + |beta|^2 + s2)",
             cm["pair"]
             - sp.exp(cm["omega_h"] * cm["omega_k"] * cm["n"] ** 2)
             * (
@@ -233,7 +248,8 @@ def proofs() -> list[Proof]:
             ),
         ),
         prove_zero(
-            "d/dc log pair(c) at c = 0 is d + 1/(1 + s2), while the heuristic exp(d c) has d: they differ at first order in c",
+            "d/dc log pair(c) at c = 0 is d + 1/(1 + s2), while the heuristic exp(d c) has d: "
+            "they differ at first order in c",
             sp.diff(sp.log(pair_closed()), c_sym).subs(c_sym, 0) - (d_sym + 1 / (1 + s2_sym)),
         ),
     ]

@@ -9,12 +9,12 @@ omega_h omega_k), the risk E (y_q - yhat)^2 = R_inf + C1 / L + o(1/L) has
     heuristic (the authors') = mu^T [(1 + s2) exp(d C)] mu,
 
 pair, bias and exp applied entrywise (Hadamard powers). R_inf is derived here: the infinite-prompt
-output of head h is m_h = omega_h beta^T q (the tilted mean proved in risk_scalar), so the residual is
-(1 - mu^T omega) beta^T q + eps_q, and E (beta^T q)^2 = E beta1^2 E |q|^2 = (1/d) d with the derived
-chi2 moment. Each matrix form is proved equal to its sum over heads by exact evaluation at rational heads
-(H = 1, 2, 3; d and s2 symbolic); `softlin derive` emits them as `scalar_first_order`, `scalar_heuristic`,
-`scalar_infinite_risk` (finite only when every omega_h omega_k < 1/2: numerics/scalar_risk.py checks
-that before calling).
+output of head h is m_h = omega_h beta^T q (the tilted mean proved in risk_scalar), so the residual
+is (1 - mu^T omega) beta^T q + eps_q, and E (beta^T q)^2 = E beta1^2 E |q|^2 = (1/d) d with the
+derived chi2 moment. Each matrix form is proved equal to its sum over heads by exact evaluation at
+rational heads (H = 1, 2, 3; d and s2 symbolic); `softlin derive` emits them as
+`scalar_first_order`, `scalar_heuristic`, `scalar_infinite_risk`
+(finite only when every omega_h omega_k < 1/2: numerics/scalar_risk.py checks that before calling).
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ def infinite_risk():
 
 
 def derived_infinite_risk(p: sp.Expr) -> sp.Expr:
-    """E ((1 - p) beta^T q + eps_q)^2 with p = mu^T omega, in the rotated basis beta^T q = beta1 n."""
+    """E ((1 - p) beta^T q + eps_q)^2 with p = mu^T omega, in the rotated basis
+    beta^T q = beta1 n."""
     b1, g, n2 = sp.symbols("beta1 g n2", real=True)
     r2 = sp.expand(((1 - p) * b1 * sp.sqrt(n2) + sp.sqrt(s2) * g) ** 2)
     r2 = standard_expectation(r2, (g,))  # eps_q = sqrt(s2) g
@@ -117,15 +118,18 @@ def proofs() -> list[Proof]:
         he = sum(mu[h] * mu[k] * heur(om[h] * om[k]) for h in range(H) for k in range(H))
         out += [
             prove_zero(
-                f"C1 in matrix form = sum over heads of pair and cross terms, H = {H} (exact rational heads)",
+                f"C1 in matrix form = sum over heads of pair and cross terms, H = {H} "
+                "(exact rational heads)",
                 _explicit(first_order(), H, point) - sp.expand(C1),
             ),
             prove_zero(
-                f"heuristic in matrix form = sum mu_h mu_k (1 + s2) exp(d omega_h omega_k), H = {H} (exact rational heads)",
+                "heuristic in matrix form = sum mu_h mu_k (1 + s2) exp(d omega_h omega_k), "
+                f"H = {H} (exact rational heads)",
                 _explicit(heuristic(), H, point) - sp.expand(he),
             ),
             prove_zero(
-                f"R_inf in matrix form = derived E ((1 - mu.omega) beta^T q + eps_q)^2, H = {H} (exact rational heads)",
+                f"R_inf in matrix form = derived E ((1 - mu.omega) beta^T q + eps_q)^2, H = {H} "
+                "(exact rational heads)",
                 _explicit(infinite_risk(), H, point) - sp.expand(derived_infinite_risk(p)),
             ),
         ]
@@ -134,7 +138,8 @@ def proofs() -> list[Proof]:
 
 @cached
 def risk_scalar_head_proofs() -> tuple[Proof, ...]:
-    """The scalar model's terms summed over heads in matrix form (derivations/risk_scalar_heads.py)."""
+    """The scalar model's terms summed over heads in matrix form
+    (derivations/risk_scalar_heads.py)."""
     return tuple(proofs())
 
 

@@ -10,7 +10,8 @@ with N = mean w y, D = mean w, w = e^{omega x^T q} / E e^{omega x^T q}, m = omeg
 r0 = (1 - mu omega) beta^T q. Given (beta, q), the central limit theorem gives
 X = sqrt(L) (N - m D) and Z = sqrt(L) (D - 1) jointly Gaussian with
     Var X = sigma2 = E[w^2 (y - m)^2],  Cov(X, Z) = b = E[w^2 (y - m)],  Var Z = v = E w^2 - 1,
-and S - m = (N - m D) / D, so delta = mu X / sqrt(L) + O(1/L), delta - delta_lin = -mu X Z / L + O(L^-3/2):
+and S - m = (N - m D) / D, so delta = mu X / sqrt(L) + O(1/L),
+delta - delta_lin = -mu X Z / L + O(L^-3/2):
     Y -> Y_inf = mu^2 X^2 + 2 r0 mu X Z                                          (L -> oo).
 Isserlis' theorem for the Gaussian pair (X, Z):
     E[Y_inf | beta, q]   = mu^2 sigma2 + 2 r0 mu b,
@@ -18,7 +19,8 @@ Isserlis' theorem for the Gaussian pair (X, Z):
 The conditional moments come from derivations/risk_scalar.py (step 2: sigma2 is its pair term at
 omega_h = omega_k = omega, b its bias term, v from the derived normaliser); the outer averages use
 beta^T q = beta1 n with beta1 ~ N(0, 1/d), |beta_perp|^2 ~ chi2_{d-1} / d, n^2 ~ chi2_d, and
-    E[Q^j e^{a Q}] = (1 - 2a)^(-d/2 - j) prod_{i<j} (d + 2i),   Q ~ chi2_d, a < 1/2   (integrated here).
+    E[Q^j e^{a Q}] = (1 - 2a)^(-d/2 - j) prod_{i<j} (d + 2i),   Q ~ chi2_d, a < 1/2
+                                                                (integrated here).
 Result: Var Y_inf = E[E[Y_inf^2 | beta, q]] - C1^2, finite iff 2 omega^2 < 1/2. The finite-L
 variance differs by O(L^-1/2); the claim states the margin it allows for that.
 """
@@ -50,7 +52,8 @@ def chi2_tilted_moment(j: int):
 
 
 def _outer_average(expr, b1, bp2, n2, omega):
-    """Average a polynomial in (beta1, |beta_perp|^2, n^2) times exponentials e^{a n^2} over the laws above."""
+    """Average a polynomial in (beta1, |beta_perp|^2, n^2) times exponentials e^{a n^2} over the
+    laws above."""
     d = rs.d_sym
     expr = sp.expand(sp.powsimp(sp.expand(expr), combine="exp"))
     beta1_moments = {0: 1, 2: 1 / d, 4: 3 / d**2, 6: 15 / d**3, 8: 105 / d**4}
@@ -87,7 +90,8 @@ def gaussian_pair_moments() -> dict:
 
 @lru_cache(maxsize=None)
 def conditional_terms():
-    """(E[Y_inf | .], E[Y_inf^2 | .], symbols) with beta_perp entering through bp2 = |beta_perp|^2."""
+    """(E[Y_inf | .], E[Y_inf^2 | .], symbols) with beta_perp entering through
+    bp2 = |beta_perp|^2."""
     cm = rs.conditional_moments()
     n, b1, bp, wh, wk = cm["n"], cm["beta1"], cm["betap"], cm["omega_h"], cm["omega_k"]
     om = rs.om_sym
@@ -136,7 +140,8 @@ def proofs() -> list[Proof]:
             pair["mean"] - isserlis_mean,
         ),
         prove_zero(
-            "Var[Y_inf | beta, q] = 2 mu^4 sigma2^2 + 4 r0^2 mu^2 (sigma2 v + b^2) + 8 mu^3 r0 sigma2 b (Isserlis)",
+            "Var[Y_inf | beta, q] = 2 mu^4 sigma2^2 + 4 r0^2 mu^2 (sigma2 v + b^2) "
+            "+ 8 mu^3 r0 sigma2 b (Isserlis)",
             sp.expand(pair["second"] - pair["mean"] ** 2 - isserlis_var),
         ),
         prove_zero(

@@ -1,27 +1,33 @@
-"""Exact finite-L error of softmax attention over Gaussian prompts, reduced to two scalars (Proposition
-3.1 at every L; docs/paper.md, section 3; the scalars are computed by numerics/selfnormalised.py).
+"""Exact finite-L error of softmax attention over Gaussian prompts, reduced to two scalars
+(Proposition 3.1 at every L; docs/paper.md, section 3; the scalars are computed by
+numerics/selfnormalised.py).
 
-Tokens z_i ~ N(m, Gamma), a fixed query with tilt a = U z, c = Gamma a, q = a^T Gamma a > 0. Split each
-token along c:
+Tokens z_i ~ N(m, Gamma), a fixed query with tilt a = U z, c = Gamma a, q = a^T Gamma a > 0. Split
+each token along c:
 
-    z_i - m = c u_i / q + r_i,   u_i = a^T (z_i - m) ~ N(0, q),   r_i ~ N(0, P),   P = Gamma - c c^T / q,
+    z_i - m = c u_i / q + r_i,   u_i = a^T (z_i - m) ~ N(0, q),
+                                 r_i ~ N(0, P),   P = Gamma - c c^T / q,
 
 with u_i and r_i uncorrelated, hence independent (jointly Gaussian; `split_proofs`). The softmax
 weights p_i = e^{u_i} / sum_j e^{u_j} depend on the tokens only through g_i = u_i / sqrt q, and
 T[mu](z) = V (m + c) (Lemma 2.1), so with S = sum_i p_i g_i - sqrt q
 
-    err = T[mu_L](z) - T[mu](z) = V c S / sqrt q + V sum_i p_i r_i                    (`decomposition_proof`).
+    err = T[mu_L](z) - T[mu](z) = V c S / sqrt q + V sum_i p_i r_i
+                                  (`decomposition_proof`).
 
-Given g the r_i are iid N(0, P), so E[err err^T | g] = S^2 V c c^T V^T / q + (sum_i p_i^2) V P V^T. With
+Given g the r_i are iid N(0, P), so
+E[err err^T | g] = S^2 V c c^T V^T / q + (sum_i p_i^2) V P V^T. With
 
-    A_L(q) = E sum_i p_i^2,   B_L(q) = E S^2,   e = c / sqrt q (the unit direction; e = 0 when q = 0),
+    A_L(q) = E sum_i p_i^2,   B_L(q) = E S^2,   e = c / sqrt q
+                                                (the unit direction; e = 0 when q = 0),
 
     E[err err^T] = A V (Gamma - e e^T) V^T + B V e e^T V^T,
     E|err|^2     = tr(V Gamma V^T) A + rho (B - A),   rho = |V e|^2 = |V Gamma a|^2 / q.
 
-**Stein's identity.** E[g h(g)] = E[h'(g)] for g ~ N(0, 1) (integration by parts against the density),
-and d p_i / d g_i = sqrt q p_i (1 - p_i), so E sum_i p_i g_i = sqrt q E sum_i p_i (1 - p_i)
-= sqrt q (1 - A) (sum_i p_i = 1), E S = -sqrt q A, and the exact bias is
+**Stein's identity.** E[g h(g)] = E[h'(g)] for g ~ N(0, 1)
+(integration by parts against the density), and d p_i / d g_i = sqrt q p_i (1 - p_i), so
+E sum_i p_i g_i = sqrt q E sum_i p_i (1 - p_i) = sqrt q (1 - A) (sum_i p_i = 1), E S = -sqrt q A,
+and the exact bias is
 
     E err = -A V Gamma a                                                        (`stein_proofs`).
 
@@ -65,8 +71,8 @@ def bias(s=None) -> sp.MatrixExpr:
 
 
 def mean_squared_error() -> sp.Expr:
-    """E|err|^2 = tr(V Gamma V^T) A + rho (B - A): the trace of `error_second_moment` (entrywise in its
-    four arguments)."""
+    """E|err|^2 = tr(V Gamma V^T) A + rho (B - A): the trace of `error_second_moment`
+    (entrywise in its four arguments)."""
     return trace_sym * A_sym + rho_sym * (B_sym - A_sym)
 
 
@@ -78,7 +84,8 @@ def _explicit(d: int, k: int):
 
 
 def split_proofs(d: int = 3) -> list[Proof]:
-    """Cov(u, r) = 0, Cov(r) = P and P a = 0, for r = (I - c a^T / q)(z' - m) with Cov(z') = Gamma."""
+    """Cov(u, r) = 0, Cov(r) = P and P a = 0, for r = (I - c a^T / q)(z' - m) with
+    Cov(z') = Gamma."""
     G, _, a = _explicit(d, 1)
     c, q = G * a, (a.T * G * a)[0, 0]
     R = sp.eye(d) - c * a.T / q  # r = R (z' - m)
@@ -96,7 +103,8 @@ def split_proofs(d: int = 3) -> list[Proof]:
 
 
 def decomposition_proof(d: int = 2, L: int = 3) -> Proof:
-    """sum_i p_i z_i - (m + c) = c S / sqrt q + sum_i p_i r_i, with sum_i p_i = 1 and u_i = sqrt q g_i."""
+    """sum_i p_i z_i - (m + c) = c S / sqrt q + sum_i p_i r_i, with sum_i p_i = 1 and
+    u_i = sqrt q g_i."""
     G, _, a = _explicit(d, 1)
     m = sp.Matrix(d, 1, sp.symbols(f"m0:{d}", real=True))
     c = G * a
@@ -113,8 +121,8 @@ def decomposition_proof(d: int = 2, L: int = 3) -> Proof:
 
 
 def conditional_second_moment_proof(d: int = 2, L: int = 2) -> Proof:
-    """E_r[(s c + sum_i p_i r_i)(...)^T] = s^2 c c^T + (sum_i p_i^2) P for r_i iid N(0, P), P symbolic (by
-    Stein's recursion on the monomials, gaussian_expectations)."""
+    """E_r[(s c + sum_i p_i r_i)(...)^T] = s^2 c c^T + (sum_i p_i^2) P for r_i iid N(0, P), P
+    symbolic (by Stein's recursion on the monomials, gaussian_expectations)."""
     P = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"P{min(i, j)}{max(i, j)}", real=True))
     c = sp.Matrix(d, 1, sp.symbols(f"c0:{d}", real=True))
     s = sp.Symbol("s", real=True)
@@ -148,8 +156,8 @@ def kernel_proofs(d: int = 2, k: int = 2) -> list[Proof]:
     ES = -sp.sqrt(q) * A_sym  # Stein: E S = sqrt q (1 - A) - sqrt q
     return [
         prove_zero(
-            f"A V (Gamma - e e^T) V^T + B V e e^T V^T = A V P V^T + B V c c^T V^T / q, e = c / sqrt q "
-            f"[d={d}, k={k}]",
+            "A V (Gamma - e e^T) V^T + B V e e^T V^T = A V P V^T + B V c c^T V^T / q, "
+            f"e = c / sqrt q [d={d}, k={k}]",
             kernel - split,
         ),
         prove_zero(
@@ -164,9 +172,9 @@ def kernel_proofs(d: int = 2, k: int = 2) -> list[Proof]:
 
 
 def stein_proofs(L: int = 3) -> list[Proof]:
-    """The three steps of E sum_i p_i g_i = sqrt q (1 - A): Gaussian integration by parts (exact, for any
-    h: g phi h = phi h' - (phi h)', the last term integrating to 0), the softmax derivative, and
-    sum_i p_i (1 - p_i) = 1 - sum_i p_i^2."""
+    """The three steps of E sum_i p_i g_i = sqrt q (1 - A): Gaussian integration by parts
+    (exact, for any h: g phi h = phi h' - (phi h)', the last term integrating to 0), the softmax
+    derivative, and sum_i p_i (1 - p_i) = 1 - sum_i p_i^2."""
     g = sp.Symbol("g", real=True)
     h = sp.Function("h")
     phi = sp.exp(-(g**2) / 2) / sp.sqrt(2 * sp.pi)

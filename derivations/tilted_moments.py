@@ -8,14 +8,16 @@ tilt power c in {1, 2} and orders p, q in {0, 4, 8}:
 By the tilt (`tilt`): E_z'[|z'|^p e^{c a^T z'}] = Z(c a) E_{N(m + c Gamma a, Gamma)} |x|^p and
 Z(c a) / Z(a)^c = exp((c^2 - c)/2 a^T Gamma a), so with K = U^T Gamma U and kappa_c = (c^2 - c)/2,
 
-    M_pq^(c) = E_z[ exp(kappa_c z^T K z) P_p(z) |z|^q ],   P_p(z) = E_{x ~ N(m + c Gamma U z, Gamma)} |x|^p,
+    M_pq^(c) = E_z[ exp(kappa_c z^T K z) P_p(z) |z|^q ],
+               P_p(z) = E_{x ~ N(m + c Gamma U z, Gamma)} |x|^p,
 
 P_p a polynomial in z (p even). For kappa_c = 0 (c = 1) this is a Gaussian polynomial moment:
 always finite. For c = 2 the Gaussian integral against exp(z^T K z) converges iff
 Sigma_q^{-1} - 2 K is positive definite (equivalently: the largest eigenvalue lambda of
 Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2} is below 1/2), and then
 
-    M_pq^(2) = det(I - 2 Sigma_q K)^{-1/2} E_{z ~ N(0, S)}[P_p(z) |z|^q],   S = (Sigma_q^{-1} - 2K)^{-1}.
+    M_pq^(2) = det(I - 2 Sigma_q K)^{-1/2} E_{z ~ N(0, S)}[P_p(z) |z|^q],
+               S = (Sigma_q^{-1} - 2K)^{-1}.
 
 Polynomial Gaussian expectations are computed exactly by Stein's identity
 E[y_i f(y)] = sum_j Sigma_ij E[d_j f(y)] (recursively on monomials), in rational arithmetic when the
@@ -78,10 +80,10 @@ def exp_quadratic_expectation(poly: sp.Expr, z: list, Sigma_q: sp.Matrix, K: sp.
 def tilted_moment(p: int, q: int, c: int, m, Gamma, U, Sigma_q, *, shift=None, kappa=None):
     """M_pq^(c) exactly (a SymPy number), or sp.oo when the integral diverges.
 
-    `shift` (default c: the tilted mean m + c Gamma U z) and `kappa` (default (c^2 - c)/2, the exponent
-    of Z(c a) / Z(a)^c) exist for the claim's negative controls, which evaluate the same derivation
-    with the slip a derivation would make (the mean shift forgotten, the ratio's quadratic exponent
-    not divided by Z(a)^c)."""
+    `shift` (default c: the tilted mean m + c Gamma U z) and `kappa`
+    (default (c^2 - c)/2, the exponent of Z(c a) / Z(a)^c) exist for the claim's negative controls,
+    which evaluate the same derivation with the slip a derivation would make
+    (the mean shift forgotten, the ratio's quadratic exponent not divided by Z(a)^c)."""
     m, Gamma, U, Sigma_q = (sp.Matrix(x) for x in (m, Gamma, U, Sigma_q))
     d = m.rows
     z = list(sp.symbols(f"z0:{d}", real=True))
@@ -100,16 +102,18 @@ def importance_second_moment(
     """E[(Y_pq w)^2] for the importance-sampled estimator of numerics/tilted_moments.monte_carlo
     (Gaussian tokens): the variance Var = this - M_pq^(c)^2 fixes the Monte Carlo power beforehand.
 
-    The proposal draws z from N(0, W^2 Sigma_q) and z' from N(m, W^2 Gamma) (W = widen, r = rank Gamma)
-    with w the density ratio, so E_prop[(Y w)^2] = E_target[Y^2 w]. In standardised variables h
-    (h ~ N(0, I) under the target) w = W^(d+r) exp(-(1 - 1/W^2) |h|^2 / 2), and
-    exp(-(1 - 1/W^2)|h|^2/2) phi(h) = beta^(-dim/2) phi_{I/beta}(h) with beta = 2 - 1/W^2. Hence
+    The proposal draws z from N(0, W^2 Sigma_q) and z' from N(m, W^2 Gamma)
+    (W = widen, r = rank Gamma) with w the density ratio, so E_prop[(Y w)^2] = E_target[Y^2 w]. In
+    standardised variables h (h ~ N(0, I) under the target) w = W^(d+r) exp(-(1 - 1/W^2) |h|^2 / 2),
+    and exp(-(1 - 1/W^2)|h|^2/2) phi(h) = beta^(-dim/2) phi_{I/beta}(h) with beta = 2 - 1/W^2. Hence
 
-        E[(Y w)^2] = (W^2/beta)^((d+r)/2) E_{z ~ N(0, Sigma_q/beta)}[ exp(kappa' z^T K z) P'_2p(z) |z|^2q ],
+        E[(Y w)^2] = (W^2/beta)^((d+r)/2)
+                     E_{z ~ N(0, Sigma_q/beta)}[ exp(kappa' z^T K z) P'_2p(z) |z|^2q ],
 
-    K = U^T Gamma U, P'_2p(z) = E_{x ~ N(m + 2c Gamma' U z, Gamma')} |x|^2p, Gamma' = Gamma/beta, and
-    kappa' = 2c^2/beta - c: the tokens' factor exp(2c a^T m + 2c^2 a^T Gamma' a) of E[e^{2c a^T x}]
-    against exp(-2c log Z(a)) = exp(-2c a^T m - c a^T Gamma a). sp.oo when the integral diverges."""
+    K = U^T Gamma U, P'_2p(z) = E_{x ~ N(m + 2c Gamma' U z, Gamma')} |x|^2p, Gamma' = Gamma/beta,
+    and kappa' = 2c^2/beta - c: the tokens' factor exp(2c a^T m + 2c^2 a^T Gamma' a) of
+    E[e^{2c a^T x}] against exp(-2c log Z(a)) = exp(-2c a^T m - c a^T Gamma a). sp.oo when the
+    integral diverges."""
     m, Gamma, U, Sigma_q = (sp.Matrix(x) for x in (m, Gamma, U, Sigma_q))
     W = sp.nsimplify(widen)
     beta = 2 - 1 / W**2

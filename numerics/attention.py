@@ -5,9 +5,9 @@ For prompts z_1..z_L (one row each) and a query z,
     T[mu_L](z) = sum_i exp(s_i) V z_i / sum_i exp(s_i),   s_i = z_i^T U z = z_i . a,  a = U z.
 
 The reference formula is that ratio. The implementation keeps, per (prompt, query), a running
-maximum score M, the shifted denominator S = sum exp(s_i - M) and numerator N = sum exp(s_i - M) V z_i,
-rescaling both by exp(M_old - M_new) when the maximum grows (online log-sum-exp). Memory is then
-bounded by the chunk, whatever L.
+maximum score M, the shifted denominator S = sum exp(s_i - M) and numerator
+N = sum exp(s_i - M) V z_i, rescaling both by exp(M_old - M_new) when the maximum grows
+(online log-sum-exp). Memory is then bounded by the chunk, whatever L.
 
 Optionally the accumulator also keeps sums with a *fixed* shift c_q per query,
 S_c = sum_i exp(s_i - c_q) and N_c = sum_i exp(s_i - c_q) V z_i: unlike the max-shifted sums
@@ -32,11 +32,11 @@ independent of rho_i ~ N(0, I - W W^T), the scores are s_ij = c_j . t_i (c_j = W
 
     sum_i p_ji g_i = W (sum_i p_ji t_i) + R_j,   (R_1 .. R_Q) | t  ~  (I - W W^T) xi C^T,
 
-with xi an r x Q matrix of iid N(0, 1) and C C^T = G, G_jl = sum_i p_ji p_li (C the symmetric root of
-G, which may be singular). A prompt costs L Q + r Q normal draws instead of L r; the outputs and the
-participation ratios G_jj have exactly the law of the full draw (not the same values for a seed).
-`sampler="full"` draws every coordinate: the reference route, and the one replayed token by token
-in the tests.
+with xi an r x Q matrix of iid N(0, 1) and C C^T = G, G_jl = sum_i p_ji p_li (C the symmetric root
+of G, which may be singular). A prompt costs L Q + r Q normal draws instead of L r; the outputs and
+the participation ratios G_jj have exactly the law of the full draw
+(not the same values for a seed). `sampler="full"` draws every coordinate: the reference route, and
+the one replayed token by token in the tests.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ DEFAULT_WORK_BYTES = 2 * 2**20
 
 
 class SoftmaxAccumulator:
-    """Accumulate softmax attention for P prompts and Q queries over token chunks of shape (P, c, d)."""
+    """Accumulate softmax attention for P prompts and Q queries over token chunks of shape
+    (P, c, d)."""
 
     def __init__(
         self,
@@ -97,8 +98,9 @@ class SoftmaxAccumulator:
         count: int,
     ) -> "SoftmaxAccumulator":
         """The accumulator's state from max-shifted sums drawn elsewhere (the conditional sampler):
-        top (P, Q) the largest score, den = sum_i e^{s_i - top}, num = sum_i e^{s_i - top} V z_i (P, Q, k).
-        The fixed-shift sums are the same sums rescaled by e^{top - c}: the weights differ by that factor."""
+        top (P, Q) the largest score, den = sum_i e^{s_i - top},
+        num = sum_i e^{s_i - top} V z_i (P, Q, k). The fixed-shift sums are the same sums rescaled
+        by e^{top - c}: the weights differ by that factor."""
         acc = cls.__new__(cls)
         acc.tilts, acc.V = None, None
         acc.max, acc.den, acc.num, acc.count = top, den, num, int(count)
@@ -119,7 +121,8 @@ class SoftmaxAccumulator:
 def chunk_tokens(
     prompts: int, queries: int, d: int, k: int, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> int:
-    """Tokens per chunk so that the chunk's arrays (tokens, scores, weights, values) fit max_bytes."""
+    """Tokens per chunk so that the chunk's arrays (tokens, scores, weights, values) fit
+    max_bytes."""
     per_token = 8 * prompts * (d + 2 * queries + k) * 2  # factor 2: temporaries of the same size
     return max(1, int(max_bytes // per_token))
 
@@ -247,19 +250,19 @@ SAMPLERS = ("auto", "conditional", "full")
 
 
 def conditional_pays(L: int, Q: int, r: int) -> bool:
-    """Where "auto" takes the conditional sampler (measured by benchmarks/bench_sampler.py): it draws
-    L Q normals for L r, but a token then costs about 3 Q^2 products for the full draw's 2 Q r, and each
-    prompt a QR and an eigendecomposition; it pays from 2 Q <= r and L >= 64."""
+    """Where "auto" takes the conditional sampler (measured by benchmarks/bench_sampler.py): it
+    draws L Q normals for L r, but a token then costs about 3 Q^2 products for the full draw's
+    2 Q r, and each prompt a QR and an eigendecomposition; it pays from 2 Q <= r and L >= 64."""
     return 2 * Q <= r and L >= 64
 
 
 def accumulator_conditional_pays(L: int, Q: int, components: int) -> bool:
-    """Where `sampled_accumulator`'s "auto" takes the conditional sampler. Its full route draws whole
-    tokens by law.sample, so the conditional one pays even at Q >= r once a prompt is long enough to
-    amortise the per-prompt eigendecompositions. Measured at 2000 prompts (full time / conditional
-    time): Gaussian d = 3, Q = 8: 0.92 at L = 32, 1.26 at 64, 2.02 at 128; the two-component mixture
-    (d = 2, its masks cost more), Q = 8: 0.57 at L = 64, 0.84 at 128; Q = 4: 1.84 at L = 1024. The rule
-    asks for about twice the break-even."""
+    """Where `sampled_accumulator`'s "auto" takes the conditional sampler. Its full route draws
+    whole tokens by law.sample, so the conditional one pays even at Q >= r once a prompt is long
+    enough to amortise the per-prompt eigendecompositions. Measured at 2000 prompts
+    (full time / conditional time): Gaussian d = 3, Q = 8: 0.92 at L = 32, 1.26 at 64, 2.02 at 128;
+    the two-component mixture (d = 2, its masks cost more), Q = 8: 0.57 at L = 64, 0.84 at
+    128; Q = 4: 1.84 at L = 1024. The rule asks for about twice the break-even."""
     return L >= (32 if components > 1 else 16) * Q
 
 
@@ -271,15 +274,17 @@ def gram_root(G: np.ndarray) -> np.ndarray:
 
 
 def project_off(W: np.ndarray, xi: np.ndarray) -> np.ndarray:
-    """(I - W W^T) xi for orthonormal columns W (.., r, Q): xi's component off the score directions."""
+    """(I - W W^T) xi for orthonormal columns W (.., r, Q): xi's component off the score
+    directions."""
     return xi - np.matmul(W, np.matmul(np.swapaxes(W, -1, -2), xi))
 
 
 def _conditional_block(
     rng: np.random.Generator, beta: np.ndarray, L: int, c: int, participation: bool
 ):
-    """The weighted coordinate means sum_i p_ji g_i, (pb, Q, r), and the participation ratios, (pb, Q),
-    for pb prompts with coordinate tilts beta (pb, Q, r), Q < r, drawn by the conditional sampler."""
+    """The weighted coordinate means sum_i p_ji g_i, (pb, Q, r), and the participation ratios,
+    (pb, Q), for pb prompts with coordinate tilts beta (pb, Q, r), Q < r, drawn by the conditional
+    sampler."""
     pb, Q, r = beta.shape
     W, tri = np.linalg.qr(
         beta.transpose(0, 2, 1)
@@ -344,13 +349,14 @@ def conditional_accumulator(
     queries (Q, d) shared by every prompt.
 
     Given its label k (drawn with the mixture weights; no draw when K = 1), a token is m_k + B_k g,
-    g ~ N(0, I_{r_k}). With W_k (r_k x q_k, q_k = min(Q, r_k)) orthonormal columns spanning the tilts
-    b_kj = B_k^T a_j (reduced QR), g = W_k t + rho and the score is s_j = a_j . m_k + c_kj . t. Given
-    the labels and the t's, the residual sums R_kj = sum_{i in k} w_ji rho_i are independent across
-    components and Gaussian with covariance G_k (x) (I - W_k W_k^T), G_k,jl = sum_{i in k} w_ji w_li
-    (derivations/conditional_sampler.py applied to the tokens of each component, which are iid
-    Gaussian given the labels). A token costs max_k q_k normals (and a uniform when K > 1) instead of
-    r_k normals. The sums are max-shifted, so the fixed-shift ones follow (`SoftmaxAccumulator.from_sums`)."""
+    g ~ N(0, I_{r_k}). With W_k (r_k x q_k, q_k = min(Q, r_k)) orthonormal columns spanning the
+    tilts b_kj = B_k^T a_j (reduced QR), g = W_k t + rho and the score is
+    s_j = a_j . m_k + c_kj . t. Given the labels and the t's, the residual sums
+    R_kj = sum_{i in k} w_ji rho_i are independent across components and Gaussian with covariance
+    G_k (x) (I - W_k W_k^T), G_k,jl = sum_{i in k} w_ji w_li (derivations/conditional_sampler.py
+    applied to the tokens of each component, which are iid Gaussian given the labels). A token costs
+    max_k q_k normals (and a uniform when K > 1) instead of r_k normals. The sums are max-shifted,
+    so the fixed-shift ones follow (`SoftmaxAccumulator.from_sums`)."""
     weights, means, roots = components
     A = queries @ U.T  # (Q, d): a_j = U z_j
     Q, K = A.shape[0], len(roots)
@@ -435,9 +441,9 @@ def sampled_outputs(
 ) -> SampledOutputs:
     """Softmax attention over `prompts` fresh prompts of length L from `law`, for queries (Q, d)
     shared by every prompt or (prompts, Q, d) drawn per prompt. Float64, streamed: the working
-    set is about `work_bytes` (capped by `max_bytes`) whatever L; the outputs take P Q (k + 1) floats.
-    `sampler`: "full" draws every token coordinate; "conditional" draws the scores and the weighted
-    residuals (Gaussian laws only); "auto" takes the conditional sampler where it pays
+    set is about `work_bytes` (capped by `max_bytes`) whatever L; the outputs take P Q (k + 1)
+    floats. `sampler`: "full" draws every token coordinate; "conditional" draws the scores and the
+    weighted residuals (Gaussian laws only); "auto" takes the conditional sampler where it pays
     (`conditional_pays`), else the full one."""
     if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 1:
         raise ValueError(f"prompt length L = {L!r} must be an integer >= 1")
@@ -461,7 +467,8 @@ def sampled_outputs(
     Q, k = queries.shape[-2], V.shape[0]
     if prompts * Q * (k + 4) * 8 > max_bytes:
         raise ValueError(
-            f"prompts x queries = {prompts} x {Q} outputs exceed the memory cap of {max_bytes} bytes"
+            f"prompts x queries = {prompts} x {Q} outputs exceed the memory cap of {max_bytes} "
+            "bytes"
         )
     work_bytes = min(int(work_bytes), int(max_bytes) // 4)
     if sampler not in SAMPLERS:

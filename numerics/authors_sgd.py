@@ -1,4 +1,5 @@
-"""The authors' one-head experiment at CPU scale (docs/paper.md section 6, claim `authors-experiment`).
+"""The authors' one-head experiment at CPU scale
+(docs/paper.md section 6, claim `authors-experiment`).
 
 Data (one prompt): task beta ~ N(0, tau I_d), prompt inputs x_i = M_p g_i, query x_q = M_q g_q
 (g standard normal), labels y = beta^T x + eps, eps ~ N(0, s2), also for the query label y_q.
@@ -14,9 +15,9 @@ derivations/authors_gradients.py and emitted (kernels `authors_sgd_*`); max-shif
 
 SGD: one batch of `batch` prompts of the largest length per step, shared by every L (each L uses
 the first L tokens, an iid prompt of length L) and by both models (common random numbers). Each
-(model, L) pair is an exact SGD on its own risk; only the noise is shared. Memory: batch x L_max x 2 (the
-reduced token sampler of `sample`: the models see a token only through (x_i^T x_q, y_i), drawn from
-their exact conditional Gaussian law; `tokens="literal"` draws x_i = M_p g_i, for the tests).
+(model, L) pair is an exact SGD on its own risk; only the noise is shared. Memory: batch x L_max x 2
+(the reduced token sampler of `sample`: the models see a token only through (x_i^T x_q, y_i), drawn
+from their exact conditional Gaussian law; `tokens="literal"` draws x_i = M_p g_i, for the tests).
 Evaluation: fresh prompts per L, in chunks below `chunk_bytes`, the query noise averaged exactly
 (loss (beta^T x_q - yhat)^2 + s2, the same mean with a smaller variance), both models on the
 same prompts so their difference has its own standard error.
@@ -55,7 +56,8 @@ def generator_maps(Sigma: np.ndarray, generator: str) -> tuple[np.ndarray, np.nd
 
 
 def covariances(Sigma: np.ndarray, generator: str) -> tuple[np.ndarray, np.ndarray]:
-    """(Sigma_p, Sigma_q) = (M_p M_p^T, M_q M_q^T): the covariances the generator really produces."""
+    """(Sigma_p, Sigma_q) = (M_p M_p^T, M_q M_q^T): the covariances the generator really
+    produces."""
     Mp, Mq = generator_maps(Sigma, generator)
     return Mp @ Mp.T, Mq @ Mq.T
 
@@ -76,9 +78,10 @@ def sample(
 
     tokens = "literal": x_i = M_p g_i with g_i ~ N(0, I_d) (d + 1 normals per token).
     tokens = "reduced" (default, same law, 2 normals per token): the models see a token only through
-    (s_i, y_i) = (g_i^T u + 0, g_i^T v + eps_i) with u = M_p^T x_q, v = M_p^T beta fixed by the prompt's
-    (x_q, beta); given them the pair is Gaussian with Var s = |u|^2, Cov(s, y) = u.v,
-    Var y = |v|^2 + s2, so s = |u| z1, y = (u.v / |u|) z1 + sqrt(|v|^2 - (u.v)^2 / |u|^2 + s2) z2."""
+    (s_i, y_i) = (g_i^T u + 0, g_i^T v + eps_i) with u = M_p^T x_q, v = M_p^T beta fixed by the
+    prompt's (x_q, beta); given them the pair is Gaussian with Var s = |u|^2, Cov(s, y) = u.v,
+    Var y = |v|^2 + s2, so s = |u| z1,
+    y = (u.v / |u|) z1 + sqrt(|v|^2 - (u.v)^2 / |u|^2 + s2) z2."""
     Mp, Mq = maps
     d = Mp.shape[0]
     beta = math.sqrt(tau) * rng.standard_normal((n, d))
@@ -192,7 +195,8 @@ def train(
     tokens="reduced",
 ) -> dict:
     """SGD for both models and every L from `init` = (mu0, omega0). Returns
-    {"params": {model: {L: (mu, omega)}}, "trajectory": {model: {L: array (k, 2)}}, "record_steps", "seconds"}."""
+    {"params": {model: {L: (mu, omega)}}, "trajectory": {model: {L: array (k, 2)}}, "record_steps",
+    "seconds"}."""
     check_plan(Ls, steps, lr, batch)
     maps = generator_maps(Sigma, generator)
     Lmax = max(Ls)
@@ -208,9 +212,9 @@ def train(
 def sgd_loop(Ls, steps, lr, init, record, progress, batch_gradients) -> dict:
     """The SGD driver shared by `train` and authors_sgd_fast.train: at each step `batch_gradients()`
     draws one batch (shared by every L, as the prompts of length L are the first L tokens of the
-    longest) and returns grad(model, L, mu, omega) -> (d/dmu, d/domega) of the batch loss; both models
-    at every L take the step mu, omega -= lr grad. Divergence raises FloatingPointError; `record`
-    states are kept along the way. Returns the dict that `train` documents."""
+    longest) and returns grad(model, L, mu, omega) -> (d/dmu, d/domega) of the batch loss; both
+    models at every L take the step mu, omega -= lr grad. Divergence raises FloatingPointError;
+    `record` states are kept along the way. Returns the dict that `train` documents."""
     theta = {m: {L: [float(init[0]), float(init[1])] for L in Ls} for m in MODELS}
     every = max(1, steps // record)
     rec_steps = [0]
@@ -311,8 +315,8 @@ def best_softmax(Sigma, s2, tau, L, generator, n, rng, bounds=(1e-3, 2.0), max_b
     """(mu*, omega*) minimising the softmax risk on one fixed sample of n prompts (at most
     max_bytes of scores and labels): for fixed omega the risk is quadratic in mu, so
     mu*(omega) = E[y_q S] / E[S^2] and the profile risk E y_q^2 - E[y_q S]^2 / E[S^2] is minimised
-    over omega in `bounds` (bounded Brent; the profile is the kernel `authors_sgd_profile`). Judge the
-    result on fresh prompts (`evaluate`)."""
+    over omega in `bounds` (bounded Brent; the profile is the kernel `authors_sgd_profile`). Judge
+    the result on fresh prompts (`evaluate`)."""
     from scipy.optimize import minimize_scalar
 
     n = int(min(n, max(2, max_bytes // (16 * L))))

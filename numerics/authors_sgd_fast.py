@@ -16,8 +16,8 @@ emitted kernels `authors_sgd_*` of derivations/authors_gradients.py). The draws 
 same updates as `authors_sgd.train` to rounding (tests/numerics/test_authors_sgd_fast.py).
 
 Where the time goes (benchmarks/authors_sgd_step.py, L = 1000, n = 128): the 2 n L standard normals
-dominate; the exponential and five row reductions follow. The authors' recipe draws n L d + ... normals
-and works on an (n, L, d) tensor.
+dominate; the exponential and five row reductions follow. The authors' recipe draws n L d + ...
+normals and works on an (n, L, d) tensor.
 """
 
 from __future__ import annotations
@@ -92,11 +92,11 @@ def step_gradients(
 
 
 def conditional_sums(rng: np.random.Generator, omega: float, nu, z0):
-    """Draw (E_p z1 Z, sum_i e_i z0_i z1_i, sum_i z0_i z1_i) given z0 without drawing z1: given z0 they are
-    Gaussian with mean 0 and covariance the Gram matrix G of the vectors (e, e z0, z0) (e the max-shifted
-    softmax numerators at temperature omega |u|), so G^{1/2} xi with xi ~ N(0, I_3) has their exact law
-    (G^{1/2} by the eigendecomposition, PSD clipped at 0). 3 normals per prompt instead of L.
-    Returns (e, Z, sums (n, 3))."""
+    """Draw (E_p z1 Z, sum_i e_i z0_i z1_i, sum_i z0_i z1_i) given z0 without drawing z1: given z0
+    they are Gaussian with mean 0 and covariance the Gram matrix G of the vectors
+    (e, e z0, z0) (e the max-shifted softmax numerators at temperature omega |u|), so G^{1/2} xi
+    with xi ~ N(0, I_3) has their exact law (G^{1/2} by the eigendecomposition, PSD clipped at 0).
+    3 normals per prompt instead of L. Returns (e, Z, sums (n, 3))."""
     t = omega * nu
     top = np.where(t >= 0, z0.max(axis=1), z0.min(axis=1))
     e = np.exp(t[:, None] * (z0 - top[:, None]))
@@ -137,7 +137,8 @@ def conditional_gradients(rng, mu_om: dict, nu, a, b, z0, yq) -> dict:
 def train(
     Sigma, s2, tau, Ls, generator, steps, lr, batch, init, rng, record=50, progress=None
 ) -> dict:
-    """`authors_sgd.train` (reduced tokens) with the fast step: same arguments, same result to rounding."""
+    """`authors_sgd.train` (reduced tokens) with the fast step: same arguments, same result to
+    rounding."""
     check_plan(Ls, steps, lr, batch)
     maps = generator_maps(Sigma, generator)
     Lmax = max(Ls)
@@ -155,9 +156,10 @@ def train(
 def train_conditional(
     Sigma, s2, tau, L, generator, steps, lr, batch, init, rng, record=50, progress=None
 ) -> dict:
-    """SGD for both models at one L with `conditional_gradients` (n L + 3 n normals per step instead of
-    2 n L): the same SGD in law as `train` at that L, not the same draws. Returns {"params": {model:
-    (mu, omega)}, "trajectory": {model: array (k, 2)}, "record_steps", "seconds"}."""
+    """SGD for both models at one L with `conditional_gradients` (n L + 3 n normals per step instead
+    of 2 n L): the same SGD in law as `train` at that L, not the same draws. Returns
+    {"params": {model: (mu, omega)}, "trajectory": {model: array (k, 2)}, "record_steps",
+    "seconds"}."""
     check_plan([L], steps, lr, batch)
     maps = generator_maps(Sigma, generator)
     theta = {m: (float(init[0]), float(init[1])) for m in MODELS}

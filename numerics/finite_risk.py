@@ -14,16 +14,17 @@ derivations/risk_finite.py (`kernels.finite_risk_integrand`, affine in k2). What
   The radial average (where the integrand varies fast: A_L grows like a Gaussian tilt) is a
   generalised Gauss-Laguerre rule in Q with many nodes; the Dirichlet average (where it is smooth:
   a and b are linear in D) is a tensor Gauss-Jacobi rule over the stick-breaking Beta variables
-  D_1 = B_1, D_j = B_j prod_{i<j} (1 - B_i), B_j ~ Beta(1/2, (d - j)/2). (A tensor Gauss-Hermite rule
-  in h converges only algebraically here: measured ~1e-5 relative at 20 nodes per axis.)
+  D_1 = B_1, D_j = B_j prod_{i<j} (1 - B_i), B_j ~ Beta(1/2, (d - j)/2). (A tensor Gauss-Hermite
+  rule in h converges only algebraically here: measured ~1e-5 relative at 20 nodes per axis.)
 
 Error estimate (stated with every value): the sum of the changes when each of the three rules is
 coarsened (radial nodes halved, angular nodes minus 4, every other table point). Each change bounds
-the coarser rule's error, so the sum is conservative while the convergence is monotone; tests compare
-with a finer evaluation. Measured against (480 radial, 18 angular, 193 table points), d = 5, mu = 1,
-omega = 0.4, L = 10 / 10^3 / 10^6: isotropic, true relative error 6e-9 / 3e-11 / 1e-13 (stated 5e-7 /
-1e-8 / 2e-13); Toeplitz(0.5) sigma, correct and authors' generators, true <= 5e-7 (stated <= 9e-6).
-Cost: 0.1-0.2 s isotropic, ~0.5 s anisotropic (the table of 65 exact A_L, B_L dominates).
+the coarser rule's error, so the sum is conservative while the convergence is monotone; tests
+compare with a finer evaluation. Measured against (480 radial, 18 angular, 193 table points), d = 5,
+mu = 1, omega = 0.4, L = 10 / 10^3 / 10^6: isotropic, true relative error 6e-9 / 3e-11 / 1e-13
+(stated 5e-7 / 1e-8 / 2e-13); Toeplitz(0.5) sigma, correct and authors' generators, true <= 5e-7
+(stated <= 9e-6). Cost: 0.1-0.2 s isotropic, ~0.5 s anisotropic
+(the table of 65 exact A_L, B_L dominates).
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ PRUNE = 1e-12  # radial and angular nodes with relatively smaller weight are dro
 
 @dataclass(frozen=True)
 class Model:
-    """The data law: prompt covariance Sigma_p, query covariance Sigma_q, task variance tau, noise s2."""
+    """The data law: prompt covariance Sigma_p, query covariance Sigma_q, task variance tau,
+    noise s2."""
 
     Sigma_p: np.ndarray
     Sigma_q: np.ndarray
@@ -77,7 +79,8 @@ def _root(S: np.ndarray) -> np.ndarray:
 
 
 def spectra(model: Model) -> tuple[np.ndarray, np.ndarray]:
-    """(lam, nu): the eigenvalues of K1 and the diagonal of K2 in K1's eigenbasis (module docstring)."""
+    """(lam, nu): the eigenvalues of K1 and the diagonal of K2 in K1's eigenbasis
+    (module docstring)."""
     Rq = _root(model.Sigma_q)
     K1 = Rq @ model.Sigma_p @ Rq
     lam, V = np.linalg.eigh((K1 + K1.T) / 2)
@@ -86,10 +89,11 @@ def spectra(model: Model) -> tuple[np.ndarray, np.ndarray]:
 
 
 def radial_rule(d: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes and weights of E f(Q), Q ~ chi2_d: Q = 2 x with x ~ Gamma(d/2), generalised Gauss-Laguerre
-    (alpha = d/2 - 1) by Golub-Welsch: the nodes are the eigenvalues of the Jacobi matrix (diagonal
-    2k + alpha + 1, off-diagonal sqrt(k (k + alpha))) and the normalised weights the squared first
-    components of its eigenvectors (stable at any order, unlike the three-term recurrence)."""
+    """Nodes and weights of E f(Q), Q ~ chi2_d: Q = 2 x with x ~ Gamma(d/2), generalised
+    Gauss-Laguerre (alpha = d/2 - 1) by Golub-Welsch: the nodes are the eigenvalues of the Jacobi
+    matrix (diagonal 2k + alpha + 1, off-diagonal sqrt(k (k + alpha))) and the normalised weights
+    the squared first components of its eigenvectors (stable at any order, unlike the three-term
+    recurrence)."""
     alpha = d / 2 - 1
     k = np.arange(nodes)
     x, V = np.linalg.eigh(
@@ -202,8 +206,9 @@ def exact_risk(
 
 
 def infinite_risk(model: Model, mu: float, omega: float) -> float:
-    """R_inf = tau tr Sigma_q + s2 - 2 p tau tr(Sigma_p Sigma_q) + p^2 tau tr(Sigma_p^2 Sigma_q), p = mu omega
-    (the integrand at A = B = 0, averaged exactly: E k1 = tr(Sigma_p Sigma_q), E k2 = tr(Sigma_p^2 Sigma_q))."""
+    """R_inf = tau tr Sigma_q + s2 - 2 p tau tr(Sigma_p Sigma_q) + p^2 tau tr(Sigma_p^2 Sigma_q),
+    p = mu omega (the integrand at A = B = 0, averaged exactly: E k1 = tr(Sigma_p Sigma_q),
+    E k2 = tr(Sigma_p^2 Sigma_q))."""
     Sp, Sq = model.Sigma_p, model.Sigma_q
     zero = np.zeros(1)
     k1, k2 = np.trace(Sp @ Sq), np.trace(Sp @ Sp @ Sq)
@@ -222,10 +227,10 @@ def infinite_risk(model: Model, mu: float, omega: float) -> float:
 
 
 class RiskSurface:
-    """R_L(mu, omega) for one L over |omega| <= omega_max, for optimisation: one table of A_L, B_L on
-    [0, omega_max^2 max k1] serves every omega, and for fixed omega the risk is a quadratic in mu
-    (the integrand is), R = c0 + c1 mu + c2 mu^2, so mu*(omega) = -c1 / (2 c2) in closed form and the
-    optimum is a 1-D bounded minimisation over omega of the profile risk c0 - c1^2 / (4 c2)."""
+    """R_L(mu, omega) for one L over |omega| <= omega_max, for optimisation: one table of A_L, B_L
+    on [0, omega_max^2 max k1] serves every omega, and for fixed omega the risk is a quadratic in mu
+    (the integrand is), R = c0 + c1 mu + c2 mu^2, so mu*(omega) = -c1 / (2 c2) in closed form and
+    the optimum is a 1-D bounded minimisation over omega of the profile risk c0 - c1^2 / (4 c2)."""
 
     def __init__(self, model: Model, L: int, omega_max: float, points: int = DEFAULT_TABLE_POINTS):
         validate.prompt_length("L", L)

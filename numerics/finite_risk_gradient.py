@@ -1,9 +1,9 @@
 """Gradient of the exact finite-L softmax risk and its gradient flow (an algorithm).
 
-grad R_L(mu, omega) = E_{x_q} (dI/dmu, dI/domega), the integrand's total derivatives derived and emitted
-from derivations/risk_finite_gradient.py (`finite_risk_integrand_grad_*`), averaged with the polar
-query rule of numerics/finite_risk.py (differentiation under the quadrature: the rule's nodes do not
-depend on (mu, omega)). The slopes A_L'(q), B_L'(q) are those of the tabulated moments: with
+grad R_L(mu, omega) = E_{x_q} (dI/dmu, dI/domega), the integrand's total derivatives derived and
+emitted from derivations/risk_finite_gradient.py (`finite_risk_integrand_grad_*`), averaged with the
+polar query rule of numerics/finite_risk.py (differentiation under the quadrature: the rule's nodes
+do not depend on (mu, omega)). The slopes A_L'(q), B_L'(q) are those of the tabulated moments: with
 x = sqrt q and the cubic splines l_A(x) = log A_L, l_B(x) = log B_L of the table,
     A_L'(q) = A_L(q) l_A'(x) / (2 x)      (-> A_L(0) l_A''(0) / 2 as x -> 0: l_A is even in x).
 Stated error of a gradient: the sum of the changes when the radial rule is halved and every other
@@ -13,11 +13,11 @@ compare it with central differences of the exact risk (an independent route: no 
 finer table.
 
 Gradient flow: d(mu, omega)/dt = -grad R_L from the authors' initialisation (scipy's solve_ivp, BDF:
-the flow is stiff, a fast direction across the valley mu omega ~ p*_L and a slow one along it: Hessian
-eigenvalues 24 and 9e-3 at L = 1000; measured there to t = 1e5, rtol 1e-7: 913 gradient evaluations
-for BDF, 1630 for LSODA, the same end to 1e-8; RK45 needs ~3300 to reach t = 300 alone), the
-infinite-batch limit of their SGD at time t = lr x steps. The flow runs on a coarser rule than the
-judged gradient (FLOW_RADIAL, FLOW_ANGULAR), its end is judged on the fine one.
+the flow is stiff, a fast direction across the valley mu omega ~ p*_L and a slow one along it:
+Hessian eigenvalues 24 and 9e-3 at L = 1000; measured there to t = 1e5, rtol 1e-7: 913 gradient
+evaluations for BDF, 1630 for LSODA, the same end to 1e-8; RK45 needs ~3300 to reach t = 300 alone),
+the infinite-batch limit of their SGD at time t = lr x steps. The flow runs on a coarser rule than
+the judged gradient (FLOW_RADIAL, FLOW_ANGULAR), its end is judged on the fine one.
 """
 
 from __future__ import annotations
@@ -91,9 +91,9 @@ class Gradient:
 
 
 class GradientSurface:
-    """grad R_L for one L on the rule and table of a numerics/finite_risk.RiskSurface (shared: the table
-    of A_L, B_L is the costly part). `flow_rule` (coarser, cheap) drives the gradient flow; `gradient`
-    (the surface's own rule, with a stated error) judges its endpoint."""
+    """grad R_L for one L on the rule and table of a numerics/finite_risk.RiskSurface
+    (shared: the table of A_L, B_L is the costly part). `flow_rule` (coarser, cheap) drives the
+    gradient flow; `gradient` (the surface's own rule, with a stated error) judges its endpoint."""
 
     def __init__(self, surface, flow_rule: QueryRule | None = None):
         self.model, self.L, self.omega_max = surface.model, surface.L, surface.omega_max
@@ -101,7 +101,8 @@ class GradientSurface:
         self.coarse = query_rule(self.model, RADIAL_NODES // 2, ANGULAR_NODES)
         self.flow_rule = flow_rule or query_rule(self.model, FLOW_RADIAL, FLOW_ANGULAR)
         self.slopes, self.half = Slopes(surface.table), Slopes(half_table(surface.table))
-        # the table covers omega^2 a Q <= q_max for the surface's rule; a coarser rule may reach further out
+        # the table covers omega^2 a Q <= q_max for the surface's rule; a coarser rule may reach
+        # further out
         reach = max(float(r.a.max() * r.Q.max()) for r in (self.rule, self.coarse, self.flow_rule))
         self.omega_max = min(self.omega_max, math.sqrt(self.slopes.q_max / reach))
 
@@ -120,8 +121,9 @@ class GradientSurface:
         return _gradient(self.model, self.flow_rule, self.slopes, mu, omega)
 
     def gradient(self, mu: float, omega: float) -> Gradient:
-        """The gradient with its stated error: the changes when the radial rule is halved and when every
-        other table point is dropped (the angular coarsening of exact_risk may leave the table's range)."""
+        """The gradient with its stated error: the changes when the radial rule is halved and when
+        every other table point is dropped (the angular coarsening of exact_risk may leave the
+        table's range)."""
         g = self.value(mu, omega)
         err = np.abs(g - _gradient(self.model, self.coarse, self.slopes, mu, omega)) + np.abs(
             g - _gradient(self.model, self.rule, self.half, mu, omega)

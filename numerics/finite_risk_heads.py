@@ -8,12 +8,14 @@ Gauss-Laguerre in Q ~ chi2_d, stick-breaking Gauss-Jacobi over the directions).
 
 Moments: on a grid r_j = sqrt(k1_max) j / (n - 1) (dense near 0 in k1), the one-head A_L(c_h^2),
 B_L(c_h^2) (numerics/selfnormalised.log_moments) and the cross A_12, B_12
-(numerics/selfnormalised_pair.moments), interpolated by cubic splines in r: log A_hh, log B_hh, and the
-cross moments as correlations A_12 / sqrt(A_11 A_22), B_12 / sqrt(B_11 B_22) (bounded, smooth; all even
-in r, so the slope at r = 0 is 0). B_12 may be negative: it is never interpolated in log space.
+(numerics/selfnormalised_pair.moments), interpolated by cubic splines in r: log A_hh, log B_hh, and
+the cross moments as correlations A_12 / sqrt(A_11 A_22), B_12 / sqrt(B_11 B_22)
+(bounded, smooth; all even in r, so the slope at r = 0 is 0). B_12 may be negative: it is never
+interpolated in log space.
 
-Stated error: as numerics/finite_risk.py, the sum of the changes when the radial nodes are halved, the
-angular nodes lowered by 4 and every other table point dropped (tests compare with a finer evaluation).
+Stated error: as numerics/finite_risk.py, the sum of the changes when the radial nodes are halved,
+the angular nodes lowered by 4 and every other table point dropped
+(tests compare with a finer evaluation).
 """
 
 from __future__ import annotations
@@ -110,7 +112,8 @@ def exact_risk(
     angular: int = fr.ANGULAR_NODES,
     points: int = DEFAULT_TABLE_POINTS,
 ) -> fr.RiskValue:
-    """R_L(mu, omega) for two heads (mu, omega of length 2) with its stated error (module docstring)."""
+    """R_L(mu, omega) for two heads (mu, omega of length 2) with its stated error
+    (module docstring)."""
     validate.prompt_length("L", L)
     mu, omega = _heads("mu", mu), _heads("omega", omega)
     rule, coarse_r, coarse_a, k1_max = _rules(model, radial, angular)
@@ -126,8 +129,8 @@ def exact_risk(
 def quadratic(
     model: fr.Model, rule: fr.QueryRule, tab: PairTable
 ) -> tuple[float, np.ndarray, np.ndarray]:
-    """For fixed omega the risk is quadratic in mu (the integrand is): R = c0 + g.mu + mu^T H mu, read
-    off six values."""
+    """For fixed omega the risk is quadratic in mu (the integrand is): R = c0 + g.mu + mu^T H mu,
+    read off six values."""
     R = lambda m1, m2: _average(model, rule, tab, (m1, m2))
     c0 = R(0.0, 0.0)
     p1, n1, p2, n2 = R(1.0, 0.0), R(-1.0, 0.0), R(0.0, 1.0), R(0.0, -1.0)
@@ -152,15 +155,17 @@ def antisymmetric_optimum(
     points: int = 17,
     xatol: float = 1e-5,
 ) -> dict:
-    """The optimum over the antisymmetric pairs (mu, omega), (-mu, -omega), yhat = mu (S(omega) - S(-omega)).
+    """The optimum over the antisymmetric pairs (mu, omega), (-mu, -omega),
+    yhat = mu (S(omega) - S(-omega)).
 
-    Why this family: the integrand is invariant under (mu_h, omega_h) -> (-mu_h, -omega_h) for both heads
-    (it sees omega_h omega_k, mu_h mu_k, mu_h omega_h and moments even under (c_1, c_2) -> (-c_1, -c_2),
-    g -> -g) and under swapping the heads; the antisymmetric pairs are the fixed points of the
-    composition of the two, so a critical point of the risk restricted to them is a critical point of
-    the full two-head risk (its gradient lies in the fixed subspace). Whether it is a minimum in the
-    other directions is checked by the caller. For fixed omega the risk is a quadratic in mu (three
-    values); the profile is minimised over omega in [lo, omega_max] by bounded Brent."""
+    Why this family: the integrand is invariant under (mu_h, omega_h) -> (-mu_h, -omega_h) for both
+    heads (it sees omega_h omega_k, mu_h mu_k, mu_h omega_h and moments even under
+    (c_1, c_2) -> (-c_1, -c_2), g -> -g) and under swapping the heads; the antisymmetric pairs are
+    the fixed points of the composition of the two, so a critical point of the risk restricted to
+    them is a critical point of the full two-head risk (its gradient lies in the fixed subspace).
+    Whether it is a minimum in the other directions is checked by the caller. For fixed omega the
+    risk is a quadratic in mu (three values); the profile is minimised over omega in [lo, omega_max]
+    by bounded Brent."""
     from scipy.optimize import minimize_scalar
 
     rule = fr.query_rule(model)
@@ -187,7 +192,8 @@ def antisymmetric_optimum(
 def profile_at(
     model: fr.Model, L: int, omega, points: int = DEFAULT_TABLE_POINTS
 ) -> tuple[float, np.ndarray]:
-    """min over (mu_1, mu_2) of R_L at fixed omega (the full 2 x 2 quadratic), with the minimiser."""
+    """min over (mu_1, mu_2) of R_L at fixed omega (the full 2 x 2 quadratic), with the
+    minimiser."""
     rule = fr.query_rule(model)
     return profile(
         model,
@@ -201,7 +207,8 @@ def optimum(
 ) -> dict:
     """(mu*, omega*, R*) of the two-head surface: Nelder-Mead over (omega_1, omega_2) in
     [-omega_max, omega_max]^2 from `start` (the profile risk, mu eliminated in closed form), each
-    step with its own (coarser, `points`) table; the caller re-evaluates the optimum with exact_risk."""
+    step with its own (coarser, `points`) table; the caller re-evaluates the optimum with
+    exact_risk."""
     from scipy.optimize import minimize
 
     rule = fr.query_rule(model)

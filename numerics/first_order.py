@@ -4,13 +4,13 @@ Gaussian (derivations/fluctuations.py, sections 1 and 5):
     tr C1(z) = E w^2 [ tr(V Hess Lambda(2a) V^T) + |V (grad Lambda(2a) - grad Lambda(a))|^2 ],
     E w^2 = e^{Lambda(2a) - 2 Lambda(a)},   a = U z,
 
-- affine product laws z = m + B x (x iid Rademacher or uniform on [-sqrt3, sqrt3]): with b = B^T a and
-  l the coordinate log-mgf, Lambda(2a) - 2 Lambda(a) = sum_j l(2 b_j) - 2 l(b_j),
+- affine product laws z = m + B x (x iid Rademacher or uniform on [-sqrt3, sqrt3]): with b = B^T a
+  and l the coordinate log-mgf, Lambda(2a) - 2 Lambda(a) = sum_j l(2 b_j) - 2 l(b_j),
   grad Lambda = m + B l'(b), Hess Lambda = B diag(l''(b)) B^T: the entrywise kernels (l', l'' and
   l(2.) - 2 l(.)) and their assembly over the coordinates (product_law_log_weight,
   product_law_trace_factor) are all emitted from derivations/fluctuations_product.py;
-- Gaussian mixtures: the two moments of numerics/limits.mixture_bound_moments (E w^2 |V(z' - mu_a)|^2
-  is tr C1).
+- Gaussian mixtures: the two moments of
+  numerics/limits.mixture_bound_moments (E w^2 |V(z' - mu_a)|^2 is tr C1).
 
 Rows are queries: Z is (n, d), the result (n,).
 """

@@ -62,9 +62,10 @@ class LogLogFit:
 
 
 def loglog_slope_design(Ls, relative_stderrs) -> tuple[np.ndarray, float]:
-    """Before or beside any data: for points ln y_j with standard errors r_j (relative errors of y_j),
-    the weights c with fitted slope = c @ ln y (the slope is linear in the log values), and the slope's
-    standard error sqrt([(X^T W X)^{-1}]_11), W = diag(1 / r_j^2), X rows (1, -ln L_j), as `loglog_fit`."""
+    """Before or beside any data: for points ln y_j with standard errors r_j (relative errors of
+    y_j), the weights c with fitted slope = c @ ln y (the slope is linear in the log values), and
+    the slope's standard error sqrt([(X^T W X)^{-1}]_11), W = diag(1 / r_j^2), X rows (1, -ln L_j),
+    as `loglog_fit`."""
     x = np.log(np.asarray(Ls, dtype=float))
     X = np.column_stack([np.ones_like(x), -x])
     w = 1.0 / np.asarray(relative_stderrs, dtype=float) ** 2
@@ -82,7 +83,8 @@ def loglog_fit(Ls, values, stderrs=None) -> LogLogFit:
         )
     if np.any(L <= 0) or np.any(y <= 0) or not np.all(np.isfinite(y)):
         raise ValueError(
-            f"log-log fit needs positive finite L and values, got L = {L.tolist()}, values = {y.tolist()}"
+            f"log-log fit needs positive finite L and values, got L = {L.tolist()}, "
+            f"values = {y.tolist()}"
         )
     if stderrs is not None:
         s = np.asarray(stderrs, dtype=float)

@@ -1,22 +1,25 @@
-"""The scalars S of the Jacobian errors (numerics/selfnormalised_gradients.py) at (q, L), by quadrature
-over set partitions: an algorithm, checked against numerics/selfnormalised.py (S_A, S_B), halved steps
-and Monte Carlo at small L (tests/numerics/test_selfnormalised_gradients.py).
+"""The scalars S of the Jacobian errors (numerics/selfnormalised_gradients.py) at (q, L), by
+quadrature over set partitions: an algorithm, checked against numerics/selfnormalised.py (S_A, S_B),
+halved steps and Monte Carlo at small L (tests/numerics/test_selfnormalised_gradients.py).
 
-Each scalar is a signed combination of E[prod_j N_j / S^n] (TERMS: coefficient, n, factors (k_j, h_j) with
-h_j a polynomial in f = g - sqrt q); the expansions of S_aa, S_aA, S_AA, S_A3, S_H in these terms are the
-definitions of the display in numerics/selfnormalised_gradients.py.
+Each scalar is a signed combination of E[prod_j N_j / S^n]
+(TERMS: coefficient, n, factors (k_j, h_j) with h_j a polynomial in f = g - sqrt q); the expansions
+of S_aa, S_aA, S_AA, S_A3, S_H in these terms are the definitions of the display in
+numerics/selfnormalised_gradients.py.
 
 **Quadrature.** Each S is a sum of
 E[prod_j N_j / S^n] with N_j = sum_i w_i^{k_j} h_j(f_i), S = sum_i w_i. Writing
-1/S^n = int_0^inf t^{n-1} e^{-tS} dt / (n-1)! and expanding the product over set partitions pi of the
-factors (indices equal within a block, distinct across blocks),
+1/S^n = int_0^inf t^{n-1} e^{-tS} dt / (n-1)! and expanding the product over set partitions pi of
+the factors (indices equal within a block, distinct across blocks),
 
-    E[prod_j N_j / S^n] = int t^{n-1}/(n-1)! sum_pi L^(|pi|) prod_{B in pi} E[w^{k_B} h_B e^{-tw}] phi(t)^{L-|pi|} dt,
+    E[prod_j N_j / S^n] = int t^{n-1}/(n-1)! sum_pi L^(|pi|)
+                            prod_{B in pi} E[w^{k_B} h_B e^{-tw}] phi(t)^{L-|pi|} dt,
 
-L^(b) the falling factorial, phi(t) = E e^{-tw}. The inner expectations are trapezoid sums over g of the
-shifted Gaussian phi(g - k sqrt q) e^{(k^2-k) q/2} (no overflow; each row scaled by its maximum), centred
-k = 1 functions in the expm1 form when that has less cancellation; the outer integral is a trapezoid sum
-in v = log(t L), signed sums in log space. Same step rules as selfnormalised.log_moments.
+L^(b) the falling factorial, phi(t) = E e^{-tw}. The inner expectations are trapezoid sums over g of
+the shifted Gaussian phi(g - k sqrt q) e^{(k^2-k) q/2}
+(no overflow; each row scaled by its maximum), centred k = 1 functions in the expm1 form when that
+has less cancellation; the outer integral is a trapezoid sum in v = log(t L), signed sums in
+log space. Same step rules as selfnormalised.log_moments.
 """
 
 from __future__ import annotations
@@ -95,8 +98,8 @@ def log_scalars(
     z_tail = stats.norm.isf(80.0 / max(L - kmax, 1)) if L - kmax > 160 else -12.0
     v_hi = ell + q / 2 - rq * z_tail + 5.0
     v_lo = min(-30.0, -1.5 * q - 12.0 * rq - 30.0)
-    # Two passes: a coarse one (step 2; the integrands vary on scales >= 1 in v) finds where each term is
-    # within e^-60 of its largest, the fine one integrates there (padded by 6 on each side).
+    # Two passes: a coarse one (step 2; the integrands vary on scales >= 1 in v) finds where each
+    # term is within e^-60 of its largest, the fine one integrates there (padded by 6 on each side).
     vc = np.arange(v_lo, v_hi + 2.0, 2.0)
     live = np.zeros(vc.size, dtype=bool)
     for lg, _ in _integrand(terms, vc, q, L, g, h).values():

@@ -6,8 +6,8 @@ For prompt tokens z_i and a query z with scores s_i = z_i^T U z and weights p = 
     zhat  = sum_i p_i z_i,                 C_hat = sum_i p_i (z_i - zhat)(z_i - zhat)^T.
 
 Streamed like numerics/attention.py: a running maximum score M and the shifted sums
-S = sum e^{s_i - M}, N1 = sum e^{s_i - M} (z_i - c), N2 = sum e^{s_i - M} (z_i - c)(z_i - c)^T about a
-fixed centre c per query (the claimed limit mean, so that C_hat = N2/S - (N1/S)(N1/S)^T suffers
+S = sum e^{s_i - M}, N1 = sum e^{s_i - M} (z_i - c), N2 = sum e^{s_i - M} (z_i - c)(z_i - c)^T about
+a fixed centre c per query (the claimed limit mean, so that C_hat = N2/S - (N1/S)(N1/S)^T suffers
 no cancellation when zhat is close to c). Memory is bounded by the chunk, whatever L.
 """
 

@@ -1,9 +1,10 @@
 """Plain Monte Carlo of the several-head softmax risk over fresh prompts (the independent route for
-numerics/finite_risk_heads.py): yhat = sum_h mu_h sum_i softmax_i(omega_h s_i) y_i on prompts drawn by
-numerics/authors_sgd.sample (one draw of (s, y) serves every head, as in the model), each head's output
-from the emitted kernel `authors_sgd_softmax_output`, the loss with the query noise averaged exactly
-(`authors_sgd_mean_loss`). The excess over the infinite-prompt loss is sampled with that loss as an
-exact control variate on the same prompts (its output p g, p = mu.omega, `authors_sgd_limit_output`).
+numerics/finite_risk_heads.py): yhat = sum_h mu_h sum_i softmax_i(omega_h s_i) y_i on prompts drawn
+by numerics/authors_sgd.sample (one draw of (s, y) serves every head, as in the model), each head's
+output from the emitted kernel `authors_sgd_softmax_output`, the loss with the query noise averaged
+exactly (`authors_sgd_mean_loss`). The excess over the infinite-prompt loss is sampled with that
+loss as an exact control variate on the same prompts
+(its output p g, p = mu.omega, `authors_sgd_limit_output`).
 
 Two samplers of the same law. "full": the (s, y) of every token (`authors_sgd.sample`, 2 normals a
 token). "conditional" (the default): the scores s = |u| z0 and labels y = a z0 + b z1 of a prompt
@@ -31,8 +32,9 @@ SAMPLERS = ("conditional", "full")
 def conditional_head_sums(
     rng: np.random.Generator, n: int, L: int, maps, s2: float, tau: float, omega
 ):
-    """(S (n, H), f (n,), g (n,)): each head's token sum S_h = sum_i p_hi y_i of n prompts drawn by the
-    conditional sampler (module docstring), the query signal f and the limit's g = (M_p^T beta).(M_p^T x_q)."""
+    """(S (n, H), f (n,), g (n,)): each head's token sum S_h = sum_i p_hi y_i of n prompts drawn by
+    the conditional sampler (module docstring), the query signal f and the limit's
+    g = (M_p^T beta).(M_p^T x_q)."""
     nu, a, b, f, z = authors_sgd_fast.draw(rng, n, L, maps, s2, tau, rows=1)
     z0 = z[0]
     P = np.stack(

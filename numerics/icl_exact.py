@@ -1,21 +1,22 @@
-"""Exact finite-L risk of in-context linear regression and its gradient flow, by quadrature (docs/paper.md
-sections 4-5). An algorithm, not a new formula: it assembles proved pieces.
+"""Exact finite-L risk of in-context linear regression and its gradient flow, by quadrature
+(docs/paper.md sections 4-5). An algorithm, not a new formula: it assembles proved pieces.
 
-Model: prediction b sum_i p_i y_i, p = softmax(x_i^T A x), y_i = w^T x_i, x_i, x ~ N(0, Sigma), w ~ N(0, I).
-Given the prompt and the query the error is w^T (b xhat - x) with xhat = sum_i p_i x_i, so E over w gives
-the per-query loss 1/2 |b xhat - x|^2 exactly. Write xhat = Sigma a + err with a = A x (Lemma 2.1 limit)
-and r = b Sigma a - x; then
+Model: prediction b sum_i p_i y_i, p = softmax(x_i^T A x), y_i = w^T x_i, x_i, x ~ N(0, Sigma),
+w ~ N(0, I). Given the prompt and the query the error is w^T (b xhat - x) with xhat = sum_i p_i x_i,
+so E over w gives the per-query loss 1/2 |b xhat - x|^2 exactly. Write xhat = Sigma a + err with
+a = A x (Lemma 2.1 limit) and r = b Sigma a - x; then
 
     R_L(A, b) = R_inf(A, b) + 1/2 E_x [ 2 b r^T E[err | x] + E[|b err|^2 | x] ],
 
 with the exact finite-L moments of numerics/selfnormalised.py (V = b I there): E[b err | x] =
 -A_L(q) b Sigma a and E|b err|^2 = b^2 (tr Sigma A_L(q) + rho (B_L(q) - A_L(q))), q = a^T Sigma a,
 rho = |Sigma a|^2 / q (kernels first_order_log_weight / first_order_numerator). A_L, B_L come from a
-spline table in sqrt(q) (relative error < 1e-4 at 48 points, measured in the selfnormalised tests); the
-outer E_x is tensor Gauss-Hermite in whitened coordinates (`NODES` per axis; truncation checked in
-tests against 1.5x the nodes). The gradient of the excess R_L - R_inf is taken by central differences
-(step `FD_STEP`: the spline is C^2, so the error is O(h^2) ~ 1e-10 plus rounding 1e-16/h ~ 1e-11).
-Independent test: the claim compares it with Monte Carlo gradients on fresh prompts.
+spline table in sqrt(q) (relative error < 1e-4 at 48 points, measured in the selfnormalised tests);
+the outer E_x is tensor Gauss-Hermite in whitened coordinates
+(`NODES` per axis; truncation checked in tests against 1.5x the nodes). The gradient of the excess
+R_L - R_inf is taken by central differences (step `FD_STEP`: the spline is C^2, so the error is
+O(h^2) ~ 1e-10 plus rounding 1e-16/h ~ 1e-11). Independent test: the claim compares it with Monte
+Carlo gradients on fresh prompts.
 
 Flows: dtheta/dt = -grad R(theta), theta = (vec A, b), integrated with DOP853 (`flow`).
 """
@@ -35,8 +36,9 @@ Q_LIMIT = 200.0  # log_moments is validated to q ~ 130 in its tests; refuse well
 
 
 class OutOfReach(Exception):
-    """theta is where the finite-L gradient can no longer be evaluated (lambda(theta) beyond the table);
-    `t` is the flow time when a flow stopped there (None when an evaluation was refused)."""
+    """theta is where the finite-L gradient can no longer be evaluated
+    (lambda(theta) beyond the table); `t` is the flow time when a flow stopped there
+    (None when an evaluation was refused)."""
 
     def __init__(
         self,
@@ -61,8 +63,9 @@ def grad_inf(Sigma: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
 
 def whitened_lambda(Sigma: np.ndarray, A: np.ndarray) -> float:
-    """||S^T A^T Sigma A S||_op with Sigma = S S^T: q <= lambda |g|^2 for x = S g (E_x e^q < inf iff < 1/2);
-    the threshold lambda of selfnormalised with Gamma = Sigma_q = Sigma and U = A."""
+    """||S^T A^T Sigma A S||_op with Sigma = S S^T: q <= lambda |g|^2
+    for x = S g (E_x e^q < inf iff < 1/2); the threshold lambda of selfnormalised with
+    Gamma = Sigma_q = Sigma and U = A."""
     return query_average.threshold_lambda(Sigma, A, Sigma)
 
 
@@ -72,8 +75,8 @@ class ExcessRisk:
     def __init__(
         self, Sigma: np.ndarray, L: int, lam_max: float, nodes: int = NODES, points: int = 48
     ):
-        """`lam_max` bounds lambda(theta) = ||S^T A^T Sigma A S||_op (Sigma = S S^T) on the points to be
-        evaluated; q = g^T S^T A^T Sigma A S g <= lam_max |g|^2 on the nodes x = S g."""
+        """`lam_max` bounds lambda(theta) = ||S^T A^T Sigma A S||_op (Sigma = S S^T) on the points
+        to be evaluated; q = g^T S^T A^T Sigma A S g <= lam_max |g|^2 on the nodes x = S g."""
         self.Sigma, self.L, self.d = np.asarray(Sigma, float), int(L), Sigma.shape[0]
         g, self.weights = quadrature.tensor_grid(nodes, self.d)
         self.root = np.linalg.cholesky(self.Sigma)
@@ -82,15 +85,16 @@ class ExcessRisk:
         q_max = self.lam_max * float(np.max(np.sum(g * g, axis=1)))
         if q_max > Q_LIMIT:
             raise ValueError(
-                f"lambda = {lam_max:.3g} reaches q = {q_max:.3g} > {Q_LIMIT} on the quadrature nodes"
+                f"lambda = {lam_max:.3g} reaches q = {q_max:.3g} > {Q_LIMIT} on the quadrature "
+                "nodes"
             )
         self.table = selfnormalised.table(self.L, q_max * (1 + 1e-9), points)
         self.trace = float(np.trace(self.Sigma))
 
     def reach(self, theta: np.ndarray) -> float:
-        """> 0 while lambda(theta) is inside the table's reach (the stopping event of `flow`); the 2 %
-        margin keeps most stages of the step that crosses it inside the table; a step with a stage
-        beyond it is rejected by `flow` and retried shorter."""
+        """> 0 while lambda(theta) is inside the table's reach (the stopping event of `flow`);
+        the 2 % margin keeps most stages of the step that crosses it inside the table; a step with a
+        stage beyond it is rejected by `flow` and retried shorter."""
         A, _ = unpack(theta, self.d)
         return self.lam_max * (1 - REACH_MARGIN) - whitened_lambda(self.Sigma, A)
 
@@ -133,12 +137,12 @@ def flow(
 ) -> np.ndarray:
     """theta(t) at t_eval for dtheta/dt = -grad(theta) (DOP853, atol = rtol * max(1, |theta0|)).
 
-    `reach(theta)`: optional, > 0 where `grad` can be evaluated (e.g. an ExcessRisk's table reach). The
-    flow is an event: it stops where `reach` crosses 0, located on the step's dense output, and
+    `reach(theta)`: optional, > 0 where `grad` can be evaluated (e.g. an ExcessRisk's table reach).
+    The flow is an event: it stops where `reach` crosses 0, located on the step's dense output, and
     OutOfReach carries the time and the state there. A trial step whose Runge-Kutta stages leave the
     domain (`grad` raises OutOfReach, whose `t` is None) is rejected and retried with half the step;
-    whether a stage lands outside depends on the last bits of the arithmetic, so a rejected stage must
-    not decide the outcome. The stepping, the dense output and the event location are those of
+    whether a stage lands outside depends on the last bits of the arithmetic, so a rejected stage
+    must not decide the outcome. The stepping, the dense output and the event location are those of
     scipy's solve_ivp, which has no way to reject a step from inside the right-hand side."""
     theta0 = np.asarray(theta0, float)
     t_eval = np.asarray(t_eval, float)

@@ -1,16 +1,18 @@
-"""Gradient flows of the in-context linear-regression risk (docs/paper.md section 5), integrated with SciPy.
+"""Gradient flows of the in-context linear-regression risk (docs/paper.md section 5), integrated
+with SciPy.
 
 (A, b) flow: dA/dt = -grad_A R_inf, db/dt = -grad_b R_inf, with the emitted kernels of
-derivations/icl_kernels.py. Full flow: the same for (U11, u, v, b) with the emitted full-risk gradients
-(the other entries of (U, V) have identically zero gradient, proved in derivations/icl_gradients.py).
-The endpoint, the conserved quantity, the transverse rate and the alpha ranges are the emitted kernels
-of derivations/icl_endpoint.py; what stays here is algorithm: the eigenvalues they take as arguments,
-the initialisation, and the integration.
+derivations/icl_kernels.py. Full flow: the same for (U11, u, v, b) with the emitted full-risk
+gradients (the other entries of (U, V) have identically zero gradient, proved in
+derivations/icl_gradients.py). The endpoint, the conserved quantity, the transverse rate and the
+alpha ranges are the emitted kernels of derivations/icl_endpoint.py; what stays here is algorithm:
+the eigenvalues they take as arguments, the initialisation, and the integration.
 
 Stiffness: the minimisers form the curve {b Sigma A = I}; transverse to it the Hessian has
-eigenvalues between b^2 lambda_min(Sigma)^3 and b^2 ||Sigma||^3 (d^2 R = ||(db Sigma A + b Sigma dA) Sigma^(1/2)||^2
-at a minimiser), so for condition numbers up to 100 the problem is stiff: we use the implicit Radau
-method, whose accuracy is governed by rtol (<= 1e-10 here) and atol.
+eigenvalues between b^2 lambda_min(Sigma)^3 and b^2 ||Sigma||^3
+(d^2 R = ||(db Sigma A + b Sigma dA) Sigma^(1/2)||^2 at a minimiser), so for condition numbers up to
+100 the problem is stiff: we use the implicit Radau method, whose accuracy is governed by rtol
+(<= 1e-10 here) and atol.
 """
 
 from __future__ import annotations
@@ -44,23 +46,26 @@ def balanced_init(Sigma: np.ndarray, alpha: float, Theta=None) -> tuple[np.ndarr
 
 
 def endpoint(Sigma: np.ndarray) -> tuple[np.ndarray, float]:
-    """(A*, b*) = (tr(Sigma^-2)^(-1/4) Sigma^-1, tr(Sigma^-2)^(1/4)) (kernels icl_endpoint_A, icl_endpoint_b)."""
+    """(A*, b*) = (tr(Sigma^-2)^(-1/4) Sigma^-1, tr(Sigma^-2)^(1/4))
+    (kernels icl_endpoint_A, icl_endpoint_b)."""
     return np.asarray(kernels.icl_endpoint_A(Sigma), float), float(kernels.icl_endpoint_b(Sigma))
 
 
 def paper_alpha_bound(Sigma: np.ndarray) -> float:
-    """sqrt(2) / (d^(1/4) ||Sigma||_op): the alpha range stated with Theorem 5.2 (kernel icl_paper_alpha_bound)."""
+    """sqrt(2) / (d^(1/4) ||Sigma||_op): the alpha range stated with Theorem 5.2
+    (kernel icl_paper_alpha_bound)."""
     return float(kernels.icl_paper_alpha_bound(float(np.linalg.norm(Sigma, 2)), Sigma.shape[0]))
 
 
 def zfb_alpha_bound(Sigma: np.ndarray) -> float:
-    """sqrt(2 / (||Sigma||_op sqrt(d))): the cited linear-attention condition alpha^2 ||Sigma|| sqrt(d) < 2
-    (kernel icl_zfb_alpha_bound)."""
+    """sqrt(2 / (||Sigma||_op sqrt(d))): the cited linear-attention condition
+    alpha^2 ||Sigma|| sqrt(d) < 2 (kernel icl_zfb_alpha_bound)."""
     return float(kernels.icl_zfb_alpha_bound(float(np.linalg.norm(Sigma, 2)), Sigma.shape[0]))
 
 
 def transverse_rate(Sigma: np.ndarray) -> float:
-    """b*^2 lambda_min(Sigma)^3: the slowest transverse decay rate at the endpoint (kernel icl_transverse_rate)."""
+    """b*^2 lambda_min(Sigma)^3: the slowest transverse decay rate at the endpoint
+    (kernel icl_transverse_rate)."""
     return float(kernels.icl_transverse_rate(Sigma, float(np.min(np.linalg.eigvalsh(Sigma)))))
 
 
@@ -84,8 +89,9 @@ def integrate_ab(
     n_eval: int = 200,
     rtol: float = RTOL,
 ) -> dict:
-    """Integrate the (A, b) flow on [0, T]; returns times, A(T), b(T), the conserved quantity's drift,
-    the risk along a log-spaced grid, and the first time the risk reaches each eps (inf if never)."""
+    """Integrate the (A, b) flow on [0, T]; returns times, A(T), b(T), the conserved quantity's
+    drift, the risk along a log-spaced grid, and the first time the risk reaches each eps
+    (inf if never)."""
     if rtol > 1e-10:
         raise ValueError(f"rtol = {rtol} must be <= 1e-10")
     d = Sigma.shape[0]
@@ -149,7 +155,8 @@ def integrate_full(
     n_eval: int = 100,
     rtol: float = RTOL,
 ) -> dict:
-    """Integrate the full (U11, u, v, b) flow; returns the largest |u|, |v| entry over the time grid."""
+    """Integrate the full (U11, u, v, b) flow; returns the largest |u|, |v| entry over the time
+    grid."""
     d = Sigma.shape[0]
 
     def split(y):

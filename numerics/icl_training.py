@@ -8,9 +8,10 @@ empirical risk R^_L; gradient descent on it is deterministic. Gradient (exact fo
     S = sum_i p_i y_i,  err = b S - w^T x,
     grad_b = mean(err S),   grad_A = mean(err b sum_i p_i (y_i - S) x_i x^T).
 Memory is bounded: the sample is (prompts, L, d) float64 and the gradient works in chunks of prompts
-below `max_bytes`. The gradient above is an algorithm over the sample (tested against finite differences
-of R^_L in tests/claims/test_icl.py); the infinite-prompt gradient and the Lipschitz constant are the
-emitted kernels icl_grad_A, icl_grad_b and icl_hessian_bound (derivations/icl_kernels.py, icl_hessian.py).
+below `max_bytes`. The gradient above is an algorithm over the sample
+(tested against finite differences of R^_L in tests/claims/test_icl.py); the infinite-prompt
+gradient and the Lipschitz constant are the emitted kernels icl_grad_A, icl_grad_b and
+icl_hessian_bound (derivations/icl_kernels.py, icl_hessian.py).
 """
 
 from __future__ import annotations
@@ -115,19 +116,20 @@ def finite_gd(sample: PromptSample, A0, b0, step, steps):
 
 def hessian_bound(Sigma: np.ndarray, radius: float) -> float:
     """Lipschitz constant of grad R_inf on the ball ||theta|| <= radius (Frobenius in A, plus b):
-    beta = 3 s^3 r^2 + s^(3/2) sqrt(tr Sigma), s = ||Sigma||_op (kernel icl_hessian_bound, derived with
-    its second-variation identity in derivations/icl_hessian.py); s is the only computation here."""
+    beta = 3 s^3 r^2 + s^(3/2) sqrt(tr Sigma), s = ||Sigma||_op
+    (kernel icl_hessian_bound, derived with its second-variation identity in
+    derivations/icl_hessian.py); s is the only computation here."""
     return float(kernels.icl_hessian_bound(Sigma, float(np.linalg.norm(Sigma, 2)), radius))
 
 
 def prompt_gradient_batch(X: np.ndarray, x: np.ndarray, A: np.ndarray, b: float) -> np.ndarray:
-    """Gradients (k, d*d + 1) in (vec A, b) of the per-prompt loss 1/2 |b xhat - x|^2 (the w-average of
-    1/2 (b xhat^T w - x^T w)^2), xhat = sum_i p_i x_i, p = softmax_i(x_i^T A x), for prompts X (k, L, d)
-    and queries x (k, d). An algorithm over a sample, not a closed form: it evaluates, batched over
-    prompts, the sample gradients of derivations/risk.py (kernels risk_sample_grad_U/V) at V = b I with
-    residual r = b xhat - x and C_hat = sum_i p_i (x_i - xhat)(x_i - xhat)^T:
-    grad_A = b C_hat r x^T, grad_b = r^T xhat. Tested against finite differences of the loss
-    (tests/numerics/test_icl_training.py)."""
+    """Gradients (k, d*d + 1) in (vec A, b) of the per-prompt loss 1/2 |b xhat - x|^2
+    (the w-average of 1/2 (b xhat^T w - x^T w)^2), xhat = sum_i p_i x_i, p = softmax_i(x_i^T A x),
+    for prompts X (k, L, d) and queries x (k, d). An algorithm over a sample, not a closed form: it
+    evaluates, batched over prompts, the sample gradients of derivations/risk.py
+    (kernels risk_sample_grad_U/V) at V = b I with residual r = b xhat - x and
+    C_hat = sum_i p_i (x_i - xhat)(x_i - xhat)^T: grad_A = b C_hat r x^T, grad_b = r^T xhat. Tested
+    against finite differences of the loss (tests/numerics/test_icl_training.py)."""
     k, _, d = X.shape
     sc = np.einsum("nld,de,ne->nl", X, A, x)
     sc -= sc.max(axis=1, keepdims=True)
@@ -154,8 +156,9 @@ def prompt_gradients(
     chunk: int = 4096,
 ) -> np.ndarray:
     """Per-prompt gradients (n, d*d + 1) of the w-averaged loss 1/2 |b xhat - x|^2 on fresh prompts
-    (`prompt_gradient_batch` on each chunk). Tokens N(0, Sigma), or with `mixture_mean` m the mixture
-    1/2 N(m, Sigma - m m^T) + 1/2 N(-m, Sigma - m m^T) (same covariance, non-linear limit); query N(0, Sigma)."""
+    (`prompt_gradient_batch` on each chunk). Tokens N(0, Sigma), or with `mixture_mean` m the
+    mixture 1/2 N(m, Sigma - m m^T) + 1/2 N(-m, Sigma - m m^T) (same covariance, non-linear limit);
+    query N(0, Sigma)."""
     d = Sigma.shape[0]
     R = np.linalg.cholesky(Sigma)
     if mixture_mean is not None:

@@ -3,10 +3,10 @@
 Row convention here: queries Z have shape (n, d) and outputs (n, k); the kernels use columns.
 
 Mixtures are an algorithm over the per-component kernels, not a formula of their own: by linearity
-of the expectation, E_mu[f] = sum_k pi_k E_k[f] for mu = sum_k pi_k N(m_k, Gamma_k), so every mixture
-quantity below is a pi-weighted sum of emitted component expressions, normalised in log space
-(scipy.special.softmax / logsumexp subtract the largest logit). Tested against tensor Gauss-Hermite
-quadrature of the mixture and against 40-digit mpmath quadrature (tests/numerics).
+of the expectation, E_mu[f] = sum_k pi_k E_k[f] for mu = sum_k pi_k N(m_k, Gamma_k), so every
+mixture quantity below is a pi-weighted sum of emitted component expressions, normalised in
+log space (scipy.special.softmax / logsumexp subtract the largest logit). Tested against tensor
+Gauss-Hermite quadrature of the mixture and against 40-digit mpmath quadrature (tests/numerics).
 """
 
 from __future__ import annotations
@@ -57,7 +57,8 @@ def rademacher_limit(U: np.ndarray, V: np.ndarray, Z: np.ndarray) -> np.ndarray:
 
 
 def uniform_limit(U: np.ndarray, V: np.ndarray, Z: np.ndarray) -> np.ndarray:
-    """Exact limit for iid uniform(-sqrt3, sqrt3) coordinates: V f(U z), f(a) = sqrt3 coth(sqrt3 a) - 1/a."""
+    """Exact limit for iid uniform(-sqrt3, sqrt3) coordinates: V f(U z),
+    f(a) = sqrt3 coth(sqrt3 a) - 1/a."""
     Z = np.atleast_2d(Z)
     return (V @ kernels.uniform_tilted_mean(U @ Z.T)).T
 
@@ -65,7 +66,8 @@ def uniform_limit(U: np.ndarray, V: np.ndarray, Z: np.ndarray) -> np.ndarray:
 def gaussian_bound_moments(
     law: GaussianLaw, U: np.ndarray, V: np.ndarray, z: np.ndarray
 ) -> tuple[float, float]:
-    """(E w^2, E w^2 ||V(z' - mu_a)||^2) at a = U z for Gaussian tokens (see derivations/concentration)."""
+    """(E w^2, E w^2 ||V(z' - mu_a)||^2) at a = U z for Gaussian tokens
+    (see derivations/concentration)."""
     a = (U @ z)[:, None]
     log_w2 = float(kernels.log_weight_second_moment(law.cov, a)[0, 0])
     factor = float(kernels.numerator_second_moment_factor(law.cov, V, a)[0, 0])
@@ -76,10 +78,11 @@ def mixture_bound_moments(
     law: MixtureLaw, U: np.ndarray, V: np.ndarray, z: np.ndarray
 ) -> tuple[float, float]:
     """The same two moments for a Gaussian mixture (derivations/mixture.py, `bound_moment_proofs`):
-    E w^2 = sum_k pi_k Z_k(2a) / Z(a)^2 and E w^2 ||V(z'-mu_a)||^2 = sum_k pi_k Z_k(2a) c_k / Z(a)^2, with
-    the logits log pi_k + log Z_k(a), log pi_k + log Z_k(2a) and the factors c_k (the k-th component's
-    centred second moment at tilt 2a about mu_a) the emitted kernels; the sums over k are taken in log
-    space (module docstring)."""
+    E w^2 = sum_k pi_k Z_k(2a) / Z(a)^2 and
+    E w^2 ||V(z'-mu_a)||^2 = sum_k pi_k Z_k(2a) c_k / Z(a)^2, with the logits log pi_k + log Z_k(a),
+    log pi_k + log Z_k(2a) and the factors c_k (the k-th component's centred second moment at tilt
+    2a about mu_a) the emitted kernels; the sums over k are taken in log space (module
+    docstring)."""
     zc = np.asarray(z, dtype=float)[:, None]
     comps = list(zip(np.log(law.weights), law.means, law.covs))
     logZ1 = np.array(

@@ -30,7 +30,8 @@ class AveragedMSE:
 def fixed_query_errors(
     law, rng, prompts: int, L: int, U, V, queries, limit, *, participation=False
 ):
-    """(errors (P, Q, k), participation (P, Q) or None); `limit` is T[mu](z) at the queries, (Q, k)."""
+    """(errors (P, Q, k), participation (P, Q) or None); `limit` is T[mu](z) at the queries,
+    (Q, k)."""
     out = attention.sampled_outputs(
         law, rng, prompts, L, U, V, np.atleast_2d(queries), participation=participation
     )
@@ -49,7 +50,8 @@ def averaged_mse(
     queries_per_prompt: int,
     scale: float = 1.0,
 ) -> AveragedMSE:
-    """Importance-weighted L2(nu) error with fresh queries per prompt; `limit_fn(Z (n, d)) -> (n, k)`."""
+    """Importance-weighted L2(nu) error with fresh queries per prompt;
+    `limit_fn(Z (n, d)) -> (n, k)`."""
     sample = query_average.draw_queries(rng, Sigma_q, (prompts, queries_per_prompt), scale)
     d = sample.Z.shape[-1]
     limit = limit_fn(sample.Z.reshape(-1, d)).reshape(prompts, queries_per_prompt, -1)
@@ -66,7 +68,8 @@ def averaged_mse(
 class ExactAverage:
     """Rao-Blackwellised estimate of the exact finite-L L2(nu) error of Gaussian prompts: the exact
     per-query error (quadrature tables) averaged over importance-weighted query draws. `values` are
-    the per-draw terms (the same draws for every L of one call, so differences across L are paired)."""
+    the per-draw terms (the same draws for every L of one call, so differences across L are
+    paired)."""
 
     L: int
     mean: float
@@ -102,12 +105,12 @@ ROUNDOFF = (
 
 
 def studentised_numerator(centred: np.ndarray, num: np.ndarray, claimed: np.ndarray) -> np.ndarray:
-    """z = mean / (sd / sqrt n) of Y = num - claimed per (query, coordinate), over the trials axis 0.
-    Where V Gamma V^T = 0 (e.g. Gamma = 0, or a row of V orthogonal to the token spread) every V z'
-    equals V m, Y is rounding noise and the ratio is meaningless (for a point-mass Gaussian it
-    can be inf and refute a correct limit). A coordinate whose spread is below ROUNDOFF times
-    the size of its terms is judged exactly instead: z = 0 when its mean is rounding-sized too,
-    z = inf (a real discrepancy) when not."""
+    """z = mean / (sd / sqrt n) of Y = num - claimed per (query, coordinate), over the
+    trials axis 0. Where V Gamma V^T = 0 (e.g. Gamma = 0, or a row of V orthogonal to the token
+    spread) every V z' equals V m, Y is rounding noise and the ratio is meaningless (for a
+    point-mass Gaussian it can be inf and refute a correct limit). A coordinate whose spread is
+    below ROUNDOFF times the size of its terms is judged exactly instead: z = 0 when its mean is
+    rounding-sized too, z = inf (a real discrepancy) when not."""
     n = centred.shape[0]
     mean, sd = centred.mean(axis=0), centred.std(axis=0, ddof=1)
     degenerate, exact = rounding_degenerate(centred, num, claimed)

@@ -1,12 +1,13 @@
-"""Averages over Gaussian queries z ~ nu = N(0, Sigma_q): the threshold eigenvalue, importance-sampled
-query draws, and deterministic rules (a half-line trapezoid rule for a rank-one query law, tensor
-Gauss-Hermite for rank <= 3).
+"""Averages over Gaussian queries z ~ nu = N(0, Sigma_q): the threshold eigenvalue,
+importance-sampled query draws, and deterministic rules (a half-line trapezoid rule for a rank-one
+query law, tensor Gauss-Hermite for rank <= 3).
 
 Algorithms, not formulas (docs/design.md, "Layers"): every integrand they average comes from the
 emitted kernels or from numerics/selfnormalised.py. The one number of the mathematics here is the
-threshold lambda = lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}): E_nu e^{(U z)^T Gamma (U z)} is
-finite iff lambda < 1/2 (docs/paper.md, section 3). Tests: tests/numerics/test_prop31_selfnormalised.py
-(Gauss-Hermite against Monte Carlo and closed forms, the draws' weights unbiased).
+threshold lambda = lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}): E_nu e^{(U z)^T Gamma (U z)}
+is finite iff lambda < 1/2 (docs/paper.md, section 3). Tests:
+tests/numerics/test_prop31_selfnormalised.py (Gauss-Hermite against Monte Carlo and closed forms,
+the draws' weights unbiased).
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ def whitened_spectrum(Gamma, U, Sigma_q) -> np.ndarray:
 
 
 def threshold_lambda(Gamma, U, Sigma_q) -> float:
-    """lambda = lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}) = lambda_max(U^T Gamma U Sigma_q): the
-    query average of e^{(U z)^T Gamma (U z)}, z ~ N(0, Sigma_q), is finite iff lambda < 1/2. The one home
-    of this number (prop-3.1, prop-3.4, asm-3.3, and the ICL tables with Gamma = Sigma_q = Sigma, U = A).
-    Sigma_q = 0 (a point-mass query law: no direction to tilt) has an empty whitened spectrum:
-    lambda = 0."""
+    """lambda = lambda_max(Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2})
+    = lambda_max(U^T Gamma U Sigma_q): the query average of e^{(U z)^T Gamma (U z)},
+    z ~ N(0, Sigma_q), is finite iff lambda < 1/2. The one home of this number
+    (prop-3.1, prop-3.4, asm-3.3, and the ICL tables with Gamma = Sigma_q = Sigma,
+    U = A). Sigma_q = 0 (a point-mass query law: no direction to tilt) has an empty whitened
+    spectrum: lambda = 0."""
     spectrum = whitened_spectrum(Gamma, U, Sigma_q)
     return float(spectrum[0]) if spectrum.size else 0.0
 
@@ -66,7 +68,8 @@ class QuerySample:
 def draw_queries(
     rng: np.random.Generator, Sigma_q, shape: tuple[int, ...], scale: float = 1.0
 ) -> QuerySample:
-    """`shape` queries from N(0, scale Sigma_q) with weights phi(g) / phi_c(g) = c^{r/2} e^{-|g|^2 (1 - 1/c) / 2}."""
+    """`shape` queries from N(0, scale Sigma_q) with weights
+    phi(g) / phi_c(g) = c^{r/2} e^{-|g|^2 (1 - 1/c) / 2}."""
     if not (scale >= 1.0 and math.isfinite(scale)):
         raise ValueError(f"proposal scale = {scale!r} must be a finite number >= 1")
     S = _root(Sigma_q)
@@ -94,18 +97,20 @@ def half_line_rule(lam: float, L: int, kappa: float, step: float) -> tuple[np.nd
 def gauss_hermite_average(
     fn, Sigma_q, scale: float = 1.0, nodes: int = 40, tilt=None, log_fn=None
 ) -> float:
-    """E_{z ~ N(0, Sigma_q)} fn(Z) by tensor Gauss-Hermite in whitened coordinates (z = S g, rank(Sigma_q)
-    <= 3), with nodes for N(0, c_j) along each direction j and the weight ratio
-    phi(g_j) / phi_{c_j}(g_j) = c_j^{1/2} e^{-g_j^2 (1 - 1/c_j) / 2} folded into the integrand.
+    """E_{z ~ N(0, Sigma_q)} fn(Z) by tensor Gauss-Hermite in whitened coordinates
+    (z = S g, rank(Sigma_q) <= 3), with nodes for N(0, c_j) along each direction j and the weight
+    ratio phi(g_j) / phi_{c_j}(g_j) = c_j^{1/2} e^{-g_j^2 (1 - 1/c_j) / 2} folded into the
+    integrand.
 
-    Without `tilt`, every direction has c_j = `scale`. With `tilt = M` (fn(z) = e^{z^T M z} poly(z), as
-    the first-order kernels are, M = U^T Gamma U), the rule works in the eigenbasis of K = S^T M S,
-    eigenvalues lambda_j < 1/2, with c_j = 1/(1 - 2 lambda_j) (1 where lambda_j <= 0): the folded integrand is
-    then exactly poly(z) along every direction, so the rule is exact for a polynomial of degree
-    < 2 nodes, however close lambda_max is to 1/2 (one common scale resolves only the top direction).
-    Returns inf when lambda_max >= 1/2 (the integral diverges). `fn` maps (n, d) -> (n,); for a positive
-    integrand whose factors over- and underflow separately near the threshold, pass `log_fn` (its
-    logarithm) instead, and fn = None: the fold is then done in logarithms."""
+    Without `tilt`, every direction has c_j = `scale`. With `tilt = M`
+    (fn(z) = e^{z^T M z} poly(z), as the first-order kernels are, M = U^T Gamma U), the rule works
+    in the eigenbasis of K = S^T M S, eigenvalues lambda_j < 1/2, with
+    c_j = 1/(1 - 2 lambda_j) (1 where lambda_j <= 0): the folded integrand is then exactly poly(z)
+    along every direction, so the rule is exact for a polynomial of degree < 2 nodes, however close
+    lambda_max is to 1/2 (one common scale resolves only the top direction). Returns inf when
+    lambda_max >= 1/2 (the integral diverges). `fn` maps (n, d) -> (n,); for a positive integrand
+    whose factors over- and underflow separately near the threshold, pass `log_fn` (its logarithm)
+    instead, and fn = None: the fold is then done in logarithms."""
     from .quadrature import tensor_grid
 
     S = _root(Sigma_q)
@@ -134,8 +139,8 @@ def gauss_hermite_average(
     with np.errstate(over="ignore", invalid="ignore"):
         values = fn(grid @ R.T)
         # The two factors of the folded integrand can under- and overflow separately at outer nodes
-        # (e^{-1600} times e^{+1600}), where the product is bounded by the polynomial part times a node
-        # weight below 1e-300: those nodes contribute 0, not 0 * inf = nan. A value that is infinite
-        # at a node of positive weight is a divergent integral and stays inf.
+        # (e^{-1600} times e^{+1600}), where the product is bounded by the polynomial part times a
+        # node weight below 1e-300: those nodes contribute 0, not 0 * inf = nan. A value that is
+        # infinite at a node of positive weight is a divergent integral and stays inf.
         terms = np.where(node_weight > 0, node_weight * values, 0.0)
     return float(np.sum(terms))

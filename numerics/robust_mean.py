@@ -1,4 +1,5 @@
-"""Catoni's mean estimator and its zero-mean test, over the emitted kernels of derivations/catoni.py.
+"""Catoni's mean estimator and its zero-mean test, over the emitted kernels of
+derivations/catoni.py.
 
 For n iid samples Y_j with Var Y <= v (v known, derived), l = log(2 / delta) and n > 2 l:
 
@@ -54,7 +55,8 @@ def zero_mean_test(
 
 
 def power_lower_bound(n: int, variance: float, mean: float, delta: float) -> float:
-    """P(the level-delta test rejects) >= this, for n samples of mean `mean` and variance `variance`."""
+    """P(the level-delta test rejects) >= this, for n samples of mean `mean` and variance
+    `variance`."""
     ell = log_term(delta)
     if n <= 2 * ell or variance <= 0:
         return 0.0

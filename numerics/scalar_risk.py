@@ -1,11 +1,11 @@
 """Monte Carlo of the authors' scalar model (docs/paper.md section 6) and its exact 1/L coefficient.
 
-yhat = sum_h mu_h S_h, S_h = sum_i softmax_i(omega_h x_i^T x_q) y_i, x ~ N(0, I_d), beta ~ N(0, I_d/d),
-y = beta^T x + eps (variance s2). Estimator of L (R_L - R_inf) per draw of (beta, q, prompt), with the
-query noise averaged exactly (it is independent and enters as + s2) and an exact zero-mean control
-variate: with r0 = (1 - mu.omega) beta^T q, delta = sum_h mu_h (S_h - m_h) and
-delta_lin = sum_h mu_h (N_h - m_h D_h) (N, D normalised by the exact E e^{omega x^T q}, so
-E[delta_lin | beta, q] = 0),
+yhat = sum_h mu_h S_h, S_h = sum_i softmax_i(omega_h x_i^T x_q) y_i, x ~ N(0, I_d),
+beta ~ N(0, I_d/d), y = beta^T x + eps (variance s2). Estimator of L (R_L - R_inf) per draw of
+(beta, q, prompt), with the query noise averaged exactly (it is independent and enters as + s2) and
+an exact zero-mean control variate: with r0 = (1 - mu.omega) beta^T q,
+delta = sum_h mu_h (S_h - m_h) and delta_lin = sum_h mu_h (N_h - m_h D_h) (N, D normalised by the
+exact E e^{omega x^T q}, so E[delta_lin | beta, q] = 0),
     Y = L [ delta^2 - 2 r0 (delta - delta_lin) ],   E Y = L (R_L - R_inf)   (unbiased at every L).
 """
 
@@ -27,7 +27,8 @@ def _heads(mu, omega):
 
 def first_order(mu, omega, d, s2) -> float:
     """C1 (kernel `scalar_first_order`, derivations/risk_scalar_heads.py); inf when some
-    omega_h omega_k >= 1/2, where the risk decays slower than 1/L (the kernel is finite only below)."""
+    omega_h omega_k >= 1/2, where the risk decays slower than 1/L
+    (the kernel is finite only below)."""
     mu, omega = _heads(mu, omega)
     if np.any(omega @ omega.T >= 0.5):
         return math.inf
@@ -50,8 +51,8 @@ def mc_first_order(mu, omega, d, s2, L, n, rng, chunk_bytes=64 * 2**20):
     """Mean and standard error of Y = L (per-draw excess risk), n iid draws, in chunks.
 
     An algorithm, not a formula: the sampler of the module docstring's estimator (literal prompts,
-    explicit softmax weights normalised by the exact E e^{omega x^T q} = e^{omega^2 |q|^2 / 2} proved
-    in derivations/risk_scalar.py). Tested against an independent route, plain Monte Carlo of
+    explicit softmax weights normalised by the exact E e^{omega x^T q} = e^{omega^2 |q|^2 / 2}
+    proved in derivations/risk_scalar.py). Tested against an independent route, plain Monte Carlo of
     L (E (y_q - yhat)^2 - R_inf) with sampled query noise and no control variate
     (tests/numerics/test_scalar_risk.py)."""
     mu, omega = np.asarray(mu, float), np.asarray(omega, float)
@@ -98,8 +99,8 @@ def optimum(objective, H, x0=None):
     x0 = np.concatenate([np.full(H, 2.0), np.full(H, 0.3)]) if x0 is None else x0
 
     def value(x):
-        # where the objective overflows (C1 grows like e^{c omega^2}) or is NaN (inf - inf), it counts as
-        # +inf: the simplex moves away instead of carrying a NaN into the reported optimum
+        # where the objective overflows (C1 grows like e^{c omega^2}) or is NaN (inf - inf), it
+        # counts as +inf: the simplex moves away instead of carrying a NaN into the reported optimum
         with np.errstate(over="ignore", invalid="ignore"):
             v = float(objective(x[:H], x[H:]))
         return v if math.isfinite(v) else math.inf

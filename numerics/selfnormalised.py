@@ -1,9 +1,9 @@
 """Exact finite-L moments of softmax attention over Gaussian prompts, by quadrature.
 
 For tokens N(m, Gamma) and a fixed query with tilt a = U z, write q = a^T Gamma a and split
-z' - m = Gamma a u / q + r with u = a^T (z' - m) ~ N(0, q) and r ~ N(0, Gamma_perp) independent of u,
-Gamma_perp = Gamma - Gamma a a^T Gamma / q. The softmax weights depend on the tokens only through the
-u_i = sqrt(q) g_i, p_i = e^{u_i} / sum_j e^{u_j}, and T[mu](z) = V (m + Gamma a), so
+z' - m = Gamma a u / q + r with u = a^T (z' - m) ~ N(0, q) and r ~ N(0, Gamma_perp) independent of
+u, Gamma_perp = Gamma - Gamma a a^T Gamma / q. The softmax weights depend on the tokens only through
+the u_i = sqrt(q) g_i, p_i = e^{u_i} / sum_j e^{u_j}, and T[mu](z) = V (m + Gamma a), so
 
     T[mu_L](z) - T[mu](z) = V Gamma a (sum_i p_i g_i - sqrt q) / sqrt q + V sum_i p_i r_i.
 
@@ -17,21 +17,24 @@ Hence, with the two scalar functions of (q, L)
 and, by Gaussian integration by parts (d p_i / d g_i = sqrt(q) p_i (1 - p_i)),
 E sum_i p_i g_i = sqrt(q) (1 - A_L(q)), so the exact bias at every L is
 
-    E T[mu_L](z) - T[mu](z) = -A_L(q) V Gamma a          (first order: A_L ~ e^q / L, b1 = -e^q V Gamma a).
+    E T[mu_L](z) - T[mu](z) = -A_L(q) V Gamma a
+                              (first order: A_L ~ e^q / L, b1 = -e^q V Gamma a).
 
-The split, the second moment, its trace and the Stein step are proved in derivations/selfnormalised_error.py,
-which emits them as the kernels selfnormalised_error_second_moment, selfnormalised_mse and
-selfnormalised_bias; this module computes A_L and B_L (an algorithm) and calls those kernels.
+The split, the second moment, its trace and the Stein step are proved in
+derivations/selfnormalised_error.py, which emits them as the kernels
+selfnormalised_error_second_moment, selfnormalised_mse and selfnormalised_bias; this module computes
+A_L and B_L (an algorithm) and calls those kernels.
 
 **Quadrature.** With S = sum_j w_j (w = e^{u - q/2}, E w = 1), 1/S = int_0^inf e^{-tS} dt and
 1/S^2 = int_0^inf t e^{-tS} dt turn the L-fold expectations into one-dimensional ones:
 
     A_L = L int t E[w^2 e^{-tw}] phi(t)^{L-1} dt,
-    B_L = L int t E[w^2 f^2 e^{-tw}] phi(t)^{L-1} dt + L (L-1) int t E[w f e^{-tw}]^2 phi(t)^{L-2} dt,
+    B_L = L int t E[w^2 f^2 e^{-tw}] phi(t)^{L-1} dt
+          + L (L-1) int t E[w f e^{-tw}]^2 phi(t)^{L-2} dt,
 
 phi(t) = E e^{-tw}, f = g - sqrt q. The inner expectations are trapezoid sums over g (step
-min(0.1, 0.25 / sqrt q): the integrands are analytic in a strip of half-width ~ pi / (2 sqrt q), so the
-error is ~ exp(-pi^2 / (step sqrt q)) < 1e-17); w^k phi(g) is written as the shifted Gaussian
+min(0.1, 0.25 / sqrt q): the integrands are analytic in a strip of half-width ~ pi / (2 sqrt q), so
+the error is ~ exp(-pi^2 / (step sqrt q)) < 1e-17); w^k phi(g) is written as the shifted Gaussian
 phi(g - k sqrt q) e^{(k^2 - k) q / 2} (no overflow); E[w f e^{-tw}] and 1 - phi(t) are taken in the
 form (direct or through expm1) that has no cancellation. The outer integral is a trapezoid sum in
 v = log(t L) with step 0.2 (same analyticity argument, strip half-width ~ pi / 2), over a range
@@ -52,15 +55,16 @@ from . import kernels, query_average, validate
 
 STEP_V = 0.2
 STEP_G = 0.25
-# The reach of the quadrature. The g grid has ~8 q + 96 sqrt(q) points and the v grid ~(q + 12 sqrt(q))
-# / STEP_V, so the work grows like q^2, and at large q the fixed ranges start to cut the integrands:
-# the agreement of halved steps (log A, log B) is ~1e-13 up to a q that grows with ln L, then degrades
-# fast (measured, q in steps of 10: at L = 2, 1e-7 at q = 310 and 6e-4 at 340; at L = 100, 4e-8 at 390
-# and 4e-4 at 400). REACH holds, per L, a q where the agreement is still <= 1e-6 relative (the tables
-# built on these values state 1e-4); between the tabled L the reach is interpolated linearly in ln L
-# (the breakdown point grows about linearly in ln L). U = 1000 I gives q ~ 1e6 (rows of 8e6 points,
-# 22 GB): a q beyond the reach is refused, by the claims' estimators before any work, and here as the
-# last guard (tests/test_reliability.py measures the agreement at tabled points).
+# The reach of the quadrature. The g grid has ~8 q + 96 sqrt(q) points and the v grid
+# ~(q + 12 sqrt(q)) / STEP_V, so the work grows like q^2, and at large q the fixed ranges start to
+# cut the integrands: the agreement of halved steps (log A, log B) is ~1e-13 up to a q that grows
+# with ln L, then degrades fast (measured, q in steps of 10: at L = 2, 1e-7 at q = 310 and 6e-4 at
+# 340; at L = 100, 4e-8 at 390 and 4e-4 at 400). REACH holds, per L, a q where the agreement is
+# still <= 1e-6 relative (the tables built on these values state 1e-4); between the tabled L the
+# reach is interpolated linearly in ln L (the breakdown point grows about linearly in
+# ln L). U = 1000 I gives q ~ 1e6 (rows of 8e6 points, 22 GB): a q beyond the reach is refused, by
+# the claims' estimators before any work, and here as the last guard
+# (tests/test_reliability.py measures the agreement at tabled points).
 REACH = (
     (2, 315.0),
     (3, 328.0),
@@ -74,7 +78,8 @@ REACH = (
 
 
 def q_reach(L: int) -> float:
-    """The largest q at which `log_moments` is trusted for prompt length L (see REACH); L = 1 is exact."""
+    """The largest q at which `log_moments` is trusted for prompt length L (see REACH); L = 1 is
+    exact."""
     if L <= 1:
         return math.inf
     Ls, qs = zip(*REACH)
@@ -86,8 +91,8 @@ CHUNK_ELEMENTS = 2**20
 
 
 def phi_powers(L: int) -> tuple[int, int]:
-    """Powers of phi(t) = E e^{-tw} in A_L and B_L: the tokens other than one (L - 1) and other than a
-    pair (L - 2). A named function so that a sensitivity test can inject the L-for-L-1 slip."""
+    """Powers of phi(t) = E e^{-tw} in A_L and B_L: the tokens other than one (L - 1) and other than
+    a pair (L - 2). A named function so that a sensitivity test can inject the L-for-L-1 slip."""
     return L - 1, L - 2
 
 
@@ -220,9 +225,9 @@ def table(L: int, q_max: float, points: int = 48) -> Table:
 
 @dataclass
 class QueryTerms:
-    """For queries Z (n, d): q = a^T Gamma a, rho = |V Gamma a|^2 / q (0 where q = 0), tr(V Gamma V^T),
-    and the first-order mean squared error e^q (tr + |V Gamma a|^2), also as its logarithm (finite
-    where e^q overflows)."""
+    """For queries Z (n, d): q = a^T Gamma a, rho = |V Gamma a|^2 / q (0 where q = 0),
+    tr(V Gamma V^T), and the first-order mean squared error e^q (tr + |V Gamma a|^2), also as its
+    logarithm (finite where e^q overflows)."""
 
     q: np.ndarray
     rho: np.ndarray
@@ -245,15 +250,15 @@ def query_terms(Gamma: np.ndarray, U: np.ndarray, V: np.ndarray, Z: np.ndarray) 
 
 
 def exact_mse(tab: Table, terms: QueryTerms) -> np.ndarray:
-    """E|T[mu_L](z) - T[mu](z)|^2 for each query, from the table (exact up to quadrature; the emitted
-    kernel `selfnormalised_mse`)."""
+    """E|T[mu_L](z) - T[mu](z)|^2 for each query, from the table
+    (exact up to quadrature; the emitted kernel `selfnormalised_mse`)."""
     A, B = tab.moments(terms.q)
     return kernels.selfnormalised_mse(terms.trace, terms.rho, A, B)
 
 
 def exact_second_moment(Gamma, U, V, z, L: int) -> tuple[np.ndarray, np.ndarray]:
-    """(E err, E err err^T) at one query z and prompt length L, directly from `log_moments`, through the
-    emitted kernels `selfnormalised_bias` and `selfnormalised_error_second_moment`:
+    """(E err, E err err^T) at one query z and prompt length L, directly from `log_moments`, through
+    the emitted kernels `selfnormalised_bias` and `selfnormalised_error_second_moment`:
     (-A V Gamma a, A V (Gamma - e e^T) V^T + B V e e^T V^T), e = Gamma a / sqrt q (0 when q = 0)."""
     a = (U @ np.asarray(z, dtype=float))[:, None]
     Ga = Gamma @ a

@@ -6,7 +6,8 @@ g_i the standardised scores, f = g - sqrt q, w = e^{sqrt(q) g - q/2}, phi(t) = E
 
     A_L(q) = E sum_i p_i^2 = L int_0^inf t E[w^2 e^{-tw}] phi(t)^{L-1} dt,
     B_L(q) = E (sum_i p_i g_i - sqrt q)^2
-           = L int_0^inf t E[w^2 f^2 e^{-tw}] phi^{L-1} dt + L (L-1) int_0^inf t E[w f e^{-tw}]^2 phi^{L-2} dt.
+           = L int_0^inf t E[w^2 f^2 e^{-tw}] phi^{L-1} dt
+             + L (L-1) int_0^inf t E[w f e^{-tw}]^2 phi^{L-2} dt.
 
 This module computes them a second time, with certainty: python-flint's `acb.integral` returns a
 ball that contains the integral over a finite segment (Gauss-Legendre with a proved error bound
@@ -14,21 +15,22 @@ from the integrand's size on complex ellipses), and every infinite tail is bound
 
 - inner integrals over g, after the shift w^k phi_N(g) = phi_N(g - k sqrt q) e^{(k^2 - k) q / 2}: on
   [-sqrt q - G, 2 sqrt q + G] by `acb.integral`; beyond, |e^{-tw}| <= 1 (Re t >= 0) and, with
-  u = g - k sqrt q, b = |k - 1| sqrt q and |u| >= c >= 1, (|u| + b)^2 <= 4 (1 + b)^2 u^2, so each tail
-  is at most 4 (1 + b)^2 (c phi_N(c) + Q(c)), Q the normal tail (erfc);
+  u = g - k sqrt q, b = |k - 1| sqrt q and |u| >= c >= 1, (|u| + b)^2 <= 4 (1 + b)^2 u^2, so each
+  tail is at most 4 (1 + b)^2 (c phi_N(c) + Q(c)), Q the normal tail (erfc);
 - the outer integral in v = log(t L), t = e^v / L (the integrand is holomorphic where
   |Im v| < pi / 2, which keeps Re t > 0): on [V_LO, v_hi] by `acb.integral`; below V_LO each
-  integrand is at most (1 + q) e^{2v} (E[w^2 f^2] / e^q = 1 + q, E[w f^2] = 1, E[w^2] / e^q = 1), so the
-  tail is at most (1 + q) e^{2 V_LO} / 2 times the prefactor; above v_hi (t > T), with phi decreasing,
-  int_T^inf t e^{-tw} dt = (1 + T w) e^{-Tw} / w^2 and Cauchy-Schwarz E[w f e^{-tw}]^2 <= E[w f^2 e^{-tw}]:
+  integrand is at most (1 + q) e^{2v} (E[w^2 f^2] / e^q = 1 + q, E[w f^2] = 1, E[w^2] / e^q = 1),
+  so the tail is at most (1 + q) e^{2 V_LO} / 2 times the prefactor; above v_hi (t > T), with phi
+  decreasing, int_T^inf t e^{-tw} dt = (1 + T w) e^{-Tw} / w^2 and Cauchy-Schwarz
+  E[w f e^{-tw}]^2 <= E[w f^2 e^{-tw}]:
 
       A tail  <= L phi(T)^{L-1} E[(1 + T w) e^{-Tw}],
       B1 tail <= L phi(T)^{L-1} E[f^2 (1 + T w) e^{-Tw}],
       B2 tail <= L (L-1) phi(T)^{L-2} E[f^2 (1 + T w) e^{-Tw} / w].
 
 On the complex balls where `acb.integral` bounds the error, the integrand is replaced by a ball
-around 0 of radius its proved bound: |e^{-tw}| = e^{-Re(t) w} <= e^{-t_r w} for the smallest real part
-t_r on the ball, so each inner factor is at most its value at t_r (and |f| <= (1 + f^2) / 2).
+around 0 of radius its proved bound: |e^{-tw}| = e^{-Re(t) w} <= e^{-t_r w} for the smallest real
+part t_r on the ball, so each inner factor is at most its value at t_r (and |f| <= (1 + f^2) / 2).
 """
 
 from __future__ import annotations
@@ -86,20 +88,23 @@ class _Inner:
         self._root_2pi = (2 * arb.pi()).sqrt()
 
     def __call__(self, t: acb, k: int, j: int, abs_f: bool = False) -> acb:
-        """I_{k,j}(t) for Re t >= 0 (with |f| bounded by (1 + f^2) / 2 when abs_f), its tails included.
+        """I_{k,j}(t) for Re t >= 0 (with |f| bounded by (1 + f^2) / 2 when abs_f), its tails
+        included.
 
         A ball t is integrated at its centre t_0 and widened by |t - t_0| sup |dI/dt| over the ball
-        (integrating a ball-valued integrand to a relative tolerance takes ~10x longer). With t_r <= Re t
-        on the ball, |w e^{-tw}| <= w e^{-t_r w}, w phi_N(g - k sqrt q) = phi_N(g - (k + 1) sqrt q) e^{kq}
-        and |f|^j <= 1 + f^2 (j <= 2): sup |dI/dt| <= e^{kq} (I_{k+1,0}(t_r) + I_{k+1,2}(t_r)).
+        (integrating a ball-valued integrand to a relative tolerance takes ~10x longer). With
+        t_r <= Re t on the ball, |w e^{-tw}| <= w e^{-t_r w},
+        w phi_N(g - k sqrt q) = phi_N(g - (k + 1) sqrt q) e^{kq} and |f|^j <= 1 + f^2 (j <= 2):
+        sup |dI/dt| <= e^{kq} (I_{k+1,0}(t_r) + I_{k+1,2}(t_r)).
         """
         centre = t.mid()
         radius = abs(t - centre).upper()
         value = self._at(centre, k, j, abs_f)
         if radius == 0:
             return value
-        # the bound at t_r = 0, e^{kq} (2 + k^2 q) (f has mean k sqrt q, variance 1 there), costs nothing
-        # and suffices unless e^{-tw} is small (large t): then the bound at t_r, two more integrals
+        # the bound at t_r = 0, e^{kq} (2 + k^2 q) (f has mean k sqrt q, variance 1 there), costs
+        # nothing and suffices unless e^{-tw} is small (large t): then the bound at t_r, two more
+        # integrals
         slope = (self.q * k).exp() * (2 + k * k * self.q)
         if not radius * slope <= abs(value).lower() * 2.0**-48:
             t_r = acb(max(0.0, float(t.real.lower())))
@@ -123,9 +128,10 @@ class _Inner:
         b = abs(k - 1) * float(self.rq.mid()) + 1e-12
         c_lo = float((s - self.lo).lower())
         tail = _gauss_tail(c_lo) * (1 + b) ** 2 * (2 if j == 2 or abs_f else 1)
-        # Right end: where Re(t) w >= CUTOFF the integrand is below e^{-CUTOFF} phi_N (1 + f^2), so beyond
-        # g_X the integral is at most e^{-CUTOFF} (2 + (k - 1)^2 q). Stopping there also keeps acb.integral
-        # away from the complex g where |e^{-tw}| explodes (it would need ever finer pieces).
+        # Right end: where Re(t) w >= CUTOFF the integrand is below e^{-CUTOFF} phi_N (1 + f^2), so
+        # beyond g_X the integral is at most e^{-CUTOFF} (2 + (k - 1)^2 q). Stopping there also
+        # keeps acb.integral away from the complex g where |e^{-tw}| explodes
+        # (it would need ever finer pieces).
         hi = self.hi
         t_re = float(t.real.lower())
         g_x = (
@@ -151,8 +157,8 @@ class _Inner:
 
 
 def _ipow(x, n: int):
-    """x^n for a ball x (arb or acb) and an integer n >= 0, by repeated squaring: python-flint's `**`
-    goes through exp(n log x) and gives nan for a ball that contains 0."""
+    """x^n for a ball x (arb or acb) and an integer n >= 0, by repeated squaring: python-flint's
+    `**` goes through exp(n log x) and gives nan for a ball that contains 0."""
     result = type(x)(1)
     while n:
         if n & 1:
@@ -200,7 +206,8 @@ def _moments(qa: arb, L: int) -> Moments:
         return (2 * re).exp().upper(), acb(tr)
 
     def outer_ab(v, analytic):
-        """e^{2v} (I_{2,0} + i I_{2,2}) phi^{L-1}: the A and B1 integrands as real and imaginary parts."""
+        """e^{2v} (I_{2,0} + i I_{2,2}) phi^{L-1}: the A and B1 integrands as real and imaginary
+        parts."""
         if analytic:
             im = v.imag
             if not (im < IM_MAX and im > -IM_MAX):
@@ -227,9 +234,11 @@ def _moments(qa: arb, L: int) -> Moments:
 
     ab = acb.integral(outer_ab, V_LO, v_hi, rel_tol=OUTER_RELATIVE)
     b2 = acb.integral(outer_b2, V_LO, v_hi, rel_tol=OUTER_RELATIVE)
-    # tails of the outer integrals (module docstring); in v the integrals carry e^{2v} / L^2 (dt = t dv)
+    # tails of the outer integrals (module docstring); in v the integrals carry e^{2v} / L^2
+    # (dt = t dv)
     low = (1 + qa) * (2 * arb(V_LO)).exp() / 2
-    # upper bounds only: each inner value's ball may reach below 0 (arb's power of such a ball is nan)
+    # upper bounds only: each inner value's ball may reach below 0
+    # (arb's power of such a ball is nan)
     T = acb(arb(v_hi - math.log(L)).exp())
     up = lambda k, j: _real_upper(I(T, k, j))
     phi_T, Ta = up(0, 0), T.real
@@ -245,8 +254,8 @@ def _moments(qa: arb, L: int) -> Moments:
 
 @dataclass(frozen=True)
 class FixedQuery:
-    """Balls containing the exact finite-L bias E err (one per output coordinate) and E|err|^2 at one
-    query, for the scenario's float inputs taken as exact numbers."""
+    """Balls containing the exact finite-L bias E err (one per output coordinate) and E|err|^2 at
+    one query, for the scenario's float inputs taken as exact numbers."""
 
     bias: list
     mse: arb
@@ -270,9 +279,9 @@ def _cached_moments(q_key: tuple, L: int) -> Moments:
 
 def fixed_query(Gamma, U, V, z, L: int) -> FixedQuery:
     """The exact fixed-query bias and mean squared error at prompt length L, enclosed: the emitted
-    kernels selfnormalised_bias and selfnormalised_mse evaluated in ball arithmetic on A_L(q), B_L(q)
-    (module docstring), with a = U z, q = a^T Gamma a, tr(V Gamma V^T) and rho = |V Gamma a|^2 / q
-    computed in ball arithmetic from the inputs."""
+    kernels selfnormalised_bias and selfnormalised_mse evaluated in ball arithmetic on
+    A_L(q), B_L(q) (module docstring), with a = U z, q = a^T Gamma a, tr(V Gamma V^T) and
+    rho = |V Gamma a|^2 / q computed in ball arithmetic from the inputs."""
     old = ctx.prec
     ctx.prec = PRECISION_BITS
     try:

@@ -1,23 +1,26 @@
 """Exact finite-L errors of the Jacobians in V and U for Gaussian prompts, by quadrature.
 
 Notation of numerics/selfnormalised.py: tokens N(m, Gamma), a = U z, q = a^T Gamma a, c = Gamma a,
-e = c / sqrt(q), P = Gamma - c c^T / q (P = Gamma, e = 0 when q = 0). Token i is m + e g_i + r_i with
-g_i ~ N(0, 1), r_i ~ N(0, P) independent; the weights p = softmax(sqrt(q) g) depend on the g_i only.
-With f = g - sqrt(q) and x = f^2 - 1 (both mean zero under the tilt w = e^{sqrt(q) g - q/2}):
+e = c / sqrt(q), P = Gamma - c c^T / q (P = Gamma, e = 0 when q = 0). Token i is m + e g_i + r_i
+with g_i ~ N(0, 1), r_i ~ N(0, P) independent; the weights p = softmax(sqrt(q) g) depend on the g_i
+only. With f = g - sqrt(q) and x = f^2 - 1 (both mean zero under the tilt w = e^{sqrt(q) g - q/2}):
 
     zhat - mu_a = e (sum p f) + sum p r,
     C_hat - Gamma = alpha e e^T + e s^T + s e^T + R,     alpha = sum p x - (sum p f)^2,
     s = sum p_i (g_i - gbar) r_i,  R = sum p_i (r_i - rbar)(r_i - rbar)^T - P.
 
-Conditionally on g, s ~ N(0, H P) with H = sum p_i^2 (g_i - gbar)^2, E R = -A P (A = sum p^2), and the
-Wick formula for the weighted covariance of Gaussian vectors gives (derivations/gradient_fluctuations.py
-`exact_gradient_U_error`, proved there), with M = V^T V,
+Conditionally on g, s ~ N(0, H P) with H = sum p_i^2 (g_i - gbar)^2, E R = -A P (A = sum p^2), and
+the Wick formula for the weighted covariance of Gaussian vectors gives
+(derivations/gradient_fluctuations.py `exact_gradient_U_error`, proved there), with M = V^T V,
 
-    E||V (C_hat - Gamma)||_F^2 = S_aa (e^T M e)|e|^2 - 2 S_aA e^T M P e + (2 S_AA + S_A - 2 S_A3) tr(P M P)
-                                 + (S_A - 2 S_A3 + S_AA) tr P tr(P M) + S_H (2 e^T M P e + |e|^2 tr(M P) + e^T M e tr P),
+    E||V (C_hat - Gamma)||_F^2 = S_aa (e^T M e)|e|^2 - 2 S_aA e^T M P e
+                                 + (2 S_AA + S_A - 2 S_A3) tr(P M P)
+                                 + (S_A - 2 S_A3 + S_AA) tr P tr(P M)
+                                 + S_H (2 e^T M P e + |e|^2 tr(M P) + e^T M e tr P),
 
 S_aa = E alpha^2, S_aA = E alpha A, S_AA = E A^2, S_A = E A, S_A3 = E sum p^3, S_H = E H; and
-E||grad_V err||^2 = k E|zhat - mu_a|^2 = k (tr Gamma S_A + |c|^2 / q (S_B - S_A)), S_B = E (sum p f)^2.
+E||grad_V err||^2 = k E|zhat - mu_a|^2 = k (tr Gamma S_A + |c|^2 / q (S_B - S_A)),
+S_B = E (sum p f)^2.
 The grad_U error is |z|^2 times the display. At L = 1: alpha = -1, A = 1, H = 0, so the display is
 ||V Gamma||_F^2 exactly.
 
@@ -78,7 +81,8 @@ def geometry(Gamma, U, V, Z) -> Geometry:
 
 
 def errors(S: dict, geo: Geometry, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(E||grad_V err||^2, E||grad_U err||^2) per query, from scalars S (each an array over the queries)."""
+    """(E||grad_V err||^2, E||grad_U err||^2) per query, from scalars S
+    (each an array over the queries)."""
     err_V = k * (geo.trG * S["A"] + geo.rho * (S["B"] - S["A"]))
     err_U = geo.zz * sum(geo.coef[n] * S[n] for n in geo.coef)
     return err_V, err_U
@@ -94,8 +98,8 @@ def exact_errors(Gamma, U, V, z, L: int) -> tuple[float, float]:
 
 @dataclass
 class Table:
-    """Scalars on q_j = q_max (j/(points-1))^2, cubic splines in sqrt(q) (even in sqrt q): log S for the
-    positive ones, S / S_A for E alpha A (which changes sign)."""
+    """Scalars on q_j = q_max (j/(points-1))^2, cubic splines in sqrt(q) (even in sqrt q): log S for
+    the positive ones, S / S_A for E alpha A (which changes sign)."""
 
     L: int
     q: np.ndarray
@@ -135,10 +139,11 @@ def table(L: int, q_max: float, points: int = 32) -> Table:
 
 
 def scalar_average(lam: float, L: int, kappa: float, step: float = 0.4) -> tuple[float, float]:
-    """(log E_g S_B(lam g^2), log E_g g^2 S_aa(lam g^2)) for g ~ N(0, 1): up to constants, the L2(nu)
-    errors of grad_V and grad_U for d = 1 (P = 0, e^2 = Gamma, z^2 = g^2 for Sigma_q = 1), by the
-    trapezoid rule on g >= 0 over q <= 2 lam (kappa ln L + 30) (as selfnormalised.scalar_average; the
-    integrand is analytic in g: step 0.4 agrees with 0.2 to ~1e-6 relative)."""
+    """(log E_g S_B(lam g^2), log E_g g^2 S_aa(lam g^2)) for g ~ N(0, 1): up to constants, the
+    L2(nu) errors of grad_V and grad_U for d = 1 (P = 0, e^2 = Gamma, z^2 = g^2 for Sigma_q = 1), by
+    the trapezoid rule on g >= 0 over q <= 2 lam (kappa ln L + 30)
+    (as selfnormalised.scalar_average; the integrand is analytic in g: step 0.4 agrees with 0.2 to
+    ~1e-6 relative)."""
     from scipy.special import logsumexp
 
     L = validate.prompt_length("L", L)

@@ -1,4 +1,5 @@
-"""Joint self-normalised moments of two softmax temperatures over one Gaussian prompt (an algorithm).
+"""Joint self-normalised moments of two softmax temperatures over one Gaussian prompt
+(an algorithm).
 
 Two heads see the same standardised scores g_1..g_L ~ N(0, 1) at signed temperatures c_1, c_2:
 p_i(c) = e^{c g_i} / sum_j e^{c g_j}, G_h = sum_i p_i(c_h) g_i. The two-head risk
@@ -7,19 +8,20 @@ numerics/selfnormalised.py, the cross moments
 
     A_L(c_1, c_2) = E sum_i p_i(c_1) p_i(c_2),      B_L(c_1, c_2) = E (G_1 - c_1)(G_2 - c_2),
 
-which reduce to A_L(c^2), B_L(c^2) at c_1 = c_2 = c (tested). With w_h = e^{c_h g - c_h^2 / 2} (E w_h = 1),
-S_h = sum_j w_h(g_j) and 1 / (S_1 S_2) = int int e^{-s_1 S_1 - s_2 S_2} ds_1 ds_2, the L-fold
-expectations become two-dimensional integrals of one-dimensional ones:
+which reduce to A_L(c^2), B_L(c^2) at c_1 = c_2 = c (tested). With w_h = e^{c_h g - c_h^2 / 2}
+(E w_h = 1), S_h = sum_j w_h(g_j) and 1 / (S_1 S_2) = int int e^{-s_1 S_1 - s_2 S_2} ds_1 ds_2, the
+L-fold expectations become two-dimensional integrals of one-dimensional ones:
 
     A = L int int E[w_1 w_2 e^{-s.w}] Phi^{L-1},
     B = L int int E[w_1 w_2 f_1 f_2 e^{-s.w}] Phi^{L-1} + L (L-1) int int psi_1 psi_2 Phi^{L-2},
 
-Phi(s) = E e^{-s_1 w_1 - s_2 w_2}, psi_h = E[w_h f_h e^{-s.w}], f_h = g - c_h, s.w = s_1 w_1 + s_2 w_2.
-Since e^{-s.w} = e^{-s_1 w_1} e^{-s_2 w_2}, every inner expectation on the (s_1, s_2) grid is one
-matrix product over the g nodes. w_1 w_2 phi(g) = e^{c_1 c_2} phi(g - c_1 - c_2) and w_h phi(g) =
-phi(g - c_h) (shifted Gaussians, no overflow). psi_h vanishes at s = 0 (E w_h f_h = 0), so it is taken
-either directly or through e^{-a-b} - 1 = expm1(-a) + expm1(-b) + expm1(-a) expm1(-b), whichever
-carries less absolute mass (less cancellation); 1 - Phi likewise through expm1 when small.
+Phi(s) = E e^{-s_1 w_1 - s_2 w_2}, psi_h = E[w_h f_h e^{-s.w}], f_h = g - c_h,
+s.w = s_1 w_1 + s_2 w_2. Since e^{-s.w} = e^{-s_1 w_1} e^{-s_2 w_2}, every inner expectation on the
+(s_1, s_2) grid is one matrix product over the g nodes.
+w_1 w_2 phi(g) = e^{c_1 c_2} phi(g - c_1 - c_2) and w_h phi(g) = phi(g - c_h)
+(shifted Gaussians, no overflow). psi_h vanishes at s = 0 (E w_h f_h = 0), so it is taken either
+directly or through e^{-a-b} - 1 = expm1(-a) + expm1(-b) + expm1(-a) expm1(-b), whichever carries
+less absolute mass (less cancellation); 1 - Phi likewise through expm1 when small.
 
 Rules: trapezoid in g (step min(0.1, 0.25 / max|c|), the integrands are analytic in a strip) and in
 v_h = log(s_h L) with step STEP_V = 0.4 (analytic in a strip of half-width ~ pi / 2: error
@@ -42,9 +44,9 @@ STEP_G = 0.5
 
 
 def _axis(c: float, L: int, cmax: float, step_v: float) -> np.ndarray:
-    """v = log(s L) nodes for one temperature: above v_hi the factor e^{-s w} (or Phi^{L-1}) is below
-    e^-50 wherever the shifted Gaussians have mass (g within 12 + max|c| of 0); below v_lo the integrand
-    is below e^{v_lo} relative."""
+    """v = log(s L) nodes for one temperature: above v_hi the factor e^{-s w} (or Phi^{L-1}) is
+    below e^-50 wherever the shifted Gaussians have mass (g within 12 + max|c| of 0); below v_lo the
+    integrand is below e^{v_lo} relative."""
     q, rc, ell = c * c, abs(c), math.log(L)
     z_tail = stats.norm.isf(80.0 / L) if L > 160 else -12.0 - cmax
     v_hi = ell + q / 2 - rc * z_tail + 5.0

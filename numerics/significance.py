@@ -4,12 +4,14 @@ Every statistical check in softlin is a z-test (a studentised mean, a fitted coe
 log-log slope) judged at a stated false-alarm probability alpha, often shared by Bonferroni over
 `tests` tests. With Z ~ N(0, 1) under the null:
 
-- critical value: z_c = Phi^{-1}(1 - alpha / (sided * tests)), sided = 2 for |Z| > z_c, 1 for Z > z_c;
+- critical value: z_c = Phi^{-1}(1 - alpha / (sided * tests)), sided = 2 for |Z| > z_c, 1 for
+  Z > z_c;
 - power against a true standardised effect delta = |effect| / se:
-  P(|Z + delta| > z_c) = Phi(delta - z_c) + Phi(-delta - z_c) (two-sided), Phi(delta - z_c) (one-sided);
+  P(|Z + delta| > z_c) = Phi(delta - z_c) + Phi(-delta - z_c) (two-sided), Phi(delta - z_c)
+  (one-sided);
 - draws for power `target` (one tail, variance `variance` per draw, `factor` for a fitted
-  coefficient whose variance is factor * variance / n): n = factor variance ((z_c + z_target) / effect)^2
-  with z_target = Phi^{-1}(target).
+  coefficient whose variance is factor * variance / n): n = factor variance
+  ((z_c + z_target) / effect)^2 with z_target = Phi^{-1}(target).
 
 - resolution: a prediction P off by a relative slip eps shifts the statistic by eps |P| / se, so the
   smallest slip detected with power `target` is eps = (z_c + z_target) se / |P| (the far tail of a
@@ -21,10 +23,11 @@ count and its detectable exceedance probability here too.
 Planned power from a pilot (a negative control's power must be known before its data): a pilot of
 n_p iid blocks, drawn on its own stream, gives a standard error se_p; the true standard error of
 the run's mean over n blocks, sigma / sqrt(n), is then at most se_p sqrt(n_p / n) f with probability
->= 1 - beta, f = sqrt((n_p - 1) / chi2_{n_p - 1}(beta)) the upper confidence factor of a normal sample's standard deviation (`pilot_se_bound`). A one-sided
-Student-t test with dof degrees of freedom that rejects when (estimate - claim) / se < -t_c, against a
-true standardised effect delta = (claim - truth) / se, has power P(T' < -t_c), T' noncentral t with
-noncentrality -delta (`t_power`).
+>= 1 - beta, f = sqrt((n_p - 1) / chi2_{n_p - 1}(beta)) the upper confidence factor of a normal
+sample's standard deviation (`pilot_se_bound`). A one-sided Student-t test with dof degrees of
+freedom that rejects when (estimate - claim) / se < -t_c, against a true standardised effect
+delta = (claim - truth) / se, has power P(T' < -t_c), T' noncentral t with noncentrality -delta
+(`t_power`).
 """
 
 from __future__ import annotations
@@ -78,8 +81,8 @@ def power(effect: float, se: float, z_c: float, sided: int = 2) -> float:
 def detectable_relative(prediction, se, z_c: float, target: float = 0.999) -> float:
     """The smallest relative slip eps (the prediction P replaced by (1 + eps) P) that a z-test with
     critical value z_c and standard error se detects with probability >= target: (z_c + z_target) se
-    / |P|; with arrays (points tested together), the smallest over the points, which alone detects it.
-    inf when every prediction is 0 (no relative slip moves it)."""
+    / |P|; with arrays (points tested together), the smallest over the points, which alone detects
+    it. inf when every prediction is 0 (no relative slip moves it)."""
     P, s = np.broadcast_arrays(
         np.abs(np.asarray(prediction, dtype=float)), np.asarray(se, dtype=float)
     )
@@ -92,10 +95,11 @@ def detectable_relative(prediction, se, z_c: float, target: float = 0.999) -> fl
 
 def resolution(prediction, se, z_c: float, allowance=0.0) -> float | None:
     """A statistical check's `detectable` (softlin.claims.base.Check): detectable_relative over the
-    points with a finite prediction, standard error and allowance. `allowance` (absolute, per point) is
-    what the statistic subtracts from |estimate - prediction| before dividing by se: a slip must exceed
-    it too, which adds allowance / |prediction|. None when no point is left (an undecided or vacuous
-    check), z_c is not finite, or no relative slip moves the predictions (all 0)."""
+    points with a finite prediction, standard error and allowance. `allowance` (absolute, per point)
+    is what the statistic subtracts from |estimate - prediction| before dividing by se: a slip must
+    exceed it too, which adds allowance / |prediction|. None when no point is left
+    (an undecided or vacuous check), z_c is not finite, or no relative slip moves the predictions
+    (all 0)."""
     P, s, a = np.broadcast_arrays(
         *(np.asarray(x, dtype=float) for x in (prediction, se, allowance))
     )
@@ -121,9 +125,10 @@ def detectable_lowering(bound, truth, se, z_c: float, target: float = 0.999) -> 
 
 
 def pilot_se_bound(pilot_se: float, pilot_blocks: int, blocks: int, beta: float = 1e-3) -> float:
-    """An upper bound, holding with probability >= 1 - beta, of the true standard error sigma / sqrt(blocks)
-    of a mean over `blocks` iid blocks, from the standard error `pilot_se` of `pilot_blocks` blocks of the same law (the
-    module docstring: the chi-square bound on a normal sample's standard deviation)."""
+    """An upper bound, holding with probability >= 1 - beta, of the true standard error
+    sigma / sqrt(blocks) of a mean over `blocks` iid blocks, from the standard error `pilot_se` of
+    `pilot_blocks` blocks of the same law (the module docstring: the chi-square bound on a normal
+    sample's standard deviation)."""
     if pilot_blocks < 2 or blocks < 1 or not 0 < beta < 1:
         raise ValueError(
             f"pilot_se_bound needs pilot_blocks >= 2, blocks >= 1, 0 < beta < 1; got "
@@ -150,15 +155,15 @@ def draws_for_power(
 
 
 def binomial_critical_count(n: int, p: float, false_alarm: float) -> int:
-    """The smallest count c with P(Bin(n, p) >= c) < false_alarm: the one-sided exact binomial test of
-    "the exceedance probability is at most p" rejects from c exceedances in n draws."""
+    """The smallest count c with P(Bin(n, p) >= c) < false_alarm: the one-sided exact binomial test
+    of "the exceedance probability is at most p" rejects from c exceedances in n draws."""
     return int(stats.binom.isf(false_alarm, n, p)) + 1
 
 
 def binomial_detectable(n: int, p: float, false_alarm: float, target: float = 0.999) -> float:
-    """The smallest exceedance probability p1 >= p that the exact binomial test (at `false_alarm`, n draws)
-    rejects with probability >= target: P(Bin(n, p1) >= c) >= target, c = binomial_critical_count.
-    The power grows with p1, so a bisection on p1 finds it."""
+    """The smallest exceedance probability p1 >= p that the exact binomial test
+    (at `false_alarm`, n draws) rejects with probability >= target: P(Bin(n, p1) >= c) >= target,
+    c = binomial_critical_count. The power grows with p1, so a bisection on p1 finds it."""
     c = binomial_critical_count(n, p, false_alarm)
     lo, hi = p, 1.0
     for _ in range(60):

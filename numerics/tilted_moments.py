@@ -6,8 +6,9 @@ Monte Carlo: with independent pairs (z, z') ~ nu x mu and a = U z,
 is unbiased for M_pq^(c); `log_normaliser(A)` supplies log Z(a) = log E_mu e^{a^T z'} row by row
 (for Gaussian tokens the emitted kernel; for the controls their own exact normaliser). Sampled
 plainly it has finite variance only when the largest eigenvalue lambda of
-Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2} is below 1/(2(2c^2 - c)) (1/2 for c = 1, 1/12 for c = 2), and
-even then heavy tails; `monte_carlo` therefore samples from widened proposals (importance sampling).
+Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2} is below 1/(2(2c^2 - c)) (1/2 for c = 1, 1/12 for c = 2),
+and even then heavy tails; `monte_carlo` therefore samples from widened proposals
+(importance sampling).
 
 Quadrature (d = 1): nested integrals, the normaliser included (`quadrature_1d`).
 """
@@ -95,8 +96,8 @@ def quadrature_1d(
     nodes sit around 0 and lose all accuracy once t s exceeds ~10 (near the threshold the outer
     integral reaches such tilts). So each inner rule is moved to its integrand's exponential centre
     mu = t s by the change of variable g = mu + x, phi(mu + x) = phi(x) e^{-mu x - mu^2/2}: the
-    integrand is still evaluated in full, only the nodes move, and what the rule integrates is then a
-    polynomial times a constant (exact for 2n - 1 >= p). Sums are taken in log space.
+    integrand is still evaluated in full, only the nodes move, and what the rule integrates is then
+    a polynomial times a constant (exact for 2n - 1 >= p). Sums are taken in log space.
     """
     from scipy import integrate
     from scipy.special import logsumexp

@@ -1,4 +1,5 @@
-"""Input validation shared by numerics and claims: every bad value raises a ValueError that names it."""
+"""Input validation shared by numerics and claims: every bad value raises a ValueError that names
+it."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import numpy as np
 # its spectral norm): float round-off in a user's B B^T is ~1e-16 * |B|^2, so 1e-10 leaves a wide
 # margin without admitting real asymmetry, at any scale (1e-12 and 1e12 alike).
 RELATIVE_TOLERANCE = 1e-10
-# Positive definite means condition number below 1e12: beyond it, inverses and Cholesky factors carry
-# no correct digit in float64 (1e-16 * 1e12 relative error, amplified by the routes that use them).
+# Positive definite means condition number below 1e12: beyond it, inverses and Cholesky factors
+# carry no correct digit in float64 (1e-16 * 1e12 relative error, amplified by the routes that use
+# them).
 DEFINITE_TOLERANCE = 1e-12
 # Squares and products of scenario values appear in every route (covariances of tokens, scores
 # z'^T U z, squared errors): a magnitude whose square overflows float64 (~1.3e154) would pass
@@ -20,9 +22,10 @@ MAX_MAGNITUDE = 1e100
 
 
 class BeyondReach(ValueError):
-    """A structural limit of a route that only the run meets (a finite-L flow leaving an exact table,
-    a q beyond the exact quadrature's reach): reported like a rejected input (exit 2), and counted by
-    `softlin hunt` outside the claim's computable region; not a verdict on the claim."""
+    """A structural limit of a route that only the run meets
+    (a finite-L flow leaving an exact table, a q beyond the exact quadrature's reach): reported like
+    a rejected input (exit 2), and counted by `softlin hunt` outside the claim's computable region;
+    not a verdict on the claim."""
 
 
 def as_array(name: str, value, ndim: int | None = None) -> np.ndarray:
@@ -50,7 +53,8 @@ def number(
     open_low: bool = False,
     open_high: bool = False,
 ) -> float:
-    """A real number (not a boolean) in [low, high] (ends open on request), else ValueError naming it."""
+    """A real number (not a boolean) in [low, high] (ends open on request), else ValueError naming
+    it."""
     ok = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
     x = float(value) if ok else math.nan
     inside = (
@@ -104,16 +108,16 @@ def covariance(name: str, value, d: int | None = None) -> np.ndarray:
 
 
 def positive_definite(name: str, value, d: int | None = None) -> np.ndarray:
-    """A covariance (see `covariance`) whose smallest eigenvalue exceeds DEFINITE_TOLERANCE times its
-    largest: invertible at its own scale."""
+    """A covariance (see `covariance`) whose smallest eigenvalue exceeds DEFINITE_TOLERANCE times
+    its largest: invertible at its own scale."""
     S = covariance(name, value, d)
     eig = np.linalg.eigvalsh(S)
     largest = float(eig[-1]) if eig.size else 0.0
     if not largest > 0 or float(eig[0]) <= DEFINITE_TOLERANCE * largest:
         raise ValueError(
             f"{name} must be positive definite, but it is singular at its own scale: smallest "
-            f"eigenvalue {float(eig[0]) if eig.size else 0.0:.3g}, largest {largest:.3g} (ratio below "
-            f"{DEFINITE_TOLERANCE:g}): {S.tolist()}"
+            f"eigenvalue {float(eig[0]) if eig.size else 0.0:.3g}, largest {largest:.3g} "
+            f"(ratio below {DEFINITE_TOLERANCE:g}): {S.tolist()}"
         )
     return S
 
