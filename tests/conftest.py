@@ -36,10 +36,10 @@ def _rotation_key(item) -> str:
 
 
 def pytest_configure(config):
-    """SOFTLIN_ROTATION=head (set by .ci/run): one share of the `rotating` tests (tests/rotation.py).
-    The proofs are cached by content hash in .pytest_cache/softlin-proofs (derivations/proof_cache.py;
-    ignored by git), shared by the xdist workers, which inherit the variable; unless it is already set
-    (empty: off)."""
+    """SOFTLIN_ROTATION=head (set by .ci/run): one share of the `rotating` tests
+    (tests/rotation.py). The proofs are cached by content hash in .pytest_cache/softlin-proofs
+    (derivations/proof_cache.py; ignored by git), shared by the xdist workers, which inherit the
+    variable; unless it is already set (empty: off)."""
     if "SOFTLIN_PROOF_CACHE" not in os.environ:
         os.environ["SOFTLIN_PROOF_CACHE"] = str(
             config.rootpath / ".pytest_cache" / "softlin-proofs"

@@ -1,13 +1,13 @@
 """Which of the slow tier's rotating tests CI runs: a share chosen by the HEAD commit.
 
-The slow tier holds end-to-end demonstrations (a hunt finding a planted slip, a full quick run under a
-wrong formula) whose total exceeds CI's budget. A test marked `rotating` belongs to one of ROTATION
-shares, by a hash of its key (its xdist group when it shares a fixture with others, so a group's
-fixture is paid once, else its node id); with SOFTLIN_ROTATION=head, as `.ci/run` sets it, only the
-share congruent to the HEAD commit's hash runs, so each commit runs a different, reproducible third
-and three consecutive commits run them all. Unset (a developer's `pytest -m slow`, or a test named on
-the command line), every rotating test runs. Without git the selection cannot be computed and every
-test runs: a selection is never taken as empty.
+The slow tier holds end-to-end demonstrations (a hunt finding a planted slip, a full quick run under
+a wrong formula) whose total exceeds CI's budget. A test marked `rotating` belongs to one of
+ROTATION shares, by a hash of its key (its xdist group when it shares a fixture with others, so a
+group's fixture is paid once, else its node id); with SOFTLIN_ROTATION=head, as `.ci/run` sets it,
+only the share congruent to the HEAD commit's hash runs, so each commit runs a different,
+reproducible third and three consecutive commits run them all. Unset (a developer's
+`pytest -m slow`, or a test named on the command line), every rotating test runs. Without git the
+selection cannot be computed and every test runs: a selection is never taken as empty.
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ SECONDS = 5.0  # in-process: parsing, validation and estimates only (measured we
 
 
 def refused(argv, capsys, fragments, tmp_path):
-    """Run the CLI in-process; exit 2, one line with every fragment, fast, nothing written to tmp_path/out."""
+    """Run the CLI in-process; exit 2, one line with every fragment, fast, nothing written to
+    tmp_path/out."""
     start = time.perf_counter()
     code = cli.main(argv)
     elapsed = time.perf_counter() - start

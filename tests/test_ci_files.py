@@ -81,7 +81,8 @@ def _run_steps(commands: list[str], tmp_path: Path, env: dict) -> list[subproces
     return done
 
 
-@pytest.mark.slow  # re-runs one claim at its certificate's profile (~10 s) for each of the two files
+# re-runs one claim at its certificate's profile (~10 s) for each of the two files
+@pytest.mark.slow
 def test_the_github_workflows_steps_pass_on_one_claim_and_leave_a_junit_report(tmp_path):
     job = _workflow()["jobs"]["verify"]
     summary = tmp_path / "job-summary"

@@ -16,8 +16,8 @@ What counts as a citation, and how it resolves:
   package-dir mapping);
 - a bare file name (`catalogue.py`, `README.md`) resolves when some repository file has that name;
   a bare `.toml` name is a user's scenario file in examples, not a citation, and is skipped;
-- skipped: URLs, absolute paths (/tmp/...), scratch paths under `tmp/` (pytest's tmp_path), templates
-  with <, {, * or $ (`reports/<claim>.md`), and attribute calls such as `text.md(value)`.
+- skipped: URLs, absolute paths (/tmp/...), scratch paths under `tmp/` (pytest's tmp_path),
+  templates with <, {, * or $ (`reports/<claim>.md`), and attribute calls such as `text.md(value)`.
 
 Not scanned: generated output (reports/, the gold pages under tests/render/gold/expected/), caches,
 virtual environments, and this file, whose fixtures are made-up citations on purpose (the power
@@ -84,7 +84,8 @@ def repository_files(root: Path = REPO) -> frozenset:
 
 
 def cited_paths(line: str) -> list[str]:
-    """Path-like tokens of `line` that are citations of repository files (see the module docstring)."""
+    """Path-like tokens of `line` that are citations of repository files (see the module
+    docstring)."""
     line = URL.sub(" ", line)
     out = []
     for match in TOKEN.finditer(line):
@@ -100,7 +101,8 @@ def cited_paths(line: str) -> list[str]:
 
 
 def resolves(token: str, citing: Path, files: frozenset) -> bool:
-    """True when `token`, cited from the repository file `citing` (relative), names a file in `files`."""
+    """True when `token`, cited from the repository file `citing` (relative), names a file in
+    `files`."""
     for alias, target in ALIASES.items():
         if token.startswith(alias):
             token = target + token[len(alias) :]
@@ -110,8 +112,8 @@ def resolves(token: str, citing: Path, files: frozenset) -> bool:
     }
     if direct & files:
         return True
-    # Otherwise the path as seen from elsewhere (`../README.md` of the reports folder, `claims/base.py`
-    # inside softlin/): some repository file's path must end with it.
+    # Otherwise the path as seen from elsewhere (`../README.md` of the reports folder,
+    # `claims/base.py` inside softlin/): some repository file's path must end with it.
     tail = "/" + re.sub(r"^(\.\.?/)+", "", posixpath.normpath(token))
     return any(("/" + f).endswith(tail) for f in files)
 

@@ -87,9 +87,9 @@ def test_verify_on_a_user_scenario_writes_certificate_and_pages(tmp_path, capsys
 def test_a_control_without_power_is_kept_not_judged_on_the_certificate_pages_and_junit(
     tmp_path, capsys
 ):
-    """d = 1: the transposed-U slip is no slip (U^T = U), so its planned power is 0. The control stays
-    in the certificate with judged false and its reason, out of the verdict, and the pages, the table
-    and JUnit count it (nothing about it may vanish)."""
+    """d = 1: the transposed-U slip is no slip (U^T = U), so its planned power is 0. The control
+    stays in the certificate with judged false and its reason, out of the verdict, and the pages,
+    the table and JUnit count it (nothing about it may vanish)."""
     from junitparser import JUnitXml, Skipped
 
     scen = tmp_path / "d1.toml"
@@ -142,8 +142,8 @@ def test_a_control_without_power_is_kept_not_judged_on_the_certificate_pages_and
 def test_derive_check_fails_with_a_diff_and_the_fix_command_when_stale(
     tmp_path, monkeypatch, capsys
 ):
-    # The staleness path, not the proofs (the slow tier and CI run `derive --check` with every proof):
-    # one cheap group stands in for the catalogue.
+    # The staleness path, not the proofs (the slow tier and CI run `derive --check` with every
+    # proof): one cheap group stands in for the catalogue.
     from softlin.derivations import catalogue
 
     monkeypatch.setattr(catalogue, "GROUPS", {"deviation": catalogue.GROUPS["deviation"]})
@@ -169,21 +169,24 @@ def _run(args, cwd):
     )
 
 
-@pytest.mark.slow  # ~80 s (re-runs every proof): CI's check that the committed kernels and derivation report are fresh
+# ~80 s (re-runs every proof): CI's check that the committed kernels and derivation report are fresh
+@pytest.mark.slow
 def test_subprocess_derive_check_passes_on_the_committed_tree():
     result = _run(["derive", "--check"], REPO)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
 
 
-@pytest.mark.slow  # ~11 s (a real subprocess run; in-process, --json to a file and bad input are covered by the default run)
+# ~11 s (a real subprocess run; in-process, --json to a file and bad input are covered by the
+# default run)
+@pytest.mark.slow
 def test_subprocess_verify_json_to_stdout_and_bad_claim(tmp_path):
     result = _run(
         ["verify", "mixture", "--profile", "quick", "--out", str(tmp_path), "--json", "-"], tmp_path
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert json.loads(result.stdout)[0]["status"] == "verified"
-    # on a pipe: no status line (no carriage returns), only heartbeat lines: a "running" line a minute
-    # (a slow machine) and one line for the finished claim
+    # on a pipe: no status line (no carriage returns), only heartbeat lines: a "running" line a
+    # minute (a slow machine) and one line for the finished claim
     assert "\r" not in result.stderr
     assert re.fullmatch(
         r"(softlin: running mixture \(1/1\); [^\n]* since the start\n)*"
@@ -197,7 +200,8 @@ def test_subprocess_verify_json_to_stdout_and_bad_claim(tmp_path):
     )
 
 
-@pytest.mark.slow  # ~20 s (three quick runs); the JUnit and annotation shapes of a failure stay in tests/test_junit.py
+# ~20 s (three quick runs); the JUnit and annotation shapes of a failure stay in tests/test_junit.py
+@pytest.mark.slow
 def test_verify_check_passes_on_fresh_certificates_and_names_every_changed_one(tmp_path, capsys):
     out = tmp_path / "reports"
     assert (

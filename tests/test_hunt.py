@@ -2,8 +2,9 @@
 softlin/claims/hunt_space.py, its strategy in softlin/claims/hunt_strategies.py): the spaces draw
 scenarios that
 round-trip through TOML and validate (or are classified), a failure is found, shrunk and written so
-that `verify --scenario` reads it, exit codes follow `verify`. The default tests use a stand-in claim
-run (fast, and its failure set is known); the slow tier injects wrong formulas into the real claims."""
+that `verify --scenario` reads it, exit codes follow `verify`. The default tests use a stand-in
+claim run (fast, and its failure set is known); the slow tier injects wrong formulas into the real
+claims."""
 
 from __future__ import annotations
 
@@ -113,8 +114,8 @@ def _stand_in(monkeypatch, verdict):
 
 
 def test_a_failure_is_found_shrunk_to_a_minimal_scenario_and_written(monkeypatch, tmp_path, capsys):
-    # fails iff some entry of U exceeds 0.3: shrunk, U has one non-zero entry 0.375 (the smallest grid
-    # value above 0.3) and the other drawn matrices are as small as the classification allows
+    # fails iff some entry of U exceeds 0.3: shrunk, U has one non-zero entry 0.375 (the smallest
+    # grid value above 0.3) and the other drawn matrices are as small as the classification allows
     _stand_in(monkeypatch, lambda s: [("montecarlo", not np.any(np.asarray(s["U"]) > 0.3))])
     assert (
         cli.main(
@@ -291,9 +292,10 @@ def _without_timing(out: dict) -> dict:
 @pytest.mark.slow  # default-run budget (180 s): the Dask tests live in the slow tier
 @pytest.mark.parametrize("fails", [False, True], ids=["nothing found", "counterexample shrunk"])
 def test_a_hunt_on_a_dask_scheduler_gives_the_in_process_result(monkeypatch, tmp_path, fails):
-    """hunt/cluster.py: draw, prefetch on the cluster, replay. The summary (regions, runs, the shrunk
-    counterexample) equals the in-process hunt's. A thread-based LocalCluster, so the stand-in claim
-    (monkeypatched here) is what its workers run; tests/test_hunt.py's slow tier uses processes."""
+    """hunt/cluster.py: draw, prefetch on the cluster, replay. The summary (regions, runs, the
+    shrunk counterexample) equals the in-process hunt's. A thread-based LocalCluster, so the
+    stand-in claim (monkeypatched here) is what its workers run; tests/test_hunt.py's slow tier uses
+    processes."""
     distributed = pytest.importorskip("distributed")
     _stand_in(
         monkeypatch, lambda s: [("montecarlo", not (fails and np.any(np.asarray(s["U"]) > 0.3)))]
@@ -319,7 +321,8 @@ def test_a_hunt_on_a_dask_scheduler_gives_the_in_process_result(monkeypatch, tmp
 @pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_a_hunt_on_a_local_cluster_of_processes_gives_the_in_process_result(tmp_path):
-    """The real lemma-2.1 on `--workers 2` (worker processes import softlin themselves): same summary."""
+    """The real lemma-2.1 on `--workers 2` (worker processes import softlin themselves): same
+    summary."""
     pytest.importorskip("distributed")
     argv = ["hunt", "lemma-2.1", "--examples", "4", "--max-shrink", "2"]
     code = cli.main([*argv, "--out", str(tmp_path / "here")])
@@ -429,8 +432,8 @@ def test_hunt_finds_nothing_in_asm_3_3_on_the_committed_code(tmp_path):
 @pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_hunt_finds_a_deviation_bound_fifty_times_too_small_in_lemma_2_1(monkeypatch, tmp_path):
-    # The bound (Chebyshev on the numerator, Maurer on the denominator) is loose: only a much smaller
-    # constant bites at the quick budget.
+    # The bound (Chebyshev on the numerator, Maurer on the denominator) is loose: only a much
+    # smaller constant bites at the quick budget.
     from softlin.claims.limit import battery
 
     right = battery.deviation_bound
@@ -479,9 +482,9 @@ HEAVY_TAILED = {
 def test_the_numerator_test_holds_its_level_where_heavy_tailed_weights_break_the_z_test():
     """The studentised numerator mean gives |z| = 5.39 against the critical 5.36 on a correct
     formula here (normal approximation of heavy-tailed weights at 200 prompts).
-    Replayed with the certificate's own random stream: the studentised z is still beyond its critical
-    value (the scenario is the one that broke the z-test), and Catoni's test, whose level needs no
-    normality, accepts."""
+    Replayed with the certificate's own random stream: the studentised z is still beyond its
+    critical value (the scenario is the one that broke the z-test), and Catoni's test, whose level
+    needs no normality, accepts."""
     from softlin.claims.limit import battery
     from softlin.claims.common import budget_for, queries_for
     from softlin.numerics.laws import GaussianLaw
@@ -522,13 +525,15 @@ def test_a_prediction_that_cancels_is_outside_finite_prompt_risk_not_a_crash():
 
 
 def _hunt_under_mutant(mutant: str, argv: list, tmp_path):
-    """`softlin hunt` in a fresh process with one catalogued slip installed (tests/mutants/hook.py)."""
+    """`softlin hunt` in a fresh process with one catalogued slip installed
+    (tests/mutants/hook.py)."""
     import subprocess
     import sys
     from pathlib import Path
 
     code = (
-        "import sys; from tests.mutants import catalogue, hook; hook.install(catalogue.by_name(sys.argv[1])); "
+        "import sys; from tests.mutants import catalogue, hook; "
+        "hook.install(catalogue.by_name(sys.argv[1])); "
         "from softlin import cli; sys.exit(cli.main(sys.argv[2:]))"
     )
     repo = Path(__file__).resolve().parents[1]
@@ -543,11 +548,11 @@ def _hunt_under_mutant(mutant: str, argv: list, tmp_path):
 
 
 # Power of the hunt against slips of prop-3.1 (tests/mutants/catalogue.py), each in a fresh process.
-# Each must be found within N = 50 examples and shrunk. Measured (load ~2 on 2 cores, --max-shrink 1):
-# each refuted at the first judged run (after two draws with V Gamma V^T = 0, outside the hypotheses), the naive
-# exponent by the regime check "above threshold: exact L2(nu) error decays as L^-kappa" (21 s), the
-# first-order term by the symbolic proofs and the Monte Carlo L2(nu) error (24 s), the bound constant
-# by the symbolic proofs (23 s); 95 s for the three.
+# Each must be found within N = 50 examples and shrunk. Measured (load ~2 on 2 cores,
+# --max-shrink 1): each refuted at the first judged run (after two draws with V Gamma V^T = 0,
+# outside the hypotheses), the naive exponent by the regime check "above threshold: exact L2(nu)
+# error decays as L^-kappa" (21 s), the first-order term by the symbolic proofs and the Monte Carlo
+# L2(nu) error (24 s), the bound constant by the symbolic proofs (23 s); 95 s for the three.
 POWER = [
     ("prop31-sharp-exponent-naive", "the naive exponent min(1, 1/(2 lambda)) in place of kappa"),
     ("first-order-trace-shift-term-dropped", "a missing term of the first-order covariance"),
@@ -575,8 +580,8 @@ def test_hunt_finds_and_shrinks_a_slip_of_prop_3_1(mutant, slip, tmp_path):
 
 def test_a_real_claims_statistical_checks_read_the_lowered_level():
     """Inside base.false_alarm_level(1e-9) the battery's critical values are those of 1e-9 (the mean
-    squared error's decrease test: its one-sided critical value grows), the certificate's reliability
-    says 1e-9, and a level looser than the certificates' 1e-6 is refused."""
+    squared error's decrease test: its one-sided critical value grows), the certificate's
+    reliability says 1e-9, and a level looser than the certificates' 1e-6 is refused."""
     from softlin.claims.limit import battery
     from softlin.claims.base import false_alarm_level, reliability
     from softlin.claims.common import budget_for, queries_for

@@ -1,5 +1,5 @@
-"""The JUnit XML of `softlin verify --junit`, read back by a real consumer (junitparser) and validated
-against the layout CI reporters read (tests/data/junit.xsd, by xmlschema)."""
+"""The JUnit XML of `softlin verify --junit`, read back by a real consumer (junitparser) and
+validated against the layout CI reporters read (tests/data/junit.xsd, by xmlschema)."""
 
 import copy
 import json
@@ -95,7 +95,8 @@ def test_github_annotations_name_the_claim_and_check_and_write_the_job_summary(t
         f"checks[{ids[2]}].value 1 -> 2"
     )
     assert lines[3].startswith(
-        "::error title=lemma-2.1%3A certificate would change,file=reports/certificates/lemma-2.1.json::"
+        "::error title=lemma-2.1%3A certificate would change,"
+        "file=reports/certificates/lemma-2.1.json::"
     )
     assert "%0Areproduce: softlin verify lemma-2.1 --seed 0" in lines[3] and "\n" not in "".join(
         lines
@@ -114,8 +115,8 @@ def test_github_with_json_to_stdout_is_refused_before_any_work(tmp_path, capsys)
 
 
 def test_every_outcome_validates_against_the_junit_schema(tmp_path):
-    """A refuted, an undecided, a not-judged and a changed check, and a certificate that would change:
-    every element the writer can produce, in one document the schema accepts."""
+    """A refuted, an undecided, a not-judged and a changed check, and a certificate that would
+    change: every element the writer can produce, in one document the schema accepts."""
     cert = copy.deepcopy(_committed())
     checks = cert["checks"]
     checks[0]["passed"] = False

@@ -144,7 +144,8 @@ def test_the_module_graph_has_no_cycle():
 
 
 def test_the_checker_sees_an_upward_import():
-    """The rule has power: a claims module importing the CLI, or numerics importing claims, is seen."""
+    """The rule has power: a claims module importing the CLI, or numerics importing claims, is
+    seen."""
     assert layer("softlin.claims.prop31.claim") == "claims"
     assert ORDER.index(layer("softlin.cli")) > ORDER.index(layer("softlin.claims.prop31.claim"))
     assert "softlin.numerics.kernels" in imports_of("softlin.claims.common") or any(
@@ -153,9 +154,10 @@ def test_the_checker_sees_an_upward_import():
 
 
 def test_the_command_packages_are_layers_above_the_renderer_and_an_upward_import_of_them_is_seen():
-    """softlin/sweep/, softlin/hunt/ (which runs its points on the sweep's Dask runner) and softlin/cli/
-    (which parses and dispatches to both) sit above the renderer, in that order: the hunt and the
-    sweep engines never import the parser, and an import of any of them from below is reported."""
+    """softlin/sweep/, softlin/hunt/ (which runs its points on the sweep's Dask runner) and
+    softlin/cli/ (which parses and dispatches to both) sit above the renderer, in that order: the
+    hunt and the sweep engines never import the parser, and an import of any of them from below is
+    reported."""
     found = {m: layer(m) for m in MODULES if m.split(".")[1:2] in (["cli"], ["hunt"], ["sweep"])}
     assert {
         "softlin.cli.verify",

@@ -1,4 +1,5 @@
-"""The linter runs in the default test run: ruff with the rules of pyproject.toml ([tool.ruff.lint])."""
+"""The linter runs in the default test run: ruff with the rules of pyproject.toml
+([tool.ruff.lint])."""
 
 import subprocess
 import sys

@@ -74,8 +74,8 @@ def test_piecewise_prints_as_a_brace_with_conditions_and_trace_as_tr():
 
 
 def test_the_papers_symbols_are_typeset_as_the_paper_writes_them():
-    """s2 is sigma^2 (not s with a subscript 2), abar is a-bar and ell the script l, in both printers;
-    sigma^2 to a power is fenced."""
+    """s2 is sigma^2 (not s with a subscript 2), abar is a-bar and ell the script l, in both
+    printers; sigma^2 to a power is fenced."""
     from softlin.mathml import to_latex
 
     s2, abar, mu = sp.symbols("s2 abar mu")

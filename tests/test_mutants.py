@@ -61,7 +61,8 @@ def test_every_mutant_is_killed_at_quick(tmp_path):
         text=True,
     )
     rows = json.loads(out.read_text()) if out.exists() else {}
-    # an undecided or crashed mutant is seen (not silent) but not killed: listed, not counted as a kill
+    # an undecided or crashed mutant is seen (not silent) but not killed: listed, not counted as a
+    # kill
     survivors = {
         name: r
         for name, r in rows.items()

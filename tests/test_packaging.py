@@ -1,5 +1,6 @@
-"""The wheel carries the card's layout: derivations/ and numerics/ install as softlin.derivations and
-softlin.numerics, the emitted kernels included, and no top-level `numerics` or `derivations` module.
+"""The wheel carries the card's layout: derivations/ and numerics/ install as softlin.derivations
+and softlin.numerics, the emitted kernels included, and no top-level `numerics` or `derivations`
+module.
 
 The content check builds the wheel (a few seconds); the slow test installs it into a fresh virtual
 environment outside the checkout and runs `softlin derive --check` there, so a module or data file

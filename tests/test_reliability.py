@@ -71,7 +71,7 @@ def fake_certificate(claim_id, scenario, profile, seed, value=1.0):
     )
 
 
-# --- inputs, at their own scale ---------------------------------------------------------------------
+# --- inputs, at their own scale -------------------------------------------------------------------
 
 
 def test_a_covariance_indefinite_at_its_own_scale_is_refused(tmp_path, capsys):
@@ -127,21 +127,23 @@ def test_a_family_wise_false_alarm_is_a_probability():
     assert union_bound(72, 1e-6) == pytest.approx(7.2e-5)
 
 
-# --- memory bounded in fact ---------------------------------------------------------------------------
+# --- memory bounded in fact -----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "d = 2\nU = [[1000.0, 0.0], [0.0, 1000.0]]\nL = [16, 64]\ntrials = 200\n",  # the default query
-        "d = 3\nU = [[1000.0, 0.0, 0.0], [0.0, 1000.0, 0.0], [0.0, 0.0, 1000.0]]\nL = [16, 64]\n",  # no query
+        # the default query
+        "d = 2\nU = [[1000.0, 0.0], [0.0, 1000.0]]\nL = [16, 64]\ntrials = 200\n",
+        # no query
+        "d = 3\nU = [[1000.0, 0.0, 0.0], [0.0, 1000.0, 0.0], [0.0, 0.0, 1000.0]]\nL = [16, 64]\n",
     ],
 )
 def test_an_interaction_of_1000_is_refused_before_any_work_naming_the_values(
     tmp_path, capsys, text
 ):
-    """U = 1000 I put q = a^T Gamma a ~ 1e6 at the fixed query: the quadrature's rows were 2.9e7 wide
-    (22 GB resident). The estimator refuses it now, in seconds."""
+    """U = 1000 I put q = a^T Gamma a ~ 1e6 at the fixed query: the quadrature's rows were 2.9e7
+    wide (22 GB resident). The estimator refuses it now, in seconds."""
     f = write(tmp_path, text)
     start = time.perf_counter()
     assert (
@@ -206,7 +208,7 @@ def test_a_memory_error_is_exit_2_with_what_to_lower_and_debug_keeps_the_code(
     assert "Traceback" in capsys.readouterr().err
 
 
-# --- no work lost -------------------------------------------------------------------------------------
+# --- no work lost ---------------------------------------------------------------------------------
 
 
 def test_an_unwritable_out_is_found_before_any_work(tmp_path, capsys, monkeypatch):
@@ -289,7 +291,7 @@ def test_help_imports_neither_sympy_nor_scipy():
     assert out.stdout.strip() == "[]", out.stderr
 
 
-# --- verify --check on the certificate's own scenario ---------------------------------------------------
+# --- verify --check on the certificate's own scenario ---------------------------------------------
 
 
 def test_check_reruns_the_certificates_own_scenario_and_never_proposes_the_default(
@@ -337,7 +339,7 @@ def test_check_reruns_the_certificates_own_scenario_and_never_proposes_the_defau
     )
 
 
-# --- messages that say what is wrong ------------------------------------------------------------------
+# --- messages that say what is wrong --------------------------------------------------------------
 
 
 def test_a_symlink_loop_a_fifo_and_a_missing_grid_are_named(tmp_path, capsys):
@@ -367,7 +369,7 @@ def test_derive_check_outside_a_checkout_checks_the_kernels_and_names_what_it_sk
     assert "kernels are up to date" in captured.out
 
 
-# --- numbers compared at their stated precision ---------------------------------------------------------
+# --- numbers compared at their stated precision ---------------------------------------------------
 
 
 def _cert(**quantities):
@@ -447,8 +449,8 @@ def test_a_precision_needs_a_tolerance_and_a_reason():
 
 
 def test_the_committed_certificates_declare_only_paths_that_exist():
-    """A declaration that matches nothing would hide a renamed quantity: every committed precision path
-    matches at least one number of its certificate."""
+    """A declaration that matches nothing would hide a renamed quantity: every committed precision
+    path matches at least one number of its certificate."""
     for path in sorted((REPO / "reports" / "certificates").glob("*.json")):
         cert = json.loads(path.read_text())
         leaves = []
@@ -480,9 +482,9 @@ OTHER_BLAS = {"OPENBLAS_CORETYPE": "Prescott", "OPENBLAS_NUM_THREADS": "1"}
 @pytest.mark.slow
 @pytest.mark.parametrize("claim_id", sorted(registry.CLAIMS))
 def test_verify_check_is_green_under_other_blas_kernels_and_thread_count(claim_id):
-    """The committed certificate of each claim reproduces under another BLAS configuration than the one
-    that made it: every number within its stated precision, verdicts and checks exactly. CI runs these
-    instead of a separate `softlin verify --check` step."""
+    """The committed certificate of each claim reproduces under another BLAS configuration than the
+    one that made it: every number within its stated precision, verdicts and checks exactly. CI runs
+    these instead of a separate `softlin verify --check` step."""
     result = subprocess.run(
         [sys.executable, "-m", "softlin.cli", "verify", claim_id, "--check", "--quiet"],
         cwd=REPO,
@@ -546,15 +548,16 @@ def test_the_documented_scalar_sigma_and_points_reach_finite_prompt_risk_through
 
 @pytest.mark.slow  # default-run budget (180 s): two claims in a subprocess (~17 s)
 def test_an_interrupt_is_answered_within_seconds_and_keeps_what_finished(tmp_path):
-    """SIGINT during prop-3.1's Monte Carlo sweep (~30 s of work), sent once the heartbeat says lemma-2.1
-    finished: the work is chunked, so Python sees the signal within a chunk; lemma-2.1's certificate is
-    kept, nothing partial is left. Synchronised on the heartbeat line, not on a sleep, so a fast machine
-    cannot finish the run before the signal."""
+    """SIGINT during prop-3.1's Monte Carlo sweep (~30 s of work), sent once the heartbeat says
+    lemma-2.1 finished: the work is chunked, so Python sees the signal within a chunk; lemma-2.1's
+    certificate is kept, nothing partial is left. Synchronised on the heartbeat line, not on a
+    sleep, so a fast machine cannot finish the run before the signal."""
     import signal
 
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    # SIG_DFL in the child: a shell without job control starts background jobs (CI's, say) with SIGINT
-    # ignored, and Python keeps an ignored SIGINT ignored, as a backgrounded `softlin verify &` should
+    # SIG_DFL in the child: a shell without job control starts background jobs (CI's, say) with
+    # SIGINT ignored, and Python keeps an ignored SIGINT ignored, as a backgrounded
+    # `softlin verify &` should
     proc = subprocess.Popen(
         [
             sys.executable,

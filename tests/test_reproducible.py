@@ -1,5 +1,5 @@
-"""Certificates are written at a stated precision above cross-CPU rounding noise, so the same seed and
-profile give the same bytes with another BLAS thread count or kernel (softlin/certio.py)."""
+"""Certificates are written at a stated precision above cross-CPU rounding noise, so the same seed
+and profile give the same bytes with another BLAS thread count or kernel (softlin/certio.py)."""
 
 import json
 import os
@@ -88,7 +88,8 @@ def _verify(tmp, env_extra):
 @pytest.mark.slow  # two subprocess runs of lemma-2.1 at quick (~15 s each on 2 shared cores)
 def test_lemma21_certificate_and_pages_are_byte_identical_across_blas_threads_and_kernels(tmp_path):
     """Unrounded, these runs differ in 64 numbers (up to 7e-13 relative): Haswell against Prescott
-    OpenBLAS kernels (OPENBLAS_CORETYPE, honoured by numpy's DYNAMIC_ARCH OpenBLAS), 2 threads against 1."""
+    OpenBLAS kernels (OPENBLAS_CORETYPE, honoured by numpy's DYNAMIC_ARCH OpenBLAS), 2 threads
+    against 1."""
     one = _verify(tmp_path / "a", {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
     two = _verify(
         tmp_path / "b",

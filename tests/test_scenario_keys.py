@@ -1,6 +1,7 @@
 """Every documented scenario key reaches its claim through the loader: docs/scenarios.md's key
 reference is generated from the claims' `keys`, and a TOML file holding every key of a claim passes
-`softlin verify CLAIM --scenario F --dry-run` (the CLI's own path: load, merge, validate, estimate)."""
+`softlin verify CLAIM --scenario F --dry-run` (the CLI's own path: load, merge, validate,
+estimate)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """`softlin sweep` without a cluster: grids, bad grids, seeds, store keys, atomic writes, resume.
 
-The engine is run in this process with a fake point function (a few-line certificate), so these tests
-take well under a second; the Dask path and real claims are in test_sweep_dask.py (slow tier).
+The engine is run in this process with a fake point function (a few-line certificate), so these
+tests take well under a second; the Dask path and real claims are in test_sweep_dask.py (slow tier).
 """
 
 import hashlib

@@ -1,8 +1,9 @@
-"""`softlin sweep` on Dask distributed with a real claim (slow tier: `pytest -m slow tests/test_sweep_dask.py`).
+"""`softlin sweep` on Dask distributed with a real claim (slow tier:
+`pytest -m slow tests/test_sweep_dask.py`).
 
-A 2-point lemma-2.1 grid at quick (about 7 s a point on one core): a LocalCluster of 2 processes gives
-the bytes of the in-process run; a worker that dies mid-point has its point rerun elsewhere; a sweep
-killed (SIGKILL) after its first point resumes with only the missing points.
+A 2-point lemma-2.1 grid at quick (about 7 s a point on one core): a LocalCluster of 2 processes
+gives the bytes of the in-process run; a worker that dies mid-point has its point rerun elsewhere; a
+sweep killed (SIGKILL) after its first point resumes with only the missing points.
 """
 
 import json
@@ -141,8 +142,8 @@ def test_a_sweep_killed_after_its_first_point_resumes_without_recomputing_it(tmp
 
 
 def test_a_point_certificate_is_the_one_verify_writes_on_its_scenario(tmp_path):
-    """The point's seed and scenario are all it depends on: `softlin verify CLAIM --scenario` on the point's
-    scenario (written as TOML; JSON arrays and numbers are TOML) writes the same bytes."""
+    """The point's seed and scenario are all it depends on: `softlin verify CLAIM --scenario` on the
+    point's scenario (written as TOML; JSON arrays and numbers are TOML) writes the same bytes."""
     from softlin import cli
 
     parsed, pts = _plan({**GRID, "axes": {"lambda": [0.2]}})

@@ -81,7 +81,8 @@ def test_the_check_sees_an_import_that_does_not_resolve(farm):
     """Negative control: a module importing a name softlin.numerics does not have is reported."""
     bad = (farm / "softlin" / "broken_import").with_suffix(".py")
     bad.write_text(
-        "from softlin.numerics import significance\nfrom softlin.numerics.significance import no_such_name\n"
+        "from softlin.numerics import significance\n"
+        "from softlin.numerics.significance import no_such_name\n"
     )
     try:
         output, _ = _mypy(farm)

@@ -18,7 +18,8 @@ def _run(overrides=None, **kwargs):
     return asm33.run(s, "quick", claim_rng(s["seed"], "asm-3.3"), **kwargs)
 
 
-@pytest.mark.slow  # default-run budget (180 s): ~12 s; CI's verify --check re-runs the default scenario at standard
+# default-run budget (180 s): ~12 s; CI's verify --check re-runs the default scenario at standard
+@pytest.mark.slow
 def test_default_scenario_is_verified_and_reports_both_tables():
     cert = _run()
     assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]
@@ -27,7 +28,8 @@ def test_default_scenario_is_verified_and_reports_both_tables():
     assert q["conditions_hold"] == [[True] * 3] * 3 and q["c2_finite"] is True
 
 
-@pytest.mark.slow  # ~11 s; the closed forms' sensitivity (plausible wrong closed forms) stays in the default run
+# ~11 s; the closed forms' sensitivity (plausible wrong closed forms) stays in the default run
+@pytest.mark.slow
 def test_every_slip_control_is_refuted_by_monte_carlo_with_power_derived_beforehand():
     cert = _run()
     controls = [c for c in cert["checks"] if c["kind"] == "control"]
@@ -72,7 +74,8 @@ def test_beyond_the_threshold_c2_entries_are_infinite_and_conditions_fail():
 
 
 def _no_mean_shift(p, q, c, m, Gamma, U, Sigma_q):
-    """Plausible slip: the tilted token law taken as N(m, Gamma) (the c Gamma U z shift forgotten)."""
+    """Plausible slip: the tilted token law taken as N(m, Gamma) (the c Gamma U z shift
+    forgotten)."""
     return tm.tilted_moment(p, q, c, m, Gamma, sp.zeros(*sp.Matrix(U).shape), Sigma_q) * (
         1 if c == 1 else tm.tilted_moment(0, 0, c, m, Gamma, U, Sigma_q)
     )
@@ -80,7 +83,8 @@ def _no_mean_shift(p, q, c, m, Gamma, U, Sigma_q):
 
 def _squared_tilt_factor(p, q, c, m, Gamma, U, Sigma_q):
     """Plausible slip: exp(c^2 a^T Gamma a / 2) instead of exp((c^2 - c) a^T Gamma a / 2), i.e. the
-    moments of the c-tilted law with the c = 2 normaliser misapplied (one extra power of the tilt)."""
+    moments of the c-tilted law with the c = 2 normaliser misapplied (one extra power of the
+    tilt)."""
     return (
         tm.tilted_moment(p, q, c + 1, m, Gamma, U, Sigma_q)
         if c == 1
@@ -96,7 +100,8 @@ def test_plausible_wrong_closed_forms_are_refuted(wrong):
     assert "quadrature" in failed and "montecarlo" in failed
 
 
-@pytest.mark.slow  # ~9 s; the closed forms' sensitivity stays in the default run (plausible wrong closed forms)
+# ~9 s; the closed forms' sensitivity stays in the default run (plausible wrong closed forms)
+@pytest.mark.slow
 @settings(max_examples=4)
 @given(st.floats(-1, 1), st.floats(0.2, 2.0), st.floats(-0.45, 0.45), st.floats(0.3, 2.0))
 def test_closed_form_equals_nested_quadrature_in_dimension_one(m, gamma, u, sigma_q):

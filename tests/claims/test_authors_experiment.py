@@ -1,5 +1,6 @@
-"""Claim authors-experiment (docs/paper.md section 6, erratum 5): the derived risks against independent
-routes, the SGD gradients, the samplers, the checks' power (sensitivity) and the negative controls."""
+"""Claim authors-experiment (docs/paper.md section 6, erratum 5): the derived risks against
+independent routes, the SGD gradients, the samplers, the checks' power (sensitivity) and the
+negative controls."""
 
 import math
 
@@ -268,7 +269,8 @@ def test_small_run_linear_checks_and_controls_pass(small_cert):
 
 
 def test_infinite_prompt_risk_of_the_default_scenario_by_eigenvalues():
-    """Independent route for R*_inf: eigenvalues of Sigma, R*_inf = s2 + tau (sum lam - (sum lam^2)^2 / sum lam^3)."""
+    """Independent route for R*_inf: eigenvalues of Sigma, R*_inf = s2 + tau
+    (sum lam - (sum lam^2)^2 / sum lam^3)."""
     lam = np.linalg.eigvalsh(SIGMA)
     expected = 0.1 + 0.2 * (lam.sum() - (lam**2).sum() ** 2 / (lam**3).sum())
     Sp, Sq = sgd.covariances(SIGMA, "correct")
@@ -282,19 +284,20 @@ def test_infinite_prompt_risk_of_the_default_scenario_by_eigenvalues():
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 @pytest.mark.xdist_group("authors-small-certificate")  # one worker computes the fixture
 def test_approach_check_is_undecided_when_the_largest_prompt_is_below_L_eps(small_cert):
-    """At L_max = 160 even the best exact softmax parameters are more than 10% above R*_inf: L_max is below
-    L(eps), where Theorem 4.3 promises nothing, so the check is undecided, not refuted, with the
-    exact route's reason."""
+    """At L_max = 160 even the best exact softmax parameters are more than 10% above R*_inf: L_max
+    is below L(eps), where Theorem 4.3 promises nothing, so the check is undecided, not refuted,
+    with the exact route's reason."""
     c = _checks(small_cert, "softmax/r-star-approach-best")
     assert len(c) == 1 and c[0]["passed"] is None and c[0]["value"] > c[0]["bound"]
     assert "below L(eps)" in c[0]["detail"]
 
 
-@pytest.mark.slow  # default-run budget (180 s): a full quick run; the mutant catalogue holds authors slips too
+# default-run budget (180 s): a full quick run; the mutant catalogue holds authors slips too
+@pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_approach_check_refutes_a_risk_above_eps_where_the_exact_route_reaches_it():
-    """Where the exact best softmax risk at L_max is within eps of R*_inf, Monte Carlo risks clearly above
-    eps refute the check (a training or evaluation slip); within eps they verify it."""
+    """Where the exact best softmax risk at L_max is within eps of R*_inf, Monte Carlo risks clearly
+    above eps refute the check (a training or evaluation slip); within eps they verify it."""
     from softlin.claims.authors import checks as authors_checks
 
     Sp = Sq = 0.5 ** np.abs(np.subtract.outer(np.arange(5), np.arange(5)))
@@ -329,7 +332,8 @@ def test_approach_check_refutes_a_risk_above_eps_where_the_exact_route_reaches_i
     assert verdicts(0.01 * R_star) == [True, True]
 
 
-@pytest.mark.slow  # default-run budget (180 s): a full quick run; the undecided verdict is also tested cheaply below
+# default-run budget (180 s): a full quick run; the undecided verdict is also tested cheaply below
+@pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_linear_optimality_check_is_undecided_when_sgd_is_stopped_early():
     """200 steps from (0.5, 0.5) leave p = mu omega visibly short of the exact optimum: the budget
@@ -341,10 +345,13 @@ def test_linear_optimality_check_is_undecided_when_sgd_is_stopped_early():
     assert c[0]["passed"] is None and c[0]["value"] > 1 and cert["status"] != "verified"
 
 
-@pytest.mark.slow  # default-run budget (180 s): a full quick run; the default run keeps the optimum-formula sensitivity test
+# default-run budget (180 s): a full quick run; the default run keeps the optimum-formula
+# sensitivity test
+@pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_dropping_the_isserlis_term_of_the_linear_risk_is_caught():
-    """Sensitivity: E[u^2 v^2] = E u^2 E v^2 (forgetting 2 (E uv)^2) drops tau tr(Sigma_p^2 Sigma_q) / L."""
+    """Sensitivity: E[u^2 v^2] = E u^2 E v^2 (forgetting 2 (E uv)^2) drops tau
+    tr(Sigma_p^2 Sigma_q) / L."""
 
     def wrong(Sp, Sq, mu, omega, s2, tau, L):
         p2 = (mu * omega) ** 2
@@ -398,8 +405,9 @@ def test_default_scenario_verified_on_the_quick_profile():
 @pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_infinite_prompt_risk_with_the_tilt_covariance_dropped_is_caught():
-    """Sensitivity: taking the softmax limit as mu omega beta^T q (Sigma_p dropped from the tilted mean)
-    gives R_inf(p) = s2 + tau (1 - p)^2 tr Sigma_q, minimal s2 at p = 1: the approach checks must fail."""
+    """Sensitivity: taking the softmax limit as mu omega beta^T q (Sigma_p dropped from the tilted
+    mean) gives R_inf(p) = s2 + tau (1 - p)^2 tr Sigma_q, minimal s2 at p = 1: the approach checks
+    must fail."""
     wrong = lambda Sp, Sq, s2, tau: (1.0, s2)
     cert = ae.run(ae.default_scenario(), "quick", claim_rng(0, ae.ID), infinite_optimum=wrong)
     assert _checks(cert, "softmax/r-star-approach-best")[0]["passed"] is False
@@ -443,10 +451,10 @@ def test_linear_optimality_check_passes_at_the_optimum_and_is_undecided_off_it()
 
 
 def test_an_optimum_formula_that_is_not_a_minimum_is_refuted(monkeypatch):
-    """Sensitivity, deterministic: (a) the infinite-prompt optimum p* = tr(Sp Sq) / tr(Sp^2 Sq) reported as
-    the finite-L one (the 1/L terms of the denominator forgotten), with its own exact risk: an SGD end at
-    the true p*_L lies below it; (b) the right p*_L with the minimum risk missing its s2 term: the
-    "minimum" is not the risk at its own p*."""
+    """Sensitivity, deterministic: (a) the infinite-prompt optimum p* = tr(Sp Sq) / tr(Sp^2 Sq)
+    reported as the finite-L one (the 1/L terms of the denominator forgotten), with its own exact
+    risk: an SGD end at the true p*_L lies below it; (b) the right p*_L with the minimum risk
+    missing its s2 term: the "minimum" is not the risk at its own p*."""
     true_opt, p_true = kernels.authors_linear_optimum, _p_star()
 
     def infinite_p(Sp, Sq, s2, tau, L):
@@ -464,9 +472,9 @@ def test_an_optimum_formula_that_is_not_a_minimum_is_refuted(monkeypatch):
 
 @pytest.mark.parametrize("factor", [1.2, 1.02, 0.98])
 def test_the_headline_r_star_inf_is_judged_on_both_sides(factor):
-    """R*_inf against the exact finite-L optimum at L = 1e6: the derived value passes, an R*_inf a few
-    percent off on either side (the one-sided approach checks would pass a larger one) is refuted.
-    d = 2 keeps it at ~1 s per case (d = 5, the default scenario's, takes ~4 s)."""
+    """R*_inf against the exact finite-L optimum at L = 1e6: the derived value passes, an R*_inf a
+    few percent off on either side (the one-sided approach checks would pass a larger one) is
+    refuted. d = 2 keeps it at ~1 s per case (d = 5, the default scenario's, takes ~4 s)."""
     from softlin.numerics import finite_risk as fr
 
     sigma = np.array(ae.toeplitz(2, 0.5))
@@ -480,9 +488,9 @@ def test_the_headline_r_star_inf_is_judged_on_both_sides(factor):
 
 
 def test_the_correct_data_control_is_judged_at_the_power_its_pilot_plans():
-    """The plan reads only the pilot's standard errors and the two exact risks: a pilot too noisy for the
-    gap leaves the control not judged whatever the run found; a precise pilot judges it, and a run that
-    then does not refute the correct-data risk fails the control."""
+    """The plan reads only the pilot's standard errors and the two exact risks: a pilot too noisy
+    for the gap leaves the control not judged whatever the run found; a precise pilot judges it, and
+    a run that then does not refute the correct-data risk fails the control."""
     exact_a, wrong = {10: 0.50, 100: 0.40}, {10: 0.52, 100: 0.41}
     z_L = 5.3
     precise = {

@@ -1,6 +1,7 @@
-"""The gradient-flow and authors'-scale SGD checks of claim `authors-experiment` (claims/authors/flow.py),
-on an isotropic model at one L (cheap: one angular node): verified as computed, red under a plausible
-slip in the emitted gradient, and the SGD check red for an endpoint off the flow's end."""
+"""The gradient-flow and authors'-scale SGD checks of claim `authors-experiment`
+(claims/authors/flow.py), on an isotropic model at one L (cheap: one angular node): verified as
+computed, red under a plausible slip in the emitted gradient, and the SGD check red for an endpoint
+off the flow's end."""
 
 from __future__ import annotations
 
@@ -48,7 +49,8 @@ def test_a_gradient_slip_moves_the_flow_off_the_optimum(monkeypatch):
 
 
 def test_the_gradient_check_sees_a_slip_in_dR_dmu(monkeypatch):
-    """dR/dmu vanishes at the optimum for a rescaled formula too; the comparison at INIT catches it."""
+    """dR/dmu vanishes at the optimum for a rescaled formula too; the comparison at INIT catches
+    it."""
     lin = _curves()["linear"]
     good = kernels.finite_risk_integrand_grad_mu
     monkeypatch.setattr(kernels, "finite_risk_integrand_grad_mu", lambda *a: 1.02 * good(*a))
@@ -59,9 +61,9 @@ def test_the_gradient_check_sees_a_slip_in_dR_dmu(monkeypatch):
 
 
 def test_the_gradient_check_is_not_the_flows_own_field():
-    """The judged ratio compares the gradient with the risk's own derivatives (reference ~0 at R*_L's
-    optimum), not with the field the flow followed: at the computed flows it is far below 1, and its
-    reference at the optimum is the risk's, not the gradient's."""
+    """The judged ratio compares the gradient with the risk's own derivatives (reference ~0 at
+    R*_L's optimum), not with the field the flow followed: at the computed flows it is far below 1,
+    and its reference at the optimum is the risk's, not the gradient's."""
     r = _curves()["softmax"][0]
     at = r["gradient_agreement"]["optimum"]
     assert at["theta"] == [r["mu"], r["omega"]]
@@ -126,9 +128,10 @@ def test_sgd_check_accepts_an_end_within_the_floor_and_refutes_one_beyond():
 
 @pytest.mark.slow  # default-run budget (180 s): ~13 s of flow integration before the refusal
 def test_an_anisotropic_law_whose_tables_leave_the_quadratures_reach_is_refused():
-    """d = 3, eigenvalues 0.04 to 2.5, L = 10: the exact risk's moment tables reach q = 371, where the
-    quadrature of numerics/selfnormalised no longer converges (halved steps differ by ~2e-4 at q = 370,
-    L = 10). The route refuses it as beyond its reach instead of judging the flow on such tables."""
+    """d = 3, eigenvalues 0.04 to 2.5, L = 10: the exact risk's moment tables reach q = 371, where
+    the quadrature of numerics/selfnormalised no longer converges (halved steps differ by ~2e-4
+    at q = 370, L = 10). The route refuses it as beyond its reach instead of judging the flow on
+    such tables."""
     S = np.array([[0.5625, -0.375, -0.5], [-0.375, 0.3125, 0.375], [-0.5, 0.375, 2.25]])
     with pytest.raises(BeyondReach, match="beyond the exact quadrature's reach"):
         af._softmax(fr.Model(S, S, 1 / 3, 0.0), 10)
@@ -147,8 +150,9 @@ def test_the_committed_long_sgd_runs_are_found_from_a_checkout():
 
 
 def test_each_committed_long_sgd_run_names_the_code_that_produced_it():
-    """data/sgd holds inputs, not generated output: each run says which commit and which bytes of the
-    sampler made it (benchmarks/authors_long_sgd.py writes it; the committed runs had it added)."""
+    """data/sgd holds inputs, not generated output: each run says which commit and which bytes of
+    the sampler made it (benchmarks/authors_long_sgd.py writes it; the committed runs had it
+    added)."""
     import re
     from softlin.claims.authors import flow
 

@@ -1,4 +1,5 @@
-"""The exact finite-L risk section of `finite-prompt-risk`: verdicts that plausible slips turn red."""
+"""The exact finite-L risk section of `finite-prompt-risk`: verdicts that plausible slips turn
+red."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from softlin.numerics import kernels
 
 
 def _section(scenario=None, heads=True):
-    """The exact section alone (no 1/L fit, no optimum curve): its checks and quantities; heads=False
-    keeps only the default one-head points (the one-head slips do not need the costlier two-head ones)."""
+    """The exact section alone (no 1/L fit, no optimum curve): its checks and quantities;
+    heads=False keeps only the default one-head points (the one-head slips do not need the costlier
+    two-head ones)."""
     if scenario is None and not heads:
         scenario = fpr.default_scenario()
         scenario["scalar"] = {
@@ -33,8 +35,9 @@ def _section(scenario=None, heads=True):
     "slip", ["stein-mean-without-A", "second-moment-1-minus-A", "participation-dropped"]
 )
 def test_a_slipped_integrand_is_refuted(monkeypatch, slip):
-    """Three plausible slips of derivations/risk_finite.py's integrand: E G = sqrt(q) (forgetting the Stein
-    correction), E G^2 = B + q (1 - A), and the b^2 A term dropped. The Monte Carlo route must refute each."""
+    """Three plausible slips of derivations/risk_finite.py's integrand: E G = sqrt(q) (forgetting
+    the Stein correction), E G^2 = B + q (1 - A), and the b^2 A term dropped. The Monte Carlo route
+    must refute each."""
     original = kernels.finite_risk_integrand
 
     def slipped(mu, omega, tau, s2, tr_p, k1, k2, A, B):
@@ -50,7 +53,8 @@ def test_a_slipped_integrand_is_refuted(monkeypatch, slip):
     assert any(c.passed is False for c in checks if c.kind == "montecarlo"), checks
 
 
-@pytest.mark.slow  # ~11 s; the exact route's sensitivity stays in the default run (slipped integrands)
+# ~11 s; the exact route's sensitivity stays in the default run (slipped integrands)
+@pytest.mark.slow
 def test_authors_generator_is_refuted_for_a_correlated_sigma():
     """Erratum 5 as a control: with sigma != I the authors' generator has another risk, and the
     Monte Carlo of the correct generator must tell them apart."""
@@ -91,9 +95,9 @@ def test_bad_points_and_sigma_raise(bad):
 @pytest.mark.parametrize("slip", ["cross-participation-product", "cross-term-dropped"])
 def test_a_slipped_two_head_cross_term_is_refuted(monkeypatch, slip):
     """Two plausible slips of the two-head cross term: the cross participation ratio A_12 = E sum_i
-    p_i(c_1) p_i(c_2) replaced by the product A_11 A_22 of the one-head ones (as if the heads' weights
-    were independent), and the cross term 2 mu_1 mu_2 P_12 dropped. The Monte Carlo route must refute each
-    at the default two-head points (the one-head points are unaffected)."""
+    p_i(c_1) p_i(c_2) replaced by the product A_11 A_22 of the one-head ones (as if the heads'
+    weights were independent), and the cross term 2 mu_1 mu_2 P_12 dropped. The Monte Carlo route
+    must refute each at the default two-head points (the one-head points are unaffected)."""
     from softlin.numerics import finite_risk_heads as frh
 
     if slip == "cross-participation-product":
@@ -108,7 +112,8 @@ def test_a_slipped_two_head_cross_term_is_refuted(monkeypatch, slip):
         original = kernels.finite_risk_heads_integrand
 
         def slipped(mu1, mu2, *rest):
-            # the cross term is the part bilinear in (mu1, mu2): f(mu1, mu2) - f(mu1, 0) - f(0, mu2) + f(0, 0)
+            # the cross term is the part bilinear in (mu1, mu2):
+            # f(mu1, mu2) - f(mu1, 0) - f(0, mu2) + f(0, 0)
             cross = (
                 original(mu1, mu2, *rest)
                 - original(mu1, 0.0, *rest)
@@ -124,8 +129,9 @@ def test_a_slipped_two_head_cross_term_is_refuted(monkeypatch, slip):
 
 @pytest.mark.slow
 def test_optimum_rate_judged_and_wrong_constants_refuted():
-    """L (R*_L - R*_inf) -> c* on the exact surface (d = 5, s2 = 0.1): the derived c* passes; the authors'
-    heuristic constant min_omega (1 + s2) e^{d omega^2} / omega^2 and C1 at omega* + 0.02 are refuted."""
+    """L (R*_L - R*_inf) -> c* on the exact surface (d = 5, s2 = 0.1): the derived c* passes; the
+    authors' heuristic constant min_omega (1 + s2) e^{d omega^2} / omega^2 and C1 at omega* + 0.02
+    are refuted."""
     from scipy.optimize import minimize_scalar
 
     from softlin.claims.finite_prompt import rate
@@ -147,8 +153,9 @@ def test_optimum_rate_judged_and_wrong_constants_refuted():
 
 
 def test_rate_estimator_is_exact_on_its_model():
-    """Y_L = c + (a + b ln L) / L (the measured form of the optimum's correction) is solved exactly by
-    the estimator, with zero model error; a plain a / L + b / L^2 model would miss c by ~1e-4 here."""
+    """Y_L = c + (a + b ln L) / L (the measured form of the optimum's correction) is solved exactly
+    by the estimator, with zero model error; a plain a / L + b / L^2 model would miss c by ~1e-4
+    here."""
     from softlin.claims.finite_prompt import rate
 
     Ls = np.array(rate.RATE_LS, float)

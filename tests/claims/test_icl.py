@@ -32,7 +32,8 @@ def _spd(seed, d, cond, norm):
 def test_balanced_flow_conserves_and_reaches_the_bayes_endpoint(seed, d, log_cond, log_norm, frac):
     S = _spd(seed, d, 10**log_cond if d > 1 else 1.0, 10**log_norm)
     r = thm52.flow_run(S, frac * icl_flows.paper_alpha_bound(S))
-    # Independent route for the endpoint: closed form A* = Sigma^-1 / b*, b*^4 = tr(Sigma^-2) via eigenvalues.
+    # Independent route for the endpoint: closed form A* = Sigma^-1 / b*, b*^4 = tr(Sigma^-2) via
+    # eigenvalues.
     lam = np.linalg.eigvalsh(S)
     b_star = float(np.sum(lam**-2.0)) ** 0.25
     assert abs(r["b"] - b_star) <= thm52.ODE_RELATIVE_TOLERANCE * r["scale"]
@@ -59,7 +60,8 @@ def test_endpoint_with_sigma_instead_of_its_inverse_has_positive_risk():
     )
 
 
-@pytest.mark.slow  # ~30 s end to end; the same slip is caught exactly by the test above in the default run
+# ~30 s end to end; the same slip is caught exactly by the test above in the default run
+@pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_wrong_endpoint_formula_refutes_the_claim():
     def wrong(S):
@@ -74,7 +76,8 @@ def test_wrong_endpoint_formula_refutes_the_claim():
 
 
 def test_unbalanced_start_breaks_balance_and_misses_the_endpoint():
-    """Negative control: ||A||^2 - b^2 is conserved at its (non-zero) initial value, so the limit is not (A*, b*)."""
+    """Negative control: ||A||^2 - b^2 is conserved at its (non-zero) initial value, so the limit is
+    not (A*, b*)."""
     S = np.array([[1.0, 0.2], [0.2, 0.6]])
     A0, b0 = icl_flows.balanced_init(S, 0.5)
     r = icl_flows.integrate_ab(S, A0 + np.eye(2), b0, 40 / icl_flows.transverse_rate(S) + 50)
@@ -173,7 +176,8 @@ def test_default_scalar_scenario_verified_and_heuristic_refuted():
     cert = fpr.run(fpr.default_scenario(), "quick", claim_rng(0, "finite-prompt-risk"))
     assert cert["status"] == "verified"
     controls = [c for c in cert["checks"] if c["kind"] == "control"]
-    # the heuristic 1/L coefficient and the first-order risk at finite L: both refuted by Monte Carlo
+    # the heuristic 1/L coefficient and the first-order risk at finite L: both refuted by Monte
+    # Carlo
     assert [c["passed"] for c in controls] == [True, True], controls
     assert all(c["value"] > c["bound"] for c in controls)
     q = cert["quantities"]
@@ -192,7 +196,9 @@ def test_default_scalar_scenario_verified_and_heuristic_refuted():
     assert len(q["optimum_curve"]["L"]) == 4
 
 
-@pytest.mark.slow  # default-run budget (180 s): ~25 s; the default run keeps the heuristic-refuted and endpoint sensitivity tests
+# default-run budget (180 s): ~25 s; the default run keeps the heuristic-refuted and endpoint
+# sensitivity tests
+@pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_dropping_the_cross_term_is_caught_by_monte_carlo():
     """Sensitivity: C1 without 2 (1 - mu.omega) sum mu_h bias(omega_h) (here mu.omega = 0.5)."""

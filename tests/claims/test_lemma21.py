@@ -55,7 +55,9 @@ def test_transposed_interaction_matrix_is_refuted():
     assert any("float64 kernel" in n for n in failed) and any("E[e^(s-c)" in n for n in failed)
 
 
-@pytest.mark.slow  # default-run budget (180 s): ~11 s; the default scenario's controls are refuted by Monte Carlo alone in the default run
+# default-run budget (180 s): ~11 s; the default scenario's controls are refuted by Monte Carlo
+# alone in the default run
+@pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_dropped_covariance_factor_is_refuted_by_monte_carlo_alone():
     """Sensitivity: V (m + U z) (Gamma dropped). The Monte Carlo unbiased-numerator test must catch
@@ -70,7 +72,8 @@ def test_dropped_covariance_factor_is_refuted_by_monte_carlo_alone():
 
 
 def test_a_doubled_tilt_in_the_kernel_is_refuted_by_monte_carlo(monkeypatch):
-    """Sensitivity (monkeypatched emitted kernel): V (m + 2 Gamma U z), a normaliser without its 1/2."""
+    """Sensitivity (monkeypatched emitted kernel): V (m + 2 Gamma U z), a normaliser without its
+    1/2."""
     from softlin.numerics import limits
 
     real = limits.kernels.gaussian_limit
@@ -85,8 +88,9 @@ def test_a_doubled_tilt_in_the_kernel_is_refuted_by_monte_carlo(monkeypatch):
 def test_a_limit_off_by_a_constant_is_refuted_by_the_exact_mse_although_its_error_decreases(
     monkeypatch,
 ):
-    """A wrong limit V (m + Gamma U z) + 0.1: the Monte Carlo error about it still decreases in L (the
-    offset cancels in the differences), but its MSE sits 0.1^2 k above the exact finite-L MSE."""
+    """A wrong limit V (m + Gamma U z) + 0.1: the Monte Carlo error about it still decreases
+    in L (the offset cancels in the differences), but its MSE sits 0.1^2 k above the exact finite-L
+    MSE."""
     from softlin.numerics import limits
 
     real = limits.kernels.gaussian_limit
@@ -99,8 +103,8 @@ def test_a_limit_off_by_a_constant_is_refuted_by_the_exact_mse_although_its_erro
 
 
 def test_a_sampler_residual_not_projected_is_refuted_by_the_exact_mse(monkeypatch):
-    """The conditional sampler's residual drawn without I - W W^T: every mean is right (the residual has
-    mean 0), so only the size of the error, against the exact finite-L MSE, shows it."""
+    """The conditional sampler's residual drawn without I - W W^T: every mean is right (the residual
+    has mean 0), so only the size of the error, against the exact finite-L MSE, shows it."""
     from softlin.numerics import attention
 
     monkeypatch.setattr(attention, "project_off", lambda W, xi: xi)
@@ -110,7 +114,8 @@ def test_a_sampler_residual_not_projected_is_refuted_by_the_exact_mse(monkeypatc
 
 
 def test_wrong_exact_formula_is_refuted_at_40_digits():
-    """Sensitivity: a formula off by a relative 1e-20 survives float64 but not the 40-digit check."""
+    """Sensitivity: a formula off by a relative 1e-20 survives float64 but not the 40-digit
+    check."""
 
     def nearly(m, cov, U, V, z):
         return [x * (1 + 1e-20) for x in exact.gaussian_limit(m, cov, U, V, z)]
@@ -168,7 +173,8 @@ def test_given_query_reports_limit_and_quadrature_limit():
     np.testing.assert_allclose(q["quadrature_limit"], q["limit"], rtol=1e-12)
 
 
-@pytest.mark.slow  # CI's `softlin verify --check` re-runs every certificate; here seed sensitivity too
+# CI's `softlin verify --check` re-runs every certificate; here seed sensitivity too
+@pytest.mark.slow
 def test_same_seed_gives_byte_identical_certificates():
     assert certio.dumps(_run()) == certio.dumps(_run())
     assert certio.dumps(_run({"seed": 1})) != certio.dumps(_run())
@@ -227,9 +233,10 @@ def test_kernel_is_what_the_claim_evaluates():
 
 
 def test_planned_noncentrality_matches_the_simulated_numerator_statistic():
-    """The control's power rests on delta = sqrt(n L) |E X| / sd(X) (battery.numerator_power, from the
-    derived moments). Simulated: the numerator z-statistic of the battery, over 40 independent runs,
-    averages delta within its Monte Carlo error (a delta off by sqrt(L), or by sqrt(n L), is caught)."""
+    """The control's power rests on delta = sqrt(n L) |E X| / sd(X) (battery.numerator_power, from
+    the derived moments). Simulated: the numerator z-statistic of the battery, over 40 independent
+    runs, averages delta within its Monte Carlo error (a delta off by sqrt(L), or by sqrt(n L), is
+    caught)."""
     from softlin.claims.limit import battery
 
     m, cov, U, V = np.array([0.2]), np.array([[1.0]]), np.array([[0.5]]), np.array([[1.0]])
@@ -256,7 +263,8 @@ def test_planned_noncentrality_matches_the_simulated_numerator_statistic():
 
 
 def test_the_exact_mse_of_a_point_mass_is_judged_exactly_not_divided_by_zero():
-    """No spread (standard error 0): an MSE of rounding size passes, a wrong limit's 1e-3 refutes."""
+    """No spread (standard error 0): an MSE of rounding size passes, a wrong limit's 1e-3
+    refutes."""
     subject = lemma21.gaussian_subject(
         "point mass",
         GaussianLaw([1.0], [[0.0]]),

@@ -1,4 +1,5 @@
-"""Claim mixture: verified on its scenario; its controls bite; wrong mixture formulas are refuted."""
+"""Claim mixture: verified on its scenario; its controls bite; wrong mixture formulas are
+refuted."""
 
 import numpy as np
 import pytest
@@ -19,7 +20,8 @@ def _law_and_params():
     return mixture.mixture_law(s), s["U"], s["V"]
 
 
-@pytest.mark.slow  # default-run budget (180 s): ~11 s; CI's verify --check re-runs the default scenario at standard
+# default-run budget (180 s): ~11 s; CI's verify --check re-runs the default scenario at standard
+@pytest.mark.slow
 def test_default_mixture_scenario_is_verified_and_nonlinear():
     cert = _run()
     assert cert["status"] == "verified", [c for c in cert["checks"] if c["passed"] is not True]
@@ -30,7 +32,8 @@ def test_default_mixture_scenario_is_verified_and_nonlinear():
 
 
 def test_softmax_over_the_wrong_axis_in_the_mixture_algorithm_is_refuted(monkeypatch):
-    """Sensitivity (numerics/limits.py): weights normalised over the queries instead of the components."""
+    """Sensitivity (numerics/limits.py): weights normalised over the queries instead of the
+    components."""
     from softlin.numerics import limits
 
     real = limits.softmax
@@ -53,7 +56,9 @@ def _mixture_kernel(logit_fn):
     return kernel
 
 
-@pytest.mark.slow  # default-run budget (180 s): ~11 s; the default run keeps the wrong-axis and untilted-weights sensitivity tests
+# default-run budget (180 s): ~11 s; the default run keeps the wrong-axis and untilted-weights
+# sensitivity tests
+@pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_logits_without_the_quadratic_term_are_refuted():
     """Sensitivity: log pi_k + m_k^T a, forgetting a^T Gamma_k a / 2."""
@@ -74,7 +79,8 @@ def test_untilted_mixture_weights_are_refuted():
     assert cert["status"] == "refuted"
 
 
-@pytest.mark.slow  # ~11 s; the mixture's sensitivity (softmax over the wrong axis) stays in the default run
+# ~11 s; the mixture's sensitivity (softmax over the wrong axis) stays in the default run
+@pytest.mark.slow
 def test_the_correct_formula_written_independently_is_not_refuted():
     """The same hand-written route with the right logits passes: the two tests above fail for the
     formula, not for the route."""

@@ -45,7 +45,8 @@ def default_certificate():
     return _run()
 
 
-@pytest.mark.slow  # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+# default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+@pytest.mark.slow
 @pytest.mark.xdist_group("prop31-default-certificate")  # one worker computes the fixture
 def test_default_scenario_is_verified_with_every_required_quantity(default_certificate):
     cert = default_certificate
@@ -62,7 +63,8 @@ def test_default_scenario_is_verified_with_every_required_quantity(default_certi
     assert set(q["beyond_gaussians"]) == {"rademacher", "uniform", "mixture"}
 
 
-@pytest.mark.slow  # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+# default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+@pytest.mark.slow
 @pytest.mark.xdist_group("prop31-default-certificate")  # one worker computes the fixture
 def test_negative_controls_above_the_threshold_are_refuted_by_the_quadrature_route(
     default_certificate,
@@ -72,7 +74,8 @@ def test_negative_controls_above_the_threshold_are_refuted_by_the_quadrature_rou
     assert check(default_certificate, "regime/above/naive-excluded")["value"] == "refuted"
 
 
-@pytest.mark.slow  # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+# default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+@pytest.mark.slow
 @pytest.mark.xdist_group("prop31-default-certificate")  # one worker computes the fixture
 def test_certificate_records_family_wise_false_alarm_and_the_power_of_every_control(
     default_certificate,
@@ -90,13 +93,15 @@ def test_certificate_records_family_wise_false_alarm_and_the_power_of_every_cont
     assert control.get("judged", True) == (mc >= 0.999)  # judged when it reaches 0.999
 
 
-@pytest.mark.slow  # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+# default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+@pytest.mark.slow
 @pytest.mark.xdist_group("prop31-default-certificate")  # one worker computes the fixture
 def test_the_fixed_query_tests_split_the_stated_false_alarm_over_every_z_test(default_certificate):
-    """Bonferroni accounting of the fixed-query checks: each is a maximum over z-tests made at every L of
-    the fixed-query Monte Carlo, per output entry (bias: k, second moments: k (k + 1) / 2; Stein: k), so
-    its critical value must put (number of z-tests) x (two-sided tail beyond it) at the stated level.
-    A level split over the entries only (false alarm multiplied by |L|) is a slip no single run shows."""
+    """Bonferroni accounting of the fixed-query checks: each is a maximum over z-tests made at
+    every L of the fixed-query Monte Carlo, per output entry (bias: k, second moments:
+    k (k + 1) / 2; Stein: k), so its critical value must put (number of z-tests) x (two-sided tail
+    beyond it) at the stated level. A level split over the entries only (false alarm multiplied by
+    |L|) is a slip no single run shows."""
     from scipy import stats
 
     cert = default_certificate
@@ -114,7 +119,8 @@ def test_the_fixed_query_tests_split_the_stated_false_alarm_over_every_z_test(de
         assert n * 2 * stats.norm.sf(bound) == pytest.approx(level, rel=1e-9), (check_id, bound)
 
 
-@pytest.mark.slow  # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+# default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+@pytest.mark.slow
 @pytest.mark.xdist_group("prop31-default-certificate")  # one worker computes the fixture
 def test_tolerances_of_the_exponent_checks_are_fixed_before_the_run(default_certificate):
     exps = [check(default_certificate, f"regime/{name}/kappa") for name in ("below", "at", "above")]
@@ -122,7 +128,8 @@ def test_tolerances_of_the_exponent_checks_are_fixed_before_the_run(default_cert
     assert all("<= 0.01 (fixed" in c["detail"] for c in exps)
 
 
-@pytest.mark.slow  # default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+# default-run budget (180 s): the default certificate (~20 s); CI's verify --check re-runs it
+@pytest.mark.slow
 @pytest.mark.xdist_group("prop31-default-certificate")  # one worker computes the fixture
 def test_erratum_one_is_recorded_with_a_positive_witness(default_certificate):
     errata = default_certificate["errata"]
@@ -146,8 +153,8 @@ def test_c1_without_the_gamma_a_a_gamma_term_is_refuted_by_monte_carlo():
 
 
 def _wrong_coefficient(Gamma, U, V, Sq):
-    """Sensitivity: the averaged coefficient without tr(N Sigma_q (I - 2 M Sigma_q)^-1), i.e. the query
-    average of e^{a^T Gamma a} tr(V Gamma V^T), forgetting Gamma a a^T Gamma."""
+    """Sensitivity: the averaged coefficient without tr(N Sigma_q (I - 2 M Sigma_q)^-1), i.e. the
+    query average of e^{a^T Gamma a} tr(V Gamma V^T), forgetting Gamma a a^T Gamma."""
     R = np.eye(Gamma.shape[0]) - 2 * U.T @ Gamma @ U @ Sq
     return float(np.linalg.det(R) ** -0.5 * np.trace(V @ Gamma @ V.T))
 
@@ -158,10 +165,12 @@ def test_averaged_coefficient_without_the_n_term_is_refuted_by_monte_carlo():
     assert check(cert, "average/first-order-montecarlo")["passed"] is False
 
 
-@pytest.mark.slow  # default-run budget (180 s): the default certificate's controls are checked above
+# default-run budget (180 s): the default certificate's controls are checked above
+@pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_naive_exponent_is_refuted_above_the_threshold():
-    """Sensitivity: kappa = 1/(2 lambda) (from the heuristic min(1, e^q/L)) fails the exact asymptotics."""
+    """Sensitivity: kappa = 1/(2 lambda) (from the heuristic min(1, e^q/L)) fails the exact
+    asymptotics."""
     cert = _run(exponent=naive_exponent, regimes=(("above", 1.0),), beyond=False)
     failed = _failed(cert)
     assert any("decays as L^-kappa" in n and "above" in n for n in failed)
@@ -172,10 +181,13 @@ def _no_regimes(**kwargs):
     return _run(regimes=(), beyond=False, **kwargs)
 
 
-@pytest.mark.slow  # default-run budget (180 s): ~16 s; the default run keeps the L^2-for-L(L-1) quick-profile sensitivity test
+# default-run budget (180 s): ~16 s; the default run keeps the L^2-for-L(L-1) quick-profile
+# sensitivity test
+@pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_an_exponent_of_L_where_L_minus_1_belongs_in_the_quadrature_is_caught_at_quick(monkeypatch):
-    """Sensitivity: phi(t)^L in place of phi(t)^(L-1) (and ^(L-1) for ^(L-2)) in the exact finite-L route."""
+    """Sensitivity: phi(t)^L in place of phi(t)^(L-1) (and ^(L-1) for ^(L-2)) in the exact finite-L
+    route."""
     from softlin.numerics import selfnormalised
 
     monkeypatch.setattr(selfnormalised, "phi_powers", lambda L: (L, L - 1))
@@ -194,10 +206,12 @@ def test_L_squared_where_L_times_L_minus_1_belongs_is_caught_at_quick(monkeypatc
     assert any("L = 1, 2, 3" in n for n in _failed(cert))
 
 
-@pytest.mark.slow  # default-run budget (180 s): ~16 s; the default run keeps two other quick-profile sensitivity tests
+# default-run budget (180 s): ~16 s; the default run keeps two other quick-profile sensitivity tests
+@pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_a_dropped_term_in_the_c1_kernel_turns_the_verdict_at_quick(monkeypatch):
-    """Sensitivity: the emitted C1 kernel without its Gamma a a^T Gamma term (monkeypatched in the kernels)."""
+    """Sensitivity: the emitted C1 kernel without its Gamma a a^T Gamma term (monkeypatched in the
+    kernels)."""
     from softlin.numerics import kernels
 
     monkeypatch.setattr(kernels, "cov_first_order", _wrong_cov)
@@ -237,7 +251,8 @@ def test_random_admissible_scenarios_below_the_threshold_are_verified(seed):
     ]
 
 
-@pytest.mark.slow  # CI's `softlin verify --check` re-runs every certificate; here seed sensitivity too
+# CI's `softlin verify --check` re-runs every certificate; here seed sensitivity too
+@pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_same_seed_gives_byte_identical_certificates():
     small = {"L": [16, 64], "trials": 200}
@@ -286,7 +301,9 @@ DEGENERATE = {
 }
 
 
-@pytest.mark.slow  # ~13 s; the deterministic coordinate's sensitivity stays in the default run (nonzero first-order term)
+# ~13 s; the deterministic coordinate's sensitivity stays in the default run (nonzero first-order
+# term)
+@pytest.mark.slow
 def test_a_deterministic_output_coordinate_is_judged_exactly_not_as_nan():
     cert = _run({**DEGENERATE, "V": [[0.0, 1.0], [1.0, 0.5]]}, regimes=(), beyond=False)
     fixed = [
@@ -296,10 +313,12 @@ def test_a_deterministic_output_coordinate_is_judged_exactly_not_as_nan():
     assert len(fixed) == 3 and all(c["passed"] is True and math.isfinite(c["value"]) for c in fixed)
 
 
-@pytest.mark.slow  # ~15 s; prop-3.1's sensitivity in the default run: L^2 for L (L - 1), and the enclosure's slips
+# ~15 s; prop-3.1's sensitivity in the default run: L^2 for L (L - 1), and the enclosure's slips
+@pytest.mark.slow
 def test_a_nonzero_first_order_term_on_a_deterministic_coordinate_is_refuted():
-    """Sensitivity of the exact judgement: C1 with a stray entry in the deterministic row (every term of
-    that row carries V_0 Gamma = 0) turns the fixed-query first-order check red with value inf."""
+    """Sensitivity of the exact judgement: C1 with a stray entry in the deterministic row
+    (every term of that row carries V_0 Gamma = 0) turns the fixed-query first-order check red with
+    value inf."""
 
     def stray(Gamma, V, a):
         from softlin.numerics import kernels
@@ -318,7 +337,8 @@ def test_a_nonzero_first_order_term_on_a_deterministic_coordinate_is_refuted():
 
 
 def test_an_output_that_never_varies_is_rejected_with_the_reason():
-    """V Gamma V^T = 0: T[mu_L] = T[mu] exactly at every L, no rate to measure; validation says so (exit 2)."""
+    """V Gamma V^T = 0: T[mu_L] = T[mu] exactly at every L, no rate to measure; validation says so
+    (exit 2)."""
     s = scenario.merge(
         prop31.default_scenario(), {**DEGENERATE, "V": [[0.0, 1.0]]}, prop31.SCENARIO_KEYS
     )
@@ -374,9 +394,9 @@ def test_the_first_order_limit_check_is_undecided_beyond_its_asymptotic_reach():
 
 
 def test_the_enclosed_expectation_bound_is_proved_only_when_the_whole_ball_is_below_it():
-    """The ball's upper end decides: a bound between the ball's ends fails, and so does a bound lowered
-    by 80% at L = 4096, where it is 4.0x the exact value (its slack: a constant quartered, 75%, would
-    still hold there); an L = 1 point or one without a ball is not judged."""
+    """The ball's upper end decides: a bound between the ball's ends fails, and so does a bound
+    lowered by 80% at L = 4096, where it is 4.0x the exact value (its slack: a constant quartered,
+    75%, would still hold there); an L = 1 point or one without a ball is not judged."""
     from softlin.claims.prop31.bounds import expectation_bound_enclosed
 
     q = {

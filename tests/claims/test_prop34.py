@@ -25,7 +25,8 @@ def default_certificate():
     return prop34.run(s, "quick", claim_rng(0, "prop-3.4"))
 
 
-@pytest.mark.slow  # default-run budget (180 s): ~45 s; CI's verify --check re-runs prop-3.4 at standard
+# default-run budget (180 s): ~45 s; CI's verify --check re-runs prop-3.4 at standard
+@pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_default_scenario_is_verified_with_the_issue_quantities(default_certificate):
     cert = default_certificate
@@ -41,7 +42,8 @@ def test_default_scenario_is_verified_with_the_issue_quantities(default_certific
     for regime in ("below", "at", "above", "scenario"):
         for name in ("slope_V", "slope_U", "exact_slope_V", "exact_slope_U"):
             assert isinstance(q["regimes"][regime][name], float), (regime, name)
-    # the scenario's own lambda is a regime too (what a lambda sweep moves); first order finite below 1/2 only
+    # the scenario's own lambda is a regime too (what a lambda sweep moves); first order finite
+    # below 1/2 only
     assert q["regimes"]["scenario"]["lambda"] == q["threshold_lambda"]
     assert q["regimes"]["scenario"]["first_order_coefficient_V"] == q["first_order_coefficient_V"]
     assert [
@@ -66,7 +68,8 @@ def test_first_order_coefficient_formula_catches_a_wrong_cross_term():
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_weighted_second_moment_in_place_of_the_covariance_is_refuted():
     """Sensitivity: the U-Jacobian built from sum p_i z_i z_i^T (not centred). Its limit is
-    Gamma + mu_a mu_a^T, so the tokens get a mean (m = (0.5, -0.5)) to make mu_a visibly non-zero."""
+    Gamma + mu_a mu_a^T, so the tokens get a mean (m = (0.5, -0.5)) to make mu_a visibly
+    non-zero."""
     s = scenario.merge(prop34.default_scenario(), {"mean": [0.5, -0.5]}, prop34.CLAIM.scenario_keys)
     wrong = lambda zhat, Chat: Chat + np.einsum("pqi,pqj->pqij", zhat, zhat)
     cert = prop34.run(s, "quick", claim_rng(0, "prop-3.4"), weighted_matrix=wrong)
@@ -146,7 +149,8 @@ def test_emitted_per_query_coefficients_equal_the_exact_sympy_coefficients():
 @pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_naive_exponent_in_place_of_the_sharp_one_is_refuted():
-    """Sensitivity: kappa(lambda) = min(1, 1/(2 lambda)) (the naive heuristic) for the sharp exponent."""
+    """Sensitivity: kappa(lambda) = min(1, 1/(2 lambda)) (the naive heuristic) for the sharp
+    exponent."""
     from softlin.claims.prop31.common import naive_exponent
 
     s = scenario.merge(prop34.default_scenario(), {}, prop34.CLAIM.scenario_keys)
@@ -155,7 +159,7 @@ def test_naive_exponent_in_place_of_the_sharp_one_is_refuted():
     assert cert["status"] == "refuted" and any("decays as L^-kappa" in n for n in failed)
 
 
-def test_coefficient_with_a_transpose_gamma_a_in_place_of_the_squared_norm_fails_the_large_L_anchor():
+def test_coefficient_with_a_transpose_gamma_a_in_place_of_the_squared_norm_fails_the_large_L_anchor():  # noqa: E501
     """Sensitivity: k e^q (tr Gamma + a^T Gamma a) for k e^q (tr Gamma + |Gamma a|^2)
     is 6.2% off at the built-in query, far beyond the anchor's 1e-6."""
     from softlin.claims.prop34 import exact as ex
@@ -243,8 +247,8 @@ def test_the_large_L_anchor_allows_for_its_e_2q_over_L_squared_remainder_at_a_st
 def test_an_output_constant_over_tokens_is_rejected_and_its_grad_U_error_is_exactly_zero():
     """d = 2, V = 0: grad_U's exact errors are 0 at every L, so its log-log fit has no finite point.
     With V Gamma V^T = 0 every token has V z = V m, so V (C_hat - Gamma) = 0: the
-    Monte Carlo grad_U error is rounding-sized for a non-zero V in the kernel of a singular Gamma too,
-    and validation rejects such a scenario with the reason, where V Gamma V^T != 0 passes."""
+    Monte Carlo grad_U error is rounding-sized for a non-zero V in the kernel of a singular Gamma
+    too, and validation rejects such a scenario with the reason, where V Gamma V^T != 0 passes."""
     witness = {
         "d": 2,
         "mean": [0.5, 0.0],
@@ -307,8 +311,9 @@ def test_the_one_over_L_control_is_judged_only_at_the_power_its_pilot_plans():
 
 
 def test_the_grad_v_enclosure_holds_the_float_route_and_excludes_its_slips():
-    """The float route (set-partition quadrature) lies in the Arb ball of k (tr Gamma A_L + rho (B_L -
-    A_L)); the same value slipped by 1e-7 relative, or with the rho term's - A_L dropped, does not."""
+    """The float route (set-partition quadrature) lies in the Arb ball of k (tr Gamma A_L + rho
+    (B_L - A_L)); the same value slipped by 1e-7 relative, or with the rho term's - A_L dropped,
+    does not."""
     from softlin.claims.prop34.enclosure import grad_v_enclosure_check
     from softlin.numerics import selfnormalised_gradients as sg
 

@@ -1,6 +1,7 @@
-"""prop-3.4's vectorised gradient errors (claims/prop34_exact.gradient_errors_fn: k |zhat - mu_a|^2 and
-|z|^2 ||V (C_hat - Gamma)||_F^2 over prompts x queries) against the independent route: the squared
-Frobenius norm of the emitted finite-prompt Jacobian minus the emitted limit Jacobian, one sample at a time."""
+"""prop-3.4's vectorised gradient errors (claims/prop34_exact.gradient_errors_fn: k |zhat - mu_a|^2
+and |z|^2 ||V (C_hat - Gamma)||_F^2 over prompts x queries) against the independent route: the
+squared Frobenius norm of the emitted finite-prompt Jacobian minus the emitted limit Jacobian, one
+sample at a time."""
 
 from __future__ import annotations
 

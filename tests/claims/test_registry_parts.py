@@ -1,12 +1,12 @@
-"""The claim is the only registry: every registered claim declares every part the pipeline reads from
-it, and no module repeats a list of claim ids.
+"""The claim is the only registry: every registered claim declares every part the pipeline reads
+from it, and no module repeats a list of claim ids.
 
-A claim's parts (softlin/claims/base.py, Claim): its documented scenario keys, its work estimate, its
-displayed formulas (or Absent with the reason), its page figure (or Absent), its hunt space, and the
-sweep fields and phase-diagram series where it declares them. Each declared part is checked against
-what it claims to describe: the committed certificate (reports/certificates/<id>.json) shows the
-displayed formulas and the figure's series, the renderer draws a figure exactly when one is declared,
-the sweep fields name quantities the certificate has, the hunt strategy resolves.
+A claim's parts (softlin/claims/base.py, Claim): its documented scenario keys, its work estimate,
+its displayed formulas (or Absent with the reason), its page figure (or Absent), its hunt space, and
+the sweep fields and phase-diagram series where it declares them. Each declared part is checked
+against what it claims to describe: the committed certificate (reports/certificates/<id>.json) shows
+the displayed formulas and the figure's series, the renderer draws a figure exactly when one is
+declared, the sweep fields name quantities the certificate has, the hunt strategy resolves.
 """
 
 from __future__ import annotations

@@ -98,8 +98,9 @@ LEAVES_THE_TABLES_AT_L4 = {
 
 
 def test_a_flow_is_stopped_where_it_leaves_the_tables_reach():
-    """icl_exact.flow with `reach` stops at the event, before lambda(theta) passes the table's limit,
-    and the excess refuses a point beyond the table (OutOfReach, never a silent extrapolation)."""
+    """icl_exact.flow with `reach` stops at the event, before lambda(theta) passes the table's
+    limit, and the excess refuses a point beyond the table (OutOfReach, never a silent
+    extrapolation)."""
     s = icl_common.validate(LEAVES_THE_TABLES_AT_L4)
     p = routes.plan(s, "quick")
     E = icl_exact.ExcessRisk(s["Sigma"], 4, routes.LAM_MAX)
@@ -137,8 +138,8 @@ def test_a_trial_step_beyond_the_domain_is_rejected_not_raised():
 @pytest.mark.slow  # default-run budget (180 s): trains before it finds the reach (~25 s)
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_too_few_ls_within_the_reach_exit_2_with_the_reason(tmp_path):
-    """With L = [4, 8] only one length is followable: a structural limit, exit 2 with the reason (not a
-    crash, exit 3)."""
+    """With L = [4, 8] only one length is followable: a structural limit, exit 2 with the reason
+    (not a crash, exit 3)."""
     from softlin import cli
     from softlin.hunt.scenario_toml import to_toml
 
@@ -195,10 +196,11 @@ def test_a_lipschitz_constant_beyond_the_flows_grid_is_handled():
 
 
 def test_the_mixture_controls_planned_power_never_promises_what_the_run_misses():
-    """Simulated pipeline with Gaussian prompt means (k = 5 components, per-prompt sd 1): a pilot plans
-    the power, then the run refutes when its distance exceeds z ||se|| + allowance. At an effect the
-    run detects about half the time, no pilot plans the required power and the mean plan stays below
-    the refutation rate; at a clear effect every pilot plans it; with no effect the plan is 0."""
+    """Simulated pipeline with Gaussian prompt means (k = 5 components, per-prompt sd 1): a pilot
+    plans the power, then the run refutes when its distance exceeds z ||se|| + allowance. At an
+    effect the run detects about half the time, no pilot plans the required power and the mean plan
+    stays below the refutation rate; at a clear effect every pilot plans it; with no effect the plan
+    is 0."""
     from softlin.claims.thm43 import control
 
     rng = np.random.default_rng(20261204)

@@ -1,4 +1,5 @@
-"""Evidence tiers (softlin.claims.base): what a check is worth decides what it does to the verdict."""
+"""Evidence tiers (softlin.claims.base): what a check is worth decides what it does to the
+verdict."""
 
 import json
 from pathlib import Path
@@ -51,7 +52,8 @@ def test_a_check_not_judged_stays_in_the_record_and_out_of_the_verdict():
     assert "judged" not in check_record(
         _c(True, "statistical"), "x"
     )  # a judged check reads as it always has
-    # out of the verdict: neither withholds verified (as an undecided check would) nor counts as evidence
+    # out of the verdict: neither withholds verified (as an undecided check would) nor counts as
+    # evidence
     assert (
         status_of([_c(True, "statistical"), low])
         == status_of([_c(True, "statistical"), record])

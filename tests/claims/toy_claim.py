@@ -1,8 +1,9 @@
 """A toy claim that lives in the tests only: the sum of the first L odd numbers is L^2.
 
-It declares every part a claim has (docs/contributing.md, "Adding a claim") and nothing else, so that
-tests/claims/test_toy_claim.py can register it and see each stage of the pipeline pick it up from
-the claim alone: `softlin list`, its [toy] scenario table, its estimate, its hunt space, its pages.
+It declares every part a claim has (docs/contributing.md, "Adding a claim") and nothing else, so
+that tests/claims/test_toy_claim.py can register it and see each stage of the pipeline pick it up
+from the claim alone: `softlin list`, its [toy] scenario table, its estimate, its hunt space, its
+pages.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ def estimate(s: dict, profile: str) -> budgets.Estimate:
 
 
 def run_with(closed_form):
-    """The claim's run, comparing the direct sum with `closed_form(L)` (a test passes a wrong one)."""
+    """The claim's run, comparing the direct sum with `closed_form(L)` (a test passes a wrong
+    one)."""
 
     def run(s: dict, profile: str, rng) -> dict:
         v = validate(s)

@@ -25,8 +25,8 @@ def test_emission_is_deterministic_and_has_the_contract_header():
 
 
 def test_staleness_diff_shows_a_hand_edit(tmp_path, monkeypatch):
-    # the committed kernels stand in for a fresh emission (the slow tier's derive --check shows they are
-    # equal): this test is about the diff, and a full emission costs ~17 s of the default run
+    # the committed kernels stand in for a fresh emission (the slow tier's derive --check shows they
+    # are equal): this test is about the diff, and a full emission costs ~17 s of the default run
     committed = (Path(kernels.__file__).parent / "_generated.py").read_text()
     monkeypatch.setattr(emit, "generated_source", lambda: committed)
     path = tmp_path / "_generated.py"

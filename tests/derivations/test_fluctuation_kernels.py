@@ -1,5 +1,5 @@
-"""The kernels emitted for prop-3.1 / prop-3.4's remaining formulas, each against an independent route
-(Monte Carlo of the defining expectation, finite differences of the log-mgf)."""
+"""The kernels emitted for prop-3.1 / prop-3.4's remaining formulas, each against an independent
+route (Monte Carlo of the defining expectation, finite differences of the log-mgf)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ def _scenario(rng, d=3, k=2):
 
 
 def test_one_token_output_error_kernel_equals_monte_carlo_of_one_token_attention():
-    """L = 1: T[mu_1](z) = V z_1; the squared error against V (m + Gamma U z), averaged over z_1 and z."""
+    """L = 1: T[mu_1](z) = V z_1; the squared error against V (m + Gamma U z), averaged over z_1
+    and z."""
     rng = np.random.default_rng(3)
     m, G, U, V, Sq, _ = _scenario(rng)
     n = 400_000
@@ -49,7 +50,8 @@ def test_one_token_gradient_V_error_kernel_equals_monte_carlo():
 
 @pytest.mark.parametrize("kind", ["rademacher", "uniform"])
 def test_product_law_limit_is_the_gradient_of_the_log_mgf_by_finite_differences(kind):
-    """V (m + B l'(B^T a)) against V times central differences of Lambda(a) = a^T m + sum_j l((B^T a)_j)."""
+    """V (m + B l'(B^T a)) against V times central differences of Lambda(a) = a^T m + sum_j
+    l((B^T a)_j)."""
     rng = np.random.default_rng(5)
     m, _, U, V, _, B = _scenario(rng)
     B = B[:, :2]  # rank 2 root: B is d x r

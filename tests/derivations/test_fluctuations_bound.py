@@ -1,4 +1,5 @@
-"""The in-expectation bound's Maurer deviation is read off its good event (derivations/fluctuations_bound.py)."""
+"""The in-expectation bound's Maurer deviation is read off its good event
+(derivations/fluctuations_bound.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from softlin.numerics import kernels
 
 
 def test_maurer_deviation_moves_with_the_good_event(monkeypatch):
-    """t is read off GOOD_EVENT: another threshold gives another t, and the proof of the stated value fails."""
+    """t is read off GOOD_EVENT: another threshold gives another t, and the proof of the stated
+    value fails."""
     L = fluctuations_bound.L_sym
     assert sp.simplify(fluctuations_bound.maurer_deviation() - (L - 2) / (2 * (L - 1))) == 0
     monkeypatch.setattr(fluctuations_bound, "GOOD_EVENT", sp.Interval(sp.Rational(1, 3), sp.oo))
@@ -24,8 +26,8 @@ def test_maurer_deviation_moves_with_the_good_event(monkeypatch):
 
 @pytest.mark.parametrize("L, sigma", [(2, 1.0), (64, 1.0), (1000, 1.5), (10**9, 2.0)])
 def test_paper_constant_makes_the_paper_form_equal_the_bound_at_rate_one_over_L(L, sigma):
-    """The form c1 sigma^6 ln L / L at c1 = paper_constant(bound) gives back the bound, and it is the
-    displayed right side c1 sigma^6 ln L / L^(c2/sigma^2) typed here independently."""
+    """The form c1 sigma^6 ln L / L at c1 = paper_constant(bound) gives back the bound, and it is
+    the displayed right side c1 sigma^6 ln L / L^(c2/sigma^2) typed here independently."""
     bound = 0.0375
     c1 = float(kernels.paper_constant(bound, sigma, L))
     assert float(kernels.paper_form(c1, sigma, sigma**2, L)) == pytest.approx(bound, rel=1e-14)

@@ -86,7 +86,8 @@ def test_kernels_b1_c1_match_a_direct_numpy_formula(seed):
 @settings(max_examples=6)
 @given(seeds)
 def test_first_order_coefficient_closed_form_matches_numerical_integration_in_1d(seed):
-    """d = 1: E_z e^{M s z^2 ... } by scipy quad over the query, against the det/trace closed form."""
+    """d = 1: E_z e^{M s z^2 ... } by scipy quad over the query, against the det/trace closed
+    form."""
     rng = np.random.default_rng(seed)
     g, u, v, sq = (
         rng.uniform(0.2, 2.0),
@@ -184,8 +185,9 @@ def test_product_law_kernels_equal_their_definitions_at_40_digits_including_near
 
 @pytest.mark.parametrize("lam", ["1/10", "1/5", "3/10", "1/2", "7/10", "1", "3", "50"])
 def test_emitted_exponent_kernels_equal_the_derivations_piecewise_forms_evaluated_exactly(lam):
-    """The claims' exponents (emitted kernels, through prop31_common) against exact SymPy evaluation of the
-    derived Piecewise at rational lambda (every branch and both thresholds), and h at rational gamma."""
+    """The claims' exponents (emitted kernels, through prop31_common) against exact SymPy evaluation
+    of the derived Piecewise at rational lambda (every branch and both thresholds), and h at
+    rational gamma."""
     from softlin.claims.prop31 import common as c
 
     fe = fluctuations_exponent

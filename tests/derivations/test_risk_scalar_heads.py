@@ -1,6 +1,6 @@
-"""The matrix forms of the scalar model's risk terms (derivations/risk_scalar_heads.py): their proofs
-by exact evaluation at rational heads reject plausible slips, and the emitted kernels agree with the
-per-pair kernels summed over heads in NumPy."""
+"""The matrix forms of the scalar model's risk terms (derivations/risk_scalar_heads.py): their
+proofs by exact evaluation at rational heads reject plausible slips, and the emitted kernels agree
+with the per-pair kernels summed over heads in NumPy."""
 
 from __future__ import annotations
 

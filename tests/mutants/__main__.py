@@ -68,7 +68,8 @@ DETECTED = ("killed", "undecided", "crashed")
 
 
 def classify(result: dict) -> str:
-    """The mutant's verdict (module docstring) from what each claim's status and the tests became."""
+    """The mutant's verdict (module docstring) from what each claim's status and the tests
+    became."""
     statuses = [r["status"] for r in result.values()]
     if "refuted" in statuses or "failed" in statuses:
         return "killed"
@@ -91,8 +92,9 @@ def _run_tests(node_ids) -> dict:
         contextlib.redirect_stdout(io.StringIO()) as out,
         contextlib.redirect_stderr(io.StringIO()),
     ):
-        # -n 0: in this process, where the slip is installed (xdist workers would import the real code);
-        # -m: a named test runs even when it is marked slow (the default addopts would deselect it)
+        # -n 0: in this process, where the slip is installed (xdist workers would import the real
+        # code); -m: a named test runs even when it is marked slow (the default addopts would
+        # deselect it)
         code = pytest.main(
             ["-q", "-x", "-n", "0", "-p", "no:cacheprovider", "-m", "slow or not slow", *node_ids]
         )
@@ -169,7 +171,8 @@ def main(argv=None) -> int:
     killed = sum(r["verdict"] == "killed" for r in rows.values())
     seen = {v: sum(r["verdict"] == v for r in rows.values()) for v in DETECTED if v != "killed"}
     print(
-        f"kill rate: {killed}/{len(rows)} ({100 * killed / len(rows):.0f}%) in {time.perf_counter() - start:.0f} s; "
+        f"kill rate: {killed}/{len(rows)} ({100 * killed / len(rows):.0f}%) "
+        f"in {time.perf_counter() - start:.0f} s; "
         f"seen but not killed: {seen['undecided']} undecided, {seen['crashed']} crashed"
     )
     known = [name for name, r in rows.items() if r["verdict"] == "SURVIVED" and name in SURVIVORS]

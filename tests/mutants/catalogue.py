@@ -20,8 +20,9 @@ class Mutant:
     new: str
     claims: tuple[str, ...]
     slip: str
-    # pytest node ids run under the slip as well (for code whose slip no claim's data can reveal, such
-    # as a critical value or a planned sample size): the mutant is killed when one of them fails
+    # pytest node ids run under the slip as well (for code whose slip no claim's data can reveal,
+    # such as a critical value or a planned sample size): the mutant is killed when one of them
+    # fails
     tests: tuple[str, ...] = ()
 
 
@@ -57,7 +58,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "return sp.exp(-L_sym * t**2 / (2 * w2_sym))",
         "return sp.exp(-L_sym * t**2 / w2_sym)",
         ("lemma-2.1",),
-        "Maurer's lower tail exp(-L t^2 / E w^2) (the 2 in 2 E w^2 dropped): a too-tight deviation bound",
+        "Maurer's lower tail exp(-L t^2 / E w^2) (the 2 in 2 E w^2 dropped): a "
+        "too-tight deviation bound",
         (
             "tests/numerics/test_limits_and_quadrature.py::test_deviation_bound_kernel_solves_its_two_tail_equations",
         ),
@@ -68,7 +70,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "return sp.calculus.util.maximum(1 / D_sym**2, D_sym, GOOD_EVENT)",
         "return sp.calculus.util.maximum(1 / D_sym, D_sym, GOOD_EVENT)",
         ("prop-3.1",),
-        "on {D >= 1/2}, |VX/D|^2 <= 2 |VX|^2 (1/D <= 2 not squared): in-expectation bound 2 e^q / L",
+        "on {D >= 1/2}, |VX/D|^2 <= 2 |VX|^2 (1/D <= 2 not squared): "
+        "in-expectation bound 2 e^q / L",
     ),
     Mutant(
         "tilted-moments-det-sqrt-missing",
@@ -76,7 +79,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "factor = 1 / sp.sqrt((sp.eye(K.rows) - 2 * Sigma_q * K).det())",
         "factor = 1 / (sp.eye(K.rows) - 2 * Sigma_q * K).det()",
         ("asm-3.3",),
-        "E e^{z^T K z} = det(I - 2 Sigma_q K)^{-1} (the square root of the Gaussian normaliser missing)",
+        "E e^{z^T K z} = det(I - 2 Sigma_q K)^{-1} (the square root of the "
+        "Gaussian normaliser missing)",
     ),
     Mutant(
         "icl-endpoint-square-root-not-fourth",
@@ -84,7 +88,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "return Sinv * t ** sp.Rational(-1, 4), t ** sp.Rational(1, 4)",
         "return Sinv * t ** sp.Rational(-1, 2), t ** sp.Rational(1, 2)",
         ("thm-5.2",),
-        "endpoint b* = tr(Sigma^-2)^(1/2), A* = tr(Sigma^-2)^(-1/2) Sigma^-1 (still b Sigma A = I, but unbalanced)",
+        "endpoint b* = tr(Sigma^-2)^(1/2), A* = tr(Sigma^-2)^(-1/2) Sigma^-1 "
+        "(still b Sigma A = I, but unbalanced)",
     ),
     Mutant(
         "gradient-coefficient-V-factor-k-dropped",
@@ -92,15 +97,20 @@ MUTANTS: tuple[Mutant, ...] = (
         '    poly_V = k * (Gamma.trace() + (Ga.T * Ga)[0, 0])',
         '    poly_V = Gamma.trace() + (Ga.T * Ga)[0, 0]',
         ("prop-3.4",),
-        "query-averaged grad_V coefficient without the factor k (= number of output rows) of J_V = zhat^T kron I_k",
+        "query-averaged grad_V coefficient without the factor k (= number of output "
+        "rows) of J_V = zhat^T kron I_k",
     ),
     Mutant(
         "risk-scalar-pair-exponent-off-by-one",
         "derivations/risk_scalar.py",
-        '    return (1 + s2_sym) * (1 - 2 * c_sym) ** (-d_sym / 2) + c_sym * (1 - 2 * c_sym) ** (\n        -d_sym / 2 - 1\n    )',
-        '    return (1 + s2_sym) * (1 - 2 * c_sym) ** (-d_sym / 2) + c_sym * (1 - 2 * c_sym) ** (-d_sym / 2)',
+        '    return (1 + s2_sym) * (1 - 2 * c_sym) ** (-d_sym / 2) + c_sym * (1 - 2 * c_sym) ** (\n'
+        '        -d_sym / 2 - 1\n'
+        '    )',
+        '    return (1 + s2_sym) * (1 - 2 * c_sym) ** (-d_sym / 2) + '
+        'c_sym * (1 - 2 * c_sym) ** (-d_sym / 2)',
         ("finite-prompt-risk",),
-        "pair(c) = (1 + s2)(1 - 2c)^(-d/2) + c (1 - 2c)^(-d/2) (E Q e^{cQ} taken with the exponent of E e^{cQ})",
+        "pair(c) = (1 + s2)(1 - 2c)^(-d/2) + c (1 - 2c)^(-d/2) (E Q e^{cQ} taken with "
+        "the exponent of E e^{cQ})",
     ),
     Mutant(
         "authors-linear-risk-pairs-L-squared",
@@ -125,7 +135,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "return trace_sym * A_sym + rho_sym * (B_sym - A_sym)",
         "return trace_sym * A_sym + rho_sym * B_sym",
         ("prop-3.1",),
-        "E|err|^2 = tr(V Gamma V^T) A + rho B (the -rho A of the split Gamma = Gamma_perp + Gamma a a^T Gamma / q dropped)",
+        "E|err|^2 = tr(V Gamma V^T) A + rho B (the -rho A of the split "
+        "Gamma = Gamma_perp + Gamma a a^T Gamma / q dropped)",
     ),
     Mutant(
         "draw-queries-weight-variance-for-sd",
@@ -133,7 +144,8 @@ MUTANTS: tuple[Mutant, ...] = (
         '    weights = scale ** (r / 2) * np.exp(-sq * (1.0 - 1.0 / scale) / 2)',
         '    weights = scale**r * np.exp(-sq * (1.0 - 1.0 / scale) / 2)',
         ("prop-3.1",),
-        "importance weight of N(0, c Sigma_q) proposals with c^r instead of c^(r/2) (variance for sd)",
+        "importance weight of N(0, c Sigma_q) proposals with c^r instead of "
+        "c^(r/2) (variance for sd)",
         (
             "tests/numerics/test_prop31_selfnormalised.py::test_importance_weighted_query_draws_are_unbiased",
         ),
@@ -144,7 +156,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "w = 1.0 / s**2",
         "w = 1.0 / s",
         ("prop-3.1", "finite-prompt-risk"),
-        "least squares weighted by 1/s instead of 1/s^2 (inverse standard error, not inverse variance)",
+        "least squares weighted by 1/s instead of 1/s^2 (inverse standard "
+        "error, not inverse variance)",
         (
             "tests/numerics/test_prop31_selfnormalised.py::test_loglog_fit_is_inverse_variance_weighted_least_squares",
             "tests/numerics/test_prop31_selfnormalised.py::test_linear_fit_against_an_independent_least_squares_route",
@@ -172,7 +185,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "return alpha * G / nrm, float(alpha)",
         "return alpha * G, float(alpha)",
         ("thm-5.2",),
-        "A(0) = alpha Theta Theta^T without dividing by ||Theta Theta^T||_F (start not balanced when Theta = I, d > 1)",
+        "A(0) = alpha Theta Theta^T without dividing by ||Theta Theta^T||_F (start not "
+        "balanced when Theta = I, d > 1)",
     ),
     # (Not a mutant: the normaliser 1/2 dropped in the log-weight of scalar_risk.mc_first_order. It
     # rescales N and D by the same (beta, q)-measurable factor, so S = N / D is unchanged and the
@@ -194,7 +208,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "first = np.exp(log_z1 - c) * (mean1 - t)\n        raw = np.exp(log_z2 - 2 * c) * second",
         "first = np.exp(log_z1 - c) * (mean1 - t)\n        raw = np.exp(log_z2 - c) * second",
         ("lemma-2.1",),
-        "E X^2 = e^{log Z(2a) - c} ... (shift of the squared statistic taken once, not twice): wrong planned power",
+        "E X^2 = e^{log Z(2a) - c} ... (shift of the squared statistic taken once, not "
+        "twice): wrong planned power",
         (
             "tests/numerics/test_limits_and_quadrature.py::test_numerator_moments_equal_tensor_gauss_hermite_over_psd_covariances_including_singular",
         ),
@@ -213,7 +228,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "K = S.T @ U.T @ Gamma @ U @ S",
         "K = S.T @ U @ Gamma @ U.T @ S",
         ("asm-3.3", "prop-3.1"),
-        "lambda from U Gamma U^T instead of U^T Gamma U (the threshold eigenvalue with U transposed)",
+        "lambda from U Gamma U^T instead of U^T Gamma U (the threshold "
+        "eigenvalue with U transposed)",
     ),
     Mutant(
         "mixture-weights-log-forgotten",
@@ -260,16 +276,19 @@ MUTANTS: tuple[Mutant, ...] = (
         "return float(kernels.sharp_exponent(np.float64(_lam(lam))))",
         "return float(kernels.naive_exponent(np.float64(_lam(lam))))",
         ("prop-3.1",),
-        "the rate exponent taken as the naive min(1, 1/(2 lambda)) in place of the sharp kappa(lambda)",
+        "the rate exponent taken as the naive min(1, 1/(2 lambda)) in place "
+        "of the sharp kappa(lambda)",
     ),
     Mutant(
         "first-order-trace-shift-term-dropped",
         "derivations/fluctuations.py",
-        '    return sp.Trace(V * G * V.T) * sp.OneMatrix(1, n) + batched.columnwise_quadratic(\n        s["U"] * s["z"], G * V.T * V * G\n    )',
+        '    return sp.Trace(V * G * V.T) * sp.OneMatrix(1, n) + batched.columnwise_quadratic(\n'
+        '        s["U"] * s["z"], G * V.T * V * G\n'
+        '    )',
         '    return sp.Trace(V * G * V.T) * sp.OneMatrix(1, n)',
         ("prop-3.1",),
-        "tr C1(z) / E w^2 = tr(V Gamma V^T) (the term |V Gamma U z|^2 of the shift's outer product, "
-        "a term of the first-order covariance, dropped from the batched kernel)",
+        "tr C1(z) / E w^2 = tr(V Gamma V^T) (the term |V Gamma U z|^2 of the shift's outer "
+        "product, a term of the first-order covariance, dropped from the batched kernel)",
     ),
     Mutant(
         "battery-power-delta-sqrt-missing",
@@ -277,7 +296,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "best = max(best, float(np.max(ratio)) * math.sqrt(budget.trials * max(budget.Ls)))",
         "best = max(best, float(np.max(ratio)) * budget.trials * max(budget.Ls))",
         ("lemma-2.1",),
-        "planned noncentrality delta = n L |E X| / sd instead of sqrt(n L) |E X| / sd: power overstated",
+        "planned noncentrality delta = n L |E X| / sd instead of "
+        "sqrt(n L) |E X| / sd: power overstated",
         (
             "tests/claims/test_lemma21.py::test_planned_noncentrality_matches_the_simulated_numerator_statistic",
         ),
@@ -328,7 +348,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "Y = np.array([m - (F - lim[\"value\"])",
         "Y = np.array([m + (F - lim[\"value\"])",
         ("finite-prompt-risk",),
-        "the exact finite-L remainder F(L) - F_lim added to the Monte Carlo mean instead of removed",
+        "the exact finite-L remainder F(L) - F_lim added to the Monte "
+        "Carlo mean instead of removed",
         (
             "tests/claims/test_finite_prompt_exact.py::test_the_first_order_estimate_removes_the_exact_remainder",
         ),
@@ -350,8 +371,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "self.num = self.num * rescale[..., None] + np.matmul(weights.transpose(0, 2, 1), values)",
         "self.num = self.num + np.matmul(weights.transpose(0, 2, 1), values)",
         ("lemma-2.1",),
-        "online log-sum-exp: the running max shift applied to the denominator only, the numerator of "
-        "earlier chunks never rescaled by exp(M_old - M_new)",
+        "online log-sum-exp: the running max shift applied to the denominator only, the numerator "
+        "of earlier chunks never rescaled by exp(M_old - M_new)",
         (
             "tests/numerics/test_attention.py::test_streamed_attention_equals_the_naive_loop_and_is_a_convex_combination",
         ),
@@ -386,8 +407,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "    root = gram_root(G)\n",
         "    root = np.sqrt(np.diagonal(G, axis1=1, axis2=2))[..., None] * np.eye(G.shape[-1])\n",
         ("prop-3.1",),
-        "each query's weighted residual drawn with its own sum_i p_ji^2 and independent of the other "
-        "queries' (the Gram matrix taken diagonal)",
+        "each query's weighted residual drawn with its own sum_i p_ji^2 and independent of the "
+        "other queries' (the Gram matrix taken diagonal)",
         (
             "tests/numerics/test_conditional_sampler.py::test_several_queries_have_the_law_of_the_full_draw",
         ),
@@ -420,7 +441,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "(-2.0, 3, ((1, _X), (1, _F), (1, _F)))",
         "(2.0, 3, ((1, _X), (1, _F), (1, _F)))",
         ("prop-3.4",),
-        "S_aa = E (sum p x - (sum p f)^2)^2 expanded with +2 (sum p x)(sum p f)^2 (cross term sign)",
+        "S_aa = E (sum p x - (sum p f)^2)^2 expanded with +2 (sum p x)(sum p f)^2 "
+        "(cross term sign)",
     ),
     Mutant(
         "icl-exact-excess-half-dropped",
@@ -428,7 +450,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "return 0.5 * float(self.weights @ (cross + mse))",
         "return float(self.weights @ (cross + mse))",
         ("thm-4.3",),
-        "R_L - R_inf without the 1/2 of the loss 1/2 |b xhat - x|^2 (excess and its gradient gap doubled)",
+        "R_L - R_inf without the 1/2 of the loss 1/2 |b xhat - x|^2 (excess and "
+        "its gradient gap doubled)",
     ),
     Mutant(
         "hessian-bound-cross-term-forgotten",
@@ -472,7 +495,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "weighted-covariance-mean-correction-dropped",
         "numerics/gradients.py",
-        "C = self.N2 / self.S[..., None, None] - np.einsum(\"pqi,pqj->pqij\", mean_offset, mean_offset)",
+        "C = self.N2 / self.S[..., None, None] - "
+        "np.einsum(\"pqi,pqj->pqij\", mean_offset, mean_offset)",
         "C = self.N2 / self.S[..., None, None]",
         ("prop-3.4",),
         "C_hat = weighted second moment about the centre c (the claimed limit mean), the "
@@ -494,7 +518,10 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "numerator-factor-tilt-shift-forgotten",
         "derivations/concentration.py",
-        '    return (\n        sp.Trace(s["V"] * tilt.tilted_cov_matrix(s) * s["V"].T) * sp.Identity(1) + shift.T * shift\n    )',
+        '    return (\n'
+        '        sp.Trace(s["V"] * tilt.tilted_cov_matrix(s) * s["V"].T) * sp.Identity(1) + '
+        'shift.T * shift\n'
+        '    )',
         '    return sp.Trace(s["V"] * tilt.tilted_cov_matrix(s) * s["V"].T) * sp.Identity(1)',
         ("lemma-2.1", "prop-3.1"),
         "E w^2 ||V(z' - mu_a)||^2 / E w^2 = tr(V Gamma V^T) (the doubly tilted law "
@@ -509,8 +536,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "gaussian_expectation((residual.T * residual) / 2,",
         "gaussian_expectation((residual.T * residual),",
         ("prop-3.4",),
-        "R_inf = E ||V(m + Gamma U z) - W z||^2 without the 1/2 (risk and its SymPy gradients doubled "
-        "together, unlike the 1/2-loss sample gradients)",
+        "R_inf = E ||V(m + Gamma U z) - W z||^2 without the 1/2 (risk and its SymPy gradients "
+        "doubled together, unlike the 1/2-loss sample gradients)",
     ),
     # softlin/claims/ (judging code)
     Mutant(
@@ -559,8 +586,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "log_a = q - ell + la",
         "log_a = -ell + la",
         ("prop-3.1",),
-        "A_L with w^2 phi(g) = phi(g - 2 sqrt q) and its factor e^{(k^2 - k) q / 2} = e^q forgotten "
-        "(kept in B_L)",
+        "A_L with w^2 phi(g) = phi(g - 2 sqrt q) and its factor "
+        "e^{(k^2 - k) q / 2} = e^q forgotten (kept in B_L)",
     ),
     Mutant(
         "averaged-mse-importance-weights-forgotten",
@@ -601,7 +628,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "lemma21-output-second-moment-gamma-dropped",
         "derivations/lemma21.py",
-        '    return sp.HadamardProduct(s["V"] * cov, s["V"]) * sp.OneMatrix(d, 1) + sp.HadamardPower(',
+        '    return sp.HadamardProduct(s["V"] * cov, s["V"]) * sp.OneMatrix(d, 1) + '
+        'sp.HadamardPower(',
         '    return sp.HadamardProduct(s["V"], s["V"]) * sp.OneMatrix(d, 1) + sp.HadamardPower(',
         ("lemma-2.1",),
         "E_a[(V z' - r)_i^2] with diag(V V^T) for diag(V Gamma V^T) (tilted covariance dropped): "
@@ -676,10 +704,11 @@ MUTANTS: tuple[Mutant, ...] = (
         "alpha, beta = 0.5, (d - 1 - j) / 2",
         "alpha, beta = 0.5, (d - j) / 2",
         ("authors-experiment",),
-        "stick-breaking B_j ~ Beta(1/2, (d - j + 1)/2): the directions of a Dirichlet with one extra half",
+        "stick-breaking B_j ~ Beta(1/2, (d - j + 1)/2): the directions of a "
+        "Dirichlet with one extra half",
     ),
-    # ---- exact-risk gradient flow, SGD noise floor, fast SGD step. Each names the unit test
-    # that kills it; the two gradient slips are run against authors-experiment too (its flow checks). ----
+    # ---- exact-risk gradient flow, SGD noise floor, fast SGD step. Each names the unit test that
+    # kills it; the two gradient slips are run against authors-experiment too (its flow checks).
     Mutant(
         "finite-risk-gradient-chain-factor-2-dropped",
         "derivations/risk_finite_gradient.py",
@@ -697,7 +726,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "ratio = np.where(x > SMALL_X, s(x, 1) / (2 * np.maximum(x, SMALL_X)), s(0.0, 2) / 2)",
         "ratio = np.where(x > SMALL_X, s(x, 1) / np.maximum(x, SMALL_X), s(0.0, 2) / 2)",
         ("authors-experiment",),
-        "d/dq = (d/dx) / x instead of (d/dx) / (2 x) for x = sqrt q (the slopes of A_L, B_L doubled)",
+        "d/dq = (d/dx) / x instead of (d/dx) / (2 x) for x = sqrt q (the slopes of A_L, "
+        "B_L doubled)",
         (
             "tests/numerics/test_finite_risk_gradient.py::test_exact_gradient_equals_central_differences_of_the_exact_risk",
         ),
@@ -742,8 +772,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "return A11, A22, ca * np.sqrt(A11 * A22), B11, B22, cb * np.sqrt(B11 * B22)",
         "return A11, A22, A11 * A22, B11, B22, cb * np.sqrt(B11 * B22)",
         ("finite-prompt-risk",),
-        "cross participation ratio E sum_i p_i(c_1) p_i(c_2) taken as the product A_11 A_22 of the one-head ones "
-        "(as if the two heads' weights were independent)",
+        "cross participation ratio E sum_i p_i(c_1) p_i(c_2) taken as the product A_11 A_22 of the "
+        "one-head ones (as if the two heads' weights were independent)",
     ),
     Mutant(
         "finite-risk-heads-cross-mean-once",
@@ -751,13 +781,14 @@ MUTANTS: tuple[Mutant, ...] = (
         '        + tau * OMS[h] * OMS[k] * k2 * (1 - AS[h, h] - AS[k, k])',
         '        + tau * OMS[h] * OMS[k] * k2 * (1 - AS[h, k])',
         ("finite-prompt-risk",),
-        "E G_h G_k = B_hk + c_h c_k (1 - A_hk): the two Stein means' corrections merged into the cross "
-        "participation ratio (right on the diagonal only if A_hh counted twice)",
+        "E G_h G_k = B_hk + c_h c_k (1 - A_hk): the two Stein means' corrections merged into the "
+        "cross participation ratio (right on the diagonal only if A_hh counted twice)",
     ),
     Mutant(
         "selfnormalised-pair-ordered-pairs-L-squared",
         "numerics/selfnormalised_pair.py",
-        '    B = scale * float(np.sum(w1 * pair(p12 * (g - c1) * (g - c2)))) + (L - 1) / L * area * float(',
+        '    B = scale * float(np.sum(w1 * pair(p12 * (g - c1) * (g - c2)))) + '
+        '(L - 1) / L * area * float(',
         '    B = scale * float(np.sum(w1 * pair(p12 * (g - c1) * (g - c2)))) + area * float(',
         ("finite-prompt-risk",),
         "the i != j part of B_12 weighted by L^2 instead of L (L - 1) ordered pairs",
@@ -771,7 +802,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "X = np.array([[1.0, 1.0 / L, np.log(L) / L] for L in Ls])",
         "X = np.array([[1.0, 1.0 / L, 1.0 / L**2] for L in Ls])",
         ("finite-prompt-risk",),
-        "the optimum's correction modelled as a / L + b / L^2 (the measured ln L / L term left out)",
+        "the optimum's correction modelled as a / L + b / L^2 (the measured "
+        "ln L / L term left out)",
         ("tests/claims/test_finite_prompt_exact.py::test_rate_estimator_is_exact_on_its_model",),
     ),
     # ---- sweeps and figures (no claim's verdict depends on them: killed by the named tests) ----
@@ -781,7 +813,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "t = math.sqrt(params[\"lambda\"] / lam0)",
         "t = params[\"lambda\"] / lam0",
         (),
-        "a sweep's U scaled by lambda / lambda_0 (lambda is quadratic in U: the square root is missing)",
+        "a sweep's U scaled by lambda / lambda_0 (lambda is quadratic in U: "
+        "the square root is missing)",
         tests=(
             "tests/render/test_sweep_page.py::test_the_gradient_sweep_realises_each_lambda_in_prop34s_own_scenario_regime",
         ),
@@ -811,22 +844,25 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "claim-figure-bars-one-standard-error",
         "softlin/render/claim_figures.py",
-        '            2 * se / (2 * math.sqrt(m)) if m > 0 else 0.0\n            for m, se in zip(s["mse"], s["mse_stderr"])',
-        '            se / (2 * math.sqrt(m)) if m > 0 else 0.0 for m, se in zip(s["mse"], s["mse_stderr"])',
+        '            2 * se / (2 * math.sqrt(m)) if m > 0 else 0.0\n'
+        '            for m, se in zip(s["mse"], s["mse_stderr"])',
+        '            se / (2 * math.sqrt(m)) if m > 0 else 0.0 '
+        'for m, se in zip(s["mse"], s["mse_stderr"])',
         (),
         "error bars of 1 s.e. where the legend says 2",
         tests=(
             "tests/render/test_claim_figures.py::test_bars_are_two_standard_errors_of_the_mse_carried_to_the_rmse",
         ),
     ),
-    # ---- what the pages and the derivation report show (the formulas, their chains, the tables) ----
+    # ---- what the pages and the derivation report show (the formulas, their chains, the tables)
     Mutant(
         "display-kappa-is-the-naive-exponent",
         "derivations/display.py",
         '        fexp.sharp_exponent_piecewise().subs(fexp.lam_arg, _lam),',
         '        fexp.naive_exponent_piecewise().subs(fexp.lam_arg, _lam),',
         (),
-        "the page shows kappa = min(1, 1/(2 lambda)), the naive exponent, for the derived sharp one",
+        "the page shows kappa = min(1, 1/(2 lambda)), the naive exponent, "
+        "for the derived sharp one",
         (
             "tests/claims/test_formulas.py::test_kappa_on_the_page_is_the_sharp_exponent_kernel_not_the_naive_one",
         ),
@@ -837,7 +873,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "return self._el(\"mrow\", None, self._el(\"mo\", \"-\"), inner)",
         "return inner",
         (),
-        "b1 typeset as +e^q V Gamma a: the minus sign of a negative matrix product lost in printing",
+        "b1 typeset as +e^q V Gamma a: the minus sign of a negative "
+        "matrix product lost in printing",
         (
             "tests/test_mathml.py::test_a_negative_matrix_product_prints_a_minus_sign_not_a_minus_one_factor",
         ),
@@ -956,8 +993,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "cumulative = np.cumsum(weights)[:-1]",
         "cumulative = np.arange(1, len(weights)) / len(weights)",
         ("mixture",),
-        "the conditional accumulator draws the mixture's component labels uniformly (the weights pi "
-        "forgotten where the labels are drawn)",
+        "the conditional accumulator draws the mixture's component labels uniformly (the weights "
+        "pi forgotten where the labels are drawn)",
         (
             "tests/numerics/test_conditional_accumulator.py::test_the_conditional_accumulator_has_the_law_of_the_full_draw",
         ),
@@ -965,7 +1002,9 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "accumulator-conditional-residual-not-projected",
         "numerics/attention.py",
-        '            R = np.matmul(\n                project_off(W, xi), gram_root(grams[k]).transpose(0, 2, 1)\n            )  # (pb, r_k, Q)',
+        '            R = np.matmul(\n'
+        '                project_off(W, xi), gram_root(grams[k]).transpose(0, 2, 1)\n'
+        '            )  # (pb, r_k, Q)',
         '            R = np.matmul(xi, gram_root(grams[k]).transpose(0, 2, 1))  # (pb, r_k, Q)',
         ("lemma-2.1",),
         "the conditional accumulator's residual sums drawn without the projector I - W W^T off the "
@@ -980,7 +1019,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "factor = np.exp(top - acc.fixed_shift)",
         "factor = np.exp(acc.fixed_shift - top)",
         ("lemma-2.1",),
-        "the fixed-shift sums rescaled from the max-shifted ones by e^{c - top} instead of e^{top - c}",
+        "the fixed-shift sums rescaled from the max-shifted ones by "
+        "e^{c - top} instead of e^{top - c}",
         (
             "tests/numerics/test_conditional_accumulator.py::test_the_conditional_accumulator_has_the_law_of_the_full_draw",
         ),
@@ -988,7 +1028,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "heads-conditional-residual-independent",
         "numerics/heads_montecarlo.py",
-        "resid = np.matmul(attention.gram_root(G), rng.standard_normal((n, len(omega), 1)))[..., 0]",
+        "resid = np.matmul(attention.gram_root(G), "
+        "rng.standard_normal((n, len(omega), 1)))[..., 0]",
         "resid = np.sqrt(np.diagonal(G, axis1=1, axis2=2)) * rng.standard_normal((n, len(omega)))",
         ("finite-prompt-risk",),
         "each head's weighted label residual drawn with its own sum_i p_hi^2, independent "
@@ -1001,14 +1042,21 @@ MUTANTS: tuple[Mutant, ...] = (
 
 
 # Mutants that no route can see on the built-in scenarios, with the reason. Each is still run by the
-# slow test, which fails if one of them is killed (then it leaves this list) or if any other survives.
+# slow test, which fails if one of them is killed (then it leaves this list) or if any other
+# survives.
 SURVIVORS: dict[str, str] = {
-    "hessian-bound-cross-term-forgotten": "unrefuted, not proven valid: beta_inf = 3 s^3 r^2 + ... is ~2.6x every sampled Hessian norm, so the "
-    "slip's 2 s^3 r^2 + ... stays above the samples too; derivations/icl_hessian.py proves the second-variation "
-    "identity the bound rests on but not its norm inequalities (Cauchy-Schwarz would even give 1.5 s^3 r^2), "
-    "so the slip leaves a valid bound and no proof or route can refute it",
-    "icl-training-step-at-stability-edge": "near-equivalent on the scenario: 2 / beta_inf is still below the stability limit 2 / ||Hess||, since "
-    "beta_inf overestimates the Hessian norm, so gradient descent converges and every check holds",
+    "hessian-bound-cross-term-forgotten": (
+        "unrefuted, not proven valid: beta_inf = 3 s^3 r^2 + ... is ~2.6x every sampled Hessian "
+        "norm, so the slip's 2 s^3 r^2 + ... stays above the samples too; "
+        "derivations/icl_hessian.py proves the second-variation identity the bound rests on but "
+        "not its norm inequalities (Cauchy-Schwarz would even give 1.5 s^3 r^2), so the slip "
+        "leaves a valid bound and no proof or route can refute it"
+    ),
+    "icl-training-step-at-stability-edge": (
+        "near-equivalent on the scenario: 2 / beta_inf is still below the stability "
+        "limit 2 / ||Hess||, since beta_inf overestimates the Hessian norm, so gradient descent "
+        "converges and every check holds"
+    ),
 }
 
 

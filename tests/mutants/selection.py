@@ -4,8 +4,8 @@ The whole catalogue takes about a quarter of an hour on two cores, more than CI'
 CI therefore runs
 
 - every mutant whose target file differs between the commit of the last full run (recorded in
-  `LAST_FULL_RUN`, with its date and result) and the working tree: a slip in code that changed is the
-  one most likely to have lost its check;
+  `LAST_FULL_RUN`, with its date and result) and the working tree: a slip in code that changed is
+  the one most likely to have lost its check;
 - a rotating share: the mutants whose position in the catalogue is congruent to the HEAD commit's
   hash modulo ROTATION, so each commit exercises a different, reproducible slice and ROTATION
   consecutive commits cover the catalogue.
@@ -67,5 +67,6 @@ def select(environ=os.environ) -> tuple[list[str], str]:
     names = [n for n in every if n in set(touched) | set(share)]
     return names, (
         f"{len(names)} of {len(every)} mutants: {len(touched)} whose file changed since "
-        f"{since[:10]} (the last full run), and share {turn} of {ROTATION} chosen by HEAD {head[:10]}"
+        f"{since[:10]} (the last full run), and share {turn} of {ROTATION} "
+        f"chosen by HEAD {head[:10]}"
     )

@@ -62,7 +62,8 @@ def test_a_wrong_softmax_gradient_is_seen_by_the_complex_step():
 
 
 def test_profile_kernel_is_the_minimum_over_mu_of_the_sample_risk():
-    """authors_sgd_profile(E y_q^2, E[y_q S], E[S^2]) against a direct scan of mean (y_q - mu S)^2."""
+    """authors_sgd_profile(E y_q^2, E[y_q S], E[S^2]) against a direct scan of mean (y_q - mu
+    S)^2."""
     rng = np.random.default_rng(6)
     yq, S = rng.standard_normal(400), 0.3 + rng.standard_normal(400)
     risk, mu_star = np.asarray(
@@ -75,7 +76,8 @@ def test_profile_kernel_is_the_minimum_over_mu_of_the_sample_risk():
 
 
 def test_mean_loss_kernel_is_the_average_over_sampled_query_noise():
-    """authors_sgd_mean_loss(f, yhat, s2) against the average of (f + eps - yhat)^2 over many eps."""
+    """authors_sgd_mean_loss(f, yhat, s2) against the average of (f + eps - yhat)^2 over many
+    eps."""
     rng = np.random.default_rng(8)
     f, yhat, s2 = np.array([0.3, -1.2]), np.array([0.1, 0.4]), 0.25
     eps = np.sqrt(s2) * rng.standard_normal((1_000_000, 1))

@@ -1,5 +1,6 @@
-"""The fast SGD step (numerics/authors_sgd_fast.py) against the current one (numerics/authors_sgd.py):
-the same seeded run to rounding, and the conditional sampler equal in law (fixed seeds, stated false alarm)."""
+"""The fast SGD step (numerics/authors_sgd_fast.py) against the current one
+(numerics/authors_sgd.py): the same seeded run to rounding, and the conditional sampler equal in law
+(fixed seeds, stated false alarm)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ def test_z_space_statistics_equal_the_token_statistics(omega):
 
 
 def _gradient_draws(route, batches, L=6, n=64, theta=(0.9, 0.8), seed=0):
-    """(batches, 4): batch-mean gradients of (softmax, linear) by the literal-z1 step or the conditional one."""
+    """(batches, 4): batch-mean gradients of (softmax, linear) by the literal-z1 step or the
+    conditional one."""
     rng = np.random.default_rng(seed)
     maps = sgd.generator_maps(SIGMA, "correct")
     out = np.empty((batches, 4))
@@ -70,7 +72,8 @@ def _max_z(x, y):
     return float(np.max(zs))
 
 
-# Two-sided, Bonferroni over 8 statistics, false alarm 1e-6 (fixed seeds: the verdict is deterministic).
+# Two-sided, Bonferroni over 8 statistics, false alarm 1e-6 (fixed seeds: the verdict is
+# deterministic).
 Z_CRIT = float(stats.norm.isf(1e-6 / 16))
 
 

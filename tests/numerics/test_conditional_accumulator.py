@@ -2,9 +2,9 @@
 limit battery of lemma-2.1 and mixture) is equal in law to drawing every token, judged against two
 referees:
 
-- exact means: the fixed-shift sums have E S_c = L E e^{a.z - c} and E N_c = L E e^{a.z - c} V z, for
-  N(m, Gamma) tokens L e^{a.m + a^T Gamma a / 2 - c} (1 and V (m + Gamma a)), and for a mixture the
-  same weighted by the component weights; every (query, coordinate) studentised;
+- exact means: the fixed-shift sums have E S_c = L E e^{a.z - c} and E N_c = L E e^{a.z - c} V z,
+  for N(m, Gamma) tokens L e^{a.m + a^T Gamma a / 2 - c} (1 and V (m + Gamma a)), and for a mixture
+  the same weighted by the component weights; every (query, coordinate) studentised;
 - the full sampler itself, two independent samples: every output coordinate, every product of two
   output coordinates (the cross-query covariances) and the fixed-shift sums, two-sample z.
 
@@ -173,8 +173,8 @@ def test_auto_takes_the_conditional_sampler_where_it_pays_and_never_for_other_la
 @pytest.mark.parametrize("work_bytes", [300, 10**6])
 def test_streamed_sums_are_those_of_their_weights(work_bytes):
     """Chunked or not, the running-maximum rescaling keeps the sums consistent: with U = 0 every
-    weight is 1, so the fixed-shift denominator is exactly L e^{-c} and the output a mean of L tokens;
-    a point-mass component (covariance 0) contributes its mean exactly."""
+    weight is 1, so the fixed-shift denominator is exactly L e^{-c} and the output a mean
+    of L tokens; a point-mass component (covariance 0) contributes its mean exactly."""
     law = MixtureLaw([0.5, 0.5], [[1.0, 0.0], [0.0, 2.0]], [np.eye(2), np.zeros((2, 2))])
     acc = attention.sampled_accumulator(
         law,

@@ -109,8 +109,9 @@ def test_several_queries_have_the_law_of_the_full_draw():
 
 
 def test_residuals_drawn_independently_across_queries_are_refuted(monkeypatch):
-    """The plausible slip: each query's residual drawn with its own sum_i p_ji^2 and no coupling (G taken
-    diagonal): the cross-query products move by far more than the critical value."""
+    """The plausible slip: each query's residual drawn with its own sum_i p_ji^2 and no
+    coupling (G taken diagonal): the cross-query products move by far more than the critical
+    value."""
     monkeypatch.setattr(
         attention,
         "gram_root",
@@ -123,7 +124,8 @@ def test_residuals_drawn_independently_across_queries_are_refuted(monkeypatch):
 
 
 def test_a_residual_not_projected_off_the_score_directions_is_refuted(monkeypatch):
-    """The slip: R = xi C^T (the projector I - W W^T dropped) adds variance along the tilt direction."""
+    """The slip: R = xi C^T (the projector I - W W^T dropped) adds variance along the tilt
+    direction."""
     monkeypatch.setattr(attention, "project_off", lambda W, xi: xi)
     zs = np.concatenate([_exact_moment_z(case) for case in ONE_QUERY])
     assert np.max(np.abs(zs)) > z_critical(FAMILY, len(zs))
@@ -149,8 +151,8 @@ def test_the_conditional_sampler_streams_and_its_participation_ratios_are_those_
     work_bytes,
 ):
     """Chunked or not, the running-maximum rescaling of the Gram matrix keeps its diagonal the
-    participation ratio of the output's own weights: at L = 1 every weight is 1 (G = 1) and the output is
-    a token; at uniform weights (U = 0) G_jl = 1/L for every pair."""
+    participation ratio of the output's own weights: at L = 1 every weight is 1 (G = 1) and the
+    output is a token; at uniform weights (U = 0) G_jl = 1/L for every pair."""
     law = GaussianLaw([0.5, -0.5, 0.0], np.eye(3))
     flat = attention.sampled_outputs(
         law,
@@ -165,7 +167,8 @@ def test_the_conditional_sampler_streams_and_its_participation_ratios_are_those_
         work_bytes=work_bytes,
     )
     np.testing.assert_allclose(flat.participation, 1 / 50, rtol=1e-12)
-    # strong scores: the chunks' maxima differ, which a missing rescale of the Gram matrix would show
+    # strong scores: the chunks' maxima differ, which a missing rescale of the Gram matrix would
+    # show
     strong = attention.sampled_outputs(
         law,
         np.random.default_rng(1),

@@ -1,4 +1,5 @@
-"""numerics/finite_risk.py: the exact finite-L risk of the one-head model, against routes it does not share."""
+"""numerics/finite_risk.py: the exact finite-L risk of the one-head model, against routes it does
+not share."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ def toeplitz(d, r):
 
 
 def test_stated_error_covers_a_higher_precision_evaluation():
-    """Anisotropic prompt and query laws (the authors' generator): the default rule against a finer rule
-    and a denser table; the difference must be within the stated error, which must be small."""
+    """Anisotropic prompt and query laws (the authors' generator): the default rule against a finer
+    rule and a denser table; the difference must be within the stated error, which must be small."""
     S = toeplitz(3, 0.5)
     model = fr.Model(S @ S, np.eye(3), 1 / 3, 0.1)
     for L, mu, om in ((3, 1.2, 0.4), (50, -0.7, 0.3)):
@@ -52,8 +53,8 @@ def test_large_L_approaches_the_first_order_expansion():
 
 
 def test_agrees_with_literal_token_monte_carlo():
-    """Tokens drawn literally (x_i = M_p g_i, not the reduced sampler), correct generator, d = 3, L = 4:
-    the exact value within 5 standard errors (false alarm ~6e-7)."""
+    """Tokens drawn literally (x_i = M_p g_i, not the reduced sampler), correct
+    generator, d = 3, L = 4: the exact value within 5 standard errors (false alarm ~6e-7)."""
     S = toeplitz(3, 0.6)
     model = fr.Model(S, S, 1 / 3, 0.1)
     exact = fr.exact_risk(model, 4, 1.3, 0.5).value
@@ -73,9 +74,10 @@ def test_agrees_with_literal_token_monte_carlo():
 
 
 def test_query_rule_keeps_only_the_diagonal_that_matters():
-    """k2's off-diagonal part (in k1's eigenbasis) averages to zero, and the polar rule integrates the
-    quadratic forms exactly: E k1 = tr(Sigma_p Sigma_q), E k2 = tr(Sigma_p^2 Sigma_q), and E k1^2 (a
-    polynomial of degree 2 in D and 2 in Q) = 2 tr((Sigma_p Sigma_q)^2) + tr(Sigma_p Sigma_q)^2."""
+    """k2's off-diagonal part (in k1's eigenbasis) averages to zero, and the polar rule integrates
+    the quadratic forms exactly: E k1 = tr(Sigma_p Sigma_q), E k2 = tr(Sigma_p^2 Sigma_q), and
+    E k1^2 (a polynomial of degree 2 in D and 2 in Q)
+    = 2 tr((Sigma_p Sigma_q)^2) + tr(Sigma_p Sigma_q)^2."""
     S = toeplitz(3, 0.5)
     Sq = np.diag([1.0, 2.0, 0.5])
     rule = fr.query_rule(fr.Model(S, Sq, 1.0, 0.0))

@@ -1,7 +1,7 @@
-"""The exact-risk gradient (numerics/finite_risk_gradient.py) against central differences of the exact
-risk surface (no slopes of A_L, B_L: an independent route), the linear-attention gradient kernel
-against differences of the closed-form risk, and the SGD noise floor's Lyapunov solution against the
-fixed-point iteration of the recursion it solves."""
+"""The exact-risk gradient (numerics/finite_risk_gradient.py) against central differences of the
+exact risk surface (no slopes of A_L, B_L: an independent route), the linear-attention gradient
+kernel against differences of the closed-form risk, and the SGD noise floor's Lyapunov solution
+against the fixed-point iteration of the recursion it solves."""
 
 from __future__ import annotations
 
@@ -43,7 +43,8 @@ def test_exact_gradient_equals_central_differences_of_the_exact_risk(L, mu, om):
 
 
 def test_a_chain_rule_slip_is_caught_by_central_differences(monkeypatch):
-    """Sensitivity: the slopes A', B' entering with half their weight (the 2 of d q / d omega dropped)."""
+    """Sensitivity: the slopes A', B' entering with half their weight (the 2 of d q / d omega
+    dropped)."""
     surf, gs = _surfaces(10)
     good = kernels.finite_risk_integrand_grad_omega
     monkeypatch.setattr(

@@ -1,4 +1,5 @@
-"""numerics/finite_risk_heads.py: the exact two-head risk against its exact anchors and Monte Carlo."""
+"""numerics/finite_risk_heads.py: the exact two-head risk against its exact anchors and Monte
+Carlo."""
 
 from __future__ import annotations
 
@@ -38,8 +39,8 @@ def test_bad_heads_raise():
 
 @pytest.mark.slow
 def test_agrees_with_monte_carlo_and_refutes_the_product_slip():
-    """Correct generator, d = 2, L = 4, antisymmetric heads: the excess over the infinite-prompt loss
-    (control variate) within 5 standard errors of the exact value (false alarm ~6e-7), and the
+    """Correct generator, d = 2, L = 4, antisymmetric heads: the excess over the infinite-prompt
+    loss (control variate) within 5 standard errors of the exact value (false alarm ~6e-7), and the
     exact risk with the cross participation ratio replaced by A_11 A_22 outside them."""
     mu, om, L = [1.0, -1.0], [0.5, -0.5], 4
     exact = frh.exact_risk(MODEL, L, mu, om)

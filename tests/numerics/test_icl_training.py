@@ -8,7 +8,8 @@ from softlin.numerics import icl_flows, icl_training, kernels
 
 
 def _loss(X, x, A, b):
-    """1/2 |b xhat - x|^2 for one prompt, written as a plain loop (no shared code with the batch)."""
+    """1/2 |b xhat - x|^2 for one prompt, written as a plain loop (no shared code with the
+    batch)."""
     scores = np.array([X[i] @ A @ x for i in range(len(X))])
     w = np.exp(scores - scores.max())
     xhat = sum(wi * Xi for wi, Xi in zip(w / w.sum(), X))

@@ -77,7 +77,8 @@ def test_control_kernels_equal_their_40_digit_limits_including_near_zero():
 
 
 def _tensor_gauss_hermite_2d(nodes=60):
-    """Standard-normal points g in R^2 and weights of a tensor Gauss-Hermite rule (nodes per axis)."""
+    """Standard-normal points g in R^2 and weights of a tensor Gauss-Hermite rule (nodes per
+    axis)."""
     from numpy.polynomial.hermite_e import hermegauss
 
     x, w = hermegauss(nodes)
@@ -107,9 +108,10 @@ def test_bound_moments_match_tensor_gauss_hermite_quadrature(seed):
 
 @given(seeds)
 def test_mixture_bound_moments_match_tensor_gauss_hermite_quadrature(seed):
-    """The mixture's E w^2 and E w^2 ||V(z'-mu_a)||^2 (kernels summed over components in log space) against
-    a direct tensor Gauss-Hermite expectation of each component, mixed with the weights pi_k and
-    normalised by the quadrature's own Z(a) and mu_a (60 nodes per axis, as the Gaussian test above)."""
+    """The mixture's E w^2 and E w^2 ||V(z'-mu_a)||^2 (kernels summed over components in log space)
+    against a direct tensor Gauss-Hermite expectation of each component, mixed with the weights pi_k
+    and normalised by the quadrature's own Z(a) and mu_a (60 nodes per axis, as the Gaussian test
+    above)."""
     rng = np.random.default_rng(seed)
     roots = [rng.normal(size=(2, 2)) * 0.5 for _ in range(2)]
     law = MixtureLaw(
@@ -147,9 +149,10 @@ def test_finite_prompt_mean_square_error_approaches_the_first_order_moment():
 @settings(max_examples=25, deadline=None)
 @given(seeds)
 def test_numerator_moments_equal_tensor_gauss_hermite_over_psd_covariances_including_singular(seed):
-    """E X and Var X of X = e^{a^T z' - c}(V z' - t) (numerics/numerator_moments.py, behind the controls'
-    power) against a direct tensor Gauss-Hermite expectation over z' = m + B g, for Gamma = B B^T of
-    every rank from 0 (a point mass) to d, a Gaussian mixture of such components, and a wrong t."""
+    """E X and Var X of X = e^{a^T z' - c}(V z' - t) (numerics/numerator_moments.py, behind the
+    controls' power) against a direct tensor Gauss-Hermite expectation over z' = m + B g, for
+    Gamma = B B^T of every rank from 0 (a point mass) to d, a Gaussian mixture of such components,
+    and a wrong t."""
     from numpy.polynomial.hermite_e import hermegauss
     from softlin.numerics import numerator_moments
 
@@ -189,8 +192,9 @@ def test_numerator_moments_equal_tensor_gauss_hermite_over_psd_covariances_inclu
 
 
 def test_deviation_bound_kernel_solves_its_two_tail_equations():
-    """eps_L = s / (1 - t): s solves N / (L s^2) = delta/2 and t solves exp(-L t^2 / (2 W)) = delta/2
-    (checked numerically by bisection on the tails, not by retyping the closed form)."""
+    """eps_L = s / (1 - t): s solves N / (L s^2) = delta/2 and t solves
+    exp(-L t^2 / (2 W)) = delta/2 (checked numerically by bisection on the tails, not by retyping
+    the closed form)."""
     from scipy.optimize import brentq
     from softlin.numerics import kernels
 

@@ -1,6 +1,6 @@
 """The Monte Carlo engine (attention.sampled_outputs): the naive loop on the very tokens it drew,
-for Gaussian (the full sampler's token-free path) and generic laws, shared and per-prompt queries; participation
-ratios; bounded memory at L = 10^6; reproducibility; bad input."""
+for Gaussian (the full sampler's token-free path) and generic laws, shared and per-prompt queries;
+participation ratios; bounded memory at L = 10^6; reproducibility; bad input."""
 
 import math
 import tracemalloc
@@ -166,8 +166,9 @@ def test_bad_engine_input_raises_value_errors_naming_the_value(kwargs, fragment)
 
 
 def test_benchmark_script_runs_and_meets_the_naive_loop_target():
-    """Smoke run of benchmarks/bench_engine.py (--quick): the engine agrees with the naive loop and is
-    at least 10x faster at L = 16 with 64 queries (the full-size measurement is in the benchmark)."""
+    """Smoke run of benchmarks/bench_engine.py (--quick): the engine agrees with the naive loop and
+    is at least 10x faster at L = 16 with 64 queries (the full-size measurement is in the
+    benchmark)."""
     import importlib.util
     from pathlib import Path
 
@@ -183,8 +184,9 @@ def test_benchmark_script_runs_and_meets_the_naive_loop_target():
 @pytest.mark.slow
 @pytest.mark.parametrize("lam", [0.2, 0.5, 1.0])
 def test_the_four_term_exponent_fit_is_within_its_stated_model_error(lam):
-    """Design study behind prop31_regimes.FIT_MODEL_ERROR: the fit at ln L = 8..64 (quick) and 12..128
-    (standard) agrees with the fit at ln L = 32..256 within FIT_MODEL_ERROR (and with kappa)."""
+    """Design study behind prop31_regimes.FIT_MODEL_ERROR: the fit at ln L = 8..64 (quick) and
+    12..128 (standard) agrees with the fit at ln L = 32..256 within FIT_MODEL_ERROR (and with
+    kappa)."""
     from softlin.claims.prop31 import regimes as r
     from softlin.claims.prop31.common import sharp_exponent
 

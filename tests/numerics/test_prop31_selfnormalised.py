@@ -36,8 +36,8 @@ def test_moments_equal_brute_force_monte_carlo(q, L, seed):
     rng = np.random.default_rng(seed)
     A, y, B = _brute_force(q, L, 40000, rng)
     log_a, log_b = sn.log_moments(q, L)
-    # A is constant (1/L) at q = 0 and for L = 1: the sample standard error is then pure round-off, so
-    # 1e-12 relative is added to the allowance (the quadrature is exact to ~1e-13).
+    # A is constant (1/L) at q = 0 and for L = 1: the sample standard error is then pure round-off,
+    # so 1e-12 relative is added to the allowance (the quadrature is exact to ~1e-13).
     for est, exact in ((A, math.exp(log_a)), (B, math.exp(log_b))):
         se = est.std(ddof=1) / math.sqrt(est.size)
         assert abs(est.mean() - exact) <= Z_CRIT * se + 1e-12 * exact
@@ -65,7 +65,8 @@ def test_known_values_at_q0_and_L1():
 @pytest.mark.parametrize("q", [0.1, 0.8, 2.0])
 def test_first_order_limits_are_e_q_and_e_q_times_1_plus_q(q):
     """L A_L -> e^q and L B_L -> e^q (1 + q) (the trace of C1 split along and across Gamma a), with
-    an O(1/L) remainder: the gap shrinks tenfold per decade (the next term is O(e^{2q}/L) smaller)."""
+    an O(1/L) remainder: the gap shrinks tenfold per decade (the next term is O(e^{2q}/L)
+    smaller)."""
     gaps = []
     for L in (10**5, 10**6):
         la, lb = sn.log_moments(q, L)
@@ -151,8 +152,8 @@ def test_importance_weighted_query_draws_are_unbiased(seed, scale):
 
 
 def test_scalar_average_reproduces_the_sharp_exponent_above_the_threshold():
-    """lambda = 1: the exact query-averaged error between L = e^32 and e^64 decays with a local slope
-    within 0.02 of kappa = 0.618 (and far from the naive 0.5)."""
+    """lambda = 1: the exact query-averaged error between L = e^32 and e^64 decays with a local
+    slope within 0.02 of kappa = 0.618 (and far from the naive 0.5)."""
     a32 = sn.scalar_average(1.0, int(math.exp(32)), 0.618)[1]
     a64 = sn.scalar_average(1.0, int(math.exp(64)), 0.618)[1]
     slope = -(a64 - a32) / 32
@@ -248,9 +249,10 @@ def test_product_law_first_order_matches_fixed_query_monte_carlo_for_uniform_tok
 
 
 def test_below_the_threshold_the_first_order_is_approached_as_L_to_the_minus_rho():
-    """lambda = 0.4 (d = 1): L x error = coefficient - D(L) with D ~ L^-rho, rho = (1 - 2 lambda)/(3 lambda)
-    = 1/6 (the emitted kernel remainder_exponent), far slower than 1/L; the local exponent of the
-    exact deficit between L = e^32 and e^64 is within 0.03 of it (logarithmic corrections)."""
+    """lambda = 0.4 (d = 1): L x error = coefficient - D(L) with D ~ L^-rho,
+    rho = (1 - 2 lambda)/(3 lambda) = 1/6 (the emitted kernel remainder_exponent), far slower than
+    1/L; the local exponent of the exact deficit between L = e^32 and e^64 is within 0.03 of it
+    (logarithmic corrections)."""
     from softlin.numerics import kernels
 
     remainder_exponent = lambda lam: float(kernels.remainder_exponent(lam))
@@ -270,7 +272,8 @@ def test_below_the_threshold_the_first_order_is_approached_as_L_to_the_minus_rho
 def test_loglog_fit_is_inverse_variance_weighted_least_squares():
     """Against numpy's polyfit (its weights are 1/sigma, and cov="unscaled" keeps the weights as
     variances) on unequal standard errors: slope, intercept, stderr and chi2 agree, and a simulation
-    shows the reported stderr is the slope's real spread (weights y/s instead of (y/s)^2 would not)."""
+    shows the reported stderr is the slope's real spread (weights y/s instead of (y/s)^2 would
+    not)."""
     L = np.array([8.0, 16, 32, 64, 128, 256])
     y = 3.0 * L**-0.8 * np.array([1.02, 0.97, 1.05, 0.99, 0.93, 1.04])
     s = y * np.array([0.01, 0.05, 0.02, 0.2, 0.04, 0.1])  # relative errors from 1% to 20%
@@ -293,7 +296,8 @@ def test_loglog_fit_is_inverse_variance_weighted_least_squares():
 
 def test_linear_fit_against_an_independent_least_squares_route():
     """fits.linear_fit (the one home of every fit) against numpy's lstsq on the whitened system
-    (rows divided by s_j): same coefficients, covariance (A^T A)^{-1} of the whitened design, chi2."""
+    (rows divided by s_j): same coefficients, covariance (A^T A)^{-1} of the whitened design,
+    chi2."""
     rng = np.random.default_rng(3)
     X = np.column_stack([np.ones(9), rng.normal(size=9), rng.normal(size=9)])
     s = rng.uniform(0.05, 2.0, size=9)
@@ -309,8 +313,8 @@ def test_linear_fit_against_an_independent_least_squares_route():
 
 
 def test_loglog_slope_design_is_the_fit_it_plans():
-    """The planned weights reproduce loglog_fit's slope on any data with those relative errors, and the
-    planned standard error is the fit's."""
+    """The planned weights reproduce loglog_fit's slope on any data with those relative errors, and
+    the planned standard error is the fit's."""
     L = np.array([16.0, 64, 256, 1024])
     rel = np.array([0.02, 0.05, 0.03, 0.1])
     y = 2.0 * L**-0.7 * np.array([1.01, 0.98, 1.03, 0.95])

@@ -1,6 +1,6 @@
-"""Catoni's zero-mean test (numerics/robust_mean.py over derivations/catoni.py): its estimator is the
-root it claims, its level holds on heavy tails where the studentised mean's does not, and its planned
-power is a lower bound on the simulated one."""
+"""Catoni's zero-mean test (numerics/robust_mean.py over derivations/catoni.py): its estimator is
+the root it claims, its level holds on heavy tails where the studentised mean's does not, and its
+planned power is a lower bound on the simulated one."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from scipy import optimize, stats
 
 from softlin.numerics import kernels, robust_mean
 
-# log-normal with sigma = 2.2: skewness in the hundreds, the studentised mean is far from normal at n = 60
+# log-normal with sigma = 2.2: skewness in the hundreds, the studentised mean is far from normal
+# at n = 60
 SIGMA = 2.2
 MEAN, VAR = math.exp(SIGMA**2 / 2), math.expm1(SIGMA**2) * math.exp(SIGMA**2)
 
@@ -33,9 +34,10 @@ def test_estimator_is_the_root_of_the_influence_sum():
 
 
 def test_level_holds_on_heavy_tails_where_the_studentised_mean_does_not():
-    """20 000 samples of n = 60 centred log-normals, level 0.01 per test. Catoni's rejection count is
-    at most Binomial(20000, 0.01)'s 1e-6 upper quantile; the studentised mean at the same nominal level
-    rejects far more often (its normal approximation fails: the regime of tests/test_hunt.py)."""
+    """20 000 samples of n = 60 centred log-normals, level 0.01 per test. Catoni's rejection count
+    is at most Binomial(20000, 0.01)'s 1e-6 upper quantile; the studentised mean at the same nominal
+    level rejects far more often (its normal approximation fails: the regime of
+    tests/test_hunt.py)."""
     rng, delta, reps, n = np.random.default_rng(7), 0.01, 20000, 60
     y = _centred_lognormal(rng, (n, reps))
     ratio, _ = robust_mean.zero_mean_test(y, np.full(reps, VAR), delta)
@@ -47,9 +49,10 @@ def test_level_holds_on_heavy_tails_where_the_studentised_mean_does_not():
 
 @pytest.mark.slow
 def test_a_radius_too_small_by_sqrt2_breaks_the_level():
-    """Sensitivity: the radius without the factor 2 of 2 v l rejects beyond the level (1e-6 false alarm);
-    measured 365 rejections of 20 000 against the limit 270, the right radius 15. Catoni's radius is
-    conservative on Gaussian data, so many replicates are needed to see the slip (9 s: slow tier)."""
+    """Sensitivity: the radius without the factor 2 of 2 v l rejects beyond the level (1e-6 false
+    alarm); measured 365 rejections of 20 000 against the limit 270, the right radius 15. Catoni's
+    radius is conservative on Gaussian data, so many replicates are needed to see the slip (9 s:
+    slow tier)."""
     rng, delta, reps, n = np.random.default_rng(8), 0.01, 20000, 200
     y = rng.standard_normal((n, reps))  # even Gaussian data
     ratio, _ = robust_mean.zero_mean_test(y, np.ones(reps), delta)

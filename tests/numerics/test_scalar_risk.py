@@ -1,6 +1,6 @@
 """The scalar model's algorithms (numerics/scalar_risk.py) against independent routes: the control-
-variate estimator of L (R_L - R_inf) against plain Monte Carlo of the risk, and the optimiser against
-an analytic minimiser and a grid search."""
+variate estimator of L (R_L - R_inf) against plain Monte Carlo of the risk, and the optimiser
+against an analytic minimiser and a grid search."""
 
 from __future__ import annotations
 
@@ -50,7 +50,8 @@ def test_optimum_finds_the_analytic_minimiser_of_a_quadratic():
 
 
 def test_optimum_steps_around_a_region_where_the_objective_is_nan():
-    """A NaN (inf - inf where C1 overflows) must not become the reported optimum: it counts as +inf."""
+    """A NaN (inf - inf where C1 overflows) must not become the reported optimum: it counts
+    as +inf."""
     target = np.array([1.0, 0.5])
     f = lambda m, o: math.nan if o[0] > 0.8 else float(np.sum((np.r_[m, o] - target) ** 2))
     mu, om, val = sr.optimum(f, 1, x0=np.array([2.0, 0.7]))
@@ -61,8 +62,8 @@ def test_optimum_steps_around_a_region_where_the_objective_is_nan():
 
 def test_optimum_of_the_one_head_risk_matches_a_grid_search():
     """R_inf + C1 / L (the claim's objective) near its minimiser; the grid stops at omega = 0.37,
-    below the region where the truncated expansion turns down (omega^2 -> 1/2, C1's cross term -> -oo),
-    which the optimiser, started at (2, 0.3) as in the claim, does not reach."""
+    below the region where the truncated expansion turns down (omega^2 -> 1/2, C1's cross
+    term -> -oo), which the optimiser, started at (2, 0.3) as in the claim, does not reach."""
     d, s2, L = 5, 0.1, 50
     risk = lambda m, o: sr.infinite_risk(m, o, s2) + sr.first_order(m, o, d, s2) / L
     mu, om, val = sr.optimum(risk, 1)

@@ -1,5 +1,6 @@
 """The exact finite-L gradient errors: closed forms at L = 1, the output moments A and B of
-numerics/selfnormalised.py, halved steps of numerics/gradient_scalars.py, and Monte Carlo at small L."""
+numerics/selfnormalised.py, halved steps of numerics/gradient_scalars.py, and Monte Carlo at
+small L."""
 
 import math
 

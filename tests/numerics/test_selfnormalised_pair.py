@@ -1,5 +1,5 @@
-"""numerics/selfnormalised_pair.py: the joint self-normalised moments of two temperatures, against the
-one-head quadrature, a finer rule and literal Monte Carlo over prompts."""
+"""numerics/selfnormalised_pair.py: the joint self-normalised moments of two temperatures, against
+the one-head quadrature, a finer rule and literal Monte Carlo over prompts."""
 
 from __future__ import annotations
 
@@ -36,8 +36,9 @@ def test_one_token_and_bad_input():
 
 @pytest.mark.parametrize("c1, c2, L", [(1.0, -0.7, 5), (2.0, 0.5, 8)])
 def test_agrees_with_monte_carlo_over_prompts(c1, c2, L):
-    """Literal prompts g ~ N(0, I_L), 40 000 of them: each moment within 5 standard errors (false alarm
-    ~6e-7 per comparison). Swapping the sign of one temperature (a plausible slip) is refuted."""
+    """Literal prompts g ~ N(0, I_L), 40 000 of them: each moment within 5 standard errors
+    (false alarm ~6e-7 per comparison). Swapping the sign of one temperature (a plausible slip) is
+    refuted."""
     g = np.random.default_rng(11).standard_normal((40000, L))
 
     def p(c):

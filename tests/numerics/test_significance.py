@@ -80,7 +80,8 @@ def test_binomial_critical_count_is_the_smallest_rejecting_count_and_detectable_
 
 @given(prediction=st.floats(0.01, 100.0), se=st.floats(1e-4, 1.0), z_c=st.floats(1.5, 6.0))
 def test_the_detectable_relative_slip_is_the_smallest_with_power_0999(prediction, se, z_c):
-    """At the stated slip the z-test's power is 0.999 (its far tail only adds); 10% below it, less."""
+    """At the stated slip the z-test's power is 0.999 (its far tail only adds); 10% below it,
+    less."""
     eps = sig.detectable_relative(prediction, se, z_c)
     assert sig.power(eps * prediction, se, z_c) >= 0.999 - 1e-9
     assert sig.power(0.9 * eps * prediction, se, z_c) < 0.999
@@ -116,9 +117,10 @@ def test_the_detectable_lowering_of_a_bound_is_its_slack_seen_with_power_0999(
 
 
 def test_the_pilot_bound_covers_the_true_standard_error_at_its_confidence():
-    """Simulated: pilots of 8 normal blocks (sd 1); the true standard error of 48 blocks, 1 / sqrt(48),
-    exceeds the pilot's bound at beta = 0.05 in 5% of the pilots (binomial, 5.3 sigma), and a bound
-    without the chi-square factor (sqrt(n_p / n) alone) misses it far more often."""
+    """Simulated: pilots of 8 normal blocks (sd 1); the true standard error of 48 blocks,
+    1 / sqrt(48), exceeds the pilot's bound at beta = 0.05 in 5% of the pilots (binomial,
+    5.3 sigma), and a bound without the chi-square factor (sqrt(n_p / n) alone) misses it far more
+    often."""
     rng = np.random.default_rng(20261204)
     pilots, beta, true_se = 20_000, 0.05, 1 / math.sqrt(48)
     pilot = rng.standard_normal((pilots, 8)).std(axis=1, ddof=1) / math.sqrt(8)

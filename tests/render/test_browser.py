@@ -2,9 +2,9 @@
 raised superscripts, stacked fractions), loads every image, fetches nothing from the network.
 
 Slow (starts a browser): excluded from the default run; .ci/run installs Chromium and runs this
-file explicitly with SOFTLIN_REQUIRE_BROWSER=1, which turns "no Chromium" from a skip into a failure.
-The harness is softlin/render/browser.py (Chrome DevTools Protocol over a pipe, standard library).
-Run with -s to see the measurements.
+file explicitly with SOFTLIN_REQUIRE_BROWSER=1, which turns "no Chromium" from a skip into a
+failure. The harness is softlin/render/browser.py (Chrome DevTools Protocol over a pipe, standard
+library). Run with -s to see the measurements.
 """
 
 import io
@@ -37,7 +37,8 @@ def chromium():
                 "SOFTLIN_REQUIRE_BROWSER=1 but no Chromium was found (apt-get install chromium)"
             )
         pytest.skip(
-            "Chromium is not installed (Debian package `chromium`); .ci/run installs it and runs this test"
+            "Chromium is not installed (Debian package `chromium`); "
+            ".ci/run installs it and runs this test"
         )
     with browser.Chromium(executable, width=WIDTH, height=800) as b:
         yield b
@@ -86,11 +87,13 @@ def test_every_generated_page_lays_out_its_math_and_loads_every_image(chromium, 
         print(
             f"{page.parent.parent.name}/{page.name}: math [{sizes}] images "
             f"{[(i['src'], i['naturalWidth'], i['naturalHeight']) for i in report.images]} "
-            f"sup raise {[round(s, 2) for s in report.sups]} frac gap {[round(f, 1) for f in report.fracs]} "
+            f"sup raise {[round(s, 2) for s in report.sups]} "
+            f"frac gap {[round(f, 1) for f in report.fracs]} "
             f"requests {len(report.requests)} ({time.perf_counter() - start:.2f} s)"
         )
     print(totals)
-    # Not vacuous: the real claims carry MathML and figures, the synthetic one superscripts and fractions.
+    # Not vacuous: the real claims carry MathML and figures, the synthetic one superscripts and
+    # fractions.
     assert (
         totals["math"] >= 6
         and totals["images"] >= 3
@@ -203,8 +206,8 @@ def test_the_phase_diagram_page_loads_its_figure_and_links_every_point(chromium,
 
 
 def test_no_claim_page_falls_back_to_latex_and_none_is_wider_than_the_window(chromium, site):
-    """Every formula of every committed claim is MathML (the renderer's LaTeX fallback says "no MathML"),
-    and nested quantities sit in their own tables: no page scrolls sideways."""
+    """Every formula of every committed claim is MathML (the renderer's LaTeX fallback says "no
+    MathML"), and nested quantities sit in their own tables: no page scrolls sideways."""
     real, _ = site
     for page in sorted(real.glob("*.html")):
         markup = page.read_text()
@@ -215,7 +218,8 @@ def test_no_claim_page_falls_back_to_latex_and_none_is_wider_than_the_window(chr
 
 def test_the_derivation_report_lays_out_its_mathml(chromium):
     """reports/derivations.html as committed (written by `softlin derive`): every formula is MathML
-    the browser lays out, with real superscripts and fractions, and nothing is wider than the window."""
+    the browser lays out, with real superscripts and fractions, and nothing is wider than the
+    window."""
     import xml.etree.ElementTree as ET
 
     page = REPO / "reports" / "derivations.html"
@@ -235,15 +239,17 @@ def test_the_derivation_report_lays_out_its_mathml(chromium):
 
 GRAPH_NODES = """(() => Array.from(document.querySelectorAll('a.node')).map(a => {
     const r = a.getBoundingClientRect();
-    return {id: a.dataset.id, href: a.getAttribute('href'), x: r.left, y: r.top, w: r.width, h: r.height};
+    return {id: a.dataset.id, href: a.getAttribute('href'), \
+x: r.left, y: r.top, w: r.width, h: r.height};
 }))()"""
 
 
 def test_the_claim_graph_shows_every_claim_as_a_box_inside_the_page_linking_to_its_page(
     chromium, site
 ):
-    """reports/graph.html as a reader's browser lays it out: one box per registered claim, each with its
-    size, inside the viewport's width, none overlapping another, each linking to a page that exists."""
+    """reports/graph.html as a reader's browser lays it out: one box per registered claim, each with
+    its size, inside the viewport's width, none overlapping another, each linking to a page that
+    exists."""
     from softlin.claims import registry
 
     real, _ = site

@@ -1,4 +1,5 @@
-"""Claim figures overlay prediction on measurement: the numbers drawn, the regimes named, the legend off the data."""
+"""Claim figures overlay prediction on measurement: the numbers drawn, the regimes named, the legend
+off the data."""
 
 import json
 from pathlib import Path
@@ -11,7 +12,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _figure(fn, cert):
-    """The matplotlib Figure a claim figure draws (the PNG step replaced by returning the figure)."""
+    """The matplotlib Figure a claim figure draws (the PNG step replaced by returning the
+    figure)."""
     return fn(cert, lambda fig, **_: fig)
 
 
@@ -76,7 +78,7 @@ def test_regimes_are_named_regimes_and_the_legend_is_below_the_axes():
     plt.close(fig)
 
 
-def test_prop34_figure_draws_measured_exact_and_first_order_for_each_regime_including_the_scenario():
+def test_prop34_figure_draws_measured_exact_and_first_order_for_each_regime_including_the_scenario():  # noqa: E501
     point = sorted((REPO / "reports" / "sweeps" / "rates-gradients" / "points").glob("*.json"))[0]
     cert = json.loads(point.read_text())
     fig = _figure(cf.regimes_png, cert)
@@ -93,7 +95,8 @@ def test_prop34_figure_draws_measured_exact_and_first_order_for_each_regime_incl
     renderer = fig.canvas.get_renderer()
     legend_top = fig.legends[0].get_window_extent(renderer).y1
     assert all(legend_top <= ax.get_window_extent(renderer).y0 for ax in fig.axes)  # below the data
-    # the scenario's first-order line c / L meets its exact curve at the largest L (lambda < 1/8: rho = 1)
+    # the scenario's first-order line c / L meets its exact curve at the largest L (lambda < 1/8:
+    # rho = 1)
     s, r = cert["series"]["regimes"]["scenario"], cert["quantities"]["regimes"]["scenario"]
     if r["first_order_coefficient_V"] is not None and r["lambda"] < 0.125:
         assert s["exact_V"][-1] * s["L"][-1] / r["first_order_coefficient_V"] == pytest.approx(

@@ -1,4 +1,5 @@
-"""softlin/render/figures_heads.py: the one-head vs two-head optimum figure of finite-prompt-risk."""
+"""softlin/render/figures_heads.py: the one-head vs two-head optimum figure of
+finite-prompt-risk."""
 
 from __future__ import annotations
 

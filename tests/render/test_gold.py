@@ -120,7 +120,8 @@ def test_the_readme_keeps_its_own_text_and_gets_the_verdict_table(project):
         assert kept in readme and kept in template
     assert "stale table" not in readme
     assert (
-        "| [`synthetic-b`](reports/synthetic-b.md) | A claim with no MathML, no figure and no errata "
+        "| [`synthetic-b`](reports/synthetic-b.md) "
+        "| A claim with no MathML, no figure and no errata "
         "| **inconclusive** | 0 / 1 / 1 | 1 numerical |" in readme
     )
 

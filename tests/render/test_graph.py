@@ -1,5 +1,5 @@
-"""The claim graph (softlin/render/graph.py): edges from the claims' `rests_on`, a layout whose boxes
-never overlap and whose arrows never run through a box, colours from the verdicts."""
+"""The claim graph (softlin/render/graph.py): edges from the claims' `rests_on`, a layout whose
+boxes never overlap and whose arrows never run through a box, colours from the verdicts."""
 
 import json
 import re

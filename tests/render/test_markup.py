@@ -46,7 +46,7 @@ def test_every_claims_statement_and_hypotheses_typeset_to_valid_mathml(cid):
 
 def test_a_primed_name_is_one_identifier_so_its_superscript_is_raised():
     assert (
-        markup.span_mathml("z'^T")
-        == '<math display="inline"><mrow><msup><mi>z′</mi><mrow><mi>T</mi></mrow></msup></mrow></math>'
+        markup.span_mathml("z'^T") == '<math display="inline"><mrow><msup><mi>z′</mi>'
+        '<mrow><mi>T</mi></mrow></msup></mrow></math>'
     )
     assert markup.span_latex("z'^T U z") == "z'^{T} U z"

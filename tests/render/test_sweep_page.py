@@ -27,8 +27,8 @@ def grads():
 
 
 def test_the_gradient_sweep_realises_each_lambda_in_prop34s_own_scenario_regime(grads):
-    """The grid scales U to reach lambda; prop-3.4's `scenario` regime runs at that lambda, with kappa
-    from the emitted kernel, and its first-order coefficients are finite exactly below 1/2."""
+    """The grid scales U to reach lambda; prop-3.4's `scenario` regime runs at that lambda, with
+    kappa from the emitted kernel, and its first-order coefficients are finite exactly below 1/2."""
     assert grads["claim"] == "prop-3.4" and grads["axes"] == BUILTIN["rates-gradients"]["axes"]
     planned = points(parse(BUILTIN["rates-gradients"]))
     assert [p["params"] for p in grads["points"]] == [p["params"] for p in planned]
@@ -55,8 +55,8 @@ def test_the_gradient_sweep_realises_each_lambda_in_prop34s_own_scenario_regime(
 
 
 def test_summary_entries_are_decay_rates_recomputed_from_the_point_certificates(grads):
-    """point_entry on each committed certificate gives the committed entry; the slopes are decay rates
-    (positive, like prop-3.1's), within 5 standard errors of the exact finite-L rate."""
+    """point_entry on each committed certificate gives the committed entry; the slopes are decay
+    rates (positive, like prop-3.1's), within 5 standard errors of the exact finite-L rate."""
     for p in grads["points"]:
         cert = json.loads((SWEEPS / "rates-gradients" / p["certificate"]).read_text())
         entry = point_entry(p, p["key"], cert)
@@ -93,7 +93,8 @@ def test_the_page_has_a_row_per_point_and_series_the_commands_and_is_determinist
 
 
 def test_the_reading_and_the_figure_follow_the_numbers(tmp_path):
-    """Sensitivity: a measured slope moved by 10 standard errors changes the stated agreement and the figure."""
+    """Sensitivity: a measured slope moved by 10 standard errors changes the stated agreement and
+    the figure."""
     out = tmp_path / "reports"
     shutil.copytree(SWEEPS, out / "sweeps")
     before = sweep_page.files(out)
@@ -136,7 +137,8 @@ def test_a_summary_that_is_not_json_is_a_one_line_value_error(tmp_path):
 
 
 def test_report_check_covers_the_page(tmp_path):
-    """render_all then stale_pages is empty; an edited summary makes the page, its table and figure stale."""
+    """render_all then stale_pages is empty; an edited summary makes the page, its table and figure
+    stale."""
     out = tmp_path / "reports"
     (out / "certificates").mkdir(parents=True)
     shutil.copytree(SWEEPS, out / "sweeps")
