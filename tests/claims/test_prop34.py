@@ -159,7 +159,7 @@ def test_naive_exponent_in_place_of_the_sharp_one_is_refuted():
     assert cert["status"] == "refuted" and any("decays as L^-kappa" in n for n in failed)
 
 
-def test_coefficient_with_a_transpose_gamma_a_in_place_of_the_squared_norm_fails_the_large_L_anchor():  # noqa: E501
+def test_a_transpose_gamma_a_in_place_of_the_squared_norm_fails_the_large_L_anchor():
     """Sensitivity: k e^q (tr Gamma + a^T Gamma a) for k e^q (tr Gamma + |Gamma a|^2)
     is 6.2% off at the built-in query, far beyond the anchor's 1e-6."""
     from softlin.claims.prop34 import exact as ex

@@ -78,7 +78,7 @@ def test_regimes_are_named_regimes_and_the_legend_is_below_the_axes():
     plt.close(fig)
 
 
-def test_prop34_figure_draws_measured_exact_and_first_order_for_each_regime_including_the_scenario():  # noqa: E501
+def test_prop34_figure_draws_measured_exact_and_first_order_in_every_regime_and_the_scenario():
     point = sorted((REPO / "reports" / "sweeps" / "rates-gradients" / "points").glob("*.json"))[0]
     cert = json.loads(point.read_text())
     fig = _figure(cf.regimes_png, cert)
