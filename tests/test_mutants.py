@@ -98,6 +98,17 @@ def test_ci_selection_holds_every_mutant_of_a_changed_file_and_a_rotating_share(
     assert 1 <= len(share) <= len(catalogue.MUTANTS) // selection.ROTATION + 1
 
 
+def test_a_layout_comment_or_docstring_edit_is_not_a_change_of_code_but_a_slip_is():
+    from .mutants import selection
+
+    before = 'def f(a):\n    """Doc."""\n    return a + "xy"  # why\n'
+    relaid = 'def f(a):\n    """Another doc,\n    re-flowed."""\n    # why, on its own line\n'
+    relaid += '    return (\n        a\n        + "x" "y"\n    )\n'
+    assert selection.program(before) == selection.program(relaid)
+    assert selection.program(before) != selection.program(before.replace("a +", "2 * a +"))
+    assert selection.program(before) != selection.program(before.replace('"xy"', '"x y"'))
+
+
 def test_ci_selection_is_the_whole_catalogue_on_request_or_without_history(monkeypatch):
     import subprocess as sp
     from .mutants import selection

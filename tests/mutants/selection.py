@@ -1,11 +1,11 @@
 """Which mutants CI runs: those whose file changed since the last full run, plus a rotating share.
 
-The whole catalogue takes about a quarter of an hour on two cores, more than CI's budget leaves it.
-CI therefore runs
+The whole catalogue takes about half an hour on two cores, more than CI's budget leaves it. CI
+therefore runs
 
-- every mutant whose target file differs between the commit of the last full run (recorded in
-  `LAST_FULL_RUN`, with its date and result) and the working tree: a slip in code that changed is
-  the one most likely to have lost its check;
+- every mutant whose target file's code (`program`: its syntax tree, docstrings aside) differs
+  between the commit of the last full run (recorded in `LAST_FULL_RUN`, with its date and result)
+  and the working tree: a slip in code that changed is the one most likely to have lost its check;
 - a rotating share: the mutants whose position in the catalogue is congruent to the HEAD commit's
   hash modulo ROTATION, so each commit exercises a different, reproducible slice and ROTATION
   consecutive commits cover the catalogue.
@@ -17,6 +17,7 @@ computed is never taken as empty.
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 from pathlib import Path
@@ -42,9 +43,42 @@ def _git(*args: str) -> str:
     ).stdout
 
 
+def program(source: str) -> str:
+    """A Python file's syntax tree with its docstrings blanked: equal for two texts that differ only
+    in layout, comments or docstrings (how a string literal is split into adjacent pieces included),
+    which cannot change what a slip in the file does."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = node.body[0] if node.body else None
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                first.value.value = ""
+    return ast.dump(tree)
+
+
 def changed_files(since: str) -> set[str]:
-    """Files that differ between commit `since` and the working tree (committed or not)."""
-    return set(_git("diff", "--name-only", since).split())
+    """Files whose code differs between commit `since` and the working tree (committed or not): a
+    Python file counts when its `program` differs, so a layout or comment edit selects nothing."""
+    changed = set()
+    for path in _git("diff", "--name-only", since).split():
+        if not path.endswith(".py") or not (REPO / path).is_file():
+            changed.add(path)
+            continue
+        try:
+            before = _git("show", f"{since}:{path}")
+            same = program(before) == program((REPO / path).read_text())
+        except (
+            subprocess.CalledProcessError,
+            SyntaxError,
+        ):  # a new file, or one that does not parse
+            same = False
+        if not same:
+            changed.add(path)
+    return changed
 
 
 def select(environ=os.environ) -> tuple[list[str], str]:
