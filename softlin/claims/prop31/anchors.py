@@ -29,6 +29,7 @@ from ...numerics import kernels, selfnormalised
 from ...numerics.laws import psd_root
 from ...numerics.quadrature import tensor_grid
 from ..base import Check
+from ..findings import Findings
 
 ANCHOR_LS = (1, 2, 3)
 QUADRATURE_TOLERANCE = 1e-10
@@ -50,7 +51,7 @@ def _nodes(q: float, L: int) -> int:
     return int(min(72 if L == 3 else 120, 24 + 12 * math.ceil(math.sqrt(q))))
 
 
-def moment_anchor_check(qs) -> tuple[Check, dict]:
+def moment_anchor_check(qs) -> Findings:
     rows, worst, tol_worst = [], 0.0, 0.0
     ok = True
     for q in qs:
@@ -94,7 +95,7 @@ def moment_anchor_check(qs) -> tuple[Check, dict]:
         id="anchors/moments-l123",
         unit="relative error",
     )
-    return check, {"moment_anchors": rows}
+    return Findings([check], {"moment_anchors": rows})
 
 
 def direct_error_moments(m, Gamma, U, V, z, nodes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -112,14 +113,16 @@ def direct_error_moments(m, Gamma, U, V, z, nodes: int) -> tuple[np.ndarray, np.
     return w @ err, np.einsum("n,ni,nj->ij", w, err, err)
 
 
-def error_anchor_check(m, Gamma, U, V, z) -> tuple[Check | None, dict]:
+def error_anchor_check(m, Gamma, U, V, z) -> Findings:
     r = psd_root(Gamma).shape[1]
     if 2 * r > 4:
-        return None, {
-            "error_anchor": (
-                f"not run: rank(Gamma) = {r}, the L = 2 integral has {2 * r} > 4 dimensions"
-            )
-        }
+        return Findings(
+            quantities={
+                "error_anchor": (
+                    f"not run: rank(Gamma) = {r}, the L = 2 integral has {2 * r} > 4 dimensions"
+                )
+            }
+        )
     bias, second = selfnormalised.exact_second_moment(Gamma, U, V, z, 2)
     n = 28
     rb, rs = direct_error_moments(m, Gamma, U, V, z, n)
@@ -144,6 +147,13 @@ def error_anchor_check(m, Gamma, U, V, z) -> tuple[Check | None, dict]:
         id="anchors/error-l2",
         unit="relative error",
     )
-    return check, {
-        "error_anchor_L2": {"bias": bias.tolist(), "bias_direct": rb2.tolist(), "relative_gap": gap}
-    }
+    return Findings(
+        [check],
+        {
+            "error_anchor_L2": {
+                "bias": bias.tolist(),
+                "bias_direct": rb2.tolist(),
+                "relative_gap": gap,
+            }
+        },
+    )

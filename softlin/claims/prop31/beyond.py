@@ -15,6 +15,7 @@ from ...numerics import first_order, fits, kernels, limits, montecarlo, query_av
 from ...numerics.fits import linear_fit
 from ...numerics.laws import MixtureLaw, RademacherLaw, UniformLaw, psd_root
 from ..base import check_false_alarm, Check
+from ..findings import Findings
 from .common import remainder_exponent
 from ..progress import sweep
 
@@ -67,7 +68,9 @@ def intercept_fit(Ls, values, stderrs) -> tuple[float, float, float]:
     return float(fit.coef[0]), float(math.sqrt(fit.cov[0, 0])), fit.chi2
 
 
-def beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
+def beyond_gaussians(s, budget, rng, lam_gauss: float) -> Findings:
+    """Per token law: its checks, its quantities (keyed by the law) and its series (keyed by
+    "<law> tokens")."""
     m, Gamma, U, V, Sq = s["mean"], s["cov"], s["U"], s["V"], s["query_cov"]
     root = psd_root(Gamma)
     r = root.shape[1]
@@ -135,7 +138,7 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
             "mc_mse_stderr": ses,
             "L_times_mse": [L * x for L, x in zip(budget.Ls, means)],
         }
-        series[f"{name} tokens"] = {"L": budget.Ls, "rmse": [math.sqrt(x) for x in means]}
+        series[f"{name} tokens"] = {"L": list(budget.Ls), "rmse": [math.sqrt(x) for x in means]}
         if name == "mixture" and lam_gauss > 0.2:
             # The mixture's components have covariance <= Gamma: its remainder decays like the
             # Gaussian's, L^-rho with rho < 1 above lambda = 1/5, so the C + C'/L model below
@@ -168,4 +171,4 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> dict:
         quantities[name].update(
             first_order_coefficient=coef, fitted_limit_of_L_times_mse=C, fitted_limit_stderr=C_se
         )
-    return {"checks": checks, "quantities": quantities, "series": series}
+    return Findings(checks, quantities, series)

@@ -12,9 +12,11 @@ from ...numerics import kernels, limits, montecarlo, query_average, selfnormalis
 from ...numerics.significance import binomial_detectable
 from ...numerics.laws import GaussianLaw, psd_root
 from ..base import check_false_alarm, Check, unjudged
+from ..findings import Findings
 from ..progress import sweep
 from ..limit.battery import binomial_p_value, deviation_bound
 from .common import subgaussian_sigma
+from .fixed import FixedQueryRun
 
 
 def expectation_bound(L: int, trace_plus: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -75,7 +77,12 @@ def expectation_bound_enclosed(Ls, bounds, fixed_quantities: dict) -> Check:
     )
 
 
-def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> dict:
+def bound_checks(
+    fixed: FixedQueryRun, fixed_quantities: dict, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng
+) -> Findings:
+    """The high-probability and in-expectation bounds at the fixed query, from the fixed-query
+    Monte Carlo (`fixed`, its enclosures in `fixed_quantities`) and at longer prompts drawn here,
+    and the in-expectation bound integrated over nu against the query-averaged run `main`."""
     Ls, delta = budget.Ls, budget.delta
     law = GaussianLaw(np.zeros(Gamma.shape[0]), Gamma)
     w2, num2 = limits.gaussian_bound_moments(law, U, V, z0)
@@ -88,7 +95,7 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
     # those of the seed).
     all_Ls = list(Ls) + [L for L in budget.bound_Ls if L not in Ls]
     alpha = check_false_alarm() / len(all_Ls)
-    errors = dict(fixed["errors"])
+    errors = dict(fixed.errors)
     if len(all_Ls) > len(Ls):
         centred = GaussianLaw(np.zeros(Gamma.shape[0]), Gamma)  # the error does not depend on m
         limit = limits.gaussian_limit(
@@ -153,7 +160,7 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
     # In expectation, fixed query.
     zc = significance.z_critical(check_false_alarm(), 2 * len(Ls), sided=1)
     eb = [float(expectation_bound(L, trace_plus0, terms0.q)[0]) if L >= 2 else math.inf for L in Ls]
-    zs = [(m - b) / se for m, b, se in zip(fixed["mse"], eb, fixed["mse_se"])]
+    zs = [(m - b) / se for m, b, se in zip(fixed.mse, eb, fixed.mse_se)]
     checks.append(
         Check(
             "fixed query: E|T[mu_L](z) - T[mu](z)|^2 <= eps_L^2(z) (in-expectation bound, "
@@ -170,14 +177,14 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
             "and Maurer's lower tail for the L - 1 other weights (E w = 1, E w^2 = e^q) at 1 - t "
             "= L / (2(L-1)) bounds its probability by exp(-(L-2)^2 / (8 (L-1) e^q)). One-sided "
             f"z = (MC - bound)/se, false-alarm {check_false_alarm():g} (Bonferroni); tightness "
-            "bound / exact per L: " + ", ".join(f"{b / e:.3g}" for b, e in zip(eb, fixed["exact"])),
+            "bound / exact per L: " + ", ".join(f"{b / e:.3g}" for b, e in zip(eb, fixed.exact)),
             id="fixed/expectation-bound",
             unit="z",
             # a slip in a bound lowers it: the lowering detected is the bound's slack
-            detectable=significance.detectable_lowering(eb, fixed["exact"], fixed["mse_se"], zc),
+            detectable=significance.detectable_lowering(eb, fixed.exact, fixed.mse_se, zc),
         )
     )
-    checks.append(expectation_bound_enclosed(Ls, eb, fixed["quantities"]))
+    checks.append(expectation_bound_enclosed(Ls, eb, fixed_quantities))
     quantities = {
         "tightness_ratio": finite_ratios[-1] if finite_ratios else None,
         "high_probability_L": all_Ls,
@@ -233,7 +240,7 @@ def bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng) -> di
             )
         )
         quantities["expectation_bound_integrated"] = integrated
-    return {"checks": checks, "quantities": quantities}
+    return Findings(checks, quantities)
 
 
 def explicit_c1(coef, Gamma, U, V, Sq, sigma: float) -> tuple[float, int]:
@@ -266,22 +273,21 @@ def explicit_c1(coef, Gamma, U, V, Sq, sigma: float) -> tuple[float, int]:
     return float(vals[i]), grid[i]
 
 
-def paper_form_checks(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> dict:
+def paper_form_checks(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> Findings:
     """The paper's form c1 sigma^6 ln L / L^(c2/sigma^2) with c2 = sigma^2 (kappa = 1 below the
     threshold) and c1 from the proven in-expectation bound (`explicit_c1`, no data): the Monte
     Carlo error at the tested L and the exact error at 10x and 100x the largest L must lie below it
     (one-sided z-tests, Bonferroni)."""
     sigma = subgaussian_sigma(Gamma)
     if not math.isfinite(coef) or lam >= 0.5:
-        return {
-            "checks": [],
-            "quantities": {
+        return Findings(
+            quantities={
                 "c1": None,
                 "c2": None,
                 "sigma": sigma,
                 "paper_form": "not run: at or above the threshold the bound has no finite c1",
-            },
-        }
+            }
+        )
     c1, L_star = explicit_c1(coef, Gamma, U, V, Sq, sigma)
     c2 = sigma**2
     extra_L = [10 * budget.Ls[-1], 100 * budget.Ls[-1]]
@@ -321,7 +327,7 @@ def paper_form_checks(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> dict:
             detectable=significance.detectable_lowering(form, est, ses, zc),
         )
     ]
-    return {"checks": checks, "quantities": {"c1": c1, "c2": c2, "sigma": sigma}}
+    return Findings(checks, {"c1": c1, "c2": c2, "sigma": sigma})
 
 
 # At L = 1 both sides are exact (a quadratic under a Gauss-Hermite rule exact to degree 11): float64
@@ -329,7 +335,7 @@ def paper_form_checks(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> dict:
 L1_QUADRATURE_REL = 1e-12
 
 
-def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> dict:
+def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> Findings:
     """At L = 1, T[mu_1](z) = V z_1 and the error is exactly tr(V Gamma V^T) + tr(V Gamma U
     Sigma_q U^T Gamma V^T) > 0, while c1 sigma^6 ln(1) / 1 = 0. Two routes judge the closed form:
     the exact finite-L moments at L = 1 (selfnormalised.exact_second_moment, A_1 = 1, B_1 = 1 + q)
@@ -401,4 +407,4 @@ def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> dict:
         },
         "fix": "state the bound for L >= 2 (the suite checks L >= 2)",
     }
-    return {"checks": checks, "erratum": erratum}
+    return Findings(checks, errata=[erratum])

@@ -39,6 +39,7 @@ from .. import formulas as shown, scenario as scen
 from ...certio import precision_entry
 from .. import budgets
 from ..base import check_false_alarm, check_path, Check, Claim, certificate
+from ..findings import Findings
 from ...derivations import display
 from ..hunt_space import Space, lambda_region
 from ..common import provenance, symbolic_check
@@ -61,7 +62,7 @@ from .common import (
     sharp_exponent,
     KERNEL_TOLERANCE,
     REGIMES,
-    budget_for,
+    budget,
     NEAR_THRESHOLD,
     regime_setting,
 )
@@ -136,31 +137,31 @@ def run(
     (tests use subsets; the CLI always runs everything)."""
     s = validate(scenario)
     m, Gamma, U, V, Sq = s["mean"], s["cov"], s["U"], s["V"], s["query_cov"]
-    budget = budget_for(s, profile)
+    b = budget(s, profile)
     cov_kernel = cov_kernel or kernels.cov_first_order
     coefficient_fn = coefficient or exact_coefficient
     exponent_fn = exponent or sharp_exponent
     law = GaussianLaw(m, Gamma)
     limit_fn = lambda Z: limits.gaussian_limit(m, Gamma, U, V, Z)
-    checks: list[Check] = [
-        symbolic_check(
-            "Proposition 3.1: first order, query average, threshold, sharp exponent",
-            {
-                **{f"fluctuations: {p.statement}": p for p in catalogue.fluctuation_proofs()},
-                **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
-                **{
-                    f"exact error: {p.statement}": p
-                    for p in catalogue.selfnormalised_error_proofs()
+    f = Findings(
+        [
+            symbolic_check(
+                "Proposition 3.1: first order, query average, threshold, sharp exponent",
+                {
+                    **{f"fluctuations: {p.statement}": p for p in catalogue.fluctuation_proofs()},
+                    **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
+                    **{
+                        f"exact error: {p.statement}": p
+                        for p in catalogue.selfnormalised_error_proofs()
+                    },
                 },
-            },
-        )
-    ]
-    quantities: dict = {}
-    series: dict = {"controls": {}}
-    errata: list = []
+            )
+        ],
+        series={"controls": {}},
+    )
     lam = query_average.threshold_lambda(Gamma, U, Sq)
     kappa = exponent_fn(lam)
-    quantities.update(
+    f.quantities.update(
         lambda_max=lam, threshold=0.5, exponent=kappa, naive_exponent=naive_exponent(lam)
     )
 
@@ -177,7 +178,7 @@ def run(
         )
         / scale
     )
-    checks.append(
+    f.checks.append(
         Check(
             "b1 and C1: emitted kernels vs the derived closed forms at 40 digits",
             "emit",
@@ -191,34 +192,28 @@ def run(
         )
     )
     if s.get("query") is not None:
-        quantities["bias_first_order"] = b1_kernel.tolist()
-        quantities["cov_first_order"] = C1_kernel.tolist()
-    quantities["fixed_query"] = np.asarray(z0).tolist()
-    checks.append(first_order_limit_check(Gamma, U, V, z0, b1_kernel, C1_kernel))
+        f.quantities["bias_first_order"] = b1_kernel.tolist()
+        f.quantities["cov_first_order"] = C1_kernel.tolist()
+    f.quantities["fixed_query"] = np.asarray(z0).tolist()
+    f.checks.append(first_order_limit_check(Gamma, U, V, z0, b1_kernel, C1_kernel))
     q0 = max(0.0, float(kernels.log_weight_second_moment(Gamma, a0[:, None])[0, 0]))  # a^T Gamma a
-    anchor, anchor_q = moment_anchor_check(tuple(sorted({round(q0, 12), 1.0, 4.0})))
-    checks.append(anchor)
-    quantities.update(anchor_q)
-    err_anchor, err_q = error_anchor_check(m, Gamma, U, V, z0)
-    if err_anchor is not None:
-        checks.append(err_anchor)
-    quantities.update(err_q)
+    f.add(moment_anchor_check(tuple(sorted({round(q0, 12), 1.0, 4.0}))))
+    f.add(error_anchor_check(m, Gamma, U, V, z0))
 
-    fixed = fixed_query_montecarlo(
-        law, rng, budget, U, V, Gamma, z0, limit_fn, b1_kernel, C1_kernel
+    fixed_found, fixed = fixed_query_montecarlo(
+        law, rng, b, U, V, Gamma, z0, limit_fn, b1_kernel, C1_kernel
     )
-    checks += fixed["checks"]
-    quantities.update(fixed["quantities"])
+    f.add(fixed_found)
 
     # ---- 2. Query average: closed form, Gauss-Hermite, exact finite L, Monte Carlo. ----
     coef = coefficient_fn(Gamma, U, V, Sq)
-    quantities["first_order_coefficient"] = coef if math.isfinite(coef) else None
-    checks.append(coefficient_check(coef, Gamma, U, V, Sq, lam, rng, budget))
+    f.quantities["first_order_coefficient"] = coef if math.isfinite(coef) else None
+    f.checks.append(coefficient_check(coef, Gamma, U, V, Sq, lam, rng, b))
     if 0 < lam < NEAR_THRESHOLD and psd_root(Sq).shape[1] <= 3:
         # Just below the threshold the closed form and the quadrature are hardest to get
         # right together.
         near = regime_setting(Gamma, lam, NEAR_THRESHOLD)[0]
-        checks.append(
+        f.checks.append(
             coefficient_check(
                 coefficient_fn(near, U, V, Sq),
                 near,
@@ -227,7 +222,7 @@ def run(
                 Sq,
                 NEAR_THRESHOLD,
                 rng,
-                budget,
+                b,
                 label=f"near the threshold (Gamma rescaled to lambda = {NEAR_THRESHOLD}): ",
                 key="near-threshold",
             )
@@ -236,7 +231,7 @@ def run(
     main = query_averaged(
         law,
         rng,
-        budget,
+        b,
         U,
         V,
         Gamma,
@@ -246,7 +241,7 @@ def run(
         "scenario",
         first_order=math.isfinite(coef) and rho >= 0.5,
     )
-    quantities.update(
+    f.quantities.update(
         measured_slope=main["fit"].slope,
         measured_slope_stderr=main["fit"].stderr,
         predicted_slope_tested_range=main["predicted_slope"],
@@ -254,23 +249,23 @@ def run(
         mc_mse_stderr=main["mc_se"],
         exact_mse=main["exact"],
         exact_mse_stderr=main["exact_se"],
-        L=budget.Ls,
+        L=list(b.Ls),
     )
-    series["main"] = {
-        "L": budget.Ls,
+    f.series["main"] = {
+        "L": list(b.Ls),
         "rmse": [math.sqrt(v) for v in main["mc"]],
         "mse": main["mc"],
         "mse_stderr": main["mc_se"],
         "exact_mse": main["exact"],
     }
-    n_av_tests = len(budget.Ls) * (1 + len(REGIMES))
-    checks.append(per_L_check("scenario", main, check_false_alarm() / n_av_tests, "scenario"))
-    checks.append(slope_check("scenario", main, kappa, "scenario"))
-    quantities["remainder_exponent"] = rho
+    n_av_tests = len(b.Ls) * (1 + len(REGIMES))
+    f.checks.append(per_L_check("scenario", main, check_false_alarm() / n_av_tests, "scenario"))
+    f.checks.append(slope_check("scenario", main, kappa, "scenario"))
+    f.quantities["remainder_exponent"] = rho
     if math.isfinite(coef) and rho >= 0.5:
-        checks.append(first_order_mc_check(main, coef, budget.Ls, lam))
-        est, est_se, tail = first_order_estimate(main, budget.Ls, lam)
-        quantities.update(
+        f.checks.append(first_order_mc_check(main, coef, b.Ls, lam))
+        est, est_se, tail = first_order_estimate(main, b.Ls, lam)
+        f.quantities.update(
             first_order_coefficient_monte_carlo=est,
             first_order_coefficient_monte_carlo_stderr=est_se,
             first_order_tail_allowance=tail,
@@ -279,60 +274,52 @@ def run(
         # lambda > 2/7: L x error approaches the coefficient as L^-rho, rho < 1/2, out of reach of
         # a Monte Carlo test at testable L; the closed form is checked by quadrature above and the
         # finite-L error by the exact route at every L.
-        quantities["first_order_monte_carlo_check"] = (
+        f.quantities["first_order_monte_carlo_check"] = (
             f"not run: the remainder decays as L^-{rho:.3g} (lambda = {lam:.3g} > 2/7)"
         )
 
     # ---- 3. Bounds: high probability (fixed query), in expectation (fixed query, integrated). ----
-    bounds = bound_checks(fixed, budget, Gamma, U, V, Sq, z0, coef, main, lam, rng)
-    checks += bounds["checks"]
-    quantities.update(bounds["quantities"])
+    f.add(bound_checks(fixed, fixed_found.quantities, b, Gamma, U, V, Sq, z0, coef, main, lam, rng))
 
     # ---- 4. Sharp exponent and regimes. ----
-    regime_runs = regime_checks(s, budget, rng, lam, exponent_fn, regimes) if lam > 1e-12 else {}
-    power: dict = {}
-    for name, r in regime_runs.items():
-        checks += r["checks"]
-        power.update(r["power"])
-        series["controls"][f"{name} threshold (lambda = {r['lambda']:g})"] = r["series"]
-    quantities["regimes"] = {name: r["quantities"] for name, r in regime_runs.items()}
-    if lam <= 1e-12:
-        quantities["regimes"] = (
+    if lam > 1e-12:
+        regime_found, power = regime_checks(s, b, rng, lam, exponent_fn, regimes)
+        f.add(regime_found, quantities_under="regimes", series_under="controls")
+    else:
+        power = {}
+        f.quantities["regimes"] = (
             "none: U^T Gamma U Sigma_q = 0, every query has a^T Gamma a = 0 and the error is "
             "tr(V Gamma V^T)/L"
         )
 
     # ---- 5. The paper's form, erratum 1. ----
-    paper = paper_form_checks(main, budget, Gamma, U, V, Sq, coef, lam, rng)
-    checks += paper["checks"]
-    quantities.update(paper["quantities"])
-    witness = erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn)
-    checks += witness["checks"]
-    errata.append(witness["erratum"])
+    f.add(paper_form_checks(main, b, Gamma, U, V, Sq, coef, lam, rng))
+    f.add(erratum_one(law, rng, b, U, V, Gamma, Sq, limit_fn))
 
     # ---- 6. Beyond Gaussians. ----
     if beyond:
-        others = beyond_gaussians(s, budget, rng, lam)
-        checks += others["checks"]
-        quantities["beyond_gaussians"] = others["quantities"]
-        series["controls"].update(others["series"])
+        f.add(
+            beyond_gaussians(s, b, rng, lam),
+            quantities_under="beyond_gaussians",
+            series_under="controls",
+        )
 
-    quantities.update(family_wise(checks, check_false_alarm()))
-    quantities["power"] = power
+    f.quantities.update(family_wise(f.checks, check_false_alarm()))
+    f.quantities["power"] = power
     latex, mathml = shown.for_claim(ID)
     cert = certificate(
         CLAIM,
         scen.for_certificate(s),
         profile,
         s["seed"],
-        checks,
-        quantities,
-        errata=errata,
+        f.checks,
+        f.quantities,
+        errata=f.errata,
         formulas=latex,
-        series=series,
+        series=f.series,
         provenance=provenance(),
         formulas_mathml=mathml,
-        precision=stated_precision(checks),
+        precision=stated_precision(f.checks),
     )
     return cert
 
@@ -401,8 +388,6 @@ BOUND_UNITS_PER_TOKEN = 0.25
 
 
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
-    from . import common as claim
-
     budgets.max_d(
         "prop-3.1",
         s["d"],
@@ -410,7 +395,7 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
         "the first-order terms are evaluated in exact rational arithmetic",
     )
     fixed_query_reach(s)
-    b = claim.budget_for(s, profile)
+    b = budget(s, profile)
     d, k = s["d"], s["V"].shape[0]
     ls = float(sum(b.Ls))
     averaged = (

@@ -23,18 +23,34 @@ DIGITS = 40
 KERNEL_TOLERANCE = 1e-13
 
 
-@dataclass
+@dataclass(frozen=True)
 class Budget:
-    Ls: list
-    prompts: int  # query-averaged Monte Carlo prompts per L
+    """What prop-3.1 spends at one profile on one scenario (built by `budget`).
+
+    Ls: prompt lengths of every Monte Carlo sweep (the scenario's L; its first three at quick)
+    prompts: prompts per L of each query-averaged Monte Carlo sweep (scenario, regimes, token
+        laws) and of erratum 1's at L = 1
+    queries_per_prompt: queries drawn per prompt in those sweeps
+    fixed_prompts: prompts per L of the fixed-query Monte Carlo (and of the high-probability bound)
+    rb_queries: query draws of the exact (Rao-Blackwellised) averages and of every other average
+        over sampled queries (coefficients, the integrated bound)
+    ells: ln L of the exact asymptotic-exponent fits
+    delta: the high-probability bound's failure probability (the scenario's delta)
+    table_points: points of the exact route's spline tables
+    enclosed: how many of the first fixed-query L are enclosed by Arb (~3 s each)
+    bound_Ls: longer prompt lengths where only the high-probability bound is judged
+    """
+
+    Ls: tuple[int, ...]
+    prompts: int
     queries_per_prompt: int
-    fixed_prompts: int  # fixed-query Monte Carlo prompts per L
-    rb_queries: int  # query draws of the exact (Rao-Blackwellised) averages
-    ells: tuple  # ln L of the exact asymptotic-exponent fits
+    fixed_prompts: int
+    rb_queries: int
+    ells: tuple[float, ...]
     delta: float
     table_points: int
-    enclosed: int  # the first `enclosed` fixed-query L are enclosed by Arb (~3 s each)
-    bound_Ls: tuple = ()  # longer prompts where only the high-probability bound is judged
+    enclosed: int
+    bound_Ls: tuple[int, ...] = ()
 
 
 def fixed_query(s: dict) -> np.ndarray:
@@ -48,19 +64,19 @@ def fixed_query(s: dict) -> np.ndarray:
     return psd_root(Sq)[:, 0] if np.any(Sq) else np.ones(s["d"])
 
 
-def budget_for(s: dict, profile: str) -> Budget:
+def budget(s: dict, profile: str) -> Budget:
     t = s["trials"]
     if profile == "quick":
         return Budget(
-            s["L"][:3],
-            max(200, t // 4),
-            4,
-            max(1000, 2 * t),
-            4096,
-            (8.0, 16.0, 32.0, 64.0),
-            s["delta"],
-            32,
-            1,
+            Ls=tuple(s["L"][:3]),
+            prompts=max(200, t // 4),
+            queries_per_prompt=4,
+            fixed_prompts=max(1000, 2 * t),
+            rb_queries=4096,
+            ells=(8.0, 16.0, 32.0, 64.0),
+            delta=s["delta"],
+            table_points=32,
+            enclosed=1,
         )
     scale = 2 if profile == "full" else 1
     ells = (
@@ -74,16 +90,16 @@ def budget_for(s: dict, profile: str) -> Budget:
         sorted({4 * max(s["L"])} | ({25 * max(s["L"])} if profile == "full" else set()))
     )
     return Budget(
-        s["L"],
-        scale * t,
-        8,
-        scale * 10 * t,
-        scale * 16384,
-        ells,
-        s["delta"],
-        48,
-        len(s["L"]),
-        bound_Ls,
+        Ls=tuple(s["L"]),
+        prompts=scale * t,
+        queries_per_prompt=8,
+        fixed_prompts=scale * 10 * t,
+        rb_queries=scale * 16384,
+        ells=ells,
+        delta=s["delta"],
+        table_points=48,
+        enclosed=len(s["L"]),
+        bound_Ls=bound_Ls,
     )
 
 

@@ -13,6 +13,7 @@ E err err^T = A_L V Gamma_perp V^T + B_L V Gamma a a^T Gamma V^T / q.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
@@ -28,6 +29,7 @@ from ...numerics import (
 from ...numerics.extrapolation import richardson
 from ..base import check_false_alarm, Check
 from ..exact import rational_column, rational_matrix
+from ..findings import Findings
 from .common import DIGITS
 from ..progress import sweep
 
@@ -41,7 +43,7 @@ LIMIT_ASYMPTOTIC = 1e-2
 FLOAT_ROUTE_RELATIVE = 1e-10
 
 
-def enclosure_check(Gamma, U, V, z0, Ls, exact_bias, exact_mse) -> tuple[Check, dict]:
+def enclosure_check(Gamma, U, V, z0, Ls, exact_bias, exact_mse) -> Findings:
     """The float route's exact finite-L bias and mean squared error (numerics/selfnormalised.py, the
     values every fixed-query Monte Carlo check is judged against) against Arb enclosures of the same
     quantities (numerics/selfnormalised_enclosure.py): each float must lie in its ball widened by
@@ -71,11 +73,14 @@ def enclosure_check(Gamma, U, V, z0, Ls, exact_bias, exact_mse) -> tuple[Check, 
         id="fixed/enclosure",
         unit="relative error",
     )
-    return check, {
-        "fixed_query_enclosed_L": list(Ls),
-        "fixed_query_exact_mse_enclosure": mse_iv,
-        "fixed_query_exact_bias_enclosure": bias_iv,
-    }
+    return Findings(
+        [check],
+        {
+            "fixed_query_enclosed_L": list(Ls),
+            "fixed_query_exact_mse_enclosure": mse_iv,
+            "fixed_query_exact_bias_enclosure": bias_iv,
+        },
+    )
 
 
 def exact_first_order(Gamma, U, V, z) -> tuple[np.ndarray, np.ndarray]:
@@ -151,7 +156,20 @@ def _exact_where(z: np.ndarray, masked: np.ndarray, verdict: np.ndarray) -> np.n
     return np.where(masked, verdict, z)
 
 
-def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) -> dict:
+@dataclass(frozen=True)
+class FixedQueryRun:
+    """What the fixed-query Monte Carlo leaves for the bounds judged after it (bounds.py), per L of
+    the budget."""
+
+    errors: dict  # L -> |T[mu_L](z) - T[mu](z)| of each prompt
+    mse: list  # Monte Carlo E|err|^2
+    mse_se: list  # its standard error
+    exact: list  # the exact finite-L E|err|^2
+
+
+def fixed_query_montecarlo(
+    law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1
+) -> tuple[Findings, FixedQueryRun]:
     """Monte Carlo at the fixed query: exact finite-L bias / second moments, the Stein identity, and
     the first-order coefficients with their exact remainder allowed for.
 
@@ -321,20 +339,14 @@ def fixed_query_montecarlo(law, rng, budget, U, V, Gamma, z0, limit_fn, b1, C1) 
             ),
         ),
     ]
+    found = Findings(
+        checks,
+        {
+            "fixed_query_mse": mse_fixed,
+            "fixed_query_mse_stderr": mse_fixed_se,
+            "fixed_query_exact_mse": exact_fixed,
+        },
+    )
     n = budget.enclosed
-    enclosed, enclosed_q = enclosure_check(Gamma, U, V, z0, Ls[:n], exact_bias[:n], exact_fixed[:n])
-    checks.append(enclosed)
-    quantities = {
-        "fixed_query_mse": mse_fixed,
-        "fixed_query_mse_stderr": mse_fixed_se,
-        "fixed_query_exact_mse": exact_fixed,
-        **enclosed_q,
-    }
-    return {
-        "checks": checks,
-        "quantities": quantities,
-        "errors": errors_by_L,
-        "mse": mse_fixed,
-        "mse_se": mse_fixed_se,
-        "exact": exact_fixed,
-    }
+    found.add(enclosure_check(Gamma, U, V, z0, Ls[:n], exact_bias[:n], exact_fixed[:n]))
+    return found, FixedQueryRun(errors_by_L, mse_fixed, mse_fixed_se, exact_fixed)

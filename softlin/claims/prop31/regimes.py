@@ -17,6 +17,7 @@ from ...numerics import limits, query_average, selfnormalised, significance
 from ...numerics.fits import linear_fit
 from ...numerics.laws import GaussianLaw
 from ..base import check_false_alarm, Check, unjudged
+from ..findings import Findings
 from .average import query_averaged, per_L_check, slope_check, exact_coefficient
 from .common import naive_exponent, sharp_exponent, REGIMES, regime_setting, subgaussian_sigma
 from .power import REQUIRED_POWER, slope_control_power
@@ -59,9 +60,12 @@ def asymptotic_exponent(lam: float, ells, kappa_guess: float) -> dict:
     }
 
 
-def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
+def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> tuple[Findings, dict]:
+    """Each regime's checks, its quantities (keyed by the regime's name) and its series (keyed by
+    its label, for the figure's controls); and the power of its controls, which the claim writes
+    after every check has run."""
     Gamma0, U, V, Sq, m = s["cov"], s["U"], s["V"], s["query_cov"], s["mean"]
-    out = {}
+    found, power_all = Findings(), {}
     for name, target in regimes:
         Gamma, sigma2 = regime_setting(Gamma0, lam0, target)
         lam = query_average.threshold_lambda(Gamma, U, Sq)
@@ -230,33 +234,32 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> dict:
             )
         sigma = subgaussian_sigma(Gamma)
         first = None if lam >= 0.5 else exact_coefficient(Gamma, U, V, Sq)
-        out[name] = {
-            "checks": checks,
-            "lambda": lam,
-            "power": power,
-            "series": {
-                "L": budget.Ls,
-                "rmse": [math.sqrt(v) for v in av["mc"]],
-                "mse": av["mc"],
-                "mse_stderr": av["mc_se"],
-                "exact_mse": av["exact"],  # the figure's overlay
-                "first_order_coefficient": first,
-            },
-            "quantities": {
-                "lambda": lam,
-                "sigma_scale_squared": sigma2,
-                "subgaussian_sigma": sigma,
-                "exponent": kappa,
-                "naive_exponent": naive,
-                "measured_slope": fit.slope,
-                "measured_slope_stderr": fit.stderr,
-                "predicted_slope_tested_range": av["predicted_slope"],
-                "asymptotic_fit": asym,
-                "c2": sigma**2 * kappa,
-                "first_order_coefficient": first,
-                "mc_mse": av["mc"],
-                "exact_mse": av["exact"],
-                "proposal_scale": av["scale"],
-            },
+        power_all.update(power)
+        series = {
+            "L": list(budget.Ls),
+            "rmse": [math.sqrt(v) for v in av["mc"]],
+            "mse": av["mc"],
+            "mse_stderr": av["mc_se"],
+            "exact_mse": av["exact"],  # the figure's overlay
+            "first_order_coefficient": first,
         }
-    return out
+        quantities = {
+            "lambda": lam,
+            "sigma_scale_squared": sigma2,
+            "subgaussian_sigma": sigma,
+            "exponent": kappa,
+            "naive_exponent": naive,
+            "measured_slope": fit.slope,
+            "measured_slope_stderr": fit.stderr,
+            "predicted_slope_tested_range": av["predicted_slope"],
+            "asymptotic_fit": asym,
+            "c2": sigma**2 * kappa,
+            "first_order_coefficient": first,
+            "mc_mse": av["mc"],
+            "exact_mse": av["exact"],
+            "proposal_scale": av["scale"],
+        }
+        found.add(
+            Findings(checks, {name: quantities}, {f"{name} threshold (lambda = {lam:g})": series})
+        )
+    return found, power_all
