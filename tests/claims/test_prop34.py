@@ -91,7 +91,7 @@ def test_jacobian_with_u_transposed_is_refuted():
     m, cov, U, V = (np.asarray(s[k], dtype=float) for k in ("mean", "cov", "U", "V"))
     checks = prop34.finite_jacobian_checks(
         rng, m, cov, U, V, np.asarray(s["query"]), jacobian_U=transposed
-    )
+    ).checks
     assert checks[0].passed is True and checks[1].passed is False
 
 
@@ -170,11 +170,11 @@ def test_a_transpose_gamma_a_in_place_of_the_squared_norm_fails_the_large_L_anch
     right_V, right_U = (float(c[0]) for c in prop34._per_query_coefficients(z[None, :], U, V, cov))
     wrong_V = right_V / (np.trace(cov) + (cov @ a) @ (cov @ a)) * (np.trace(cov) + a @ cov @ a)
     assert abs(wrong_V / right_V - 1) > 0.05
-    assert ex.anchor_checks(cov, U, V, z, right_V, right_U)[2].passed is True
-    assert ex.anchor_checks(cov, U, V, z, wrong_V, right_U)[2].passed is False
+    assert ex.anchor_checks(cov, U, V, z, right_V, right_U).checks[2].passed is True
+    assert ex.anchor_checks(cov, U, V, z, wrong_V, right_U).checks[2].passed is False
     Ut = U.T  # U transposed in the coefficient
     wrong = [float(c[0]) for c in prop34._per_query_coefficients(z[None, :], Ut, V, cov)]
-    assert ex.anchor_checks(cov, U, V, z, *wrong)[2].passed is False
+    assert ex.anchor_checks(cov, U, V, z, *wrong).checks[2].passed is False
 
 
 def _erratum_one(V, z, exact=None, monkeypatch=None):
@@ -193,7 +193,7 @@ def _erratum_one(V, z, exact=None, monkeypatch=None):
         np.asarray(z, float),
         2000,
         px.gradient_errors_fn(U, np.asarray(V, float), Gamma),
-    )[0]
+    ).checks[0]
 
 
 def test_the_erratum_witness_needs_one_positive_error_and_monte_carlo_agreement(monkeypatch):
@@ -222,7 +222,7 @@ def test_the_anchors_at_a_strong_tilt_are_judged_within_their_reach():
     V = np.array([[0.0, 0.5, 0.25], [0.5, 1.0, 1.0], [-1.0, 0.5, 0.0]])
     z = np.array([0.5, -0.75, 1.0])
     cV, cU = (float(c[0]) for c in _per_query_coefficients(z[None, :], U, V, Gamma))
-    one, two, large = px.anchor_checks(Gamma, U, V, z, cV, cU)
+    one, two, large = px.anchor_checks(Gamma, U, V, z, cV, cU).checks
     assert one.passed is True and two.passed is True and large.passed is None
 
 
@@ -239,9 +239,9 @@ def test_the_large_L_anchor_allows_for_its_e_2q_over_L_squared_remainder_at_a_st
     V = np.array([[0.0, 0.5, 0.25], [0.5, 1.0, 1.0], [-1.0, 0.5, 0.0]])
     z = np.array([0.5, -0.75, 1.0]) * np.sqrt(3 / 5)  # q = (U z)^T Gamma (U z) = 3
     cV, cU = (float(c[0]) for c in _per_query_coefficients(z[None, :], U, V, Gamma))
-    large = px.anchor_checks(Gamma, U, V, z, cV, cU)[2]
+    large = px.anchor_checks(Gamma, U, V, z, cV, cU).checks[2]
     assert large.passed is True and large.value > 1e-6, (large.value, large.bound)
-    assert px.anchor_checks(Gamma, U, V, z, 1.01 * cV, cU)[2].passed is False
+    assert px.anchor_checks(Gamma, U, V, z, 1.01 * cV, cU).checks[2].passed is False
 
 
 def test_an_output_constant_over_tokens_is_rejected_and_its_grad_U_error_is_exactly_zero():
@@ -325,12 +325,12 @@ def test_the_grad_v_enclosure_holds_the_float_route_and_excludes_its_slips():
     )
     Ls = [2, 40]
     exact = [sg.exact_errors(G, U, V, z, L)[0] for L in Ls]
-    check, q = grad_v_enclosure_check(G, U, V, z, Ls, exact)
-    assert check.passed is True and len(q["fixed_query_exact_grad_V_enclosure"]) == 2
-    assert (
-        grad_v_enclosure_check(G, U, V, z, Ls, [e * (1 + 1e-7) for e in exact])[0].passed is False
-    )
+    found = grad_v_enclosure_check(G, U, V, z, Ls, exact)
+    assert found.checks[0].passed is True
+    assert len(found.quantities["fixed_query_exact_grad_V_enclosure"]) == 2
+    slipped = grad_v_enclosure_check(G, U, V, z, Ls, [e * (1 + 1e-7) for e in exact])
+    assert slipped.checks[0].passed is False
     geo = sg.geometry(G, U, V, z[None, :])
     S = [{n: np.array([s]) for n, s in sg.scalars(float(geo.q[0]), L).items()} for L in Ls]
     dropped = [2 * (geo.trG * s["A"][0] + geo.rho[0] * s["B"][0]) for s in S]
-    assert grad_v_enclosure_check(G, U, V, z, Ls, dropped)[0].passed is False
+    assert grad_v_enclosure_check(G, U, V, z, Ls, dropped).checks[0].passed is False

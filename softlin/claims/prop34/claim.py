@@ -27,6 +27,7 @@ rate must be refuted: L E err^2 grows); the paper's form fitted with explicit co
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
@@ -42,6 +43,7 @@ from .. import scenario as scen
 from ...certio import precision_entry
 from .. import budgets
 from ..base import check_false_alarm, check_path, Check, Claim, certificate, NEGATE
+from ..findings import Findings
 from ...derivations import display
 from ..hunt_space import Space, lambda_region
 from ..common import provenance, symbolic_check
@@ -68,41 +70,76 @@ HYPOTHESES = (
 )
 # Regimes of the slope check, as the value of lambda obtained by rescaling Gamma (sigma^2 Gamma0).
 REGIMES = {"below": 0.25, "at": 0.5, "above": 1.5}
-# ln L of the exact asymptotic-exponent fits (3 points: fit without the c1 / ln L term).
-# Prompts per L for the fixed query; blocks x queries x prompts for query averages. Beyond the
-# threshold the query-to-query spread dominates the error's variance, so blocks favour queries.
-BUDGETS = {
-    "quick": {
-        "prompts": 600,
-        "blocks": 48,
-        "queries": 24,
-        "block_prompts": 4,
-        "Ls": [16, 64, 256, 1024],
-        "rb_queries": 4096,
-        "table_points": 32,
-        "ells": (16.0, 32.0, 64.0),
-    },
-    "standard": {
-        "prompts": 1500,
-        "blocks": 48,
-        "queries": 24,
-        "block_prompts": 4,
-        "Ls": [16, 64, 256, 1024, 2048],
-        "rb_queries": 8192,
-        "table_points": 32,
-        "ells": (16.0, 32.0, 64.0, 128.0),
-    },
-    "full": {
-        "prompts": 4000,
-        "blocks": 96,
-        "queries": 32,
-        "block_prompts": 6,
-        "Ls": [16, 64, 256, 1024, 4096],
-        "rb_queries": 16384,
-        "table_points": 48,
-        "ells": (16.0, 32.0, 64.0, 128.0),
-    },
-}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What prop-3.4 spends at one profile (built by `budget`). Beyond the threshold the
+    query-to-query spread dominates the error's variance, so the query averages' blocks favour
+    queries.
+
+    prompts: fixed-query Monte Carlo prompts per L (and at L = 1 for erratum 1)
+    blocks: independent blocks of each query-averaged Monte Carlo estimate (its standard error has
+        blocks - 1 degrees of freedom)
+    queries: importance-weighted queries per block
+    block_prompts: prompts per query and block
+    Ls: prompt lengths of the fixed-query and query-averaged sweeps
+    rb_queries: query draws of the exact (Rao-Blackwellised) averages
+    table_points: points of the exact route's spline tables
+    ells: ln L of the exact asymptotic-exponent fits (with 3 points the fit drops its c1 / ln L
+        term)
+    coefficient_queries: query draws of the importance-sampled check of the closed-form
+        coefficients (only when rank(Sigma_q) > 3, beyond Gauss-Hermite)
+    """
+
+    prompts: int
+    blocks: int
+    queries: int
+    block_prompts: int
+    Ls: tuple[int, ...]
+    rb_queries: int
+    table_points: int
+    ells: tuple[float, ...]
+    coefficient_queries: int
+
+
+def budget(s: dict, profile: str) -> Budget:
+    """The profile's fixed sizes; at standard the fixed-query prompts are the scenario's trials."""
+    if profile == "quick":
+        return Budget(
+            prompts=600,
+            blocks=48,
+            queries=24,
+            block_prompts=4,
+            Ls=(16, 64, 256, 1024),
+            rb_queries=4096,
+            table_points=32,
+            ells=(16.0, 32.0, 64.0),
+            coefficient_queries=400_000,
+        )
+    if profile == "standard":
+        return Budget(
+            prompts=s["trials"],
+            blocks=48,
+            queries=24,
+            block_prompts=4,
+            Ls=(16, 64, 256, 1024, 2048),
+            rb_queries=8192,
+            table_points=32,
+            ells=(16.0, 32.0, 64.0, 128.0),
+            coefficient_queries=1_000_000,
+        )
+    return Budget(
+        prompts=4000,
+        blocks=96,
+        queries=32,
+        block_prompts=6,
+        Ls=(16, 64, 256, 1024, 4096),
+        rb_queries=16384,
+        table_points=48,
+        ells=(16.0, 32.0, 64.0, 128.0),
+        coefficient_queries=4_000_000,
+    )
 
 
 def default_scenario() -> dict:
@@ -148,7 +185,7 @@ def _per_query_coefficients(Z, U, V, cov):
     return tuple(e_q * p for p in _per_query_polynomials(Z, U, V, cov))
 
 
-def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_crit) -> list:
+def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, budget, z_crit) -> Findings:
     """The closed-form first-order coefficients (det/trace) against the query average of the
     per-query coefficients, for every lambda. At and above the threshold both are infinite. Below
     it, with M = U^T Gamma U, the per-query coefficient is e^{z^T M z} poly(z): tensor Gauss-Hermite
@@ -157,20 +194,22 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_
     for lambda < 1/2 (the plain draw from nu has no fourth moment once lambda >= 1/8, so its z-test
     would not be sound)."""
     if first_V is None or first_U is None:
-        return [
-            Check(
-                "query average: first-order coefficients are infinite: "
-                "lambda_max(U^T Gamma U Sigma_q) >= 1/2",
-                "quadrature",
-                lam >= 0.5 - 1e-12,
-                lam,
-                0.5,
-                "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when "
-                "lambda >= 1/2",
-                id="average/coefficients-infinite",
-                unit="norm",
-            )
-        ]
+        return Findings(
+            [
+                Check(
+                    "query average: first-order coefficients are infinite: "
+                    "lambda_max(U^T Gamma U Sigma_q) >= 1/2",
+                    "quadrature",
+                    lam >= 0.5 - 1e-12,
+                    lam,
+                    0.5,
+                    "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when "
+                    "lambda >= 1/2",
+                    id="average/coefficients-infinite",
+                    unit="norm",
+                )
+            ]
+        )
     tilt = U.T @ cov @ U
     if psd_root(Sq).shape[1] <= 3:
         checks = []
@@ -200,8 +239,8 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_
                     unit="relative error",
                 )
             )
-        return checks
-    n_q = {"quick": 400_000, "standard": 1_000_000, "full": 4_000_000}[profile]
+        return Findings(checks)
+    n_q = budget.coefficient_queries
     scale = 1.0 / (1.0 - 2.0 * lam) if lam > 0 else 1.0
     sample = query_average.draw_queries(rng, Sq, (n_q,), scale)
     checks = []
@@ -226,7 +265,7 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_
                 detectable=significance.resolution(coef, se, z_crit),
             )
         )
-    return checks
+    return Findings(checks)
 
 
 def run(
@@ -243,9 +282,7 @@ def run(
     sharp exponent (sensitivity tests)."""
     s = validate(scenario)
     m, cov, U, V, Sq, d = s["mean"], s["cov"], s["U"], s["V"], s["query_cov"], s["d"]
-    budget = dict(BUDGETS[profile])
-    if profile == "standard":
-        budget["prompts"] = s["trials"]
+    b = budget(s, profile)
     exponent = exponent or sharp_exponent  # the emitted kernel (claims/prop31/common.py)
     z0 = (
         s["query"]
@@ -257,40 +294,50 @@ def run(
     law = GaussianLaw(m, cov)
     errors_fn = ex.gradient_errors_fn(U, V, cov, weighted_matrix)
 
-    checks = [
-        symbolic_check(
-            "Jacobians, risk gradients and their 1/L fluctuations",
-            {
-                **{p.statement: p for p in catalogue.gradient_proofs()},
-                **{p.statement: p for p in catalogue.gradient_fluctuation_proofs()},
-            },
-        )
-    ]
-    checks.append(limit_jacobian_check(m, cov, U, V, z0))
-    checks += finite_jacobian_checks(rng, m, cov, U, V, z0, jacobian_U=jacobian_U)
-    checks += risk_gradient_checks(rng, m, cov, U, V, Sq)
+    f = Findings(
+        [
+            symbolic_check(
+                "Jacobians, risk gradients and their 1/L fluctuations",
+                {
+                    **{p.statement: p for p in catalogue.gradient_proofs()},
+                    **{p.statement: p for p in catalogue.gradient_fluctuation_proofs()},
+                },
+            ),
+            limit_jacobian_check(m, cov, U, V, z0),
+        ]
+    )
+    f.add(finite_jacobian_checks(rng, m, cov, U, V, z0, jacobian_U=jacobian_U))
+    f.add(risk_gradient_checks(rng, m, cov, U, V, Sq))
 
     # Fixed query: closed-form 1/L coefficients (emitted kernels) against the exact route's anchors.
     coefV, coefU = (float(c[0]) for c in _per_query_coefficients(z0[None, :], U, V, cov))
-    checks += ex.anchor_checks(cov, U, V, z0, coefV, coefU)
-    n_tests = (
-        2 * len(budget["Ls"]) * (2 + len(REGIMES)) + 2
-    )  # fixed query, the regimes and the scenario's own lambda
-    mc_checks, fixed = ex.fixed_query_montecarlo(
-        law, rng, cov, U, V, z0, budget["Ls"], budget["prompts"], errors_fn, n_tests
-    )
-    checks += mc_checks
-    enclosed, enclosed_q = grad_v_enclosure_check(cov, U, V, z0, budget["Ls"], fixed["V_exact"])
-    checks.append(enclosed)
-
     # Query average below the threshold: the exact first-order coefficients.
     first_V, first_U = _first_order(cov, U, V, Sq)
+    # The certificate lists these first, then the regimes (filled below), then what the steps add.
+    f.quantities.update(
+        threshold_lambda=lam,
+        exponent_V=kappa,
+        exponent_U=kappa,
+        first_order_coefficient_V=first_V,
+        first_order_coefficient_U=first_U,
+        fixed_query=np.asarray(z0).tolist(),
+        fixed_query_coefficient_V=coefV,
+        fixed_query_coefficient_U=coefU,
+        regimes={},
+    )
+    f.add(ex.anchor_checks(cov, U, V, z0, coefV, coefU))
+    n_tests = (
+        2 * len(b.Ls) * (2 + len(REGIMES)) + 2
+    )  # fixed query, the regimes and the scenario's own lambda
+    fixed = ex.fixed_query_montecarlo(law, rng, cov, U, V, z0, b.Ls, b.prompts, errors_fn, n_tests)
+    f.add(fixed, series_under="fixed_query")
+    f.add(grad_v_enclosure_check(cov, U, V, z0, b.Ls, fixed.series["V_exact"]))
+
     z_crit = significance.z_critical(check_false_alarm())
-    checks += _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, profile, z_crit)
+    f.add(_query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, b, z_crit))
 
     # Regimes: rescale Gamma so that lambda takes the values of REGIMES; Monte Carlo = exact at
     # every L, slopes = exact finite-L slopes, exact asymptotic exponents = kappa(lambda).
-    regimes, series_regimes = {}, {}
     alpha_L = check_false_alarm() / n_tests
     alpha_slope = check_false_alarm() / (2 * (len(REGIMES) + 1))
     for name, target in REGIMES.items():
@@ -303,19 +350,30 @@ def run(
             U,
             V,
             Sq,
-            budget["Ls"],
-            budget,
+            b.Ls,
+            b,
             ex.gradient_errors_fn(U, V, G, weighted_matrix),
             target,
             name,
         )
         label = f"{name} threshold (lambda = {target:g})"
-        checks += ex.averaged_checks(label, av, alpha_L, alpha_slope, f"regime/{name}")
         k_target = exponent(target)
-        asym_checks, asym = ex.asymptotic_exponents(
-            target, budget["ells"], k_target, label, f"regime/{name}"
+        first = _first_order(G, U, V, Sq) if target < 0.5 else (None, None)
+        regime = Findings(
+            quantities={
+                name: {
+                    **_regime_entry(target, scale, k_target, av),
+                    "first_order_coefficient_V": first[0],
+                    "first_order_coefficient_U": first[1],
+                }
+            },
+            series={name: _regime_series(av)},
         )
-        checks += asym_checks
+        regime.add(ex.averaged_checks(label, av, alpha_L, alpha_slope, f"regime/{name}"))
+        regime.add(
+            ex.asymptotic_exponents(target, b.ells, k_target, label, f"regime/{name}"),
+            quantities_under=name,
+        )
         if target > 0.5:
             # the pilot draws from its own child stream: the seed's later draws stay as they were
             pilot = ex.averaged(
@@ -325,68 +383,39 @@ def run(
                 U,
                 V,
                 Sq,
-                budget["Ls"],
-                ex.pilot_budget(budget),
+                b.Ls,
+                ex.pilot_budget(b),
                 ex.gradient_errors_fn(U, V, G, weighted_matrix),
                 target,
                 f"{name} (pilot)",
             )
-            checks.append(ex.one_over_L_control(av, pilot, target, f"regime/{name}"))
-        regimes[name] = {
-            **_regime_entry(target, scale, k_target, av),
-            **dict(
-                zip(
-                    ("first_order_coefficient_V", "first_order_coefficient_U"),
-                    _first_order(G, U, V, Sq) if target < 0.5 else (None, None),
-                )
-            ),
-            **{f"asymptotic_fit_{key}": asym[key] for key in ("V", "U")},
-        }
-        series_regimes[name] = _regime_series(av)
+            regime.checks.append(ex.one_over_L_control(av, pilot, target, f"regime/{name}"))
+        f.add(regime, quantities_under="regimes", series_under="regimes")
 
     # Erratum 1: the exact L = 1 errors against the paper's right side (0 at L = 1).
-    witness_check, witness = ex.erratum_one(law, rng, cov, U, V, z0, budget["prompts"], errors_fn)
-    checks.append(witness_check)
+    f.add(ex.erratum_one(law, rng, cov, U, V, z0, b.prompts, errors_fn))
 
     # The scenario's own lambda (what `softlin sweep` moves by scaling U): the query-averaged
     # rates of both gradients against their exact finite-L slopes over the same L. Drawn last
     # so the stream of the checks above does not depend on it. No asymptotic-exponent fit here:
     # its tolerance was fixed for the three regimes' laws, and kappa(lambda) of the scenario is
     # reported, not refitted.
-    own = ex.averaged(law, rng, cov, U, V, Sq, budget["Ls"], budget, errors_fn, lam, "scenario")
-    checks += ex.averaged_checks(
-        f"scenario (lambda = {lam:.4g})", own, alpha_L, alpha_slope, "scenario"
+    own = ex.averaged(law, rng, cov, U, V, Sq, b.Ls, b, errors_fn, lam, "scenario")
+    scenario_regime = Findings(
+        quantities={
+            "scenario": {
+                **_regime_entry(lam, 1.0, kappa, own),
+                "first_order_coefficient_V": first_V,
+                "first_order_coefficient_U": first_U,
+            }
+        },
+        series={"scenario": _regime_series(own)},
     )
-    regimes["scenario"] = {
-        **_regime_entry(lam, 1.0, kappa, own),
-        "first_order_coefficient_V": first_V,
-        "first_order_coefficient_U": first_U,
-    }
-    series_regimes["scenario"] = _regime_series(own)
+    scenario_regime.add(
+        ex.averaged_checks(f"scenario (lambda = {lam:.4g})", own, alpha_L, alpha_slope, "scenario")
+    )
+    f.add(scenario_regime, quantities_under="regimes", series_under="regimes")
 
-    quantities = {
-        "threshold_lambda": lam,
-        "exponent_V": kappa,
-        "exponent_U": kappa,
-        "first_order_coefficient_V": first_V,
-        "first_order_coefficient_U": first_U,
-        "fixed_query": np.asarray(z0).tolist(),
-        "fixed_query_coefficient_V": coefV,
-        "fixed_query_coefficient_U": coefU,
-        "regimes": regimes,
-        **enclosed_q,
-    }
-    errata = [
-        {
-            "id": 1,
-            "title": (
-                "Proposition 3.4 as displayed fails at L = 1: ln(1) = 0 makes the right side 0"
-            ),
-            "witness": witness,
-            "fix": "state the bound for L >= 2 (the suite checks L >= 2)",
-        }
-    ]
-    series = {"fixed_query": fixed, "regimes": series_regimes}
     formulas, mathml = shown.for_claim(ID)
     formulas.update(_sympy_formulas()[0])
     mathml.update(_sympy_formulas()[1])
@@ -395,14 +424,14 @@ def run(
         scen.for_certificate(s),
         profile,
         s["seed"],
-        checks,
-        quantities,
-        errata=errata,
+        f.checks,
+        f.quantities,
+        errata=f.errata,
         formulas=formulas,
-        series=series,
+        series=f.series,
         provenance=provenance(),
         formulas_mathml=mathml,
-        precision=stated_precision(checks),
+        precision=stated_precision(f.checks),
     )
 
 
@@ -521,33 +550,29 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
         "prop-3.4", s["d"], budgets.SYMBOLIC_MAX_D, "the Jacobians are checked in exact arithmetic"
     )
     positive_definite("query_cov (prop-3.4 needs an invertible one)", s["query_cov"])
-    b = dict(BUDGETS[profile])
-    if profile == "standard":
-        b["Ls"], b["prompts"] = s["L"], s["trials"]
+    b = budget(s, profile)
     d = s["d"]
-    ls = float(sum(b["Ls"]))
+    ls = float(sum(b.Ls))
     per_token = d * d  # weighted second moments
-    fixed = b["prompts"] * ls * per_token
+    fixed = b.prompts * ls * per_token
     # + 1: the query average at the scenario's own lambda; the pilots of the 1/L controls
     # (above 1/2)
-    pilots = (
-        sum(1 for lam in REGIMES.values() if lam > 0.5) * ex.pilot_budget(b)["blocks"] / b["blocks"]
-    )
+    pilots = sum(1 for lam in REGIMES.values() if lam > 0.5) * ex.pilot_budget(b).blocks / b.blocks
     averaged = len(REGIMES) + 1 + 1 + pilots
-    averaged *= b["blocks"] * b["block_prompts"] * ls * b["queries"] * per_token
-    memory = max(b["prompts"], b["block_prompts"] * b["queries"]) * (d * d + d + 2) * 8 * 4
+    averaged *= b.blocks * b.block_prompts * ls * b.queries * per_token
+    memory = max(b.prompts, b.block_prompts * b.queries) * (d * d + d + 2) * 8 * 4
     source = (
         f"trials = {s['trials']}, L = {s['L']}"
         if profile == "standard"
         else f"the {profile} budget"
     )
-    enclosed = len(b["Ls"]) * selfnormalised_enclosure.SECONDS_PER_L / budgets.SECONDS_PER_UNIT
+    enclosed = len(b.Ls) * selfnormalised_enclosure.SECONDS_PER_L / budgets.SECONDS_PER_UNIT
     return budgets.Estimate(
         "prop-3.4",
         fixed + averaged + enclosed,
         memory,
-        f"{source}: a fixed-query sweep of {b['prompts']} prompts and query averages over "
-        f"L = {b['Ls']}",
+        f"{source}: a fixed-query sweep of {b.prompts} prompts and query averages over "
+        f"L = {list(b.Ls)}",
     )
 
 

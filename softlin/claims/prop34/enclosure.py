@@ -15,27 +15,32 @@ import numpy as np
 
 from ...numerics import selfnormalised_enclosure as enclosure
 from ..base import Check, unjudged
+from ..findings import Findings
 
 # The float route's own error (quadrature in double precision): measured below 1e-13 relative.
 FLOAT_ROUTE_RELATIVE = 1e-10
 
 
-def grad_v_enclosure_check(Gamma, U, V, z, Ls, exact_V) -> tuple[Check, dict]:
-    """The check (tier enclosure) and the balls [lower, upper] per L."""
+def grad_v_enclosure_check(Gamma, U, V, z, Ls, exact_V) -> Findings:
+    """The check (tier enclosure) and, as a quantity, the balls [lower, upper] per L."""
     d, k = Gamma.shape[0], V.shape[0]
     worst, balls, widths = 0.0, [], []
     name = (
         "fixed query: the exact finite-L E||grad_V err||^2 (float route) lies in its Arb enclosure"
     )
     if not len(Ls):
-        return unjudged(
-            name,
-            "quadrature",
-            "no prompt length",
-            tier="enclosure",
-            id="fixed/grad-v-enclosure",
-            unit="relative error",
-        ), {}
+        return Findings(
+            [
+                unjudged(
+                    name,
+                    "quadrature",
+                    "no prompt length",
+                    tier="enclosure",
+                    id="fixed/grad-v-enclosure",
+                    unit="relative error",
+                )
+            ]
+        )
     for L, value in zip(Ls, exact_V):
         ball = enclosure.fixed_query(Gamma, U, np.eye(d), z, L).mse * k
         outside = max(0.0, abs(value - float(ball.mid())) - float(ball.rad()))
@@ -57,4 +62,4 @@ def grad_v_enclosure_check(Gamma, U, V, z, Ls, exact_V) -> tuple[Check, dict]:
         id="fixed/grad-v-enclosure",
         unit="relative error",
     )
-    return check, {"fixed_query_exact_grad_V_enclosure": balls}
+    return Findings([check], {"fixed_query_exact_grad_V_enclosure": balls})

@@ -17,6 +17,7 @@ draws. This module judges, as prop-3.1 does for the outputs:
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -28,6 +29,7 @@ from ...numerics import selfnormalised_gradients as sg
 from ...numerics import significance
 from ...numerics.significance import t_critical
 from ..base import check_false_alarm, Check, unjudged
+from ..findings import Findings
 from ..prop31.common import naive_exponent
 from ..progress import progress
 
@@ -71,7 +73,7 @@ def _two_token_scalars(q: float, nodes: int = 80) -> dict:
     return {k: float(np.sum(W * v)) for k, v in vals.items()}
 
 
-def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
+def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> Findings:
     k = V.shape[0]
     eV1, eU1 = sg.exact_errors(Gamma, U, V, z, 1)
     cV1 = float(
@@ -157,12 +159,14 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> list[Check]:
             unit="relative error",
         )
     )
-    return checks
+    return Findings(checks)
 
 
 def fixed_query_montecarlo(
     law, rng, Gamma, U, V, z, Ls, prompts, errors_fn, n_tests: int
-) -> tuple[list, dict]:
+) -> Findings:
+    """Monte Carlo of both gradient errors at the fixed query against their exact finite-L values:
+    the checks, and the series (per L: Monte Carlo, standard error, exact, for each gradient)."""
     mu = limits.gaussian_limit(law.mean, Gamma, U, np.eye(len(z)), z[None, :])
     series = {"L": list(Ls), "V": [], "V_se": [], "U": [], "U_se": [], "V_exact": [], "U_exact": []}
     zs = []
@@ -199,7 +203,7 @@ def fixed_query_montecarlo(
                 detectable=significance.resolution(series[key + "_exact"], series[key + "_se"], zc),
             )
         )
-    return checks, series
+    return Findings(checks, series=series)
 
 
 def averaged(law, rng, Gamma, U, V, Sq, Ls, budget, errors_fn, lam, label) -> dict:
@@ -211,21 +215,21 @@ def averaged(law, rng, Gamma, U, V, Sq, Ls, budget, errors_fn, lam, label) -> di
     for L in Ls:
         progress(f"prop-3.4 {label}: query average, L = {L}")
         bV, bU = [], []
-        for _ in range(budget["blocks"]):
-            sample = query_average.draw_queries(rng, Sq, (budget["queries"],), c)
+        for _ in range(budget.blocks):
+            sample = query_average.draw_queries(rng, Sq, (budget.queries,), c)
             mus = limits.gaussian_limit(law.mean, Gamma, U, np.eye(d), sample.Z)
-            eV, eU = errors_fn(law, rng, budget["block_prompts"], L, sample.Z, mus)
+            eV, eU = errors_fn(law, rng, budget.block_prompts, L, sample.Z, mus)
             bV.append(float(np.mean(eV * sample.weights[None])))
             bU.append(float(np.mean(eU * sample.weights[None])))
         for key, vals in (("V", bV), ("U", bU)):
             mc[key].append(float(np.mean(vals)))
             mc[key + "_se"].append(float(np.std(vals, ddof=1) / math.sqrt(len(vals))))
     progress(f"prop-3.4 {label}: exact averages")
-    sample = query_average.draw_queries(rng, Sq, (budget["rb_queries"],), c)
+    sample = query_average.draw_queries(rng, Sq, (budget.rb_queries,), c)
     geo = sg.geometry(Gamma, U, V, sample.Z)
     ex = {"V": [], "U": [], "V_vals": [], "U_vals": []}
     for L in Ls:
-        tab = sg.table(L, float(np.max(geo.q)), budget["table_points"])
+        tab = sg.table(L, float(np.max(geo.q)), budget.table_points)
         eV, eU = sg.errors(tab.scalars(geo.q), geo, V.shape[0])
         for key, e in (("V", eV), ("U", eU)):
             vals = sample.weights * e
@@ -235,7 +239,7 @@ def averaged(law, rng, Gamma, U, V, Sq, Ls, budget, errors_fn, lam, label) -> di
         "scale": c,
         "mc": mc,
         "exact": {k: ex[k] for k in ("V", "U")},
-        "blocks": budget["blocks"],
+        "blocks": budget.blocks,
     }
     for key in ("V", "U"):
         vals = np.array(ex[key + "_vals"])
@@ -258,7 +262,7 @@ def averaged(law, rng, Gamma, U, V, Sq, Ls, budget, errors_fn, lam, label) -> di
 TABLE_RELATIVE_ERROR = 1e-3
 
 
-def averaged_checks(label, av, alpha_per_L, alpha_slope, prefix: str) -> list[Check]:
+def averaged_checks(label, av, alpha_per_L, alpha_slope, prefix: str) -> Findings:
     """The query-averaged Monte Carlo against the exact averages. Its standard errors come from
     `blocks` iid block means, so the critical values are Student's t with blocks - 1 degrees of
     freedom: exact for the per-L means up to the exact side's standard error (from many more draws;
@@ -316,15 +320,13 @@ def averaged_checks(label, av, alpha_per_L, alpha_slope, prefix: str) -> list[Ch
                 detectable=significance.resolution(pred, math.hypot(fit.stderr, pse), zc),
             )
         )
-    return checks
+    return Findings(checks)
 
 
-def asymptotic_exponents(
-    lam: float, ells, kappa: float, label: str, prefix: str
-) -> tuple[list[Check], dict]:
+def asymptotic_exponents(lam: float, ells, kappa: float, label: str, prefix: str) -> Findings:
     """Fit ln F = c0 - kappa l + p ln l + c1 / l (4 points or more: least squares; 3: without c1)
     to the exact d = 1 query averages F_V, F_U (numerics/selfnormalised_gradients.scalar_average)
-    at l = ln L."""
+    at l = ln L: the checks, and the fits as quantities asymptotic_fit_V and asymptotic_fit_U."""
     logs = [
         sg.scalar_average(lam, int(round(math.exp(e))), kappa)
         for e in ells
@@ -338,7 +340,7 @@ def asymptotic_exponents(
     for j, key in enumerate(("V", "U")):
         y = np.array([lg[j] for lg in logs])
         c = linear_fit(X, y).coef
-        out[key] = {
+        out[f"asymptotic_fit_{key}"] = {
             "kappa": float(c[1]),
             "log_power": float(c[2]),
             "ells": ell.tolist(),
@@ -376,7 +378,7 @@ def asymptotic_exponents(
                     unit="exponent",
                 )
             )
-    return checks, out
+    return Findings(checks, out)
 
 
 # The pilot that plans the 1/L control's power: a third of the blocks, on the regime's own child
@@ -386,14 +388,14 @@ PLAN_BETA = 1e-3
 REQUIRED_POWER = 0.999
 
 
-def pilot_budget(budget: dict) -> dict:
-    """The budget of the pilot that plans the 1/L control: 1/PILOT_FRACTION of the blocks and of the
-    exact side's draws."""
-    return {
-        **budget,
-        "blocks": max(8, budget["blocks"] // PILOT_FRACTION),
-        "rb_queries": max(512, budget["rb_queries"] // PILOT_FRACTION),
-    }
+def pilot_budget(budget):
+    """The budget (claim.Budget) of the pilot that plans the 1/L control: 1/PILOT_FRACTION of the
+    blocks and of the exact side's draws."""
+    return replace(
+        budget,
+        blocks=max(8, budget.blocks // PILOT_FRACTION),
+        rb_queries=max(512, budget.rb_queries // PILOT_FRACTION),
+    )
 
 
 def one_over_L_power(pilot: dict, blocks: int, t_c: float) -> tuple[float, str]:
@@ -461,14 +463,15 @@ def one_over_L_control(av, pilot, lam, prefix: str) -> Check:
     )
 
 
-def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, dict]:
+def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> Findings:
     """At L = 1 the exact errors are closed forms while the paper's right side is 0: a positive one
     witnesses the erratum for its gradient. Judged: the Monte Carlo grad_V error at L = 1 equals
     the exact value (refuted beyond the critical value); then verified when some exact error
     is positive, undecided when both are 0 (no witness on this scenario). One positive error
     suffices: the query 0 makes the grad_U error |z|^2 ||V Gamma||_F^2 vanish on a correct claim;
     the grad_V error is positive whenever Gamma != 0, so the undecided case needs Gamma = 0, which
-    validation rejects."""
+    validation rejects. The check, and erratum 1 with the exact and Monte Carlo values as its
+    witness."""
     eV1, eU1 = sg.exact_errors(Gamma, U, V, z, 1)
     mu = limits.gaussian_limit(law.mean, Gamma, U, np.eye(len(z)), z[None, :])
     mV, mU = errors_fn(law, rng, prompts, 1, z[None, :], mu)
@@ -479,14 +482,7 @@ def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, di
         zV = 0.0 if abs(float(mV.mean()) - eV1) <= 1e-12 * max(1.0, abs(eV1)) else math.inf
     zc = significance.z_critical(check_false_alarm())
     ok = False if abs(zV) > zc else (True if (eV1 > 0 or eU1 > 0) else None)
-    witness = {
-        "L": 1,
-        "grad_V_error_exact": eV1,
-        "grad_U_error_exact": eU1,
-        "grad_V_error_monte_carlo": float(mV.mean()),
-        "paper_bound": 0.0,
-    }
-    return Check(
+    witness = Check(
         "erratum 1 witness: at L = 1 an exact gradient error exceeds the paper's right side c1 "
         "sigma^p ln(1)^j = 0",
         "quadrature",
@@ -501,7 +497,20 @@ def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> tuple[Check, di
         id="erratum-1/witness",
         unit="values",
         detectable=significance.resolution(eV1, sd / math.sqrt(mV.size), zc),
-    ), witness
+    )
+    erratum = {
+        "id": 1,
+        "title": "Proposition 3.4 as displayed fails at L = 1: ln(1) = 0 makes the right side 0",
+        "witness": {
+            "L": 1,
+            "grad_V_error_exact": eV1,
+            "grad_U_error_exact": eU1,
+            "grad_V_error_monte_carlo": float(mV.mean()),
+            "paper_bound": 0.0,
+        },
+        "fix": "state the bound for L >= 2 (the suite checks L >= 2)",
+    }
+    return Findings([witness], errata=[erratum])
 
 
 def gradient_errors_fn(U, V, Gamma, weighted_matrix=None):

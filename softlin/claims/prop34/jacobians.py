@@ -19,6 +19,7 @@ import sympy as sp
 from ...numerics import gradients, kernels
 from ...numerics.laws import GaussianLaw
 from ..base import Check
+from ..findings import Findings
 
 DIGITS = 50
 
@@ -89,7 +90,7 @@ def _mp(x):
     return mp.matrix([[mp.mpf(float(v)) for v in row] for row in arr])
 
 
-def finite_jacobian_checks(rng, m, cov, U, V, z, L: int = 8, jacobian_U=None) -> list[Check]:
+def finite_jacobian_checks(rng, m, cov, U, V, z, L: int = 8, jacobian_U=None) -> Findings:
     """Central differences at 50 digits (step 1e-20: truncation ~1e-40, rounding ~1e-30)."""
     jacobian_U = jacobian_U or kernels.finite_jacobian_U
     law = GaussianLaw(m, cov)
@@ -143,7 +144,7 @@ def finite_jacobian_checks(rng, m, cov, U, V, z, L: int = 8, jacobian_U=None) ->
                         worst_kernel,
                         abs(float(cd[r, 0]) - kern_V[r, col]) / max(1.0, abs(float(cd[r, 0]))),
                     )
-    return [
+    checks = [
         Check(
             "finite-prompt Jacobians (weighted mean / covariance) vs 50-digit central differences "
             f"(L = {L})",
@@ -169,9 +170,10 @@ def finite_jacobian_checks(rng, m, cov, U, V, z, L: int = 8, jacobian_U=None) ->
             unit="relative error",
         ),
     ]
+    return Findings(checks)
 
 
-def risk_gradient_checks(rng, m, cov, U, V, Sq) -> list[Check]:
+def risk_gradient_checks(rng, m, cov, U, V, Sq) -> Findings:
     """Risk gradients (target z -> W z with W = V, a fixed map) against central differences."""
     W = V.copy()
     args = lambda U_, V_: (_column(m), cov, U_, V_, W, Sq)
@@ -250,4 +252,4 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> list[Check]:
             unit="relative error",
         )
     )
-    return checks
+    return Findings(checks)
