@@ -22,6 +22,7 @@ the importance-sampled estimator (derivations/tilted_moments.importance_second_m
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
@@ -37,6 +38,7 @@ from ..numerics.significance import power_of_z, z_critical
 from . import scenario as scen
 from . import budgets
 from .base import check_false_alarm, Check, Claim, certificate, unjudged
+from .findings import Findings
 from ..derivations import display
 from .base import Absent
 from .hunt_space import Space, asm_region
@@ -58,10 +60,27 @@ HYPOTHESES = (
 )
 QUADRATURE_TOLERANCE = 1e-9  # inner Gauss-Hermite ~1e-14, outer adaptive quadrature at 1e-11
 PAPER_MOMENTS = (1, 3, 105)  # E|g|^0, E|g|^4, E|g|^8 for g ~ N(0, 1) (docs/paper.md section 3)
-MC_SAMPLES = {"quick": 200_000, "standard": 1_000_000, "full": 4_000_000}
 REQUIRED_POWER = 0.999
 POWER_ORDERS = (0, 4)  # entries whose estimator variance is derived (orders up to 2 x 4 = 8)
 BOUNDARY = (0.49, 0.51)  # lambda at which the finiteness criterion is tested both ways
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What asm-3.3 spends at one profile (nothing depends on the scenario).
+
+    mc_samples: pairs (z, z') drawn per tilt power c by the Monte Carlo run, which the check of the
+        closed forms and the negative controls share
+    """
+
+    mc_samples: int
+
+
+BUDGETS = {
+    "quick": Budget(mc_samples=200_000),
+    "standard": Budget(mc_samples=1_000_000),
+    "full": Budget(mc_samples=4_000_000),
+}
 # float() of a SymPy number: a rational rounds to nearest (2^-53 relative), an irrational one
 # (c = 2: the determinant's square root) goes through evalf at 53 bits first, a few units of 2^-53
 # at most (measured <= 0.81 x 2^-53 on three scenarios); 2^-50 is eight units, stated, not proved
@@ -131,9 +150,12 @@ def _z(mean: float, se: float, claimed: float) -> float:
     return 0.0 if abs(mean - claimed) <= 1e3 * ROUNDOFF * max(abs(mean), abs(claimed)) else math.inf
 
 
-def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_refuted=False):
+def _mc_check(
+    label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_refuted=False
+) -> tuple[Findings, dict]:
     """z-tests of the closed forms against Monte Carlo from `law`; Bonferroni over tested
-    entries."""
+    entries. The check with its largest |z| (and the Monte Carlo c = 1 table) as quantities, and
+    the Monte Carlo means and standard errors {c: (mean, se)} that the negative controls judge."""
     tested, worst, details = 0, 0.0, []
     results = {}
     for c in tm.POWERS:
@@ -144,7 +166,7 @@ def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_ref
         results[c] = (mean, se)
         tested += sum(tables[c][i][j] != sp.oo for i in range(3) for j in range(3))
     if tested == 0:
-        return Check(
+        check = Check(
             f"{label}: Monte Carlo against the closed forms",
             "montecarlo",
             None,
@@ -153,7 +175,8 @@ def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_ref
             "; ".join(details) or "nothing testable",
             id="montecarlo/closed-forms",
             unit="|z|",
-        ), results
+        )
+        return Findings([check], {"mc_max_abs_z": check.value}), results
     z_crit = z_critical(check_false_alarm(), tested)
     for c, (mean, se) in results.items():
         for i in range(3):
@@ -165,7 +188,7 @@ def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_ref
         f"{n} pairs (z, z') per tilt power; largest |z| over {tested} entries; two-sided, "
         f"false-alarm {check_false_alarm():g} in total (Bonferroni, normal approximation)"
     )
-    return Check(
+    check = Check(
         f"{label}: Monte Carlo against the closed forms",
         "montecarlo",
         bool(worst <= z_crit),
@@ -175,7 +198,11 @@ def _mc_check(label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_ref
         id="montecarlo/closed-forms",
         unit="|z|",
         detectable=_detectable(tables, results, z_crit),
-    ), results
+    )
+    found = Findings([check], {"mc_max_abs_z": check.value})
+    if 1 in results:
+        found.quantities["mc_M_pq"] = results[1][0].tolist()
+    return found, results
 
 
 def _detectable(tables, results, z_crit):
@@ -209,12 +236,24 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
     tables = _tables(closed_form, me, ce, Ue, Se)
     lam = query_average.threshold_lambda(cov, U, Sq)
 
-    checks = [
-        symbolic_check(
-            "tilt ratio and Stein recursion",
-            {**{p.statement: p for p in catalogue.tilted_moment_proofs()}},
-        )
-    ]
+    f = Findings(
+        [
+            symbolic_check(
+                "tilt ratio and Stein recursion",
+                {**{p.statement: p for p in catalogue.tilted_moment_proofs()}},
+            )
+        ],
+        {
+            "M_pq": [[_float_or_none(v) for v in row] for row in tables[1]],
+            "M_pq_c2": [[_float_or_none(v) for v in row] for row in tables[2]],
+            "threshold_lambda": lam,
+            "c2_finite": all(v != sp.oo for row in tables[2] for v in row),
+            "conditions_hold": [
+                [tables[1][i][j] != sp.oo and tables[2][i][j] != sp.oo for j in range(3)]
+                for i in range(3)
+            ],
+        },
+    )
 
     # U = 0: the paper's plain moments, in d = 1 with standard Gaussians.
     zero = _tables(
@@ -222,7 +261,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
     )
     expected = [[a * b for b in PAPER_MOMENTS] for a in PAPER_MOMENTS]
     ok = all(zero[c][i][j] == expected[i][j] for c in tm.POWERS for i in range(3) for j in range(3))
-    checks.append(
+    f.checks.append(
         Check(
             "U = 0 reduces to E|z'|^p E|z|^q = (1, 3, 105) x (1, 3, 105) in d = 1",
             "symbolic",
@@ -239,13 +278,12 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
     # Finiteness at the boundary: U scaled so that lambda = 0.49 and 0.51; the closed form's exact
     # Sylvester test must say finite, then infinite (a transposed K or a wrong factor 2 moves the
     # edge).
-    c2_finite = all(v != sp.oo for row in tables[2] for v in row)
     edge = []
     for target in BOUNDARY:
         Us = U * math.sqrt(target / lam) if lam > 0 else U
         edge.append(closed_form(0, 0, 2, me, ce, _exact(Us), Se) != sp.oo)
     agree = lam == 0 or edge == [True, False]
-    checks.append(
+    f.checks.append(
         Check(
             "finiteness domain: c = 2 finite at lambda = 0.49, infinite at 0.51 (exact test)",
             "symbolic",
@@ -284,7 +322,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
                 # difference (a division by 0): it is matched absolutely; the others relatively
                 worst_q = max(worst_q, abs(value) if ref == 0 else abs(value / ref - 1))
                 compared += 1
-    checks.append(
+    f.checks.append(
         Check(
             "d = 1 (first coordinates): closed form vs nested quadrature",
             "quadrature",
@@ -298,59 +336,43 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
             unit="relative error",
         )
     )
+    f.quantities["quadrature_max_relative_difference"] = worst_q
+    # The certificate (and so the page) lists the Monte Carlo's summaries before the enclosure's
+    # balls: their places, filled by the steps below.
+    f.quantities.update(dict.fromkeys(("mc_max_abs_z", "controls", "false_alarm_familywise")))
 
-    enclosed, enclosed_q = enclosure_check(comp, m1, g1, u1, s1)
-    checks.append(enclosed)
+    f.add(enclosure_check(comp, m1, g1, u1, s1))
 
     # Monte Carlo on the scenario, and the negative control with the same first two moments.
-    n = MC_SAMPLES[profile]
+    n = BUDGETS[profile].mc_samples
     gaussian_lognorm = lambda A: kernels.mixture_component_logit(
         0.0, m[:, None], cov, np.eye(d), A.T
     )[0]
     mc, mc_results = _mc_check(
         "Gaussian scenario", GaussianLaw(m, cov), gaussian_lognorm, tables, U, Sq, lam, n, rng
     )
-    checks.append(mc)
-    control_checks, summaries = _controls(
-        slips(me, ce, Ue, Se), tables, mc_results, me, ce, Ue, Se, n, lam
-    )
-    checks += control_checks
-
-    quantities = {
-        "M_pq": [[_float_or_none(v) for v in row] for row in tables[1]],
-        "M_pq_c2": [[_float_or_none(v) for v in row] for row in tables[2]],
-        "threshold_lambda": lam,
-        "c2_finite": c2_finite,
-        "conditions_hold": [
-            [tables[1][i][j] != sp.oo and tables[2][i][j] != sp.oo for j in range(3)]
-            for i in range(3)
-        ],
-        "quadrature_max_relative_difference": worst_q,
-        "mc_max_abs_z": mc.value,
-        "controls": summaries,
-        "false_alarm_familywise": {
-            "refute_true_statement": check_false_alarm(),
-            "controls_miss": sum(v["miss_probability"] for v in summaries.values()),
-            "total": check_false_alarm() + sum(v["miss_probability"] for v in summaries.values()),
-        },
+    f.add(mc)
+    f.add(_controls(slips(me, ce, Ue, Se), tables, mc_results, me, ce, Ue, Se, n, lam))
+    miss = sum(v["miss_probability"] for v in f.quantities["controls"].values())
+    f.quantities["false_alarm_familywise"] = {
+        "refute_true_statement": check_false_alarm(),
+        "controls_miss": miss,
+        "total": check_false_alarm() + miss,
     }
-    quantities.update(enclosed_q)
-    if 1 in mc_results:
-        quantities["mc_M_pq"] = mc_results[1][0].tolist()
     return certificate(
         CLAIM,
         scen.for_certificate(s),
         profile,
         s["seed"],
-        checks,
-        quantities,
+        f.checks,
+        f.quantities,
         formulas=_formulas()[0],
         provenance=provenance(),
         formulas_mathml=_formulas()[1],
     )
 
 
-def enclosure_check(comp, m1, g1, u1, s1) -> tuple[Check, dict]:
+def enclosure_check(comp, m1, g1, u1, s1) -> Findings:
     """The d = 1 closed forms `comp` ({c: 3 x 3 SymPy values} on the scenario's first coordinates,
     the values the quadrature check is judged against) against Arb enclosures of the same moments
     from their definition (numerics/tilted_moments_enclosure.py, nothing of the closed forms used):
@@ -400,11 +422,14 @@ def enclosure_check(comp, m1, g1, u1, s1) -> tuple[Check, dict]:
     # the width itself (~1e-27) is below the noise floor of softlin/certio.py (written as
     # 0): its decimal exponent is written instead, to one decimal (stable across flint versions)
     log_widest = None if widest is None else round(math.log10(widest), 1)
-    return check, {
-        "M_pq_d1_enclosure": intervals[1],
-        "M_pq_c2_d1_enclosure": intervals[2],
-        "M_pq_d1_enclosure_max_relative_width_log10": log_widest,
-    }
+    return Findings(
+        [check],
+        {
+            "M_pq_d1_enclosure": intervals[1],
+            "M_pq_c2_d1_enclosure": intervals[2],
+            "M_pq_d1_enclosure_max_relative_width_log10": log_widest,
+        },
+    )
 
 
 def _tested(tables, mc_results) -> list:
@@ -417,15 +442,16 @@ def _tested(tables, mc_results) -> list:
     ]
 
 
-def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
+def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam) -> Findings:
     """Each slip's tables against the scenario's Monte Carlo (the same z-test as the main check);
     passes when the z-test rejects the slip. Its power, before the data: the estimator's variance
     Var_pq = E[(Y w)^2] - M_pq^2 from the derived second moment,
     delta = |M - M_slip| / sqrt(Var / n), power >= max over entries of
-    Phi(delta - z_crit) + Phi(-delta - z_crit)."""
+    Phi(delta - z_crit) + Phi(-delta - z_crit). The checks, and a summary per slip as the
+    quantity `controls`."""
     tested = _tested(tables, mc_results)
     if not tested:
-        return [], {}
+        return Findings(quantities={"controls": {}})
     z_crit = z_critical(check_false_alarm(), len(tested))
     rank = int(np.linalg.matrix_rank(np.array(ce, dtype=float), tol=1e-10))
     sd = {}
@@ -495,7 +521,7 @@ def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam):
                     unit="power",
                 )
             )
-    return checks, summaries
+    return Findings(checks, {"controls": summaries})
 
 
 def _formulas() -> tuple[dict, dict]:
@@ -528,7 +554,7 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
         "the tilted moments are computed in exact rational arithmetic",
     )
     validate.positive_definite("query_cov (asm-3.3 needs an invertible one)", s["query_cov"])
-    n = MC_SAMPLES[profile]
+    n = BUDGETS[profile].mc_samples
     return budgets.Estimate(
         "asm-3.3", 2 * n * s["d"] ** 2, n * s["d"] * 8 * 6, f"2 x {n} Monte Carlo samples"
     )
