@@ -43,6 +43,12 @@ def test_outward_rounding_keeps_the_ball_inside():
     assert f"{lo:.7e}" == f"{lo:.7e}" and float(f"{lo:.7e}") == lo and float(f"{hi:.7e}") == hi
 
 
+def _enclosure(*args):
+    """prop-3.1's fixed-query enclosure step: its one check and its quantities."""
+    found = prop31_fixed.enclosure_check(*args)
+    return found.checks[0], found.quantities
+
+
 def test_the_claim_check_refutes_a_float_route_off_by_one_part_in_a_million():
     Gamma = np.array([[1.0, 0.3], [0.3, 0.5]])
     U = np.array([[0.3, 0.1], [-0.1, 0.25]])
@@ -50,15 +56,11 @@ def test_the_claim_check_refutes_a_float_route_off_by_one_part_in_a_million():
     z = np.array([1.5, 1.0])
     bias, second = sn.exact_second_moment(Gamma, U, V, z, 16)
     mse = float(np.trace(second))
-    right, q = prop31_fixed.enclosure_check(Gamma, U, V, z, [16], [bias.tolist()], [mse])
+    right, q = _enclosure(Gamma, U, V, z, [16], [bias.tolist()], [mse])
     assert right.passed is True and right.tier == "enclosure"
     lo, hi = q["fixed_query_exact_mse_enclosure"][0]
     assert lo <= mse <= hi and (hi - lo) < 1e-7 * mse
-    wrong, _ = prop31_fixed.enclosure_check(
-        Gamma, U, V, z, [16], [bias.tolist()], [mse * (1 + 1e-6)]
-    )
+    wrong, _ = _enclosure(Gamma, U, V, z, [16], [bias.tolist()], [mse * (1 + 1e-6)])
     assert wrong.passed is False
     slipped_bias = (bias * np.array([1.0, 1.0 + 1e-6])).tolist()
-    assert (
-        prop31_fixed.enclosure_check(Gamma, U, V, z, [16], [slipped_bias], [mse])[0].passed is False
-    )
+    assert _enclosure(Gamma, U, V, z, [16], [slipped_bias], [mse])[0].passed is False

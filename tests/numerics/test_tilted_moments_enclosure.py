@@ -184,8 +184,14 @@ def _d1_tables(closed_form, inputs=SCENARIO_D1):
     return asm33._tables(closed_form, *(R(x) for x in inputs))
 
 
+def _enclosure(tables, *inputs):
+    """asm-3.3's enclosure step: its one check and its quantities."""
+    found = asm33.enclosure_check(tables, *inputs)
+    return found.checks[0], found.quantities
+
+
 def test_the_claim_check_passes_the_closed_forms_and_refutes_their_slips():
-    right, q = asm33.enclosure_check(_d1_tables(tm.tilted_moment), *SCENARIO_D1)
+    right, q = _enclosure(_d1_tables(tm.tilted_moment), *SCENARIO_D1)
     assert right.passed is True and right.tier == "enclosure"
     assert right.id == "closed-form/enclosure"
     assert right.value <= asm33.FLOAT_CONVERSION_RELATIVE and right.unit == "relative error"
@@ -201,12 +207,12 @@ def test_the_claim_check_passes_the_closed_forms_and_refutes_their_slips():
                 return tm.tilted_moment(p, qq, c, *args, kappa=sp.Rational(c * c, 2))
             return tm.tilted_moment(p, qq, c, *args, **slip)
 
-        wrong, _ = asm33.enclosure_check(_d1_tables(slipped), *SCENARIO_D1)
+        wrong, _ = _enclosure(_d1_tables(slipped), *SCENARIO_D1)
         assert wrong.passed is False and wrong.value > 1e-4, (slip, wrong.value)
     # one entry off by 1e-12 relative: far inside the quadrature check's 1e-9 tolerance, refuted
     tables = _d1_tables(tm.tilted_moment)
     tables[2][1][2] = tables[2][1][2] * (1 + sp.Rational(1, 10**12))
-    nudged, _ = asm33.enclosure_check(tables, *SCENARIO_D1)
+    nudged, _ = _enclosure(tables, *SCENARIO_D1)
     assert nudged.passed is False and 5e-13 < nudged.value < 2e-12
 
 
@@ -215,22 +221,22 @@ def test_the_claim_check_on_divergence_and_exact_zeros():
     or an infinite one inside, is refuted. Gamma = m = 0: entries p > 0 are exactly 0, enclosed
     around 0, and 1e-9 there is refuted."""
     beyond = (0.1, 0.5, 1.2, 1.0)
-    right, q = asm33.enclosure_check(_d1_tables(tm.tilted_moment, beyond), *beyond)
+    right, q = _enclosure(_d1_tables(tm.tilted_moment, beyond), *beyond)
     assert right.passed is True and all(v is None for row in q["M_pq_c2_d1_enclosure"] for v in row)
     wrong = _d1_tables(tm.tilted_moment, beyond)
     wrong[2][0][0] = sp.Integer(7)
-    assert asm33.enclosure_check(wrong, *beyond)[0].passed is False
+    assert _enclosure(wrong, *beyond)[0].passed is False
     inside = _d1_tables(tm.tilted_moment)
     inside[2][0][0] = sp.oo
-    assert asm33.enclosure_check(inside, *SCENARIO_D1)[0].passed is False
+    assert _enclosure(inside, *SCENARIO_D1)[0].passed is False
     zero = (0.0, 0.0, 0.0, 1.5)
     tables = _d1_tables(tm.tilted_moment, zero)
     assert tables[1][1][0] == 0
-    ok, q = asm33.enclosure_check(tables, *zero)
+    ok, q = _enclosure(tables, *zero)
     lo, hi = q["M_pq_d1_enclosure"][1][0]
     assert ok.passed is True and lo <= 0 <= hi
     tables[1][1][0] = sp.Rational(1, 10**9)
-    assert asm33.enclosure_check(tables, *zero)[0].passed is False
+    assert _enclosure(tables, *zero)[0].passed is False
 
 
 def test_through_the_claim_the_certificate_holds_the_enclosure(monkeypatch):
@@ -238,7 +244,7 @@ def test_through_the_claim_the_certificate_holds_the_enclosure(monkeypatch):
     forms. On the default scenario's first coordinates as a d = 1 scenario (the same enclosed
     moments; its d = 2 SymPy tables would cost 15 s) and with the Monte Carlo cut to 20 000 pairs:
     only the enclosure is asserted here (~7 s)."""
-    monkeypatch.setitem(asm33.MC_SAMPLES, "quick", 20_000)
+    monkeypatch.setitem(asm33.BUDGETS, "quick", asm33.Budget(mc_samples=20_000))
     user = {"d": 1, "mean": [0.1], "cov": [[1.0]], "U": [[0.2]], "V": [[1.0]], "query_cov": [[1.0]]}
     s = scenario.merge(asm33.default_scenario(), user, asm33.CLAIM.scenario_keys)
     cert = asm33.run(s, "quick", claim_rng(s["seed"], "asm-3.3"))
