@@ -561,11 +561,7 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     averaged = len(REGIMES) + 1 + 1 + pilots
     averaged *= b.blocks * b.block_prompts * ls * b.queries * per_token
     memory = max(b.prompts, b.block_prompts * b.queries) * (d * d + d + 2) * 8 * 4
-    source = (
-        f"trials = {s['trials']}, L = {s['L']}"
-        if profile == "standard"
-        else f"the {profile} budget"
-    )
+    source = f"trials = {s['trials']}" if profile == "standard" else f"the {profile} budget"
     enclosed = len(b.Ls) * selfnormalised_enclosure.SECONDS_PER_L / budgets.SECONDS_PER_UNIT
     return budgets.Estimate(
         "prop-3.4",
@@ -627,7 +623,7 @@ CLAIM = Claim(
     estimate=work_estimate,
     keys=scen.common_key_docs(
         query_cov="Sigma_q of the queries, positive definite",
-        L="prompt lengths, read at `standard` (quick and full use the claim's own budgets)",
+        L="accepted; not used (the claim's own prompt lengths, 16 to 2048 at standard)",
         trials="fixed-query prompts per L, read at `standard`",
         query="the fixed query z of the fixed-query checks",
         delta="accepted; not used (no high-probability bound is checked here)",
