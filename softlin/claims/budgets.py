@@ -65,10 +65,10 @@ def max_d(claim: str, d: int, cap: int, why: str) -> None:
 
 
 def limit_claim(claim: str, s: dict, profile: str, subjects: int) -> Estimate:
-    from .common import PROFILE_QUERIES, budget_for
+    from .common import budget_for
 
     b = budget_for(s, profile)
-    Q = 1 if s.get("query") is not None else PROFILE_QUERIES[profile]
+    Q = b.queries
     d, k = s["d"], s["V"].shape[0]
     units = subjects * b.trials * float(sum(b.Ls)) * max(d, Q)
     memory = b.trials * Q * (3 + 2 * k) * 8 * 3  # accumulators and the error arrays

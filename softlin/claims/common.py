@@ -1,4 +1,5 @@
-"""Pieces every claim uses: profile budgets, query sets, the symbolic check, provenance."""
+"""Pieces the claims share: the limit claims' budgets and queries, the symbolic check,
+provenance."""
 
 from __future__ import annotations
 
@@ -11,25 +12,25 @@ from ..numerics import kernels
 from .base import Check
 from .limit.battery import Budget
 
-# Profiles scale the scenario's Monte Carlo budget: quick keeps the first three prompt lengths
-# and a quarter of the prompts (at least 200), full doubles the prompts.
-PROFILE_QUERIES = {"quick": 2, "standard": 4, "full": 8}
-
 
 def budget_for(s: dict, profile: str) -> Budget:
+    """The limit claims' budget: the profile scales the scenario's Monte Carlo (quick keeps the
+    first three prompt lengths and a quarter of the prompts, at least 200; full doubles the
+    prompts) and draws 2, 4 or 8 queries from nu, unless the scenario gives its query."""
+    fixed = s.get("query") is not None
     if profile == "quick":
-        return Budget(s["L"][:3], max(200, s["trials"] // 4), s["delta"])
+        return Budget(tuple(s["L"][:3]), max(200, s["trials"] // 4), s["delta"], 1 if fixed else 2)
     if profile == "full":
-        return Budget(s["L"], 2 * s["trials"], s["delta"])
-    return Budget(s["L"], s["trials"], s["delta"])
+        return Budget(tuple(s["L"]), 2 * s["trials"], s["delta"], 1 if fixed else 8)
+    return Budget(tuple(s["L"]), s["trials"], s["delta"], 1 if fixed else 4)
 
 
 def queries_for(s: dict, profile: str, rng: np.random.Generator) -> np.ndarray:
-    """The scenario's query if it gives one, else PROFILE_QUERIES[profile] draws from
+    """The scenario's query if it gives one, else the budget's number of draws from
     nu = N(0, query_cov)."""
     if s.get("query") is not None:
         return np.asarray(s["query"], dtype=float)[None, :]
-    n = PROFILE_QUERIES[profile]
+    n = budget_for(s, profile).queries
     return rng.multivariate_normal(np.zeros(s["d"]), s["query_cov"], size=n, method="eigh")
 
 

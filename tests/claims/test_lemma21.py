@@ -13,6 +13,7 @@ from softlin.claims.limit import lemma21
 from softlin.claims.limit.battery import REQUIRED_POWER, control_check
 from softlin import certio
 from softlin.claims.base import claim_rng
+from softlin.claims.findings import Findings
 from softlin.numerics import kernels
 from softlin.numerics.laws import GaussianLaw
 
@@ -140,11 +141,9 @@ def _battery_result(numerator_passed, quadrature_passed, power):
             id=battery.NUMERATOR_ID,
         ),
     ]
-    return {
-        "checks": checks,
-        "status": base.status_of(checks),
-        "power": {"power": power, "delta": 9.0},
-    }
+    return battery.Battery(
+        Findings(checks), np.zeros((1, 1)), np.zeros((1, 1)), {"power": power, "delta": 9.0}, 400
+    )
 
 
 def test_a_control_refuted_only_by_the_exact_comparisons_does_not_count():
@@ -243,7 +242,7 @@ def test_planned_noncentrality_matches_the_simulated_numerator_statistic():
     subject = lemma21.gaussian_subject(
         "c", GaussianLaw(m, cov), m, cov, U, V, slip=(m, 1.2 * cov, U)
     )
-    queries, budget = np.array([[0.8]]), battery.Budget([8], 400, 1e-3)
+    queries, budget = np.array([[0.8]]), battery.Budget((8,), 400, 1e-3, 1)
     delta = battery.numerator_power(subject, queries, budget)["delta"]
     rng = np.random.default_rng(5)
     zs = np.array(
@@ -273,7 +272,7 @@ def test_the_exact_mse_of_a_point_mass_is_judged_exactly_not_divided_by_zero():
         np.eye(1),
         np.eye(1),
     )
-    budget = battery.Budget([4, 8], 100, 0.01)
+    budget = battery.Budget((4, 8), 100, 0.01, 1)
     series = {"mse": [1e-33, 0.0], "mse_stderr": [0.0, 0.0], "exact_mse": [0.0, 0.0]}
     assert battery.exact_mse_check(subject, series, budget, 1.0).passed is True
     series["mse"] = [1e-3, 1e-3]

@@ -48,7 +48,7 @@ power is reached: the budget follows from derived variances, never from the data
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import mpmath as mp
@@ -57,7 +57,8 @@ from scipy import stats
 
 from ...numerics import attention, kernels, montecarlo, robust_mean, significance
 from ...numerics.significance import z_critical
-from ..base import check_false_alarm, Check, status_of, unjudged
+from ..base import check_false_alarm, Check, unjudged
+from ..findings import Findings
 from .numerator import numerator_power, numerator_ratio, numerator_tests
 from ..progress import sweep
 
@@ -93,9 +94,28 @@ class Subject:
 
 @dataclass(frozen=True)
 class Budget:
-    Ls: list
+    """What a limit claim (lemma-2.1, mixture) spends at a profile (common.budget_for)."""
+
+    Ls: tuple[int, ...]
+    """prompt lengths of the Monte Carlo sweep"""
     trials: int
+    """prompts drawn per prompt length (a control's are raised by sized_for_power)"""
     delta: float
+    """the failure probability of the bound eps_L(delta) (the scenario's)"""
+    queries: int
+    """queries every check is made at: the scenario's one, or draws from nu = N(0, query_cov)"""
+
+
+@dataclass(frozen=True)
+class Battery:
+    """One subject through the battery: its findings (the checks in order; as series, the Monte
+    Carlo sweep) and what the claims read besides."""
+
+    findings: Findings
+    kernel: np.ndarray  # the claimed limit's float64 kernel at the queries, (Q, k)
+    reference: np.ndarray  # the law's own float64 route at the queries, (Q, k)
+    power: dict | None  # question 5's power, computed before the Monte Carlo (numerator_power)
+    trials: int  # prompts per L it was run with (a control's, sized for power)
 
 
 TERM_SCALE_SEED, TERM_SCALE_TOKENS = 20240, 4096
@@ -446,67 +466,68 @@ def sized_for_power(subject: Subject, queries: np.ndarray, budget: Budget) -> Bu
     while hi - lo > max(1, lo // 64):  # within 1.6 % of the smallest sufficient n
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if power(mid) >= REQUIRED_POWER else (mid, hi)
-    return Budget(budget.Ls, hi, budget.delta)
+    return replace(budget, trials=hi)
 
 
 def run_control(
     subject: Subject, queries: np.ndarray, U, V, budget: Budget, rng: np.random.Generator
-) -> dict:
+) -> Battery:
     """A negative control: the battery at the budget sized beforehand for REQUIRED_POWER."""
     return run_battery(subject, queries, U, V, sized_for_power(subject, queries, budget), rng)
 
 
 def run_battery(
     subject: Subject, queries: np.ndarray, U, V, budget: Budget, rng: np.random.Generator
-) -> dict:
-    """All five questions for one subject. Returns checks, status and the data behind them (and the
-    power of question 5, computed before the Monte Carlo, when the subject gives its moments)."""
+) -> Battery:
+    """All five questions for one subject: their checks, the Monte Carlo series, and the data
+    behind them (and the power of question 5, computed before the Monte Carlo, when the subject
+    gives its moments)."""
     power = numerator_power(subject, queries, budget) if subject.numerator_moments else None
-    c1, claimed30, reference30 = formula_check(subject, queries)
+    c1, _, _ = formula_check(subject, queries)
     c2, kernel, reference = kernel_check(subject, queries, V)
     mc, series = montecarlo_checks(subject, queries, U, V, budget, rng)
-    checks = [c1, c2] + mc
-    return {
-        "checks": checks,
-        "status": status_of(checks),
-        "series": series,
-        "kernel": kernel,
-        "reference": reference,
-        "claimed30": claimed30,
-        "reference30": reference30,
-        "power": power,
-        "trials": budget.trials,
-    }
+    return Battery(Findings([c1, c2] + mc, series=series), kernel, reference, power, budget.trials)
 
 
-def refuting_routes(result: dict) -> list[str]:
+def refuting_routes(result: Battery) -> list[str]:
     """The kinds of the checks that refuted a battery, numerator test named
     (e.g. "montecarlo:numerator")."""
     return [
         f"{c.kind}:numerator" if c.id == NUMERATOR_ID else c.kind
-        for c in result["checks"]
+        for c in result.findings.checks
         if c.passed is False
     ]
 
 
-def control_summary(result: dict) -> dict:
+def control_summary(result: Battery) -> dict:
     """What a control certificate records: the refuting routes, whether the statistical route was
     among them, its power computed beforehand and the miss probability 1 - power, and whether the
     control was judged at all (`judged`: its power reached REQUIRED_POWER)."""
-    power = result["power"]["power"] if result.get("power") else None
+    power = result.power["power"] if result.power else None
     routes = refuting_routes(result)
     return {
         "refuted_by": routes,
         "statistical": "montecarlo:numerator" in routes,
         "power": power,
-        "trials": result.get("trials"),
-        "delta": result["power"]["delta"] if result.get("power") else None,
+        "trials": result.trials,
+        "delta": result.power["delta"] if result.power else None,
         "miss_probability": None if power is None else 1.0 - power,
         "judged": power is not None and power >= REQUIRED_POWER,
     }
 
 
-def control_check(result: dict, label: str, key: str) -> Check:
+def control_findings(controls: dict[str, tuple[str, str, Battery]]) -> Findings:
+    """Negative controls through the battery, {name: (label, key, result)}: a check each
+    (control_check), in order; their summaries as the quantity "controls" and their Monte Carlo
+    series as the series "controls", by name."""
+    return Findings(
+        [control_check(result, label, key) for label, key, result in controls.values()],
+        {"controls": {name: control_summary(result) for name, (*_, result) in controls.items()}},
+        {"controls": {name: result.findings.series for name, (*_, result) in controls.items()}},
+    )
+
+
+def control_check(result: Battery, label: str, key: str) -> Check:
     """A negative control passes when the statistical route refuted the wrong limit by itself;
     refutation by the exact comparisons alone does not count, and a control that is not refuted
     fails. A control whose power, computed from derived moments before any sample is judged,

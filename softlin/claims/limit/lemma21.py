@@ -25,7 +25,8 @@ from .. import budgets
 from ..base import check_false_alarm, Check, Claim, certificate
 from ..base import Absent
 from ..hunt_space import Space, lemma_region
-from .battery import Subject, control_check, control_summary, run_battery, run_control
+from .battery import Budget, Subject, control_findings, run_battery, run_control
+from ..findings import Findings
 from ..common import budget_for, provenance, queries_for, symbolic_check
 from ...mathml import T_MU_Z, fenced, mathml_formula, mo
 from ..references import reference_routes
@@ -123,64 +124,55 @@ def run(
     m, cov, U, V = s["mean"], s["cov"], s["U"], s["V"]
     budget = budget_for(s, profile)
     queries = queries_for(s, profile, rng)
-    checks: list[Check] = [
-        symbolic_check(
-            "Lemma 2.1, Gaussian tilt, bound moments, deviation bound and Catoni's test",
-            {
-                **{f"tilt: {p.statement}": p for p in catalogue.tilt_proofs()},
-                **{f"lemma: {p.statement}": p for p in catalogue.lemma21_proofs()},
-                **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
-                **{f"deviation: {p.statement}": p for p in catalogue.deviation_proofs()},
-                **{f"numerator test: {p.statement}": p for p in catalogue.catoni_proofs()},
-            },
-        )
-    ]
+    f = Findings(
+        [
+            symbolic_check(
+                "Lemma 2.1, Gaussian tilt, bound moments, deviation bound and Catoni's test",
+                {
+                    **{f"tilt: {p.statement}": p for p in catalogue.tilt_proofs()},
+                    **{f"lemma: {p.statement}": p for p in catalogue.lemma21_proofs()},
+                    **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
+                    **{f"deviation: {p.statement}": p for p in catalogue.deviation_proofs()},
+                    **{f"numerator test: {p.statement}": p for p in catalogue.catoni_proofs()},
+                },
+            )
+        ]
+    )
 
     subject = gaussian_subject("Gaussian scenario", GaussianLaw(m, cov), m, cov, U, V, kernel)
     subject.exact_mse = exact_mse_of(cov, U, V)
     if exact_formula is not None:
         subject.claimed_exact = lambda z: exact_formula(m, cov, U, V, z)
     main = run_battery(subject, queries, U, V, budget, rng)
-    checks += main["checks"]
-
-    d = s["d"]
-    controls = {}
-    for name, (key, slip) in slips(m, cov, U).items():
-        control = gaussian_subject(
-            f"control ({name})", GaussianLaw(m, cov), m, cov, U, V, slip=slip
+    f.add(main.findings, series_under="main")
+    f.add(
+        Findings(
+            quantities={
+                "rank_cov": int(np.linalg.matrix_rank(cov, tol=1e-10)),
+                "queries": queries.tolist(),
+                "kernel_vs_gauss_hermite_max_relative": main.findings.checks[1].value,
+                "formula_vs_mpmath_max_abs": main.findings.checks[0].value,
+                "L": list(budget.Ls),
+                "mc_rmse": main.findings.series["rmse"],
+                "mc_bound_first_query": main.findings.series["bound"],
+            }
         )
-        controls[name] = run_control(control, queries, U, V, budget, rng)
-        checks.append(control_check(controls[name], f"Gaussian tokens, {name}", key))
-    for law in (RademacherLaw(d), UniformLaw(d)):
-        control = gaussian_subject(
-            f"control ({law.name} tokens)", law, np.zeros(d), np.eye(d), U, V
-        )
-        controls[law.name] = run_control(control, queries, U, V, budget, rng)
-        checks.append(
-            control_check(
-                controls[law.name], f"{law.name} tokens, Gaussian formula V U z", law.name
+    )
+    controls = gaussian_controls(s, queries, budget, rng)
+    f.add(controls)
+    familywise = familywise_false_alarm(main.findings.checks, controls.quantities["controls"])
+    f.add(Findings(quantities={"false_alarm_familywise": familywise}))
+    enclosed, enclosure = control_limits_check(queries, U, V)
+    f.add(Findings([enclosed], enclosure))
+    if s.get("query") is not None:
+        f.add(
+            Findings(
+                quantities={
+                    "limit": main.kernel[0].tolist(),
+                    "quadrature_limit": main.reference[0].tolist(),
+                }
             )
         )
-    summaries = {name: control_summary(result) for name, result in controls.items()}
-    enclosed, enclosed_q = control_limits_check(queries, U, V)
-    checks.append(enclosed)
-
-    quantities = {
-        "rank_cov": int(np.linalg.matrix_rank(cov, tol=1e-10)),
-        "queries": queries.tolist(),
-        "kernel_vs_gauss_hermite_max_relative": main["checks"][1].value,
-        "formula_vs_mpmath_max_abs": main["checks"][0].value,
-        "L": budget.Ls,
-        "mc_rmse": main["series"]["rmse"],
-        "mc_bound_first_query": main["series"]["bound"],
-        "controls": summaries,
-        "false_alarm_familywise": familywise_false_alarm(main, summaries),
-        **enclosed_q,
-    }
-    if s.get("query") is not None:
-        quantities["limit"] = main["kernel"][0].tolist()
-        quantities["quadrature_limit"] = main["reference"][0].tolist()
-    series = {"main": main["series"], "controls": {k: v["series"] for k, v in controls.items()}}
     mat = lemma_derivation.limit_symbols()
     formulas = {
         "limit": r"T[\mu](z) = " + sp.latex(lemma_derivation.gaussian_limit_matrix(mat)),
@@ -200,20 +192,44 @@ def run(
         scen.for_certificate(s),
         profile,
         s["seed"],
-        checks,
-        quantities,
+        f.checks,
+        f.quantities,
+        errata=f.errata,
         formulas=formulas,
-        series=series,
+        series=f.series,
         provenance=provenance(),
         formulas_mathml=formulas_mathml,
     )
 
 
-def familywise_false_alarm(main: dict, summaries: dict) -> dict:
+def gaussian_controls(
+    s: dict, queries: np.ndarray, budget: Budget, rng: np.random.Generator
+) -> Findings:
+    """The negative controls of the module docstring through the battery, each at the budget sized
+    beforehand for its power: the slips on the scenario's Gaussian tokens, then Rademacher and
+    uniform tokens against the Gaussian formula V U z."""
+    m, cov, U, V, d = s["mean"], s["cov"], s["U"], s["V"], s["d"]
+    controls = {}
+    for name, (key, slip) in slips(m, cov, U).items():
+        control = gaussian_subject(
+            f"control ({name})", GaussianLaw(m, cov), m, cov, U, V, slip=slip
+        )
+        result = run_control(control, queries, U, V, budget, rng)
+        controls[name] = (f"Gaussian tokens, {name}", key, result)
+    for law in (RademacherLaw(d), UniformLaw(d)):
+        control = gaussian_subject(
+            f"control ({law.name} tokens)", law, np.zeros(d), np.eye(d), U, V
+        )
+        result = run_control(control, queries, U, V, budget, rng)
+        controls[law.name] = (f"{law.name} tokens, Gaussian formula V U z", law.name, result)
+    return control_findings(controls)
+
+
+def familywise_false_alarm(main_checks: list[Check], summaries: dict) -> dict:
     """Probability bounds of a wrong verdict: the main battery's statistical checks each false-alarm
     at base.check_false_alarm() (Bonferroni over the checks), and each control misses with
     1 - power."""
-    statistical = sum(c.kind == "montecarlo" for c in main["checks"])
+    statistical = sum(c.kind == "montecarlo" for c in main_checks)
     misses = sum(v["miss_probability"] or 0.0 for v in summaries.values())
     return {
         "refute_true_statement": statistical * check_false_alarm(),

@@ -31,7 +31,8 @@ from .. import budgets
 from ..base import Check, Claim, certificate
 from ..base import Absent
 from ..hunt_space import Space, mixture_region
-from .battery import Subject, control_check, control_summary, run_battery, run_control
+from .battery import Budget, Subject, control_findings, run_battery, run_control
+from ..findings import Findings
 from ..common import budget_for, provenance, queries_for, symbolic_check
 from .lemma21 import familywise_false_alarm, gaussian_subject
 from ...mathml import T_MU_Z, fenced, mathml_formula, mi, mo
@@ -154,24 +155,73 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
     law = mixture_law(s)
     budget = budget_for(s, profile)
     queries = queries_for(s, profile, rng)
-    checks: list[Check] = [
-        symbolic_check(
-            "mixture tilt and Catoni's test",
-            {
-                **{f"mixture: {p.statement}": p for p in catalogue.mixture_proofs()},
-                **{f"controls: {p.statement}": p for p in catalogue.control_proofs()},
-                **{f"numerator test: {p.statement}": p for p in catalogue.catoni_proofs()},
-            },
-        )
-    ]
+    f = Findings(
+        [
+            symbolic_check(
+                "mixture tilt and Catoni's test",
+                {
+                    **{f"mixture: {p.statement}": p for p in catalogue.mixture_proofs()},
+                    **{f"controls: {p.statement}": p for p in catalogue.control_proofs()},
+                    **{f"numerator test: {p.statement}": p for p in catalogue.catoni_proofs()},
+                },
+            )
+        ]
+    )
 
     main = run_battery(
         mixture_subject("mixture scenario", law, law, U, V, kernel), queries, U, V, budget, rng
     )
-    checks += main["checks"]
+    f.add(main.findings, series_under="main")
+    f.add(Findings([degenerate_check(U, V, d, queries)]))
+    controls = mixture_controls(law, U, V, queries, budget, rng)
 
-    # Degenerate positive check: Rademacher = point-mass mixture; the exact limit is the two-point
-    # expectation, enumerated coordinate by coordinate at 40 digits (numerics/quadrature.py).
+    mean, cov = law.moments()
+    linear = limits.gaussian_limit(mean, cov, U, V, queries)
+    f.add(
+        Findings(
+            quantities={
+                "components": int(law.weights.shape[0]),
+                "queries": queries.tolist(),
+                "kernel_vs_gauss_hermite_max_relative": main.findings.checks[1].value,
+                "formula_vs_mpmath_max_abs": main.findings.checks[0].value,
+                "nonlinearity_gap": float(np.max(np.abs(main.kernel - linear))),
+                "L": list(budget.Ls),
+                "mc_rmse": main.findings.series["rmse"],
+                "mc_bound_first_query": main.findings.series["bound"],
+            }
+        )
+    )
+    f.add(controls)
+    familywise = familywise_false_alarm(main.findings.checks, controls.quantities["controls"])
+    f.add(Findings(quantities={"false_alarm_familywise": familywise}))
+    if s.get("query") is not None:
+        f.add(
+            Findings(
+                quantities={
+                    "limit": main.kernel[0].tolist(),
+                    "quadrature_limit": main.reference[0].tolist(),
+                }
+            )
+        )
+    return certificate(
+        CLAIM,
+        scen.for_certificate(s),
+        profile,
+        s["seed"],
+        f.checks,
+        f.quantities,
+        errata=f.errata,
+        formulas=_formulas(),
+        series=f.series,
+        provenance=provenance(),
+        formulas_mathml=_formulas_mathml(),
+    )
+
+
+def degenerate_check(U, V, d: int, queries: np.ndarray) -> Check:
+    """The degenerate positive check: Rademacher = point-mass mixture; the exact limit is the
+    two-point expectation, enumerated coordinate by coordinate at 40 digits
+    (numerics/quadrature.py)."""
     point_masses = product_mixture(d, 1.0, 0.0)
     degenerate = limits.mixture_limit(point_masses, U, V, queries)
     rademacher = np.array(
@@ -183,80 +233,38 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
     gap = float(
         np.max(np.abs(degenerate - rademacher)) / max(float(np.max(np.abs(rademacher))), 1e-8)
     )
-    checks.append(
-        Check(
-            "degenerate mixture: point masses at (+-1, ..., +-1) give the exact Rademacher limit",
-            "quadrature",
-            gap <= 1e-12,
-            gap,
-            1e-12,
-            f"iid Rademacher tokens are the equal-weight mixture of {2**d} point masses; relative "
-            "gap between the mixture limit and the 40-digit two-point enumeration",
-            id="degenerate/rademacher-limit",
-            unit="relative error",
-        )
+    return Check(
+        "degenerate mixture: point masses at (+-1, ..., +-1) give the exact Rademacher limit",
+        "quadrature",
+        gap <= 1e-12,
+        gap,
+        1e-12,
+        f"iid Rademacher tokens are the equal-weight mixture of {2**d} point masses; relative "
+        "gap between the mixture limit and the 40-digit two-point enumeration",
+        id="degenerate/rademacher-limit",
+        unit="relative error",
     )
 
+
+def mixture_controls(
+    law: MixtureLaw, U, V, queries: np.ndarray, budget: Budget, rng: np.random.Generator
+) -> Findings:
+    """The negative controls of the module docstring on the scenario's mixture tokens, through the
+    battery at budgets sized beforehand for their power: Lemma 2.1's affine formula with the
+    mixture's moments, then the slipped weights (slip_kernels)."""
     mean, cov = law.moments()
+    affine = gaussian_subject("control (mixture tokens, affine formula)", law, mean, cov, U, V)
     controls = {
         "affine formula with matched moments": (
             "affine-matched-moments",
-            run_control(
-                gaussian_subject("control (mixture tokens, affine formula)", law, mean, cov, U, V),
-                queries,
-                U,
-                V,
-                budget,
-                rng,
-            ),
+            run_control(affine, queries, U, V, budget, rng),
         )
     }
     for name, (key, wrong) in slip_kernels(law, U, V).items():
-        controls[name] = (
-            key,
-            run_control(
-                mixture_subject(f"control ({name})", law, law, U, V, wrong, exact_kernel=True),
-                queries,
-                U,
-                V,
-                budget,
-                rng,
-            ),
-        )
-    for name, (key, result) in controls.items():
-        checks.append(control_check(result, f"mixture tokens, {name}", key))
-    controls = {name: result for name, (_, result) in controls.items()}
-    summaries = {name: control_summary(result) for name, result in controls.items()}
-
-    linear = limits.gaussian_limit(mean, cov, U, V, queries)
-    quantities = {
-        "components": int(law.weights.shape[0]),
-        "queries": queries.tolist(),
-        "kernel_vs_gauss_hermite_max_relative": main["checks"][1].value,
-        "formula_vs_mpmath_max_abs": main["checks"][0].value,
-        "nonlinearity_gap": float(np.max(np.abs(main["kernel"] - linear))),
-        "L": budget.Ls,
-        "mc_rmse": main["series"]["rmse"],
-        "mc_bound_first_query": main["series"]["bound"],
-        "controls": summaries,
-        "false_alarm_familywise": familywise_false_alarm(main, summaries),
-    }
-    if s.get("query") is not None:
-        quantities["limit"] = main["kernel"][0].tolist()
-        quantities["quadrature_limit"] = main["reference"][0].tolist()
-    formulas = _formulas()
-    series = {"main": main["series"], "controls": {k: v["series"] for k, v in controls.items()}}
-    return certificate(
-        CLAIM,
-        scen.for_certificate(s),
-        profile,
-        s["seed"],
-        checks,
-        quantities,
-        formulas=formulas,
-        series=series,
-        provenance=provenance(),
-        formulas_mathml=_formulas_mathml(),
+        control = mixture_subject(f"control ({name})", law, law, U, V, wrong, exact_kernel=True)
+        controls[name] = (key, run_control(control, queries, U, V, budget, rng))
+    return control_findings(
+        {name: (f"mixture tokens, {name}", key, result) for name, (key, result) in controls.items()}
     )
 
 
