@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -111,11 +112,57 @@ def for_certificate(s: dict) -> dict:
     return {"seed": s["seed"], "icl": s.get("icl", {})}
 
 
-PROFILE = {
-    "quick": (200, 3),
-    "standard": (400, None),
-    "full": (800, None),
-}  # prompts, number of L kept
+@dataclass(frozen=True)
+class Budget:
+    """What the in-context claims spend at a profile (BUDGETS): thm-5.2 and, for its training
+    estimate, thm-4.3 read the training; each reads its own checks' sizes."""
+
+    training_prompts: int
+    """prompts of the fixed training sample per L (the evaluation sample has four times as many)"""
+    training_keep: int | None
+    """the first this many of the scenario's L are trained (None: all)"""
+    exact_sigmas: int
+    """random rational Sigma at which thm-5.2 checks the endpoint exactly"""
+    sweep_sigmas: int
+    """random SPD Sigma of thm-5.2's flow sweep (each with alpha inside and outside the range)"""
+    flow_keep: int
+    """thm-4.3 follows the first this many L whose exact finite-L flow stays within reach"""
+    gap_prompts: int
+    """fresh prompts per L of thm-4.3's Monte Carlo gradient gap (and of its mixture control)"""
+
+    @property
+    def pilot_prompts(self) -> int:
+        """prompts of the pilot that plans thm-4.3's mixture control: a quarter of gap_prompts, at
+        least 200"""
+        return max(200, self.gap_prompts // 4)
+
+
+BUDGETS = {
+    "quick": Budget(
+        training_prompts=200,
+        training_keep=3,
+        exact_sigmas=2,
+        sweep_sigmas=4,
+        flow_keep=3,
+        gap_prompts=6000,
+    ),
+    "standard": Budget(
+        training_prompts=400,
+        training_keep=None,
+        exact_sigmas=4,
+        sweep_sigmas=10,
+        flow_keep=4,
+        gap_prompts=16000,
+    ),
+    "full": Budget(
+        training_prompts=800,
+        training_keep=None,
+        exact_sigmas=6,
+        sweep_sigmas=24,
+        flow_keep=4,
+        gap_prompts=40000,
+    ),
+}
 
 
 def training_plan(s: dict, profile: str):
@@ -171,7 +218,8 @@ def cached_training(s: dict, profile: str) -> dict:
 
 def train(s: dict, profile: str) -> dict:
     """GD on R^_L (fixed sample) and on R_inf from the same start; fresh evaluation sample per L."""
-    prompts, keep = PROFILE[profile]
+    b = BUDGETS[profile]
+    prompts, keep = b.training_prompts, b.training_keep
     Ls = s["Ls"][:keep] if keep else s["Ls"]
     Sigma, A0, b0 = s["Sigma"], s["A0"], s["b0"]
     d = Sigma.shape[0]
@@ -259,7 +307,8 @@ def work_estimate(claim_id: str):
     cap."""
 
     def estimate(s: dict, profile: str) -> budgets.Estimate:
-        prompts, keep = PROFILE[profile]
+        b = BUDGETS[profile]
+        prompts, keep = b.training_prompts, b.training_keep
         Ls = s["Ls"][:keep] if keep else s["Ls"]
         d = s["Sigma"].shape[0]
         cap = inspect.signature(icl_training.PromptSample.__init__).parameters["max_bytes"].default

@@ -30,6 +30,7 @@ from ..numerics import icl_flows, significance
 from ..numerics.laws import GaussianLaw
 from . import formulas as shown, icl_common
 from .base import check_false_alarm, Check, Claim, certificate
+from .findings import Findings
 from ..derivations import display
 from .base import Absent
 from .hunt_space import Space, alpha_region
@@ -84,7 +85,7 @@ def anisotropic_point(Sigma: np.ndarray) -> tuple[np.ndarray, float]:
     return np.linalg.solve(Sigma, E), 1.0
 
 
-def risk_monte_carlo(Sigma, points, rng) -> list:
+def risk_monte_carlo(Sigma, points, rng) -> Findings:
     """R_inf(A, b) against the mean loss (1/2) x^T K x over fresh queries x ~ N(0, Sigma),
     studentised, at each (A, b) of `points` (the first also carries the control). The query count is
     sized beforehand from the derived loss variance (kernel icl_loss_variance), which is itself
@@ -157,7 +158,7 @@ def risk_monte_carlo(Sigma, points, rng) -> list:
                     unit="|z|",
                 )
             )
-    return checks
+    return Findings(checks)
 
 
 def flow_run(Sigma, alpha, Theta=None, eps_list=()):
@@ -177,24 +178,69 @@ def flow_run(Sigma, alpha, Theta=None, eps_list=()):
     return r
 
 
+def errata_2_and_3(Sigma: np.ndarray) -> Findings:
+    """Errata 3 (the alpha range of Theorem 5.2 is not the cited linear-attention condition;
+    witness d = 1, Sigma = 0.25, alpha = 4, with its flow's endpoint error) and 2 (the appendix
+    lemma assumes ||Sigma||_op <= 1; witness the scenario's Sigma)."""
+    Sig3 = np.array([[0.25]])
+    in_paper = 4.0 < icl_flows.paper_alpha_bound(Sig3)
+    zfb_ok = 4.0**2 * 0.25 * 1.0 < 2
+    w3 = flow_run(Sig3, 4.0)
+    errata = [
+        {
+            "id": 3,
+            "text": "alpha range of Theorem 5.2 is not the cited linear-attention condition",
+            "witness": {
+                "d": 1,
+                "Sigma": 0.25,
+                "alpha": 4.0,
+                "paper_bound": icl_flows.paper_alpha_bound(Sig3),
+                "inside_paper_range": in_paper,
+                "zfb_condition_alpha2_norm_sqrtd_lt_2": zfb_ok,
+                "alpha2_norm_sqrtd": 4.0,
+                "flow_endpoint_rel_error": w3["A_err"] / w3["scale"],
+            },
+        }
+    ]
+    norm = float(np.linalg.norm(Sigma, 2))
+    c2 = float(np.trace(np.linalg.inv(Sigma) @ np.linalg.inv(Sigma))) ** -0.5
+    errata.append(
+        {
+            "id": 2,
+            "text": "appendix lemma assumes ||Sigma||_op <= 1, Theorem 5.2 claims every invertible "
+            "Sigma",
+            "witness": {
+                "Sigma": Sigma.tolist(),
+                "norm_op": norm,
+                "outside_lemma": norm > 1,
+                "endpoint_weight_exponent_c2": c2,
+                "query_averaged_softmax_weight_variance_finite_at_endpoint": c2 < 0.5,
+            },
+        }
+    )
+    return Findings(errata=errata)
+
+
 def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_formula=None) -> dict:
     """`endpoint_formula(Sigma) -> (A, b)` (SymPy, exact) replaces the claimed endpoint (sensitivity
     tests)."""
     s = icl_common.validate(scenario)
     Sigma, eps_list = s["Sigma"], s["eps"]
     d = Sigma.shape[0]
-    checks = [
-        symbolic_check(
-            "R_inf derived via Lemma 2.1, gradients, conservation, stationary set, block "
-            "invariance",
-            {p.statement: p for p in catalogue.icl_proofs()},
-        )
-    ]
-    errata = []
+    budget = icl_common.BUDGETS[profile]
+    f = Findings(
+        [
+            symbolic_check(
+                "R_inf derived via Lemma 2.1, gradients, conservation, stationary set, block "
+                "invariance",
+                {p.statement: p for p in catalogue.icl_proofs()},
+            )
+        ]
+    )
 
     # Exact endpoint for random rational Sigma.
     formula = endpoint_formula or icl_endpoint.endpoint
-    worst, n_exact = sp.Integer(0), {"quick": 2, "standard": 4, "full": 6}[profile]
+    worst, n_exact = sp.Integer(0), budget.exact_sigmas
     for j in range(n_exact):
         S = random_rational_spd(rng, 2 + j % 2)
         A, b = formula(S)
@@ -202,7 +248,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
         vals = [sp.simplify(icl_risk.paper_risk(S, A, b)), sp.simplify(sum(x**2 for x in A) - b**2)]
         vals += [sp.simplify(x) for x in gA] + [sp.simplify(gb)]
         worst = max([worst] + [abs(v) for v in vals], key=lambda v: float(v))
-    checks.append(
+    f.checks.append(
         Check(
             "endpoint (A*, b*): zero risk, zero gradient, balanced, exactly (rational Sigma)",
             "symbolic",
@@ -221,7 +267,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
         main["A_err"] <= ODE_RELATIVE_TOLERANCE * main["scale"]
         and main["rel_drift"] <= ODE_RELATIVE_TOLERANCE
     )
-    checks.append(
+    f.checks.append(
         Check(
             "scenario: flow reaches (A*, b*) and conserves ||A||_F^2 - b^2 (Radau, rtol 1e-10)",
             "ode",
@@ -238,7 +284,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
 
     # Sweep: random SPD, condition up to 100, ||Sigma|| in [0.1, 10], alpha inside and outside the
     # range.
-    n_sweep = {"quick": 4, "standard": 10, "full": 24}[profile]
+    n_sweep = budget.sweep_sigmas
     sweep = []
     for j in range(n_sweep):
         dd = int(rng.integers(1, 5))
@@ -262,7 +308,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
             )
     worst_in = max(max(x["A_err_rel"], x["drift_rel"]) for x in sweep if x["range"] == "inside")
     worst_out = max(max(x["A_err_rel"], x["drift_rel"]) for x in sweep if x["range"] == "outside")
-    checks.append(
+    f.checks.append(
         Check(
             "sweep: random SPD Sigma (cond <= 100, ||Sigma|| in [0.1, 10]), alpha inside the range",
             "ode",
@@ -283,7 +329,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     z = np.zeros((d, 1))
     full = icl_flows.integrate_full(Sigma, A0, z, z, b0, main["T"])
     pert = icl_flows.integrate_full(Sigma, A0, z + 1e-3, z - 1e-3, b0, main["T"])
-    checks.append(
+    f.checks.append(
         Check(
             "block invariance: full (U, V) flow from the balanced start keeps the other "
             "blocks at 0",
@@ -305,7 +351,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     Sinv = np.linalg.inv(Sigma)
     b_slip = float(np.trace(Sinv @ Sinv)) ** 0.5
     slip_err = abs(main["b"] - b_slip) / main["scale"]
-    checks.append(
+    f.checks.append(
         Check(
             "control: endpoint b* = tr(Sigma^-2)^(1/2) (exponent 1/2 for 1/4) refuted by the ODE "
             "route",
@@ -324,45 +370,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     # x ~ N(0, Sigma)), and the control "R_inf without the 1/2". Var of 1/2 x^T K x is
     # tr((K Sigma)^2) / 2 (derived, Gaussian quadratic form), so n is chosen before sampling for
     # power 0.999 against the slip at false alarm check_false_alarm().
-    checks += risk_monte_carlo(Sigma, [(s["A0"], s["b0"]), anisotropic_point(Sigma)], rng)
-
-    # Errata 2 and 3.
-    Sig3 = np.array([[0.25]])
-    in_paper = 4.0 < icl_flows.paper_alpha_bound(Sig3)
-    zfb_ok = 4.0**2 * 0.25 * 1.0 < 2
-    w3 = flow_run(Sig3, 4.0)
-    errata.append(
-        {
-            "id": 3,
-            "text": "alpha range of Theorem 5.2 is not the cited linear-attention condition",
-            "witness": {
-                "d": 1,
-                "Sigma": 0.25,
-                "alpha": 4.0,
-                "paper_bound": icl_flows.paper_alpha_bound(Sig3),
-                "inside_paper_range": in_paper,
-                "zfb_condition_alpha2_norm_sqrtd_lt_2": zfb_ok,
-                "alpha2_norm_sqrtd": 4.0,
-                "flow_endpoint_rel_error": w3["A_err"] / w3["scale"],
-            },
-        }
-    )
-    norm = float(np.linalg.norm(Sigma, 2))
-    c2 = float(np.trace(np.linalg.inv(Sigma) @ np.linalg.inv(Sigma))) ** -0.5
-    errata.append(
-        {
-            "id": 2,
-            "text": "appendix lemma assumes ||Sigma||_op <= 1, Theorem 5.2 claims every invertible "
-            "Sigma",
-            "witness": {
-                "Sigma": Sigma.tolist(),
-                "norm_op": norm,
-                "outside_lemma": norm > 1,
-                "endpoint_weight_exponent_c2": c2,
-                "query_averaged_softmax_weight_variance_finite_at_endpoint": c2 < 0.5,
-            },
-        }
-    )
+    f.add(risk_monte_carlo(Sigma, [(s["A0"], s["b0"]), anisotropic_point(Sigma)], rng))
+    f.add(errata_2_and_3(Sigma))
 
     # Finite-prompt training and L(eps).
     tr = icl_common.cached_training(s, profile)
@@ -375,7 +384,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
             tr["risk"], tr["risk"][1:], tr["risk_stderr"], tr["risk_stderr"][1:]
         )
     )
-    checks.append(
+    f.checks.append(
         Check(
             "finite-prompt training: limiting risk decreases in L towards R_inf = 0",
             "montecarlo",
@@ -389,33 +398,40 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
             unit="values",
         )
     )
-    quantities = {
-        "endpoint_b": main["b"],
-        "endpoint_b_star": main["b_star"],
-        "endpoint_A_max_error": main["A_err"],
-        "invariant_drift": main["invariant_drift"],
-        "max_offblock": full["max_offblock"],
-        "time_to_risk": main["time_to_risk"],
-        "L_eps": point,
-        "L_eps_interval": interval,
-        "paper_alpha_bound": icl_flows.paper_alpha_bound(Sigma),
-        "zfb_alpha_bound": icl_flows.zfb_alpha_bound(Sigma),
-        "sweep_worst_inside": worst_in,
-        "sweep_worst_outside": worst_out,
-        "sweep": sweep,
-        "training": {k: tr[k] for k in ("L", "risk", "risk_stderr", "max_gap", "step", "steps")},
-        "perturbed_offblock_final": float(pert["offblock"][-1]),
-    }
+    f.add(
+        Findings(
+            quantities={
+                "endpoint_b": main["b"],
+                "endpoint_b_star": main["b_star"],
+                "endpoint_A_max_error": main["A_err"],
+                "invariant_drift": main["invariant_drift"],
+                "max_offblock": full["max_offblock"],
+                "time_to_risk": main["time_to_risk"],
+                "L_eps": point,
+                "L_eps_interval": interval,
+                "paper_alpha_bound": icl_flows.paper_alpha_bound(Sigma),
+                "zfb_alpha_bound": icl_flows.zfb_alpha_bound(Sigma),
+                "sweep_worst_inside": worst_in,
+                "sweep_worst_outside": worst_out,
+                "sweep": sweep,
+                "training": {
+                    k: tr[k] for k in ("L", "risk", "risk_stderr", "max_gap", "step", "steps")
+                },
+                "perturbed_offblock_final": float(pert["offblock"][-1]),
+            }
+        )
+    )
     formulas, mathml = shown.for_claim(ID)
     return certificate(
         CLAIM,
         icl_common.for_certificate(s),
         profile,
         s["seed"],
-        checks,
-        quantities,
-        errata=errata,
+        f.checks,
+        f.quantities,
+        errata=f.errata,
         formulas=formulas,
+        series=f.series,
         provenance=provenance(),
         formulas_mathml=mathml,
     )

@@ -102,7 +102,7 @@ def test_a_flow_is_stopped_where_it_leaves_the_tables_reach():
     limit, and the excess refuses a point beyond the table (OutOfReach, never a silent
     extrapolation)."""
     s = icl_common.validate(LEAVES_THE_TABLES_AT_L4)
-    p = routes.plan(s, "quick")
+    p = routes.plan(s)
     E = icl_exact.ExcessRisk(s["Sigma"], 4, routes.LAM_MAX)
     with pytest.raises(icl_exact.OutOfReach) as stop:
         icl_exact.flow(E.grad, p["theta0"], p["t"], reach=E.reach)

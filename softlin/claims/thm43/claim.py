@@ -34,6 +34,7 @@ from .. import formulas as shown, icl_common
 from . import routes
 from .control import mixture_check
 from ..base import check_false_alarm, Check, Claim, certificate
+from ..findings import Findings
 from ...derivations import display
 from ..base import Absent
 from ..hunt_space import Space, norm_region
@@ -73,14 +74,15 @@ def g2_measure(E, points):
 def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     s = icl_common.validate(scenario)
     Sigma, d = s["Sigma"], s["Sigma"].shape[0]
-    p = routes.plan(s, profile)
-    fl = routes.flows(Sigma, p)
-    Ls, t, rho, n = list(fl["L"]), p["t"], p["rho"], p["prompts"]
+    b = icl_common.BUDGETS[profile]
+    p = routes.plan(s)
+    fl = routes.flows(Sigma, p, b.flow_keep)
+    Ls, t, rho, n = list(fl["L"]), p["t"], p["rho"], b.gap_prompts
     inf = fl["inf"]
     beta = lipschitz_constant(Sigma, 2 * rho)
     n_tests = len(Ls) * (d * d + 1) + 2  # MC components + slope + control
     z = z_critical(check_false_alarm(), n_tests)
-    checks, rows, g2s, mc = [], [], [], []
+    rows, g2s, mc = [], [], []
     gron_ok, worst_ratio = True, 0.0
     tested = []  # (exact gap, its z-test's se) per L
     for L in Ls:
@@ -119,7 +121,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     # 1. Hypotheses.
     inf_norm = float(np.linalg.norm(inf, axis=1).max())
     fin_norm = max(r["max_norm_theta_L"] for r in rows)
-    checks.append(
+    f = Findings()
+    f.checks.append(
         Check(
             "hypothesis: ||theta_inf(t)|| <= rho along the infinite trajectory",
             "ode",
@@ -131,7 +134,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
             unit="norm",
         )
     )
-    checks.append(
+    f.checks.append(
         Check(
             "hypothesis: ||theta_L(t)|| <= 2 rho along every finite trajectory",
             "ode",
@@ -147,7 +150,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     # constant (check 3) and g2 is the exact sup (check 4): consistency. The majorant check judges
     # the bound's formula itself against the comparison ODE solved independently, so a slip in
     # gronwall_bound (a dropped t, a wrong exponent) fails it: numerical evidence.
-    checks.append(
+    f.checks.append(
         Check(
             "Gronwall: ||theta_L(t) - theta_inf(t)|| <= g2(L) t exp(beta_inf t) on the time grid",
             "ode",
@@ -183,7 +186,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
         np.all(e <= B * (1 + 1e-7) + 1e-300)
         and np.all(B <= (1 + beta * tc) * e * (1 + 1e-7) + 1e-300)
     )
-    checks.append(
+    f.checks.append(
         Check(
             "Gronwall majorant: e(t) <= g2 t e^{beta t} <= (1 + beta t) e(t) for e' = g2 + beta e, "
             "e(0) = 0",
@@ -202,7 +205,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     pts = np.vstack([routes.ball_points(rng, 60, d * d + 1, 2 * rho), inf[::6]])
     gi = lambda th: icl_exact.grad_inf(Sigma, th)
     h_inf = max(routes.hessian_norm(gi, th) for th in pts)
-    checks.append(
+    f.checks.append(
         Check(
             "beta_inf >= sampled ||Hess R_inf|| on B_{2 rho}",
             "ode",
@@ -216,7 +219,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     )
     # 4. Exact gap vs Monte Carlo on fresh prompts.
     zmax = max(float(np.max(m["z"])) for m in mc)
-    checks.append(
+    f.checks.append(
         Check(
             "exact finite-L gradient gap = Monte Carlo gap (fresh prompts) at the g2 argmax, "
             "every L",
@@ -251,7 +254,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     dec = slope_mc + z * slope_se < 0
     # resolution: a relative slip of the exact slope must clear z se and the 0.02 allowance
     slope_eps = significance.resolution(slope_exact, slope_se, z, allowance=0.02)
-    checks.append(
+    f.checks.append(
         Check(
             "g2(L) decreases with L: Monte Carlo log-log slope < 0 and = the exact slope",
             "montecarlo",
@@ -266,13 +269,39 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
             detectable=slope_eps,
         )
     )
+    f.add(
+        Findings(
+            quantities={
+                "L": Ls,
+                "g2": g2s,
+                "beta_inf": beta,
+                "rho": rho,
+                "horizon": p["T"],
+                "mc_prompts": n,
+                "g2_slope_exact": slope_exact,
+                "g2_slope_mc": slope_mc,
+                "g2_slope_mc_se": slope_se,
+                "mc_gap": [{k: v for k, v in m.items()} for m in mc],
+                "family_wise_false_alarm": check_false_alarm(),
+            }
+        )
+    )
     # 6. Control: mixture tokens do not transfer to the linear flow (power planned from a pilot).
     Lc = Ls[-1]
     th = np.vstack([fl["L"][Lc]["traj"], inf])[-1]
-    control, control_numbers = mixture_check(
-        Sigma, th, Lc, n, rng, fl["L"][Lc]["excess"].gap(th), z, QUAD_REL * g2s[-1]
+    f.add(
+        mixture_check(
+            Sigma,
+            th,
+            Lc,
+            n,
+            b.pilot_prompts,
+            rng,
+            fl["L"][Lc]["excess"].gap(th),
+            z,
+            QUAD_REL * g2s[-1],
+        )
     )
-    checks.append(control)
     # Erratum 4 witness.
     hL = [
         max(routes.hessian_norm(fl["L"][L]["excess"].grad, th) for th in fl["L"][L]["traj"][::8])
@@ -288,45 +317,34 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
         "note": "the proof's Gronwall step needs the Lipschitz constant of grad R_inf; beta_L "
         "bounds grad R_L",
     }
+    f.add(
+        Findings(
+            errata=[
+                {
+                    "id": 4,
+                    "text": "beta_L written for beta_inf in the proof of Theorem 4.3",
+                    "witness": witness,
+                }
+            ]
+        )
+    )
     point, interval = icl_common.L_eps(
         {"L": Ls, "risk": [r["final_risk_L"] for r in rows], "risk_stderr": [1e-12] * len(Ls)},
         s["eps"],
     )
-    quantities = {
-        "L": Ls,
-        "g2": g2s,
-        "beta_inf": beta,
-        "rho": rho,
-        "horizon": p["T"],
-        "mc_prompts": n,
-        "g2_slope_exact": slope_exact,
-        "g2_slope_mc": slope_mc,
-        "g2_slope_mc_se": slope_se,
-        "mc_gap": [{k: v for k, v in m.items()} for m in mc],
-        "family_wise_false_alarm": check_false_alarm(),
-        **control_numbers,
-        "L_eps": point,
-        "L_eps_interval": interval,
-        "gronwall_rows": rows,
-    }
+    f.add(Findings(quantities={"L_eps": point, "L_eps_interval": interval, "gronwall_rows": rows}))
     if fl["beyond_reach"]:  # only when some L was skipped: default certificates unchanged
-        quantities["L_beyond_reach"] = fl["beyond_reach"]
+        f.add(Findings(quantities={"L_beyond_reach": fl["beyond_reach"]}))
     latex, mathml = shown.for_claim(ID)
-    errata = [
-        {
-            "id": 4,
-            "text": "beta_L written for beta_inf in the proof of Theorem 4.3",
-            "witness": witness,
-        }
-    ]
     return certificate(
         CLAIM,
         icl_common.for_certificate(s),
         profile,
         s["seed"],
-        checks,
-        quantities,
-        errata=errata,
+        f.checks,
+        f.quantities,
+        errata=f.errata,
+        series=f.series,
         provenance=provenance(),
         formulas=latex,
         formulas_mathml=mathml,

@@ -5,8 +5,8 @@ Gaussian exact gap.
 The control refutes the transfer when the Monte Carlo distance D_hat = ||gap_mix - gap_exact||
 exceeds the threshold z ||se|| + QUAD_REL g2 (z the claim's critical value, the exact route's
 quadrature allowance added). It is judged only at a power planned before the run's data, from a
-pilot of n_p prompts on the claim's own child stream (pilot mean m_p, standard errors s_p, k
-components):
+pilot of n_p prompts (icl_common.Budget.pilot_prompts) on the claim's own child stream (pilot mean
+m_p, standard errors s_p, k components):
 
 - the true distance D >= ||m_p - gap_exact|| - z_k ||s_p|| (z_k two-sided at PLAN_BETA over the k
   components: every |noise_i| <= z_k s_i implies ||noise|| <= z_k ||s||);
@@ -30,9 +30,9 @@ from scipy import stats
 
 from ...numerics import significance
 from ..base import Check, unjudged
+from ..findings import Findings
 from . import routes
 
-PILOT_FRACTION = 4
 PLAN_BETA = 1e-3
 REQUIRED_POWER = 0.999
 
@@ -64,13 +64,12 @@ def planned_power(
 
 
 def mixture_check(
-    Sigma, theta, L: int, n: int, rng, exact_gap, z: float, allowance: float
-) -> tuple[Check, dict]:
-    """The control at theta (the infinite flow's end) and the largest L; `exact_gap` the Gaussian
-    exact gap there, `allowance` its quadrature error. Returns the check and its numbers for the
-    certificate."""
+    Sigma, theta, L: int, n: int, n_pilot: int, rng, exact_gap, z: float, allowance: float
+) -> Findings:
+    """The control at theta (the infinite flow's end) and the largest L, on n prompts planned from
+    a pilot of n_pilot; `exact_gap` the Gaussian exact gap there, `allowance` its quadrature error.
+    Its check, and its numbers for the certificate."""
     mix = routes.mixture_mean(Sigma)
-    n_pilot = max(200, n // PILOT_FRACTION)
     p_mean, p_se = routes.mc_gap(Sigma, theta, L, n_pilot, rng.spawn(1)[0], mix)
     power, plan = planned_power(p_mean, p_se, exact_gap, n_pilot, n, z, allowance)
     mix_mean, mix_se = routes.mc_gap(Sigma, theta, L, n, rng, mix)
@@ -88,7 +87,7 @@ def mixture_check(
         "mixture_control_planned_power": power,
     }
     if power < REQUIRED_POWER:
-        return unjudged(
+        check = unjudged(
             name,
             "control",
             f"planned power {power:.6f} below {REQUIRED_POWER}",
@@ -98,15 +97,17 @@ def mixture_check(
             detail=detail,
             id="control/mixture-tokens",
             unit="power",
-        ), numbers
-    return Check(
-        name,
-        "control",
-        dist > thresh,
-        power,
-        REQUIRED_POWER,
-        detail,
-        tier="statistical",
-        id="control/mixture-tokens",
-        unit="power",
-    ), numbers
+        )
+    else:
+        check = Check(
+            name,
+            "control",
+            dist > thresh,
+            power,
+            REQUIRED_POWER,
+            detail,
+            tier="statistical",
+            id="control/mixture-tokens",
+            unit="power",
+        )
+    return Findings([check], numbers)

@@ -19,16 +19,10 @@ from ...numerics.validate import BeyondReach
 
 LAM_MAX = 2.0  # lambda(theta) reached by the quadrature tables (q <= 121 on 12 nodes)
 TIMES = 48  # log-spaced time grid points
-PROFILE = {
-    "quick": (3, 6000),
-    "standard": (4, 16000),
-    "full": (4, 40000),
-}  # number of L kept, MC prompts
 
 
-def plan(s: dict, profile: str) -> dict:
+def plan(s: dict) -> dict:
     Sigma, A0, b0 = s["Sigma"], s["A0"], s["b0"]
-    keep, prompts = PROFILE[profile]
     theta0 = np.concatenate([A0.ravel(), [b0]])
     As, bs = icl_flows.endpoint(Sigma)
     rho = max(float(np.linalg.norm(theta0)), math.hypot(float(np.linalg.norm(As)), bs))
@@ -37,18 +31,10 @@ def plan(s: dict, profile: str) -> dict:
     )
     T = float(fl["time_to_risk"][min(s["eps"]) / 10])
     t = np.concatenate([[0.0], np.geomspace(1e-4 * T, T, TIMES - 1)])
-    return {
-        "theta0": theta0,
-        "rho": rho,
-        "T": T,
-        "t": t,
-        "candidates": s["Ls"],
-        "keep": keep,
-        "prompts": prompts,
-    }
+    return {"theta0": theta0, "rho": rho, "T": T, "t": t, "candidates": s["Ls"]}
 
 
-def flows(Sigma: np.ndarray, p: dict) -> dict:
+def flows(Sigma: np.ndarray, p: dict, keep: int) -> dict:
     """theta_inf(t) and, for the first `keep` of the scenario's L whose flow the exact route can
     follow, theta_L(t) on the grid (solve_ivp on the exact gradient fields).
 
@@ -59,7 +45,7 @@ def flows(Sigma: np.ndarray, p: dict) -> dict:
     inf = icl_exact.flow(lambda y: icl_exact.grad_inf(Sigma, y), p["theta0"], p["t"])
     out = {"inf": inf, "L": {}, "beyond_reach": []}
     for L in p["candidates"]:
-        if len(out["L"]) == p["keep"]:
+        if len(out["L"]) == keep:
             break
         E = icl_exact.ExcessRisk(Sigma, L, LAM_MAX)
         try:
