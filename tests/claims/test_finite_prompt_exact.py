@@ -8,12 +8,13 @@ import pytest
 
 from softlin.claims.finite_prompt import exact as section
 from softlin.claims.finite_prompt import claim as fpr
+from softlin.claims.finite_prompt.budget import budget
 from softlin.claims.base import claim_rng
 from softlin.numerics import kernels
 
 
 def _section(scenario=None, heads=True):
-    """The exact section alone (no 1/L fit, no optimum curve): its checks and quantities;
+    """The exact section alone (no 1/L fit, no optimum curve): its findings;
     heads=False keeps only the default one-head points (the one-head slips do not need the costlier
     two-head ones)."""
     if scenario is None and not heads:
@@ -27,7 +28,11 @@ def _section(scenario=None, heads=True):
         kernels.scalar_first_order(np.array([[m]]), np.array([[o]]), s["d"], s["s2"])[0, 0]
     )
     return section.run(
-        s, "quick", claim_rng(0, "finite-prompt-risk"), first_order=one_head, optimum=False
+        s,
+        budget(s, "quick"),
+        claim_rng(0, "finite-prompt-risk"),
+        first_order=one_head,
+        optimum=False,
     )
 
 
@@ -49,7 +54,7 @@ def test_a_slipped_integrand_is_refuted(monkeypatch, slip):
         return f - mu**2 * (tau * tr_p + s2) * A
 
     monkeypatch.setattr(kernels, "finite_risk_integrand", slipped)
-    checks, _ = _section(heads=False)
+    checks = _section(heads=False).checks
     assert any(c.passed is False for c in checks if c.kind == "montecarlo"), checks
 
 
@@ -65,7 +70,8 @@ def test_authors_generator_is_refuted_for_a_correlated_sigma():
         "d": 3,
         "points": [{"mu": [1.5], "omega": [0.45], "L": 5}, {"mu": [1.0], "omega": [0.3], "L": 50}],
     }
-    checks, q = _section(s)
+    found = _section(s)
+    checks, q = found.checks, found.quantities
     assert all(c.passed is True for c in checks), checks
     control = [c for c in checks if c.id == "control/authors-generator-risk"]
     assert control and control[0].passed is True
@@ -123,7 +129,7 @@ def test_a_slipped_two_head_cross_term_is_refuted(monkeypatch, slip):
             return original(mu1, mu2, *rest) - cross
 
         monkeypatch.setattr(kernels, "finite_risk_heads_integrand", slipped)
-    checks, _ = _section()
+    checks = _section().checks
     assert any(c.passed is False for c in checks if c.kind == "montecarlo"), checks
 
 
@@ -139,7 +145,8 @@ def test_optimum_rate_judged_and_wrong_constants_refuted():
 
     model = fr.Model(np.eye(5), np.eye(5), 0.2, 0.1)
     r_inf = sr.infinite_risk(np.ones(1), np.ones(1), 0.1)
-    checks, q = rate.run(model, 5, 0.1, r_inf)
+    found = rate.run(model, 5, 0.1, r_inf)
+    checks, q = found.checks, found.quantities
     assert checks[0].passed is True, checks
     heur = minimize_scalar(
         lambda w: sr.heuristic(np.array([1 / w]), np.array([w]), 5, 0.1),
@@ -148,7 +155,7 @@ def test_optimum_rate_judged_and_wrong_constants_refuted():
     ).fun
     w = q["omega_star"] + 0.02
     for wrong in (heur, sr.first_order(np.array([1 / w]), np.array([w]), 5, 0.1)):
-        checks, _ = rate.run(model, 5, 0.1, r_inf, c_star=wrong)
+        checks = rate.run(model, 5, 0.1, r_inf, c_star=wrong).checks
         assert checks[0].passed is False, (wrong, checks)
 
 
@@ -175,9 +182,9 @@ def test_the_1_over_L_limit_where_the_remainder_is_slower_than_1_over_L(d, omega
 
     model = fr.Model(np.eye(d), np.eye(d), 1.0 / d, 0.0)
     C1 = sr.first_order(0.125, omega, d, 0.0)
-    check, _ = section.slow_expansion_check(model, 0.125, omega, C1)
+    (check,) = section.slow_expansion_check(model, 0.125, omega, C1).checks
     assert check.passed is True
-    wrong, _ = section.slow_expansion_check(model, 0.125, omega, 1.01 * C1)
+    (wrong,) = section.slow_expansion_check(model, 0.125, omega, 1.01 * C1).checks
     assert wrong.passed is False
 
 

@@ -15,7 +15,8 @@ variate, numerics/scalar_risk.py), its finite-L remainder removed with the exact
 beyond a stated deterministic systematic error): refuted beyond it, verified within it;
 control: the heuristic coefficient must be refuted by that Monte Carlo route by itself.
 
-Budget (claims/authors/power.py): the draws per L are sized *before* running from the derived
+Budget (claims/finite_prompt/budget.py; its power design: claims/authors/power.py): the draws
+per L are sized *before* running from the derived
 variance of the estimator's L -> oo limit (derivations/risk_scalar_variance.py, one head) so that
 the control and the smallest planned slip (the cross term with its factor 2 dropped) are detected
 with probability >= POWER_TARGET; the certificate records the design, the power and the
@@ -44,6 +45,8 @@ from ..base import check_false_alarm, check_path, Check, Claim, certificate, unj
 from ...derivations import display
 from ..hunt_space import Space, heads_region
 from ..common import provenance, symbolic_check
+from ..findings import Findings
+from .budget import Budget, budget
 
 ID = "finite-prompt-risk"
 TITLE = "Exact 1/L term of the scalar-model risk versus the exp(d omega^2) heuristic"
@@ -66,13 +69,6 @@ KEYS = frozenset({"seed", "scalar"})
 QUAD_TOLERANCE = (
     1e-9  # scipy.quad relative accuracy ~1e-12 on these smooth integrands; 3 digits of margin
 )
-# Draws per L: at least `min`, raised to the designed number, never above `cap` (time: about
-# 1 s per 10^4 draws at L = 100 on one core). quick uses the first three L of the scenario.
-PLAN = {
-    "quick": {"min": 8000, "cap": 60000, "n_L": 3},
-    "standard": {"min": 40000, "cap": 200000, "n_L": None},
-    "full": {"min": 100000, "cap": 400000, "n_L": None},
-}
 POWER_TARGET = 0.999
 # The derived variance is that of the L -> oo limit; at finite L it differs by O(L^-1/2). Stated
 # margin on the variance for L >= 25 (scenario L below 25 get no derived power).
@@ -215,17 +211,16 @@ def fit_intercept(Ls, means, ses):
     return float(fit.coef[0]), float(math.sqrt(fit.cov[0, 0]))
 
 
-def design(s: dict, profile: str) -> dict:
+def design(s: dict, b: Budget, profile: str) -> dict:
     """Draws per L, computed before the run from the derived estimator variance (one head): enough
     that the heuristic control and the smallest planned slip (the cross term with its factor 2
-    dropped) are detected with probability >= POWER_TARGET, within the profile's [min, cap].
+    dropped) are detected with probability >= POWER_TARGET, within the budget's [min, max].
     The control is not run when the cap cannot give it that power; multi-head scenarios have no
     derived variance (power not computed, the plan's minimum is used). The variance is planned for
     an intercept fit C1 + C2 / L (factor pw.intercept_factor), larger than that of the pooled
     estimate the check uses (first_order_estimate), so the planned power is a lower bound."""
-    plan = PLAN[profile]
     mu, om, d, s2 = s["mu"], s["omega"], s["d"], s["s2"]
-    Ls = s["Ls"][: plan["n_L"]] if plan["n_L"] else list(s["Ls"])
+    Ls = list(b.Ls)
     C1, heur = sr.first_order(mu, om, d, s2), sr.heuristic(mu, om, d, s2)
     cross = 2 * (1 - float(mu @ om)) * float(mu @ kernels.scalar_bias_term(om, d))
     effects = {"control_heuristic": abs(C1 - heur), "slip_cross_term_halved": abs(cross) / 2}
@@ -240,7 +235,7 @@ def design(s: dict, profile: str) -> dict:
     }
     if mu.size != 1 or min(Ls) < MIN_L_FOR_DESIGN or 2 * om[0] ** 2 >= 0.25:
         out.update(
-            draws_per_L=plan["min"],
+            draws_per_L=b.min_draws,
             power="not derived (one head, L >= 25 and 4 omega^2 < 1/2 only)",
             control_run=True,
         )
@@ -251,7 +246,7 @@ def design(s: dict, profile: str) -> dict:
         k: sig.draws_for_power(e, var, z, POWER_TARGET, f) if e > 0 else math.inf
         for k, e in effects.items()
     }
-    n = int(min(max(plan["min"], max(need.values())), plan["cap"]))
+    n = int(min(max(b.min_draws, max(need.values())), b.max_draws))
     se = math.sqrt(f * var / n)
     power = {k: sig.power(e, se, z) for k, e in effects.items()}
     out.update(
@@ -276,17 +271,20 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
     """`coefficient(mu, omega, d, s2)` replaces the exact C1 (sensitivity tests)."""
     s = validate(scenario)
     mu, om, d, s2 = s["mu"], s["omega"], s["d"], s["s2"]
-    checks = [
-        symbolic_check(
-            "ratio expansion, tilted Gaussian moments, chi2 averages",
-            {p.statement: p for p in catalogue.risk_scalar_proofs()},
-        )
-    ]
+    b = budget(s, profile)
+    f = Findings(
+        [
+            symbolic_check(
+                "ratio expansion, tilted Gaussian moments, chi2 averages",
+                {p.statement: p for p in catalogue.risk_scalar_proofs()},
+            )
+        ]
+    )
     C1 = (coefficient or sr.first_order)(mu, om, d, s2)
     heur = sr.heuristic(mu, om, d, s2)
     quad = quadrature_first_order(mu, om, d, s2)
     rel = abs(C1 - quad) / max(abs(quad), 1e-300)
-    checks.append(
+    f.checks.append(
         Check(
             "emitted C1 vs 1-D quadrature of the chi2 expectations",
             "quadrature",
@@ -298,7 +296,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
             unit="relative error",
         )
     )
-    dz = design(s, profile)
+    dz = design(s, b, profile)
     n, Ls = dz["draws_per_L"], dz["L"]
     means, ses, mc_risk = [], [], {}
     R_inf = sr.infinite_risk(mu, om, s2)
@@ -320,7 +318,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
         f"two-sided, false alarm {check_false_alarm():g}, refuted beyond it"
     )
     if powerless:
-        checks.append(
+        f.checks.append(
             unjudged(
                 name,
                 "montecarlo",
@@ -336,7 +334,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
     else:
         # resolution: a relative slip of C1 must clear the systematic allowance the statistic
         # subtracts
-        checks.append(
+        f.checks.append(
             Check(
                 name,
                 "montecarlo",
@@ -351,7 +349,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
         )
     control = "control: the exp(d omega^2) heuristic coefficient is refuted by Monte Carlo"
     if dz["control_run"]:
-        checks.append(
+        f.checks.append(
             Check(
                 control,
                 "control",
@@ -367,7 +365,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
             )
         )
     else:
-        checks.append(
+        f.checks.append(
             unjudged(
                 control,
                 "control",
@@ -399,41 +397,48 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
     one_head = (
         (lambda m, o: sr.first_order(np.array([m]), np.array([o]), d, s2)) if mu.size == 1 else None
     )
-    exact_checks, exact_quantities = exact_section.run(s, profile, rng, first_order=one_head)
-    checks += exact_checks
-    quantities = {
-        "infinite_risk": R_inf,
-        "first_order_coefficient": C1,
-        "heuristic_coefficient": heur,
-        "first_order_quadrature": quad,
-        "mc_first_order_fit": [C_hat, C_se],
-        "mc_first_order_systematic": sys_err,
-        "mc_scaled_excess": {L: [m, e] for L, m, e in zip(Ls, means, ses)},
-        "mc_risk_by_L": mc_risk,
-        "optima": optima,
-        "design": dz,
-        **exact_quantities,
-        "family_wise_false_alarm": 2 * check_false_alarm(),
-    }
-    heads = exact_quantities["two_heads"]
-    series = exact_section.heads.series(
-        exact_quantities["optimum_curve"],
-        heads.get("optimum"),
-        sr.infinite_risk(np.ones(1), np.ones(1), s2),
-    )  # R_inf at its minimiser p = 1
+    f.add(
+        Findings(
+            quantities={
+                "infinite_risk": R_inf,
+                "first_order_coefficient": C1,
+                "heuristic_coefficient": heur,
+                "first_order_quadrature": quad,
+                "mc_first_order_fit": [C_hat, C_se],
+                "mc_first_order_systematic": sys_err,
+                "mc_scaled_excess": {L: [m, e] for L, m, e in zip(Ls, means, ses)},
+                "mc_risk_by_L": mc_risk,
+                "optima": optima,
+                "design": dz,
+            }
+        )
+    )
+    exact = exact_section.run(s, b, rng, first_order=one_head)
+    f.add(exact)
+    f.add(Findings(quantities={"family_wise_false_alarm": 2 * check_false_alarm()}))
+    f.add(
+        Findings(
+            series=exact_section.heads.series(
+                exact.quantities["optimum_curve"],
+                exact.quantities["two_heads"].get("optimum"),
+                sr.infinite_risk(np.ones(1), np.ones(1), s2),
+            )  # R_inf at its minimiser p = 1
+        )
+    )
     latex, mathml = shown.for_claim(ID)
     return certificate(
         CLAIM,
         {"seed": s["seed"], "scalar": s.get("scalar", {})},
         profile,
         s["seed"],
-        checks,
-        quantities,
-        series=series,
+        f.checks,
+        f.quantities,
+        errata=f.errata,
+        series=f.series,
         provenance=provenance(),
         formulas=latex,
         formulas_mathml=mathml,
-        precision=stated_precision(checks),
+        precision=stated_precision(f.checks),
     )
 
 
@@ -494,9 +499,8 @@ def stated_precision(checks) -> list[dict]:
 
 
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
-    plan = PLAN[profile]
-    n, keep = plan["cap"], plan["n_L"]  # the most draws per L; quick's first L
-    Ls = s["Ls"][:keep] if keep else s["Ls"]
+    b = budget(s, profile)
+    n, Ls = b.max_draws, b.Ls  # the most draws per L
     width = s["d"] + 2 * s["mu"].size + 2
     memory = 8 * max(Ls) * width * 4  # one draw's arrays at the largest L
     return budgets.Estimate(

@@ -46,6 +46,8 @@ from . import heads
 from . import rate
 from ..base import check_false_alarm, Check, unjudged
 from ..common import symbolic_check
+from ..findings import Findings
+from .budget import Budget
 
 # The exact values must be far more precise than the Monte Carlo they are judged with (relative
 # standard errors >= ~1e-3 at these budgets); anisotropic laws reach ~1e-5
@@ -56,10 +58,6 @@ EXPANSION_TOLERANCE = 1e-4
 SLOW_EXPANSION_MAX = 0.05  # slow_expansion_check: a relative tolerance above this has no power
 POWER_TARGET = 0.999
 PILOT = 4000
-DRAWS = {"quick": 20000, "standard": 100000, "full": 400000}
-# The authors' 19 prompt lengths; quick uses the first OPTIMUM_QUICK of them.
-AUTHORS_LS = list(range(10, 101, 10)) + list(range(200, 1001, 100))
-OPTIMUM_QUICK = 4
 OMEGA_MAX = 1.0
 
 
@@ -114,7 +112,7 @@ def excess_limit(model, mu, omega) -> dict:
     }
 
 
-def slow_expansion_check(model, mu: float, omega: float, C1: float) -> tuple[Check, dict]:
+def slow_expansion_check(model, mu: float, omega: float, C1: float) -> Findings:
     """L (R_L - R_inf) -> C1 where the remainder decays slower than 1/L (3 omega^2 >= 1/2): the
     exact route's extrapolated limit (excess_limit) against C1, within its uncertainty, which is
     fixed by the exact values only. When that exceeds SLOW_EXPANSION_MAX relative (omega^2 near 1/2,
@@ -152,13 +150,46 @@ def slow_expansion_check(model, mu: float, omega: float, C1: float) -> tuple[Che
             id="exact/expansion-c1",
             unit="relative error",
         )
-    return check, {
-        "L": 10**7,
-        "scaled_excess": F[-1],
+    return Findings(
+        [check],
+        {
+            "expansion": {
+                "L": 10**7,
+                "scaled_excess": F[-1],
+                "C1": C1,
+                "aitken_limit": lim["value"],
+                "aitken_previous_window": lim["previous_window"],
+            }
+        },
+    )
+
+
+def expansion_check(model, mu: float, omega: float, C1: float) -> Findings:
+    """L (R_L - R_inf) -> C1 on the exact route (one head, sigma = I): at L = EXPANSION_L within
+    EXPANSION_TOLERANCE when the remainder is C2 / L (3 omega^2 < 1/2), else by extrapolation
+    (slow_expansion_check). The quantity "expansion" says where."""
+    if 3 * omega**2 >= 0.5:
+        return slow_expansion_check(model, mu, omega, C1)
+    big = fr.exact_risk(model, EXPANSION_L, mu, omega)
+    scaled = EXPANSION_L * (big.value - fr.infinite_risk(model, mu, omega))
+    rel = abs(scaled - C1) / abs(C1)
+    check = Check(
+        f"exact risk vs its 1/L expansion: L (R_L - R_inf) -> C1 (L = {EXPANSION_L:g})",
+        "quadrature",
+        rel <= EXPANSION_TOLERANCE,
+        rel,
+        EXPANSION_TOLERANCE,
+        f"L (R_L - R_inf) = {scaled:.9g}, C1 = {C1:.9g}; the remainder C2 / L (3 omega^2 < 1/2)",
+        id="exact/expansion-c1",
+        unit="relative error",
+    )
+    expansion = {
+        "L": EXPANSION_L,
+        "scaled_excess": scaled,
+        "error": EXPANSION_L * big.error,
         "C1": C1,
-        "aitken_limit": lim["value"],
-        "aitken_previous_window": lim["previous_window"],
     }
+    return Findings([check], {"expansion": expansion})
 
 
 def optimum_curve(model, d: int, s2: float, Ls: list[int]) -> dict:
@@ -279,8 +310,8 @@ def _mc(sigma, s2, tau, point, n, rng, generator="correct"):
 
 
 def run(
-    s: dict, profile: str, rng: np.random.Generator, first_order=None, optimum: bool = True
-) -> tuple[list[Check], dict]:
+    s: dict, budget: Budget, rng: np.random.Generator, first_order=None, optimum: bool = True
+) -> Findings:
     """`first_order(mu, omega)` is the scenario's C1 (one head, sigma = I) or None; `optimum=False`
     skips the optimum curve (tests of the other checks)."""
     d, s2, tau = s["d"], s["s2"], 1.0 / s["d"]
@@ -297,26 +328,28 @@ def run(
         + list(catalogue.risk_finite_heads_proofs())
         + selfnormalised_error.stein_proofs()
     )
-    checks = [
-        symbolic_check(
-            "exact finite-L risk (one and two heads): Stein mean, conditional risk, beta averages, "
-            "anchors",
-            {p.statement: p for p in proofs},
-            id="exact/proofs",
-        ),
-        Check(
-            "exact finite-L risk: stated numerical error",
-            "quadrature",
-            rel_err <= ERROR_TOLERANCE,
-            rel_err,
-            ERROR_TOLERANCE,
-            "largest relative error estimate over the points (quadrature nodes and table "
-            "refinement differences, numerics/finite_risk.py)",
-            tier="consistency",
-            id="exact/stated-error",
-            unit="relative error",
-        ),
-    ]
+    f = Findings(
+        [
+            symbolic_check(
+                "exact finite-L risk (one and two heads): Stein mean, conditional risk, beta "
+                "averages, anchors",
+                {p.statement: p for p in proofs},
+                id="exact/proofs",
+            ),
+            Check(
+                "exact finite-L risk: stated numerical error",
+                "quadrature",
+                rel_err <= ERROR_TOLERANCE,
+                rel_err,
+                ERROR_TOLERANCE,
+                "largest relative error estimate over the points (quadrature nodes and table "
+                "refinement differences, numerics/finite_risk.py)",
+                tier="consistency",
+                id="exact/stated-error",
+                unit="relative error",
+            ),
+        ]
+    )
     ones = [(p, e) for p, e in zip(points, exact) if p["L"] == 1]
     if ones:
         dev = max(
@@ -328,7 +361,7 @@ def run(
             for p, e in ones
         )
         tol = max(e.error / e.value for _, e in ones)
-        checks.append(
+        f.checks.append(
             Check(
                 "L = 1 anchor: R_1 = tau tr(sigma) + s2 + (sum_h mu_h)^2 (tau tr(sigma) + s2)",
                 "quadrature",
@@ -365,7 +398,7 @@ def run(
     z = sig.z_critical(check_false_alarm(), tests=2 * len(points))
     # Pilot (its own stream) -> per-point variance of the excess -> planned power of the control.
     pilot_rng = np.random.default_rng(rng.integers(2**63))
-    n = DRAWS[profile]
+    n = budget.point_draws
     plan = None
     if alt is not None:
         best = None
@@ -400,7 +433,7 @@ def run(
         # the exact route's stated error is deterministic: subtracted before dividing by the se
         tot_z.append(max(0.0, abs(risk[0] - e.value) - e.error) / tot_se[-1])
         ex_z.append(max(0.0, abs(excess[0] - (e.value - ri)) - e.error) / ex_se[-1])
-    checks.append(
+    f.checks.append(
         Check(
             "Monte Carlo risk equals the exact finite-L risk at every point",
             "montecarlo",
@@ -417,7 +450,7 @@ def run(
             ),
         )
     )
-    checks.append(
+    f.checks.append(
         Check(
             "Monte Carlo excess over the infinite-prompt loss equals R_L - R_inf at every point",
             "montecarlo",
@@ -446,7 +479,7 @@ def run(
         )
         if plan["power"] >= POWER_TARGET:
             # judged at its planned power: a control that then misses its wrong formula fails
-            checks.append(
+            f.checks.append(
                 Check(
                     name,
                     "control",
@@ -460,7 +493,7 @@ def run(
                 )
             )
         else:
-            checks.append(
+            f.checks.append(
                 unjudged(
                     name,
                     "control",
@@ -471,41 +504,37 @@ def run(
                     unit="|z|",
                 )
             )
-    expansion = None
+    f.add(
+        Findings(
+            quantities={
+                "points": points,
+                "exact_risk": [e.value for e in exact],
+                "exact_risk_error": [e.error for e in exact],
+                "mc_risk": mc,
+                "mc_risk_stderr": mc_se,
+                "exact_infinite_risk": r_inf,
+                "mc_excess": [m[0] for m in mc_ex],
+                "mc_excess_stderr": [m[1] for m in mc_ex],
+                "exact_risk_authors_generator": None
+                if isotropic
+                else [
+                    fr.exact_risk(authors, p["L"], p["mu"][0], p["omega"][0]).value if o else None
+                    for p, o in zip(points, one)
+                ],
+                "control_plan": plan,
+                "draws_per_point": n,
+                "sigma": sigma.tolist(),
+            }
+        )
+    )
     if isotropic and first_order is not None:
         mu0, om0 = s["mu"][0], s["omega"][0]
-        C1 = first_order(mu0, om0)
-        if 3 * om0**2 < 0.5:
-            big = fr.exact_risk(model, EXPANSION_L, mu0, om0)
-            scaled = EXPANSION_L * (big.value - fr.infinite_risk(model, mu0, om0))
-            rel = abs(scaled - C1) / abs(C1)
-            checks.append(
-                Check(
-                    f"exact risk vs its 1/L expansion: L (R_L - R_inf) -> C1 (L = {EXPANSION_L:g})",
-                    "quadrature",
-                    rel <= EXPANSION_TOLERANCE,
-                    rel,
-                    EXPANSION_TOLERANCE,
-                    f"L (R_L - R_inf) = {scaled:.9g}, C1 = {C1:.9g}; the remainder C2 / L "
-                    "(3 omega^2 < 1/2)",
-                    id="exact/expansion-c1",
-                    unit="relative error",
-                )
-            )
-            expansion = {
-                "L": EXPANSION_L,
-                "scaled_excess": scaled,
-                "error": EXPANSION_L * big.error,
-                "C1": C1,
-            }
-        else:
-            check, expansion = slow_expansion_check(model, mu0, om0, C1)
-            checks.append(check)
+        f.add(expansion_check(model, mu0, om0, first_order(mu0, om0)))
+    else:
+        f.add(Findings(quantities={"expansion": None}))
     curve = None
     if isotropic and optimum:
-        curve = optimum_curve(
-            model, d, s2, AUTHORS_LS[:OPTIMUM_QUICK] if profile == "quick" else AUTHORS_LS
-        )
+        curve = optimum_curve(model, d, s2, list(budget.curve_Ls))
         curve["heuristic_excess"] = [
             h["exact_risk"] - e["risk"] for e, h in zip(curve["exact"], curve["heuristic"])
         ]
@@ -515,7 +544,7 @@ def run(
         at_opt = fr.exact_risk(model, curve["L"][0], e0["mu"], e0["omega"])
         at_heur = fr.exact_risk(model, curve["L"][0], h0["mu"], h0["omega"])
         gap, err = at_heur.value - at_opt.value, at_heur.error + at_opt.error
-        checks.append(
+        f.checks.append(
             Check(
                 "beyond the paper: the heuristic's optimum is not the finite-L optimum",
                 "quadrature",
@@ -530,45 +559,27 @@ def run(
                 unit="risk",
             )
         )
-    heads_result = {
-        "heuristic_at_points": heads.heuristic_errors(model, d, s2, points, exact)
-        if isotropic
-        else None
-    }
+    heuristic_at_points = heads.heuristic_errors(model, d, s2, points, exact) if isotropic else None
+    f.add(
+        Findings(
+            quantities={
+                "optimum_curve": curve,
+                "two_heads": {"heuristic_at_points": heuristic_at_points},
+            }
+        )
+    )
     if curve is not None:
         one_head = {L: (e["mu"], e["omega"]) for L, e in zip(curve["L"], curve["exact"])}
-        heads_checks, heads_result["optimum"] = heads.optimum_checks(
-            model, profile, one_head, d, s2
+        f.add(
+            heads.optimum_checks(model, budget.heads_Ls, one_head, d, s2),
+            quantities_under="two_heads",
         )
-        checks += heads_checks
-    rate_result = None
-    if isotropic and optimum and profile != "quick":
+    if isotropic and optimum and budget.rate:
         # R*_inf = R_inf at p = mu omega = 1 (its minimiser), from the emitted kernel
-        rate_checks, rate_result = rate.run(
-            model, d, s2, sr.infinite_risk(np.ones(1), np.ones(1), s2)
+        f.add(
+            rate.run(model, d, s2, sr.infinite_risk(np.ones(1), np.ones(1), s2)),
+            quantities_under="optimum_rate",
         )
-        checks += rate_checks
-    quantities = {
-        "optimum_curve": curve,
-        "two_heads": heads_result,
-        "optimum_rate": rate_result,
-        "points": points,
-        "exact_risk": [e.value for e in exact],
-        "exact_risk_error": [e.error for e in exact],
-        "mc_risk": mc,
-        "mc_risk_stderr": mc_se,
-        "exact_infinite_risk": r_inf,
-        "mc_excess": [m[0] for m in mc_ex],
-        "mc_excess_stderr": [m[1] for m in mc_ex],
-        "exact_risk_authors_generator": None
-        if isotropic
-        else [
-            fr.exact_risk(authors, p["L"], p["mu"][0], p["omega"][0]).value if o else None
-            for p, o in zip(points, one)
-        ],
-        "expansion": expansion,
-        "control_plan": plan,
-        "draws_per_point": n,
-        "sigma": sigma.tolist(),
-    }
-    return checks, quantities
+    else:
+        f.add(Findings(quantities={"optimum_rate": None}))
+    return f

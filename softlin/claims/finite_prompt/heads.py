@@ -7,8 +7,8 @@ inputs:
 
 * the authors' entrywise heuristic R_inf + mu^T [(1 + s2) exp(d omega omega^T)] mu / L at each
   two-head point against the exact risk (reported, with the relative error);
-* the two-head optimum at the profile's L (OPTIMUM_LS; the heuristic's value there is reported too):
-  searched over the antisymmetric pairs (mu, omega), (-mu, -omega), whose critical points are
+* the two-head optimum at the budget's L (Budget.heads_Ls; the heuristic's value there is reported
+  too): searched over the antisymmetric pairs (mu, omega), (-mu, -omega), whose critical points are
   critical points of the full two-head risk (the risk is invariant under the head swap composed with
   (mu, omega) -> (-mu, -omega)), then re-evaluated with a stated error. Checks: two heads are never
   worse than the one-head optimum beyond the sum of the stated errors; the optimum is a minimum in
@@ -23,13 +23,8 @@ import numpy as np
 
 from ...numerics import finite_risk as fr, finite_risk_heads as frh, scalar_risk as sr
 from ..base import Check
+from ..findings import Findings
 
-AUTHORS_LS = list(range(10, 101, 10)) + list(range(200, 1001, 100))
-OPTIMUM_LS = {
-    "quick": [],
-    "standard": AUTHORS_LS,
-    "full": AUTHORS_LS,
-}  # ~1 s per L on one idle core
 SEARCH_POINTS = 9  # table points per step of the search (the optimum is then re-evaluated exactly)
 OMEGA_LO = 0.02  # the search's lower end in omega (the profile flattens as omega -> 0)
 DELTA = 0.05  # the symmetry-breaking perturbation of the optimum
@@ -58,13 +53,14 @@ def heuristic_errors(
 
 
 def optimum_checks(
-    model: fr.Model, profile: str, one_head: dict | None, d: int, s2: float, progress=None
-) -> tuple[list[Check], dict | None]:
-    """The two-head optimum at OPTIMUM_LS[profile] against the one-head optimum `one_head`
-    ({L: (mu, omega)}, from the one-head optimum curve); see the module docstring."""
-    Ls = [L for L in OPTIMUM_LS[profile] if one_head and L in one_head]
+    model: fr.Model, candidates, one_head: dict | None, d: int, s2: float, progress=None
+) -> Findings:
+    """The two-head optimum at those of the `candidates` L where the one-head optimum `one_head`
+    ({L: (mu, omega)}, from the one-head optimum curve) is known, against it; see the module
+    docstring. Its checks, and the quantity "optimum" (None where there is no such L)."""
+    Ls = [L for L in candidates if one_head and L in one_head]
     if not Ls:
-        return [], None
+        return Findings(quantities={"optimum": None})
     rows = []
     for L in Ls:
         anti = frh.antisymmetric_optimum(model, L, lo=OMEGA_LO, points=SEARCH_POINTS)
@@ -139,7 +135,7 @@ def optimum_checks(
             unit="risk",
         ),
     ]
-    return checks, {
+    optimum = {
         "L": Ls,
         "rows": rows,
         "search": {
@@ -148,6 +144,7 @@ def optimum_checks(
             "table_points": SEARCH_POINTS,
         },
     }
+    return Findings(checks, {"optimum": optimum})
 
 
 def series(curve: dict | None, optimum: dict | None, infinite: float) -> dict:

@@ -26,6 +26,7 @@ from scipy.optimize import minimize_scalar
 
 from ...numerics import finite_risk as fr, scalar_risk as sr
 from ..base import Check
+from ..findings import Findings
 
 RATE_LS = [3 * 10**4, 10**5, 3 * 10**5, 10**6]
 OMEGA_MAX = 1.0
@@ -58,8 +59,9 @@ def estimate(Ls, Y, errors) -> tuple[float, float, float]:
 
 def run(
     model: fr.Model, d: int, s2: float, r_inf_star: float, c_star: float | None = None
-) -> tuple[list[Check], dict]:
-    """`c_star` replaces the derived constant (sensitivity tests)."""
+) -> Findings:
+    """The check of the module docstring, and its numbers. `c_star` replaces the derived constant
+    (sensitivity tests)."""
     derived, omega_star = limit_constant(d, s2)
     c_star = derived if c_star is None else c_star
     Y, errs, opt = [], [], []
@@ -84,14 +86,17 @@ def run(
         id="rate/optimum-c-star",
         unit="absolute error",
     )
-    return [check], {
-        "L": RATE_LS,
-        "scaled_excess": Y,
-        "scaled_error": errs,
-        "optima": opt,
-        "c_star": c_star,
-        "omega_star": omega_star,
-        "c_star_estimate": c_hat,
-        "propagated_error": prop,
-        "model_error": model_err,
-    }
+    return Findings(
+        [check],
+        {
+            "L": RATE_LS,
+            "scaled_excess": Y,
+            "scaled_error": errs,
+            "optima": opt,
+            "c_star": c_star,
+            "omega_star": omega_star,
+            "c_star_estimate": c_hat,
+            "propagated_error": prop,
+            "model_error": model_err,
+        },
+    )
