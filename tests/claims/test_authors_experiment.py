@@ -323,9 +323,9 @@ def test_approach_check_refutes_a_risk_above_eps_where_the_exact_route_reaches_i
                 for L in Ls
             }
         }
-        checks, _, _ = authors_checks.softmax_checks(
+        checks = authors_checks.softmax_checks(
             C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk
-        )
+        ).checks
         return [c.passed for c in checks if "of R*_inf" in c.name]
 
     assert verdicts(0.3 * R_star) == [False, False]
@@ -425,7 +425,7 @@ def _optimality_verdict(p_end: float) -> tuple:
     s = {"Ls": [L], "s2": s2, "tau": tau, "Sigma": SIGMA}
     C = {"per_L": {L: {"grad_cov_trace": {"linear": 1e-3}}}}
     exact = float(kernels.authors_linear_risk(Sp, Sq, p_end, 1.0, s2, tau, L))
-    checks, _, _ = authors_checks.linear_checks(
+    checks = authors_checks.linear_checks(
         s,
         C,
         {"linear": {L: (p_end, 1.0)}},
@@ -433,9 +433,9 @@ def _optimality_verdict(p_end: float) -> tuple:
         Sp,
         Sq,
         kernels.authors_linear_risk,
-        {"test": 1},
+        1,
         np.random.default_rng(0),
-    )
+    ).checks
     c = next(c for c in checks if c.id == "linear/sgd-optimum")
     return c.passed, c.value
 
@@ -523,9 +523,9 @@ def test_a_zero_infinite_prompt_risk_leaves_the_approach_undecided_not_refuted()
     excess = {"softmax": (0.05, 1e-3), "softmax_best": (0.05, 1e-3)}
     per_L = {L: {"difference": differences, "excess_over_limit": excess} for L in Ls}
     zero = lambda *args: 0.0  # noqa: E731
-    out, _, _ = authors_checks.softmax_checks(
+    out = authors_checks.softmax_checks(
         {"per_L": per_L}, Ls, params, risk, Sp, Sq, s2, tau, R_star, zero
-    )
+    ).checks
     approach = [c for c in out if c.id.startswith("softmax/r-star-approach")]
     assert len(approach) == 2
     assert all(c.passed is None and "below L(eps)" in c.detail for c in approach)

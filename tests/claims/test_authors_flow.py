@@ -30,7 +30,7 @@ def _curves():
 
 
 def test_flow_checks_pass_on_the_computed_flows():
-    checks = af.flow_checks(_curves())
+    checks = af.flow_checks(_curves()).checks
     assert [c.passed for c in checks] == [True, True], [(c.name, c.value) for c in checks]
 
 
@@ -45,7 +45,7 @@ def test_a_gradient_slip_moves_the_flow_off_the_optimum(monkeypatch):
         ),
     )
     c = {"L": [L], "softmax": [af._softmax(fr.Model(I5, I5, TAU, S2), L)], "linear": lin}
-    assert [ch.passed for ch in af.flow_checks(c)] == [False, False]
+    assert [ch.passed for ch in af.flow_checks(c).checks] == [False, False]
 
 
 def test_the_gradient_check_sees_a_slip_in_dR_dmu(monkeypatch):
@@ -56,7 +56,7 @@ def test_the_gradient_check_sees_a_slip_in_dR_dmu(monkeypatch):
     monkeypatch.setattr(kernels, "finite_risk_integrand_grad_mu", lambda *a: 1.02 * good(*a))
     r = af._softmax(fr.Model(I5, I5, TAU, S2), L)
     assert r["gradient_agreement"]["init"]["ratio"] > 1
-    check = af.flow_checks({"L": [L], "softmax": [r], "linear": lin})[0]
+    check = af.flow_checks({"L": [L], "softmax": [r], "linear": lin}).checks[0]
     assert check.passed is False and "INIT" in check.detail
 
 
@@ -102,7 +102,7 @@ def test_sgd_runs_made_for_another_scenario_are_not_judged_against_this_one():
     target. Another Sigma, s2, tau or generator: the check is kept, not judged, and names the file
     and why."""
     c, run = _curves(), _long((1e-4, -1e-4))
-    assert af.sgd_check(c, run, I5, I5, S2, TAU)[0].judged
+    assert af.sgd_check(c, run, I5, I5, S2, TAU).checks[0].judged
     for setting in (
         {"sigma": "Toeplitz(0.5)"},
         {"s2": 0.2},
@@ -111,19 +111,20 @@ def test_sgd_runs_made_for_another_scenario_are_not_judged_against_this_one():
         {"d": 4},
     ):
         other = {**run, "setting": {**run["setting"], **setting}}
-        check, quantities = af.sgd_check(c, other, I5, I5, S2, TAU, "authors_long_sgd_x")
+        found = af.sgd_check(c, other, I5, I5, S2, TAU, "authors_long_sgd_x")
+        (check,), quantities = found.checks, found.quantities
         assert (check.judged, check.passed, quantities) == (False, None, {}), setting
         assert "authors_long_sgd_x.json" in check.reason and "another law" in check.reason
 
 
 def test_sgd_check_accepts_an_end_within_the_floor_and_refutes_one_beyond():
     c = _curves()
-    near, q_near = af.sgd_check(c, _long((1e-4, -1e-4)), I5, I5, S2, TAU)
-    far, q_far = af.sgd_check(c, _long((0.2, -0.2)), I5, I5, S2, TAU)
-    assert near.passed is True and far.passed is False
-    assert all(v["mean_excess_floor"] > 0 for v in q_near.values())
+    near = af.sgd_check(c, _long((1e-4, -1e-4)), I5, I5, S2, TAU)
+    far = af.sgd_check(c, _long((0.2, -0.2)), I5, I5, S2, TAU)
+    assert near.checks[0].passed is True and far.checks[0].passed is False
+    assert all(v["mean_excess_floor"] > 0 for v in near.quantities.values())
     no_L = {**_long((1e-4, -1e-4)), "runs": {"7": _long((0, 0))["runs"][str(c["L"][0])]}}
-    assert af.sgd_check(c, no_L, I5, I5, S2, TAU, "f")[0].judged is False
+    assert af.sgd_check(c, no_L, I5, I5, S2, TAU, "f").checks[0].judged is False
 
 
 @pytest.mark.slow  # default-run budget (180 s): ~13 s of flow integration before the refusal
@@ -175,7 +176,7 @@ def test_an_optimum_on_the_surfaces_boundary_is_named_not_judged():
     soft = af._softmax(fr.Model(S, S, 1.0, 0.0), 4)
     assert soft["beyond_reach"] and math.isnan(soft["excess"])
     c = {"L": [4], "softmax": [soft], "linear": [af._linear(S, S, 0.0, 1.0, 4)]}
-    gradient, ends = af.flow_checks(c)
+    gradient, ends = af.flow_checks(c).checks
     assert gradient.passed is None and "L = [4]" in gradient.detail
     assert ends.passed is True and "no softmax L judged" in ends.detail
 

@@ -1,7 +1,7 @@
 """The judged checks of claim `authors-experiment` (docs/paper.md section 6, erratum 5), by model:
 linear attention against its exact finite-L risk and optimum, softmax against the infinite-prompt
-prediction, and the authors' data generator against the covariances it really produces. Each
-function returns its checks in the certificate's order and the numbers the certificate reports.
+prediction, and the authors' data generator against the covariances it really produces. Each step
+returns its Findings: its checks in the certificate's order and the quantities it reports.
 Verdicts are three-way (claims/authors/power.py).
 """
 
@@ -18,6 +18,7 @@ from . import power as pw
 from .exact import OMEGA_MAX, ratio_detectable
 from .training import BATCH, LR
 from ..base import check_false_alarm, Check, unjudged
+from ..findings import Findings
 
 ANCHOR_LS = (1, 2)  # exact-anchor prompt lengths of the linear risk
 ANCHOR_DRAWS = 40_000  # fresh prompts per anchor L (a few ms each at L <= 2)
@@ -42,9 +43,10 @@ def _z(false_alarm: float, tests: int, sided: int = 2) -> float:
     return z_critical(false_alarm, tests, sided)
 
 
-def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
-    """Linear attention: test risk = exact finite-L risk, exact anchors at L = 1, 2, SGD optimality.
-    Returns (checks, exact risk per L, exact optimum [p*_L, min risk] per L)."""
+def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, test_prompts: int, rng) -> Findings:
+    """Linear attention: test risk = exact finite-L risk, exact anchors at L = 1, 2, SGD optimality
+    (`test_prompts` per L). Quantities: the exact risk per L ("linear_exact_risk") and the exact
+    optimum [p*_L, min risk] per L ("linear_exact_optimum")."""
     Ls, s2, tau = s["Ls"], s["s2"], s["tau"]
     nL = len(Ls)
     z_L = _z(check_false_alarm(), nL)
@@ -61,7 +63,7 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
             z_lin[worst],
             z_L,
             f"largest |R_test - R_exact| / se over L (at L = {worst}: "
-            f"{risk['linear'][worst][0]:.5g} vs {exact[worst]:.5g}); {plan['test']} test prompts "
+            f"{risk['linear'][worst][0]:.5g} vs {exact[worst]:.5g}); {test_prompts} test prompts "
             f"per L; two-sided, Bonferroni over {nL} L, false alarm {check_false_alarm():g}",
             id="linear/test-risk-exact",
             unit="|z|",
@@ -155,13 +157,13 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, plan, rng):
             ),
         )
     )
-    return checks, exact, lin_min
+    return Findings(checks, {"linear_exact_risk": exact, "linear_exact_optimum": lin_min})
 
 
-def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
+def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk) -> Findings:
     """Softmax: the risk decreases with L, the best and the SGD parameters approach R*_inf, softmax
-    and linear attention approach each other. Returns (checks, SGD minus best per L, softmax minus
-    linear per L)."""
+    and linear attention approach each other. Quantities: softmax minus linear per L
+    ("softmax_minus_linear") and SGD minus best per L ("softmax_sgd_minus_best")."""
     checks = []
     # Softmax: approach to the infinite-prompt prediction. Verdicts are three-way (authors_power):
     # verified when the confidence bound clears the boundary, refuted only when the opposite bound
@@ -275,7 +277,7 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk):
             unit="z",
         )
     )
-    return checks, diffs, sl
+    return Findings(checks, {"softmax_minus_linear": sl, "softmax_sgd_minus_best": diffs})
 
 
 def limit_check(model, R_star: float) -> tuple[Check, float, float]:
@@ -310,7 +312,6 @@ def limit_check(model, R_star: float) -> tuple[Check, float, float]:
 # >= 1 - PLAN_BETA (significance.pilot_se_bound), judged from power REQUIRED_POWER.
 PLAN_BETA = 1e-3
 REQUIRED_POWER = 0.999
-PILOT_FRACTION = 8
 
 
 def correct_data_control(z_w: dict, z_L: float, exact_a: dict, wrong: dict, pilot: dict) -> Check:
@@ -360,10 +361,12 @@ def correct_data_control(z_w: dict, z_L: float, exact_a: dict, wrong: dict, pilo
     )
 
 
-def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot: dict):
+def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot: dict) -> Findings:
     """The authors' generator (erratum 5): its linear risk is the exact risk under the covariances
     it produces; two controls. `pilot` = {"se": {L: se}, "prompts": n, "test": n_test}: the pilot's
-    standard errors of the linear risk (training.pilot_linear_se). Returns (checks, the numbers)."""
+    standard errors of the linear risk (training.pilot_linear_se). Quantity: "authors_generator",
+    what the generator's run gives (its covariances, infinite-prompt prediction, risks and
+    parameters, and those parameters' risks on correct data)."""
     z_L = _z(check_false_alarm(), len(Ls))
     checks = []
     Sp_a, Sq_a = Au["covariances"]
@@ -421,13 +424,20 @@ def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot: di
             unit="|z|",
         )
     )
-    return checks, {
-        "Sp": Sp_a,
-        "Sq": Sq_a,
-        "p_star": p_star_a,
-        "R_star": R_star_a,
-        "risk": risk_a,
-        "params": params_a,
-        "exact": exact_a,
-        "delta": delta,
+    generator = {
+        "prompt_covariance": Sp_a,
+        "query_covariance": Sq_a,
+        "infinite_prompt_risk": R_star_a,
+        "infinite_prompt_optimum_product": p_star_a,
+        "softmax_risk": risk_a["softmax"],
+        "linear_risk": risk_a["linear"],
+        "softmax_best_risk": risk_a["softmax_best"],
+        "linear_exact_risk": exact_a,
+        "softmax_minus_linear": {L: Au["per_L"][L]["difference"]["softmax - linear"] for L in Ls},
+        "trained_params": params_a,
+        "risk_difference_authors_minus_correct": delta,
+        "trained_params_on_correct_data": {
+            m: {L: Au["per_L"][L]["on_correct_data"][m] for L in Ls} for m in ("softmax", "linear")
+        },
     }
+    return Findings(checks, {"authors_generator": generator})

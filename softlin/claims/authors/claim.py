@@ -57,6 +57,7 @@ infinite-prompt predictions and the final risks under both generators).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -69,13 +70,14 @@ from . import checks as authors_checks
 from . import exact as authors_exact
 from . import flow as authors_flow
 from .. import scenario as scen
-from .training import BATCH, INIT, LR, PLAN, cached_experiment, pilot_linear_se
+from .training import BATCH, BUDGETS, INIT, LR, cached_experiment, pilot_linear_se
 from ...certio import precision_entry
 from .. import budgets
 from ..base import Claim, certificate, check_false_alarm, check_path
 from ...derivations import display
 from ..hunt_space import Space, dimension_region
 from ..common import provenance, symbolic_check
+from ..findings import Findings
 
 ID = "authors-experiment"
 TITLE = (
@@ -100,8 +102,8 @@ KEYS = frozenset({"seed", "icl"})
 UNUSED_ICL_KEYS = ("alpha", "theta", "eps")
 L_CAP = 5000  # per step batch x L_max x 2 doubles (reduced sampler): 128 x 5000 x 2 x 8 B = 10 MB
 L_EPS_RELATIVE = (0.1, 0.05, 0.02)  # reported L(eps) (upper confidence bounds, one-sided z at 1e-6)
-# The training plan (LR, BATCH, INIT, PLAN) is in claims/authors/training.py, the check tolerances
-# (the false alarm base.check_false_alarm(), EPS_RELATIVE, OPT_RELATIVE) in
+# The training plan (LR, BATCH, INIT, BUDGETS) is in claims/authors/training.py, the check
+# tolerances (the false alarm base.check_false_alarm(), EPS_RELATIVE, OPT_RELATIVE) in
 # claims/authors/checks.py.
 
 
@@ -171,9 +173,9 @@ def run(
     plan: dict | None = None,
 ) -> dict:
     """`linear_risk(Sigma_p, Sigma_q, mu, omega, s2, tau, L)` and `infinite_optimum(Sigma_p,
-    Sigma_q, s2, tau)` replace the derived kernels (sensitivity tests); `plan` replaces
-    PLAN[profile] (small test runs). `rng` is unused: the experiment has its own seeded streams (so
-    it can be cached and re-judged)."""
+    Sigma_q, s2, tau)` replace the derived kernels (sensitivity tests); `plan` = {"steps", "test",
+    "fit"} replaces those of the profile's budget (small test runs). `rng` is unused: the
+    experiment has its own seeded streams (so it can be cached and re-judged)."""
     s = validate(scenario)
     lin_risk = linear_risk or kernels.authors_linear_risk
     inf_risk = kernels.authors_infinite_risk
@@ -182,25 +184,29 @@ def run(
     )
     Ls, s2, tau = s["Ls"], s["s2"], s["tau"]
     profile_plan = plan is None  # a test's small plan skips the 19-L optimum curves (reported only)
-    plan = PLAN[profile] if plan is None else plan
-    if set(plan) != {"steps", "test", "fit"} or any(
-        isinstance(v, bool) or not isinstance(v, int) or v < 2 for v in plan.values()
-    ):
-        raise ValueError(
-            f"plan = {plan!r} must give integers >= 2 for exactly 'steps', 'test', 'fit'"
-        )
-    ex = cached_experiment(s, plan)
-    checks = [
-        symbolic_check(
-            "infinite-prompt limits, exact linear risk, trace forms, SGD gradients, exact-risk "
-            "gradients and the SGD noise floor",
-            {
-                p.statement: p
-                for p in catalogue.authors_experiment_proofs()
-                + catalogue.risk_finite_gradient_proofs()
-            },
-        )
-    ]
+    budget = BUDGETS[profile]
+    if plan is not None:
+        if set(plan) != {"steps", "test", "fit"} or any(
+            isinstance(v, bool) or not isinstance(v, int) or v < 2 for v in plan.values()
+        ):
+            raise ValueError(
+                f"plan = {plan!r} must give integers >= 2 for exactly 'steps', 'test', 'fit'"
+            )
+        budget = replace(budget, **plan)
+    ex = cached_experiment(s, budget)
+    f = Findings(
+        [
+            symbolic_check(
+                "infinite-prompt limits, exact linear risk, trace forms, SGD gradients, exact-risk "
+                "gradients and the SGD noise floor",
+                {
+                    p.statement: p
+                    for p in catalogue.authors_experiment_proofs()
+                    + catalogue.risk_finite_gradient_proofs()
+                },
+            )
+        ]
+    )
     C = ex["correct"]
     Sp, Sq = C["covariances"]
     p_star, R_star = inf_opt(Sp, Sq, s2, tau)
@@ -211,67 +217,44 @@ def run(
         m: {L: C["per_L"][L]["params"][m] for L in Ls}
         for m in ("softmax", "linear", "softmax_best")
     }
+    f.add(
+        Findings(
+            quantities={
+                "L": Ls,
+                "steps": budget.steps,
+                "learning_rate": LR,
+                "batch": BATCH,
+                "init": list(INIT),
+                "test_prompts": budget.test,
+                "infinite_prompt_risk": R_star,
+                "infinite_prompt_optimum_product": p_star,
+                "softmax_risk": risk["softmax"],
+                "linear_risk": risk["linear"],
+                "softmax_best_risk": risk["softmax_best"],
+            }
+        )
+    )
 
-    lin_checks, exact, lin_min = authors_checks.linear_checks(
-        s, C, params, risk, Sp, Sq, lin_risk, plan, rng
-    )
-    checks += lin_checks
-    sm_checks, diffs, sl = authors_checks.softmax_checks(
-        C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk
-    )
-    checks += sm_checks
-    end_check, softmax_exact = authors_exact.endpoint_check(
-        Sp, Sq, s2, tau, Ls, params["softmax"], risk["softmax"]
-    )
-    checks.append(end_check)
+    linear = authors_checks.linear_checks(s, C, params, risk, Sp, Sq, lin_risk, budget.test, rng)
+    f.add(linear)
+    f.add(authors_checks.softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk))
+    f.add(authors_exact.endpoint_check(Sp, Sq, s2, tau, Ls, params["softmax"], risk["softmax"]))
     if profile_plan:
-        results = authors_flow.load_long_sgd()
-        times = [r["setting"]["lr"] * r["setting"]["steps"] for r in results.values()]
-        flows = authors_flow.curves(Sp, Sq, s2, tau, profile, times)
-        checks += authors_flow.flow_checks(flows)
-        long_sgd = {}
-        for stem, result in results.items():
-            sgd_check, runs = authors_flow.sgd_check(flows, result, Sp, Sq, s2, tau, stem)
-            checks.append(sgd_check)
-            long_sgd.update(
-                {f"{key} ({result['setting']['steps']} steps)": v for key, v in runs.items()}
-            )
-        if not results:
-            checks.append(
-                authors_flow.sgd_unjudged(
-                    "no result file of benchmarks/authors_long_sgd.py in data/sgd "
-                    "(an installed wheel has none: run softlin from a checkout)"
-                )
-            )
-        curves = authors_flow.strip(flows)
+        f.add(authors_flow.section(Sp, Sq, s2, tau, list(budget.flow_Ls)))
     else:
-        curves, long_sgd = {"L": [], "softmax": [], "linear": []}, {}
-    Au = ex["authors"]
-    n_pilot = max(2, plan["test"] // authors_checks.PILOT_FRACTION)
-    pilot = {
-        "se": pilot_linear_se(
-            s["Sigma"],
-            s2,
-            Ls,
-            {L: Au["per_L"][L]["params"]["linear"] for L in Ls},
-            n_pilot,
-            s["seed"],
-        ),
-        "prompts": n_pilot,
-        "test": plan["test"],
-    }
-    gen_checks, a = authors_checks.generator_checks(
-        Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot
-    )
-    checks += gen_checks
-    Sp_a, Sq_a, p_star_a, R_star_a = a["Sp"], a["Sq"], a["p_star"], a["R_star"]
-    risk_a, params_a, exact_a, delta = a["risk"], a["params"], a["exact"], a["delta"]
+        f.add(
+            Findings(
+                quantities={
+                    "exact_optimum_curves": {"L": [], "softmax": [], "linear": []},
+                    "authors_scale_sgd": {},
+                }
+            )
+        )
+    curves = f.quantities["exact_optimum_curves"]
+    long_sgd = f.quantities["authors_scale_sgd"]
     Lmax = Ls[-1]
     z1 = z_critical(check_false_alarm(), 1, 1)  # one-sided, as the softmax checks
-
-    on_correct = {
-        m: {L: Au["per_L"][L]["on_correct_data"][m] for L in Ls} for m in ("softmax", "linear")
-    }
+    lin_min = linear.quantities["linear_exact_optimum"]
     lin_exact_min = {L: [lin_min[L][1], 0.0] for L in Ls}
     l_eps = {
         f"{r:g} R*_inf": {
@@ -289,68 +272,72 @@ def run(
     omega_threshold = math.sqrt(
         float(ae_derivation.weight_moment()[0]) / float(np.linalg.eigvals(Sp @ Sq).real.max())
     )
-    quantities = {
-        "L": Ls,
-        "steps": plan["steps"],
-        "learning_rate": LR,
-        "batch": BATCH,
-        "init": list(INIT),
-        "test_prompts": plan["test"],
-        "infinite_prompt_risk": R_star,
-        "infinite_prompt_optimum_product": p_star,
-        "softmax_risk": risk["softmax"],
-        "linear_risk": risk["linear"],
-        "softmax_best_risk": risk["softmax_best"],
-        "softmax_minus_linear": sl,
-        "softmax_sgd_minus_best": diffs,
-        "linear_exact_risk": exact,
-        "linear_exact_optimum": lin_min,
-        "softmax_exact_risk": softmax_exact,
-        "exact_optimum_curves": curves,
-        "authors_scale_sgd": long_sgd,
-        "trained_params": params,
-        "L_eps": l_eps,
-        "softmax_omega_threshold_1_over_L": omega_threshold,
-        "authors_generator": {
-            "prompt_covariance": Sp_a,
-            "query_covariance": Sq_a,
-            "infinite_prompt_risk": R_star_a,
-            "infinite_prompt_optimum_product": p_star_a,
-            "softmax_risk": risk_a["softmax"],
-            "linear_risk": risk_a["linear"],
-            "softmax_best_risk": risk_a["softmax_best"],
-            "linear_exact_risk": exact_a,
-            "softmax_minus_linear": {
-                L: Au["per_L"][L]["difference"]["softmax - linear"] for L in Ls
-            },
-            "trained_params": params_a,
-            "risk_difference_authors_minus_correct": delta,
-            "trained_params_on_correct_data": on_correct,
-        },
+    f.add(
+        Findings(
+            quantities={
+                "trained_params": params,
+                "L_eps": l_eps,
+                "softmax_omega_threshold_1_over_L": omega_threshold,
+            }
+        )
+    )
+
+    Au = ex["authors"]
+    pilot = {
+        "se": pilot_linear_se(
+            s["Sigma"],
+            s2,
+            Ls,
+            {L: Au["per_L"][L]["params"]["linear"] for L in Ls},
+            budget.pilot,
+            s["seed"],
+        ),
+        "prompts": budget.pilot,
+        "test": budget.test,
     }
-    errata = [
-        {
-            "id": 5,
-            "text": "The authors' data generator transforms the prompt twice and the query never",
-            "witness": {
-                "prompt_covariance_seen": Sp_a,
-                "query_covariance_seen": Sq_a,
-                "intended_covariance": s["Sigma"],
-                "prompt_covariance_error_frobenius": float(np.linalg.norm(Sp_a - s["Sigma"])),
-                "query_covariance_error_frobenius": float(np.linalg.norm(Sq_a - s["Sigma"])),
-                "infinite_prompt_risk": {"correct": R_star, "authors": R_star_a},
-                "infinite_prompt_optimum_product": {"correct": p_star, "authors": p_star_a},
-                f"final_risk_at_L_{Lmax}": {
-                    m: {
-                        "correct": risk[m][Lmax],
-                        "authors": risk_a[m][Lmax],
-                        "authors_params_on_correct_data": on_correct[m][Lmax],
-                    }
-                    for m in ("softmax", "linear")
-                },
-            },
-        }
-    ]
+    generator = authors_checks.generator_checks(
+        Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot
+    )
+    f.add(generator)
+    a = generator.quantities["authors_generator"]
+    Sp_a, Sq_a, R_star_a = a["prompt_covariance"], a["query_covariance"], a["infinite_prompt_risk"]
+    risk_a = {"softmax": a["softmax_risk"], "linear": a["linear_risk"]}
+    on_correct = a["trained_params_on_correct_data"]
+    f.add(
+        Findings(
+            errata=[
+                {
+                    "id": 5,
+                    "text": "The authors' data generator transforms the prompt twice and the query "
+                    "never",
+                    "witness": {
+                        "prompt_covariance_seen": Sp_a,
+                        "query_covariance_seen": Sq_a,
+                        "intended_covariance": s["Sigma"],
+                        "prompt_covariance_error_frobenius": float(
+                            np.linalg.norm(Sp_a - s["Sigma"])
+                        ),
+                        "query_covariance_error_frobenius": float(
+                            np.linalg.norm(Sq_a - s["Sigma"])
+                        ),
+                        "infinite_prompt_risk": {"correct": R_star, "authors": R_star_a},
+                        "infinite_prompt_optimum_product": {
+                            "correct": p_star,
+                            "authors": a["infinite_prompt_optimum_product"],
+                        },
+                        f"final_risk_at_L_{Lmax}": {
+                            m: {
+                                "correct": risk[m][Lmax],
+                                "authors": risk_a[m][Lmax],
+                                "authors_params_on_correct_data": on_correct[m][Lmax],
+                            }
+                            for m in ("softmax", "linear")
+                        },
+                    },
+                }
+            ]
+        )
+    )
     series = {
         "authors_experiment": {
             "L": Ls,
@@ -396,20 +383,21 @@ def run(
             ],
         }
     }
+    f.add(Findings(series=series))
     latex, mathml = shown.for_claim(ID)
     return certificate(
         CLAIM,
         for_certificate(s),
         profile,
         s["seed"],
-        checks,
-        quantities,
-        errata=errata,
-        series=series,
+        f.checks,
+        f.quantities,
+        errata=f.errata,
+        series=f.series,
         provenance=provenance(),
         formulas=latex,
         formulas_mathml=mathml,
-        precision=stated_precision(checks, curves),
+        precision=stated_precision(f.checks, curves),
     )
 
 
@@ -512,24 +500,19 @@ AUTHORS_UNITS_PER_TOKEN = 0.25
 
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     from ...numerics import authors_sgd
-    from .training import BATCH, PLAN
 
-    plan, Ls = PLAN[profile], s["Ls"]
+    b, Ls = BUDGETS[profile], s["Ls"]
     # per generator: SGD of both models and the best-softmax fit; test prompts evaluated three times
     # in all (each generator's own, and the authors' parameters on correct data: the models of one
-    # evaluation share its prompts), and the correct-data control's pilot on test / PILOT_FRACTION
-    per_L = (
-        len(authors_sgd.GENERATORS) * (2 * plan["steps"] * BATCH + plan["fit"])
-        + 3 * plan["test"]
-        + plan["test"] / authors_checks.PILOT_FRACTION
-    )
+    # evaluation share its prompts), and the correct-data control's pilot
+    per_L = len(authors_sgd.GENERATORS) * (2 * b.steps * BATCH + b.fit) + 3 * b.test + b.pilot
     tokens = per_L * float(sum(Ls))
     return budgets.Estimate(
         "authors-experiment",
         tokens * AUTHORS_UNITS_PER_TOKEN,
         4 * BATCH * max(Ls) * 2 * 8,
-        f"icl.L = {Ls}: SGD of {plan['steps']} steps of {BATCH} prompts per L and generator, "
-        f"{plan['test']} test prompts",
+        f"icl.L = {Ls}: SGD of {b.steps} steps of {BATCH} prompts per L and generator, "
+        f"{b.test} test prompts",
     )
 
 

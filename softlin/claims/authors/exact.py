@@ -21,6 +21,7 @@ import math
 from ...numerics import finite_risk as fr, significance
 from ...numerics.significance import z_critical
 from ..base import check_false_alarm, Check
+from ..findings import Findings
 
 AUTHORS_LS = list(range(10, 101, 10)) + list(range(200, 1001, 100))
 QUICK_LS = 4
@@ -39,8 +40,9 @@ def ratio_detectable(tolerance, prediction) -> float | None:
     return float(min(eps)) if eps else None
 
 
-def endpoint_check(Sp, Sq, s2, tau, Ls, params, risk) -> tuple[Check, dict]:
-    """MC test risk of the trained softmax parameters against the exact risk there, every L."""
+def endpoint_check(Sp, Sq, s2, tau, Ls, params, risk) -> Findings:
+    """MC test risk of the trained softmax parameters against the exact risk there, every L; the
+    exact risk [value, stated error] per L is the quantity "softmax_exact_risk"."""
     model = fr.Model(Sp, Sq, tau, s2)
     exact, zs = {}, []
     for L in Ls:
@@ -65,4 +67,4 @@ def endpoint_check(Sp, Sq, s2, tau, Ls, params, risk) -> tuple[Check, dict]:
         unit="|z|",
         detectable=significance.resolution([exact[L][0] for L in Ls], ses, z),
     )
-    return check, exact
+    return Findings([check], {"softmax_exact_risk": exact})

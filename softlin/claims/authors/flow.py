@@ -44,10 +44,11 @@ import numpy as np
 from scipy import stats
 
 from ...numerics import finite_risk as fr, finite_risk_gradient as fg, kernels
-from .exact import AUTHORS_LS, OMEGA_MAX, QUICK_LS, ratio_detectable
+from .exact import OMEGA_MAX, ratio_detectable
 from .training import INIT, LR
 from .. import progress
 from ..base import check_false_alarm, Check, unjudged
+from ..findings import Findings
 
 AUTHORS_STEPS = 300_000
 T_END = LR * AUTHORS_STEPS  # the authors' end time
@@ -203,10 +204,9 @@ def _agreement(surf, gs, mu: float, omega: float) -> dict:
     }
 
 
-def curves(Sp, Sq, s2, tau, profile: str, times=()) -> dict:
-    """Per L: the exact optima and the flows of both models, recorded at T_END and `times` (module
-    docstring)."""
-    Ls = AUTHORS_LS[:QUICK_LS] if profile == "quick" else AUTHORS_LS
+def curves(Sp, Sq, s2, tau, Ls: list[int], times=()) -> dict:
+    """At each of the prompt lengths `Ls`: the exact optima and the flows of both models, recorded
+    at T_END and `times` (module docstring)."""
     model = fr.Model(Sp, Sq, tau, s2)
     soft, lin = [], []
     for L in progress.sweep(Ls, "exact optima and gradient flows", item="L"):
@@ -220,7 +220,7 @@ def _finite(x: float) -> float:
     return x if math.isfinite(x) else math.inf
 
 
-def flow_checks(c: dict) -> list[Check]:
+def flow_checks(c: dict) -> Findings:
     """Stationarity and optimality of the flows' ends. An L whose softmax optimum lies on the
     boundary |omega| = OMEGA_MAX of the exact surface (`beyond_reach`: the flow leaves the surface,
     e.g. at d = 1, Sigma = 0.5, noise 0, L = 4, 8, where the optimum sits on that boundary) is not
@@ -310,7 +310,7 @@ def flow_checks(c: dict) -> list[Check]:
             unit="ratio",
         )
     )
-    return out
+    return Findings(out)
 
 
 ROUNDING_EXCESS = 1e-12
@@ -392,20 +392,27 @@ def _produced_by(long_sgd: dict, stem: str) -> str:
     )
 
 
-def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple[Check, dict]:
+def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> Findings:
     """SGD endpoints at step k against the flow at the same time t = lr k, within the noise floor:
     the exact excess R_L(SGD) - R_L(flow(t)) = g.delta + delta^T H delta / 2 + ..., delta ~ N(0, P)
     the stationary fluctuation (derived P), so
     |excess| <= z sqrt(g^T P g) + q mean(delta^T H delta / 2) (the Gaussian linear term two-sided
     at z, the quadratic term at the chi2_1 quantile q times its mean; half of check_false_alarm() to
-    each, Bonferroni over the runs)."""
+    each, Bonferroni over the runs). Its quantities: per model and L, "<model> L=<L> (<k> steps)",
+    the numbers behind the check."""
     if not same_setting(long_sgd["setting"], Sp, Sq, s2, tau):
-        return sgd_unjudged(
-            f"data/sgd/{stem}.json was run on another law than this scenario's", stem
-        ), {}
+        return Findings(
+            [
+                sgd_unjudged(
+                    f"data/sgd/{stem}.json was run on another law than this scenario's", stem
+                )
+            ]
+        )
     runs = {int(L): r for L, r in long_sgd["runs"].items() if int(L) in c["L"]}
     if not runs:
-        return sgd_unjudged(f"data/sgd/{stem}.json holds no run at this scenario's L", stem), {}
+        return Findings(
+            [sgd_unjudged(f"data/sgd/{stem}.json holds no run at this scenario's L", stem)]
+        )
     lr, batch, steps = (
         long_sgd["setting"]["lr"],
         long_sgd["setting"]["batch"],
@@ -488,7 +495,33 @@ def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> tuple
             [r.get("flow_risk", math.nan) for r in out.values()],
         ),
     )
-    return check, out
+    return Findings([check], {f"{key} ({steps} steps)": v for key, v in out.items()})
+
+
+def section(Sp, Sq, s2, tau, Ls: list[int]) -> Findings:
+    """The gradient flows at the prompt lengths `Ls` (flow_checks) and SGD at the authors' scale,
+    one check per result file of benchmarks/authors_long_sgd.py (sgd_check; unjudged when there is
+    none). Quantities: the flows' curves without their surfaces ("exact_optimum_curves") and the
+    long SGD runs' numbers ("authors_scale_sgd")."""
+    results = load_long_sgd()
+    times = [r["setting"]["lr"] * r["setting"]["steps"] for r in results.values()]
+    flows = curves(Sp, Sq, s2, tau, Ls, times)
+    f = flow_checks(flows)
+    f.add(Findings(quantities={"exact_optimum_curves": strip(flows), "authors_scale_sgd": {}}))
+    for stem, result in results.items():
+        f.add(sgd_check(flows, result, Sp, Sq, s2, tau, stem), quantities_under="authors_scale_sgd")
+    if not results:
+        f.add(
+            Findings(
+                [
+                    sgd_unjudged(
+                        "no result file of benchmarks/authors_long_sgd.py in data/sgd "
+                        "(an installed wheel has none: run softlin from a checkout)"
+                    )
+                ]
+            )
+        )
+    return f
 
 
 def strip(c: dict) -> dict:
