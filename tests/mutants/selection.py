@@ -1,11 +1,13 @@
-"""Which mutants CI runs: those whose file changed since the last full run, plus a rotating share.
+"""Which mutants CI runs: those whose file's code changed since the catalogue's last recorded
+result, plus a rotating share.
 
 The whole catalogue takes about half an hour on two cores, more than CI's budget leaves it. CI
 therefore runs
 
 - every mutant whose target file's code (`program`: its syntax tree, docstrings aside) differs
-  between the commit of the last full run (recorded in `LAST_FULL_RUN`, with its date and result)
-  and the working tree: a slip in code that changed is the one most likely to have lost its check;
+  between the commit of the catalogue's last recorded result (the first entry of `LAST_FULL_RUN`,
+  with its date and result) and the working tree: a slip in code that changed is the one most
+  likely to have lost its check;
 - a rotating share: the mutants whose position in the catalogue is congruent to the HEAD commit's
   hash modulo ROTATION, so each commit exercises a different, reproducible slice and ROTATION
   consecutive commits cover the catalogue.
@@ -30,7 +32,8 @@ ROTATION = 12
 
 
 def recorded_commit() -> str:
-    """The commit of the last full run: the first word of LAST_FULL_RUN's first non-comment line."""
+    """The commit of the last recorded result: the first word of LAST_FULL_RUN's first non-comment
+    line."""
     for line in LAST_FULL_RUN.read_text().splitlines():
         if line.strip() and not line.startswith("#"):
             return line.split()[0]
@@ -101,6 +104,6 @@ def select(environ=os.environ) -> tuple[list[str], str]:
     names = [n for n in every if n in set(touched) | set(share)]
     return names, (
         f"{len(names)} of {len(every)} mutants: {len(touched)} whose file changed since "
-        f"{since[:10]} (the last full run), and share {turn} of {ROTATION} "
+        f"{since[:10]} (the last recorded result), and share {turn} of {ROTATION} "
         f"chosen by HEAD {head[:10]}"
     )
