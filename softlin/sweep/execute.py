@@ -61,13 +61,16 @@ def open_client(workers: int | None, scheduler: str | None):
         except (OSError, TimeoutError) as exc:
             raise ValueError(f"--scheduler {scheduler!r}: cannot connect ({exc})") from None
     # The scheduler's HTTP server (health, dashboard) on a free local port: no clash with another
-    # cluster on 8787, and no warning about it on stderr.
+    # cluster on 8787, and no warning about it on stderr. Worker logs below CRITICAL are silenced:
+    # when the cluster closes, a worker's heartbeat in flight may find the scheduler gone and log an
+    # ERROR with a traceback, which is noise; an error of a point reaches the sweep through its
+    # future's exception, and a worker lost to memory as KilledWorker, so nothing is hidden.
     cluster = distributed.LocalCluster(
         n_workers=workers,
         threads_per_worker=1,
         processes=True,
         dashboard_address="127.0.0.1:0",
-        silence_logs=logging.ERROR,
+        silence_logs=logging.CRITICAL,
     )
     return distributed.Client(cluster)
 
