@@ -496,8 +496,9 @@ def test_the_numerator_test_holds_its_level_where_heavy_tailed_weights_break_the
     subject = lemma21.gaussian_subject(
         "s", GaussianLaw(s["mean"], s["cov"]), s["mean"], s["cov"], s["U"], s["V"]
     )
-    checks, series = battery.montecarlo_checks(subject, queries, s["U"], s["V"], budget, rng)
-    z = np.abs(np.array(series["numerator_z"]))
+    found = battery.montecarlo_checks(subject, queries, s["U"], s["V"], budget, rng)
+    checks = found.checks
+    z = np.abs(np.array(found.series["numerator_z"]))
     assert z.max() > z_critical(1e-6, z.size)
     numerator = next(c for c in checks if c.id == battery.NUMERATOR_ID)
     assert numerator.passed is True and numerator.value <= 1.0
@@ -597,9 +598,9 @@ def test_a_real_claims_statistical_checks_read_the_lowered_level():
         rng = claim_rng(0, "lemma-2.1")
         budget, queries = budget_for(s, "quick"), queries_for(s, "quick", rng)
         with false_alarm_level(level):
-            checks, _ = battery.montecarlo_checks(subject, queries, s["U"], s["V"], budget, rng)
+            checks = battery.montecarlo_checks(subject, queries, s["U"], s["V"], budget, rng).checks
             assert reliability(checks)["false_alarm_per_statistical_check"] == level
-        bounds[level] = next(c.bound for c in checks if "decreases in L" in c.name)
+        bounds[level] = next(c.bound for c in checks if c.id == "battery/mse-decreases")
         assert bounds[level] == pytest.approx(z_critical(level, len(budget.Ls) - 1, sided=1))
     assert bounds[1e-9] > bounds[1e-6]
     with pytest.raises(ValueError, match="per-check false alarm"):

@@ -248,9 +248,9 @@ def test_planned_noncentrality_matches_the_simulated_numerator_statistic():
     zs = np.array(
         [
             abs(
-                battery.montecarlo_checks(subject, queries, U, V, budget, rng)[1]["numerator_z"][0][
-                    0
-                ][0]
+                battery.montecarlo_checks(subject, queries, U, V, budget, rng).series[
+                    "numerator_z"
+                ][0][0][0]
             )
             for _ in range(40)
         ]

@@ -38,7 +38,8 @@ def _setup():
 
 def test_the_emitted_closed_forms_lie_in_the_balls():
     Z, U, V = _setup()
-    check, written = control_limits.control_limits_check(Z, U, V)
+    found = control_limits.control_limits_check(Z, U, V)
+    [check], written = found.checks, found.quantities
     assert check.passed is True and check.tier == "enclosure"
     lo, hi = written["control_limit_enclosure"]["uniform"][0][0]
     assert lo <= limits.uniform_limit(U, V, Z)[0, 0] <= hi
@@ -63,7 +64,7 @@ def test_the_emitted_closed_forms_lie_in_the_balls():
 def test_a_slipped_closed_form_fails_the_check(monkeypatch, law, slip):
     Z, U, V = _setup()
     monkeypatch.setitem(control_limits.FLOAT_ROUTES, law, slip)
-    check, _ = control_limits.control_limits_check(Z, U, V)
+    [check] = control_limits.control_limits_check(Z, U, V).checks
     assert check.passed is False
 
 

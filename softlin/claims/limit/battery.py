@@ -197,7 +197,7 @@ def kernel_check(subject: Subject, queries: np.ndarray, V) -> tuple[Check, np.nd
 
 def montecarlo_checks(
     subject: Subject, queries: np.ndarray, U, V, budget: Budget, rng: np.random.Generator
-) -> tuple[list[Check], dict]:
+) -> Findings:
     limit = subject.claimed_kernel(queries)  # (Q, k)
     moments = [subject.claimed_moments(z) for z in queries]
     n_tests = len(budget.Ls) * len(queries)
@@ -350,7 +350,7 @@ def montecarlo_checks(
             detectable=numerator_detectable(limit, var_x, budget, per_test) if decided else None,
         )
     )
-    return checks, series
+    return Findings(checks, series=series)
 
 
 def binomial_detectable(budget: Budget, alpha: float) -> float:
@@ -485,8 +485,8 @@ def run_battery(
     power = numerator_power(subject, queries, budget) if subject.numerator_moments else None
     c1, _, _ = formula_check(subject, queries)
     c2, kernel, reference = kernel_check(subject, queries, V)
-    mc, series = montecarlo_checks(subject, queries, U, V, budget, rng)
-    return Battery(Findings([c1, c2] + mc, series=series), kernel, reference, power, budget.trials)
+    found = Findings([c1, c2]).add(montecarlo_checks(subject, queries, U, V, budget, rng))
+    return Battery(found, kernel, reference, power, budget.trials)
 
 
 def refuting_routes(result: Battery) -> list[str]:

@@ -14,6 +14,7 @@ import numpy as np
 from ...numerics import control_limits_enclosure as enclosure, limits
 from ...numerics.selfnormalised_enclosure import outward
 from ..base import Check
+from ..findings import Findings
 
 # The float route's rounding, relative to sum_j |V_ij| max|f| (|f| <= sqrt 3): a handful of float
 # operations per coordinate (the uniform form cancels near a = 0, where its Taylor branch takes
@@ -22,9 +23,9 @@ FLOAT_ROUTE_RELATIVE = 1e-12
 FLOAT_ROUTES = {"rademacher": limits.rademacher_limit, "uniform": limits.uniform_limit}
 
 
-def control_limits_check(queries: np.ndarray, U: np.ndarray, V: np.ndarray) -> tuple[Check, dict]:
-    """The check (tier enclosure) and the balls as [lower, upper] per query and output
-    coordinate."""
+def control_limits_check(queries: np.ndarray, U: np.ndarray, V: np.ndarray) -> Findings:
+    """The check (tier enclosure) and, as a quantity, the balls as [lower, upper] per query and
+    output coordinate."""
     scale = np.sum(np.abs(np.atleast_2d(V)), axis=1) * math.sqrt(3)  # per output coordinate
     worst, widest, written = 0.0, 0.0, {}
     for law, float_route in FLOAT_ROUTES.items():
@@ -53,4 +54,4 @@ def control_limits_check(queries: np.ndarray, U: np.ndarray, V: np.ndarray) -> t
         id="controls/limits-enclosure",
         unit="relative error",
     )
-    return check, {"control_limit_enclosure": written}
+    return Findings([check], {"control_limit_enclosure": written})

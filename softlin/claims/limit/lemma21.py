@@ -162,8 +162,7 @@ def run(
     f.add(controls)
     familywise = familywise_false_alarm(main.findings.checks, controls.quantities["controls"])
     f.add(Findings(quantities={"false_alarm_familywise": familywise}))
-    enclosed, enclosure = control_limits_check(queries, U, V)
-    f.add(Findings([enclosed], enclosure))
+    f.add(control_limits_check(queries, U, V))
     if s.get("query") is not None:
         f.add(
             Findings(
