@@ -49,25 +49,28 @@ def fake_claim(monkeypatch, claim_id, run):
 def fake_certificate(claim_id, scenario, profile, seed, value=1.0):
     claim = registry.get(claim_id)
     from softlin.claims.base import Check, certificate
+    from softlin.claims.findings import Findings
 
     return certificate(
         claim,
         scenario,
         profile,
         seed,
-        [
-            Check(
-                "a check",
-                "quadrature",
-                True,
-                value,
-                2.0,
-                "detail",
-                id="fake",
-                unit="relative error",
-            )
-        ],
-        {"x": value},
+        Findings(
+            [
+                Check(
+                    "a check",
+                    "quadrature",
+                    True,
+                    value,
+                    2.0,
+                    "detail",
+                    id="fake",
+                    unit="relative error",
+                )
+            ],
+            {"x": value},
+        ),
     )
 
 

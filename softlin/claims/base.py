@@ -33,9 +33,12 @@ import math
 import re
 import zlib
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
+
+if TYPE_CHECKING:  # findings.py builds on Check, defined here
+    from .findings import Findings
 
 FORMAT = 1
 PROFILES = ("quick", "standard", "full")
@@ -364,18 +367,16 @@ def certificate(
     scenario: dict,
     profile: str,
     seed: int,
-    checks: list[Check],
-    quantities: dict,
+    findings: Findings,
     *,
-    errata: list | None = None,
     formulas: dict | None = None,
-    series: dict | None = None,
     provenance: dict | None = None,
     formulas_mathml: dict | None = None,
     precision: list | None = None,
 ) -> dict:
     """The certificate dict of docs/design.md, plus the statement, formulas and figure series that
-    the renderer needs (it reads certificates only).
+    the renderer needs (it reads certificates only), from what the claim's steps found: its checks,
+    quantities, series and errata.
 
     `formulas` maps a name to LaTeX (Markdown pages); `formulas_mathml` maps the same names to a
     presentation MathML <math> element (HTML pages; build it with `softlin.mathml.mathml_formula`).
@@ -385,6 +386,7 @@ def certificate(
     digits are not all known, e.g. an optimizer's argmin, a gradient at an optimum, an error
     estimate: `verify --check` compares them at that precision, the others at the written eight
     digits."""
+    checks = findings.checks
     return jsonable(
         {
             "format": FORMAT,
@@ -396,13 +398,13 @@ def certificate(
             "scenario": scenario,
             "profile": profile,
             "seed": seed,
-            "quantities": quantities,
+            "quantities": findings.quantities,
             "reliability": reliability(checks),
             "checks": check_records(claim.id, checks),
-            "errata": errata or [],
+            "errata": findings.errata,
             "formulas": formulas or {},
             "formulas_mathml": formulas_mathml or {},
-            "series": series or {},
+            "series": findings.series,
             "provenance": provenance or {},
             **({"precision": precision} if precision else {}),
         }

@@ -427,11 +427,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
         icl_common.for_certificate(s),
         profile,
         s["seed"],
-        f.checks,
-        f.quantities,
-        errata=f.errata,
+        f,
         formulas=formulas,
-        series=f.series,
         provenance=provenance(),
         formulas_mathml=mathml,
     )

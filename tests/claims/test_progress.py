@@ -6,6 +6,7 @@ import pytest
 
 from softlin import cli
 from softlin.claims import base, budgets, progress, registry
+from softlin.claims.findings import Findings
 
 
 class FakeTerminal(io.StringIO):
@@ -81,7 +82,7 @@ def _fake_claim():
         check = base.Check(
             "a check", "symbolic", True, 1, 1, "trivially", id="trivial", unit="identities"
         )
-        return base.certificate(CLAIM, scenario, profile, scenario["seed"], [check], {})
+        return base.certificate(CLAIM, scenario, profile, scenario["seed"], Findings([check]))
 
     CLAIM = base.Claim(
         "fake-claim",

@@ -14,6 +14,7 @@ import sympy as sp
 
 from softlin.claims import budgets, formulas, scenario as scen
 from softlin.claims.base import Check, Claim, certificate
+from softlin.claims.findings import Findings
 from softlin.claims.hunt_space import Space
 from softlin.derivations.display import Display
 
@@ -81,11 +82,9 @@ def run_with(closed_form):
             scen.for_certificate(s),
             profile,
             v["seed"],
-            checks,
-            {"largest_relative_error": max(errors)},
+            Findings(checks, {"largest_relative_error": max(errors)}, series),
             formulas=latex,
             formulas_mathml=mathml,
-            series=series,
         )
 
     return run

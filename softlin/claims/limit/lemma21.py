@@ -191,11 +191,8 @@ def run(
         scen.for_certificate(s),
         profile,
         s["seed"],
-        f.checks,
-        f.quantities,
-        errata=f.errata,
+        f,
         formulas=formulas,
-        series=f.series,
         provenance=provenance(),
         formulas_mathml=formulas_mathml,
     )

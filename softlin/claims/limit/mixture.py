@@ -208,11 +208,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
         scen.for_certificate(s),
         profile,
         s["seed"],
-        f.checks,
-        f.quantities,
-        errata=f.errata,
+        f,
         formulas=_formulas(),
-        series=f.series,
         provenance=provenance(),
         formulas_mathml=_formulas_mathml(),
     )
