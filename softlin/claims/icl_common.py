@@ -114,8 +114,8 @@ def for_certificate(s: dict) -> dict:
 
 @dataclass(frozen=True)
 class Budget:
-    """What the in-context claims spend at a profile (BUDGETS): thm-5.2 and, for its training
-    estimate, thm-4.3 read the training; each reads its own checks' sizes."""
+    """What the in-context claims spend at a profile (BUDGETS): thm-5.2 reads the training and the
+    Sigma counts, thm-4.3 the flows and the gap prompts."""
 
     training_prompts: int
     """prompts of the fixed training sample per L (the evaluation sample has four times as many)"""
@@ -302,9 +302,8 @@ def L_eps(result: dict, eps_list) -> tuple[dict, dict]:
 
 
 def work_estimate(claim_id: str):
-    """The work and memory estimator of an in-context claim (thm-4.3, thm-5.2): gradient descent on
-    the profile's prompts, and the evaluation sample at the largest L against a training sample's
-    cap."""
+    """thm-5.2's work and memory estimator: gradient descent on the profile's prompts, and the
+    evaluation sample at the largest L against a training sample's cap."""
 
     def estimate(s: dict, profile: str) -> budgets.Estimate:
         b = BUDGETS[profile]
@@ -325,7 +324,6 @@ def work_estimate(claim_id: str):
             steps * prompts * float(sum(Ls)) * d * d,
             need,
             f"icl.L = {s['Ls']}: gradient descent, up to {steps} steps on {prompts} prompts",
-            shared="icl-training",
-        )  # thm-4.3 and thm-5.2 share the cached training
+        )
 
     return estimate
