@@ -95,6 +95,17 @@ def test_a_toml_file_with_every_documented_key_passes_the_cli_dry_run(claim_id, 
     printed = capsys.readouterr().out
     assert claim_id in printed and "nothing was run or written" in printed
     assert not out.exists()
+    # with no claim named, the file selects this claim among those that read every key of it, and
+    # no selected claim refuses a key as one it does not read (another may still refuse a value:
+    # thm-4.3 refuses the label noise > 0 of authors-experiment's file)
+    code = cli.main(["verify", "--scenario", str(path), "--dry-run", "--out", str(out)])
+    captured = capsys.readouterr()
+    if m := re.search(r" runs ([^;]+); skipped: (.*)", captured.err):
+        assert claim_id in m.group(1).split(", "), m.group(2)
+    else:
+        assert claim_id in captured.out
+    if code != 0:
+        assert "not used by" not in captured.err and "unknown scenario" not in captured.err
     # one key more than documented is refused, naming it
     user["not_a_key"] = 1
     path.write_text(to_toml(user))

@@ -283,6 +283,10 @@ class Claim:
     # () draws the one series of the default fields.
     sweep_series: tuple[tuple[str, ...], ...] = ()
 
+    def reads(self, table: str) -> frozenset:
+        """The keys of sub-table `table` this claim documents (and so reads)."""
+        return frozenset(k.name for k in self.keys if k.table == table)
+
     def __post_init__(self):
         named = frozenset(k.table or k.name for k in self.keys)
         if self.keys and named != frozenset(self.scenario_keys):

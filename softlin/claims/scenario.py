@@ -174,14 +174,15 @@ def merge(default: dict, user: dict, allowed: frozenset) -> dict:
     return out
 
 
-def reader_problem(user: dict, allowed: frozenset) -> str | None:
-    """Why a claim reading `allowed` cannot take the user's scenario (the first key it does not
-    read, or an unknown key of a table it reads), or None when it can."""
+def reader_problem(user: dict, claim) -> str | None:
+    """Why `claim` cannot take the user's scenario (the first key it does not read: a top-level key
+    or table outside its scenario_keys, or a key of a table it reads but does not document, such as
+    an [icl] key of another in-context claim), or None when it can."""
     for key, value in user.items():
-        if key not in allowed:
+        if key not in claim.scenario_keys:
             return f"[{key}]" if isinstance(value, dict) else key
         if isinstance(value, dict):
-            unknown = sorted(set(value) - table_keys(key))
+            unknown = sorted(set(value) - claim.reads(key))
             if unknown:
                 return f"{key}.{unknown[0]}"
     return None

@@ -46,7 +46,7 @@ def _select(args, user: dict) -> list:
     claims = list(registry.CLAIMS.values())
     if not user:
         return claims
-    problems = {c.id: scen.reader_problem(user, c.scenario_keys) for c in claims}
+    problems = {c.id: scen.reader_problem(user, c) for c in claims}
     chosen = [c for c in claims if problems[c.id] is None]
     skipped = "; ".join(
         f"{cid} does not read {key}" for cid, key in problems.items() if key is not None

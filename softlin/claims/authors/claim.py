@@ -99,7 +99,6 @@ HYPOTHESES = (
     "init (0.5, 0.5)",
 )
 KEYS = frozenset({"seed", "icl"})
-UNUSED_ICL_KEYS = ("alpha", "theta", "eps")
 L_CAP = 5000  # per step batch x L_max x 2 doubles (reduced sampler): 128 x 5000 x 2 x 8 B = 10 MB
 L_EPS_RELATIVE = (0.1, 0.05, 0.02)  # reported L(eps) (upper confidence bounds, one-sided z at 1e-6)
 # The training plan (LR, BATCH, INIT, BUDGETS) is in claims/authors/training.py, the check
@@ -122,11 +121,11 @@ def validate(s: dict) -> dict:
     out = dict(s)
     seed = scen.seed_of(s)
     t = dict(s.get("icl", {}))
-    for key in UNUSED_ICL_KEYS:
-        if key in t:
-            raise ValueError(
-                f"icl.{key} is not used by {ID} (it reads icl.sigma, icl.noise, icl.L)"
-            )
+    # [icl] is shared with the in-context claims, which read keys this claim does not (alpha, ...)
+    unread = sorted(set(t) - CLAIM.reads("icl"))
+    if unread:
+        reads = ", ".join(f"icl.{k}" for k in sorted(CLAIM.reads("icl")))
+        raise ValueError(f"icl.{unread[0]} is not used by {ID} (it reads {reads})")
     Sigma = positive_definite("icl.sigma", t.get("sigma"))
     s2 = t.get("noise", 0.1)
     if isinstance(s2, bool) or not isinstance(s2, (int, float)) or not math.isfinite(s2) or s2 < 0:
