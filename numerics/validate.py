@@ -126,3 +126,34 @@ def prompt_length(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"{name} = {value!r} must be an integer >= 1")
     return int(value)
+
+
+def integer(name: str, value, low: int = 0, high: int | None = None) -> int:
+    """An integer (not a boolean) in [low, high], else ValueError naming it."""
+    ok = not isinstance(value, bool) and isinstance(value, (int, np.integer))
+    if not ok or value < low or (high is not None and value > high):
+        where = f">= {low}" if high is None else f"in [{low}, {high}]"
+        raise ValueError(f"{name} = {value!r} must be an integer {where}")
+    return int(value)
+
+
+def prompt_lengths(name: str, value, low: int = 1, at_least: int = 1) -> list[int]:
+    """A strictly increasing list of at least `at_least` integers >= low (prompt lengths)."""
+    ok = (
+        isinstance(value, list)
+        and len(value) >= at_least
+        and all(not isinstance(L, bool) and isinstance(L, (int, np.integer)) for L in value)
+    )
+    if not ok or any(L < low for L in value) or sorted(set(value)) != value:
+        count = "" if at_least == 1 else f"at least {at_least} "
+        raise ValueError(
+            f"{name} = {value!r} must be a strictly increasing list of {count}integers >= {low}"
+        )
+    return [int(L) for L in value]
+
+
+def numbers(name: str, value, low: float = -MAX_MAGNITUDE, open_low: bool = False) -> list[float]:
+    """A non-empty list of real numbers (not booleans), each above low (`number`)."""
+    if not isinstance(value, list) or not value:
+        raise ValueError(f"{name} = {value!r} must be a non-empty list of numbers")
+    return [number(f"{name}[{i}]", x, low, open_low=open_low) for i, x in enumerate(value)]

@@ -183,6 +183,25 @@ def test_a_scenario_without_claims_runs_the_claims_that_read_its_keys(tmp_path, 
     )
 
 
+@pytest.mark.parametrize(
+    "claim_id, text, fragment",
+    [
+        ("finite-prompt-risk", "[scalar]\nnoise = true\n", "scalar.noise = True"),
+        ("thm-5.2", "[icl]\neps = [true, 0.1]\n", "icl.eps[0] = True"),
+        ("thm-4.3", "[icl]\nL = [10, 10, 30]\n", "icl.L = [10, 10, 30]"),
+        ("authors-experiment", "[icl]\nL = [1, 10]\n", "integers >= 2"),
+        ("lemma-2.1", "delta = 1.0\n", "delta = 1.0"),
+        ("lemma-2.1", "seed = true\n", "seed = True"),
+    ],
+)
+def test_a_boolean_or_out_of_range_value_is_refused_naming_its_key(
+    tmp_path, capsys, claim_id, text, fragment
+):
+    f = scenario(tmp_path, text)
+    argv = ["verify", claim_id, "--scenario", f, "--dry-run", "--out", str(tmp_path / "out")]
+    refused(argv, capsys, [fragment], tmp_path)
+
+
 def test_every_built_in_scenario_is_admitted_at_every_profile():
     for profile in ("quick", "standard", "full"):
         args = cli.build_parser().parse_args(["verify", "--profile", profile])

@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..numerics import icl_flows, icl_training, kernels
-from ..numerics.validate import positive_definite
+from ..numerics.validate import numbers, positive_definite, prompt_lengths
 from ..numerics.fits import linear_fit
 from ..numerics.significance import z_critical
 from . import budgets, scenario as scen
@@ -56,7 +56,7 @@ KEY_DOCS = (
     scen.Key(
         "icl",
         "L",
-        "strictly increasing integers >= 2",
+        "strictly increasing integers >= 1",
         "prompt lengths of the finite-prompt training",
     ),
     scen.Key("icl", "eps", "positive numbers", "risk levels of the reported L(eps)"),
@@ -89,22 +89,9 @@ def validate(s: dict) -> dict:
         raise ValueError(
             f"icl.noise = {noise!r}: Theorems 4.3/5.2 are checked for noiseless labels (noise = 0)"
         )
-    Ls = t.get("L")
-    if (
-        not isinstance(Ls, list)
-        or not Ls
-        or any(isinstance(L, bool) or not isinstance(L, int) or L < 1 for L in Ls)
-        or sorted(set(Ls)) != Ls
-    ):
-        raise ValueError(f"icl.L = {Ls!r} must be a strictly increasing list of integers >= 1")
-    eps = t.get("eps", [0.1, 0.03, 0.01])
-    if (
-        not isinstance(eps, list)
-        or not eps
-        or any(not isinstance(e, (int, float)) or not 0 < e < math.inf for e in eps)
-    ):
-        raise ValueError(f"icl.eps = {eps!r} must be a non-empty list of positive numbers")
-    out.update(seed=seed, Sigma=Sigma, A0=A0, b0=b0, Ls=Ls, eps=[float(e) for e in eps])
+    Ls = prompt_lengths("icl.L", t.get("L"))
+    eps = numbers("icl.eps", t.get("eps", [0.1, 0.03, 0.01]), 0.0, open_low=True)
+    out.update(seed=seed, Sigma=Sigma, A0=A0, b0=b0, Ls=Ls, eps=eps)
     return out
 
 

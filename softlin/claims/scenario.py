@@ -203,27 +203,16 @@ def common(s: dict) -> dict:
     out["query_cov"] = validate.covariance("query_cov", s.get("query_cov", np.eye(d).tolist()), d)
     if s.get("query") is not None:
         out["query"] = validate.vector("query", s["query"], d)
-    Ls = s["L"]
-    if not isinstance(Ls, list) or not Ls:
-        raise ValueError(f"L = {Ls!r} must be a non-empty list of prompt lengths")
-    out["L"] = [validate.prompt_length("L", L) for L in Ls]
-    if sorted(set(out["L"])) != out["L"]:
-        raise ValueError(f"L = {Ls!r} must be strictly increasing")
+    out["L"] = validate.prompt_lengths("L", s["L"])
     out["trials"] = validate.prompt_length("trials", s["trials"])
-    delta = s["delta"]
-    if not isinstance(delta, (int, float)) or not 0 < delta < 1:
-        raise ValueError(f"delta = {delta!r} must be a probability in (0, 1)")
-    out["delta"] = float(delta)
+    out["delta"] = validate.number("delta", s["delta"], 0.0, 1.0, open_low=True, open_high=True)
     out["seed"] = seed_of(s)
     return out
 
 
 def seed_of(s: dict) -> int:
     """The scenario's seed (default 0), an integer >= 0."""
-    seed = s.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed = {seed!r} must be an integer >= 0")
-    return seed
+    return validate.integer("seed", s.get("seed", 0), 0)
 
 
 def for_certificate(s: dict) -> dict:

@@ -77,3 +77,18 @@ def test_prompt_length_below_one_is_rejected():
     for bad in (0, -3, 2.5, True):
         with pytest.raises(ValueError, match="L"):
             validate.prompt_length("L", bad)
+
+
+def test_integers_lists_of_lengths_and_of_numbers_refuse_booleans_and_bad_values():
+    assert validate.integer("seed", 3) == 3 and validate.integer("d", 5, 1, 5) == 5
+    for bad in (True, -1, 2.0, "3"):
+        with pytest.raises(ValueError, match="seed"):
+            validate.integer("seed", bad)
+    assert validate.prompt_lengths("L", [2, 10], 2, at_least=2) == [2, 10]
+    for bad in ([10, 10], [10, 2], [True, 10], [1, 10], [10], [], 10, [2.0, 10]):
+        with pytest.raises(ValueError, match="L = "):
+            validate.prompt_lengths("L", bad, 2, at_least=2)
+    assert validate.numbers("eps", [0.1, 1]) == [0.1, 1.0]
+    for bad in ([True, 0.1], [0.0], [float("inf")], [], 0.1):
+        with pytest.raises(ValueError, match="eps"):
+            validate.numbers("eps", bad, 0.0, open_low=True)

@@ -63,7 +63,7 @@ import numpy as np
 
 from ...derivations import authors_experiment as ae_derivation, catalogue
 from ...numerics import kernels
-from ...numerics.validate import positive_definite
+from ...numerics.validate import number, positive_definite, prompt_lengths
 from ...numerics.significance import z_critical
 from .. import formulas as shown
 from . import checks as authors_checks
@@ -127,19 +127,8 @@ def validate(s: dict) -> dict:
         reads = ", ".join(f"icl.{k}" for k in sorted(CLAIM.reads("icl")))
         raise ValueError(f"icl.{unread[0]} is not used by {ID} (it reads {reads})")
     Sigma = positive_definite("icl.sigma", t.get("sigma"))
-    s2 = t.get("noise", 0.1)
-    if isinstance(s2, bool) or not isinstance(s2, (int, float)) or not math.isfinite(s2) or s2 < 0:
-        raise ValueError(f"icl.noise = {s2!r} must be a finite variance >= 0")
-    Ls = t.get("L")
-    if (
-        not isinstance(Ls, list)
-        or len(Ls) < 2
-        or any(isinstance(L, bool) or not isinstance(L, int) or L < 2 for L in Ls)
-        or sorted(set(Ls)) != Ls
-    ):
-        raise ValueError(
-            f"icl.L = {Ls!r} must be a strictly increasing list of at least two integers >= 2"
-        )
+    s2 = number("icl.noise", t.get("noise", 0.1), 0.0)
+    Ls = prompt_lengths("icl.L", t.get("L"), 2, at_least=2)
     if Ls[-1] > L_CAP:
         raise ValueError(
             f"icl.L = {Ls!r}: the largest prompt length exceeds the memory cap {L_CAP}"

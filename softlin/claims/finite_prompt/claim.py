@@ -34,6 +34,7 @@ from scipy import integrate, stats
 from ...derivations import catalogue
 from ...numerics import finite_risk as fr, kernels, scalar_risk as sr
 from ...numerics import significance as sig
+from ...numerics.validate import integer, number, prompt_lengths
 from ...numerics.fits import linear_fit
 from .. import formulas as shown
 from ..authors import power as pw
@@ -95,16 +96,10 @@ def default_scenario() -> dict:
 
 def validate(s: dict) -> dict:
     out = dict(s)
-    seed = s.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed = {seed!r} must be an integer >= 0")
+    seed = scen.seed_of(s)
     t = s.get("scalar", {})
-    d = t.get("d")
-    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
-        raise ValueError(f"scalar.d = {d!r} must be an integer >= 1")
-    s2 = t.get("noise")
-    if not isinstance(s2, (int, float)) or not math.isfinite(s2) or s2 < 0:
-        raise ValueError(f"scalar.noise = {s2!r} must be a variance >= 0")
+    d = integer("scalar.d", t.get("d"), 1)
+    s2 = number("scalar.noise", t.get("noise"), 0.0)
     mu = np.asarray(t.get("mu"), float)
     om = np.asarray(t.get("omega"), float)
     if (
@@ -128,16 +123,7 @@ def validate(s: dict) -> dict:
             "cancel (mu sums to 0 over the heads of each omega), so the prediction is 0, "
             "R_L = R_inf exactly at every L and there is no rate to measure"
         )
-    Ls = t.get("L")
-    if (
-        not isinstance(Ls, list)
-        or len(Ls) < 2
-        or any(isinstance(L, bool) or not isinstance(L, int) or L < 2 for L in Ls)
-        or sorted(set(Ls)) != Ls
-    ):
-        raise ValueError(
-            f"scalar.L = {Ls!r} must be a strictly increasing list of at least two integers >= 2"
-        )
+    Ls = prompt_lengths("scalar.L", t.get("L"), 2, at_least=2)
     sigma, points = exact_section.validate_points(t, d)
     out.update(seed=seed, d=d, s2=float(s2), mu=mu, omega=om, Ls=Ls, sigma=sigma, points=points)
     return out
