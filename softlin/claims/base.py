@@ -33,12 +33,9 @@ import math
 import re
 import zlib
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import numpy as np
-
-if TYPE_CHECKING:  # findings.py builds on Check, defined here
-    from .findings import Findings
 
 FORMAT = 1
 PROFILES = ("quick", "standard", "full")
@@ -282,6 +279,9 @@ class Claim:
     # (label, measured field, its stderr field, exact field, first-order field, colour, marker);
     # () draws the one series of the default fields.
     sweep_series: tuple[tuple[str, ...], ...] = ()
+    # Its built-in sweeps (`softlin sweep --builtin NAME`, softlin/sweep/grid.py): name -> the grid
+    # on its own default scenario, every key of a grid file but `claim`.
+    sweeps: dict[str, dict] = field(default_factory=dict, hash=False)
 
     def reads(self, table: str) -> frozenset:
         """The keys of sub-table `table` this claim documents (and so reads)."""
@@ -371,7 +371,7 @@ def certificate(
     scenario: dict,
     profile: str,
     seed: int,
-    findings: Findings,
+    findings: Any,  # a findings.Findings (which builds on Check, defined here)
     *,
     formulas: dict | None = None,
     provenance: dict | None = None,

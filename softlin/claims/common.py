@@ -59,3 +59,8 @@ def provenance() -> dict:
         except importlib.metadata.PackageNotFoundError:
             versions[dist] = "unknown"
     return {"softlin": __version__, "kernels_input_hash": kernels.INPUT_HASH, **versions}
+
+
+# The lambdas of the built-in rate sweeps of prop-3.1 and prop-3.4 (Claim.sweeps), drawn together
+# on the phase diagram: lambda in [0.05, 4], dense around the threshold 1/2.
+RATES_LAMBDAS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.45, 0.55, 0.7, 1.0, 1.5, 2.5, 4.0)

@@ -48,27 +48,13 @@ GRID_KEYS = frozenset({"claim", "seed", "profile", "max_minutes", "scenario", "a
 SHAPED_AXES = ("d", "sigma", "lambda")  # axes with a meaning beyond "set the key"
 MAX_POINTS = 10_000
 
-# Built-in grids (`softlin sweep --builtin NAME`), each on its claim's own scenario. `rates`:
-# prop-3.1's output rate over lambda in [0.05, 4], through the threshold 1/2; `rates-gradients`:
-# prop-3.4's gradient rates over the same lambdas. A grid names one claim (one store, one summary
-# per claim), so the phase diagram is two sweeps drawn together (render/sweep_page.py), and either
-# is recomputed alone.
-RATES_LAMBDAS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.45, 0.55, 0.7, 1.0, 1.5, 2.5, 4.0]
+# Built-in grids (`softlin sweep --builtin NAME`), declared by their claims (Claim.sweeps), each on
+# its claim's own scenario. A grid names one claim (one store, one summary per claim), so a figure
+# of several (the phase diagram, render/sweep_page.py) draws several sweeps, each recomputed alone.
 BUILTIN = {
-    "rates": {
-        "claim": "prop-3.1",
-        "seed": 0,
-        "profile": "quick",
-        "max_minutes": 30,
-        "axes": {"lambda": RATES_LAMBDAS},
-    },
-    "rates-gradients": {
-        "claim": "prop-3.4",
-        "seed": 0,
-        "profile": "quick",
-        "max_minutes": 30,
-        "axes": {"lambda": RATES_LAMBDAS},
-    },
+    name: {"claim": claim.id, **grid}
+    for claim in registry.CLAIMS.values()
+    for name, grid in claim.sweeps.items()
 }
 
 

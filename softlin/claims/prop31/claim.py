@@ -42,7 +42,7 @@ from ..base import check_false_alarm, check_path, Check, Claim, certificate
 from ..findings import Findings
 from ...derivations import display
 from ..hunt_space import Space, lambda_region
-from ..common import provenance, symbolic_check
+from ..common import RATES_LAMBDAS, provenance, symbolic_check
 from .anchors import error_anchor_check, moment_anchor_check
 from .average import (
     query_averaged,
@@ -466,4 +466,13 @@ CLAIM = Claim(
     ),
     sweep_fields=SWEEP_FIELDS,
     sweep_series=SWEEP_SERIES,
+    # the output's rate through the threshold 1/2
+    sweeps={
+        "rates": {
+            "seed": 0,
+            "profile": "quick",
+            "max_minutes": 30,
+            "axes": {"lambda": list(RATES_LAMBDAS)},
+        }
+    },
 )

@@ -46,7 +46,7 @@ from ..base import check_false_alarm, check_path, Check, Claim, certificate, NEG
 from ..findings import Findings
 from ...derivations import display
 from ..hunt_space import Space, lambda_region
-from ..common import provenance, symbolic_check
+from ..common import RATES_LAMBDAS, provenance, symbolic_check
 from ..prop31.common import naive_exponent, sharp_exponent
 from ..prop31.fixed import deterministic_coordinates
 from .jacobians import (
@@ -637,4 +637,13 @@ CLAIM = Claim(
     ),
     sweep_fields=SWEEP_FIELDS,
     sweep_series=SWEEP_SERIES,
+    # the gradients' rates over the lambdas of prop-3.1's `rates`
+    sweeps={
+        "rates-gradients": {
+            "seed": 0,
+            "profile": "quick",
+            "max_minutes": 30,
+            "axes": {"lambda": list(RATES_LAMBDAS)},
+        }
+    },
 )
