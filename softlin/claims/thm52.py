@@ -396,6 +396,13 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
             "approximation)",
             id="training/risk-decreases",
             unit="values",
+            # a sign test: the smallest increase between consecutive L, relative to the risk at the
+            # smaller L, refuted (the easiest pair)
+            detectable=significance.resolution(
+                tr["risk"][:-1],
+                [math.hypot(a, b) for a, b in zip(tr["risk_stderr"], tr["risk_stderr"][1:])],
+                z_pair,
+            ),
         )
     )
     f.add(

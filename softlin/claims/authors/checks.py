@@ -183,6 +183,8 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk) -> Fi
             f"test prompts, false alarm {check_false_alarm():g}; refuted only below -{z1:.3g}",
             id="softmax/risk-decreases",
             unit="z",
+            # a sign test: the smallest increase from L_min to L_max, relative to R(L_min), refuted
+            detectable=significance.resolution(risk["softmax"][Lmin][0], dec_se, z1),
         )
     )
     # SGD against the best softmax parameters: reported (an optimisation budget, not the paper's
@@ -275,6 +277,8 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk) -> Fi
             "models); one-sided",
             id="approach/softmax-linear",
             unit="z",
+            # a sign test: the smallest growth of |R_soft - R_lin|, relative to it at L_min, refuted
+            detectable=significance.resolution(abs(sl[Lmin][0]), shrink_se, z1),
         )
     )
     return Findings(checks, {"softmax_minus_linear": sl, "softmax_sgd_minus_best": diffs})

@@ -128,6 +128,8 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> Findings:
                 "L x MSE: " + ", ".join(f"{L * x:.4g}" for L, x in zip(budget.Ls, means)),
                 id=f"beyond/{name}/decays",
                 unit="slope",
+                # a sign test: the smallest growth, relative to the measured decay, it refutes
+                detectable=significance.resolution(fit.slope, fit.stderr, zc_decay),
             )
         )
         quantities[name] = {
