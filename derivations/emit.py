@@ -1,7 +1,8 @@
 """Code generation: derived SymPy expressions -> `numerics/kernels/_generated.py`.
 
-The emitted file is deterministic: a header naming its sources, a SHA-256 of the derivation
-modules' source text (no timestamps, no versions), and one NumPy function per `KernelSpec` (nothing
+The emitted file is deterministic: a header naming its sources, a SHA-256 of the emitted
+definitions (no timestamps, no versions), and one NumPy function per `KernelSpec`, in the order of
+the kernels' names, so that where a spec is declared never changes the file (nothing
 hand-written: compositions over a variable number of parts, such as the softmax over mixture
 components, are algorithms in numerics/ calling these kernels). `softlin derive --check`
 re-emits in memory and diffs against the committed file.
@@ -113,7 +114,7 @@ def kernel_hash(definitions: str) -> str:
 def generated_source() -> str:
     """The full text of `_generated.py`."""
     printer = KernelPrinter({"fully_qualified_modules": True, "strict": True})
-    kernel_specs = specs()
+    kernel_specs = sorted(specs(), key=lambda spec: spec.name)
     functions = [_function(spec, printer) for spec in kernel_specs]
     sources = sorted({spec.source for spec in kernel_specs})
     modules = sorted(printer.module_imports) if printer.module_imports else []

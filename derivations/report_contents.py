@@ -36,7 +36,8 @@ def kernel_group(source: str) -> str | None:
 
 
 def sections(proofs: dict, specs) -> tuple[list[Section], list]:
-    """(one Section per proof group in `proofs`' order, the kernels no group claims)."""
+    """(one Section per proof group in `proofs`' order, the kernels no group claims); kernels in the
+    order of their names, as emitted."""
     out = {
         g: Section(
             g,
@@ -49,7 +50,7 @@ def sections(proofs: dict, specs) -> tuple[list[Section], list]:
         if g not in _NO_SECTION
     }
     orphans = []
-    for spec in specs:
+    for spec in sorted(specs, key=lambda spec: spec.name):
         group = kernel_group(spec.source)
         (out[group].kernels.append(spec) if group in out else orphans.append(spec))
     return list(out.values()), orphans

@@ -4,101 +4,264 @@ Regenerate with `softlin derive`; `softlin derive --check` fails when this file 
 INPUT_HASH is the SHA-256 of everything after the line that defines it.
 """
 
-INPUT_HASH = "d5ca6ff0521eee6280e6e71350620fb4aaa434ea872b0229e093e40246fe914d"
+INPUT_HASH = "f2ae8f90540c03cd43897e29428a954538b07d47e2542b395d75f61974624d80"
 import numpy
 
-KERNELS = ('gaussian_limit', 'mixture_component_logit', 'mixture_component_second_logit', 'mixture_component_second_centred', 'gaussian_log_normaliser', 'log_weight_second_moment', 'numerator_second_moment_factor', 'component_centred_second_moment', 'rademacher_tilted_mean', 'uniform_tilted_mean', 'icl_risk', 'icl_grad_A', 'icl_grad_b', 'icl_loss_variance', 'icl_full_risk', 'icl_full_grad_U11', 'icl_full_grad_u', 'icl_full_grad_v', 'icl_full_grad_b', 'icl_endpoint_A', 'icl_endpoint_b', 'icl_balance', 'icl_transverse_rate', 'icl_paper_alpha_bound', 'icl_zfb_alpha_bound', 'icl_hessian_bound', 'scalar_pair_term', 'scalar_bias_term', 'scalar_heuristic_pair', 'scalar_estimator_variance', 'scalar_first_order', 'scalar_heuristic', 'scalar_infinite_risk', 'limit_jacobian_U', 'limit_jacobian_V', 'finite_jacobian_U', 'finite_jacobian_V', 'risk_inf', 'risk_inf_grad_U', 'risk_inf_grad_V', 'risk_sample_grad_U', 'risk_sample_grad_V', 'gradient_U_fourth_moment', 'rademacher_log_mgf', 'bias_first_order', 'cov_first_order', 'first_order_log_weight', 'first_order_numerator', 'rademacher_log_weight_second_moment', 'rademacher_curvature', 'uniform_log_weight_second_moment', 'uniform_curvature', 'product_law_log_weight', 'product_law_trace_factor', 'sharp_exponent', 'naive_exponent', 'rate_function', 'remainder_exponent', 'expectation_bound_good_event', 'expectation_bound_bad_event', 'expectation_bound_factor', 'paper_form', 'paper_constant', 'authors_infinite_risk', 'authors_linear_risk', 'authors_infinite_optimum', 'authors_linear_optimum', 'authors_sgd_softmax_output', 'authors_sgd_linear_output', 'authors_sgd_loss', 'authors_sgd_softmax_grad_mu', 'authors_sgd_softmax_grad_omega', 'authors_sgd_linear_grad_mu', 'authors_sgd_mean_loss', 'authors_sgd_limit_output', 'authors_sgd_profile', 'authors_sgd_linear_grad_omega', 'catoni_influence', 'catoni_scale', 'catoni_radius', 'catoni_power_exponent', 'deviation_bound', 'output_second_moment', 'uniform_log_mgf', 'first_order_shift', 'output_error_one_token', 'gradient_V_error_one_token', 'gradient_U_error_one_token', 'error_fourth_moment_model', 'rademacher_affine_limit', 'uniform_affine_limit', 'selfnormalised_error_second_moment', 'selfnormalised_bias', 'selfnormalised_mse', 'finite_risk_integrand', 'finite_risk_heads_integrand', 'finite_risk_integrand_grad_mu', 'finite_risk_integrand_grad_omega', 'authors_linear_risk_gradient', 'sgd_stationary_covariance', 'sgd_mean_excess')
+KERNELS = ('authors_infinite_optimum', 'authors_infinite_risk', 'authors_linear_optimum', 'authors_linear_risk', 'authors_linear_risk_gradient', 'authors_sgd_limit_output', 'authors_sgd_linear_grad_mu', 'authors_sgd_linear_grad_omega', 'authors_sgd_linear_output', 'authors_sgd_loss', 'authors_sgd_mean_loss', 'authors_sgd_profile', 'authors_sgd_softmax_grad_mu', 'authors_sgd_softmax_grad_omega', 'authors_sgd_softmax_output', 'bias_first_order', 'catoni_influence', 'catoni_power_exponent', 'catoni_radius', 'catoni_scale', 'component_centred_second_moment', 'cov_first_order', 'deviation_bound', 'error_fourth_moment_model', 'expectation_bound_bad_event', 'expectation_bound_factor', 'expectation_bound_good_event', 'finite_jacobian_U', 'finite_jacobian_V', 'finite_risk_heads_integrand', 'finite_risk_integrand', 'finite_risk_integrand_grad_mu', 'finite_risk_integrand_grad_omega', 'first_order_log_weight', 'first_order_numerator', 'first_order_shift', 'gaussian_limit', 'gaussian_log_normaliser', 'gradient_U_error_one_token', 'gradient_U_fourth_moment', 'gradient_V_error_one_token', 'icl_balance', 'icl_endpoint_A', 'icl_endpoint_b', 'icl_full_grad_U11', 'icl_full_grad_b', 'icl_full_grad_u', 'icl_full_grad_v', 'icl_full_risk', 'icl_grad_A', 'icl_grad_b', 'icl_hessian_bound', 'icl_loss_variance', 'icl_paper_alpha_bound', 'icl_risk', 'icl_transverse_rate', 'icl_zfb_alpha_bound', 'limit_jacobian_U', 'limit_jacobian_V', 'log_weight_second_moment', 'mixture_component_logit', 'mixture_component_second_centred', 'mixture_component_second_logit', 'naive_exponent', 'numerator_second_moment_factor', 'output_error_one_token', 'output_second_moment', 'paper_constant', 'paper_form', 'product_law_log_weight', 'product_law_trace_factor', 'rademacher_affine_limit', 'rademacher_curvature', 'rademacher_log_mgf', 'rademacher_log_weight_second_moment', 'rademacher_tilted_mean', 'rate_function', 'remainder_exponent', 'risk_inf', 'risk_inf_grad_U', 'risk_inf_grad_V', 'risk_sample_grad_U', 'risk_sample_grad_V', 'scalar_bias_term', 'scalar_estimator_variance', 'scalar_first_order', 'scalar_heuristic', 'scalar_heuristic_pair', 'scalar_infinite_risk', 'scalar_pair_term', 'selfnormalised_bias', 'selfnormalised_error_second_moment', 'selfnormalised_mse', 'sgd_mean_excess', 'sgd_stationary_covariance', 'sharp_exponent', 'uniform_affine_limit', 'uniform_curvature', 'uniform_log_mgf', 'uniform_log_weight_second_moment', 'uniform_tilted_mean')
 
-def gaussian_limit(m, Gamma, U, V, z):
-    """Lemma 2.1: T[N(m, Gamma)](z) = V (m + Gamma U z), one column per query.
+def authors_infinite_optimum(Sigma_p, Sigma_q, s2, tau):
+    """(p*, R*_inf): argmin and min of R_inf over p = mu omega.
 
-    From derivations/lemma21.py. Arguments:
-        m: (d, 1)
+    From derivations/authors_experiment.py. Arguments:
+        Sigma_p: (d, d)
+        Sigma_q: (d, d)
+        s2: scalar
+        tau: scalar
+    Returns: (1, 2).
+    """
+    return numpy.array([[numpy.trace((Sigma_p).dot(Sigma_q))/numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)), s2 + tau*numpy.trace(Sigma_q) - tau*numpy.trace((Sigma_p).dot(Sigma_q))**2/numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q))]])
+
+
+def authors_infinite_risk(Sigma_p, Sigma_q, mu, omega, s2, tau):
+    """R_inf(mu, omega) of softmax and linear attention (Gaussian inputs), Sigma_p, Sigma_q commuting.
+
+    From derivations/authors_experiment.py. Arguments:
+        Sigma_p: (d, d)
+        Sigma_q: (d, d)
+        mu: scalar
+        omega: scalar
+        s2: scalar
+        tau: scalar
+    Returns: scalar.
+    """
+    return mu**2*omega**2*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) - 2*mu*omega*tau*numpy.trace((Sigma_p).dot(Sigma_q)) + s2 + tau*numpy.trace(Sigma_q)
+
+
+def authors_linear_optimum(Sigma_p, Sigma_q, s2, tau, L):
+    """(p*_L, min risk): optimum of the exact finite-L linear-attention risk over p = mu omega.
+
+    From derivations/authors_experiment.py. Arguments:
+        Sigma_p: (d, d)
+        Sigma_q: (d, d)
+        s2: scalar
+        tau: scalar
+        L: scalar
+    Returns: (1, 2).
+    """
+    return numpy.array([[L*tau*numpy.trace((Sigma_p).dot(Sigma_q))/(L*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) + s2*numpy.trace((Sigma_p).dot(Sigma_q)) + tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) + tau*numpy.trace((Sigma_p).dot(Sigma_q))*numpy.trace(Sigma_p)), (-L*tau**2*numpy.trace((Sigma_p).dot(Sigma_q))**2 + (s2 + tau*numpy.trace(Sigma_q))*(L*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) + s2*numpy.trace((Sigma_p).dot(Sigma_q)) + tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) + tau*numpy.trace((Sigma_p).dot(Sigma_q))*numpy.trace(Sigma_p)))/(L*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) + s2*numpy.trace((Sigma_p).dot(Sigma_q)) + tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) + tau*numpy.trace((Sigma_p).dot(Sigma_q))*numpy.trace(Sigma_p))]])
+
+
+def authors_linear_risk(Sigma_p, Sigma_q, mu, omega, s2, tau, L):
+    """Exact finite-L risk of linear attention mu (1/L) sum_i omega x_i^T x_q y_i.
+
+    From derivations/authors_experiment.py. Arguments:
+        Sigma_p: (d, d)
+        Sigma_q: (d, d)
+        mu: scalar
+        omega: scalar
+        s2: scalar
+        tau: scalar
+        L: scalar
+    Returns: scalar.
+    """
+    return mu**2*omega**2*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) - 2*mu*omega*tau*numpy.trace((Sigma_p).dot(Sigma_q)) + s2 + tau*numpy.trace(Sigma_q) + mu**2*omega**2*s2*numpy.trace((Sigma_p).dot(Sigma_q))/L + mu**2*omega**2*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q))/L + mu**2*omega**2*tau*numpy.trace((Sigma_p).dot(Sigma_q))*numpy.trace(Sigma_p)/L
+
+
+def authors_linear_risk_gradient(Sigma_p, Sigma_q, mu, omega, s2, tau, L):
+    """(dR/dmu, dR/domega) of the exact finite-L linear-attention risk.
+
+    From derivations/risk_finite_gradient.py. Arguments:
+        Sigma_p: (d, d)
+        Sigma_q: (d, d)
+        mu: scalar
+        omega: scalar
+        s2: scalar
+        tau: scalar
+        L: scalar
+    Returns: (1, 2).
+    """
+    return numpy.array([[2*mu*omega**2*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) - 2*omega*tau*numpy.trace((Sigma_p).dot(Sigma_q)) + 2*mu*omega**2*s2*numpy.trace((Sigma_p).dot(Sigma_q))/L + 2*mu*omega**2*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q))/L + 2*mu*omega**2*tau*numpy.trace((Sigma_p).dot(Sigma_q))*numpy.trace(Sigma_p)/L, 2*mu**2*omega*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) - 2*mu*tau*numpy.trace((Sigma_p).dot(Sigma_q)) + 2*mu**2*omega*s2*numpy.trace((Sigma_p).dot(Sigma_q))/L + 2*mu**2*omega*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q))/L + 2*mu**2*omega*tau*numpy.trace((Sigma_p).dot(Sigma_q))*numpy.trace(Sigma_p)/L]])
+
+
+def authors_sgd_limit_output(mu, omega, g):
+    """Both models' infinite-prompt output mu omega g, g = beta^T Sigma_p x_q.
+
+    From derivations/authors_gradients.py. Arguments:
+        mu: scalar
+        omega: scalar
+        g: (n,)
+    Returns: same as the arrays.
+    """
+    return g*mu*omega
+
+
+def authors_sgd_linear_grad_mu(mu, omega, abar, y_q):
+    """d/dmu (y_q - mu omega abar)^2 = -2 r omega abar.
+
+    From derivations/authors_gradients.py. Arguments:
+        mu: scalar
+        omega: scalar
+        abar: (n,)
+        y_q: (n,)
+    Returns: same as the arrays.
+    """
+    return -2*abar*omega*(-abar*mu*omega + y_q)
+
+
+def authors_sgd_linear_grad_omega(mu, omega, abar, y_q):
+    """d/domega (y_q - mu omega abar)^2 = -2 r mu abar.
+
+    From derivations/authors_gradients.py. Arguments:
+        mu: scalar
+        omega: scalar
+        abar: (n,)
+        y_q: (n,)
+    Returns: same as the arrays.
+    """
+    return -2*abar*mu*(-abar*mu*omega + y_q)
+
+
+def authors_sgd_linear_output(mu, omega, abar):
+    """yhat = mu omega abar, abar = (1/L) sum_i s_i y_i.
+
+    From derivations/authors_gradients.py. Arguments:
+        mu: scalar
+        omega: scalar
+        abar: (n,)
+    Returns: same as the arrays.
+    """
+    return abar*mu*omega
+
+
+def authors_sgd_loss(y_q, yhat):
+    """(y_q - yhat)^2: the authors' per-prompt loss.
+
+    From derivations/authors_gradients.py. Arguments:
+        y_q: (n,)
+        yhat: (n,)
+    Returns: same as the arrays.
+    """
+    return (y_q - yhat)**2
+
+
+def authors_sgd_mean_loss(f, yhat, s2):
+    """E_eps (f + eps - yhat)^2 = (f - yhat)^2 + s2: the loss with the query noise averaged.
+
+    From derivations/authors_gradients.py. Arguments:
+        f: (n,)
+        yhat: (n,)
+        s2: scalar
+    Returns: same as the arrays.
+    """
+    return s2 + (f - yhat)**2
+
+
+def authors_sgd_profile(Eyq2, a, b):
+    """(min, argmin) over mu of E (y_q - mu S)^2 = Eyq2 - 2 mu a + mu^2 b: (Eyq2 - a^2/b, a/b).
+
+    From derivations/authors_gradients.py. Arguments:
+        Eyq2: scalar
+        a: scalar
+        b: scalar
+    Returns: (1, 2).
+    """
+    return numpy.array([[Eyq2 - a**2/b, a/b]])
+
+
+def authors_sgd_softmax_grad_mu(mu, S, y_q):
+    """d/dmu (y_q - mu S)^2 = -2 r S.
+
+    From derivations/authors_gradients.py. Arguments:
+        mu: scalar
+        S: (n,)
+        y_q: (n,)
+    Returns: same as the arrays.
+    """
+    return -2*S*(-S*mu + y_q)
+
+
+def authors_sgd_softmax_grad_omega(mu, S, C, y_q):
+    """d/domega (y_q - mu S)^2 = -2 r mu C, C = dS/domega the softmax-weighted covariance of s and y.
+
+    From derivations/authors_gradients.py. Arguments:
+        mu: scalar
+        S: (n,)
+        C: (n,)
+        y_q: (n,)
+    Returns: same as the arrays.
+    """
+    return -2*C*mu*(-S*mu + y_q)
+
+
+def authors_sgd_softmax_output(mu, S):
+    """yhat = mu S, S = sum_i softmax_i(omega s) y_i.
+
+    From derivations/authors_gradients.py. Arguments:
+        mu: scalar
+        S: (n,)
+    Returns: same as the arrays.
+    """
+    return S*mu
+
+
+def bias_first_order(Gamma, V, a):
+    """b1 = lim L (E T[mu_L](z) - T[mu](z)) = -e^{a^T Gamma a} V Gamma a, a = U z.
+
+    From derivations/fluctuations.py. Arguments:
         Gamma: (d, d)
-        U: (d, d)
         V: (k, d)
-        z: (d, n)
-    Returns: (k, n).
-    """
-    return (V).dot((Gamma).dot(U).dot(z) + m)
-
-
-def mixture_component_logit(log_pi, m, Gamma, U, z):
-    """log pi_k + (U z)^T m_k + (U z)^T Gamma_k (U z) / 2 for each query column.
-
-    From derivations/mixture.py. Arguments:
-        log_pi: scalar
-        m: (d, 1)
-        Gamma: (d, d)
-        U: (d, d)
-        z: (d, n)
-    Returns: (1, n).
-    """
-    return (numpy.ones((1, z.shape[1]))).dot(log_pi) + (numpy.ones((1, m.shape[0]))).dot(numpy.multiply((U).dot(z), (Gamma).dot(U).dot(z))).dot(1/2) + (m.T).dot(U).dot(z)
-
-
-def mixture_component_second_logit(log_pi, m, Gamma, U, z):
-    """log pi_k + log Z_k(2 U z): 2 (U z)^T m_k + 2 (U z)^T Gamma_k (U z) + log pi_k per query column.
-
-    From derivations/mixture.py. Arguments:
-        log_pi: scalar
-        m: (d, 1)
-        Gamma: (d, d)
-        U: (d, d)
-        z: (d, n)
-    Returns: (1, n).
-    """
-    return (numpy.ones((1, z.shape[1]))).dot(log_pi) + (numpy.ones((1, m.shape[0]))).dot(numpy.multiply((U).dot((z).dot(2)), (Gamma).dot(U).dot((z).dot(2)))).dot(1/2) + (m.T).dot(U).dot((z).dot(2))
-
-
-def mixture_component_second_centred(m, Gamma, V, U, z, c):
-    """tr(V Gamma_k V^T) + |V (m_k + 2 Gamma_k U z - c)|^2 for one query z and centre c.
-
-    From derivations/mixture.py. Arguments:
-        m: (d, 1)
-        Gamma: (d, d)
-        V: (k, d)
-        U: (d, d)
-        z: (d, 1)
-        c: (d, 1)
-    Returns: (1, 1).
-    """
-    return (numpy.eye(1)).dot(numpy.trace((V).dot(Gamma).dot(V.T))) + ((((U).dot(z).dot(2)).T).dot(Gamma.T) + (c.T).dot(-1) + m.T).dot(V.T).dot(V).dot((Gamma).dot((U).dot(z).dot(2)) + (c).dot(-1) + m)
-
-
-def gaussian_log_normaliser(m, Gamma, a):
-    """log E exp(a^T z') = a^T m + a^T Gamma a / 2 for z' ~ N(m, Gamma).
-
-    From derivations/concentration.py. Arguments:
-        m: (d, 1)
-        Gamma: (d, d)
         a: (d, 1)
-    Returns: (1, 1).
+    Returns: (k, 1).
     """
-    return (a.T).dot(Gamma).dot(a).dot(1/2) + (a.T).dot(m)
+    return (V).dot(Gamma).dot(a).dot(-numpy.exp(numpy.trace((a.T).dot(Gamma).dot(a))))
 
 
-def log_weight_second_moment(Gamma, a):
-    """log E w^2 = a^T Gamma a for the normalised softmax weight w of a Gaussian token.
+def catoni_influence(x):
+    """Catoni's psi(x) = sign(x) log(1 + |x| + x^2/2).
 
-    From derivations/concentration.py. Arguments:
-        Gamma: (d, d)
-        a: (d, 1)
-    Returns: (1, 1).
+    From derivations/catoni.py. Arguments:
+        x: any shape
+    Returns: same as x.
     """
-    return (a.T).dot(Gamma).dot(a)
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        return numpy.asarray(numpy.select([numpy.greater_equal(x, 0),True], [numpy.log((1/2)*x**2 + x + 1),-numpy.log((1/2)*x**2 - x + 1)], default=numpy.nan))
 
 
-def numerator_second_moment_factor(Gamma, V, a):
-    """E w^2 ||V (z' - mu_a)||^2 / E w^2 = tr(V Gamma V^T) + |V Gamma a|^2.
+def catoni_power_exponent(n, v, alpha, g):
+    """l'(g) = (n/2)(1 - alpha^2 v - (1 - alpha g)^2): power >= 1 - e^{-l'} at mean r + g.
 
-    From derivations/concentration.py. Arguments:
-        Gamma: (d, d)
-        V: (k, d)
-        a: (d, 1)
-    Returns: (1, 1).
+    From derivations/catoni.py. Arguments:
+        n: any shape
+        v: any shape
+        alpha: any shape
+        g: any shape
+    Returns: same as g.
     """
-    return (numpy.eye(1)).dot(numpy.trace((V).dot(Gamma).dot(V.T))) + (a.T).dot(Gamma.T).dot(V.T).dot(V).dot(Gamma).dot(a)
+    return -1/2*alpha*n*(alpha*g**2 + alpha*v - 2*g)
+
+
+def catoni_radius(n, v, ell):
+    """r = sqrt(2 v l / (n - 2 l)): P(|theta_hat - mu| > r) <= delta for Var <= v.
+
+    From derivations/catoni.py. Arguments:
+        n: any shape
+        v: any shape
+        ell: any shape
+    Returns: same as v.
+    """
+    return numpy.sqrt(2)*numpy.sqrt(ell)*numpy.sqrt(v)*numpy.sqrt((-2*ell + n)**(-1.0))
+
+
+def catoni_scale(n, v, ell):
+    """alpha* = sqrt(2 l (n - 2 l) / (n^2 v)), l = log(2 / delta).
+
+    From derivations/catoni.py. Arguments:
+        n: any shape
+        v: any shape
+        ell: any shape
+    Returns: same as v.
+    """
+    return numpy.sqrt(2)*numpy.sqrt(ell)*numpy.sqrt(-2*ell + n)/(n*numpy.sqrt(v))
 
 
 def component_centred_second_moment(m, Gamma, V, a, c):
@@ -115,87 +278,317 @@ def component_centred_second_moment(m, Gamma, V, a, c):
     return (numpy.eye(1)).dot(numpy.trace((V).dot(Gamma).dot(V.T))) + ((a.T).dot(Gamma.T) + (c.T).dot(-1) + m.T).dot(V.T).dot(V).dot((Gamma).dot(a) + (c).dot(-1) + m)
 
 
-def rademacher_tilted_mean(a):
-    """d/da log E e^{a x} for x = +-1: tanh a (entrywise).
+def cov_first_order(Gamma, V, a):
+    """C1 = lim L Cov T[mu_L](z) = e^{a^T Gamma a} V (Gamma + Gamma a a^T Gamma) V^T.
 
-    From derivations/controls.py. Arguments:
-        a: any shape
-    Returns: same as a.
+    From derivations/fluctuations.py. Arguments:
+        Gamma: (d, d)
+        V: (k, d)
+        a: (d, 1)
+    Returns: (k, k).
     """
-    return numpy.tanh(a)
+    return (V).dot(Gamma + (Gamma).dot(a).dot(a.T).dot(Gamma)).dot(V.T).dot(numpy.exp(numpy.trace((a.T).dot(Gamma).dot(a))))
 
 
-def uniform_tilted_mean(a):
-    """d/da log E e^{a x} for x ~ U[-sqrt3, sqrt3]: sqrt3 coth(sqrt3 a) - 1/a (entrywise).
+def deviation_bound(L, delta, w2, num):
+    """eps_L(delta) = sqrt(2 N / (L delta)) / (1 - t), t = sqrt(2 W log(2/delta) / L); inf when t >= 1.
 
-    From derivations/controls.py. Arguments:
-        a: any shape
-    Returns: same as a.
+    From derivations/deviation.py. Arguments:
+        L: scalar
+        delta: scalar
+        w2: scalar
+        num: scalar
+    Returns: scalar.
     """
     with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return numpy.asarray(numpy.select([numpy.less(abs(a), 1/20),True], [-1382/875875*a**11 + (2/385)*a**9 - 3/175*a**7 + (2/35)*a**5 - 1/5*a**3 + a,numpy.sqrt(3)/numpy.tanh(numpy.sqrt(3)*a) - 1/a], default=numpy.nan))
+        return numpy.asarray(numpy.select([numpy.less(numpy.sqrt(2)*numpy.sqrt(w2)*numpy.sqrt(numpy.log(2/delta))/numpy.sqrt(L), 1),True], [numpy.sqrt(2)*numpy.sqrt(num)/(numpy.sqrt(L)*numpy.sqrt(delta)*(1 - numpy.sqrt(2)*numpy.sqrt(w2)*numpy.sqrt(numpy.log(2/delta))/numpy.sqrt(L))),numpy.inf], default=numpy.nan))
 
 
-def icl_risk(Sigma, A, b):
-    """R_inf(A, b) = tr((b Sigma A - I) Sigma (b Sigma A - I)^T) / 2.
+def error_fourth_moment_model(mse, A, B, q, trP2, uPu, u2):
+    """(tr S)^2 + 2 tr S^2, S = A P + (B - A) u u^T / q: Gaussian model of E|err|^4 (entrywise).
 
-    From derivations/icl_kernels.py. Arguments:
-        Sigma: (d, d)
+    From derivations/fluctuations_power.py. Arguments:
+        mse: any shape
+        A: any shape
+        B: any shape
+        q: any shape
+        trP2: any shape
+        uPu: any shape
+        u2: any shape
+    Returns: same as mse.
+    """
+    return 2*A**2*trP2 + 4*A*uPu*(-A + B)/q + mse**2 + 2*u2**2*(-A + B)**2/q**2
+
+
+def expectation_bound_bad_event(L, q):
+    """Second term of the in-expectation bound factor: L exp(-(L-2)^2 / (8 (L-1) e^q)).
+
+    From derivations/fluctuations_bound.py. Arguments:
+        L: scalar
+        q: any shape
+    Returns: same as q.
+    """
+    return L*numpy.exp((1/8)*(1 - L)*(L - 2)**2*numpy.exp(-q)/(L - 1)**2)
+
+
+def expectation_bound_factor(L, q):
+    """eps_L^2(z) / (tr(V Gamma V^T) + |V Gamma a|^2) = 4 e^q / L + L exp(-(L-2)^2 / (8 (L-1) e^q)).
+
+    From derivations/fluctuations_bound.py. Arguments:
+        L: scalar
+        q: any shape
+    Returns: same as q.
+    """
+    return L*numpy.exp((1/8)*(1 - L)*(L - 2)**2*numpy.exp(-q)/(L - 1)**2) + 4*numpy.exp(q)/L
+
+
+def expectation_bound_good_event(L, q):
+    """First term of the in-expectation bound factor: sup_{D >= 1/2} D^-2 e^q / L = 4 e^q / L.
+
+    From derivations/fluctuations_bound.py. Arguments:
+        L: scalar
+        q: any shape
+    Returns: same as q.
+    """
+    return 4*numpy.exp(q)/L
+
+
+def finite_jacobian_U(Chat, V, z):
+    """d vec T_L / d vec U = z^T kron (V C_hat), C_hat the softmax-weighted covariance.
+
+    From derivations/jacobians.py. Arguments:
+        Chat: (d, d)
+        V: (k, d)
+        z: (d, 1)
+    Returns: (k, d*d).
+    """
+    return numpy.kron(z.T, (V).dot(Chat))
+
+
+def finite_jacobian_V(zhat, V):
+    """d vec T_L / d vec V = zhat^T kron I_k, zhat the softmax-weighted mean.
+
+    From derivations/jacobians.py. Arguments:
+        zhat: (d, 1)
+        V: (k, d)
+    Returns: (k, k*d).
+    """
+    return numpy.kron(zhat.T, numpy.eye(V.shape[0]))
+
+
+def finite_risk_heads_integrand(mu1, mu2, omega1, omega2, tau, s2, tr_p, k1, k2, A11, A22, A12, B11, B22, B12):
+    """Two heads: R_L - tau tr Sigma_q - s2 given the query: -2 tau k1 sum_h mu_h omega_h (1 - A_hh) + sum_hk mu_h mu_k [tau (k2/k1)(B_hk - A_hk) + tau omega_h omega_k k2 (1 - A_hh - A_kk) + (tau tr Sigma_p + s2) A_hk].
+
+    From derivations/risk_finite_heads.py. Arguments:
+        mu1: scalar
+        mu2: scalar
+        omega1: scalar
+        omega2: scalar
+        tau: scalar
+        s2: scalar
+        tr_p: scalar
+        k1: array
+        k2: array
+        A11: array
+        A22: array
+        A12: array
+        B11: array
+        B22: array
+        B12: array
+    Returns: same as k1.
+    """
+    return -2*k1*tau*(mu1*omega1*(1 - A11) + mu2*omega2*(1 - A22)) + mu1**2*(A11*(s2 + tau*tr_p) + k2*omega1**2*tau*(1 - 2*A11) + k2*tau*(-A11 + B11)/k1) + 2*mu1*mu2*(A12*(s2 + tau*tr_p) + k2*omega1*omega2*tau*(-A11 - A22 + 1) + k2*tau*(-A12 + B12)/k1) + mu2**2*(A22*(s2 + tau*tr_p) + k2*omega2**2*tau*(1 - 2*A22) + k2*tau*(-A22 + B22)/k1)
+
+
+def finite_risk_integrand(mu, omega, tau, s2, tr_p, k1, k2, A, B):
+    """R_L - tau tr Sigma_q - s2 given the query: -2 mu omega tau k1 (1 - A) + mu^2 tau (k2/k1)(B - A) + mu^2 tau omega^2 k2 (1 - 2A) + mu^2 (tau tr Sigma_p + s2) A.
+
+    From derivations/risk_finite.py. Arguments:
+        mu: scalar
+        omega: scalar
+        tau: scalar
+        s2: scalar
+        tr_p: scalar
+        k1: array
+        k2: array
+        A: array
+        B: array
+    Returns: same as k1.
+    """
+    return A*mu**2*(s2 + tau*tr_p) - 2*k1*mu*omega*tau*(1 - A) + k2*mu**2*omega**2*tau*(1 - 2*A) + k2*mu**2*tau*(-A + B)/k1
+
+
+def finite_risk_integrand_grad_mu(mu, omega, tau, s2, tr_p, k1, k2, A, B, dA, dB):
+    """d/dmu of the finite-L risk integrand (A_L, B_L free of mu).
+
+    From derivations/risk_finite_gradient.py. Arguments:
+        mu: scalar
+        omega: scalar
+        tau: scalar
+        s2: scalar
+        tr_p: scalar
+        k1: array
+        k2: array
+        A: array
+        B: array
+        dA: array
+        dB: array
+    Returns: same as k1.
+    """
+    return 2*A*mu*(s2 + tau*tr_p) - 2*k1*omega*tau*(1 - A) + 2*k2*mu*omega**2*tau*(1 - 2*A) + 2*k2*mu*tau*(-A + B)/k1
+
+
+def finite_risk_integrand_grad_omega(mu, omega, tau, s2, tr_p, k1, k2, A, B, dA, dB):
+    """d/domega of the finite-L risk integrand: d_omega I + 2 omega k1 (d_A I A' + d_B I B'), q = omega^2 k1.
+
+    From derivations/risk_finite_gradient.py. Arguments:
+        mu: scalar
+        omega: scalar
+        tau: scalar
+        s2: scalar
+        tr_p: scalar
+        k1: array
+        k2: array
+        A: array
+        B: array
+        dA: array
+        dB: array
+    Returns: same as k1.
+    """
+    return -2*k1*mu*tau*(1 - A) + 2*k1*omega*(dA*(2*k1*mu*omega*tau - 2*k2*mu**2*omega**2*tau + mu**2*(s2 + tau*tr_p) - k2*mu**2*tau/k1) + dB*k2*mu**2*tau/k1) + 2*k2*mu**2*omega*tau*(1 - 2*A)
+
+
+def first_order_log_weight(Gamma, U, z):
+    """log E w^2 = a^T Gamma a for each query column (a = U z).
+
+    From derivations/fluctuations.py. Arguments:
+        Gamma: (d, d)
+        U: (d, d)
+        z: (d, n)
+    Returns: (1, n).
+    """
+    return (numpy.ones((1, Gamma.shape[0]))).dot(numpy.multiply((U).dot(z), (Gamma).dot(U).dot(z)))
+
+
+def first_order_numerator(Gamma, V, U, z):
+    """tr C1(z) / E w^2 = tr(V Gamma V^T) + |V Gamma U z|^2 for each query column.
+
+    From derivations/fluctuations.py. Arguments:
+        Gamma: (d, d)
+        V: (k, d)
+        U: (d, d)
+        z: (d, n)
+    Returns: (1, n).
+    """
+    return (numpy.ones((1, z.shape[1]))).dot(numpy.trace((V).dot(Gamma).dot(V.T))) + (numpy.ones((1, Gamma.shape[0]))).dot(numpy.multiply((U).dot(z), (Gamma).dot(V.T).dot(V).dot(Gamma).dot(U).dot(z)))
+
+
+def first_order_shift(Gamma, V, U, z):
+    """V (mean(2a) - mean(a)) = V Gamma U z per query column: the direction of the bias (Stein).
+
+    From derivations/fluctuations.py. Arguments:
+        Gamma: (d, d)
+        V: (k, d)
+        U: (d, d)
+        z: (d, n)
+    Returns: (k, n).
+    """
+    return (V).dot(Gamma).dot(U).dot(z)
+
+
+def gaussian_limit(m, Gamma, U, V, z):
+    """Lemma 2.1: T[N(m, Gamma)](z) = V (m + Gamma U z), one column per query.
+
+    From derivations/lemma21.py. Arguments:
+        m: (d, 1)
+        Gamma: (d, d)
+        U: (d, d)
+        V: (k, d)
+        z: (d, n)
+    Returns: (k, n).
+    """
+    return (V).dot((Gamma).dot(U).dot(z) + m)
+
+
+def gaussian_log_normaliser(m, Gamma, a):
+    """log E exp(a^T z') = a^T m + a^T Gamma a / 2 for z' ~ N(m, Gamma).
+
+    From derivations/concentration.py. Arguments:
+        m: (d, 1)
+        Gamma: (d, d)
+        a: (d, 1)
+    Returns: (1, 1).
+    """
+    return (a.T).dot(Gamma).dot(a).dot(1/2) + (a.T).dot(m)
+
+
+def gradient_U_error_one_token(Gamma, V, z):
+    """||grad_U err||^2 at L = 1: |z|^2 ||V Gamma||_F^2 per query column (C_hat = 0).
+
+    From derivations/fluctuations_one_token.py. Arguments:
+        Gamma: (d, d)
+        V: (k, d)
+        z: (d, n)
+    Returns: (1, n).
+    """
+    return (numpy.ones((1, Gamma.shape[0]))).dot(numpy.power(z, 2)).dot(numpy.trace((V).dot(numpy.linalg.matrix_power(Gamma, 2)).dot(V.T)))
+
+
+def gradient_U_fourth_moment(Gamma, V, U, z):
+    """F(Gamma U z_j) = E||V(x x^T - Gamma)||_F^2, x ~ N(Gamma U z_j, Gamma), for n query columns.
+
+    From derivations/gradient_fluctuations.py. Arguments:
+        Gamma: (d, d)
+        V: (k, d)
+        U: (d, d)
+        z: (d, n)
+    Returns: (1, n).
+    """
+    return (numpy.ones((1, z.shape[1]))).dot(numpy.trace((V.T).dot(V).dot(numpy.linalg.matrix_power(Gamma, 2))) + numpy.trace((V.T).dot(V).dot(Gamma))*numpy.trace(Gamma)) + (numpy.ones((1, Gamma.shape[0]))).dot(numpy.power((Gamma).dot(U).dot(z), 2)).dot(numpy.trace((V.T).dot(V).dot(Gamma))) + (numpy.ones((1, Gamma.shape[0]))).dot(numpy.multiply((Gamma).dot(U).dot(z), (V.T).dot(V).dot(Gamma).dot(U).dot(z))).dot(numpy.trace(Gamma)) + numpy.multiply((numpy.ones((1, Gamma.shape[0]))).dot(numpy.power((Gamma).dot(U).dot(z), 2)), (numpy.ones((1, Gamma.shape[0]))).dot(numpy.multiply((Gamma).dot(U).dot(z), (V.T).dot(V).dot(Gamma).dot(U).dot(z)))) + (numpy.ones((1, Gamma.shape[0]))).dot(numpy.multiply((Gamma).dot(U).dot(z), (V.T).dot(V).dot(numpy.linalg.matrix_power(Gamma, 2)).dot(U).dot(z))).dot(2)
+
+
+def gradient_V_error_one_token(Gamma, V, U, z):
+    """E||grad_V err||^2 at L = 1: k (tr Gamma + |Gamma U z|^2) per query column.
+
+    From derivations/fluctuations_one_token.py. Arguments:
+        Gamma: (d, d)
+        V: (k, d)
+        U: (d, d)
+        z: (d, n)
+    Returns: (1, n).
+    """
+    return ((numpy.ones((1, z.shape[1]))).dot(numpy.trace(Gamma)) + (numpy.ones((1, Gamma.shape[0]))).dot(numpy.multiply((U).dot(z), (numpy.linalg.matrix_power(Gamma, 2)).dot(U).dot(z)))).dot(V.shape[0])
+
+
+def icl_balance(A, b):
+    """||A||_F^2 - b^2: conserved along the (A, b) gradient flow.
+
+    From derivations/icl_endpoint.py. Arguments:
         A: (d, d)
         b: scalar
     Returns: scalar.
     """
-    return (1/2)*numpy.trace(((Sigma).dot(A).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)).dot(Sigma).dot((A.T).dot(Sigma.T).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)))
+    return -b**2 + numpy.trace((A.T).dot(A))
 
 
-def icl_grad_A(Sigma, A, b):
-    """grad_A R_inf = b Sigma (b Sigma A - I) Sigma.
+def icl_endpoint_A(Sigma):
+    """A* = tr(Sigma^-2)^(-1/4) Sigma^-1: the balanced minimiser the flow ends at.
 
-    From derivations/icl_kernels.py. Arguments:
-        Sigma: (d, d)
-        A: (d, d)
-        b: scalar
+    From derivations/icl_endpoint.py. Arguments:
+        Sigma: (d, d) SPD
     Returns: (d, d).
     """
-    return (Sigma).dot((Sigma).dot(A).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)).dot(Sigma).dot(b)
+    return (numpy.linalg.inv(Sigma)).dot(numpy.trace(numpy.linalg.matrix_power(Sigma, -2))**(-1/4))
 
 
-def icl_grad_b(Sigma, A, b):
-    """grad_b R_inf = tr(Sigma A Sigma (b Sigma A - I)^T).
+def icl_endpoint_b(Sigma):
+    """b* = tr(Sigma^-2)^(1/4).
 
-    From derivations/icl_kernels.py. Arguments:
-        Sigma: (d, d)
-        A: (d, d)
-        b: scalar
+    From derivations/icl_endpoint.py. Arguments:
+        Sigma: (d, d) SPD
     Returns: scalar.
     """
-    return numpy.trace((Sigma).dot(A).dot(Sigma).dot((A.T).dot(Sigma.T).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)))
-
-
-def icl_loss_variance(Sigma, A, b):
-    """Var of the loss (1/2) x^T K x over queries x ~ N(0, Sigma): tr((K Sigma)^2) / 2, K = (b Sigma A - I)^T (b Sigma A - I).
-
-    From derivations/icl_risk.py. Arguments:
-        Sigma: (d, d)
-        A: (d, d)
-        b: scalar
-    Returns: scalar.
-    """
-    return (1/2)*numpy.trace(numpy.linalg.matrix_power(((A.T).dot(Sigma.T).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)).dot((Sigma).dot(A).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)).dot(Sigma), 2))
-
-
-def icl_full_risk(Sigma, A, u, v, b):
-    """R_inf for full (U, V): U11 = A, u = U[d, :d], (v, b) = last row of V.
-
-    From derivations/icl_kernels.py. Arguments:
-        Sigma: (d, d)
-        A: (d, d)
-        u: (d, 1)
-        v: (d, 1)
-        b: scalar
-    Returns: scalar.
-    """
-    return (1/2)*b**2*(2*numpy.trace(numpy.linalg.matrix_power(Sigma, 2)) + numpy.trace(Sigma)**2)*numpy.trace((u.T).dot(Sigma).dot(u)) + b*numpy.trace((v.T).dot(Sigma.T).dot(A).dot(Sigma).dot(u))*numpy.trace(Sigma) + (1/2)*numpy.trace(((Sigma.T).dot(A).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1) + (Sigma.T).dot(v).dot(u.T)).dot(Sigma).dot((A.T).dot(Sigma).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1) + (u).dot(v.T).dot(Sigma))) + (1/2)*numpy.trace((v.T).dot(Sigma.T).dot(A).dot(Sigma).dot(A.T).dot(Sigma).dot(v))
+    return numpy.trace(numpy.linalg.matrix_power(Sigma, -2))**(1/4)
 
 
 def icl_full_grad_U11(Sigma, A, u, v, b):
@@ -210,6 +603,20 @@ def icl_full_grad_U11(Sigma, A, u, v, b):
     Returns: (d, d).
     """
     return (Sigma).dot((Sigma.T).dot(A).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1) + (Sigma.T).dot(v).dot(u.T)).dot(Sigma).dot(b) + (Sigma).dot(v).dot(u.T).dot(Sigma).dot(b*numpy.trace(Sigma)) + (Sigma).dot(v).dot(v.T).dot(Sigma.T).dot(A).dot(Sigma)
+
+
+def icl_full_grad_b(Sigma, A, u, v, b):
+    """grad of R_full in b = V[d, d].
+
+    From derivations/icl_kernels.py. Arguments:
+        Sigma: (d, d)
+        A: (d, d)
+        u: (d, 1)
+        v: (d, 1)
+        b: scalar
+    Returns: scalar.
+    """
+    return b*(2*numpy.trace(numpy.linalg.matrix_power(Sigma, 2)) + numpy.trace(Sigma)**2)*numpy.trace((u.T).dot(Sigma).dot(u)) + numpy.trace(((Sigma.T).dot(A).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1) + (Sigma.T).dot(v).dot(u.T)).dot(Sigma).dot(A.T).dot(Sigma)) + numpy.trace((v.T).dot(Sigma.T).dot(A).dot(Sigma).dot(u))*numpy.trace(Sigma)
 
 
 def icl_full_grad_u(Sigma, A, u, v, b):
@@ -240,8 +647,8 @@ def icl_full_grad_v(Sigma, A, u, v, b):
     return (Sigma).dot(A).dot(Sigma).dot(u).dot(b*numpy.trace(Sigma)) + (Sigma).dot((Sigma.T).dot(A).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1) + (Sigma.T).dot(v).dot(u.T)).dot(Sigma).dot(u) + (Sigma).dot(A).dot(Sigma).dot(A.T).dot(Sigma).dot(v)
 
 
-def icl_full_grad_b(Sigma, A, u, v, b):
-    """grad of R_full in b = V[d, d].
+def icl_full_risk(Sigma, A, u, v, b):
+    """R_inf for full (U, V): U11 = A, u = U[d, :d], (v, b) = last row of V.
 
     From derivations/icl_kernels.py. Arguments:
         Sigma: (d, d)
@@ -251,71 +658,31 @@ def icl_full_grad_b(Sigma, A, u, v, b):
         b: scalar
     Returns: scalar.
     """
-    return b*(2*numpy.trace(numpy.linalg.matrix_power(Sigma, 2)) + numpy.trace(Sigma)**2)*numpy.trace((u.T).dot(Sigma).dot(u)) + numpy.trace(((Sigma.T).dot(A).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1) + (Sigma.T).dot(v).dot(u.T)).dot(Sigma).dot(A.T).dot(Sigma)) + numpy.trace((v.T).dot(Sigma.T).dot(A).dot(Sigma).dot(u))*numpy.trace(Sigma)
+    return (1/2)*b**2*(2*numpy.trace(numpy.linalg.matrix_power(Sigma, 2)) + numpy.trace(Sigma)**2)*numpy.trace((u.T).dot(Sigma).dot(u)) + b*numpy.trace((v.T).dot(Sigma.T).dot(A).dot(Sigma).dot(u))*numpy.trace(Sigma) + (1/2)*numpy.trace(((Sigma.T).dot(A).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1) + (Sigma.T).dot(v).dot(u.T)).dot(Sigma).dot((A.T).dot(Sigma).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1) + (u).dot(v.T).dot(Sigma))) + (1/2)*numpy.trace((v.T).dot(Sigma.T).dot(A).dot(Sigma).dot(A.T).dot(Sigma).dot(v))
 
 
-def icl_endpoint_A(Sigma):
-    """A* = tr(Sigma^-2)^(-1/4) Sigma^-1: the balanced minimiser the flow ends at.
+def icl_grad_A(Sigma, A, b):
+    """grad_A R_inf = b Sigma (b Sigma A - I) Sigma.
 
-    From derivations/icl_endpoint.py. Arguments:
-        Sigma: (d, d) SPD
+    From derivations/icl_kernels.py. Arguments:
+        Sigma: (d, d)
+        A: (d, d)
+        b: scalar
     Returns: (d, d).
     """
-    return (numpy.linalg.inv(Sigma)).dot(numpy.trace(numpy.linalg.matrix_power(Sigma, -2))**(-1/4))
+    return (Sigma).dot((Sigma).dot(A).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)).dot(Sigma).dot(b)
 
 
-def icl_endpoint_b(Sigma):
-    """b* = tr(Sigma^-2)^(1/4).
+def icl_grad_b(Sigma, A, b):
+    """grad_b R_inf = tr(Sigma A Sigma (b Sigma A - I)^T).
 
-    From derivations/icl_endpoint.py. Arguments:
-        Sigma: (d, d) SPD
-    Returns: scalar.
-    """
-    return numpy.trace(numpy.linalg.matrix_power(Sigma, -2))**(1/4)
-
-
-def icl_balance(A, b):
-    """||A||_F^2 - b^2: conserved along the (A, b) gradient flow.
-
-    From derivations/icl_endpoint.py. Arguments:
+    From derivations/icl_kernels.py. Arguments:
+        Sigma: (d, d)
         A: (d, d)
         b: scalar
     Returns: scalar.
     """
-    return -b**2 + numpy.trace((A.T).dot(A))
-
-
-def icl_transverse_rate(Sigma, lam_min):
-    """b*^2 lambda_min^3: the slowest transverse decay rate at the endpoint.
-
-    From derivations/icl_endpoint.py. Arguments:
-        Sigma: (d, d) SPD
-        lam_min: scalar lambda_min(Sigma)
-    Returns: scalar.
-    """
-    return lam_min**3*numpy.sqrt(numpy.trace(numpy.linalg.matrix_power(Sigma, -2)))
-
-
-def icl_paper_alpha_bound(s, d):
-    """sqrt(2) / (d^(1/4) ||Sigma||_op): the alpha range stated with Theorem 5.2.
-
-    From derivations/icl_endpoint.py. Arguments:
-        s: scalar ||Sigma||_op
-        d: scalar
-    Returns: scalar.
-    """
-    return numpy.sqrt(2)/(d**(1/4)*s)
-
-
-def icl_zfb_alpha_bound(s, d):
-    """sqrt(2 / (||Sigma||_op sqrt(d))): where alpha^2 ||Sigma|| sqrt(d) < 2 stops holding.
-
-    From derivations/icl_endpoint.py. Arguments:
-        s: scalar ||Sigma||_op
-        d: scalar
-    Returns: scalar.
-    """
-    return numpy.sqrt(2)/(d**(1/4)*numpy.sqrt(s))
+    return numpy.trace((Sigma).dot(A).dot(Sigma).dot((A.T).dot(Sigma.T).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)))
 
 
 def icl_hessian_bound(Sigma, s, radius):
@@ -330,90 +697,61 @@ def icl_hessian_bound(Sigma, s, radius):
     return 2*radius**2*s**3 + s**(3/2)*(radius**2*s**(3/2) + numpy.sqrt(numpy.trace(Sigma)))
 
 
-def scalar_pair_term(c, d, s2):
-    """(1 + s2)(1 - 2c)^(-d/2) + c (1 - 2c)^(-d/2-1), c = omega_h omega_k < 1/2.
+def icl_loss_variance(Sigma, A, b):
+    """Var of the loss (1/2) x^T K x over queries x ~ N(0, Sigma): tr((K Sigma)^2) / 2, K = (b Sigma A - I)^T (b Sigma A - I).
 
-    From derivations/risk_scalar.py. Arguments:
-        c: array
-        d: scalar
-        s2: scalar
-    Returns: same as c.
-    """
-    return c*(1 - 2*c)**(-1/2*d - 1) + (1 - 2*c)**(-1/2*d)*(s2 + 1)
-
-
-def scalar_bias_term(omega, d):
-    """omega (1 - 2 omega^2)^(-d/2-1): the cross term of the softmax bias with the residual.
-
-    From derivations/risk_scalar.py. Arguments:
-        omega: array
-        d: scalar
-    Returns: same as omega.
-    """
-    return omega*(1 - 2*omega**2)**(-1/2*d - 1)
-
-
-def scalar_heuristic_pair(c, d, s2):
-    """The authors' heuristic (1 + s2) exp(d c).
-
-    From derivations/risk_scalar.py. Arguments:
-        c: array
-        d: scalar
-        s2: scalar
-    Returns: same as c.
-    """
-    return (s2 + 1)*numpy.exp(c*d)
-
-
-def scalar_estimator_variance(mu, omega, d, s2):
-    """Var of the L -> oo limit of the one-head Monte Carlo estimator of C1 (budget sizing).
-
-    From derivations/risk_scalar_variance.py. Arguments:
-        mu: scalar
-        omega: scalar
-        d: scalar
-        s2: scalar
+    From derivations/icl_risk.py. Arguments:
+        Sigma: (d, d)
+        A: (d, d)
+        b: scalar
     Returns: scalar.
     """
-    return mu**2*(1 - 4*omega**2)**(-3*d - 4)*(1 - 2*omega**2)**(-5/2*d - 6)*(-d**2*(1 - 4*omega**2)**(3*d + 4)*(1 - 2*omega**2)**((3/2)*d + 4)*(-2*mu*omega**2*s2 - 3*mu*omega**2 + mu*s2 + mu + 2*omega)**2 + (1 - 2*omega**2)**(d + 2)*(3*d**2*mu**2*s2**2*(1 - 4*omega**2)**((5/2)*d + 4)*(1 - 2*omega**2)**((3/2)*d + 4) + 6*d**2*mu**2*s2*(1 - 4*omega**2)**((5/2)*d + 4)*(1 - 2*omega**2)**((3/2)*d + 4) + 2*d**2*s2*(1 - 4*omega**2)**((5/2)*d + 3)*(1 - 2*omega**2)**((3/2)*d + 4)*(-mu**2*omega**2 + 2*mu*omega + 2) - 4*d**2*s2*(1 - 4*omega**2)**(3*d + 4)*(1 - 2*omega**2)**(d + 3)*(mu**2*omega**2 - 2*mu*omega + 1) + 9*d*omega**2*(1 - 4*omega**2)**((5/2)*d + 2)*(1 - 2*omega**2)**((3/2)*d + 4)*(4*d + mu**2*omega**2*(d + 2) - 4*mu*omega*(d + 2) + 8) - 12*d*omega**2*(1 - 4*omega**2)**(3*d + 4)*(1 - 2*omega**2)**(d + 2)*(d + mu**2*omega**2*(d + 2) - 2*mu*omega*(d + 2) + 2) + 2*d*(1 - 4*omega**2)**((5/2)*d + 3)*(1 - 2*omega**2)**((3/2)*d + 4)*(2*d + mu**2*omega**2*(1 - d) - 3*mu**2*omega**2 + 2*mu*omega*(d - 1) + 6*mu*omega + 4) - 4*d*(1 - 4*omega**2)**(3*d + 4)*(1 - 2*omega**2)**(d + 3)*(d + mu**2*omega**2*(d - 1) + 3*mu**2*omega**2 - 2*mu*omega*(d - 1) - 6*mu*omega + 2) + 3*mu**2*(1 - 4*omega**2)**((5/2)*d + 4)*(1 - 2*omega**2)**((3/2)*d + 4)*(2*d + (d - 1)*(d + 1) + 1)))/d**2
+    return (1/2)*numpy.trace(numpy.linalg.matrix_power(((A.T).dot(Sigma.T).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)).dot((Sigma).dot(A).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)).dot(Sigma), 2))
 
 
-def scalar_first_order(mu, omega, d, s2):
-    """C1 = mu^T pair(omega omega^T) mu + 2 (1 - mu^T omega) mu^T bias(omega) (every omega_h omega_k < 1/2).
+def icl_paper_alpha_bound(s, d):
+    """sqrt(2) / (d^(1/4) ||Sigma||_op): the alpha range stated with Theorem 5.2.
 
-    From derivations/risk_scalar_heads.py. Arguments:
-        mu: (H, 1)
-        omega: (H, 1)
+    From derivations/icl_endpoint.py. Arguments:
+        s: scalar ||Sigma||_op
         d: scalar
-        s2: scalar
-    Returns: (1, 1).
+    Returns: scalar.
     """
-    return ((numpy.eye(1)).dot(2) + (mu.T).dot(omega).dot(-2)).dot(mu.T).dot(numpy.multiply(numpy.power((numpy.power(omega, 2)).dot(-2) + numpy.ones((mu.shape[0], 1)), -1/2*d - 1), omega)) + (mu.T).dot((numpy.power((omega).dot(omega.T).dot(-2) + numpy.ones((mu.shape[0], mu.shape[0])), -1/2*d)).dot(s2 + 1) + numpy.multiply((omega).dot(omega.T), numpy.power((omega).dot(omega.T).dot(-2) + numpy.ones((mu.shape[0], mu.shape[0])), -1/2*d - 1))).dot(mu)
+    return numpy.sqrt(2)/(d**(1/4)*s)
 
 
-def scalar_heuristic(mu, omega, d, s2):
-    """The authors' coefficient mu^T [(1 + s2) exp(d omega omega^T)] mu (exp entrywise).
+def icl_risk(Sigma, A, b):
+    """R_inf(A, b) = tr((b Sigma A - I) Sigma (b Sigma A - I)^T) / 2.
 
-    From derivations/risk_scalar_heads.py. Arguments:
-        mu: (H, 1)
-        omega: (H, 1)
+    From derivations/icl_kernels.py. Arguments:
+        Sigma: (d, d)
+        A: (d, d)
+        b: scalar
+    Returns: scalar.
+    """
+    return (1/2)*numpy.trace(((Sigma).dot(A).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)).dot(Sigma).dot((A.T).dot(Sigma.T).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)))
+
+
+def icl_transverse_rate(Sigma, lam_min):
+    """b*^2 lambda_min^3: the slowest transverse decay rate at the endpoint.
+
+    From derivations/icl_endpoint.py. Arguments:
+        Sigma: (d, d) SPD
+        lam_min: scalar lambda_min(Sigma)
+    Returns: scalar.
+    """
+    return lam_min**3*numpy.sqrt(numpy.trace(numpy.linalg.matrix_power(Sigma, -2)))
+
+
+def icl_zfb_alpha_bound(s, d):
+    """sqrt(2 / (||Sigma||_op sqrt(d))): where alpha^2 ||Sigma|| sqrt(d) < 2 stops holding.
+
+    From derivations/icl_endpoint.py. Arguments:
+        s: scalar ||Sigma||_op
         d: scalar
-        s2: scalar
-    Returns: (1, 1).
+    Returns: scalar.
     """
-    return (mu.T).dot((lambda entry: (s2 + 1)*numpy.exp(entry))((omega).dot(omega.T).dot(d))).dot(mu)
-
-
-def scalar_infinite_risk(mu, omega, s2):
-    """R_inf = (1 - mu^T omega)^2 + s2.
-
-    From derivations/risk_scalar_heads.py. Arguments:
-        mu: (H, 1)
-        omega: (H, 1)
-        s2: scalar
-    Returns: (1, 1).
-    """
-    return (numpy.eye(1)).dot(s2) + (numpy.eye(1) + (omega.T).dot(mu).dot(-1)).dot(numpy.eye(1) + (mu.T).dot(omega).dot(-1))
+    return numpy.sqrt(2)/(d**(1/4)*numpy.sqrt(s))
 
 
 def limit_jacobian_U(Gamma, V, z):
@@ -442,27 +780,231 @@ def limit_jacobian_V(m, Gamma, U, V, z):
     return numpy.kron(m.T + (z.T).dot(U.T).dot(Gamma.T), numpy.eye(V.shape[0]))
 
 
-def finite_jacobian_U(Chat, V, z):
-    """d vec T_L / d vec U = z^T kron (V C_hat), C_hat the softmax-weighted covariance.
+def log_weight_second_moment(Gamma, a):
+    """log E w^2 = a^T Gamma a for the normalised softmax weight w of a Gaussian token.
 
-    From derivations/jacobians.py. Arguments:
-        Chat: (d, d)
+    From derivations/concentration.py. Arguments:
+        Gamma: (d, d)
+        a: (d, 1)
+    Returns: (1, 1).
+    """
+    return (a.T).dot(Gamma).dot(a)
+
+
+def mixture_component_logit(log_pi, m, Gamma, U, z):
+    """log pi_k + (U z)^T m_k + (U z)^T Gamma_k (U z) / 2 for each query column.
+
+    From derivations/mixture.py. Arguments:
+        log_pi: scalar
+        m: (d, 1)
+        Gamma: (d, d)
+        U: (d, d)
+        z: (d, n)
+    Returns: (1, n).
+    """
+    return (numpy.ones((1, z.shape[1]))).dot(log_pi) + (numpy.ones((1, m.shape[0]))).dot(numpy.multiply((U).dot(z), (Gamma).dot(U).dot(z))).dot(1/2) + (m.T).dot(U).dot(z)
+
+
+def mixture_component_second_centred(m, Gamma, V, U, z, c):
+    """tr(V Gamma_k V^T) + |V (m_k + 2 Gamma_k U z - c)|^2 for one query z and centre c.
+
+    From derivations/mixture.py. Arguments:
+        m: (d, 1)
+        Gamma: (d, d)
         V: (k, d)
+        U: (d, d)
         z: (d, 1)
-    Returns: (k, d*d).
+        c: (d, 1)
+    Returns: (1, 1).
     """
-    return numpy.kron(z.T, (V).dot(Chat))
+    return (numpy.eye(1)).dot(numpy.trace((V).dot(Gamma).dot(V.T))) + ((((U).dot(z).dot(2)).T).dot(Gamma.T) + (c.T).dot(-1) + m.T).dot(V.T).dot(V).dot((Gamma).dot((U).dot(z).dot(2)) + (c).dot(-1) + m)
 
 
-def finite_jacobian_V(zhat, V):
-    """d vec T_L / d vec V = zhat^T kron I_k, zhat the softmax-weighted mean.
+def mixture_component_second_logit(log_pi, m, Gamma, U, z):
+    """log pi_k + log Z_k(2 U z): 2 (U z)^T m_k + 2 (U z)^T Gamma_k (U z) + log pi_k per query column.
 
-    From derivations/jacobians.py. Arguments:
-        zhat: (d, 1)
+    From derivations/mixture.py. Arguments:
+        log_pi: scalar
+        m: (d, 1)
+        Gamma: (d, d)
+        U: (d, d)
+        z: (d, n)
+    Returns: (1, n).
+    """
+    return (numpy.ones((1, z.shape[1]))).dot(log_pi) + (numpy.ones((1, m.shape[0]))).dot(numpy.multiply((U).dot((z).dot(2)), (Gamma).dot(U).dot((z).dot(2)))).dot(1/2) + (m.T).dot(U).dot((z).dot(2))
+
+
+def naive_exponent(lam):
+    """min(1, 1/(2 lambda)): the heuristic exponent of min(1, e^q/L).
+
+    From derivations/fluctuations_exponent.py. Arguments:
+        lam: scalar > 0
+    Returns: scalar.
+    """
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        return numpy.asarray(numpy.select([numpy.less_equal(lam, 1/2),True], [1,(1/2)/lam], default=numpy.nan))
+
+
+def numerator_second_moment_factor(Gamma, V, a):
+    """E w^2 ||V (z' - mu_a)||^2 / E w^2 = tr(V Gamma V^T) + |V Gamma a|^2.
+
+    From derivations/concentration.py. Arguments:
+        Gamma: (d, d)
         V: (k, d)
-    Returns: (k, k*d).
+        a: (d, 1)
+    Returns: (1, 1).
     """
-    return numpy.kron(zhat.T, numpy.eye(V.shape[0]))
+    return (numpy.eye(1)).dot(numpy.trace((V).dot(Gamma).dot(V.T))) + (a.T).dot(Gamma.T).dot(V.T).dot(V).dot(Gamma).dot(a)
+
+
+def output_error_one_token(Gamma, U, V, Sigma_q):
+    """E||T[mu_1] - T[mu]||^2_{L2(nu)} = tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T).
+
+    From derivations/fluctuations_one_token.py. Arguments:
+        Gamma: (d, d)
+        U: (d, d)
+        V: (k, d)
+        Sigma_q: (d, d)
+    Returns: scalar.
+    """
+    return numpy.trace((V).dot(Gamma).dot(V.T)) + numpy.trace((V).dot(Gamma).dot(U).dot(Sigma_q).dot(U.T).dot(Gamma.T).dot(V.T))
+
+
+def output_second_moment(m, Gamma, V, a, r):
+    """E_a[(V z' - r)^2] = diag(V Gamma V^T) + (V (m + Gamma a) - r)^2 under the tilted law at a.
+
+    From derivations/lemma21.py. Arguments:
+        m: (d, 1)
+        Gamma: (d, d)
+        V: (k, d)
+        a: (d, 1)
+        r: (k, 1)
+    Returns: (k, 1).
+    """
+    return numpy.power((V).dot((Gamma).dot(a) + m) + (r).dot(-1), 2) + (numpy.multiply((V).dot(Gamma), V)).dot(numpy.ones((m.shape[0], 1)))
+
+
+def paper_constant(bound, sigma, L):
+    """c1 = L bound / (sigma^6 ln L): the paper's form equals bound at c2 = sigma^2.
+
+    From derivations/fluctuations_bound.py. Arguments:
+        bound: scalar
+        sigma: scalar
+        L: scalar
+    Returns: scalar.
+    """
+    return L*bound/(sigma**6*numpy.log(L))
+
+
+def paper_form(c1, sigma, c2, L):
+    """c1 sigma^6 ln L / L^(c2 / sigma^2): Proposition 3.1's right side.
+
+    From derivations/fluctuations_bound.py. Arguments:
+        c1: scalar
+        sigma: scalar
+        c2: scalar
+        L: scalar
+    Returns: scalar.
+    """
+    return L**(-c2/sigma**2)*c1*sigma**6*numpy.log(L)
+
+
+def product_law_log_weight(W):
+    """log E w^2 = sum_j (l(2 b_j) - 2 l(b_j)) per column, W = l(2b) - 2 l(b) entrywise.
+
+    From derivations/fluctuations_product.py. Arguments:
+        W: (r, n)
+    Returns: (1, n).
+    """
+    return (numpy.ones((1, W.shape[0]))).dot(W)
+
+
+def product_law_trace_factor(K, D, VB):
+    """tr C1 / E w^2 = sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2 per column.
+
+    From derivations/fluctuations_product.py. Arguments:
+        K: (r, n)
+        D: (r, n)
+        VB: (k, r)
+    Returns: (1, n).
+    """
+    return (numpy.ones((1, VB.shape[0]))).dot(numpy.power(VB, 2)).dot(K) + (numpy.ones((1, K.shape[0]))).dot(numpy.multiply((VB.T).dot(VB).dot(D), D))
+
+
+def rademacher_affine_limit(m, B, U, V, z):
+    """T[mu](z) = V (m + B l'(B^T U z)) for tokens m + B x, x iid rademacher (l' entrywise).
+
+    From derivations/fluctuations_product.py. Arguments:
+        m: (d, 1)
+        B: (d, r)
+        U: (d, d)
+        V: (k, d)
+        z: (d, n)
+    Returns: (k, n).
+    """
+    return (V).dot((B).dot((lambda a: numpy.tanh(a))((B.T).dot(U).dot(z))) + (m).dot(numpy.ones((1, z.shape[1]))))
+
+
+def rademacher_curvature(a):
+    """l''(a): the tilted variance (rademacher, entrywise).
+
+    From derivations/fluctuations_product.py. Arguments:
+        a: any shape
+    Returns: same as a.
+    """
+    return 1 - numpy.tanh(a)**2
+
+
+def rademacher_log_mgf(a):
+    """log E e^{a x} for x = +-1: log cosh a, as |a| + log1p(e^{-2|a|}) - log 2.
+
+    From derivations/controls.py. Arguments:
+        a: any shape
+    Returns: same as a.
+    """
+    return abs(a) + numpy.log1p(numpy.exp(-2*abs(a))) - numpy.log(2)
+
+
+def rademacher_log_weight_second_moment(a):
+    """l(2a) - 2 l(a) = log E w^2 of one coordinate, l its log-mgf (rademacher, entrywise).
+
+    From derivations/fluctuations_product.py. Arguments:
+        a: any shape
+    Returns: same as a.
+    """
+    return numpy.log(numpy.tanh(a)**2 + 1)
+
+
+def rademacher_tilted_mean(a):
+    """d/da log E e^{a x} for x = +-1: tanh a (entrywise).
+
+    From derivations/controls.py. Arguments:
+        a: any shape
+    Returns: same as a.
+    """
+    return numpy.tanh(a)
+
+
+def rate_function(gamma):
+    """h(gamma): E sum_i p_i^2 ~ e^{-q h(gamma)} at L = e^{gamma q} (Laplace principle).
+
+    From derivations/fluctuations_exponent.py. Arguments:
+        gamma: any shape, > 0
+    Returns: same as gamma.
+    """
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        return numpy.asarray(numpy.select([numpy.less_equal(gamma, 1/2),numpy.less_equal(gamma, 3/2),True], [0,(1/2)*(gamma - 1/2)**2,gamma - 1], default=numpy.nan))
+
+
+def remainder_exponent(lam):
+    """rho(lambda): L x error reaches its first order as L^-rho below the threshold.
+
+    From derivations/fluctuations_exponent.py. Arguments:
+        lam: scalar > 0
+    Returns: scalar.
+    """
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        return numpy.asarray(numpy.select([numpy.less_equal(lam, 1/5),numpy.less(lam, 1/2),True], [1,(1/3)*(1 - 2*lam)/lam,0], default=numpy.nan))
 
 
 def risk_inf(m, Gamma, U, V, W, Sigma_q):
@@ -534,604 +1076,103 @@ def risk_sample_grad_V(r, zhat):
     return (r).dot(zhat.T)
 
 
-def gradient_U_fourth_moment(Gamma, V, U, z):
-    """F(Gamma U z_j) = E||V(x x^T - Gamma)||_F^2, x ~ N(Gamma U z_j, Gamma), for n query columns.
+def scalar_bias_term(omega, d):
+    """omega (1 - 2 omega^2)^(-d/2-1): the cross term of the softmax bias with the residual.
 
-    From derivations/gradient_fluctuations.py. Arguments:
-        Gamma: (d, d)
-        V: (k, d)
-        U: (d, d)
-        z: (d, n)
-    Returns: (1, n).
+    From derivations/risk_scalar.py. Arguments:
+        omega: array
+        d: scalar
+    Returns: same as omega.
     """
-    return (numpy.ones((1, z.shape[1]))).dot(numpy.trace((V.T).dot(V).dot(numpy.linalg.matrix_power(Gamma, 2))) + numpy.trace((V.T).dot(V).dot(Gamma))*numpy.trace(Gamma)) + (numpy.ones((1, Gamma.shape[0]))).dot(numpy.power((Gamma).dot(U).dot(z), 2)).dot(numpy.trace((V.T).dot(V).dot(Gamma))) + (numpy.ones((1, Gamma.shape[0]))).dot(numpy.multiply((Gamma).dot(U).dot(z), (V.T).dot(V).dot(Gamma).dot(U).dot(z))).dot(numpy.trace(Gamma)) + numpy.multiply((numpy.ones((1, Gamma.shape[0]))).dot(numpy.power((Gamma).dot(U).dot(z), 2)), (numpy.ones((1, Gamma.shape[0]))).dot(numpy.multiply((Gamma).dot(U).dot(z), (V.T).dot(V).dot(Gamma).dot(U).dot(z)))) + (numpy.ones((1, Gamma.shape[0]))).dot(numpy.multiply((Gamma).dot(U).dot(z), (V.T).dot(V).dot(numpy.linalg.matrix_power(Gamma, 2)).dot(U).dot(z))).dot(2)
+    return omega*(1 - 2*omega**2)**(-1/2*d - 1)
 
 
-def rademacher_log_mgf(a):
-    """log E e^{a x} for x = +-1: log cosh a, as |a| + log1p(e^{-2|a|}) - log 2.
+def scalar_estimator_variance(mu, omega, d, s2):
+    """Var of the L -> oo limit of the one-head Monte Carlo estimator of C1 (budget sizing).
 
-    From derivations/controls.py. Arguments:
-        a: any shape
-    Returns: same as a.
+    From derivations/risk_scalar_variance.py. Arguments:
+        mu: scalar
+        omega: scalar
+        d: scalar
+        s2: scalar
+    Returns: scalar.
     """
-    return abs(a) + numpy.log1p(numpy.exp(-2*abs(a))) - numpy.log(2)
+    return mu**2*(1 - 4*omega**2)**(-3*d - 4)*(1 - 2*omega**2)**(-5/2*d - 6)*(-d**2*(1 - 4*omega**2)**(3*d + 4)*(1 - 2*omega**2)**((3/2)*d + 4)*(-2*mu*omega**2*s2 - 3*mu*omega**2 + mu*s2 + mu + 2*omega)**2 + (1 - 2*omega**2)**(d + 2)*(3*d**2*mu**2*s2**2*(1 - 4*omega**2)**((5/2)*d + 4)*(1 - 2*omega**2)**((3/2)*d + 4) + 6*d**2*mu**2*s2*(1 - 4*omega**2)**((5/2)*d + 4)*(1 - 2*omega**2)**((3/2)*d + 4) + 2*d**2*s2*(1 - 4*omega**2)**((5/2)*d + 3)*(1 - 2*omega**2)**((3/2)*d + 4)*(-mu**2*omega**2 + 2*mu*omega + 2) - 4*d**2*s2*(1 - 4*omega**2)**(3*d + 4)*(1 - 2*omega**2)**(d + 3)*(mu**2*omega**2 - 2*mu*omega + 1) + 9*d*omega**2*(1 - 4*omega**2)**((5/2)*d + 2)*(1 - 2*omega**2)**((3/2)*d + 4)*(4*d + mu**2*omega**2*(d + 2) - 4*mu*omega*(d + 2) + 8) - 12*d*omega**2*(1 - 4*omega**2)**(3*d + 4)*(1 - 2*omega**2)**(d + 2)*(d + mu**2*omega**2*(d + 2) - 2*mu*omega*(d + 2) + 2) + 2*d*(1 - 4*omega**2)**((5/2)*d + 3)*(1 - 2*omega**2)**((3/2)*d + 4)*(2*d + mu**2*omega**2*(1 - d) - 3*mu**2*omega**2 + 2*mu*omega*(d - 1) + 6*mu*omega + 4) - 4*d*(1 - 4*omega**2)**(3*d + 4)*(1 - 2*omega**2)**(d + 3)*(d + mu**2*omega**2*(d - 1) + 3*mu**2*omega**2 - 2*mu*omega*(d - 1) - 6*mu*omega + 2) + 3*mu**2*(1 - 4*omega**2)**((5/2)*d + 4)*(1 - 2*omega**2)**((3/2)*d + 4)*(2*d + (d - 1)*(d + 1) + 1)))/d**2
 
 
-def bias_first_order(Gamma, V, a):
-    """b1 = lim L (E T[mu_L](z) - T[mu](z)) = -e^{a^T Gamma a} V Gamma a, a = U z.
+def scalar_first_order(mu, omega, d, s2):
+    """C1 = mu^T pair(omega omega^T) mu + 2 (1 - mu^T omega) mu^T bias(omega) (every omega_h omega_k < 1/2).
 
-    From derivations/fluctuations.py. Arguments:
+    From derivations/risk_scalar_heads.py. Arguments:
+        mu: (H, 1)
+        omega: (H, 1)
+        d: scalar
+        s2: scalar
+    Returns: (1, 1).
+    """
+    return ((numpy.eye(1)).dot(2) + (mu.T).dot(omega).dot(-2)).dot(mu.T).dot(numpy.multiply(numpy.power((numpy.power(omega, 2)).dot(-2) + numpy.ones((mu.shape[0], 1)), -1/2*d - 1), omega)) + (mu.T).dot((numpy.power((omega).dot(omega.T).dot(-2) + numpy.ones((mu.shape[0], mu.shape[0])), -1/2*d)).dot(s2 + 1) + numpy.multiply((omega).dot(omega.T), numpy.power((omega).dot(omega.T).dot(-2) + numpy.ones((mu.shape[0], mu.shape[0])), -1/2*d - 1))).dot(mu)
+
+
+def scalar_heuristic(mu, omega, d, s2):
+    """The authors' coefficient mu^T [(1 + s2) exp(d omega omega^T)] mu (exp entrywise).
+
+    From derivations/risk_scalar_heads.py. Arguments:
+        mu: (H, 1)
+        omega: (H, 1)
+        d: scalar
+        s2: scalar
+    Returns: (1, 1).
+    """
+    return (mu.T).dot((lambda entry: (s2 + 1)*numpy.exp(entry))((omega).dot(omega.T).dot(d))).dot(mu)
+
+
+def scalar_heuristic_pair(c, d, s2):
+    """The authors' heuristic (1 + s2) exp(d c).
+
+    From derivations/risk_scalar.py. Arguments:
+        c: array
+        d: scalar
+        s2: scalar
+    Returns: same as c.
+    """
+    return (s2 + 1)*numpy.exp(c*d)
+
+
+def scalar_infinite_risk(mu, omega, s2):
+    """R_inf = (1 - mu^T omega)^2 + s2.
+
+    From derivations/risk_scalar_heads.py. Arguments:
+        mu: (H, 1)
+        omega: (H, 1)
+        s2: scalar
+    Returns: (1, 1).
+    """
+    return (numpy.eye(1)).dot(s2) + (numpy.eye(1) + (omega.T).dot(mu).dot(-1)).dot(numpy.eye(1) + (mu.T).dot(omega).dot(-1))
+
+
+def scalar_pair_term(c, d, s2):
+    """(1 + s2)(1 - 2c)^(-d/2) + c (1 - 2c)^(-d/2-1), c = omega_h omega_k < 1/2.
+
+    From derivations/risk_scalar.py. Arguments:
+        c: array
+        d: scalar
+        s2: scalar
+    Returns: same as c.
+    """
+    return c*(1 - 2*c)**(-1/2*d - 1) + (1 - 2*c)**(-1/2*d)*(s2 + 1)
+
+
+def selfnormalised_bias(Gamma, V, a, A):
+    """E err = -A V Gamma a (Stein's identity), exact at every L.
+
+    From derivations/selfnormalised_error.py. Arguments:
         Gamma: (d, d)
         V: (k, d)
         a: (d, 1)
+        A: scalar
     Returns: (k, 1).
     """
-    return (V).dot(Gamma).dot(a).dot(-numpy.exp(numpy.trace((a.T).dot(Gamma).dot(a))))
-
-
-def cov_first_order(Gamma, V, a):
-    """C1 = lim L Cov T[mu_L](z) = e^{a^T Gamma a} V (Gamma + Gamma a a^T Gamma) V^T.
-
-    From derivations/fluctuations.py. Arguments:
-        Gamma: (d, d)
-        V: (k, d)
-        a: (d, 1)
-    Returns: (k, k).
-    """
-    return (V).dot(Gamma + (Gamma).dot(a).dot(a.T).dot(Gamma)).dot(V.T).dot(numpy.exp(numpy.trace((a.T).dot(Gamma).dot(a))))
-
-
-def first_order_log_weight(Gamma, U, z):
-    """log E w^2 = a^T Gamma a for each query column (a = U z).
-
-    From derivations/fluctuations.py. Arguments:
-        Gamma: (d, d)
-        U: (d, d)
-        z: (d, n)
-    Returns: (1, n).
-    """
-    return (numpy.ones((1, Gamma.shape[0]))).dot(numpy.multiply((U).dot(z), (Gamma).dot(U).dot(z)))
-
-
-def first_order_numerator(Gamma, V, U, z):
-    """tr C1(z) / E w^2 = tr(V Gamma V^T) + |V Gamma U z|^2 for each query column.
-
-    From derivations/fluctuations.py. Arguments:
-        Gamma: (d, d)
-        V: (k, d)
-        U: (d, d)
-        z: (d, n)
-    Returns: (1, n).
-    """
-    return (numpy.ones((1, z.shape[1]))).dot(numpy.trace((V).dot(Gamma).dot(V.T))) + (numpy.ones((1, Gamma.shape[0]))).dot(numpy.multiply((U).dot(z), (Gamma).dot(V.T).dot(V).dot(Gamma).dot(U).dot(z)))
-
-
-def rademacher_log_weight_second_moment(a):
-    """l(2a) - 2 l(a) = log E w^2 of one coordinate, l its log-mgf (rademacher, entrywise).
-
-    From derivations/fluctuations_product.py. Arguments:
-        a: any shape
-    Returns: same as a.
-    """
-    return numpy.log(numpy.tanh(a)**2 + 1)
-
-
-def rademacher_curvature(a):
-    """l''(a): the tilted variance (rademacher, entrywise).
-
-    From derivations/fluctuations_product.py. Arguments:
-        a: any shape
-    Returns: same as a.
-    """
-    return 1 - numpy.tanh(a)**2
-
-
-def uniform_log_weight_second_moment(a):
-    """l(2a) - 2 l(a) = log E w^2 of one coordinate, l its log-mgf (uniform, entrywise).
-
-    From derivations/fluctuations_product.py. Arguments:
-        a: any shape
-    Returns: same as a.
-    """
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return numpy.asarray(numpy.select([numpy.less(abs(a), 1/20),True], [-1414477/2627625*a**12 + (146/275)*a**10 - 381/700*a**8 + (62/105)*a**6 - 7/10*a**4 + a**2,numpy.log(numpy.sqrt(3)*a/numpy.tanh(numpy.sqrt(3)*a))], default=numpy.nan))
-
-
-def uniform_curvature(a):
-    """l''(a): the tilted variance (uniform, entrywise).
-
-    From derivations/fluctuations_product.py. Arguments:
-        a: any shape
-    Returns: same as a.
-    """
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return numpy.asarray(numpy.select([numpy.less(abs(a), 1/20),True], [(12/1925)*a**12 - 1382/79625*a**10 + (18/385)*a**8 - 3/25*a**6 + (2/7)*a**4 - 3/5*a**2 + 1,-3/numpy.sinh(numpy.sqrt(3)*a)**2 + a**(-2.0)], default=numpy.nan))
-
-
-def product_law_log_weight(W):
-    """log E w^2 = sum_j (l(2 b_j) - 2 l(b_j)) per column, W = l(2b) - 2 l(b) entrywise.
-
-    From derivations/fluctuations_product.py. Arguments:
-        W: (r, n)
-    Returns: (1, n).
-    """
-    return (numpy.ones((1, W.shape[0]))).dot(W)
-
-
-def product_law_trace_factor(K, D, VB):
-    """tr C1 / E w^2 = sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2 per column.
-
-    From derivations/fluctuations_product.py. Arguments:
-        K: (r, n)
-        D: (r, n)
-        VB: (k, r)
-    Returns: (1, n).
-    """
-    return (numpy.ones((1, VB.shape[0]))).dot(numpy.power(VB, 2)).dot(K) + (numpy.ones((1, K.shape[0]))).dot(numpy.multiply((VB.T).dot(VB).dot(D), D))
-
-
-def sharp_exponent(lam):
-    """kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2).
-
-    From derivations/fluctuations_exponent.py. Arguments:
-        lam: scalar > 0
-    Returns: scalar.
-    """
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return numpy.asarray(numpy.select([numpy.less_equal(lam, 1/2),True], [1,(1/2)*numpy.sqrt(1 + 4/lam) - 1/2], default=numpy.nan))
-
-
-def naive_exponent(lam):
-    """min(1, 1/(2 lambda)): the heuristic exponent of min(1, e^q/L).
-
-    From derivations/fluctuations_exponent.py. Arguments:
-        lam: scalar > 0
-    Returns: scalar.
-    """
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return numpy.asarray(numpy.select([numpy.less_equal(lam, 1/2),True], [1,(1/2)/lam], default=numpy.nan))
-
-
-def rate_function(gamma):
-    """h(gamma): E sum_i p_i^2 ~ e^{-q h(gamma)} at L = e^{gamma q} (Laplace principle).
-
-    From derivations/fluctuations_exponent.py. Arguments:
-        gamma: any shape, > 0
-    Returns: same as gamma.
-    """
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return numpy.asarray(numpy.select([numpy.less_equal(gamma, 1/2),numpy.less_equal(gamma, 3/2),True], [0,(1/2)*(gamma - 1/2)**2,gamma - 1], default=numpy.nan))
-
-
-def remainder_exponent(lam):
-    """rho(lambda): L x error reaches its first order as L^-rho below the threshold.
-
-    From derivations/fluctuations_exponent.py. Arguments:
-        lam: scalar > 0
-    Returns: scalar.
-    """
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return numpy.asarray(numpy.select([numpy.less_equal(lam, 1/5),numpy.less(lam, 1/2),True], [1,(1/3)*(1 - 2*lam)/lam,0], default=numpy.nan))
-
-
-def expectation_bound_good_event(L, q):
-    """First term of the in-expectation bound factor: sup_{D >= 1/2} D^-2 e^q / L = 4 e^q / L.
-
-    From derivations/fluctuations_bound.py. Arguments:
-        L: scalar
-        q: any shape
-    Returns: same as q.
-    """
-    return 4*numpy.exp(q)/L
-
-
-def expectation_bound_bad_event(L, q):
-    """Second term of the in-expectation bound factor: L exp(-(L-2)^2 / (8 (L-1) e^q)).
-
-    From derivations/fluctuations_bound.py. Arguments:
-        L: scalar
-        q: any shape
-    Returns: same as q.
-    """
-    return L*numpy.exp((1/8)*(1 - L)*(L - 2)**2*numpy.exp(-q)/(L - 1)**2)
-
-
-def expectation_bound_factor(L, q):
-    """eps_L^2(z) / (tr(V Gamma V^T) + |V Gamma a|^2) = 4 e^q / L + L exp(-(L-2)^2 / (8 (L-1) e^q)).
-
-    From derivations/fluctuations_bound.py. Arguments:
-        L: scalar
-        q: any shape
-    Returns: same as q.
-    """
-    return L*numpy.exp((1/8)*(1 - L)*(L - 2)**2*numpy.exp(-q)/(L - 1)**2) + 4*numpy.exp(q)/L
-
-
-def paper_form(c1, sigma, c2, L):
-    """c1 sigma^6 ln L / L^(c2 / sigma^2): Proposition 3.1's right side.
-
-    From derivations/fluctuations_bound.py. Arguments:
-        c1: scalar
-        sigma: scalar
-        c2: scalar
-        L: scalar
-    Returns: scalar.
-    """
-    return L**(-c2/sigma**2)*c1*sigma**6*numpy.log(L)
-
-
-def paper_constant(bound, sigma, L):
-    """c1 = L bound / (sigma^6 ln L): the paper's form equals bound at c2 = sigma^2.
-
-    From derivations/fluctuations_bound.py. Arguments:
-        bound: scalar
-        sigma: scalar
-        L: scalar
-    Returns: scalar.
-    """
-    return L*bound/(sigma**6*numpy.log(L))
-
-
-def authors_infinite_risk(Sigma_p, Sigma_q, mu, omega, s2, tau):
-    """R_inf(mu, omega) of softmax and linear attention (Gaussian inputs), Sigma_p, Sigma_q commuting.
-
-    From derivations/authors_experiment.py. Arguments:
-        Sigma_p: (d, d)
-        Sigma_q: (d, d)
-        mu: scalar
-        omega: scalar
-        s2: scalar
-        tau: scalar
-    Returns: scalar.
-    """
-    return mu**2*omega**2*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) - 2*mu*omega*tau*numpy.trace((Sigma_p).dot(Sigma_q)) + s2 + tau*numpy.trace(Sigma_q)
-
-
-def authors_linear_risk(Sigma_p, Sigma_q, mu, omega, s2, tau, L):
-    """Exact finite-L risk of linear attention mu (1/L) sum_i omega x_i^T x_q y_i.
-
-    From derivations/authors_experiment.py. Arguments:
-        Sigma_p: (d, d)
-        Sigma_q: (d, d)
-        mu: scalar
-        omega: scalar
-        s2: scalar
-        tau: scalar
-        L: scalar
-    Returns: scalar.
-    """
-    return mu**2*omega**2*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) - 2*mu*omega*tau*numpy.trace((Sigma_p).dot(Sigma_q)) + s2 + tau*numpy.trace(Sigma_q) + mu**2*omega**2*s2*numpy.trace((Sigma_p).dot(Sigma_q))/L + mu**2*omega**2*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q))/L + mu**2*omega**2*tau*numpy.trace((Sigma_p).dot(Sigma_q))*numpy.trace(Sigma_p)/L
-
-
-def authors_infinite_optimum(Sigma_p, Sigma_q, s2, tau):
-    """(p*, R*_inf): argmin and min of R_inf over p = mu omega.
-
-    From derivations/authors_experiment.py. Arguments:
-        Sigma_p: (d, d)
-        Sigma_q: (d, d)
-        s2: scalar
-        tau: scalar
-    Returns: (1, 2).
-    """
-    return numpy.array([[numpy.trace((Sigma_p).dot(Sigma_q))/numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)), s2 + tau*numpy.trace(Sigma_q) - tau*numpy.trace((Sigma_p).dot(Sigma_q))**2/numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q))]])
-
-
-def authors_linear_optimum(Sigma_p, Sigma_q, s2, tau, L):
-    """(p*_L, min risk): optimum of the exact finite-L linear-attention risk over p = mu omega.
-
-    From derivations/authors_experiment.py. Arguments:
-        Sigma_p: (d, d)
-        Sigma_q: (d, d)
-        s2: scalar
-        tau: scalar
-        L: scalar
-    Returns: (1, 2).
-    """
-    return numpy.array([[L*tau*numpy.trace((Sigma_p).dot(Sigma_q))/(L*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) + s2*numpy.trace((Sigma_p).dot(Sigma_q)) + tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) + tau*numpy.trace((Sigma_p).dot(Sigma_q))*numpy.trace(Sigma_p)), (-L*tau**2*numpy.trace((Sigma_p).dot(Sigma_q))**2 + (s2 + tau*numpy.trace(Sigma_q))*(L*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) + s2*numpy.trace((Sigma_p).dot(Sigma_q)) + tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) + tau*numpy.trace((Sigma_p).dot(Sigma_q))*numpy.trace(Sigma_p)))/(L*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) + s2*numpy.trace((Sigma_p).dot(Sigma_q)) + tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) + tau*numpy.trace((Sigma_p).dot(Sigma_q))*numpy.trace(Sigma_p))]])
-
-
-def authors_sgd_softmax_output(mu, S):
-    """yhat = mu S, S = sum_i softmax_i(omega s) y_i.
-
-    From derivations/authors_gradients.py. Arguments:
-        mu: scalar
-        S: (n,)
-    Returns: same as the arrays.
-    """
-    return S*mu
-
-
-def authors_sgd_linear_output(mu, omega, abar):
-    """yhat = mu omega abar, abar = (1/L) sum_i s_i y_i.
-
-    From derivations/authors_gradients.py. Arguments:
-        mu: scalar
-        omega: scalar
-        abar: (n,)
-    Returns: same as the arrays.
-    """
-    return abar*mu*omega
-
-
-def authors_sgd_loss(y_q, yhat):
-    """(y_q - yhat)^2: the authors' per-prompt loss.
-
-    From derivations/authors_gradients.py. Arguments:
-        y_q: (n,)
-        yhat: (n,)
-    Returns: same as the arrays.
-    """
-    return (y_q - yhat)**2
-
-
-def authors_sgd_softmax_grad_mu(mu, S, y_q):
-    """d/dmu (y_q - mu S)^2 = -2 r S.
-
-    From derivations/authors_gradients.py. Arguments:
-        mu: scalar
-        S: (n,)
-        y_q: (n,)
-    Returns: same as the arrays.
-    """
-    return -2*S*(-S*mu + y_q)
-
-
-def authors_sgd_softmax_grad_omega(mu, S, C, y_q):
-    """d/domega (y_q - mu S)^2 = -2 r mu C, C = dS/domega the softmax-weighted covariance of s and y.
-
-    From derivations/authors_gradients.py. Arguments:
-        mu: scalar
-        S: (n,)
-        C: (n,)
-        y_q: (n,)
-    Returns: same as the arrays.
-    """
-    return -2*C*mu*(-S*mu + y_q)
-
-
-def authors_sgd_linear_grad_mu(mu, omega, abar, y_q):
-    """d/dmu (y_q - mu omega abar)^2 = -2 r omega abar.
-
-    From derivations/authors_gradients.py. Arguments:
-        mu: scalar
-        omega: scalar
-        abar: (n,)
-        y_q: (n,)
-    Returns: same as the arrays.
-    """
-    return -2*abar*omega*(-abar*mu*omega + y_q)
-
-
-def authors_sgd_mean_loss(f, yhat, s2):
-    """E_eps (f + eps - yhat)^2 = (f - yhat)^2 + s2: the loss with the query noise averaged.
-
-    From derivations/authors_gradients.py. Arguments:
-        f: (n,)
-        yhat: (n,)
-        s2: scalar
-    Returns: same as the arrays.
-    """
-    return s2 + (f - yhat)**2
-
-
-def authors_sgd_limit_output(mu, omega, g):
-    """Both models' infinite-prompt output mu omega g, g = beta^T Sigma_p x_q.
-
-    From derivations/authors_gradients.py. Arguments:
-        mu: scalar
-        omega: scalar
-        g: (n,)
-    Returns: same as the arrays.
-    """
-    return g*mu*omega
-
-
-def authors_sgd_profile(Eyq2, a, b):
-    """(min, argmin) over mu of E (y_q - mu S)^2 = Eyq2 - 2 mu a + mu^2 b: (Eyq2 - a^2/b, a/b).
-
-    From derivations/authors_gradients.py. Arguments:
-        Eyq2: scalar
-        a: scalar
-        b: scalar
-    Returns: (1, 2).
-    """
-    return numpy.array([[Eyq2 - a**2/b, a/b]])
-
-
-def authors_sgd_linear_grad_omega(mu, omega, abar, y_q):
-    """d/domega (y_q - mu omega abar)^2 = -2 r mu abar.
-
-    From derivations/authors_gradients.py. Arguments:
-        mu: scalar
-        omega: scalar
-        abar: (n,)
-        y_q: (n,)
-    Returns: same as the arrays.
-    """
-    return -2*abar*mu*(-abar*mu*omega + y_q)
-
-
-def catoni_influence(x):
-    """Catoni's psi(x) = sign(x) log(1 + |x| + x^2/2).
-
-    From derivations/catoni.py. Arguments:
-        x: any shape
-    Returns: same as x.
-    """
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return numpy.asarray(numpy.select([numpy.greater_equal(x, 0),True], [numpy.log((1/2)*x**2 + x + 1),-numpy.log((1/2)*x**2 - x + 1)], default=numpy.nan))
-
-
-def catoni_scale(n, v, ell):
-    """alpha* = sqrt(2 l (n - 2 l) / (n^2 v)), l = log(2 / delta).
-
-    From derivations/catoni.py. Arguments:
-        n: any shape
-        v: any shape
-        ell: any shape
-    Returns: same as v.
-    """
-    return numpy.sqrt(2)*numpy.sqrt(ell)*numpy.sqrt(-2*ell + n)/(n*numpy.sqrt(v))
-
-
-def catoni_radius(n, v, ell):
-    """r = sqrt(2 v l / (n - 2 l)): P(|theta_hat - mu| > r) <= delta for Var <= v.
-
-    From derivations/catoni.py. Arguments:
-        n: any shape
-        v: any shape
-        ell: any shape
-    Returns: same as v.
-    """
-    return numpy.sqrt(2)*numpy.sqrt(ell)*numpy.sqrt(v)*numpy.sqrt((-2*ell + n)**(-1.0))
-
-
-def catoni_power_exponent(n, v, alpha, g):
-    """l'(g) = (n/2)(1 - alpha^2 v - (1 - alpha g)^2): power >= 1 - e^{-l'} at mean r + g.
-
-    From derivations/catoni.py. Arguments:
-        n: any shape
-        v: any shape
-        alpha: any shape
-        g: any shape
-    Returns: same as g.
-    """
-    return -1/2*alpha*n*(alpha*g**2 + alpha*v - 2*g)
-
-
-def deviation_bound(L, delta, w2, num):
-    """eps_L(delta) = sqrt(2 N / (L delta)) / (1 - t), t = sqrt(2 W log(2/delta) / L); inf when t >= 1.
-
-    From derivations/deviation.py. Arguments:
-        L: scalar
-        delta: scalar
-        w2: scalar
-        num: scalar
-    Returns: scalar.
-    """
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return numpy.asarray(numpy.select([numpy.less(numpy.sqrt(2)*numpy.sqrt(w2)*numpy.sqrt(numpy.log(2/delta))/numpy.sqrt(L), 1),True], [numpy.sqrt(2)*numpy.sqrt(num)/(numpy.sqrt(L)*numpy.sqrt(delta)*(1 - numpy.sqrt(2)*numpy.sqrt(w2)*numpy.sqrt(numpy.log(2/delta))/numpy.sqrt(L))),numpy.inf], default=numpy.nan))
-
-
-def output_second_moment(m, Gamma, V, a, r):
-    """E_a[(V z' - r)^2] = diag(V Gamma V^T) + (V (m + Gamma a) - r)^2 under the tilted law at a.
-
-    From derivations/lemma21.py. Arguments:
-        m: (d, 1)
-        Gamma: (d, d)
-        V: (k, d)
-        a: (d, 1)
-        r: (k, 1)
-    Returns: (k, 1).
-    """
-    return numpy.power((V).dot((Gamma).dot(a) + m) + (r).dot(-1), 2) + (numpy.multiply((V).dot(Gamma), V)).dot(numpy.ones((m.shape[0], 1)))
-
-
-def uniform_log_mgf(a):
-    """log E e^{a x} for x ~ U[-sqrt3, sqrt3]: log(sinh(sqrt3 a) / (sqrt3 a)), series near 0.
-
-    From derivations/controls.py. Arguments:
-        a: any shape
-    Returns: same as a.
-    """
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return numpy.asarray(numpy.select([numpy.less(abs(a), 1/20),True], [-691/5255250*a**12 + (1/1925)*a**10 - 3/1400*a**8 + (1/105)*a**6 - 1/20*a**4 + (1/2)*a**2,numpy.log((1/3)*numpy.sqrt(3)*numpy.sinh(numpy.sqrt(3)*a)/a)], default=numpy.nan))
-
-
-def first_order_shift(Gamma, V, U, z):
-    """V (mean(2a) - mean(a)) = V Gamma U z per query column: the direction of the bias (Stein).
-
-    From derivations/fluctuations.py. Arguments:
-        Gamma: (d, d)
-        V: (k, d)
-        U: (d, d)
-        z: (d, n)
-    Returns: (k, n).
-    """
-    return (V).dot(Gamma).dot(U).dot(z)
-
-
-def output_error_one_token(Gamma, U, V, Sigma_q):
-    """E||T[mu_1] - T[mu]||^2_{L2(nu)} = tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T Gamma V^T).
-
-    From derivations/fluctuations_one_token.py. Arguments:
-        Gamma: (d, d)
-        U: (d, d)
-        V: (k, d)
-        Sigma_q: (d, d)
-    Returns: scalar.
-    """
-    return numpy.trace((V).dot(Gamma).dot(V.T)) + numpy.trace((V).dot(Gamma).dot(U).dot(Sigma_q).dot(U.T).dot(Gamma.T).dot(V.T))
-
-
-def gradient_V_error_one_token(Gamma, V, U, z):
-    """E||grad_V err||^2 at L = 1: k (tr Gamma + |Gamma U z|^2) per query column.
-
-    From derivations/fluctuations_one_token.py. Arguments:
-        Gamma: (d, d)
-        V: (k, d)
-        U: (d, d)
-        z: (d, n)
-    Returns: (1, n).
-    """
-    return ((numpy.ones((1, z.shape[1]))).dot(numpy.trace(Gamma)) + (numpy.ones((1, Gamma.shape[0]))).dot(numpy.multiply((U).dot(z), (numpy.linalg.matrix_power(Gamma, 2)).dot(U).dot(z)))).dot(V.shape[0])
-
-
-def gradient_U_error_one_token(Gamma, V, z):
-    """||grad_U err||^2 at L = 1: |z|^2 ||V Gamma||_F^2 per query column (C_hat = 0).
-
-    From derivations/fluctuations_one_token.py. Arguments:
-        Gamma: (d, d)
-        V: (k, d)
-        z: (d, n)
-    Returns: (1, n).
-    """
-    return (numpy.ones((1, Gamma.shape[0]))).dot(numpy.power(z, 2)).dot(numpy.trace((V).dot(numpy.linalg.matrix_power(Gamma, 2)).dot(V.T)))
-
-
-def error_fourth_moment_model(mse, A, B, q, trP2, uPu, u2):
-    """(tr S)^2 + 2 tr S^2, S = A P + (B - A) u u^T / q: Gaussian model of E|err|^4 (entrywise).
-
-    From derivations/fluctuations_power.py. Arguments:
-        mse: any shape
-        A: any shape
-        B: any shape
-        q: any shape
-        trP2: any shape
-        uPu: any shape
-        u2: any shape
-    Returns: same as mse.
-    """
-    return 2*A**2*trP2 + 4*A*uPu*(-A + B)/q + mse**2 + 2*u2**2*(-A + B)**2/q**2
-
-
-def rademacher_affine_limit(m, B, U, V, z):
-    """T[mu](z) = V (m + B l'(B^T U z)) for tokens m + B x, x iid rademacher (l' entrywise).
-
-    From derivations/fluctuations_product.py. Arguments:
-        m: (d, 1)
-        B: (d, r)
-        U: (d, d)
-        V: (k, d)
-        z: (d, n)
-    Returns: (k, n).
-    """
-    return (V).dot((B).dot((lambda a: numpy.tanh(a))((B.T).dot(U).dot(z))) + (m).dot(numpy.ones((1, z.shape[1]))))
-
-
-def uniform_affine_limit(m, B, U, V, z):
-    """T[mu](z) = V (m + B l'(B^T U z)) for tokens m + B x, x iid uniform (l' entrywise).
-
-    From derivations/fluctuations_product.py. Arguments:
-        m: (d, 1)
-        B: (d, r)
-        U: (d, d)
-        V: (k, d)
-        z: (d, n)
-    Returns: (k, n).
-    """
-    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        return numpy.asarray((V).dot((B).dot((lambda a: numpy.select([numpy.less(abs(a), 1/20),True], [-1382/875875*a**11 + (2/385)*a**9 - 3/175*a**7 + (2/35)*a**5 - 1/5*a**3 + a,numpy.sqrt(3)/numpy.tanh(numpy.sqrt(3)*a) - 1/a], default=numpy.nan))((B.T).dot(U).dot(z))) + (m).dot(numpy.ones((1, z.shape[1])))))
+    return (V).dot(Gamma).dot(a).dot(-A)
 
 
 def selfnormalised_error_second_moment(Gamma, V, e, A, B):
@@ -1148,19 +1189,6 @@ def selfnormalised_error_second_moment(Gamma, V, e, A, B):
     return (V).dot(Gamma + (e).dot(e.T).dot(-1)).dot(V.T).dot(A) + (V).dot(e).dot(e.T).dot(V.T).dot(B)
 
 
-def selfnormalised_bias(Gamma, V, a, A):
-    """E err = -A V Gamma a (Stein's identity), exact at every L.
-
-    From derivations/selfnormalised_error.py. Arguments:
-        Gamma: (d, d)
-        V: (k, d)
-        a: (d, 1)
-        A: scalar
-    Returns: (k, 1).
-    """
-    return (V).dot(Gamma).dot(a).dot(-A)
-
-
 def selfnormalised_mse(trace, rho, A, B):
     """E|err|^2 = tr(V Gamma V^T) A + rho (B - A), rho = |V Gamma a|^2 / q.
 
@@ -1174,102 +1202,21 @@ def selfnormalised_mse(trace, rho, A, B):
     return A*trace + rho*(-A + B)
 
 
-def finite_risk_integrand(mu, omega, tau, s2, tr_p, k1, k2, A, B):
-    """R_L - tau tr Sigma_q - s2 given the query: -2 mu omega tau k1 (1 - A) + mu^2 tau (k2/k1)(B - A) + mu^2 tau omega^2 k2 (1 - 2A) + mu^2 (tau tr Sigma_p + s2) A.
-
-    From derivations/risk_finite.py. Arguments:
-        mu: scalar
-        omega: scalar
-        tau: scalar
-        s2: scalar
-        tr_p: scalar
-        k1: array
-        k2: array
-        A: array
-        B: array
-    Returns: same as k1.
-    """
-    return A*mu**2*(s2 + tau*tr_p) - 2*k1*mu*omega*tau*(1 - A) + k2*mu**2*omega**2*tau*(1 - 2*A) + k2*mu**2*tau*(-A + B)/k1
-
-
-def finite_risk_heads_integrand(mu1, mu2, omega1, omega2, tau, s2, tr_p, k1, k2, A11, A22, A12, B11, B22, B12):
-    """Two heads: R_L - tau tr Sigma_q - s2 given the query: -2 tau k1 sum_h mu_h omega_h (1 - A_hh) + sum_hk mu_h mu_k [tau (k2/k1)(B_hk - A_hk) + tau omega_h omega_k k2 (1 - A_hh - A_kk) + (tau tr Sigma_p + s2) A_hk].
-
-    From derivations/risk_finite_heads.py. Arguments:
-        mu1: scalar
-        mu2: scalar
-        omega1: scalar
-        omega2: scalar
-        tau: scalar
-        s2: scalar
-        tr_p: scalar
-        k1: array
-        k2: array
-        A11: array
-        A22: array
-        A12: array
-        B11: array
-        B22: array
-        B12: array
-    Returns: same as k1.
-    """
-    return -2*k1*tau*(mu1*omega1*(1 - A11) + mu2*omega2*(1 - A22)) + mu1**2*(A11*(s2 + tau*tr_p) + k2*omega1**2*tau*(1 - 2*A11) + k2*tau*(-A11 + B11)/k1) + 2*mu1*mu2*(A12*(s2 + tau*tr_p) + k2*omega1*omega2*tau*(-A11 - A22 + 1) + k2*tau*(-A12 + B12)/k1) + mu2**2*(A22*(s2 + tau*tr_p) + k2*omega2**2*tau*(1 - 2*A22) + k2*tau*(-A22 + B22)/k1)
-
-
-def finite_risk_integrand_grad_mu(mu, omega, tau, s2, tr_p, k1, k2, A, B, dA, dB):
-    """d/dmu of the finite-L risk integrand (A_L, B_L free of mu).
+def sgd_mean_excess(h11, h12, h22, c11, c12, c22, lr, n_batch):
+    """tr(H P) / 2: the mean excess risk of stationary constant-step SGD.
 
     From derivations/risk_finite_gradient.py. Arguments:
-        mu: scalar
-        omega: scalar
-        tau: scalar
-        s2: scalar
-        tr_p: scalar
-        k1: array
-        k2: array
-        A: array
-        B: array
-        dA: array
-        dB: array
-    Returns: same as k1.
+        h11: scalar
+        h12: scalar
+        h22: scalar
+        c11: scalar
+        c12: scalar
+        c22: scalar
+        lr: scalar
+        n_batch: scalar
+    Returns: scalar.
     """
-    return 2*A*mu*(s2 + tau*tr_p) - 2*k1*omega*tau*(1 - A) + 2*k2*mu*omega**2*tau*(1 - 2*A) + 2*k2*mu*tau*(-A + B)/k1
-
-
-def finite_risk_integrand_grad_omega(mu, omega, tau, s2, tr_p, k1, k2, A, B, dA, dB):
-    """d/domega of the finite-L risk integrand: d_omega I + 2 omega k1 (d_A I A' + d_B I B'), q = omega^2 k1.
-
-    From derivations/risk_finite_gradient.py. Arguments:
-        mu: scalar
-        omega: scalar
-        tau: scalar
-        s2: scalar
-        tr_p: scalar
-        k1: array
-        k2: array
-        A: array
-        B: array
-        dA: array
-        dB: array
-    Returns: same as k1.
-    """
-    return -2*k1*mu*tau*(1 - A) + 2*k1*omega*(dA*(2*k1*mu*omega*tau - 2*k2*mu**2*omega**2*tau + mu**2*(s2 + tau*tr_p) - k2*mu**2*tau/k1) + dB*k2*mu**2*tau/k1) + 2*k2*mu**2*omega*tau*(1 - 2*A)
-
-
-def authors_linear_risk_gradient(Sigma_p, Sigma_q, mu, omega, s2, tau, L):
-    """(dR/dmu, dR/domega) of the exact finite-L linear-attention risk.
-
-    From derivations/risk_finite_gradient.py. Arguments:
-        Sigma_p: (d, d)
-        Sigma_q: (d, d)
-        mu: scalar
-        omega: scalar
-        s2: scalar
-        tau: scalar
-        L: scalar
-    Returns: (1, 2).
-    """
-    return numpy.array([[2*mu*omega**2*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) - 2*omega*tau*numpy.trace((Sigma_p).dot(Sigma_q)) + 2*mu*omega**2*s2*numpy.trace((Sigma_p).dot(Sigma_q))/L + 2*mu*omega**2*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q))/L + 2*mu*omega**2*tau*numpy.trace((Sigma_p).dot(Sigma_q))*numpy.trace(Sigma_p)/L, 2*mu**2*omega*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) - 2*mu*tau*numpy.trace((Sigma_p).dot(Sigma_q)) + 2*mu**2*omega*s2*numpy.trace((Sigma_p).dot(Sigma_q))/L + 2*mu**2*omega*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q))/L + 2*mu**2*omega*tau*numpy.trace((Sigma_p).dot(Sigma_q))*numpy.trace(Sigma_p)/L]])
+    return -1/2*lr*(c11*h22*lr - 2*c11 - 2*c12*h12*lr + c22*h11*lr - 2*c22)/(n_batch*(h11*h22*lr**2 - 2*h11*lr - h12**2*lr**2 - 2*h22*lr + 4))
 
 
 def sgd_stationary_covariance(h11, h12, h22, c11, c12, c22, lr, n_batch):
@@ -1289,18 +1236,71 @@ def sgd_stationary_covariance(h11, h12, h22, c11, c12, c22, lr, n_batch):
     return numpy.array([[-lr*(c11*h11*h22**3*lr**2 - 3*c11*h11*h22**2*lr + 2*c11*h11*h22 - c11*h12**2*h22**2*lr**2 + 2*c11*h12**2*h22*lr - 2*c11*h12**2 - c11*h22**3*lr + 2*c11*h22**2 - 2*c12*h11*h12*h22**2*lr**2 + 4*c12*h11*h12*h22*lr + 2*c12*h12**3*h22*lr**2 - 2*c12*h12**3*lr + 2*c12*h12*h22**2*lr - 4*c12*h12*h22 + c22*h11*h12**2*h22*lr**2 - c22*h11*h12**2*lr - c22*h12**4*lr**2 - c22*h12**2*h22*lr + 2*c22*h12**2)/(n_batch*(h11*h22 - h12**2)*(h11*h22*lr - h11 - h12**2*lr - h22)*(h11*h22*lr**2 - 2*h11*lr - h12**2*lr**2 - 2*h22*lr + 4)), lr*(c11*h11*h12*h22**2*lr**2 - 2*c11*h11*h12*h22*lr - c11*h12**3*h22*lr**2 + c11*h12**3*lr - c11*h12*h22**2*lr + 2*c11*h12*h22 - c12*h11**2*h22**2*lr**2 + 2*c12*h11**2*h22*lr + 2*c12*h11*h22**2*lr - 4*c12*h11*h22 + c12*h12**4*lr**2 + c22*h11**2*h12*h22*lr**2 - c22*h11**2*h12*lr - c22*h11*h12**3*lr**2 - 2*c22*h11*h12*h22*lr + 2*c22*h11*h12 + c22*h12**3*lr)/(n_batch*(h11*h22 - h12**2)*(h11*h22*lr - h11 - h12**2*lr - h22)*(h11*h22*lr**2 - 2*h11*lr - h12**2*lr**2 - 2*h22*lr + 4))], [lr*(c11*h11*h12*h22**2*lr**2 - 2*c11*h11*h12*h22*lr - c11*h12**3*h22*lr**2 + c11*h12**3*lr - c11*h12*h22**2*lr + 2*c11*h12*h22 - c12*h11**2*h22**2*lr**2 + 2*c12*h11**2*h22*lr + 2*c12*h11*h22**2*lr - 4*c12*h11*h22 + c12*h12**4*lr**2 + c22*h11**2*h12*h22*lr**2 - c22*h11**2*h12*lr - c22*h11*h12**3*lr**2 - 2*c22*h11*h12*h22*lr + 2*c22*h11*h12 + c22*h12**3*lr)/(n_batch*(h11*h22 - h12**2)*(h11*h22*lr - h11 - h12**2*lr - h22)*(h11*h22*lr**2 - 2*h11*lr - h12**2*lr**2 - 2*h22*lr + 4)), -lr*(c11*h11*h12**2*h22*lr**2 - c11*h11*h12**2*lr - c11*h12**4*lr**2 - c11*h12**2*h22*lr + 2*c11*h12**2 - 2*c12*h11**2*h12*h22*lr**2 + 2*c12*h11**2*h12*lr + 2*c12*h11*h12**3*lr**2 + 4*c12*h11*h12*h22*lr - 4*c12*h11*h12 - 2*c12*h12**3*lr + c22*h11**3*h22*lr**2 - c22*h11**3*lr - c22*h11**2*h12**2*lr**2 - 3*c22*h11**2*h22*lr + 2*c22*h11**2 + 2*c22*h11*h12**2*lr + 2*c22*h11*h22 - 2*c22*h12**2)/(n_batch*(h11*h22 - h12**2)*(h11*h22*lr - h11 - h12**2*lr - h22)*(h11*h22*lr**2 - 2*h11*lr - h12**2*lr**2 - 2*h22*lr + 4))]])
 
 
-def sgd_mean_excess(h11, h12, h22, c11, c12, c22, lr, n_batch):
-    """tr(H P) / 2: the mean excess risk of stationary constant-step SGD.
+def sharp_exponent(lam):
+    """kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2).
 
-    From derivations/risk_finite_gradient.py. Arguments:
-        h11: scalar
-        h12: scalar
-        h22: scalar
-        c11: scalar
-        c12: scalar
-        c22: scalar
-        lr: scalar
-        n_batch: scalar
+    From derivations/fluctuations_exponent.py. Arguments:
+        lam: scalar > 0
     Returns: scalar.
     """
-    return -1/2*lr*(c11*h22*lr - 2*c11 - 2*c12*h12*lr + c22*h11*lr - 2*c22)/(n_batch*(h11*h22*lr**2 - 2*h11*lr - h12**2*lr**2 - 2*h22*lr + 4))
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        return numpy.asarray(numpy.select([numpy.less_equal(lam, 1/2),True], [1,(1/2)*numpy.sqrt(1 + 4/lam) - 1/2], default=numpy.nan))
+
+
+def uniform_affine_limit(m, B, U, V, z):
+    """T[mu](z) = V (m + B l'(B^T U z)) for tokens m + B x, x iid uniform (l' entrywise).
+
+    From derivations/fluctuations_product.py. Arguments:
+        m: (d, 1)
+        B: (d, r)
+        U: (d, d)
+        V: (k, d)
+        z: (d, n)
+    Returns: (k, n).
+    """
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        return numpy.asarray((V).dot((B).dot((lambda a: numpy.select([numpy.less(abs(a), 1/20),True], [-1382/875875*a**11 + (2/385)*a**9 - 3/175*a**7 + (2/35)*a**5 - 1/5*a**3 + a,numpy.sqrt(3)/numpy.tanh(numpy.sqrt(3)*a) - 1/a], default=numpy.nan))((B.T).dot(U).dot(z))) + (m).dot(numpy.ones((1, z.shape[1])))))
+
+
+def uniform_curvature(a):
+    """l''(a): the tilted variance (uniform, entrywise).
+
+    From derivations/fluctuations_product.py. Arguments:
+        a: any shape
+    Returns: same as a.
+    """
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        return numpy.asarray(numpy.select([numpy.less(abs(a), 1/20),True], [(12/1925)*a**12 - 1382/79625*a**10 + (18/385)*a**8 - 3/25*a**6 + (2/7)*a**4 - 3/5*a**2 + 1,-3/numpy.sinh(numpy.sqrt(3)*a)**2 + a**(-2.0)], default=numpy.nan))
+
+
+def uniform_log_mgf(a):
+    """log E e^{a x} for x ~ U[-sqrt3, sqrt3]: log(sinh(sqrt3 a) / (sqrt3 a)), series near 0.
+
+    From derivations/controls.py. Arguments:
+        a: any shape
+    Returns: same as a.
+    """
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        return numpy.asarray(numpy.select([numpy.less(abs(a), 1/20),True], [-691/5255250*a**12 + (1/1925)*a**10 - 3/1400*a**8 + (1/105)*a**6 - 1/20*a**4 + (1/2)*a**2,numpy.log((1/3)*numpy.sqrt(3)*numpy.sinh(numpy.sqrt(3)*a)/a)], default=numpy.nan))
+
+
+def uniform_log_weight_second_moment(a):
+    """l(2a) - 2 l(a) = log E w^2 of one coordinate, l its log-mgf (uniform, entrywise).
+
+    From derivations/fluctuations_product.py. Arguments:
+        a: any shape
+    Returns: same as a.
+    """
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        return numpy.asarray(numpy.select([numpy.less(abs(a), 1/20),True], [-1414477/2627625*a**12 + (146/275)*a**10 - 381/700*a**8 + (62/105)*a**6 - 7/10*a**4 + a**2,numpy.log(numpy.sqrt(3)*a/numpy.tanh(numpy.sqrt(3)*a))], default=numpy.nan))
+
+
+def uniform_tilted_mean(a):
+    """d/da log E e^{a x} for x ~ U[-sqrt3, sqrt3]: sqrt3 coth(sqrt3 a) - 1/a (entrywise).
+
+    From derivations/controls.py. Arguments:
+        a: any shape
+    Returns: same as a.
+    """
+    with numpy.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        return numpy.asarray(numpy.select([numpy.less(abs(a), 1/20),True], [-1382/875875*a**11 + (2/385)*a**9 - 3/175*a**7 + (2/35)*a**5 - 1/5*a**3 + a,numpy.sqrt(3)/numpy.tanh(numpy.sqrt(3)*a) - 1/a], default=numpy.nan))
