@@ -44,6 +44,7 @@ import sympy as sp
 
 from . import tilt
 from .gaussian_expectations import standard_expectation
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 
 mu_sym, omega_sym = sp.symbols("mu omega", real=True)
@@ -347,3 +348,53 @@ def proofs() -> list[Proof]:
         )
     )
     return out
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted, Sigma_p and Sigma_q as matrices: the infinite-prompt and exact finite-L
+    linear-attention risks in trace form, and their optima in p = mu omega."""
+    Sp, Sq, mu, om, s2, tau, L = SIGMA_P, SIGMA_Q, mu_sym, omega_sym, s2_sym, tau_sym, L_sym
+    cov, sc = ("(d, d)", "(d, d)"), "scalar"
+    p_inf, r_inf = optimal_product()
+    p_lin, r_lin = optimal_product(linear_risk_traces())
+    m = to_matrix_form
+    return [
+        KernelSpec(
+            "authors_infinite_risk",
+            (Sp, Sq, mu, om, s2, tau),
+            cov + (sc,) * 4,
+            m(infinite_risk_traces()),
+            "R_inf(mu, omega) of softmax and linear attention (Gaussian inputs), Sigma_p, Sigma_q "
+            "commuting.",
+            "authors_experiment",
+            "scalar",
+        ),
+        KernelSpec(
+            "authors_linear_risk",
+            (Sp, Sq, mu, om, s2, tau, L),
+            cov + (sc,) * 5,
+            m(linear_risk_traces()),
+            "Exact finite-L risk of linear attention mu (1/L) sum_i omega x_i^T x_q y_i.",
+            "authors_experiment",
+            "scalar",
+        ),
+        KernelSpec(
+            "authors_infinite_optimum",
+            (Sp, Sq, s2, tau),
+            cov + (sc,) * 2,
+            sp.Matrix([[m(p_inf), m(r_inf)]]),
+            "(p*, R*_inf): argmin and min of R_inf over p = mu omega.",
+            "authors_experiment",
+            "(1, 2)",
+        ),
+        KernelSpec(
+            "authors_linear_optimum",
+            (Sp, Sq, s2, tau, L),
+            cov + (sc,) * 3,
+            sp.Matrix([[m(p_lin), m(r_lin)]]),
+            "(p*_L, min risk): optimum of the exact finite-L linear-attention risk "
+            "over p = mu omega.",
+            "authors_experiment",
+            "(1, 2)",
+        ),
+    ]

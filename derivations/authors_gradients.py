@@ -33,6 +33,7 @@ from . import authors_experiment as ae
 from .authors_experiment import mu_sym, omega_sym
 from .gaussian_expectations import standard_expectation
 from .group import Group
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -181,3 +182,107 @@ GROUP = Group(
     parts=("authors_experiment", "authors_gradients"),
     results="authors_experiment_",
 )
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted, elementwise over a batch of prompts: the per-prompt outputs, loss and SGD
+    gradients in the reduced statistics S, C, abar, the noise-averaged loss, the infinite-prompt
+    output and the profile over mu."""
+    mu, om, S, C, abar, yq = ae.mu_sym, ae.omega_sym, S_sym, C_sym, abar_sym, yq_sym
+    soft_mu, soft_om = gradients("softmax")
+    lin_mu, lin_om = gradients("linear")
+    src, same = "authors_gradients", "same as the arrays"
+    return [
+        KernelSpec(
+            "authors_sgd_softmax_output",
+            (mu, S),
+            ("scalar", "(n,)"),
+            output("softmax"),
+            "yhat = mu S, S = sum_i softmax_i(omega s) y_i.",
+            src,
+            same,
+        ),
+        KernelSpec(
+            "authors_sgd_linear_output",
+            (mu, om, abar),
+            ("scalar", "scalar", "(n,)"),
+            output("linear"),
+            "yhat = mu omega abar, abar = (1/L) sum_i s_i y_i.",
+            src,
+            same,
+        ),
+        KernelSpec(
+            "authors_sgd_loss",
+            (yq, yhat_sym),
+            ("(n,)", "(n,)"),
+            loss(),
+            "(y_q - yhat)^2: the authors' per-prompt loss.",
+            src,
+            same,
+        ),
+        KernelSpec(
+            "authors_sgd_softmax_grad_mu",
+            (mu, S, yq),
+            ("scalar", "(n,)", "(n,)"),
+            soft_mu,
+            "d/dmu (y_q - mu S)^2 = -2 r S.",
+            src,
+            same,
+        ),
+        KernelSpec(
+            "authors_sgd_softmax_grad_omega",
+            (mu, S, C, yq),
+            ("scalar", "(n,)", "(n,)", "(n,)"),
+            soft_om,
+            "d/domega (y_q - mu S)^2 = -2 r mu C, C = dS/domega the softmax-weighted covariance "
+            "of s and y.",
+            src,
+            same,
+        ),
+        KernelSpec(
+            "authors_sgd_linear_grad_mu",
+            (mu, om, abar, yq),
+            ("scalar", "scalar", "(n,)", "(n,)"),
+            lin_mu,
+            "d/dmu (y_q - mu omega abar)^2 = -2 r omega abar.",
+            src,
+            same,
+        ),
+        KernelSpec(
+            "authors_sgd_mean_loss",
+            (f_sym, yhat_sym, ae.s2_sym),
+            ("(n,)", "(n,)", "scalar"),
+            noise_averaged_loss_emitted(),
+            "E_eps (f + eps - yhat)^2 = (f - yhat)^2 + s2: the loss with the query noise averaged.",
+            src,
+            same,
+        ),
+        KernelSpec(
+            "authors_sgd_limit_output",
+            (mu, om, g_sym),
+            ("scalar", "scalar", "(n,)"),
+            limit_output(),
+            "Both models' infinite-prompt output mu omega g, g = beta^T Sigma_p x_q.",
+            src,
+            same,
+        ),
+        KernelSpec(
+            "authors_sgd_profile",
+            (Eyq2_sym, a_sym, b_sym),
+            ("scalar",) * 3,
+            sp.Matrix([list(profile_emitted())]),
+            "(min, argmin) over mu of E (y_q - mu S)^2 = Eyq2 - 2 mu a + mu^2 b: "
+            "(Eyq2 - a^2/b, a/b).",
+            src,
+            "(1, 2)",
+        ),
+        KernelSpec(
+            "authors_sgd_linear_grad_omega",
+            (mu, om, abar, yq),
+            ("scalar", "scalar", "(n,)", "(n,)"),
+            lin_om,
+            "d/domega (y_q - mu omega abar)^2 = -2 r mu abar.",
+            src,
+            same,
+        ),
+    ]

@@ -39,6 +39,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .group import Group
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -138,6 +139,48 @@ def proofs() -> list[Proof]:
 @cached
 def catoni_proofs() -> tuple[Proof, ...]:
     return tuple(proofs())
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted, entrywise: psi, the scale alpha*, the radius r and the power exponent l'(g)."""
+    return [
+        KernelSpec(
+            "catoni_influence",
+            (x_sym,),
+            ("any shape",),
+            influence(),
+            "Catoni's psi(x) = sign(x) log(1 + |x| + x^2/2).",
+            "catoni",
+            "same as x",
+        ),
+        KernelSpec(
+            "catoni_scale",
+            (n_sym, v_sym, ell_sym),
+            ("any shape",) * 3,
+            scale(),
+            "alpha* = sqrt(2 l (n - 2 l) / (n^2 v)), l = log(2 / delta).",
+            "catoni",
+            "same as v",
+        ),
+        KernelSpec(
+            "catoni_radius",
+            (n_sym, v_sym, ell_sym),
+            ("any shape",) * 3,
+            radius(),
+            "r = sqrt(2 v l / (n - 2 l)): P(|theta_hat - mu| > r) <= delta for Var <= v.",
+            "catoni",
+            "same as v",
+        ),
+        KernelSpec(
+            "catoni_power_exponent",
+            (n_sym, v_sym, alpha_sym, gap_sym),
+            ("any shape",) * 4,
+            power_exponent(),
+            "l'(g) = (n/2)(1 - alpha^2 v - (1 - alpha g)^2): power >= 1 - e^{-l'} at mean r + g.",
+            "catoni",
+            "same as g",
+        ),
+    ]
 
 
 GROUP = Group(

@@ -25,6 +25,7 @@ import sympy as sp
 
 from . import tilt
 from .group import Group
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -106,6 +107,51 @@ def proofs() -> list[Proof]:
 @cached
 def concentration_proofs() -> tuple[Proof, ...]:
     return tuple(proofs())
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the Gaussian log-normaliser, the log second moment of the normalised weight, and
+    the numerator and centred second moments under the tilted law."""
+    c = symbols()
+    return [
+        KernelSpec(
+            "gaussian_log_normaliser",
+            (c["m"], c["Gamma"], c["a"]),
+            ("(d, 1)", "(d, d)", "(d, 1)"),
+            component_log_normaliser(c),
+            "log E exp(a^T z') = a^T m + a^T Gamma a / 2 for z' ~ N(m, Gamma).",
+            "concentration",
+            "(1, 1)",
+        ),
+        KernelSpec(
+            "log_weight_second_moment",
+            (c["Gamma"], c["a"]),
+            ("(d, d)", "(d, 1)"),
+            log_weight_second_moment(c),
+            "log E w^2 = a^T Gamma a for the normalised softmax weight w of a Gaussian token.",
+            "concentration",
+            "(1, 1)",
+        ),
+        KernelSpec(
+            "numerator_second_moment_factor",
+            (c["Gamma"], c["V"], c["a"]),
+            ("(d, d)", "(k, d)", "(d, 1)"),
+            numerator_second_moment_factor(c),
+            "E w^2 ||V (z' - mu_a)||^2 / E w^2 = tr(V Gamma V^T) + |V Gamma a|^2.",
+            "concentration",
+            "(1, 1)",
+        ),
+        KernelSpec(
+            "component_centred_second_moment",
+            (c["m"], c["Gamma"], c["V"], c["a"], c["c"]),
+            ("(d, 1)", "(d, d)", "(k, d)", "(d, 1)", "(d, 1)"),
+            component_centred_second_moment(c),
+            "E_k[e^{a^T z'} ||V (z' - c)||^2] / Z_k(a) = tr(V Gamma V^T) "
+            "+ |V (m + Gamma a - c)|^2.",
+            "concentration",
+            "(1, 1)",
+        ),
+    ]
 
 
 GROUP = Group(

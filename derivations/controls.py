@@ -21,6 +21,7 @@ import sympy as sp
 from sympy.codegen.cfunctions import log1p
 
 from .group import Group
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -107,6 +108,51 @@ def proofs() -> list[Proof]:
 @cached
 def control_proofs() -> tuple[Proof, ...]:
     return tuple(proofs())
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted, entrywise in a: the tilted means d/da log E e^{a x} and the log-mgfs
+    log E e^{a x} of the Rademacher and the uniform U[-sqrt3, sqrt3] controls."""
+    a = a_sym
+    return [
+        KernelSpec(
+            "rademacher_tilted_mean",
+            (a,),
+            ("any shape",),
+            rademacher_tilted_mean(),
+            "d/da log E e^{a x} for x = +-1: tanh a (entrywise).",
+            "controls",
+            "same as a",
+        ),
+        KernelSpec(
+            "uniform_tilted_mean",
+            (a,),
+            ("any shape",),
+            uniform_tilted_mean(),
+            "d/da log E e^{a x} for x ~ U[-sqrt3, sqrt3]: sqrt3 coth(sqrt3 a) - 1/a (entrywise).",
+            "controls",
+            "same as a",
+        ),
+        KernelSpec(
+            "rademacher_log_mgf",
+            (a,),
+            ("any shape",),
+            rademacher_log_mgf_stable(),
+            "log E e^{a x} for x = +-1: log cosh a, as |a| + log1p(e^{-2|a|}) - log 2.",
+            "controls",
+            "same as a",
+        ),
+        KernelSpec(
+            "uniform_log_mgf",
+            (a,),
+            ("any shape",),
+            uniform_log_mgf_piecewise(),
+            "log E e^{a x} for x ~ U[-sqrt3, sqrt3]: log(sinh(sqrt3 a) / (sqrt3 a)), "
+            "series near 0.",
+            "controls",
+            "same as a",
+        ),
+    ]
 
 
 GROUP = Group(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .group import Group
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -78,6 +79,22 @@ def proofs() -> list[Proof]:
 @cached
 def deviation_proofs() -> tuple[Proof, ...]:
     return tuple(proofs())
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the deviation bound eps_L(delta)."""
+    return [
+        KernelSpec(
+            "deviation_bound",
+            (L_sym, delta_sym, w2_sym, num_sym),
+            ("scalar",) * 4,
+            deviation_bound(),
+            "eps_L(delta) = sqrt(2 N / (L delta)) / (1 - t), t = sqrt(2 W log(2/delta) / L); "
+            "inf when t >= 1.",
+            "deviation",
+            "scalar",
+        ),
+    ]
 
 
 GROUP = Group(

@@ -49,6 +49,7 @@ import sympy as sp
 
 from . import batched, concentration, tilt
 from .group import Group
+from .kernel_spec import KernelSpec
 from .matrix_ops import det, eye_like, inv, tr
 from .proof import Proof, prove_zero
 from .proof_cache import cached
@@ -418,6 +419,60 @@ def fluctuation_proofs() -> tuple[Proof, ...]:
         + tuple(fluctuations_one_token.proofs())
         + tuple(fluctuations_power.proofs())
     )
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the first-order (1/L) bias b1 and covariance C1 at a = U z, the log second moment
+    of the weight and tr C1 / E w^2 per query column, and the direction of the bias."""
+    fl = symbols()
+    return [
+        KernelSpec(
+            "bias_first_order",
+            (fl["Gamma"], fl["V"], fl["a"]),
+            ("(d, d)", "(k, d)", "(d, 1)"),
+            bias_first_order(fl),
+            "b1 = lim L (E T[mu_L](z) - T[mu](z)) = -e^{a^T Gamma a} V Gamma a, a = U z.",
+            "fluctuations",
+            "(k, 1)",
+        ),
+        KernelSpec(
+            "cov_first_order",
+            (fl["Gamma"], fl["V"], fl["a"]),
+            ("(d, d)", "(k, d)", "(d, 1)"),
+            cov_first_order(fl),
+            "C1 = lim L Cov T[mu_L](z) = e^{a^T Gamma a} V (Gamma + Gamma a a^T Gamma) V^T.",
+            "fluctuations",
+            "(k, k)",
+        ),
+        KernelSpec(
+            "first_order_log_weight",
+            (fl["Gamma"], fl["U"], fl["z"]),
+            ("(d, d)", "(d, d)", "(d, n)"),
+            log_weight_second_moment_batched(fl),
+            "log E w^2 = a^T Gamma a for each query column (a = U z).",
+            "fluctuations",
+            "(1, n)",
+        ),
+        KernelSpec(
+            "first_order_numerator",
+            (fl["Gamma"], fl["V"], fl["U"], fl["z"]),
+            ("(d, d)", "(k, d)", "(d, d)", "(d, n)"),
+            numerator_factor_batched(fl),
+            "tr C1(z) / E w^2 = tr(V Gamma V^T) + |V Gamma U z|^2 for each query column.",
+            "fluctuations",
+            "(1, n)",
+        ),
+        KernelSpec(
+            "first_order_shift",
+            (fl["Gamma"], fl["V"], fl["U"], fl["z"]),
+            ("(d, d)", "(k, d)", "(d, d)", "(d, n)"),
+            shift_batched(fl),
+            "V (mean(2a) - mean(a)) = V Gamma U z per query column: the direction of the bias "
+            "(Stein).",
+            "fluctuations",
+            "(k, n)",
+        ),
+    ]
 
 
 GROUP = Group(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 
 
@@ -147,3 +148,57 @@ def proofs() -> list[Proof]:
         )
     )
     return out
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the two terms of the in-expectation bound factor and their sum, and
+    Proposition 3.1's form with the constant c1 that matches it."""
+    return [
+        KernelSpec(
+            "expectation_bound_good_event",
+            (L_sym, q_sym),
+            ("scalar", "any shape"),
+            good_event_term(),
+            "First term of the in-expectation bound factor: "
+            "sup_{D >= 1/2} D^-2 e^q / L = 4 e^q / L.",
+            "fluctuations_bound",
+            "same as q",
+        ),
+        KernelSpec(
+            "expectation_bound_bad_event",
+            (L_sym, q_sym),
+            ("scalar", "any shape"),
+            bad_event_term(),
+            "Second term of the in-expectation bound factor: L exp(-(L-2)^2 / (8 (L-1) e^q)).",
+            "fluctuations_bound",
+            "same as q",
+        ),
+        KernelSpec(
+            "expectation_bound_factor",
+            (L_sym, q_sym),
+            ("scalar", "any shape"),
+            expectation_bound_factor(),
+            "eps_L^2(z) / (tr(V Gamma V^T) + |V Gamma a|^2) = 4 e^q / L "
+            "+ L exp(-(L-2)^2 / (8 (L-1) e^q)).",
+            "fluctuations_bound",
+            "same as q",
+        ),
+        KernelSpec(
+            "paper_form",
+            (c1_sym, sigma_sym, c2_sym, L_sym),
+            ("scalar",) * 4,
+            paper_form(),
+            "c1 sigma^6 ln L / L^(c2 / sigma^2): Proposition 3.1's right side.",
+            "fluctuations_bound",
+            "scalar",
+        ),
+        KernelSpec(
+            "paper_constant",
+            (bound_sym, sigma_sym, L_sym),
+            ("scalar",) * 3,
+            paper_constant(),
+            "c1 = L bound / (sigma^6 ln L): the paper's form equals bound at c2 = sigma^2.",
+            "fluctuations_bound",
+            "scalar",
+        ),
+    ]

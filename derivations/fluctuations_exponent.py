@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 
 
@@ -262,3 +263,46 @@ def proofs() -> list[Proof]:
         )
     )
     return out
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the sharp exponent kappa(lambda), the naive exponent, the rate function h(gamma)
+    and the remainder exponent rho(lambda), as piecewise expressions."""
+    return [
+        KernelSpec(
+            "sharp_exponent",
+            (lam_arg,),
+            ("scalar > 0",),
+            sharp_exponent_piecewise(),
+            "kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2).",
+            "fluctuations_exponent",
+            "scalar",
+        ),
+        KernelSpec(
+            "naive_exponent",
+            (lam_arg,),
+            ("scalar > 0",),
+            naive_exponent_piecewise(),
+            "min(1, 1/(2 lambda)): the heuristic exponent of min(1, e^q/L).",
+            "fluctuations_exponent",
+            "scalar",
+        ),
+        KernelSpec(
+            "rate_function",
+            (gamma_arg,),
+            ("any shape, > 0",),
+            rate_function_piecewise(),
+            "h(gamma): E sum_i p_i^2 ~ e^{-q h(gamma)} at L = e^{gamma q} (Laplace principle).",
+            "fluctuations_exponent",
+            "same as gamma",
+        ),
+        KernelSpec(
+            "remainder_exponent",
+            (lam_arg,),
+            ("scalar > 0",),
+            remainder_exponent_piecewise(),
+            "rho(lambda): L x error reaches its first order as L^-rho below the threshold.",
+            "fluctuations_exponent",
+            "scalar",
+        ),
+    ]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import batched, gaussian_expectations, lemma21
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 
 
@@ -133,3 +134,39 @@ def proofs(d: int = 2, k: int = 2) -> list[Proof]:
         )
     )
     return out
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the output error and the gradient errors in V and U at L = 1."""
+    ot = symbols()
+    G, U, V, z = ot["Gamma"], ot["U"], ot["V"], ot["z"]
+    return [
+        KernelSpec(
+            "output_error_one_token",
+            (G, U, V, ot["Sigma_q"]),
+            ("(d, d)", "(d, d)", "(k, d)", "(d, d)"),
+            output_error(ot),
+            "E||T[mu_1] - T[mu]||^2_{L2(nu)} = tr(V Gamma V^T) "
+            "+ tr(V Gamma U Sigma_q U^T Gamma V^T).",
+            "fluctuations_one_token",
+            "scalar",
+        ),
+        KernelSpec(
+            "gradient_V_error_one_token",
+            (G, V, U, z),
+            ("(d, d)", "(k, d)", "(d, d)", "(d, n)"),
+            gradient_V_error(ot),
+            "E||grad_V err||^2 at L = 1: k (tr Gamma + |Gamma U z|^2) per query column.",
+            "fluctuations_one_token",
+            "(1, n)",
+        ),
+        KernelSpec(
+            "gradient_U_error_one_token",
+            (G, V, z),
+            ("(d, d)", "(k, d)", "(d, n)"),
+            gradient_U_error(ot),
+            "||grad_U err||^2 at L = 1: |z|^2 ||V Gamma||_F^2 per query column (C_hat = 0).",
+            "fluctuations_one_token",
+            "(1, n)",
+        ),
+    ]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import gaussian_expectations
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 
 mse_sym, A_sym, B_sym = sp.symbols("mse A B", real=True)
@@ -73,3 +74,19 @@ def proofs(k: int = 2) -> list[Proof]:
         )
     )
     return out
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted, entrywise: the Gaussian model (tr S)^2 + 2 tr S^2 of E|err|^4."""
+    return [
+        KernelSpec(
+            "error_fourth_moment_model",
+            ARGS,
+            ("any shape",) * 7,
+            error_fourth_moment_model(),
+            "(tr S)^2 + 2 tr S^2, S = A P + (B - A) u u^T / q: Gaussian model of E|err|^4 "
+            "(entrywise).",
+            "fluctuations_power",
+            "same as mse",
+        ),
+    ]

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from . import batched, controls, lemma21
+from . import batched, controls, fluctuations_one_token, lemma21
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 
 
@@ -244,4 +245,73 @@ def proofs() -> list[Proof]:
         + [limit_chain_rule_proof()]
         + assembly_proofs(2, 2, 2, 2)
         + assembly_proofs(3, 1, 2, 1)
+    )
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted, for Rademacher and uniform coordinates: l(2a) - 2 l(a) and l''(a) entrywise, their
+    assembly over r coordinates into log E w^2 and tr C1 / E w^2, and the limit
+    V (m + B l'(B^T U z))."""
+    pa = assembly_symbols()  # tr C1 assembled over r coordinates
+    ot = fluctuations_one_token.symbols()
+    B = sp.MatrixSymbol("B", *ot["Gamma"].shape)
+    return (
+        [
+            KernelSpec(
+                f"{kind}_{what}",
+                (controls.a_sym,),
+                ("any shape",),
+                expr(kind),
+                f"{doc} ({kind}, entrywise).",
+                "fluctuations_product",
+                "same as a",
+            )
+            for kind in ("rademacher", "uniform")
+            for what, expr, doc in (
+                (
+                    "log_weight_second_moment",
+                    product_law_log_w2,
+                    "l(2a) - 2 l(a) = log E w^2 of one coordinate, l its log-mgf",
+                ),
+                (
+                    "curvature",
+                    product_law_curvature,
+                    "l''(a): the tilted variance",
+                ),
+            )
+        ]
+        + [
+            KernelSpec(
+                "product_law_log_weight",
+                (pa["W"],),
+                ("(r, n)",),
+                product_log_weight(pa),
+                "log E w^2 = sum_j (l(2 b_j) - 2 l(b_j)) per column, W = l(2b) - 2 l(b) entrywise.",
+                "fluctuations_product",
+                "(1, n)",
+            ),
+            KernelSpec(
+                "product_law_trace_factor",
+                (pa["K"], pa["D"], pa["VB"]),
+                ("(r, n)", "(r, n)", "(k, r)"),
+                product_trace_factor(pa),
+                "tr C1 / E w^2 = sum_j l''(2 b_j) |V B e_j|^2 + |V B (l'(2b) - l'(b))|^2 per "
+                "column.",
+                "fluctuations_product",
+                "(1, n)",
+            ),
+        ]
+        + [
+            KernelSpec(
+                f"{kind}_affine_limit",
+                (ot["m"], B, ot["U"], ot["V"], ot["z"]),
+                ("(d, 1)", "(d, r)", "(d, d)", "(k, d)", "(d, n)"),
+                product_law_limit(kind, ot),
+                f"T[mu](z) = V (m + B l'(B^T U z)) for tokens m + B x, x iid {kind} "
+                "(l' entrywise).",
+                "fluctuations_product",
+                "(k, n)",
+            )
+            for kind in ("rademacher", "uniform")
+        ]
     )

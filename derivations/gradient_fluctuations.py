@@ -34,6 +34,7 @@ import sympy as sp
 
 from . import batched, lemma21
 from .group import Group
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 from .gaussian_expectations import gaussian_polynomial_expectation
@@ -167,6 +168,23 @@ def proofs() -> list[Proof]:
 @cached
 def gradient_fluctuation_proofs() -> tuple[Proof, ...]:
     return tuple(proofs())
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: F(Gamma U z_j) = E||V(x x^T - Gamma)||_F^2 for each query column."""
+    lim = lemma21.limit_symbols()
+    return [
+        KernelSpec(
+            "gradient_U_fourth_moment",
+            (lim["Gamma"], lim["V"], lim["U"], lim["z"]),
+            ("(d, d)", "(k, d)", "(d, d)", "(d, n)"),
+            fourth_moment_batched(lim),
+            "F(Gamma U z_j) = E||V(x x^T - Gamma)||_F^2, x ~ N(Gamma U z_j, Gamma), for n query "
+            "columns.",
+            "gradient_fluctuations",
+            "(1, n)",
+        ),
+    ]
 
 
 GROUP = Group(

@@ -28,6 +28,7 @@ import sympy as sp
 
 from .icl_gradients import restricted_gradients
 from .icl_risk import paper_risk
+from .kernel_spec import KernelSpec
 from .matrix_ops import inv, tr
 from .proof import Proof, prove_zero
 
@@ -190,3 +191,69 @@ def proofs() -> list[Proof]:
         + kernel_proofs(sp.diag(*sp.symbols("l1 l2", positive=True)), "Sigma = diag(l1, l2)")
         + kernel_proofs(sp.Matrix([[2, 1], [1, 3]]), "Sigma = [[2, 1], [1, 3]], exact")
     )
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the endpoint (A*, b*), the conserved balance, the transverse rate and the two
+    alpha ranges."""
+    from .icl_kernels import kernel_symbols
+
+    k = kernel_symbols()
+    A_star, b_star = kernel_endpoint(k)
+    s, d, lam = s_sym, d_sym, lam_sym
+    return [
+        KernelSpec(
+            "icl_endpoint_A",
+            (k["Sigma"],),
+            ("(d, d) SPD",),
+            A_star,
+            "A* = tr(Sigma^-2)^(-1/4) Sigma^-1: the balanced minimiser the flow ends at.",
+            "icl_endpoint",
+            "(d, d)",
+        ),
+        KernelSpec(
+            "icl_endpoint_b",
+            (k["Sigma"],),
+            ("(d, d) SPD",),
+            b_star,
+            "b* = tr(Sigma^-2)^(1/4).",
+            "icl_endpoint",
+            "scalar",
+        ),
+        KernelSpec(
+            "icl_balance",
+            (k["A"], k["b"]),
+            ("(d, d)", "scalar"),
+            kernel_balance(k),
+            "||A||_F^2 - b^2: conserved along the (A, b) gradient flow.",
+            "icl_endpoint",
+            "scalar",
+        ),
+        KernelSpec(
+            "icl_transverse_rate",
+            (k["Sigma"], lam),
+            ("(d, d) SPD", "scalar lambda_min(Sigma)"),
+            kernel_transverse_rate(k),
+            "b*^2 lambda_min^3: the slowest transverse decay rate at the endpoint.",
+            "icl_endpoint",
+            "scalar",
+        ),
+        KernelSpec(
+            "icl_paper_alpha_bound",
+            (s, d),
+            ("scalar ||Sigma||_op", "scalar"),
+            paper_alpha_bound(),
+            "sqrt(2) / (d^(1/4) ||Sigma||_op): the alpha range stated with Theorem 5.2.",
+            "icl_endpoint",
+            "scalar",
+        ),
+        KernelSpec(
+            "icl_zfb_alpha_bound",
+            (s, d),
+            ("scalar ||Sigma||_op", "scalar"),
+            zfb_alpha_bound(),
+            "sqrt(2 / (||Sigma||_op sqrt(d))): where alpha^2 ||Sigma|| sqrt(d) < 2 stops holding.",
+            "icl_endpoint",
+            "scalar",
+        ),
+    ]

@@ -31,7 +31,8 @@ from __future__ import annotations
 import sympy as sp
 
 from .icl_gradients import sym_sigma
-from .icl_risk import b_sym, paper_risk
+from .icl_risk import b_sym, kernel_symbols, paper_risk
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 
 eps_sym = sp.Symbol("e", real=True)
@@ -111,3 +112,20 @@ def proofs() -> list[Proof]:
             ),
         ]
     )
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the Lipschitz constant beta_inf of grad R_inf on a ball."""
+    k = kernel_symbols()
+    return [
+        KernelSpec(
+            "icl_hessian_bound",
+            (k["Sigma"], s_sym, r_sym),
+            ("(d, d) SPD", "scalar ||Sigma||_op", "scalar"),
+            kernel_lipschitz_bound(k),
+            "beta_inf = 3 s^3 r^2 + s^(3/2) sqrt(tr Sigma): Lipschitz constant of grad R_inf on "
+            "||theta|| <= r.",
+            "icl_hessian",
+            "scalar",
+        ),
+    ]

@@ -12,24 +12,13 @@ from __future__ import annotations
 import sympy as sp
 
 from .icl_gradients import full_gradients, restricted_gradients, sym_sigma
-from .icl_risk import b_sym, matrix_full_risk, paper_risk
+from .icl_risk import b_sym, kernel_symbols, matrix_full_risk, paper_risk
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 
 
 # ---------------------------------------------------------------------------------------------
 # Kernel expressions (dimension-free MatrixSymbols).
-
-
-def kernel_symbols(d=None):
-    d = d if d is not None else sp.Symbol("d", integer=True, positive=True)
-    return {
-        "Sigma": sp.MatrixSymbol("Sigma", d, d),
-        "A": sp.MatrixSymbol("A", d, d),
-        "b": b_sym,
-        "u": sp.MatrixSymbol("u", d, 1),
-        "v": sp.MatrixSymbol("v", d, 1),
-        "d": d,
-    }
 
 
 def kernel_risk(k):
@@ -119,5 +108,81 @@ def kernel_proofs(d: int) -> list[Proof]:
                 + list(ex(gv) - fv)
                 + list(ex(gbf) - sp.Matrix([fb]))
             ),
+        ),
+    ]
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: R_inf(A, b) with its gradients, and R_full(U11, u, v, b) with its gradients."""
+    k = kernel_symbols()
+    R, gU, gu, gv, gb = kernel_full(k)
+    ab, full = (k["Sigma"], k["A"], k["b"]), (k["Sigma"], k["A"], k["u"], k["v"], k["b"])
+    sab, sfull = ("(d, d)", "(d, d)", "scalar"), ("(d, d)", "(d, d)", "(d, 1)", "(d, 1)", "scalar")
+    return [
+        KernelSpec(
+            "icl_risk",
+            ab,
+            sab,
+            kernel_risk(k),
+            "R_inf(A, b) = tr((b Sigma A - I) Sigma (b Sigma A - I)^T) / 2.",
+            "icl_kernels",
+            "scalar",
+        ),
+        KernelSpec(
+            "icl_grad_A",
+            ab,
+            sab,
+            kernel_grad_A(k),
+            "grad_A R_inf = b Sigma (b Sigma A - I) Sigma.",
+            "icl_kernels",
+            "(d, d)",
+        ),
+        KernelSpec(
+            "icl_grad_b",
+            ab,
+            sab,
+            kernel_grad_b(k),
+            "grad_b R_inf = tr(Sigma A Sigma (b Sigma A - I)^T).",
+            "icl_kernels",
+            "scalar",
+        ),
+        KernelSpec(
+            "icl_full_risk",
+            full,
+            sfull,
+            R,
+            "R_inf for full (U, V): U11 = A, u = U[d, :d], (v, b) = last row of V.",
+            "icl_kernels",
+            "scalar",
+        ),
+        KernelSpec(
+            "icl_full_grad_U11", full, sfull, gU, "grad of R_full in U11.", "icl_kernels", "(d, d)"
+        ),
+        KernelSpec(
+            "icl_full_grad_u",
+            full,
+            sfull,
+            gu,
+            "grad of R_full in u = U[d, :d]^T.",
+            "icl_kernels",
+            "(d, 1)",
+        ),
+        KernelSpec(
+            "icl_full_grad_v",
+            full,
+            sfull,
+            gv,
+            "grad of R_full in v = V[d, :d]^T.",
+            "icl_kernels",
+            "(d, 1)",
+        ),
+        KernelSpec(
+            "icl_full_grad_b",
+            full,
+            sfull,
+            gb,
+            "grad of R_full in b = V[d, d].",
+            "icl_kernels",
+            "scalar",
         ),
     ]

@@ -39,6 +39,7 @@ import sympy as sp
 
 from . import lemma21, tilt
 from .gaussian_expectations import standard_expectation
+from .kernel_spec import KernelSpec
 from .matrix_ops import eye_like, tr
 from .proof import Proof, prove_zero
 
@@ -161,6 +162,18 @@ def full_risk_proofs(d: int) -> list[Proof]:
     return out
 
 
+def kernel_symbols(d=None):
+    d = d if d is not None else sp.Symbol("d", integer=True, positive=True)
+    return {
+        "Sigma": sp.MatrixSymbol("Sigma", d, d),
+        "A": sp.MatrixSymbol("A", d, d),
+        "b": b_sym,
+        "u": sp.MatrixSymbol("u", d, 1),
+        "v": sp.MatrixSymbol("v", d, 1),
+        "d": d,
+    }
+
+
 def kernel_loss_variance(k):
     """Var over queries x ~ N(0, Sigma) of the infinite-prompt loss (1/2) x^T K x, K = M^T M,
     M = b Sigma A - I: tr((K Sigma)^2) / 2 (proved in `loss_variance_proofs`)."""
@@ -185,4 +198,21 @@ def loss_variance_proofs(d: int) -> list[Proof]:
             f"Var of the loss (1/2) x^T K x, x ~ N(0, Sigma): tr((K Sigma)^2)/2 [d={d}]",
             var - (KS * KS).trace() / 2,
         )
+    ]
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the variance of the loss over queries, tr((K Sigma)^2) / 2."""
+    k = kernel_symbols()
+    return [
+        KernelSpec(
+            "icl_loss_variance",
+            (k["Sigma"], k["A"], k["b"]),
+            ("(d, d)", "(d, d)", "scalar"),
+            kernel_loss_variance(k),
+            "Var of the loss (1/2) x^T K x over queries x ~ N(0, Sigma): tr((K Sigma)^2) / 2, "
+            "K = (b Sigma A - I)^T (b Sigma A - I).",
+            "icl_risk",
+            "scalar",
+        ),
     ]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import lemma21
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 
 
@@ -149,5 +150,50 @@ def finite_prompt_proofs(d: int, L: int, k: int = 2) -> list[Proof]:
         prove_zero(
             f"finite-prompt J_V = zhat^T kron I (weighted mean) [d={d}, L={L}, k={k}]",
             rational(_explicit(J_V, subs) - T.jacobian(vecV)),
+        ),
+    ]
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the Jacobians of T (infinite prompt) and T_L (finite prompt) in vec U and vec V."""
+    f = finite_symbols()
+    JU_lim, JV_lim = limit_jacobians(f)
+    JU_fin, JV_fin = finite_jacobians(f)
+    return [
+        KernelSpec(
+            "limit_jacobian_U",
+            (f["Gamma"], f["V"], f["z"]),
+            ("(d, d)", "(k, d)", "(d, 1)"),
+            JU_lim,
+            "d vec T / d vec U = z^T kron (V Gamma) (column-major vec).",
+            "jacobians",
+            "(k, d*d)",
+        ),
+        KernelSpec(
+            "limit_jacobian_V",
+            (f["m"], f["Gamma"], f["U"], f["V"], f["z"]),
+            ("(d, 1)", "(d, d)", "(d, d)", "(k, d)", "(d, 1)"),
+            JV_lim,
+            "d vec T / d vec V = (m + Gamma U z)^T kron I_k.",
+            "jacobians",
+            "(k, k*d)",
+        ),
+        KernelSpec(
+            "finite_jacobian_U",
+            (f["Chat"], f["V"], f["z"]),
+            ("(d, d)", "(k, d)", "(d, 1)"),
+            JU_fin,
+            "d vec T_L / d vec U = z^T kron (V C_hat), C_hat the softmax-weighted covariance.",
+            "jacobians",
+            "(k, d*d)",
+        ),
+        KernelSpec(
+            "finite_jacobian_V",
+            (f["zhat"], f["V"]),
+            ("(d, 1)", "(k, d)"),
+            JV_fin,
+            "d vec T_L / d vec V = zhat^T kron I_k, zhat the softmax-weighted mean.",
+            "jacobians",
+            "(k, k*d)",
         ),
     ]

@@ -12,6 +12,7 @@ import sympy as sp
 
 from . import tilt
 from .group import Group
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -134,6 +135,34 @@ def lemma21_proofs() -> tuple[Proof, ...]:
         out += entry_proofs(d, rank)
     out += output_second_moment_proofs()
     return tuple(out)
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: T[N(m, Gamma)](z) = V (m + Gamma U z) per query column, and the tilted output
+    second moment E_a[(V z' - r)^2] behind the Monte Carlo power."""
+    s = limit_symbols()
+    o = output_symbols()
+    return [
+        KernelSpec(
+            "gaussian_limit",
+            (s["m"], s["Gamma"], s["U"], s["V"], s["z"]),
+            ("(d, 1)", "(d, d)", "(d, d)", "(k, d)", "(d, n)"),
+            gaussian_limit_matrix(s),
+            "Lemma 2.1: T[N(m, Gamma)](z) = V (m + Gamma U z), one column per query.",
+            "lemma21",
+            "(k, n)",
+        ),
+        KernelSpec(
+            "output_second_moment",
+            (o["m"], o["Gamma"], o["V"], o["a"], o["r"]),
+            ("(d, 1)", "(d, d)", "(k, d)", "(d, 1)", "(k, 1)"),
+            output_second_moment(o),
+            "E_a[(V z' - r)^2] = diag(V Gamma V^T) + (V (m + Gamma a) - r)^2 under the tilted law "
+            "at a.",
+            "lemma21",
+            "(k, 1)",
+        ),
+    ]
 
 
 GROUP = Group(

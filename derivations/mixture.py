@@ -27,6 +27,7 @@ import sympy as sp
 
 from . import batched, concentration, lemma21, tilt
 from .group import Group
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -216,6 +217,44 @@ def mixture_proofs() -> tuple[Proof, ...]:
     out += bound_moment_proofs(1, (1, 1), 1)
     out += bound_moment_proofs(2, (2, 1), 2)
     return tuple(out)
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: a component's logit log pi_k + log Z_k(U z), its logit at 2 U z, and its centred
+    second moment, per query column."""
+    c = concentration.symbols()
+    mx = component_symbols()
+    mx1 = component_symbols(n=1)
+    return [
+        KernelSpec(
+            "mixture_component_logit",
+            (mx["log_pi"], mx["m"], mx["Gamma"], mx["U"], mx["z"]),
+            ("scalar", "(d, 1)", "(d, d)", "(d, d)", "(d, n)"),
+            component_logit_batched(mx),
+            "log pi_k + (U z)^T m_k + (U z)^T Gamma_k (U z) / 2 for each query column.",
+            "mixture",
+            "(1, n)",
+        ),
+        KernelSpec(
+            "mixture_component_second_logit",
+            (mx["log_pi"], mx["m"], mx["Gamma"], mx["U"], mx["z"]),
+            ("scalar", "(d, 1)", "(d, d)", "(d, d)", "(d, n)"),
+            component_second_logit_batched(mx),
+            "log pi_k + log Z_k(2 U z): 2 (U z)^T m_k + 2 (U z)^T Gamma_k (U z) + log pi_k "
+            "per query column.",
+            "mixture",
+            "(1, n)",
+        ),
+        KernelSpec(
+            "mixture_component_second_centred",
+            (mx1["m"], mx1["Gamma"], mx1["V"], mx1["U"], mx1["z"], c["c"]),
+            ("(d, 1)", "(d, d)", "(k, d)", "(d, d)", "(d, 1)", "(d, 1)"),
+            component_second_centred(mx1),
+            "tr(V Gamma_k V^T) + |V (m_k + 2 Gamma_k U z - c)|^2 for one query z and centre c.",
+            "mixture",
+            "(1, 1)",
+        ),
+    ]
 
 
 GROUP = Group(

@@ -24,6 +24,7 @@ import sympy as sp
 from . import jacobians, lemma21
 from .group import Group
 from .jacobians import finite_symbols
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -187,3 +188,60 @@ GROUP = Group(
     proofs=gradient_proofs,
     parts=("jacobians", "risk"),
 )
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: R_inf and its gradients in U and V, and the per-sample squared-loss gradients
+    through the finite-prompt Jacobians."""
+    f = finite_symbols()
+    r = symbols()
+    gU, gV = infinite_risk_gradients(r)
+    sU, sV = sample_gradients(f)
+    res = sp.MatrixSymbol("r", f["V"].shape[0], 1)
+    return [
+        KernelSpec(
+            "risk_inf",
+            (r["m"], r["Gamma"], r["U"], r["V"], r["W"], r["Sigma_q"]),
+            ("(d, 1)", "(d, d)", "(d, d)", "(k, d)", "(k, d)", "(d, d)"),
+            infinite_risk(r),
+            "R_inf = E_nu 1/2 ||V (m + Gamma U z) - W z||^2, z ~ N(0, Sigma_q).",
+            "risk",
+            "scalar",
+        ),
+        KernelSpec(
+            "risk_inf_grad_U",
+            (r["m"], r["Gamma"], r["U"], r["V"], r["W"], r["Sigma_q"]),
+            ("(d, 1)", "(d, d)", "(d, d)", "(k, d)", "(k, d)", "(d, d)"),
+            gU,
+            "grad_U R_inf (SymPy matrix calculus).",
+            "risk",
+            "(d, d)",
+        ),
+        KernelSpec(
+            "risk_inf_grad_V",
+            (r["m"], r["Gamma"], r["U"], r["V"], r["W"], r["Sigma_q"]),
+            ("(d, 1)", "(d, d)", "(d, d)", "(k, d)", "(k, d)", "(d, d)"),
+            gV,
+            "grad_V R_inf (SymPy matrix calculus).",
+            "risk",
+            "(k, d)",
+        ),
+        KernelSpec(
+            "risk_sample_grad_U",
+            (f["Chat"], f["V"], res, f["z"]),
+            ("(d, d)", "(k, d)", "(k, 1)", "(d, 1)"),
+            sU,
+            "grad_U 1/2 ||T_L(z) - W z||^2 = C_hat^T V^T r z^T, r the residual.",
+            "risk",
+            "(d, d)",
+        ),
+        KernelSpec(
+            "risk_sample_grad_V",
+            (res, f["zhat"]),
+            ("(k, 1)", "(d, 1)"),
+            sV,
+            "grad_V 1/2 ||T_L(z) - W z||^2 = r zhat^T.",
+            "risk",
+            "(k, d)",
+        ),
+    ]

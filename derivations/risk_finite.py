@@ -43,6 +43,7 @@ import sympy as sp
 
 from .gaussian_expectations import standard_expectation
 from .group import Group
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -186,6 +187,24 @@ def proofs() -> list[Proof]:
 def risk_finite_proofs() -> tuple[Proof, ...]:
     """The exact finite-L risk of the authors' one-head model (derivations/risk_finite.py)."""
     return tuple(proofs())
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the integrand of the exact finite-L risk given the query."""
+    args = (mu, omega, tau, s2, tr_p, k1, k2, A, B)
+    return [
+        KernelSpec(
+            "finite_risk_integrand",
+            args,
+            ("scalar",) * 5 + ("array",) * 4,
+            integrand(),
+            "R_L - tau tr Sigma_q - s2 given the query: -2 mu omega tau k1 (1 - A) "
+            "+ mu^2 tau (k2/k1)(B - A) + mu^2 tau omega^2 k2 (1 - 2A) "
+            "+ mu^2 (tau tr Sigma_p + s2) A.",
+            "risk_finite",
+            "same as k1",
+        ),
+    ]
 
 
 GROUP = Group(

@@ -29,6 +29,7 @@ import sympy as sp
 
 from . import authors_experiment as ae, risk_finite as rf
 from .group import Group
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -143,6 +144,73 @@ def risk_finite_gradient_proofs() -> tuple[Proof, ...]:
     """Gradient of the exact finite-L risk and the SGD noise floor
     (derivations/risk_finite_gradient.py)."""
     return tuple(proofs())
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the finite-L risk integrand's gradient in (mu, omega), the gradient of the exact
+    linear-attention risk, and the stationary covariance and mean excess risk of constant-step
+    SGD."""
+    args = (rf.mu, rf.omega, rf.tau, rf.s2, rf.tr_p, rf.k1, rf.k2, rf.A, rf.B, dA, dB)
+    shapes = ("scalar",) * 5 + ("array",) * 6
+    g_mu, g_om = integrand_gradient()
+    Sp, Sq, mu, om, s2, tau, L = (
+        ae.SIGMA_P,
+        ae.SIGMA_Q,
+        ae.mu_sym,
+        ae.omega_sym,
+        ae.s2_sym,
+        ae.tau_sym,
+        ae.L_sym,
+    )
+    lyap = (h11, h12, h22, c11, c12, c22, lr, n_batch)
+    return [
+        KernelSpec(
+            "finite_risk_integrand_grad_mu",
+            args,
+            shapes,
+            g_mu,
+            "d/dmu of the finite-L risk integrand (A_L, B_L free of mu).",
+            "risk_finite_gradient",
+            "same as k1",
+        ),
+        KernelSpec(
+            "finite_risk_integrand_grad_omega",
+            args,
+            shapes,
+            g_om,
+            "d/domega of the finite-L risk integrand: "
+            "d_omega I + 2 omega k1 (d_A I A' + d_B I B'), q = omega^2 k1.",
+            "risk_finite_gradient",
+            "same as k1",
+        ),
+        KernelSpec(
+            "authors_linear_risk_gradient",
+            (Sp, Sq, mu, om, s2, tau, L),
+            ("(d, d)", "(d, d)") + ("scalar",) * 5,
+            ae.to_matrix_form(linear_risk_gradient()),
+            "(dR/dmu, dR/domega) of the exact finite-L linear-attention risk.",
+            "risk_finite_gradient",
+            "(1, 2)",
+        ),
+        KernelSpec(
+            "sgd_stationary_covariance",
+            lyap,
+            ("scalar",) * 8,
+            stationary_covariance(),
+            "P solving P = (I - lr H) P (I - lr H) + lr^2 C / n (H, C symmetric 2 x 2 by entries).",
+            "risk_finite_gradient",
+            "(2, 2)",
+        ),
+        KernelSpec(
+            "sgd_mean_excess",
+            lyap,
+            ("scalar",) * 8,
+            mean_excess(),
+            "tr(H P) / 2: the mean excess risk of stationary constant-step SGD.",
+            "risk_finite_gradient",
+            "scalar",
+        ),
+    ]
 
 
 GROUP = Group(

@@ -33,6 +33,7 @@ import sympy as sp
 
 from . import risk_finite as rf
 from .group import Group
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -167,6 +168,24 @@ def proofs() -> list[Proof]:
 def risk_finite_heads_proofs() -> tuple[Proof, ...]:
     """The exact finite-L risk of the authors' two-head model (derivations/risk_finite_heads.py)."""
     return tuple(proofs())
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the integrand of the exact finite-L risk of two heads given the query."""
+    args = (mu1, mu2, om1, om2, tau, s2, tr_p, k1, k2, A11, A22, A12, B11, B22, B12)
+    return [
+        KernelSpec(
+            "finite_risk_heads_integrand",
+            args,
+            ("scalar",) * 7 + ("array",) * 8,
+            integrand(),
+            "Two heads: R_L - tau tr Sigma_q - s2 given the query: "
+            "-2 tau k1 sum_h mu_h omega_h (1 - A_hh) + sum_hk mu_h mu_k [tau (k2/k1)(B_hk - A_hk) "
+            "+ tau omega_h omega_k k2 (1 - A_hh - A_kk) + (tau tr Sigma_p + s2) A_hk].",
+            "risk_finite_heads",
+            "same as k1",
+        ),
+    ]
 
 
 GROUP = Group(

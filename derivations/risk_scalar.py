@@ -41,6 +41,7 @@ from functools import lru_cache
 import sympy as sp
 
 from . import tilt
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 
 c_sym = sp.Symbol("c", real=True)  # omega_h omega_k
@@ -254,3 +255,38 @@ def proofs() -> list[Proof]:
         ),
     ]
     return out
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted, entrywise in c = omega_h omega_k or omega: the exact pair and bias terms of the 1/L
+    coefficient and the authors' heuristic pair term."""
+    c, w, d, s2 = c_sym, om_sym, d_sym, s2_sym
+    return [
+        KernelSpec(
+            "scalar_pair_term",
+            (c, d, s2),
+            ("array", "scalar", "scalar"),
+            pair_closed(),
+            "(1 + s2)(1 - 2c)^(-d/2) + c (1 - 2c)^(-d/2-1), c = omega_h omega_k < 1/2.",
+            "risk_scalar",
+            "same as c",
+        ),
+        KernelSpec(
+            "scalar_bias_term",
+            (w, d),
+            ("array", "scalar"),
+            bias_closed(),
+            "omega (1 - 2 omega^2)^(-d/2-1): the cross term of the softmax bias with the residual.",
+            "risk_scalar",
+            "same as omega",
+        ),
+        KernelSpec(
+            "scalar_heuristic_pair",
+            (c, d, s2),
+            ("array", "scalar", "scalar"),
+            heuristic_pair(),
+            "The authors' heuristic (1 + s2) exp(d c).",
+            "risk_scalar",
+            "same as c",
+        ),
+    ]

@@ -25,6 +25,7 @@ from sympy.matrices.expressions.hadamard import HadamardPower, HadamardProduct
 from . import risk_scalar as rs
 from .gaussian_expectations import standard_expectation
 from .group import Group
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -141,6 +142,43 @@ def risk_scalar_head_proofs() -> tuple[Proof, ...]:
     """The scalar model's terms summed over heads in matrix form
     (derivations/risk_scalar_heads.py)."""
     return tuple(proofs())
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the scalar model's C1, the authors' coefficient and R_inf summed over H heads, mu
+    and omega as (H, 1) columns."""
+    heads, src = (MU, OMEGA, d, s2), "risk_scalar_heads"
+    shapes = ("(H, 1)", "(H, 1)", "scalar", "scalar")
+    return [
+        KernelSpec(
+            "scalar_first_order",
+            heads,
+            shapes,
+            first_order(),
+            "C1 = mu^T pair(omega omega^T) mu + 2 (1 - mu^T omega) mu^T bias(omega) "
+            "(every omega_h omega_k < 1/2).",
+            src,
+            "(1, 1)",
+        ),
+        KernelSpec(
+            "scalar_heuristic",
+            heads,
+            shapes,
+            heuristic(),
+            "The authors' coefficient mu^T [(1 + s2) exp(d omega omega^T)] mu (exp entrywise).",
+            src,
+            "(1, 1)",
+        ),
+        KernelSpec(
+            "scalar_infinite_risk",
+            (MU, OMEGA, s2),
+            shapes[:2] + ("scalar",),
+            infinite_risk(),
+            "R_inf = (1 - mu^T omega)^2 + s2.",
+            src,
+            "(1, 1)",
+        ),
+    ]
 
 
 GROUP = Group(

@@ -34,6 +34,7 @@ import sympy as sp
 from . import risk_scalar as rs
 from .gaussian_expectations import gaussian_polynomial_expectation
 from .group import Group
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -171,3 +172,18 @@ GROUP = Group(
     parts=("risk_scalar", "risk_scalar_variance"),
     results="finite_prompt_risk",
 )
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the variance of the one-head Monte Carlo estimator of C1 as L -> oo."""
+    return [
+        KernelSpec(
+            "scalar_estimator_variance",
+            (mu_sym, rs.om_sym, rs.d_sym, rs.s2_sym),
+            ("scalar",) * 4,
+            estimator_variance(),
+            "Var of the L -> oo limit of the one-head Monte Carlo estimator of C1 (budget sizing).",
+            "risk_scalar_variance",
+            "scalar",
+        ),
+    ]

@@ -41,6 +41,7 @@ import sympy as sp
 from . import tilt
 from .gaussian_expectations import gaussian_polynomial_expectation
 from .group import Group
+from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 from .proof_cache import cached
 
@@ -225,6 +226,43 @@ def proofs() -> list[Proof]:
 def selfnormalised_error_proofs() -> tuple[Proof, ...]:
     """The exact finite-L error from A_L and B_L (derivations/selfnormalised_error.py)."""
     return tuple(proofs())
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Emitted: the exact finite-L error's second moment, bias and mean square from the scalars
+    A_L(q), B_L(q)."""
+    s = symbols()
+    A, B = A_sym, B_sym
+    return [
+        KernelSpec(
+            "selfnormalised_error_second_moment",
+            (s["Gamma"], s["V"], s["e"], A, B),
+            ("(d, d)", "(k, d)", "(d, 1)", "scalar", "scalar"),
+            error_second_moment(s),
+            "E[err err^T] = A V (Gamma - e e^T) V^T + B V e e^T V^T, "
+            "e = Gamma a / sqrt q (0 at q = 0).",
+            "selfnormalised_error",
+            "(k, k)",
+        ),
+        KernelSpec(
+            "selfnormalised_bias",
+            (s["Gamma"], s["V"], s["a"], A),
+            ("(d, d)", "(k, d)", "(d, 1)", "scalar"),
+            bias(s),
+            "E err = -A V Gamma a (Stein's identity), exact at every L.",
+            "selfnormalised_error",
+            "(k, 1)",
+        ),
+        KernelSpec(
+            "selfnormalised_mse",
+            (trace_sym, rho_sym, A, B),
+            ("any shape",) * 4,
+            mean_squared_error(),
+            "E|err|^2 = tr(V Gamma V^T) A + rho (B - A), rho = |V Gamma a|^2 / q.",
+            "selfnormalised_error",
+            "broadcast shape",
+        ),
+    ]
 
 
 GROUP = Group(
