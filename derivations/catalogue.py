@@ -1,9 +1,11 @@
-"""Every symbolic proof the suite runs, grouped as the derivations declare them (used by `softlin
-derive` and by the claims' symbolic checks). MODULES is the one list of the groups: each module
-named there declares its group as GROUP (derivations/group.py), and GROUPS, the report's titles,
-hypotheses and results and the filing of the emitted kernels (report_contents.py) are read from
-those declarations. Each group runs once per process, and once per content hash of the code across
-processes when SOFTLIN_PROOF_CACHE is set (derivations/proof_cache.py)."""
+"""Every symbolic proof the suite runs and every kernel it emits, gathered as the derivations
+declare them (used by `softlin derive` and by the claims' symbolic checks). MODULES is the one list
+of the groups: each module named there declares its group as GROUP (derivations/group.py), and
+GROUPS, the report's titles, hypotheses and results and the filing of the emitted kernels
+(report_contents.py) are read from those declarations. The kernels are the `kernel_specs()` of the
+modules the groups file kernels from (Group.kernel_sources), so a kernel is emitted exactly when
+the report can show it. Each group runs once per process, and once per content hash of the code
+across processes when SOFTLIN_PROOF_CACHE is set (derivations/proof_cache.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import importlib
 from typing import Callable
 
 from .group import Group
+from .kernel_spec import KernelSpec
 from .proof import Proof
 
 # the modules declaring a group, in the order the derivation report shows the groups
@@ -57,3 +60,19 @@ def __getattr__(name: str) -> Callable[[], tuple[Proof, ...]]:
 
 def all_proofs() -> dict[str, tuple[Proof, ...]]:
     return {name: group() for name, group in GROUPS.items()}
+
+
+def kernel_modules() -> tuple[str, ...]:
+    """The derivation modules the declared groups file kernels from, each once, in the report's
+    order."""
+    return tuple(dict.fromkeys(source for group in DECLARED for source in group.kernel_sources))
+
+
+def kernel_specs() -> list[KernelSpec]:
+    """Every emitted kernel: the `kernel_specs()` of each module of kernel_modules() that defines
+    one, in that order (emission and the report order them by name)."""
+    out = []
+    for name in kernel_modules():
+        module = importlib.import_module(f"{__package__}.{name}")
+        out += getattr(module, "kernel_specs", list)()
+    return out

@@ -18,7 +18,8 @@ from pathlib import Path
 import sympy as sp
 from sympy.printing.numpy import SciPyPrinter
 
-from .kernelspecs import KernelSpec, specs
+from .catalogue import kernel_specs
+from .kernel_spec import KernelSpec
 
 # Found through the import system, so the same code serves the checkout (numerics/ at the top of
 # the repository) and an installed wheel (softlin/numerics/ in site-packages); find_spec only
@@ -114,9 +115,9 @@ def kernel_hash(definitions: str) -> str:
 def generated_source() -> str:
     """The full text of `_generated.py`."""
     printer = KernelPrinter({"fully_qualified_modules": True, "strict": True})
-    kernel_specs = sorted(specs(), key=lambda spec: spec.name)
-    functions = [_function(spec, printer) for spec in kernel_specs]
-    sources = sorted({spec.source for spec in kernel_specs})
+    specs = sorted(kernel_specs(), key=lambda spec: spec.name)
+    functions = [_function(spec, printer) for spec in specs]
+    sources = sorted({spec.source for spec in specs})
     modules = sorted(printer.module_imports) if printer.module_imports else []
     imports = sorted({"numpy"} | {m.split(".")[0] if m != "scipy.special" else m for m in modules})
     header = [
@@ -128,7 +129,7 @@ def generated_source() -> str:
         '"""',
         "",
     ]
-    names = [spec.name for spec in kernel_specs]
+    names = [spec.name for spec in specs]
     definitions = (
         "\n".join([*(f"import {m}" for m in imports), "", f"KERNELS = {tuple(names)!r}", ""])
         + "\n"

@@ -1,6 +1,6 @@
 """A proof group as its derivation declares it, beside its builders: the one record the catalogue
-(catalogue.GROUPS), the derivation report (report_contents.ABOUT, RESULTS) and the filing of the
-emitted kernels (report_contents.KERNEL_GROUP) are all read from.
+(catalogue.GROUPS), the derivation report (report_contents.ABOUT, RESULTS), the emitted kernels
+(catalogue.kernel_specs) and their filing (report_contents.KERNEL_GROUP) are all read from.
 
 Each group is the attribute GROUP of the module at the top of its family, the module that imports
 the others, so the module graph stays acyclic: the derivation's own module when it stands alone
@@ -29,7 +29,7 @@ class Group:
     # the display.py builder of the derived results the report shows (a name: display.py imports the
     # derivations, so a derivation cannot import it)
     results: str = ""
-    # derivation modules whose emitted kernels the report shows in this group's section
+    # derivation modules whose kernel_specs() are emitted and shown in this group's section
     # (None: parts)
     kernel_parts: tuple[str, ...] | None = None
     # False for a group without a section of its own (the chains' steps show in their groups')

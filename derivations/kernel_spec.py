@@ -1,7 +1,9 @@
 """The record `softlin derive` emits one kernel from (docs/design.md, "Kernels"): its name,
 arguments (SymPy symbols in call order) with the array shapes the emitted code expects, the derived
 expression, a one-line docstring, the derivation module it comes from and the shape of the result.
-The specs themselves are listed by derivations/kernelspecs.py.
+Each derivation module declares its kernels as `kernel_specs() -> list[KernelSpec]` beside its
+builders, `source` naming that module; catalogue.kernel_specs() gathers them from the modules the
+declared groups file kernels from (Group.kernel_sources).
 """
 
 from __future__ import annotations

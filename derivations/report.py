@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..mathml import display_latex, to_latex
 from .emit import input_hash
-from .kernelspecs import specs
+from .catalogue import kernel_specs
 from .report_contents import sections
 
 INTRO = (
@@ -41,7 +41,7 @@ def _kernel(spec) -> list[str]:
 
 
 def render(proofs: dict) -> str:
-    body, orphans = sections(proofs, specs())
+    body, orphans = sections(proofs, kernel_specs())
     total = sum(len(p) for p in proofs.values())
     ok = sum(p.passed for items in proofs.values() for p in items)
     lines = [

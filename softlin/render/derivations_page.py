@@ -6,7 +6,7 @@ from its SymPy object, the proof list of each group folded in <details>. Written
 from __future__ import annotations
 
 from ..derivations.emit import input_hash
-from ..derivations.kernelspecs import specs
+from ..derivations.catalogue import kernel_specs
 from ..derivations.report import INTRO
 from ..derivations.report_contents import sections
 from ..mathml import display_mathml, mathml_formula, mo
@@ -32,7 +32,7 @@ def _proved(passed: bool) -> str:
 
 
 def render_html(proofs: dict) -> str:
-    body, orphans = sections(proofs, specs())
+    body, orphans = sections(proofs, kernel_specs())
     total = sum(len(p) for p in proofs.values())
     ok = sum(p.passed for items in proofs.values() for p in items)
     out = [

@@ -50,13 +50,14 @@ def test_kernels_are_filed_under_the_group_of_their_derivation():
 
 @pytest.fixture()
 def small_report(monkeypatch):
-    """Two groups with their real results and chains, one fake kernel (specs() takes a minute)."""
+    """Two groups with their real results and chains, one fake kernel (kernel_specs() takes a
+    minute)."""
     x = sp.Symbol("x")
     spec = KernelSpec(
         "fake_kernel", (x,), ("()",), -sp.exp(x) / 2, "a fake kernel", "lemma21", "()"
     )
     for module in (report, derivations_page):
-        monkeypatch.setattr(module, "specs", lambda: [spec])
+        monkeypatch.setattr(module, "kernel_specs", lambda: [spec])
     proofs = {
         "lemma21": (Proof("an identity", True, 0.0),),
         "gronwall": (Proof("another", False, 0.0),),
