@@ -3,7 +3,7 @@ per grid point. The points whose key is already in the store (sweep/store.py) ar
 run by the given runner (sweep/execute.py: in-process or Dask) and each certificate is written
 atomically as it arrives, so an interrupted sweep loses at most the points in flight. Then
 summary.json (sweep/summary.py) and, for a lambda sweep with measured slopes, the phase diagram
-rates.png (sweep/figure.py).
+rates.png (drawn by render/sweep_figure.py, which the report's phase-diagram page also uses).
 """
 
 from __future__ import annotations
@@ -36,11 +36,11 @@ def execute(parsed: dict, pts: list[dict], out: Path, run, *, on_point=None) -> 
     summ = summary(parsed, entries, kernels.INPUT_HASH)
     atomic_write(out / "summary.json", json.dumps(summ, indent=2, allow_nan=False) + "\n")
     figure = None
-    from .figure import plottable, rates_png  # matplotlib: imported only when a sweep ends
+    from ..render import sweep_figure  # matplotlib: imported only when a sweep ends
 
-    if plottable(summ):
+    if sweep_figure.plottable(summ):
         figure = out / "rates.png"
-        atomic_write(figure, rates_png(summ))
+        atomic_write(figure, sweep_figure.phase_diagram_png([summ]))
     return {
         "summary": summ,
         "computed": len(todo),
