@@ -387,7 +387,7 @@ def test_figure_is_drawn_from_the_series_and_skipped_when_malformed(small_cert):
     png = figures.figure_png(small_cert)
     assert png is not None and png[:8] == b"\x89PNG\r\n\x1a\n"
     broken = {**small_cert, "series": {"authors_experiment": {"L": [10, 20], "softmax": [1.0]}}}
-    assert figures.authors_experiment_png(broken) is None
+    assert figures.figure_png(broken) is None
 
 
 # ---------------------------------------------------------------------------------------------

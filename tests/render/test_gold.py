@@ -71,9 +71,9 @@ def test_each_text_page_equals_its_reviewed_gold_file(project, name):
 def test_the_figure_equals_gold_by_pixels_and_a_moved_point_does_not():
     want = pixels((EXPECTED / "reports" / "figures" / "synthetic-a.png").read_bytes())
     cert = json.loads((GOLD / "certificates" / "synthetic-a.json").read_text())
-    assert same_picture(pixels(figures.convergence_png(cert)), want)
+    assert same_picture(pixels(figures.figure_png(cert)), want)
     cert["series"]["main"]["rmse"][1] *= 1.5  # one point of one curve moves
-    assert not same_picture(pixels(figures.convergence_png(cert)), want)
+    assert not same_picture(pixels(figures.figure_png(cert)), want)
 
 
 def test_a_claim_without_a_convergence_series_has_no_figure_and_no_proof_section(project):
