@@ -23,8 +23,8 @@ S2, TAU, L = 0.1, 0.2, 10
 def _curves():
     return {
         "L": [L],
-        "softmax": [af._softmax(fr.Model(I5, I5, TAU, S2), L)],
-        "linear": [af._linear(I5, I5, S2, TAU, L)],
+        "softmax": [af.softmax_flow(fr.Model(I5, I5, TAU, S2), L)],
+        "linear": [af.linear_flow(I5, I5, S2, TAU, L)],
         "t_end": af.T_END,
     }
 
@@ -44,7 +44,7 @@ def test_a_gradient_slip_moves_the_flow_off_the_optimum(monkeypatch):
             mu, om, tau, s2, tr_p, k1, k2, A, B, dA / 2, dB / 2
         ),
     )
-    c = {"L": [L], "softmax": [af._softmax(fr.Model(I5, I5, TAU, S2), L)], "linear": lin}
+    c = {"L": [L], "softmax": [af.softmax_flow(fr.Model(I5, I5, TAU, S2), L)], "linear": lin}
     assert [ch.passed for ch in af.flow_checks(c).checks] == [False, False]
 
 
@@ -54,7 +54,7 @@ def test_the_gradient_check_sees_a_slip_in_dR_dmu(monkeypatch):
     lin = _curves()["linear"]
     good = kernels.finite_risk_integrand_grad_mu
     monkeypatch.setattr(kernels, "finite_risk_integrand_grad_mu", lambda *a: 1.02 * good(*a))
-    r = af._softmax(fr.Model(I5, I5, TAU, S2), L)
+    r = af.softmax_flow(fr.Model(I5, I5, TAU, S2), L)
     assert r["gradient_agreement"]["init"]["ratio"] > 1
     check = af.flow_checks({"L": [L], "softmax": [r], "linear": lin}).checks[0]
     assert check.passed is False and "INIT" in check.detail
@@ -135,7 +135,7 @@ def test_an_anisotropic_law_whose_tables_leave_the_quadratures_reach_is_refused(
     such tables."""
     S = np.array([[0.5625, -0.375, -0.5], [-0.375, 0.3125, 0.375], [-0.5, 0.375, 2.25]])
     with pytest.raises(BeyondReach, match="beyond the exact quadrature's reach"):
-        af._softmax(fr.Model(S, S, 1 / 3, 0.0), 10)
+        af.softmax_flow(fr.Model(S, S, 1 / 3, 0.0), 10)
 
 
 def test_the_committed_long_sgd_runs_are_found_from_a_checkout():
@@ -173,9 +173,9 @@ def test_an_optimum_on_the_surfaces_boundary_is_named_not_judged():
     leaves the exact surface and its end is NaN. Such an L is named, not judged: the gradient
     check is undecided and the end check judges the linear flow only (a NaN end would refute)."""
     S = np.array([[0.5]])
-    soft = af._softmax(fr.Model(S, S, 1.0, 0.0), 4)
+    soft = af.softmax_flow(fr.Model(S, S, 1.0, 0.0), 4)
     assert soft["beyond_reach"] and math.isnan(soft["excess"])
-    c = {"L": [4], "softmax": [soft], "linear": [af._linear(S, S, 0.0, 1.0, 4)]}
+    c = {"L": [4], "softmax": [soft], "linear": [af.linear_flow(S, S, 0.0, 1.0, 4)]}
     gradient, ends = af.flow_checks(c).checks
     assert gradient.passed is None and "L = [4]" in gradient.detail
     assert ends.passed is True and "no softmax L judged" in ends.detail

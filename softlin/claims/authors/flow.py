@@ -82,7 +82,10 @@ def _points(fl, risk, grad, hessian) -> dict:
     }
 
 
-def _linear(Sp, Sq, s2, tau, L, times=()):
+def linear_flow(Sp, Sq, s2, tau, L, times=()):
+    """Linear attention at prompt length L: the gradient flow of the emitted closed-form risk from
+    INIT to T_CONV (recorded at T_END and `times`) against the emitted closed-form optimum."""
+
     def grad(mu, om):
         return np.asarray(
             kernels.authors_linear_risk_gradient(Sp, Sq, mu, om, s2, tau, L), float
@@ -107,7 +110,10 @@ def _linear(Sp, Sq, s2, tau, L, times=()):
     }
 
 
-def _softmax(model, L, times=()):
+def softmax_flow(model, L, times=()):
+    """Softmax at prompt length L: the gradient flow of the exact risk surface from INIT to T_CONV
+    (recorded at T_END and `times`), its end's excess over the surface's optimum found without
+    gradients with its tolerance, and the gradient's agreement with the surface (`_agreement`)."""
     surf = fr.RiskSurface(model, L, OMEGA_MAX)
     mu_s, om_s, R_star = surf.optimum()
     gs = fg.GradientSurface(surf)
@@ -210,8 +216,8 @@ def curves(Sp, Sq, s2, tau, Ls: list[int], times=()) -> dict:
     model = fr.Model(Sp, Sq, tau, s2)
     soft, lin = [], []
     for L in progress.sweep(Ls, "exact optima and gradient flows", item="L"):
-        soft.append(_softmax(model, L, times))
-        lin.append(_linear(Sp, Sq, s2, tau, L, times))
+        soft.append(softmax_flow(model, L, times))
+        lin.append(linear_flow(Sp, Sq, s2, tau, L, times))
     return {"L": Ls, "softmax": soft, "linear": lin, "t_end": T_END, "t_flow": T_CONV}
 
 
