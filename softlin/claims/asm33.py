@@ -123,8 +123,9 @@ def default_scenario() -> dict:
     }
 
 
-def _exact(x) -> sp.Matrix:
-    """Scenario floats as the exact decimals the user wrote (repr round-trips)."""
+def exact_decimals(x) -> sp.Matrix:
+    """Scenario floats as the exact decimals the user wrote (repr round-trips): the inputs of the
+    closed forms (and of the Arb enclosures, numerics/tilted_moments_enclosure.py)."""
     arr = np.atleast_2d(np.asarray(x, dtype=float))
     return sp.Matrix(arr.shape[0], arr.shape[1], lambda i, j: sp.Rational(repr(float(arr[i, j]))))
 
@@ -133,7 +134,10 @@ def _float_or_none(x):
     return None if x == sp.oo else float(x)
 
 
-def _tables(closed_form, m, cov, U, Sq):
+def closed_form_tables(closed_form, m, cov, U, Sq):
+    """{c: 3 x 3 values closed_form(p, q, c, m, cov, U, Sq)}, rows p and columns q in tm.ORDERS,
+    c in tm.POWERS (exact SymPy inputs, exact_decimals): what the checks judge, `enclosure_check`
+    among them."""
     return {
         c: [[closed_form(p, q, c, m, cov, U, Sq) for q in tm.ORDERS] for p in tm.ORDERS]
         for c in tm.POWERS
@@ -232,8 +236,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
     s = scen.common(scenario)
     m, cov, U, Sq, d = s["mean"], s["cov"], s["U"], s["query_cov"], s["d"]
     validate.positive_definite("query_cov (asm-3.3 needs an invertible one)", Sq)
-    me, ce, Ue, Se = _exact(m).T, _exact(cov), _exact(U), _exact(Sq)
-    tables = _tables(closed_form, me, ce, Ue, Se)
+    me, ce, Ue, Se = exact_decimals(m).T, exact_decimals(cov), exact_decimals(U), exact_decimals(Sq)
+    tables = closed_form_tables(closed_form, me, ce, Ue, Se)
     lam = query_average.threshold_lambda(cov, U, Sq)
 
     f = Findings(
@@ -256,7 +260,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
     )
 
     # U = 0: the paper's plain moments, in d = 1 with standard Gaussians.
-    zero = _tables(
+    zero = closed_form_tables(
         closed_form, sp.Matrix([[0]]), sp.Matrix([[1]]), sp.Matrix([[0]]), sp.Matrix([[1]])
     )
     expected = [[a * b for b in PAPER_MOMENTS] for a in PAPER_MOMENTS]
@@ -281,7 +285,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
     edge = []
     for target in BOUNDARY:
         Us = U * math.sqrt(target / lam) if lam > 0 else U
-        edge.append(closed_form(0, 0, 2, me, ce, _exact(Us), Se) != sp.oo)
+        edge.append(closed_form(0, 0, 2, me, ce, exact_decimals(Us), Se) != sp.oo)
     agree = lam == 0 or edge == [True, False]
     f.checks.append(
         Check(
@@ -299,7 +303,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
 
     # Nested quadrature in d = 1 on the scenario's first coordinates.
     m1, g1, u1, s1 = float(m[0]), float(cov[0, 0]), float(U[0, 0]), float(Sq[0, 0])
-    comp = _tables(
+    comp = closed_form_tables(
         closed_form,
         sp.Matrix([[sp.Rational(repr(m1))]]),
         sp.Matrix([[sp.Rational(repr(g1))]]),

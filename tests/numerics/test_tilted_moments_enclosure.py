@@ -181,7 +181,7 @@ def test_the_tail_bound_bounds_the_tail_and_is_not_vacuous(n, beta, R):
 
 def _d1_tables(closed_form, inputs=SCENARIO_D1):
     R = lambda x: sp.Matrix([[sp.Rational(repr(x))]])
-    return asm33._tables(closed_form, *(R(x) for x in inputs))
+    return asm33.closed_form_tables(closed_form, *(R(x) for x in inputs))
 
 
 def _enclosure(tables, *inputs):
