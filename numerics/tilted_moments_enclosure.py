@@ -100,7 +100,7 @@ def _double_factorial_odd(p: int) -> int:
     return math.prod(range(p - 1, 0, -2))
 
 
-def _tail_bound(R: arb, n: int, beta_lo: arb, C_p: arb, root: arb) -> arb:
+def tail_bound(R: arb, n: int, beta_lo: arb, C_p: arb, root: arb) -> arb:
     """Both tails |z| > R (module docstring): 2 C_p I_n(R) / sqrt(2 pi s), an upper bound."""
     denominator = beta_lo - max(n - 1, 0) / (R * R)
     if not denominator > 0:
@@ -159,7 +159,7 @@ def _moment(p: int, q: int, c: int, m: arb, g: arb, u: arb, s: arb) -> arb:
     R = max(1.0, math.sqrt(n / b) + math.sqrt(2 * START_BITS * math.log(2) / b))
     for _ in range(MAX_WIDENINGS):
         Ra = arb(R)
-        tail = _tail_bound(Ra, n, beta_lo, C_p, root)
+        tail = tail_bound(Ra, n, beta_lo, C_p, root)
         segment = acb.integral(integrand, -R, R, rel_tol=RELATIVE_TOLERANCE, abs_tol=2.0**-300).real
         if tail == 0 or tail <= TAIL_SHARE * arb(abs(segment).lower()):
             return segment + arb(0, tail.upper())

@@ -173,7 +173,7 @@ def test_the_tail_bound_bounds_the_tail_and_is_not_vacuous(n, beta, R):
     it once beta R^2 is well beyond n - 1 (near n - 1 the bound approaches its pole)."""
     with mp.workdps(30):
         exact = 2 * mp.quad(lambda z: z**n * mp.exp(-beta * z * z / 2), [R, R + 10, mp.inf])
-    bound = te._tail_bound(arb(R), n, arb(beta), arb(1), arb(1))
+    bound = te.tail_bound(arb(R), n, arb(beta), arb(1), arb(1))
     assert float(bound.lower()) >= float(exact)
     if beta * R * R > 2 * n:
         assert float(bound.upper()) <= 3 * float(exact)
