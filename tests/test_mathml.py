@@ -45,8 +45,8 @@ def test_named_entities_become_numeric_and_xml_ones_stay():
 
 
 def test_mixture_formulas_have_mathml_with_subscripted_greek_components():
-    out = mixture._formulas_mathml()
-    assert set(out) == set(mixture._formulas()) == {"limit", "weights"}
+    out = mixture.formulas_mathml()
+    assert set(out) == set(mixture.formulas_latex()) == {"limit", "weights"}
     weights = ET.fromstring(out["weights"])
     assert "<msub><mi>&#960;</mi><mi>k</mi></msub>" in out["weights"]  # log(pi_k)
     assert weights.find(".//mfrac") is not None  # the 1/2

@@ -209,9 +209,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
         profile,
         s["seed"],
         f,
-        formulas=_formulas(),
+        formulas=formulas_latex(),
         provenance=provenance(),
-        formulas_mathml=_formulas_mathml(),
+        formulas_mathml=formulas_mathml(),
     )
 
 
@@ -265,8 +265,9 @@ def mixture_controls(
     )
 
 
-def _formulas() -> dict:
-    """LaTeX of the derived component pieces, printed by SymPy with the component index shown."""
+def formulas_latex() -> dict:
+    """LaTeX of the derived component pieces its page shows, printed by SymPy with the component
+    index shown."""
     sym = mixture_derivation.component_symbols(k=sp.Symbol("k"), n=1)
     d = sym["m"].shape[0]
     rename = {
@@ -284,7 +285,7 @@ def _formulas() -> dict:
     }
 
 
-def _formulas_mathml() -> dict:
+def formulas_mathml() -> dict:
     """The same formulas as presentation MathML (SymPy's printer; the component symbols are renamed
     m_k, Gamma_k, log(pi_k), which that printer shows with subscripts and Greek letters)."""
     sym = mixture_derivation.component_symbols(k=sp.Symbol("k"), n=1)
