@@ -214,7 +214,7 @@ def test_product_law_first_order_equals_direct_sums_for_rademacher_tokens():
 
 
 def test_product_law_first_order_matches_fixed_query_monte_carlo_for_uniform_tokens():
-    from softlin.claims.prop31.beyond import Law, _product_limit
+    from softlin.claims.prop31.beyond import Law, product_limit
     from softlin.numerics import first_order
     from softlin.numerics.laws import UniformLaw
 
@@ -236,7 +236,7 @@ def test_product_law_first_order_matches_fixed_query_monte_carlo_for_uniform_tok
         U,
         V,
         z,
-        _product_limit("uniform", m, root, U, V)(z),
+        product_limit("uniform", m, root, U, V)(z),
     )
     sq = L * np.sum(err[:, 0, :] ** 2, axis=1)
     predicted = first_order.product_trace_c1("uniform", root, U, V, z)[0]

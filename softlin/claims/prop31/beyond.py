@@ -33,7 +33,7 @@ class Law:
         return self.mean + self.base.sample(rng, shape) @ self.root.T
 
 
-def _product_limit(kind, mean, root, U, V):
+def product_limit(kind, mean, root, U, V):
     """Z -> rows T[mu](z) = V (m + B l'(B^T U z)), the emitted product-law limit (B = root)."""
     f = kernels.rademacher_affine_limit if kind == "rademacher" else kernels.uniform_affine_limit
     return lambda Z: f(mean[:, None], root, U, V, np.atleast_2d(Z).T).T
@@ -79,7 +79,7 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> Findings:
         for base, kind in ((RademacherLaw(r), "rademacher"), (UniformLaw(r), "uniform")):
             laws[kind] = (
                 Law(base, m, root, kind),
-                _product_limit(kind, m, root, U, V),
+                product_limit(kind, m, root, U, V),
                 lambda Z, kind=kind: first_order.product_trace_c1(kind, root, U, V, Z),
             )
         # A two-component mixture with the same mean and covariance as N(m, Gamma): m +- offset
