@@ -29,7 +29,6 @@ _enabled = False
 _stream: TextIO | None = None
 _claim: dict | None = None  # {"name", "index", "total", "start"}
 _task: dict | None = None  # {"label", "done", "total", "item"} or {"label"} for free text
-_width_override: int | None = None
 
 
 def enable(on: bool = True, stream: TextIO | None = None) -> None:
@@ -80,8 +79,7 @@ def status_line(claim_state: dict | None, task: dict | None, columns: int, now: 
 
 
 def _columns() -> int:
-    if _width_override is not None:
-        return _width_override
+    """The terminal's width (the environment's COLUMNS first, as shutil reads it)."""
     return shutil.get_terminal_size(fallback=(100, 24)).columns
 
 

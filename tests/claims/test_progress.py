@@ -106,9 +106,7 @@ def test_verify_draws_bars_on_a_terminal_unless_quiet_and_prints_the_timed_table
     monkeypatch.setattr(registry, "CLAIMS", {claim.id: claim})
     term = FakeTerminal()
     monkeypatch.setattr("sys.stderr", term)
-    monkeypatch.setattr(
-        progress, "_width_override", 200
-    )  # the line is cut to the terminal's width: fix it
+    monkeypatch.setenv("COLUMNS", "200")  # the line is cut to the terminal's width: fix it
     argv = ["verify", "--out", str(tmp_path)] + (["--quiet"] if quiet else [])
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
@@ -148,7 +146,7 @@ def test_derive_shows_its_proof_groups_on_a_terminal_and_every_line_fits_the_wid
     monkeypatch.setattr(derivations_page, "render_html", lambda proofs: "html page\n")
     (tmp_path / "derivations.md").write_text("page\n")
     (tmp_path / "derivations.html").write_text("html page\n")
-    monkeypatch.setattr(progress, "_width_override", 50)
+    monkeypatch.setenv("COLUMNS", "50")
     term = FakeTerminal()
     monkeypatch.setattr("sys.stderr", term)
     assert cli.main(["derive", "--check", "--out", str(tmp_path)]) == 0
