@@ -119,7 +119,7 @@ def test_ci_selection_is_the_whole_catalogue_on_request_or_without_history(monke
     def no_git(*args):
         raise sp.CalledProcessError(128, "git", stderr="fatal: bad revision")
 
-    monkeypatch.setattr(selection, "_git", no_git)
+    monkeypatch.setattr(selection, "git", no_git)
     names, why = selection.select({})
     assert names == every and "whole catalogue" in why
 

@@ -40,7 +40,9 @@ def recorded_commit() -> str:
     raise LookupError(f"{LAST_FULL_RUN} names no commit")
 
 
-def _git(*args: str) -> str:
+def git(*args: str) -> str:
+    """The output of a git command in the repository (CalledProcessError when git fails: a shallow
+    clone without the recorded commit, say)."""
     return subprocess.run(
         ["git", *args], cwd=REPO, capture_output=True, text=True, check=True
     ).stdout
@@ -67,12 +69,12 @@ def changed_files(since: str) -> set[str]:
     """Files whose code differs between commit `since` and the working tree (committed or not): a
     Python file counts when its `program` differs, so a layout or comment edit selects nothing."""
     changed = set()
-    for path in _git("diff", "--name-only", since).split():
+    for path in git("diff", "--name-only", since).split():
         if not path.endswith(".py") or not (REPO / path).is_file():
             changed.add(path)
             continue
         try:
-            before = _git("show", f"{since}:{path}")
+            before = git("show", f"{since}:{path}")
             same = program(before) == program((REPO / path).read_text())
         except (
             subprocess.CalledProcessError,
@@ -92,7 +94,7 @@ def select(environ=os.environ) -> tuple[list[str], str]:
     try:
         since = recorded_commit()
         changed = changed_files(since)
-        head = _git("rev-parse", "HEAD").strip()
+        head = git("rev-parse", "HEAD").strip()
     except (OSError, LookupError, subprocess.CalledProcessError) as exc:
         return (
             every,
