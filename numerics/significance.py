@@ -18,15 +18,20 @@ log-log slope) judged at a stated false-alarm probability alpha, often shared by
   two-sided test only adds power); over several points tested together, the smallest over them.
 
 The exact binomial test of an exceedance probability (the high-probability bounds) has its critical
-count and its detectable exceedance probability here too.
+count and its detectable exceedance probability here too, and a chi-square test (a sum of squared
+standardised terms, a Gaussian quadratic form) its critical value.
 
 Planned power from a pilot (a negative control's power must be known before its data): a pilot of
 n_p iid blocks, drawn on its own stream, gives a standard error se_p; the true standard error of
 the run's mean over n blocks, sigma / sqrt(n), is then at most se_p sqrt(n_p / n) f with probability
 >= 1 - beta, f = sqrt((n_p - 1) / chi2_{n_p - 1}(beta)) the upper confidence factor of a normal
-sample's standard deviation (`pilot_se_bound`). A one-sided Student-t test with dof degrees of
-freedom that rejects when (estimate - claim) / se < -t_c, against a true standardised effect
-delta = (claim - truth) / se, has power P(T' < -t_c), T' noncentral t with noncentrality -delta
+sample's standard deviation (`pilot_se_bound`); symmetrically, the standard deviation of a normal
+sample with dof degrees of freedom is at most sigma g, g = sqrt(chi2_dof(1 - beta) / dof), with
+probability >= 1 - beta (`sd_upper_factor`). A test that misses only if one of m standard normal
+tails beyond a margin happens has power at least 1 - m Phi(-margin) (`union_bound_power`). A
+one-sided Student-t test with dof degrees of freedom that rejects when (estimate - claim) / se <
+-t_c, against a true standardised effect delta = (claim - truth) / se, has power P(T' < -t_c), T'
+noncentral t with noncentrality -delta
 (`t_power`).
 """
 
@@ -59,6 +64,16 @@ def t_critical(false_alarm: float, dof: int, tests: int = 1, sided: int = 2) -> 
     return float(stats.t(dof).isf(false_alarm / (sided * tests)))
 
 
+def chi2_critical(false_alarm: float, dof: int, tests: int = 1) -> float:
+    """Critical value of one of `tests` chi-square tests with `dof` degrees of freedom sharing
+    `false_alarm` (Bonferroni): the chi2_dof quantile exceeded with probability false_alarm / tests
+    (for dof = 1, the square of the two-sided z_critical)."""
+    if dof < 1:
+        raise ValueError(f"chi2_critical needs dof >= 1; got {dof}")
+    z_critical(false_alarm, tests, 1)  # the same argument checks
+    return float(stats.chi2(dof).isf(false_alarm / tests))
+
+
 def z_quantile(probability: float) -> float:
     """Phi^{-1}(probability): the standardised effect beyond z_c that gives power `probability`."""
     return float(stats.norm.ppf(probability))
@@ -69,6 +84,19 @@ def power_of_z(delta: float, z_c: float, sided: int = 2) -> float:
     delta = abs(delta)
     p = float(stats.norm.cdf(delta - z_c))
     return p + (float(stats.norm.cdf(-delta - z_c)) if sided == 2 else 0.0)
+
+
+def power_one_sided(delta: float, z_c: float) -> float:
+    """Phi(delta - z_c): the power of a one-sided z-test with critical value z_c against a signed
+    standardised effect delta in its rejecting direction (below the false alarm when delta < 0;
+    power_of_z takes |delta|)."""
+    return float(stats.norm.cdf(delta - z_c))
+
+
+def union_bound_power(margin: float, tails: int) -> float:
+    """A lower bound of the power of a test that misses only if one of `tails` events happens, each
+    a standard normal beyond `margin` (module docstring): max(0, 1 - tails Phi(-margin))."""
+    return max(0.0, 1.0 - tails * float(stats.norm.cdf(-margin)))
 
 
 def power(effect: float, se: float, z_c: float, sided: int = 2) -> float:
@@ -137,6 +165,13 @@ def pilot_se_bound(pilot_se: float, pilot_blocks: int, blocks: int, beta: float 
     dof = pilot_blocks - 1
     factor = math.sqrt(dof / float(stats.chi2.ppf(beta, dof)))
     return pilot_se * math.sqrt(pilot_blocks / blocks) * factor
+
+
+def sd_upper_factor(beta: float, dof: int) -> float:
+    """g with P(s <= g sigma) = 1 - beta for the standard deviation s of a normal sample with dof
+    degrees of freedom, g = sqrt(chi2_dof(1 - beta) / dof) (module docstring): a sample's estimated
+    standard errors are at most g times the true ones with that probability."""
+    return math.sqrt(float(stats.chi2.ppf(1 - beta, dof)) / dof)
 
 
 def t_power(delta: float, t_c: float, dof: int) -> float:

@@ -141,3 +141,42 @@ def test_t_power_is_the_size_at_zero_effect_and_a_simulated_rate_elsewhere():
     p = sig.t_power(delta * math.sqrt(blocks), t_c, blocks - 1)
     rejected = float(np.mean(t < -t_c))
     assert abs(rejected - p) <= 5.3 * math.sqrt(p * (1 - p) / n)
+
+
+def test_chi2_critical_is_the_textbook_quantile_and_the_squared_two_sided_z_for_one_dof():
+    # 3.84146 and 11.0705 are the 95% quantiles of chi2_1 and chi2_5 in any table.
+    assert sig.chi2_critical(0.05, 1) == pytest.approx(3.841458820694124, rel=1e-12)
+    assert sig.chi2_critical(0.05, 5) == pytest.approx(11.070497693516351, rel=1e-12)
+    for alpha, tests in [(1e-6, 1), (1e-6, 40), (0.01, 3)]:
+        z = sig.z_critical(alpha, tests, sided=2)
+        assert sig.chi2_critical(alpha, 1, tests) == pytest.approx(z * z, rel=1e-10)
+    for args in [(0.0, 1), (0.05, 0), (0.05, 1, 0)]:
+        with pytest.raises(ValueError):
+            sig.chi2_critical(*args)
+
+
+def test_the_sd_upper_factor_bounds_a_normal_sample_sd_at_its_confidence():
+    """Simulated: samples of 8 normal draws (sd 1, 7 degrees of freedom); the sample standard
+    deviation exceeds the factor in beta = 5% of the samples (binomial, 5.3 sigma)."""
+    rng = np.random.default_rng(20261205)
+    samples, beta = 40_000, 0.05
+    sd = rng.standard_normal((samples, 8)).std(axis=1, ddof=1)
+    above = float(np.mean(sd > sig.sd_upper_factor(beta, 7)))
+    assert abs(above - beta) <= 5.3 * math.sqrt(beta * (1 - beta) / samples)
+
+
+def test_one_sided_power_keeps_the_sign_of_the_effect():
+    z_c = sig.z_critical(1e-3, sided=1)
+    assert sig.power_one_sided(0.0, z_c) == pytest.approx(1e-3, rel=1e-9)
+    assert sig.power_one_sided(2.0, z_c) == sig.power_of_z(2.0, z_c, sided=1)
+    assert sig.power_one_sided(-2.0, z_c) < 1e-3 < sig.power_of_z(-2.0, z_c, sided=1)
+
+
+def test_the_union_bound_power_misses_at_most_each_tail_once():
+    """k two-sided components at the critical value of k tests: the misses' union bound is the
+    false alarm, and a margin that never clears gives power 0, not a negative number."""
+    k, alpha = 4, 1e-3
+    margin = sig.z_critical(alpha, k, sided=2)
+    assert sig.union_bound_power(margin, 2 * k) == pytest.approx(1 - alpha, rel=1e-12)
+    assert sig.union_bound_power(math.inf, 2 * k) == 1.0
+    assert sig.union_bound_power(-math.inf, 2 * k) == 0.0
