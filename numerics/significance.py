@@ -17,9 +17,9 @@ log-log slope) judged at a stated false-alarm probability alpha, often shared by
   smallest slip detected with power `target` is eps = (z_c + z_target) se / |P| (the far tail of a
   two-sided test only adds power); over several points tested together, the smallest over them.
 
-The exact binomial test of an exceedance probability (the high-probability bounds) has its critical
-count and its detectable exceedance probability here too, and a chi-square test (a sum of squared
-standardised terms, a Gaussian quadratic form) its critical value.
+The exact binomial test of an exceedance probability (the high-probability bounds) has its p-value,
+critical count and detectable exceedance probability here too, and a chi-square test (a sum of
+squared standardised terms, a Gaussian quadratic form) its critical value.
 
 Planned power from a pilot (a negative control's power must be known before its data): a pilot of
 n_p iid blocks, drawn on its own stream, gives a standard error se_p; the true standard error of
@@ -187,6 +187,11 @@ def draws_for_power(
 ) -> int:
     """Smallest n with power(effect, sqrt(factor variance / n), z_c) >= target (one tail)."""
     return max(2, math.ceil(factor * variance * ((z_c + z_quantile(target)) / abs(effect)) ** 2))
+
+
+def binomial_p_value(exceedances: int, n: int, p: float) -> float:
+    """P(Bin(n, p) >= exceedances): small when the observed frequency is too high for p."""
+    return float(stats.binom.sf(exceedances - 1, n, p))
 
 
 def binomial_critical_count(n: int, p: float, false_alarm: float) -> int:

@@ -53,7 +53,6 @@ from typing import Callable
 
 import mpmath as mp
 import numpy as np
-from scipy import stats
 
 from ...numerics import attention, kernels, montecarlo, robust_mean, significance
 from ...numerics.significance import z_critical
@@ -124,11 +123,6 @@ TERM_SCALE_SEED, TERM_SCALE_TOKENS = 20240, 4096
 def deviation_bound(L: int, delta: float, weight_m2: float, numerator_m2: float) -> float:
     """eps_L(delta), the emitted kernel (math.inf when vacuous)."""
     return float(kernels.deviation_bound(L, delta, weight_m2, numerator_m2))
-
-
-def binomial_p_value(exceedances: int, n: int, p: float) -> float:
-    """P(Bin(n, p) >= exceedances): small when the observed frequency is too high for p."""
-    return float(stats.binom.sf(exceedances - 1, n, p))
 
 
 def formula_check(subject: Subject, queries: np.ndarray) -> tuple[Check, list, list]:
@@ -255,7 +249,7 @@ def montecarlo_checks(
             if math.isfinite(b):
                 informative += 1
                 worst_freq = max(worst_freq, c / budget.trials)
-                if binomial_p_value(c, budget.trials, budget.delta) < alpha:
+                if significance.binomial_p_value(c, budget.trials, budget.delta) < alpha:
                     rejected.append((L, q, c))
         series["L"].append(L)
         series["mse"].append(float(sq.mean()))

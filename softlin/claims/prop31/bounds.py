@@ -9,12 +9,12 @@ import math
 import numpy as np
 
 from ...numerics import kernels, limits, montecarlo, query_average, selfnormalised, significance
-from ...numerics.significance import binomial_detectable
+from ...numerics.significance import binomial_detectable, binomial_p_value
 from ...numerics.laws import GaussianLaw, psd_root
 from ..base import check_false_alarm, Check, unjudged
 from ..findings import Findings
 from ..progress import sweep
-from ..limit.battery import binomial_p_value, deviation_bound
+from ..limit.battery import deviation_bound
 from .common import subgaussian_sigma
 from .fixed import FixedQueryRun
 
