@@ -10,10 +10,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from ...numerics import authors_sgd, finite_risk as fr, kernels, significance
-from ...numerics.significance import z_critical
+from ...numerics.significance import chi2_critical, z_critical
 from . import power as pw
 from .exact import OMEGA_MAX, ratio_detectable
 from .training import BATCH, LR
@@ -106,7 +105,7 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, test_prompts: int, rng) 
     # exact (no sampling), so two slips of the optimum formula refute deterministically: a minimum
     # risk that is not the risk at its own p*, and an SGD end whose exact risk lies below the
     # "minimum".
-    q_chi2 = float(stats.chi2(1).isf(check_false_alarm() / nL))
+    q_chi2 = chi2_critical(check_false_alarm(), 1, tests=nL)
     lin_min = {
         L: [
             float(v) for v in np.asarray(kernels.authors_linear_optimum(Sp, Sq, s2, tau, L)).ravel()

@@ -41,9 +41,9 @@ import math
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 from ...numerics import finite_risk as fr, finite_risk_gradient as fg, kernels
+from ...numerics.significance import chi2_critical, z_critical
 from .exact import OMEGA_MAX, ratio_detectable
 from .training import INIT, LR
 from .. import progress
@@ -426,8 +426,9 @@ def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> Findi
     )
     t_key = f"{lr * steps:g}"
     n_tests = 2 * len(runs)
-    q = float(stats.chi2(1).isf(check_false_alarm() / (2 * n_tests)))
-    z = float(stats.norm.isf(check_false_alarm() / (4 * n_tests)))
+    # the false alarm shared by 2 n_tests tests: each (model, L) comparison's two terms
+    q = chi2_critical(check_false_alarm(), 1, tests=2 * n_tests)
+    z = z_critical(check_false_alarm(), tests=2 * n_tests, sided=2)
     out, ratios = {}, []
     for L, run in sorted(runs.items()):
         j = c["L"].index(L)
