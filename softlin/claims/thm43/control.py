@@ -11,11 +11,11 @@ m_p, standard errors s_p, k components):
 - the true distance D >= ||m_p - gap_exact|| - z_k ||s_p|| (z_k two-sided at PLAN_BETA over the k
   components: every |noise_i| <= z_k s_i implies ||noise|| <= z_k ||s||);
 - the run's true standard errors se_i <= significance.pilot_se_bound(s_i, n_p, n) and its estimated
-  ones at most g se_i, g^2 = chi2_{n-1}(1 - beta) / (n - 1), so its threshold is at most
-  t_plan = z g ||se_plan|| + QUAD_REL g2;
+  ones at most g se_i, g^2 = chi2_{n-1}(1 - beta) / (n - 1) (significance.sd_upper_factor), so its
+  threshold is at most t_plan = z g ||se_plan|| + QUAD_REL g2;
 - the run misses only if its noise has norm above D - t_plan; as above that needs some |noise_i| >
   (D - t_plan) se_i / ||se||, so the miss probability is at most 2 k Phi(-(D - t_plan) /
-  ||se_plan||).
+  ||se_plan||) (significance.union_bound_power).
 
 The planned power holds with probability >= 1 - 3 PLAN_BETA over the pilot (normal approximation of
 the prompt means, as the claim's other z-tests).
@@ -26,7 +26,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from ...numerics import significance
 from ..base import Check, unjudged
@@ -50,13 +49,13 @@ def planned_power(
     se_plan = np.array(
         [significance.pilot_se_bound(s, n_pilot, n, PLAN_BETA / k) for s in pilot_se]
     )
-    g = math.sqrt(float(stats.chi2.ppf(1 - PLAN_BETA / k, n - 1)) / (n - 1))
+    g = significance.sd_upper_factor(PLAN_BETA / k, n - 1)
     norm = float(np.linalg.norm(se_plan))
     thresh = z * g * norm + allowance
     margin = (
         (dist_lo - thresh) / norm if norm > 0 else (math.inf if dist_lo > thresh else -math.inf)
     )
-    power = max(0.0, 1.0 - 2 * k * float(stats.norm.cdf(-margin)))
+    power = significance.union_bound_power(margin, 2 * k)
     return power, (
         f"pilot of {n_pilot} prompts: true distance >= {dist_lo:.4g}, planned threshold <= "
         f"{thresh:.4g}, ||se|| <= {norm:.3g}"
