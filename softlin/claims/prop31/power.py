@@ -29,9 +29,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
-from ...numerics import fits, kernels, query_average, selfnormalised
+from ...numerics import fits, kernels, query_average, selfnormalised, significance
 from ..base import union_bound
 
 REQUIRED_POWER = 0.999
@@ -79,7 +78,7 @@ def slope_control_power(Gamma, U, V, Sigma_q, budget, av, zc: float) -> dict:
     )
     _, se = fits.loglog_slope_design(Ls, rel)
     s = float(av["predicted_slope"])
-    power = float(stats.norm.cdf((1.0 - s) / se - zc))
+    power = significance.power_one_sided((1.0 - s) / se, zc)
     return {
         "power": power,
         "stderr": se,
