@@ -2,12 +2,15 @@
 
 Checked against identities that do not share its code: a test's size is its false alarm (power
 against a zero effect), textbook critical values, a simulated rejection rate, and the minimality of
-the sample size it plans.
+the sample size it plans. And it is their one home: no module of softlin/claims imports
+scipy.stats (the allowed exceptions say why).
 """
 
 from __future__ import annotations
 
+import ast
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -180,3 +183,65 @@ def test_the_union_bound_power_misses_at_most_each_tail_once():
     assert sig.union_bound_power(margin, 2 * k) == pytest.approx(1 - alpha, rel=1e-12)
     assert sig.union_bound_power(math.inf, 2 * k) == 1.0
     assert sig.union_bound_power(-math.inf, 2 * k) == 0.0
+
+
+# ---- one home: the claims take critical values and power from this module, never scipy.stats ----
+
+CLAIMS = Path(__file__).resolve().parents[2] / "softlin" / "claims"
+# Modules of softlin/claims allowed to import scipy.stats, with the reason.
+STATS_ALLOWED = {
+    "finite_prompt/claim.py": "the chi-square density of Q = |z|^2 in a quadrature route "
+    "(quadrature_first_order), no critical value or power",
+}
+
+
+def imports_scipy_stats(source: str) -> bool:
+    """Whether the source imports scipy.stats (or anything from it), or reads it from scipy."""
+    tree = ast.parse(source)
+    scipy_names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "scipy.stats" or alias.name.startswith("scipy.stats."):
+                    return True
+                if alias.name == "scipy":
+                    scipy_names.add(alias.asname or "scipy")
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            if node.module == "scipy.stats" or node.module.startswith("scipy.stats."):
+                return True
+            if node.module == "scipy" and any(a.name == "stats" for a in node.names):
+                return True
+    return any(
+        isinstance(node, ast.Attribute)
+        and node.attr == "stats"
+        and isinstance(node.value, ast.Name)
+        and node.value.id in scipy_names
+        for node in ast.walk(tree)
+    )
+
+
+def test_no_claim_module_imports_scipy_stats():
+    """Critical values, power and p-values have one home, this module: a claim computing its own
+    with scipy.stats is reported (the allowed modules say why they need it)."""
+    found = {
+        path.relative_to(CLAIMS).as_posix()
+        for path in CLAIMS.rglob("*.py")
+        if imports_scipy_stats(path.read_text())
+    }
+    assert found == set(STATS_ALLOWED), sorted(found ^ set(STATS_ALLOWED))
+
+
+def test_the_scipy_stats_scan_sees_each_spelling():
+    """Negative control: every way of reaching scipy.stats is seen; other scipy modules are not."""
+    for source in (
+        "from scipy import stats\n",
+        "from scipy import integrate, stats as st\n",
+        "import scipy.stats\n",
+        "import scipy.stats as st\n",
+        "from scipy.stats import norm\n",
+        "import scipy\nscipy.stats.norm.isf(0.1)\n",
+        "def f():\n    from scipy.stats import chi2\n",
+    ):
+        assert imports_scipy_stats(source), source
+    for source in ("from scipy import integrate\n", "import scipy.special\n", "stats = 1\n"):
+        assert not imports_scipy_stats(source), source
