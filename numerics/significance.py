@@ -31,8 +31,7 @@ probability >= 1 - beta (`sd_upper_factor`). A test that misses only if one of m
 tails beyond a margin happens has power at least 1 - m Phi(-margin) (`union_bound_power`). A
 one-sided Student-t test with dof degrees of freedom that rejects when (estimate - claim) / se <
 -t_c, against a true standardised effect delta = (claim - truth) / se, has power P(T' < -t_c), T'
-noncentral t with noncentrality -delta
-(`t_power`).
+noncentral t with noncentrality -delta (`t_power`).
 """
 
 from __future__ import annotations
