@@ -398,7 +398,7 @@ def test_figure_is_drawn_from_the_series_and_skipped_when_malformed(small_cert):
 def test_default_scenario_verified_on_the_quick_profile():
     cert = ae.run(ae.default_scenario(), "quick", claim_rng(0, ae.ID))
     assert cert["status"] == "verified", [
-        c["name"] for c in cert["checks"] if c["passed"] is not True
+        c["id"] for c in cert["checks"] if c["passed"] is not True
     ]
 
 

@@ -31,7 +31,7 @@ def _curves():
 
 def test_flow_checks_pass_on_the_computed_flows():
     checks = af.flow_checks(_curves()).checks
-    assert [c.passed for c in checks] == [True, True], [(c.name, c.value) for c in checks]
+    assert [c.passed for c in checks] == [True, True], [(c.id, c.value) for c in checks]
 
 
 def test_a_gradient_slip_moves_the_flow_off_the_optimum(monkeypatch):

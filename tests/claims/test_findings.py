@@ -12,7 +12,7 @@ def test_add_appends_checks_and_errata_in_order_and_merges_the_dicts():
     run = Findings([check("a")], {"x": 1, "y": 2}, {"main": [1]}, [{"erratum": 1}])
     step = Findings([check("b"), check("c")], {"y": 3}, {"other": [2]}, [{"erratum": 2}])
     assert run.add(step) is run
-    assert [c.name for c in run.checks] == ["a", "b", "c"]
+    assert [c.id for c in run.checks] == ["a", "b", "c"]
     assert run.quantities == {"x": 1, "y": 3}  # a later key replaces an earlier one
     assert run.series == {"main": [1], "other": [2]}
     assert run.errata == [{"erratum": 1}, {"erratum": 2}]

@@ -16,10 +16,6 @@ def _run():
     return thm43.run(icl_common.default_scenario(), "quick", claim_rng(0, "thm-4.3"))
 
 
-def _failed(cert):
-    return [c["name"] for c in cert["checks"] if c["passed"] is False]
-
-
 def test_exact_finite_prompt_gradient_gap_matches_monte_carlo():
     S = np.array([[1.6, 0.3], [0.3, 0.5]])
     A, b = np.array([[0.5, 0.05], [0.05, 0.4]]), 0.8

@@ -98,5 +98,5 @@ def test_the_hunt_draws_from_its_space_and_finds_a_wrong_closed_form(toy, monkey
     )
     found = json.loads((tmp_path / "toy.json").read_text())
     assert found["counterexample"]["scenario"]["toy"] == {"L": [20]}
-    failing = [c["name"] for c in found["counterexample"]["failing_checks"]]
-    assert failing == ["direct sums equal the closed form"]
+    failing = [c["id"] for c in found["counterexample"]["failing_checks"]]
+    assert failing == ["toy/direct"]
