@@ -144,7 +144,7 @@ def test_a_failure_is_found_shrunk_to_a_minimal_scenario_and_written(monkeypatch
     # the failure depends on U alone: the shrinker takes every other drawn matrix to 0
     assert not np.any(user["cov"]) and not np.any(user["mean"]) and user["L"] == [4]
     failing = json.loads((tmp_path / "lemma-2.1-counterexample.json").read_text())
-    assert [c["name"] for c in failing] == ["check 0"]
+    assert [c["id"] for c in failing] == ["lemma-2.1/check-0"]
     assert "counterexample" in capsys.readouterr().out
 
 
@@ -215,7 +215,9 @@ def test_the_stated_family_wise_level_sets_each_checks_level(monkeypatch, tmp_pa
     assert check_false_alarm() == 1e-6  # restored after the hunt
 
 
-def test_a_structural_limit_met_during_a_run_is_counted_outside_not_a_crash(monkeypatch, tmp_path):
+def test_a_structural_limit_met_during_a_run_is_counted_outside_not_a_crash(
+    monkeypatch, tmp_path, capsys
+):
     """BeyondReach raised by a run (thm-4.3's flows leaving the exact route's tables) is counted
     outside the hypotheses under its reason; any other exception stays a crash."""
 
@@ -240,6 +242,9 @@ def test_a_structural_limit_met_during_a_run_is_counted_outside_not_a_crash(monk
         )
         == 1
     )
+    (failing,) = json.loads((tmp_path / "lemma-2.1-counterexample.json").read_text())
+    assert failing["id"] == "lemma-2.1/crash" and failing["kind"] == "crash"
+    assert "failing: lemma-2.1/crash" in capsys.readouterr().out
 
 
 def test_undecided_checks_and_control_misses_are_not_counterexamples(monkeypatch, tmp_path):
@@ -247,6 +252,7 @@ def test_undecided_checks_and_control_misses_are_not_counterexamples(monkeypatch
     assert cli.main(["hunt", "lemma-2.1", "--examples", "5", "--out", str(tmp_path)]) == 0
     out = json.loads((tmp_path / "lemma-2.1.json").read_text())
     assert out["undecided_runs"] == out["runs"] == len(out["control_misses"]) > 0
+    assert {m["id"] for m in out["control_misses"]} == {"lemma-2.1/check-1"}  # by id, not prose
 
 
 def test_a_control_not_judged_is_neither_undecided_nor_a_miss():
@@ -393,9 +399,9 @@ def test_hunt_finds_and_shrinks_a_transposed_interaction_matrix_in_lemma_2_1(mon
     user = scen.load_toml(tmp_path / "lemma-2.1-counterexample.toml")
     U = np.asarray(user["U"])
     assert not np.array_equal(U, U.T)  # U^T = U would make the slip invisible
-    names = [c["name"] for c in out["counterexample"]["failing_checks"]]
-    assert any(
-        "float64 kernel" in n for n in names
+    ids = [c["id"] for c in out["counterexample"]["failing_checks"]]
+    assert (
+        "lemma-2.1/battery/kernel-float64" in ids
     )  # the deterministic route caught it, not chance
     merged = scen.merge(lemma21.default_scenario(), user, lemma21.SCENARIO_KEYS)
     assert lemma21.CLAIM.run(merged, "quick", claim_rng(0, "lemma-2.1"))["status"] == "refuted"
@@ -447,7 +453,7 @@ def test_hunt_finds_a_deviation_bound_fifty_times_too_small_in_lemma_2_1(monkeyp
         == 1
     )
     failing = json.loads((tmp_path / "lemma-2.1-counterexample.json").read_text())
-    assert any("eps_L(delta)) <= delta" in c["name"] for c in failing)
+    assert "lemma-2.1/battery/high-probability-bound" in [c["id"] for c in failing]
 
 
 HEAVY_TAILED = {

@@ -171,8 +171,8 @@ def _print(r: dict) -> None:
         f"control misses: {len(r['control_misses'])}"
     )
     if "counterexample" in r:
-        names = "; ".join(c["name"] for c in r["counterexample"]["failing_checks"])
+        ids = ", ".join(c["id"] for c in r["counterexample"]["failing_checks"])
         print(
             f"counterexample (shrunk in {r['shrink_runs']} runs): {r['counterexample']['toml']}; "
-            f"failing: {names}"
+            f"failing: {ids}"
         )

@@ -12,8 +12,9 @@ Hypothesis's shrinker sees a deterministic test). An example is
 - a counterexample: some check that is not a control has passed = False (refuted). A check with
   passed = None is undecided (unless it was not judged at all), not a counterexample; a failed
   control (a wrong formula that this scenario's Monte Carlo did not refute although its power was
-  >= 0.999) is a miss of the test's power, counted as `control_misses`, not evidence against the
-  claim; an exception on a validated scenario is a counterexample too (a crash);
+  >= 0.999) is a miss of the test's power, listed in `control_misses` (its id, name and the
+  scenario), not evidence against the claim; an exception on a validated scenario is a
+  counterexample too (a crash, the failing check `<claim>/crash`);
 - otherwise counted in its region (`Space.region`).
 
 On the first counterexample Hypothesis shrinks it (entries towards 0, smaller d, fewer lengths),
@@ -88,7 +89,9 @@ def judge(cert: dict) -> dict:
     return {
         "failing": [c for c in checks if c["passed"] is False and c["kind"] != "control"],
         "control_misses": [
-            c["name"] for c in checks if c["passed"] is False and c["kind"] == "control"
+            {"id": c["id"], "name": c["name"]}
+            for c in checks
+            if c["passed"] is False and c["kind"] == "control"
         ],
         # a check not judged (a control below its planned power) is neither undecided nor a miss
         "undecided": sum(c["passed"] is None and judged(c) for c in checks),
@@ -113,6 +116,7 @@ def judge_scenario(claim_id: str, merged: dict, budget: str, seed: int, per_chec
         return {
             "failing": [
                 {
+                    "id": f"{claim_id}/crash",
                     "name": "the claim runs on a validated scenario",
                     "kind": "crash",
                     "passed": False,
@@ -187,7 +191,7 @@ class Hunt:
             self.false_alarm += max(verdict["false_alarm"], self.per_run)
             self.undecided_runs += verdict["undecided"] > 0
             self.control_misses += [
-                {"check": name, "scenario": user} for name in verdict["control_misses"]
+                {**miss, "scenario": user} for miss in verdict["control_misses"]
             ]
             if verdict["false_alarm"] > self.per_run * (1 + 1e-9):
                 self.error = (

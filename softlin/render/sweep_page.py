@@ -129,7 +129,8 @@ def reading(summaries: list[tuple[str, dict]]) -> list[str]:
         if unsettled:
             why = sorted(
                 {
-                    f"{c['name']} ({'failed' if c['passed'] is False else 'undecided'})"
+                    f"{c.get('id') or c['name']} "
+                    f"({'failed' if c['passed'] is False else 'undecided'})"
                     for p in unsettled
                     for c in p.get("checks_not_passed", [])
                 }

@@ -5,7 +5,7 @@
      "kernels_input_hash": ..., "points": [
         {"index": i, "params": {...}, "seed": <point seed>, "key": <store key>,
          "certificate": "points/<key>.json",
-         "status": ..., "checks_not_passed": [{"name", "passed": false | null}, ...],
+         "status": ..., "checks_not_passed": [{"id", "name", "passed": false | null}, ...],
          "lambda_max": ..., <the claim's fields below>}, ...]}
 
 Fields copied from the certificate's `quantities` (the claim's own numbers, named by its
@@ -63,9 +63,10 @@ def point_entry(point: dict, key: str, cert: dict) -> dict:
         "key": key,
         "certificate": f"points/{key}.json",
         "status": cert["status"],
-        # why a point is not verified, readable without opening its certificate
+        # why a point is not verified, readable without opening its certificate: each check by its
+        # id (None for a stored point computed before certificates carried ids) and its prose
         "checks_not_passed": [
-            {"name": c["name"], "passed": c["passed"]}
+            {"id": c.get("id"), "name": c["name"], "passed": c["passed"]}
             for c in cert.get("checks", [])
             if c["passed"] is not True
         ],

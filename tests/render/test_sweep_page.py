@@ -71,6 +71,34 @@ def test_summary_entries_are_decay_rates_recomputed_from_the_point_certificates(
             assert abs(meas - exact) <= 5 * se, (p["params"], suffix, meas, exact, se)
 
 
+def test_a_point_not_verified_names_its_checks_by_id_in_the_summary_and_on_the_page(tmp_path):
+    """checks_not_passed keys each check by its id (the prose kept for a reader); the page's
+    reading names them by id, and by the prose for a summary written before ids."""
+    cert = json.loads(
+        (REPO / "reports" / "certificates" / "prop-3.4.json").read_text()
+    )  # a certificate with ids (the committed sweep points predate them)
+    cert["status"] = "refuted"
+    cert["checks"][3]["passed"] = False
+    p = {"index": 0, "params": {"lambda": 0.25}, "seed": 0}
+    entry = point_entry(p, "k", cert)
+    assert entry["checks_not_passed"] == [
+        {"id": cert["checks"][3]["id"], "name": cert["checks"][3]["name"], "passed": False}
+    ]
+    out = tmp_path / "reports"
+    shutil.copytree(SWEEPS, out / "sweeps")
+    path = out / "sweeps" / "rates-gradients" / "summary.json"
+    summ = json.loads(path.read_text())
+    summ["points"][0].update(status="refuted", checks_not_passed=entry["checks_not_passed"])
+    summ["points"][1].update(
+        status="inconclusive", checks_not_passed=[{"name": "an old prose name", "passed": None}]
+    )
+    path.write_text(json.dumps(summ))
+    (line,) = [
+        r for r in sweep_page.reading(sweep_page.load_summaries(out)) if "points are not" in r
+    ]
+    assert f"{cert['checks'][3]['id']} (failed)" in line and "an old prose name (undecided)" in line
+
+
 def test_the_page_has_a_row_per_point_and_series_the_commands_and_is_deterministic():
     out = REPO / "reports"
     files = sweep_page.files(out)
