@@ -22,6 +22,7 @@ from softlin.cli import hunt as cli_hunt
 from softlin.claims import registry, scenario as scen
 from softlin.claims.limit import lemma21
 from softlin.claims.base import Check, certificate, check_false_alarm, claim_rng
+from softlin.claims.findings import Findings
 from softlin.hunt.scenario_toml import to_toml
 from softlin.hunt.search import classify, supported
 from softlin.numerics.validate import BeyondReach
@@ -108,7 +109,9 @@ def _stand_in(monkeypatch, verdict):
             )
             for i, (kind, passed) in enumerate(verdict(s))
         ]
-        return certificate(lemma21.CLAIM, scen.for_certificate(s), profile, s["seed"], checks, {})
+        return certificate(
+            lemma21.CLAIM, scen.for_certificate(s), profile, s["seed"], Findings(checks)
+        )
 
     monkeypatch.setitem(registry.CLAIMS, "lemma-2.1", dataclasses.replace(lemma21.CLAIM, run=run))
 
