@@ -57,12 +57,12 @@ TERMS = {
 }
 
 
-def _partitions(items):
+def partitions(items):
     if not items:
         yield []
         return
     first, rest = items[0], items[1:]
-    for part in _partitions(rest):
+    for part in partitions(rest):
         yield [[first]] + part
         for i in range(len(part)):
             yield part[:i] + [[first] + part[i]] + part[i + 1 :]
@@ -170,7 +170,7 @@ def _integrand(terms, v, q, L, g, h) -> dict:
             all_logs, all_signs = [], []
             for coef, n, factors in ts:
                 base = n * (v - ell) - math.lgamma(n) + math.log(abs(coef))
-                for part in _partitions(list(range(len(factors)))):
+                for part in partitions(list(range(len(factors)))):
                     b = len(part)
                     if b > L:
                         continue

@@ -65,7 +65,7 @@ class Moments:
     B: arb
 
 
-def _ball(radius: arb) -> acb:
+def ball(radius: arb) -> acb:
     r = arb(0, radius.upper())
     return acb(r, r)
 
@@ -109,10 +109,10 @@ class _Inner:
         if not radius * slope <= abs(value).lower() * 2.0**-48:
             t_r = acb(max(0.0, float(t.real.lower())))
             slope = (self.q * k).exp() * (
-                _real_upper(self._at(t_r, k + 1, 0, False))
-                + _real_upper(self._at(t_r, k + 1, 2, False))
+                real_upper(self._at(t_r, k + 1, 0, False))
+                + real_upper(self._at(t_r, k + 1, 2, False))
             )
-        return value + _ball(radius * slope)
+        return value + ball(radius * slope)
 
     def _at(self, t: acb, k: int, j: int, abs_f: bool) -> acb:
         s = self.rq * k
@@ -153,10 +153,10 @@ class _Inner:
             if hi > self.lo
             else acb(0)
         )
-        return val + _ball(tail)
+        return val + ball(tail)
 
 
-def _ipow(x, n: int):
+def ipow(x, n: int):
     """x^n for a ball x (arb or acb) and an integer n >= 0, by repeated squaring: python-flint's
     `**` goes through exp(n log x) and gives nan for a ball that contains 0."""
     result = type(x)(1)
@@ -167,7 +167,7 @@ def _ipow(x, n: int):
     return result
 
 
-def _real_upper(x: acb) -> arb:
+def real_upper(x: acb) -> arb:
     return arb(abs(x).upper())
 
 
@@ -213,10 +213,10 @@ def _moments(qa: arb, L: int) -> Moments:
             if not (im < IM_MAX and im > -IM_MAX):
                 return acb("nan")
             e2, tr = bound_at(v)
-            phi = _ipow(_real_upper(I(tr, 0, 0)), n1)
-            return _ball(arb(e2) * (_real_upper(I(tr, 2, 0)) + _real_upper(I(tr, 2, 2))) * phi)
+            phi = ipow(real_upper(I(tr, 0, 0)), n1)
+            return ball(arb(e2) * (real_upper(I(tr, 2, 0)) + real_upper(I(tr, 2, 2))) * phi)
         t = t_of(v)
-        phi = _ipow(I(t, 0, 0), n1)
+        phi = ipow(I(t, 0, 0), n1)
         return (2 * v).exp() * (I(t, 2, 0) + acb(0, 1) * I(t, 2, 2)) * phi
 
     def outer_b2(v, analytic):
@@ -226,10 +226,10 @@ def _moments(qa: arb, L: int) -> Moments:
             if not (im < IM_MAX and im > -IM_MAX):
                 return acb("nan")
             e2, tr = bound_at(v)
-            phi = _ipow(_real_upper(I(tr, 0, 0)), n2)
-            return _ball(arb(e2) * _real_upper(I(tr, 1, 1, abs_f=True)) ** 2 * phi)
+            phi = ipow(real_upper(I(tr, 0, 0)), n2)
+            return ball(arb(e2) * real_upper(I(tr, 1, 1, abs_f=True)) ** 2 * phi)
         t = t_of(v)
-        phi = _ipow(I(t, 0, 0), n2)
+        phi = ipow(I(t, 0, 0), n2)
         return (2 * v).exp() * I(t, 1, 1) ** 2 * phi
 
     ab = acb.integral(outer_ab, V_LO, v_hi, rel_tol=OUTER_RELATIVE)
@@ -240,15 +240,15 @@ def _moments(qa: arb, L: int) -> Moments:
     # upper bounds only: each inner value's ball may reach below 0
     # (arb's power of such a ball is nan)
     T = acb(arb(v_hi - math.log(L)).exp())
-    up = lambda k, j: _real_upper(I(T, k, j))
+    up = lambda k, j: real_upper(I(T, k, j))
     phi_T, Ta = up(0, 0), T.real
-    tail_a = L * _ipow(phi_T, n1) * (phi_T + Ta * up(1, 0))
-    tail_b1 = L * _ipow(phi_T, n1) * (up(0, 2) + Ta * up(1, 2))
-    tail_b2 = L * (L - 1) * _ipow(phi_T, n2) * (qa.exp() * up(-1, 2) + Ta * up(0, 2))
+    tail_a = L * ipow(phi_T, n1) * (phi_T + Ta * up(1, 0))
+    tail_b1 = L * ipow(phi_T, n1) * (up(0, 2) + Ta * up(1, 2))
+    tail_b2 = L * (L - 1) * ipow(phi_T, n2) * (qa.exp() * up(-1, 2) + Ta * up(0, 2))
     e_q = qa.exp()
-    A = ab.real * e_q / L + _ball(low * e_q / L + tail_a.upper()).real
-    B1 = ab.imag * e_q / L + _ball(low * e_q / L + tail_b1.upper()).real
-    B2 = b2.real * (L - 1) / L + _ball(low * (L - 1) / L + tail_b2.upper()).real
+    A = ab.real * e_q / L + ball(low * e_q / L + tail_a.upper()).real
+    B1 = ab.imag * e_q / L + ball(low * e_q / L + tail_b1.upper()).real
+    B2 = b2.real * (L - 1) / L + ball(low * (L - 1) / L + tail_b2.upper()).real
     return Moments(A, B1 + B2)
 
 
@@ -261,7 +261,7 @@ class FixedQuery:
     mse: arb
 
 
-def _arb_array(x) -> np.ndarray:
+def arb_array(x) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     out = np.empty(x.shape, dtype=object)
     for index, value in np.ndenumerate(x):
@@ -270,7 +270,7 @@ def _arb_array(x) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=256)
-def _cached_moments(q_key: tuple, L: int) -> Moments:
+def cached_moments(q_key: tuple, L: int) -> Moments:
     """`moments` memoised by the exact ball of q (its centre and radius as floats) and L: the test
     suite and the claim's profiles reuse the default scenario's query."""
     mid, rad = q_key
@@ -285,20 +285,20 @@ def fixed_query(Gamma, U, V, z, L: int) -> FixedQuery:
     old = ctx.prec
     ctx.prec = PRECISION_BITS
     try:
-        G, Ua, Va = _arb_array(Gamma), _arb_array(U), _arb_array(V)
-        a = Ua.dot(_arb_array(z))[:, None]
+        G, Ua, Va = arb_array(Gamma), arb_array(U), arb_array(V)
+        a = Ua.dot(arb_array(z))[:, None]
         Ga = G.dot(a)
         q = a[:, 0].dot(Ga[:, 0])
         VGa = Va.dot(Ga)[:, 0]
         trace = sum(Va.dot(G).dot(Va.T)[i, i] for i in range(Va.shape[0]))
         if q.is_exact() and q == 0:  # Gamma a = 0: p_i = 1/L, A = B and the rho term is 0
-            m = _cached_moments((0.0, 0.0), L)
+            m = cached_moments((0.0, 0.0), L)
             rho = arb(0)
         else:
             if not q > 0:  # a ball that reaches below 0: q >= 0 (Gamma is PSD)
                 half = arb(q.upper()) / 2
                 q = arb(half.mid(), half.upper())
-            m = _cached_moments((float(q.mid()), float(q.rad())), L)
+            m = cached_moments((float(q.mid()), float(q.rad())), L)
             rho = sum(v * v for v in VGa) / q
         bias = [b for b in kernels.selfnormalised_bias(G, Va, a, m.A)[:, 0]]
         return FixedQuery(bias, kernels.selfnormalised_mse(trace, rho, m.A, m.B))
