@@ -334,3 +334,38 @@ def test_the_grad_v_enclosure_holds_the_float_route_and_excludes_its_slips():
     S = [{n: np.array([s]) for n, s in sg.scalars(float(geo.q[0]), L).items()} for L in Ls]
     dropped = [2 * (geo.trG * s["A"][0] + geo.rho[0] * s["B"][0]) for s in S]
     assert grad_v_enclosure_check(G, U, V, z, Ls, dropped).checks[0].passed is False
+
+
+def test_the_grad_u_enclosure_holds_the_float_route_and_excludes_its_slips():
+    """The float route's exact E||grad_U err||^2 lies in the Arb ball assembled from the seven
+    enclosed scalars; the same value slipped by 1e-6 relative, or with S_H's cross term taken with
+    -1 for -2 in the float route's TERMS, does not; the message names the value and the ball."""
+    from softlin.claims.prop34.enclosure import grad_u_enclosure_check
+    from softlin.numerics import gradient_scalars as gs
+    from softlin.numerics import selfnormalised_gradients as sg
+
+    G = np.array([[1.0, 0.3], [0.3, 0.5]])
+    U, V, z = (
+        np.array([[0.6, 0.1], [-0.2, 0.4]]),
+        np.array([[1.0, -0.5], [0.2, 0.7]]),
+        np.array([0.8, -0.3]),
+    )
+    Ls = [2, 40]
+    exact = [sg.exact_errors(G, U, V, z, L)[1] for L in Ls]
+    found = grad_u_enclosure_check(G, U, V, z, Ls, exact)
+    assert found.checks[0].passed is True and found.checks[0].tier == "enclosure"
+    balls = found.quantities["fixed_query_exact_grad_U_enclosure"]
+    assert len(balls) == 2 and all(lo <= e <= hi for (lo, hi), e in zip(balls, exact))
+    slipped = grad_u_enclosure_check(G, U, V, z, Ls, [e * (1 + 1e-6) for e in exact])
+    assert slipped.checks[0].passed is False and "outside" in slipped.checks[0].detail
+    terms = dict(gs.TERMS)
+    terms["H"] = [(-1.0 if c == -2.0 else c, n, f) for c, n, f in gs.TERMS["H"]]
+    geo = sg.geometry(G, U, V, z[None, :])
+    wrong = []
+    for L in Ls:
+        S = {
+            n: np.array([s * np.exp(lv)])
+            for n, (lv, s) in gs.log_scalars(float(geo.q[0]), L, terms=terms).items()
+        }
+        wrong.append(float(sg.errors(S, geo, V.shape[0])[1][0]))
+    assert grad_u_enclosure_check(G, U, V, z, Ls, wrong).checks[0].passed is False

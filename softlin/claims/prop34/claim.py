@@ -33,12 +33,18 @@ import numpy as np
 import sympy as sp
 
 from ...derivations import catalogue, gradient_fluctuations as gf
-from ...numerics import kernels, query_average, selfnormalised_enclosure, significance
+from ...numerics import (
+    gradient_scalars_enclosure,
+    kernels,
+    query_average,
+    selfnormalised_enclosure,
+    significance,
+)
 from ...numerics.validate import positive_definite
 from ...numerics.laws import GaussianLaw, psd_root
 from .. import formulas as shown
 from . import exact as ex
-from .enclosure import grad_v_enclosure_check
+from .enclosure import grad_u_enclosure_check, grad_v_enclosure_check
 from .. import scenario as scen
 from ...certio import precision_entry
 from .. import budgets
@@ -332,6 +338,7 @@ def run(
     fixed = ex.fixed_query_montecarlo(law, rng, cov, U, V, z0, b.Ls, b.prompts, errors_fn, n_tests)
     f.add(fixed, series_under="fixed_query")
     f.add(grad_v_enclosure_check(cov, U, V, z0, b.Ls, fixed.series["V_exact"]))
+    f.add(grad_u_enclosure_check(cov, U, V, z0, b.Ls, fixed.series["U_exact"]))
 
     z_crit = significance.z_critical(check_false_alarm())
     f.add(_query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, b, z_crit))
@@ -559,7 +566,11 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     averaged *= b.blocks * b.block_prompts * ls * b.queries * per_token
     memory = max(b.prompts, b.block_prompts * b.queries) * (d * d + d + 2) * 8 * 4
     source = f"trials = {s['trials']}" if profile == "standard" else f"the {profile} budget"
-    enclosed = len(b.Ls) * selfnormalised_enclosure.SECONDS_PER_L / budgets.SECONDS_PER_UNIT
+    enclosed = (
+        len(b.Ls)
+        * (selfnormalised_enclosure.SECONDS_PER_L + gradient_scalars_enclosure.SECONDS_PER_L)
+        / budgets.SECONDS_PER_UNIT
+    )
     return budgets.Estimate(
         "prop-3.4",
         fixed + averaged + enclosed,

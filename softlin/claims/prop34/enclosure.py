@@ -6,13 +6,22 @@ k the number of output rows (numerics/selfnormalised_gradients.py, proved in
 derivations/gradient_fluctuations.py): prop-3.1's fixed-query mean squared error with V = I, times
 k. So the balls of A_L and B_L (numerics/selfnormalised_enclosure.py: acb.integral, tails bounded)
 give it with certainty, and the float route the Monte Carlo checks are judged against (the
-set-partition quadrature of numerics/gradient_scalars.py) must lie inside. The grad_U error needs
-five more scalars (E alpha^2, E alpha A, E A^2, E sum p^3, E H) that have no enclosure yet."""
+set-partition quadrature of numerics/gradient_scalars.py) must lie inside.
+
+The grad_U error, |z|^2 times
+
+    S_aa (e^T M e)|e|^2 - 2 S_aA e^T M P e + (2 S_AA + S_A - 2 S_A3) tr(P M P)
+    + (S_A - 2 S_A3 + S_AA) tr P tr(P M) + S_H (2 e^T M P e + |e|^2 tr(M P) + e^T M e tr P)
+
+(M = V^T V, e = Gamma a / sqrt q, P = Gamma - e e^T), needs five more scalars
+(E alpha^2, E alpha A, E A^2, E sum p^3, E H): numerics/gradient_scalars_enclosure.py encloses them
+from their definitions, and the geometry is evaluated in ball arithmetic from the float inputs."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...numerics import gradient_scalars_enclosure as u_enclosure
 from ...numerics import selfnormalised_enclosure as enclosure
 from ..base import Check, unjudged
 from ..findings import Findings
@@ -63,3 +72,53 @@ def grad_v_enclosure_check(Gamma, U, V, z, Ls, exact_V) -> Findings:
         unit="relative error",
     )
     return Findings([check], {"fixed_query_exact_grad_V_enclosure": balls})
+
+
+def grad_u_enclosure_check(Gamma, U, V, z, Ls, exact_U) -> Findings:
+    """The check (tier enclosure) that the float route's exact E||grad_U err||^2 lies in its Arb
+    ball at every L, and, as a quantity, the balls [lower, upper] per L."""
+    name = (
+        "fixed query: the exact finite-L E||grad_U err||^2 (float route) lies in its Arb enclosure"
+    )
+    if not len(Ls):
+        return Findings(
+            [
+                unjudged(
+                    name,
+                    "quadrature",
+                    "no prompt length",
+                    tier="enclosure",
+                    id="fixed/grad-u-enclosure",
+                    unit="relative error",
+                )
+            ]
+        )
+    worst, balls, widths, misses = 0.0, [], [], []
+    for L, value in zip(Ls, exact_U):
+        ball = u_enclosure.fixed_query_grad_u(Gamma, U, V, z, L)
+        outside = max(0.0, abs(value - float(ball.mid())) - float(ball.rad()))
+        if outside > 0:
+            worst = max(worst, outside / max(abs(value), 1e-300))
+            misses.append(f"L = {L}: {value:.10g} outside [{ball.lower()}, {ball.upper()}]")
+        balls.append(enclosure.outward(ball))
+        widths.append(2 * float(ball.rad()) / max(abs(float(ball.mid())), 1e-300))
+    check = Check(
+        name,
+        "quadrature",
+        worst <= FLOAT_ROUTE_RELATIVE,
+        worst,
+        FLOAT_ROUTE_RELATIVE,
+        f"at L = {list(Ls)}: |z|^2 (S_aa (e^T M e)|e|^2 - 2 S_aA e^T M P e "
+        "+ (2 S_AA + S_A - 2 S_A3) tr(P M P) + (S_A - 2 S_A3 + S_AA) tr P tr(P M) "
+        "+ S_H (2 e^T M P e + |e|^2 tr(M P) "
+        "+ e^T M e tr P)) with the seven scalars enclosed by acb.integral (tails bounded, not cut; "
+        "S_aa, S_aA, S_AA, S_A3, S_H expanded from their definitions) and the geometry in ball "
+        "arithmetic; value: the largest distance of the float value outside its ball, relative to "
+        "the value; relative widths "
+        + ", ".join(f"{w:.1e}" for w in widths)
+        + ("; " + "; ".join(misses) if misses else ""),
+        tier="enclosure",
+        id="fixed/grad-u-enclosure",
+        unit="relative error",
+    )
+    return Findings([check], {"fixed_query_exact_grad_U_enclosure": balls})
