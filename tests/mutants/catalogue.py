@@ -975,6 +975,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "the enclosure integrates the uniform law over [-1, 1]: balls around the wrong limit",
     ),
     Mutant(
+        "gradient-scalar-H-cross-term-halved",
+        "numerics/gradient_scalars.py",
+        "(-2.0, 3, ((1, _F), (2, _F))),",
+        "(-1.0, 3, ((1, _F), (2, _F))),",
+        ("prop-3.4",),
+        "S_H = E sum p^2 (f - fbar)^2 expanded with - fbar sum p^2 f for - 2 fbar sum p^2 f: "
+        "the float route's grad_U error off the Arb ball of the enclosed scalars",
+    ),
+    Mutant(
         "gradients-grad-V-rho-term-minus-A-dropped",
         "numerics/selfnormalised_gradients.py",
         'err_V = k * (geo.trG * S["A"] + geo.rho * (S["B"] - S["A"]))',
