@@ -221,7 +221,7 @@ def test_bad_grids_exit_2_with_one_line_naming_the_value(tmp_path, capsys, text,
         (["sweep", "--builtin", "rates", "--workers", "0"], "--workers 0"),
         (["sweep", "--builtin", "rates", "--workers", "2", "--scheduler", "tcp://h:1"], "not both"),
         (["sweep", "--builtin", "rates", "--scheduler", "h:1"], "tcp://HOST:PORT"),
-        (["sweep", "--builtin", "nope"], "invalid choice"),
+        (["sweep", "--builtin", "nope"], "not a built-in grid (known: rates, rates-gradients)"),
     ],
 )
 def test_bad_sweep_options_exit_2(capsys, argv, fragment):

@@ -22,7 +22,7 @@ from ..claims.base import PROFILES
 from ..commands import DEFAULT_OUT, EXIT_FAILED, EXIT_OK, UsageError, check_out
 from ..sweep import execute as sx
 from ..sweep.engine import execute
-from ..sweep.grid import BUILTIN, load, parse, points
+from ..sweep.grid import builtin, load, parse, points
 from ..sweep.store import point_key
 
 
@@ -37,7 +37,11 @@ def add_parser(sub) -> None:
         metavar="GRID.toml",
         help="grid TOML file (see docs/design.md, Sweeps)",
     )
-    p.add_argument("--builtin", choices=sorted(BUILTIN), help="a built-in grid instead of a file")
+    p.add_argument(
+        "--builtin",
+        metavar="NAME",
+        help="a built-in grid instead of a file, declared by its claim (docs/sweeps.md)",
+    )
     p.add_argument(
         "--profile",
         choices=PROFILES,
@@ -74,7 +78,12 @@ def plan(args) -> tuple[dict, list[dict], Path]:
     if args.scheduler is not None and "://" not in args.scheduler:
         raise ValueError(f"--scheduler {args.scheduler!r} is not an address like tcp://HOST:PORT")
     name = args.builtin or args.grid.stem
-    parsed = parse(BUILTIN[args.builtin] if args.builtin else load(args.grid), profile=args.profile)
+    grids = builtin() if args.builtin else {}
+    if args.builtin and args.builtin not in grids:
+        raise UsageError(
+            f"--builtin {args.builtin!r} is not a built-in grid (known: {', '.join(sorted(grids))})"
+        )
+    parsed = parse(grids[args.builtin] if args.builtin else load(args.grid), profile=args.profile)
     claim = registry.get(parsed["claim"])
     pts = points(parsed)
     estimates = []

@@ -48,14 +48,18 @@ GRID_KEYS = frozenset({"claim", "seed", "profile", "max_minutes", "scenario", "a
 SHAPED_AXES = ("d", "sigma", "lambda")  # axes with a meaning beyond "set the key"
 MAX_POINTS = 10_000
 
-# Built-in grids (`softlin sweep --builtin NAME`), declared by their claims (Claim.sweeps), each on
-# its claim's own scenario. A grid names one claim (one store, one summary per claim), so a figure
-# of several (the phase diagram, render/sweep_page.py) draws several sweeps, each recomputed alone.
-BUILTIN = {
-    name: {"claim": claim.id, **grid}
-    for claim in registry.CLAIMS.values()
-    for name, grid in claim.sweeps.items()
-}
+
+def builtin() -> dict[str, dict]:
+    """The built-in grids (`softlin sweep --builtin NAME`) by name, declared by their claims
+    (Claim.sweeps), each on its claim's own scenario. A grid names one claim (one store, one
+    summary per claim), so a figure of several (the phase diagram, render/sweep_page.py) draws
+    several sweeps, each recomputed alone. A function, not a constant: reading the claims imports
+    them, which `softlin --help` must not."""
+    return {
+        name: {"claim": claim.id, **grid}
+        for claim in registry.CLAIMS.values()
+        for name, grid in claim.sweeps.items()
+    }
 
 
 def canonical(value) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from softlin.sweep.grid import BUILTIN, parse, points
+from softlin.sweep.grid import builtin, parse, points
 from softlin.sweep.store import point_key
 from softlin.sweep.summary import point_entry, scenario_lambda
 from softlin.numerics import kernels
@@ -29,8 +29,8 @@ def grads():
 def test_the_gradient_sweep_realises_each_lambda_in_prop34s_own_scenario_regime(grads):
     """The grid scales U to reach lambda; prop-3.4's `scenario` regime runs at that lambda, with
     kappa from the emitted kernel, and its first-order coefficients are finite exactly below 1/2."""
-    assert grads["claim"] == "prop-3.4" and grads["axes"] == BUILTIN["rates-gradients"]["axes"]
-    planned = points(parse(BUILTIN["rates-gradients"]))
+    assert grads["claim"] == "prop-3.4" and grads["axes"] == builtin()["rates-gradients"]["axes"]
+    planned = points(parse(builtin()["rates-gradients"]))
     assert [p["params"] for p in grads["points"]] == [p["params"] for p in planned]
     for p, q in zip(
         planned, grads["points"]
