@@ -352,7 +352,7 @@ def _scalars(qa: arb, L: int) -> dict:
         )
         parts = (integral.real, integral.imag)
         for name, part in zip(names, parts):
-            tail = _low_tail(I, L, table[name]) + _high_tail(I, L, v_hi, table[name])
+            tail = low_tail(I, L, table[name]) + high_tail(I, L, v_hi, table[name])
             out[name] = part + arb(0, tail.upper())
     return out
 
@@ -411,7 +411,7 @@ def _outer(I: Inner, ell: arb, L: int, tables: list, nodes: dict):
     return integrand
 
 
-def _low_tail(I: Inner, L: int, table: list) -> arb:
+def low_tail(I: Inner, L: int, table: list) -> arb:
     t0 = arb(se.V_LO).exp() / L
     total = arb(0)
     for p, weight in table:
@@ -422,7 +422,7 @@ def _low_tail(I: Inner, L: int, table: list) -> arb:
     return total
 
 
-def _high_tail(I: Inner, L: int, v_hi: float, table: list) -> arb:
+def high_tail(I: Inner, L: int, v_hi: float, table: list) -> arb:
     T = float(arb(v_hi - math.log(L)).exp().lower())
     Ta = arb(T)
     phi = I.majorant(T, 0, ONE)

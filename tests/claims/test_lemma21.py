@@ -209,7 +209,7 @@ def test_random_admissible_gaussian_scenarios_are_verified(setup):
     "overrides, fragment",
     [
         ({"colour": 3}, "unknown scenario key 'colour'"),
-        ({"L": [0, 16]}, "L = 0"),
+        ({"L": [0, 16]}, "L = [0, 16] must be a strictly increasing list of integers >= 1"),
         ({"cov": [[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]]}, "not positive semidefinite"),
         ({"cov": [[1.0, 0.1, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]}, "not symmetric"),
         ({"V": [[1.0, 0.0]]}, "V must have shape"),
