@@ -530,3 +530,23 @@ def test_a_zero_infinite_prompt_risk_leaves_the_approach_undecided_not_refuted()
     assert len(approach) == 2
     assert all(c.passed is None and "below L(eps)" in c.detail for c in approach)
     assert next(c for c in out if c.id == "softmax/r-star-limit").passed is True
+
+
+def test_a_broken_gradient_route_leaves_the_precision_finite_for_its_checks_to_refute():
+    """A slipped chain rule in the exact-risk gradient made its stated errors NaN; the certificate's
+    precision list then raised (the run crashed instead of refuting). The precision takes the
+    finite errors; the gradient checks refute the slip."""
+    nan = float("nan")
+    curves = {
+        "softmax": [
+            {
+                "gradient_error": [nan, 1e-9],
+                "excess_tolerance": nan,
+                "gradient_agreement": {"optimum": {"gradient_error": [nan]}},
+            }
+        ]
+    }
+    entries = ae.stated_precision([], curves)
+    assert all(math.isfinite(e["abs"]) and math.isfinite(e["rel"]) for e in entries)
+    gradient = next(e for e in entries if e["path"].endswith("softmax[*].gradient"))
+    assert gradient["abs"] == 1e-9

@@ -390,17 +390,17 @@ def stated_precision(checks, curves: dict) -> list[dict]:
     """The numbers of this certificate whose digits below the eighth are not known, with their
     stated error (certio.precision_entry): what `verify --check` may see change on another CPU."""
     soft = curves["softmax"]
-    grad_error = max(
-        [float(e) for c in soft for e in c.get("gradient_error", [])]
-        + [
-            float(e)
-            for c in soft
-            for part in c.get("gradient_agreement", {}).values()
-            for e in part.get("gradient_error", [])
-        ]
-        + [1e-12]
-    )
-    excess_tol = max([float(c.get("excess_tolerance", 0.0)) for c in soft] + [authors_flow.TOL_R])
+    errors = [float(e) for c in soft for e in c.get("gradient_error", [])] + [
+        float(e)
+        for c in soft
+        for part in c.get("gradient_agreement", {}).values()
+        for e in part.get("gradient_error", [])
+    ]
+    # a NaN error or tolerance (a gradient route that broke down) is the gradient checks' to
+    # refute; the precision states the finite ones
+    grad_error = max([e for e in errors if math.isfinite(e)] + [1e-12])
+    tolerances = [float(c.get("excess_tolerance", 0.0)) for c in soft]
+    excess_tol = max([e for e in tolerances if math.isfinite(e)] + [authors_flow.TOL_R])
     where = "quantities.exact_optimum_curves.softmax[*]"
     argmin = (
         "the argmin of the exact risk: Brent's xatol 1e-7 on omega and the profile over mu; the "
