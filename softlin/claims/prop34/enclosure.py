@@ -30,13 +30,10 @@ from ..findings import Findings
 FLOAT_ROUTE_RELATIVE = 1e-10
 
 
-def grad_v_enclosure_check(Gamma, U, V, z, Ls, exact_V) -> Findings:
-    """The check (tier enclosure) and, as a quantity, the balls [lower, upper] per L."""
-    d, k = Gamma.shape[0], V.shape[0]
-    worst, balls, widths = 0.0, [], []
-    name = (
-        "fixed query: the exact finite-L E||grad_V err||^2 (float route) lies in its Arb enclosure"
-    )
+def ball_check(id: str, name: str, how: str, Ls, values, ball_at, quantity: str) -> Findings:
+    """The check (tier enclosure) that each float value lies in its Arb ball `ball_at(L)`, within
+    the float route's own error, and, as the quantity `quantity`, the balls [lower, upper] per L.
+    `how` says what the ball is; the detail adds the widths and every miss."""
     if not len(Ls):
         return Findings(
             [
@@ -45,57 +42,14 @@ def grad_v_enclosure_check(Gamma, U, V, z, Ls, exact_V) -> Findings:
                     "quadrature",
                     "no prompt length",
                     tier="enclosure",
-                    id="fixed/grad-v-enclosure",
-                    unit="relative error",
-                )
-            ]
-        )
-    for L, value in zip(Ls, exact_V):
-        ball = enclosure.fixed_query(Gamma, U, np.eye(d), z, L).mse * k
-        outside = max(0.0, abs(value - float(ball.mid())) - float(ball.rad()))
-        worst = max(worst, outside / max(abs(value), 1e-300) if outside > 0 else 0.0)
-        balls.append(enclosure.outward(ball))
-        widths.append(2 * float(ball.rad()) / max(abs(float(ball.mid())), 1e-300))
-    check = Check(
-        name,
-        "quadrature",
-        worst <= FLOAT_ROUTE_RELATIVE,
-        worst,
-        FLOAT_ROUTE_RELATIVE,
-        f"at L = {list(Ls)}: k (tr Gamma A_L + |Gamma a|^2 / q (B_L - A_L)) with A_L(q), B_L(q) "
-        f"enclosed by "
-        "acb.integral (tails bounded, not cut); value: the largest distance of the float value "
-        "outside "
-        "its ball, relative to the value; relative widths " + ", ".join(f"{w:.1e}" for w in widths),
-        tier="enclosure",
-        id="fixed/grad-v-enclosure",
-        unit="relative error",
-    )
-    return Findings([check], {"fixed_query_exact_grad_V_enclosure": balls})
-
-
-def grad_u_enclosure_check(Gamma, U, V, z, Ls, exact_U) -> Findings:
-    """The check (tier enclosure) that the float route's exact E||grad_U err||^2 lies in its Arb
-    ball at every L, and, as a quantity, the balls [lower, upper] per L."""
-    name = (
-        "fixed query: the exact finite-L E||grad_U err||^2 (float route) lies in its Arb enclosure"
-    )
-    if not len(Ls):
-        return Findings(
-            [
-                unjudged(
-                    name,
-                    "quadrature",
-                    "no prompt length",
-                    tier="enclosure",
-                    id="fixed/grad-u-enclosure",
+                    id=id,
                     unit="relative error",
                 )
             ]
         )
     worst, balls, widths, misses = 0.0, [], [], []
-    for L, value in zip(Ls, exact_U):
-        ball = u_enclosure.fixed_query_grad_u(Gamma, U, V, z, L)
+    for L, value in zip(Ls, values):
+        ball = ball_at(L)
         outside = max(0.0, abs(value - float(ball.mid())) - float(ball.rad()))
         if outside > 0:
             worst = max(worst, outside / max(abs(value), 1e-300))
@@ -108,17 +62,45 @@ def grad_u_enclosure_check(Gamma, U, V, z, Ls, exact_U) -> Findings:
         worst <= FLOAT_ROUTE_RELATIVE,
         worst,
         FLOAT_ROUTE_RELATIVE,
-        f"at L = {list(Ls)}: |z|^2 (S_aa (e^T M e)|e|^2 - 2 S_aA e^T M P e "
+        f"at L = {list(Ls)}: {how}; value: the largest distance of the float value outside its "
+        "ball, relative to the value; relative widths "
+        + ", ".join(f"{w:.1e}" for w in widths)
+        + ("; " + "; ".join(misses) if misses else ""),
+        tier="enclosure",
+        id=id,
+        unit="relative error",
+    )
+    return Findings([check], {quantity: balls})
+
+
+def grad_v_enclosure_check(Gamma, U, V, z, Ls, exact_V) -> Findings:
+    """grad_V's ball: prop-3.1's fixed-query MSE with V = I, times k."""
+    d, k = Gamma.shape[0], V.shape[0]
+    return ball_check(
+        "fixed/grad-v-enclosure",
+        "fixed query: the exact finite-L E||grad_V err||^2 (float route) lies in its Arb enclosure",
+        "k (tr Gamma A_L + |Gamma a|^2 / q (B_L - A_L)) with A_L(q), B_L(q) enclosed by "
+        "acb.integral (tails bounded, not cut)",
+        Ls,
+        exact_V,
+        lambda L: enclosure.fixed_query(Gamma, U, np.eye(d), z, L).mse * k,
+        "fixed_query_exact_grad_V_enclosure",
+    )
+
+
+def grad_u_enclosure_check(Gamma, U, V, z, Ls, exact_U) -> Findings:
+    """grad_U's ball: the display of the module docstring from the seven enclosed scalars."""
+    return ball_check(
+        "fixed/grad-u-enclosure",
+        "fixed query: the exact finite-L E||grad_U err||^2 (float route) lies in its Arb enclosure",
+        "|z|^2 (S_aa (e^T M e)|e|^2 - 2 S_aA e^T M P e "
         "+ (2 S_AA + S_A - 2 S_A3) tr(P M P) + (S_A - 2 S_A3 + S_AA) tr P tr(P M) "
         "+ S_H (2 e^T M P e + |e|^2 tr(M P) "
         "+ e^T M e tr P)) with the seven scalars enclosed by acb.integral (tails bounded, not cut; "
         "S_aa, S_aA, S_AA, S_A3, S_H expanded from their definitions) and the geometry in ball "
-        "arithmetic; value: the largest distance of the float value outside its ball, relative to "
-        "the value; relative widths "
-        + ", ".join(f"{w:.1e}" for w in widths)
-        + ("; " + "; ".join(misses) if misses else ""),
-        tier="enclosure",
-        id="fixed/grad-u-enclosure",
-        unit="relative error",
+        "arithmetic",
+        Ls,
+        exact_U,
+        lambda L: u_enclosure.fixed_query_grad_u(Gamma, U, V, z, L),
+        "fixed_query_exact_grad_U_enclosure",
     )
-    return Findings([check], {"fixed_query_exact_grad_U_enclosure": balls})
