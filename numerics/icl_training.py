@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from . import kernels
+from .laws import GaussianLaw
 
 DEFAULT_MAX_BYTES = 64 * 2**20
 
@@ -45,12 +46,12 @@ class PromptSample:
             raise ValueError(
                 f"prompts x L x d = {prompts} x {L} x {d} exceeds the memory cap {max_bytes} bytes"
             )
-        R = np.linalg.cholesky(Sigma)
+        tokens = GaussianLaw(np.zeros(d), Sigma, factor="cholesky")
         self.Sigma, self.L, self.n, self.d = Sigma, int(L), int(prompts), d
         self.w = rng.standard_normal((prompts, d))
-        self.X = rng.standard_normal((prompts, L, d)) @ R.T
+        self.X = tokens.sample(rng, (prompts, L))
         self.y = np.einsum("nld,nd->nl", self.X, self.w)
-        self.xq = rng.standard_normal((prompts, d)) @ R.T
+        self.xq = tokens.sample(rng, (prompts,))
         self.target = np.einsum("nd,nd->n", self.xq, self.w)
 
     def _chunks(self, max_bytes=DEFAULT_MAX_BYTES):
@@ -160,7 +161,7 @@ def prompt_gradients(
     mixture 1/2 N(m, Sigma - m m^T) + 1/2 N(-m, Sigma - m m^T) (same covariance, non-linear limit);
     query N(0, Sigma)."""
     d = Sigma.shape[0]
-    R = np.linalg.cholesky(Sigma)
+    tokens = GaussianLaw(np.zeros(d), Sigma, factor="cholesky")
     if mixture_mean is not None:
         m = np.asarray(mixture_mean, float)
         Rm = np.linalg.cholesky(Sigma - np.outer(m, m))
@@ -168,9 +169,9 @@ def prompt_gradients(
     for s in range(0, n, chunk):
         k = min(chunk, n - s)
         if mixture_mean is None:
-            X = rng.standard_normal((k, L, d)) @ R.T
+            X = tokens.sample(rng, (k, L))
         else:
             X = rng.standard_normal((k, L, d)) @ Rm.T + rng.choice([-1.0, 1.0], size=(k, L, 1)) * m
-        x = rng.standard_normal((k, d)) @ R.T
+        x = tokens.sample(rng, (k,))
         out[s : s + k] = prompt_gradient_batch(X, x, A, b)
     return out

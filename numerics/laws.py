@@ -1,7 +1,9 @@
 """Token laws: samplers with the parameters their exact limits need.
 
 - GaussianLaw N(m, Gamma), Gamma PSD and possibly singular: z = m + B g with B = Q sqrt(Lambda)
-  restricted to the positive eigenvalues (so B B^T = Gamma and g has rank(Gamma) coordinates).
+  restricted to the positive eigenvalues (so B B^T = Gamma and g has rank(Gamma) coordinates);
+  with `factor="cholesky"` B is the lower Cholesky factor instead (Gamma positive definite), the
+  root the ICL training streams were drawn with.
 - MixtureLaw sum_k pi_k N(m_k, Gamma_k).
 - RademacherLaw, UniformLaw: iid coordinates with mean 0 and variance 1 (the negative controls).
 
@@ -30,12 +32,26 @@ class _AffineLaw:
 
     mean: np.ndarray
     cov: np.ndarray
+    # "eigh" (psd_root, any PSD covariance) or "cholesky" (positive definite only): the same law,
+    # different random streams, so a stream keeps the root it was drawn with.
+    factor: str = "eigh"
     root: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
         self.mean = validate.vector("mean", self.mean)
         self.cov = validate.covariance("cov", self.cov, self.mean.shape[0])
-        self.root = psd_root(self.cov)
+        if self.factor == "eigh":
+            self.root = psd_root(self.cov)
+        elif self.factor == "cholesky":
+            try:
+                self.root = np.linalg.cholesky(self.cov)
+            except np.linalg.LinAlgError:
+                raise ValueError(
+                    "cov must be positive definite for a Cholesky root; "
+                    'use factor="eigh" for a singular covariance'
+                ) from None
+        else:
+            raise ValueError(f'factor must be "eigh" or "cholesky", got {self.factor!r}')
 
     @property
     def d(self) -> int:

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import __version__
 from ..numerics import kernels
+from ..numerics.laws import GaussianLaw
 from .base import Check
 from .limit.battery import Budget
 
@@ -31,7 +32,7 @@ def queries_for(s: dict, profile: str, rng: np.random.Generator) -> np.ndarray:
     if s.get("query") is not None:
         return np.asarray(s["query"], dtype=float)[None, :]
     n = budget_for(s, profile).queries
-    return rng.multivariate_normal(np.zeros(s["d"]), s["query_cov"], size=n, method="eigh")
+    return GaussianLaw(np.zeros(s["d"]), s["query_cov"]).sample(rng, (n,))
 
 
 def symbolic_check(label: str, proofs: dict, id: str = "proofs") -> Check:

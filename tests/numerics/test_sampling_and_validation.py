@@ -40,6 +40,23 @@ def test_singular_gaussian_samples_have_the_covariance_and_stay_in_its_range(see
     assert np.max(np.abs((x - mean) @ null)) < 1e-10
 
 
+@given(seeds)
+def test_a_cholesky_rooted_gaussian_draws_the_same_law(seed):
+    rng = np.random.default_rng(seed)
+    B = rng.normal(size=(3, 3))
+    cov, mean = B @ B.T + 0.1 * np.eye(3), rng.normal(size=3)
+    law = GaussianLaw(mean, cov, factor="cholesky")
+    assert np.allclose(law.root, np.tril(law.root)) and np.allclose(law.root @ law.root.T, cov)
+    _assert_mean_and_cov(law.sample(rng, (50_000,)), mean, cov)
+
+
+def test_a_cholesky_root_of_a_singular_covariance_or_an_unknown_factor_is_refused():
+    with pytest.raises(ValueError, match="positive definite"):
+        GaussianLaw(np.zeros(2), np.ones((2, 2)), factor="cholesky")
+    with pytest.raises(ValueError, match="factor must be"):
+        GaussianLaw(np.zeros(2), np.eye(2), factor="svd")
+
+
 def test_psd_root_reproduces_the_covariance():
     B = np.array([[1.0, 0.0], [0.5, 0.8], [-0.3, 0.6]])
     root = psd_root(B @ B.T)

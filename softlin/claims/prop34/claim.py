@@ -290,11 +290,7 @@ def run(
     m, cov, U, V, Sq, d = s["mean"], s["cov"], s["U"], s["V"], s["query_cov"], s["d"]
     b = budget(s, profile)
     exponent = exponent or sharp_exponent  # the emitted kernel (claims/prop31/common.py)
-    z0 = (
-        s["query"]
-        if s.get("query") is not None
-        else rng.multivariate_normal(np.zeros(d), Sq, method="eigh")
-    )
+    z0 = s["query"] if s.get("query") is not None else GaussianLaw(np.zeros(d), Sq).sample(rng, ())
     lam = query_average.threshold_lambda(cov, U, Sq)
     kappa = exponent(lam)
     law = GaussianLaw(m, cov)

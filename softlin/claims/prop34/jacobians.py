@@ -210,7 +210,7 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> Findings:
     law = GaussianLaw(m, cov)
     P, L = 64, 32
     tokens = law.sample(rng, (P, L))
-    queries = rng.multivariate_normal(np.zeros(len(m)), Sq, size=P, method="eigh")
+    queries = GaussianLaw(np.zeros(len(m)), Sq).sample(rng, (P,))
 
     def risk(U_, V_):
         outs = []
