@@ -23,7 +23,7 @@ import numpy as np
 
 from ...numerics import fits, gradients, kernels, limits, query_average
 from ...numerics.extrapolation import richardson
-from ...numerics.quadrature import gauss_hermite
+from ...numerics.quadrature import tensor_grid
 from ...numerics.fits import linear_fit
 from ...numerics import selfnormalised_gradients as sg
 from ...numerics import significance
@@ -50,9 +50,8 @@ def _rel(a, b) -> float:
 def _two_token_scalars(q: float, nodes: int = 80) -> dict:
     """The scalars S of numerics/selfnormalised_gradients.py at L = 2 by tensor Gauss-Hermite
     in (g1, g2)."""
-    x, w = gauss_hermite(nodes)
-    g1, g2 = np.meshgrid(x, x, indexing="ij")
-    W = np.outer(w, w)
+    points, W = tensor_grid(nodes, 2)
+    g1, g2 = points[:, 0], points[:, 1]
     rq = math.sqrt(q)
     p1 = 0.5 * (1 + np.tanh(rq * (g1 - g2) / 2))
     p2 = 1 - p1
