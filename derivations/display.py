@@ -39,11 +39,11 @@ class Display:
         )
 
 
-_d = sp.Symbol("d", integer=True, positive=True)
-_k = sp.Symbol("k", integer=True, positive=True)
-_Gamma, _U, _Sq = (sp.MatrixSymbol(n, _d, _d) for n in ("Gamma", "U", "Sigma_q"))
-_V = sp.MatrixSymbol("V", _k, _d)
-_a, _z = sp.MatrixSymbol("a", _d, 1), sp.MatrixSymbol("z", _d, 1)
+dim_d = sp.Symbol("d", integer=True, positive=True)
+dim_k = sp.Symbol("k", integer=True, positive=True)
+_Gamma, _U, _Sq = (sp.MatrixSymbol(n, dim_d, dim_d) for n in ("Gamma", "U", "Sigma_q"))
+_V = sp.MatrixSymbol("V", dim_k, dim_d)
+_a, _z = sp.MatrixSymbol("a", dim_d, 1), sp.MatrixSymbol("z", dim_d, 1)
 _q, _L = sp.Symbol("q", positive=True), sp.Symbol("L", positive=True)
 _lam = sp.Symbol("lambda", positive=True)
 _lam_max = sp.Function("lambda_max")
@@ -108,7 +108,7 @@ def prop34() -> dict[str, Display]:
     return {
         "coefficient_V": Display(
             _f("c_V")(_z),
-            gradient_fluctuations.coefficient_V(_a, _Gamma, _k),
+            gradient_fluctuations.coefficient_V(_a, _Gamma, dim_k),
             where=_q_def()[1:],
             note=_GRAD.format("V"),
         ).symmetric(_Gamma),
@@ -149,13 +149,13 @@ def thm43() -> dict[str, Display]:
 
 def thm52() -> dict[str, Display]:
     """Theorem 5.2's infinite-prompt risk (icl_risk.py) and its endpoint (icl_endpoint.py)."""
-    Sigma, A = sp.MatrixSymbol("Sigma", _d, _d), sp.MatrixSymbol("A", _d, _d)
+    Sigma, A = sp.MatrixSymbol("Sigma", dim_d, dim_d), sp.MatrixSymbol("A", dim_d, dim_d)
     b = sp.Symbol("b")
     A_star, b_star = icl_endpoint.endpoint(Sigma)
     return {
         "risk": Display(_f("R_inf")(A, b), icl_risk.paper_risk(Sigma, A, b)).symmetric(Sigma),
         "endpoint_b": Display(sp.Symbol("b^*"), b_star),
-        "endpoint_A": Display(sp.MatrixSymbol("A^*", _d, _d), A_star),
+        "endpoint_A": Display(sp.MatrixSymbol("A^*", dim_d, dim_d), A_star),
     }
 
 
@@ -199,7 +199,7 @@ def asm33() -> dict[str, Display]:
     with the tilt weight e^{(c^2 - c)/2 z^T U^T Gamma U z} that tilted_moments.tilt_ratio_exponent
     derives."""
     c, p, q = sp.symbols("c p q")
-    x = sp.MatrixSymbol("x", _d, 1)
+    x = sp.MatrixSymbol("x", dim_d, 1)
     quad = _z.T * _U.T * _Gamma * _U * _z
     inner = _f("E_x")(_f("norm")(x) ** p)
     rhs = _f("E_z")(sp.exp((c**2 - c) / 2 * sp.Trace(quad)) * inner * _f("norm")(_z) ** q)

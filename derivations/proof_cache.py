@@ -32,7 +32,7 @@ import sympy as sp
 from .proof import Proof
 
 ENV = "SOFTLIN_PROOF_CACHE"
-_PACKAGES = ("derivations", "numerics")
+PACKAGES = ("derivations", "numerics")
 
 
 @functools.lru_cache(maxsize=None)
@@ -42,7 +42,7 @@ def source_digest(root: Path | None = None) -> str:
     Python versions."""
     root = root or Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(f"sympy {sp.__version__}; python {platform.python_version()}".encode())
-    for package in _PACKAGES:
+    for package in PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
             digest.update(
                 path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0"

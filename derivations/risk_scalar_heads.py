@@ -35,7 +35,7 @@ OMEGA = sp.MatrixSymbol("omega", H_sym, 1)
 d, s2 = rs.d_sym, rs.s2_sym
 
 
-def _entrywise_terms():
+def entrywise_terms():
     C = OMEGA * OMEGA.T
     K = sp.OneMatrix(H_sym, H_sym) - 2 * C  # 1 - 2 omega_h omega_k
     pair = (1 + s2) * HadamardPower(K, -d / 2) + HadamardProduct(C, HadamardPower(K, -d / 2 - 1))
@@ -50,12 +50,12 @@ def residual_factor():
 
 
 def first_order():
-    _, pair, bias = _entrywise_terms()
+    _, pair, bias = entrywise_terms()
     return MU.T * pair * MU + 2 * residual_factor() * (MU.T * bias)
 
 
 def heuristic():
-    C, _, _ = _entrywise_terms()
+    C, _, _ = entrywise_terms()
     c = sp.Symbol("entry", real=True)  # the entry d omega_h omega_k
     return MU.T * (d * C).applyfunc(sp.Lambda(c, rs.heuristic_pair().subs(rs.c_sym * d, c))) * MU
 

@@ -30,7 +30,7 @@ def test_every_displayed_formula_has_valid_mathml_next_to_its_latex(cid):
 
 def evaluate(expr, **values):
     """A displayed right side at numbers: symbols and matrix symbols replaced by name."""
-    sizes = {display._d: 2, display._k: 1}
+    sizes = {display.dim_d: 2, display.dim_k: 1}
     expr = expr.subs(sizes)
     rep = {}
     for atom in expr.atoms(sp.Symbol, sp.MatrixSymbol):

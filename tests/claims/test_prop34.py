@@ -131,7 +131,7 @@ def test_emitted_per_query_coefficients_equal_the_exact_sympy_coefficients():
     B = rng.normal(size=(2, 2))
     cov, U, V = B @ B.T, rng.normal(size=(2, 2)) * 0.4, rng.normal(size=(3, 2))
     Z = rng.normal(size=(5, 2))
-    yV, yU = prop34._per_query_coefficients(Z, U, V, cov)
+    yV, yU = prop34.per_query_coefficients(Z, U, V, cov)
     for j, z in enumerate(Z):
         zc = rational_matrix(z).T
         a = rational_matrix(U) * zc
@@ -167,13 +167,13 @@ def test_a_transpose_gamma_a_in_place_of_the_squared_norm_fails_the_large_L_anch
     s = scenario.merge(prop34.default_scenario(), {}, prop34.CLAIM.scenario_keys)
     cov, U, V, z = (np.asarray(s[k], dtype=float) for k in ("cov", "U", "V", "query"))
     a = U @ z
-    right_V, right_U = (float(c[0]) for c in prop34._per_query_coefficients(z[None, :], U, V, cov))
+    right_V, right_U = (float(c[0]) for c in prop34.per_query_coefficients(z[None, :], U, V, cov))
     wrong_V = right_V / (np.trace(cov) + (cov @ a) @ (cov @ a)) * (np.trace(cov) + a @ cov @ a)
     assert abs(wrong_V / right_V - 1) > 0.05
     assert ex.anchor_checks(cov, U, V, z, right_V, right_U).checks[2].passed is True
     assert ex.anchor_checks(cov, U, V, z, wrong_V, right_U).checks[2].passed is False
     Ut = U.T  # U transposed in the coefficient
-    wrong = [float(c[0]) for c in prop34._per_query_coefficients(z[None, :], Ut, V, cov)]
+    wrong = [float(c[0]) for c in prop34.per_query_coefficients(z[None, :], Ut, V, cov)]
     assert ex.anchor_checks(cov, U, V, z, *wrong).checks[2].passed is False
 
 
@@ -215,13 +215,13 @@ def test_the_anchors_at_a_strong_tilt_are_judged_within_their_reach():
     (240 nodes beyond q = 1: 1e-13), and the large-L anchor's exact values are not in their 1/L^2
     regime at L <= 1e7 (e^{2q} = 2.2e4 against 1e5): undecided there, not refuted."""
     from softlin.claims.prop34 import exact as px
-    from softlin.claims.prop34.claim import _per_query_coefficients
+    from softlin.claims.prop34.claim import per_query_coefficients
 
     Gamma = np.array([[0.3125, -0.625, -0.3125], [-0.625, 1.25, 0.625], [-0.3125, 0.625, 0.3125]])
     U = np.array([[1.0, 0.75, 0.75], [-0.75, 1.0, -0.25], [0.25, 0.25, -0.5]])
     V = np.array([[0.0, 0.5, 0.25], [0.5, 1.0, 1.0], [-1.0, 0.5, 0.0]])
     z = np.array([0.5, -0.75, 1.0])
-    cV, cU = (float(c[0]) for c in _per_query_coefficients(z[None, :], U, V, Gamma))
+    cV, cU = (float(c[0]) for c in per_query_coefficients(z[None, :], U, V, Gamma))
     one, two, large = px.anchor_checks(Gamma, U, V, z, cV, cU).checks
     assert one.passed is True and two.passed is True and large.passed is None
 
@@ -232,13 +232,13 @@ def test_the_large_L_anchor_allows_for_its_e_2q_over_L_squared_remainder_at_a_st
     fixed 1e-6. The tolerance read off the extrapolations' own change verifies them; a 1% slip
     of the grad_V coefficient is still refuted."""
     from softlin.claims.prop34 import exact as px
-    from softlin.claims.prop34.claim import _per_query_coefficients
+    from softlin.claims.prop34.claim import per_query_coefficients
 
     Gamma = np.array([[0.3125, -0.625, -0.3125], [-0.625, 1.25, 0.625], [-0.3125, 0.625, 0.3125]])
     U = np.array([[1.0, 0.75, 0.75], [-0.75, 1.0, -0.25], [0.25, 0.25, -0.5]])
     V = np.array([[0.0, 0.5, 0.25], [0.5, 1.0, 1.0], [-1.0, 0.5, 0.0]])
     z = np.array([0.5, -0.75, 1.0]) * np.sqrt(3 / 5)  # q = (U z)^T Gamma (U z) = 3
-    cV, cU = (float(c[0]) for c in _per_query_coefficients(z[None, :], U, V, Gamma))
+    cV, cU = (float(c[0]) for c in per_query_coefficients(z[None, :], U, V, Gamma))
     large = px.anchor_checks(Gamma, U, V, z, cV, cU).checks[2]
     assert large.passed is True and large.value > 1e-6, (large.value, large.bound)
     assert px.anchor_checks(Gamma, U, V, z, 1.01 * cV, cU).checks[2].passed is False

@@ -6,7 +6,7 @@ from softlin.derivations.proof import Proof
 
 
 def _tree(root, body):
-    for package in proof_cache._PACKAGES:
+    for package in proof_cache.PACKAGES:
         (root / package).mkdir(parents=True, exist_ok=True)
         (root / package / "catalogue.py").write_text(body)
     return root

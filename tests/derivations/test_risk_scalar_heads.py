@@ -12,7 +12,7 @@ from softlin.numerics import kernels
 
 
 def test_a_cross_term_without_its_factor_2_fails_the_proof(monkeypatch):
-    _, pair, bias = rh._entrywise_terms()
+    _, pair, bias = rh.entrywise_terms()
     monkeypatch.setattr(
         rh, "first_order", lambda: rh.MU.T * pair * rh.MU + rh.residual_factor() * (rh.MU.T * bias)
     )

@@ -184,7 +184,7 @@ def _per_query_polynomials(Z, U, V, cov):
     )
 
 
-def _per_query_coefficients(Z, U, V, cov):
+def per_query_coefficients(Z, U, V, cov):
     """Exact per-query 1/L coefficients k e^q (tr Gamma + |Gamma U z|^2) and |z|^2 e^q F(Gamma U z),
     q = (U z)^T Gamma (U z) (the emitted log weight), for the rows of Z."""
     e_q = np.exp(kernels.first_order_log_weight(cov, U, Z.T)[0])
@@ -251,7 +251,7 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, budget, z_c
     sample = query_average.draw_queries(rng, Sq, (n_q,), scale)
     checks = []
     for key, coef, y in zip(
-        ("V", "U"), (first_V, first_U), _per_query_coefficients(sample.Z, U, V, cov)
+        ("V", "U"), (first_V, first_U), per_query_coefficients(sample.Z, U, V, cov)
     ):
         vals = sample.weights * y
         se = float(vals.std(ddof=1) / math.sqrt(vals.size))
@@ -312,7 +312,7 @@ def run(
     f.add(risk_gradient_checks(rng, m, cov, U, V, Sq))
 
     # Fixed query: closed-form 1/L coefficients (emitted kernels) against the exact route's anchors.
-    coefV, coefU = (float(c[0]) for c in _per_query_coefficients(z0[None, :], U, V, cov))
+    coefV, coefU = (float(c[0]) for c in per_query_coefficients(z0[None, :], U, V, cov))
     # Query average below the threshold: the exact first-order coefficients.
     first_V, first_U = _first_order(cov, U, V, Sq)
     # The certificate lists these first, then the regimes (filled below), then what the steps add.
