@@ -26,13 +26,16 @@ M = V^T V,
 proved below against Stein's recursion on the entries. Averaged over z ~ N(0, Sigma_q) these are
 Gaussian integrals of a polynomial times e^{z^T K z}, K = U^T Gamma U: finite iff lambda < 1/2
 (`tilted_moments.exp_quadratic_expectation`).
+
+At every finite L the error is exact in six scalars of the weights (`gradient_error_display`,
+proved in this group).
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from . import batched, lemma21
+from . import batched, gradient_error_display, lemma21
 from .group import Group
 from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
@@ -162,7 +165,7 @@ def proofs() -> list[Proof]:
             sp.simplify(direct - via),
         )
     )
-    return out
+    return out + gradient_error_display.proofs()
 
 
 @cached
@@ -192,6 +195,6 @@ GROUP = Group(
     title="Proposition 3.4: first-order coefficients of the gradient error",
     hypotheses="tokens N(m, Gamma), fixed query z, a = U z",
     proofs=gradient_fluctuation_proofs,
-    parts=("gradient_fluctuations",),
+    parts=("gradient_fluctuations", "gradient_error_display"),
     results="prop34_coefficients",
 )

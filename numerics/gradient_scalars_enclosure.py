@@ -67,9 +67,11 @@ from dataclasses import dataclass
 
 from flint import acb, arb, ctx
 
+from . import kernels
 from . import selfnormalised_enclosure as se
 from .gradient_scalars import partitions
 from .selfnormalised_enclosure import ball, ipow, real_upper
+from .selfnormalised_gradients import DISPLAY_SCALARS
 
 NAMES = ("aa", "aA", "AA", "A3", "H")
 PHI_RELATIVE = 2.0**-38
@@ -447,11 +449,11 @@ def high_tail(I: Inner, L: int, v_hi: float, table: list) -> arb:
 
 
 def fixed_query_grad_u(Gamma, U, V, z, L: int) -> arb:
-    """A ball containing the exact E||grad_U err||^2 at one query and prompt length L: |z|^2 times
-    the display of numerics/selfnormalised_gradients.py, its geometry coefficients (those of
-    `selfnormalised_gradients.geometry`) computed in ball arithmetic from the float inputs taken as
-    exact numbers, S_A from numerics/selfnormalised_enclosure.py and the other scalars from
-    `scalars` (q must be > 0: the scalars' route divides by sqrt q)."""
+    """A ball containing the exact E||grad_U err||^2 at one query and prompt length L: the emitted
+    kernel `gradient_U_error_display` (the float route's too) evaluated in ball arithmetic on the
+    query's invariants, computed in balls from the float inputs taken as exact numbers, S_A from
+    numerics/selfnormalised_enclosure.py and the other scalars from `scalars` (q must be > 0: the
+    scalars' route divides by sqrt q)."""
     old = ctx.prec
     ctx.prec = se.PRECISION_BITS
     try:
@@ -471,17 +473,11 @@ def fixed_query_grad_u(Gamma, U, V, z, L: int) -> arb:
         trP = sum(P[i, i] for i in range(d))
         trMP = sum(MP[i, i] for i in range(d))
         trPMP = sum(P.dot(MP)[i, i] for i in range(d))
-        coef = {
-            "aa": eMe * ee,
-            "aA": -2 * eMPe,
-            "AA": 2 * trPMP + trP * trMP,
-            "A": trPMP + trP * trMP,
-            "A3": -2 * trPMP - 2 * trP * trMP,
-            "H": 2 * eMPe + ee * trMP + eMe * trP,
-        }
         key = (float(q.mid()), float(q.rad()))
         S = dict(cached_scalars(key, L))
         S["A"] = se.cached_moments(key, L).A
-        return za.dot(za) * sum(coef[n] * S[n] for n in coef)
+        return kernels.gradient_U_error_display(
+            za.dot(za), eMe, ee, eMPe, trP, trMP, trPMP, *(S[n] for n in DISPLAY_SCALARS)
+        )
     finally:
         ctx.prec = old

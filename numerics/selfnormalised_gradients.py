@@ -11,7 +11,8 @@ only. With f = g - sqrt(q) and x = f^2 - 1 (both mean zero under the tilt w = e^
 
 Conditionally on g, s ~ N(0, H P) with H = sum p_i^2 (g_i - gbar)^2, E R = -A P (A = sum p^2), and
 the Wick formula for the weighted covariance of Gaussian vectors gives
-(derivations/gradient_fluctuations.py `exact_gradient_U_error`, proved there), with M = V^T V,
+(derivations/gradient_error_display.py, proved there; the emitted kernel
+`gradient_U_error_display`), with M = V^T V,
 
     E||V (C_hat - Gamma)||_F^2 = S_aa (e^T M e)|e|^2 - 2 S_aA e^T M P e
                                  + (2 S_AA + S_A - 2 S_A3) tr(P M P)
@@ -35,11 +36,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import interpolate
 
-from . import query_average, validate
+from . import kernels, query_average, validate
 from .gradient_scalars import NAMES, TERMS, log_scalars, scalars
 
 # ---------------------------------------------------------------------------------------------
 # Per-query assembly.
+
+# the scalars the grad_U display weighs (S_B enters the grad_V error only)
+DISPLAY_SCALARS = ("aa", "aA", "AA", "A", "A3", "H")
 
 
 @dataclass
@@ -50,7 +54,8 @@ class Geometry:
     zz: np.ndarray  # |z|^2
     rho: np.ndarray  # |c|^2 / q
     trG: float
-    coef: dict  # scalar name -> (n,) coefficient of S_name in ||V(C_hat - Gamma)||_F^2
+    # (n,) each: e^T M e, |e|^2, e^T M P e, tr P, tr(M P), tr(P M P), the kernel's invariants
+    invariants: dict
 
 
 def geometry(Gamma, U, V, Z) -> Geometry:
@@ -68,23 +73,18 @@ def geometry(Gamma, U, V, Z) -> Geometry:
     trP = np.einsum("nii->n", Ps)
     trMP = np.einsum("ij,nji->n", M, Ps)
     trPMP = np.einsum("nij,jk,nki->n", Ps, M, Ps)
-    coef = {
-        "aa": eMe * ee,
-        "aA": -2 * eMPe,
-        "AA": 2 * trPMP + trP * trMP,
-        "A": trPMP + trP * trMP,
-        "A3": -2 * trPMP - 2 * trP * trMP,
-        "H": 2 * eMPe + ee * trMP + eMe * trP,
-    }
+    invariants = dict(eMe=eMe, ee=ee, eMPe=eMPe, trP=trP, trMP=trMP, trPMP=trPMP)
     rho = np.divide(np.sum(C * C, axis=1), q, out=np.zeros_like(q), where=pos)
-    return Geometry(q, np.sum(Z * Z, axis=1), rho, float(np.trace(Gamma)), coef)
+    return Geometry(q, np.sum(Z * Z, axis=1), rho, float(np.trace(Gamma)), invariants)
 
 
 def errors(S: dict, geo: Geometry, k: int) -> tuple[np.ndarray, np.ndarray]:
     """(E||grad_V err||^2, E||grad_U err||^2) per query, from scalars S
     (each an array over the queries)."""
     err_V = k * (geo.trG * S["A"] + geo.rho * (S["B"] - S["A"]))
-    err_U = geo.zz * sum(geo.coef[n] * S[n] for n in geo.coef)
+    err_U = kernels.gradient_U_error_display(
+        geo.zz, **geo.invariants, **{f"S_{n}": S[n] for n in DISPLAY_SCALARS}
+    )
     return err_V, err_U
 
 

@@ -102,6 +102,8 @@ def _arguments(name, rng, d=3, k=2, n=5):
         return [values[p] for p in inspect.signature(getattr(kernels, name)).parameters]
     if name.startswith("expectation_bound_"):  # L >= 2, q = a^T Gamma a >= 0
         return [40, np.array([0.0, 0.3, 2.0])]
+    if name == "gradient_U_error_display":  # invariants and scalars per query, any shape
+        return list(rng.uniform(0.1, 1.0, size=(13, n)))
     if name == "error_fourth_moment_model":  # mse, A, B, q > 0, tr P^2, u^T P u, |u|^2 per query
         return [
             np.array([0.5, 1.0]),
