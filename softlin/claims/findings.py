@@ -4,7 +4,9 @@ A claim's run is a sequence of steps (a fixed-query Monte Carlo, a bound, a cont
 erratum, ...). Each returns a `Findings`: the checks it judged, the quantities it measured, the
 series it drew (for figures) and the errata it witnessed. The claim collects them with `add` into
 one `Findings` and builds its certificate from that, so a step can move between claims, or be
-tested on its own, without a new return convention.
+tested on its own, without a new return convention. A step whose results a later step computes with
+(a fixed-query run's estimates, a Monte Carlo's raw values) returns `(Findings, data)`, the data
+being what the next step reads and nothing the certificate shows.
 """
 
 from __future__ import annotations

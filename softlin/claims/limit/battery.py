@@ -125,31 +125,30 @@ def deviation_bound(L: int, delta: float, weight_m2: float, numerator_m2: float)
     return float(kernels.deviation_bound(L, delta, weight_m2, numerator_m2))
 
 
-def formula_check(subject: Subject, queries: np.ndarray) -> tuple[Check, list, list]:
-    worst, claimed_all, reference_all = mp.mpf(0), [], []
+def formula_check(subject: Subject, queries: np.ndarray) -> Findings:
+    """Question 1: the derived formula against the law's own 40-digit quadrature at every query."""
+    worst = mp.mpf(0)
     for z in queries:
         claimed = subject.claimed_exact(z)
         reference = subject.reference_mp(z)
         with mp.workdps(40):
             worst = max([worst] + [abs(mp.mpf(c) - r) for c, r in zip(claimed, reference)])
-        claimed_all.append([float(c) for c in claimed])
-        reference_all.append([float(r) for r in reference])
     value = float(worst)
-    return (
-        Check(
-            f"{subject.label}: derived formula at 40 digits vs {subject.reference_name} "
-            "(mpmath, 40 digits)",
-            "quadrature",
-            value <= DIGITS_TOLERANCE,
-            value,
-            DIGITS_TOLERANCE,
-            f"max |formula - quadrature| over {len(queries)} queries; tolerance leaves 15 "
-            "of 40 digits",
-            id="battery/limit-40-digits",
-            unit="absolute error",
-        ),
-        claimed_all,
-        reference_all,
+    return Findings(
+        [
+            Check(
+                f"{subject.label}: derived formula at 40 digits vs {subject.reference_name} "
+                "(mpmath, 40 digits)",
+                "quadrature",
+                value <= DIGITS_TOLERANCE,
+                value,
+                DIGITS_TOLERANCE,
+                f"max |formula - quadrature| over {len(queries)} queries; tolerance leaves 15 "
+                "of 40 digits",
+                id="battery/limit-40-digits",
+                unit="absolute error",
+            )
+        ]
     )
 
 
@@ -161,31 +160,31 @@ def term_scale(law, V) -> float:
     return float(np.sqrt(np.mean(np.sum((Z @ np.asarray(V, float).T) ** 2, axis=1))))
 
 
-def kernel_check(subject: Subject, queries: np.ndarray, V) -> tuple[Check, np.ndarray, np.ndarray]:
-    """Relative to the larger of max |reference| and the size of a token's output (term_scale):
-    a limit near 0 (e.g. U = 0 and a centred law: the limit is E V z = 0) is a sum of terms of that
-    size, and its rounding is relative to them, not to the near-0 result."""
-    kernel = subject.claimed_kernel(queries)
-    reference = subject.reference_float(queries)
+def kernel_check(subject: Subject, kernel: np.ndarray, reference: np.ndarray, V) -> Findings:
+    """Question 2: the claimed limit's float64 kernel against the law's own float64 route, both
+    evaluated at the queries by the caller. Relative to the larger of max |reference| and the size
+    of a token's output (term_scale): a limit near 0 (e.g. U = 0 and a centred law: the limit is
+    E V z = 0) is a sum of terms of that size, and its rounding is relative to them, not to the
+    near-0 result."""
     size = term_scale(subject.law, V)
     scale = max(float(np.max(np.abs(reference))), size, 1e-8)
     value = float(np.max(np.abs(kernel - reference)) / scale)
     if not np.all(np.isfinite(kernel)):
         value = math.inf
-    return (
-        Check(
-            f"{subject.label}: float64 kernel vs {subject.reference_name} (float64)",
-            "quadrature",
-            value <= FLOAT_RELATIVE_TOLERANCE,
-            value,
-            FLOAT_RELATIVE_TOLERANCE,
-            f"max |kernel - reference| / max(max |reference|, sqrt(E ||V z'||^2) = {size:.3g}) "
-            "over the queries",
-            id="battery/kernel-float64",
-            unit="relative error",
-        ),
-        kernel,
-        reference,
+    return Findings(
+        [
+            Check(
+                f"{subject.label}: float64 kernel vs {subject.reference_name} (float64)",
+                "quadrature",
+                value <= FLOAT_RELATIVE_TOLERANCE,
+                value,
+                FLOAT_RELATIVE_TOLERANCE,
+                f"max |kernel - reference| / max(max |reference|, sqrt(E ||V z'||^2) = {size:.3g}) "
+                "over the queries",
+                id="battery/kernel-float64",
+                unit="relative error",
+            )
+        ]
     )
 
 
@@ -477,9 +476,11 @@ def run_battery(
     behind them (and the power of question 5, computed before the Monte Carlo, when the subject
     gives its moments)."""
     power = numerator_power(subject, queries, budget) if subject.numerator_moments else None
-    c1, _, _ = formula_check(subject, queries)
-    c2, kernel, reference = kernel_check(subject, queries, V)
-    found = Findings([c1, c2]).add(montecarlo_checks(subject, queries, U, V, budget, rng))
+    kernel = subject.claimed_kernel(queries)
+    reference = subject.reference_float(queries)
+    found = formula_check(subject, queries)
+    found.add(kernel_check(subject, kernel, reference, V))
+    found.add(montecarlo_checks(subject, queries, U, V, budget, rng))
     return Battery(found, kernel, reference, power, budget.trials)
 
 
