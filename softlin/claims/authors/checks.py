@@ -206,9 +206,9 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk) -> Fi
     exact_best = fr.RiskSurface(model, Lmax, OMEGA_MAX).optimum()[2] - R_star
     # ...but a wrong R*_inf would also look like "L below L(eps)": the exact optimum at L = 1e6 must
     # sit at R*_inf, else the checks are refuted.
-    limit, limit_gap, null = limit_check(model, R_star)
-    limit_ok = limit.passed
-    checks.append(limit)
+    limit, (limit_gap, null) = limit_check(model, R_star)
+    limit_ok = all(c.passed for c in limit.checks)
+    checks += limit.checks
     for name, label, bound in (
         (
             "softmax_best",
@@ -283,32 +283,29 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk) -> Fi
     return Findings(checks, {"softmax_minus_linear": sl, "softmax_sgd_minus_best": diffs})
 
 
-def limit_check(model, R_star: float) -> tuple[Check, float, float]:
+def limit_check(model, R_star: float) -> tuple[Findings, tuple[float, float]]:
     """R*_inf, the headline prediction, judged on both sides whatever the Monte Carlo says: the
     exact finite-L optimum at L = 1e6 (|omega| <= OMEGA_MAX) must lie within LIMIT_RELATIVE of the
     null risk tau tr Sigma_q + s2 from it. (The approach checks are one-sided: a larger R*_inf
-    lowers their estimate and raises their tolerance.) Returns (check, min R_(1e6) - R*_inf, null
-    risk)."""
+    lowers their estimate and raises their tolerance.) Returns the check's Findings and, for the
+    approach checks, (min R_(1e6) - R*_inf, the null risk)."""
     null = model.tau * float(np.trace(model.Sigma_q)) + model.s2
     limit_gap = fr.RiskSurface(model, 10**6, OMEGA_MAX).optimum()[2] - R_star
     ok = abs(limit_gap) <= LIMIT_RELATIVE * null
-    return (
-        Check(
-            "softmax: R*_inf (derived) is the limit of the exact finite-L optimum: "
-            "|min R_(L = 1e6) - R*_inf| within the stated tolerance, relative to the null risk",
-            "quadrature",
-            ok,
-            abs(limit_gap) / null,
-            LIMIT_RELATIVE,
-            f"min R_(L = 1e6) = {limit_gap + R_star:.8g} by the exact finite-L route "
-            f"(|omega| <= {OMEGA_MAX:g}) against R*_inf = {R_star:.8g} from the derived "
-            f"infinite-prompt optimum; null risk tau tr Sigma_q + s2 = {null:.6g}; two-sided",
-            id="softmax/r-star-limit",
-            unit="relative error",
-        ),
-        limit_gap,
-        null,
+    check = Check(
+        "softmax: R*_inf (derived) is the limit of the exact finite-L optimum: "
+        "|min R_(L = 1e6) - R*_inf| within the stated tolerance, relative to the null risk",
+        "quadrature",
+        ok,
+        abs(limit_gap) / null,
+        LIMIT_RELATIVE,
+        f"min R_(L = 1e6) = {limit_gap + R_star:.8g} by the exact finite-L route "
+        f"(|omega| <= {OMEGA_MAX:g}) against R*_inf = {R_star:.8g} from the derived "
+        f"infinite-prompt optimum; null risk tau tr Sigma_q + s2 = {null:.6g}; two-sided",
+        id="softmax/r-star-limit",
+        unit="relative error",
     )
+    return Findings([check]), (limit_gap, null)
 
 
 # The correct-data control's plan: its standard errors bounded from the pilot with probability
