@@ -165,11 +165,12 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "gradients-H-coefficient-2-dropped",
-        "numerics/selfnormalised_gradients.py",
-        "\"H\": 2 * eMPe + ee * trMP + eMe * trP",
-        "\"H\": eMPe + ee * trMP + eMe * trP",
+        "derivations/gradient_error_display.py",
+        "+ S_H * (2 * eMPe + ee * trMP + eMe * trP)",
+        "+ S_H * (eMPe + ee * trMP + eMe * trP)",
         ("prop-3.4",),
-        "S_H coefficient e^T M P e instead of 2 e^T M P e in E||V(C_hat - Gamma)||_F^2",
+        "S_H coefficient e^T M P e instead of 2 e^T M P e in the derived display of "
+        "E||V(C_hat - Gamma)||_F^2 (the emitted kernel the float and ball routes share)",
     ),
     Mutant(
         "icl-exact-cross-term-2-dropped",
