@@ -173,7 +173,7 @@ def default_scenario() -> dict:
 # Monte Carlo.
 
 
-def _per_query_polynomials(Z, U, V, cov):
+def per_query_polynomials(Z, U, V, cov):
     """The polynomial factors k (tr Gamma + |Gamma U z|^2) and |z|^2 F(Gamma U z) of the per-query
     1/L coefficients, for the rows of Z, from the emitted kernels (derivations/fluctuations.py with
     V = I for the first factor, derivations/gradient_fluctuations.py for F)."""
@@ -188,10 +188,10 @@ def per_query_coefficients(Z, U, V, cov):
     """Exact per-query 1/L coefficients k e^q (tr Gamma + |Gamma U z|^2) and |z|^2 e^q F(Gamma U z),
     q = (U z)^T Gamma (U z) (the emitted log weight), for the rows of Z."""
     e_q = np.exp(kernels.first_order_log_weight(cov, U, Z.T)[0])
-    return tuple(e_q * p for p in _per_query_polynomials(Z, U, V, cov))
+    return tuple(e_q * p for p in per_query_polynomials(Z, U, V, cov))
 
 
-def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, budget, z_crit) -> Findings:
+def query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, budget, z_crit) -> Findings:
     """The closed-form first-order coefficients (det/trace) against the query average of the
     per-query coefficients, for every lambda. At and above the threshold both are infinite. Below
     it, with M = U^T Gamma U, the per-query coefficient is e^{z^T M z} poly(z): tensor Gauss-Hermite
@@ -224,7 +224,7 @@ def _query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, budget, z_c
             def log_fn(Z, i=i):  # log of e^q poly_i(z), folded in logarithms near the threshold
                 with np.errstate(divide="ignore"):
                     return (
-                        np.log(_per_query_polynomials(Z, U, V, cov)[i])
+                        np.log(per_query_polynomials(Z, U, V, cov)[i])
                         + kernels.first_order_log_weight(cov, U, Z.T)[0]
                     )
 
@@ -314,7 +314,7 @@ def run(
     # Fixed query: closed-form 1/L coefficients (emitted kernels) against the exact route's anchors.
     coefV, coefU = (float(c[0]) for c in per_query_coefficients(z0[None, :], U, V, cov))
     # Query average below the threshold: the exact first-order coefficients.
-    first_V, first_U = _first_order(cov, U, V, Sq)
+    first_V, first_U = averaged_first_order(cov, U, V, Sq)
     # The certificate lists these first, then the regimes (filled below), then what the steps add.
     f.quantities.update(
         threshold_lambda=lam,
@@ -337,7 +337,7 @@ def run(
     f.add(grad_u_enclosure_check(cov, U, V, z0, b.Ls, fixed.series["U_exact"]))
 
     z_crit = significance.z_critical(check_false_alarm())
-    f.add(_query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, b, z_crit))
+    f.add(query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, b, z_crit))
 
     # Regimes: rescale Gamma so that lambda takes the values of REGIMES; Monte Carlo = exact at
     # every L, slopes = exact finite-L slopes, exact asymptotic exponents = kappa(lambda).
@@ -361,7 +361,7 @@ def run(
         )
         label = f"{name} threshold (lambda = {target:g})"
         k_target = exponent(target)
-        first = _first_order(G, U, V, Sq) if target < 0.5 else (None, None)
+        first = averaged_first_order(G, U, V, Sq) if target < 0.5 else (None, None)
         regime = Findings(
             quantities={
                 name: {
@@ -449,7 +449,7 @@ def stated_precision(checks) -> list[dict]:
     ]
 
 
-def _first_order(G, U, V, Sq) -> tuple:
+def averaged_first_order(G, U, V, Sq) -> tuple:
     """(lim L E||grad_V err||^2_(L2(nu)), the same for grad_U), exact
     (derivations/gradient_fluctuations.py); None at and above the threshold, where they are
     infinite."""
