@@ -7,6 +7,7 @@ from hypothesis import given
 
 from softlin.claims import scenario
 from softlin.claims.prop34 import claim as prop34
+from softlin.claims.prop34 import coefficients
 from softlin.claims.prop34.jacobians import rational_matrix
 from softlin.claims.base import claim_rng
 from softlin.derivations import gradient_fluctuations as gf
@@ -131,7 +132,7 @@ def test_emitted_per_query_coefficients_equal_the_exact_sympy_coefficients():
     B = rng.normal(size=(2, 2))
     cov, U, V = B @ B.T, rng.normal(size=(2, 2)) * 0.4, rng.normal(size=(3, 2))
     Z = rng.normal(size=(5, 2))
-    yV, yU = prop34.per_query_coefficients(Z, U, V, cov)
+    yV, yU = coefficients.per_query_coefficients(Z, U, V, cov)
     for j, z in enumerate(Z):
         zc = rational_matrix(z).T
         a = rational_matrix(U) * zc
@@ -167,13 +168,15 @@ def test_a_transpose_gamma_a_in_place_of_the_squared_norm_fails_the_large_L_anch
     s = scenario.merge(prop34.default_scenario(), {}, prop34.CLAIM.scenario_keys)
     cov, U, V, z = (np.asarray(s[k], dtype=float) for k in ("cov", "U", "V", "query"))
     a = U @ z
-    right_V, right_U = (float(c[0]) for c in prop34.per_query_coefficients(z[None, :], U, V, cov))
+    right_V, right_U = (
+        float(c[0]) for c in coefficients.per_query_coefficients(z[None, :], U, V, cov)
+    )
     wrong_V = right_V / (np.trace(cov) + (cov @ a) @ (cov @ a)) * (np.trace(cov) + a @ cov @ a)
     assert abs(wrong_V / right_V - 1) > 0.05
     assert ex.anchor_checks(cov, U, V, z, right_V, right_U).checks[2].passed is True
     assert ex.anchor_checks(cov, U, V, z, wrong_V, right_U).checks[2].passed is False
     Ut = U.T  # U transposed in the coefficient
-    wrong = [float(c[0]) for c in prop34.per_query_coefficients(z[None, :], Ut, V, cov)]
+    wrong = [float(c[0]) for c in coefficients.per_query_coefficients(z[None, :], Ut, V, cov)]
     assert ex.anchor_checks(cov, U, V, z, *wrong).checks[2].passed is False
 
 
@@ -215,7 +218,7 @@ def test_the_anchors_at_a_strong_tilt_are_judged_within_their_reach():
     (240 nodes beyond q = 1: 1e-13), and the large-L anchor's exact values are not in their 1/L^2
     regime at L <= 1e7 (e^{2q} = 2.2e4 against 1e5): undecided there, not refuted."""
     from softlin.claims.prop34 import exact as px
-    from softlin.claims.prop34.claim import per_query_coefficients
+    from softlin.claims.prop34.coefficients import per_query_coefficients
 
     Gamma = np.array([[0.3125, -0.625, -0.3125], [-0.625, 1.25, 0.625], [-0.3125, 0.625, 0.3125]])
     U = np.array([[1.0, 0.75, 0.75], [-0.75, 1.0, -0.25], [0.25, 0.25, -0.5]])
@@ -232,7 +235,7 @@ def test_the_large_L_anchor_allows_for_its_e_2q_over_L_squared_remainder_at_a_st
     fixed 1e-6. The tolerance read off the extrapolations' own change verifies them; a 1% slip
     of the grad_V coefficient is still refuted."""
     from softlin.claims.prop34 import exact as px
-    from softlin.claims.prop34.claim import per_query_coefficients
+    from softlin.claims.prop34.coefficients import per_query_coefficients
 
     Gamma = np.array([[0.3125, -0.625, -0.3125], [-0.625, 1.25, 0.625], [-0.3125, 0.625, 0.3125]])
     U = np.array([[1.0, 0.75, 0.75], [-0.75, 1.0, -0.25], [0.25, 0.25, -0.5]])

@@ -321,7 +321,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "prop34-coefficient-V-factor-k-dropped",
-        "softlin/claims/prop34/claim.py",
+        "softlin/claims/prop34/coefficients.py",
         '        k * kernels.first_order_numerator(cov, np.eye(d), U, Z.T)[0],',
         '        kernels.first_order_numerator(cov, np.eye(d), U, Z.T)[0],',
         ("prop-3.4",),
