@@ -234,7 +234,7 @@ class SampledOutputs:
     L: int
 
 
-def _is_gaussian(law) -> bool:
+def is_gaussian(law) -> bool:
     return hasattr(law, "root") and hasattr(law, "mean") and getattr(law, "name", "") == "gaussian"
 
 
@@ -279,7 +279,7 @@ def project_off(W: np.ndarray, xi: np.ndarray) -> np.ndarray:
     return xi - np.matmul(W, np.matmul(np.swapaxes(W, -1, -2), xi))
 
 
-def _conditional_block(
+def conditional_block(
     rng: np.random.Generator, beta: np.ndarray, L: int, c: int, participation: bool
 ):
     """The weighted coordinate means sum_i p_ji g_i, (pb, Q, r), and the participation ratios,
@@ -327,7 +327,7 @@ def _conditional_block(
 def gaussian_components(law):
     """(weights (K,), means (K, d), roots [B_k (d, r_k)]) of a Gaussian (K = 1) or Gaussian-mixture
     law, else None: the laws the conditional sampler covers."""
-    if _is_gaussian(law):
+    if is_gaussian(law):
         return np.ones(1), law.mean[None, :], [law.root]
     if getattr(law, "name", "") == "mixture" and hasattr(law, "roots"):
         return law.weights, law.means, law.roots
@@ -473,7 +473,7 @@ def sampled_outputs(
     work_bytes = min(int(work_bytes), int(max_bytes) // 4)
     if sampler not in SAMPLERS:
         raise ValueError(f"sampler = {sampler!r} must be one of {', '.join(SAMPLERS)}")
-    gaussian = _is_gaussian(law)
+    gaussian = is_gaussian(law)
     if sampler == "conditional" and not gaussian:
         raise ValueError(
             f"the conditional sampler needs Gaussian tokens, not {getattr(law, 'name', law)!r}"
@@ -500,7 +500,7 @@ def sampled_outputs(
         for p0 in range(0, prompts, pb_max):
             pb = min(pb_max, prompts - p0)
             beta = coords[p0 : p0 + pb] if per_prompt else np.broadcast_to(coords, (pb, Q, r))
-            means, sq = _conditional_block(rng, beta, int(L), c, participation)
+            means, sq = conditional_block(rng, beta, int(L), c, participation)
             out[p0 : p0 + pb] = means @ value_map.T + value_offset
             if participation:
                 part[p0 : p0 + pb] = sq
