@@ -1,4 +1,4 @@
-"""Benchmark of the Monte Carlo engine (softlin.numerics.attention.sampled_outputs).
+"""Benchmark of the Monte Carlo engine (softlin.numerics.sampling.sampled_outputs).
 
 Two comparisons, on the same work, same machine, same run (repeats interleaved, medians reported):
 
@@ -30,7 +30,7 @@ import tracemalloc
 import numpy as np
 from scipy.special import softmax
 
-from softlin.numerics import attention
+from softlin.numerics import attention, sampling
 from softlin.numerics.laws import GaussianLaw
 
 
@@ -76,7 +76,7 @@ def versus_naive(law, U, V, prompts, L, Q, repeats):
     queries = rng.normal(size=(Q, law.d))
     engine, naive = [], []
     for _ in range(repeats):
-        engine.append(timed(lambda: attention.sampled_outputs(law, rng, prompts, L, U, V, queries)))
+        engine.append(timed(lambda: sampling.sampled_outputs(law, rng, prompts, L, U, V, queries)))
         naive.append(timed(lambda: naive_loop(law.sample(rng, (prompts, L)), U, V, queries)))
     # Same answers on the same tokens (a correctness guard, not a timing).
     tokens = law.sample(np.random.default_rng(2), (4, L))
@@ -102,7 +102,7 @@ def versus_drawing(law, U, V, L, Q, tokens_per_run, repeats):
     n = prompts * L
     engine, draw = [], []
     for _ in range(repeats):
-        engine.append(timed(lambda: attention.sampled_outputs(law, rng, prompts, L, U, V, queries)))
+        engine.append(timed(lambda: sampling.sampled_outputs(law, rng, prompts, L, U, V, queries)))
         draw.append(timed(lambda: draw_same_tokens(law, rng, prompts, L, Q)))
     te, td = statistics.median(engine), statistics.median(draw)
     return {
@@ -118,7 +118,7 @@ def versus_drawing(law, U, V, L, Q, tokens_per_run, repeats):
 
 def peak_memory(law, U, V, L, Q):
     tracemalloc.start()
-    attention.sampled_outputs(law, np.random.default_rng(4), 2, L, U, V, np.ones((Q, law.d)))
+    sampling.sampled_outputs(law, np.random.default_rng(4), 2, L, U, V, np.ones((Q, law.d)))
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return peak

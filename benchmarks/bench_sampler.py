@@ -2,7 +2,7 @@
 
 For Gaussian tokens, at prompt length L, dimension d (Gamma of full rank) and Q queries per prompt:
 
-- `full`: the engine drawing every token coordinate (attention.sampled_outputs, sampler="full");
+- `full`: the engine drawing every token coordinate (sampling.sampled_outputs, sampler="full");
 - `conditional`: the engine drawing the scores and the weighted residuals (sampler="conditional",
   what "auto" takes when Q < d);
 - `bare L x d`: only drawing the L d normals of the tokens, in the engine's cache-sized chunks;
@@ -13,7 +13,7 @@ conditional / bare L x d <= 0.4, conditional / bare (L Q + d Q) <= 2. It also re
 memory traced at the largest L.
 
 It then times the two other users of the conditional sampler, each against its full route: the limit
-battery's accumulator (attention.sampled_accumulator; lemma-2.1's Gaussian and mixture's
+battery's accumulator (sampling.sampled_accumulator; lemma-2.1's Gaussian and mixture's
 two-component laws, 2000 prompts) and the several-head risk's Monte Carlo (heads_montecarlo.risk,
 finite-prompt-risk).
 
@@ -33,7 +33,7 @@ import tracemalloc
 
 import numpy as np
 
-from softlin.numerics import attention, heads_montecarlo
+from softlin.numerics import attention, sampling, heads_montecarlo
 from softlin.numerics.laws import GaussianLaw, MixtureLaw
 
 
@@ -74,10 +74,10 @@ def measure(d: int, L: int, Q: int, prompts: int, repeats: int) -> dict:
     rng = np.random.default_rng(1)
     queries = rng.normal(size=(Q, d))
     runs = {
-        "full": lambda: attention.sampled_outputs(
+        "full": lambda: sampling.sampled_outputs(
             law, rng, prompts, L, U, V, queries, sampler="full"
         ),
-        "conditional": lambda: attention.sampled_outputs(
+        "conditional": lambda: sampling.sampled_outputs(
             law, rng, prompts, L, U, V, queries, sampler="conditional"
         ),
         "bare_Ld": lambda: bare_draw(rng, prompts, L, d, 0),
@@ -99,7 +99,7 @@ def measure(d: int, L: int, Q: int, prompts: int, repeats: int) -> dict:
 def peak_memory(d: int, L: int, Q: int, sampler: str) -> int:
     law, U, V = setup(d)
     tracemalloc.start()
-    attention.sampled_outputs(
+    sampling.sampled_outputs(
         law, np.random.default_rng(4), 1, L, U, V, np.ones((Q, d)), sampler=sampler
     )
     _, peak = tracemalloc.get_traced_memory()
@@ -125,7 +125,7 @@ def battery_rows(quick: bool, repeats: int) -> list[dict]:
             for L in (64, 1024) if quick else (64, 256, 1024, 4096):
                 times = {}
                 for sampler in ("full", "conditional"):
-                    run = lambda: attention.sampled_accumulator(
+                    run = lambda: sampling.sampled_accumulator(
                         law,
                         np.random.default_rng(3),
                         2000,

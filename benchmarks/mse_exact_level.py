@@ -29,7 +29,7 @@ def main() -> None:
     from softlin.claims import scenario as scen
     from softlin.claims.common import budget_for, queries_for
     from softlin.claims.limit import lemma21
-    from softlin.numerics import attention, limits
+    from softlin.numerics import sampling, limits
     from softlin.numerics.laws import GaussianLaw
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -54,7 +54,7 @@ def main() -> None:
     for r in range(args.replications):
         rng = np.random.default_rng(1000 + r)
         for L in budget.Ls:
-            acc = attention.sampled_accumulator(law, rng, budget.trials, L, U, V, queries, shifts)
+            acc = sampling.sampled_accumulator(law, rng, budget.trials, L, U, V, queries, shifts)
             sq = np.mean(np.linalg.norm(acc.result() - limit[None], axis=2) ** 2, axis=1)
             n, mean = sq.size, sq.mean()
             T = (mean - float(np.mean(exact(queries, L)))) / (sq.std(ddof=1) / math.sqrt(n))

@@ -21,7 +21,8 @@ import math
 
 import numpy as np
 
-from . import attention, authors_sgd, authors_sgd_fast, kernels, validate
+from . import authors_sgd, authors_sgd_fast, kernels, validate
+from .conditional_sampler import gram_root
 
 CHUNK = 4_000_000  # scores per chunk (n L), ~100 MB of work arrays
 
@@ -42,7 +43,7 @@ def conditional_head_sums(
     )  # (n, H, L)
     mean_part = np.matmul(P, z0[:, :, None])[..., 0]  # p_h . z0
     G = np.matmul(P, P.transpose(0, 2, 1))
-    resid = np.matmul(attention.gram_root(G), rng.standard_normal((n, len(omega), 1)))[..., 0]
+    resid = np.matmul(gram_root(G), rng.standard_normal((n, len(omega), 1)))[..., 0]
     return a[:, None] * mean_part + b[:, None] * resid, f, a * nu
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import attention, query_average, selfnormalised
+from . import sampling, query_average, selfnormalised
 
 
 @dataclass
@@ -32,7 +32,7 @@ def fixed_query_errors(
 ):
     """(errors (P, Q, k), participation (P, Q) or None); `limit` is T[mu](z) at the queries,
     (Q, k)."""
-    out = attention.sampled_outputs(
+    out = sampling.sampled_outputs(
         law, rng, prompts, L, U, V, np.atleast_2d(queries), participation=participation
     )
     return out.output - np.asarray(limit)[None, :, :], out.participation
@@ -55,7 +55,7 @@ def averaged_mse(
     sample = query_average.draw_queries(rng, Sigma_q, (prompts, queries_per_prompt), scale)
     d = sample.Z.shape[-1]
     limit = limit_fn(sample.Z.reshape(-1, d)).reshape(prompts, queries_per_prompt, -1)
-    out = attention.sampled_outputs(law, rng, prompts, L, U, V, sample.Z)
+    out = sampling.sampled_outputs(law, rng, prompts, L, U, V, sample.Z)
     sq = np.sum((out.output - limit) ** 2, axis=2)
     if not np.all(np.isfinite(sq)):
         raise FloatingPointError(f"non-finite finite-prompt output at L = {L}")

@@ -10,7 +10,7 @@ token costs about `max(d, Q)` units (drawing d coordinates, scoring Q queries). 
 
     SECONDS_PER_UNIT = 2e-7 s
 
-was measured with numerics.attention.sampled_accumulator (d = 3, Q = 2 and 4, P L = 2e6 tokens):
+was measured with numerics.sampling.sampled_accumulator (d = 3, Q = 2 and 4, P L = 2e6 tokens):
 0.96e-7 to 1.4e-7 s per unit on the 2 shared cores of the development machine under load ~2; the
 constant doubles the slower figure so that an estimate errs towards refusing a run that is near the
 cap.

@@ -108,9 +108,9 @@ def test_a_limit_off_by_a_constant_is_refuted_by_the_exact_mse_although_its_erro
 def test_a_sampler_residual_not_projected_is_refuted_by_the_exact_mse(monkeypatch):
     """The conditional sampler's residual drawn without I - W W^T: every mean is right (the residual
     has mean 0), so only the size of the error, against the exact finite-L MSE, shows it."""
-    from softlin.numerics import attention
+    from softlin.numerics import conditional_sampler
 
-    monkeypatch.setattr(attention, "project_off", lambda W, xi: xi)
+    monkeypatch.setattr(conditional_sampler, "project_off", lambda W, xi: xi)
     cert = _run()
     assert check(cert, "battery/mse-exact")["passed"] is False and cert["status"] == "refuted"
     assert check(cert, battery.NUMERATOR_ID)["passed"] is True

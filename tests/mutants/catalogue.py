@@ -365,7 +365,7 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/numerics/test_significance.py",),
     ),
     # ---- more slips, layer by layer ----
-    # numerics/ (attention, gradients, flows, training, quadrature)
+    # numerics/ (attention, its samplers, gradients, flows, training, quadrature)
     Mutant(
         "accumulator-numerator-not-rescaled",
         "numerics/attention.py",
@@ -380,7 +380,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "conditional-residual-not-projected",
-        "numerics/attention.py",
+        "numerics/conditional_sampler.py",
         "resid = project_off(W, xi)",
         "resid = xi",
         ("prop-3.1",),
@@ -392,7 +392,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "conditional-gram-rescaled-once",
-        "numerics/attention.py",
+        "numerics/conditional_sampler.py",
         "gram *= rescale * rescale.transpose(0, 2, 1)",
         "gram *= rescale",
         ("prop-3.1",),
@@ -404,7 +404,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "conditional-residuals-independent-across-queries",
-        "numerics/attention.py",
+        "numerics/conditional_sampler.py",
         "    root = gram_root(G)\n",
         "    root = np.sqrt(np.diagonal(G, axis1=1, axis2=2))[..., None] * np.eye(G.shape[-1])\n",
         ("prop-3.1",),
@@ -999,7 +999,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # ---- conditional samplers of the limit battery and of the several-head risk ----
     Mutant(
         "accumulator-conditional-labels-uniform",
-        "numerics/attention.py",
+        "numerics/conditional_sampler.py",
         "cumulative = np.cumsum(weights)[:-1]",
         "cumulative = np.arange(1, len(weights)) / len(weights)",
         ("mixture",),
@@ -1011,7 +1011,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "accumulator-conditional-residual-not-projected",
-        "numerics/attention.py",
+        "numerics/conditional_sampler.py",
         '            R = np.matmul(\n'
         '                project_off(W, xi), gram_root(grams[k]).transpose(0, 2, 1)\n'
         '            )  # (pb, r_k, Q)',
@@ -1038,8 +1038,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "heads-conditional-residual-independent",
         "numerics/heads_montecarlo.py",
-        "resid = np.matmul(attention.gram_root(G), "
-        "rng.standard_normal((n, len(omega), 1)))[..., 0]",
+        "resid = np.matmul(gram_root(G), rng.standard_normal((n, len(omega), 1)))[..., 0]",
         "resid = np.sqrt(np.diagonal(G, axis1=1, axis2=2)) * rng.standard_normal((n, len(omega)))",
         ("finite-prompt-risk",),
         "each head's weighted label residual drawn with its own sum_i p_hi^2, independent "

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from softlin.numerics import attention
+from softlin.numerics import attention, sampling
 from softlin.numerics.laws import GaussianLaw
 
 from ..naive import naive_attention
@@ -43,8 +43,8 @@ def test_huge_scores_do_not_overflow():
 def test_sampled_attention_is_reproducible_and_memory_bounded():
     law = GaussianLaw([0.0, 0.0], np.eye(2))
     args = (law, None, 4, 5000, np.eye(2) * 0.3, np.eye(2), np.ones((2, 2)))
-    a = attention.sampled_attention(args[0], np.random.default_rng(5), *args[2:], max_bytes=2**16)
-    b = attention.sampled_attention(args[0], np.random.default_rng(5), *args[2:], max_bytes=2**16)
+    a = sampling.sampled_attention(args[0], np.random.default_rng(5), *args[2:], max_bytes=2**16)
+    b = sampling.sampled_attention(args[0], np.random.default_rng(5), *args[2:], max_bytes=2**16)
     np.testing.assert_array_equal(a, b)
     assert attention.chunk_tokens(4, 2, 2, 2, 2**16) < 5000  # it really streamed
 
@@ -70,6 +70,6 @@ def test_empty_and_malformed_prompts_are_rejected():
         attention.softmax_attention(np.zeros((1, 3, 2)), np.eye(3), np.eye(2), np.zeros((1, 2)))
     law = GaussianLaw([0.0], [[1.0]])
     with pytest.raises(ValueError, match="L = 0"):
-        attention.sampled_attention(
+        sampling.sampled_attention(
             law, np.random.default_rng(0), 1, 0, np.eye(1), np.eye(1), np.zeros((1, 1))
         )

@@ -1,4 +1,4 @@
-"""The accumulator's conditional sampler (attention.sampled_accumulator, sampler="conditional": the
+"""The accumulator's conditional sampler (sampling.sampled_accumulator, sampler="conditional": the
 limit battery of lemma-2.1 and mixture) is equal in law to drawing every token, judged against two
 referees:
 
@@ -17,7 +17,7 @@ and the fixed-shift sums rescaled the wrong way are each refuted by the same com
 import numpy as np
 import pytest
 
-from softlin.numerics import attention
+from softlin.numerics import attention, conditional_sampler, sampling
 from softlin.numerics.laws import GaussianLaw, MixtureLaw, RademacherLaw
 from softlin.numerics.significance import z_critical
 
@@ -56,7 +56,7 @@ def _exact_fixed_means(law, U, V, queries, shift, L):
 
 
 def _sample(law, seed, L, U, V, queries, shift, sampler):
-    acc = attention.sampled_accumulator(
+    acc = sampling.sampled_accumulator(
         law, np.random.default_rng(seed), PROMPTS, L, U, V, queries, shift, sampler=sampler
     )
     return acc
@@ -124,19 +124,19 @@ def test_the_conditional_accumulator_has_the_law_of_the_full_draw():
 
 
 def test_a_residual_not_projected_off_the_score_directions_is_refuted(monkeypatch):
-    monkeypatch.setattr(attention, "project_off", lambda W, xi: xi)
+    monkeypatch.setattr(conditional_sampler, "project_off", lambda W, xi: xi)
     zs = _all_z([case for case in CASES if case[0] == "gaussian"])
     assert np.max(np.abs(zs)) > z_critical(FAMILY, len(zs))
 
 
 def test_mixture_labels_drawn_with_swapped_weights_are_refuted(monkeypatch):
-    real = attention.gaussian_components
+    real = conditional_sampler.gaussian_components
 
     def swapped(law):
         weights, means, roots = real(law)
         return weights[::-1], means, roots
 
-    monkeypatch.setattr(attention, "gaussian_components", swapped)
+    monkeypatch.setattr(sampling, "gaussian_components", swapped)  # where it is looked up
     zs = _all_z([case for case in CASES if case[0] == "mixture"])
     assert np.max(np.abs(zs)) > z_critical(FAMILY, len(zs))
 
@@ -159,7 +159,7 @@ def test_fixed_shift_sums_rescaled_the_wrong_way_are_refuted(monkeypatch):
 def test_auto_takes_the_conditional_sampler_where_it_pays_and_never_for_other_laws():
     law = GaussianLaw(np.zeros(3), np.eye(3))
     q2 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
-    run = lambda lw, L, s: attention.sampled_accumulator(
+    run = lambda lw, L, s: sampling.sampled_accumulator(
         lw, np.random.default_rng(0), 3, L, 0.5 * np.eye(3), np.eye(3), q2, np.zeros(2), sampler=s
     ).result()
     assert np.array_equal(run(law, 32, "auto"), run(law, 32, "conditional"))  # L >= 16 Q
@@ -176,7 +176,7 @@ def test_streamed_sums_are_those_of_their_weights(work_bytes):
     weight is 1, so the fixed-shift denominator is exactly L e^{-c} and the output a mean
     of L tokens; a point-mass component (covariance 0) contributes its mean exactly."""
     law = MixtureLaw([0.5, 0.5], [[1.0, 0.0], [0.0, 2.0]], [np.eye(2), np.zeros((2, 2))])
-    acc = attention.sampled_accumulator(
+    acc = sampling.sampled_accumulator(
         law,
         np.random.default_rng(0),
         5,

@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from softlin.numerics import (
-    attention,
     finite_risk as fr,
     finite_risk_heads as frh,
     heads_montecarlo,
@@ -69,7 +68,7 @@ def test_heads_residuals_drawn_independently_or_dropped_are_refuted(monkeypatch)
         "dropped": lambda G: 0.0 * G,
     }
     for name, slip in slips.items():
-        monkeypatch.setattr(attention, "gram_root", slip)
+        monkeypatch.setattr(heads_montecarlo, "gram_root", slip)
         zs = _all_z()
         assert np.max(zs) > z_critical(FAMILY, len(zs)), (name, zs)
 

@@ -1,4 +1,4 @@
-"""The conditional sampler (attention.sampled_outputs, sampler="conditional") is equal in law to the
+"""The conditional sampler (sampling.sampled_outputs, sampler="conditional") is equal in law to the
 full draw of every token coordinate, judged against two referees:
 
 - the exact finite-L moments of one query (numerics/selfnormalised.exact_second_moment: E err and
@@ -17,7 +17,7 @@ rescaled with the running maximum is caught by the first comparison.
 import numpy as np
 import pytest
 
-from softlin.numerics import attention, selfnormalised
+from softlin.numerics import conditional_sampler, sampling, selfnormalised
 from softlin.numerics.laws import GaussianLaw
 from softlin.numerics.significance import z_critical
 
@@ -53,7 +53,7 @@ def _exact_moment_z(case, seed=0, prompts=40_000, sampler="conditional"):
         rng.normal(size=d),
     )
     limit = V @ (law.mean + law.cov @ U @ z)
-    out = attention.sampled_outputs(
+    out = sampling.sampled_outputs(
         law, np.random.default_rng(seed + 1), prompts, L, U, V, z[None, :], sampler=sampler
     )
     err = out.output[:, 0, :] - limit
@@ -79,7 +79,7 @@ def _full_versus_conditional(d, rank, L, Q, per_prompt, seed, prompts=30_000):
     queries = base + 0.1 * rng.normal(size=shape)
     samples = []
     for k, sampler in enumerate(("full", "conditional")):
-        out = attention.sampled_outputs(
+        out = sampling.sampled_outputs(
             law,
             np.random.default_rng(seed + 10 + k),
             prompts,
@@ -113,7 +113,7 @@ def test_residuals_drawn_independently_across_queries_are_refuted(monkeypatch):
     coupling (G taken diagonal): the cross-query products move by far more than the critical
     value."""
     monkeypatch.setattr(
-        attention,
+        conditional_sampler,
         "gram_root",
         lambda G: np.sqrt(np.diagonal(G, axis1=-2, axis2=-1))[..., None] * np.eye(G.shape[-1]),
     )
@@ -126,7 +126,7 @@ def test_residuals_drawn_independently_across_queries_are_refuted(monkeypatch):
 def test_a_residual_not_projected_off_the_score_directions_is_refuted(monkeypatch):
     """The slip: R = xi C^T (the projector I - W W^T dropped) adds variance along the tilt
     direction."""
-    monkeypatch.setattr(attention, "project_off", lambda W, xi: xi)
+    monkeypatch.setattr(conditional_sampler, "project_off", lambda W, xi: xi)
     zs = np.concatenate([_exact_moment_z(case) for case in ONE_QUERY])
     assert np.max(np.abs(zs)) > z_critical(FAMILY, len(zs))
 
@@ -135,7 +135,7 @@ def test_auto_takes_the_conditional_sampler_only_where_it_pays():
     law = GaussianLaw([0.0, 0.0, 0.0, 0.0], np.eye(4))
     one, two, three = np.ones((1, 4)), np.eye(4)[:2], np.eye(4)[:3]
     same = lambda a, b: np.array_equal(a.output, b.output)
-    run = lambda q, L, s: attention.sampled_outputs(
+    run = lambda q, L, s: sampling.sampled_outputs(
         law, np.random.default_rng(0), 4, L, 0.5 * np.eye(4), np.eye(4), q, sampler=s
     )
     for q in (one, two):  # 2 Q <= r = 4
@@ -154,7 +154,7 @@ def test_the_conditional_sampler_streams_and_its_participation_ratios_are_those_
     participation ratio of the output's own weights: at L = 1 every weight is 1 (G = 1) and the
     output is a token; at uniform weights (U = 0) G_jl = 1/L for every pair."""
     law = GaussianLaw([0.5, -0.5, 0.0], np.eye(3))
-    flat = attention.sampled_outputs(
+    flat = sampling.sampled_outputs(
         law,
         np.random.default_rng(0),
         6,
@@ -169,7 +169,7 @@ def test_the_conditional_sampler_streams_and_its_participation_ratios_are_those_
     np.testing.assert_allclose(flat.participation, 1 / 50, rtol=1e-12)
     # strong scores: the chunks' maxima differ, which a missing rescale of the Gram matrix would
     # show
-    strong = attention.sampled_outputs(
+    strong = sampling.sampled_outputs(
         law,
         np.random.default_rng(1),
         2000,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from softlin.numerics import attention, limits, quadrature
+from softlin.numerics import sampling, limits, quadrature
 from softlin.numerics.laws import GaussianLaw, MixtureLaw
 
 from ..strategies import gaussian_setups, seeds
@@ -140,7 +140,7 @@ def test_finite_prompt_mean_square_error_approaches_the_first_order_moment():
     law = GaussianLaw([0.1, -0.2], [[1.0, 0.3], [0.3, 0.5]])
     U, V, q = np.array([[0.4, 0.1], [-0.2, 0.3]]), np.eye(2), np.array([[0.8, -0.5]])
     L = 2048
-    out = attention.sampled_attention(law, rng, 3000, L, U, V, q)
+    out = sampling.sampled_attention(law, rng, 3000, L, U, V, q)
     sq = L * np.sum((out[:, 0] - limits.gaussian_limit(law.mean, law.cov, U, V, q)[0]) ** 2, axis=1)
     predicted = limits.gaussian_bound_moments(law, U, V, q[0])[1]
     assert abs(sq.mean() - predicted) <= 5 * sq.std() / math.sqrt(sq.size) + 0.1 * predicted

@@ -1,4 +1,4 @@
-"""The Monte Carlo engine (attention.sampled_outputs): the naive loop on the very tokens it drew,
+"""The Monte Carlo engine (sampling.sampled_outputs): the naive loop on the very tokens it drew,
 for Gaussian (the full sampler's token-free path) and generic laws, shared and per-prompt queries;
 participation ratios; bounded memory at L = 10^6; reproducibility; bad input."""
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from softlin.numerics import attention
+from softlin.numerics import attention, sampling
 from softlin.numerics.laws import GaussianLaw, RademacherLaw
 
 from ..naive import naive_attention
@@ -66,7 +66,7 @@ def test_engine_equals_the_naive_loop_on_the_tokens_it_drew(
         law = RademacherLaw(d)
     U, V = rng.normal(size=(d, d)) * 1.5, rng.normal(size=(2, d))
     queries = rng.normal(size=(prompts, Q, d) if per_prompt else (Q, d))
-    out = attention.sampled_outputs(
+    out = sampling.sampled_outputs(
         law,
         np.random.default_rng(seed),
         prompts,
@@ -93,7 +93,7 @@ def test_engine_equals_the_naive_loop_on_the_tokens_it_drew(
 def test_a_million_token_prompt_runs_in_bounded_memory():
     law = GaussianLaw([0.0, 0.0, 0.0], np.eye(3))
     tracemalloc.start()
-    out = attention.sampled_outputs(
+    out = sampling.sampled_outputs(
         law,
         np.random.default_rng(0),
         1,
@@ -114,16 +114,16 @@ def test_a_million_token_prompt_runs_in_bounded_memory():
 def test_engine_is_reproducible_and_independent_of_nothing_but_the_seed():
     law = GaussianLaw([0.1, -0.2], [[1.0, 0.2], [0.2, 0.5]])
     args = (law, 5, 300, np.eye(2) * 0.4, np.eye(2), np.ones((3, 2)))
-    a = attention.sampled_outputs(args[0], np.random.default_rng(7), *args[1:]).output
-    b = attention.sampled_outputs(args[0], np.random.default_rng(7), *args[1:]).output
-    c = attention.sampled_outputs(args[0], np.random.default_rng(8), *args[1:]).output
+    a = sampling.sampled_outputs(args[0], np.random.default_rng(7), *args[1:]).output
+    b = sampling.sampled_outputs(args[0], np.random.default_rng(7), *args[1:]).output
+    c = sampling.sampled_outputs(args[0], np.random.default_rng(8), *args[1:]).output
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
 
 
 def test_degenerate_covariance_gives_the_mean_exactly():
     law = GaussianLaw([1.0, 2.0], np.zeros((2, 2)))
-    out = attention.sampled_outputs(
+    out = sampling.sampled_outputs(
         law,
         np.random.default_rng(0),
         2,
@@ -162,7 +162,7 @@ def test_bad_engine_input_raises_value_errors_naming_the_value(kwargs, fragment)
     )
     base.update(kwargs)
     with pytest.raises(ValueError, match=fragment):
-        attention.sampled_outputs(**base)
+        sampling.sampled_outputs(**base)
 
 
 def test_benchmark_script_runs_and_meets_the_naive_loop_target():

@@ -54,7 +54,7 @@ from typing import Callable
 import mpmath as mp
 import numpy as np
 
-from ...numerics import attention, kernels, montecarlo, robust_mean, significance
+from ...numerics import sampling, kernels, montecarlo, robust_mean, significance
 from ...numerics.significance import z_critical
 from ..base import check_false_alarm, Check, unjudged
 from ..findings import Findings
@@ -216,7 +216,7 @@ def montecarlo_checks(
         series["exact_mse"] = []
     rejected, informative, worst_freq = [], 0, 0.0
     for L in sweep(budget.Ls, f"{subject.label}: Monte Carlo", weights=budget.Ls, item="L"):
-        acc = attention.sampled_accumulator(
+        acc = sampling.sampled_accumulator(
             subject.law, rng, budget.trials, L, U, V, queries, shifts
         )
         out = acc.result()

@@ -17,7 +17,7 @@ derives (derivations/fluctuations.py) and checks:
 Routes. Symbolic (SymPy proofs); exact 40-digit evaluation of the closed forms; quadrature (the
 exact finite-L moments of numerics/selfnormalised.py, Gauss-Hermite over queries, the exact
 query-averaged error at L up to e^128 for the asymptotic exponent); Monte Carlo
-(the streamed engine of numerics/attention.py). Every Monte Carlo test is a z-test or an
+(the streamed engine of numerics/sampling.py). Every Monte Carlo test is a z-test or an
 exact binomial test at a total false-alarm probability of 1e-6 per family (Bonferroni),
 with fixed seeds from the claim's stream. Regimes below, at and above the threshold rescale the
 scenario's token covariance (Gamma = sigma^2 Gamma0 with sigma^2 = lambda_target / lambda0).
