@@ -20,11 +20,13 @@ The six invariants do not depend on g, so averaging over g replaces alpha^2, alp
 by the scalars S_aa, S_aA, S_AA, S_A, S_A3, S_H (computed by numerics/gradient_scalars.py); the
 emitted kernel `gradient_U_error_display` is |z|^2 times that display.
 
-`conditional_display_proof(L)` proves the conditional identity exactly at L tokens in d = 2: the
-tokens' r_i = Q u_i with u_i standard normal, each E[X_ij X_kl] taken by
-`gaussian_expectations.standard_expectation`, against the display with alpha, A, A3, H written from
-their definitions (weights p_1 .. p_{L-1} free, p_L = 1 - the others). It takes m = 0 (C_hat does
-not move with m) and P = Q Q^T diagonal: both sides are unchanged by a rotation
+`conditional_display_proof(L)` proves the conditional identity exactly at L tokens in d = 2, in
+SymPy's sparse polynomial ring over the rationals (exact, and fast enough for L = 3): the tokens'
+r_i = Q u_i with u_i standard normal, the expectation over the u's taken monomial by monomial with
+the derived moments E u^k (`gaussian_expectations.standard_moment`; the coordinates are
+independent), against the display with alpha, A, A3, H written from their definitions (weights
+p_1 .. p_{L-1} free, p_L = 1 - the others); the difference must be the zero polynomial. It takes
+m = 0 (C_hat does not move with m) and P = Q Q^T diagonal: both sides are unchanged by a rotation
 (X -> O X O^T, M -> O M O^T, e -> O e), so a diagonal P loses nothing while e and M stay general.
 At L = 2 the weights' sums are tied (A3 = (3 A - 1) / 2), so the identity is proved at L = 2 and 3.
 """
@@ -37,9 +39,11 @@ from typing import Callable
 
 import sympy as sp
 
-from .gaussian_expectations import standard_expectation
+from sympy.polys.domains import QQ
+from sympy.polys.rings import ring
+
+from .gaussian_expectations import standard_moment
 from .kernel_spec import KernelSpec
-from .matrix_ops import scalar, tr
 from .proof import Proof, prove_zero
 
 # The invariants of the query (|z|^2 and the six matrix factors) and the scalars, in kernel order.
@@ -61,59 +65,96 @@ def display(invariants=INVARIANTS, scalars=SCALARS) -> sp.Expr:
 
 
 @functools.lru_cache(maxsize=None)
-def conditional_second_moment(L: int) -> tuple[sp.Expr, tuple, tuple]:
+def conditional_second_moment(L: int) -> tuple:
     """(E[tr(X M X) | g], the invariants with |z|^2 = 1, the scalars alpha^2, alpha A, A^2, A, A3, H
-    taken at g) at L tokens in d = 2 (see the module docstring); kept, as it is the costly part
-    (~10 s at L = 3) and does not depend on the display it is compared with."""
+    taken at g), each an element of one polynomial ring over QQ, at L tokens in d = 2 (see the
+    module docstring)."""
     d = 2
-    p = list(sp.symbols(f"p1:{L}", real=True))
+    names = (
+        [f"p{i}" for i in range(1, L)]
+        + [f"g{i}" for i in range(1, L + 1)]
+        + ["e1", "e2", "q1", "q2", "m11", "m12", "m22"]
+    )
+    noise_names = [f"u{i}_{a}" for i in range(1, L + 1) for a in (1, 2)]
+    R, *gens = ring(",".join(names + noise_names), QQ)
+    x = dict(zip(names + noise_names, gens))
+    p = [x[f"p{i}"] for i in range(1, L)]
     p.append(1 - sum(p))
-    g = sp.symbols(f"g1:{L + 1}", real=True)
-    e = sp.Matrix(d, 1, sp.symbols(f"e1:{d + 1}", real=True))
-    Q = sp.diag(*sp.symbols(f"q1:{d + 1}", positive=True))
-    M = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"m{min(i, j)}{max(i, j)}", real=True))
-    u = [sp.Matrix(d, 1, sp.symbols(f"u{i}_1:{d + 1}", real=True)) for i in range(L)]
-    noise = [x for ui in u for x in ui]
-    tokens = [e * g[i] + Q * u[i] for i in range(L)]
-    mean = sum((p[i] * tokens[i] for i in range(L)), sp.zeros(d, 1))
-    C = sum((p[i] * (t - mean) * (t - mean).T for i, t in enumerate(tokens)), sp.zeros(d, d))
-    P = Q * Q.T
-    X = (C - (P + e * e.T)).applyfunc(sp.expand)
-    # E tr(X M X) = sum_{i,j,k} M_jk E[X_ij X_ki]: one Gaussian expectation per pair of entries
-    moments: dict = {}
+    g = [x[f"g{i}"] for i in range(1, L + 1)]
+    e = [x["e1"], x["e2"]]
+    Q = [x["q1"], x["q2"]]  # P = diag(q1^2, q2^2)
+    M = [[x["m11"], x["m12"]], [x["m12"], x["m22"]]]
+    tokens = [[e[a] * g[i] + Q[a] * x[f"u{i + 1}_{a + 1}"] for a in range(d)] for i in range(L)]
+    mean = [sum(p[i] * tokens[i][a] for i in range(L)) for a in range(d)]
+    P = [[Q[a] ** 2 if a == b else R(0) for b in range(d)] for a in range(d)]
+    X = [
+        [
+            sum(p[i] * (t[a] - mean[a]) * (t[b] - mean[b]) for i, t in enumerate(tokens))
+            - P[a][b]
+            - e[a] * e[b]
+            for b in range(d)
+        ]
+        for a in range(d)
+    ]
+    noise = [len(names) + j for j in range(len(noise_names))]
+    moment = {k: int(standard_moment(k)) for k in range(9)}  # degree <= 4 in each u
 
-    def moment(i, j, k, l):
-        key = tuple(sorted((tuple(sorted((i, j))), tuple(sorted((k, l))))))
-        if key not in moments:
-            (a, b), (c, f) = key
-            moments[key] = standard_expectation(X[a, b] * X[c, f], noise)
-        return moments[key]
+    def expectation(poly):
+        """E over the u's, independent N(0, 1): each monomial times prod E u^k, the u's dropped."""
+        out = R(0)
+        for monomial, coefficient in poly.terms():
+            factor = 1
+            for j in noise:
+                factor *= moment[monomial[j]]
+            if factor:
+                kept = tuple(0 if j in noise else k for j, k in enumerate(monomial))
+                out += R({kept: coefficient * factor})
+        return out
 
-    lhs = sum(M[j, k] * moment(i, j, k, i) for i, j, k in itertools.product(range(d), repeat=3))
+    # E tr(X M X) = sum_{i,j,k} M_jk E[X_ij X_ki]
+    lhs = sum(
+        (
+            M[j][k] * expectation(X[i][j] * X[k][i])
+            for i, j, k in itertools.product(range(d), repeat=3)
+        ),
+        R(0),
+    )
+
+    def times(A, v):
+        return [sum(A[a][b] * v[b] for b in range(d)) for a in range(d)]
+
+    def dot(v, w):
+        return sum(v[a] * w[a] for a in range(d))
+
+    def product(A, B):
+        return [[sum(A[a][c] * B[c][b] for c in range(d)) for b in range(d)] for a in range(d)]
+
+    MP = product(M, P)
     gbar = sum(p[i] * g[i] for i in range(L))
-    A = sum(x**2 for x in p)
+    A = sum(w**2 for w in p)
     alpha = sum(p[i] * (g[i] - gbar) ** 2 for i in range(L)) - 1
     H = sum(p[i] ** 2 * (g[i] - gbar) ** 2 for i in range(L))
     invariants = (
-        1,
-        scalar(e.T * M * e),
-        scalar(e.T * e),
-        scalar(e.T * M * P * e),
-        tr(P),
-        tr(M * P),
-        tr(P * M * P),
+        R(1),
+        dot(e, times(M, e)),
+        dot(e, e),
+        dot(e, times(MP, e)),
+        P[0][0] + P[1][1],
+        MP[0][0] + MP[1][1],
+        sum(product(P, MP)[a][a] for a in range(d)),
     )
-    scalars = (alpha**2, alpha * A, A**2, A, sum(x**3 for x in p), H)
+    scalars = (alpha**2, alpha * A, A**2, A, sum(w**3 for w in p), H)
     return lhs, invariants, scalars
 
 
 def conditional_display_proof(L: int, stated: Callable[..., sp.Expr] = display) -> Proof:
-    """E[tr(X M X) | g] = `stated`(invariants, scalars at g) at L tokens, d = 2."""
+    """E[tr(X M X) | g] = `stated`(invariants, scalars at g) at L tokens, d = 2: the difference of
+    the two polynomials, reduced to zero."""
     lhs, invariants, scalars = conditional_second_moment(L)
     return prove_zero(
         f"E[||V (C_hat - Gamma)||_F^2 | g] = the six-scalar display (Wick on r_i ~ N(0, P)) "
         f"[L={L}, d=2, P diagonal]",
-        lhs - stated(invariants, scalars),
+        (lhs - stated(invariants, scalars)).as_expr(),
     )
 
 
