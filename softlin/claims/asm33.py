@@ -144,7 +144,7 @@ def closed_form_tables(closed_form, m, cov, U, Sq):
     }
 
 
-def _z(mean: float, se: float, claimed: float) -> float:
+def z_score(mean: float, se: float, claimed: float) -> float:
     """|mean - claimed| / se; where the weighted Y_pq has no spread beyond rounding (Y constant over
     every pair: |z'|^p = 0 when Gamma = 0 and m = 0) the mean is exact, but se = 0 would make the
     ratio inf whatever the closed form and refute a correct one. Such a mean is judged exactly: 0
@@ -154,7 +154,7 @@ def _z(mean: float, se: float, claimed: float) -> float:
     return 0.0 if abs(mean - claimed) <= 1e3 * ROUNDOFF * max(abs(mean), abs(claimed)) else math.inf
 
 
-def _mc_check(
+def montecarlo_check(
     label, law, log_normaliser, tables, U, Sq, lam, n, rng, expect_refuted=False
 ) -> tuple[Findings, dict]:
     """z-tests of the closed forms against Monte Carlo from `law`; Bonferroni over tested
@@ -187,7 +187,7 @@ def _mc_check(
             for j in range(3):
                 if tables[c][i][j] == sp.oo:
                     continue
-                worst = max(worst, _z(mean[i, j], se[i, j], float(tables[c][i][j])))
+                worst = max(worst, z_score(mean[i, j], se[i, j], float(tables[c][i][j])))
     details.append(
         f"{n} pairs (z, z') per tilt power; largest |z| over {tested} entries; two-sided, "
         f"false-alarm {check_false_alarm():g} in total (Bonferroni, normal approximation)"
@@ -201,7 +201,7 @@ def _mc_check(
         "; ".join(details),
         id="montecarlo/closed-forms",
         unit="|z|",
-        detectable=_detectable(tables, results, z_crit),
+        detectable=montecarlo_detectable(tables, results, z_crit),
     )
     found = Findings([check], {"mc_max_abs_z": check.value})
     if 1 in results:
@@ -209,10 +209,10 @@ def _mc_check(
     return found, results
 
 
-def _detectable(tables, results, z_crit):
+def montecarlo_detectable(tables, results, z_crit):
     """The check's resolution (base.Check.detectable): the smallest relative slip of a closed form
     that its z-test detects with power 0.999, over the tested entries. An entry judged exactly (no
-    spread beyond rounding, `_z`) resolves slips beyond its rounding allowance 1e3 ROUNDOFF."""
+    spread beyond rounding, `z_score`) resolves slips beyond its rounding allowance 1e3 ROUNDOFF."""
     eps = []
     for c, (mean, se) in results.items():
         for i in range(3):
@@ -352,11 +352,11 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
     gaussian_lognorm = lambda A: kernels.mixture_component_logit(
         0.0, m[:, None], cov, np.eye(d), A.T
     )[0]
-    mc, mc_results = _mc_check(
+    mc, mc_results = montecarlo_check(
         "Gaussian scenario", GaussianLaw(m, cov), gaussian_lognorm, tables, U, Sq, lam, n, rng
     )
     f.add(mc)
-    f.add(_controls(slips(me, ce, Ue, Se), tables, mc_results, me, ce, Ue, Se, n, lam))
+    f.add(control_findings(slips(me, ce, Ue, Se), tables, mc_results, me, ce, Ue, Se, n, lam))
     miss = sum(v["miss_probability"] for v in f.quantities["controls"].values())
     f.quantities["false_alarm_familywise"] = {
         "refute_true_statement": check_false_alarm(),
@@ -435,7 +435,7 @@ def enclosure_check(comp, m1, g1, u1, s1) -> Findings:
     )
 
 
-def _tested(tables, mc_results) -> list:
+def tested_entries(tables, mc_results) -> list:
     return [
         (c, i, j)
         for c in mc_results
@@ -445,14 +445,14 @@ def _tested(tables, mc_results) -> list:
     ]
 
 
-def _controls(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam) -> Findings:
+def control_findings(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam) -> Findings:
     """Each slip's tables against the scenario's Monte Carlo (the same z-test as the main check);
     passes when the z-test rejects the slip. Its power, before the data: the estimator's variance
     Var_pq = E[(Y w)^2] - M_pq^2 from the derived second moment,
     delta = |M - M_slip| / sqrt(Var / n), power >= max over entries of
     Phi(delta - z_crit) + Phi(-delta - z_crit). The checks, and a summary per slip as the
     quantity `controls`."""
-    tested = _tested(tables, mc_results)
+    tested = tested_entries(tables, mc_results)
     if not tested:
         return Findings(quantities={"controls": {}})
     z_crit = z_critical(check_false_alarm(), len(tested))
