@@ -13,7 +13,7 @@ from .base import Claim
 ORDER = (
     "limit.lemma21",  # section 2
     "prop31.claim",  # section 3: output concentration
-    "asm33",
+    "asm33.claim",
     "prop34.claim",  # section 3: gradient concentration
     "thm43.claim",
     "thm52",  # sections 4 and 5

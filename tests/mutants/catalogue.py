@@ -305,7 +305,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "asm33-boundary-rescale-sqrt-missing",
-        "softlin/claims/asm33.py",
+        "softlin/claims/asm33/claim.py",
         "Us = U * math.sqrt(target / lam) if lam > 0 else U",
         "Us = U * (target / lam) if lam > 0 else U",
         ("asm-3.3",),

@@ -1,0 +1,1 @@
+"""Assumption 3.3 (the tilted moments): the claim and its steps."""
