@@ -1,7 +1,8 @@
 """The exact conditional sampler of softmax attention over Gaussian (or Gaussian-mixture) prompts.
 
-The conditional sampler (`sampler="conditional"`, the default for Gaussian tokens where it pays,
-`conditional_pays`; derivations/conditional_sampler.py). With W (r x Q) an orthonormal basis
+The engine (numerics/sampling.py) takes it with `sampler="conditional"`, and by default for Gaussian
+tokens where it pays (`conditional_pays`); its law is derived in derivations/conditional_sampler.py.
+With W (r x Q) an orthonormal basis
 containing the coordinate tilts b_j = B^T a_j (reduced QR), g_i = W t_i + rho_i with t_i ~ N(0, I_Q)
 independent of rho_i ~ N(0, I - W W^T), the scores are s_ij = c_j . t_i (c_j = W^T b_j) and
 
@@ -9,9 +10,8 @@ independent of rho_i ~ N(0, I - W W^T), the scores are s_ij = c_j . t_i (c_j = W
 
 with xi an r x Q matrix of iid N(0, 1) and C C^T = G, G_jl = sum_i p_ji p_li (C the symmetric root
 of G, which may be singular). A prompt costs L Q + r Q normal draws instead of L r; the outputs and
-the participation ratios G_jj have exactly the law of the full draw
-(not the same values for a seed). `sampler="full"` draws every coordinate: the reference route, and
-the one replayed token by token in the tests.
+the participation ratios G_jj have exactly the law of the full draw (not the same values for a
+seed).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The Monte Carlo engine: softmax attention over fresh prompts drawn from a token law.
 
-The engine (`sampled_outputs`, used by `prop-3.1` and `benchmarks/`). Prompts are
-processed in blocks and each block's tokens in chunks sized to a small working set (`work_bytes`,
-default 2 MB, so the arrays stay in cache; the hard cap `max_bytes` bounds it whatever L), with
-preallocated buffers, in-place exponentials and batched matrix products instead of einsum.
+`sampled_outputs` (used by `prop-3.1` and `benchmarks/`) processes prompts in blocks and each
+block's tokens in chunks sized to a small working set (`work_bytes`, default 2 MB, so the arrays
+stay in cache; the hard cap `max_bytes` bounds it whatever L), with preallocated buffers, in-place
+exponentials and batched matrix products instead of einsum.
 Queries may be shared by all prompts, (Q, d), or drawn per prompt, (P, Q, d) (what an L2(nu)
 average needs). For Gaussian tokens z = m + B g the engine never forms the tokens: the score is
 s = (B^T a) . g + a . m, the constant a . m cancels in the softmax, and the weighted mean of the g's
