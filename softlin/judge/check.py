@@ -98,8 +98,18 @@ class Check:
     # it detects with power >= 0.999 at this budget (significance.detectable_relative); None
     # elsewhere.
     detectable: float | None = None
+    # The rule `passed` follows from (softlin/judge/rules.py): with a rule, `passed` is computed
+    # here from value and bound, never taken from the caller; a caller's `passed` must be None.
+    rule: str = ""
+    # A statistical decision's level (softlin/judge/levels.py FalseAlarm), None elsewhere.
+    false_alarm: Any = None
+    # A check the judge leaves undecided although its rule could decide (a regime not reached):
+    # why. Non-empty only with a rule; `passed` is then None.
+    undecided: str = ""
 
     def __post_init__(self):
+        if self.rule:
+            self._decide()
         if self.unit and self.unit not in UNITS:
             raise ValueError(
                 f"check {self.name!r}: unit {self.unit!r} is not one of {sorted(UNITS)}"
@@ -125,6 +135,27 @@ class Check:
         # them.
         if self.passed is not None:
             object.__setattr__(self, "passed", bool(self.passed))
+        if self.tier == "statistical" and self.rule and self.false_alarm is None:
+            if self.kind != "control":
+                raise ValueError(f"check {self.name!r}: a statistical check states its false alarm")
+
+    def _decide(self):
+        """passed from the rule (the rules module), sound by construction: a non-finite or
+        ill-shaped value or bound is undecided with the reason; a judge-built check never carries a
+        caller's verdict."""
+        from .rules import decide
+
+        if self.passed is not None:
+            raise ValueError(f"check {self.name!r}: with a rule, passed is computed, not given")
+        if not self.judged:
+            return
+        decision = decide(self.rule, self.value, self.bound)
+        if self.undecided:
+            object.__setattr__(self, "reason", self.undecided)
+        elif decision.passed is None:
+            object.__setattr__(self, "reason", decision.reason)
+        else:
+            object.__setattr__(self, "passed", decision.passed)
 
 
 def judged(check) -> bool:
@@ -135,13 +166,23 @@ def judged(check) -> bool:
 
 def check_record(check: Check, claim_id: str) -> dict:
     """The certificate's dict of a check, its full id ("<claim>/<check id>") first; `judged` and
-    `reason` appear only for a check not judged, `detectable` only for a check that states it."""
+    `reason` appear only for a check not judged (and `reason` for an undecided one), `detectable`,
+    `rule` and `false_alarm` only for a check that states them."""
     record = asdict(check)
     record = {"id": f"{claim_id}/{record.pop('id')}", **record}
+    del record["undecided"]  # written as `reason` (an undecided check's only reason)
     if check.judged:
-        del record["judged"], record["reason"]
+        del record["judged"]
+        if not (check.passed is None and check.reason):
+            del record["reason"]
     if check.detectable is None:
         del record["detectable"]
+    if not check.rule:
+        del record["rule"]
+    if check.false_alarm is None:
+        del record["false_alarm"]
+    else:
+        record["false_alarm"] = check.false_alarm.record()
     return record
 
 

@@ -1,0 +1,359 @@
+"""Each kind of judgement a check makes, written once; every claim builds its checks here.
+
+Every function returns a `Check` whose `passed` is its `rule` applied to its `value` and `bound`
+(softlin/judge/rules.py), so the certificate alone lets a reader recompute the verdict. The kinds:
+
+    verdict      the general form: a value, a bound and a rule, stated by the caller
+    proofs       symbolic identities: the number proved equals the number stated
+    exact        values compared exactly (rationals as strings, booleans, counts)
+    agreement    a deterministic error within a derived tolerance (error <= tolerance)
+    z_test       a z statistic against the normal critical value at a stated false alarm, one- or
+                 two-sided, Bonferroni over `tests` (the critical value is computed here)
+    t_test       the same with a Student-t critical value (dof degrees of freedom)
+    exceedance   an exact binomial test that a high-probability bound fails at most as often as
+                 its delta allows (its level a proven bound)
+    containment  float values inside Arb balls (rounded outward, widened by the float route's
+                 stated error); a ball that is not finite or wider than its stated relative width
+                 is undecided
+    control      a negative control: judged only when its planned power reaches POWER_TARGET; it
+                 passes when its statistic reaches its critical value (the wrong formula refuted)
+    unjudged     a check that could not be judged here, kept with its reason
+
+A statistical check states its false alarm (softlin/judge/levels.py); the constants every claim
+shares (the power target) are defined here once.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..numerics import significance
+from .check import Check, unjudged  # noqa: F401 - unjudged is one of the judge's kinds
+from .levels import EXACT_BINOMIAL, FalseAlarm, nominal, proven
+
+# The power every planned control and every stated resolution (`detectable`) is computed for.
+POWER_TARGET = 0.999
+
+
+def verdict(
+    name: str,
+    kind: str,
+    *,
+    id: str,
+    unit: str,
+    value: Any,
+    bound: Any,
+    rule: str,
+    detail: str = "",
+    tier: str = "",
+    detectable: float | None = None,
+    false_alarm: FalseAlarm | None = None,
+    undecided: str = "",
+) -> Check:
+    """A check from a value, a bound and a rule (the module docstring); `undecided` (a reason)
+    leaves it undecided although the rule could decide, e.g. outside the regime it is valid in."""
+    return Check(
+        name,
+        kind,
+        None,
+        value,
+        bound,
+        detail,
+        tier,
+        id=id,
+        unit=unit,
+        detectable=detectable,
+        rule=rule,
+        false_alarm=false_alarm,
+        undecided=undecided,
+    )
+
+
+def proofs(label: str, proved: dict, *, id: str = "proofs") -> Check:
+    """Symbolic identities (name -> an object with `.passed`): passes when every one reduced to
+    exactly zero; value the number proved, bound the number stated."""
+    failed = [name for name, p in proved.items() if not p.passed]
+    return verdict(
+        f"symbolic proofs: {label}",
+        "symbolic",
+        id=id,
+        unit="identities",
+        value=len(proved) - len(failed),
+        bound=len(proved),
+        rule="value == bound",
+        detail=f"{len(proved)} identities, each reduced to exactly zero (listed in derivations.md)"
+        if not failed
+        else "not proved: " + "; ".join(failed),
+    )
+
+
+def exact(name: str, kind: str, *, id: str, value: Any, expected: Any, detail: str = "", **kw):
+    """Values compared exactly (rule value == bound): rationals written as strings, booleans."""
+    return verdict(
+        name,
+        kind,
+        id=id,
+        unit="exact values",
+        value=value,
+        bound=expected,
+        rule="value == bound",
+        detail=detail,
+        **kw,
+    )
+
+
+def agreement(
+    name: str,
+    kind: str,
+    *,
+    id: str,
+    error: float,
+    tolerance: float,
+    unit: str = "relative error",
+    detail: str = "",
+    **kw,
+) -> Check:
+    """A deterministic error (non-negative: a distance between independent routes) within its
+    derived tolerance: rule value <= bound."""
+    return verdict(
+        name,
+        kind,
+        id=id,
+        unit=unit,
+        value=error,
+        bound=tolerance,
+        rule="value <= bound",
+        detail=detail,
+        **kw,
+    )
+
+
+def _worst(z, sided: int) -> float:
+    """The statistic a test is decided on: max |z| (two-sided) or max z (one-sided, rejecting
+    above), NaN when any entry is not finite (so the check is undecided, never passed)."""
+    values = [float(v) for v in (z if isinstance(z, (list, tuple)) else _flat(z))]
+    if not values:
+        return math.nan
+    if any(not math.isfinite(v) for v in values):
+        return math.nan
+    return max(abs(v) for v in values) if sided == 2 else max(values)
+
+
+def _flat(z) -> list:
+    if hasattr(z, "ravel"):
+        return z.ravel().tolist()
+    return [z]
+
+
+def z_test(
+    name: str,
+    *,
+    id: str,
+    z: Any,
+    alpha: float,
+    tests: int = 1,
+    sided: int = 2,
+    assumption: str,
+    kind: str = "montecarlo",
+    tier: str = "",
+    detail: str = "",
+    detectable: float | None = None,
+    undecided: str = "",
+) -> Check:
+    """A z-test at false alarm `alpha` shared by Bonferroni over `tests` tests: two-sided
+    (sided=2) passes when max |z| <= Phi^-1(1 - alpha / (2 tests)); one-sided (sided=1, z signed
+    so that a slip makes it large) when max z <= Phi^-1(1 - alpha / tests). Its level is nominal:
+    the statistic is normal only under `assumption`."""
+    critical = significance.z_critical(alpha, tests, sided)
+    side = "two-sided" if sided == 2 else "one-sided (rejects above)"
+    return verdict(
+        name,
+        kind,
+        id=id,
+        unit="|z|" if sided == 2 else "z",
+        value=_worst(z, sided),
+        bound=critical,
+        rule="value <= bound",
+        detail=(detail + "; " if detail else "")
+        + f"{side}, false alarm {alpha:g} over {tests} test{'s' if tests != 1 else ''}",
+        tier=tier,
+        detectable=detectable,
+        false_alarm=nominal(alpha, assumption),
+        undecided=undecided,
+    )
+
+
+def t_test(
+    name: str,
+    *,
+    id: str,
+    t: Any,
+    dof: int,
+    alpha: float,
+    assumption: str,
+    tests: int = 1,
+    sided: int = 2,
+    kind: str = "montecarlo",
+    tier: str = "",
+    detail: str = "",
+    detectable: float | None = None,
+    undecided: str = "",
+) -> Check:
+    """A Student-t test with dof degrees of freedom (the critical value computed here), otherwise
+    as z_test; its level is exact only under normal blocks (nominal)."""
+    critical = significance.t_critical(alpha, dof, tests, sided)
+    side = "two-sided" if sided == 2 else "one-sided (rejects above)"
+    return verdict(
+        name,
+        kind,
+        id=id,
+        unit="|z|" if sided == 2 else "z",
+        value=_worst(t, sided),
+        bound=critical,
+        rule="value <= bound",
+        detail=(detail + "; " if detail else "")
+        + f"Student t ({dof} dof), {side}, false alarm {alpha:g} over {tests} test"
+        + ("s" if tests != 1 else ""),
+        tier=tier,
+        detectable=detectable,
+        false_alarm=nominal(alpha, assumption),
+        undecided=undecided,
+    )
+
+
+def exceedance(
+    name: str,
+    *,
+    id: str,
+    count: int,
+    draws: int,
+    p: float,
+    alpha: float,
+    kind: str = "montecarlo",
+    detail: str = "",
+) -> Check:
+    """The exact one-sided binomial test that an event of probability at most p (a bound's failure)
+    happened `count` times in `draws` independent draws no more often than p allows at false alarm
+    alpha: value the count, bound the largest count the test accepts (critical count - 1). Its
+    level is a proven bound (exact binomial tail)."""
+    critical = significance.binomial_critical_count(draws, p, alpha)
+    return verdict(
+        name,
+        kind,
+        id=id,
+        unit="rejections",
+        value=int(count),
+        bound=critical - 1,
+        rule="value <= bound",
+        detail=(detail + "; " if detail else "")
+        + f"exact binomial test of {count} in {draws} draws against p = {p:g}, false alarm "
+        f"{alpha:g}",
+        detectable=significance.binomial_detectable(draws, p, alpha, POWER_TARGET),
+        false_alarm=proven(alpha, EXACT_BINOMIAL),
+    )
+
+
+def outward(lo: float, hi: float) -> list[float]:
+    """[lo, hi] widened by one unit in the last place each way: an interval of floats that
+    contains the real interval it was rounded from."""
+    return [math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)]
+
+
+def ball_interval(ball, widen: float = 0.0) -> list[float]:
+    """An Arb ball (python-flint arb) as a float interval rounded outward and widened by `widen`
+    times its midpoint's magnitude (a float route's stated relative error): [nan, nan] when the
+    ball is not finite, so that containment is undecided."""
+    if not ball.is_finite():
+        return [math.nan, math.nan]
+    mid, rad = float(ball.mid()), float(ball.rad())
+    spread = rad + widen * abs(mid)
+    return outward(mid - spread, mid + spread)
+
+
+def relative_width(ball) -> float:
+    """rad / |mid| of an Arb ball (inf for a ball around 0 or not finite)."""
+    if not ball.is_finite():
+        return math.inf
+    mid, rad = abs(float(ball.mid())), float(ball.rad())
+    return rad / mid if mid > 0 else (0.0 if rad == 0 else math.inf)
+
+
+def containment(
+    name: str,
+    *,
+    id: str,
+    values: list,
+    balls: list,
+    widen: float,
+    max_relative_width: float,
+    kind: str = "quadrature",
+    detail: str = "",
+) -> Check:
+    """Float values inside their Arb balls, each ball widened by `widen` times its midpoint (the
+    float route's stated relative error), rounded outward (rule value in bound, entrywise). A ball
+    that is not finite or wider than `max_relative_width` relative to its midpoint leaves the check
+    undecided: an enclosure too wide to decide is never a pass."""
+    if len(values) != len(balls):
+        raise ValueError(f"containment {id}: {len(values)} values against {len(balls)} balls")
+    widths = [relative_width(b) for b in balls]
+    too_wide = [w for w in widths if not w <= max_relative_width]
+    return verdict(
+        name,
+        kind,
+        id=id,
+        unit="values",
+        value=[float(v) for v in values],
+        bound=[ball_interval(b, widen) for b in balls],
+        rule="value in bound",
+        tier="enclosure",
+        detail=(detail + "; " if detail else "")
+        + f"balls widened by {widen:g} of their midpoints for the float route's error; largest "
+        f"relative width {max(widths):.2g} (at most {max_relative_width:g})",
+        undecided=f"a ball's relative width {max(too_wide):.3g} exceeds the stated "
+        f"{max_relative_width:g}"
+        if too_wide
+        else "",
+    )
+
+
+def control(
+    name: str,
+    *,
+    id: str,
+    statistic: float,
+    critical: float,
+    power: float,
+    tier: str,
+    kind: str = "control",
+    unit: str = "|z|",
+    detail: str = "",
+    false_alarm: FalseAlarm | None = None,
+) -> Check:
+    """A negative control: its wrong formula must be refuted, statistic >= critical (rule value >=
+    bound). It is judged only when its power, planned before its data, reaches POWER_TARGET: an
+    underpowered control is kept, not judged, with its power."""
+    if not (isinstance(power, (int, float)) and power >= POWER_TARGET):
+        return unjudged(
+            name,
+            kind,
+            f"planned power {power!r} below the target {POWER_TARGET}",
+            tier=tier,
+            value=statistic,
+            bound=critical,
+            detail=detail,
+            id=id,
+            unit=unit,
+        )
+    return verdict(
+        name,
+        kind,
+        id=id,
+        unit=unit,
+        value=statistic,
+        bound=critical,
+        rule="value >= bound",
+        tier=tier,
+        detail=(detail + "; " if detail else "") + f"planned power {power:.6f}",
+        false_alarm=false_alarm,
+    )
