@@ -98,14 +98,20 @@ def _stand_in(monkeypatch, verdict):
     """lemma-2.1 with its run replaced by `verdict(scenario) -> list of (kind, passed)` (fast)."""
 
     def run(s, profile, rng):
+        from softlin.judge import kinds, levels
+
+        # value 0 passes, 2 fails, NaN is undecided against the bound 1 (the judge's rule)
         checks = [
-            Check(
+            kinds.verdict(
                 f"check {i}",
                 kind,
-                passed,
+                value={True: 0.0, False: 2.0, None: float("nan")}[passed],
+                bound=1.0,
+                rule="value <= bound",
                 tier="statistical" if kind == "control" else "",
                 id=f"check-{i}",
                 unit="|z|",
+                false_alarm=levels.nominal(check_false_alarm(), "a stand-in"),
             )
             for i, (kind, passed) in enumerate(verdict(s))
         ]
@@ -269,14 +275,14 @@ def test_a_control_not_judged_is_neither_undecided_nor_a_miss():
     verdict = judge(
         {
             "checks": [check_record(c, "x") for c in checks],
-            "reliability": {"family_wise_false_alarm": 1e-6},
+            "false_alarm": {"bound": 0.0, "nominal": 1e-6},
         }
     )
     assert (verdict["undecided"], verdict["control_misses"], verdict["failing"]) == (0, [], [])
     undecided = judge(
         {
             "checks": [check_record(Check("m", "montecarlo", None), "x")],
-            "reliability": {"family_wise_false_alarm": 1e-6},
+            "false_alarm": {"bound": 0.0, "nominal": 1e-6},
         }
     )
     assert undecided["undecided"] == 1
@@ -590,10 +596,10 @@ def test_hunt_finds_and_shrinks_a_slip_of_prop_3_1(mutant, slip, tmp_path):
 
 def test_a_real_claims_statistical_checks_read_the_lowered_level():
     """Inside base.false_alarm_level(1e-9) the battery's critical values are those of 1e-9 (the mean
-    squared error's decrease test: its one-sided critical value grows), the certificate's
-    reliability says 1e-9, and a level looser than the certificates' 1e-6 is refused."""
+    squared error's decrease test: its one-sided critical value grows), every statistical
+    check states 1e-9, and a level looser than the certificates' 1e-6 is refused."""
     from softlin.claims.limit import battery
-    from softlin.claims.base import false_alarm_level, reliability
+    from softlin.claims.base import false_alarm_level
     from softlin.claims.common import budget_for, queries_for
     from softlin.numerics.laws import GaussianLaw
     from softlin.numerics.significance import z_critical
@@ -608,7 +614,12 @@ def test_a_real_claims_statistical_checks_read_the_lowered_level():
         budget, queries = budget_for(s, "quick"), queries_for(s, "quick", rng)
         with false_alarm_level(level):
             checks = battery.montecarlo_checks(subject, queries, s["U"], s["V"], budget, rng).checks
-            assert reliability(checks)["false_alarm_per_statistical_check"] == level
+            stated = {
+                c.false_alarm.alpha
+                for c in checks
+                if c.tier == "statistical" and c.kind != "control"
+            }
+            assert stated == {level}
         bounds[level] = next(c.bound for c in checks if c.id == "battery/mse-decreases")
         assert bounds[level] == pytest.approx(z_critical(level, len(budget.Ls) - 1, sided=1))
     assert bounds[1e-9] > bounds[1e-6]

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..judge import levels
 from ..judge.check import (  # noqa: F401 - the claims import them from here
     CHECK_FALSE_ALARM,
     CHECK_ID,
@@ -134,17 +135,6 @@ def jsonable(value):
     return str(value)
 
 
-def reliability(checks: list[Check]) -> dict:
-    """The union bound on the probability that correct code gets a failed statistical check."""
-    statistical = sum(c.tier == "statistical" and c.kind != "control" and c.judged for c in checks)
-    return {
-        "statistical_checks": statistical,
-        "false_alarm_per_statistical_check": check_false_alarm(),
-        "family_wise_false_alarm": union_bound(statistical, check_false_alarm()),
-        "controls": sum(c.kind == "control" and c.judged for c in checks),
-    }
-
-
 def certificate(
     claim: Claim,
     scenario: dict,
@@ -170,6 +160,7 @@ def certificate(
     estimate: `verify --check` compares them at that precision, the others at the written eight
     digits."""
     checks = findings.checks
+    records = check_records(claim.id, checks)
     return jsonable(
         {
             "format": FORMAT,
@@ -182,8 +173,8 @@ def certificate(
             "profile": profile,
             "seed": seed,
             "quantities": findings.quantities,
-            "reliability": reliability(checks),
-            "checks": check_records(claim.id, checks),
+            "checks": records,
+            "false_alarm": levels.family_wise(records),
             "errata": findings.errata,
             "formulas": formulas or {},
             "formulas_mathml": formulas_mathml or {},

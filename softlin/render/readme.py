@@ -13,6 +13,7 @@ blocks depend on the certificates and on the name of the reports directory (the 
 
 from __future__ import annotations
 
+from ..judge import levels
 from . import markdown_tables, text
 
 BLOCKS = ("verdicts", "errata", "scenario-keys", "commands", "hunt-results")
@@ -38,19 +39,21 @@ def verdicts_block(certs: list[dict], prefix: str) -> str:
             f"**{cert['status']}** | {text.count_text(cert)} | {_cell(text.tiers_summary(cert))} |"
         )
     profiles = sorted({f"`{c['profile']}`, seed {c['seed']}" for c in certs})
-    rel = [c["reliability"] for c in certs if "reliability" in c]
-    if rel:
-        n = sum(r["statistical_checks"] for r in rel)
-        total = min(1.0, sum(r["family_wise_false_alarm"] for r in rel))  # a union bound
+    decisions = [r for c in certs for r in c["checks"] if levels.counted(r)]
+    if decisions:
+        proven = [r for r in decisions if r["false_alarm"]["kind"] == "bound"]
+        bound = min(1.0, sum(c.get("false_alarm", {}).get("bound", 0.0) for c in certs))
+        nominal = min(1.0, sum(c.get("false_alarm", {}).get("nominal", 0.0) for c in certs))
         lines += [
             "",
-            f"Family-wise false alarm: a correct suite fails one of these {n} statistical checks "
-            f"with probability at most {total:.3g} when each holds its level (each "
-            f"{rel[0]['false_alarm_per_statistical_check']:g}, nominal: normal or Student-t "
-            "statistics under the assumptions each check states; union bound). Each judged control "
+            f"Family-wise false alarm (a union bound over the {len(decisions)} statistical "
+            f"decisions of these certificates): a correct suite fails one with probability at most "
+            f"{bound:.2g} from the {len(proven)} whose level is a proven finite-sample bound, plus "
+            f"{nominal:.2g} from the {len(decisions) - len(proven)} whose level is nominal (normal "
+            "or Student-t statistics under the assumption each check states). Each judged control "
             "can also miss its wrong formula, with probability 1 - power (at most 1e-3 where its "
             "power is computed beforehand, on its claim's page), which makes its claim refuted or "
-            "inconclusive: the controls, not the checks, dominate the chance of a false alarm.",
+            "inconclusive.",
         ]
     lines += [
         "",

@@ -108,6 +108,11 @@ def check_detail(check: dict) -> str:
     and its resolution when it states one (`detectable`)."""
     detail, reason = check["detail"], check.get("reason", "")
     text = detail if judged(check) or reason in detail else f"{detail}; not judged: {reason}"
+    if check.get("rule"):
+        text += f"; passes when {check['rule']}"
+    level = check.get("false_alarm")
+    if isinstance(level, dict):
+        text += f"; false alarm {level['alpha']:g} ({level['kind']}: {level['assumption']})"
     eps = check.get("detectable")
     if isinstance(eps, (int, float)):
         text += (
@@ -137,7 +142,13 @@ def tiers_summary(cert: dict) -> str:
     evidence = ", ".join(f"{counts[t]} {t}" for t in TIERS[:-1] if counts[t])
     tail = f"; {counts['consistency']} consistency (not evidence)" if counts["consistency"] else ""
     unjudged = sum(not judged(c) for c in cert["checks"])
-    return (evidence or "no evidence") + tail + (f"; {unjudged} not judged" if unjudged else "")
+    level = false_alarm_text(cert)
+    return (
+        (evidence or "no evidence")
+        + tail
+        + (f"; {unjudged} not judged" if unjudged else "")
+        + (f"; {level}" if level else "")
+    )
 
 
 _TAG_LIKE = re.compile(r"<(?=[A-Za-z/!?])")
@@ -182,3 +193,13 @@ def all_errata(
     fields as JSON values when `raw`, else as text."""
     parts = erratum_items if raw else erratum_parts
     return [(c["claim"], *parts(e)) for c in certs for e in c.get("errata", [])]
+
+
+def false_alarm_text(cert: dict) -> str:
+    """ "false alarm <= 2e-06 proven + 5.8e-05 nominal": the certificate's family-wise figure
+    (softlin/judge/levels.py), its proven and nominal parts apart; "" for a certificate without
+    statistical decisions or one written before the figure existed."""
+    fa = cert.get("false_alarm")
+    if not isinstance(fa, dict) or not (fa.get("bound") or fa.get("nominal")):
+        return ""
+    return f"false alarm <= {fa['bound']:.2g} proven + {fa['nominal']:.2g} nominal"

@@ -10,7 +10,6 @@ from softlin.claims.base import (
     Check,
     check_record,
     KIND_TIER,
-    reliability,
     TIERS,
     status_of,
     unjudged,
@@ -62,7 +61,11 @@ def test_a_check_not_judged_stays_in_the_record_and_out_of_the_verdict():
     assert status_of([low]) == status_of([_c(True, "consistency"), low]) == "inconclusive"
     assert status_of([_c(False, "statistical"), low]) == "refuted"
     unjudged_test = unjudged("Monte Carlo: no data", "montecarlo", "data absent")
-    assert reliability([_c(True, "statistical"), unjudged_test])["statistical_checks"] == 1
+    from softlin.judge import kinds, levels
+
+    counted = kinds.z_test("z", id="z", z=1.0, alpha=1e-6, assumption=levels.NORMAL_MEAN)
+    records = [check_record(c, "x") for c in (counted, unjudged_test, low)]
+    assert levels.family_wise(records) == {"bound": 0.0, "nominal": 1e-6}
     with pytest.raises(ValueError, match="passed None and a reason"):
         Check("c", "montecarlo", True, judged=False, reason="r")
     with pytest.raises(ValueError, match="passed None and a reason"):
