@@ -260,23 +260,25 @@ def outward(lo: float, hi: float) -> list[float]:
     return [math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)]
 
 
-def ball_interval(ball, widen: float = 0.0) -> list[float]:
+def ball_interval(ball, widen: float = 0.0, scale: float | None = None) -> list[float]:
     """An Arb ball (python-flint arb) as a float interval rounded outward and widened by `widen`
-    times its midpoint's magnitude (a float route's stated relative error): [nan, nan] when the
-    ball is not finite, so that containment is undecided."""
+    times `scale` (default: its midpoint's magnitude; a float route's stated error relative to
+    it): [nan, nan] when the ball is not finite, so that containment is undecided."""
     if not ball.is_finite():
         return [math.nan, math.nan]
     mid, rad = float(ball.mid()), float(ball.rad())
-    spread = rad + widen * abs(mid)
+    spread = rad + widen * (abs(mid) if scale is None else scale)
     return outward(mid - spread, mid + spread)
 
 
-def relative_width(ball) -> float:
-    """rad / |mid| of an Arb ball (inf for a ball around 0 or not finite)."""
+def relative_width(ball, scale: float | None = None) -> float:
+    """rad / scale of an Arb ball, scale its midpoint's magnitude by default (inf for a ball
+    around 0 or not finite)."""
     if not ball.is_finite():
         return math.inf
     mid, rad = abs(float(ball.mid())), float(ball.rad())
-    return rad / mid if mid > 0 else (0.0 if rad == 0 else math.inf)
+    size = mid if scale is None else scale
+    return rad / size if size > 0 else (0.0 if rad == 0 else math.inf)
 
 
 def containment(
@@ -287,16 +289,19 @@ def containment(
     balls: list,
     widen: float,
     max_relative_width: float,
+    scales: list | None = None,
     kind: str = "quadrature",
     detail: str = "",
 ) -> Check:
-    """Float values inside their Arb balls, each ball widened by `widen` times its midpoint (the
-    float route's stated relative error), rounded outward (rule value in bound, entrywise). A ball
-    that is not finite or wider than `max_relative_width` relative to its midpoint leaves the check
-    undecided: an enclosure too wide to decide is never a pass."""
-    if len(values) != len(balls):
+    """Float values inside their Arb balls, each ball widened by `widen` times its scale (the
+    float route's stated error; the scale is the ball's midpoint, or `scales` per entry where the
+    error is relative to the size of the terms summed), rounded outward (rule value in bound,
+    entrywise). A ball that is not finite or whose radius exceeds `max_relative_width` of its scale
+    leaves the check undecided: an enclosure too wide to decide is never a pass."""
+    if len(values) != len(balls) or (scales is not None and len(scales) != len(balls)):
         raise ValueError(f"containment {id}: {len(values)} values against {len(balls)} balls")
-    widths = [relative_width(b) for b in balls]
+    per = [None] * len(balls) if scales is None else [float(x) for x in scales]
+    widths = [relative_width(b, s) for b, s in zip(balls, per)]
     too_wide = [w for w in widths if not w <= max_relative_width]
     return verdict(
         name,
@@ -304,11 +309,11 @@ def containment(
         id=id,
         unit="values",
         value=[float(v) for v in values],
-        bound=[ball_interval(b, widen) for b in balls],
+        bound=[ball_interval(b, widen, s) for b, s in zip(balls, per)],
         rule="value in bound",
         tier="enclosure",
         detail=(detail + "; " if detail else "")
-        + f"balls widened by {widen:g} of their midpoints for the float route's error; largest "
+        + f"balls widened by {widen:g} of their scale for the float route's error; largest "
         f"relative width {max(widths):.2g} (at most {max_relative_width:g})",
         undecided=f"a ball's relative width {max(too_wide):.3g} exceeds the stated "
         f"{max_relative_width:g}"
@@ -329,10 +334,12 @@ def control(
     unit: str = "|z|",
     detail: str = "",
     false_alarm: FalseAlarm | None = None,
+    undecided: str = "",
 ) -> Check:
     """A negative control: its wrong formula must be refuted, statistic >= critical (rule value >=
     bound). It is judged only when its power, planned before its data, reaches POWER_TARGET: an
-    underpowered control is kept, not judged, with its power."""
+    underpowered control is kept, not judged, with its power. `undecided` (a reason) when the
+    refuting test itself could not decide."""
     if not (isinstance(power, (int, float)) and power >= POWER_TARGET):
         return unjudged(
             name,
@@ -356,4 +363,5 @@ def control(
         tier=tier,
         detail=(detail + "; " if detail else "") + f"planned power {power:.6f}",
         false_alarm=false_alarm,
+        undecided=undecided,
     )

@@ -44,6 +44,10 @@ EXACT_BINOMIAL = (
     "the exceedance indicators are independent Bernoulli with probability at most the stated p "
     "(independent prompts): the binomial tail is exact, a proven bound"
 )
+CATONI = (
+    "Catoni's deviation bound for the mean of independent draws, with the variance derived from "
+    "the law under test: a proven finite-sample level when the null holds"
+)
 ARCHIVED = "the archived run's decision, replayed; its level is the one it was made at"
 
 
@@ -74,10 +78,14 @@ def proven(alpha: float, assumption: str) -> FalseAlarm:
 
 
 def counted(record: dict) -> bool:
-    """Whether a certificate's check record enters the family-wise figure: judged, not a control,
-    and stating a false alarm."""
+    """Whether a certificate's check record enters the family-wise figure: a judged statistical or
+    archived decision (evidence whose failure would make the claim refuted), not a control, that
+    states a false alarm. A consistency check's failure only withholds "verified": not counted."""
     return (
-        record.get("judged", True) and record.get("kind") != "control" and "false_alarm" in record
+        record.get("judged", True)
+        and record.get("kind") != "control"
+        and record.get("tier") in ("statistical", "archived")
+        and "false_alarm" in record
     )
 
 

@@ -40,7 +40,8 @@ def test_default_scenario_is_verified_with_every_control_refuted_by_monte_carlo_
         v["statistical"] and "montecarlo:numerator" in v["refuted_by"] for v in summaries.values()
     )
     assert all(v["power"] >= REQUIRED_POWER for v in summaries.values())
-    assert cert["quantities"]["false_alarm_familywise"]["total"] <= 4e-3 + 3e-6
+    assert cert["quantities"]["controls_miss_probability"] <= 4e-3
+    assert cert["false_alarm"]["bound"] + cert["false_alarm"]["nominal"] <= 3e-6
     assert cert["quantities"]["rank_cov"] == 2
 
 
@@ -129,18 +130,26 @@ def test_wrong_exact_formula_is_refuted_at_40_digits():
 
 
 def _battery_result(numerator_passed, quadrature_passed, power):
+    from softlin.judge import kinds, levels
+
     checks = [
-        base.Check(
+        kinds.agreement(
             "c: derived formula at 40 digits",
             "quadrature",
-            quadrature_passed,
             id="battery/limit-40-digits",
+            error=0.0 if quadrature_passed else 1.0,
+            tolerance=1e-25,
         ),
-        base.Check(
+        # the numerator test: its largest Catoni ratio, refuting above 1
+        kinds.verdict(
             "c: E[e^(s-c) (V z' - T(z))] = 0 at every L (Monte Carlo)",
             "montecarlo",
-            numerator_passed,
             id=battery.NUMERATOR_ID,
+            unit="ratio",
+            value=0.5 if numerator_passed else 2.0,
+            bound=1.0,
+            rule="value <= bound",
+            false_alarm=levels.proven(1e-6, levels.CATONI),
         ),
     ]
     return battery.Battery(

@@ -56,14 +56,15 @@ import numpy as np
 
 from ...numerics import sampling, kernels, montecarlo, robust_mean, significance
 from ...numerics.significance import z_critical
-from ..base import check_false_alarm, Check, unjudged
+from ...judge import kinds as judge, levels
+from ..base import check_false_alarm, Check
 from ..findings import Findings
 from .numerator import numerator_power, numerator_ratio, numerator_tests
 from ..progress import sweep
 
 DIGITS_TOLERANCE = 1e-25
 FLOAT_RELATIVE_TOLERANCE = 1e-12
-REQUIRED_POWER = 0.999
+REQUIRED_POWER = judge.POWER_TARGET
 CONTROL_BUDGET_CAP = 16
 NUMERATOR_CHECK = "E[e^(s-c) (V z' - T(z))] = 0 at every L (Monte Carlo)"
 NUMERATOR_ID = "battery/numerator-zero-mean"
@@ -136,17 +137,16 @@ def formula_check(subject: Subject, queries: np.ndarray) -> Findings:
     value = float(worst)
     return Findings(
         [
-            Check(
+            judge.agreement(
                 f"{subject.label}: derived formula at 40 digits vs {subject.reference_name} "
                 "(mpmath, 40 digits)",
                 "quadrature",
-                value <= DIGITS_TOLERANCE,
-                value,
-                DIGITS_TOLERANCE,
-                f"max |formula - quadrature| over {len(queries)} queries; tolerance leaves 15 "
-                "of 40 digits",
                 id="battery/limit-40-digits",
+                error=value,
+                tolerance=DIGITS_TOLERANCE,
                 unit="absolute error",
+                detail=f"max |formula - quadrature| over {len(queries)} queries; tolerance leaves "
+                "15 of 40 digits",
             )
         ]
     )
@@ -173,16 +173,14 @@ def kernel_check(subject: Subject, kernel: np.ndarray, reference: np.ndarray, V)
         value = math.inf
     return Findings(
         [
-            Check(
+            judge.agreement(
                 f"{subject.label}: float64 kernel vs {subject.reference_name} (float64)",
                 "quadrature",
-                value <= FLOAT_RELATIVE_TOLERANCE,
-                value,
-                FLOAT_RELATIVE_TOLERANCE,
-                f"max |kernel - reference| / max(max |reference|, sqrt(E ||V z'||^2) = {size:.3g}) "
-                "over the queries",
                 id="battery/kernel-float64",
-                unit="relative error",
+                error=value,
+                tolerance=FLOAT_RELATIVE_TOLERANCE,
+                detail=f"max |kernel - reference| / max(max |reference|, sqrt(E ||V z'||^2) = "
+                f"{size:.3g}) over the queries",
             )
         ]
     )
@@ -263,29 +261,30 @@ def montecarlo_checks(
         series["quantile"].append(float(np.quantile(err[:, 0], 1 - budget.delta)))
         series["exceed"].append(counts)
     if rejected:
-        exceed_pass = False
         detail = (
             "binomial test rejected P(error > eps_L) <= delta at (L, query, count) = "
             f"{rejected[:4]}"
         )
-    elif informative == 0:
-        exceed_pass = None
-        detail = "every bound was vacuous (L too small for the denominator tail): undecided"
     else:
-        exceed_pass = True
         detail = f"{informative} informative (L, query) pairs, none rejected"
     checks = [
-        Check(
+        judge.verdict(
             f"{subject.label}: P(||T[mu_L] - T|| > eps_L(delta)) <= delta (Monte Carlo)",
             "montecarlo",
-            exceed_pass,
-            worst_freq,
-            budget.delta,
-            f"{detail}; exact binomial test, false-alarm {check_false_alarm():g} over {n_tests} "
-            f"tests, {budget.trials} prompts per L",
             id="battery/high-probability-bound",
             unit="rejections",
+            value=len(rejected),
+            bound=0,
+            rule="value <= bound",
+            detail=f"{detail}; value: the (L, query) pairs whose exact binomial test rejected, "
+            f"each at false alarm {alpha:.3g} (Bonferroni: {check_false_alarm():g} over "
+            f"{n_tests} tests); {budget.trials} prompts per L; largest exceedance frequency "
+            f"{worst_freq:.3g} against delta = {budget.delta:g}",
             detectable=binomial_detectable(budget, alpha) if informative else None,
+            false_alarm=levels.proven(check_false_alarm(), levels.EXACT_BINOMIAL),
+            undecided=""
+            if informative
+            else "every bound was vacuous (L too small for the denominator tail)",
         )
     ]
     # Mean squared error decreasing in L.
@@ -294,27 +293,24 @@ def montecarlo_checks(
     for j in range(len(budget.Ls) - 1):
         se = math.hypot(series["mse_stderr"][j], series["mse_stderr"][j + 1])
         zs.append((series["mse"][j] - series["mse"][j + 1]) / se if se > 0 else math.inf)
-    if not zs:
-        decrease = None
-    elif min(zs) < -z_alpha:
-        decrease = False
-    elif min(zs) > z_alpha:
-        decrease = True
-    else:
-        decrease = None
+    smallest = min(zs) if zs else math.nan
     checks.append(
-        Check(
+        judge.verdict(
             f"{subject.label}: mean squared error decreases in L (Monte Carlo)",
             "montecarlo",
-            decrease,
-            min(zs) if zs else None,
-            z_alpha,
-            f"smallest z-score of MSE(L_j) - MSE(L_j+1) over consecutive L; one-sided, "
+            id="battery/mse-decreases",
+            unit="z",
+            value=smallest,
+            bound=z_alpha,
+            rule="value >= bound",
+            detail="smallest z-score of MSE(L_j) - MSE(L_j+1) over consecutive L; one-sided, "
             f"false-alarm {check_false_alarm():g} in total; below -bound refutes, between "
             "is undecided",
             tier="consistency",
-            id="battery/mse-decreases",
-            unit="z",
+            false_alarm=levels.nominal(check_false_alarm(), levels.NORMAL_MEAN),
+            undecided="the decrease is within noise (-bound <= smallest z < bound)"
+            if -z_alpha <= smallest < z_alpha
+            else "",
         )
     )
     if subject.exact_mse is not None:
@@ -326,21 +322,22 @@ def montecarlo_checks(
     worst = float(np.max(ratios))
     decided = budget.trials > 2 * robust_mean.log_term(per_test)
     checks.append(
-        Check(
+        judge.verdict(
             f"{subject.label}: {NUMERATOR_CHECK}",
             "montecarlo",
-            (worst <= 1.0) if decided else None,
-            worst,
-            1.0,
-            f"largest |theta_hat| / r of Catoni's estimator over {ratios.size} "
+            id=NUMERATOR_ID,
+            unit="ratio",
+            value=worst,
+            bound=1.0,
+            rule="value <= bound",
+            detail=f"largest |theta_hat| / r of Catoni's estimator over {ratios.size} "
             "(L, query, coordinate) tests, radius from the derived variance; "
             f"false-alarm {check_false_alarm():g} in total (Bonferroni), "
             "non-asymptotic (no normal approximation); largest studentised |z| "
-            f"{float(np.max(np.abs(series['numerator_z']))):.3g} (diagnostic)"
-            + ("" if decided else f"; undecided: {budget.trials} prompts <= 2 log(2/delta)"),
-            id=NUMERATOR_ID,
-            unit="ratio",
+            f"{float(np.max(np.abs(series['numerator_z']))):.3g} (diagnostic)",
             detectable=numerator_detectable(limit, var_x, budget, per_test) if decided else None,
+            false_alarm=levels.proven(check_false_alarm(), levels.CATONI),
+            undecided="" if decided else f"{budget.trials} prompts <= 2 log(2/delta)",
         )
     )
     return Findings(checks, series=series)
@@ -398,7 +395,7 @@ def exact_mse_check(subject: Subject, series: dict, budget: Budget, limit_size2:
     judged = [j for j, e in enumerate(series["exact_mse"]) if e is not None]
     name = f"{subject.label}: Monte Carlo MSE equals the exact finite-L MSE at every L"
     if not judged:
-        return unjudged(
+        return judge.unjudged(
             name,
             "montecarlo",
             "no L at which the exact route reaches every query",
@@ -410,13 +407,12 @@ def exact_mse_check(subject: Subject, series: dict, budget: Budget, limit_size2:
     rounding = ROUNDING_MSE * (1.0 + limit_size2)
 
     def z(j):
+        # A point mass has no spread: its standard error is floored at rounding / zc, so that
+        # |z| <= zc says |diff| <= rounding, and the statistic stays a finite number.
         diff, se = series["mse"][j] - series["exact_mse"][j], series["mse_stderr"][j]
-        if se > 0:
-            return diff / se
-        return 0.0 if abs(diff) <= rounding else math.inf
+        return diff / se if se > 0 else diff * zc / rounding
 
     zs = [z(j) for j in judged]
-    worst = max(zs, key=abs)
     # resolution: a relative slip of the exact MSE; an L judged exactly (no spread) resolves
     # its rounding
     eps = [
@@ -428,19 +424,18 @@ def exact_mse_check(subject: Subject, series: dict, budget: Budget, limit_size2:
         and math.isfinite(series["exact_mse"][j])
         and math.isfinite(series["mse_stderr"][j])
     ]
-    return Check(
+    return judge.z_test(
         name,
-        "montecarlo",
-        abs(worst) <= zc,
-        float(abs(worst)),
-        zc,
-        "largest |z| of (mean over prompts and queries of |T[mu_L](z) - claimed T(z)|^2 - exact "
-        "E|T[mu_L](z) - T[mu](z)|^2 (quadrature of A_L, B_L)) / standard error, "
-        f"at L = {[budget.Ls[j] for j in judged]}; {budget.trials} prompts per L; "
-        f"two-sided, false-alarm {check_false_alarm():g} in total (Bonferroni); nominal "
-        f"(normal approximation of a mean of {budget.trials} squared errors)",
         id="battery/mse-exact",
-        unit="|z|",
+        z=zs,
+        alpha=check_false_alarm(),
+        tests=len(judged),
+        assumption=levels.NORMAL_MEAN,
+        detail="largest |z| of (mean over prompts and queries of |T[mu_L](z) - claimed T(z)|^2 - "
+        "exact E|T[mu_L](z) - T[mu](z)|^2 (quadrature of A_L, B_L)) / standard error, "
+        f"at L = {[budget.Ls[j] for j in judged]}; {budget.trials} prompts per L (a mean of "
+        f"{budget.trials} squared errors: skewed, its level measured about 1.3 times nominal at "
+        "quick, docs/certificates.md)",
         detectable=min(eps) if eps else None,
     )
 
@@ -540,7 +535,7 @@ def control_check(result: Battery, label: str, key: str) -> Check:
             else f"planned power {power:.6f} below {REQUIRED_POWER} at this scenario and budget "
             f"(delta = {summary['delta']:.3g})"
         )
-        return unjudged(
+        return judge.unjudged(
             name,
             "control",
             why,
@@ -549,16 +544,18 @@ def control_check(result: Battery, label: str, key: str) -> Check:
             id=f"control/{key}",
             unit="power",
         )
-    return Check(
+    numerator = next(c for c in result.findings.checks if c.id == NUMERATOR_ID)
+    return judge.control(
         name,
-        "control",
-        summary["statistical"],
-        power,
-        REQUIRED_POWER,
-        f"refuted by: {', '.join(summary['refuted_by']) or 'nothing'}; only the Monte Carlo "
-        f"numerator test counts; its power computed beforehand from derived moments: {power:.6f} "
-        f"(delta = {summary['delta']:.3g})",
-        tier="statistical",
         id=f"control/{key}",
-        unit="power",
+        statistic=numerator.value,
+        critical=numerator.bound,
+        power=power,
+        tier="statistical",
+        unit="ratio",
+        detail=f"value: the numerator test's largest Catoni ratio |theta_hat| / r, which must "
+        f"exceed 1 (the wrong limit refuted by the Monte Carlo route itself); refuted by: "
+        f"{', '.join(summary['refuted_by']) or 'nothing'}; power computed beforehand from "
+        f"derived moments (delta = {summary['delta']:.3g})",
+        undecided=numerator.reason if numerator.passed is None else "",
     )

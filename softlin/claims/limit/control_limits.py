@@ -13,7 +13,7 @@ import numpy as np
 
 from ...numerics import control_limits_enclosure as enclosure, limits
 from ...numerics.selfnormalised_enclosure import outward
-from ..base import Check
+from ...judge import kinds as judge
 from ..findings import Findings
 
 # The float route's rounding, relative to sum_j |V_ij| max|f| (|f| <= sqrt 3): a handful of float
@@ -27,31 +27,28 @@ def control_limits_check(queries: np.ndarray, U: np.ndarray, V: np.ndarray) -> F
     """The check (tier enclosure) and, as a quantity, the balls as [lower, upper] per query and
     output coordinate."""
     scale = np.sum(np.abs(np.atleast_2d(V)), axis=1) * math.sqrt(3)  # per output coordinate
-    worst, widest, written = 0.0, 0.0, {}
+    values, balls, scales, written = [], [], [], {}
     for law, float_route in FLOAT_ROUTES.items():
-        values = float_route(U, V, queries)  # (n, k)
-        balls = enclosure.limit_balls(law, U, V, queries)
-        for n, row in enumerate(balls):
+        floats = float_route(U, V, queries)  # (n, k)
+        law_balls = enclosure.limit_balls(law, U, V, queries)
+        for n, row in enumerate(law_balls):
             for i, ball in enumerate(row):
-                outside = max(0.0, abs(values[n, i] - float(ball.mid())) - float(ball.rad()))
-                worst = max(worst, outside / max(scale[i], 1e-300))
-                widest = max(widest, 2 * float(ball.rad()) / max(scale[i], 1e-300))
-        written[law] = [[outward(ball) for ball in row] for row in balls]
-    check = Check(
+                values.append(floats[n, i])
+                balls.append(ball)
+                scales.append(max(scale[i], 1e-300))
+        written[law] = [[outward(ball) for ball in row] for row in law_balls]
+    check = judge.containment(
         "controls: the derived limits V tanh(U z) and V (sqrt3 coth(sqrt3 U z) - 1/(U z)) lie in "
-        "Arb "
-        "enclosures from the laws' definitions",
-        "quadrature",
-        worst <= FLOAT_ROUTE_RELATIVE,
-        worst,
-        FLOAT_ROUTE_RELATIVE,
-        f"at the {len(queries)} battery queries: the emitted kernels (floats) against balls of "
-        "E[x e^(ax)] / E[e^(ax)] (two-point sums; acb.integral over [-sqrt3, sqrt3]); value: the "
-        "largest "
-        "distance of a float outside its ball relative to sum_j |V_ij| sqrt3; widest ball "
-        f"{widest:.1e} of that scale",
-        tier="enclosure",
+        "Arb enclosures from the laws' definitions",
         id="controls/limits-enclosure",
-        unit="relative error",
+        values=values,
+        balls=balls,
+        widen=FLOAT_ROUTE_RELATIVE,
+        # a ball wider than the float route's error could hide a slip of that size
+        max_relative_width=FLOAT_ROUTE_RELATIVE,
+        scales=scales,
+        detail=f"at the {len(queries)} battery queries, both laws: the emitted kernels (floats) "
+        "against balls of E[x e^(ax)] / E[e^(ax)] (two-point sums; acb.integral over "
+        "[-sqrt3, sqrt3]); scale: sum_j |V_ij| sqrt3 per output coordinate",
     )
     return Findings([check], {"control_limit_enclosure": written})

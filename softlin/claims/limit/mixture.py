@@ -28,13 +28,14 @@ from ...numerics import limits, numerator_moments, quadrature
 from ...numerics.laws import MixtureLaw
 from .. import exact, scenario as scen
 from .. import budgets
+from ...judge import kinds as judge
 from ..base import Check, Claim, certificate
 from ..base import Absent
 from ..hunt_space import Space, mixture_region
 from .battery import Budget, Subject, control_findings, run_battery, run_control
 from ..findings import Findings
 from ..common import budget_for, provenance, queries_for, symbolic_check
-from .lemma21 import familywise_false_alarm, gaussian_subject
+from .lemma21 import controls_miss_probability, gaussian_subject
 from ...mathml import T_MU_Z, fenced, mathml_formula, mi, mo
 from ..references import reference_routes
 
@@ -192,8 +193,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
         )
     )
     f.add(controls)
-    familywise = familywise_false_alarm(main.findings.checks, controls.quantities["controls"])
-    f.add(Findings(quantities={"false_alarm_familywise": familywise}))
+    miss = controls_miss_probability(controls.quantities["controls"])
+    f.add(Findings(quantities={"controls_miss_probability": miss}))
     if s.get("query") is not None:
         f.add(
             Findings(
@@ -230,16 +231,14 @@ def degenerate_check(U, V, d: int, queries: np.ndarray) -> Check:
     gap = float(
         np.max(np.abs(degenerate - rademacher)) / max(float(np.max(np.abs(rademacher))), 1e-8)
     )
-    return Check(
+    return judge.agreement(
         "degenerate mixture: point masses at (+-1, ..., +-1) give the exact Rademacher limit",
         "quadrature",
-        gap <= 1e-12,
-        gap,
-        1e-12,
-        f"iid Rademacher tokens are the equal-weight mixture of {2**d} point masses; relative "
-        "gap between the mixture limit and the 40-digit two-point enumeration",
         id="degenerate/rademacher-limit",
-        unit="relative error",
+        error=gap,
+        tolerance=1e-12,
+        detail=f"iid Rademacher tokens are the equal-weight mixture of {2**d} point masses; "
+        "relative gap between the mixture limit and the 40-digit two-point enumeration",
     )
 
 
