@@ -20,6 +20,15 @@ finite-prompt-risk).
     python benchmarks/bench_sampler.py            # full run (about a minute on 2 cores)
     python benchmarks/bench_sampler.py --quick    # smoke run (seconds)
     python benchmarks/bench_sampler.py --json out.json
+    python benchmarks/bench_sampler.py --grid     # the issue's grid: auto against full and bare
+
+`--grid` times `sampled_outputs` at d = 5 and one query per prompt, for L from 16 to 1e6 and prompt
+counts from 1 to 1e4: "auto" (what the claims call), "full", and the bare draw of the L x d normals,
+per prompt. A count of prompts costs its number of blocks times a block's time (the engine draws
+min(prompts, max(1, tokens per chunk // L)) prompts a block), so a count whose prompts exceed
+TOKEN_BUDGET tokens is timed on whole blocks up to that budget and scaled: a count of 1e4 prompts of
+1e6 tokens would take hours and teaches nothing more. The targets: auto / bare L x d <= 0.4 from
+L = 1e4, and auto never slower than full.
 """
 
 from __future__ import annotations
@@ -167,13 +176,70 @@ def risk_rows(quick: bool, repeats: int) -> list[dict]:
     return rows
 
 
+GRID_LS = (16, 64, 1024, 10**4, 10**5, 10**6)
+GRID_PROMPTS = (1, 10, 100, 1000, 10**4)
+TOKEN_BUDGET = 2 * 10**6  # tokens a timed run draws at most (the docstring)
+
+
+def timed_prompts(prompts: int, L: int) -> int:
+    """How many of `prompts` prompts of length L a grid cell times (module docstring): all of them
+    within TOKEN_BUDGET tokens, else whole engine blocks up to it (at least one block)."""
+    if prompts * L <= TOKEN_BUDGET:
+        return prompts
+    block, _ = attention.block_shape(prompts, L, 8 * 2 * 2, attention.DEFAULT_WORK_BYTES)
+    return max(block, (TOKEN_BUDGET // L) // block * block)
+
+
+def grid(repeats: int) -> list[dict]:
+    law, U, V = setup(5)
+    queries = np.random.default_rng(1).normal(size=(1, 5))
+    rows = []
+    print(f"d = 5, one query; seconds per prompt, median of {repeats}")
+    print(
+        f"{'L':>8} {'prompts':>7} {'timed':>6} {'auto':>10} {'full':>10} {'bare Ld':>10} "
+        f"{'auto/Ld':>8} {'auto/full':>9}"
+    )
+    for L in GRID_LS:
+        for prompts in GRID_PROMPTS:
+            n = timed_prompts(prompts, L)
+            rng = np.random.default_rng(1)
+            runs = {
+                "auto": lambda: sampling.sampled_outputs(law, rng, n, L, U, V, queries),
+                "full": lambda: sampling.sampled_outputs(
+                    law, rng, n, L, U, V, queries, sampler="full"
+                ),
+                "bare": lambda: bare_draw(rng, n, L, 5, 0),
+            }
+            times = {name: [] for name in runs}
+            for _ in range(repeats):  # interleaved, so drifts hit every column alike
+                for name, fn in runs.items():
+                    times[name].append(timed(fn) / n)
+            r = {"L": L, "prompts": prompts, "timed": n}
+            r.update({name: statistics.median(ts) for name, ts in times.items()})
+            r["auto_over_bare"], r["auto_over_full"] = r["auto"] / r["bare"], r["auto"] / r["full"]
+            rows.append(r)
+            print(
+                f"{L:8d} {prompts:7d} {n:6d} {r['auto']:10.2e} {r['full']:10.2e} "
+                f"{r['bare']:10.2e} {r['auto_over_bare']:8.2f} {r['auto_over_full']:9.2f}",
+                flush=True,
+            )
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--json", help="write the results as JSON")
     parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--grid", action="store_true", help="the issue's grid (module docstring)")
     args = parser.parse_args(argv)
     repeats = args.repeats or (1 if args.quick else 3)
+    if args.grid:
+        rows = grid(repeats)
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump({"grid": rows}, fh, indent=2)
+        return 0
     Ls = [16, 1024, 10**4] if args.quick else [16, 1024, 10**5, 10**6]
     ds = [2, 5] if args.quick else [2, 5, 20]
     tokens = 10**5 if args.quick else 2 * 10**6  # tokens per timed run (prompts = tokens / L)

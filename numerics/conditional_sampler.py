@@ -21,15 +21,22 @@ import numpy as np
 from .attention import DEFAULT_WORK_BYTES, SoftmaxAccumulator, block_shape
 
 
+# The fewest tokens (prompts x L) for which "auto" takes the conditional sampler (conditional_pays).
+CONDITIONAL_MIN_TOKENS = 4096
+
+
 def is_gaussian(law) -> bool:
     return hasattr(law, "root") and hasattr(law, "mean") and getattr(law, "name", "") == "gaussian"
 
 
-def conditional_pays(L: int, Q: int, r: int) -> bool:
-    """Where "auto" takes the conditional sampler (measured by benchmarks/bench_sampler.py): it
-    draws L Q normals for L r, but a token then costs about 3 Q^2 products for the full draw's
-    2 Q r, and each prompt a QR and an eigendecomposition; it pays from 2 Q <= r and L >= 64."""
-    return 2 * Q <= r and L >= 64
+def conditional_pays(L: int, Q: int, r: int, prompts: int) -> bool:
+    """Where "auto" takes the conditional sampler (measured by benchmarks/bench_sampler.py --grid):
+    it draws L Q normals for L r, but a token then costs about 3 Q^2 products for the full draw's
+    2 Q r, and each block of prompts a QR and an eigendecomposition (about 0.1 ms on 2 cores). It
+    pays from 2 Q <= r and L >= 64 once a call draws at least CONDITIONAL_MIN_TOKENS tokens in all
+    (measured break-even at d = 5, one query: about 1000 to 2000 tokens; a few prompts of 64 tokens
+    are faster drawn whole)."""
+    return 2 * Q <= r and L >= 64 and prompts * L >= CONDITIONAL_MIN_TOKENS
 
 
 def accumulator_conditional_pays(L: int, Q: int, components: int) -> bool:
@@ -55,6 +62,16 @@ def project_off(W: np.ndarray, xi: np.ndarray) -> np.ndarray:
     return xi - np.matmul(W, np.matmul(np.swapaxes(W, -1, -2), xi))
 
 
+def token_sum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """sum_c x[p, q, c] y[p, r, c], (pb, Q, R): the sums over a chunk's tokens. With one row on
+    each side it is a dot product over a long axis, which the BLAS behind np.matmul threads badly
+    (measured on 2 cores: about 500 ns a token with two threads, 0.3 with one); np.einsum's own
+    loop takes about 0.6 ns. Wider products go to np.matmul, where BLAS pays."""
+    if x.shape[1] == 1 and y.shape[1] == 1:
+        return np.einsum("pqc,prc->pqr", x, y)
+    return np.matmul(x, y.transpose(0, 2, 1))
+
+
 def conditional_block(
     rng: np.random.Generator, beta: np.ndarray, L: int, c: int, participation: bool
 ):
@@ -73,7 +90,8 @@ def conditional_block(
     for t0 in range(0, L, c):
         cc = min(c, L - t0)
         t = rng.standard_normal((pb, Q, cc))
-        s = np.matmul(coef, t)  # (pb, Q, cc)
+        # (pb, Q, cc); one query: a scale, not a 1 x 1 product (token_sum says why)
+        s = coef * t if Q == 1 else np.matmul(coef, t)
         chunk_top = s.max(axis=2, keepdims=True)
         if t0 == 0:
             top = chunk_top
@@ -87,8 +105,8 @@ def conditional_block(
         np.subtract(s, top, out=s)
         np.exp(s, out=s)
         den += s.sum(axis=2, keepdims=True)
-        num += np.matmul(s, t.transpose(0, 2, 1))
-        gram += np.matmul(s, s.transpose(0, 2, 1))
+        num += token_sum(s, t)
+        gram += token_sum(s, s)
     mean_t = num / den  # (pb, Q, Q): row j is sum_i p_ji t_i
     G = gram / (den * den.transpose(0, 2, 1))
     root = gram_root(G)
@@ -185,8 +203,8 @@ def conditional_accumulator(
             for k, (_, coef, _) in enumerate(parts):
                 w_k = w if masks is None else w * masks[k]
                 dens[k] += w_k.sum(axis=2, keepdims=True)
-                sums[k] += np.matmul(w_k, t[:, : coef.shape[1]].transpose(0, 2, 1))
-                grams[k] += np.matmul(w_k, w_k.transpose(0, 2, 1))
+                sums[k] += token_sum(w_k, t[:, : coef.shape[1]])
+                grams[k] += token_sum(w_k, w_k)
         total = np.zeros((pb, Q, A.shape[1]))  # sum_i w_ji z_i
         for k, ((_, _, W), m, B) in enumerate(zip(parts, means, roots)):
             xi = rng.standard_normal((pb, B.shape[1], Q))

@@ -189,7 +189,9 @@ def sampled_outputs(
         if participation:
             part[:] = 1.0 / L
         return SampledOutputs(out, part, int(L))
-    if gaussian and (sampler == "conditional" or (sampler == "auto" and conditional_pays(L, Q, r))):
+    if gaussian and (
+        sampler == "conditional" or (sampler == "auto" and conditional_pays(L, Q, r, prompts))
+    ):
         pb_max, c = block_shape(prompts, L, 8 * 2 * Q * 2, work_bytes)
         for p0 in range(0, prompts, pb_max):
             pb = min(pb_max, prompts - p0)

@@ -135,15 +135,31 @@ def test_auto_takes_the_conditional_sampler_only_where_it_pays():
     law = GaussianLaw([0.0, 0.0, 0.0, 0.0], np.eye(4))
     one, two, three = np.ones((1, 4)), np.eye(4)[:2], np.eye(4)[:3]
     same = lambda a, b: np.array_equal(a.output, b.output)
-    run = lambda q, L, s: sampling.sampled_outputs(
-        law, np.random.default_rng(0), 4, L, 0.5 * np.eye(4), np.eye(4), q, sampler=s
+    run = lambda q, L, s, prompts=64: sampling.sampled_outputs(
+        law, np.random.default_rng(0), prompts, L, 0.5 * np.eye(4), np.eye(4), q, sampler=s
     )
     for q in (one, two):  # 2 Q <= r = 4
+        # 64 prompts of 64 tokens: CONDITIONAL_MIN_TOKENS = 4096 in all
         assert same(run(q, 64, "auto"), run(q, 64, "conditional")) and not same(
             run(q, 64, "auto"), run(q, 64, "full")
         )
         assert same(run(q, 63, "auto"), run(q, 63, "full"))  # short prompts: QR and eigh dominate
+        # a few short prompts: the per-block QR and eigh are not amortised
+        assert same(run(q, 64, "auto", prompts=63), run(q, 64, "full", prompts=63))
     assert same(run(three, 64, "auto"), run(three, 64, "full"))
+
+
+def test_one_query_sums_its_tokens_without_a_threaded_dot():
+    """token_sum's one-row branch (np.einsum) equals the matrix product it replaces."""
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=(3, 1, 1000)), rng.normal(size=(3, 1, 1000))
+    np.testing.assert_allclose(
+        conditional_sampler.token_sum(x, y), x @ y.transpose(0, 2, 1), rtol=1e-12
+    )
+    wide = rng.normal(size=(3, 2, 1000))
+    np.testing.assert_array_equal(
+        conditional_sampler.token_sum(wide, wide), wide @ wide.transpose(0, 2, 1)
+    )
 
 
 @pytest.mark.parametrize("work_bytes", [300, 10**6])
