@@ -15,21 +15,33 @@ from ...numerics import significance
 from ...numerics import tilted_moments as nt
 from ...numerics.montecarlo import ROUNDOFF
 from ...numerics.significance import power_of_z, z_critical
-from ..base import check_false_alarm, Check, unjudged
+from ...judge import kinds as judge, levels
+from ..base import check_false_alarm
 from ..findings import Findings
 
-REQUIRED_POWER = 0.999
 POWER_ORDERS = (0, 4)  # entries whose estimator variance is derived (orders up to 2 x 4 = 8)
 
 
-def z_score(mean: float, se: float, claimed: float) -> float:
+def z_score(mean: float, se: float, claimed: float, z_crit: float) -> float:
     """|mean - claimed| / se; where the weighted Y_pq has no spread beyond rounding (Y constant over
     every pair: |z'|^p = 0 when Gamma = 0 and m = 0) the mean is exact, but se = 0 would make the
-    ratio inf whatever the closed form and refute a correct one. Such a mean is judged exactly: 0
-    when it equals the closed form up to rounding, inf (a refutation) when not."""
+    ratio inf whatever the closed form and refute a correct one. Such a mean is judged exactly,
+    against its rounding allowance 1e3 ROUNDOFF max(|mean|, |claimed|): its score is
+    z_crit |mean - claimed| / allowance, at most z_crit exactly when the mean equals the closed form
+    up to rounding, beyond it (a refutation) when not (a finite number, so the judge decides it)."""
     if se > ROUNDOFF * abs(mean):
         return abs(mean - claimed) / se
-    return 0.0 if abs(mean - claimed) <= 1e3 * ROUNDOFF * max(abs(mean), abs(claimed)) else math.inf
+    return exact_score(mean, claimed, z_crit)
+
+
+def exact_score(mean: float, claimed: float, z_crit: float) -> float:
+    """An exactly judged mean's score (z_score): z_crit times its distance from `claimed` in units
+    of the rounding allowance 1e3 ROUNDOFF max(|mean|, |claimed|) (0 when both are 0)."""
+    allowance = 1e3 * ROUNDOFF * max(abs(mean), abs(claimed))
+    gap = abs(mean - claimed)
+    if gap == 0:
+        return 0.0
+    return z_crit * gap / allowance if allowance > 0 else math.nan  # a NaN mean: undecided
 
 
 def montecarlo_check(
@@ -38,7 +50,7 @@ def montecarlo_check(
     """z-tests of the closed forms against Monte Carlo from `law`; Bonferroni over tested
     entries. The check with its largest |z| (and the Monte Carlo c = 1 table) as quantities, and
     the Monte Carlo means and standard errors {c: (mean, se)} that the negative controls judge."""
-    tested, worst, details = 0, 0.0, []
+    tested, details = 0, []
     results = {}
     for c in tm.POWERS:
         if not nt.variance_finite(lam, c):
@@ -47,38 +59,40 @@ def montecarlo_check(
         mean, se = nt.monte_carlo(law, log_normaliser, U, Sq, c, n, rng)
         results[c] = (mean, se)
         tested += sum(tables[c][i][j] != sp.oo for i in range(3) for j in range(3))
+    name = f"{label}: Monte Carlo against the closed forms"
     if tested == 0:
-        check = Check(
-            f"{label}: Monte Carlo against the closed forms",
-            "montecarlo",
-            None,
-            None,
-            None,
-            "; ".join(details) or "nothing testable",
+        check = judge.z_test(
+            name,
             id="montecarlo/closed-forms",
-            unit="|z|",
+            z=[],
+            alpha=check_false_alarm(),
+            assumption=levels.NORMAL_MEAN,
+            detail="; ".join(details) or "nothing testable",
+            undecided="no entry testable: " + ("; ".join(details) or "nothing testable"),
         )
-        return Findings([check], {"mc_max_abs_z": check.value}), results
+        return Findings([check], {"mc_max_abs_z": None}), results
     z_crit = z_critical(check_false_alarm(), tested)
+    scores = []
     for c, (mean, se) in results.items():
         for i in range(3):
             for j in range(3):
                 if tables[c][i][j] == sp.oo:
                     continue
-                worst = max(worst, z_score(mean[i, j], se[i, j], float(tables[c][i][j])))
+                scores.append(z_score(mean[i, j], se[i, j], float(tables[c][i][j]), z_crit))
     details.append(
-        f"{n} pairs (z, z') per tilt power; largest |z| over {tested} entries; two-sided, "
-        f"false-alarm {check_false_alarm():g} in total (Bonferroni, normal approximation)"
+        f"{n} pairs (z, z') per tilt power; largest |z| over {tested} entries (an entry without "
+        "spread beyond rounding is judged exactly, its score z_crit x its distance in rounding "
+        "allowances); Bonferroni, normal approximation"
     )
-    check = Check(
-        f"{label}: Monte Carlo against the closed forms",
-        "montecarlo",
-        bool(worst <= z_crit),
-        worst,
-        z_crit,
-        "; ".join(details),
+    check = judge.z_test(
+        name,
         id="montecarlo/closed-forms",
-        unit="|z|",
+        z=scores,
+        alpha=check_false_alarm(),
+        tests=tested,
+        sided=2,
+        assumption=levels.NORMAL_MEAN,
+        detail="; ".join(details),
         detectable=montecarlo_detectable(tables, results, z_crit),
     )
     found = Findings([check], {"mc_max_abs_z": check.value})
@@ -149,10 +163,14 @@ def control_findings(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam) ->
             if (c, i, j) in sd and sd[c, i, j] > 0:
                 best = max(best, abs(float(tables[c][i][j] - wrong)) / sd[c, i, j])
             mean, se = mc_results[c]
-            z = abs(mean[i, j] - float(wrong)) / se[i, j] if se[i, j] > 0 else math.inf
+            z = (
+                abs(mean[i, j] - float(wrong)) / se[i, j]
+                if se[i, j] > 0
+                else exact_score(mean[i, j], float(wrong), z_crit)
+            )
             worst_z = max(worst_z, z)
         power = power_of_z(best, z_crit)
-        refuted = worst_z > z_crit
+        refuted = worst_z >= z_crit  # the control's rule (judge.control: value >= bound)
         summaries[name] = {
             "refuted_by": ["montecarlo"] if refuted else [],
             "statistical": refuted,
@@ -167,34 +185,17 @@ def control_findings(wrong_forms, tables, mc_results, me, ce, Ue, Se, n, lam) ->
             f"{worst_z:.3g} (critical {z_crit:.3g}, {len(tested)} entries); power computed "
             f"beforehand from the derived estimator variance: {power:.6f} (delta = {best:.3g})"
         )
-        if power >= REQUIRED_POWER:
-            checks.append(
-                Check(
-                    label,
-                    "control",
-                    refuted,
-                    power,
-                    REQUIRED_POWER,
-                    detail,
-                    tier="statistical",
-                    id=f"control/{key}",
-                    unit="power",
-                )
+        # judged by the plan, never by the sample (judge.control): a lucky refutation at low power
+        # is no evidence
+        checks.append(
+            judge.control(
+                label,
+                id=f"control/{key}",
+                statistic=worst_z,
+                critical=z_crit,
+                power=power,
+                tier="statistical",
+                detail=detail,
             )
-        else:
-            # judged by the plan, never by the sample: a lucky refutation at low power is no
-            # evidence
-            checks.append(
-                unjudged(
-                    label,
-                    "control",
-                    f"planned power {power:.6f} below {REQUIRED_POWER}",
-                    tier="statistical",
-                    value=power,
-                    bound=REQUIRED_POWER,
-                    detail=detail,
-                    id=f"control/{key}",
-                    unit="power",
-                )
-            )
+        )
     return Findings(checks, {"controls": summaries})
