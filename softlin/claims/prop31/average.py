@@ -18,7 +18,8 @@ import sympy as sp
 
 from ...derivations import fluctuations
 from ...numerics import fits, montecarlo, query_average, selfnormalised, significance
-from ..base import check_false_alarm, Check
+from ...judge import kinds as judge, levels
+from ..base import check_false_alarm
 from ..exact import rational_matrix
 from .common import remainder_exponent, DIGITS, REGIMES, TABLE_RELATIVE_ERROR
 from ..progress import progress, sweep
@@ -91,26 +92,26 @@ def query_averaged(
     }
 
 
-def per_L_check(label, av, alpha, key: str) -> Check:
+def per_L_check(label, av, alpha, key: str) -> judge.Check:
+    """Monte Carlo against the exact finite-L error at each L: `alpha` the check's false alarm in
+    total, shared by Bonferroni over its L."""
     zs = [
         max(0.0, abs(m - e) - TABLE_RELATIVE_ERROR * e) / math.hypot(s1, s2)
         for m, e, s1, s2 in zip(av["mc"], av["exact"], av["mc_se"], av["exact_se"])
     ]
-    zc = significance.z_critical(alpha)
-    worst = float(np.max(zs))
-    return Check(
+    zc = significance.z_critical(alpha, len(zs))
+    return judge.z_test(
         f"{label}: Monte Carlo L2(nu) error equals the exact finite-L value at every L",
-        "montecarlo",
-        worst <= zc,
-        worst,
-        zc,
-        "z = (|Monte Carlo - exact| - 1e-3 exact) / combined standard error "
+        id=f"{key}/montecarlo-vs-exact",
+        z=zs,
+        alpha=alpha,
+        tests=len(zs),
+        sided=2,
+        assumption=levels.NORMAL_MEAN,
+        detail="z = (|Monte Carlo - exact| - 1e-3 exact) / combined standard error "
         "(1e-3: the tables' interpolation error); exact = quadrature in the prompt averaged over "
         f"importance-weighted query draws (proposal N(0, {av['scale']:.3g} Sigma_q)); per-L |z|: "
-        + ", ".join(f"{z:.2f}" for z in zs)
-        + f"; two-sided at false-alarm {alpha:.2g} each (Bonferroni)",
-        id=f"{key}/montecarlo-vs-exact",
-        unit="|z|",
+        + ", ".join(f"{z:.2f}" for z in zs),
         detectable=significance.resolution(
             av["exact"],
             np.hypot(av["mc_se"], av["exact_se"]),
@@ -120,24 +121,26 @@ def per_L_check(label, av, alpha, key: str) -> Check:
     )
 
 
-def slope_check(label, av, kappa, key: str) -> Check:
+def slope_check(label, av, kappa, key: str) -> judge.Check:
+    """The fitted log-log slope against the exact finite-L slope over the same L: a z-test of their
+    difference (value |z|; the slopes in the detail)."""
     fit = av["fit"]
     se = math.hypot(fit.stderr, av["predicted_slope_se"])
     z = (fit.slope - av["predicted_slope"]) / se
     zc = significance.z_critical(check_false_alarm(), 1 + len(REGIMES))
-    return Check(
+    return judge.z_test(
         f"{label}: fitted log-log slope equals the exact finite-L slope over the tested L",
-        "montecarlo",
-        abs(z) <= zc,
-        fit.slope,
-        av["predicted_slope"],
-        f"weighted least squares of ln MSE on ln L: measured {fit.slope:.4f} +- {fit.stderr:.4f} "
-        f"(chi2 {fit.chi2:.2f} on {fit.dof} dof), exact over the same L "
-        f"{av['predicted_slope']:.4f} +- {av['predicted_slope_se']:.4f}, asymptotic "
-        f"kappa {kappa:.4f}; |z| = {abs(z):.2f} <= {zc:.2f} (two-sided, false-alarm "
-        f"{check_false_alarm():g} over the {1 + len(REGIMES)} fits)",
         id=f"{key}/slope",
-        unit="slope",
+        z=z,
+        alpha=check_false_alarm(),
+        tests=1 + len(REGIMES),
+        sided=2,
+        assumption=levels.NORMAL_FIT,
+        detail=f"weighted least squares of ln MSE on ln L: measured {fit.slope:.4f} +- "
+        f"{fit.stderr:.4f} (chi2 {fit.chi2:.2f} on {fit.dof} dof), exact over the same L "
+        f"{av['predicted_slope']:.4f} +- {av['predicted_slope_se']:.4f}, asymptotic "
+        f"kappa {kappa:.4f}; z = (measured - exact) / {se:.4f} = {z:.2f} (the false alarm shared "
+        f"over the {1 + len(REGIMES)} fits)",
         detectable=significance.resolution(av["predicted_slope"], se, zc),
     )
 
@@ -173,48 +176,56 @@ def first_order_estimate(av, Ls, lam: float) -> tuple[float, float, float]:
     return estimate, stderr, tail
 
 
-def first_order_mc_check(av, coef, Ls, lam) -> Check:
-    """The pooled Monte Carlo estimate of lim L x error against the closed-form coefficient."""
+def first_order_mc_check(av, coef, Ls, lam) -> judge.Check:
+    """The pooled Monte Carlo estimate of lim L x error against the closed-form coefficient:
+    value z = (|estimate - coefficient| - allowance) / se (signed: negative within the allowance),
+    against the two-sided critical value; undecided when the tail allowance is infinite."""
     est, se, allowance = first_order_estimate(av, Ls, lam)
     zc = significance.z_critical(check_false_alarm())
     z = (abs(est - coef) - allowance) / se
     rho = remainder_exponent(lam)
-    passed = None if not math.isfinite(allowance) else z <= zc
-    return Check(
+    return judge.verdict(
         "L E||T[mu_L] - T[mu]||^2_{L2(nu)} -> first_order_coefficient (Monte Carlo, pooled over L)",
         "montecarlo",
-        passed,
-        est,
-        coef,
-        f"estimate {est:.5g} +- {se:.3g}: at each L, L x MSE minus the exact remainder "
+        id="average/first-order-montecarlo",
+        unit="|z|",
+        value=z,
+        bound=zc,
+        rule="value <= bound",
+        detail=f"estimate {est:.5g} +- {se:.3g}: at each L, L x MSE minus the exact remainder "
         f"L x exact(L) - L'' x exact(L'') (L'' = {av['exact_big'][1].L}, same query draws, "
         "so it does not involve the closed form), pooled with inverse-variance weights; "
         f"closed form {coef:.6g}; allowance {allowance:.3g} for the tail beyond L'' "
-        f"(the remainder decays as L^-rho, rho = {rho:.3g} for lambda = {lam:.3g}); z = {z:.2f}, "
-        f"two-sided at false-alarm {check_false_alarm():g}",
-        id="average/first-order-montecarlo",
-        unit="coefficient",
+        f"(the remainder decays as L^-rho, rho = {rho:.3g} for lambda = {lam:.3g}); value "
+        "z = (|estimate - closed form| - allowance) / se, two-sided critical value at false-alarm "
+        f"{check_false_alarm():g}",
         detectable=significance.resolution(coef, se, zc, allowance),
+        false_alarm=levels.nominal(check_false_alarm(), levels.NORMAL_MEAN),
+        undecided=""
+        if math.isfinite(allowance)
+        else "no decay of the exact remainder seen over the two decades beyond the tested L: "
+        "the tail allowance is infinite",
     )
 
 
 def coefficient_check(
     coef, Gamma, U, V, Sq, lam, rng, budget, label: str = "", key: str = "average"
-) -> Check:
+) -> judge.Check:
     """The closed-form coefficient (det / trace) against the query average of the per-query kernel
     tr C1(z): tensor Gauss-Hermite when rank(Sigma_q) <= 3, else importance-sampled (a z-test)."""
     from ...numerics.laws import psd_root
 
     if not math.isfinite(coef):
-        return Check(
+        return judge.verdict(
             "first_order_coefficient is infinite: lambda_max(U^T Gamma U Sigma_q) >= 1/2",
             "quadrature",
-            lam >= 0.5 - 1e-12,
-            lam,
-            0.5,
-            "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when lambda >= 1/2",
             id=f"{key}/coefficient-infinite",
             unit="norm",
+            value=lam,
+            bound=0.5 - 1e-12,
+            rule="value >= bound",
+            detail="the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when "
+            "lambda >= 1/2 (bound 1/2 less 1e-12 for the eigensolver's rounding)",
         )
     ghscale = 1.0 / (1.0 - 2.0 * lam) if lam > 0 else 1.0
     per_query = lambda Z: selfnormalised.query_terms(Gamma, U, V, Z).first_order
@@ -229,18 +240,16 @@ def coefficient_check(
         rel = abs(gh - coef) / coef
         # In the eigenbasis of the whitened tilt, with scale 1/(1 - 2 lambda_j) per direction,
         # the folded integrand is a quadratic: the rule is exact, up to float rounding (<< 1e-10).
-        return Check(
+        return judge.agreement(
             label
             + "first_order_coefficient: closed form (det/trace, 40 digits) vs Gauss-Hermite over "
             "nu of the kernel tr C1(z)",
             "quadrature",
-            rel <= 1e-10,
-            rel,
-            1e-10,
-            f"closed form {coef:.12g}, quadrature {gh:.12g} (40 nodes per eigendirection of the "
-            "whitened tilt, scale 1/(1 - 2 lambda_j) each)",
             id=f"{key}/coefficient-quadrature",
-            unit="relative error",
+            error=rel,
+            tolerance=1e-10,
+            detail=f"closed form {coef:.12g}, quadrature {gh:.12g} (40 nodes per eigendirection of "
+            "the whitened tilt, scale 1/(1 - 2 lambda_j) each)",
         )
     # rank(Sigma_q) > 3: with the proposal N(0, Sigma_q / (1 - 2 lambda)) the weighted integrand
     # does not grow along the top direction, so its variance is finite.
@@ -249,16 +258,16 @@ def coefficient_check(
     est, se = float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(vals.size))
     zq = abs(est - coef) / se
     zc = significance.z_critical(check_false_alarm())
-    return Check(
+    return judge.z_test(
         "first_order_coefficient: closed form (det/trace, 40 digits) vs importance-sampled "
         "average over nu of the kernel tr C1(z)",
-        "montecarlo",
-        zq <= zc,
-        zq,
-        zc,
-        f"closed form {coef:.10g}, average {est:.6g} +- {se:.3g} over {vals.size} draws from "
-        f"N(0, {ghscale:.4g} Sigma_q); two-sided z at false-alarm {check_false_alarm():g}",
         id=f"{key}/coefficient-montecarlo",
-        unit="|z|",
+        z=zq,
+        alpha=check_false_alarm(),
+        tests=1,
+        sided=2,
+        assumption=levels.NORMAL_MEAN,
+        detail=f"closed form {coef:.10g}, average {est:.6g} +- {se:.3g} over {vals.size} draws "
+        f"from N(0, {ghscale:.4g} Sigma_q)",
         detectable=significance.resolution(coef, se, zc),
     )

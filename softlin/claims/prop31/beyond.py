@@ -14,7 +14,8 @@ import numpy as np
 from ...numerics import first_order, fits, kernels, limits, montecarlo, query_average, significance
 from ...numerics.fits import linear_fit
 from ...numerics.laws import MixtureLaw, RademacherLaw, UniformLaw, psd_root
-from ..base import check_false_alarm, Check
+from ...judge import kinds as judge, levels
+from ..base import check_false_alarm
 from ..findings import Findings
 from .common import remainder_exponent
 from ..progress import sweep
@@ -113,23 +114,28 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> Findings:
         # three-way: decay shown (z above the critical value), growth shown (below minus it:
         # refuted), or neither (undecided: with few lengths or prompts a correct claim's decay can
         # fall short of the critical value, e.g. z = 4.6 against 5.19 at L = 4, 8, 200 prompts)
-        decays = True if z > zc_decay else (False if z < -zc_decay else None)
+        # value z, passing at or above the critical value (decay shown); the judge leaves it
+        # undecided within +- the critical value, and a failure is a significant growth
         checks.append(
-            Check(
+            judge.verdict(
                 f"{name} tokens (sub-Gaussian, same mean and covariance): the L2(nu) error decays",
                 "montecarlo",
-                decays,
-                fit.slope,
-                0.0,
-                f"fitted slope {fit.slope:.4f} +- {fit.stderr:.4f} "
-                f"(chi2 {fit.chi2:.2f} on {fit.dof} dof); one-sided z = {z:.2f} against "
-                f"{zc_decay:.2f} (false-alarm {check_false_alarm():g}, Bonferroni over the laws): "
-                "decay shown above it, growth (refuted) below minus it, undecided between; "
-                "L x MSE: " + ", ".join(f"{L * x:.4g}" for L, x in zip(budget.Ls, means)),
                 id=f"beyond/{name}/decays",
-                unit="slope",
+                unit="z",
+                value=z,
+                bound=zc_decay,
+                rule="value >= bound",
+                detail=f"fitted slope {fit.slope:.4f} +- {fit.stderr:.4f} "
+                f"(chi2 {fit.chi2:.2f} on {fit.dof} dof); one-sided z = slope / se = {z:.2f} "
+                f"against {zc_decay:.2f} (false-alarm {check_false_alarm():g}, Bonferroni over "
+                "the laws): decay shown above it, growth (refuted) below minus it, undecided "
+                "between; L x MSE: " + ", ".join(f"{L * x:.4g}" for L, x in zip(budget.Ls, means)),
+                false_alarm=levels.nominal(check_false_alarm(), levels.NORMAL_FIT),
                 # a sign test: the smallest growth, relative to the measured decay, it refutes
                 detectable=significance.resolution(fit.slope, fit.stderr, zc_decay),
+                undecided=f"neither decay nor growth shown: |z| = {abs(z):.2f} < {zc_decay:.2f}"
+                if -zc_decay <= z < zc_decay
+                else "",
             )
         )
         quantities[name] = {
@@ -154,19 +160,19 @@ def beyond_gaussians(s, budget, rng, lam_gauss: float) -> Findings:
         C, C_se, chi2 = intercept_fit(budget.Ls, means, ses)
         zi = (C - coef) / math.hypot(C_se, coef_se)
         checks.append(
-            Check(
+            judge.z_test(
                 f"{name} tokens: L x error -> E_nu tr C1(z) (first order of a general law: "
                 "E w^2 [tr(V Hess Lambda(2a) V^T) + |V (grad Lambda(2a) - grad Lambda(a))|^2])",
-                "montecarlo",
-                abs(zi) <= zc,
-                C,
-                coef,
-                f"weighted fit L x MSE = C + C'/L over the tested L: C = {C:.5g} +- {C_se:.3g} "
-                f"(chi2 {chi2:.2f} on {len(budget.Ls) - 2} dof; the O(1/L^2) term is neglected); "
-                f"first order {coef:.6g} ({how}); z = {zi:.2f}, two-sided at false-alarm "
-                f"{check_false_alarm():g} (Bonferroni over the laws)",
                 id=f"beyond/{name}/first-order",
-                unit="coefficient",
+                z=zi,
+                alpha=check_false_alarm(),
+                tests=n_laws,
+                sided=2,
+                assumption=levels.NORMAL_FIT,
+                detail=f"weighted fit L x MSE = C + C'/L over the tested L: C = {C:.5g} +- "
+                f"{C_se:.3g} (chi2 {chi2:.2f} on {len(budget.Ls) - 2} dof; the O(1/L^2) term is "
+                f"neglected); first order {coef:.6g} ({how}); z = (C - first order) / "
+                f"{math.hypot(C_se, coef_se):.3g} = {zi:.2f}",
                 detectable=significance.resolution(coef, math.hypot(C_se, coef_se), zc),
             )
         )

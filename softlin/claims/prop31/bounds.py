@@ -9,9 +9,10 @@ import math
 import numpy as np
 
 from ...numerics import kernels, limits, montecarlo, query_average, selfnormalised, significance
-from ...numerics.significance import binomial_detectable, binomial_p_value
+from ...numerics.significance import binomial_critical_count, binomial_detectable
 from ...numerics.laws import GaussianLaw, psd_root
-from ..base import check_false_alarm, Check, unjudged
+from ...judge import kinds as judge, levels
+from ..base import check_false_alarm
 from ..findings import Findings
 from ..progress import sweep
 from ..limit.battery import deviation_bound
@@ -30,7 +31,7 @@ def expectation_bound(L: int, trace_plus: np.ndarray, q: np.ndarray) -> np.ndarr
 BOUND_FLOAT_MARGIN = 1e-12
 
 
-def expectation_bound_enclosed(Ls, bounds, fixed_quantities: dict) -> Check:
+def expectation_bound_enclosed(Ls, bounds, fixed_quantities: dict) -> judge.Check:
     """ "The in-expectation bound holds at L", proved where the exact E|err|^2 is enclosed:
     the upper end of its Arb ball (fixed.enclosure_check, rounded outward) lies below eps_L^2(z)
     (1 - BOUND_FLOAT_MARGIN). The value is the largest ball-top / bound over those L: one minus it
@@ -52,7 +53,7 @@ def expectation_bound_enclosed(Ls, bounds, fixed_quantities: dict) -> Check:
         "(Arb ball below the bound)"
     )
     if not rows:
-        return unjudged(
+        return judge.unjudged(
             name,
             "quadrature",
             "no enclosed L >= 2 with a finite bound",
@@ -61,19 +62,19 @@ def expectation_bound_enclosed(Ls, bounds, fixed_quantities: dict) -> Check:
             unit="ratio",
         )
     ratio = max(top / b for _, top, b in rows)
-    return Check(
+    return judge.verdict(
         name,
         "quadrature",
-        ratio <= 1 - BOUND_FLOAT_MARGIN,
-        ratio,
-        1 - BOUND_FLOAT_MARGIN,
-        "upper end of the enclosure / bound per L: "
+        id="fixed/expectation-bound-enclosed",
+        unit="ratio",
+        value=ratio,
+        bound=1 - BOUND_FLOAT_MARGIN,
+        rule="value <= bound",
+        tier="enclosure",
+        detail="upper end of the enclosure / bound per L: "
         + ", ".join(f"L = {L}: {top / b:.4g}" for L, top, b in rows)
         + f"; the bound from the emitted kernels in floats, cleared by {BOUND_FLOAT_MARGIN:g} "
         "relative",
-        tier="enclosure",
-        id="fixed/expectation-bound-enclosed",
-        unit="ratio",
     )
 
 
@@ -113,7 +114,9 @@ def bound_checks(
             )
             errors[L] = np.linalg.norm(err[:, 0, :], axis=1)
     detectable = binomial_detectable(budget.fixed_prompts, delta, alpha)
-    rejected, informative, ratios, bounds_hp = [], 0, [], []
+    # per L with a finite (informative) bound: its exceedance count and the largest count the
+    # exact binomial test at alpha accepts
+    counts, accepted, tested_Ls, ratios, bounds_hp = [], [], [], [], []
     for L in all_Ls:
         errs = errors[L]
         b = deviation_bound(L, delta, w2, num2)
@@ -121,20 +124,24 @@ def bound_checks(
         quant = float(np.quantile(errs, 1 - delta))
         ratios.append(b / quant if math.isfinite(b) and quant > 0 else math.inf)
         if math.isfinite(b):
-            informative += 1
-            count = int(np.sum(errs > b))
-            if binomial_p_value(count, errs.size, delta) < alpha:
-                rejected.append((L, count))
-    passed = False if rejected else (True if informative else None)
+            tested_Ls.append(L)
+            counts.append(int(np.sum(errs > b)))
+            accepted.append(binomial_critical_count(errs.size, delta, alpha) - 1)
     finite_ratios = [r for r in ratios if math.isfinite(r)]
     checks = [
-        Check(
+        judge.verdict(
             "fixed query: P(|T[mu_L](z) - T[mu](z)| > eps_L(delta)) <= delta (exact binomial test)",
             "montecarlo",
-            passed,
-            [len(rejected), informative],
-            [0, len(all_Ls)],
-            "eps_L(delta) = sqrt(E w^2 |V(z'-mu_a)|^2 / (L delta/2)) / "
+            id="fixed/high-probability-bound",
+            unit="rejections",
+            value=counts,
+            bound=accepted,
+            rule="value <= bound",
+            false_alarm=levels.proven(check_false_alarm(), levels.EXACT_BINOMIAL),
+            undecided="" if tested_Ls else "no L has a finite bound: nothing is tested",
+            detail="value: the prompts whose error exceeds eps_L(delta) at each L with a finite "
+            f"bound (L = {tested_Ls}), bound: the largest count the exact binomial test accepts "
+            "there; eps_L(delta) = sqrt(E w^2 |V(z'-mu_a)|^2 / (L delta/2)) / "
             "(1 - sqrt(2 E w^2 ln(2/delta) / L)), infinite (vacuous) when the square root in "
             "the denominator reaches 1. Proof: with w = e^{a^T z'} / E e^{a^T z'} (E w = 1), "
             "X = mean_i w_i (z_i - mu_a) and D = mean_i w_i, the error is V X / D exactly "
@@ -150,38 +157,40 @@ def bound_checks(
             f"of {detectable:.3g} ({detectable / delta:.3g} delta) or more with power >= 0.999 at "
             "each L; tightness (bound / empirical (1-delta)-quantile) per L: "
             + ", ".join(f"{r:.3g}" for r in ratios),
-            id="fixed/high-probability-bound",
-            unit="rejections",
             # the smallest relative excess of the exceedance probability over delta detected
             # (n draws at every L); nothing is tested when no L has a finite bound
-            detectable=detectable / delta - 1.0 if informative else None,
+            detectable=detectable / delta - 1.0 if tested_Ls else None,
         )
     ]
     # In expectation, fixed query.
     zc = significance.z_critical(check_false_alarm(), 2 * len(Ls), sided=1)
     eb = [float(expectation_bound(L, trace_plus0, terms0.q)[0]) if L >= 2 else math.inf for L in Ls]
-    zs = [(m - b) / se for m, b, se in zip(fixed.mse, eb, fixed.mse_se)]
+    # the bound is stated for L >= 2 (erratum 1): the z-tests are made where it is finite; the
+    # false alarm is shared with the integrated bound's tests below (len(Ls) each)
+    zs = [(m - b) / se for m, b, se in zip(fixed.mse, eb, fixed.mse_se) if math.isfinite(b)]
     checks.append(
-        Check(
+        judge.z_test(
             "fixed query: E|T[mu_L](z) - T[mu](z)|^2 <= eps_L^2(z) (in-expectation bound, "
             "Monte Carlo)",
-            "montecarlo",
-            max(zs) <= zc,
-            max(zs),
-            zc,
-            "eps_L^2(z) = (tr(V Gamma V^T) + |V Gamma a|^2)(4 e^q / L + L "
+            id="fixed/expectation-bound",
+            z=zs,
+            alpha=check_false_alarm() / 2,
+            tests=len(Ls),
+            sided=1,
+            assumption=levels.NORMAL_MEAN,
+            detail="eps_L^2(z) = (tr(V Gamma V^T) + |V Gamma a|^2)(4 e^q / L + L "
             "exp(-(L-2)^2 / (8 (L-1) e^q))), q = a^T Gamma a. Proof: on {D >= 1/2}, |V X / D|^2 "
             "<= 4 |V X|^2 and E|V X|^2 = e^q (tr + |V Gamma a|^2) / L; on {D < 1/2} the output is "
             "a convex combination of the V z_i, so the error is at most max_i |V(z_i - mu_a)| and "
             "max^2 <= sum_i; {D < 1/2} lies in {D_-i < 1/2} (without token i, independent of z_i), "
             "and Maurer's lower tail for the L - 1 other weights (E w = 1, E w^2 = e^q) at 1 - t "
             "= L / (2(L-1)) bounds its probability by exp(-(L-2)^2 / (8 (L-1) e^q)). One-sided "
-            f"z = (MC - bound)/se, false-alarm {check_false_alarm():g} (Bonferroni); tightness "
-            "bound / exact per L: " + ", ".join(f"{b / e:.3g}" for b, e in zip(eb, fixed.exact)),
-            id="fixed/expectation-bound",
-            unit="z",
+            "z = (MC - bound)/se at each L >= 2 (the false alarm shared with the integrated "
+            "bound's check); tightness bound / exact per L: "
+            + ", ".join(f"{b / e:.3g}" for b, e in zip(eb, fixed.exact)),
             # a slip in a bound lowers it: the lowering detected is the bound's slack
             detectable=significance.detectable_lowering(eb, fixed.exact, fixed.mse_se, zc),
+            undecided="" if zs else "no L >= 2 with a finite bound: nothing is tested",
         )
     )
     checks.append(expectation_bound_enclosed(Ls, eb, fixed_quantities))
@@ -214,29 +223,31 @@ def bound_checks(
         zi = [
             (main["mc"][j] - b) / math.hypot(main["mc_se"][j], bse)
             for j, b, bse in zip(tested, integrated, integrated_se)
-        ] or [-math.inf]
+        ]
         checks.append(
-            Check(
+            judge.z_test(
                 "L2(nu): E||T[mu_L] - T[mu]||^2 <= E_nu eps_L^2(z) = 4 first_order_coefficient / L "
                 "+ E_nu[second term] (Monte Carlo)",
-                "montecarlo",
-                max(zi) <= zc,
-                max(zi),
-                zc,
-                "the fixed-query bound integrated over nu; its first term is 4/L times the "
-                "closed-form coefficient, the second is averaged over query draws; one-sided z, "
-                f"false-alarm {check_false_alarm():g}; tightness bound / exact per L: "
+                id="average/expectation-bound",
+                z=zi,
+                alpha=check_false_alarm() / 2,
+                tests=len(Ls),
+                sided=1,
+                assumption=levels.NORMAL_MEAN,
+                detail="the fixed-query bound integrated over nu; its first term is 4/L times the "
+                "closed-form coefficient, the second is averaged over query draws; one-sided z at "
+                "each L >= 2 (the false alarm shared with the fixed-query bound's check); "
+                "tightness bound / exact per L: "
                 + ", ".join(
                     f"{b / e:.3g}" for b, e in zip(integrated, [main["exact"][j] for j in tested])
                 ),
-                id="average/expectation-bound",
-                unit="z",
                 detectable=significance.detectable_lowering(
                     integrated,
                     [main["exact"][j] for j in tested],
                     [math.hypot(main["mc_se"][j], bse) for j, bse in zip(tested, integrated_se)],
                     zc,
                 ),
+                undecided="" if zi else "no tested L >= 2: nothing is tested",
             )
         )
         quantities["expectation_bound_integrated"] = integrated
@@ -308,22 +319,22 @@ def paper_form_checks(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> Findings
     form = [float(kernels.paper_form(c1, sigma, c2, L)) for L in Ls]
     zs = [(e - f) / s for e, f, s in zip(est, form, ses)]
     checks = [
-        Check(
+        judge.z_test(
             "paper's form c1 sigma^6 ln L / L^(c2/sigma^2) with c2 = sigma^2 and c1 from the "
             "proven in-expectation bound holds at the tested L (Monte Carlo) and at 10x, 100x the "
             "largest L (exact route)",
-            "montecarlo",
-            max(zs) <= zc,
-            max(zs),
-            zc,
-            f"sigma = max(1, sqrt(lambda_max(Gamma))) = {sigma:.4g}; c1 = sup_L L E_nu eps_L^2 "
-            f"/ (sigma^6 ln L) = {c1:.4g} (attained at L = {L_star}; derived before any data), "
-            f"c2 = {c2:.4g}; one-sided z = (error - form) / se at L = {Ls}: "
-            + ", ".join(f"{z:.1f}" for z in zs)
-            + f"; false-alarm {check_false_alarm():g} (Bonferroni); error / form: "
-            + ", ".join(f"{e / f:.3g}" for e, f in zip(est, form)),
             id="paper-form/bound",
-            unit="z",
+            z=zs,
+            alpha=check_false_alarm(),
+            tests=len(Ls),
+            sided=1,
+            assumption=levels.NORMAL_MEAN,
+            detail=f"sigma = max(1, sqrt(lambda_max(Gamma))) = {sigma:.4g}; c1 = sup_L L E_nu "
+            f"eps_L^2 / (sigma^6 ln L) = {c1:.4g} (attained at L = {L_star}; derived before any "
+            f"data), c2 = {c2:.4g}; one-sided z = (error - form) / se at L = {Ls}: "
+            + ", ".join(f"{z:.1f}" for z in zs)
+            + "; error / form: "
+            + ", ".join(f"{e / f:.3g}" for e, f in zip(est, form)),
             detectable=significance.detectable_lowering(form, est, ses, zc),
         )
     ]
@@ -358,18 +369,16 @@ def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> Findings:
             abs(quad - exact) / exact if exact > 0 else abs(quad)
         )  # V Gamma = 0: both sides vanish
         checks.append(
-            Check(
+            judge.agreement(
                 "erratum 1 witness: the closed-form L = 1 error equals the exact L = 1 moments "
                 "averaged over the queries (Gauss-Hermite)",
                 "quadrature",
-                rel <= L1_QUADRATURE_REL,
-                rel,
-                L1_QUADRATURE_REL,
-                f"closed form {exact:.8g}, quadrature {quad:.8g}; the rule is exact for "
+                id="erratum-1/closed-form-l1",
+                error=rel,
+                tolerance=L1_QUADRATURE_REL,
+                detail=f"closed form {exact:.8g}, quadrature {quad:.8g}; the rule is exact for "
                 "this quadratic and A_1, B_1 are exact, so the tolerance is float rounding "
                 "over 6^r nodes",
-                id="erratum-1/closed-form-l1",
-                unit="relative error",
             )
         )
     mc = montecarlo.averaged_mse(
@@ -377,22 +386,41 @@ def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> Findings:
     )
     z = (mc.mean - exact) / mc.stderr
     zc = significance.z_critical(check_false_alarm())
-    checks.append(
-        Check(
-            "erratum 1 witness: at L = 1 the error is tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T "
-            "Gamma V^T) > 0 while the paper's right side c1 sigma^6 ln(1) / 1 is 0",
-            "montecarlo",
-            abs(z) <= zc and exact > 0,
-            mc.mean,
-            exact,
-            f"Monte Carlo at L = 1: {mc.mean:.5g} +- {mc.stderr:.3g} against the exact "
-            f"{exact:.6g} (z = {z:.2f}, two-sided at false-alarm {check_false_alarm():g}); "
-            "any c1 gives 0 at L = 1",
-            id="erratum-1/witness",
-            unit="risk",
-            detectable=significance.resolution(exact, mc.stderr, zc),
-        )
+    name = (
+        "erratum 1 witness: at L = 1 the error is tr(V Gamma V^T) + tr(V Gamma U Sigma_q U^T "
+        "Gamma V^T) > 0 while the paper's right side c1 sigma^6 ln(1) / 1 is 0"
     )
+    detail = (
+        f"Monte Carlo at L = 1: {mc.mean:.5g} +- {mc.stderr:.3g} against the exact "
+        f"{exact:.6g} (z = {z:.2f}); any c1 gives 0 at L = 1"
+    )
+    if exact > 0:
+        checks.append(
+            judge.z_test(
+                name,
+                id="erratum-1/witness",
+                z=z,
+                alpha=check_false_alarm(),
+                tests=1,
+                sided=2,
+                assumption=levels.NORMAL_MEAN,
+                detail=detail,
+                detectable=significance.resolution(exact, mc.stderr, zc),
+            )
+        )
+    else:
+        # no positive L = 1 error: no witness (as before, a failed check), on the exact fact
+        checks.append(
+            judge.exact(
+                name,
+                "montecarlo",
+                id="erratum-1/witness",
+                value=bool(exact > 0),
+                expected=True,
+                detail=detail + f"; value: the exact L = 1 error {exact:.6g} > 0",
+                false_alarm=levels.nominal(check_false_alarm(), levels.NORMAL_MEAN),
+            )
+        )
     erratum = {
         "id": 1,
         "text": (

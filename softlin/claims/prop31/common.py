@@ -2,9 +2,9 @@
 rational conversion, and the regime rescaling Gamma = sigma^2 Gamma0 (lambda = sigma^2 lambda0).
 
 False alarm: every statistical check of the claim is run at base.check_false_alarm()
-(1e-6 unless a hunt lowers it) in total (Bonferroni over its parts), so the claim's
-family-wise false alarm is at most 1e-6 times the number of statistical checks
-(recorded in the certificate as `family_wise_false_alarm`).
+(1e-6 unless a hunt lowers it) in total (Bonferroni over its parts) and states it (its
+`false_alarm`), so the claim's family-wise false alarm is at most 1e-6 times the number of
+statistical checks (the union bound the certificate's top level records, softlin/judge/levels.py).
 """
 
 from __future__ import annotations

@@ -27,7 +27,8 @@ from ...numerics import (
     significance,
 )
 from ...numerics.extrapolation import richardson
-from ..base import check_false_alarm, Check
+from ...judge import kinds as judge, levels
+from ..base import check_false_alarm
 from ..exact import rational_column, rational_matrix
 from ..findings import Findings
 from .common import DIGITS
@@ -41,37 +42,40 @@ ROUNDING_TOLERANCE = 1e-10
 LIMIT_ASYMPTOTIC = 1e-2
 # The float route's stated error (relative): its halved-step agreement is ~1e-13 within its reach.
 FLOAT_ROUTE_RELATIVE = 1e-10
+# The widest Arb ball (relative half-width) the enclosure check decides on: the outer integrals are
+# enclosed to 2^-30 relative (numerics/selfnormalised_enclosure.OUTER_RELATIVE), ~4e-9 after the
+# kernels (measured at L = 16); 1e-7 keeps the slips the check is there for (an L for L - 1, a
+# dropped pair term of B_L: >= 1e-6 relative) outside every ball it accepts.
+ENCLOSURE_MAX_RELATIVE_WIDTH = 1e-7
 
 
 def enclosure_check(Gamma, U, V, z0, Ls, exact_bias, exact_mse) -> Findings:
     """The float route's exact finite-L bias and mean squared error (numerics/selfnormalised.py, the
     values every fixed-query Monte Carlo check is judged against) against Arb enclosures of the same
     quantities (numerics/selfnormalised_enclosure.py): each float must lie in its ball widened by
-    FLOAT_ROUTE_RELATIVE of itself. A proved statement about the floats: a slip in the float route
-    (a factor, a dropped term of B_L, an L for L - 1) beyond 1e-10 relative is refuted."""
-    worst, bias_iv, mse_iv = 0.0, [], []
+    FLOAT_ROUTE_RELATIVE of its midpoint (judge.containment). A proved statement about the floats:
+    a slip in the float route (a factor, a dropped term of B_L, an L for L - 1) beyond the ball's
+    width (~4e-9 relative, at most ENCLOSURE_MAX_RELATIVE_WIDTH) plus 1e-10 is refuted."""
+    values, balls, bias_iv, mse_iv = [], [], [], []
     for L, bias, mse in zip(Ls, exact_bias, exact_mse):
         ball = enclosure.fixed_query(Gamma, U, V, z0, L)
-        for value, b in zip([mse, *bias], [ball.mse, *ball.bias]):
-            excess = max(0.0, abs(value - float(b.mid())) - float(b.rad()))
-            worst = max(worst, excess / max(abs(value), 1e-300) if excess > 0 else 0.0)
+        values.extend([mse, *bias])
+        balls.extend([ball.mse, *ball.bias])
         bias_iv.append([enclosure.outward(b) for b in ball.bias])
         mse_iv.append(enclosure.outward(ball.mse))
     widths = [(hi - lo) / max(abs(hi + lo) / 2, 1e-300) for lo, hi in mse_iv]
-    check = Check(
+    check = judge.containment(
         "fixed query: the exact finite-L bias and E|err|^2 (float route) lie in their Arb "
         "enclosures",
-        "quadrature",
-        worst <= FLOAT_ROUTE_RELATIVE,
-        worst,
-        FLOAT_ROUTE_RELATIVE,
-        f"at L = {list(Ls)}: A_L(q), B_L(q) enclosed by python-flint's acb.integral (proved error "
-        "balls, tails bounded, not cut), then the emitted kernels in ball arithmetic; value: "
-        "the largest distance of a float value outside its ball, relative to the value; relative "
-        "widths of the E|err|^2 enclosures: " + ", ".join(f"{w:.1e}" for w in widths),
-        tier="enclosure",
         id="fixed/enclosure",
-        unit="relative error",
+        values=values,
+        balls=balls,
+        widen=FLOAT_ROUTE_RELATIVE,
+        max_relative_width=ENCLOSURE_MAX_RELATIVE_WIDTH,
+        detail=f"at L = {list(Ls)}: A_L(q), B_L(q) enclosed by python-flint's acb.integral (proved "
+        "error balls, tails bounded, not cut), then the emitted kernels in ball arithmetic; value: "
+        "E|err|^2 then the bias entries at each L, bound: their balls; relative widths of the "
+        "E|err|^2 enclosures as written (eight digits): " + ", ".join(f"{w:.1e}" for w in widths),
     )
     return Findings(
         [check],
@@ -97,7 +101,7 @@ def exact_first_order(Gamma, U, V, z) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
-def first_order_limit_check(Gamma, U, V, z0, b1, C1) -> Check:
+def first_order_limit_check(Gamma, U, V, z0, b1, C1) -> judge.Check:
     """L (E T[mu_L] - T) and L Cov T[mu_L] from the exact finite-L quadrature at L = 1e4, 1e5, 1e6,
     Richardson-extrapolated in 1/L, against b1 and C1."""
     Ls = (10**4, 10**5, 10**6)
@@ -121,24 +125,20 @@ def first_order_limit_check(Gamma, U, V, z0, b1, C1) -> Check:
     a = U @ z0
     q = float(a @ Gamma @ a)
     asymptotic = math.exp(2 * q) <= LIMIT_ASYMPTOTIC * Ls[0]
-    return Check(
+    return judge.agreement(
         "b1 and C1 are the limits of L (E T[mu_L] - T) and L Cov T[mu_L] "
         "(exact finite-L quadrature)",
         "quadrature",
-        (err <= tol) if asymptotic else None,
-        err,
-        tol,
-        "exact finite-L bias -A_L(q) V Gamma a and covariance from the quadrature of "
-        "numerics/selfnormalised at L = 1e4, 1e5, 1e6, Richardson-extrapolated in 1/L; relative to "
-        "max |first-order entry|"
-        + (
-            ""
-            if asymptotic
-            else f"; undecided: e^(2q) = {math.exp(2 * q):.3g} > {LIMIT_ASYMPTOTIC:g} x 1e4, "
-            "the exact values are not in their 1/L^2 regime at these L"
-        ),
         id="first-order/exact-limits",
-        unit="relative error",
+        error=err,
+        tolerance=tol,
+        detail="exact finite-L bias -A_L(q) V Gamma a and covariance from the quadrature of "
+        "numerics/selfnormalised at L = 1e4, 1e5, 1e6, Richardson-extrapolated in 1/L; relative to "
+        "max |first-order entry|",
+        undecided=""
+        if asymptotic
+        else f"e^(2q) = {math.exp(2 * q):.3g} > {LIMIT_ASYMPTOTIC:g} x 1e4, the exact values are "
+        "not in their 1/L^2 regime at these L",
     )
 
 
@@ -151,9 +151,25 @@ def deterministic_coordinates(Gamma, V) -> np.ndarray:
 
 
 def _exact_where(z: np.ndarray, masked: np.ndarray, verdict: np.ndarray) -> np.ndarray:
-    """z with the masked entries replaced by their exact verdict (0 or inf): a zero-spread entry has
-    no z-score (0/0), it is judged exactly instead, never left as NaN."""
+    """z with the masked entries replaced by their exact verdict (`_exact_scores`): a zero-spread
+    entry has no z-score (0/0), it is judged exactly instead, never left as NaN."""
     return np.where(masked, verdict, z)
+
+
+def _exact_scores(ok: np.ndarray, ratio: np.ndarray, critical: float) -> np.ndarray:
+    """The score of each exactly judged coordinate in a test with this critical value: 0 where it
+    is exact up to rounding (`ok`), else its largest distance in rounding allowances (`ratio`, > 1)
+    times the critical value, and beyond the critical value in every case (a refutation the judge
+    decides: a finite number, where an infinite one would leave the check undecided)."""
+    return np.where(ok, 0.0, np.fmax(critical * ratio, np.nextafter(critical, np.inf)))
+
+
+def _pair_scores(det, score, iu) -> np.ndarray:
+    """An entry (i, j) of a second moment or covariance takes the scores of its deterministic
+    coordinates (the larger)."""
+    return np.maximum(
+        np.where(det[iu[0]], score[iu[0]], 0.0), np.where(det[iu[1]], score[iu[1]], 0.0)
+    )
 
 
 @dataclass(frozen=True)
@@ -175,8 +191,9 @@ def fixed_query_montecarlo(
 
     A deterministic output coordinate k (deterministic_coordinates) has no spread, so no z-score:
     it is judged exactly instead, its Monte Carlo errors, exact bias and first-order b1_k, C1_k.
-    within ROUNDING_TOLERANCE times the size of the terms (verdict 0, else inf: a refutation);
-    an entry of a second moment or covariance that involves it takes its verdict."""
+    within ROUNDING_TOLERANCE times the size of the terms (score 0, else beyond the critical value:
+    a refutation, `_exact_scores`); an entry of a second moment or covariance that involves it
+    takes its score."""
     P = budget.fixed_prompts
     Ls = budget.Ls
     limit = limit_fn(z0[None, :])
@@ -192,8 +209,14 @@ def fixed_query_montecarlo(
     first_zero = (np.abs(b1) <= ROUNDING_TOLERANCE * size) & np.all(
         np.abs(C1) <= ROUNDING_TOLERANCE * size[:, None] * size[None, :], axis=1
     )
+    # the same comparisons as distances in rounding allowances (<= 1 where they hold)
+    first_ratio = np.maximum(
+        np.abs(b1) / (ROUNDING_TOLERANCE * size),
+        np.max(np.abs(C1) / (ROUNDING_TOLERANCE * size[:, None] * size[None, :]), axis=1),
+    )
     alpha = check_false_alarm() / (len(Ls) * n_entries)
     zc = significance.z_critical(alpha)
+    zc_stein = significance.z_critical(check_false_alarm(), len(Ls) * k)
     worst_exact, worst_stein, worst_first = 0.0, 0.0, 0.0
     first_details, errors_by_L = [], {}
 
@@ -225,10 +248,13 @@ def fixed_query_montecarlo(
         exact_zero = (np.max(np.abs(e), axis=0) <= ROUNDING_TOLERANCE * size) & (
             np.abs(bias) <= ROUNDING_TOLERANCE * size
         )
-        verdict = np.where(exact_zero & first_zero, 0.0, np.inf)  # per coordinate
-        verdict_pair = np.maximum(
-            np.where(det[iu[0]], verdict[iu[0]], 0.0), np.where(det[iu[1]], verdict[iu[1]], 0.0)
+        ok = exact_zero & first_zero  # per coordinate
+        ratio = np.maximum(
+            first_ratio,
+            np.maximum(np.max(np.abs(e), axis=0), np.abs(bias)) / (ROUNDING_TOLERANCE * size),
         )
+        verdict = _exact_scores(ok, ratio, zc)
+        verdict_pair = _pair_scores(det, verdict, iu)
         with np.errstate(divide="ignore", invalid="ignore"):
             zb = _exact_where((e.mean(axis=0) - bias) / se_b, det, verdict)
             zo = _exact_where((outer.mean(axis=0) - second[iu]) / se_o, det_pair, verdict_pair)
@@ -243,7 +269,9 @@ def fixed_query_montecarlo(
         )
         with np.errstate(divide="ignore", invalid="ignore"):
             zs = _exact_where(
-                stein.mean(axis=0) / (stein.std(axis=0, ddof=1) / math.sqrt(P)), det, verdict
+                stein.mean(axis=0) / (stein.std(axis=0, ddof=1) / math.sqrt(P)),
+                det,
+                _exact_scores(ok, ratio, zc_stein),
             )
         worst_stein = max(worst_stein, float(np.max(np.abs(zs))))
         # the predicted bias -E[sum_i p_i^2] V Gamma a, as the paired statistic estimates it
@@ -289,49 +317,50 @@ def fixed_query_montecarlo(
         mse_fixed_se.append(float(np.std(np.sum(e * e, axis=1), ddof=1) / math.sqrt(P)))
         exact_fixed.append(float(np.trace(second)))
         exact_bias.append(bias.tolist())
-    zc_stein = significance.z_critical(check_false_alarm(), len(Ls) * k)
     checks = [
-        Check(
+        judge.z_test(
             "fixed query: Monte Carlo bias and second moments equal the exact finite-L values",
-            "montecarlo",
-            worst_exact <= zc,
-            worst_exact,
-            zc,
-            f"largest |z| over {len(Ls)} L x {n_entries} entries (bias -A_L(q) V Gamma a, "
-            f"E err err^T from quadrature); {P} prompts per L; two-sided, false-alarm "
-            f"{check_false_alarm():g} in total (Bonferroni)",
             id="fixed/montecarlo-vs-exact",
-            unit="|z|",
+            z=worst_exact,
+            alpha=check_false_alarm(),
+            tests=len(Ls) * n_entries,
+            sided=2,
+            assumption=levels.NORMAL_MEAN,
+            detail=f"largest |z| over {len(Ls)} L x {n_entries} entries (bias -A_L(q) V Gamma a, "
+            f"E err err^T from quadrature); {P} prompts per L",
             detectable=significance.resolution(*(np.concatenate(x) for x in res_exact), zc),
         ),
-        Check(
+        judge.z_test(
             "fixed query: E[T[mu_L] - T] = -E[sum_i p_i^2] V Gamma a at every L "
             "(Gaussian integration by parts)",
-            "montecarlo",
-            worst_stein <= zc_stein,
-            worst_stein,
-            zc_stein,
-            f"paired per-prompt z-test of err + (sum_i p_i^2) V Gamma a, {P} prompts; "
-            f"no quadrature involved; two-sided, false-alarm {check_false_alarm():g} "
-            "(Bonferroni over L and coordinates)",
             id="fixed/bias-stein",
-            unit="|z|",
+            z=worst_stein,
+            alpha=check_false_alarm(),
+            tests=len(Ls) * k,
+            sided=2,
+            assumption=levels.NORMAL_MEAN,
+            detail=f"paired per-prompt z-test of err + (sum_i p_i^2) V Gamma a, {P} prompts; "
+            "no quadrature involved; Bonferroni over L and coordinates",
             detectable=significance.resolution(*(np.concatenate(x) for x in res_stein), zc_stein),
         ),
-        Check(
+        # (|deviation| - allowance) / se, against the two-sided critical value of the deviation:
+        # signed (negative within the allowance), so judged as it is, not as its absolute value
+        judge.verdict(
             "fixed query: L (E T[mu_L] - T) -> b1 and L Cov T[mu_L] -> C1 (Monte Carlo)",
             "montecarlo",
-            worst_first <= zc,
-            worst_first,
-            zc,
-            "largest |L x estimate - first order - R(L)| / (L x standard error), "
-            "R(L) = L x exact(L) - L' x exact(L') the O(1/L) remainder from the exact quadrature "
-            "(L' = 1e7, so R does not involve the claimed b1, C1; the O(1/L') tail of "
-            f"L' x exact(L') is allowed for); two-sided, false-alarm {check_false_alarm():g} in "
-            "total; per L (L, z_bias, z_cov): "
-            + ", ".join(f"({L}, {b:.2f}, {c:.2f})" for L, b, c in first_details),
             id="fixed/first-order-montecarlo",
             unit="|z|",
+            value=worst_first,
+            bound=zc,
+            rule="value <= bound",
+            detail="largest (|L x estimate - first order - R(L)| - allowance) / (L x standard "
+            "error), R(L) = L x exact(L) - L' x exact(L') the O(1/L) remainder from the exact "
+            "quadrature (L' = 1e7, so R does not involve the claimed b1, C1; the O(1/L') tail of "
+            "L' x exact(L') is the allowance); two-sided critical value, false-alarm "
+            f"{check_false_alarm():g} over {len(Ls)} L x {n_entries} entries (Bonferroni); per L "
+            "(L, z_bias, z_cov): "
+            + ", ".join(f"({L}, {b:.2f}, {c:.2f})" for L, b, c in first_details),
+            false_alarm=levels.nominal(check_false_alarm(), levels.NORMAL_MEAN),
             detectable=significance.resolution(
                 *(np.concatenate(x) for x in res_first[:2]),
                 zc,

@@ -1,11 +1,11 @@
-"""prop-3.1: the family-wise false alarm and the power of the Monte Carlo control, computed before
-the Monte Carlo run from the exact route (never from the data the control judges).
+"""prop-3.1: the power of the Monte Carlo control, computed before the Monte Carlo run from the
+exact route (never from the data the control judges).
 
-False alarm. Each statistical check (Monte Carlo z-tests, the binomial test, the Monte Carlo
-control) is run at base.check_false_alarm() (1e-6 by default) in total over its parts (Bonferroni);
-quadrature and emission checks are deterministic up to stated error bounds. The family-wise false
-alarm is the sum over the statistical checks (<= 2e-5 for the built-in scenario), so a correct suite
-is verified with probability >= 0.9999.
+False alarm. Each statistical check (Monte Carlo z-tests, the binomial test) states its false alarm
+(softlin/judge: base.check_false_alarm(), 1e-6 by default, in total over its parts by Bonferroni);
+the certificate's family-wise figure is the union bound over those, computed once from the checks
+(softlin/judge/levels.family_wise). Quadrature and emission checks are deterministic up to stated
+error bounds.
 
 Power of the "claimed 1/L rate" control above the threshold. The control refutes slope 1 when the
 Monte Carlo log-log slope s_hat satisfies (s_hat - 1) / se < -z (one-sided, false alarm 1e-6).
@@ -31,21 +31,8 @@ import math
 import numpy as np
 
 from ...numerics import fits, kernels, query_average, selfnormalised, significance
-from ..base import union_bound
 
-REQUIRED_POWER = 0.999
 TAIL_MARGIN = 2.0
-
-
-def family_wise(checks, alpha: float) -> dict:
-    """Sum of the per-check false alarms over the statistical checks (and controls decided by
-    Monte Carlo)."""
-    stat = [c for c in checks if c.tier == "statistical"]
-    return {
-        "family_wise_false_alarm": union_bound(len(stat), alpha),
-        "statistical_checks": len(stat),
-        "false_alarm_per_check": alpha,
-    }
 
 
 def predicted_relative_stderr(

@@ -16,11 +16,12 @@ import numpy as np
 from ...numerics import limits, query_average, selfnormalised, significance
 from ...numerics.fits import linear_fit
 from ...numerics.laws import GaussianLaw
-from ..base import check_false_alarm, Check, unjudged
+from ...judge import kinds as judge, levels
+from ..base import check_false_alarm
 from ..findings import Findings
 from .average import query_averaged, per_L_check, slope_check, exact_coefficient
 from .common import naive_exponent, sharp_exponent, REGIMES, regime_setting, subgaussian_sigma
-from .power import REQUIRED_POWER, slope_control_power
+from .power import slope_control_power
 from ..progress import sweep
 
 # The 4-term fit ln F = c0 - kappa l + p ln l + c1 / l of the exact average at l = 8..64 (quick) or
@@ -81,7 +82,7 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> tuple[F
             per_L_check(
                 f"{name} threshold (lambda = {lam:.3g})",
                 av,
-                check_false_alarm() / (len(budget.Ls) * (1 + len(REGIMES))),
+                check_false_alarm() / (1 + len(REGIMES)),  # shared with the scenario's
                 f"regime/{name}",
             ),
             slope_check(f"{name} threshold (lambda = {lam:.3g})", av, kappa, f"regime/{name}"),
@@ -94,21 +95,21 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> tuple[F
         naive = naive_exponent(lam)
         sharp = sharp_exponent(lam)
         checks.append(
-            Check(
+            judge.agreement(
                 f"{name} threshold (lambda = {lam:.3g}): exact L2(nu) error decays as L^-kappa, "
                 f"kappa = {kappa:.4f} (quadrature up to L = e^{max(budget.ells):g})",
                 "quadrature",
-                dev <= KAPPA_TOLERANCE,
-                asym["kappa4"],
-                kappa,
-                f"fit ln F = c0 - kappa ln L + p ln ln L + c1/ln L to the exact average at ln L = "
-                f"{', '.join(f'{e:g}' for e in asym['ells'])}: kappa = {asym['kappa4']:.5f}, "
-                f"log power p = {asym['log_power']:.3f}; |kappa - predicted| = {dev:.2e} <= "
+                id=f"regime/{name}/kappa",
+                unit="absolute error",
+                error=dev,
+                tolerance=KAPPA_TOLERANCE,
+                detail=f"fit ln F = c0 - kappa ln L + p ln ln L + c1/ln L to the exact average at "
+                f"ln L = {', '.join(f'{e:g}' for e in asym['ells'])}: kappa = "
+                f"{asym['kappa4']:.5f} against the derived {kappa:.5f}, log power p = "
+                f"{asym['log_power']:.3f}; value |kappa - predicted| = {dev:.2e} <= "
                 f"{KAPPA_TOLERANCE:g} (fixed: the fit's model error is <= {FIT_MODEL_ERROR:g} for "
                 f"lambda in [0.2, 1]); the 3-term fit (no c1/ln L) gives {asym['kappa3']:.5f} "
                 f"(reported); the naive min(1, e^q/L) heuristic would give {naive:.4f}",
-                id=f"regime/{name}/kappa",
-                unit="exponent",
             )
         )
         power = {}
@@ -118,47 +119,43 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> tuple[F
             # half their gap; the fit's model error (<= FIT_MODEL_ERROR) is far below half the gap,
             # so the decision is deterministic: power 1.
             half_gap = abs(sharp - naive) / 2
-            excluded = abs(asym["kappa4"] - naive) > half_gap
-            checks.append(
-                Check(
-                    f"{name} threshold: the naive exponent min(1, 1/(2 lambda)) = {naive:.4f} is "
-                    "excluded by the exact quadrature",
-                    "control",
-                    excluded,
-                    "refuted" if excluded else "not refuted",
-                    "refuted",
-                    f"|fitted kappa - naive| = {abs(asym['kappa4'] - naive):.3g} > {half_gap:.3g} "
-                    f"= half the gap between the derived {sharp:.4f} and the naive {naive:.4f} "
-                    "(fixed before the run); deterministic (quadrature): power 1 since the fit's "
-                    f"model error {FIT_MODEL_ERROR:g} < {half_gap:.3g}",
-                    tier="consistency",
-                    id=f"regime/{name}/naive-excluded",
-                    unit="verdict",
-                )
-            )
             power[f"{name}: naive exponent excluded (quadrature)"] = (
                 1.0 if FIT_MODEL_ERROR < half_gap else 0.0
             )
-            half_gap1 = abs(1.0 - sharp) / 2
-            excluded1 = abs(asym["kappa4"] - 1.0) > half_gap1
             checks.append(
-                Check(
-                    f"{name} threshold: a claimed 1/L rate (kappa = 1) is excluded by the "
-                    "exact quadrature",
-                    "control",
-                    excluded1,
-                    "refuted" if excluded1 else "not refuted",
-                    "refuted",
-                    f"|fitted kappa - 1| = {abs(asym['kappa4'] - 1.0):.3g} > {half_gap1:.3g} = "
-                    f"half the gap between the derived {sharp:.4f} and 1 (fixed before the run); "
-                    "deterministic: power 1",
+                judge.control(
+                    f"{name} threshold: the naive exponent min(1, 1/(2 lambda)) = {naive:.4f} is "
+                    "excluded by the exact quadrature",
+                    id=f"regime/{name}/naive-excluded",
+                    statistic=abs(asym["kappa4"] - naive),
+                    critical=half_gap,
+                    power=power[f"{name}: naive exponent excluded (quadrature)"],
                     tier="consistency",
-                    id=f"regime/{name}/one-over-l-excluded",
-                    unit="verdict",
+                    unit="exponent",
+                    detail=f"value |fitted kappa - naive| = {abs(asym['kappa4'] - naive):.3g}, "
+                    f"bound {half_gap:.3g} = half the gap between the derived {sharp:.4f} and the "
+                    f"naive {naive:.4f} (fixed before the run); deterministic (quadrature): power "
+                    f"1 since the fit's model error {FIT_MODEL_ERROR:g} < {half_gap:.3g}",
                 )
             )
+            half_gap1 = abs(1.0 - sharp) / 2
             power[f"{name}: claimed 1/L rate excluded (quadrature)"] = (
                 1.0 if FIT_MODEL_ERROR < half_gap1 else 0.0
+            )
+            checks.append(
+                judge.control(
+                    f"{name} threshold: a claimed 1/L rate (kappa = 1) is excluded by the "
+                    "exact quadrature",
+                    id=f"regime/{name}/one-over-l-excluded",
+                    statistic=abs(asym["kappa4"] - 1.0),
+                    critical=half_gap1,
+                    power=power[f"{name}: claimed 1/L rate excluded (quadrature)"],
+                    tier="consistency",
+                    unit="exponent",
+                    detail=f"value |fitted kappa - 1| = {abs(asym['kappa4'] - 1.0):.3g}, bound "
+                    f"{half_gap1:.3g} = half the gap between the derived {sharp:.4f} and 1 (fixed "
+                    "before the run); deterministic: power 1",
+                )
             )
         fit = av["fit"]
         zc = significance.z_critical(check_false_alarm(), sided=1)
@@ -170,38 +167,27 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> tuple[F
                 f"negative control (lambda = {lam:.3g} above the threshold): a claimed 1/L rate "
                 "must be refuted by the Monte Carlo slope"
             )
-            if pw["power"] >= REQUIRED_POWER:
-                refuted = z1 < -zc
-                checks.append(
-                    Check(
-                        control,
-                        "control",
-                        refuted,
-                        "refuted" if refuted else "not refuted",
-                        "refuted",
-                        f"measured slope {fit.slope:.4f} +- {fit.stderr:.4f} against 1: "
-                        f"z = {z1:.1f}, one-sided at false-alarm {check_false_alarm():g} "
-                        f"(critical {-zc:.2f}); power computed before the run: {pw['detail']}",
-                        tier="statistical",
-                        id=f"regime/{name}/control-one-over-l",
-                        unit="verdict",
-                    )
-                )
-            else:
+            if pw["power"] < judge.POWER_TARGET:
                 power[f"{name}: claimed 1/L rate (not run)"] = (
-                    f"power {pw['power']:.4g} < {REQUIRED_POWER}: {pw['detail']}"
+                    f"power {pw['power']:.4g} < {judge.POWER_TARGET}: {pw['detail']}"
                 )
-                checks.append(
-                    unjudged(
-                        control,
-                        "control",
-                        f"planned power {pw['power']:.4g} below {REQUIRED_POWER}: {pw['detail']}",
-                        tier="statistical",
-                        bound="refuted",
-                        id=f"regime/{name}/control-one-over-l",
-                        unit="verdict",
-                    )
+            # judged by its plan (judge.control): refuted when -z = (1 - slope) / se reaches the
+            # one-sided critical value
+            checks.append(
+                judge.control(
+                    control,
+                    id=f"regime/{name}/control-one-over-l",
+                    statistic=-z1,
+                    critical=zc,
+                    power=pw["power"],
+                    tier="statistical",
+                    unit="z",
+                    detail=f"measured slope {fit.slope:.4f} +- {fit.stderr:.4f} against 1: "
+                    f"value -z = (1 - slope) / se = {-z1:.1f}, one-sided at false-alarm "
+                    f"{check_false_alarm():g} (critical {zc:.2f}); power computed before the "
+                    f"run: {pw['detail']}",
                 )
+            )
         if name == "at":
             # L x error at the threshold: the Monte Carlo growth between the extreme L against the
             # exact growth (which is positive: no finite first-order coefficient, (ln L)^p with p
@@ -215,23 +201,42 @@ def regime_checks(s, budget, rng, lam0, exponent_fn, regimes=REGIMES) -> tuple[F
             )
             zg = (g_mc - g_ex) / sg
             zc2 = significance.z_critical(check_false_alarm())
-            checks.append(
-                Check(
-                    f"at the threshold (lambda = {lam:.3g}): L x error grows with L as the exact "
-                    "value does (no finite first-order coefficient)",
-                    "montecarlo",
-                    abs(zg) <= zc2 and g_ex > 0 and asym["log_power"] > 0,
-                    g_mc,
-                    g_ex,
-                    f"growth of L x MSE from L = {Ls[0]} to {Ls[-1]}: Monte Carlo "
-                    f"{g_mc:.4g}, exact {g_ex:.4g} (z = {zg:.2f}, two-sided at false-alarm "
-                    f"{check_false_alarm():g}); the exact growth is (ln L)^p with "
-                    f"p = {asym['log_power']:.2f} > 0",
-                    id="regime/at/growth",
-                    unit="coefficient",
-                    detectable=significance.resolution(g_ex, sg, zc2),
-                )
+            name_at = (
+                f"at the threshold (lambda = {lam:.3g}): L x error grows with L as the exact "
+                "value does (no finite first-order coefficient)"
             )
+            detail_at = (
+                f"growth of L x MSE from L = {Ls[0]} to {Ls[-1]}: Monte Carlo "
+                f"{g_mc:.4g}, exact {g_ex:.4g} (z = {zg:.2f}); the exact growth is (ln L)^p with "
+                f"p = {asym['log_power']:.2f}"
+            )
+            if g_ex > 0 and asym["log_power"] > 0:
+                checks.append(
+                    judge.z_test(
+                        name_at,
+                        id="regime/at/growth",
+                        z=zg,
+                        alpha=check_false_alarm(),
+                        tests=1,
+                        sided=2,
+                        assumption=levels.NORMAL_MEAN,
+                        detail=detail_at + " > 0",
+                        detectable=significance.resolution(g_ex, sg, zc2),
+                    )
+                )
+            else:
+                # the exact route shows no growth: a refutation on the exact facts themselves
+                checks.append(
+                    judge.exact(
+                        name_at,
+                        "montecarlo",
+                        id="regime/at/growth",
+                        value=[bool(g_ex > 0), bool(asym["log_power"] > 0)],
+                        expected=[True, True],
+                        detail=detail_at + "; value: (exact growth > 0, log power p > 0)",
+                        false_alarm=levels.nominal(check_false_alarm(), levels.NORMAL_MEAN),
+                    )
+                )
         sigma = subgaussian_sigma(Gamma)
         first = None if lam >= 0.5 else exact_coefficient(Gamma, U, V, Sq)
         power_all.update(power)
