@@ -79,10 +79,17 @@ def conditional_block(
     (pb, Q), for pb prompts with coordinate tilts beta (pb, Q, r), Q < r, drawn by the conditional
     sampler."""
     pb, Q, r = beta.shape
-    W, tri = np.linalg.qr(
-        beta.transpose(0, 2, 1)
-    )  # beta_j = W tri[:, j]: W (pb, r, Q), tri (pb, Q, Q)
-    coef = tri.transpose(0, 2, 1)  # s_j = coef[j] . t
+    if Q == 1:
+        # one tilt: W = beta / |beta|, tri = |beta| (a QR per prompt costs more than a short
+        # prompt's tokens; a zero tilt keeps any unit W, its scores being 0 whatever W)
+        norm = np.linalg.norm(beta, axis=2, keepdims=True)  # (pb, 1, 1)
+        unit = np.where(norm > 0, beta / np.where(norm > 0, norm, 1.0), np.eye(r)[:1])
+        W, coef = unit.transpose(0, 2, 1), norm
+    else:
+        W, tri = np.linalg.qr(
+            beta.transpose(0, 2, 1)
+        )  # beta_j = W tri[:, j]: W (pb, r, Q), tri (pb, Q, Q)
+        coef = tri.transpose(0, 2, 1)  # s_j = coef[j] . t
     top = np.empty((pb, Q, 1))
     den = np.zeros((pb, Q, 1))
     num = np.zeros((pb, Q, Q))  # sum_i p_ji t_i (unnormalised)
@@ -109,7 +116,7 @@ def conditional_block(
         gram += token_sum(s, s)
     mean_t = num / den  # (pb, Q, Q): row j is sum_i p_ji t_i
     G = gram / (den * den.transpose(0, 2, 1))
-    root = gram_root(G)
+    root = np.sqrt(G) if Q == 1 else gram_root(G)  # a 1 x 1 Gram matrix is its own eigenvalue
     xi = rng.standard_normal((pb, r, Q))
     resid = project_off(W, xi)
     R = np.matmul(resid, root.transpose(0, 2, 1))  # column j is R_j
