@@ -17,6 +17,7 @@ from softlin.sweep import engine as cs
 from softlin.sweep import execute as sx
 from softlin.sweep import grid
 from softlin.sweep import store
+from softlin.sweep import summary
 from softlin.claims import registry
 
 
@@ -179,6 +180,38 @@ def test_an_interrupted_sweep_keeps_finished_points_and_recomputes_only_the_rest
     )  # a torn file
     result = cs.execute(parsed, pts, tmp_path, lambda t: sx.run_inline(t, fake_point))
     assert result["computed"] == 2 and len(CALLS) == 3  # the torn file is not taken for a point
+
+
+def test_a_lambda_sweeps_summary_carries_the_series_and_the_derived_curves_its_figure_draws():
+    """The renderer computes nothing (tests/test_layers.py), so the summary holds the claim's
+    declared series and the derived exponents on a grid spanning the points: kappa and the naive
+    exponent, checked here against their closed forms (docs/paper.md), not the kernels."""
+    parsed, pts = _plan(lams=(0.02, 0.3, 7.0))
+    entries = [{"index": p["index"], "params": p["params"]} for p in pts]
+    summ = summary.summary(parsed, entries, "hash")
+    declared = registry.get("prop-3.1").sweep_series
+    assert [tuple(s[k] for k in summary.SERIES_KEYS) for s in summ["series"]] == list(declared)
+    lam = np.array(summ["curves"]["lambda"])
+    assert len(lam) == summary.CURVE_POINTS and np.all(np.diff(lam) > 0)
+    assert lam[0] == pytest.approx(0.02 / 1.25) and lam[-1] == pytest.approx(7.0 * 1.25)
+    kappa = np.minimum(1.0, (np.sqrt(1 + 4 / lam) - 1) / 2)
+    assert summ["curves"]["exponent"] == pytest.approx(kappa, rel=1e-12)
+    assert summ["curves"]["naive_exponent"] == pytest.approx(
+        np.minimum(1.0, 1 / (2 * lam)), rel=1e-12
+    )
+    # the default range: at least [0.05, 4] with the margins, whatever the points
+    narrow = summary.curves([0.3, 0.4])["lambda"]
+    assert narrow[0] == pytest.approx(0.05 / 1.25) and narrow[-1] == pytest.approx(5.0)
+    # a sweep over another axis draws no phase diagram, and carries neither
+    other = summary.summary({**parsed, "axes": {"trials": [10, 20]}}, entries, "hash")
+    assert "series" not in other and "curves" not in other
+
+
+def test_a_claim_without_declared_series_gets_the_default_series():
+    assert registry.get("lemma-2.1").sweep_series == ()
+    assert summary.series("lemma-2.1") == [
+        dict(zip(summary.SERIES_KEYS, summary.DEFAULT_SERIES[0]))
+    ]
 
 
 @pytest.mark.parametrize(

@@ -3,12 +3,14 @@ same bytes).
 
 Input: the summary.json of one or more lambda sweeps (softlin/sweep/summary.py), e.g. prop-3.1's
 `rates` (the output error) and prop-3.4's `rates-gradients` (grad V and grad U), drawn together.
+Everything drawn is read from the summaries, nothing computed: the points' fields, the `series`
+that name them, and the derived `curves`.
 
 Left: the decay exponent of each query-averaged squared error against
 lambda = lambda_max(U^T Gamma U Sigma_q): per series the measured log-log slope (Monte Carlo) +- its
 standard error and the exact finite-L slope over the same L; the derived sharp exponent
 kappa(lambda) = min(1, (sqrt(1 + 4/lambda) - 1)/2) and the naive min(1, 1/(2 lambda)) as curves (the
-emitted kernels `sharp_exponent` and `naive_exponent`, never retyped), the paper's c2/sigma^2
+summaries' `curves`, which the sweep computed with the emitted kernels), the paper's c2/sigma^2
 where a summary gives it, and the threshold lambda = 1/2 with the two regimes named. Right: the
 first-order coefficients lim L E||err||^2 below the threshold (finite iff lambda < 1/2, diverging as
 lambda -> 1/2), derived, with prop-3.1's Monte Carlo estimate where it runs one. Legends sit below
@@ -25,24 +27,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import FormatStrFormatter, NullFormatter  # noqa: E402
 
-from ..claims import registry  # noqa: E402
-from ..numerics import kernels  # noqa: E402
 from . import figure_png  # noqa: E402
 from .figure_png import LEGEND_BELOW  # noqa: E402
 
-# The series of a summary whose claim declares none (Claim.sweep_series): (label, measured, its
-# stderr, exact, first-order field, colour, marker).
-DEFAULT_SERIES = [
-    (
-        "measured",
-        "measured_slope",
-        "measured_slope_stderr",
-        "exact_slope",
-        "first_order_coefficient",
-        "C0",
-        "o",
-    )
-]
+# The keys of a summary's series, in the order series_of unpacks them (softlin/sweep/summary.py).
+SERIES_KEYS = ("label", "measured", "stderr", "exact", "first_order", "colour", "marker")
 THRESHOLD = 0.5
 
 
@@ -51,16 +40,33 @@ def num(x) -> bool:
 
 
 def series_of(summary: dict) -> list[tuple]:
-    """The series its claim declares (Claim.sweep_series), else DEFAULT_SERIES."""
-    claim = registry.CLAIMS.get(summary.get("claim"))
-    return list(claim.sweep_series) if claim is not None and claim.sweep_series else DEFAULT_SERIES
+    """The summary's series, each as a tuple in the order of SERIES_KEYS."""
+    return [tuple(s[k] for k in SERIES_KEYS) for s in summary.get("series", [])]
 
 
 def plottable(summary: dict) -> bool:
-    """A lambda sweep whose points carry measured slopes."""
-    return list(summary.get("axes", {})) == ["lambda"] and any(
-        num(p.get(s[1])) for p in summary.get("points", []) for s in series_of(summary)
+    """A lambda sweep whose summary carries its series and curves, and measured slopes."""
+    return (
+        list(summary.get("axes", {})) == ["lambda"]
+        and isinstance(summary.get("curves"), dict)
+        and any(num(p.get(s[1])) for p in summary.get("points", []) for s in series_of(summary))
     )
+
+
+def merged_curves(summaries: list[dict]) -> dict[str, np.ndarray]:
+    """The summaries' derived curves as one: every (lambda, value) sample, sorted by lambda (each
+    summary samples the same functions, so a grid shared by all is drawn as it is)."""
+    samples = sorted(
+        {
+            (lam, kappa, naive)
+            for s in summaries
+            for lam, kappa, naive in zip(
+                s["curves"]["lambda"], s["curves"]["exponent"], s["curves"]["naive_exponent"]
+            )
+        }
+    )
+    lam, kappa, naive = (np.array(column) for column in zip(*samples))
+    return {"lambda": lam, "exponent": kappa, "naive_exponent": naive}
 
 
 def _points(summary: dict) -> list[dict]:
@@ -72,24 +78,13 @@ def phase_diagram_png(summaries: list[dict]) -> bytes:
     summaries = [s for s in summaries if plottable(s)]
     if not summaries:
         raise ValueError("no lambda sweep with measured slopes to draw")
-    lams = [p["params"]["lambda"] for s in summaries for p in s["points"]]
+    curves = merged_curves(summaries)
+    grid = curves["lambda"]  # spans the points with room for the end markers
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 5.4))
-    grid = np.geomspace(
-        min(min(lams), 0.05) / 1.25, max(max(lams), 4.0) * 1.25, 400
-    )  # room for the end markers
     ax.plot(
-        grid,
-        [float(kernels.sharp_exponent(x)) for x in grid],
-        "k-",
-        lw=1.4,
-        label=r"derived sharp exponent $\kappa(\lambda)$",
+        grid, curves["exponent"], "k-", lw=1.4, label=r"derived sharp exponent $\kappa(\lambda)$"
     )
-    ax.plot(
-        grid,
-        [float(kernels.naive_exponent(x)) for x in grid],
-        "k:",
-        label=r"naive $\min(1, 1/(2\lambda))$",
-    )
+    ax.plot(grid, curves["naive_exponent"], "k:", label=r"naive $\min(1, 1/(2\lambda))$")
     n_series = sum(len(series_of(s)) for s in summaries)
     j = 0
     for summ in summaries:

@@ -6,7 +6,11 @@
         {"index": i, "params": {...}, "seed": <point seed>, "key": <store key>,
          "certificate": "points/<key>.json",
          "status": ..., "checks_not_passed": [{"id", "name", "passed": false | null}, ...],
-         "lambda_max": ..., <the claim's fields below>}, ...]}
+         "lambda_max": ..., <the claim's fields below>}, ...],
+     "series": [...], "curves": {...}}    # a lambda sweep only
+
+Everything the phase diagram (softlin/render/sweep_figure.py) and its page draw is in the summary:
+the renderer reads it and computes nothing.
 
 Fields copied from the certificate's `quantities` (the claim's own numbers, named by its
 `sweep_fields`; nothing is recomputed):
@@ -27,6 +31,16 @@ Fields copied from the certificate's `quantities` (the claim's own numbers, name
   rates, as prop-3.1's: measured_slope = -slope_V.
 - any other claim: `status` and `lambda_max`, computed from the certificate's scenario when the
   claim does not report it (None when the scenario has no U and cov).
+
+A sweep over the one axis `lambda` also carries what its figure draws beside the points:
+
+- `series`: the claim's `sweep_series` (else DEFAULT_SERIES), one object per series with the keys
+  SERIES_KEYS: its label, the point fields of the measured slope, its standard error, the exact
+  slope and the first-order coefficient, and its colour and marker.
+- `curves`: the derived exponents as curves on a grid of CURVE_POINTS lambdas, geometric, from
+  min(lambda, 0.05) / 1.25 to max(lambda, 4) * 1.25: `lambda`, `exponent` (kappa(lambda), the
+  emitted kernel `sharp_exponent`) and `naive_exponent` (min(1, 1/(2 lambda)), the kernel
+  `naive_exponent`).
 """
 
 from __future__ import annotations
@@ -35,9 +49,23 @@ import numpy as np
 
 from ..claims import registry
 from ..claims.base import NEGATE
-from ..numerics import query_average
+from ..numerics import kernels, query_average
 
 DEFAULT_FIELDS = {"lambda_max": "lambda_max"}  # a claim that declares no sweep_fields
+SERIES_KEYS = ("label", "measured", "stderr", "exact", "first_order", "colour", "marker")
+# The series of a claim that declares none (Claim.sweep_series), in the order of SERIES_KEYS.
+DEFAULT_SERIES = (
+    (
+        "measured",
+        "measured_slope",
+        "measured_slope_stderr",
+        "exact_slope",
+        "first_order_coefficient",
+        "C0",
+        "o",
+    ),
+)
+CURVE_POINTS = 400
 
 
 def _lookup(q: dict, source):
@@ -96,8 +124,29 @@ def scenario_lambda(s: dict) -> float | None:
     return query_average.threshold_lambda(np.asarray(s["cov"], dtype=float), U, Sq)
 
 
-def summary(parsed: dict, entries: list[dict], input_hash: str) -> dict:
+def series(claim_id: str) -> list[dict]:
+    """The series a lambda sweep of the claim draws (its Claim.sweep_series, else DEFAULT_SERIES),
+    each as {key: value} over SERIES_KEYS."""
+    claim = registry.CLAIMS.get(claim_id)
+    declared = claim.sweep_series if claim is not None and claim.sweep_series else DEFAULT_SERIES
+    return [dict(zip(SERIES_KEYS, s, strict=True)) for s in declared]
+
+
+def curves(lams) -> dict:
+    """The derived exponents on a geometric grid that spans the sweep's lambdas and at least
+    [0.05, 4], with a margin of 1.25 on each side for the end markers."""
+    grid = np.geomspace(min(min(lams), 0.05) / 1.25, max(max(lams), 4.0) * 1.25, CURVE_POINTS)
     return {
+        "lambda": [float(x) for x in grid],
+        "exponent": [float(kernels.sharp_exponent(x)) for x in grid],
+        "naive_exponent": [float(kernels.naive_exponent(x)) for x in grid],
+    }
+
+
+def summary(parsed: dict, entries: list[dict], input_hash: str) -> dict:
+    """summary.json of a sweep: its grid, `input_hash` (the kernels its points ran with) and the
+    points' entries; for a sweep over lambda alone, also the series and curves its figure draws."""
+    out = {
         "claim": parsed["claim"],
         "seed": parsed["seed"],
         "profile": parsed["profile"],
@@ -105,3 +154,7 @@ def summary(parsed: dict, entries: list[dict], input_hash: str) -> dict:
         "kernels_input_hash": input_hash,
         "points": sorted(entries, key=lambda e: e["index"]),
     }
+    if list(parsed["axes"]) == ["lambda"]:
+        out["series"] = series(parsed["claim"])
+        out["curves"] = curves([e["params"]["lambda"] for e in entries])
+    return out

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from softlin.sweep import engine, summary
 from softlin.sweep.grid import builtin, parse, points
 from softlin.sweep.store import point_key
 from softlin.sweep.summary import point_entry, scenario_lambda
 from softlin.numerics import kernels
-from softlin.render import render, sweep_page
+from softlin.render import render, sweep_figure, sweep_page
 
 REPO = Path(__file__).resolve().parents[2]
 SWEEPS = REPO / "reports" / "sweeps"
@@ -141,6 +142,64 @@ def test_the_reading_and_the_figure_follow_the_numbers(tmp_path):
         after[out / "figures" / "phase-diagram.png"]
         != before[out / "figures" / "phase-diagram.png"]
     )
+
+
+@pytest.mark.parametrize("name", ["rates", "rates-gradients"])
+def test_the_committed_summaries_carry_the_series_and_curves_the_summary_code_writes(name):
+    """The figure draws only what the summary holds: each committed summary has its claim's series
+    and the derived curves, equal to the emitted kernels' values at the curve's lambdas (the
+    summaries predate the curves: `engine.resummarise` wrote them from the stored points)."""
+    summ = _summary(name)
+    assert summ["series"] == summary.series(summ["claim"])
+    lams = [p["params"]["lambda"] for p in summ["points"]]
+    fresh = summary.curves(lams)
+    assert set(summ["curves"]) == set(fresh)
+    for column, values in fresh.items():
+        assert summ["curves"][column] == pytest.approx(values, rel=1e-12), column
+    assert summ["curves"]["exponent"] == pytest.approx(
+        [float(kernels.sharp_exponent(x)) for x in summ["curves"]["lambda"]], rel=1e-12
+    )
+
+
+def test_resummarise_rewrites_a_summary_from_its_stored_points_and_computes_none(tmp_path):
+    """A summary written before summaries carried their curves becomes the committed one: the grid,
+    the points and their kernels' hash kept, the series and curves added, rates.png drawn."""
+    out = tmp_path / "rates"
+    shutil.copytree(SWEEPS / "rates", out)
+    old = json.loads((out / "summary.json").read_text())
+    for key in ("series", "curves"):
+        del old[key]
+    (out / "summary.json").write_text(json.dumps(old))
+    (out / "rates.png").unlink()
+    assert not sweep_figure.plottable(old)
+    new = engine.resummarise(out)
+    assert new == _summary("rates") == json.loads((out / "summary.json").read_text())
+    assert (out / "rates.png").read_bytes() == sweep_figure.phase_diagram_png([new])
+
+
+def test_the_figure_draws_the_summarys_curves_and_needs_them(tmp_path):
+    """Sensitivity: halving the summary's kappa curve changes the figure; a summary without curves
+    is not drawn, and without any drawable summary there is no page."""
+    out = tmp_path / "reports"
+    shutil.copytree(SWEEPS, out / "sweeps")
+    before = sweep_page.files(out)[out / "figures" / "phase-diagram.png"]
+    for name in sweep_page.SWEEPS:
+        path = out / "sweeps" / name / "summary.json"
+        summ = json.loads(path.read_text())
+        summ["curves"]["exponent"] = [x / 2 for x in summ["curves"]["exponent"]]
+        path.write_text(json.dumps(summ))
+    assert sweep_page.files(out)[out / "figures" / "phase-diagram.png"] != before
+    for name in sweep_page.SWEEPS:
+        path = out / "sweeps" / name / "summary.json"
+        summ = json.loads(path.read_text())
+        del summ["curves"]
+        path.write_text(json.dumps(summ))
+    assert sweep_page.files(out) == {}
+
+
+def test_the_figure_and_the_summary_name_the_series_keys_alike():
+    """render/ cannot import the sweep layer above it, so each spells the keys; they must agree."""
+    assert sweep_figure.SERIES_KEYS == summary.SERIES_KEYS
 
 
 def test_without_sweeps_there_is_no_page_and_no_link(tmp_path):
