@@ -27,7 +27,6 @@ from .kernel_spec import KernelSpec
 GENERATED_PATH = (
     Path(importlib.util.find_spec("softlin.numerics.kernels").origin).parent / "_generated.py"
 )
-DERIVATION_DIR = Path(__file__).resolve().parent
 FIX_COMMAND = "softlin derive"
 
 
@@ -65,18 +64,6 @@ def _dimension_names(args) -> dict:
             if isinstance(dim, sp.Symbol) and dim not in names:
                 names[dim] = f"{arg}.shape[{axis}]"
     return names
-
-
-def input_hash() -> str:
-    """SHA-256 over the derivation modules' source (sorted by name): the inputs of the proofs and of
-    the derivation report (the kernels carry their own hash, `kernel_hash`)."""
-    h = hashlib.sha256()
-    for path in sorted(DERIVATION_DIR.glob("*.py")):
-        h.update(path.name.encode())
-        h.update(b"\0")
-        h.update(path.read_bytes().replace(b"\r\n", b"\n"))
-        h.update(b"\0")
-    return h.hexdigest()
 
 
 def _function(spec: KernelSpec, printer: KernelPrinter) -> str:

@@ -2,11 +2,13 @@
 the chains of steps of the key derivations, kernels, proofs folded; the chains' steps are proved."""
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 import sympy as sp
 
-from softlin.derivations import catalogue, chains, report, report_contents
+from softlin import cli
+from softlin.derivations import catalogue, chains, emit, report, report_contents
 from softlin.derivations.kernel_spec import KernelSpec
 from softlin.derivations.proof import Proof
 from softlin.render import derivations_page
@@ -94,3 +96,97 @@ def test_the_committed_derivation_page_carries_the_current_page_style():
 
     page = (Path(__file__).resolve().parents[2] / "reports" / "derivations.html").read_text()
     assert STYLE in page, "reports/derivations.html is stale: run softlin derive"
+
+
+DERIVATIONS = Path(report.__file__).resolve().parent
+# A comment-only edit of a derivation module, appended whenever its source is read from disk.
+COMMENT = "\n# a comment-only edit: it changes no formula the report shows\n"
+
+
+@pytest.fixture()
+def derive_check(tmp_path, monkeypatch):
+    """`softlin derive --check --out DIR` on one proof group and one fake kernel (the whole
+    catalogue takes minutes; the committed tree's own check is in the slow tier), DIR holding the
+    two pages as `softlin derive` writes them. Returns (the kernel list the report reads, a function
+    running the check and returning its exit code). The emitted kernels are not under test here:
+    their diff is taken as empty."""
+    x = sp.Symbol("x")
+    spec = KernelSpec("fake_kernel", (x,), ("()",), -sp.exp(x) / 2, "a kernel", "lemma21", "()")
+    specs = [spec]
+    for module in (report, derivations_page):
+        monkeypatch.setattr(module, "kernel_specs", lambda: list(specs))
+    proofs = (Proof("an identity", True, 0.0),)
+    monkeypatch.setattr(catalogue, "GROUPS", {"lemma21": lambda: proofs})
+    monkeypatch.setattr(emit, "staleness_diff", lambda *args: "")
+    out = tmp_path / "reports"
+    out.mkdir()
+    (out / "derivations.md").write_text(report.render({"lemma21": proofs}))
+    (out / "derivations.html").write_text(derivations_page.render_html({"lemma21": proofs}))
+    return specs, lambda: cli.main(["derive", "--check", "--out", str(out)])
+
+
+def _edit_comments_on_read(monkeypatch):
+    """Every read of a derivations/*.py file from disk sees COMMENT appended."""
+    real_bytes, real_text = Path.read_bytes, Path.read_text
+
+    def edited(path: Path) -> bool:
+        return path.suffix == ".py" and path.resolve().parent == DERIVATIONS
+
+    monkeypatch.setattr(
+        Path, "read_bytes", lambda p: real_bytes(p) + (COMMENT.encode() if edited(p) else b"")
+    )
+    monkeypatch.setattr(
+        Path,
+        "read_text",
+        lambda p, *a, **k: real_text(p, *a, **k) + (COMMENT if edited(p) else ""),
+    )
+    assert (DERIVATIONS / "lemma21.py").read_bytes().endswith(COMMENT.encode())
+
+
+def test_a_comment_only_edit_of_a_derivation_leaves_the_report_fresh(derive_check, monkeypatch):
+    """The report's hash covers what it shows, not the source text: with every derivation module
+    read with an added comment, `derive --check` still finds both pages up to date."""
+    _, check = derive_check
+    assert check() == 0
+    _edit_comments_on_read(monkeypatch)
+    assert check() == 0
+
+
+def test_a_changed_expression_makes_derive_check_name_both_pages_and_changes_the_hash(
+    derive_check, capsys
+):
+    """The slip of a dropped 1/2 in a shown kernel: both pages are stale, each named with the fix,
+    and the content hash in their header moves with it."""
+    specs, check = derive_check
+    before = report.render({"lemma21": (Proof("an identity", True, 0.0),)})
+    x = specs[0].args[0]
+    specs[0] = KernelSpec("fake_kernel", (x,), ("()",), -sp.exp(x), "a kernel", "lemma21", "()")
+    capsys.readouterr()
+    assert check() == 1
+    err = capsys.readouterr().err
+    assert "derivations.md is stale; fix: softlin derive" in err
+    assert "derivations.html is stale; fix: softlin derive" in err
+    after = report.render({"lemma21": (Proof("an identity", True, 0.0),)})
+    hash_line = [line for line in before.splitlines() if "Content hash" in line]
+    assert hash_line and hash_line[0] not in after.splitlines()
+
+
+def test_the_content_hash_sees_what_the_report_shows_and_not_the_proofs_timings():
+    """A proof's seconds and residual are not shown: they leave the hash. Its verdict, a step's
+    side and a kernel's doc are shown: each changes it."""
+    x = sp.Symbol("x")
+    spec = KernelSpec("k", (x,), ("()",), x / 2, "a kernel", "lemma21", "()")
+    proofs = {"lemma21": (Proof("an identity", True, 0.0),)}
+    body, orphans = report_contents.sections(proofs, [spec])
+    base = report_contents.content_hash(body, orphans)
+
+    def hashed(proofs=proofs, spec=spec):
+        return report_contents.content_hash(*report_contents.sections(proofs, [spec]))
+
+    assert hashed({"lemma21": (Proof("an identity", True, 12.5, "residual"),)}) == base
+    assert hashed({"lemma21": (Proof("an identity", False, 0.0),)}) != base
+    assert hashed(spec=KernelSpec("k", (x,), ("()",), x / 2, "other doc", "lemma21", "()")) != base
+    assert hashed(spec=KernelSpec("k", (x,), ("()",), x / 3, "a kernel", "lemma21", "()")) != base
+    step = body[0].chains[0][1][0]
+    body[0].chains[0][1][0] = chains.Step(step.text, step.lhs, step.rhs + 1, step.proof)
+    assert report_contents.content_hash(body, orphans) != base
