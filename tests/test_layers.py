@@ -5,6 +5,11 @@
 A module may import its own layer and the layers before it, never one after it, and the module
 graph has no cycle. `softlin.certio` and `softlin.mathml` are leaves: they import nothing from
 softlin, so any layer may use them. derivations/ never imports NumPy; numerics/ never imports SymPy.
+
+Pages and figures are drawn from certificates and sweep summaries only (docs/design.md, "Pipeline",
+step 5): a module under softlin/render/ imports from the layers below it only the modules listed in
+RENDER_MAY_IMPORT, which compute nothing, so what a page shows is in its input files. The one
+exception is the derivation report's HTML twin, listed with its own imports.
 """
 
 from __future__ import annotations
@@ -22,6 +27,22 @@ ROOTS = {
 }
 ORDER = ("derivations", "kernels", "numerics", "judge", "claims", "render", "sweep", "hunt", "cli")
 LEAVES = {"softlin", "softlin.certio", "softlin.mathml", "softlin.commands"}
+# What a renderer module may import from derivations/, numerics/ (kernels included) and claims/,
+# with the reason. Nothing else there: those modules compute.
+RENDER_MAY_IMPORT = {
+    "softlin.claims.base": "the certificate's vocabulary: UNITS, TIERS and judged()",
+    "softlin.claims.registry": "the claims' declarations (their order, rests_on, scenario keys), "
+    "read, never run",
+}
+# softlin/render/derivations_page.py writes reports/derivations.html, which `softlin derive` writes
+# from the derivations' SymPy objects (Pipeline, step 2) beside derivations/report.py's Markdown: it
+# is no page drawn from certificates, and may read the report's contents from these.
+DERIVATION_REPORT = "softlin.render.derivations_page"
+DERIVATION_REPORT_MAY_IMPORT = {
+    "softlin.derivations.catalogue",
+    "softlin.derivations.report",
+    "softlin.derivations.report_contents",
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -182,6 +203,46 @@ def test_the_command_packages_are_layers_above_the_renderer_and_an_upward_import
     assert upward_imports(
         "softlin.certio", ["softlin.cli.verify"]
     )  # a leaf imports nothing from softlin
+
+
+def computing_imports(module: str, targets) -> list[str]:
+    """The imports among `targets` that a renderer module may not make: a module of derivations/,
+    numerics/ or claims/ outside RENDER_MAY_IMPORT (and, for the derivation report,
+    DERIVATION_REPORT_MAY_IMPORT). Empty for a module outside softlin/render/."""
+    if layer(module) != "render":
+        return []
+    allowed = set(RENDER_MAY_IMPORT)
+    if module == DERIVATION_REPORT:
+        allowed |= DERIVATION_REPORT_MAY_IMPORT
+    below = ("derivations", "kernels", "numerics", "claims")
+    return sorted(
+        t for t in targets if t.startswith("softlin.") and layer(t) in below and t not in allowed
+    )
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if layer(m) == "render"))
+def test_the_renderer_imports_nothing_that_computes(module):
+    assert not computing_imports(module, imports_of(module))
+
+
+def test_the_renderer_check_sees_a_computing_import_and_names_what_is_allowed():
+    """The rule has power: the kernels (what the phase diagram once computed its curves with), a
+    numerics algorithm, a claim module and a derivation are seen from a page or figure module; the
+    allowed list names modules that exist, and only the derivation report reads derivations."""
+    for target in (
+        "softlin.numerics.kernels",
+        "softlin.numerics.query_average",
+        "softlin.claims.prop31.claim",
+        "softlin.derivations.report_contents",
+    ):
+        assert computing_imports("softlin.render.sweep_figure", [target]) == [target]
+    assert computing_imports(DERIVATION_REPORT, ["softlin.numerics.kernels"])
+    assert not computing_imports(DERIVATION_REPORT, DERIVATION_REPORT_MAY_IMPORT)
+    assert not computing_imports("softlin.render.render", ["softlin.claims.registry", "numpy"])
+    assert not computing_imports("softlin.sweep.summary", ["softlin.numerics.kernels"])
+    assert set(RENDER_MAY_IMPORT) | DERIVATION_REPORT_MAY_IMPORT | {DERIVATION_REPORT} <= set(
+        MODULES
+    )
 
 
 @pytest.mark.parametrize("folder", ["numerics", "derivations"])
