@@ -1,6 +1,6 @@
 """The pipeline's import direction, read from the source with `ast` (docs/design.md, "Layers").
 
-    derivations -> kernels -> numerics -> judge -> claims -> render -> sweep -> hunt -> cli
+    derivations -> kernels -> numerics -> judge -> claims -> execute -> render -> sweep -> hunt -> cli
 
 A module may import its own layer and the layers before it, never one after it, and the module
 graph has no cycle. `softlin.certio` and `softlin.mathml` are leaves: they import nothing from
@@ -25,7 +25,18 @@ ROOTS = {
     "softlin.derivations": REPO / "derivations",
     "softlin.numerics": REPO / "numerics",
 }
-ORDER = ("derivations", "kernels", "numerics", "judge", "claims", "render", "sweep", "hunt", "cli")
+ORDER = (
+    "derivations",
+    "kernels",
+    "numerics",
+    "judge",
+    "claims",
+    "execute",
+    "render",
+    "sweep",
+    "hunt",
+    "cli",
+)
 LEAVES = {"softlin", "softlin.certio", "softlin.mathml", "softlin.commands"}
 # What a renderer module may import from derivations/, numerics/ (kernels included) and claims/,
 # with the reason. Nothing else there: those modules compute.

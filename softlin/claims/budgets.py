@@ -81,18 +81,22 @@ def limit_claim(claim: str, s: dict, profile: str, subjects: int) -> Estimate:
     )
 
 
+def estimate_for(claim, validated: dict, profile: str) -> Estimate:
+    """The estimate for `claim` (a base.Claim) on its validated scenario, from the claim's own
+    `estimate` (ValueError for a structural limit). A claim without an estimator is a bug (its work
+    would escape --max-minutes): LookupError."""
+    if claim.estimate is None:
+        raise LookupError(
+            f"claim {claim.id!r} declares no work and memory estimator (Claim.estimate)"
+        )
+    return claim.estimate(validated, profile)
+
+
 def estimate(claim_id: str, validated: dict, profile: str) -> Estimate:
-    """The estimate for one claim on its validated scenario, from the claim's own `estimate`
-    (ValueError for a structural limit). A claim without an estimator is a bug (its work would
-    escape --max-minutes): LookupError."""
+    """`estimate_for` the registered claim `claim_id`."""
     from . import registry
 
-    fn = registry.get(claim_id).estimate
-    if fn is None:
-        raise LookupError(
-            f"claim {claim_id!r} declares no work and memory estimator (Claim.estimate)"
-        )
-    return fn(validated, profile)
+    return estimate_for(registry.get(claim_id), validated, profile)
 
 
 def size(nbytes: float) -> str:
@@ -113,9 +117,14 @@ def duration(seconds: float) -> str:
     return f"{seconds / 86400:.0f} days" if years < 1 else f"{years:.2g} years"
 
 
-def admit(estimates: list[Estimate], max_minutes: float) -> None:
+def admit(
+    estimates: list[Estimate],
+    max_minutes: float,
+    raise_cap: str = "raise the cap with --max-minutes",
+) -> None:
     """Raise ValueError (one line, naming the claim and the estimate) when a claim needs more memory
-    than MEMORY_CAP_BYTES, or the run more time than max_minutes."""
+    than MEMORY_CAP_BYTES, or the run more time than max_minutes (`raise_cap` says how a user lifts
+    that cap)."""
     for e in estimates:
         if e.memory > MEMORY_CAP_BYTES:
             raise ValueError(
@@ -128,6 +137,5 @@ def admit(estimates: list[Estimate], max_minutes: float) -> None:
         raise ValueError(
             f"estimated {duration(total)} of work, above the {max_minutes:g} min cap: "
             f"{worst.claim} needs about {duration(worst.seconds)} ({worst.what}; "
-            f"{SECONDS_PER_UNIT:g} s per token and coordinate); lower L or trials, or raise the "
-            "cap with --max-minutes"
+            f"{SECONDS_PER_UNIT:g} s per token and coordinate); lower L or trials, or {raise_cap}"
         )

@@ -14,19 +14,17 @@ import sys
 import time
 from pathlib import Path
 
-from .. import certio
+from .. import certio, execute
 from ..commands import (
     DEFAULT_OUT,
     EXIT_FAILED,
     EXIT_OK,
-    InternalError,
     UsageError,
     check_out,
     probe_writable,
 )
 from ..claims import budgets, progress, registry, scenario as scen
-from ..claims.base import PROFILES, claim_rng
-from ..numerics.validate import BeyondReach
+from ..claims.base import PROFILES
 from ..render import text
 
 
@@ -122,12 +120,10 @@ def plan(args) -> tuple[list, dict, Path]:
         )
     scenarios, estimates = {}, []
     for c in claims:
-        s = _for_claim(c.id, scen.merge, c.default_scenario(), user, c.scenario_keys)
-        if args.seed is not None:
-            s["seed"] = args.seed
-        scenarios[c.id] = s
-        validated = _for_claim(c.id, c.validate or scen.common, s)
-        estimates.append(_for_claim(c.id, budgets.estimate, c.id, validated, args.profile))
+        with execute.named(c.id):
+            planned = execute.plan(c, user, args.profile, seed=args.seed)
+        scenarios[c.id] = planned.scenario
+        estimates.append(planned.estimate)
     budgets.admit(estimates, args.max_minutes)
     args.estimates = estimates
     return claims, scenarios, out
@@ -151,19 +147,8 @@ def _run_claims(claims, scenarios, profile, quiet, done) -> list[tuple[dict, flo
 
 
 def _run_one(c, s: dict, profile: str) -> dict:
-    try:
-        return c.run(s, profile, claim_rng(s["seed"], c.id))
-    except (KeyboardInterrupt, InternalError):
-        raise
-    except BeyondReach as exc:  # a structural limit met during the run: exit 2
-        raise ValueError(f"{c.id}: {exc}") from None
-    except MemoryError as exc:  # the estimate let it through: say what to lower, exit 2
-        raise ValueError(
-            f"{c.id}: out of memory ({exc}); lower trials or L, or the scale of U and cov, "
-            f"in the scenario"
-        ) from None
-    except Exception as exc:  # the input passed validation: this is a bug
-        raise InternalError(f"{c.id}: {type(exc).__name__}: {exc}") from exc
+    """The certificate of claim `c` on its planned scenario `s` (softlin/execute.py)."""
+    return execute.run_reported(c, s, profile)
 
 
 def cmd_verify(args) -> int:

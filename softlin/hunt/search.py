@@ -42,9 +42,9 @@ import re
 import subprocess
 from pathlib import Path
 
-from .. import certio
-from ..claims import budgets, progress, registry, scenario as scen
-from ..claims.base import CHECK_FALSE_ALARM, claim_rng, false_alarm_level, judged
+from .. import certio, execute
+from ..claims import progress, registry
+from ..claims.base import CHECK_FALSE_ALARM, false_alarm_level, judged
 from ..numerics.validate import BeyondReach
 from ..commands import InternalError
 
@@ -65,16 +65,14 @@ def classify(claim, user: dict, budget: str) -> tuple[dict | None, str]:
     """(merged scenario, region) or (None, reason) when the claim's hypotheses or limits
     reject it."""
     try:
-        merged = scen.merge(claim.default_scenario(), user, claim.scenario_keys)
-        validated = (claim.validate or scen.common)(merged)
-        budgets.estimate(claim.id, validated, PROFILE[budget])
+        planned = execute.plan(claim, user, PROFILE[budget])
     except ValueError as exc:
         return None, reason_key(str(exc))
     space = claim.hunt
     for label, defective in space.known_defects:
-        if defective(validated):
+        if defective(planned.validated):
             return None, label
-    return merged, space.region(validated)
+    return planned.scenario, space.region(planned.validated)
 
 
 def reason_key(message: str) -> str:
@@ -105,12 +103,12 @@ def judge_scenario(claim_id: str, merged: dict, budget: str, seed: int, per_chec
     arguments, so a Dask worker can run it (hunt/cluster.py). {"outside": reason} for a structural
     limit met during the run; an exception on a validated scenario is a crash verdict
     (a counterexample)."""
-    claim = registry.get(claim_id)
+    claim = registry.get(claim_id)  # by id: a Dask worker receives the id
+    if merged["seed"] != seed:  # the claim's stream is drawn from the scenario's seed
+        raise InternalError(f"hunt seed {seed} differs from the scenario's seed {merged['seed']}")
     try:
         with false_alarm_level(per_check):
-            cert = json.loads(
-                certio.dumps(claim.run(merged, PROFILE[budget], claim_rng(seed, claim_id)))
-            )
+            cert = json.loads(certio.dumps(execute.run(claim, merged, PROFILE[budget])))
     except BeyondReach as exc:
         return {"outside": reason_key(str(exc))}
     except Exception as exc:  # a validated scenario must not crash the claim

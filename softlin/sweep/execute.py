@@ -22,9 +22,9 @@ from __future__ import annotations
 import time
 from typing import Callable, Iterable, Iterator
 
-from .. import certio
+from .. import certio, execute
+from ..commands import InternalError
 from ..claims import registry
-from ..claims.base import claim_rng
 
 INSTALL_HINT = (
     "softlin sweep needs Dask distributed: pip install 'softlin[sweep]' "
@@ -33,10 +33,13 @@ INSTALL_HINT = (
 
 
 def compute_point(claim_id: str, scenario: dict, profile: str, seed: int) -> tuple[str, float]:
-    """(certificate text, seconds) of one point; the claim validates the scenario itself."""
+    """(certificate text, seconds) of one point, planned by the sweep's plan (softlin/cli/sweep.py)
+    and run as `softlin verify` runs a claim (softlin/execute.py). The claim is named by its id: a
+    Dask worker receives the id."""
+    if scenario["seed"] != seed:  # the claim's stream is drawn from the scenario's seed
+        raise InternalError(f"point seed {seed} is not its scenario's seed {scenario['seed']}")
     start = time.perf_counter()
-    claim = registry.get(claim_id)
-    cert = claim.run(scenario, profile, claim_rng(seed, claim_id))
+    cert = execute.run(registry.get(claim_id), scenario, profile)
     return certio.dumps(cert), time.perf_counter() - start
 
 
