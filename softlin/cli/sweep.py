@@ -17,9 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-from ..claims import budgets, progress, registry, scenario as scen
+from ..claims import budgets, progress, registry
 from ..claims.base import PROFILES
 from ..commands import DEFAULT_OUT, EXIT_FAILED, EXIT_OK, UsageError, check_out
+from ..execute import plan_merged
 from ..sweep import execute as sx
 from ..sweep.engine import execute
 from ..sweep.grid import builtin, load, parse, points
@@ -90,8 +91,7 @@ def plan(args) -> tuple[dict, list[dict], Path]:
     for p in pts:
         where = ", ".join(f"{k} = {v}" for k, v in p["params"].items())
         try:
-            validated = (claim.validate or scen.common)(p["scenario"])
-            estimates.append(budgets.estimate(claim.id, validated, parsed["profile"]))
+            estimates.append(plan_merged(claim, p["scenario"], parsed["profile"]).estimate)
         except ValueError as exc:
             raise ValueError(f"grid point {where}: {claim.id}: {exc}") from None
         p["key"] = point_key(claim.id, p["scenario"], parsed["profile"], p["seed"])
