@@ -302,15 +302,19 @@ def test_the_one_over_L_control_is_judged_only_at_the_power_its_pilot_plans():
     not refute 1/L (its rate near 1) fails the control."""
     from softlin.claims.prop34 import exact as ex
 
+    from softlin.judge.kinds import POWER_TARGET
+
     run = _fit_av(48, 0.02, 0.55, 0.57)
     noisy = ex.one_over_L_control(run, _fit_av(16, 0.2, 0.55, 0.57), 1.5, "regime/above")
-    assert noisy.judged is False and noisy.value < ex.REQUIRED_POWER
+    assert noisy.judged is False and f"below the target {POWER_TARGET}" in noisy.reason
+    assert noisy.value > noisy.bound  # the run alone would refute 1/L: still not judged
     precise = ex.one_over_L_control(run, _fit_av(16, 0.03, 0.55, 0.57), 1.5, "regime/above")
-    assert precise.judged and precise.passed is True and precise.value >= ex.REQUIRED_POWER
+    assert precise.judged and precise.passed is True and precise.rule == "value >= bound"
+    assert precise.value >= precise.bound and "planned power" in precise.detail
     blind = ex.one_over_L_control(
         _fit_av(48, 0.02, 0.98, 0.57), _fit_av(16, 0.03, 0.55, 0.57), 1.5, "regime/above"
     )
-    assert blind.judged and blind.passed is False
+    assert blind.judged and blind.passed is False and blind.value < blind.bound
 
 
 def test_the_grad_v_enclosure_holds_the_float_route_and_excludes_its_slips():

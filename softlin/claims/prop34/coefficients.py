@@ -18,7 +18,9 @@ import sympy as sp
 from ...derivations import gradient_fluctuations as gf
 from ...numerics import kernels, query_average, significance
 from ...numerics.laws import psd_root
-from ..base import Check
+from ...judge import kinds as judge
+from ...judge import levels
+from ..base import check_false_alarm
 from ..findings import Findings
 from .jacobians import rational_matrix
 
@@ -52,17 +54,17 @@ def query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, budget, z_cr
     if first_V is None or first_U is None:
         return Findings(
             [
-                Check(
+                judge.verdict(
                     "query average: first-order coefficients are infinite: "
                     "lambda_max(U^T Gamma U Sigma_q) >= 1/2",
                     "quadrature",
-                    lam >= 0.5 - 1e-12,
-                    lam,
-                    0.5,
-                    "the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when "
-                    "lambda >= 1/2",
                     id="average/coefficients-infinite",
                     unit="norm",
+                    value=lam,
+                    bound=0.5 - 1e-12,
+                    rule="value >= bound",
+                    detail="the Gaussian integral E exp(z^T U^T Gamma U z) diverges exactly when "
+                    "lambda >= 1/2; bound 1/2 less 1e-12 for the rounding of lambda",
                 )
             ]
         )
@@ -81,18 +83,16 @@ def query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, budget, z_cr
             gh = query_average.gauss_hermite_average(None, Sq, nodes=40, tilt=tilt, log_fn=log_fn)
             rel = abs(gh - coef) / abs(coef) if coef else abs(gh)  # Gamma = 0: both vanish
             checks.append(
-                Check(
+                judge.agreement(
                     f"query average: exact lim L E||grad_{key} err||^2_(L2(nu)) vs Gauss-Hermite "
                     "over nu",
                     "quadrature",
-                    rel <= 1e-10,
-                    rel,
-                    1e-10,
-                    f"closed form {coef:.12g}, quadrature {gh:.12g} "
+                    id=f"average/grad-{key.lower()}-quadrature",
+                    error=rel,
+                    tolerance=1e-10,
+                    detail=f"closed form {coef:.12g}, quadrature {gh:.12g} "
                     "(40 nodes per eigendirection of the whitened tilt, scale 1/(1 - 2 lambda_j): "
                     "exact for the folded polynomial)",
-                    id=f"average/grad-{key.lower()}-quadrature",
-                    unit="relative error",
                 )
             )
         return Findings(checks)
@@ -107,17 +107,16 @@ def query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, budget, z_cr
         se = float(vals.std(ddof=1) / math.sqrt(vals.size))
         zval = abs(vals.mean() - coef) / (vals.std(ddof=1) / math.sqrt(vals.size))
         checks.append(
-            Check(
+            judge.z_test(
                 f"query average: exact lim L E||grad_{key} err||^2_(L2(nu)) vs Monte Carlo "
                 "over queries",
-                "montecarlo",
-                zval <= z_crit,
-                float(vals.mean()),
-                coef,
-                f"{n_q} queries from N(0, {scale:.4g} Sigma_q), importance-weighted, each with its "
-                f"exact per-query coefficient; |z| = {zval:.3g} <= {z_crit:.3g}",
                 id=f"average/grad-{key.lower()}-montecarlo",
-                unit="coefficient",
+                z=float(zval),
+                alpha=check_false_alarm(),
+                assumption=levels.NORMAL_MEAN,
+                detail=f"{n_q} queries from N(0, {scale:.4g} Sigma_q), importance-weighted, each "
+                f"with its exact per-query coefficient: Monte Carlo {float(vals.mean()):.8g} +- "
+                f"{se:.3g} against the closed form {coef:.8g}",
                 detectable=significance.resolution(coef, se, z_crit),
             )
         )

@@ -23,52 +23,58 @@ import numpy as np
 
 from ...numerics import gradient_scalars_enclosure as u_enclosure
 from ...numerics import selfnormalised_enclosure as enclosure
-from ..base import Check, unjudged
+from ...judge import kinds as judge
 from ..findings import Findings
 
-# The float route's own error (quadrature in double precision): measured below 1e-13 relative.
+# The float route's own error (quadrature in double precision): measured below 1e-13 relative. Each
+# ball is widened by this times its midpoint before the float value is judged inside it.
 FLOAT_ROUTE_RELATIVE = 1e-10
+# The widest ball (radius over |midpoint|) that decides: the float route the Monte Carlo checks are
+# judged against is then certified to a millionth, four orders below their resolution (detectable
+# ~1e-2 at quick); the enclosures reach radius / |midpoint| <= 6e-8 at the default scenario. A wider
+# ball leaves the check undecided.
+MAX_RELATIVE_WIDTH = 1e-6
 
 
 def ball_check(id: str, name: str, how: str, Ls, values, ball_at, quantity: str) -> Findings:
-    """The check (tier enclosure) that each float value lies in its Arb ball `ball_at(L)`, within
-    the float route's own error, and, as the quantity `quantity`, the balls [lower, upper] per L.
-    `how` says what the ball is; the detail adds the widths and every miss."""
+    """The check (tier enclosure, judge.containment) that each float value lies in its Arb ball
+    `ball_at(L)`, widened by the float route's own error, and, as the quantity `quantity`, the balls
+    [lower, upper] per L. `how` says what the ball is; the detail adds the widths and every miss."""
     if not len(Ls):
         return Findings(
             [
-                unjudged(
+                judge.unjudged(
                     name,
                     "quadrature",
                     "no prompt length",
                     tier="enclosure",
                     id=id,
-                    unit="relative error",
+                    unit="values",
                 )
             ]
         )
-    worst, balls, widths, misses = 0.0, [], [], []
+    arbs, balls, widths, misses = [], [], [], []
     for L, value in zip(Ls, values):
         ball = ball_at(L)
         outside = max(0.0, abs(value - float(ball.mid())) - float(ball.rad()))
         if outside > 0:
-            worst = max(worst, outside / max(abs(value), 1e-300))
-            misses.append(f"L = {L}: {value:.10g} outside [{ball.lower()}, {ball.upper()}]")
+            misses.append(
+                f"L = {L}: {value:.10g} outside [{ball.lower()}, {ball.upper()}] by "
+                f"{outside / max(abs(value), 1e-300):.2g} relative"
+            )
+        arbs.append(ball)
         balls.append(enclosure.outward(ball))
         widths.append(2 * float(ball.rad()) / max(abs(float(ball.mid())), 1e-300))
-    check = Check(
+    check = judge.containment(
         name,
-        "quadrature",
-        worst <= FLOAT_ROUTE_RELATIVE,
-        worst,
-        FLOAT_ROUTE_RELATIVE,
-        f"at L = {list(Ls)}: {how}; value: the largest distance of the float value outside its "
-        "ball, relative to the value; relative widths "
+        id=id,
+        values=[float(v) for v in values],
+        balls=arbs,
+        widen=FLOAT_ROUTE_RELATIVE,
+        max_relative_width=MAX_RELATIVE_WIDTH,
+        detail=f"at L = {list(Ls)}: {how}; relative widths (diameter / |midpoint|) "
         + ", ".join(f"{w:.1e}" for w in widths)
         + ("; " + "; ".join(misses) if misses else ""),
-        tier="enclosure",
-        id=id,
-        unit="relative error",
     )
     return Findings([check], {quantity: balls})
 

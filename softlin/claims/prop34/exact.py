@@ -28,7 +28,9 @@ from ...numerics.fits import linear_fit
 from ...numerics import selfnormalised_gradients as sg
 from ...numerics import significance
 from ...numerics.significance import t_critical
-from ..base import check_false_alarm, Check, unjudged
+from ...judge import kinds as judge
+from ...judge import levels
+from ..base import check_false_alarm
 from ..findings import Findings
 from ..prop31.common import naive_exponent
 from ..progress import progress
@@ -81,18 +83,16 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> Findings:
     cU1 = float(kernels.gradient_U_error_one_token(Gamma, V, z[:, None])[0, 0])
     worst1 = max(_rel(eV1, cV1), _rel(eU1, cU1))
     checks = [
-        Check(
+        judge.agreement(
             "L = 1 anchor: exact quadrature of both gradient errors = k (tr Gamma + |Gamma a|^2) "
             "and |z|^2 ||V Gamma||_F^2",
             "quadrature",
-            worst1 <= 1e-10,
-            worst1,
-            1e-10,
-            f"relative; quadrature {eV1:.12g}, {eU1:.12g} against {cV1:.12g}, {cU1:.12g} "
+            id="anchors/l1",
+            error=worst1,
+            tolerance=1e-10,
+            detail=f"relative; quadrature {eV1:.12g}, {eU1:.12g} against {cV1:.12g}, {cU1:.12g} "
             "(one token: zhat = z_1 and C_hat = 0); trapezoid rules converge geometrically "
             "(~1e-14 measured)",
-            id="anchors/l1",
-            unit="relative error",
         )
     ]
     geo = sg.geometry(Gamma, U, V, z[None, :])
@@ -105,18 +105,16 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> Findings:
     worst2 = max(_rel(S_pq[n][0], S_gh[n][0]) for n in sg.NAMES)
     eV2, eU2 = sg.errors(S_pq, geo, k)
     checks.append(
-        Check(
+        judge.agreement(
             "L = 2 anchor: partition quadrature of every scalar (E alpha^2, E alpha A, E A^2, "
             "E sum p^3, E H, A, B) = direct 80 x 80 Gauss-Hermite over (g1, g2)",
             "quadrature",
-            worst2 <= 1e-9,
-            worst2,
-            1e-9,
-            f"max relative difference; q = {float(geo.q[0]):.4g}; errors at L = 2: grad_V "
+            id="anchors/l2",
+            error=worst2,
+            tolerance=1e-9,
+            detail=f"max relative difference; q = {float(geo.q[0]):.4g}; errors at L = 2: grad_V "
             f"{float(eV2[0]):.6g}, grad_U {float(eU2[0]):.6g}; smooth integrands, both "
             "rules ~1e-13",
-            id="anchors/l2",
-            unit="relative error",
         )
     )
     # Richardson in 1/L on (1e6, 1e7) removes c/L; the c'/L^2 left (relative e^{2q} / L^2, large for
@@ -138,24 +136,20 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> Findings:
     # undecided.
     asymptotic = math.exp(2 * q0) <= ANCHOR_ASYMPTOTIC * 1e5
     checks.append(
-        Check(
+        judge.agreement(
             "large-L anchor: lim L x exact error (quadrature at L = 1e5, 1e6, 1e7, Richardson) = "
             "the closed-form 1/L coefficients of grad_V and grad_U at the fixed query",
             "quadrature",
-            (worst <= tol) if asymptotic else None,
-            worst,
-            tol,
-            f"limits {lim[0]:.10g}, {lim[1]:.10g} against {coef_V:.10g}, {coef_U:.10g}; "
-            "tolerance: the Richardson change between (1e5, 1e6) and (1e6, 1e7) / 10, + 1e-9 "
-            "(quadrature)"
-            + (
-                ""
-                if asymptotic
-                else f"; undecided: e^(2q) = {math.exp(2 * q0):.3g} > {ANCHOR_ASYMPTOTIC:g} x "
-                "1e5, the exact values are not in their 1/L^2 regime at these L"
-            ),
             id="anchors/large-l",
-            unit="relative error",
+            error=worst,
+            tolerance=tol,
+            detail=f"limits {lim[0]:.10g}, {lim[1]:.10g} against {coef_V:.10g}, {coef_U:.10g}; "
+            "tolerance: the Richardson change between (1e5, 1e6) and (1e6, 1e7) / 10, + 1e-9 "
+            "(quadrature)",
+            undecided=""
+            if asymptotic
+            else f"e^(2q) = {math.exp(2 * q0):.3g} > {ANCHOR_ASYMPTOTIC:g} x 1e5: the exact "
+            "values are not in their 1/L^2 regime at these L",
         )
     )
     return Findings(checks)
@@ -186,19 +180,19 @@ def fixed_query_montecarlo(
     checks = []
     for key in ("V", "U"):
         zz = [z_ for k_, _, z_ in zs if k_ == key]
+        # this check's share of the claim's Bonferroni budget: its len(Ls) z-tests of n_tests
         checks.append(
-            Check(
+            judge.z_test(
                 f"fixed query: Monte Carlo E||grad_{key} err||^2 = exact finite-L value at every L",
-                "montecarlo",
-                max(map(abs, zz)) <= zc,
-                max(map(abs, zz)),
-                zc,
-                f"{prompts} prompts per L; per-L z: "
-                + ", ".join(f"{v:.2f}" for v in zz)
-                + f"; two-sided, false-alarm {check_false_alarm():g} over the claim's {n_tests} "
-                "z-tests (Bonferroni)",
                 id=f"fixed/grad-{key.lower()}-montecarlo",
-                unit="|z|",
+                z=zz,
+                alpha=check_false_alarm() * len(zz) / n_tests,
+                tests=len(zz),
+                assumption=levels.NORMAL_MEAN,
+                detail=f"{prompts} prompts per L; per-L z: "
+                + ", ".join(f"{v:.2f}" for v in zz)
+                + f"; the claim's false alarm {check_false_alarm():g} shared over its {n_tests} "
+                "z-tests (Bonferroni)",
                 detectable=significance.resolution(series[key + "_exact"], series[key + "_se"], zc),
             )
         )
@@ -282,19 +276,20 @@ def averaged_checks(label, av, alpha_per_L, alpha_slope, prefix: str) -> Finding
         ]
         zc = t_critical(alpha_per_L, dof)
         checks.append(
-            Check(
+            judge.t_test(
                 f"{label}: Monte Carlo E||grad_{key} err||^2_(L2(nu)) = exact finite-L value "
                 "at every L",
-                "montecarlo",
-                max(zs) <= zc,
-                max(zs),
-                zc,
-                "z = (|MC - exact| - 1e-3 exact) / combined se (1e-3: table interpolation); "
-                f"proposal N(0, {av['scale']:.3g} Sigma_q); per-L z: "
-                + ", ".join(f"{z:.2f}" for z in zs)
-                + f"; two-sided at false-alarm {alpha_per_L:.2g} each, Student t with {dof} dof",
                 id=f"{prefix}/grad-{key.lower()}-montecarlo",
-                unit="|z|",
+                t=zs,
+                dof=dof,
+                # alpha_per_L at each of the len(Ls) L values: the check's false alarm is their sum
+                alpha=alpha_per_L * len(zs),
+                tests=len(zs),
+                assumption=levels.STUDENT_T,
+                detail="z = (|MC - exact| - 1e-3 exact) / combined se (1e-3: table "
+                f"interpolation); proposal N(0, {av['scale']:.3g} Sigma_q); per-L z: "
+                + ", ".join(f"{z:.2f}" for z in zs)
+                + f"; false alarm {alpha_per_L:.2g} at each L",
                 detectable=significance.resolution(
                     ex, np.hypot(se, exs), zc, TABLE_RELATIVE_ERROR * np.abs(ex)
                 ),
@@ -304,18 +299,18 @@ def averaged_checks(label, av, alpha_per_L, alpha_slope, prefix: str) -> Finding
         z = (fit.slope - pred) / math.hypot(fit.stderr, pse)
         zc = t_critical(alpha_slope, dof)
         checks.append(
-            Check(
+            judge.t_test(
                 f"{label}: fitted log-log slope of grad_{key} = exact finite-L slope over "
                 "the tested L",
-                "montecarlo",
-                abs(z) <= zc,
-                -fit.slope,
-                -pred,
-                f"measured {-fit.slope:.4f} +- {fit.stderr:.4f} (chi2 {fit.chi2:.2f} on "
-                f"{fit.dof} dof), exact {-pred:.4f} +- {pse:.4f}; |t| = {abs(z):.2f} <= {zc:.2f} "
-                f"(Student t, {dof} dof)",
                 id=f"{prefix}/grad-{key.lower()}-slope",
-                unit="slope",
+                t=z,
+                dof=dof,
+                alpha=alpha_slope,
+                assumption=levels.STUDENT_T,
+                detail=f"t = (measured - exact slope) / combined se: slope measured "
+                f"{-fit.slope:.4f} +- {fit.stderr:.4f} (chi2 {fit.chi2:.2f} on {fit.dof} dof), "
+                f"exact {-pred:.4f} +- {pse:.4f}; the standard errors from the block means "
+                "(approximate weights)",
                 detectable=significance.resolution(pred, math.hypot(fit.stderr, pse), zc),
             )
         )
@@ -347,34 +342,33 @@ def asymptotic_exponents(lam: float, ells, kappa: float, label: str, prefix: str
         }
         dev = abs(c[1] - kappa)
         checks.append(
-            Check(
+            judge.agreement(
                 f"{label}: exact grad_{key} error decays as L^-kappa, kappa = {kappa:.4f} "
                 f"(quadrature to L = e^{max(ells):g})",
                 "quadrature",
-                dev <= EXPONENT_TOL,
-                float(c[1]),
-                kappa,
-                f"fit of ln F at ln L = {', '.join(f'{e:.3g}' for e in ell)}: kappa {c[1]:.5f}, "
-                f"log power {c[2]:.3f}; |kappa - predicted| = {dev:.2e} <= {EXPONENT_TOL} "
-                f"(fixed beforehand); naive exponent {naive:.4f}",
                 id=f"{prefix}/grad-{key.lower()}-kappa",
+                error=float(dev),
+                tolerance=EXPONENT_TOL,
                 unit="exponent",
+                detail="|fitted kappa - predicted|, against the tolerance fixed beforehand; fit of "
+                f"ln F at ln L = {', '.join(f'{e:.3g}' for e in ell)}: kappa {c[1]:.5f} "
+                f"(predicted {kappa:.5f}), log power {c[2]:.3f}; naive exponent {naive:.4f}",
             )
         )
         if abs(naive - kappa) > 2 * EXPONENT_TOL:
-            excluded = abs(c[1] - naive) > EXPONENT_TOL
             checks.append(
-                Check(
+                judge.verdict(
                     f"{label}: the naive exponent min(1, 1/(2 lambda)) = {naive:.4f} is excluded "
                     f"for grad_{key}",
                     "control",
-                    excluded,
-                    abs(c[1] - naive),
-                    EXPONENT_TOL,
-                    f"|fitted kappa - naive| = {abs(c[1] - naive):.3g} against {EXPONENT_TOL}",
-                    tier="consistency",
                     id=f"{prefix}/grad-{key.lower()}-naive-excluded",
                     unit="exponent",
+                    value=float(abs(c[1] - naive)),
+                    bound=EXPONENT_TOL,
+                    rule="value >= bound",
+                    tier="consistency",
+                    detail=f"|fitted kappa - naive| = {abs(c[1] - naive):.3g} against "
+                    f"{EXPONENT_TOL}",
                 )
             )
     return Findings(checks, out)
@@ -384,7 +378,6 @@ def asymptotic_exponents(lam: float, ells, kappa: float, label: str, prefix: str
 # stream; the planned standard error holds with probability >= 1 - PLAN_BETA (significance).
 PILOT_FRACTION = 3
 PLAN_BETA = 1e-3
-REQUIRED_POWER = 0.999
 
 
 def pilot_budget(budget):
@@ -417,15 +410,15 @@ def one_over_L_power(pilot: dict, blocks: int, t_c: float) -> tuple[float, str]:
     return max(0.0, 1.0 - misses), "; ".join(parts)
 
 
-def one_over_L_control(av, pilot, lam, prefix: str) -> Check:
+def one_over_L_control(av, pilot, lam, prefix: str) -> judge.Check:
     """Above the threshold a claimed 1/L rate must be refuted by the Monte Carlo fit
     (grad_V and grad_U); the fit's standard errors come from the block means: Student t with
     blocks - 1 dof. Judged only when its power, planned from the pilot before the run's data are
-    used, reaches REQUIRED_POWER."""
+    used, reaches judge.POWER_TARGET (judge.control). Its statistic is the smaller of the two
+    (1 - measured rate) / se, which must reach the one-sided critical value."""
     zc = t_critical(check_false_alarm(), av["blocks"] - 1, sided=1)
     planned, plan = one_over_L_power(pilot, av["blocks"], zc)
     zs = {key: (av[key + "_fit"].slope - 1.0) / av[key + "_fit"].stderr for key in ("V", "U")}
-    refuted = all(z < -zc for z in zs.values())
     name = (
         f"negative control (lambda = {lam:.3g}): a claimed 1/L rate for both gradients is refuted "
         "by Monte Carlo"
@@ -437,28 +430,16 @@ def one_over_L_control(av, pilot, lam, prefix: str) -> Check:
         f"dof, critical {-zc:.3g}); power planned from a pilot of {pilot['blocks']} blocks on its "
         f"own stream: {plan}"
     )
-    if planned < REQUIRED_POWER:
-        return unjudged(
-            name,
-            "control",
-            f"planned power {planned:.6f} below {REQUIRED_POWER}",
-            tier="statistical",
-            value=planned,
-            bound=REQUIRED_POWER,
-            detail=detail,
-            id=f"{prefix}/control-one-over-l",
-            unit="power",
-        )
-    return Check(
+    # both gradients refute 1/L when the smaller of -z_V, -z_U reaches the critical value
+    return judge.control(
         name,
-        "control",
-        refuted,
-        planned,
-        REQUIRED_POWER,
-        detail,
-        tier="statistical",
         id=f"{prefix}/control-one-over-l",
-        unit="power",
+        statistic=float(min(-z for z in zs.values())),
+        critical=zc,
+        power=planned,
+        tier="statistical",
+        unit="z",
+        detail=detail,
     )
 
 
@@ -480,22 +461,25 @@ def erratum_one(law, rng, Gamma, U, V, z, prompts, errors_fn) -> Findings:
     else:  # no spread (a deterministic error): judged exactly
         zV = 0.0 if abs(float(mV.mean()) - eV1) <= 1e-12 * max(1.0, abs(eV1)) else math.inf
     zc = significance.z_critical(check_false_alarm())
-    ok = False if abs(zV) > zc else (True if (eV1 > 0 or eU1 > 0) else None)
-    witness = Check(
+    # judged by the z-test of the Monte Carlo against the exact value; a witness needs a positive
+    # exact error besides: without one (and no refutation) it is undecided
+    witnessed = eV1 > 0 or eU1 > 0
+    witness = judge.z_test(
         "erratum 1 witness: at L = 1 an exact gradient error exceeds the paper's right side c1 "
         "sigma^p ln(1)^j = 0",
-        "quadrature",
-        ok,
-        [eV1, eU1],
-        0.0,
-        f"exact (quadrature = closed form, see the L = 1 anchor) grad_V {eV1:.6g}, "
-        f"grad_U {eU1:.6g}; Monte Carlo grad_V at L = 1 {float(mV.mean()):.6g} "
-        f"(z = {zV:.2f} against the exact value)"
-        + ("" if ok is not None else "; both exact errors are 0 here: no witness on this scenario"),
-        tier="statistical",
         id="erratum-1/witness",
-        unit="values",
+        z=float(zV),
+        alpha=check_false_alarm(),
+        assumption=levels.NORMAL_MEAN,
+        kind="quadrature",
+        tier="statistical",
+        detail=f"exact (quadrature = closed form, see the L = 1 anchor) grad_V {eV1:.6g}, "
+        f"grad_U {eU1:.6g} against the paper's 0; Monte Carlo grad_V at L = 1 "
+        f"{float(mV.mean()):.6g}, z against the exact value",
         detectable=significance.resolution(eV1, sd / math.sqrt(mV.size), zc),
+        undecided=""
+        if witnessed or not abs(zV) <= zc
+        else "both exact errors are 0 here: no witness on this scenario",
     )
     erratum = {
         "id": 1,

@@ -18,7 +18,7 @@ import sympy as sp
 
 from ...numerics import gradients, kernels
 from ...numerics.laws import GaussianLaw
-from ..base import Check
+from ...judge import kinds as judge
 from ..findings import Findings
 
 DIGITS = 50
@@ -39,7 +39,7 @@ def _column(x) -> np.ndarray:
 # Jacobian checks.
 
 
-def limit_jacobian_check(m, cov, U, V, z) -> Check:
+def limit_jacobian_check(m, cov, U, V, z) -> judge.Check:
     """Float kernels against SymPy's exact Jacobian of V (m + Gamma U z) at the scenario's
     values."""
     d, k = len(m), V.shape[0]
@@ -62,16 +62,14 @@ def limit_jacobian_check(m, cov, U, V, z) -> Check:
         np.max(np.abs(kern_U - exact_U)) / max(np.max(np.abs(exact_U)), 1e-300),
         np.max(np.abs(kern_V - exact_V)) / max(np.max(np.abs(exact_V)), 1e-300),
     )
-    return Check(
+    return judge.agreement(
         "limit Jacobians (emitted) vs exact differentiation of V (m + Gamma U z)",
         "emit",
-        err <= 1e-13,
-        float(err),
-        1e-13,
-        "relative max difference; exact side in rational arithmetic, "
-        "so only the kernel's float64 rounding (a few ulps) remains",
         id="jacobians/limit-emitted",
-        unit="relative error",
+        error=float(err),
+        tolerance=1e-13,
+        detail="relative max difference; exact side in rational arithmetic, "
+        "so only the kernel's float64 rounding (a few ulps) remains",
     )
 
 
@@ -145,29 +143,26 @@ def finite_jacobian_checks(rng, m, cov, U, V, z, L: int = 8, jacobian_U=None) ->
                         abs(float(cd[r, 0]) - kern_V[r, col]) / max(1.0, abs(float(cd[r, 0]))),
                     )
     checks = [
-        Check(
+        judge.agreement(
             "finite-prompt Jacobians (weighted mean / covariance) vs 50-digit central differences "
             f"(L = {L})",
             "quadrature",
-            bool(worst_formula <= mp.mpf(10) ** -25),
-            float(worst_formula),
-            1e-25,
-            "max |formula - central difference|; step 1e-20 at 50 digits: truncation ~1e-40, "
-            "rounding ~1e-30",
             id="jacobians/finite-50-digits",
+            error=float(worst_formula),
+            tolerance=1e-25,
             unit="absolute error",
+            detail="max |formula - central difference|; step 1e-20 at 50 digits: truncation "
+            "~1e-40, rounding ~1e-30",
         ),
-        Check(
+        judge.agreement(
             "emitted float64 finite-prompt Jacobian kernels vs the same central differences "
             f"(L = {L})",
             "quadrature",
-            worst_kernel <= 1e-12,
-            worst_kernel,
-            1e-12,
-            "max relative difference (relative to max(1, |entry|)); float64 weighted moments "
-            "carry ~1e-15",
             id="jacobians/finite-kernels",
-            unit="relative error",
+            error=worst_kernel,
+            tolerance=1e-12,
+            detail="max relative difference (relative to max(1, |entry|)); float64 weighted "
+            "moments carry ~1e-15",
         ),
     ]
     return Findings(checks)
@@ -192,16 +187,14 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> Findings:
             fd[idx] = (plus - minus) / (2 * h)
         worst = max(worst, float(np.max(np.abs(fd - grad)) / max(np.max(np.abs(grad)), 1e-12)))
     checks = [
-        Check(
+        judge.agreement(
             "infinite-prompt risk gradients (SymPy matrix calculus) vs central differences "
             "of R_inf",
             "quadrature",
-            worst <= 1e-6,
-            worst,
-            1e-6,
-            "relative; step 1e-6 (error ~1e-10 expected)",
             id="risk-gradient/infinite",
-            unit="relative error",
+            error=worst,
+            tolerance=1e-6,
+            detail="relative; step 1e-6 (error ~1e-10 expected)",
         )
     ]
     # Finite prompts, common random numbers: fixed prompts and queries make the Monte Carlo risk a
@@ -239,17 +232,15 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> Findings:
             ) / (2 * h)
         worst = max(worst, float(np.max(np.abs(fd - grad)) / max(np.max(np.abs(grad)), 1e-12)))
     checks.append(
-        Check(
+        judge.agreement(
             f"finite-prompt risk gradient (per-sample kernels, {P} fixed prompts of L = {L}) vs "
             "central differences of the same Monte Carlo risk",
             "quadrature",
-            worst <= 1e-6,
-            worst,
-            1e-6,
-            "common random numbers: the sample is fixed, so the identity is exact up to "
-            "differencing error",
             id="risk-gradient/finite",
-            unit="relative error",
+            error=worst,
+            tolerance=1e-6,
+            detail="common random numbers: the sample is fixed, so the identity is exact up to "
+            "differencing error",
         )
     )
     return Findings(checks)
