@@ -198,6 +198,7 @@ def test_the_mixture_controls_planned_power_never_promises_what_the_run_misses()
     stays below the refutation rate; at a clear effect every pilot plans it; with no effect the plan
     is 0."""
     from softlin.claims.thm43 import control
+    from softlin.judge.kinds import POWER_TARGET
 
     rng = np.random.default_rng(20261204)
     k, n_pilot, n, z, allowance = 5, 400, 1600, 5.0, 0.01
@@ -224,8 +225,8 @@ def test_the_mixture_controls_planned_power_never_promises_what_the_run_misses()
 
     planned, refuted = simulate(0.13, 300)  # distance 0.29, the run's threshold ~0.29
     assert 0.2 < refuted.mean() < 0.8
-    assert planned.max() < control.REQUIRED_POWER and planned.mean() <= refuted.mean()
+    assert planned.max() < POWER_TARGET and planned.mean() <= refuted.mean()
     planned, _ = simulate(0.6, 50)  # distance 1.34
-    assert planned.min() >= control.REQUIRED_POWER
+    assert planned.min() >= POWER_TARGET
     planned, _ = simulate(0.0, 20)
     assert planned.max() == 0.0

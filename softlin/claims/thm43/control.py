@@ -28,12 +28,11 @@ import math
 import numpy as np
 
 from ...numerics import significance
-from ..base import Check, unjudged
+from ...judge import kinds as judge
 from ..findings import Findings
 from . import routes
 
 PLAN_BETA = 1e-3
-REQUIRED_POWER = 0.999
 
 
 def planned_power(
@@ -67,7 +66,8 @@ def mixture_check(
 ) -> Findings:
     """The control at theta (the infinite flow's end) and the largest L, on n prompts planned from
     a pilot of n_pilot; `exact_gap` the Gaussian exact gap there, `allowance` its quadrature error.
-    Its check, and its numbers for the certificate."""
+    Its check (judge.control: the distance against the threshold, judged when the planned power
+    reaches judge.POWER_TARGET), and its numbers for the certificate."""
     mix = routes.mixture_mean(Sigma)
     p_mean, p_se = routes.mc_gap(Sigma, theta, L, n_pilot, rng.spawn(1)[0], mix)
     power, plan = planned_power(p_mean, p_se, exact_gap, n_pilot, n, z, allowance)
@@ -85,28 +85,14 @@ def mixture_check(
         "mixture_control_threshold": thresh,
         "mixture_control_planned_power": power,
     }
-    if power < REQUIRED_POWER:
-        check = unjudged(
-            name,
-            "control",
-            f"planned power {power:.6f} below {REQUIRED_POWER}",
-            tier="statistical",
-            value=power,
-            bound=REQUIRED_POWER,
-            detail=detail,
-            id="control/mixture-tokens",
-            unit="power",
-        )
-    else:
-        check = Check(
-            name,
-            "control",
-            dist > thresh,
-            power,
-            REQUIRED_POWER,
-            detail,
-            tier="statistical",
-            id="control/mixture-tokens",
-            unit="power",
-        )
+    check = judge.control(
+        name,
+        id="control/mixture-tokens",
+        statistic=dist,
+        critical=thresh,
+        power=power,
+        tier="statistical",
+        unit="absolute error",
+        detail=detail,
+    )
     return Findings([check], numbers)
