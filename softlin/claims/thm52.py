@@ -29,7 +29,9 @@ from ..numerics.significance import z_critical, z_quantile
 from ..numerics import icl_flows, significance
 from ..numerics.laws import GaussianLaw
 from . import formulas as shown, icl_common
-from .base import check_false_alarm, Check, Claim, certificate
+from ..judge import kinds as judge
+from ..judge import levels
+from .base import check_false_alarm, Claim, certificate
 from .findings import Findings
 from ..derivations import display
 from .base import Absent
@@ -68,7 +70,12 @@ def random_rational_spd(rng, d) -> sp.Matrix:
     return B * B.T + sp.Rational(1, int(rng.integers(1, 5))) * sp.eye(d)
 
 
-POWER = 0.999
+# The normal approximation of the sample variance s^2 the loss-variance checks rest on.
+SAMPLE_VARIANCE_NORMAL = (
+    "the sample variance is normal with the standard error from the sample fourth central moment "
+    "(central limit theorem over the independent queries; its skewness makes the upper tail "
+    "heavier than nominal: an asymptotic level)"
+)
 
 
 def anisotropic_point(Sigma: np.ndarray) -> tuple[np.ndarray, float]:
@@ -94,7 +101,9 @@ def risk_monte_carlo(Sigma, points, rng) -> Findings:
     from ..numerics import kernels
 
     law = GaussianLaw(np.zeros(Sigma.shape[0]), Sigma)
-    z = z_critical(check_false_alarm(), 2 * len(points) + 1)  # two tests per point, one control
+    tests = 2 * len(points) + 1  # two tests per point, one control
+    z = z_critical(check_false_alarm(), tests)
+    alpha = check_false_alarm() / tests  # each test's share of the claim's false alarm
     checks = []
     for j, (A, b) in enumerate(points):
         M = b * Sigma @ A - np.eye(Sigma.shape[0])
@@ -102,7 +111,7 @@ def risk_monte_carlo(Sigma, points, rng) -> Findings:
         R = float(kernels.icl_risk(Sigma, A, b))
         var = float(kernels.icl_loss_variance(Sigma, A, b))
         n = max(
-            20000, int(math.ceil(((z + z_quantile(POWER)) * math.sqrt(var) / R) ** 2))
+            20000, int(math.ceil(((z + z_quantile(judge.POWER_TARGET)) * math.sqrt(var) / R) ** 2))
         )  # CLT: n >= 2e4
         x = law.sample(rng, (n,))
         losses = 0.5 * np.einsum("nd,de,ne->n", x, K, x)
@@ -115,47 +124,40 @@ def risk_monte_carlo(Sigma, points, rng) -> Findings:
         where = "A(0), b(0)" if j == 0 else f"the anisotropic point {j}"
         point = "initial" if j == 0 else f"anisotropic-{j}"
         checks += [
-            Check(
+            judge.z_test(
                 f"Monte Carlo: R_inf = mean loss of the infinite-prompt predictor at {where}",
-                "montecarlo",
-                zc <= z,
-                zc,
-                z,
-                f"n = {n} queries, studentised; R_inf = {R:.8g}; two-sided, false alarm "
-                f"{check_false_alarm() / (2 * len(points) + 1):.3g}",
                 id=f"montecarlo/{point}/risk",
-                unit="|z|",
+                z=zc,
+                alpha=alpha,
+                assumption=levels.NORMAL_MEAN,
+                detail=f"n = {n} queries, studentised; R_inf = {R:.8g}, mean loss {mean:.8g}",
                 detectable=significance.resolution(R, se, z),
             ),
-            Check(
+            judge.z_test(
                 f"Monte Carlo: the loss variance equals the derived tr((K Sigma)^2)/2 at {where}",
-                "montecarlo",
-                zv <= z,
-                zv,
-                z,
-                "|s^2 - Var| / se(s^2), se from the sample fourth central moment; derived "
-                f"Var = {var:.8g}; two-sided, nominal false alarm "
-                f"{check_false_alarm() / (2 * len(points) + 1):.3g} (normal approximation of s^2, "
-                "whose skewness makes the upper tail heavier than nominal)",
                 id=f"montecarlo/{point}/loss-variance",
-                unit="|z|",
+                z=zv,
+                alpha=alpha,
+                assumption=SAMPLE_VARIANCE_NORMAL,
+                detail="|s^2 - Var| / se(s^2), se from the sample fourth central moment; derived "
+                f"Var = {var:.8g}, s^2 = {s2:.8g}",
                 detectable=significance.resolution(var, se_var, z),
             ),
         ]
         if j == 0:
             zw = abs(mean - 2 * R) / se
+            # n was sized from the derived variance for this power against the slip (effect R)
+            planned = significance.power(R, math.sqrt(var / n), z)
             checks.append(
-                Check(
+                judge.control(
                     "control: R_inf without the 1/2 is refuted by Monte Carlo",
-                    "control",
-                    True if zw > z else None,
-                    zw,
-                    z,
-                    f"|mean - 2 R| / se against the critical value; n sized for power {POWER} from "
-                    "the derived variance",
-                    tier="statistical",
                     id="control/risk-without-half",
-                    unit="|z|",
+                    statistic=zw,
+                    critical=z,
+                    power=planned,
+                    tier="statistical",
+                    detail="|mean - 2 R| / se against the critical value; n sized for power "
+                    f"{judge.POWER_TARGET} from the derived variance",
                 )
             )
     return Findings(checks)
@@ -249,36 +251,29 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
         vals += [sp.simplify(x) for x in gA] + [sp.simplify(gb)]
         worst = max([worst] + [abs(v) for v in vals], key=lambda v: float(v))
     f.checks.append(
-        Check(
+        judge.exact(
             "endpoint (A*, b*): zero risk, zero gradient, balanced, exactly (rational Sigma)",
             "symbolic",
-            worst == 0,
-            float(worst),
-            0,
-            f"{n_exact} random rational SPD Sigma (d = 2, 3); largest |residual| over risk, "
-            "||A*||_F^2 - b*^2 and all gradient entries, reduced exactly by SymPy",
             id="endpoint/exact",
-            unit="exact values",
+            value=str(worst),
+            expected="0",
+            detail=f"{n_exact} random rational SPD Sigma (d = 2, 3); largest |residual| over risk, "
+            "||A*||_F^2 - b*^2 and all gradient entries, reduced exactly by SymPy (written as "
+            "SymPy writes it)",
         )
     )
     # Scenario flow.
     main = flow_run(Sigma, s["icl"]["alpha"], s["icl"].get("theta"), eps_list)
-    ok = (
-        main["A_err"] <= ODE_RELATIVE_TOLERANCE * main["scale"]
-        and main["rel_drift"] <= ODE_RELATIVE_TOLERANCE
-    )
     f.checks.append(
-        Check(
+        judge.agreement(
             "scenario: flow reaches (A*, b*) and conserves ||A||_F^2 - b^2 (Radau, rtol 1e-10)",
             "ode",
-            ok,
-            max(main["A_err"] / main["scale"], main["rel_drift"]),
-            ODE_RELATIVE_TOLERANCE,
-            f"max |A(T) - A*| = {main['A_err']:.3g}, |b(T) - b*| = {main['b_err']:.3g}, drift "
-            f"{main['invariant_drift']:.3g}; T = {main['T']:.3g}; relative to "
-            "max(1, |A*|, b*)^(1,2)",
             id="flow/scenario",
-            unit="relative error",
+            error=max(main["A_err"] / main["scale"], main["rel_drift"]),
+            tolerance=ODE_RELATIVE_TOLERANCE,
+            detail=f"max |A(T) - A*| = {main['A_err']:.3g}, |b(T) - b*| = {main['b_err']:.3g}, "
+            f"drift {main['invariant_drift']:.3g}; T = {main['T']:.3g}; relative to "
+            "max(1, |A*|, b*)^(1,2)",
         )
     )
 
@@ -309,15 +304,13 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     worst_in = max(max(x["A_err_rel"], x["drift_rel"]) for x in sweep if x["range"] == "inside")
     worst_out = max(max(x["A_err_rel"], x["drift_rel"]) for x in sweep if x["range"] == "outside")
     f.checks.append(
-        Check(
+        judge.agreement(
             "sweep: random SPD Sigma (cond <= 100, ||Sigma|| in [0.1, 10]), alpha inside the range",
             "ode",
-            worst_in <= ODE_RELATIVE_TOLERANCE,
-            worst_in,
-            ODE_RELATIVE_TOLERANCE,
-            f"{n_sweep} Sigma; largest relative endpoint error or drift",
             id="flow/sweep",
-            unit="relative error",
+            error=worst_in,
+            tolerance=ODE_RELATIVE_TOLERANCE,
+            detail=f"{n_sweep} Sigma; largest relative endpoint error or drift",
         )
     )
     # Outside the paper's range the flow still converges here (the range is sufficient, not
@@ -330,19 +323,18 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     full = icl_flows.integrate_full(Sigma, A0, z, z, b0, main["T"])
     pert = icl_flows.integrate_full(Sigma, A0, z + 1e-3, z - 1e-3, b0, main["T"])
     f.checks.append(
-        Check(
+        judge.agreement(
             "block invariance: full (U, V) flow from the balanced start keeps the other "
             "blocks at 0",
             "ode",
-            full["max_offblock"] == 0.0,
-            full["max_offblock"],
-            0.0,
-            "largest |U[d, :d]|, |V[d, :d]| over the time grid (exact zero expected: the derived "
-            f"gradients vanish identically there); perturbed start (1e-3): max off-block "
+            id="flow/block-invariance",
+            error=float(full["max_offblock"]),
+            tolerance=0.0,
+            unit="absolute error",
+            detail="largest |U[d, :d]|, |V[d, :d]| over the time grid (exact zero expected: the "
+            "derived gradients vanish identically there); perturbed start (1e-3): max off-block "
             f"{pert['max_offblock']:.3g}, final {float(pert['offblock'][-1]):.3g}, final risk "
             f"{pert['risk']:.3g}",
-            id="flow/block-invariance",
-            unit="absolute error",
         )
     )
 
@@ -352,18 +344,24 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     b_slip = float(np.trace(Sinv @ Sinv)) ** 0.5
     slip_err = abs(main["b"] - b_slip) / main["scale"]
     f.checks.append(
-        Check(
+        judge.verdict(
             "control: endpoint b* = tr(Sigma^-2)^(1/2) (exponent 1/2 for 1/4) refuted by the ODE "
             "route",
             "control",
-            True if slip_err > ODE_RELATIVE_TOLERANCE else None,
-            "refuted" if slip_err > ODE_RELATIVE_TOLERANCE else "not refuted",
-            "refuted",
-            f"|b(T) - b_slip| / scale = {slip_err:.3g} against the ODE tolerance "
-            f"{ODE_RELATIVE_TOLERANCE}",
-            tier="consistency",
             id="control/endpoint-exponent",
-            unit="verdict",
+            unit="relative error",
+            value=slip_err,
+            bound=ODE_RELATIVE_TOLERANCE,
+            rule="value >= bound",
+            tier="consistency",
+            detail="|b(T) - b_slip| / scale against the ODE tolerance: the slip is refuted "
+            "beyond it",
+            # tr(Sigma^-2) = 1 makes both exponents give the same b*: the slip coincides with the
+            # claim there and cannot be refuted
+            undecided=""
+            if slip_err > ODE_RELATIVE_TOLERANCE
+            else "the slip's endpoint is within the ODE tolerance of the flow's here (e.g. "
+            "tr(Sigma^-2) near 1): not distinguished at this Sigma",
         )
     )
     # Monte Carlo route for R_inf (w integrated out: loss 1/2 |(b Sigma A - I) x|^2,
@@ -377,25 +375,32 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
     tr = icl_common.cached_training(s, profile)
     point, interval = icl_common.L_eps(tr, eps_list)
     # one-sided, Bonferroni over the consecutive pairs, at the current per-check false alarm
-    z_pair = z_critical(check_false_alarm(), max(1, len(tr["risk"]) - 1), sided=1)
-    decreasing = all(
-        a >= b - z_pair * math.hypot(sa, sb)
+    pairs = max(1, len(tr["risk"]) - 1)
+    z_pair = z_critical(check_false_alarm(), pairs, sided=1)
+    # each consecutive increase in standard errors (one-sided: an increase beyond z_pair refutes)
+    increases = [
+        (b - a) / math.hypot(sa, sb)
         for a, b, sa, sb in zip(
             tr["risk"], tr["risk"][1:], tr["risk_stderr"], tr["risk_stderr"][1:]
         )
-    )
+    ]
     f.checks.append(
-        Check(
+        judge.verdict(
             "finite-prompt training: limiting risk decreases in L towards R_inf = 0",
             "montecarlo",
-            decreasing and tr["risk"][-1] < tr["risk"][0],
-            tr["risk"],
-            None,
-            f"fresh evaluation sample per L; no consecutive increase beyond {z_pair:.2f} standard "
-            f"errors (one-sided, false-alarm {check_false_alarm():g} over the pairs, normal "
-            "approximation)",
             id="training/risk-decreases",
             unit="values",
+            # the largest consecutive increase in standard errors, and the overall change
+            # risk(last L) - risk(first L), which must not be positive
+            value=[max(increases, default=-math.inf), tr["risk"][-1] - tr["risk"][0]],
+            bound=[z_pair, 0.0],
+            rule="value <= bound",
+            false_alarm=levels.nominal(check_false_alarm(), levels.NORMAL_MEAN),
+            detail="[largest (risk(L_next) - risk(L)) / combined se, risk(last L) - risk(first "
+            "L)] against [the one-sided critical value, 0]; fresh evaluation sample per "
+            "L; risks " + ", ".join(f"{r:.6g}" for r in tr["risk"]) + f"; no consecutive "
+            f"increase beyond {z_pair:.2f} standard errors (one-sided, false-alarm "
+            f"{check_false_alarm():g} over the {pairs} pairs, normal approximation)",
             # a sign test: the smallest increase between consecutive L, relative to the risk at the
             # smaller L, refuted (the easiest pair)
             detectable=significance.resolution(
