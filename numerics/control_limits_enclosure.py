@@ -17,21 +17,23 @@ exact value of the limit at the float inputs."""
 from __future__ import annotations
 
 import numpy as np
-from flint import acb, arb, ctx
+from flint import acb, arb
+
+from .arb import precision
 
 PRECISION_BITS = 80
 
 
 def rademacher_tilted_mean(a: float) -> arb:
     """A ball containing E[x e^{a x}] / E[e^{a x}] for x = +-1 with probability 1/2."""
-    with ctx.workprec(PRECISION_BITS):
+    with precision(PRECISION_BITS):
         up, down = arb(a).exp(), (-arb(a)).exp()
         return (up - down) / (up + down)
 
 
 def uniform_tilted_mean(a: float) -> arb:
     """A ball containing E[x e^{a x}] / E[e^{a x}] for x uniform on [-sqrt 3, sqrt 3]."""
-    with ctx.workprec(PRECISION_BITS):
+    with precision(PRECISION_BITS):
         c = arb(3).sqrt()
         ta = acb(a)
         numerator = acb.integral(lambda x, _: x * (ta * x).exp(), -c, c)
@@ -51,7 +53,7 @@ def limit_balls(law: str, U: np.ndarray, V: np.ndarray, Z: np.ndarray) -> list[l
     A = np.atleast_2d(np.asarray(U, float) @ np.atleast_2d(np.asarray(Z, float)).T)  # (d, n)
     V = np.atleast_2d(np.asarray(V, float))
     out = []
-    with ctx.workprec(PRECISION_BITS):
+    with precision(PRECISION_BITS):
         for n in range(A.shape[1]):
             f = [TILTED_MEAN[law](float(a)) for a in A[:, n]]
             out.append(

@@ -23,24 +23,9 @@ J_B(t) = E[w^{k_B} h_B(f) e^{-tw}] (k_B the sum of the block's k_j, h_B the prod
 polynomials, degree <= 4), phi = J_{0,1}, L^(b) the falling factorial (a partition with more
 blocks than L has L^(b) = 0 and is left out; phi^0 = 1). L = 1 needs no special case.
 
-**Inner integrals.** J_{k,h}(t) = e^{(k^2-k) q/2} int phi_N(g - k sqrt q) h(g - sqrt q) e^{-tw} dg,
-integrated by `acb.integral` on [min(k sqrt q, g_1) - G, k sqrt q + G] (G = G_HALF_WIDTH = 10,
-g_1 = (q/2 - log Re t) / sqrt q where t w = 1: at large t the mass lies there; the majorants below
-start at k sqrt q - 30 at the latest, MAJORANT_LEFT). Tails, with
-u = g - k sqrt q, b = |k - 1| sqrt q, |u| >= c >= G >= 1 (c the distance of the segment's end
-from k sqrt q, rounded down) and Re t >= 0 (so |e^{-tw}| <= 1):
-|f| <= |u| + b <= (1 + b) |u|, so |h(f)| <= sum_i |h_i| (1 + b)^i |u|^i and each side's tail is at
-most sum_i |h_i| (1 + b)^i M_i(c), M_i(c) = int_c^inf u^i phi_N(u) du = c^{i-1} phi_N(c)
-+ (i - 1) M_{i-2}(c), M_0 = Q(c), M_1 = phi_N(c). Where Re(t) w >= CUTOFF (g >= g_x) the
-integrand is at most e^{-CUTOFF} phi_N(u) |h(f)|, and E|h(f)| <= sum_i |h_i| K(b) with
-K(b) = E(1 + b + |u|)^4 <= (1+b)^4 + 4 (1+b)^3 + 6 (1+b)^2 + 8 (1+b) + 3 (E|u|^m <= 1, 1, 1, 2, 3
-for m = 0..4; (|u| + b)^i <= (1 + b + |u|)^4 for i <= 4): the segment stops at g_x and
-e^{-CUTOFF} sum |h_i| K(b) bounds the rest. The centred blocks (k = 1, h = f or x: E[w h] = 0)
-are integrated as E[w h (e^{-tw} - 1)] (`expm1`, no cancellation at small t) while t w <= 1 at the
-segment's right end (|e^{-tw} - 1| <= 2: the tails double). A ball t is integrated at its centre
-t_0 and widened by |t - t_0| sup |J'|, |J'(t)| = |E[w^{k+1} h e^{-tw}]| <= sum |h_i|
-E[w^{k+1} (1 + f^4) e^{-t_r w}] (|f|^i <= 1 + f^4, t_r <= Re t), at t_r = 0 in closed form
-sum |h_i| e^{(k^2+k) q/2} (4 + 6 mu^2 + mu^4), mu = k sqrt q (f ~ N(mu, 1) under w^{k+1}).
+**Inner integrals** J_{k,h}(t) = E[w^k h(f) e^{-tw}]: numerics/arb/inner.py (`Inner`, the engine
+of every enclosure), each with its tails bounded, widened over a ball t, and majorants
+E[w^k m(f) e^{-t_r w}] >= |J_{k,h}(t)| for |h| <= m, Re t >= t_r.
 
 **Outer integral** in v = log(t L) (t^{n-1} dt = e^{nv} / L^n dv), holomorphic for |Im v| < pi/2
 where Re t > 0: on [V_LO, v_hi] by `acb.integral`; on its complex balls each integrand is replaced
@@ -56,7 +41,7 @@ phi(t_r)^{L-b} (|phi(t)| <= phi(Re t) <= phi(t_r)). Tails, never cut:
   (m = (1 + f^4) sum |h_i| >= |h|; negative powers of w are integrable against the Gaussian).
 
 Precision: phi enters as phi^{L-b}, so it is integrated to PHI_RELATIVE; the other blocks to
-INNER_RELATIVE; the bounds (majorants) only to MAJORANT_RELATIVE.
+the engine's INNER_RELATIVE; the bounds (majorants) only to its MAJORANT_RELATIVE.
 """
 
 from __future__ import annotations
@@ -65,32 +50,22 @@ import functools
 import math
 from dataclasses import dataclass
 
-from flint import acb, arb, ctx
+from flint import acb, arb
 
 from . import kernels
 from . import selfnormalised_enclosure as se
+from .arb import ball, exact_array, ipow, precision
+from .arb.inner import F, F2, ONE, X, Inner, K, abs_sum
 from .gradient_scalars import partitions
-from .selfnormalised_enclosure import ball, ipow, real_upper
 from .selfnormalised_gradients import DISPLAY_SCALARS
 
 NAMES = ("aa", "aA", "AA", "A3", "H")
 PHI_RELATIVE = 2.0**-38
-INNER_RELATIVE = 2.0**-30
-MAJORANT_RELATIVE = 2.0**-10
 OUTER_RELATIVE = 2.0**-24
 V_HI_MARGIN = 10.0  # the outer segment ends at v_hi = log L + q/2 + 12 sqrt q + V_HI_MARGIN
-G_HALF_WIDTH = 10.0  # each inner segment's half width around its Gaussian's centre (tails < 1e-19)
-# The majorants' segments start further left: the outer tail above v_hi multiplies them by up to
-# T^3 ~ e^{3 v_hi}, and e^{-tw} -> 1 to the left, so their tails must be far smaller (< 1e-190).
-MAJORANT_LEFT = 30.0
 # What one L costs (the five scalars enclosed), for the claims' work estimates: 3.4-3.8 s of CPU at
 # q = 0.127, L = 16..2048 (8.5-9.5 s wall on a 2-core machine under load 10), counted as 5.
 SECONDS_PER_L = 5.0
-
-# Polynomials in f, coefficients lowest first (exact integers).
-ONE, F, X, F2 = (1,), (0, 1), (-1, 0, 1), (0, 0, 1)
-BOUND = (1, 0, 0, 0, 1)  # 1 + f^4 >= |f|^i for i <= 4
-
 
 # ---------------------------------------------------------------------------------------------
 # Expansions from the definitions.
@@ -177,138 +152,6 @@ def _weight(p: Piece, L: int) -> arb:
     return arb(c.numerator) * _falling(L, len(p.blocks)) / (arb(c.denominator) * ipow(arb(L), p.n))
 
 
-def _abs_sum(poly) -> int:
-    return sum(abs(c) for c in poly)
-
-
-# ---------------------------------------------------------------------------------------------
-# Inner integrals.
-
-
-def _tail_moments(c: float) -> list:
-    """M_i(c) = int_c^inf u^i phi_N(u) du for i = 0..4 (module docstring)."""
-    c = arb(c)
-    phi = (-c * c / 2).exp() / (2 * arb.pi()).sqrt()
-    M = [(c / arb(2).sqrt()).erfc() / 2, phi]
-    for i in range(2, 5):
-        M.append(ipow(c, i - 1) * phi + (i - 1) * M[i - 2])
-    return M
-
-
-def _K(b: arb) -> arb:
-    """K(b) >= E (1 + b + |u|)^4, u ~ N(0, 1)."""
-    s = 1 + b
-    return ipow(s, 4) + 4 * ipow(s, 3) + 6 * s * s + 8 * s + 3
-
-
-class Inner:
-    """J_{k,h}(t) = E[w^k h(f) e^{-tw}] with its tails (module docstring)."""
-
-    def __init__(self, q: arb):
-        self.q, self.rq = q, q.sqrt()
-        self.rqf = float(self.rq.mid())
-        self.root = (2 * arb.pi()).sqrt()
-        self._majorants: dict = {}
-
-    def scale(self, k: int) -> arb:
-        return (self.q * (k * k - k) / 2).exp()
-
-    def _b(self, k: int) -> arb:
-        return abs(k - 1) * self.rq
-
-    def side_tail(self, k: int, poly, width: float) -> arb:
-        """A bound of int_{|u| >= width} phi_N(u) |h(f)| du over one side (width >= 1)."""
-        b1 = 1 + self._b(k)
-        M = _tail_moments(width)
-        return sum((abs(c) * ipow(b1, i) * M[i] for i, c in enumerate(poly) if c), arb(0))
-
-    def value(self, t: acb, k: int, poly, rel: float = INNER_RELATIVE) -> acb:
-        return self.values(t, k, [poly], rel)[0]
-
-    def values(self, t: acb, k: int, polys: list, rel: float = INNER_RELATIVE) -> list:
-        """[J_{k,h}(t) for h in polys]: two per `acb.integral` (for real t, the real and imaginary
-        parts of the integral of h_1 + i h_2), each widened over the ball t."""
-        centre = t.mid()
-        radius = abs(t - centre).upper()
-        real = t.imag.is_exact() and t.imag == 0
-        out = []
-        for i in range(0, len(polys), 2 if real else 1):
-            out += self._at(centre, k, polys[i : i + 2] if real else polys[i : i + 1], rel)
-        if radius == 0:
-            return out
-        mu2 = self.q * k * k
-        cheap = (self.q * (k * k + k) / 2).exp() * (4 + 6 * mu2 + mu2 * mu2)
-        for i, (poly, value) in enumerate(zip(polys, out)):
-            slope = _abs_sum(poly) * cheap
-            if not radius * slope <= abs(value).lower() * 2.0**-48:
-                t_r = max(0.0, float(t.real.lower()))
-                slope = _abs_sum(poly) * self.majorant(t_r, k + 1)
-            out[i] = value + ball(radius * slope)
-        return out
-
-    def majorant(self, t_r: float, k: int, poly=BOUND) -> arb:
-        """An upper bound of E[w^k m(f) e^{-t_r w}] (t_r >= 0 real, m >= 0: 1 + f^4 or 1)."""
-        key = (t_r, k, poly)
-        if key not in self._majorants:
-            (val,) = self._at(acb(t_r), k, [poly], MAJORANT_RELATIVE, MAJORANT_LEFT)
-            self._majorants[key] = real_upper(val)
-        return self._majorants[key]
-
-    def _at(self, t: acb, k: int, polys: list, rel: float, left=G_HALF_WIDTH) -> list:
-        """J_{k,h}(t) at an exact t for one h, or for two (t real: packed as h_1 + i h_2); the
-        segment starts `left` below the Gaussian's centre."""
-        s = self.rq * k
-        sf = k * self.rqf
-        rq, half_q, root = self.rq, self.q / 2, self.root
-        coefs = [[arb(c) for c in poly] for poly in polys]
-        t_re = float(t.real.lower())
-        half_qf = float(half_q.mid())
-        lo, hi = sf - left, sf + G_HALF_WIDTH
-        if t_re > 0 and self.rqf > 0:  # reach G below g_1, where t w = 1 (large t: the mass)
-            lo = min(lo, (half_qf - math.log(t_re)) / self.rqf - G_HALF_WIDTH)
-        w_hi = math.exp(min(self.rqf * hi - half_qf, 700.0))
-        centred = k == 1 and all(p in (F, X) for p in polys) and float(t.real.upper()) * w_hi <= 1.0
-
-        def h(cs, f):
-            out = acb(cs[-1])
-            for c in reversed(cs[:-1]):
-                out = out * f + c
-            return out
-
-        def integrand(g, _analytic):  # entire in g
-            d = g - s
-            w = (rq * g - half_q).exp()
-            if centred:
-                common = (-d * d / 2).exp() * (-t * w).expm1() / root
-            else:
-                common = (-d * d / 2 - t * w).exp() / root
-            f = g - rq
-            if len(coefs) == 1:
-                return common * h(coefs[0], f)
-            return common * (h(coefs[0], f) + acb(0, 1) * h(coefs[1], f))
-
-        g_x = (
-            (math.log(se.CUTOFF / t_re) + half_qf) / self.rqf
-            if t_re > 0 and self.rqf > 0 and not centred
-            else math.inf
-        )
-        cut = g_x < hi
-        if cut:
-            hi = g_x
-        val = acb.integral(integrand, lo, hi, rel_tol=rel, abs_tol=2.0**-200) if hi > lo else acb(0)
-        parts = [val] if len(polys) == 1 else [acb(val.real), acb(val.imag)]
-        out = []
-        for poly, part in zip(polys, parts):
-            double = 2 if centred else 1
-            side = self.side_tail(k, poly, float((s - lo).lower())) * double
-            if cut:
-                right = (-arb(se.CUTOFF)).exp() * _abs_sum(poly) * _K(self._b(k))
-            else:
-                right = self.side_tail(k, poly, float((hi - s).lower())) * double
-            out.append((part + ball(side + right)) * self.scale(k))
-        return out
-
-
 # ---------------------------------------------------------------------------------------------
 # Outer integrals.
 
@@ -319,12 +162,8 @@ def scalars(q, L: int) -> dict:
     q = arb(q)
     if not (q.is_finite() and q > 0) or L < 1:
         raise ValueError(f"the scalars need q > 0 finite and L >= 1; got q = {q}, L = {L!r}")
-    old = ctx.prec
-    ctx.prec = se.PRECISION_BITS
-    try:
+    with precision(se.PRECISION_BITS):
         return _scalars(q, L)
-    finally:
-        ctx.prec = old
 
 
 @functools.lru_cache(maxsize=256)
@@ -397,7 +236,7 @@ def _outer(I: Inner, ell: arb, L: int, tables: list, nodes: dict):
             for p, weight in table:
                 term = abs(weight) * arb((p.n * re).exp().upper()) * ipow(phi, L - len(p.blocks))
                 for k, poly in p.blocks:
-                    term = term * _abs_sum(poly) * I.majorant(t_r, k)
+                    term = term * abs_sum(poly) * I.majorant(t_r, k)
                 total += term
         return total
 
@@ -419,7 +258,7 @@ def low_tail(I: Inner, L: int, table: list) -> arb:
     for p, weight in table:
         term = abs(weight) * ipow(arb(L), p.n) * ipow(t0, p.n) / p.n
         for k, poly in p.blocks:
-            term = term * _abs_sum(poly) * I.scale(k) * _K(abs(k - 1) * I.rq)
+            term = term * abs_sum(poly) * I.scale(k) * K(abs(k - 1) * I.rq)
         total += term
     return total
 
@@ -435,12 +274,12 @@ def high_tail(I: Inner, L: int, v_hi: float, table: list) -> arb:
         term = abs(weight) * ipow(arb(L), p.n) * math.factorial(p.n - 1)
         term = term * ipow(phi, L - len(p.blocks))
         for k, poly in rest:
-            term = term * _abs_sum(poly) * I.majorant(T, k)
+            term = term * abs_sum(poly) * I.majorant(T, k)
         first = sum(
             (ipow(Ta, j) / math.factorial(j) * I.majorant(T, k1 - p.n + j) for j in range(p.n)),
             arb(0),
         )
-        total += term * _abs_sum(poly1) * first
+        total += term * abs_sum(poly1) * first
     return total
 
 
@@ -454,10 +293,8 @@ def fixed_query_grad_u(Gamma, U, V, z, L: int) -> arb:
     query's invariants, computed in balls from the float inputs taken as exact numbers, S_A from
     numerics/selfnormalised_enclosure.py and the other scalars from `scalars` (q must be > 0: the
     scalars' route divides by sqrt q)."""
-    old = ctx.prec
-    ctx.prec = se.PRECISION_BITS
-    try:
-        G, Ua, Va, za = (se.arb_array(x) for x in (Gamma, U, V, z))
+    with precision(se.PRECISION_BITS):
+        G, Ua, Va, za = (exact_array(x) for x in (Gamma, U, V, z))
         a = Ua.dot(za)
         c = G.dot(a)
         q = a.dot(c)
@@ -479,5 +316,3 @@ def fixed_query_grad_u(Gamma, U, V, z, L: int) -> arb:
         return kernels.gradient_U_error_display(
             za.dot(za), eMe, ee, eMPe, trP, trMP, trPMP, *(S[n] for n in DISPLAY_SCALARS)
         )
-    finally:
-        ctx.prec = old

@@ -35,15 +35,18 @@ part t_r on the ball, so each inner factor is at most its value at t_r (and |f| 
 
 from __future__ import annotations
 
-import decimal
 import functools
 import math
 from dataclasses import dataclass
 
-import numpy as np
-from flint import acb, arb, ctx
+from flint import acb, arb
 
 from . import kernels
+from .arb import ball, ipow, outward, precision, real_upper
+from .arb import exact_array as arb_array
+
+# re-exported: the claims import `outward` from here, gradient_scalars_enclosure the others
+__all__ = ["FixedQuery", "Moments", "arb_array", "ball", "ipow", "outward", "real_upper"]
 
 PRECISION_BITS = 64
 INNER_RELATIVE = 2.0**-40  # the inner integrals enter phi^(L-1): their error is amplified by L
@@ -63,11 +66,6 @@ class Moments:
 
     A: arb
     B: arb
-
-
-def ball(radius: arb) -> acb:
-    r = arb(0, radius.upper())
-    return acb(r, r)
 
 
 def _gauss_tail(c: float) -> arb:
@@ -156,21 +154,6 @@ class _Inner:
         return val + ball(tail)
 
 
-def ipow(x, n: int):
-    """x^n for a ball x (arb or acb) and an integer n >= 0, by repeated squaring: python-flint's
-    `**` goes through exp(n log x) and gives nan for a ball that contains 0."""
-    result = type(x)(1)
-    while n:
-        if n & 1:
-            result = result * x
-        x, n = x * x, n >> 1
-    return result
-
-
-def real_upper(x: acb) -> arb:
-    return arb(abs(x).upper())
-
-
 def moments(q, L: int) -> Moments:
     """Balls containing A_L(q) and B_L(q) (module docstring), for L >= 1 and q >= 0 a float or a
     ball (python-flint `arb`, every point of which is >= 0)."""
@@ -179,12 +162,8 @@ def moments(q, L: int) -> Moments:
         raise ValueError(f"moments need q >= 0 finite and L >= 1; got q = {q}, L = {L!r}")
     if L == 1:  # p_1 = 1: A = 1, B = E (g - sqrt q)^2 = 1 + q
         return Moments(arb(1), 1 + q)
-    old = ctx.prec
-    ctx.prec = PRECISION_BITS
-    try:
+    with precision(PRECISION_BITS):
         return _moments(q, L)
-    finally:
-        ctx.prec = old
 
 
 def _moments(qa: arb, L: int) -> Moments:
@@ -261,14 +240,6 @@ class FixedQuery:
     mse: arb
 
 
-def arb_array(x) -> np.ndarray:
-    x = np.asarray(x, dtype=float)
-    out = np.empty(x.shape, dtype=object)
-    for index, value in np.ndenumerate(x):
-        out[index] = arb(float(value))
-    return out
-
-
 @functools.lru_cache(maxsize=256)
 def cached_moments(q_key: tuple, L: int) -> Moments:
     """`moments` memoised by the exact ball of q (its centre and radius as floats) and L: the test
@@ -282,9 +253,7 @@ def fixed_query(Gamma, U, V, z, L: int) -> FixedQuery:
     kernels selfnormalised_bias and selfnormalised_mse evaluated in ball arithmetic on
     A_L(q), B_L(q) (module docstring), with a = U z, q = a^T Gamma a, tr(V Gamma V^T) and
     rho = |V Gamma a|^2 / q computed in ball arithmetic from the inputs."""
-    old = ctx.prec
-    ctx.prec = PRECISION_BITS
-    try:
+    with precision(PRECISION_BITS):
         G, Ua, Va = arb_array(Gamma), arb_array(U), arb_array(V)
         a = Ua.dot(arb_array(z))[:, None]
         Ga = G.dot(a)
@@ -302,21 +271,3 @@ def fixed_query(Gamma, U, V, z, L: int) -> FixedQuery:
             rho = sum(v * v for v in VGa) / q
         bias = [b for b in kernels.selfnormalised_bias(G, Va, a, m.A)[:, 0]]
         return FixedQuery(bias, kernels.selfnormalised_mse(trace, rho, m.A, m.B))
-    finally:
-        ctx.prec = old
-
-
-def outward(ball: arb, digits: int = 8) -> list[float]:
-    """[lower, upper] of a ball as floats of `digits` significant digits, rounded outwards, so that
-    the interval a certificate writes (at eight digits) still contains the ball."""
-    lo, hi = float(ball.lower()), float(ball.upper())
-    lo, hi = math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)
-
-    def rounded(x, mode):
-        if x == 0 or not math.isfinite(x):
-            return x
-        d = decimal.Decimal(x)
-        exponent = d.adjusted() - (digits - 1)
-        return float(d.quantize(decimal.Decimal(1).scaleb(exponent), rounding=mode))
-
-    return [rounded(lo, decimal.ROUND_FLOOR), rounded(hi, decimal.ROUND_CEILING)]

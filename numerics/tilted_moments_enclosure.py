@@ -59,7 +59,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from flint import acb, arb, ctx
+from flint import acb, arb
+
+from .arb import precision
 
 ORDERS = (0, 4, 8)
 POWERS = (1, 2)
@@ -122,12 +124,8 @@ def moment(p: int, q: int, c: int, m, gamma, u, sigma_q) -> arb | None:
         )
     if not is_finite(c, gamma, u, sigma_q):
         return None
-    old = ctx.prec
-    ctx.prec = PRECISION_BITS
-    try:
+    with precision(PRECISION_BITS):
         return _moment(p, q, c, *(arb(_decimal(x)) for x in (m, gamma, u, sigma_q)))
-    finally:
-        ctx.prec = old
 
 
 def _moment(p: int, q: int, c: int, m: arb, g: arb, u: arb, s: arb) -> arb:

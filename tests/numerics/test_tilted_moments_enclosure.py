@@ -9,13 +9,14 @@ from fractions import Fraction
 import mpmath as mp
 import pytest
 import sympy as sp
-from flint import arb, ctx
+from flint import arb
 
 from softlin.claims import scenario
 from softlin.claims.asm33 import claim as asm33, enclosure
 from softlin.claims.base import claim_rng
 from softlin.derivations import tilted_moments as tm
 from softlin.numerics import tilted_moments_enclosure as te
+from softlin.numerics.arb import precision
 from ..checks import check
 
 ORDERS = te.ORDERS
@@ -26,16 +27,12 @@ NARROW = 1e-25  # relative width every ball here stays below (measured 1e-27)
 def _contains(ball: arb, exact) -> bool:
     """Whether the ball contains an exact rational or a 40-digit mpf (parsed at 200 bits, radius
     ~1e-60, far below the ball's)."""
-    old = ctx.prec
-    ctx.prec = 200
-    try:
+    with precision(200):
         if isinstance(exact, Fraction):
             value = arb(exact.numerator) / arb(exact.denominator)
         else:
             value = arb(mp.nstr(exact, 45, strip_zeros=False))
         return bool(ball.contains(value))
-    finally:
-        ctx.prec = old
 
 
 def _gaussian_moment(mean: Fraction, var: Fraction, p: int) -> Fraction:
