@@ -65,3 +65,34 @@ def test_precision_is_restored_when_the_block_raises():
     with precision(200):
         fine = arb(1) / 3
     assert coarse.rad() > 1e-7 > 1e-50 > fine.rad()
+
+
+def test_two_threads_with_two_precisions_each_see_their_own():
+    """flint's precision is one global of the process (not per thread): without the toolkit's lock
+    the second thread's block would set it while the first one's runs (each block here waits in the
+    middle, so their blocks would overlap), and one of them would see the other's precision."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    inside = threading.Barrier(2, timeout=0.5)
+
+    def work(bits: int) -> tuple[list[int], bool]:
+        seen, overlapped = [], False
+        with precision(bits):
+            try:  # both threads inside a block at once: only possible without the lock
+                inside.wait()
+                overlapped = True
+            except threading.BrokenBarrierError:
+                pass
+            for _ in range(20):
+                seen.append(ctx.prec)
+                time.sleep(0.002)
+        return seen, overlapped
+
+    before = ctx.prec
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(work, (80, 160)))
+    assert ctx.prec == before
+    for bits, (seen, overlapped) in zip((80, 160), results):
+        assert not overlapped and seen == [bits] * 20, (bits, seen)
