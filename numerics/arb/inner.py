@@ -52,7 +52,7 @@ G_HALF_WIDTH = 10.0  # each inner segment's half width around its Gaussian's cen
 MAJORANT_LEFT = 30.0
 CUTOFF = 250.0  # e^{-CUTOFF}: where e^{-tw} is dropped from the inner integrals (bounded)
 
-# Polynomials in f, coefficients lowest first (exact integers).
+# Polynomials in f, coefficients lowest first (exact: integers or binary floats such as 0.5).
 ONE, F, X, F2 = (1,), (0, 1), (-1, 0, 1), (0, 0, 1)
 BOUND = (1, 0, 0, 0, 1)  # 1 + f^4 >= |f|^i for i <= 4
 
