@@ -46,7 +46,6 @@ the engine's INNER_RELATIVE; the bounds (majorants) only to its MAJORANT_RELATIV
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -54,7 +53,7 @@ from flint import acb, arb
 
 from . import kernels
 from . import selfnormalised_enclosure as se
-from .arb import ball, exact_array, ipow, precision
+from .arb import ball, exact_array, ipow, memoised_by_ball, precision
 from .arb.inner import F, F2, ONE, X, Inner, K, abs_sum
 from .gradient_scalars import partitions
 from .selfnormalised_gradients import DISPLAY_SCALARS
@@ -166,11 +165,18 @@ def scalars(q, L: int) -> dict:
         return _scalars(q, L)
 
 
-@functools.lru_cache(maxsize=256)
+@memoised_by_ball()
+def ball_scalars(q: arb, L: int) -> dict:
+    """`scalars` memoised by the exact ball q and L, the ball handed on as it is (the dict is
+    shared: copy it before changing it)."""
+    return scalars(q, L)
+
+
 def cached_scalars(q_key: tuple, L: int) -> dict:
-    """`scalars` memoised by the exact ball of q (centre, radius as floats) and L."""
+    """The older form of `ball_scalars`: q as the ball of centre and radius the floats
+    q_key = (mid, rad)."""
     mid, rad = q_key
-    return scalars(arb(mid, rad), L)
+    return ball_scalars(arb(mid, rad), L)
 
 
 def _scalars(qa: arb, L: int) -> dict:
@@ -310,9 +316,8 @@ def fixed_query_grad_u(Gamma, U, V, z, L: int) -> arb:
         trP = sum(P[i, i] for i in range(d))
         trMP = sum(MP[i, i] for i in range(d))
         trPMP = sum(P.dot(MP)[i, i] for i in range(d))
-        key = (float(q.mid()), float(q.rad()))
-        S = dict(cached_scalars(key, L))
-        S["A"] = se.cached_moments(key, L).A
+        S = dict(ball_scalars(q, L))  # the ball of q itself: it contains the exact q
+        S["A"] = se.ball_moments(q, L).A
         return kernels.gradient_U_error_display(
             za.dot(za), eMe, ee, eMPe, trP, trMP, trPMP, *(S[n] for n in DISPLAY_SCALARS)
         )

@@ -40,14 +40,13 @@ part t_r on the ball, so each inner factor is at most the engine's majorant at t
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
 from flint import acb, arb
 
 from . import kernels
-from .arb import ball, ipow, outward, precision, real_upper
+from .arb import ball, ipow, memoised_by_ball, outward, precision, real_upper
 from .arb import exact_array as arb_array
 from .arb.inner import F, F2, ONE, Inner
 
@@ -161,19 +160,26 @@ class FixedQuery:
     mse: arb
 
 
-@functools.lru_cache(maxsize=256)
+@memoised_by_ball()
+def ball_moments(q: arb, L: int) -> Moments:
+    """`moments` memoised by the exact ball q and L (the test suite and the claim's profiles reuse
+    the default scenario's query): the ball q is handed on as it is."""
+    return moments(q, L)
+
+
 def cached_moments(q_key: tuple, L: int) -> Moments:
-    """`moments` memoised by the exact ball of q (its centre and radius as floats) and L: the test
-    suite and the claim's profiles reuse the default scenario's query."""
+    """The older form of `ball_moments`: q as the ball of centre and radius the floats
+    q_key = (mid, rad) (the float mid exact, the radius rounded up by Arb)."""
     mid, rad = q_key
-    return moments(arb(mid, rad), L)
+    return ball_moments(arb(mid, rad), L)
 
 
 def fixed_query(Gamma, U, V, z, L: int) -> FixedQuery:
     """The exact fixed-query bias and mean squared error at prompt length L, enclosed: the emitted
     kernels selfnormalised_bias and selfnormalised_mse evaluated in ball arithmetic on
     A_L(q), B_L(q) (module docstring), with a = U z, q = a^T Gamma a, tr(V Gamma V^T) and
-    rho = |V Gamma a|^2 / q computed in ball arithmetic from the inputs."""
+    rho = |V Gamma a|^2 / q computed in ball arithmetic from the inputs (each float an exact ball),
+    and the ball of q handed to `ball_moments` as it is: it contains the exact q of the floats."""
     with precision(PRECISION_BITS):
         G, Ua, Va = arb_array(Gamma), arb_array(U), arb_array(V)
         a = Ua.dot(arb_array(z))[:, None]
@@ -182,13 +188,12 @@ def fixed_query(Gamma, U, V, z, L: int) -> FixedQuery:
         VGa = Va.dot(Ga)[:, 0]
         trace = sum(Va.dot(G).dot(Va.T)[i, i] for i in range(Va.shape[0]))
         if q.is_exact() and q == 0:  # Gamma a = 0: p_i = 1/L, A = B and the rho term is 0
-            m = cached_moments((0.0, 0.0), L)
+            m = ball_moments(arb(0), L)
             rho = arb(0)
         else:
-            if not q > 0:  # a ball that reaches below 0: q >= 0 (Gamma is PSD)
-                half = arb(q.upper()) / 2
-                q = arb(half.mid(), half.upper())
-            m = cached_moments((float(q.mid()), float(q.rad())), L)
+            if not q > 0:  # a ball that reaches below 0: q >= 0 (Gamma is PSD), so [0, upper]
+                q = q.nonnegative_part()
+            m = ball_moments(q, L)
             rho = sum(v * v for v in VGa) / q
         bias = [b for b in kernels.selfnormalised_bias(G, Va, a, m.A)[:, 0]]
         return FixedQuery(bias, kernels.selfnormalised_mse(trace, rho, m.A, m.B))

@@ -10,7 +10,10 @@ inputs.
 from __future__ import annotations
 
 import decimal
+import functools
 import math
+import threading
+from collections import OrderedDict
 
 import numpy as np
 from flint import acb, arb
@@ -46,6 +49,43 @@ def exact_array(x) -> np.ndarray:
     for index, value in np.ndenumerate(x):
         out[index] = arb(float(value))
     return out
+
+
+def ball_key(x: arb) -> tuple:
+    """An exact, hashable key of a real ball: its midpoint and radius as (mantissa, exponent)
+    pairs of integers, equal exactly when the balls are (python-flint's arb is not hashable)."""
+    if not x.is_finite():
+        return ("not finite", x.str(radius=True, more=True))
+    return tuple(int(n) for y in (x.mid(), x.rad()) for n in y.man_exp())
+
+
+def memoised_by_ball(maxsize: int = 256):
+    """A decorator: f(x, *args) memoised by `ball_key(x)` and args, the ball x itself handed to f
+    (never rebuilt from floats), the oldest of more than `maxsize` results dropped. A cached value
+    is shared: callers must not change it."""
+
+    def decorate(f):
+        cache: OrderedDict = OrderedDict()
+        lock = threading.Lock()
+
+        @functools.wraps(f)
+        def memoised(x: arb, *args):
+            key = (ball_key(x), *args)
+            with lock:
+                if key in cache:
+                    cache.move_to_end(key)
+                    return cache[key]
+            value = f(x, *args)
+            with lock:
+                cache[key] = value
+                while len(cache) > maxsize:
+                    cache.popitem(last=False)
+            return value
+
+        memoised.cache_clear = cache.clear  # type: ignore[attr-defined]
+        return memoised
+
+    return decorate
 
 
 def outward(ball: arb, digits: int = 8) -> list[float]:

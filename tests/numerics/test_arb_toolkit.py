@@ -1,15 +1,23 @@
 """The Arb toolkit (numerics/arb/): Arb's working precision is set only through `precision`, which
-restores it however its block ends."""
+restores it however its block ends and keeps two threads' precisions apart; the ball of the tilt q
+the enclosures hand on contains the exact q of the float inputs."""
 
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 from flint import arb, ctx
+from hypothesis import given, settings
 
-from softlin.numerics.arb import precision
+from softlin.numerics import gradient_scalars_enclosure as ge
+from softlin.numerics import selfnormalised_enclosure as se
+from softlin.numerics.arb import ball_key, precision
+
+from ..strategies import gaussian_setups
 
 REPO = Path(__file__).resolve().parents[2]
 # an assignment to, or a context of, flint's global precision (ctx.prec = ..., ctx.workprec(...),
@@ -96,3 +104,92 @@ def test_two_threads_with_two_precisions_each_see_their_own():
     assert ctx.prec == before
     for bits, (seen, overlapped) in zip((80, 160), results):
         assert not overlapped and seen == [bits] * 20, (bits, seen)
+
+
+# ---------------------------------------------------------------------------------------------
+# The ball of the tilt q = a^T Gamma a (a = U z) that the enclosures hand on.
+
+
+def _fraction(x: arb) -> Fraction:
+    """An exact ball's value as a fraction."""
+    man, exp = x.man_exp()
+    return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
+def _contains_exactly(x: arb, value: Fraction) -> bool:
+    """Whether the ball x contains the rational `value`, decided exactly: x's ends are taken at
+    4096 bits (exact for a ball of a few hundred bits), then compared as fractions."""
+    with precision(4096):
+        return _fraction(x.lower()) <= value <= _fraction(x.upper())
+
+
+def _exact_q(Gamma, U, z) -> Fraction:
+    """a^T Gamma a with a = U z, in rationals from the float entries (each float a dyadic rational,
+    Fraction(float) exact)."""
+    F = lambda x: Fraction(float(x))
+    d = len(z)
+    a = [sum(F(U[i, j]) * F(z[j]) for j in range(d)) for i in range(d)]
+    return sum(a[i] * F(Gamma[i, j]) * a[j] for i in range(d) for j in range(d))
+
+
+def _balls_of_q(Gamma, U, V, z) -> dict:
+    """{route: the ball of q it hands on}: prop-3.1's fixed_query (to ball_moments) and prop-3.4's
+    fixed_query_grad_u (to ball_scalars and ball_moments), the enclosures themselves replaced by
+    stand-ins (only q is asserted)."""
+    seen: dict = {}
+
+    def moments(q, L):
+        seen["moments"] = q
+        return se.Moments(arb(1), arb(1))
+
+    def scalars(q, L):
+        seen["scalars"] = q
+        return dict.fromkeys(("aa", "aA", "AA", "A3", "H"), arb(1))
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(se, "ball_moments", moments)
+        mp.setattr(ge, "ball_scalars", scalars)
+        se.fixed_query(Gamma, U, V, z, 4)
+        seen["prop-3.1"] = seen.pop("moments")
+        try:
+            ge.fixed_query_grad_u(Gamma, U, V, z, 4)
+        except ValueError:  # its q ball is not > 0: refused (the grad_U route divides by sqrt q)
+            return seen
+        seen["prop-3.4"] = seen.pop("scalars")
+        assert ball_key(seen.pop("moments")) == ball_key(seen["prop-3.4"])  # one ball for both
+    return seen
+
+
+@settings(max_examples=40, deadline=None)
+@given(gaussian_setups(max_d=4, tilt=2.0))
+def test_the_ball_of_q_handed_on_contains_the_exact_q(setup):
+    """For drawn Gamma (rank-deficient included), U and z the ball of q each enclosure hands on
+    contains the exact rational q of the float inputs (before the move to numerics/arb/ the ball
+    was rebuilt from its centre and radius as floats, and missed it: see the next test)."""
+    _, Gamma, U, V, Z, _ = setup
+    z = Z[0]
+    exact = _exact_q(Gamma, U, z)
+    balls = _balls_of_q(Gamma, U, V, z)
+    assert balls, "no route handed on a ball"
+    for route, q in balls.items():
+        assert _contains_exactly(q, exact), (route, q.str(radius=True, more=True), exact)
+        assert q >= 0  # Gamma is PSD: the ball is cut at 0 when it reaches below
+
+
+def test_the_ball_rebuilt_from_floats_would_miss_the_exact_q():
+    """The former construction arb(float(q.mid()), float(q.rad())) moves the centre by up to half
+    a float ulp, far more than the 64-bit ball's radius: it misses the exact q in most cases
+    (measured 99 % of 300), the ball handed on now in none."""
+    rng = np.random.default_rng(20261206)
+    old_misses = 0
+    for _ in range(100):
+        d = int(rng.integers(1, 4))
+        B = rng.normal(size=(d, d))
+        Gamma, U, z = B @ B.T, rng.normal(size=(d, d)), rng.normal(size=d)
+        exact = _exact_q(Gamma, U, z)
+        q = _balls_of_q(Gamma, U, np.eye(d), z)["prop-3.1"]
+        assert _contains_exactly(q, exact)
+        with precision(se.PRECISION_BITS):
+            rebuilt = arb(float(q.mid()), float(q.rad()))
+        old_misses += not _contains_exactly(rebuilt, exact)
+    assert old_misses > 50, old_misses
