@@ -35,7 +35,8 @@ phi(t_r)^{L-b} (|phi(t)| <= phi(Re t) <= phi(t_r)). Tails, never cut:
 - below V_LO (t < t_0 = e^{V_LO} / L): phi <= 1 and |J_B| <= E[w^{k_B} |h_B|]
   <= sum |h_B,i| e^{(k^2-k) q/2} K(|k_B - 1| sqrt q), so the tail is at most
   |c| / n! L^(b) t_0^n prod_B of these;
-- above v_hi (t > T): phi and every E[w^k |h| e^{-tw}] decrease in t, so all factors but the
+- above v_hi (t > T, T a float <= e^{v_hi} / L, computed in balls and rounded down:
+  numerics/arb/tails.py): phi and every E[w^k |h| e^{-tw}] decrease in t, so all factors but the
   first block's are bounded at T, and
   int_T^inf t^{n-1} E[w^k m e^{-tw}] dt = (n-1)! sum_{j<n} T^j / j! E[w^{k-n+j} m e^{-Tw}]
   (m = (1 + f^4) sum |h_i| >= |h|; negative powers of w are integrable against the Gaussian).
@@ -53,7 +54,7 @@ from flint import acb, arb
 
 from . import kernels
 from . import selfnormalised_enclosure as se
-from .arb import ball, exact_array, ipow, memoised_by_ball, precision
+from .arb import ball, exact_array, float_down, ipow, memoised_by_ball, precision, tail_start
 from .arb.inner import F, F2, ONE, X, Inner, K, abs_sum
 from .gradient_scalars import partitions
 from .selfnormalised_gradients import DISPLAY_SCALARS
@@ -235,7 +236,7 @@ def _outer(I: Inner, ell: arb, L: int, tables: list, nodes: dict):
     def bound(v) -> arb:
         im = abs(v.imag).upper()
         re = v.real
-        t_r = max(0.0, float(((re - ell).exp() * arb(im).cos()).lower()))
+        t_r = max(0.0, float_down((re - ell).exp() * arb(im).cos()))
         phi = I.majorant(t_r, 0, ONE)
         total = arb(0)
         for table in tables:
@@ -270,7 +271,7 @@ def low_tail(I: Inner, L: int, table: list) -> arb:
 
 
 def high_tail(I: Inner, L: int, v_hi: float, table: list) -> arb:
-    T = float(arb(v_hi - math.log(L)).exp().lower())
+    T = tail_start(v_hi, L)  # <= e^{v_hi} / L: its ball rounded down
     Ta = arb(T)
     phi = I.majorant(T, 0, ONE)
     total = arb(0)

@@ -21,7 +21,8 @@ from the integrand's size on complex ellipses), and every infinite tail is bound
 - the outer integral in v = log(t L), t = e^v / L (the integrand is holomorphic where
   |Im v| < pi / 2, which keeps Re t > 0): on [V_LO, v_hi] by `acb.integral`; below V_LO each
   integrand is at most (1 + q) e^{2v} (E[w^2 f^2] / e^q = 1 + q, E[w f^2] = 1, E[w^2] / e^q = 1),
-  so the tail is at most (1 + q) e^{2 V_LO} / 2 times the prefactor; above v_hi (t > T), with phi
+  so the tail is at most (1 + q) e^{2 V_LO} / 2 times the prefactor; above v_hi (t > T, T a float
+  <= e^{v_hi} / L, computed in balls and rounded down: numerics/arb/tails.py), with phi
   decreasing, int_T^inf t e^{-tw} dt = (1 + T w) e^{-Tw} / w^2 and Cauchy-Schwarz
   E[w f e^{-tw}]^2 <= E[w f^2 e^{-tw}]:
 
@@ -46,7 +47,16 @@ from dataclasses import dataclass
 from flint import acb, arb
 
 from . import kernels
-from .arb import ball, ipow, memoised_by_ball, outward, precision, real_upper
+from .arb import (
+    ball,
+    float_down,
+    ipow,
+    memoised_by_ball,
+    outward,
+    precision,
+    real_upper,
+    tail_start,
+)
 from .arb import exact_array as arb_array
 from .arb.inner import F, F2, ONE, Inner
 
@@ -99,7 +109,7 @@ def _moments(qa: arb, L: int) -> Moments:
         """(e^{2 Re v}, t_r) on the ball v: the smallest real part t_r of t = e^v / L there."""
         im = abs(v.imag).upper()
         re = v.real
-        tr = max(0.0, float(((re - ell).exp() * arb(im).cos()).lower()))
+        tr = max(0.0, float_down((re - ell).exp() * arb(im).cos()))
         return (2 * re).exp().upper(), tr
 
     def outer_ab(v, analytic):
@@ -135,11 +145,11 @@ def _moments(qa: arb, L: int) -> Moments:
     # tails of the outer integrals (module docstring); in v the integrals carry e^{2v} / L^2
     # (dt = t dv)
     low = (1 + qa) * (2 * arb(V_LO)).exp() / 2
-    # upper bounds only: each inner value's ball may reach below 0
-    # (arb's power of such a ball is nan)
-    T = acb(arb(v_hi - math.log(L)).exp())
-    up = lambda k, poly: real_upper(I.value(T, k, poly, INNER_RELATIVE))
-    phi_T, Ta = up(0, ONE), T.real
+    # above t_hi = e^{v_hi} / L: from T <= t_hi, its ball rounded down (numerics/arb/tails.py), with
+    # the engine's majorants (upper bounds of the nonnegative E[w^k m(f) e^{-Tw}], rounded up)
+    T = tail_start(v_hi, L)
+    up = lambda k, poly: I.majorant(T, k, poly)
+    phi_T, Ta = up(0, ONE), arb(T)
     tail_a = L * ipow(phi_T, n1) * (phi_T + Ta * up(1, ONE))
     tail_b1 = L * ipow(phi_T, n1) * (up(0, F2) + Ta * up(1, F2))
     tail_b2 = L * (L - 1) * ipow(phi_T, n2) * (up(-1, F2) + Ta * up(0, F2))

@@ -12,8 +12,10 @@ from __future__ import annotations
 import decimal
 import functools
 import math
+import sys
 import threading
 from collections import OrderedDict
+from fractions import Fraction
 
 import numpy as np
 from flint import acb, arb
@@ -88,11 +90,53 @@ def memoised_by_ball(maxsize: int = 256):
     return decorate
 
 
+def _fraction(x: arb) -> Fraction:
+    """The value of an exact ball (a dyadic rational) as a fraction."""
+    man, exp = x.man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)
+
+
+def float_down(x: arb) -> float:
+    """The largest float <= every point of the ball x: its lower end mid - rad computed exactly (as
+    a fraction of the midpoint's and radius' dyadic values; `x.lower()` would round it at the
+    working precision), rounded to the nearest float (Python's float(Fraction)), and stepped down
+    once if that lies above it; -inf if x is unbounded below or below the floats' range, nan if x
+    is nan."""
+    return _float_end(x, -1)
+
+
+def float_up(x: arb) -> float:
+    """The smallest float >= every point of the ball x: its upper end mid + rad, exactly, rounded
+    up (as `float_down`, mirrored; not -float_down(-x): arb's negation rounds the midpoint at the
+    working precision)."""
+    return _float_end(x, 1)
+
+
+def _float_end(x: arb, side: int) -> float:
+    """The ball's end mid + side rad (side = -1: lower, 1: upper) rounded away from the ball."""
+    away = side * math.inf
+    if x.is_nan():
+        return math.nan
+    if not x.is_finite():
+        end = float(x.lower() if side < 0 else x.upper())
+        return end if math.isinf(end) else away
+    end = _fraction(x.mid()) + side * _fraction(x.rad())
+    try:
+        f = float(end)
+    except OverflowError:
+        return away if side * end > 0 else -side * sys.float_info.max
+    if side * (Fraction(f) - end) < 0:  # the nearest float lies inside the ball: one step out
+        f = math.nextafter(f, away)
+    return f
+
+
 def outward(ball: arb, digits: int = 8) -> list[float]:
     """[lower, upper] of a ball as floats of `digits` significant digits, rounded outwards, so that
-    the interval a certificate writes (at eight digits) still contains the ball."""
-    lo, hi = float(ball.lower()), float(ball.upper())
-    lo, hi = math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)
+    the interval a certificate writes (at eight digits) still contains the ball: each end rounded
+    to a float away from the ball (`float_down`, `float_up`), then to `digits` decimal digits away
+    from it again (Decimal of a float is exact; ROUND_FLOOR and ROUND_CEILING)."""
+    lo, hi = float_down(ball), float_up(ball)
 
     def rounded(x, mode):
         if x == 0 or not math.isfinite(x):

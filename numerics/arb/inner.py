@@ -14,10 +14,11 @@ complex ellipses; the integrand is entire in g) on [min(k sqrt q, g_1) - G, k sq
 there; the majorants start at k sqrt q - 30 at the latest, MAJORANT_LEFT).
 
 Tails, with u = g - k sqrt q, b = |k - 1| sqrt q, |u| >= c >= G >= 1 (c the distance of the
-segment's end from k sqrt q, rounded down) and Re t >= 0 (so |e^{-tw}| <= 1):
+segment's end from k sqrt q, a ball rounded down to a float) and Re t >= 0 (so |e^{-tw}| <= 1):
 |f| <= |u| + b <= (1 + b) |u|, so |h(f)| <= sum_i |h_i| (1 + b)^i |u|^i and each side's tail is at
 most sum_i |h_i| (1 + b)^i M_i(c), M_i(c) = int_c^inf u^i phi_N(u) du = c^{i-1} phi_N(c)
-+ (i - 1) M_{i-2}(c), M_0 = Q(c), M_1 = phi_N(c). Where Re(t) w >= CUTOFF (g >= g_x) the
++ (i - 1) M_{i-2}(c), M_0 = Q(c), M_1 = phi_N(c). Where Re(t) w >= CUTOFF (g >= g_x, g_x
+computed in balls from a float t_r <= Re t and rounded up, so for every q in its ball) the
 integrand is at most e^{-CUTOFF} phi_N(u) |h(f)|, and E|h(f)| <= sum_i |h_i| K(b) with
 K(b) = E(1 + b + |u|)^4 <= (1+b)^4 + 4 (1+b)^3 + 6 (1+b)^2 + 8 (1+b) + 3 (E|u|^m <= 1, 1, 1, 2, 3
 for m = 0..4; (|u| + b)^i <= (1 + b + |u|)^4 for i <= 4): the segment stops at g_x and
@@ -29,7 +30,7 @@ segment's right end (|e^{-tw} - 1| <= 2: the tails double).
 A ball t is integrated at its centre t_0 and widened by |t - t_0| sup |J'|,
 |J'(t)| = |E[w^{k+1} h e^{-tw}]| <= sum |h_i| E[w^{k+1} (1 + f^4) e^{-t_r w}] (|f|^i <= 1 + f^4,
 t_r <= Re t), at t_r = 0 in closed form sum |h_i| e^{(k^2+k) q/2} (4 + 6 mu^2 + mu^4), mu = k sqrt q
-(f ~ N(mu, 1) under w^{k+1}).
+(f ~ N(mu, 1) under w^{k+1}); t_r is the ball's lowest real part rounded down to a float.
 
 Majorants: for m >= 0 (1 + f^4, 1, ...), E[w^k m(f) e^{-t_r w}] at a real t_r >= 0, rounded up, is
 an upper bound of |E[w^k h e^{-tw}]| for every |h| <= m and Re t >= t_r; computed once per
@@ -42,7 +43,7 @@ import math
 
 from flint import acb, arb
 
-from .balls import ball, ipow, real_upper
+from .balls import ball, float_down, float_up, ipow, real_upper
 
 INNER_RELATIVE = 2.0**-30  # acb.integral's goal when the caller names none
 MAJORANT_RELATIVE = 2.0**-10
@@ -99,6 +100,14 @@ class Inner:
         M = tail_moments(width)
         return sum((abs(c) * ipow(b1, i) * M[i] for i, c in enumerate(poly) if c), arb(0))
 
+    def cutoff_start(self, t_re: float) -> float:
+        """A float g_x with t_re w(g) >= CUTOFF for every g >= g_x and every q in the ball:
+        g_x = (log(CUTOFF / t_re) + q/2) / sqrt q in ball arithmetic, rounded up (inf when the
+        ball of sqrt q reaches 0, where w does not grow with g)."""
+        if not self.rq > 0:
+            return math.inf
+        return float_up(((arb(CUTOFF) / arb(t_re)).log() + self.q / 2) / self.rq)
+
     def value(self, t: acb, k: int, poly, rel: float = INNER_RELATIVE) -> acb:
         return self.values(t, k, [poly], rel)[0]
 
@@ -118,7 +127,7 @@ class Inner:
         for i, (poly, value) in enumerate(zip(polys, out)):
             slope = abs_sum(poly) * cheap
             if not radius * slope <= abs(value).lower() * 2.0**-48:
-                t_r = max(0.0, float(t.real.lower()))
+                t_r = max(0.0, float_down(t.real))  # <= Re t on the ball
                 slope = abs_sum(poly) * self.majorant(t_r, k + 1)
             out[i] = value + ball(radius * slope)
         return out
@@ -138,7 +147,9 @@ class Inner:
         sf = k * self.rqf
         rq, half_q, root = self.rq, self.q / 2, self.root
         coefs = [[arb(c) for c in poly] for poly in polys]
-        t_re = float(t.real.lower())
+        t_re = float_down(t.real)  # <= Re t: where Re(t) w >= CUTOFF, t_re w may not be
+        # floats choose the segment only: its ends are exact floats, and the tails are bounded
+        # from them in balls
         half_qf = float(half_q.mid())
         lo, hi = sf - left, sf + G_HALF_WIDTH
         if t_re > 0 and self.rqf > 0:  # reach G below g_1, where t w = 1 (large t: the mass)
@@ -164,11 +175,7 @@ class Inner:
                 return common * h(coefs[0], f)
             return common * (h(coefs[0], f) + acb(0, 1) * h(coefs[1], f))
 
-        g_x = (
-            (math.log(CUTOFF / t_re) + half_qf) / self.rqf
-            if t_re > 0 and self.rqf > 0 and not centred
-            else math.inf
-        )
+        g_x = self.cutoff_start(t_re) if t_re > 0 and not centred else math.inf
         cut = g_x < hi
         if cut:
             hi = g_x
@@ -177,10 +184,11 @@ class Inner:
         out = []
         for poly, part in zip(polys, parts):
             double = 2 if centred else 1
-            side = self.side_tail(k, poly, float((s - lo).lower())) * double
+            # the distances of the segment's ends from k sqrt q, rounded down: the tails' starts
+            side = self.side_tail(k, poly, float_down(s - lo)) * double
             if cut:
                 right = (-arb(CUTOFF)).exp() * abs_sum(poly) * K(self._b(k))
             else:
-                right = self.side_tail(k, poly, float((hi - s).lower())) * double
+                right = self.side_tail(k, poly, float_down(hi - s)) * double
             out.append((part + ball(side + right)) * self.scale(k))
         return out

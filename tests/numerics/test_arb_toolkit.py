@@ -1,9 +1,11 @@
 """The Arb toolkit (numerics/arb/): Arb's working precision is set only through `precision`, which
 restores it however its block ends and keeps two threads' precisions apart; the ball of the tilt q
-the enclosures hand on contains the exact q of the float inputs."""
+the enclosures hand on contains the exact q of the float inputs; balls are rounded outward to
+floats, and the tails start where the bounds need them (at or below the exact start)."""
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -12,10 +14,19 @@ import numpy as np
 import pytest
 from flint import arb, ctx
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from softlin.numerics import gradient_scalars_enclosure as ge
 from softlin.numerics import selfnormalised_enclosure as se
-from softlin.numerics.arb import ball_key, precision
+from softlin.numerics.arb import (
+    ball_key,
+    float_down,
+    float_up,
+    outward,
+    precision,
+    tail_start,
+)
+from softlin.numerics.arb.inner import CUTOFF, Inner
 
 from ..strategies import gaussian_setups
 
@@ -193,3 +204,74 @@ def test_the_ball_rebuilt_from_floats_would_miss_the_exact_q():
             rebuilt = arb(float(q.mid()), float(q.rad()))
         old_misses += not _contains_exactly(rebuilt, exact)
     assert old_misses > 50, old_misses
+
+
+# ---------------------------------------------------------------------------------------------
+# Outward rounding: a ball's ends to floats, the tail starts.
+
+_ends = st.floats(-1e300, 1e300, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ends, st.integers(0, 400), st.integers(-1100, 10), st.integers(20, 300))
+def test_float_down_and_up_are_the_nearest_floats_outside_the_ball(x, num, exp2, bits):
+    """For a ball built at `bits` bits from a float and a random dyadic radius (many ends not
+    floats), float_down is the largest float <= the ball's lower end and float_up the smallest
+    float >= its upper end, compared exactly as fractions; and outward's decimals lie outside
+    those."""
+    with precision(bits):
+        b = arb(x) / 3 + arb(0, arb(num) * arb(2) ** exp2)
+    with precision(4096):
+        lo, hi = _fraction(b.lower()), _fraction(b.upper())
+    down, up = float_down(b), float_up(b)
+    assert Fraction(down) <= lo < Fraction(math.nextafter(down, math.inf))
+    assert Fraction(math.nextafter(up, -math.inf)) < hi <= Fraction(up)
+    o_lo, o_hi = outward(b)
+    assert o_lo <= down and up <= o_hi
+    assert float(f"{o_lo:.7e}") == o_lo and float(f"{o_hi:.7e}") == o_hi
+
+
+def test_an_exact_ball_rounds_to_itself():
+    assert outward(arb(1)) == [1.0, 1.0] and outward(arb(-0.375)) == [-0.375, -0.375]
+    assert float_down(arb(1) / 3) < 1 / 3 < float_up(arb(1) / 3)
+    assert math.isnan(float_down(arb("nan")))
+    assert float_down(arb(0, math.inf)) == -math.inf and float_up(arb(0, math.inf)) == math.inf
+
+
+_OUTER_GRID = [
+    (L, q) for L in (2, 3, 16, 100, 1024, 5000) for q in (0.0, 0.127368, 0.3405, 1.0, 3.0, 30.0)
+]
+
+
+def test_the_tail_start_lies_at_or_below_the_exact_one():
+    """tail_start(v_hi, L) <= e^{v_hi} / L (the exact start, enclosed at 512 bits), within 2^-50
+    of it; the float start the grad_U enclosure used, exp(v_hi - log L) in floats then rounded
+    down, lay above it (a gap neither integrated nor bounded) for a third of the grid."""
+    above = 0
+    for L, q in _OUTER_GRID:
+        v_hi = math.log(L) + q / 2 + 12.0 * math.sqrt(q) + 10.0
+        with precision(512):
+            exact = (arb(v_hi) - arb(L).log()).exp()
+        with precision(se.PRECISION_BITS):
+            T = tail_start(v_hi, L)
+            former = float(arb(v_hi - math.log(L)).exp().lower())
+        assert arb(T) <= exact and arb(T) >= exact * (1 - arb(2) ** -50), (L, q, T)
+        above += not arb(former) <= exact
+    assert above >= len(_OUTER_GRID) // 4, above
+
+
+@pytest.mark.parametrize("q", [arb(0.3405), arb(3.0) + arb(0, 1e-12), arb(30.0)])
+@pytest.mark.parametrize("t_re", [1e-3, 0.7, 40.0])
+def test_the_cutoff_start_is_past_the_cutoff_for_every_q_in_the_ball(q, t_re):
+    """The engine's g_x: t_re w(g) = t_re e^{sqrt(q) g - q/2} >= CUTOFF at g = g_x for both ends of
+    the ball of q (sqrt(q) g - q/2 is concave in q: its least value over the ball is at an end), and
+    so for g beyond it; g_x is within 1e-12 of the float solution (not vacuous)."""
+    with precision(se.PRECISION_BITS):
+        g_x = Inner(q).cutoff_start(t_re)
+    with precision(512):
+        for end in (q.lower(), q.upper()):
+            assert arb(t_re) * (end.sqrt() * arb(g_x) - end / 2).exp() >= CUTOFF, (end, g_x)
+    qf = float(q.mid())
+    assert abs(g_x - (math.log(CUTOFF / t_re) + qf / 2) / math.sqrt(qf)) < 1e-12 * max(1, abs(g_x))
+    with precision(se.PRECISION_BITS):
+        assert Inner(arb(0)).cutoff_start(t_re) == math.inf  # w = 1: never past the cutoff
