@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from flint import acb, arb
 
-from .arb import precision
+from .arb.context import precision
 
 PRECISION_BITS = 80
 

@@ -54,8 +54,10 @@ from flint import acb, arb
 
 from . import kernels
 from . import selfnormalised_enclosure as se
-from .arb import ball, exact_array, float_down, ipow, memoised_by_ball, precision, tail_start
-from .arb.inner import F, F2, ONE, X, Inner, K, abs_sum
+from .arb.balls import ball, exact_array, float_down, ipow, memoised_by_ball
+from .arb.context import precision
+from .arb.inner import F, F2, ONE, X, Inner, abs_sum
+from .arb.tails import K, tail_start
 from .gradient_scalars import partitions
 from .selfnormalised_gradients import DISPLAY_SCALARS
 

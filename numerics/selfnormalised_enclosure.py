@@ -47,17 +47,10 @@ from dataclasses import dataclass
 from flint import acb, arb
 
 from . import kernels
-from .arb import (
-    ball,
-    float_down,
-    ipow,
-    memoised_by_ball,
-    outward,
-    precision,
-    real_upper,
-    tail_start,
-)
-from .arb import exact_array as arb_array
+from .arb.balls import ball, float_down, ipow, memoised_by_ball, outward, real_upper
+from .arb.balls import exact_array as arb_array
+from .arb.context import precision
+from .arb.tails import tail_start
 from .arb.inner import F, F2, ONE, Inner
 
 # re-exported: the claims import `outward` from here (and older callers the others)

@@ -61,7 +61,7 @@ from fractions import Fraction
 
 from flint import acb, arb
 
-from .arb import precision
+from .arb.context import precision
 
 ORDERS = (0, 4, 8)
 POWERS = (1, 2)

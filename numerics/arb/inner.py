@@ -44,6 +44,7 @@ import math
 from flint import acb, arb
 
 from .balls import ball, float_down, float_up, ipow, real_upper
+from .tails import K, tail_moments
 
 INNER_RELATIVE = 2.0**-30  # acb.integral's goal when the caller names none
 MAJORANT_RELATIVE = 2.0**-10
@@ -61,22 +62,6 @@ BOUND = (1, 0, 0, 0, 1)  # 1 + f^4 >= |f|^i for i <= 4
 def abs_sum(poly) -> int:
     """sum_i |h_i|: |h(f)| <= abs_sum(h) (1 + f^4) (module docstring)."""
     return sum(abs(c) for c in poly)
-
-
-def tail_moments(c: float) -> list:
-    """M_i(c) = int_c^inf u^i phi_N(u) du for i = 0..4 (module docstring)."""
-    c = arb(c)
-    phi = (-c * c / 2).exp() / (2 * arb.pi()).sqrt()
-    M = [(c / arb(2).sqrt()).erfc() / 2, phi]
-    for i in range(2, 5):
-        M.append(ipow(c, i - 1) * phi + (i - 1) * M[i - 2])
-    return M
-
-
-def K(b: arb) -> arb:
-    """K(b) >= E (1 + b + |u|)^4, u ~ N(0, 1)."""
-    s = 1 + b
-    return ipow(s, 4) + 4 * ipow(s, 3) + 6 * s * s + 8 * s + 3
 
 
 class Inner:

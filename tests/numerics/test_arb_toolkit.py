@@ -18,15 +18,10 @@ from hypothesis import strategies as st
 
 from softlin.numerics import gradient_scalars_enclosure as ge
 from softlin.numerics import selfnormalised_enclosure as se
-from softlin.numerics.arb import (
-    ball_key,
-    float_down,
-    float_up,
-    outward,
-    precision,
-    tail_start,
-)
+from softlin.numerics.arb.balls import ball_key, float_down, float_up, outward
+from softlin.numerics.arb.context import precision
 from softlin.numerics.arb.inner import CUTOFF, Inner
+from softlin.numerics.arb.tails import tail_start
 
 from ..strategies import gaussian_setups
 

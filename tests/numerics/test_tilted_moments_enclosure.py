@@ -16,7 +16,7 @@ from softlin.claims.asm33 import claim as asm33, enclosure
 from softlin.claims.base import claim_rng
 from softlin.derivations import tilted_moments as tm
 from softlin.numerics import tilted_moments_enclosure as te
-from softlin.numerics.arb import precision
+from softlin.numerics.arb.context import precision
 from ..checks import check
 
 ORDERS = te.ORDERS
