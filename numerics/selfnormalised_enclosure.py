@@ -50,8 +50,8 @@ from . import kernels
 from .arb.balls import ball, float_down, ipow, memoised_by_ball, outward, real_upper
 from .arb.balls import exact_array as arb_array
 from .arb.context import precision
-from .arb.tails import tail_start
 from .arb.inner import F, F2, ONE, Inner
+from .arb.tails import tail_start
 
 # re-exported: the claims import `outward` from here (and older callers the others)
 __all__ = ["FixedQuery", "Moments", "arb_array", "ball", "ipow", "outward", "real_upper"]
@@ -81,9 +81,9 @@ def moments(q, L: int) -> Moments:
     q = arb(q)
     if not (q.is_finite() and q >= 0) or L < 1:
         raise ValueError(f"moments need q >= 0 finite and L >= 1; got q = {q}, L = {L!r}")
-    if L == 1:  # p_1 = 1: A = 1, B = E (g - sqrt q)^2 = 1 + q
-        return Moments(arb(1), 1 + q)
-    with precision(PRECISION_BITS):
+    with precision(PRECISION_BITS):  # 1 + q too: at this precision, not the caller's
+        if L == 1:  # p_1 = 1: A = 1, B = E (g - sqrt q)^2 = 1 + q
+            return Moments(arb(1), 1 + q)
         return _moments(q, L)
 
 

@@ -270,3 +270,11 @@ def test_the_cutoff_start_is_past_the_cutoff_for_every_q_in_the_ball(q, t_re):
     assert abs(g_x - (math.log(CUTOFF / t_re) + qf / 2) / math.sqrt(qf)) < 1e-12 * max(1, abs(g_x))
     with precision(se.PRECISION_BITS):
         assert Inner(arb(0)).cutoff_start(t_re) == math.inf  # w = 1: never past the cutoff
+
+
+def test_an_enclosure_works_at_its_own_precision_whatever_the_callers():
+    """moments(q, 1) = (1, 1 + q): 1 + 0.7 needs 54 bits, exact at the module's 64 however low the
+    caller's precision (it was computed at the caller's before, outside the module's block)."""
+    with precision(20):
+        one = se.moments(0.7, 1)
+    assert one.A == 1 and one.B.is_exact() and one.B == arb(0.7) + 1
