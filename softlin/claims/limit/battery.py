@@ -54,7 +54,8 @@ from typing import Callable
 import mpmath as mp
 import numpy as np
 
-from ...numerics import sampling, kernels, montecarlo, robust_mean, significance
+from ...numerics import sampling, kernels, montecarlo, quadrature, robust_mean, significance
+from ...numerics.laws import GaussianLaw, MixtureLaw
 from ...numerics.significance import z_critical
 from ..base import check_false_alarm, Check, unjudged
 from ..findings import Findings
@@ -89,6 +90,9 @@ class Subject:
     # route's reach): the exact finite-L mean squared error of the token law, computed without
     # the claimed limit
     exact_mse: Callable | None = None
+    # Z (n, d) -> (n,): a bound on the float64 rounding of `claimed_kernel` (gaussian_rounding,
+    # mixture_rounding), the reach of question 2; None: not bounded
+    kernel_rounding: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -126,19 +130,28 @@ def deviation_bound(L: int, delta: float, weight_m2: float, numerator_m2: float)
 
 
 def formula_check(subject: Subject, queries: np.ndarray) -> Findings:
-    """Question 1: the derived formula against the law's own 40-digit quadrature at every query."""
+    """Question 1: the derived formula against the law's own 40-digit quadrature at every query.
+
+    Reach: the tolerance is absolute, so both sides carry more digits where the output's terms
+    or the tilt are large (quadrature.mp_digits: 40 up to size 1e10, then 30 + log10(size), the
+    claimed side exact.py's, the difference taken at 30 + log10 of the larger value); above the
+    quadrature's DPS_CAP digits the check is not judged, naming the size that exceeded it."""
     worst = mp.mpf(0)
     for z in queries:
+        try:
+            reference = subject.reference_mp(z)
+        except quadrature.OutOfReach as beyond:
+            return Findings([formula_unjudged(subject, f"at query {np.round(z, 3)}: {beyond}")])
         claimed = subject.claimed_exact(z)
-        reference = subject.reference_mp(z)
-        with mp.workdps(40):
+        size = max([abs(mp.mpf(x)) for x in list(claimed) + list(reference)] + [mp.mpf(1)])
+        dps = 40 if size <= 10**10 else 30 + int(mp.ceil(mp.log10(size)))
+        with mp.workdps(dps):
             worst = max([worst] + [abs(mp.mpf(c) - r) for c, r in zip(claimed, reference)])
     value = float(worst)
     return Findings(
         [
             Check(
-                f"{subject.label}: derived formula at 40 digits vs {subject.reference_name} "
-                "(mpmath, 40 digits)",
+                FORMULA_CHECK.format(subject.label, subject.reference_name),
                 "quadrature",
                 value <= DIGITS_TOLERANCE,
                 value,
@@ -152,6 +165,20 @@ def formula_check(subject: Subject, queries: np.ndarray) -> Findings:
     )
 
 
+FORMULA_CHECK = "{}: derived formula at 40 digits vs {} (mpmath, 40 digits)"
+
+
+def formula_unjudged(subject: Subject, reason: str) -> Check:
+    return unjudged(
+        FORMULA_CHECK.format(subject.label, subject.reference_name),
+        "quadrature",
+        reason,
+        bound=DIGITS_TOLERANCE,
+        id="battery/limit-40-digits",
+        unit="absolute error",
+    )
+
+
 def term_scale(law, V) -> float:
     """sqrt(E ||V z'||^2) of one token's output, from a fixed sample (its own seed: the
     claim's stream is untouched): the size of the terms a quadrature of the output adds up,
@@ -160,32 +187,120 @@ def term_scale(law, V) -> float:
     return float(np.sqrt(np.mean(np.sum((Z @ np.asarray(V, float).T) ** 2, axis=1))))
 
 
-def kernel_check(subject: Subject, kernel: np.ndarray, reference: np.ndarray, V) -> Findings:
+def kernel_check(
+    subject: Subject, kernel: np.ndarray, reference: np.ndarray, V, queries=None, refined=None
+) -> Findings:
     """Question 2: the claimed limit's float64 kernel against the law's own float64 route, both
     evaluated at the queries by the caller. Relative to the larger of max |reference| and the size
     of a token's output (term_scale): a limit near 0 (e.g. U = 0 and a centred law: the limit is
     E V z = 0) is a sum of terms of that size, and its rounding is relative to them, not to the
-    near-0 result."""
+    near-0 result.
+
+    Reach: the reference route refines the queries beyond the Gauss-Hermite rule's reach (a tilt
+    t = ||B^T U z|| above ~5.3 at 60 nodes, large logits, dropped eigenvalues: the bound of
+    numerics/quadrature.py) with the mpmath route; `refined` (bool per query) says which. A query
+    neither reaches is NaN and left out (none left: not judged). The kernel's own float64 rounding
+    at the `queries` (`subject.kernel_rounding`: the componentwise bound gamma_n |V| (|m| + |Gamma|
+    |U| |z|), and the logits' for a mixture) must stay at most a tenth of the tolerance relative to
+    the scale: beyond, float64 cannot resolve 1e-12 at this scenario, and the check is not judged,
+    naming the bound."""
     size = term_scale(subject.law, V)
-    scale = max(float(np.max(np.abs(reference))), size, 1e-8)
-    value = float(np.max(np.abs(kernel - reference)) / scale)
-    if not np.all(np.isfinite(kernel)):
+    name = f"{subject.label}: float64 kernel vs {subject.reference_name} (float64)"
+    reached = np.all(np.isfinite(reference), axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scale = max(float(np.max(np.abs(reference[reached]), initial=0.0)), size, 1e-8)
+        rounding = 0.0
+        if subject.kernel_rounding is not None and queries is not None:
+            rounding = float(np.max(subject.kernel_rounding(np.atleast_2d(queries)))) / scale
+        value = float(np.max(np.abs(kernel[reached] - reference[reached]), initial=0.0) / scale)
+    why = None
+    if not reached.any():
+        why = "no query within the reach of the reference route (nor of its mpmath refinement)"
+    elif not rounding <= FLOAT_RELATIVE_TOLERANCE / 10:
+        why = (
+            f"the kernel's float64 rounding is bounded by {rounding:.3g} of the scale {scale:.3g} "
+            f"here, above a tenth of the tolerance {FLOAT_RELATIVE_TOLERANCE:g}"
+        )
+    if why is not None:
+        return Findings(
+            [
+                unjudged(
+                    name,
+                    "quadrature",
+                    why,
+                    bound=FLOAT_RELATIVE_TOLERANCE,
+                    id="battery/kernel-float64",
+                    unit="relative error",
+                )
+            ]
+        )
+    if not np.all(np.isfinite(kernel[reached])):
         value = math.inf
+    notes = ""
+    if refined is not None and np.any(refined):
+        notes += (
+            f"; {int(np.sum(refined))} of {len(refined)} queries beyond the Gauss-Hermite rule's "
+            "reach taken from the mpmath route"
+        )
+    if not reached.all():
+        notes += f"; {int(np.sum(~reached))} queries beyond both routes' reach left out"
     return Findings(
         [
             Check(
-                f"{subject.label}: float64 kernel vs {subject.reference_name} (float64)",
+                name,
                 "quadrature",
                 value <= FLOAT_RELATIVE_TOLERANCE,
                 value,
                 FLOAT_RELATIVE_TOLERANCE,
                 f"max |kernel - reference| / max(max |reference|, sqrt(E ||V z'||^2) = {size:.3g}) "
-                "over the queries",
+                "over the queries" + notes,
                 id="battery/kernel-float64",
                 unit="relative error",
             )
         ]
     )
+
+
+def gaussian_rounding(m, cov, U, V) -> Callable:
+    """Z -> (n,): the componentwise bound gamma_n |V| (|m| + |Gamma| (|U| |z|)) on the float64
+    rounding of V (m + Gamma U z), n = 3 d + 2 products and sums along the chain, gamma_n = n u
+    (Higham, the bound of a matrix-vector product), its largest output coordinate."""
+    m, cov, U, V = (np.asarray(x, float) for x in (m, cov, U, V))
+    gamma = (3 * len(m) + 2) * quadrature.UNIT_ROUNDOFF
+
+    def bound(Z):
+        with np.errstate(over="ignore", invalid="ignore"):
+            terms = np.abs(m)[None, :] + np.abs(np.atleast_2d(Z)) @ np.abs(U).T @ np.abs(cov).T
+            return gamma * np.max(terms @ np.abs(V).T, axis=1)
+
+    return bound
+
+
+def mixture_rounding(law, U, V) -> Callable:
+    """Z -> (n,): the float64 rounding of the mixture kernel: each component's gaussian_rounding,
+    plus the weights' relative error 2 max_k e_k (e_k the logit's rounding gamma_n (|log pi_k| +
+    |a|^T |m_k| + |a|^T |Gamma_k| |a| / 2), |a| = |U| |z|) times the largest component output."""
+    U, V = np.asarray(U, float), np.asarray(V, float)
+    parts = [gaussian_rounding(m, G, U, V) for m, G in zip(law.means, law.covs)]
+    gamma = (3 * law.d + 3) * quadrature.UNIT_ROUNDOFF
+
+    def bound(Z):
+        Z = np.atleast_2d(Z)
+        with np.errstate(over="ignore", invalid="ignore"):
+            A = np.abs(Z) @ np.abs(U).T
+            logit = [
+                gamma * (abs(np.log(w)) + A @ np.abs(m) + np.einsum("ni,ij,nj->n", A, np.abs(G), A))
+                for w, m, G in zip(law.weights, law.means, law.covs)
+            ]
+            outputs = [
+                np.max((np.abs(m)[None, :] + A @ np.abs(G).T) @ np.abs(V).T, axis=1)
+                for m, G in zip(law.means, law.covs)
+            ]
+            return np.max([p(Z) for p in parts], axis=0) + 2 * np.max(logit, axis=0) * np.max(
+                outputs, axis=0
+            )
+
+    return bound
 
 
 def montecarlo_checks(
@@ -215,53 +330,57 @@ def montecarlo_checks(
     if subject.exact_mse is not None:
         series["exact_mse"] = []
     rejected, informative, worst_freq = [], 0, 0.0
-    for L in sweep(budget.Ls, f"{subject.label}: Monte Carlo", weights=budget.Ls, item="L"):
-        acc = sampling.sampled_accumulator(
-            subject.law, rng, budget.trials, L, U, V, queries, shifts
-        )
-        out = acc.result()
-        err = np.linalg.norm(out - limit[None, :, :], axis=2)  # (trials, Q)
-        centred = (
-            acc.fixed_num - limit[None, :, :] * acc.fixed_den[..., None]
-        ) / L  # (trials, Q, k)
-        z_num = montecarlo.studentised_numerator(
-            centred, acc.fixed_num / L, limit[None, :, :] * acc.fixed_den[..., None] / L
-        )
-        series["numerator_z"].append(z_num.tolist())
-        series["numerator_catoni"].append(
-            numerator_ratio(
-                centred,
-                acc.fixed_num / L,
-                limit[None, :, :] * acc.fixed_den[..., None] / L,
-                var_x / L,
-                per_test,
-            ).tolist()
-        )
-        if not np.all(np.isfinite(err)):
-            raise FloatingPointError(
-                f"non-finite finite-prompt output at L = {L} ({subject.label})"
+    # Beyond float64 at strong tilts (Var X = E e^{2(s-c)} |V z' - T|^2 ~ e^{a^T Gamma a}, squared
+    # errors of huge outputs) values overflow to inf: expected, and each check below treats a
+    # non-finite value as beyond its reach (undecided, with the reason), so no warning is printed.
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        for L in sweep(budget.Ls, f"{subject.label}: Monte Carlo", weights=budget.Ls, item="L"):
+            acc = sampling.sampled_accumulator(
+                subject.law, rng, budget.trials, L, U, V, queries, shifts
             )
-        sq = np.mean(err**2, axis=1)  # averaged over queries
-        bounds = [deviation_bound(L, budget.delta, w2, num) for w2, num in moments]
-        counts = [int(np.sum(err[:, q] > bounds[q])) for q in range(len(queries))]
-        for q, (b, c) in enumerate(zip(bounds, counts)):
-            if math.isfinite(b):
-                informative += 1
-                worst_freq = max(worst_freq, c / budget.trials)
-                if significance.binomial_p_value(c, budget.trials, budget.delta) < alpha:
-                    rejected.append((L, q, c))
-        series["L"].append(L)
-        series["mse"].append(float(sq.mean()))
-        series["mse_stderr"].append(
-            float(sq.std(ddof=1) / math.sqrt(budget.trials)) if budget.trials > 1 else math.inf
-        )
-        series["rmse"].append(float(math.sqrt(sq.mean())))
-        if subject.exact_mse is not None:
-            exact_sq = subject.exact_mse(queries, L)
-            series["exact_mse"].append(None if exact_sq is None else float(np.mean(exact_sq)))
-        series["bound"].append(bounds[0])
-        series["quantile"].append(float(np.quantile(err[:, 0], 1 - budget.delta)))
-        series["exceed"].append(counts)
+            out = acc.result()
+            err = np.linalg.norm(out - limit[None, :, :], axis=2)  # (trials, Q)
+            centred = (
+                acc.fixed_num - limit[None, :, :] * acc.fixed_den[..., None]
+            ) / L  # (trials, Q, k)
+            z_num = montecarlo.studentised_numerator(
+                centred, acc.fixed_num / L, limit[None, :, :] * acc.fixed_den[..., None] / L
+            )
+            series["numerator_z"].append(z_num.tolist())
+            series["numerator_catoni"].append(
+                numerator_ratio(
+                    centred,
+                    acc.fixed_num / L,
+                    limit[None, :, :] * acc.fixed_den[..., None] / L,
+                    var_x / L,
+                    per_test,
+                ).tolist()
+            )
+            if not np.all(np.isfinite(err)):
+                raise FloatingPointError(
+                    f"non-finite finite-prompt output at L = {L} ({subject.label})"
+                )
+            sq = np.mean(err**2, axis=1)  # averaged over queries
+            bounds = [deviation_bound(L, budget.delta, w2, num) for w2, num in moments]
+            counts = [int(np.sum(err[:, q] > bounds[q])) for q in range(len(queries))]
+            for q, (b, c) in enumerate(zip(bounds, counts)):
+                if math.isfinite(b):
+                    informative += 1
+                    worst_freq = max(worst_freq, c / budget.trials)
+                    if significance.binomial_p_value(c, budget.trials, budget.delta) < alpha:
+                        rejected.append((L, q, c))
+            series["L"].append(L)
+            series["mse"].append(float(sq.mean()))
+            series["mse_stderr"].append(
+                float(sq.std(ddof=1) / math.sqrt(budget.trials)) if budget.trials > 1 else math.inf
+            )
+            series["rmse"].append(float(math.sqrt(sq.mean())))
+            if subject.exact_mse is not None:
+                exact_sq = subject.exact_mse(queries, L)
+                series["exact_mse"].append(None if exact_sq is None else float(np.mean(exact_sq)))
+            series["bound"].append(bounds[0])
+            series["quantile"].append(float(np.quantile(err[:, 0], 1 - budget.delta)))
+            series["exceed"].append(counts)
     if rejected:
         exceed_pass = False
         detail = (
@@ -294,8 +413,8 @@ def montecarlo_checks(
     for j in range(len(budget.Ls) - 1):
         se = math.hypot(series["mse_stderr"][j], series["mse_stderr"][j + 1])
         zs.append((series["mse"][j] - series["mse"][j + 1]) / se if se > 0 else math.inf)
-    if not zs:
-        decrease = None
+    if not zs or not all(math.isfinite(z) for z in zs):
+        decrease = None  # beyond float64's reach: a squared error or its spread overflowed
     elif min(zs) < -z_alpha:
         decrease = False
     elif min(zs) > z_alpha:
@@ -322,9 +441,23 @@ def montecarlo_checks(
             exact_mse_check(subject, series, budget, float(np.max(np.sum(limit**2, axis=1))))
         )
     # Unbiased numerator (Catoni: |theta_hat| / r > 1 rejects).
+    # Reach: Catoni's radius needs Var X finite; where float64 cannot hold it (log Var X above
+    # ~709, i.e. a^T Gamma a beyond ~709 for a Gaussian) or a prompt's statistic overflowed, that
+    # (query, coordinate) is left out (the Bonferroni level is unchanged: conservative); none left
+    # is undecided, naming the largest such Var X.
     ratios = np.array(series["numerator_catoni"])  # (nL, Q, k)
-    worst = float(np.max(ratios))
-    decided = budget.trials > 2 * robust_mean.log_term(per_test)
+    with np.errstate(invalid="ignore"):
+        reach = np.isfinite(ratios) & np.isfinite(var_x)[None, :, :]
+    worst = float(np.max(ratios[reach])) if reach.any() else None
+    decided = budget.trials > 2 * robust_mean.log_term(per_test) and reach.any()
+    beyond = ""
+    if not reach.all():
+        beyond = (
+            f"; {int(np.sum(~reach))} of {ratios.size} tests beyond the test's reach (Var X not "
+            f"finite in float64, largest {float(np.nanmax(np.abs(var_x), initial=0.0)):.3g})"
+        )
+    z_diag = np.abs(np.array(series["numerator_z"], dtype=float))
+    z_diag = float(np.max(z_diag[np.isfinite(z_diag)], initial=0.0))
     checks.append(
         Check(
             f"{subject.label}: {NUMERATOR_CHECK}",
@@ -332,12 +465,18 @@ def montecarlo_checks(
             (worst <= 1.0) if decided else None,
             worst,
             1.0,
-            f"largest |theta_hat| / r of Catoni's estimator over {ratios.size} "
+            f"largest |theta_hat| / r of Catoni's estimator over {int(np.sum(reach))} "
             "(L, query, coordinate) tests, radius from the derived variance; "
             f"false-alarm {check_false_alarm():g} in total (Bonferroni), "
             "non-asymptotic (no normal approximation); largest studentised |z| "
-            f"{float(np.max(np.abs(series['numerator_z']))):.3g} (diagnostic)"
-            + ("" if decided else f"; undecided: {budget.trials} prompts <= 2 log(2/delta)"),
+            f"{z_diag:.3g} (diagnostic)"
+            + beyond
+            + (
+                ""
+                if decided or not reach.any()
+                else f"; undecided: {budget.trials} prompts <= 2 log(2/delta)"
+            )
+            + ("" if reach.any() else "; undecided: no test within reach"),
             id=NUMERATOR_ID,
             unit="ratio",
             detectable=numerator_detectable(limit, var_x, budget, per_test) if decided else None,
@@ -479,7 +618,12 @@ def run_battery(
     kernel = subject.claimed_kernel(queries)
     reference = subject.reference_float(queries)
     found = formula_check(subject, queries)
-    found.add(kernel_check(subject, kernel, reference, V))
+    refined = (
+        quadrature.refined_rows(subject.law, U, V, queries)
+        if isinstance(subject.law, (GaussianLaw, MixtureLaw))
+        else None
+    )
+    found.add(kernel_check(subject, kernel, reference, V, queries, refined))
     found.add(montecarlo_checks(subject, queries, U, V, budget, rng))
     return Battery(found, kernel, reference, power, budget.trials)
 
