@@ -330,7 +330,10 @@ def _mixture_rule(law: MixtureLaw, U, V, Z, nodes: int):
         weights = np.exp(logs - logs.max(axis=0))
         weights /= weights.sum(axis=0)
         out = np.einsum("kn,knd->nd", weights, np.array(means)) @ V.T
-        spread = np.max(np.linalg.norm(np.array(means), axis=2), axis=0)  # (n,)
+        # a softmax moves by d w_k = w_k (d l_k - sum_j w_j d l_j): the output by at most
+        # 2 max|d l| sum_k w_k ||mean_k - mean|| (0 when one component carries all the weight)
+        mixed = np.einsum("kn,knd->nd", weights, np.array(means))
+        spread = np.sum(weights * np.linalg.norm(np.array(means) - mixed[None], axis=2), axis=0)
         bound = float(np.linalg.norm(V, 2)) * (
             np.max(mean_bounds, axis=0) + 2 * np.max(log_bounds, axis=0) * spread
         )

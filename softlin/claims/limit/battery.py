@@ -6,16 +6,26 @@ the deviation bound needs). The battery asks four questions that can each fail:
 
 1. quadrature, 30 digits: the claimed formula, evaluated exactly then to 40 digits, against mpmath
    quadrature of the law at 40 digits; |difference| <= 1e-25 (both sides carry ~40 digits, so the
-   budget is 15 digits of margin, not a fitted tolerance).
+   budget is 15 digits of margin, not a fitted tolerance). Reach: an absolute tolerance needs
+   digits in proportion to the output's size and the squared tilt; above 1e10 both sides carry
+   30 + log10(size) digits, and beyond quadrature.DPS_CAP the check is not judged, naming the size
+   (formula_check).
 2. quadrature, float64: the emitted kernel against the law's float64 route (tensor Gauss-Hermite, or
-   the exact closed form for the controls); relative difference <= 1e-12 (both routes are accurate
-   to ~1e-14 for the tilts used, see numerics/quadrature.py).
+   the exact closed form for the controls); relative difference <= 1e-12. Reach: the rule's error is
+   bounded (numerics/quadrature.py: 2 r P(Poisson(t^2/2) >= n - 1) at tilt t, plus its logits'
+   rounding and the eigenvalues its root drops), and the queries where that bound exceeds 1e-13 of
+   the output come from the mpmath route; where the kernel's own float64 rounding bound exceeds a
+   tenth of 1e-12 the check is not judged, naming it (kernel_check).
 3. Monte Carlo, bound: for each L and query, the fraction of prompts with
    ||T[mu_L](z) - T(z)|| > eps_L(delta) must be compatible with probability <= delta. Exact binomial
    test, total false-alarm probability 1e-6 split evenly (Bonferroni) over the (L, query) pairs.
+   Reach: eps_L needs E w^2 = e^{a^T Gamma a} finite in float64 (a^T Gamma a below ~709) and L
+   beyond the denominator's tail; elsewhere the bound is vacuous, and with no informative pair the
+   check is undecided.
 4. Monte Carlo, decrease: the mean squared error decreases in L; each consecutive pair by a
    one-sided z-test at the same false-alarm budget. A significant increase refutes; a decrease that
-   is not significant is undecided (budget too small).
+   is not significant is undecided (budget too small). Reach: squared errors finite in float64
+   (outputs below ~1e154); beyond, undecided.
 5. Monte Carlo, unbiased numerator: for any constant c, Y = (1/L) sum_i e^{s_i - c} (V z_i - T(z))
    has mean (E e^{s - c}) (T_true(z) - T(z)), which is zero exactly when the claimed limit T is the
    true one, at every L (no asymptotic bias). Catoni's estimator of E Y over the prompts, per
@@ -26,7 +36,9 @@ the deviation bound needs). The battery asks four questions that can each fail:
    e^{s} at strong tilts and small budgets do not have (a correct formula can reach |z| = 5.39 >
    5.36 at 200 prompts; tests/test_hunt.py keeps that scenario). The studentised z is still recorded
    (series `numerator_z`) as a diagnostic. This is the sharp test: it resolves limit errors of
-   order sd(Y) sqrt(2 log(2/delta) / n).
+   order sd(Y) sqrt(2 log(2/delta) / n). Reach: Var X finite in float64 (for a Gaussian, Var X
+   carries e^{a^T Gamma a}, so a^T Gamma a below ~709); the tests beyond it are left out, and with
+   none left the check is undecided, naming the largest Var X.
 
 The bound eps_L(delta) is the emitted kernel `deviation_bound` (derived and proved in
 derivations/deviation.py: Chebyshev on the numerator, Maurer's lower tail on the denominator).
@@ -54,7 +66,8 @@ from typing import Callable
 import mpmath as mp
 import numpy as np
 
-from ...numerics import sampling, kernels, montecarlo, quadrature, robust_mean, significance
+from ...numerics import kernels, limits, montecarlo, quadrature, robust_mean, sampling
+from ...numerics import significance
 from ...numerics.laws import GaussianLaw, MixtureLaw
 from ...numerics.significance import z_critical
 from ..base import check_false_alarm, Check, unjudged
@@ -278,8 +291,10 @@ def gaussian_rounding(m, cov, U, V) -> Callable:
 
 def mixture_rounding(law, U, V) -> Callable:
     """Z -> (n,): the float64 rounding of the mixture kernel: each component's gaussian_rounding,
-    plus the weights' relative error 2 max_k e_k (e_k the logit's rounding gamma_n (|log pi_k| +
-    |a|^T |m_k| + |a|^T |Gamma_k| |a| / 2), |a| = |U| |z|) times the largest component output."""
+    plus what the logits' rounding e_k = gamma_n (|log pi_k| + |a|^T |m_k| + |a|^T |Gamma_k| |a| /
+    2) (|a| = |U| |z|) moves: a softmax moves by d alpha_k = alpha_k (d l_k - sum_j alpha_j d l_j),
+    so the output by at most 2 max_k e_k sum_k alpha_k ||T_k - T||_inf (T_k the components'
+    limits; 0 when one component carries all the weight)."""
     U, V = np.asarray(U, float), np.asarray(V, float)
     parts = [gaussian_rounding(m, G, U, V) for m, G in zip(law.means, law.covs)]
     gamma = (3 * law.d + 3) * quadrature.UNIT_ROUNDOFF
@@ -292,13 +307,11 @@ def mixture_rounding(law, U, V) -> Callable:
                 gamma * (abs(np.log(w)) + A @ np.abs(m) + np.einsum("ni,ij,nj->n", A, np.abs(G), A))
                 for w, m, G in zip(law.weights, law.means, law.covs)
             ]
-            outputs = [
-                np.max((np.abs(m)[None, :] + A @ np.abs(G).T) @ np.abs(V).T, axis=1)
-                for m, G in zip(law.means, law.covs)
-            ]
-            return np.max([p(Z) for p in parts], axis=0) + 2 * np.max(logit, axis=0) * np.max(
-                outputs, axis=0
-            )
+            alpha, limits_k = limits.mixture_limits_and_weights(law, U, V, Z)  # (K, n), (K, n, k)
+            limit = np.einsum("kn,knj->nj", alpha, limits_k)
+            spread = np.sum(alpha * np.max(np.abs(limits_k - limit[None]), axis=2), axis=0)
+            total = np.max([p(Z) for p in parts], axis=0) + 2 * np.max(logit, axis=0) * spread
+        return np.where(np.isfinite(total), total, np.inf)
 
     return bound
 
