@@ -52,7 +52,15 @@ def _gaussian_terms(m, G, V, a, t):
 def moments(
     law, U: np.ndarray, V: np.ndarray, z: np.ndarray, t: np.ndarray, c: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(E X, Var X) per output coordinate for tokens from `law` (see the module docstring)."""
+    """(E X, Var X) per output coordinate for tokens from `law` (see the module docstring).
+    Where float64 cannot hold them (log Z(2a) - 2c above ~709, or a tilt whose square overflows)
+    they come out inf or NaN, without a warning: the callers treat a non-finite Var X as beyond
+    their test's reach."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _moments(law, U, V, z, t, c)
+
+
+def _moments(law, U, V, z, t, c) -> tuple[np.ndarray, np.ndarray]:
     a, t = U @ np.asarray(z, dtype=float), np.asarray(t, dtype=float)
     if isinstance(law, GaussianLaw):
         log_z1, mean1, log_z2, second = _gaussian_terms(law.mean, law.cov, V, a, t)

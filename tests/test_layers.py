@@ -1,7 +1,7 @@
 """The pipeline's import direction, read from the source with `ast` (docs/design.md, "Layers").
 
-    derivations -> kernels -> numerics -> judge -> claims -> execute -> render -> sweep -> hunt -> cli
-    -> api
+    derivations -> kernels -> numerics -> judge -> claims -> execute -> render -> sweep -> hunt
+    -> cli -> api
 
 A module may import its own layer and the layers before it, never one after it, and the module
 graph has no cycle. `softlin.certio` and `softlin.mathml` are leaves: they import nothing from

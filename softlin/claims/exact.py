@@ -14,9 +14,16 @@ DIGITS = 40
 
 
 def _to_mpf(e) -> list:
-    """A SymPy number to an mpmath mpf carrying DIGITS digits (via its decimal string: exact)."""
-    with mp.workdps(DIGITS + 10):
-        return mp.mpf(str(sp.N(e, DIGITS + 5)))
+    """A SymPy number to an mpmath mpf carrying DIGITS digits (via its decimal string: exact).
+    Above 1e10 in size, 35 + log10|e| digits instead, so that its absolute error stays below 1e-35
+    (the 40-digit check's tolerance is the absolute 1e-25; quadrature.mp_digits is the
+    reference route's side)."""
+    digits = DIGITS + 5
+    size = abs(sp.N(e, 5))
+    if size > 10**10:
+        digits = 35 + int(mp.ceil(mp.log10(mp.mpf(str(size)))))
+    with mp.workdps(digits + 10):
+        return mp.mpf(str(sp.N(e, digits)))
 
 
 def rational_matrix(x) -> sp.Matrix:

@@ -17,6 +17,13 @@ Space (the common keys; the per-claim strategies below):
   dyadic numbers are exact in binary and in decimal, so the TOML file holds the scenario exactly,
   and Hypothesis shrinks each entry towards 0 (a shrunk counterexample has few non-zero entries).
 - prompt lengths: 1 to 3 strictly increasing lengths from {4, 8, ..., 128}; trials fixed per budget.
+- extreme but valid scales (lemma-2.1, mixture: `extreme=True`): U times 2^k with k from
+  U_EXPONENTS (up to 2^330 ~ 2.2e99, under the input cap 1e100), Gamma times 2^j with j from
+  COV_EXPONENTS (tiny and huge), and B's last column times 2^-20 (Gamma's condition number up to
+  ~2^40 ~ 1e12, at the edge of psd_root's cut): the reach of every route (numerics/quadrature.py,
+  claims/limit/battery.py) is exercised, and a route beyond its reach must say so, never refute.
+  Powers of two keep the entries exact (binary and their shortest decimal round trip), and the
+  first exponent, 0, is where Hypothesis shrinks to.
 
 The claims' own spaces (each claim names its function below in its `Space`), with the prompt budget
 drawn small so that one claim run at `quick` costs seconds to a minute:
@@ -45,6 +52,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 LENGTHS = (4, 8, 16, 32, 64, 128)
+# Exponents of 2 (module docstring): U's scale (0 most often: the ordinary space stays covered),
+# Gamma's, and the last column of B's (an ill-conditioned Gamma).
+U_EXPONENTS = (0, 0, 0, 2, 5, 40, 330)
+COV_EXPONENTS = (0, 0, 0, -40, 40)
+COLUMN_EXPONENTS = (0, 0, -20)
 TRIALS = {"quick": 800, "standard": 2000}  # prompts per length in the scenario (quick keeps 1/4)
 
 
@@ -57,21 +69,36 @@ def dyadic_array(shape, steps: int, denominator: int):
 
 
 @st.composite
-def common_scenarios(draw, max_d: int, max_rank: int, budget: str, u_denominator: int = 8):
+def common_scenarios(
+    draw,
+    max_d: int,
+    max_rank: int,
+    budget: str,
+    u_denominator: int = 8,
+    extreme: bool = False,
+    u_exponents: tuple = U_EXPONENTS,
+):
     """Common keys (docs/design.md, "Scenarios") as plain lists. The matrices are drawn at the
     largest size and cut to d (rows of V to k, columns of B to r), so that when Hypothesis lowers d,
-    k or r the remaining entries keep their values and the shrinker can make d small."""
+    k or r the remaining entries keep their values and the shrinker can make d small. With
+    `extreme`, the scales of the module docstring (U's exponent from `u_exponents`)."""
     d = draw(st.integers(1, max_d), label="d")
     r = draw(st.integers(0, min(d, max_rank)), label="rank of B")
     k = draw(st.integers(1, 3), label="rows of V")
     B = draw(dyadic_array((max_d, max_rank), 4, 4), label="B")[:d, :r]
     C = draw(dyadic_array((max_d, max_d), 4, 4), label="C")[:d, :d]
     Ls = sorted(draw(st.sets(st.sampled_from(LENGTHS), min_size=1, max_size=3), label="L"))
+    U = draw(dyadic_array((max_d, max_d), 4, u_denominator), label="U")[:d, :d]
+    if extreme:
+        U = U * 2.0 ** draw(st.sampled_from(u_exponents), label="U exponent")
+        B = B * 2.0 ** (draw(st.sampled_from(COV_EXPONENTS), label="Gamma exponent") / 2)
+        if r:
+            B[:, -1] *= 2.0 ** draw(st.sampled_from(COLUMN_EXPONENTS), label="last column")
     return {
         "d": d,
         "mean": draw(dyadic_array((max_d,), 4, 4), label="mean")[:d].tolist(),
         "cov": (B @ B.T).tolist(),
-        "U": draw(dyadic_array((max_d, max_d), 4, u_denominator), label="U")[:d, :d].tolist(),
+        "U": U.tolist(),
         "V": draw(dyadic_array((3, max_d), 4, 4), label="V")[:k, :d].tolist(),
         "query_cov": (C @ C.T).tolist(),
         "L": [int(L) for L in Ls],
@@ -93,13 +120,14 @@ def with_query(draw, max_d: int, budget: str, trials: int):
 
 
 @st.composite
-def mixture_scenarios(draw, budget: str):
-    s = draw(common_scenarios(2, 2, budget, 8))
+def mixture_scenarios(draw, budget: str, u_exponents: tuple = U_EXPONENTS):
+    s = draw(common_scenarios(2, 2, budget, 8, extreme=True, u_exponents=u_exponents))
     d = s["d"]
     K = draw(st.integers(1, 3), label="components")
     w = draw(st.lists(st.integers(1, 4), min_size=K, max_size=K), label="weights")
     means = draw(dyadic_array((3, 2), 4, 4), label="means")[:K, :d]
     Bs = draw(dyadic_array((3, 2, 2), 4, 4), label="B_k")[:K, :d, :d]
+    Bs = Bs * 2.0 ** (draw(st.sampled_from(COV_EXPONENTS), label="Gamma_k exponent") / 2)
     s["mixture"] = {
         "weights": [x / sum(w) for x in w],
         "means": means.tolist(),
@@ -166,10 +194,10 @@ def authors_scenarios(draw):
 # Each claim's strategy as a function of the budget: what its `Space.strategy` names.
 
 
-def lemma21_scenarios(budget: str):
+def lemma21_scenarios(budget: str, u_exponents: tuple = U_EXPONENTS):
     """Rank <= 4 drawn, so rank 4 (above the Gauss-Hermite route's 3) is drawn and classified
-    outside."""
-    return common_scenarios(6, 4, budget)
+    outside; the extreme scales of the module docstring (`u_exponents`: U's)."""
+    return common_scenarios(6, 4, budget, extreme=True, u_exponents=u_exponents)
 
 
 def asm33_scenarios(budget: str):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -277,7 +278,12 @@ def L_eps(result: dict, eps_list) -> tuple[dict, dict]:
     else:
         p_fit, logC = math.nan, math.nan
     for eps in eps_list:
-        point[eps] = float(math.exp((logC - math.log(eps)) / -p_fit)) if p_fit < 0 else math.inf
+        # in logs: where eps is far below the risk's scale (Sigma times 1e6, issue 41) L(eps) is
+        # beyond float64, inf (written "inf"), not an OverflowError
+        log_point = (logC - math.log(eps)) / -p_fit if p_fit < 0 else math.inf
+        point[eps] = (
+            float(math.exp(log_point)) if log_point < math.log(sys.float_info.max) else math.inf
+        )
         lo = max([L for L, ri, si in zip(Ls, r, se) if ri - z * si > eps], default=0)
         hi = math.inf
         for j in range(len(Ls)):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from softlin.claims import base, exact, scenario
+from softlin.claims import exact, scenario
 from softlin.claims.limit import battery
 from softlin.claims.limit import lemma21
 from softlin.claims.limit.battery import REQUIRED_POWER, control_check

@@ -6,16 +6,26 @@ the deviation bound needs). The battery asks four questions that can each fail:
 
 1. quadrature, 30 digits: the claimed formula, evaluated exactly then to 40 digits, against mpmath
    quadrature of the law at 40 digits; |difference| <= 1e-25 (both sides carry ~40 digits, so the
-   budget is 15 digits of margin, not a fitted tolerance).
+   budget is 15 digits of margin, not a fitted tolerance). Reach: an absolute tolerance needs
+   digits in proportion to the output's size and the squared tilt; above 1e10 both sides carry
+   30 + log10(size) digits, and beyond quadrature.DPS_CAP the check is not judged, naming the size
+   (formula_check).
 2. quadrature, float64: the emitted kernel against the law's float64 route (tensor Gauss-Hermite, or
-   the exact closed form for the controls); relative difference <= 1e-12 (both routes are accurate
-   to ~1e-14 for the tilts used, see numerics/quadrature.py).
+   the exact closed form for the controls); relative difference <= 1e-12. Reach: the rule's error is
+   bounded (numerics/quadrature.py: 2 r P(Poisson(t^2/2) >= n - 1) at tilt t, plus its logits'
+   rounding and the eigenvalues its root drops), and the queries where that bound exceeds 1e-13 of
+   the output come from the mpmath route; where the kernel's own float64 rounding bound exceeds a
+   tenth of 1e-12 the check is not judged, naming it (kernel_check).
 3. Monte Carlo, bound: for each L and query, the fraction of prompts with
    ||T[mu_L](z) - T(z)|| > eps_L(delta) must be compatible with probability <= delta. Exact binomial
    test, total false-alarm probability 1e-6 split evenly (Bonferroni) over the (L, query) pairs.
+   Reach: eps_L needs E w^2 = e^{a^T Gamma a} finite in float64 (a^T Gamma a below ~709) and L
+   beyond the denominator's tail; elsewhere the bound is vacuous, and with no informative pair the
+   check is undecided.
 4. Monte Carlo, decrease: the mean squared error decreases in L; each consecutive pair by a
    one-sided z-test at the same false-alarm budget. A significant increase refutes; a decrease that
-   is not significant is undecided (budget too small).
+   is not significant is undecided (budget too small). Reach: squared errors finite in float64
+   (outputs below ~1e154); beyond, undecided.
 5. Monte Carlo, unbiased numerator: for any constant c, Y = (1/L) sum_i e^{s_i - c} (V z_i - T(z))
    has mean (E e^{s - c}) (T_true(z) - T(z)), which is zero exactly when the claimed limit T is the
    true one, at every L (no asymptotic bias). Catoni's estimator of E Y over the prompts, per
@@ -26,7 +36,9 @@ the deviation bound needs). The battery asks four questions that can each fail:
    e^{s} at strong tilts and small budgets do not have (a correct formula can reach |z| = 5.39 >
    5.36 at 200 prompts; tests/test_hunt.py keeps that scenario). The studentised z is still recorded
    (series `numerator_z`) as a diagnostic. This is the sharp test: it resolves limit errors of
-   order sd(Y) sqrt(2 log(2/delta) / n).
+   order sd(Y) sqrt(2 log(2/delta) / n). Reach: Var X finite in float64 (for a Gaussian, Var X
+   carries e^{a^T Gamma a}, so a^T Gamma a below ~709); the tests beyond it are left out, and with
+   none left the check is undecided, naming the largest Var X.
 
 The bound eps_L(delta) is the emitted kernel `deviation_bound` (derived and proved in
 derivations/deviation.py: Chebyshev on the numerator, Maurer's lower tail on the denominator).
@@ -54,7 +66,9 @@ from typing import Callable
 import mpmath as mp
 import numpy as np
 
-from ...numerics import sampling, kernels, montecarlo, robust_mean, significance
+from ...numerics import kernels, limits, montecarlo, quadrature, robust_mean, sampling
+from ...numerics import significance
+from ...numerics.laws import GaussianLaw, MixtureLaw
 from ...numerics.significance import z_critical
 from ...judge import kinds as judge, levels
 from ..base import check_false_alarm, Check
@@ -90,6 +104,9 @@ class Subject:
     # route's reach): the exact finite-L mean squared error of the token law, computed without
     # the claimed limit
     exact_mse: Callable | None = None
+    # Z (n, d) -> (n,): a bound on the float64 rounding of `claimed_kernel` (gaussian_rounding,
+    # mixture_rounding), the reach of question 2; None: not bounded
+    kernel_rounding: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -127,19 +144,28 @@ def deviation_bound(L: int, delta: float, weight_m2: float, numerator_m2: float)
 
 
 def formula_check(subject: Subject, queries: np.ndarray) -> Findings:
-    """Question 1: the derived formula against the law's own 40-digit quadrature at every query."""
+    """Question 1: the derived formula against the law's own 40-digit quadrature at every query.
+
+    Reach: the tolerance is absolute, so both sides carry more digits where the output's terms
+    or the tilt are large (quadrature.mp_digits: 40 up to size 1e10, then 30 + log10(size), the
+    claimed side exact.py's, the difference taken at 30 + log10 of the larger value); above the
+    quadrature's DPS_CAP digits the check is not judged, naming the size that exceeded it."""
     worst = mp.mpf(0)
     for z in queries:
+        try:
+            reference = subject.reference_mp(z)
+        except quadrature.OutOfReach as beyond:
+            return Findings([formula_unjudged(subject, f"at query {np.round(z, 3)}: {beyond}")])
         claimed = subject.claimed_exact(z)
-        reference = subject.reference_mp(z)
-        with mp.workdps(40):
+        size = max([abs(mp.mpf(x)) for x in list(claimed) + list(reference)] + [mp.mpf(1)])
+        dps = 40 if size <= 10**10 else 30 + int(mp.ceil(mp.log10(size)))
+        with mp.workdps(dps):
             worst = max([worst] + [abs(mp.mpf(c) - r) for c, r in zip(claimed, reference)])
     value = float(worst)
     return Findings(
         [
             judge.agreement(
-                f"{subject.label}: derived formula at 40 digits vs {subject.reference_name} "
-                "(mpmath, 40 digits)",
+                FORMULA_CHECK.format(subject.label, subject.reference_name),
                 "quadrature",
                 id="battery/limit-40-digits",
                 error=value,
@@ -152,6 +178,20 @@ def formula_check(subject: Subject, queries: np.ndarray) -> Findings:
     )
 
 
+FORMULA_CHECK = "{}: derived formula at 40 digits vs {} (mpmath, 40 digits)"
+
+
+def formula_unjudged(subject: Subject, reason: str) -> Check:
+    return judge.unjudged(
+        FORMULA_CHECK.format(subject.label, subject.reference_name),
+        "quadrature",
+        reason,
+        bound=DIGITS_TOLERANCE,
+        id="battery/limit-40-digits",
+        unit="absolute error",
+    )
+
+
 def term_scale(law, V) -> float:
     """sqrt(E ||V z'||^2) of one token's output, from a fixed sample (its own seed: the
     claim's stream is untouched): the size of the terms a quadrature of the output adds up,
@@ -160,30 +200,118 @@ def term_scale(law, V) -> float:
     return float(np.sqrt(np.mean(np.sum((Z @ np.asarray(V, float).T) ** 2, axis=1))))
 
 
-def kernel_check(subject: Subject, kernel: np.ndarray, reference: np.ndarray, V) -> Findings:
+def kernel_check(
+    subject: Subject, kernel: np.ndarray, reference: np.ndarray, V, queries=None, refined=None
+) -> Findings:
     """Question 2: the claimed limit's float64 kernel against the law's own float64 route, both
     evaluated at the queries by the caller. Relative to the larger of max |reference| and the size
     of a token's output (term_scale): a limit near 0 (e.g. U = 0 and a centred law: the limit is
     E V z = 0) is a sum of terms of that size, and its rounding is relative to them, not to the
-    near-0 result."""
+    near-0 result.
+
+    Reach: the reference route refines the queries beyond the Gauss-Hermite rule's reach (a tilt
+    t = ||B^T U z|| above ~5.3 at 60 nodes, large logits, dropped eigenvalues: the bound of
+    numerics/quadrature.py) with the mpmath route; `refined` (bool per query) says which. A query
+    neither reaches is NaN and left out (none left: not judged). The kernel's own float64 rounding
+    at the `queries` (`subject.kernel_rounding`: the componentwise bound gamma_n |V| (|m| + |Gamma|
+    |U| |z|), and the logits' for a mixture) must stay at most a tenth of the tolerance relative to
+    the scale: beyond, float64 cannot resolve 1e-12 at this scenario, and the check is not judged,
+    naming the bound."""
     size = term_scale(subject.law, V)
-    scale = max(float(np.max(np.abs(reference))), size, 1e-8)
-    value = float(np.max(np.abs(kernel - reference)) / scale)
-    if not np.all(np.isfinite(kernel)):
+    name = f"{subject.label}: float64 kernel vs {subject.reference_name} (float64)"
+    reached = np.all(np.isfinite(reference), axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scale = max(float(np.max(np.abs(reference[reached]), initial=0.0)), size, 1e-8)
+        rounding = 0.0
+        if subject.kernel_rounding is not None and queries is not None:
+            rounding = float(np.max(subject.kernel_rounding(np.atleast_2d(queries)))) / scale
+        value = float(np.max(np.abs(kernel[reached] - reference[reached]), initial=0.0) / scale)
+    why = None
+    if not reached.any():
+        why = "no query within the reach of the reference route (nor of its mpmath refinement)"
+    elif not rounding <= FLOAT_RELATIVE_TOLERANCE / 10:
+        why = (
+            f"the kernel's float64 rounding is bounded by {rounding:.3g} of the scale {scale:.3g} "
+            f"here, above a tenth of the tolerance {FLOAT_RELATIVE_TOLERANCE:g}"
+        )
+    if why is not None:
+        return Findings(
+            [
+                judge.unjudged(
+                    name,
+                    "quadrature",
+                    why,
+                    bound=FLOAT_RELATIVE_TOLERANCE,
+                    id="battery/kernel-float64",
+                    unit="relative error",
+                )
+            ]
+        )
+    if not np.all(np.isfinite(kernel[reached])):
         value = math.inf
+    notes = ""
+    if refined is not None and np.any(refined):
+        notes += (
+            f"; {int(np.sum(refined))} of {len(refined)} queries beyond the Gauss-Hermite rule's "
+            "reach taken from the mpmath route"
+        )
+    if not reached.all():
+        notes += f"; {int(np.sum(~reached))} queries beyond both routes' reach left out"
     return Findings(
         [
             judge.agreement(
-                f"{subject.label}: float64 kernel vs {subject.reference_name} (float64)",
+                name,
                 "quadrature",
                 id="battery/kernel-float64",
                 error=value,
                 tolerance=FLOAT_RELATIVE_TOLERANCE,
                 detail=f"max |kernel - reference| / max(max |reference|, sqrt(E ||V z'||^2) = "
-                f"{size:.3g}) over the queries",
+                f"{size:.3g}) over the queries" + notes,
             )
         ]
     )
+
+
+def gaussian_rounding(m, cov, U, V) -> Callable:
+    """Z -> (n,): the componentwise bound gamma_n |V| (|m| + |Gamma| (|U| |z|)) on the float64
+    rounding of V (m + Gamma U z), n = 3 d + 2 products and sums along the chain, gamma_n = n u
+    (Higham, the bound of a matrix-vector product), its largest output coordinate."""
+    m, cov, U, V = (np.asarray(x, float) for x in (m, cov, U, V))
+    gamma = (3 * len(m) + 2) * quadrature.UNIT_ROUNDOFF
+
+    def bound(Z):
+        with np.errstate(over="ignore", invalid="ignore"):
+            terms = np.abs(m)[None, :] + np.abs(np.atleast_2d(Z)) @ np.abs(U).T @ np.abs(cov).T
+            return gamma * np.max(terms @ np.abs(V).T, axis=1)
+
+    return bound
+
+
+def mixture_rounding(law, U, V) -> Callable:
+    """Z -> (n,): the float64 rounding of the mixture kernel: each component's gaussian_rounding,
+    plus what the logits' rounding e_k = gamma_n (|log pi_k| + |a|^T |m_k| + |a|^T |Gamma_k| |a| /
+    2) (|a| = |U| |z|) moves: a softmax moves by d alpha_k = alpha_k (d l_k - sum_j alpha_j d l_j),
+    so the output by at most 2 max_k e_k sum_k alpha_k ||T_k - T||_inf (T_k the components'
+    limits; 0 when one component carries all the weight)."""
+    U, V = np.asarray(U, float), np.asarray(V, float)
+    parts = [gaussian_rounding(m, G, U, V) for m, G in zip(law.means, law.covs)]
+    gamma = (3 * law.d + 3) * quadrature.UNIT_ROUNDOFF
+
+    def bound(Z):
+        Z = np.atleast_2d(Z)
+        with np.errstate(over="ignore", invalid="ignore"):
+            A = np.abs(Z) @ np.abs(U).T
+            logit = [
+                gamma * (abs(np.log(w)) + A @ np.abs(m) + np.einsum("ni,ij,nj->n", A, np.abs(G), A))
+                for w, m, G in zip(law.weights, law.means, law.covs)
+            ]
+            alpha, limits_k = limits.mixture_limits_and_weights(law, U, V, Z)  # (K, n), (K, n, k)
+            limit = np.einsum("kn,knj->nj", alpha, limits_k)
+            spread = np.sum(alpha * np.max(np.abs(limits_k - limit[None]), axis=2), axis=0)
+            total = np.max([p(Z) for p in parts], axis=0) + 2 * np.max(logit, axis=0) * spread
+        return np.where(np.isfinite(total), total, np.inf)
+
+    return bound
 
 
 def montecarlo_checks(
@@ -213,53 +341,57 @@ def montecarlo_checks(
     if subject.exact_mse is not None:
         series["exact_mse"] = []
     rejected, informative, worst_freq = [], 0, 0.0
-    for L in sweep(budget.Ls, f"{subject.label}: Monte Carlo", weights=budget.Ls, item="L"):
-        acc = sampling.sampled_accumulator(
-            subject.law, rng, budget.trials, L, U, V, queries, shifts
-        )
-        out = acc.result()
-        err = np.linalg.norm(out - limit[None, :, :], axis=2)  # (trials, Q)
-        centred = (
-            acc.fixed_num - limit[None, :, :] * acc.fixed_den[..., None]
-        ) / L  # (trials, Q, k)
-        z_num = montecarlo.studentised_numerator(
-            centred, acc.fixed_num / L, limit[None, :, :] * acc.fixed_den[..., None] / L
-        )
-        series["numerator_z"].append(z_num.tolist())
-        series["numerator_catoni"].append(
-            numerator_ratio(
-                centred,
-                acc.fixed_num / L,
-                limit[None, :, :] * acc.fixed_den[..., None] / L,
-                var_x / L,
-                per_test,
-            ).tolist()
-        )
-        if not np.all(np.isfinite(err)):
-            raise FloatingPointError(
-                f"non-finite finite-prompt output at L = {L} ({subject.label})"
+    # Beyond float64 at strong tilts (Var X = E e^{2(s-c)} |V z' - T|^2 ~ e^{a^T Gamma a}, squared
+    # errors of huge outputs) values overflow to inf: expected, and each check below treats a
+    # non-finite value as beyond its reach (undecided, with the reason), so no warning is printed.
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        for L in sweep(budget.Ls, f"{subject.label}: Monte Carlo", weights=budget.Ls, item="L"):
+            acc = sampling.sampled_accumulator(
+                subject.law, rng, budget.trials, L, U, V, queries, shifts
             )
-        sq = np.mean(err**2, axis=1)  # averaged over queries
-        bounds = [deviation_bound(L, budget.delta, w2, num) for w2, num in moments]
-        counts = [int(np.sum(err[:, q] > bounds[q])) for q in range(len(queries))]
-        for q, (b, c) in enumerate(zip(bounds, counts)):
-            if math.isfinite(b):
-                informative += 1
-                worst_freq = max(worst_freq, c / budget.trials)
-                if significance.binomial_p_value(c, budget.trials, budget.delta) < alpha:
-                    rejected.append((L, q, c))
-        series["L"].append(L)
-        series["mse"].append(float(sq.mean()))
-        series["mse_stderr"].append(
-            float(sq.std(ddof=1) / math.sqrt(budget.trials)) if budget.trials > 1 else math.inf
-        )
-        series["rmse"].append(float(math.sqrt(sq.mean())))
-        if subject.exact_mse is not None:
-            exact_sq = subject.exact_mse(queries, L)
-            series["exact_mse"].append(None if exact_sq is None else float(np.mean(exact_sq)))
-        series["bound"].append(bounds[0])
-        series["quantile"].append(float(np.quantile(err[:, 0], 1 - budget.delta)))
-        series["exceed"].append(counts)
+            out = acc.result()
+            err = np.linalg.norm(out - limit[None, :, :], axis=2)  # (trials, Q)
+            centred = (
+                acc.fixed_num - limit[None, :, :] * acc.fixed_den[..., None]
+            ) / L  # (trials, Q, k)
+            z_num = montecarlo.studentised_numerator(
+                centred, acc.fixed_num / L, limit[None, :, :] * acc.fixed_den[..., None] / L
+            )
+            series["numerator_z"].append(z_num.tolist())
+            series["numerator_catoni"].append(
+                numerator_ratio(
+                    centred,
+                    acc.fixed_num / L,
+                    limit[None, :, :] * acc.fixed_den[..., None] / L,
+                    var_x / L,
+                    per_test,
+                ).tolist()
+            )
+            if not np.all(np.isfinite(err)):
+                raise FloatingPointError(
+                    f"non-finite finite-prompt output at L = {L} ({subject.label})"
+                )
+            sq = np.mean(err**2, axis=1)  # averaged over queries
+            bounds = [deviation_bound(L, budget.delta, w2, num) for w2, num in moments]
+            counts = [int(np.sum(err[:, q] > bounds[q])) for q in range(len(queries))]
+            for q, (b, c) in enumerate(zip(bounds, counts)):
+                if math.isfinite(b):
+                    informative += 1
+                    worst_freq = max(worst_freq, c / budget.trials)
+                    if significance.binomial_p_value(c, budget.trials, budget.delta) < alpha:
+                        rejected.append((L, q, c))
+            series["L"].append(L)
+            series["mse"].append(float(sq.mean()))
+            series["mse_stderr"].append(
+                float(sq.std(ddof=1) / math.sqrt(budget.trials)) if budget.trials > 1 else math.inf
+            )
+            series["rmse"].append(float(math.sqrt(sq.mean())))
+            if subject.exact_mse is not None:
+                exact_sq = subject.exact_mse(queries, L)
+                series["exact_mse"].append(None if exact_sq is None else float(np.mean(exact_sq)))
+            series["bound"].append(bounds[0])
+            series["quantile"].append(float(np.quantile(err[:, 0], 1 - budget.delta)))
+            series["exceed"].append(counts)
     if rejected:
         detail = (
             "binomial test rejected P(error > eps_L) <= delta at (L, query, count) = "
@@ -293,7 +425,9 @@ def montecarlo_checks(
     for j in range(len(budget.Ls) - 1):
         se = math.hypot(series["mse_stderr"][j], series["mse_stderr"][j + 1])
         zs.append((series["mse"][j] - series["mse"][j + 1]) / se if se > 0 else math.inf)
-    smallest = min(zs) if zs else math.nan
+    # beyond float64's reach (a squared error or its spread overflowed) the statistic is NaN:
+    # the judge leaves the check undecided
+    smallest = min(zs) if zs and all(math.isfinite(z) for z in zs) else math.nan
     checks.append(
         judge.verdict(
             f"{subject.label}: mean squared error decreases in L (Monte Carlo)",
@@ -318,26 +452,46 @@ def montecarlo_checks(
             exact_mse_check(subject, series, budget, float(np.max(np.sum(limit**2, axis=1))))
         )
     # Unbiased numerator (Catoni: |theta_hat| / r > 1 rejects).
+    # Reach: Catoni's radius needs Var X finite; where float64 cannot hold it (log Var X above
+    # ~709, i.e. a^T Gamma a beyond ~709 for a Gaussian) or a prompt's statistic overflowed, that
+    # (query, coordinate) is left out (the Bonferroni level is unchanged: conservative); none left
+    # is undecided, naming the largest such Var X.
     ratios = np.array(series["numerator_catoni"])  # (nL, Q, k)
-    worst = float(np.max(ratios))
-    decided = budget.trials > 2 * robust_mean.log_term(per_test)
+    with np.errstate(invalid="ignore"):
+        reach = np.isfinite(ratios) & np.isfinite(var_x)[None, :, :]
+    worst = float(np.max(ratios[reach])) if reach.any() else None
+    decided = budget.trials > 2 * robust_mean.log_term(per_test) and reach.any()
+    beyond = ""
+    if not reach.all():
+        beyond = (
+            f"; {int(np.sum(~reach))} of {ratios.size} tests beyond the test's reach (Var X not "
+            f"finite in float64, largest {float(np.nanmax(np.abs(var_x), initial=0.0)):.3g})"
+        )
+    z_diag = np.abs(np.array(series["numerator_z"], dtype=float))
+    z_diag = float(np.max(z_diag[np.isfinite(z_diag)], initial=0.0))
     checks.append(
         judge.verdict(
             f"{subject.label}: {NUMERATOR_CHECK}",
             "montecarlo",
             id=NUMERATOR_ID,
             unit="ratio",
-            value=worst,
+            value=math.nan if worst is None else worst,
             bound=1.0,
             rule="value <= bound",
-            detail=f"largest |theta_hat| / r of Catoni's estimator over {ratios.size} "
+            detail=f"largest |theta_hat| / r of Catoni's estimator over {int(np.sum(reach))} "
             "(L, query, coordinate) tests, radius from the derived variance; "
             f"false-alarm {check_false_alarm():g} in total (Bonferroni), "
             "non-asymptotic (no normal approximation); largest studentised |z| "
-            f"{float(np.max(np.abs(series['numerator_z']))):.3g} (diagnostic)",
+            f"{z_diag:.3g} (diagnostic)" + beyond,
             detectable=numerator_detectable(limit, var_x, budget, per_test) if decided else None,
             false_alarm=levels.proven(check_false_alarm(), levels.CATONI),
-            undecided="" if decided else f"{budget.trials} prompts <= 2 log(2/delta)",
+            undecided=""
+            if decided
+            else (
+                "no test within reach"
+                if not reach.any()
+                else f"{budget.trials} prompts <= 2 log(2/delta)"
+            ),
         )
     )
     return Findings(checks, series=series)
@@ -474,7 +628,12 @@ def run_battery(
     kernel = subject.claimed_kernel(queries)
     reference = subject.reference_float(queries)
     found = formula_check(subject, queries)
-    found.add(kernel_check(subject, kernel, reference, V))
+    refined = (
+        quadrature.refined_rows(subject.law, U, V, queries)
+        if isinstance(subject.law, (GaussianLaw, MixtureLaw))
+        else None
+    )
+    found.add(kernel_check(subject, kernel, reference, V, queries, refined))
     found.add(montecarlo_checks(subject, queries, U, V, budget, rng))
     return Battery(found, kernel, reference, power, budget.trials)
 

@@ -25,7 +25,8 @@ from .. import budgets
 from ..base import Claim, certificate
 from ..base import Absent
 from ..hunt_space import Space, lemma_region
-from .battery import Budget, Subject, control_findings, run_battery, run_control
+from .battery import Budget, Subject, control_findings, gaussian_rounding, run_battery
+from .battery import run_control
 from ..findings import Findings
 from ..common import budget_for, provenance, queries_for, symbolic_check
 from ...mathml import T_MU_Z, fenced, mathml_formula, mo
@@ -87,6 +88,7 @@ def gaussian_subject(label: str, law, m, cov, U, V, kernel=None, slip=None) -> S
         reference_float=ref_float,
         reference_name=name,
         numerator_moments=lambda z, t, c: numerator_moments.moments(law, U, V, z, t, c),
+        kernel_rounding=gaussian_rounding(fm, fcov, fU, V),
     )
 
 

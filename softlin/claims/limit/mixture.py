@@ -32,7 +32,8 @@ from ...judge import kinds as judge
 from ..base import Check, Claim, certificate
 from ..base import Absent
 from ..hunt_space import Space, mixture_region
-from .battery import Budget, Subject, control_findings, run_battery, run_control
+from .battery import Budget, Subject, control_findings, mixture_rounding, run_battery
+from .battery import run_control
 from ..findings import Findings
 from ..common import budget_for, provenance, queries_for, symbolic_check
 from .lemma21 import controls_miss_probability, gaussian_subject
@@ -100,6 +101,7 @@ def mixture_subject(
         reference_float=ref_float,
         reference_name=name,
         numerator_moments=lambda z, t, c: numerator_moments.moments(law, U, V, z, t, c),
+        kernel_rounding=mixture_rounding(claimed, U, V),
     )
 
 

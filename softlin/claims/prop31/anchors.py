@@ -33,6 +33,10 @@ from ..findings import Findings
 
 ANCHOR_LS = (1, 2, 3)
 QUADRATURE_TOLERANCE = 1e-10
+ERROR_L2_NAME = (
+    "L = 2: exact E err and E err err^T (A, B decomposition) equal direct Gauss-Hermite "
+    "over both tokens"
+)
 
 
 def direct_moments(q: float, L: int, nodes: int) -> tuple[float, float]:
@@ -127,15 +131,39 @@ def error_anchor_check(m, Gamma, U, V, z) -> Findings:
     n = 28
     rb, rs = direct_error_moments(m, Gamma, U, V, z, n)
     rb2, rs2 = direct_error_moments(m, Gamma, U, V, z, n + 8)
+    # E err is in the output's units and E err err^T in their square: each relative to its own
+    # size (the second moment's largest entry, and its square root for the bias), so the gap is
+    # scale-free (with cov times 2^-40 and U times 2^20, the built-in tilt, the bias's gap over
+    # the second moment's 1e-12 scale read 3e-5 against 7e-6; issue 41).
     scale = max(float(np.max(np.abs(rs2))), 1e-300)
-    gap = max(float(np.max(np.abs(bias - rb2))), float(np.max(np.abs(second - rs2)))) / scale
+    root = math.sqrt(scale)
+    gap = max(float(np.max(np.abs(bias - rb2))) / root, float(np.max(np.abs(second - rs2))) / scale)
     tol = (
-        10 * max(float(np.max(np.abs(rb - rb2))), float(np.max(np.abs(rs - rs2)))) / scale
+        10 * max(float(np.max(np.abs(rb - rb2))) / root, float(np.max(np.abs(rs - rs2))) / scale)
         + QUADRATURE_TOLERANCE
     )
+    # Reach: err = V T[mu_2](z) - V(m + Gamma U z) is a difference of outputs of size
+    # |V m| + |V Gamma a|, rounded to ~u times that; relative to err's size sqrt(scale) that
+    # rounding must stay a tenth of the tolerance, or float64 cannot decide 1e-10 here.
+    size = float(np.max(np.abs(V) @ (np.abs(m) + np.abs(Gamma) @ np.abs(U @ z))))
+    rounding = 4 * len(m) * np.finfo(float).eps / 2 * size / root
+    if not rounding <= QUADRATURE_TOLERANCE / 10:
+        return Findings(
+            [
+                judge.unjudged(
+                    ERROR_L2_NAME,
+                    "quadrature",
+                    f"float64 rounding of the L = 2 error, {rounding:.3g} of its size "
+                    f"{root:.3g}, is above a tenth of the tolerance {QUADRATURE_TOLERANCE:g}",
+                    bound=QUADRATURE_TOLERANCE,
+                    id="anchors/error-l2",
+                    unit="relative error",
+                )
+            ],
+            {"error_anchor_L2": {"bias": bias.tolist(), "bias_direct": rb2.tolist()}},
+        )
     check = judge.agreement(
-        "L = 2: exact E err and E err err^T (A, B decomposition) equal direct Gauss-Hermite "
-        "over both tokens",
+        ERROR_L2_NAME,
         "quadrature",
         id="anchors/error-l2",
         error=gap,
