@@ -19,9 +19,9 @@ Budget (claims/finite_prompt/budget.py; its power design: claims/authors/power.p
 per L are sized *before* running from the derived
 variance of the estimator's L -> oo limit (derivations/risk_scalar_variance.py, one head) so that
 the control and the smallest planned slip (the cross term with its factor 2 dropped) are detected
-with probability >= POWER_TARGET; the certificate records the design, the power and the
-family-wise false alarm. Multi-head scenarios have no derived variance: their power is not
-computed and the certificate says so.
+with probability >= judge.POWER_TARGET; the certificate records the design and the power (each
+statistical check states its false alarm). Multi-head scenarios have no derived variance: their
+power is not computed and the certificate says so.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ from .. import scenario as scen
 from . import exact as exact_section
 from ...certio import precision_entry
 from .. import budgets
-from ..base import check_false_alarm, check_path, Check, Claim, certificate, unjudged
+from ..base import check_false_alarm, check_path, Claim, certificate
+from ...judge import kinds as judge, levels
 from ...derivations import display
 from ..hunt_space import Space, heads_region
 from ..common import provenance, symbolic_check
@@ -70,7 +71,6 @@ KEYS = frozenset({"seed", "scalar"})
 QUAD_TOLERANCE = (
     1e-9  # scipy.quad relative accuracy ~1e-12 on these smooth integrands; 3 digits of margin
 )
-POWER_TARGET = 0.999
 # The derived variance is that of the L -> oo limit; at finite L it differs by O(L^-1/2). Stated
 # margin on the variance for L >= 25 (scenario L below 25 get no derived power).
 VARIANCE_MARGIN = 1.25
@@ -200,7 +200,7 @@ def fit_intercept(Ls, means, ses):
 def design(s: dict, b: Budget, profile: str) -> dict:
     """Draws per L, computed before the run from the derived estimator variance (one head): enough
     that the heuristic control and the smallest planned slip (the cross term with its factor 2
-    dropped) are detected with probability >= POWER_TARGET, within the budget's [min, max].
+    dropped) are detected with probability >= judge.POWER_TARGET, within the budget's [min, max].
     The control is not run when the cap cannot give it that power; multi-head scenarios have no
     derived variance (power not computed, the plan's minimum is used). The variance is planned for
     an intercept fit C1 + C2 / L (factor pw.intercept_factor), larger than that of the pooled
@@ -213,7 +213,7 @@ def design(s: dict, b: Budget, profile: str) -> dict:
     z = sig.z_critical(check_false_alarm())
     out = {
         "L": Ls,
-        "power_target": POWER_TARGET,
+        "power_target": judge.POWER_TARGET,
         "variance_margin": VARIANCE_MARGIN,
         "effects": effects,
         "critical_value": z,
@@ -229,7 +229,7 @@ def design(s: dict, b: Budget, profile: str) -> dict:
     var = VARIANCE_MARGIN * float(kernels.scalar_estimator_variance(mu[0], om[0], d, s2))
     f = pw.intercept_factor(Ls)
     need = {
-        k: sig.draws_for_power(e, var, z, POWER_TARGET, f) if e > 0 else math.inf
+        k: sig.draws_for_power(e, var, z, judge.POWER_TARGET, f) if e > 0 else math.inf
         for k, e in effects.items()
     }
     n = int(min(max(b.min_draws, max(need.values())), b.max_draws))
@@ -242,13 +242,13 @@ def design(s: dict, b: Budget, profile: str) -> dict:
         draws_per_L=n,
         planned_se=se,
         power=power,
-        control_run=power["control_heuristic"] >= POWER_TARGET,
+        control_run=power["control_heuristic"] >= judge.POWER_TARGET,
         probability_verified=1 - check_false_alarm(),
     )
     if not out["control_run"]:
         out["note"] = (
             f"the heuristic control is not run at {profile}: its power at the cap is below "
-            f"{POWER_TARGET}"
+            f"{judge.POWER_TARGET}"
         )
     return out
 
@@ -271,15 +271,13 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
     quad = quadrature_first_order(mu, om, d, s2)
     rel = abs(C1 - quad) / max(abs(quad), 1e-300)
     f.checks.append(
-        Check(
+        judge.agreement(
             "emitted C1 vs 1-D quadrature of the chi2 expectations",
             "quadrature",
-            rel <= QUAD_TOLERANCE,
-            rel,
-            QUAD_TOLERANCE,
-            "relative difference; quad at epsrel 1e-13",
             id="c1/emitted-vs-quadrature",
-            unit="relative error",
+            error=rel,
+            tolerance=QUAD_TOLERANCE,
+            detail="relative difference; quad at epsrel 1e-13",
         )
     )
     dz = design(s, b, profile)
@@ -301,11 +299,11 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
     detail = (
         f"(|C1_hat - C1| - systematic) / se; C1_hat = {C_hat:.5g} +- {C_se:.2g} ({est['how']}; "
         f"systematic {sys_err:.2g}) over L = {Ls} ({n} draws each, sized beforehand: design); "
-        f"two-sided, false alarm {check_false_alarm():g}, refuted beyond it"
+        "refuted beyond the critical value"
     )
     if powerless:
         f.checks.append(
-            unjudged(
+            judge.unjudged(
                 name,
                 "montecarlo",
                 f"systematic error {sys_err:.2g} above "
@@ -321,38 +319,44 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
         # resolution: a relative slip of C1 must clear the systematic allowance the statistic
         # subtracts
         f.checks.append(
-            Check(
+            judge.z_test(
                 name,
-                "montecarlo",
-                z_exact <= z,
-                z_exact,
-                z,
-                detail,
                 id="c1/montecarlo",
-                unit="|z|",
+                z=z_exact,
+                alpha=check_false_alarm(),
+                tests=1,
+                sided=2,
+                # more than two heads: C1_hat is the intercept of a weighted fit
+                assumption=levels.NORMAL_FIT if mu.size > 2 else levels.NORMAL_MEAN,
+                detail=detail,
                 detectable=sig.resolution(C1, C_se, z, allowance=sys_err),
             )
         )
     control = "control: the exp(d omega^2) heuristic coefficient is refuted by Monte Carlo"
     if dz["control_run"]:
+        # Refuted (passed) beyond the critical value; a miss leaves it undecided, never
+        # failed (the multi-head scenarios have no planned power to judge a miss by).
         f.checks.append(
-            Check(
+            judge.verdict(
                 control,
                 "control",
-                True if z_heur > z else None,
-                z_heur,
-                z,
-                f"(|C1_hat - heuristic| - systematic) / se (heuristic {heur:.5g}), refuted above "
-                f"the critical value; power {_power_text(dz['power'])}; undecided (never passed) "
-                "when not refuted",
-                tier="statistical",
                 id="control/heuristic-c1",
                 unit="|z|",
+                value=z_heur,
+                bound=z,
+                rule="value >= bound",
+                tier="statistical",
+                detail=f"(|C1_hat - heuristic| - systematic) / se (heuristic {heur:.5g}), refuted "
+                f"above the critical value; power {_power_text(dz['power'])}; undecided (never "
+                "passed) when not refuted",
+                undecided=""
+                if z_heur > z
+                else f"not refuted: {z_heur:.4g} is not above the critical value {z:.4g}",
             )
         )
     else:
         f.checks.append(
-            unjudged(
+            judge.unjudged(
                 control,
                 "control",
                 dz["note"],
@@ -401,7 +405,6 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
     )
     exact = exact_section.run(s, b, rng, first_order=one_head)
     f.add(exact)
-    f.add(Findings(quantities={"family_wise_false_alarm": 2 * check_false_alarm()}))
     f.add(
         Findings(
             series=exact_section.heads.series(

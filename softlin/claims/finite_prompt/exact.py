@@ -12,7 +12,8 @@ beta ~ N(0, I_d / d). Checks, each with a fixed tolerance or a stated false alar
 * Monte Carlo over fresh prompts (numerics/authors_sgd.evaluate, an independent sampler) equals the
   exact value at every point, for the risk and for its excess over the infinite-prompt loss (the
   latter with an exact control variate, so it has the power the risk alone lacks), each point a
-  two-sided z-test, Bonferroni over the 2 k tests at family-wise false alarm check_false_alarm();
+  two-sided z-test, the critical value Bonferroni over the 2 k tests of both checks at
+  check_false_alarm() (each check states that level: the pair's is at most it);
 * the 1/L expansion (one head, sigma = I: the coefficient C1 of derivations/risk_scalar.py):
   L (R_L - R_inf) at L = EXPANSION_L equals C1 within EXPANSION_TOLERANCE relative. The remainder is
   C2 / L when 3 omega^2 < 1/2; the tolerance allows |C2| up to 100 |C1| (measured |C2| ~ 1.05 |C1|
@@ -22,8 +23,8 @@ beta ~ N(0, I_d / d). Checks, each with a fixed tolerance or a stated false alar
 * control: a plausible wrong formula for R_L must be refuted by the same Monte Carlo route: the
   first-order risk R_inf + C1 / L (sigma = I) or the risk of the authors' generator (erratum 5,
   sigma != I), at the point where its planned power is largest. The draws are planned from a pilot
-  run on its own random stream, so the power (>= POWER_TARGET, else the control is not judged) is
-  fixed before the judged sample is drawn.
+  run on its own random stream, so the power (>= judge.POWER_TARGET, else the control is not
+  judged) is fixed before the judged sample is drawn.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ from ...numerics import significance as sig, validate
 from ...numerics.extrapolation import aitken
 from . import heads
 from . import rate
-from ..base import check_false_alarm, Check, unjudged
+from ..base import check_false_alarm
+from ...judge import kinds as judge, levels
 from ..common import symbolic_check
 from ..findings import Findings
 from .budget import Budget
@@ -56,7 +58,6 @@ ERROR_TOLERANCE = 1e-4
 EXPANSION_L = 10**6
 EXPANSION_TOLERANCE = 1e-4
 SLOW_EXPANSION_MAX = 0.05  # slow_expansion_check: a relative tolerance above this has no power
-POWER_TARGET = 0.999
 PILOT = 4000
 OMEGA_MAX = 1.0
 
@@ -129,7 +130,7 @@ def slow_expansion_check(model, mu: float, omega: float, C1: float) -> Findings:
     )
     name = "exact risk vs its 1/L expansion: L (R_L - R_inf) -> C1 (Aitken over L = 1e5, 1e6, 1e7)"
     if tol > SLOW_EXPANSION_MAX:
-        check = unjudged(
+        check = judge.unjudged(
             name,
             "quadrature",
             f"the stated error {tol:.3g} of C1 exceeds {SLOW_EXPANSION_MAX:g}: no power",
@@ -140,15 +141,13 @@ def slow_expansion_check(model, mu: float, omega: float, C1: float) -> Findings:
             unit="relative error",
         )
     else:
-        check = Check(
+        check = judge.agreement(
             name,
             "quadrature",
-            rel <= tol,
-            rel,
-            tol,
-            detail,
             id="exact/expansion-c1",
-            unit="relative error",
+            error=rel,
+            tolerance=tol,
+            detail=detail,
         )
     return Findings(
         [check],
@@ -173,15 +172,14 @@ def expansion_check(model, mu: float, omega: float, C1: float) -> Findings:
     big = fr.exact_risk(model, EXPANSION_L, mu, omega)
     scaled = EXPANSION_L * (big.value - fr.infinite_risk(model, mu, omega))
     rel = abs(scaled - C1) / abs(C1)
-    check = Check(
+    check = judge.agreement(
         f"exact risk vs its 1/L expansion: L (R_L - R_inf) -> C1 (L = {EXPANSION_L:g})",
         "quadrature",
-        rel <= EXPANSION_TOLERANCE,
-        rel,
-        EXPANSION_TOLERANCE,
-        f"L (R_L - R_inf) = {scaled:.9g}, C1 = {C1:.9g}; the remainder C2 / L (3 omega^2 < 1/2)",
         id="exact/expansion-c1",
-        unit="relative error",
+        error=rel,
+        tolerance=EXPANSION_TOLERANCE,
+        detail=f"L (R_L - R_inf) = {scaled:.9g}, C1 = {C1:.9g}; the remainder C2 / L "
+        "(3 omega^2 < 1/2)",
     )
     expansion = {
         "L": EXPANSION_L,
@@ -336,17 +334,15 @@ def run(
                 {p.statement: p for p in proofs},
                 id="exact/proofs",
             ),
-            Check(
+            judge.agreement(
                 "exact finite-L risk: stated numerical error",
                 "quadrature",
-                rel_err <= ERROR_TOLERANCE,
-                rel_err,
-                ERROR_TOLERANCE,
-                "largest relative error estimate over the points (quadrature nodes and table "
-                "refinement differences, numerics/finite_risk.py)",
-                tier="consistency",
                 id="exact/stated-error",
-                unit="relative error",
+                error=rel_err,
+                tolerance=ERROR_TOLERANCE,
+                detail="largest relative error estimate over the points (quadrature nodes and "
+                "table refinement differences, numerics/finite_risk.py)",
+                tier="consistency",
             ),
         ]
     )
@@ -362,16 +358,14 @@ def run(
         )
         tol = max(e.error / e.value for _, e in ones)
         f.checks.append(
-            Check(
+            judge.agreement(
                 "L = 1 anchor: R_1 = tau tr(sigma) + s2 + (sum_h mu_h)^2 (tau tr(sigma) + s2)",
                 "quadrature",
-                dev <= tol,
-                dev,
-                tol,
-                "relative difference from the closed form of the prediction mu y_1, "
-                "within the stated numerical error",
                 id="exact/anchor-l1",
-                unit="relative error",
+                error=dev,
+                tolerance=tol,
+                detail="relative difference from the closed form of the prediction mu y_1, "
+                "within the stated numerical error",
             )
         )
     # Alternatives for the control (one-head points): the first-order risk (isotropic) or the
@@ -434,33 +428,33 @@ def run(
         tot_z.append(max(0.0, abs(risk[0] - e.value) - e.error) / tot_se[-1])
         ex_z.append(max(0.0, abs(excess[0] - (e.value - ri)) - e.error) / ex_se[-1])
     f.checks.append(
-        Check(
+        judge.z_test(
             "Monte Carlo risk equals the exact finite-L risk at every point",
-            "montecarlo",
-            max(tot_z) <= z,
-            max(tot_z),
-            z,
-            f"largest (|MC - exact| - stated error) / se over {len(points)} points, "
-            f"{n} fresh prompts each; two-sided, Bonferroni over {2 * len(points)} tests (both "
-            f"Monte Carlo checks) at family-wise false alarm {check_false_alarm():g}",
             id="exact/montecarlo-risk",
-            unit="|z|",
+            z=tot_z,
+            alpha=check_false_alarm(),
+            tests=2 * len(points),
+            sided=2,
+            assumption=levels.NORMAL_MEAN,
+            detail=f"largest (|MC - exact| - stated error) / se over {len(points)} points, "
+            f"{n} fresh prompts each; Bonferroni over both Monte Carlo checks",
             detectable=sig.resolution(
                 [e.value for e in exact], tot_se, z, allowance=[e.error for e in exact]
             ),
         )
     )
     f.checks.append(
-        Check(
+        judge.z_test(
             "Monte Carlo excess over the infinite-prompt loss equals R_L - R_inf at every point",
-            "montecarlo",
-            max(ex_z) <= z,
-            max(ex_z),
-            z,
-            "largest (|MC - exact| - stated error) / se; the excess is sampled with the "
-            "infinite-prompt loss as an exact control variate (same prompts)",
             id="exact/montecarlo-excess",
-            unit="|z|",
+            z=ex_z,
+            alpha=check_false_alarm(),
+            tests=2 * len(points),
+            sided=2,
+            assumption=levels.NORMAL_MEAN,
+            detail="largest (|MC - exact| - stated error) / se; the excess is sampled with the "
+            "infinite-prompt loss as an exact control variate (same prompts); Bonferroni over "
+            "both Monte Carlo checks",
             detectable=sig.resolution(
                 [e.value - ri for e, ri in zip(exact, r_inf)],
                 ex_se,
@@ -472,38 +466,21 @@ def run(
     if plan is not None:
         i = plan["point"]
         zc = abs(mc_ex[i][0] - (alt[i] - r_inf[i])) / mc_ex[i][1]
-        name = f"control: {alt_name} is refuted by Monte Carlo"
-        where = (
-            f"at point {i} (L = {points[i]['L']}), planned power {plan['power']:.6g} from a "
-            f"{PILOT}-prompt pilot"
+        # judged at its planned power (from a pilot on its own stream): a control that then misses
+        # its wrong formula fails; below judge.POWER_TARGET it is kept, not judged
+        f.checks.append(
+            judge.control(
+                f"control: {alt_name} is refuted by Monte Carlo",
+                id=f"control/{alt_id}",
+                statistic=zc,
+                critical=z,
+                power=plan["power"],
+                tier="statistical",
+                unit="|z|",
+                detail=f"|MC excess - wrong excess| / se at point {i} (L = {points[i]['L']}), "
+                f"power planned from a {PILOT}-prompt pilot",
+            )
         )
-        if plan["power"] >= POWER_TARGET:
-            # judged at its planned power: a control that then misses its wrong formula fails
-            f.checks.append(
-                Check(
-                    name,
-                    "control",
-                    zc > z,
-                    zc,
-                    z,
-                    f"{where}; judged",
-                    tier="statistical",
-                    id=f"control/{alt_id}",
-                    unit="|z|",
-                )
-            )
-        else:
-            f.checks.append(
-                unjudged(
-                    name,
-                    "control",
-                    f"{where}: below {POWER_TARGET}",
-                    tier="statistical",
-                    bound=z,
-                    id=f"control/{alt_id}",
-                    unit="|z|",
-                )
-            )
     f.add(
         Findings(
             quantities={
@@ -545,18 +522,18 @@ def run(
         at_heur = fr.exact_risk(model, curve["L"][0], h0["mu"], h0["omega"])
         gap, err = at_heur.value - at_opt.value, at_heur.error + at_opt.error
         f.checks.append(
-            Check(
+            judge.verdict(
                 "beyond the paper: the heuristic's optimum is not the finite-L optimum",
                 "quadrature",
-                gap > err,
-                gap,
-                err,
-                "exact risk at the heuristic optimum minus the exact optimum's, "
-                f"L = {curve['L'][0]}; must exceed the sum of their stated numerical errors (the "
-                "excess at every L is in optimum_curve.heuristic_excess)",
-                tier="consistency",
                 id="beyond/heuristic-optimum-differs",
                 unit="risk",
+                value=gap,
+                bound=err,
+                rule="value >= bound",
+                detail="exact risk at the heuristic optimum minus the exact optimum's, "
+                f"L = {curve['L'][0]}; must reach the sum of their stated numerical errors (the "
+                "excess at every L is in optimum_curve.heuristic_excess)",
+                tier="consistency",
             )
         )
     heuristic_at_points = heads.heuristic_errors(model, d, s2, points, exact) if isotropic else None

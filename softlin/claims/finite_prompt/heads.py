@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...numerics import finite_risk as fr, finite_risk_heads as frh, scalar_risk as sr
-from ..base import Check
+from ...judge import kinds as judge
 from ..findings import Findings
 
 SEARCH_POINTS = 9  # table points per step of the search (the optimum is then re-evaluated exactly)
@@ -101,38 +101,39 @@ def optimum_checks(
     helps = min(r["gain"] - r["gain_error"] for r in rows)
     local = min(r["symmetry_broken"]["risk_minus_optimum"] + r["two_heads"]["error"] for r in rows)
     checks = [
-        Check(
+        judge.verdict(
             "two heads: the optimum is never worse than the one-head optimum",
             "quadrature",
-            worst >= 0,
-            worst,
-            0.0,
-            f"min over L = {Ls} of R*_L(1 head) - R*_L(2 heads) + stated errors; must be >= 0",
-            tier="consistency",
             id="heads/never-worse",
             unit="risk",
+            value=worst,
+            bound=0.0,
+            rule="value >= bound",
+            detail=f"min over L = {Ls} of R*_L(1 head) - R*_L(2 heads) + stated errors; must be "
+            ">= 0",
+            tier="consistency",
         ),
-        Check(
+        judge.verdict(
             "two heads: the antisymmetric optimum is a minimum in the symmetry-breaking direction",
             "quadrature",
-            local >= 0,
-            local,
-            0.0,
-            f"min over L of R_L(omega + {DELTA}, -omega + {DELTA}; mu re-optimised) - R*_L "
-            "+ its stated error; must be >= 0",
             id="heads/antisymmetric-minimum",
             unit="risk",
+            value=local,
+            bound=0.0,
+            rule="value >= bound",
+            detail=f"min over L of R_L(omega + {DELTA}, -omega + {DELTA}; mu re-optimised) - R*_L "
+            "+ its stated error; must be >= 0",
         ),
-        Check(
+        judge.verdict(
             "beyond the paper: a second head helps at finite L",
             "quadrature",
-            helps > 0,
-            helps,
-            0.0,
-            f"min over L = {Ls} of the gain R*_L(1 head) - R*_L(2 heads) minus its stated error; "
-            "must be > 0",
             id="beyond/second-head-helps",
             unit="risk",
+            value=helps,
+            bound=0.0,
+            rule="value >= bound",
+            detail=f"min over L = {Ls} of the gain R*_L(1 head) - R*_L(2 heads) minus its stated "
+            "error; must be >= 0",
         ),
     ]
     optimum = {

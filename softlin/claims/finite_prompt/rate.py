@@ -25,7 +25,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ...numerics import finite_risk as fr, scalar_risk as sr
-from ..base import Check
+from ...judge import kinds as judge
 from ..findings import Findings
 
 RATE_LS = [3 * 10**4, 10**5, 3 * 10**5, 10**6]
@@ -74,17 +74,17 @@ def run(
     c_hat, prop, model_err = estimate(RATE_LS, np.array(Y), np.array(errs))
     tol = prop + model_err
     dev = abs(c_hat - c_star)
-    check = Check(
+    check = judge.agreement(
         "rate: L (R*_L - R*_inf) -> c* = min_omega pair(omega^2) / omega^2",
         "quadrature",
-        dev <= tol,
-        dev,
-        tol,
-        f"|c*_hat - c*|, c*_hat = {c_hat:.8g} from Y_L = c + (a + b ln L)/L at L = {RATE_LS[1:]} "
-        f"(exact optimum), c* = {c_star:.8g}; tolerance = propagated stated errors "
-        f"{prop:.2g} + model error {model_err:.2g} (change of the estimate from L = {RATE_LS[:3]})",
         id="rate/optimum-c-star",
+        error=dev,
+        tolerance=tol,
         unit="absolute error",
+        detail=f"|c*_hat - c*|, c*_hat = {c_hat:.8g} from Y_L = c + (a + b ln L)/L at "
+        f"L = {RATE_LS[1:]} (exact optimum), c* = {c_star:.8g}; tolerance = propagated stated "
+        f"errors {prop:.2g} + model error {model_err:.2g} (change of the estimate from "
+        f"L = {RATE_LS[:3]})",
     )
     return Findings(
         [check],
