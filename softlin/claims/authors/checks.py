@@ -2,7 +2,7 @@
 linear attention against its exact finite-L risk and optimum, softmax against the infinite-prompt
 prediction, and the authors' data generator against the covariances it really produces. Each step
 returns its Findings: its checks in the certificate's order and the quantities it reports.
-Verdicts are three-way (claims/authors/power.py).
+Verdicts are three-way (claims/authors/power.py, undecided_between).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from ...numerics.significance import chi2_critical, z_critical
 from . import power as pw
 from .exact import OMEGA_MAX, ratio_detectable
 from .training import BATCH, LR
-from ..base import check_false_alarm, Check, unjudged
+from ..base import check_false_alarm
+from ...judge import kinds as judge, levels
 from ..findings import Findings
 
 ANCHOR_LS = (1, 2)  # exact-anchor prompt lengths of the linear risk
@@ -42,6 +43,11 @@ def _z(false_alarm: float, tests: int, sided: int = 2) -> float:
     return z_critical(false_alarm, tests, sided)
 
 
+def _standardised(difference: float, se: float) -> float:
+    """difference / se; NaN when se is not positive (a degenerate standard error: undecided)."""
+    return float(difference) / float(se) if se > 0 else math.nan
+
+
 def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, test_prompts: int, rng) -> Findings:
     """Linear attention: test risk = exact finite-L risk, exact anchors at L = 1, 2, SGD optimality
     (`test_prompts` per L). Quantities: the exact risk per L ("linear_exact_risk") and the exact
@@ -55,17 +61,17 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, test_prompts: int, rng) 
     z_lin = {L: abs(risk["linear"][L][0] - exact[L]) / risk["linear"][L][1] for L in Ls}
     worst = max(Ls, key=lambda L: z_lin[L])
     checks.append(
-        Check(
+        judge.z_test(
             "linear attention: test risk = exact finite-L risk at the trained parameters, every L",
-            "montecarlo",
-            z_lin[worst] <= z_L,
-            z_lin[worst],
-            z_L,
-            f"largest |R_test - R_exact| / se over L (at L = {worst}: "
-            f"{risk['linear'][worst][0]:.5g} vs {exact[worst]:.5g}); {test_prompts} test prompts "
-            f"per L; two-sided, Bonferroni over {nL} L, false alarm {check_false_alarm():g}",
             id="linear/test-risk-exact",
-            unit="|z|",
+            z=[z_lin[L] for L in Ls],
+            alpha=check_false_alarm(),
+            tests=nL,
+            sided=2,
+            assumption=levels.NORMAL_MEAN,
+            detail=f"largest |R_test - R_exact| / se over L (at L = {worst}: "
+            f"{risk['linear'][worst][0]:.5g} vs {exact[worst]:.5g}); {test_prompts} test prompts "
+            "per L, Bonferroni over the L",
             detectable=significance.resolution(
                 [exact[L] for L in Ls], [risk["linear"][L][1] for L in Ls], z_L
             ),
@@ -85,17 +91,16 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, test_prompts: int, rng) 
     z_a = _z(check_false_alarm(), len(ANCHOR_LS))
     worst_a = max(ANCHOR_LS, key=lambda L: z_anchor[L])
     checks.append(
-        Check(
+        judge.z_test(
             "linear attention: exact finite-L risk at L = 1, 2 = Monte Carlo on fresh prompts",
-            "montecarlo",
-            z_anchor[worst_a] <= z_a,
-            z_anchor[worst_a],
-            z_a,
-            f"largest |R_mc - R_exact| / se at (mu, omega) = ({mu0:.6g}, {om0:.6g}), "
-            f"{ANCHOR_DRAWS} prompts per L; two-sided, Bonferroni over {len(ANCHOR_LS)} L, false "
-            f"alarm {check_false_alarm():g}",
             id="linear/anchors-l1-l2",
-            unit="|z|",
+            z=[z_anchor[L] for L in ANCHOR_LS],
+            alpha=check_false_alarm(),
+            tests=len(ANCHOR_LS),
+            sided=2,
+            assumption=levels.NORMAL_MEAN,
+            detail=f"largest |R_mc - R_exact| / se at (mu, omega) = ({mu0:.6g}, {om0:.6g}) (at "
+            f"L = {worst_a}), {ANCHOR_DRAWS} prompts per L, Bonferroni over the L",
             detectable=significance.resolution(
                 [e for _, e in anchor.values()], [m[1] for m, _ in anchor.values()], z_a
             ),
@@ -130,30 +135,46 @@ def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, test_prompts: int, rng) 
     noise_floor = {L: LR * C["per_L"][L]["grad_cov_trace"]["linear"] / (4 * BATCH) for L in Ls}
     ratio = {L: gap[L] / (q_chi2 * noise_floor[L]) for L in Ls}
     worst = max(Ls, key=lambda L: ratio[L])
-    passed = False if inconsistent or below else (True if max(ratio.values()) <= 1.0 else None)
+    # The optimum formula refuted (deterministic): the largest of |R(p*) - minimum| / rounding and
+    # -(gap) / rounding, above 1 exactly when some L is inconsistent or below.
+    refuted = bool(inconsistent or below)
+    slips = [
+        max(abs(at_opt[L] - lin_min[L][1]), -gap[L]) / rounding[L] if rounding[L] > 0 else math.inf
+        for L in Ls
+    ]
+    slip = max((x for x in slips if not math.isnan(x)), default=math.nan)
+    ratios = list(ratio.values())
+    largest = max(ratios) if all(math.isfinite(r) for r in ratios) else math.nan
     checks.append(
-        Check(
+        judge.verdict(
             "linear attention: SGD reached the exact finite-L optimum within the SGD noise floor, "
             "every L",
             "montecarlo",
-            passed,
-            max(ratio.values()),
-            1.0,
-            "undecided (budget too small: SGD not converged) when above 1; refuted when the exact "
-            "optimum is not a minimum: its risk differs from the exact risk at its own p* "
-            f"(L = {inconsistent}) or the SGD end's exact risk lies below it (L = {below}), beyond "
-            f"{OPTIMUM_ROUNDING:g} relative of the null risk s2 + tau tr Sigma_q or the risks "
-            f"(rounding); largest (exact risk gap) / tolerance; tolerance = {q_chi2:.3g} x "
+            id="linear/sgd-optimum",
+            unit="ratio",
+            value=slip if refuted else largest,
+            bound=1.0,
+            rule="value <= bound",
+            detail="value: largest (exact risk gap) / tolerance over L, or, when the exact "
+            "optimum is not a minimum, the largest |R(p*) - minimum| or -(gap) over the rounding; "
+            "refuted when the exact optimum is not a minimum: its risk differs from the exact risk "
+            f"at its own p* (L = {inconsistent}) or the SGD end's exact risk lies below it "
+            f"(L = {below}), beyond {OPTIMUM_ROUNDING:g} relative of the null risk "
+            "s2 + tau tr Sigma_q or the risks (rounding); undecided (budget too small: SGD not "
+            f"converged) when the gap is above its tolerance; tolerance = {q_chi2:.3g} x "
             "lr tr(C) / (4 batch): the mean excess of constant-step SGD at stationarity is "
             "lr tr(H P) / 2 = lr tr(C) / (4 batch) (Lyapunov equation, C = per-prompt gradient "
             f"covariance, measured at the end), and a chi2_1 excess exceeds {q_chi2:.3g} times its "
             f"mean with probability {check_false_alarm() / nL:.2g}; worst at L = {worst}: gap "
-            f"{gap[worst]:.3g}",
-            id="linear/sgd-optimum",
-            unit="ratio",
+            f"{gap[worst]:.3g}, ratio {ratio[worst]:.3g}",
             detectable=ratio_detectable(
                 [q_chi2 * noise_floor[L] for L in Ls], [lin_min[L][1] for L in Ls]
             ),
+            false_alarm=levels.nominal(check_false_alarm(), pw.SGD_STATIONARY),
+            undecided=""
+            if refuted or not largest > 1.0
+            else f"SGD not converged: the largest gap over its tolerance is {largest:.4g} > 1 "
+            "(the step budget is too small)",
         )
     )
     return Findings(checks, {"linear_exact_risk": exact, "linear_exact_optimum": lin_min})
@@ -172,16 +193,18 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk) -> Fi
     dec = risk["softmax"][Lmin][0] - risk["softmax"][Lmax][0]
     dec_se = math.hypot(risk["softmax"][Lmin][1], risk["softmax"][Lmax][1])
     checks.append(
-        Check(
+        judge.z_test(
             "softmax: the final test risk decreases from the smallest to the largest L",
-            "montecarlo",
-            pw.decide_positive(dec, dec_se, z1),
-            dec / dec_se,
-            z1,
-            f"(R(L={Lmin}) - R(L={Lmax})) / se = {dec:.4g} / {dec_se:.2g}; one-sided, independent "
-            f"test prompts, false alarm {check_false_alarm():g}; refuted only below -{z1:.3g}",
             id="softmax/risk-decreases",
-            unit="z",
+            z=_standardised(-dec, dec_se),
+            alpha=check_false_alarm(),
+            tests=1,
+            sided=1,
+            assumption=levels.NORMAL_MEAN,
+            detail=f"(R(L={Lmax}) - R(L={Lmin})) / se, R(L={Lmin}) - R(L={Lmax}) = {dec:.4g} +- "
+            f"{dec_se:.2g} (independent test prompts); refuted above {z1:.3g}, verified only below "
+            f"-{z1:.3g}, undecided between",
+            undecided=pw.undecided_between(_standardised(-dec, dec_se), z1),
             # a sign test: the smallest increase from L_min to L_max, relative to R(L_min), refuted
             detectable=significance.resolution(risk["softmax"][Lmin][0], dec_se, z1),
         )
@@ -225,38 +248,58 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk) -> Fi
     ):
         est, se = approach(name)
         reached = exact_best <= bound
-        verdict = pw.decide_upper(est, se, bound, z1) if reached else (None if limit_ok else False)
+        check_id = (
+            "softmax/r-star-approach-best"
+            if name == "softmax_best"
+            else "softmax/r-star-approach-sgd"
+        )
+        detail = (
+            f"(R - R*_inf - tolerance) / se, R - R*_inf = {est:.5g} +- {se:.2g} (exact control "
+            "variate: the infinite-prompt loss on the same prompts, its mean derived), tolerance "
+            f"{bound:.5g}; R*_inf = {R_star:.6g} (derived); refuted only when the lower confidence "
+            f"bound exceeds the tolerance, verified when the upper one "
+            f"({est + z1 * se:.5g}) clears it; eps = {EPS_RELATIVE} R*_inf stated (Theorem 4.3 "
+            "gives no L(eps))"
+        )
+        if not reached and not limit_ok:
+            # the regime is not reached because R*_inf is not the limit: refuted by the exact route
+            checks.append(
+                judge.agreement(
+                    label,
+                    "quadrature",
+                    id=check_id,
+                    error=abs(limit_gap) / null,
+                    tolerance=LIMIT_RELATIVE,
+                    detail=f"refuted: the exact optimum at L = 1e6 is {limit_gap:.4g} from R*_inf, "
+                    f"beyond {LIMIT_RELATIVE:g} x the null risk {null:.4g}: R*_inf is not the "
+                    "limit (softmax/r-star-limit), and the exact best softmax excess at "
+                    f"L = {Lmax} is {exact_best:.4g} > {bound:.4g}; value |min R_(1e6) - R*_inf| / "
+                    f"null risk; Monte Carlo: {detail}",
+                )
+            )
+            continue
         checks.append(
-            Check(
+            judge.z_test(
                 label,
-                "montecarlo",
-                verdict,
-                est + z1 * se,
-                bound,
-                f"upper {1 - check_false_alarm():.6f} confidence bound of "
-                f"R - R*_inf = {est:.5g} +- {se:.2g} (exact control variate: the infinite-prompt "
-                f"loss on the same prompts, its mean derived); R*_inf = {R_star:.6g} (derived); "
-                f"refuted only when the lower bound exceeds the tolerance; eps = {EPS_RELATIVE} "
-                "R*_inf stated (Theorem 4.3 gives no L(eps))"
+                id=check_id,
+                z=_standardised(est - bound, se),
+                alpha=check_false_alarm(),
+                tests=1,
+                sided=1,
+                assumption=levels.NORMAL_MEAN,
+                detail=detail
                 + (
                     ""
                     if reached
-                    else (
-                        f"; undecided: the exact best softmax excess at L = {Lmax} "
-                        f"(|omega| <= {OMEGA_MAX:g}) is {exact_best:.4g} > {bound:.4g}, so "
-                        f"L = {Lmax} is below L(eps) or the optimum lies beyond the exact route's "
-                        "reach"
-                        if limit_ok
-                        else f"; refuted: the exact optimum at L = 1e6 is {limit_gap:.4g} from "
-                        f"R*_inf, beyond {LIMIT_RELATIVE:g} x the null risk {null:.4g}: R*_inf is "
-                        "not the limit"
-                    )
+                    else f"; undecided: the exact best softmax excess at L = {Lmax} "
+                    f"(|omega| <= {OMEGA_MAX:g}) is {exact_best:.4g} > {bound:.4g}, so "
+                    f"L = {Lmax} is below L(eps) or the optimum lies beyond the exact route's reach"
                 ),
-                id="softmax/r-star-approach-best"
-                if name == "softmax_best"
-                else "softmax/r-star-approach-sgd",
-                unit="risk",
                 detectable=significance.resolution(R_star, se, z1),
+                undecided=pw.undecided_between(_standardised(est - bound, se), z1)
+                if reached
+                else f"L = {Lmax} is below L(eps) or the optimum lies beyond the exact route's "
+                f"reach (the exact best softmax excess {exact_best:.4g} > {bound:.4g})",
             )
         )
     # Softmax and linear approach each other.
@@ -264,18 +307,20 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk) -> Fi
     shrink_se = math.hypot(sl[Lmin][1], sl[Lmax][1])
     shrink = abs(sl[Lmin][0]) - abs(sl[Lmax][0])
     checks.append(
-        Check(
+        judge.z_test(
             "softmax and linear attention approach each other: |R_soft - R_lin| shrinks from the "
             "smallest to the largest L",
-            "montecarlo",
-            pw.decide_positive(shrink, shrink_se, z1),
-            shrink / shrink_se,
-            z1,
+            id="approach/softmax-linear",
+            z=_standardised(-shrink, shrink_se),
+            alpha=check_false_alarm(),
+            tests=1,
+            sided=1,
+            assumption=levels.NORMAL_MEAN,
+            detail=f"(|R_soft - R_lin|(L={Lmax}) - |R_soft - R_lin|(L={Lmin})) / se; "
             f"R_soft - R_lin = {sl[Lmin][0]:.4g} +- {sl[Lmin][1]:.2g} at L = {Lmin}, "
             f"{sl[Lmax][0]:.4g} +- {sl[Lmax][1]:.2g} at L = {Lmax} (same test prompts for both "
-            "models); one-sided",
-            id="approach/softmax-linear",
-            unit="z",
+            f"models); refuted above {z1:.3g}, verified only below -{z1:.3g}, undecided between",
+            undecided=pw.undecided_between(_standardised(-shrink, shrink_se), z1),
             # a sign test: the smallest growth of |R_soft - R_lin|, relative to it at L_min, refuted
             detectable=significance.resolution(abs(sl[Lmin][0]), shrink_se, z1),
         )
@@ -291,35 +336,31 @@ def limit_check(model, R_star: float) -> tuple[Findings, tuple[float, float]]:
     approach checks, (min R_(1e6) - R*_inf, the null risk)."""
     null = model.tau * float(np.trace(model.Sigma_q)) + model.s2
     limit_gap = fr.RiskSurface(model, 10**6, OMEGA_MAX).optimum()[2] - R_star
-    ok = abs(limit_gap) <= LIMIT_RELATIVE * null
-    check = Check(
+    check = judge.agreement(
         "softmax: R*_inf (derived) is the limit of the exact finite-L optimum: "
         "|min R_(L = 1e6) - R*_inf| within the stated tolerance, relative to the null risk",
         "quadrature",
-        ok,
-        abs(limit_gap) / null,
-        LIMIT_RELATIVE,
-        f"min R_(L = 1e6) = {limit_gap + R_star:.8g} by the exact finite-L route "
+        id="softmax/r-star-limit",
+        error=abs(limit_gap) / null,
+        tolerance=LIMIT_RELATIVE,
+        detail=f"min R_(L = 1e6) = {limit_gap + R_star:.8g} by the exact finite-L route "
         f"(|omega| <= {OMEGA_MAX:g}) against R*_inf = {R_star:.8g} from the derived "
         f"infinite-prompt optimum; null risk tau tr Sigma_q + s2 = {null:.6g}; two-sided",
-        id="softmax/r-star-limit",
-        unit="relative error",
     )
     return Findings([check]), (limit_gap, null)
 
 
 # The correct-data control's plan: its standard errors bounded from the pilot with probability
-# >= 1 - PLAN_BETA (significance.pilot_se_bound), judged from power REQUIRED_POWER.
+# >= 1 - PLAN_BETA (significance.pilot_se_bound), judged from power judge.POWER_TARGET.
 PLAN_BETA = 1e-3
-REQUIRED_POWER = 0.999
 
 
-def correct_data_control(z_w: dict, z_L: float, exact_a: dict, wrong: dict, pilot: dict) -> Check:
+def correct_data_control(z_w: dict, z_L: float, exact_a: dict, wrong: dict, pilot: dict):
     """The authors' trained linear model, tested on the authors' data, must refute the exact risk
     under the correct covariances (the wrong formula for that data): refuted when some L has
-    |MC - wrong| / se > z_L. Its power, planned from the pilot: per L the effect |exact_a - wrong|
+    |MC - wrong| / se >= z_L. Its power, planned from the pilot: per L the effect |exact_a - wrong|
     (both exact) over the pilot's bound on the run's se, and the control refutes when any L does, so
-    the power is at least the largest per-L power."""
+    the power is at least the largest per-L power; below judge.POWER_TARGET it is not judged."""
     Ls = list(z_w)
     per_L = {}
     for L in Ls:
@@ -329,35 +370,18 @@ def correct_data_control(z_w: dict, z_L: float, exact_a: dict, wrong: dict, pilo
         per_L[L] = significance.power(exact_a[L] - wrong[L], se, z_L)
     best = max(Ls, key=lambda L: per_L[L])
     planned = per_L[best]
-    refuted = max(z_w.values()) > z_L
-    name = "control: on the authors' data the correct-data exact linear risk is refuted"
-    detail = (
-        f"largest z over L = {max(z_w.values()):.3g} against {z_L:.3g}; power planned from a pilot "
-        f"of {pilot['prompts']} prompts per L on its own streams: {planned:.6f} (at L = {best}, "
-        f"exact risks {exact_a[best]:.5g} on the authors' covariances against {wrong[best]:.5g})"
-    )
-    if planned < REQUIRED_POWER:
-        return unjudged(
-            name,
-            "control",
-            f"planned power {planned:.6f} below {REQUIRED_POWER}",
-            tier="statistical",
-            value=planned,
-            bound=REQUIRED_POWER,
-            detail=detail,
-            id="control/correct-data-risk",
-            unit="power",
-        )
-    return Check(
-        name,
-        "control",
-        refuted,
-        planned,
-        REQUIRED_POWER,
-        detail,
-        tier="statistical",
+    largest = [z_w[L] for L in Ls]
+    return judge.control(
+        "control: on the authors' data the correct-data exact linear risk is refuted",
         id="control/correct-data-risk",
-        unit="power",
+        statistic=max(largest) if all(math.isfinite(x) for x in largest) else math.nan,
+        critical=z_L,
+        power=planned,
+        tier="statistical",
+        unit="|z|",
+        detail="largest |MC - correct-data exact risk| / se over L; power planned from a pilot of "
+        f"{pilot['prompts']} prompts per L on its own streams: {planned:.6f} (at L = {best}, exact "
+        f"risks {exact_a[best]:.5g} on the authors' covariances against {wrong[best]:.5g})",
     )
 
 
@@ -382,17 +406,17 @@ def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot: di
     z_a = {L: abs(risk_a["linear"][L][0] - exact_a[L]) / risk_a["linear"][L][1] for L in Ls}
     worst = max(Ls, key=lambda L: z_a[L])
     checks.append(
-        Check(
+        judge.z_test(
             "authors' generator: linear risk = exact risk under "
             "(Sigma_p, Sigma_q) = (R Sigma R^T, I), every L",
-            "montecarlo",
-            z_a[worst] <= z_L,
-            z_a[worst],
-            z_L,
-            "the discrepancy is fully explained by the covariances the generator produces; largest "
-            "z over L",
             id="generator/linear-exact",
-            unit="|z|",
+            z=[z_a[L] for L in Ls],
+            alpha=check_false_alarm(),
+            tests=len(Ls),
+            sided=2,
+            assumption=levels.NORMAL_MEAN,
+            detail="the discrepancy is fully explained by the covariances the generator produces; "
+            f"largest |R_test - R_exact| / se over L (at L = {worst}), Bonferroni over the L",
             detectable=significance.resolution(
                 [exact_a[L] for L in Ls], [risk_a["linear"][L][1] for L in Ls], z_L
             ),
@@ -409,19 +433,24 @@ def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot: di
         for m in ("softmax", "linear")
     }
     z_delta = min(abs(v[0]) / v[1] for m in delta for v in delta[m].values())
+    # No planned power: refuted (passed) beyond the critical value, undecided (never failed) when
+    # some difference is within noise.
     checks.append(
-        Check(
+        judge.verdict(
             "control: the authors' generator changes the final risk beyond noise, every L and both "
             "attentions",
             "control",
-            True if z_delta > z_L else None,
-            z_delta,
-            z_L,
-            "smallest |R_authors - R_correct| / se over L and models (independent runs); undecided "
-            "when some difference is within noise",
-            tier="statistical",
             id="control/generator-changes-risk",
             unit="|z|",
+            value=z_delta,
+            bound=z_L,
+            rule="value >= bound",
+            tier="statistical",
+            detail="smallest |R_authors - R_correct| / se over L and models (independent runs); "
+            "undecided when some difference is within noise",
+            undecided=""
+            if z_delta > z_L
+            else f"not refuted: {z_delta:.4g} is not above the critical value {z_L:.4g}",
         )
     )
     generator = {

@@ -20,7 +20,8 @@ import math
 
 from ...numerics import finite_risk as fr, significance
 from ...numerics.significance import z_critical
-from ..base import check_false_alarm, Check
+from ..base import check_false_alarm
+from ...judge import kinds as judge, levels
 from ..findings import Findings
 
 AUTHORS_LS = list(range(10, 101, 10)) + list(range(200, 1001, 100))
@@ -29,7 +30,7 @@ OMEGA_MAX = 1.0
 
 
 def ratio_detectable(tolerance, prediction) -> float | None:
-    """base.Check.detectable of a "|difference| <= tolerance" check with a probabilistic tolerance
+    """Check.detectable of a "|difference| <= tolerance" check with a probabilistic tolerance
     (the SGD noise floors): the smallest relative slip of `prediction` beyond the tolerance,
     tolerance / |prediction|, the smallest over the points; None when no point has a finite one."""
     eps = [
@@ -53,18 +54,17 @@ def endpoint_check(Sp, Sq, s2, tau, Ls, params, risk) -> Findings:
         zs.append(abs(m - r.value) / math.hypot(se, r.error))
     z = z_critical(check_false_alarm(), len(Ls))
     ses = [math.hypot(risk[L][1], exact[L][1]) for L in Ls]
-    check = Check(
+    check = judge.z_test(
         "softmax: Monte Carlo test risk of the SGD endpoint equals its exact finite-L risk, "
         "every L",
-        "montecarlo",
-        max(zs) <= z,
-        max(zs),
-        z,
-        f"largest |MC - exact| / se over L = {Ls}; exact risk by quadrature "
-        "(numerics/finite_risk.py, stated error included in se); two-sided, Bonferroni over the L "
-        f"at {check_false_alarm():g}",
         id="softmax/test-risk-exact",
-        unit="|z|",
+        z=zs,
+        alpha=check_false_alarm(),
+        tests=len(Ls),
+        sided=2,
+        assumption=levels.NORMAL_MEAN,
+        detail=f"largest |MC - exact| / se over L = {Ls}; exact risk by quadrature "
+        "(numerics/finite_risk.py, stated error included in se); Bonferroni over the L",
         detectable=significance.resolution([exact[L][0] for L in Ls], ses, z),
     )
     return Findings([check], {"softmax_exact_risk": exact})

@@ -21,6 +21,15 @@ from __future__ import annotations
 
 import numpy as np
 
+# The level of the SGD noise-floor tolerances (linear/sgd-optimum, sgd-long/*): nominal.
+SGD_STATIONARY = (
+    "constant-step SGD at stationarity: the end's fluctuation about the optimum is Gaussian with "
+    "the stationary covariance (Lyapunov equation, gradient covariance measured), so its excess "
+    "risk (quadratic term) exceeds the chi2_1 quantile times its mean, and its linear term the "
+    "normal critical value times its standard deviation, with at most the stated tail "
+    "probabilities (asymptotic: small steps, stationarity reached)"
+)
+
 
 def intercept_factor(Ls) -> float:
     """[(X^T X)^{-1}]_00 for X rows (1, 1/L), equal draws and variance per L:
@@ -29,20 +38,14 @@ def intercept_factor(Ls) -> float:
     return float(np.linalg.inv(X.T @ X)[0, 0])
 
 
-def decide_upper(estimate: float, se: float, bound: float, z_c: float) -> bool | None:
-    """Statement "true value <= bound": verified when the upper confidence bound clears it, refuted
-    when the lower confidence bound exceeds it (evidence beyond the false alarm), else undecided."""
-    if estimate + z_c * se <= bound:
-        return True
-    if estimate - z_c * se > bound:
-        return False
-    return None
-
-
-def decide_positive(estimate: float, se: float, z_c: float) -> bool | None:
-    """Statement "true value > 0": verified above z_c se, refuted below -z_c se, else undecided."""
-    if estimate > z_c * se:
-        return True
-    if estimate < -z_c * se:
-        return False
-    return None
+def undecided_between(statistic: float, z_c: float) -> str:
+    """The three-way verdict of a one-sided z-test (statistic signed so that a slip makes it large,
+    judged `value <= bound` against z_c): refuted above z_c; verified only below -z_c, where the
+    confidence bound clears the statement's boundary; between them undecided: the reason, "" outside
+    that band (the rule then decides)."""
+    if -z_c <= statistic <= z_c:
+        return (
+            f"the statistic {statistic:.4g} lies within +-{z_c:.4g}: the confidence bound does not "
+            "clear the boundary (not verified) and the opposite one does not cross it (not refuted)"
+        )
+    return ""
