@@ -405,8 +405,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "conditional-residuals-independent-across-queries",
         "numerics/conditional_sampler.py",
-        "    root = gram_root(G)\n",
-        "    root = np.sqrt(np.diagonal(G, axis1=1, axis2=2))[..., None] * np.eye(G.shape[-1])\n",
+        "    root = np.sqrt(G) if Q == 1 else gram_root(G)",
+        "    root = np.sqrt(np.diagonal(G, axis1=1, axis2=2))[..., None] * np.eye(G.shape[-1])",
         ("prop-3.1",),
         "each query's weighted residual drawn with its own sum_i p_ji^2 and independent of the "
         "other queries' (the Gram matrix taken diagonal)",
