@@ -119,8 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "--junit",
         type=Path,
-        metavar="PATH",
-        help="also write a JUnit XML report: one testsuite per claim, one "
+        metavar="PATH|-",
+        help="also write a JUnit XML report (- for stdout): one testsuite per claim, one "
         "testcase per check (with --check: and whether the certificate reproduces)",
     )
     verify.add_argument(

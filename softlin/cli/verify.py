@@ -10,6 +10,7 @@ that raises after its input passed validation is a bug: `InternalError`, exit co
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from ..commands import (
     InternalError,
     UsageError,
     check_out,
+    output_problem,
     probe_writable,
 )
 from ..claims import budgets, progress, registry, scenario as scen
@@ -66,11 +68,22 @@ def _check_junit(path: Path | None) -> None:
     _check_output_file("--junit", None if path is None else str(path))
 
 
+def _write_output(path: str, data: bytes) -> None:
+    """An output file the user named (--json, --junit): "-" is stdout; otherwise
+    certio.atomic_write, which follows a symbolic link to its target and writes a device or FIFO
+    as a stream instead of replacing it."""
+    if path == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        certio.atomic_write(Path(path), data)
+
+
 def _write_junit(path: Path | None, runs: list[dict]) -> None:
     if path is not None:
         from .junit import document
 
-        certio.atomic_write(path, document(runs))
+        _write_output(str(path), document(runs))
 
 
 def _ci_reports(args, runs: list[dict]) -> None:
@@ -87,16 +100,43 @@ def _check_json(path: str | None) -> None:
 
 
 def _check_output_file(flag: str, path: str | None) -> None:
-    """An output file named by `flag`: not a directory, in a folder that exists and is writable
-    (None and "-", stdout, need nothing)."""
+    """An output file named by `flag`, probed before any work: a regular file (or a new one in a
+    folder that exists and is writable), a character device or a FIFO, a symbolic link to one of
+    these (its target is written); None and "-" (stdout) need nothing."""
     if path in (None, "-"):
         return
-    p = Path(path)
-    if p.is_dir():
-        raise ValueError(f"{flag} {path!r} is a directory; give a file name")
-    if not p.parent.is_dir():
-        raise ValueError(f"{flag} {path!r}: the folder {str(p.parent)!r} does not exist")
-    probe_writable(p.parent, f"{flag} {path!r}")
+    problem = output_problem(Path(path))
+    if problem:
+        raise ValueError(f"{flag} {path!r}: {problem}")
+    target = Path(os.path.realpath(path))
+    if not target.exists():
+        if not target.parent.is_dir():
+            raise ValueError(f"{flag} {path!r}: the folder {str(target.parent)!r} does not exist")
+        probe_writable(target.parent, f"{flag} {path!r}")
+    elif target.is_file():
+        probe_writable(target.parent, f"{flag} {path!r}")  # the rename needs the folder
+
+
+def _check_stdout(args) -> None:
+    """At most one of --json -, --junit - and --github writes to stdout."""
+    takers = [
+        flag
+        for flag, taken in (
+            ("--json -", args.json_path == "-"),
+            ("--junit -", args.junit is not None and str(args.junit) == "-"),
+            ("--github", args.github),
+        )
+        if taken
+    ]
+    if len(takers) > 1:
+        raise UsageError(
+            f"{' and '.join(takers)} would all write to stdout: give a file to all but one"
+        )
+
+
+def _stdout_taken(args) -> bool:
+    """Whether stdout carries a machine-read output (--json -, --junit -): no table goes there."""
+    return args.json_path == "-" or (args.junit is not None and str(args.junit) == "-")
 
 
 def plan(args) -> tuple[list, dict, Path]:
@@ -115,11 +155,7 @@ def plan(args) -> tuple[list, dict, Path]:
     check_out(out)
     _check_json(args.json_path)
     _check_junit(args.junit)
-    if args.github and args.json_path == "-":
-        raise UsageError(
-            "--github writes workflow commands to stdout, where --json - writes the certificates: "
-            "give --json a file"
-        )
+    _check_stdout(args)
     scenarios, estimates = {}, []
     for c in claims:
         s = _for_claim(c.id, scen.merge, c.default_scenario(), user, c.scenario_keys)
@@ -202,11 +238,9 @@ def cmd_verify(args) -> int:
     render.render_all(out)
     certs = [c for c, _ in results]
     _ci_reports(args, [{"cert": c, "seconds": e} for c, e in results])
-    if args.json_path == "-":
-        sys.stdout.write(certio.dumps(certs))
-    elif args.json_path:
-        certio.atomic_write(Path(args.json_path), certio.dumps(certs).encode())
-    if not args.quiet and args.json_path != "-":
+    if args.json_path:
+        _write_output(args.json_path, certio.dumps(certs).encode())
+    if not args.quiet and not _stdout_taken(args):
         print(f"{'claim':<20} {'status':<13} {'passed/judged/all':>17} {'seconds':>8}")
         for cert, elapsed in results:
             ok, judged, total = text.passed_count(cert)
@@ -243,6 +277,7 @@ def cmd_verify_check(args) -> int:
     if not folder.is_dir():
         raise ValueError(f"no certificates to check: {str(folder)!r} is not a directory")
     _check_junit(args.junit)
+    _check_stdout(args)
     old = {}
     for path in sorted(folder.glob("*.json")):
         cert = certio.read(path)
