@@ -211,7 +211,7 @@ def test_verify_check_passes_on_fresh_certificates_and_names_every_changed_one(t
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     capsys.readouterr()
     assert cli.main(["verify", "--check", "--out", str(out), "--quiet"]) == 0
-    assert "1 certificate reproduces at its scenario" in capsys.readouterr().out
+    assert "1 certificate file checked: it reproduces at its scenario" in capsys.readouterr().out
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before  # nothing written
     cert = json.loads(path.read_text())
     i = next(

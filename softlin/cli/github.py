@@ -30,10 +30,14 @@ def _command(kind: str, title: str, message: str, file: str | None = None) -> st
     return f"::{kind} {props}::{_escape(message)}"
 
 
-def commands(runs: list[dict]) -> list[str]:
+def commands(runs: list[dict], bad=()) -> list[str]:
     """The workflow-command lines for `runs` (dicts with `cert`, and under --check `differences`,
-    `reproduce` and `path`, the certificate file)."""
-    lines = []
+    `reproduce` and `path`, the certificate file), and an `::error` per certificate file in `bad`
+    ([(path, problem)]: files --check found invalid)."""
+    lines = [
+        _command("error", f"{path}: invalid certificate file", problem, str(path))
+        for path, problem in bad
+    ]
     for run in runs:
         cert, cid = run["cert"], run["cert"]["claim"]
         for check in cert.get("checks", []):
@@ -99,8 +103,8 @@ def summary(runs: list[dict]) -> str:
     return "## softlin verify\n\n" + "\n".join(rows) + "\n"
 
 
-def emit(runs: list[dict], environ=os.environ) -> None:
-    for line in commands(runs):
+def emit(runs: list[dict], environ=os.environ, bad=()) -> None:
+    for line in commands(runs, bad):
         print(line, flush=True)
     target = environ.get("GITHUB_STEP_SUMMARY")
     if target:

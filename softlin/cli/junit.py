@@ -107,14 +107,37 @@ def _suite(
             failure.text = "\n".join(differences)
 
 
-def document(runs: list[dict]) -> bytes:
+def _files_suite(root: ET.Element, bad) -> None:
+    """Under --check, the certificate files that are not a valid certificate of their claim (named
+    after another claim, or owned by none): a testsuite "certificate files", a failing testcase
+    named by each file."""
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        name="certificate files",
+        tests=str(len(bad)),
+        failures=str(len(bad)),
+        errors="0",
+        skipped="0",
+        time="0.000",
+    )
+    for path, problem in bad:
+        case = ET.SubElement(suite, "testcase", classname="certificate files", name=str(path))
+        case.set("time", "0.000")
+        ET.SubElement(case, "failure", type="invalid certificate file", message=problem[:1000])
+
+
+def document(runs: list[dict], bad=()) -> bytes:
     """The XML document for `runs`: dicts with `cert`, `seconds`, and under --check `differences`
-    (a list, empty when the certificate reproduces) and `reproduce` (the command)."""
+    (a list, empty when the certificate reproduces) and `reproduce` (the command); `bad`: the
+    [(path, problem)] of the certificate files --check found invalid."""
     root = ET.Element("testsuites", name="softlin verify")
     for run in runs:
         _suite(
             root, run["cert"], run.get("seconds", 0.0), run.get("differences"), run.get("reproduce")
         )
+    if bad:
+        _files_suite(root, bad)
     counts = {
         k: sum(int(s.get(k)) for s in root) for k in ("tests", "failures", "errors", "skipped")
     }

@@ -79,20 +79,21 @@ def _write_output(path: str, data: bytes) -> None:
         certio.atomic_write(Path(path), data)
 
 
-def _write_junit(path: Path | None, runs: list[dict]) -> None:
+def _write_junit(path: Path | None, runs: list[dict], bad=()) -> None:
     if path is not None:
         from .junit import document
 
-        _write_output(str(path), document(runs))
+        _write_output(str(path), document(runs, bad))
 
 
-def _ci_reports(args, runs: list[dict]) -> None:
-    """The reports CI systems read: --junit (JUnit XML) and --github (workflow commands)."""
-    _write_junit(args.junit, runs)
+def _ci_reports(args, runs: list[dict], bad: list[tuple[Path, str]] = ()) -> None:
+    """The reports CI systems read: --junit (JUnit XML) and --github (workflow commands); `bad`
+    lists the certificate files --check found invalid, with the problem of each."""
+    _write_junit(args.junit, runs, bad)
     if args.github:
         from .github import emit
 
-        emit(runs)
+        emit(runs, bad=bad)
 
 
 def _check_json(path: str | None) -> None:
@@ -134,6 +135,17 @@ def _check_stdout(args) -> None:
         )
 
 
+def _check_existing(out: Path) -> None:
+    """The certificates already in `out`, which the run's pages are rendered with: a file named
+    after another claim than the one it holds is refused before any work (the pages would show that
+    claim twice). A file of a claim the registry does not know is rendered as it is."""
+    folder = out / "certificates"
+    if folder.is_dir() and any(folder.glob("*.json")):
+        _, misnamed, _ = certificate_files(folder)
+        for path, problem in misnamed:
+            raise ValueError(f"{path}: {problem}")
+
+
 def _stdout_taken(args) -> bool:
     """Whether stdout carries a machine-read output (--json -, --junit -): no table goes there."""
     return args.json_path == "-" or (args.junit is not None and str(args.junit) == "-")
@@ -153,6 +165,7 @@ def plan(args) -> tuple[list, dict, Path]:
         DEFAULT_OUT / "scenarios" / args.scenario.stem if args.scenario else DEFAULT_OUT
     )
     check_out(out)
+    _check_existing(out)
     _check_json(args.json_path)
     _check_junit(args.junit)
     _check_stdout(args)
@@ -278,16 +291,15 @@ def cmd_verify_check(args) -> int:
         raise ValueError(f"no certificates to check: {str(folder)!r} is not a directory")
     _check_junit(args.junit)
     _check_stdout(args)
-    old = {}
-    for path in sorted(folder.glob("*.json")):
-        cert = certio.read(path)
-        old[cert.get("claim", path.stem)] = (path, cert)
-    wanted = list(dict.fromkeys(args.claims)) if args.claims else list(old)
-    for cid in wanted:
-        registry.get(cid)
-        if cid not in old:
-            raise ValueError(f"no certificate {folder / (cid + '.json')} to check")
-    claims = [registry.get(cid) for cid in wanted]
+    for cid in args.claims:
+        registry.get(cid)  # an unknown id is a usage error (exit 2)
+    # Every file is checked: a certificate is known by its file name, and a file whose inner claim
+    # differs, a file no claim owns or a second copy of a claim is an error naming the file.
+    old, misnamed, unowned = certificate_files(folder, args.claims or None)
+    bad = misnamed + unowned
+    for path, problem in bad:
+        print(f"softlin: error: {path}: {problem}", file=sys.stderr)
+    claims = [registry.get(cid) for cid in old]
     scenarios, estimates, built_in = {}, [], {}
     for c in claims:
         path, cert = old[c.id]
@@ -339,17 +351,74 @@ def cmd_verify_check(args) -> int:
             if len(shown) < len(diffs):
                 print(f"  ... {len(diffs) - len(shown)} more (--diff prints all)", file=sys.stderr)
             print(f"  reproduce: {command}", file=sys.stderr)
-    _ci_reports(args, runs)
-    if changed:
-        print(f"{len(changed)} of {len(claims)} certificates would change", file=sys.stderr)
+    _ci_reports(args, runs, bad)
+    files = len(claims) + len(bad)
+    if changed or bad:
+        what = [f"{len(changed)} would change"] if changed else []
+        what += [f"{len(bad)} {'is' if len(bad) == 1 else 'are'} not a valid certificate"] * bool(
+            bad
+        )
+        print(
+            f"{files} certificate file{'s' * (files != 1)} checked: {' and '.join(what)}",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     counted = (
-        "1 certificate reproduces"
-        if len(claims) == 1
-        else f"{len(claims)} certificates reproduce, each"
+        "1 certificate file checked: it reproduces"
+        if files == 1
+        else f"{files} certificate files checked: each reproduces"
     )
-    print(f"{counted} at its scenario, profile and seed (every number within its stated precision)")
+    # on stderr when stdout carries the JUnit report (--junit -)
+    print(
+        f"{counted} at its scenario, profile and seed (every number within its stated precision)",
+        file=sys.stderr if _stdout_taken(args) else sys.stdout,
+    )
     return EXIT_OK
+
+
+def certificate_files(
+    folder: Path, wanted: list[str] | None = None
+) -> tuple[dict[str, tuple[Path, dict]], list[tuple[Path, str]], list[tuple[Path, str]]]:
+    """The certificate files of `folder` (only those of the `wanted` claim ids when given): ({claim
+    id: (path, certificate)} for each file named after the registered claim it holds, in the
+    registry's order; then [(path, problem)] for each misnamed file, whose `claim` differs from its
+    name (a copy of another claim's certificate, which would be checked twice under one name), and
+    [(path, problem)] for each file no registered claim owns. A file that is not a JSON object
+    with a string `claim`, a folder without certificates, or a wanted claim without its file:
+    ValueError (a malformed folder, exit 2)."""
+    good, misnamed, unowned, holders = {}, [], [], {}
+    certs = {path: certio.read(path) for path in sorted(folder.glob("*.json"))}
+    for path, cert in certs.items():
+        if not isinstance(cert, dict) or not isinstance(cert.get("claim"), str):
+            raise ValueError(f"certificate {path} is not a JSON object with a string 'claim'")
+        holders.setdefault(cert["claim"], []).append(path)
+    for path, cert in certs.items():
+        if wanted is not None and path.stem not in wanted:
+            continue
+        claim = cert["claim"]
+        if claim != path.stem:
+            copies = [p.name for p in holders[claim] if p != path]
+            also = f"; {', '.join(copies)} holds it too" if copies else ""
+            misnamed.append(
+                (
+                    path,
+                    f"holds the certificate of claim {claim!r}, not of {path.stem!r} (a "
+                    f"certificate file is named after its claim){also}",
+                )
+            )
+        elif claim not in registry.CLAIMS:
+            unowned.append(
+                (path, f"no claim {claim!r} owns this file (claims: {', '.join(registry.CLAIMS)})")
+            )
+        else:
+            good[claim] = (path, cert)
+    if not certs:
+        raise ValueError(f"no certificates to check: no *.json file in {str(folder)!r}")
+    for cid in wanted or []:
+        if cid not in good and not any(p.stem == cid for p, _ in misnamed + unowned):
+            raise ValueError(f"no certificate {folder / (cid + '.json')} to check")
+    order = list(registry.CLAIMS)
+    return dict(sorted(good.items(), key=lambda kv: order.index(kv[0]))), misnamed, unowned
 
 
 def _check_one(c, i: int, total: int, s: dict, profile: str) -> tuple[dict, float]:
