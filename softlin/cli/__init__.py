@@ -31,7 +31,7 @@ from ..commands import (
     InternalError,
     UsageError,
 )
-from .verify import cmd_verify
+from .verify import check_one_profile, cmd_verify
 
 ISSUES = "https://github.com/softlin/softlin/issues"
 
@@ -128,6 +128,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="GitHub Actions annotations (::error per refuted "
         "check or changed certificate) and a job summary when GITHUB_STEP_SUMMARY is set",
+    )
+    verify.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace certificates in --out made at another profile, seed or scenario "
+        "(refused without it)",
     )
     verify.add_argument("--quiet", action="store_true", help="no progress and no table")
     verify.add_argument(
@@ -262,6 +268,8 @@ def cmd_report(args) -> int:
         raise ValueError(
             f"no certificates in {str(folder)!r} (run softlin verify first, or give --out)"
         )
+    certs = render.load_certificates(args.out)
+    check_one_profile(args.out, {(c.get("profile"), c.get("seed")) for c in certs})
     if args.check:
         stale = render.stale_pages(args.out, {"commands": commands_block()})
         for path in stale:

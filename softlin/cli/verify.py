@@ -178,8 +178,75 @@ def plan(args) -> tuple[list, dict, Path]:
         validated = _for_claim(c.id, c.validate or scen.common, s)
         estimates.append(_for_claim(c.id, budgets.estimate, c.id, validated, args.profile))
     budgets.admit(estimates, args.max_minutes)
+    _check_evidence(args, claims, scenarios, out)
     args.estimates = estimates
     return claims, scenarios, out
+
+
+def _evidence(c, scenario, profile, seed) -> tuple[tuple, str]:
+    """What a certificate of claim `c` is evidence of: (profile, seed, the scenario as validated),
+    for comparison, and a label ("standard, seed 0, built-in scenario") for messages. A scenario
+    that no longer validates (an older or damaged certificate) compares unequal to any run."""
+    from ..claims.base import jsonable
+
+    check = c.validate or scen.common
+    try:
+        validated = jsonable(check(dict(scenario, seed=seed)))
+    except (TypeError, ValueError):
+        validated = None
+    built_in = validated is not None and validated == jsonable(
+        check(dict(c.default_scenario(), seed=seed))
+    )
+    kind = "built-in" if built_in else "a user" if validated is not None else "an invalid"
+    return (profile, seed, validated), f"{profile}, seed {seed}, {kind} scenario"
+
+
+def _check_evidence(args, claims, scenarios: dict, out: Path) -> None:
+    """Committed evidence is not replaced by other evidence silently. A certificate already in
+    `out` made at another profile, seed or scenario than this run would be replaced by it (a quick
+    run over the committed standard certificates, say): refused before any work, in one line,
+    unless --replace. Where `out` has a README with a verdict table beside it, the run may not
+    leave certificates of several profiles or seeds there, even with --replace: the table states one
+    profile and seed for all its verdicts."""
+    folder = out / "certificates"
+    existing = certificate_files(folder)[0] if any(folder.glob("*.json")) else {}
+    replaced, run = [], ""
+    for c in claims:
+        if c.id in existing:
+            path, cert = existing[c.id]
+            s = scenarios[c.id]
+            now, run = _evidence(c, s, args.profile, s["seed"])
+            scenario = cert.get("scenario") if isinstance(cert.get("scenario"), dict) else {}
+            was, made = _evidence(c, scenario, cert.get("profile"), cert.get("seed"))
+            if was != now:
+                replaced.append((c.id, made))
+    if replaced and not args.replace:
+        ids = ", ".join(cid for cid, _ in replaced)
+        made = "; ".join(dict.fromkeys(label for _, label in replaced))
+        what = "certificate" if len(replaced) == 1 else f"{len(replaced)} certificates"
+        raise ValueError(
+            f"this run ({run}) would replace the {what} of {ids} in {folder} (made at {made}); "
+            f"give --replace to replace {'it' if len(replaced) == 1 else 'them'}, or --out "
+            f"another folder"
+        )
+    kept = [cert for cid, (_, cert) in existing.items() if cid not in scenarios]
+    runs = {(cert.get("profile"), cert.get("seed")) for cert in kept}
+    check_one_profile(out, runs | {(args.profile, s["seed"]) for s in scenarios.values()})
+
+
+def check_one_profile(out: Path, runs: set) -> None:
+    """The README beside `out` (when it has generated blocks) states one profile and seed for its
+    whole verdict table: ValueError when the certificates of `out` would be of several `runs`
+    ({(profile, seed)}). Used by `verify` before any work and by `report`."""
+    from ..render import readme, render
+
+    readme_file = render.readme_path(out)
+    if len(runs) > 1 and readme_file.is_file() and readme.has_markers(readme_file.read_text()):
+        labels = " and ".join(f"{p}, seed {s}" for p, s in sorted(runs, key=str))
+        raise ValueError(
+            f"{readme_file}'s verdict table would mix certificates of {labels}: run every claim "
+            f"at one profile and seed, or give --out another folder"
+        )
 
 
 def _run_claims(claims, scenarios, profile, quiet, done) -> list[tuple[dict, float]]:
@@ -279,6 +346,7 @@ def cmd_verify_check(args) -> int:
         ("--seed", args.seed),
         ("--json", args.json_path),
         ("--profile", args.profile),
+        ("--replace", args.replace or None),
     ):
         if value is not None:
             raise UsageError(
