@@ -194,12 +194,16 @@ def test_a_scenario_without_claims_runs_the_claims_that_read_its_keys(tmp_path, 
 @pytest.mark.parametrize(
     "claim_id, text, fragment",
     [
-        ("finite-prompt-risk", "[scalar]\nnoise = true\n", "scalar.noise = True"),
-        ("thm-5.2", "[icl]\neps = [true, 0.1]\n", "icl.eps[0] = True"),
+        (
+            "finite-prompt-risk",
+            "[scalar]\nnoise = true\n",
+            "scalar.noise = true: scalar.noise is a boolean",
+        ),
+        ("thm-5.2", "[icl]\neps = [true, 0.1]\n", "icl.eps[0] is a boolean (true), not a number"),
         ("thm-4.3", "[icl]\nL = [10, 10, 30]\n", "icl.L = [10, 10, 30]"),
         ("authors-experiment", "[icl]\nL = [1, 10]\n", "integers >= 2"),
         ("lemma-2.1", "delta = 1.0\n", "delta = 1.0"),
-        ("lemma-2.1", "seed = true\n", "seed = True"),
+        ("lemma-2.1", "seed = true\n", "seed = true: seed is a boolean"),
     ],
 )
 def test_a_boolean_or_out_of_range_value_is_refused_naming_its_key(

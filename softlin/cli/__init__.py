@@ -315,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_report(args)
     except (UsageError, ValueError, OSError) as exc:
         progress.clear()
-        message = str(exc).replace("\n", " ")
+        message = _bounded(str(exc).replace("\n", " "))
         print(f"softlin: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except MemoryError as exc:
@@ -334,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         progress.clear()
         message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, InternalError) else str(exc)
         print(
-            f"softlin: internal error: {message.splitlines()[0] if message else ''} -- "
+            f"softlin: internal error: {_bounded(message.splitlines()[0] if message else '')} -- "
             f"this is a bug; please report it with the command line ({ISSUES}); "
             f"SOFTLIN_DEBUG=1 shows the traceback",
             file=sys.stderr,
@@ -344,6 +344,20 @@ def main(argv: list[str] | None = None) -> int:
 
             traceback.print_exc()
         return EXIT_INTERNAL
+
+
+# The longest error line: scenario values are shortened where they are named
+# (claims/scenario.py, `show`), and this bounds what a validator prints whole (a 64 x 64 matrix).
+MAX_MESSAGE = 1000
+
+
+def _bounded(message: str) -> str:
+    """`message`, its middle cut when it is longer than MAX_MESSAGE characters (the start names the
+    key, the end often says what to do)."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+    cut = len(message) - MAX_MESSAGE + 40
+    return f"{message[:700]} ... ({cut} characters cut) ... {message[700 + cut :]}"
 
 
 def _debug() -> bool:
