@@ -71,12 +71,18 @@ def commands(runs: list[dict], bad=()) -> list[str]:
                     run.get("path"),
                 )
             )
-        if run.get("differences"):
+        # One annotation per change: the differences of a check are annotated on it (above), so
+        # the certificate's annotation carries only the others (quantities, series, errata).
+        changed = changed_checks(run.get("differences") or [])
+        rest = [
+            d for d in run.get("differences") or [] if not any(d in v for v in changed.values())
+        ]
+        if rest:
             lines.append(
                 _command(
                     "error",
                     f"{cid}: certificate would change",
-                    "; ".join(run["differences"]) + f"\nreproduce: {run.get('reproduce')}",
+                    "; ".join(rest) + f"\nreproduce: {run.get('reproduce')}",
                     run.get("path"),
                 )
             )
@@ -84,22 +90,20 @@ def commands(runs: list[dict], bad=()) -> list[str]:
 
 
 def summary(runs: list[dict]) -> str:
-    """The Markdown job summary: one row per claim."""
-    rows = ["| claim | verdict | checks passed / judged / all | certificate |", "|---|---|---|---|"]
+    """The Markdown job summary: one row per claim; the column "certificate" (reproduces, or would
+    change with its number of differences) only under --check, where it has something to say."""
+    checking = any("differences" in run for run in runs)
+    head = ["claim", "verdict", "checks passed / judged / all"] + ["certificate"] * checking
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for run in runs:
         cert = run["cert"]
-        reproduces = (
-            ""
-            if "differences" not in run
-            else (
-                "reproduces"
-                if not run["differences"]
-                else f"would change ({len(run['differences'])})"
+        cells = [f"`{cert['claim']}`", f"**{cert['status']}**", count_text(cert)]
+        if checking:
+            n = len(run.get("differences") or [])
+            cells.append(
+                "reproduces" if not n else f"would change ({n} difference{'s' * (n != 1)})"
             )
-        )
-        rows.append(
-            f"| `{cert['claim']}` | **{cert['status']}** | {count_text(cert)} | {reproduces} |"
-        )
+        rows.append("| " + " | ".join(cells) + " |")
     return "## softlin verify\n\n" + "\n".join(rows) + "\n"
 
 
