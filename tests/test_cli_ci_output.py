@@ -55,7 +55,7 @@ def _scale_first_float(node) -> bool:
 
 
 def _check(out, tmp_path, monkeypatch, capsys):
-    summary = tmp_path / "summary.md"
+    summary = tmp_path / "job-summary"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     junit = tmp_path / "j.xml"
     argv = ["verify", "--check", "--quiet", "--github", "--junit", str(junit), "--out", str(out)]
@@ -121,7 +121,7 @@ def test_a_changed_quantity_and_a_changed_check_are_annotated_once_each(
 
 
 def test_the_summary_of_a_run_without_check_has_no_empty_column(tmp_path, monkeypatch, capsys):
-    summary = tmp_path / "summary.md"
+    summary = tmp_path / "job-summary"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     argv = ["verify", "lemma-2.1", "--profile", "quick", "--quiet", "--github"]
     assert cli.main(argv + ["--out", str(tmp_path / "out")]) == 0

@@ -422,10 +422,11 @@ def cmd_verify_check(args) -> int:
     _ci_reports(args, runs, bad)
     files = len(claims) + len(bad)
     if changed or bad:
-        what = [f"{len(changed)} would change"] if changed else []
-        what += [f"{len(bad)} {'is' if len(bad) == 1 else 'are'} not a valid certificate"] * bool(
-            bad
-        )
+        what = []
+        if changed:
+            what.append(f"{len(changed)} would change")
+        if bad:
+            what.append(f"{len(bad)} {'is' if len(bad) == 1 else 'are'} not a valid certificate")
         print(
             f"{files} certificate file{'s' * (files != 1)} checked: {' and '.join(what)}",
             file=sys.stderr,
