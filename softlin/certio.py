@@ -33,6 +33,7 @@ import json
 import math
 import os
 import re
+import stat
 from pathlib import Path
 
 SIGNIFICANT_DIGITS = 8
@@ -99,14 +100,35 @@ def write(out: Path, cert: dict) -> Path:
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write `data` to `path` through a temporary file in the same folder and a rename, so that an
-    interrupt leaves the old file or the new one, never a truncated one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    """Write `data` to `path`, never replacing what the path names by something else:
+
+    - a symbolic link is followed and its target written (the link stays a link);
+    - a regular file (or a new one) is written through a temporary file in the target's folder and
+      a rename, so that an interrupt leaves the old file or the new one, never a truncated one;
+    - a character device or a FIFO (/dev/null, /dev/stdout, a pipe a reader waits on) is written
+      through as a stream: renaming over it would replace the device entry (as root) or the pipe by
+      a regular file, and the reader would never see the data;
+    - anything else (a directory, a block device, a socket) is refused with a ValueError naming the
+      path (the CLI refuses it before any work: softlin.commands.output_problem)."""
+    target = Path(os.path.realpath(path))
+    try:
+        mode: int | None = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        fd = os.open(target, os.O_WRONLY)  # no O_CREAT, no O_TRUNC: the entry is used as it is
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+        return
+    if mode is not None and not stat.S_ISREG(mode):
+        raise ValueError(
+            f"cannot write {str(path)!r}: not a regular file, character device or FIFO"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         tmp.write_bytes(data)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     finally:
         if tmp.exists():
             tmp.unlink()

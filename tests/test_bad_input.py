@@ -133,9 +133,17 @@ def test_output_paths_are_checked_before_the_run(tmp_path, capsys):
     )
     a_file = tmp_path / "file.txt"
     a_file.write_text("x")
-    refused(["verify", "lemma-2.1", "--out", str(a_file)], capsys, ["--out", "is a file"], tmp_path)
     refused(
-        ["verify", "lemma-2.1", "--out", str(a_file / "below")], capsys, ["is a file"], tmp_path
+        ["verify", "lemma-2.1", "--out", str(a_file)],
+        capsys,
+        ["--out", "is a regular file, not a directory"],
+        tmp_path,
+    )
+    refused(
+        ["verify", "lemma-2.1", "--out", str(a_file / "below")],
+        capsys,
+        ["is a regular file, not a directory"],
+        tmp_path,
     )
     refused(["report", "--out", str(tmp_path / "out")], capsys, ["no certificates"], tmp_path)
 
@@ -186,12 +194,16 @@ def test_a_scenario_without_claims_runs_the_claims_that_read_its_keys(tmp_path, 
 @pytest.mark.parametrize(
     "claim_id, text, fragment",
     [
-        ("finite-prompt-risk", "[scalar]\nnoise = true\n", "scalar.noise = True"),
-        ("thm-5.2", "[icl]\neps = [true, 0.1]\n", "icl.eps[0] = True"),
+        (
+            "finite-prompt-risk",
+            "[scalar]\nnoise = true\n",
+            "scalar.noise = true: scalar.noise is a boolean",
+        ),
+        ("thm-5.2", "[icl]\neps = [true, 0.1]\n", "icl.eps[0] is a boolean (true), not a number"),
         ("thm-4.3", "[icl]\nL = [10, 10, 30]\n", "icl.L = [10, 10, 30]"),
         ("authors-experiment", "[icl]\nL = [1, 10]\n", "integers >= 2"),
         ("lemma-2.1", "delta = 1.0\n", "delta = 1.0"),
-        ("lemma-2.1", "seed = true\n", "seed = True"),
+        ("lemma-2.1", "seed = true\n", "seed = true: seed is a boolean"),
     ],
 )
 def test_a_boolean_or_out_of_range_value_is_refused_naming_its_key(
@@ -202,9 +214,11 @@ def test_a_boolean_or_out_of_range_value_is_refused_naming_its_key(
     refused(argv, capsys, [fragment], tmp_path)
 
 
-def test_every_built_in_scenario_is_admitted_at_every_profile():
+def test_every_built_in_scenario_is_admitted_at_every_profile(tmp_path):
     for profile in ("quick", "standard", "full"):
-        args = cli.build_parser().parse_args(["verify", "--profile", profile])
+        # an empty --out: the committed standard certificates would refuse quick and full
+        argv = ["verify", "--profile", profile, "--out", str(tmp_path / "out")]
+        args = cli.build_parser().parse_args(argv)
         claims, _, _ = cli_verify.plan(args)
         assert len(claims) == len(registry.CLAIMS)
 

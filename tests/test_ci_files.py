@@ -92,7 +92,7 @@ def test_the_github_workflows_steps_pass_on_one_claim_and_leave_a_junit_report(t
         {"CLAIMS": CLAIM, "GITHUB_STEP_SUMMARY": str(summary)},
     )
     assert result.returncode == 0, result.stderr[-2000:]
-    assert "1 certificate reproduces" in result.stdout
+    assert "1 certificate file checked: it reproduces" in result.stdout
     report = junitparser.JUnitXml.fromfile(
         str(tmp_path / "checkout" / job["steps"][-1]["with"]["path"])
     )

@@ -81,7 +81,7 @@ def test_github_annotations_name_the_claim_and_check_and_write_the_job_summary(t
     ids = [ch["id"] for ch in cert["checks"]]
     run = {
         "cert": cert,
-        "differences": [f"checks[{ids[2]}].value 1 -> 2"],
+        "differences": [f"checks[{ids[2]}].value 1 -> 2", "quantities.x 1.0 -> 2.0"],
         "reproduce": "softlin verify lemma-2.1 --seed 0",
         "path": "reports/certificates/lemma-2.1.json",
     }
@@ -94,16 +94,20 @@ def test_github_annotations_name_the_claim_and_check_and_write_the_job_summary(t
         f"::error title={ids[2]}%3A would change,file=reports/certificates/lemma-2.1.json::"
         f"checks[{ids[2]}].value 1 -> 2"
     )
+    # each difference annotated once: the check's on the check, the rest on the certificate
+    assert len(lines) == 4 and f"checks[{ids[2]}]" not in lines[3]
     assert lines[3].startswith(
         "::error title=lemma-2.1%3A certificate would change,"
-        "file=reports/certificates/lemma-2.1.json::"
+        "file=reports/certificates/lemma-2.1.json::quantities.x 1.0 -> 2.0"
     )
     assert "%0Areproduce: softlin verify lemma-2.1 --seed 0" in lines[3] and "\n" not in "".join(
         lines
     )
     summary = tmp_path / "job-summary"
     emit([run], {"GITHUB_STEP_SUMMARY": str(summary)})
-    assert "| `lemma-2.1` | **" in summary.read_text() and "would change (1)" in summary.read_text()
+    assert "| `lemma-2.1` | **" in summary.read_text() and "would change (2 differences)" in (
+        summary.read_text()
+    )
 
 
 def test_github_with_json_to_stdout_is_refused_before_any_work(tmp_path, capsys):

@@ -100,7 +100,9 @@ def estimate(claim_id: str, validated: dict, profile: str) -> Estimate:
 
 
 def size(nbytes: float) -> str:
-    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
+    """A memory size in one style: binary units (B, KiB, MiB, GiB, TiB), three significant digits
+    ("672 B", "375 KiB", "4.58 MiB")."""
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if nbytes >= scale:
             return f"{nbytes / scale:.3g} {unit}"
     return f"{nbytes:.0f} B"

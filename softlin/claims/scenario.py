@@ -148,8 +148,82 @@ def defaults_for_dimension(d: int) -> dict:
     }
 
 
+# The most entries a list of a scenario may hold (prompt lengths, risk levels, a matrix's rows,
+# mixture components, points). A certificate records a number or more per entry of L (and per
+# point), so the cap bounds its size by what the scenario asks; 64 is also DIMENSION_CAP, the
+# longest row or column of a matrix.
+MAX_LIST_LENGTH = 64
+# A value quoted in an error message is shortened to about this many characters: a 2,000,000-entry
+# list once gave a 16.9 MB one-line error.
+SHOWN_CHARACTERS = 80
+
+
+def show(value) -> str:
+    """`value` as the TOML file writes it (true, "0.5", [1, 2]), shortened for an error message:
+    a long list shows its first entries and its length."""
+    import json
+
+    def toml(v) -> str:
+        try:
+            return json.dumps(v)
+        except TypeError:  # a TOML date or time: written as the file writes it
+            return str(v)
+
+    if isinstance(value, list) and len(value) > 6:
+        head = ", ".join(toml(v) for v in value[:3])
+        text = f"[{head}, ... ({len(value)} entries)]"
+    else:
+        text = toml(value.tolist() if isinstance(value, np.ndarray) else value)
+    return text if len(text) <= SHOWN_CHARACTERS else text[: SHOWN_CHARACTERS - 3] + "..."
+
+
+def value_problem(value, where: str) -> str | None:
+    """Why a value the user wrote is not made of numbers, or None. One rule for every key:
+    numbers are numbers, so a boolean or a string is refused wherever it stands (a matrix entry
+    `true`, a vector entry "0.5") rather than converted; a list holds at most MAX_LIST_LENGTH
+    entries; tables (such as the points of [scalar]) are checked key by key."""
+    if isinstance(value, (bool, np.bool_)):
+        return f"{where} is a boolean ({show(value)}), not a number"
+    if isinstance(value, (str, bytes)):
+        return f"{where} is a string ({show(value)}), not a number: write numbers unquoted"
+    if isinstance(value, (list, tuple, np.ndarray)):
+        if len(value) > MAX_LIST_LENGTH:
+            return f"{len(value)} entries, more than the {MAX_LIST_LENGTH} a scenario list may hold"
+        if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
+            return None
+        for i, v in enumerate(value):
+            problem = value_problem(v, f"{where}[{i}]")
+            if problem:
+                return problem
+        return None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            problem = value_problem(v, f"{where}.{k}")
+            if problem:
+                return problem
+        return None
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return None
+    return f"{where} is a {type(value).__name__} ({show(value)}), not a number"
+
+
+def check_values(user: dict, table: str = "") -> None:
+    """ValueError naming the key and its value (shortened) when a value of the user's scenario is
+    not made of numbers (`value_problem`). Checked before any claim's own validation, whose
+    numpy conversion would turn true into 1.0 and "0.5" into 0.5."""
+    for key, value in user.items():
+        name = f"{table}.{key}" if table else key
+        if isinstance(value, dict) and not table:
+            check_values(value, key)  # a sub-table such as [icl]
+            continue
+        problem = value_problem(value, name)
+        if problem:
+            raise ValueError(f"{name} = {show(value)}: {problem}")
+
+
 def merge(default: dict, user: dict, allowed: frozenset) -> dict:
-    """User values over the claim's defaults; unknown keys raise ValueError naming them."""
+    """User values over the claim's defaults; unknown keys raise ValueError naming them, and values
+    that are not numbers (`check_values`) too."""
     for key, value in user.items():
         if isinstance(value, dict):
             known = table_keys(key)
@@ -162,6 +236,7 @@ def merge(default: dict, user: dict, allowed: frozenset) -> dict:
                     raise ValueError(f"unknown scenario key {key}.{sub} (known: {sorted(known)})")
         elif key not in allowed:
             raise ValueError(f"unknown scenario key {key!r} (this claim reads: {sorted(allowed)})")
+    check_values(user)
     out = dict(default)
     if "d" in user and user["d"] != default.get("d"):
         out.update(defaults_for_dimension(dimension("d", user["d"])))
@@ -204,7 +279,8 @@ def common(s: dict) -> dict:
     if s.get("query") is not None:
         out["query"] = validate.vector("query", s["query"], d)
     out["L"] = validate.prompt_lengths("L", s["L"])
-    out["trials"] = validate.prompt_length("trials", s["trials"])
+    # at least 2 prompts per L: the Monte Carlo checks estimate a spread from them
+    out["trials"] = validate.integer("trials", s["trials"], 2)
     out["delta"] = validate.number("delta", s["delta"], 0.0, 1.0, open_low=True, open_high=True)
     out["seed"] = seed_of(s)
     return out

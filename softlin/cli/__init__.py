@@ -31,7 +31,7 @@ from ..commands import (
     InternalError,
     UsageError,
 )
-from .verify import cmd_verify
+from .verify import check_one_profile, cmd_verify
 
 ISSUES = "https://github.com/softlin/softlin/issues"
 
@@ -119,8 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "--junit",
         type=Path,
-        metavar="PATH",
-        help="also write a JUnit XML report: one testsuite per claim, one "
+        metavar="PATH|-",
+        help="also write a JUnit XML report (- for stdout): one testsuite per claim, one "
         "testcase per check (with --check: and whether the certificate reproduces)",
     )
     verify.add_argument(
@@ -128,6 +128,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="GitHub Actions annotations (::error per refuted "
         "check or changed certificate) and a job summary when GITHUB_STEP_SUMMARY is set",
+    )
+    verify.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace certificates in --out made at another profile, seed or scenario "
+        "(refused without it)",
     )
     verify.add_argument("--quiet", action="store_true", help="no progress and no table")
     verify.add_argument(
@@ -262,6 +268,8 @@ def cmd_report(args) -> int:
         raise ValueError(
             f"no certificates in {str(folder)!r} (run softlin verify first, or give --out)"
         )
+    certs = render.load_certificates(args.out)
+    check_one_profile(args.out, {(c.get("profile"), c.get("seed")) for c in certs})
     if args.check:
         stale = render.stale_pages(args.out, {"commands": commands_block()})
         for path in stale:
@@ -307,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_report(args)
     except (UsageError, ValueError, OSError) as exc:
         progress.clear()
-        message = str(exc).replace("\n", " ")
+        message = _bounded(str(exc).replace("\n", " "))
         print(f"softlin: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except MemoryError as exc:
@@ -326,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         progress.clear()
         message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, InternalError) else str(exc)
         print(
-            f"softlin: internal error: {message.splitlines()[0] if message else ''} -- "
+            f"softlin: internal error: {_bounded(message.splitlines()[0] if message else '')} -- "
             f"this is a bug; please report it with the command line ({ISSUES}); "
             f"SOFTLIN_DEBUG=1 shows the traceback",
             file=sys.stderr,
@@ -336,6 +344,20 @@ def main(argv: list[str] | None = None) -> int:
 
             traceback.print_exc()
         return EXIT_INTERNAL
+
+
+# The longest error line: scenario values are shortened where they are named
+# (claims/scenario.py, `show`), and this bounds what a validator prints whole (a 64 x 64 matrix).
+MAX_MESSAGE = 1000
+
+
+def _bounded(message: str) -> str:
+    """`message`, its middle cut when it is longer than MAX_MESSAGE characters (the start names the
+    key, the end often says what to do)."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+    cut = len(message) - MAX_MESSAGE + 40
+    return f"{message[:700]} ... ({cut} characters cut) ... {message[700 + cut :]}"
 
 
 def _debug() -> bool:

@@ -30,10 +30,14 @@ def _command(kind: str, title: str, message: str, file: str | None = None) -> st
     return f"::{kind} {props}::{_escape(message)}"
 
 
-def commands(runs: list[dict]) -> list[str]:
+def commands(runs: list[dict], bad=()) -> list[str]:
     """The workflow-command lines for `runs` (dicts with `cert`, and under --check `differences`,
-    `reproduce` and `path`, the certificate file)."""
-    lines = []
+    `reproduce` and `path`, the certificate file), and an `::error` per certificate file in `bad`
+    ([(path, problem)]: files --check found invalid)."""
+    lines = [
+        _command("error", f"{path}: invalid certificate file", problem, str(path))
+        for path, problem in bad
+    ]
     for run in runs:
         cert, cid = run["cert"], run["cert"]["claim"]
         for check in cert.get("checks", []):
@@ -67,12 +71,18 @@ def commands(runs: list[dict]) -> list[str]:
                     run.get("path"),
                 )
             )
-        if run.get("differences"):
+        # One annotation per change: the differences of a check are annotated on it (above), so
+        # the certificate's annotation carries only the others (quantities, series, errata).
+        changed = changed_checks(run.get("differences") or [])
+        rest = [
+            d for d in run.get("differences") or [] if not any(d in v for v in changed.values())
+        ]
+        if rest:
             lines.append(
                 _command(
                     "error",
                     f"{cid}: certificate would change",
-                    "; ".join(run["differences"]) + f"\nreproduce: {run.get('reproduce')}",
+                    "; ".join(rest) + f"\nreproduce: {run.get('reproduce')}",
                     run.get("path"),
                 )
             )
@@ -80,27 +90,25 @@ def commands(runs: list[dict]) -> list[str]:
 
 
 def summary(runs: list[dict]) -> str:
-    """The Markdown job summary: one row per claim."""
-    rows = ["| claim | verdict | checks passed / judged / all | certificate |", "|---|---|---|---|"]
+    """The Markdown job summary: one row per claim; the column "certificate" (reproduces, or would
+    change with its number of differences) only under --check, where it has something to say."""
+    checking = any("differences" in run for run in runs)
+    head = ["claim", "verdict", "checks passed / judged / all"] + ["certificate"] * checking
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for run in runs:
         cert = run["cert"]
-        reproduces = (
-            ""
-            if "differences" not in run
-            else (
-                "reproduces"
-                if not run["differences"]
-                else f"would change ({len(run['differences'])})"
+        cells = [f"`{cert['claim']}`", f"**{cert['status']}**", count_text(cert)]
+        if checking:
+            n = len(run.get("differences") or [])
+            cells.append(
+                "reproduces" if not n else f"would change ({n} difference{'s' * (n != 1)})"
             )
-        )
-        rows.append(
-            f"| `{cert['claim']}` | **{cert['status']}** | {count_text(cert)} | {reproduces} |"
-        )
+        rows.append("| " + " | ".join(cells) + " |")
     return "## softlin verify\n\n" + "\n".join(rows) + "\n"
 
 
-def emit(runs: list[dict], environ=os.environ) -> None:
-    for line in commands(runs):
+def emit(runs: list[dict], environ=os.environ, bad=()) -> None:
+    for line in commands(runs, bad):
         print(line, flush=True)
     target = environ.get("GITHUB_STEP_SUMMARY")
     if target:

@@ -10,6 +10,7 @@ that raises after its input passed validation is a bug: `InternalError`, exit co
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ from ..commands import (
     EXIT_OK,
     UsageError,
     check_out,
+    output_problem,
     probe_writable,
 )
 from ..claims import budgets, progress, registry, scenario as scen
@@ -64,20 +66,32 @@ def _check_junit(path: Path | None) -> None:
     _check_output_file("--junit", None if path is None else str(path))
 
 
-def _write_junit(path: Path | None, runs: list[dict]) -> None:
+def _write_output(path: str, data: bytes) -> None:
+    """An output file the user named (--json, --junit): "-" is stdout; otherwise
+    certio.atomic_write, which follows a symbolic link to its target and writes a device or FIFO
+    as a stream instead of replacing it."""
+    if path == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        certio.atomic_write(Path(path), data)
+
+
+def _write_junit(path: Path | None, runs: list[dict], bad=()) -> None:
     if path is not None:
         from .junit import document
 
-        certio.atomic_write(path, document(runs))
+        _write_output(str(path), document(runs, bad))
 
 
-def _ci_reports(args, runs: list[dict]) -> None:
-    """The reports CI systems read: --junit (JUnit XML) and --github (workflow commands)."""
-    _write_junit(args.junit, runs)
+def _ci_reports(args, runs: list[dict], bad: list[tuple[Path, str]] = ()) -> None:
+    """The reports CI systems read: --junit (JUnit XML) and --github (workflow commands); `bad`
+    lists the certificate files --check found invalid, with the problem of each."""
+    _write_junit(args.junit, runs, bad)
     if args.github:
         from .github import emit
 
-        emit(runs)
+        emit(runs, bad=bad)
 
 
 def _check_json(path: str | None) -> None:
@@ -85,16 +99,54 @@ def _check_json(path: str | None) -> None:
 
 
 def _check_output_file(flag: str, path: str | None) -> None:
-    """An output file named by `flag`: not a directory, in a folder that exists and is writable
-    (None and "-", stdout, need nothing)."""
+    """An output file named by `flag`, probed before any work: a regular file (or a new one in a
+    folder that exists and is writable), a character device or a FIFO, a symbolic link to one of
+    these (its target is written); None and "-" (stdout) need nothing."""
     if path in (None, "-"):
         return
-    p = Path(path)
-    if p.is_dir():
-        raise ValueError(f"{flag} {path!r} is a directory; give a file name")
-    if not p.parent.is_dir():
-        raise ValueError(f"{flag} {path!r}: the folder {str(p.parent)!r} does not exist")
-    probe_writable(p.parent, f"{flag} {path!r}")
+    problem = output_problem(Path(path))
+    if problem:
+        raise ValueError(f"{flag} {path!r}: {problem}")
+    target = Path(os.path.realpath(path))
+    if not target.exists():
+        if not target.parent.is_dir():
+            raise ValueError(f"{flag} {path!r}: the folder {str(target.parent)!r} does not exist")
+        probe_writable(target.parent, f"{flag} {path!r}")
+    elif target.is_file():
+        probe_writable(target.parent, f"{flag} {path!r}")  # the rename needs the folder
+
+
+def _check_stdout(args) -> None:
+    """At most one of --json -, --junit - and --github writes to stdout."""
+    takers = [
+        flag
+        for flag, taken in (
+            ("--json -", args.json_path == "-"),
+            ("--junit -", args.junit is not None and str(args.junit) == "-"),
+            ("--github", args.github),
+        )
+        if taken
+    ]
+    if len(takers) > 1:
+        raise UsageError(
+            f"{' and '.join(takers)} would all write to stdout: give a file to all but one"
+        )
+
+
+def _check_existing(out: Path) -> None:
+    """The certificates already in `out`, which the run's pages are rendered with: a file named
+    after another claim than the one it holds is refused before any work (the pages would show that
+    claim twice). A file of a claim the registry does not know is rendered as it is."""
+    folder = out / "certificates"
+    if folder.is_dir() and any(folder.glob("*.json")):
+        _, misnamed, _ = certificate_files(folder)
+        for path, problem in misnamed:
+            raise ValueError(f"{path}: {problem}")
+
+
+def _stdout_taken(args) -> bool:
+    """Whether stdout carries a machine-read output (--json -, --junit -): no table goes there."""
+    return args.json_path == "-" or (args.junit is not None and str(args.junit) == "-")
 
 
 def plan(args) -> tuple[list, dict, Path]:
@@ -111,13 +163,10 @@ def plan(args) -> tuple[list, dict, Path]:
         DEFAULT_OUT / "scenarios" / args.scenario.stem if args.scenario else DEFAULT_OUT
     )
     check_out(out)
+    _check_existing(out)
     _check_json(args.json_path)
     _check_junit(args.junit)
-    if args.github and args.json_path == "-":
-        raise UsageError(
-            "--github writes workflow commands to stdout, where --json - writes the certificates: "
-            "give --json a file"
-        )
+    _check_stdout(args)
     scenarios, estimates = {}, []
     for c in claims:
         with execute.named(c.id):
@@ -125,8 +174,75 @@ def plan(args) -> tuple[list, dict, Path]:
         scenarios[c.id] = planned.scenario
         estimates.append(planned.estimate)
     budgets.admit(estimates, args.max_minutes)
+    _check_evidence(args, claims, scenarios, out)
     args.estimates = estimates
     return claims, scenarios, out
+
+
+def _evidence(c, scenario, profile, seed) -> tuple[tuple, str]:
+    """What a certificate of claim `c` is evidence of: (profile, seed, the scenario as validated),
+    for comparison, and a label ("standard, seed 0, built-in scenario") for messages. A scenario
+    that no longer validates (an older or damaged certificate) compares unequal to any run."""
+    from ..claims.base import jsonable
+
+    check = c.validate or scen.common
+    try:
+        validated = jsonable(check(dict(scenario, seed=seed)))
+    except (TypeError, ValueError):
+        validated = None
+    built_in = validated is not None and validated == jsonable(
+        check(dict(c.default_scenario(), seed=seed))
+    )
+    kind = "built-in" if built_in else "a user" if validated is not None else "an invalid"
+    return (profile, seed, validated), f"{profile}, seed {seed}, {kind} scenario"
+
+
+def _check_evidence(args, claims, scenarios: dict, out: Path) -> None:
+    """Committed evidence is not replaced by other evidence silently. A certificate already in
+    `out` made at another profile, seed or scenario than this run would be replaced by it (a quick
+    run over the committed standard certificates, say): refused before any work, in one line,
+    unless --replace. Where `out` has a README with a verdict table beside it, the run may not
+    leave certificates of several profiles or seeds there, even with --replace: the table states one
+    profile and seed for all its verdicts."""
+    folder = out / "certificates"
+    existing = certificate_files(folder)[0] if any(folder.glob("*.json")) else {}
+    replaced, run = [], ""
+    for c in claims:
+        if c.id in existing:
+            path, cert = existing[c.id]
+            s = scenarios[c.id]
+            now, run = _evidence(c, s, args.profile, s["seed"])
+            scenario = cert.get("scenario") if isinstance(cert.get("scenario"), dict) else {}
+            was, made = _evidence(c, scenario, cert.get("profile"), cert.get("seed"))
+            if was != now:
+                replaced.append((c.id, made))
+    if replaced and not args.replace:
+        ids = ", ".join(cid for cid, _ in replaced)
+        made = "; ".join(dict.fromkeys(label for _, label in replaced))
+        what = "certificate" if len(replaced) == 1 else f"{len(replaced)} certificates"
+        raise ValueError(
+            f"this run ({run}) would replace the {what} of {ids} in {folder} (made at {made}); "
+            f"give --replace to replace {'it' if len(replaced) == 1 else 'them'}, or --out "
+            f"another folder"
+        )
+    kept = [cert for cid, (_, cert) in existing.items() if cid not in scenarios]
+    runs = {(cert.get("profile"), cert.get("seed")) for cert in kept}
+    check_one_profile(out, runs | {(args.profile, s["seed"]) for s in scenarios.values()})
+
+
+def check_one_profile(out: Path, runs: set) -> None:
+    """The README beside `out` (when it has generated blocks) states one profile and seed for its
+    whole verdict table: ValueError when the certificates of `out` would be of several `runs`
+    ({(profile, seed)}). Used by `verify` before any work and by `report`."""
+    from ..render import readme, render
+
+    readme_file = render.readme_path(out)
+    if len(runs) > 1 and readme_file.is_file() and readme.has_markers(readme_file.read_text()):
+        labels = " and ".join(f"{p}, seed {s}" for p, s in sorted(runs, key=str))
+        raise ValueError(
+            f"{readme_file}'s verdict table would mix certificates of {labels}: run every claim "
+            f"at one profile and seed, or give --out another folder"
+        )
 
 
 def _run_claims(claims, scenarios, profile, quiet, done) -> list[tuple[dict, float]]:
@@ -187,11 +303,9 @@ def cmd_verify(args) -> int:
     render.render_all(out)
     certs = [c for c, _ in results]
     _ci_reports(args, [{"cert": c, "seconds": e} for c, e in results])
-    if args.json_path == "-":
-        sys.stdout.write(certio.dumps(certs))
-    elif args.json_path:
-        certio.atomic_write(Path(args.json_path), certio.dumps(certs).encode())
-    if not args.quiet and args.json_path != "-":
+    if args.json_path:
+        _write_output(args.json_path, certio.dumps(certs).encode())
+    if not args.quiet and not _stdout_taken(args):
         print(f"{'claim':<20} {'status':<13} {'passed/judged/all':>17} {'seconds':>8}")
         for cert, elapsed in results:
             ok, judged, total = text.passed_count(cert)
@@ -217,6 +331,7 @@ def cmd_verify_check(args) -> int:
         ("--seed", args.seed),
         ("--json", args.json_path),
         ("--profile", args.profile),
+        ("--replace", args.replace or None),
     ):
         if value is not None:
             raise UsageError(
@@ -228,16 +343,16 @@ def cmd_verify_check(args) -> int:
     if not folder.is_dir():
         raise ValueError(f"no certificates to check: {str(folder)!r} is not a directory")
     _check_junit(args.junit)
-    old = {}
-    for path in sorted(folder.glob("*.json")):
-        cert = certio.read(path)
-        old[cert.get("claim", path.stem)] = (path, cert)
-    wanted = list(dict.fromkeys(args.claims)) if args.claims else list(old)
-    for cid in wanted:
-        registry.get(cid)
-        if cid not in old:
-            raise ValueError(f"no certificate {folder / (cid + '.json')} to check")
-    claims = [registry.get(cid) for cid in wanted]
+    _check_stdout(args)
+    for cid in args.claims:
+        registry.get(cid)  # an unknown id is a usage error (exit 2)
+    # Every file is checked: a certificate is known by its file name, and a file whose inner claim
+    # differs, a file no claim owns or a second copy of a claim is an error naming the file.
+    old, misnamed, unowned = certificate_files(folder, args.claims or None)
+    bad = misnamed + unowned
+    for path, problem in bad:
+        print(f"softlin: error: {path}: {problem}", file=sys.stderr)
+    claims = [registry.get(cid) for cid in old]
     scenarios, estimates, built_in = {}, [], {}
     for c in claims:
         path, cert = old[c.id]
@@ -289,17 +404,75 @@ def cmd_verify_check(args) -> int:
             if len(shown) < len(diffs):
                 print(f"  ... {len(diffs) - len(shown)} more (--diff prints all)", file=sys.stderr)
             print(f"  reproduce: {command}", file=sys.stderr)
-    _ci_reports(args, runs)
-    if changed:
-        print(f"{len(changed)} of {len(claims)} certificates would change", file=sys.stderr)
+    _ci_reports(args, runs, bad)
+    files = len(claims) + len(bad)
+    if changed or bad:
+        what = []
+        if changed:
+            what.append(f"{len(changed)} would change")
+        if bad:
+            what.append(f"{len(bad)} {'is' if len(bad) == 1 else 'are'} not a valid certificate")
+        print(
+            f"{files} certificate file{'s' * (files != 1)} checked: {' and '.join(what)}",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     counted = (
-        "1 certificate reproduces"
-        if len(claims) == 1
-        else f"{len(claims)} certificates reproduce, each"
+        "1 certificate file checked: it reproduces"
+        if files == 1
+        else f"{files} certificate files checked: each reproduces"
     )
-    print(f"{counted} at its scenario, profile and seed (every number within its stated precision)")
+    # on stderr when stdout carries the JUnit report (--junit -)
+    print(
+        f"{counted} at its scenario, profile and seed (every number within its stated precision)",
+        file=sys.stderr if _stdout_taken(args) else sys.stdout,
+    )
     return EXIT_OK
+
+
+def certificate_files(
+    folder: Path, wanted: list[str] | None = None
+) -> tuple[dict[str, tuple[Path, dict]], list[tuple[Path, str]], list[tuple[Path, str]]]:
+    """The certificate files of `folder` (only those of the `wanted` claim ids when given): ({claim
+    id: (path, certificate)} for each file named after the registered claim it holds, in the
+    registry's order; then [(path, problem)] for each misnamed file, whose `claim` differs from its
+    name (a copy of another claim's certificate, which would be checked twice under one name), and
+    [(path, problem)] for each file no registered claim owns. A file that is not a JSON object
+    with a string `claim`, a folder without certificates, or a wanted claim without its file:
+    ValueError (a malformed folder, exit 2)."""
+    good, misnamed, unowned, holders = {}, [], [], {}
+    certs = {path: certio.read(path) for path in sorted(folder.glob("*.json"))}
+    for path, cert in certs.items():
+        if not isinstance(cert, dict) or not isinstance(cert.get("claim"), str):
+            raise ValueError(f"certificate {path} is not a JSON object with a string 'claim'")
+        holders.setdefault(cert["claim"], []).append(path)
+    for path, cert in certs.items():
+        if wanted is not None and path.stem not in wanted:
+            continue
+        claim = cert["claim"]
+        if claim != path.stem:
+            copies = [p.name for p in holders[claim] if p != path]
+            also = f"; {', '.join(copies)} holds it too" if copies else ""
+            misnamed.append(
+                (
+                    path,
+                    f"holds the certificate of claim {claim!r}, not of {path.stem!r} (a "
+                    f"certificate file is named after its claim){also}",
+                )
+            )
+        elif claim not in registry.CLAIMS:
+            unowned.append(
+                (path, f"no claim {claim!r} owns this file (claims: {', '.join(registry.CLAIMS)})")
+            )
+        else:
+            good[claim] = (path, cert)
+    if not certs:
+        raise ValueError(f"no certificates to check: no *.json file in {str(folder)!r}")
+    for cid in wanted or []:
+        if cid not in good and not any(p.stem == cid for p, _ in misnamed + unowned):
+            raise ValueError(f"no certificate {folder / (cid + '.json')} to check")
+    order = list(registry.CLAIMS)
+    return dict(sorted(good.items(), key=lambda kv: order.index(kv[0]))), misnamed, unowned
 
 
 def _check_one(c, i: int, total: int, s: dict, profile: str) -> tuple[dict, float]:

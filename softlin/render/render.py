@@ -50,8 +50,14 @@ def load_certificates(out: Path) -> list[dict]:
     folder = Path(out) / "certificates"
     certs = []
     for path in sorted(folder.glob("*.json")):
-        cert = certio.read(path)
-        certs.append(text.validate(cert, f"certificate {path}"))
+        cert = text.validate(certio.read(path), f"certificate {path}")
+        # a file named after another claim would show that claim twice, or under a wrong name
+        if cert["claim"] != path.stem:
+            raise ValueError(
+                f"certificate {path} holds claim {cert['claim']!r}: a certificate file is named "
+                f"after its claim ({cert['claim']}.json)"
+            )
+        certs.append(cert)
     return paper_order(certs)
 
 
