@@ -8,7 +8,7 @@ the certificate) is its own row. Nothing in softlin is changed: `add` is wrapped
 
     python benchmarks/profile_verify.py                       # every claim, standard
     python benchmarks/profile_verify.py prop-3.4 --profile quick
-    python benchmarks/profile_verify.py --markdown docs/verify-profile.md
+    python benchmarks/profile_verify.py --markdown profile.md
 
 Times are wall-clock on this machine, as loaded as it is: run it on an idle machine to compare.
 """

@@ -1,8 +1,8 @@
 """The five rules a check's verdict follows from, applied in one place.
 
 A check states a `value`, a `bound` and a `rule`; `passed` is the rule applied to them, so a reader
-recomputes every verdict from the certificate alone (`decide`, which tests/test_judge.py applies to
-every committed certificate):
+recomputes every verdict from the certificate alone (`decide`, which
+tests/judge/test_verdicts_recompute.py applies to every committed certificate):
 
     value <= bound     a statistic at most its critical value, an error at most its tolerance
     value >= bound     a power at least its target, a refuting statistic beyond its critical value
