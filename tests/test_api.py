@@ -167,7 +167,7 @@ def test_an_out_that_is_a_file_is_refused_before_the_run(tmp_path, monkeypatch):
         dataclasses.replace(registry.get("lemma-2.1"), run=lambda *a: pytest.fail("it ran")),
     )
     (tmp_path / "a-file").write_text("x")
-    with pytest.raises(ValueError, match="out='.*a-file'.*is a file"):
+    with pytest.raises(ValueError, match="out='.*a-file'.*is a regular file"):
         softlin.verify("lemma-2.1", out=tmp_path / "a-file")
 
 

@@ -71,7 +71,12 @@ def _write_output(path: str, data: bytes) -> None:
     certio.atomic_write, which follows a symbolic link to its target and writes a device or FIFO
     as a stream instead of replacing it."""
     if path == "-":
-        sys.stdout.buffer.write(data)
+        # a text stream without bytes underneath (a notebook's or a test's capture) takes text
+        binary = getattr(sys.stdout, "buffer", None)
+        if binary is None:
+            sys.stdout.write(data.decode())
+        else:
+            binary.write(data)
         sys.stdout.flush()
     else:
         certio.atomic_write(Path(path), data)
