@@ -56,6 +56,7 @@ from .average import (
 )
 from .beyond import beyond_gaussians
 from .bounds import bound_checks, erratum_one, paper_form_checks
+from .every_l import SECONDS as EVERY_L_SECONDS, every_l_checks
 from .common import fixed_query
 from .common import (
     naive_exponent,
@@ -280,6 +281,8 @@ def run(
 
     # ---- 3. Bounds: high probability (fixed query), in expectation (fixed query, integrated). ----
     f.add(bound_checks(fixed, fixed_found.quantities, b, Gamma, U, V, Sq, z0, coef, main, lam, rng))
+    if b.every_l:  # the same bound proved for every integer L >= 2 (Arb boxes and a tail lemma)
+        f.add(every_l_checks(Gamma, U, V, z0))
 
     # ---- 4. Sharp exponent and regimes. ----
     if lam > 1e-12:
@@ -398,7 +401,9 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
         7 * b.prompts * ls * max(d, b.queries_per_prompt)
     )  # scenario, 3 regimes, 3 token laws
     fixed = b.fixed_prompts * (ls * d + sum(b.bound_Ls) * BOUND_UNITS_PER_TOKEN)
-    enclosed = b.enclosed * selfnormalised_enclosure.SECONDS_PER_L / budgets.SECONDS_PER_UNIT
+    enclosed = (
+        b.enclosed * selfnormalised_enclosure.SECONDS_PER_L + b.every_l * EVERY_L_SECONDS
+    ) / budgets.SECONDS_PER_UNIT
     memory = max(b.prompts * b.queries_per_prompt, b.fixed_prompts) * (4 + 2 * k + d) * 8 * 3
     return budgets.Estimate(
         "prop-3.1",

@@ -39,6 +39,8 @@ class Budget:
     table_points: points of the exact route's spline tables
     enclosed: how many of the first fixed-query L are enclosed by Arb (~3 s each)
     bound_Ls: longer prompt lengths where only the high-probability bound is judged
+    every_l: whether the in-expectation bound is proved for every L at the fixed query (Arb boxes
+        and a tail lemma, every_l.py; ~30 s): at standard and full
     """
 
     Ls: tuple[int, ...]
@@ -51,6 +53,7 @@ class Budget:
     table_points: int
     enclosed: int
     bound_Ls: tuple[int, ...] = ()
+    every_l: bool = False
 
 
 def fixed_query(s: dict) -> np.ndarray:
@@ -100,6 +103,7 @@ def budget(s: dict, profile: str) -> Budget:
         table_points=48,
         enclosed=len(s["L"]),
         bound_Ls=bound_Ls,
+        every_l=True,
     )
 
 
