@@ -33,7 +33,7 @@ import mpmath as mp
 import numpy as np
 from scipy import integrate
 
-QUAD_RELATIVE = 1e-7  # what the nested float quadrature below is trusted to (relative)
+QUAD_RELATIVE = 1e-6  # what the nested float quadrature below is trusted to (relative)
 
 
 def invariants(Gamma, U, V, z):
@@ -64,7 +64,7 @@ def inner(t: float, q: float, k: int, h) -> float:
         w = math.exp(min(rq * u + (k - 0.5) * q, 700.0))
         return math.exp(-u * u / 2 - t * w) / math.sqrt(2 * math.pi) * h(u + (k - 1) * rq)
 
-    val, _ = integrate.quad(f, -40.0, 40.0, epsabs=0.0, epsrel=1e-11, limit=400, points=(0.0,))
+    val, _ = integrate.quad(f, -40.0, 40.0, epsabs=0.0, epsrel=1e-10, limit=200, points=(0.0,))
     return math.exp((k * k - k) * q / 2) * val
 
 
@@ -91,7 +91,7 @@ def moments(q: float, L: int) -> tuple:
             c + 40.0,
             args=(which,),
             epsabs=0.0,
-            epsrel=1e-10,
+            epsrel=1e-9,
             limit=400,
             points=(c - 3.0, c, c + 3.0),
         )
@@ -141,12 +141,12 @@ def recheck(rows, tail: dict, Gamma, U, V, z, out=print) -> bool:
         row_ok = err_up < b_lo
         b_min = min(bound(q, tp, L) for L in range(lo, hi + 1))
         row_ok &= b_min >= b_lo
-        A, B1, B2 = moments(q, lo)
+        A, B1, B2 = moments(float(q), lo)
         maj = (tr - rho) * A * hi / lo + rho * (B1 * hi / lo + B2 * hi * (hi - 1) / (lo * (lo - 1)))
         row_ok &= maj <= err_up * (1 + QUAD_RELATIVE)
         ends = [(tr - rho) * A + rho * (B1 + B2)]
         if hi != lo:
-            A2, B12, B22 = moments(q, hi)
+            A2, B12, B22 = moments(float(q), hi)
             ends.append((tr - rho) * A2 + rho * (B12 + B22))
         row_ok &= max(ends) < b_lo
         out(

@@ -1,0 +1,142 @@
+"""prop-3.1's "proved for every L" (numerics/every_l.py, softlin/claims/prop31/every_l.py): the
+proof on a small scenario (d = 1, q = 0.09: three boxes and a tail lemma from L_max = 28), its box
+table against the float route and against the reader's script (benchmarks/check_every_l_boxes.py),
+the negative controls (a lowered bound, a raised rate) never proved, a budget that runs out
+undecided, and the split moments against the other Arb engine."""
+
+import importlib.util
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from flint import arb
+
+from softlin.claims.prop31 import every_l as claim_every_l
+from softlin.judge.check import check_record
+from softlin.numerics import every_l, kernels, selfnormalised, selfnormalised_enclosure as se
+
+GROUP = pytest.mark.xdist_group("every-l-small")  # one worker computes the enclosures once
+SMALL = (np.array([[1.0]]), np.array([[0.3]]), np.array([[1.0]]), np.array([1.0]))
+
+
+def _exact(L: int) -> float:
+    """The float route's exact E|err|^2 (numerics/selfnormalised.py, not Arb)."""
+    return float(np.trace(selfnormalised.exact_second_moment(*SMALL, L)[1]))
+
+
+def _bound(L: int) -> float:
+    Gamma, U, V, z = SMALL
+    tp = float(kernels.first_order_numerator(Gamma, V, U, z[:, None])[0, 0])
+    q = float((U @ z) @ Gamma @ (U @ z))
+    return tp * float(kernels.expectation_bound_factor(L, q))
+
+
+@pytest.fixture(scope="module")
+def found():
+    return claim_every_l.every_l_checks(*SMALL)
+
+
+def _by_id(found):
+    return {c.id: c for c in found.checks}
+
+
+@GROUP
+def test_the_bound_is_proved_for_every_l_on_a_small_scenario(found):
+    check = _by_id(found)["fixed/bound-every-l"]
+    record = check_record(check, "prop-3.1")
+    assert record["passed"] is True and record["tier"] == "proof"
+    assert record["rule"] == "value == bound" and record["value"] == record["bound"]
+    rows = found.series["for_every_L_boxes"]
+    q = found.quantities["bound_every_l"]
+    assert q["status"] == "proved" and q["L_max"] == q["tail_lemma"]["threshold"]
+    assert every_l.recheck_rows(rows)[-1][1] == q["L_max"] - 1
+    assert all(r[2] < r[3] for r in rows)
+    assert record["value"] == len(rows) + 1  # every box and the tail lemma
+    assert q["tail_lemma"]["G_upper"] <= 1 and q["max_ratio"] < 1
+
+
+@GROUP
+def test_the_box_table_holds_the_float_route_at_every_l_of_every_box(found):
+    """Each row's error_upper is above the float route's exact error at every integer L of its box,
+    and its bound_lower below the bound there: an enclosure that lost a factor (the L_hi / L_lo
+    carry, B2's pair count) or a bound evaluated at the wrong end fails here."""
+    for lo, hi, err_up, bound_lo in found.series["for_every_L_boxes"]:
+        for L in range(lo, hi + 1):
+            assert _exact(L) <= err_up, (lo, hi, L)
+            assert bound_lo <= _bound(L) * (1 + 1e-12), (lo, hi, L)
+        # and no looser than the lower end's error carried by the larger prefactor ratio
+        assert err_up <= _exact(lo) * hi * (hi - 1) / (lo * (lo - 1)) * (1 + 1e-6)
+
+
+@GROUP
+def test_a_lowered_bound_is_not_proved(found):
+    """The controls (first term 0.1 % below the exact first order, rate exponent 1.01, the bound
+    0.1 % below err(2)) pass, i.e. are not proved; and the procedure itself refutes the last at
+    L = 2 and never proves any of them."""
+    checks = _by_id(found)
+    for key in ("constant", "exponent", "at-2"):
+        c = checks[f"fixed/bound-every-l-control-{key}"]
+        assert c.passed is True and c.value <= c.bound and c.tier == "enclosure"
+        assert found.quantities["bound_every_l"]["controls"][key]["status"] != "proved"
+    assert found.quantities["bound_every_l"]["controls"]["at-2"]["status"] == "refuted"
+    # a bound lowered below the exact error at L = 2 by 0.1 %: refuted there
+    scale = 0.999 * _exact(2) / _bound(2)
+    proof = every_l.prove(*SMALL, every_l.BoundForm(scale=scale), search_hi=27)
+    assert proof.status == "refuted" and proof.counterexample[0] == 2
+    # the bound lowered to 0.999 / 4 of itself (below the asymptote e^q tp / L): not proved
+    proof = every_l.prove(*SMALL, every_l.BoundForm(scale=0.999 / 4))
+    assert proof.status != "proved" and proof.tail.threshold is None
+
+
+@GROUP
+def test_a_budget_that_runs_out_leaves_the_check_undecided(found, monkeypatch):
+    monkeypatch.setattr(claim_every_l, "MAX_ENCLOSURES", 1)
+    check = _by_id(claim_every_l.every_l_checks(*SMALL))["fixed/bound-every-l"]
+    assert check.passed is None and "budget exhausted" in check.reason
+
+
+@GROUP
+def test_the_tail_lemma_majorises_the_exact_error(found):
+    """G(L) bounds L E|err|^2 / (4 e^q tp) for every L' >= L: the float route's values must lie
+    below it (a slip in the lemma's algebra, kappa^2 for 1 / kappa^2, a dropped B2 term, shows)."""
+    Gamma, U, V, z = SMALL
+    Q = every_l.query_invariants(*SMALL)
+    tail = found.quantities["bound_every_l"]["tail_lemma"]
+    scale = 4 * math.exp(float(Q.q.mid())) * float(Q.tp.mid())
+    for L in (tail["threshold"], 4 * tail["threshold"], 100 * tail["threshold"]):
+        G = every_l.tail_bound(Q, every_l.BoundForm(), tail["s"], L)
+        assert G is not None and float(G.upper()) >= L * _exact(L) / scale
+    # a raised exponent has no finite G at any L_max (x^-0.01 on a ball that holds 0)
+    assert every_l.tail_bound(Q, every_l.BoundForm(exponent=1.01), tail["s"], 10**6) is None
+
+
+@GROUP
+def test_the_readers_script_rechecks_the_table_and_catches_a_lowered_row(found):
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "check_every_l_boxes.py"
+    spec = importlib.util.spec_from_file_location("check_every_l_boxes", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    rows = found.series["for_every_L_boxes"]
+    tail = found.quantities["bound_every_l"]["tail_lemma"]
+    lines = []
+    assert script.recheck(rows, tail, *SMALL, out=lines.append), lines
+    # a row whose error_upper is 1 % below its majorant is not re-checked
+    tampered = [list(r) for r in rows]
+    tampered[0][2] *= 0.99
+    lines = []
+    assert not script.recheck(tampered[:1], tail, *SMALL, out=lines.append)
+    assert any(
+        line.startswith(f"[{rows[0][0]}, {rows[0][1]}]") and "FAILED" in line for line in lines
+    )
+
+
+@GROUP
+def test_the_split_moments_agree_with_the_other_engine(found):
+    """A_L and B1_L + B2_L (the engine of gradient_scalars_enclosure) overlap A_L, B_L of
+    selfnormalised_enclosure (its own inner integrals)."""
+    q = arb(0.09)
+    for L in (3,):
+        m, ref = every_l.moments_split(q, L), se.moments(q, L)
+        assert m.A.overlaps(ref.A) and (m.B1 + m.B2).overlaps(ref.B)
+        assert m.A.rad() < 1e-6 * abs(m.A.mid()) and m.B2.rad() < 1e-6 * abs(m.B2.mid())
