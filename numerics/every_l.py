@@ -31,9 +31,10 @@ the prefactors exactly, through the exponent by monotonicity). The bound eps_L^2
 tp (4 e^q / L + L e^{-h(L)}), tp = tr + rho q, h(L) = (L-2)^2 / (8 (L-1) e^q) (the emitted
 kernels expectation_bound_good_event and expectation_bound_bad_event) is bounded below on the box
 by tp (good(hi) + (lo / hi) bad(hi)): 4 e^q / L decreases, and L e^{-h(L)} >= lo e^{-h(hi)} since
-h' = (L-2) L / (8 (L-1)^2 e^q) >= 0 for L >= 2 (proved by SymPy in `bound_monotone_proof`). A box
-is proved when the upper end of err_up is below the lower end of that bound, both rounded outward
-to the eight-digit floats the certificate's row keeps (so a reader re-checks the same floats).
+h' = (L-2) L / (8 (L-1)^2 e^q) >= 0 for L >= 2 (the derivative proved by SymPy in
+softlin/claims/prop31/every_l.py, `bound_monotone_proof`, whose check is undecided without it).
+A box is proved when the upper end of err_up is below the lower end of that bound, both rounded
+outward to the eight-digit floats the certificate's row keeps (a reader re-checks the same floats).
 Every ball is rounded by Arb outward; the upper ends are taken with `.upper()` (rounded up), the
 lower with `.lower()` (rounded down), and the floats from them rounded outward again.
 Adaptive bisection: a box that is not proved is split at the geometric middle of its ends; its
@@ -122,16 +123,19 @@ def moments_split(q: arb, L: int) -> Split:
         ell = arb(L).log()
         qf = float(q.mid())
         v_hi = math.log(L) + qf / 2 + 12.0 * math.sqrt(qf) + gse.V_HI_MARGIN
-        tab_a = [(p, gse._weight(p, L)) for p in gse.pieces([(1, 2, ((2, ONE),))], L)]
+        tab_a = [(p, gse.piece_weight(p, L)) for p in gse.pieces([(1, 2, ((2, ONE),))], L)]
         pieces_b = gse.pieces([(1, 2, ((1, F), (1, F)))], L)
-        tab_b1 = [(p, gse._weight(p, L)) for p in pieces_b if len(p.blocks) == 1]
-        tab_b2 = [(p, gse._weight(p, L)) for p in pieces_b if len(p.blocks) == 2]
+        tab_b1 = [(p, gse.piece_weight(p, L)) for p in pieces_b if len(p.blocks) == 1]
+        tab_b2 = [(p, gse.piece_weight(p, L)) for p in pieces_b if len(p.blocks) == 2]
         nodes: dict = {}
         first = acb.integral(
-            gse._outer(I, ell, L, [tab_a, tab_b1], nodes), se.V_LO, v_hi, rel_tol=OUTER_RELATIVE
+            gse.outer_integrand(I, ell, L, [tab_a, tab_b1], nodes),
+            se.V_LO,
+            v_hi,
+            rel_tol=OUTER_RELATIVE,
         )
         second = acb.integral(
-            gse._outer(I, ell, L, [tab_b2], nodes), se.V_LO, v_hi, rel_tol=OUTER_RELATIVE
+            gse.outer_integrand(I, ell, L, [tab_b2], nodes), se.V_LO, v_hi, rel_tol=OUTER_RELATIVE
         )
         out = []
         for part, table in ((first.real, tab_a), (first.imag, tab_b1), (second.real, tab_b2)):
@@ -204,16 +208,6 @@ class BoundForm:
             * Q.tp
             * (self._good(La, Q.q) + kernels.expectation_bound_bad_event(La, Q.q))
         )
-
-
-def bound_monotone_proof() -> bool:
-    """SymPy: h(L) = (L-2)^2 / (8 (L-1) e^q) has h'(L) = (L-2) L / (8 (L-1)^2 e^q), >= 0 for
-    L >= 2 (so L e^{-h(L)} >= lo e^{-h(hi)} on [lo, hi]); True when the difference reduces to 0."""
-    import sympy as sp
-
-    L, q = sp.symbols("L q", positive=True)
-    h = (L - 2) ** 2 / (8 * (L - 1) * sp.exp(q))
-    return sp.simplify(sp.diff(h, L) - (L - 2) * L / (8 * (L - 1) ** 2 * sp.exp(q))) == 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -439,7 +433,6 @@ __all__ = [
     "Split",
     "Tail",
     "box_upper",
-    "bound_monotone_proof",
     "cached_split",
     "moments_split",
     "prove",

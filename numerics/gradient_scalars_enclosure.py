@@ -149,7 +149,7 @@ def _falling(L: int, b: int) -> int:
     return out
 
 
-def _weight(p: Piece, L: int) -> arb:
+def piece_weight(p: Piece, L: int) -> arb:
     c = p.coefficient
     return arb(c.numerator) * _falling(L, len(p.blocks)) / (arb(c.denominator) * ipow(arb(L), p.n))
 
@@ -190,12 +190,12 @@ def _scalars(qa: arb, L: int) -> dict:
     v_hi = math.log(L) + q / 2 + 12.0 * rq + V_HI_MARGIN
     exp = expansions()
     nodes: dict = {}  # exact v -> inner values, shared by the three outer integrals
-    table = {name: [(p, _weight(p, L)) for p in pieces(exp[name], L)] for name in NAMES}
+    table = {name: [(p, piece_weight(p, L)) for p in pieces(exp[name], L)] for name in NAMES}
     out = {}
     for first, second in (("aa", "H"), ("aA", "AA"), ("A3", None)):
         names = (first,) if second is None else (first, second)
         integral = acb.integral(
-            _outer(I, ell, L, [table[n] for n in names], nodes),
+            outer_integrand(I, ell, L, [table[n] for n in names], nodes),
             se.V_LO,
             v_hi,
             rel_tol=OUTER_RELATIVE,
@@ -207,7 +207,7 @@ def _scalars(qa: arb, L: int) -> dict:
     return out
 
 
-def _outer(I: Inner, ell: arb, L: int, tables: list, nodes: dict):
+def outer_integrand(I: Inner, ell: arb, L: int, tables: list, nodes: dict):
     def exact(v) -> list:
         t = (v - ell).exp()
         key = (v.real.mid().man_exp(), v.real.rad().man_exp(), v.imag.mid().man_exp())

@@ -140,3 +140,14 @@ def test_the_split_moments_agree_with_the_other_engine(found):
         m, ref = every_l.moments_split(q, L), se.moments(q, L)
         assert m.A.overlaps(ref.A) and (m.B1 + m.B2).overlaps(ref.B)
         assert m.A.rad() < 1e-6 * abs(m.A.mid()) and m.B2.rad() < 1e-6 * abs(m.B2.mid())
+
+
+def test_the_bounds_second_term_is_proved_monotone_and_a_wrong_derivative_is_not(monkeypatch):
+    """The boxes' lower end of the bound rests on h'(L) = (L-2) L / (8 (L-1)^2 e^q) (SymPy); the
+    same comparison with a slipped derivative does not reduce to 0."""
+    import sympy as sp
+
+    assert claim_every_l.bound_monotone_proof() is True
+    L, q = sp.symbols("L q", positive=True)
+    h = (L - 2) ** 2 / (8 * (L - 1) * sp.exp(q))
+    assert sp.simplify(sp.diff(h, L) - (L - 2) / (8 * (L - 1) * sp.exp(q))) != 0
