@@ -166,7 +166,9 @@ class Query:
         return (float(self.q.mid()), float(self.q.rad()))
 
 
-def query_invariants(Gamma, U, V, z) -> Query:
+def query_invariants(Gamma, U, V, z, multiplier: int = 1) -> Query:
+    """The invariants at the query, each of tr, rho, tp multiplied by the integer `multiplier`
+    (prop-3.4's grad_V error is k times prop-3.1's error with V = I: multiplier k, V = I)."""
     with precision(PRECISION_BITS):
         G, Ua, Va = exact_array(Gamma), exact_array(U), exact_array(V)
         a = Ua.dot(exact_array(z))
@@ -177,7 +179,8 @@ def query_invariants(Gamma, U, V, z) -> Query:
         if not q > 0:
             raise ValueError(f"the every-L proof needs a^T Gamma a > 0 at the query; got {q}")
         vga2 = sum(v * v for v in VGa)
-        return Query(q, trace, vga2 / q, trace + vga2)
+        k = arb(int(multiplier))
+        return Query(q, k * trace, k * vga2 / q, k * (trace + vga2))
 
 
 @dataclass(frozen=True)
@@ -337,14 +340,16 @@ def prove(
     search_hi: int | None = None,
     max_enclosures: int = MAX_ENCLOSURES,
     max_seconds: float = MAX_SECONDS,
+    multiplier: int = 1,
 ) -> Proof:
     """err(L) <= bound(L) for every integer L >= 2 at the query z (module docstring): the tail
     lemma first, then boxes over [2, L_max - 1]. When no tail threshold exists the boxes still run
     over [2, search_hi] (if given) to look for a counterexample; the outcome is then refuted or
     undecided, never proved. A box is proved on the rounded floats of its row (error_upper <
-    bound_lower), so a reader's re-check of the table decides as the proof did."""
+    bound_lower), so a reader's re-check of the table decides as the proof did. `multiplier`
+    scales both sides (query_invariants)."""
     start = time.perf_counter()
-    Q = query_invariants(Gamma, U, V, z)
+    Q = query_invariants(Gamma, U, V, z, multiplier)
     tl = tail(Q, form)
     hi_end = tl.threshold - 1 if tl.threshold else search_hi
     proof = Proof("undecided", "", tail=tl)

@@ -151,3 +151,26 @@ def test_the_bounds_second_term_is_proved_monotone_and_a_wrong_derivative_is_not
     L, q = sp.symbols("L q", positive=True)
     h = (L - 2) ** 2 / (8 * (L - 1) * sp.exp(q))
     assert sp.simplify(sp.diff(h, L) - (L - 2) / (8 * (L - 1) * sp.exp(q))) != 0
+
+
+def test_prop34_grad_v_bound_is_proved_for_every_l_and_holds_the_gradient_float_route():
+    """prop-3.4's grad_V version (V = I, both sides times k) on its default scenario: proved, its
+    rows above the exact grad_V error of numerics/selfnormalised_gradients.py (the set-partition
+    float route, not A_L, B_L) at every L of every box, its controls not proved."""
+    from softlin.claims.prop34 import claim as prop34
+    from softlin.claims.prop34.every_l import grad_v_every_l
+    from softlin.numerics import selfnormalised_gradients
+
+    s = prop34.default_scenario()
+    Gamma, U, V, z = (np.asarray(s[k], float) for k in ("cov", "U", "V", "query"))
+    found = grad_v_every_l(Gamma, U, V, z)
+    checks = {c.id: c for c in found.checks}
+    assert checks["fixed/grad-v-bound-every-l"].passed is True
+    for key in ("constant", "exponent", "at-2"):
+        assert checks[f"fixed/grad-v-bound-every-l-control-{key}"].passed is True
+    rows = found.series["for_every_L_boxes_grad_V"]
+    assert rows and all(r[2] < r[3] for r in rows)
+    for lo, hi, err_up, _ in rows:
+        for L in range(lo, hi + 1):
+            exact_v = selfnormalised_gradients.exact_errors(Gamma, U, V, z, L)[0]
+            assert exact_v <= err_up, (lo, hi, L)

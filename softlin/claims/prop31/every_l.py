@@ -66,13 +66,13 @@ def bound_monotone_proof() -> bool:
     return sp.simplify(sp.diff(h, L) - (L - 2) * L / (8 * (L - 1) ** 2 * sp.exp(q))) == 0
 
 
-def _detail(proof: every_l.Proof) -> str:
+def _detail(proof: every_l.Proof, series: str) -> str:
     tl = proof.tail
     rows = proof.boxes
     if proof.status == "proved":
         head = (
             f"proved for every integer L >= 2: {len(rows)} boxes cover L = 2..{tl.threshold - 1} "
-            f"(series for_every_L_boxes, rows [L_lo, L_hi, error_upper, bound_lower], each "
+            f"(series {series}, rows [L_lo, L_hi, error_upper, bound_lower], each "
             f"error_upper < bound_lower), {proof.enclosures} Arb enclosures of (A_L, B1_L, B2_L) "
             f"at the boxes' lower ends; tail lemma for every L >= L_max = {tl.threshold} "
             f"(s = {tl.s:g}, G(L_max) <= {tl.g_upper:.6g} <= 1): {tl.statement}; certified "
@@ -89,7 +89,9 @@ def _detail(proof: every_l.Proof) -> str:
     )
 
 
-def _control(key: str, name: str, form, Gamma, U, V, z0, search_hi, what: str):
+def _control(
+    key: str, name: str, form, Gamma, U, V, z0, search_hi, what: str, id: str, multiplier: int
+):
     proof = every_l.prove(
         Gamma,
         U,
@@ -99,6 +101,7 @@ def _control(key: str, name: str, form, Gamma, U, V, z0, search_hi, what: str):
         search_hi=search_hi,
         max_enclosures=MAX_ENCLOSURES,
         max_seconds=MAX_SECONDS,
+        multiplier=multiplier,
     )
     outcome = proof.status + (
         f" (counterexample L = {proof.counterexample[0]}: error >= {proof.counterexample[1]:.8g} "
@@ -111,52 +114,72 @@ def _control(key: str, name: str, form, Gamma, U, V, z0, search_hi, what: str):
     check = kinds.verdict(
         f"negative control: {name} must not be proved for every L",
         "control",
-        id=f"fixed/bound-every-l-control-{key}",
+        id=f"{id}-control-{key}",
         unit="verdict",
         value=proof.parts_proved,
         bound=proof.parts_required - 1,
         rule="value <= bound",
         tier="enclosure",
-        detail=f"{what}; the procedure of fixed/bound-every-l on it: {outcome}; value: parts "
+        detail=f"{what}; the procedure of {id} on it: {outcome}; value: parts "
         f"proved (boxes and tail lemma), bound: parts stated - 1 (a pass means not proved)",
     )
     return check, {"status": proof.status, "reason": proof.reason, "boxes": len(proof.boxes)}
 
 
-def every_l_checks(Gamma, U, V, z0) -> Findings:
-    """The check `fixed/bound-every-l`, its three negative controls, the series
-    `for_every_L_boxes` and the quantity `bound_every_l` (module docstring)."""
+def every_l_checks(
+    Gamma,
+    U,
+    V,
+    z0,
+    *,
+    multiplier: int = 1,
+    id: str = "fixed/bound-every-l",
+    series: str = "for_every_L_boxes",
+    quantity: str = "bound_every_l",
+    name: str = NAME,
+) -> Findings:
+    """The check `id` (fixed/bound-every-l), its three negative controls (`id`-control-...), the
+    series `series` (for_every_L_boxes) and the quantity `quantity` (bound_every_l), module
+    docstring; `multiplier` scales the error and the bound alike (prop-3.4's grad_V: k, V = I)."""
     try:
-        Q = every_l.query_invariants(Gamma, U, V, z0)
+        Q = every_l.query_invariants(Gamma, U, V, z0, multiplier)
     except ValueError as exc:  # q = 0 at the query: A_L = B_L = 1/L, not this route
         return Findings(
             [
                 unjudged(
-                    NAME,
+                    name,
                     "quadrature",
                     str(exc),
                     tier="proof",
-                    id="fixed/bound-every-l",
+                    id=id,
                     unit="exact values",
                 )
             ]
         )
-    proof = every_l.prove(Gamma, U, V, z0, max_enclosures=MAX_ENCLOSURES, max_seconds=MAX_SECONDS)
+    proof = every_l.prove(
+        Gamma,
+        U,
+        V,
+        z0,
+        max_enclosures=MAX_ENCLOSURES,
+        max_seconds=MAX_SECONDS,
+        multiplier=multiplier,
+    )
     monotone = bound_monotone_proof()
     undecided = proof.reason if proof.status == "undecided" else ""
     if not monotone:
         undecided = "h(L) = (L-2)^2 / (8 (L-1) e^q) not proved nondecreasing by SymPy"
     checks = [
         kinds.verdict(
-            NAME,
+            name,
             "quadrature",
-            id="fixed/bound-every-l",
+            id=id,
             unit="exact values",
             value=proof.parts_proved,
             bound=proof.parts_required,
             rule="value == bound",
             tier="proof",
-            detail=_detail(proof)
+            detail=_detail(proof, series)
             + "; the bound's monotone lower end on a box rests on h'(L) = (L-2) L / (8 (L-1)^2 "
             "e^q), proved by SymPy; value: parts proved (boxes and the tail lemma), bound: parts "
             "stated",
@@ -176,6 +199,8 @@ def every_l_checks(Gamma, U, V, z0) -> Findings:
         z0,
         None,
         "false at large L: L E|err|^2 -> e^q tp (the first order tr C1(z)) > 0.999 e^q tp",
+        id,
+        multiplier,
     )
     checks.append(check)
     check, controls["exponent"] = _control(
@@ -188,6 +213,8 @@ def every_l_checks(Gamma, U, V, z0) -> Findings:
         z0,
         None,
         "false for L > 4^100: L E|err|^2 -> e^q tp while L x 4 e^q tp / L^1.01 -> 0",
+        id,
+        multiplier,
     )
     checks.append(check)
     m2 = every_l.cached_split(Q.key, 2)
@@ -206,10 +233,12 @@ def every_l_checks(Gamma, U, V, z0) -> Findings:
         search_hi,
         f"false at L = 2 (err(2) >= {outward(err2)[0]:.8g}, the lowered bound there <= "
         f"{0.999 * outward(err2)[0]:.8g}); the boxes search [2, {search_hi}] for it",
+        id,
+        multiplier,
     )
     checks.append(check)
     quantities = {
-        "bound_every_l": {
+        quantity: {
             "status": proof.status,
             "L_range": [2, "inf"] if proof.status == "proved" else list(proof.L_range),
             "L_max": tl.threshold,
@@ -220,4 +249,4 @@ def every_l_checks(Gamma, U, V, z0) -> Findings:
             "controls": controls,
         }
     }
-    return Findings(checks, quantities, {"for_every_L_boxes": [list(r) for r in proof.boxes]})
+    return Findings(checks, quantities, {series: [list(r) for r in proof.boxes]})
