@@ -4,6 +4,10 @@ code.
 
     python benchmarks/check_every_l_boxes.py [reports/certificates/prop-3.1.json]
     python benchmarks/check_every_l_boxes.py --run      # prove on the default scenario, re-check
+    python benchmarks/check_every_l_boxes.py --grad-v [reports/certificates/prop-3.4.json]
+
+With --grad-v it re-checks prop-3.4's table (series `for_every_L_boxes_grad_V`): the same
+statement with V = I and both sides multiplied by k, the number of rows of V.
 
 What it checks, per row [L_lo, L_hi, error_upper, bound_lower] of series `for_every_L_boxes`:
 
@@ -36,9 +40,9 @@ from scipy import integrate
 QUAD_RELATIVE = 1e-6  # what the nested float quadrature below is trusted to (relative)
 
 
-def invariants(Gamma, U, V, z):
+def invariants(Gamma, U, V, z, multiplier=1):
     """q, tr(V Gamma V^T), rho = |V Gamma a|^2 / q, tp = tr + |V Gamma a|^2 in mpmath (50 digits
-    from the float inputs taken as exact)."""
+    from the float inputs taken as exact), the last three times `multiplier`."""
     with mp.workdps(50):
         G = mp.matrix(np.asarray(Gamma, float).tolist())
         Um = mp.matrix(np.asarray(U, float).tolist())
@@ -51,7 +55,8 @@ def invariants(Gamma, U, V, z):
         vga2 = sum(VGa[i] ** 2 for i in range(VGa.rows))
         M = Vm * G * Vm.T
         tr = sum(M[i, i] for i in range(M.rows))
-        return q, tr, vga2 / q, tr + vga2
+        k = multiplier
+        return q, k * tr, k * vga2 / q, k * (tr + vga2)
 
 
 def inner(t: float, q: float, k: int, h) -> float:
@@ -125,9 +130,9 @@ def tail_G(q, rho, tp, s, L_max, C=4, p=1):
     return R1 + R2 + E1 + E2
 
 
-def recheck(rows, tail: dict, Gamma, U, V, z, out=print) -> bool:
+def recheck(rows, tail: dict, Gamma, U, V, z, out=print, multiplier=1) -> bool:
     """The checks of the module docstring; prints a line per row; True when all hold."""
-    q, tr, rho, tp = invariants(Gamma, U, V, z)
+    q, tr, rho, tp = invariants(Gamma, U, V, z, multiplier)
     ok = True
     L_max = tail.get("threshold")
     pairs = [(int(r[0]), int(r[1])) for r in rows]
@@ -170,24 +175,36 @@ def recheck(rows, tail: dict, Gamma, U, V, z, out=print) -> bool:
     return ok
 
 
-def _from_certificate(path):
+def _from_certificate(path, grad_v=False):
+    """(rows, tail, Gamma, U, V, z, multiplier) from a prop-3.1 certificate, or from a prop-3.4
+    one with grad_v (V = I, multiplier k)."""
     cert = json.load(open(path))
     s = cert["scenario"]
     z = s.get("query")
-    if z is None:
+    if z is None and grad_v:
+        z = cert["quantities"]["fixed_query"]
+    elif z is None:
         from softlin.claims.prop31.common import fixed_query
 
         z = fixed_query({k: np.asarray(v, float) if k != "d" else v for k, v in s.items()})
+    if grad_v:
+        rows = cert["series"]["for_every_L_boxes_grad_V"]
+        tail = cert["quantities"]["grad_v_bound_every_l"]["tail_lemma"]
+        d, k = len(s["cov"]), len(s["V"])
+        return rows, tail, s["cov"], s["U"], np.eye(d), z, k
     rows = cert["series"]["for_every_L_boxes"]
     tail = cert["quantities"]["bound_every_l"]["tail_lemma"]
-    return rows, tail, s["cov"], s["U"], s["V"], z
+    return rows, tail, s["cov"], s["U"], s["V"], z, 1
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("certificate", nargs="?", default="reports/certificates/prop-3.1.json")
+    ap.add_argument("certificate", nargs="?", default=None)
     ap.add_argument("--run", action="store_true", help="prove on the default scenario first")
+    ap.add_argument("--grad-v", action="store_true", help="prop-3.4's grad_V table")
     args = ap.parse_args(argv)
+    default = "prop-3.4" if args.grad_v else "prop-3.1"
+    path = args.certificate or f"reports/certificates/{default}.json"
     if args.run:
         from softlin.claims.prop31.claim import default_scenario
         from softlin.numerics import every_l
@@ -195,17 +212,18 @@ def main(argv=None) -> int:
         s = default_scenario()
         proof = every_l.prove(s["cov"], s["U"], s["V"], s["query"])
         print(f"proof: {proof.status} {proof.reason}")
-        rows, tail, G, U, V, z = (
+        rows, tail, G, U, V, z, k = (
             proof.boxes,
             proof.tail.record(),
             s["cov"],
             s["U"],
             s["V"],
             s["query"],
+            1,
         )
     else:
-        rows, tail, G, U, V, z = _from_certificate(args.certificate)
-    return 0 if recheck(rows, tail, G, U, V, z) else 1
+        rows, tail, G, U, V, z, k = _from_certificate(path, args.grad_v)
+    return 0 if recheck(rows, tail, G, U, V, z, multiplier=k) else 1
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ the negative controls (a lowered bound, a raised rate) never proved, a budget th
 undecided, and the split moments against the other Arb engine."""
 
 import importlib.util
+import json
 import math
 from pathlib import Path
 
@@ -111,12 +112,18 @@ def test_the_tail_lemma_majorises_the_exact_error(found):
     assert every_l.tail_bound(Q, every_l.BoundForm(exponent=1.01), tail["s"], 10**6) is None
 
 
-@GROUP
-def test_the_readers_script_rechecks_the_table_and_catches_a_lowered_row(found):
+def _script():
+    """benchmarks/check_every_l_boxes.py, the reader's re-check, as a module."""
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "check_every_l_boxes.py"
     spec = importlib.util.spec_from_file_location("check_every_l_boxes", path)
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
+    return script
+
+
+@GROUP
+def test_the_readers_script_rechecks_the_table_and_catches_a_lowered_row(found):
+    script = _script()
     rows = found.series["for_every_L_boxes"]
     tail = found.quantities["bound_every_l"]["tail_lemma"]
     lines = []
@@ -142,7 +149,7 @@ def test_the_split_moments_agree_with_the_other_engine(found):
         assert m.A.rad() < 1e-6 * abs(m.A.mid()) and m.B2.rad() < 1e-6 * abs(m.B2.mid())
 
 
-def test_the_bounds_second_term_is_proved_monotone_and_a_wrong_derivative_is_not(monkeypatch):
+def test_the_bounds_second_term_is_proved_monotone_and_a_wrong_derivative_is_not():
     """The boxes' lower end of the bound rests on h'(L) = (L-2) L / (8 (L-1)^2 e^q) (SymPy); the
     same comparison with a slipped derivative does not reduce to 0."""
     import sympy as sp
@@ -153,10 +160,11 @@ def test_the_bounds_second_term_is_proved_monotone_and_a_wrong_derivative_is_not
     assert sp.simplify(sp.diff(h, L) - (L - 2) / (8 * (L - 1) * sp.exp(q))) != 0
 
 
-def test_prop34_grad_v_bound_is_proved_for_every_l_and_holds_the_gradient_float_route():
+def test_prop34_grad_v_bound_is_proved_for_every_l_and_holds_the_gradient_float_route(tmp_path):
     """prop-3.4's grad_V version (V = I, both sides times k) on its default scenario: proved, its
     rows above the exact grad_V error of numerics/selfnormalised_gradients.py (the set-partition
-    float route, not A_L, B_L) at every L of every box, its controls not proved."""
+    float route, not A_L, B_L) at every L of every box, its controls not proved, and the reader's
+    script re-checks its table from a certificate-shaped file."""
     from softlin.claims.prop34 import claim as prop34
     from softlin.claims.prop34.every_l import grad_v_every_l
     from softlin.numerics import selfnormalised_gradients
@@ -174,3 +182,11 @@ def test_prop34_grad_v_bound_is_proved_for_every_l_and_holds_the_gradient_float_
         for L in range(lo, hi + 1):
             exact_v = selfnormalised_gradients.exact_errors(Gamma, U, V, z, L)[0]
             assert exact_v <= err_up, (lo, hi, L)
+    cert = {
+        "scenario": s,
+        "series": found.series,
+        "quantities": {**found.quantities, "fixed_query": z.tolist()},
+    }
+    path = tmp_path / "prop-3.4.json"
+    path.write_text(json.dumps(cert))
+    assert _script().main(["--grad-v", str(path)]) == 0
