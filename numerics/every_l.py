@@ -163,7 +163,10 @@ class Query:
 
     @property
     def key(self) -> tuple:
-        return (float(self.q.mid()), float(self.q.rad()))
+        """(centre, radius) as floats of a ball that contains q: the centre rounded to a float
+        moves it by at most one ulp, added to the radius, itself rounded up."""
+        mid = float(self.q.mid())
+        return (mid, math.nextafter(float(self.q.rad()), math.inf) + math.ulp(mid))
 
 
 def query_invariants(Gamma, U, V, z, multiplier: int = 1) -> Query:
