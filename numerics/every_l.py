@@ -87,7 +87,8 @@ from flint import acb, arb
 from . import gradient_scalars_enclosure as gse
 from . import kernels
 from . import selfnormalised_enclosure as se
-from .arb import exact_array, outward, precision
+from .arb.balls import exact_array, outward
+from .arb.context import precision
 from .arb.inner import ONE, F, Inner
 
 PRECISION_BITS = se.PRECISION_BITS

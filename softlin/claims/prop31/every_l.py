@@ -38,7 +38,8 @@ import functools
 import sympy as sp
 
 from ...numerics import every_l
-from ...numerics.arb import outward, precision
+from ...numerics.arb.balls import outward
+from ...numerics.arb.context import precision
 from ...judge import kinds
 from ...numerics import kernels
 from ..base import unjudged
