@@ -11,7 +11,7 @@ each L by numerics/authors_sgd_fast.train_conditional (the same SGD in law as
 numerics/authors_sgd.train, half the normals). At each endpoint the per-prompt gradient covariance
 (2 x 2, query noise sampled as SGD sees it) is measured on GRAD_PROMPTS fresh prompts: it enters the
 SGD noise floor the claim judges the endpoint with (derivations/risk_finite_gradient.py). The claim
-reads the JSON written here (softlin/claims/authors/flow.py); the seed streams are
+reads the JSON written here (softlin/claims/authors_experiment/flow.py); the seed streams are
 default_rng([SEED, 11, L]) (training) and default_rng([SEED, 12, L]) (gradient covariance). The
 JSON's `provenance` names the commit it ran on and the SHA-256 of each file of CODE as run, so a
 later reader can tell whether the sampler changed.

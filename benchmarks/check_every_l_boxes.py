@@ -184,7 +184,7 @@ def _from_certificate(path, grad_v=False):
     if z is None and grad_v:
         z = cert["quantities"]["fixed_query"]
     elif z is None:
-        from softlin.claims.prop31.common import fixed_query
+        from softlin.claims.prop_3_1.common import fixed_query
 
         z = fixed_query({k: np.asarray(v, float) if k != "d" else v for k, v in s.items()})
     if grad_v:
@@ -206,7 +206,7 @@ def main(argv=None) -> int:
     default = "prop-3.4" if args.grad_v else "prop-3.1"
     path = args.certificate or f"reports/certificates/{default}.json"
     if args.run:
-        from softlin.claims.prop31.claim import default_scenario
+        from softlin.claims.prop_3_1.claim import default_scenario
         from softlin.numerics import every_l
 
         s = default_scenario()

@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def main() -> None:
-    from softlin.claims import scenario as scen
-    from softlin.claims.common import budget_for, queries_for
-    from softlin.claims.limit import lemma21
+    from softlin.core import scenario as scen
+    from softlin.claims.shared.common import budget_for, queries_for
+    from softlin.claims.lemma_2_1 import claim as lemma21
     from softlin.numerics import sampling, limits
     from softlin.numerics.laws import GaussianLaw
 

@@ -1,14 +1,14 @@
 """Where `softlin verify` spends its time, step by step, and what each step buys.
 
 A claim's run is a sequence of steps, each returning a `Findings` that the run takes in with
-`Findings.add` (softlin/claims/findings.py). This script times the interval between consecutive
+`Findings.add` (softlin/core/findings.py). This script times the interval between consecutive
 `add` calls of a claim's run, so each row is one step: its wall time and what it added (its checks
 by id and tier, the quantities and series it wrote). The remainder after the last `add` (formulas,
 the certificate) is its own row. Nothing in softlin is changed: `add` is wrapped for the run only.
 
     python benchmarks/profile_verify.py                       # every claim, standard
     python benchmarks/profile_verify.py prop-3.4 --profile quick
-    python benchmarks/profile_verify.py --markdown profile.md
+    python benchmarks/profile_verify.py --markdown PATH
 
 Times are wall-clock on this machine, as loaded as it is: run it on an idle machine to compare.
 """
@@ -19,9 +19,9 @@ import argparse
 import sys
 import time
 
-from softlin import execute
-from softlin.claims import registry
-from softlin.claims.findings import Findings
+from softlin.core import execute
+from softlin.core import registry
+from softlin.core.findings import Findings
 
 
 def profile_claim(claim_id: str, profile: str, seed: int = 0) -> list[dict]:

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def one_run(task: tuple[str, int, float]) -> dict:
     from softlin import certio
-    from softlin.claims import base, registry
+    from softlin.core import claim as base, registry
 
     claim_id, seed, level = task
     claim = registry.get(claim_id)

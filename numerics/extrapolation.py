@@ -1,9 +1,9 @@
 """Limits of sequences from a few terms: Richardson in 1/L and Aitken's delta-squared process.
 
 Used where an exact route is evaluated at a few prompt lengths L and its limit L -> inf is judged:
-Richardson where the remainder is a power series in 1/L (softlin/claims/prop31/fixed.py,
-softlin/claims/prop34/exact.py), Aitken where it decays as L^-p with p unknown
-(softlin/claims/finite_prompt/exact.py).
+Richardson where the remainder is a power series in 1/L (softlin/claims/prop_3_1/fixed.py,
+softlin/claims/prop_3_4/exact.py), Aitken where it decays as L^-p with p unknown
+(softlin/claims/finite_prompt_risk/exact.py).
 """
 
 from __future__ import annotations

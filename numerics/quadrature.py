@@ -68,7 +68,7 @@ DPS_CAP = 80
 # Absolute error the mpmath route aims at: 1e-30, five digits below the 1e-25 of the 40-digit check.
 TARGET_DIGITS = 30
 # A Gauss-Hermite row whose error bound exceeds this times its largest output is refined: a tenth
-# of the 1e-12 float64 check's tolerance (claims/limit/battery.py).
+# of the 1e-12 float64 check's tolerance (claims/shared/limit_battery.py).
 REACH_RELATIVE = 1e-13
 UNIT_ROUNDOFF = 2.0**-53
 

@@ -121,7 +121,7 @@ def detectable_relative(prediction, se, z_c: float, target: float = 0.999) -> fl
 
 
 def resolution(prediction, se, z_c: float, allowance=0.0) -> float | None:
-    """A statistical check's `detectable` (softlin.claims.base.Check): detectable_relative over the
+    """A statistical check's `detectable` (softlin.core.claim.Check): detectable_relative over the
     points with a finite prediction, standard error and allowance. `allowance` (absolute, per point)
     is what the statistic subtracts from |estimate - prediction| before dividing by se: a slip must
     exceed it too, which adds allowance / |prediction|. None when no point is left

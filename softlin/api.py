@@ -6,9 +6,9 @@
     cert.checks[0].id, cert.checks[0].passed
     cert                            # in Jupyter: the verdict and a table of the checks
 
-A claim runs as `softlin verify` runs it (softlin/execute.py): its scenario merged over the claim's
-default, validated once, its work estimated and admitted, then the claim run with its own random
-stream. The certificate is the one the CLI writes, byte for byte (`Certificate.to_json`).
+A claim runs as `softlin verify` runs it (softlin/core/execute.py): its scenario merged over the
+claim's default, validated once, its work estimated and admitted, then the claim run with its own
+random stream. The certificate is the one the CLI writes, byte for byte (`Certificate.to_json`).
 Nothing is written unless `out=` names a folder. Bad input raises a ValueError naming the value,
 before any work.
 """
@@ -23,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from . import certio, execute
-from .claims import budgets, registry, scenario as scen
-from .claims.base import PROFILES
+from . import certio
+from .core import execute
+from .core import budgets, registry, scenario as scen
+from .core.claim import PROFILES
 from .commands import check_out
 from .render import text
 

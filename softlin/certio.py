@@ -76,7 +76,7 @@ def rounded(value, *, key: str | None = None, top: bool = True):
 
 def dumps(value) -> str:
     """The bytes of a certificate file (or a list of certificates): indented JSON at the stated
-    precision, no NaN (non-finite numbers are strings, see claims.base.jsonable)."""
+    precision, no NaN (non-finite numbers are strings, see core.claim.jsonable)."""
     return json.dumps(rounded(value), indent=2, allow_nan=False) + "\n"
 
 

@@ -1,4 +1,4 @@
-"""Tests name a certificate's checks by their stable ids (claims.base.Check.id), never by prose."""
+"""Tests name a certificate's checks by their stable ids (judge.check.Check.id), never by prose."""
 
 from __future__ import annotations
 

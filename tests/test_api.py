@@ -17,7 +17,7 @@ import pytest
 
 import softlin
 from softlin import api, certio, cli
-from softlin.claims import registry
+from softlin.core import registry
 
 # lemma-2.1 on a small scenario at quick: a few seconds a run
 SCENARIO = {

@@ -12,7 +12,7 @@ import pytest
 
 from softlin import cli
 from softlin.cli import verify as cli_verify
-from softlin.claims import budgets, registry
+from softlin.core import budgets, registry
 
 REPO = Path(__file__).resolve().parents[1]
 SECONDS = 5.0  # in-process: parsing, validation and estimates only (measured well under 1 s)
@@ -88,7 +88,7 @@ def test_max_minutes_raises_the_cap():
     f_args.profile = "standard"
     user = {"L": [1000000000], "trials": 200}
     claim = registry.get("lemma-2.1")
-    from softlin.claims import scenario as scen
+    from softlin.core import scenario as scen
 
     s = scen.common(scen.merge(claim.default_scenario(), user, claim.scenario_keys))
     e = budgets.estimate("lemma-2.1", s, "standard")

@@ -4,9 +4,9 @@ whatever its numbers (and a check that cannot be judged there keeps its id)."""
 import json
 from pathlib import Path
 
-from softlin.claims import scenario as scen
-from softlin.claims.base import claim_rng
-from softlin.claims.limit import lemma21
+from softlin.core import scenario as scen
+from softlin.core.claim import claim_rng
+from softlin.claims.lemma_2_1 import claim as lemma21
 
 REPO = Path(__file__).resolve().parents[1]
 

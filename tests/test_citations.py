@@ -11,7 +11,7 @@ What counts as a citation, and how it resolves:
 
 - a token with a directory part resolves when it names a repository file relative to the root or
   to the citing file's folder, or when some repository file's path ends with it (modules are often
-  cited package-relative, as `claims/base.py` or `kernels/_generated.py`); the installed names
+  cited package-relative, as `core/claim.py` or `kernels/_generated.py`); the installed names
   `softlin/derivations/...` and `softlin/numerics/...` map to the top-level folders (the setuptools
   package-dir mapping);
 - a bare file name (`catalogue.py`, `README.md`) resolves when some repository file has that name;
@@ -113,7 +113,7 @@ def resolves(token: str, citing: Path, files: frozenset) -> bool:
     if direct & files:
         return True
     # Otherwise the path as seen from elsewhere (`../README.md` of the reports folder,
-    # `claims/base.py` inside softlin/): some repository file's path must end with it.
+    # `core/claim.py` inside softlin/): some repository file's path must end with it.
     tail = "/" + re.sub(r"^(\.\.?/)+", "", posixpath.normpath(token))
     return any(("/" + f).endswith(tail) for f in files)
 
@@ -191,7 +191,7 @@ def test_tokens_are_read_as_citations_only_when_path_like(line, expected):
 def test_installed_and_package_relative_paths_resolve_and_missing_ones_do_not():
     files = repository_files()
     assert resolves("softlin/numerics/kernels/_generated.py", Path("README.md"), files)
-    assert resolves("claims/base.py", Path("README.md"), files)
+    assert resolves("core/claim.py", Path("README.md"), files)
     assert resolves("../README.md", Path("docs/design.md"), files)
     assert not resolves("softlin/claims/no_such_module.py", Path("README.md"), files)
     assert not resolves("claims/mathml.py", Path("README.md"), files)  # moved to softlin/mathml.py

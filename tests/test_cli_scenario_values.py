@@ -7,7 +7,7 @@ list, so a certificate's size is bounded by what the scenario asks."""
 import pytest
 
 from softlin import cli
-from softlin.claims import scenario
+from softlin.core import scenario
 
 
 def _refused(tmp_path, capsys, text: str, claim: str = "lemma-2.1", extra=()) -> str:

@@ -1,6 +1,6 @@
 """`softlin hunt` (softlin/cli/hunt.py, softlin/hunt/search.py, each claim's `hunt` Space in
-softlin/claims/hunt_space.py, its strategy in softlin/claims/hunt_strategies.py): the spaces draw
-scenarios that
+softlin/core/hunt_space.py, its strategy in softlin/claims/shared/hunt_strategies.py): the spaces
+draw scenarios that
 round-trip through TOML and validate (or are classified), a failure is found, shrunk and written so
 that `verify --scenario` reads it, exit codes follow `verify`. The default tests use a stand-in
 claim run (fast, and its failure set is known); the slow tier injects wrong formulas into the real
@@ -19,10 +19,11 @@ from hypothesis import HealthCheck, given, settings
 
 from softlin import cli
 from softlin.cli import hunt as cli_hunt
-from softlin.claims import registry, scenario as scen
-from softlin.claims.limit import lemma21
-from softlin.claims.base import Check, certificate, check_false_alarm, claim_rng
-from softlin.claims.findings import Findings
+from softlin.core import registry, scenario as scen
+from softlin.claims.lemma_2_1 import claim as lemma21
+from softlin.judge.check import Check, check_false_alarm
+from softlin.core.claim import certificate, claim_rng
+from softlin.core.findings import Findings
 from softlin.hunt.scenario_toml import to_toml
 from softlin.hunt.search import classify, supported
 from softlin.numerics.validate import BeyondReach
@@ -265,7 +266,7 @@ def test_undecided_checks_and_control_misses_are_not_counterexamples(monkeypatch
 
 
 def test_a_control_not_judged_is_neither_undecided_nor_a_miss():
-    from softlin.claims.base import check_record, unjudged
+    from softlin.judge.check import check_record, unjudged
     from softlin.hunt.search import judge
 
     checks = [
@@ -449,7 +450,7 @@ def test_hunt_finds_nothing_in_asm_3_3_on_the_committed_code(tmp_path):
 def test_hunt_finds_a_deviation_bound_fifty_times_too_small_in_lemma_2_1(monkeypatch, tmp_path):
     # The bound (Chebyshev on the numerator, Maurer on the denominator) is loose: only a much
     # smaller constant bites at the quick budget.
-    from softlin.claims.limit import battery
+    from softlin.claims.shared import limit_battery as battery
 
     right = battery.deviation_bound
     monkeypatch.setattr(
@@ -500,8 +501,8 @@ def test_the_numerator_test_holds_its_level_where_heavy_tailed_weights_break_the
     Replayed with the certificate's own random stream: the studentised z is still beyond its
     critical value (the scenario is the one that broke the z-test), and Catoni's test, whose level
     needs no normality, accepts."""
-    from softlin.claims.limit import battery
-    from softlin.claims.common import budget_for, queries_for
+    from softlin.claims.shared import limit_battery as battery
+    from softlin.claims.shared.common import budget_for, queries_for
     from softlin.numerics.laws import GaussianLaw
     from softlin.numerics.significance import z_critical
 
@@ -598,9 +599,9 @@ def test_a_real_claims_statistical_checks_read_the_lowered_level():
     """Inside base.false_alarm_level(1e-9) the battery's critical values are those of 1e-9 (the mean
     squared error's decrease test: its one-sided critical value grows), every statistical
     check states 1e-9, and a level looser than the certificates' 1e-6 is refused."""
-    from softlin.claims.limit import battery
-    from softlin.claims.base import false_alarm_level
-    from softlin.claims.common import budget_for, queries_for
+    from softlin.claims.shared import limit_battery as battery
+    from softlin.judge.check import false_alarm_level
+    from softlin.claims.shared.common import budget_for, queries_for
     from softlin.numerics.laws import GaussianLaw
     from softlin.numerics.significance import z_critical
 

@@ -1,7 +1,7 @@
 """The pipeline's import direction, read from the source with `ast` (docs/design.md, "Layers").
 
-    derivations -> kernels -> numerics -> judge -> claims -> execute -> render -> sweep -> hunt
-    -> cli -> api
+    derivations -> kernels -> numerics -> judge -> core -> claims -> render -> sweep -> hunt -> cli
+    -> api
 
 A module may import its own layer and the layers before it, never one after it, and the module
 graph has no cycle. `softlin.certio` and `softlin.mathml` are leaves: they import nothing from
@@ -34,8 +34,8 @@ ORDER = (
     "kernels",
     "numerics",
     "judge",
+    "core",
     "claims",
-    "execute",
     "render",
     "sweep",
     "hunt",
@@ -46,8 +46,8 @@ LEAVES = {"softlin", "softlin.certio", "softlin.mathml", "softlin.commands"}
 # What a renderer module may import from derivations/, numerics/ (kernels included) and claims/,
 # with the reason. Nothing else there: those modules compute.
 RENDER_MAY_IMPORT = {
-    "softlin.claims.base": "the certificate's vocabulary: UNITS, TIERS and judged()",
-    "softlin.claims.registry": "the claims' declarations (their order, rests_on, scenario keys), "
+    "softlin.core.claim": "the certificate's vocabulary: UNITS, TIERS and judged()",
+    "softlin.core.registry": "the claims' declarations (their order, rests_on, scenario keys), "
     "read, never run",
 }
 # softlin/render/derivations_page.py writes reports/derivations.html, which `softlin derive` writes
@@ -189,10 +189,10 @@ def test_the_module_graph_has_no_cycle():
 def test_the_checker_sees_an_upward_import():
     """The rule has power: a claims module importing the CLI, or numerics importing claims, is
     seen."""
-    assert layer("softlin.claims.prop31.claim") == "claims"
-    assert ORDER.index(layer("softlin.cli")) > ORDER.index(layer("softlin.claims.prop31.claim"))
-    assert "softlin.numerics.kernels" in imports_of("softlin.claims.common") or any(
-        t.startswith("softlin.numerics") for t in imports_of("softlin.claims.common")
+    assert layer("softlin.claims.prop_3_1.claim") == "claims"
+    assert ORDER.index(layer("softlin.cli")) > ORDER.index(layer("softlin.claims.prop_3_1.claim"))
+    assert "softlin.numerics.kernels" in imports_of("softlin.claims.shared.common") or any(
+        t.startswith("softlin.numerics") for t in imports_of("softlin.claims.shared.common")
     )
 
 
@@ -218,10 +218,10 @@ def test_the_command_packages_are_layers_above_the_renderer_and_an_upward_import
     )
     for target in ("softlin.cli", "softlin.cli.verify"):
         assert upward_imports("softlin.render.render", [target])
-        assert upward_imports("softlin.claims.prop31.claim", [target])
+        assert upward_imports("softlin.claims.prop_3_1.claim", [target])
         assert upward_imports("softlin.numerics.fits", [target])
     assert not upward_imports("softlin.cli", ["softlin.cli.verify", "softlin.render.render"])
-    assert not upward_imports("softlin.cli.verify", ["softlin.cli", "softlin.claims.registry"])
+    assert not upward_imports("softlin.cli.verify", ["softlin.cli", "softlin.core.registry"])
     assert upward_imports(
         "softlin.certio", ["softlin.cli.verify"]
     )  # a leaf imports nothing from softlin
@@ -254,13 +254,13 @@ def test_the_renderer_check_sees_a_computing_import_and_names_what_is_allowed():
     for target in (
         "softlin.numerics.kernels",
         "softlin.numerics.query_average",
-        "softlin.claims.prop31.claim",
+        "softlin.claims.prop_3_1.claim",
         "softlin.derivations.report_contents",
     ):
         assert computing_imports("softlin.render.sweep_figure", [target]) == [target]
     assert computing_imports(DERIVATION_REPORT, ["softlin.numerics.kernels"])
     assert not computing_imports(DERIVATION_REPORT, DERIVATION_REPORT_MAY_IMPORT)
-    assert not computing_imports("softlin.render.render", ["softlin.claims.registry", "numpy"])
+    assert not computing_imports("softlin.render.render", ["softlin.core.registry", "numpy"])
     assert not computing_imports("softlin.sweep.summary", ["softlin.numerics.kernels"])
     assert set(RENDER_MAY_IMPORT) | DERIVATION_REPORT_MAY_IMPORT | {DERIVATION_REPORT} <= set(
         MODULES
@@ -287,6 +287,6 @@ def test_a_leaf_opens_its_doors_only_inside_functions_and_nothing_else():
         top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
         assert not top, f"{module} imports at module level: {[ast.unparse(n) for n in top]}"
         assert doors - {module} <= imports_of(module)  # the door is still used
-    assert upward_imports("softlin", ["softlin.claims.registry"])
+    assert upward_imports("softlin", ["softlin.core.registry"])
     assert not upward_imports("softlin", ["softlin.api"])
     assert upward_imports("softlin.certio", ["softlin.api"])

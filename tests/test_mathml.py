@@ -5,7 +5,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import sympy as sp
 
-from softlin.claims.limit import mixture
+from softlin.claims.mixture import claim as mixture
 from softlin.mathml import T_MU_Z, fenced, mathml_formula, mo, numeric_entities, to_mathml
 
 

@@ -37,7 +37,7 @@ def test_each_mutant_applies_to_exactly_one_place_and_changes_the_source(mutant)
 
 @pytest.mark.parametrize("mutant", catalogue.MUTANTS, ids=lambda m: m.name)
 def test_each_mutant_names_claims_that_exist(mutant):
-    from softlin.claims import registry
+    from softlin.core import registry
 
     for cid in mutant.claims:
         registry.get(cid)

@@ -33,7 +33,7 @@ def wheel(tmp_path_factory) -> Path:
     # Build from a copy of what the distribution needs, so setuptools' build/ and egg-info folders
     # stay out of the checkout.
     source = tmp_path_factory.mktemp("source")
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(REPO / name, source / name)
     for name in ("softlin", "derivations", "numerics"):
         shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))

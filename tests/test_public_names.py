@@ -222,26 +222,30 @@ def test_no_module_only_passes_another_modules_names_on(module):
 def test_the_checks_see_each_kind_of_violation_and_pass_public_use():
     """Negative control: synthetic sources with one violation each are reported; the same uses of
     public names are not."""
-    m = "softlin.claims.limit.fake"
-    assert reaches("from .battery import _x\n", m) == ["softlin.claims.limit.battery._x"]
-    assert reaches("from ..asm33 import closed_form_tables as t, _z\n", m) == [
-        "softlin.claims.asm33._z"
+    m = "softlin.claims.shared.fake"
+    assert reaches("from .limit_battery import _x\n", m) == [
+        "softlin.claims.shared.limit_battery._x"
     ]
-    assert reaches("from softlin.claims import asm33\nasm33._z(1)\n", m) == [
-        "softlin.claims.asm33._z"
+    assert reaches("from ..asm_3_3 import closed_form_tables as t, _z\n", m) == [
+        "softlin.claims.asm_3_3._z"
     ]
-    assert reaches("import softlin.claims.asm33 as a\ny = a._z\n", m) == ["softlin.claims.asm33._z"]
-    assert reaches("import softlin.claims.asm33\nsoftlin.claims.asm33._z\n", m) == [
-        "softlin.claims.asm33._z"
+    assert reaches("from softlin.claims import asm_3_3 as asm33\nasm33._z(1)\n", m) == [
+        "softlin.claims.asm_3_3._z"
     ]
-    assert reaches("from .. import progress\nmonkeypatch.setattr(progress, '_w', 1)\n", m) == [
-        "softlin.claims.progress._w"
+    assert reaches("import softlin.claims.asm_3_3 as a\ny = a._z\n", m) == [
+        "softlin.claims.asm_3_3._z"
     ]
-    assert reaches("monkeypatch.setattr('softlin.claims.progress._w', 1)\n", m) == [
-        "softlin.claims.progress._w"
+    assert reaches("import softlin.claims.asm_3_3\nsoftlin.claims.asm_3_3._z\n", m) == [
+        "softlin.claims.asm_3_3._z"
+    ]
+    assert reaches("from ...core import progress\nmonkeypatch.setattr(progress, '_w', 1)\n", m) == [
+        "softlin.core.progress._w"
+    ]
+    assert reaches("monkeypatch.setattr('softlin.core.progress._w', 1)\n", m) == [
+        "softlin.core.progress._w"
     ]
     public = (
-        "from .battery import binomial_detectable\nfrom .. import asm33\n"
+        "from .limit_battery import binomial_detectable\nfrom .. import asm_3_3 as asm33\n"
         "import numpy as np\nasm33.closed_form_tables\nnp._NoValue\nself._cache\n"
         "monkeypatch.setattr(asm33, 'run', 1)\nfrom __future__ import annotations\n"
     )

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 from softlin import certio, cli
-from softlin.claims import progress, registry
-from softlin.claims.base import union_bound
+from softlin.core import progress, registry
+from softlin.judge.check import union_bound
 from softlin.numerics import selfnormalised, validate
 
 REPO = Path(__file__).resolve().parents[1]
@@ -48,8 +48,9 @@ def fake_claim(monkeypatch, claim_id, run):
 
 def fake_certificate(claim_id, scenario, profile, seed, value=1.0):
     claim = registry.get(claim_id)
-    from softlin.claims.base import Check, certificate
-    from softlin.claims.findings import Findings
+    from softlin.judge.check import Check
+    from softlin.core.claim import certificate
+    from softlin.core.findings import Findings
 
     return certificate(
         claim,
@@ -596,7 +597,7 @@ def test_an_interrupt_is_answered_within_seconds_and_keeps_what_finished(tmp_pat
 
 def test_list_reads_the_claims_titles_without_importing_them():
     code = (
-        "import sys\nfrom softlin.claims import registry\nprint(registry.headlines())\n"
+        "import sys\nfrom softlin.core import registry\nprint(registry.headlines())\n"
         "print(sorted(m for m in ('sympy', 'scipy') if m in sys.modules))"
     )
     out = subprocess.run(

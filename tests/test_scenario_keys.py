@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from softlin import cli
-from softlin.claims import registry, scenario
+from softlin.core import registry, scenario
 from softlin.render import readme, scenario_keys
 
 REPO = Path(__file__).resolve().parents[1]

@@ -18,7 +18,7 @@ from softlin.sweep import execute as sx
 from softlin.sweep import grid
 from softlin.sweep import store
 from softlin.sweep import summary
-from softlin.claims import registry
+from softlin.core import registry
 
 
 def _eigmax(s):

@@ -6,7 +6,7 @@ Exit codes: 0 all verified (or up to date); 1 something refuted or inconclusive,
 3 an unexpected internal error (one line, with the advice to report it).
 
 `verify` checks everything first (scenario keys and values for every named claim, the work and
-memory each claim would need, claims/budgets.py, and the output paths), then runs the claims; it
+memory each claim would need, core/budgets.py, and the output paths), then runs the claims; it
 lives in `softlin/cli/verify.py`. This module holds the parser, `main`, `list`, `derive` and
 `report`.
 """
@@ -18,8 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from ..claims import budgets, progress, registry
-from ..claims.base import PROFILES
+from ..core import budgets, progress, registry
+from ..core.claim import PROFILES
 from .hunt import add_parser as add_hunt_parser, cmd_hunt
 from .sweep import add_parser as add_sweep_parser, cmd_sweep
 from ..commands import (
@@ -347,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # The longest error line: scenario values are shortened where they are named
-# (claims/scenario.py, `show`), and this bounds what a validator prints whole (a 64 x 64 matrix).
+# (core/scenario.py, `show`), and this bounds what a validator prints whole (a 64 x 64 matrix).
 MAX_MESSAGE = 1000
 
 

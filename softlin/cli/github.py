@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from ..certio import changed_checks
-from ..claims.base import judged
+from ..judge.check import judged
 from ..render.text import count_text
 
 

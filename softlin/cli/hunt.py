@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from .. import certio
-from ..claims import progress, registry
+from ..core import progress, registry
 from ..commands import EXIT_FAILED, EXIT_OK
 from ..hunt.scenario_toml import to_toml
 from ..hunt.search import DEFAULT_OUT, PROFILE, Hunt, summary, supported

@@ -20,7 +20,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from ..certio import changed_checks
-from ..claims.base import judged
+from ..judge.check import judged
 
 
 def _text(value) -> str:

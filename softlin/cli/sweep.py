@@ -6,7 +6,7 @@
 This module holds the command: its arguments, the plan and the closing lines. Plan (everything
 checked before any work; a problem is one line and exit 2): the grid (sweep/grid.py), every point's
 scenario validated by its claim, the grid's estimated work against its `max_minutes`
-(claims/budgets.py), the output folder, and Dask being installed. The run is sweep/engine.py,
+(core/budgets.py), the output folder, and Dask being installed. The run is sweep/engine.py,
 on Dask (sweep/execute.py). Exit 0 when every point is verified, else 1.
 """
 
@@ -17,10 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-from ..claims import budgets, progress, registry
-from ..claims.base import PROFILES
+from ..core import budgets, progress, registry
+from ..core.claim import PROFILES
 from ..commands import DEFAULT_OUT, EXIT_FAILED, EXIT_OK, UsageError, check_out
-from ..execute import plan_merged
+from ..core.execute import plan_merged
 from ..sweep import execute as sx
 from ..sweep.engine import execute
 from ..sweep.grid import builtin, load, parse, points

@@ -1,7 +1,7 @@
 """`softlin verify` and `softlin verify --check` (docs/design.md, "CLI"); the CLI layer.
 
 Everything is checked before the first claim runs: scenario keys and values for every named claim,
-the work and memory each claim would need (claims/budgets.py) and the output paths; a problem raises
+the work and memory each claim would need (core/budgets.py) and the output paths; a problem raises
 `ValueError` or `UsageError`, which `softlin.cli.main` prints on one line with exit code 2. A claim
 that raises after its input passed validation is a bug: `InternalError`, exit code 3, except for
 `BeyondReach`, a structural limit that only a run can meet (exit 2, like a rejected input).
@@ -15,7 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from .. import certio, execute
+from .. import certio
+from ..core import execute
 from ..commands import (
     DEFAULT_OUT,
     EXIT_FAILED,
@@ -25,8 +26,8 @@ from ..commands import (
     output_problem,
     probe_writable,
 )
-from ..claims import budgets, progress, registry, scenario as scen
-from ..claims.base import PROFILES
+from ..core import budgets, progress, registry, scenario as scen
+from ..core.claim import PROFILES
 from ..render import text
 
 
@@ -188,7 +189,7 @@ def _evidence(c, scenario, profile, seed) -> tuple[tuple, str]:
     """What a certificate of claim `c` is evidence of: (profile, seed, the scenario as validated),
     for comparison, and a label ("standard, seed 0, built-in scenario") for messages. A scenario
     that no longer validates (an older or damaged certificate) compares unequal to any run."""
-    from ..claims.base import jsonable
+    from ..core.claim import jsonable
 
     check = c.validate or scen.common
     try:
@@ -268,7 +269,7 @@ def _run_claims(claims, scenarios, profile, quiet, done) -> list[tuple[dict, flo
 
 
 def _run_one(c, s: dict, profile: str) -> dict:
-    """The certificate of claim `c` on its planned scenario `s` (softlin/execute.py)."""
+    """The certificate of claim `c` on its planned scenario `s` (softlin/core/execute.py)."""
     return execute.run_reported(c, s, profile)
 
 
@@ -490,7 +491,7 @@ def _check_one(c, i: int, total: int, s: dict, profile: str) -> tuple[dict, floa
 
 
 def _same_scenario(a: dict, b: dict) -> bool:
-    from ..claims.base import jsonable
+    from ..core.claim import jsonable
 
     return jsonable(a) == jsonable(b)
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 
 from ..sweep import execute as dask_exec
-from ..claims import progress
+from ..core import progress
 
 PASS = {"failing": [], "control_misses": [], "undecided": 0, "false_alarm": 0.0}
 

@@ -1,4 +1,4 @@
-"""A hunt scenario as TOML that `claims.scenario.load_toml` reads back exactly (`softlin hunt`, the
+"""A hunt scenario as TOML that `core.scenario.load_toml` reads back exactly (`softlin hunt`, the
 CLI layer).
 
 Floats are written in their shortest round-trip form (repr), so the counterexample that

@@ -1,12 +1,12 @@
 """The hunt: search a claim's hypothesis space for a counterexample (docs/hunt.md); the command
 `softlin hunt CLAIM` is softlin/cli/hunt.py.
 
-Hypothesis draws scenarios from the claim's space (its `hunt`, a claims/hunt_space.py Space) and
+Hypothesis draws scenarios from the claim's space (its `hunt`, a core/hunt_space.py Space) and
 runs the claim at a small budget on each (profile `quick` for `--budget quick`, `standard` for
 `--budget standard`, seed S fixed in the scenario, so one scenario always gives the same run and
 Hypothesis's shrinker sees a deterministic test). An example is
 
-- outside hypotheses: the claim's validation or its structural limits (claims/budgets.py) reject it;
+- outside hypotheses: the claim's validation or its structural limits (core/budgets.py) reject it;
   counted per reason, never run; a structural limit that only the run meets (BeyondReach, e.g.
   thm-4.3's finite-L flow leaving its exact route's tables) is counted the same way;
 - a counterexample: some check that is not a control has passed = False (refuted). A check with
@@ -23,7 +23,7 @@ re-running the claim on each candidate; the smallest one that still fails is wri
 --profile quick`) and its failing checks as `<out>/<claim>-counterexample.json`.
 
 Multiple testing. The hunt states a family-wise false alarm `--false-alarm A` (default 1e-3) and
-runs every claim at the per-check level alpha = min(1e-6, A / (N k)) (claims.base.false_alarm_level;
+runs every claim at the per-check level alpha = min(1e-6, A / (N k)) (judge.check.false_alarm_level;
 every statistical check of every claim reads it), k the space's bound on a run's statistical checks.
 A run of the correct claim then has a failed statistical check with probability at most k alpha
 (union bound; every run's certificate is checked against it). The hunt reports a counterexample on
@@ -42,9 +42,10 @@ import re
 import subprocess
 from pathlib import Path
 
-from .. import certio, execute
-from ..claims import progress, registry
-from ..claims.base import CHECK_FALSE_ALARM, false_alarm_level, judged
+from .. import certio
+from ..core import execute
+from ..core import progress, registry
+from ..judge.check import CHECK_FALSE_ALARM, false_alarm_level, judged
 from ..numerics.validate import BeyondReach
 from ..commands import InternalError
 
@@ -280,7 +281,7 @@ def summary(h: Hunt, seconds: float) -> dict:
     }
     if h.found:
         out["counterexample"] = {"scenario": h.found.scenario, "failing_checks": h.found.failing}
-    from ..claims import common  # imports the numerics (SciPy): not needed for --help
+    from ..claims.shared import common
 
     out["provenance"] = {**common.provenance(), "source_commit": source_commit()}
     return out

@@ -201,7 +201,7 @@ def check_records(claim_id: str, checks: list[Check]) -> list[dict]:
             raise ValueError(f"claim {claim_id}: check {check.name!r} has no id")
         if not check.unit:
             raise ValueError(
-                f"claim {claim_id}: check {check.id!r} names no unit (softlin.claims.base.UNITS)"
+                f"claim {claim_id}: check {check.id!r} names no unit (softlin.core.claim.UNITS)"
             )
         if check.id in seen:
             raise ValueError(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ..claims.base import judged, TIERS
+from ..judge.check import judged, TIERS
 from . import html
 
 NODE_W, NODE_H, GAP_X, GAP_Y, MARGIN, SLOT_W = 290, 74, 30, 58, 16, 14
@@ -41,7 +41,7 @@ SHORT = {
 def nodes_and_edges(certs: list[dict]) -> tuple[list[dict], list[tuple[str, str]]]:
     """The registry's claims (and any other certified claim), each with its certificate's verdict,
     and the edges (dependency, dependent) declared by `rests_on`."""
-    from ..claims.registry import CLAIMS
+    from ..core.registry import CLAIMS
 
     by_id = {c["claim"]: c for c in certs}
     ids = list(CLAIMS) + [cid for cid in by_id if cid not in CLAIMS]

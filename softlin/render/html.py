@@ -17,7 +17,7 @@ import html
 import json
 import xml.etree.ElementTree as ET
 
-from ..claims.base import UNITS
+from ..judge.check import UNITS
 from ..mathml import numeric_entities
 from . import figure_png, figures, html_tables, markup, text
 
@@ -158,7 +158,7 @@ def esc(value) -> str:
 
 
 def units_legend(checks: list[dict]) -> list[str]:
-    """What each unit in the checks table means (softlin.claims.base.UNITS), those used only."""
+    """What each unit in the checks table means (softlin.core.claim.UNITS), those used only."""
     used = sorted({c.get("unit", "") for c in checks} - {""})
     if not used:
         return []

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import certio
-from ..claims.base import UNITS
+from ..judge.check import UNITS
 from . import figures, graph, html, hunt_table, markdown_tables, markup, readme, sweep_page, text
 from .text import BOUND_PROOF
 
@@ -64,7 +64,7 @@ def load_certificates(out: Path) -> list[dict]:
 def paper_order(certs: list[dict]) -> list[dict]:
     """Claims in the registry's order (the paper's: lemma-2.1, prop-3.1, asm-3.3, prop-3.4, thm-4.3,
     thm-5.2, then the extensions), then any claim the registry does not know, by id."""
-    from ..claims.registry import CLAIMS
+    from ..core.registry import CLAIMS
 
     rank = {cid: i for i, cid in enumerate(CLAIMS)}
     return sorted(certs, key=lambda c: (rank.get(c["claim"], len(rank)), c["claim"]))

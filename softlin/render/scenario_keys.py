@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from ..claims.registry import CLAIMS
+from ..core.registry import CLAIMS
 
 DEFAULT_WIDTH = 40
 

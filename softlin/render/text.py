@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from ..claims.base import judged, TIERS
+from ..judge.check import judged, TIERS
 
 STATUSES = ("verified", "refuted", "inconclusive")
 REQUIRED = ("claim", "status", "profile", "seed", "scenario", "checks")
@@ -137,7 +137,7 @@ def count_text(cert: dict) -> str:
 
 def tiers_summary(cert: dict) -> str:
     """ "1 proof, 4 numerical, 6 statistical; 2 consistency (not evidence)": what a claim's
-    checks are worth, in the order of softlin.claims.base.TIERS."""
+    checks are worth, in the order of softlin.core.claim.TIERS."""
     counts = {tier: sum(c["tier"] == tier and judged(c) for c in cert["checks"]) for tier in TIERS}
     evidence = ", ".join(f"{counts[t]} {t}" for t in TIERS[:-1] if counts[t])
     tail = f"; {counts['consistency']} consistency (not evidence)" if counts["consistency"] else ""

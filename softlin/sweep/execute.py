@@ -22,9 +22,10 @@ from __future__ import annotations
 import time
 from typing import Callable, Iterable, Iterator
 
-from .. import certio, execute
+from .. import certio
+from ..core import execute
 from ..commands import InternalError
-from ..claims import registry
+from ..core import registry
 
 INSTALL_HINT = (
     "softlin sweep needs Dask distributed: pip install 'softlin[sweep]' "
@@ -34,7 +35,8 @@ INSTALL_HINT = (
 
 def compute_point(claim_id: str, scenario: dict, profile: str, seed: int) -> tuple[str, float]:
     """(certificate text, seconds) of one point, planned by the sweep's plan (softlin/cli/sweep.py)
-    and run as `softlin verify` runs a claim (softlin/execute.py). The claim is named by its id: a
+    and run as `softlin verify` runs a claim (softlin/core/execute.py). The claim is named by its
+    id: a
     Dask worker receives the id."""
     if scenario["seed"] != seed:  # the claim's stream is drawn from the scenario's seed
         raise InternalError(f"point seed {seed} is not its scenario's seed {scenario['seed']}")

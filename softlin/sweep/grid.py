@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..claims import registry, scenario as scen
+from ..core import registry, scenario as scen
 from ..numerics import query_average
 
 GRID_KEYS = frozenset({"claim", "seed", "profile", "max_minutes", "scenario", "axes"})

@@ -47,8 +47,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..claims import registry
-from ..claims.base import NEGATE
+from ..core import registry
+from ..core.claim import NEGATE
 from ..numerics import kernels, query_average
 
 DEFAULT_FIELDS = {"lambda_max": "lambda_max"}  # a claim that declares no sweep_fields

@@ -6,9 +6,9 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from softlin.claims import scenario
-from softlin.claims.asm33 import claim as asm33
-from softlin.claims.base import claim_rng
+from softlin.core import scenario
+from softlin.claims.asm_3_3 import claim as asm33
+from softlin.core.claim import claim_rng
 from softlin.derivations import tilted_moments as tm
 from softlin.numerics import tilted_moments as nt
 from ..checks import check
@@ -130,9 +130,9 @@ def test_finiteness_needs_a_positive_definite_query_covariance():
 def test_a_zero_token_covariance_is_judged_not_a_crash():
     """Gamma = 0 and U = 0: some closed-form table entries are exactly 0, so a relative comparison
     with the d = 1 quadrature would divide by 0. An exact 0 is matched absolutely."""
-    from softlin.claims import scenario as scen
-    from softlin.claims.asm33 import claim as asm33
-    from softlin.claims.base import claim_rng
+    from softlin.core import scenario as scen
+    from softlin.claims.asm_3_3 import claim as asm33
+    from softlin.core.claim import claim_rng
 
     user = {
         "d": 2,
@@ -156,9 +156,9 @@ def test_a_monte_carlo_entry_without_spread_is_judged_exactly():
     exactly: verified as derived, refuted when the closed form puts 1e-6 there (its score, the
     critical value times its distance in rounding allowances, far beyond the critical value)."""
     import sympy as sp
-    from softlin.claims import scenario as scen
-    from softlin.claims.asm33 import claim as asm33
-    from softlin.claims.base import claim_rng
+    from softlin.core import scenario as scen
+    from softlin.claims.asm_3_3 import claim as asm33
+    from softlin.core.claim import claim_rng
     from softlin.derivations import tilted_moments as tm
 
     user = {

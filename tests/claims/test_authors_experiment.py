@@ -10,9 +10,9 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
-from softlin.claims.authors import checks as authors_checks
-from softlin.claims.authors import claim as ae
-from softlin.claims.base import claim_rng
+from softlin.claims.authors_experiment import checks as authors_checks
+from softlin.claims.authors_experiment import claim as ae
+from softlin.core.claim import claim_rng
 from softlin.derivations import authors_experiment as ae_d, authors_gradients as ag_d
 from softlin.judge import kinds as judge
 from softlin.numerics import authors_sgd as sgd, kernels
@@ -302,7 +302,7 @@ def test_approach_check_is_undecided_when_the_largest_prompt_is_below_L_eps(smal
 def test_approach_check_refutes_a_risk_above_eps_where_the_exact_route_reaches_it():
     """Where the exact best softmax risk at L_max is within eps of R*_inf, Monte Carlo risks clearly
     above eps refute the check (a training or evaluation slip); within eps they verify it."""
-    from softlin.claims.authors import checks as authors_checks
+    from softlin.claims.authors_experiment import checks as authors_checks
 
     Sp = Sq = 0.5 ** np.abs(np.subtract.outer(np.arange(5), np.arange(5)))
     s2, tau, Ls = 0.1, 0.2, [500, 1000]

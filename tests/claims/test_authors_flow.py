@@ -1,5 +1,6 @@
 """The gradient-flow and authors'-scale SGD checks of claim `authors-experiment`
-(claims/authors/flow.py), on an isotropic model at one L (cheap: one angular node): verified as
+(claims/authors_experiment/flow.py), on an isotropic model at one L (cheap: one angular node):
+verified as
 computed, red under a plausible slip in the emitted gradient, and the SGD check red for an endpoint
 off the flow's end."""
 
@@ -11,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from softlin.claims.authors import flow as af
+from softlin.claims.authors_experiment import flow as af
 from softlin.numerics import finite_risk as fr, kernels
 from softlin.numerics.validate import BeyondReach
 
@@ -143,7 +144,7 @@ def test_the_committed_long_sgd_runs_are_found_from_a_checkout():
     be found, or the certificate silently loses its long-SGD checks (a wrong folder after a move
     made every one of them 'not judged')."""
     from pathlib import Path
-    from softlin.claims.authors import flow
+    from softlin.claims.authors_experiment import flow
 
     repo = Path(__file__).resolve().parents[2]
     assert flow.LONG_SGD == repo / "data" / "sgd"
@@ -155,7 +156,7 @@ def test_each_committed_long_sgd_run_names_the_code_that_produced_it():
     the sampler made it (benchmarks/authors_long_sgd.py writes it; the committed runs had it
     added)."""
     import re
-    from softlin.claims.authors import flow
+    from softlin.claims.authors_experiment import flow
 
     for stem, result in flow.load_long_sgd().items():
         prov = result["provenance"]

@@ -1,7 +1,7 @@
 """Findings: the one shape of a claim step's results, and how a claim collects them."""
 
-from softlin.claims.base import Check
-from softlin.claims.findings import Findings
+from softlin.judge.check import Check
+from softlin.core.findings import Findings
 
 
 def check(name: str) -> Check:

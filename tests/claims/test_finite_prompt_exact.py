@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from softlin.claims.finite_prompt import exact as section
-from softlin.claims.finite_prompt import claim as fpr
-from softlin.claims.finite_prompt.budget import budget
-from softlin.claims.base import claim_rng
+from softlin.claims.finite_prompt_risk import exact as section
+from softlin.claims.finite_prompt_risk import claim as fpr
+from softlin.claims.finite_prompt_risk.budget import budget
+from softlin.core.claim import claim_rng
 from softlin.numerics import kernels
 
 
@@ -140,7 +140,7 @@ def test_optimum_rate_judged_and_wrong_constants_refuted():
     are refuted."""
     from scipy.optimize import minimize_scalar
 
-    from softlin.claims.finite_prompt import rate
+    from softlin.claims.finite_prompt_risk import rate
     from softlin.numerics import finite_risk as fr, scalar_risk as sr
 
     model = fr.Model(np.eye(5), np.eye(5), 0.2, 0.1)
@@ -163,7 +163,7 @@ def test_rate_estimator_is_exact_on_its_model():
     """Y_L = c + (a + b ln L) / L (the measured form of the optimum's correction) is solved exactly
     by the estimator, with zero model error; a plain a / L + b / L^2 model would miss c by ~1e-4
     here."""
-    from softlin.claims.finite_prompt import rate
+    from softlin.claims.finite_prompt_risk import rate
 
     Ls = np.array(rate.RATE_LS, float)
     Y = 20.8 + (-200.0 - 90.0 * np.log(Ls)) / Ls

@@ -1,4 +1,5 @@
-"""The formulas on the claim pages are the derived ones, typeset from SymPy (claims/formulas.py).
+"""The formulas on the claim pages are the derived ones, typeset from SymPy
+(claims/shared/formulas.py).
 
 Two things are checked: every displayed formula has MathML next to its LaTeX (so no page falls back
 to raw LaTeX), and the typeset right sides evaluate to what the emitted kernels (or an independent
@@ -12,7 +13,7 @@ import pytest
 import sympy as sp
 from scipy.integrate import solve_ivp
 
-from softlin.claims import formulas
+from softlin.claims.shared import formulas
 from softlin.derivations import display
 from softlin.numerics import kernels
 from softlin.render import html

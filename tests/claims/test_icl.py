@@ -6,10 +6,11 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
-from softlin.claims import icl_common, thm52
-from softlin.claims.finite_prompt import claim as fpr
-from softlin.claims.thm43 import claim as thm43
-from softlin.claims.base import claim_rng
+from softlin.claims.shared import icl as icl_common
+from softlin.claims.thm_5_2 import claim as thm52
+from softlin.claims.finite_prompt_risk import claim as fpr
+from softlin.claims.thm_4_3 import claim as thm43
+from softlin.core.claim import claim_rng
 from softlin.derivations import icl_endpoint, icl_risk
 from softlin.numerics import icl_flows, icl_training, kernels, scalar_risk as sr
 
@@ -187,7 +188,8 @@ def test_default_scalar_scenario_verified_and_heuristic_refuted():
         "heuristic_coefficient",
         "mc_risk",
     }
-    # the exact finite-L section (claims/finite_prompt/exact.py): one value per evaluation point
+    # the exact finite-L section (claims/finite_prompt_risk/exact.py): one value per evaluation
+    # point
     for key in ("exact_risk", "exact_risk_error", "mc_risk", "mc_risk_stderr"):
         assert len(q[key]) == len(q["points"])
     assert q["exact_risk"][0] == pytest.approx(

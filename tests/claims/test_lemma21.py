@@ -7,13 +7,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from softlin.claims import exact, scenario
-from softlin.claims.limit import battery
-from softlin.claims.limit import lemma21
-from softlin.claims.limit.battery import REQUIRED_POWER, control_check
+from softlin.claims.shared import rationals as exact
+from softlin.core import scenario
+from softlin.claims.shared import limit_battery as battery
+from softlin.claims.lemma_2_1 import claim as lemma21
+from softlin.claims.shared.limit_battery import REQUIRED_POWER, control_check
 from softlin import certio
-from softlin.claims.base import claim_rng
-from softlin.claims.findings import Findings
+from softlin.core.claim import claim_rng
+from softlin.core.findings import Findings
 from softlin.numerics import kernels
 from softlin.numerics.laws import GaussianLaw
 
@@ -247,7 +248,7 @@ def test_planned_noncentrality_matches_the_simulated_numerator_statistic():
     the derived moments). Simulated: the numerator z-statistic of the battery, over 40 independent
     runs, averages delta within its Monte Carlo error (a delta off by sqrt(L), or by sqrt(n L), is
     caught)."""
-    from softlin.claims.limit import battery
+    from softlin.claims.shared import limit_battery as battery
 
     m, cov, U, V = np.array([0.2]), np.array([[1.0]]), np.array([[0.5]]), np.array([[1.0]])
     subject = lemma21.gaussian_subject(

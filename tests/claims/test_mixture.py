@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from scipy.special import softmax
 
-from softlin.claims import scenario
-from softlin.claims.limit import mixture
-from softlin.claims.base import claim_rng
+from softlin.core import scenario
+from softlin.claims.mixture import claim as mixture
+from softlin.core.claim import claim_rng
 
 
 def _run(overrides=None, **kwargs):
@@ -114,7 +114,7 @@ def test_a_limit_near_zero_is_judged_relative_to_the_size_of_its_terms():
     that cancel to rounding (~1e-17). The float64 comparison is relative to the terms' size, not
     to the near-0 result, so both routes agree; relative to the result, rounding alone would be
     ~1e-8, far beyond the 1e-12 tolerance."""
-    from softlin.claims.limit import battery
+    from softlin.claims.shared import limit_battery as battery
     from softlin.numerics.laws import MixtureLaw
 
     law = MixtureLaw([0.4, 0.6], [[0.3, 0.9], [-0.2, -0.6]], [0.5 * np.eye(2)] * 2)  # mean 0

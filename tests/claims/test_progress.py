@@ -5,8 +5,9 @@ import io
 import pytest
 
 from softlin import cli
-from softlin.claims import base, budgets, progress, registry
-from softlin.claims.findings import Findings
+from softlin.core import claim as base, budgets, progress, registry
+from softlin.judge import kinds as judge
+from softlin.core.findings import Findings
 
 
 class FakeTerminal(io.StringIO):
@@ -79,9 +80,7 @@ def _fake_claim():
     def run(scenario, profile, rng):
         for _ in progress.sweep([16, 64], "fake: Monte Carlo", weights=[16, 64], item="L"):
             pass
-        check = base.Check(
-            "a check", "symbolic", True, 1, 1, "trivially", id="trivial", unit="identities"
-        )
+        check = judge.exact("a check", "symbolic", id="trivial", value=1, expected=1)
         return base.certificate(CLAIM, scenario, profile, scenario["seed"], Findings([check]))
 
     CLAIM = base.Claim(

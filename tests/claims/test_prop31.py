@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from softlin.claims import scenario
-from softlin.claims.prop31 import claim as prop31
+from softlin.core import scenario
+from softlin.claims.prop_3_1 import claim as prop31
 from softlin import certio
-from softlin.claims.base import claim_rng
-from softlin.claims.prop31.common import naive_exponent
+from softlin.core.claim import claim_rng
+from softlin.claims.shared.exponents import naive_exponent
 
 from ..strategies import seeds
 from ..checks import check, checks
@@ -387,7 +387,7 @@ def test_the_first_order_limit_check_is_undecided_beyond_its_asymptotic_reach():
     """d = 3, q = 4.8 at the query: the exact values at L = 1e4..1e6 are not in their 1/L^2 regime
     (e^{2q} = 1.6e4 against 1e4) and a correct b1, C1 is 3.9 % off. Undecided
     there; the default (q = 0.34) is judged and a 1e-6 slip of C1 is refuted."""
-    from softlin.claims.prop31 import fixed as pf
+    from softlin.claims.prop_3_1 import fixed as pf
     from softlin.numerics import kernels
 
     def check(G, U, V, z, slip=1.0):
@@ -411,7 +411,7 @@ def test_the_enclosed_expectation_bound_is_proved_only_when_the_whole_ball_is_be
     """The ball's upper end decides: a bound between the ball's ends fails, and so does a bound
     lowered by 80% at L = 4096, where it is 4.0x the exact value (its slack: a constant quartered,
     75%, would still hold there); an L = 1 point or one without a ball is not judged."""
-    from softlin.claims.prop31.bounds import expectation_bound_enclosed
+    from softlin.claims.prop_3_1.bounds import expectation_bound_enclosed
 
     q = {
         "fixed_query_enclosed_L": [1, 64, 4096],

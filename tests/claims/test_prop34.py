@@ -5,11 +5,11 @@ import pytest
 import sympy as sp
 from hypothesis import given
 
-from softlin.claims import scenario
-from softlin.claims.prop34 import claim as prop34
-from softlin.claims.prop34 import coefficients
-from softlin.claims.prop34.jacobians import rational_matrix
-from softlin.claims.base import claim_rng
+from softlin.core import scenario
+from softlin.claims.prop_3_4 import claim as prop34
+from softlin.claims.prop_3_4 import coefficients
+from softlin.claims.prop_3_4.jacobians import rational_matrix
+from softlin.core.claim import claim_rng
 from softlin.derivations import gradient_fluctuations as gf
 from softlin.derivations.proof import is_zero
 from softlin.numerics import gradients, kernels
@@ -152,7 +152,7 @@ def test_emitted_per_query_coefficients_equal_the_exact_sympy_coefficients():
 def test_naive_exponent_in_place_of_the_sharp_one_is_refuted():
     """Sensitivity: kappa(lambda) = min(1, 1/(2 lambda)) (the naive heuristic) for the sharp
     exponent."""
-    from softlin.claims.prop31.common import naive_exponent
+    from softlin.claims.shared.exponents import naive_exponent
 
     s = scenario.merge(prop34.default_scenario(), {}, prop34.CLAIM.scenario_keys)
     cert = prop34.run(s, "quick", claim_rng(0, "prop-3.4"), exponent=naive_exponent)
@@ -163,7 +163,7 @@ def test_naive_exponent_in_place_of_the_sharp_one_is_refuted():
 def test_a_transpose_gamma_a_in_place_of_the_squared_norm_fails_the_large_L_anchor():
     """Sensitivity: k e^q (tr Gamma + a^T Gamma a) for k e^q (tr Gamma + |Gamma a|^2)
     is 6.2% off at the built-in query, far beyond the anchor's 1e-6."""
-    from softlin.claims.prop34 import exact as ex
+    from softlin.claims.prop_3_4 import exact as ex
 
     s = scenario.merge(prop34.default_scenario(), {}, prop34.CLAIM.scenario_keys)
     cov, U, V, z = (np.asarray(s[k], dtype=float) for k in ("cov", "U", "V", "query"))
@@ -181,7 +181,7 @@ def test_a_transpose_gamma_a_in_place_of_the_squared_norm_fails_the_large_L_anch
 
 
 def _erratum_one(V, z, exact=None, monkeypatch=None):
-    from softlin.claims.prop34 import exact as px
+    from softlin.claims.prop_3_4 import exact as px
 
     Gamma, U = np.array([[0.0625]]), np.array([[0.25]])
     if exact is not None:
@@ -206,7 +206,7 @@ def test_the_erratum_witness_needs_one_positive_error_and_monte_carlo_agreement(
     Monte Carlo."""
     assert _erratum_one([[-0.25], [0.0]], [0.0]).passed is True
     assert _erratum_one([[0.0]], [0.0]).passed is True
-    from softlin.claims.prop34 import exact as px
+    from softlin.claims.prop_3_4 import exact as px
 
     right = px.sg.exact_errors
     doubled = lambda *a: (2 * right(*a)[0], right(*a)[1])
@@ -217,8 +217,8 @@ def test_the_anchors_at_a_strong_tilt_are_judged_within_their_reach():
     """d = 3, q = 5 at the query: an 80-node direct rule for the L = 2 anchor is 7.9e-7 off
     (240 nodes beyond q = 1: 1e-13), and the large-L anchor's exact values are not in their 1/L^2
     regime at L <= 1e7 (e^{2q} = 2.2e4 against 1e5): undecided there, not refuted."""
-    from softlin.claims.prop34 import exact as px
-    from softlin.claims.prop34.coefficients import per_query_coefficients
+    from softlin.claims.prop_3_4 import exact as px
+    from softlin.claims.prop_3_4.coefficients import per_query_coefficients
 
     Gamma = np.array([[0.3125, -0.625, -0.3125], [-0.625, 1.25, 0.625], [-0.3125, 0.625, 0.3125]])
     U = np.array([[1.0, 0.75, 0.75], [-0.75, 1.0, -0.25], [0.25, 0.25, -0.5]])
@@ -234,8 +234,8 @@ def test_the_large_L_anchor_allows_for_its_e_2q_over_L_squared_remainder_at_a_st
     (1e6, 1e7) leaves c'/L^2 ~ e^{2q} / L^2, and the correct coefficients are 8e-5 off, beyond a
     fixed 1e-6. The tolerance read off the extrapolations' own change verifies them; a 1% slip
     of the grad_V coefficient is still refuted."""
-    from softlin.claims.prop34 import exact as px
-    from softlin.claims.prop34.coefficients import per_query_coefficients
+    from softlin.claims.prop_3_4 import exact as px
+    from softlin.claims.prop_3_4.coefficients import per_query_coefficients
 
     Gamma = np.array([[0.3125, -0.625, -0.3125], [-0.625, 1.25, 0.625], [-0.3125, 0.625, 0.3125]])
     U = np.array([[1.0, 0.75, 0.75], [-0.75, 1.0, -0.25], [0.25, 0.25, -0.5]])
@@ -274,7 +274,7 @@ def test_an_output_constant_over_tokens_is_rejected_and_its_grad_U_error_is_exac
         )
     law = GaussianLaw(np.array([0.5, 0.0]), Gamma)
     queries = np.array([[1.0, 0.5], [-0.5, 2.0]])
-    from softlin.claims.prop34 import exact as ex
+    from softlin.claims.prop_3_4 import exact as ex
     from softlin.numerics import limits
 
     mus = limits.gaussian_limit(law.mean, Gamma, U, np.eye(2), queries)
@@ -300,7 +300,7 @@ def test_the_one_over_L_control_is_judged_only_at_the_power_its_pilot_plans():
     """The control's power comes from the pilot, never from the run: a noisy pilot leaves it not
     judged even when the run would refute 1/L; a precise pilot judges it, and then a run that does
     not refute 1/L (its rate near 1) fails the control."""
-    from softlin.claims.prop34 import exact as ex
+    from softlin.claims.prop_3_4 import exact as ex
 
     from softlin.judge.kinds import POWER_TARGET
 
@@ -321,7 +321,7 @@ def test_the_grad_v_enclosure_holds_the_float_route_and_excludes_its_slips():
     """The float route (set-partition quadrature) lies in the Arb ball of k (tr Gamma A_L + rho
     (B_L - A_L)); the same value slipped by 1e-7 relative, or with the rho term's - A_L dropped,
     does not."""
-    from softlin.claims.prop34.enclosure import grad_v_enclosure_check
+    from softlin.claims.prop_3_4.enclosure import grad_v_enclosure_check
     from softlin.numerics import selfnormalised_gradients as sg
 
     G = np.array([[1.0, 0.3], [0.3, 0.5]])
@@ -347,7 +347,7 @@ def test_the_grad_u_enclosure_holds_the_float_route_and_excludes_its_slips():
     """The float route's exact E||grad_U err||^2 lies in the Arb ball assembled from the seven
     enclosed scalars; the same value slipped by 1e-6 relative, or with S_H's cross term taken with
     -1 for -2 in the float route's TERMS, does not; the message names the value and the ball."""
-    from softlin.claims.prop34.enclosure import grad_u_enclosure_check
+    from softlin.claims.prop_3_4.enclosure import grad_u_enclosure_check
     from softlin.numerics import gradient_scalars as gs
     from softlin.numerics import selfnormalised_gradients as sg
 

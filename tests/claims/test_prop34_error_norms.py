@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from softlin.claims.prop34 import exact as ex
+from softlin.claims.prop_3_4 import exact as ex
 from softlin.numerics import kernels, limits
 
 

@@ -21,7 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from softlin.cli import main
-from softlin.claims import hunt_strategies, registry
+from softlin.claims.shared import hunt_strategies
+from softlin.core import registry
 from softlin.hunt import search
 from softlin.numerics import quadrature
 from softlin.numerics.laws import GaussianLaw

@@ -4,10 +4,10 @@ finite-L gradient against Monte Carlo."""
 import numpy as np
 import pytest
 
-from softlin.claims import icl_common
-from softlin.claims.thm43 import claim as thm43
-from softlin.claims.thm43 import routes
-from softlin.claims.base import claim_rng
+from softlin.claims.shared import icl as icl_common
+from softlin.claims.thm_4_3 import claim as thm43
+from softlin.claims.thm_4_3 import routes
+from softlin.core.claim import claim_rng
 from softlin.numerics import icl_exact, icl_training
 from ..checks import check
 
@@ -69,7 +69,7 @@ def test_g2_on_a_fixed_sample_turns_the_verdict(monkeypatch):
 def test_central_difference_hessian_norm_of_a_known_quadratic():
     """thm43_routes.hessian_norm on grad f(theta) = H theta + c must return ||H||_2 (H symmetric,
     eigenvalues of both signs): the route behind the beta_inf check and the erratum-4 witness."""
-    from softlin.claims.thm43 import routes
+    from softlin.claims.thm_4_3 import routes
 
     rng = np.random.default_rng(2)
     B = rng.normal(size=(5, 5))
@@ -197,7 +197,7 @@ def test_the_mixture_controls_planned_power_never_promises_what_the_run_misses()
     effect the run detects about half the time, no pilot plans the required power and the mean plan
     stays below the refutation rate; at a clear effect every pilot plans it; with no effect the plan
     is 0."""
-    from softlin.claims.thm43 import control
+    from softlin.claims.thm_4_3 import control
     from softlin.judge.kinds import POWER_TARGET
 
     rng = np.random.default_rng(20261204)

@@ -1,4 +1,4 @@
-"""Evidence tiers (softlin.claims.base): what a check is worth decides what it does to the
+"""Evidence tiers (softlin.core.claim): what a check is worth decides what it does to the
 verdict."""
 
 import json
@@ -6,14 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from softlin.claims.base import (
-    Check,
-    check_record,
-    KIND_TIER,
-    TIERS,
-    status_of,
-    unjudged,
-)
+from softlin.judge.check import Check, check_record, KIND_TIER, TIERS, status_of, unjudged
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -113,7 +106,7 @@ def test_every_committed_certificate_has_evidence_and_names_its_consistency_chec
 
 
 def test_every_check_needs_an_id_unique_within_its_claim():
-    from softlin.claims.base import check_records, CHECK_ID
+    from softlin.judge.check import check_records, CHECK_ID
 
     records = check_records(
         "prop-3.1",
@@ -144,7 +137,7 @@ def test_every_check_needs_an_id_unique_within_its_claim():
 
 
 def test_every_committed_check_has_its_claims_id_prefix_and_a_unique_id():
-    from softlin.claims.base import CHECK_ID
+    from softlin.judge.check import CHECK_ID
 
     for path in sorted((REPO / "reports" / "certificates").glob("*.json")):
         cert = json.loads(path.read_text())
@@ -173,7 +166,7 @@ def test_every_judged_statistical_check_states_its_resolution():
 
 
 def test_every_committed_check_names_a_unit_the_pages_explain():
-    from softlin.claims.base import UNITS
+    from softlin.judge.check import UNITS
 
     for path in sorted((REPO / "reports" / "certificates").glob("*.json")):
         for check in json.loads(path.read_text())["checks"]:

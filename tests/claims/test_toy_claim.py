@@ -11,7 +11,7 @@ import json
 import pytest
 
 from softlin import cli
-from softlin.claims import registry
+from softlin.core import registry
 
 from . import toy_claim
 from .test_registry_parts import missing_parts

@@ -12,10 +12,12 @@ import math
 
 import sympy as sp
 
-from softlin.claims import budgets, formulas, scenario as scen
-from softlin.claims.base import Check, Claim, certificate
-from softlin.claims.findings import Findings
-from softlin.claims.hunt_space import Space
+from softlin.core import budgets, scenario as scen
+from softlin.claims.shared import formulas
+from softlin.judge.check import Check
+from softlin.core.claim import Claim, certificate
+from softlin.core.findings import Findings
+from softlin.core.hunt_space import Space
 from softlin.derivations.display import Display
 
 ID = "toy"

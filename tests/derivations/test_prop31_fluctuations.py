@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 from softlin.derivations import catalogue, fluctuations, fluctuations_product, fluctuations_exponent
-from softlin.claims.prop31 import common as prop31_common
+from softlin.claims.shared import exponents as prop31_common
 from softlin.derivations.proof import is_zero
 from softlin.numerics import kernels
 
@@ -188,7 +188,7 @@ def test_emitted_exponent_kernels_equal_the_derivations_piecewise_forms_evaluate
     """The claims' exponents (emitted kernels, through prop31_common) against exact SymPy evaluation
     of the derived Piecewise at rational lambda (every branch and both thresholds), and h at
     rational gamma."""
-    from softlin.claims.prop31 import common as c
+    from softlin.claims.shared import exponents as c
 
     fe = fluctuations_exponent
     value = sp.Rational(lam)

@@ -41,8 +41,8 @@ def run_one(name: str) -> dict:
 
     mutant = by_name(name)
     hook.install(mutant)
-    from softlin.claims import registry
-    from softlin.claims.base import claim_rng
+    from softlin.core import registry
+    from softlin.core.claim import claim_rng
 
     result = {}
     for cid in mutant.claims:

@@ -264,7 +264,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "battery-catoni-variance-not-divided-by-L",
-        "softlin/claims/limit/battery.py",
+        "softlin/claims/shared/limit_battery.py",
         '                var_x / L,',
         '                var_x,',
         ("lemma-2.1",),
@@ -273,7 +273,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "prop31-sharp-exponent-naive",
-        "softlin/claims/prop31/common.py",
+        "softlin/claims/shared/exponents.py",
         "return float(kernels.sharp_exponent(np.float64(_lam(lam))))",
         "return float(kernels.naive_exponent(np.float64(_lam(lam))))",
         ("prop-3.1",),
@@ -293,7 +293,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "battery-power-delta-sqrt-missing",
-        "softlin/claims/limit/numerator.py",
+        "softlin/claims/shared/limit_numerator.py",
         "best = max(best, float(np.max(ratio)) * math.sqrt(budget.trials * max(budget.Ls)))",
         "best = max(best, float(np.max(ratio)) * budget.trials * max(budget.Ls))",
         ("lemma-2.1",),
@@ -305,7 +305,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "asm33-boundary-rescale-sqrt-missing",
-        "softlin/claims/asm33/claim.py",
+        "softlin/claims/asm_3_3/claim.py",
         "Us = U * math.sqrt(target / lam) if lam > 0 else U",
         "Us = U * (target / lam) if lam > 0 else U",
         ("asm-3.3",),
@@ -321,7 +321,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "prop34-coefficient-V-factor-k-dropped",
-        "softlin/claims/prop34/coefficients.py",
+        "softlin/claims/prop_3_4/coefficients.py",
         '        k * kernels.first_order_numerator(cov, np.eye(d), U, Z.T)[0],',
         '        kernels.first_order_numerator(cov, np.eye(d), U, Z.T)[0],',
         ("prop-3.4",),
@@ -329,7 +329,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "thm43-lipschitz-ball-radius-rho",
-        "softlin/claims/thm43/claim.py",
+        "softlin/claims/thm_4_3/claim.py",
         "beta = lipschitz_constant(Sigma, 2 * rho)",
         "beta = lipschitz_constant(Sigma, rho)",
         ("thm-4.3",),
@@ -345,7 +345,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "finite-prompt-remainder-sign",
-        "softlin/claims/finite_prompt/claim.py",
+        "softlin/claims/finite_prompt_risk/claim.py",
         "Y = np.array([m - (F - lim[\"value\"])",
         "Y = np.array([m + (F - lim[\"value\"])",
         ("finite-prompt-risk",),
@@ -543,7 +543,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # softlin/claims/ (judging code)
     Mutant(
         "prop31-fixed-bonferroni-forgets-L",
-        "softlin/claims/prop31/fixed.py",
+        "softlin/claims/prop_3_1/fixed.py",
         "alpha = check_false_alarm() / (len(Ls) * n_entries)",
         "alpha = check_false_alarm() / n_entries",
         ("prop-3.1",),
@@ -555,7 +555,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "icl-training-step-at-stability-edge",
-        "softlin/claims/icl_common.py",
+        "softlin/claims/shared/icl.py",
         "step = 1.0 / beta_local",
         "step = 2.0 / beta_local",
         ("thm-4.3", "thm-5.2"),
@@ -639,7 +639,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # softlin/claims/ (judging code)
     Mutant(
         "thm52-mc-loss-matrix-transposed",
-        "softlin/claims/thm52.py",
+        "softlin/claims/thm_5_2/claim.py",
         "        K = M.T @ M\n        R = float(kernels.icl_risk(Sigma, A, b))",
         "        K = M @ M.T\n        R = float(kernels.icl_risk(Sigma, A, b))",
         ("thm-5.2",),
@@ -647,7 +647,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "thm43-hessian-central-difference-over-h",
-        "softlin/claims/thm43/routes.py",
+        "softlin/claims/thm_4_3/routes.py",
         "/ (2 * h) for e in np.eye(n)",
         "/ h for e in np.eye(n)",
         ("thm-4.3",),
@@ -799,7 +799,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "finite-prompt-rate-log-term-dropped",
-        "softlin/claims/finite_prompt/rate.py",
+        "softlin/claims/finite_prompt_risk/rate.py",
         "X = np.array([[1.0, 1.0 / L, np.log(L) / L] for L in Ls])",
         "X = np.array([[1.0, 1.0 / L, 1.0 / L**2] for L in Ls])",
         ("finite-prompt-risk",),
@@ -916,7 +916,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # ---- evidence: the headline prediction and the enclosures ----
     Mutant(
         "authors-r-star-inflated",
-        "softlin/claims/authors/claim.py",
+        "softlin/claims/authors_experiment/claim.py",
         '    p_star, R_star = inf_opt(Sp, Sq, s2, tau)\n    risk = {',
         '    p_star, R_star = inf_opt(Sp, Sq, s2, tau)\n    R_star = 1.2 * R_star\n    risk = {',
         ("authors-experiment",),

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from flint import arb
 
-from softlin.claims.limit import control_limits
+from softlin.claims.lemma_2_1 import control_limits
 from softlin.numerics import control_limits_enclosure as enclosure, limits
 
 

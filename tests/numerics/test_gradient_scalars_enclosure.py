@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from flint import arb
 
-from softlin.claims.prop34.claim import default_scenario
+from softlin.claims.prop_3_4.claim import default_scenario
 from softlin.numerics import gradient_scalars as gs
 from softlin.numerics import gradient_scalars_enclosure as ge
 from softlin.numerics import selfnormalised_gradients as sg

@@ -187,8 +187,8 @@ def test_the_four_term_exponent_fit_is_within_its_stated_model_error(lam):
     """Design study behind prop31_regimes.FIT_MODEL_ERROR: the fit at ln L = 8..64 (quick) and
     12..128 (standard) agrees with the fit at ln L = 32..256 within FIT_MODEL_ERROR (and with
     kappa)."""
-    from softlin.claims.prop31 import regimes as r
-    from softlin.claims.prop31.common import sharp_exponent
+    from softlin.claims.prop_3_1 import regimes as r
+    from softlin.claims.shared.exponents import sharp_exponent
 
     kappa = sharp_exponent(lam)
     far = r.asymptotic_exponent(lam, (32.0, 64.0, 128.0, 256.0), kappa)["kappa4"]

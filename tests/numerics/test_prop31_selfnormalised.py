@@ -214,7 +214,7 @@ def test_product_law_first_order_equals_direct_sums_for_rademacher_tokens():
 
 
 def test_product_law_first_order_matches_fixed_query_monte_carlo_for_uniform_tokens():
-    from softlin.claims.prop31.beyond import Law, product_limit
+    from softlin.claims.prop_3_1.beyond import Law, product_limit
     from softlin.numerics import first_order
     from softlin.numerics.laws import UniformLaw
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from flint import arb
 
-from softlin.claims.prop31 import fixed as prop31_fixed
+from softlin.claims.prop_3_1 import fixed as prop31_fixed
 from softlin.numerics import selfnormalised as sn, selfnormalised_enclosure as se
 
 

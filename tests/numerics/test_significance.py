@@ -190,7 +190,7 @@ def test_the_union_bound_power_misses_at_most_each_tail_once():
 CLAIMS = Path(__file__).resolve().parents[2] / "softlin" / "claims"
 # Modules of softlin/claims allowed to import scipy.stats, with the reason.
 STATS_ALLOWED = {
-    "finite_prompt/claim.py": "the chi-square density of Q = |z|^2 in a quadrature route "
+    "finite_prompt_risk/claim.py": "the chi-square density of Q = |z|^2 in a quadrature route "
     "(quadrature_first_order), no critical value or power",
 }
 

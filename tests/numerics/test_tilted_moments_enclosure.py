@@ -11,9 +11,9 @@ import pytest
 import sympy as sp
 from flint import arb
 
-from softlin.claims import scenario
-from softlin.claims.asm33 import claim as asm33, enclosure
-from softlin.claims.base import claim_rng
+from softlin.core import scenario
+from softlin.claims.asm_3_3 import claim as asm33, enclosure
+from softlin.core.claim import claim_rng
 from softlin.derivations import tilted_moments as tm
 from softlin.numerics import tilted_moments_enclosure as te
 from softlin.numerics.arb.context import precision

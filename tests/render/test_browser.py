@@ -250,7 +250,7 @@ def test_the_claim_graph_shows_every_claim_as_a_box_inside_the_page_linking_to_i
     """reports/graph.html as a reader's browser lays it out: one box per registered claim, each with
     its size, inside the viewport's width, none overlapping another, each linking to a page that
     exists."""
-    from softlin.claims import registry
+    from softlin.core import registry
 
     real, _ = site
     report = chromium.open((real / "graph.html").as_uri())

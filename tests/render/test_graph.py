@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from softlin.claims import registry
-from softlin.claims.base import Claim
+from softlin.core import registry
+from softlin.core.claim import Claim
 from softlin.render import graph
 
 REPO = Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from softlin.claims.registry import CLAIMS
+from softlin.core.registry import CLAIMS
 from softlin.render import html, markup
 
 

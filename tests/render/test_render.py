@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from softlin import cli
-from softlin.claims import scenario
-from softlin.claims.limit import lemma21
-from softlin.claims.base import claim_rng
+from softlin.core import scenario
+from softlin.claims.lemma_2_1 import claim as lemma21
+from softlin.core.claim import claim_rng
 from softlin.render import html, markup, readme, render
 
 REPO = Path(__file__).resolve().parents[2]
@@ -238,7 +238,7 @@ def test_a_bare_mathml_fragment_is_wrapped_and_entities_become_characters():
 
 
 def test_nonfinite_numbers_are_spelled_out_not_silent():
-    from softlin.claims.base import jsonable
+    from softlin.core.claim import jsonable
 
     assert jsonable({"a": float("inf"), "b": [np.float64("nan")], "c": np.int64(3)}) == {
         "a": "inf",

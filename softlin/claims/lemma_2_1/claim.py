@@ -1,0 +1,275 @@
+"""Claim `lemma-2.1`: for Gaussian prompts, softmax attention converges to an affine map.
+
+Statement (docs/paper.md section 2): for mu = N(m, Gamma), Gamma PSD (singular allowed),
+T_{U,V}[mu](z) = V (m + Gamma U z), and the tilted law is N(m + Gamma U z, Gamma).
+
+Checks: the symbolic proofs (tilt, lemma, bound moments, deviation bound); the battery of `battery`
+on the scenario's Gaussian; negative controls, each of which the Monte Carlo route alone must refute
+with power >= 0.999 computed beforehand (battery.control_check):
+- the slips a derivation would make, on the scenario's own Gaussian tokens: U transposed,
+  V (m + Gamma U^T z), and the doubled tilt V (m + 2 Gamma U z) of a normaliser without its 1/2;
+- the lemma applied outside its hypothesis: iid Rademacher and uniform tokens with mean 0 and
+  covariance I against V U z (their limits are V tanh(U z) and V (sqrt3 coth(sqrt3 U z) - 1/(U z))).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ...derivations import catalogue, lemma21 as lemma_derivation
+from ...numerics import kernels, limits, numerator_moments, selfnormalised
+from ...numerics.laws import GaussianLaw, RademacherLaw, UniformLaw
+from ..shared import rationals as exact
+from ...core import scenario as scen
+from ...core import budgets
+from ...core.claim import Claim, certificate
+from ...core.claim import Absent
+from ...core.hunt_space import Space, lemma_region
+from ..shared.limit_battery import Budget, Subject, control_findings, gaussian_rounding, run_battery
+from ..shared.limit_battery import run_control
+from ...core.findings import Findings
+from ..shared.common import budget_for, limit_estimate, provenance, queries_for, symbolic_check
+from ...mathml import T_MU_Z, fenced, mathml_formula, mo
+from ..shared.references import reference_routes
+from .control_limits import control_limits_check
+
+ID = "lemma-2.1"
+TITLE = "Gaussian prompts make softmax attention affine"
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = (
+    "For $mu = N(m, Gamma)$ with $Gamma$ positive semidefinite (possibly singular), "
+    "$T_{U,V}[mu](z) = E[exp(z'^T U z) V z'] / E[exp(z'^T U z)] = V (m + Gamma U z)$, and the "
+    "exponentially tilted law $exp(a^T z') mu(dz') / Z(a)$ is $N(m + Gamma a, Gamma)$."
+)
+HYPOTHESES = (
+    "tokens $z' ~ N(m, Gamma)$, $Gamma = B B^T$ positive semidefinite",
+    "finite prompts: $z_1, ..., z_L$ iid $~ mu$, $T[mu_L](z)$ = softmax attention over the prompt",
+)
+
+
+def default_scenario() -> dict:
+    """d = 3 with a rank-2 token covariance (Gamma = B B^T, B = [[1,0],[0.5,0.8],[-0.3,0.6]]) and a
+    non-symmetric U, so that both the singular case and U versus U^T are exercised."""
+    return {
+        "d": 3,
+        "mean": [0.2, -0.1, 0.3],
+        "cov": [[1.0, 0.5, -0.3], [0.5, 0.89, 0.33], [-0.3, 0.33, 0.45]],
+        "U": [[0.6, 0.3, 0.0], [-0.2, 0.5, 0.1], [0.1, 0.0, 0.4]],
+        "V": [[1.0, 0.0, 0.5], [0.0, 1.0, -0.5]],
+        "query_cov": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+        "L": [16, 64, 256, 1024],
+        "trials": 2000,
+        "delta": 1e-3,
+        "seed": 0,
+    }
+
+
+def gaussian_subject(label: str, law, m, cov, U, V, kernel=None, slip=None) -> Subject:
+    """Claimed limit: the Gaussian formula for N(m, cov), tested against tokens drawn from `law`.
+
+    `kernel` replaces the emitted kernel (sensitivity tests inject plausible wrong formulas);
+    `slip = (m', Gamma', U')` evaluates the derived formula, kernel and 40-digit form alike,
+    at wrong parameters (a control: the slip's limit is V (m' + Gamma' U' z), the tokens still
+    from `law`)."""
+    claimed_law = GaussianLaw(m, cov)
+    fm, fcov, fU = slip if slip is not None else (m, cov, U)
+    kernel = kernel or (lambda Z: limits.gaussian_limit(fm, fcov, fU, V, Z))
+    ref_mp, ref_float, name = reference_routes(law, U, V)
+    return Subject(
+        label=label,
+        law=law,
+        claimed_kernel=kernel,
+        claimed_exact=lambda z: exact.gaussian_limit(fm, fcov, fU, V, z),
+        claimed_moments=lambda z: limits.gaussian_bound_moments(claimed_law, U, V, z),
+        claimed_log_normaliser=lambda z: float(
+            kernels.gaussian_log_normaliser(m[:, None], cov, (U @ z)[:, None])[0, 0]
+        ),
+        reference_mp=ref_mp,
+        reference_float=ref_float,
+        reference_name=name,
+        numerator_moments=lambda z, t, c: numerator_moments.moments(law, U, V, z, t, c),
+        kernel_rounding=gaussian_rounding(fm, fcov, fU, V),
+    )
+
+
+def exact_mse_of(cov, U, V):
+    """(queries, L) -> the exact E|T[mu_L](z) - T[mu](z)|^2 per query for N(m, cov) tokens
+    (the trace of selfnormalised.exact_second_moment; m does not enter), or None where q = a^T cov a
+    is beyond the quadrature's reach at L."""
+
+    def exact(queries, L):
+        q = np.einsum("qi,ij,qj->q", queries @ U.T, cov, queries @ U.T)
+        if np.max(q) > selfnormalised.q_reach(L):
+            return None
+        return np.array(
+            [np.trace(selfnormalised.exact_second_moment(cov, U, V, z, L)[1]) for z in queries]
+        )
+
+    return exact
+
+
+def slips(m, cov, U) -> dict:
+    """{name: (control id, (m', Gamma', U'))}: the nearest wrong answers a derivation of the lemma
+    would produce, as wrong parameters of the derived formula V (m' + Gamma' U' z): U transposed;
+    the tilt doubled (log Z without its 1/2). The id names the control's check, "control/<id>"."""
+    return {
+        "transposed U: V (m + Gamma U^T z)": ("transposed-u", (m, cov, U.T)),
+        "doubled tilt: V (m + 2 Gamma U z)": ("doubled-tilt", (m, 2 * cov, U)),
+    }
+
+
+def run(
+    scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, exact_formula=None
+) -> dict:
+    """Verify Lemma 2.1 on `scenario`. `kernel` / `exact_formula` inject a wrong formula (tests)."""
+    s = scen.common(scenario)
+    m, cov, U, V = s["mean"], s["cov"], s["U"], s["V"]
+    budget = budget_for(s, profile)
+    queries = queries_for(s, profile, rng)
+    f = Findings(
+        [
+            symbolic_check(
+                "Lemma 2.1, Gaussian tilt, bound moments, deviation bound and Catoni's test",
+                {
+                    **{f"tilt: {p.statement}": p for p in catalogue.tilt_proofs()},
+                    **{f"lemma: {p.statement}": p for p in catalogue.lemma21_proofs()},
+                    **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
+                    **{f"deviation: {p.statement}": p for p in catalogue.deviation_proofs()},
+                    **{f"numerator test: {p.statement}": p for p in catalogue.catoni_proofs()},
+                },
+            )
+        ]
+    )
+
+    subject = gaussian_subject("Gaussian scenario", GaussianLaw(m, cov), m, cov, U, V, kernel)
+    subject.exact_mse = exact_mse_of(cov, U, V)
+    if exact_formula is not None:
+        subject.claimed_exact = lambda z: exact_formula(m, cov, U, V, z)
+    main = run_battery(subject, queries, U, V, budget, rng)
+    f.add(main.findings, series_under="main")
+    f.add(
+        Findings(
+            quantities={
+                "rank_cov": int(np.linalg.matrix_rank(cov, tol=1e-10)),
+                "queries": queries.tolist(),
+                "kernel_vs_gauss_hermite_max_relative": main.findings.checks[1].value,
+                "formula_vs_mpmath_max_abs": main.findings.checks[0].value,
+                "L": list(budget.Ls),
+                "mc_rmse": main.findings.series["rmse"],
+                "mc_bound_first_query": main.findings.series["bound"],
+            }
+        )
+    )
+    controls = gaussian_controls(s, queries, budget, rng)
+    f.add(controls)
+    miss = controls_miss_probability(controls.quantities["controls"])
+    f.add(Findings(quantities={"controls_miss_probability": miss}))
+    f.add(control_limits_check(queries, U, V))
+    if s.get("query") is not None:
+        f.add(
+            Findings(
+                quantities={
+                    "limit": main.kernel[0].tolist(),
+                    "quadrature_limit": main.reference[0].tolist(),
+                }
+            )
+        )
+    mat = lemma_derivation.limit_symbols()
+    formulas = {
+        "limit": r"T[\mu](z) = " + sp.latex(lemma_derivation.gaussian_limit_matrix(mat)),
+        "tilted_law": r"e^{a^T z'}\mu(dz')/Z(a) = \mathcal{N}(m + \Gamma a,\ \Gamma)",
+    }
+    formulas_mathml = {
+        "limit": mathml_formula(T_MU_Z, mo("="), lemma_derivation.gaussian_limit_matrix(mat)),
+        "tilted_law": mathml_formula(
+            TILTED_LAW_LHS,
+            mo("="),
+            "<mi>&#x1D4A9;</mi>",
+            fenced(mat["m"] + mat["Gamma"] * mat["a"], mo(","), mat["Gamma"]),
+        ),
+    }
+    return certificate(
+        CLAIM,
+        scen.for_certificate(s),
+        profile,
+        s["seed"],
+        f,
+        formulas=formulas,
+        provenance=provenance(),
+        formulas_mathml=formulas_mathml,
+    )
+
+
+def gaussian_controls(
+    s: dict, queries: np.ndarray, budget: Budget, rng: np.random.Generator
+) -> Findings:
+    """The negative controls of the module docstring through the battery, each at the budget sized
+    beforehand for its power: the slips on the scenario's Gaussian tokens, then Rademacher and
+    uniform tokens against the Gaussian formula V U z."""
+    m, cov, U, V, d = s["mean"], s["cov"], s["U"], s["V"], s["d"]
+    controls = {}
+    for name, (key, slip) in slips(m, cov, U).items():
+        control = gaussian_subject(
+            f"control ({name})", GaussianLaw(m, cov), m, cov, U, V, slip=slip
+        )
+        result = run_control(control, queries, U, V, budget, rng)
+        controls[name] = (f"Gaussian tokens, {name}", key, result)
+    for law in (RademacherLaw(d), UniformLaw(d)):
+        control = gaussian_subject(
+            f"control ({law.name} tokens)", law, np.zeros(d), np.eye(d), U, V
+        )
+        result = run_control(control, queries, U, V, budget, rng)
+        controls[law.name] = (f"{law.name} tokens, Gaussian formula V U z", law.name, result)
+    return control_findings(controls)
+
+
+def controls_miss_probability(summaries: dict) -> float:
+    """The union bound on a judged control missing its wrong formula: the sum of 1 - power over
+    the controls (the certificate's top-level false_alarm covers the statistical checks)."""
+    return sum(v["miss_probability"] or 0.0 for v in summaries.values())
+
+
+# e^{a^T z'} mu(dz') / Z(a): hand-written MathML (SymPy has no expression for a measure).
+TILTED_LAW_LHS = (
+    "<mfrac><mrow><msup><mi>e</mi><mrow><msup><mi>a</mi><mi>T</mi></msup>"
+    "<msup><mi>z</mi><mo>&#8242;</mo></msup></mrow></msup><mi>&#956;</mi><mrow><mo>(</mo><mi>d</mi>"
+    "<msup><mi>z</mi><mo>&#8242;</mo></msup><mo>)</mo></mrow></mrow>"
+    "<mrow><mi>Z</mi><mrow><mo>(</mo><mi>a</mi><mo>)</mo></mrow></mrow></mfrac>"
+)
+
+
+SCENARIO_KEYS = scen.COMMON_KEYS
+
+
+def work_estimate(s: dict, profile: str) -> budgets.Estimate:
+    r = budgets.rank(s["cov"])
+    if r > budgets.GAUSS_HERMITE_MAX_RANK:
+        raise ValueError(
+            f"cov has rank {r}: lemma-2.1's Gauss-Hermite route supports rank <= "
+            f"{budgets.GAUSS_HERMITE_MAX_RANK} (give a lower-rank cov, or d <= 3)"
+        )
+    return limit_estimate("lemma-2.1", s, profile, 3)
+
+
+CLAIM = Claim(
+    ID,
+    TITLE,
+    STATEMENT,
+    HYPOTHESES,
+    run,
+    default_scenario,
+    SCENARIO_KEYS,
+    estimate=work_estimate,
+    keys=scen.common_key_docs(),
+    paper="Lemma 2.1",
+    rests_on=(),
+    display=Absent("its run typesets the limit and tilted law of derivations/lemma21.py"),
+    figure="main",
+    hunt=Space(
+        ".hunt_strategies:lemma21_scenarios",
+        lemma_region,
+        3,
+        regions=("Gamma full rank", "Gamma singular, non-zero"),
+    ),
+)

@@ -1,0 +1,539 @@
+"""Claim `prop-3.4`: gradient concentration, made exact (docs/paper.md section 3).
+
+The paper: under Assumption 3.3,
+E||grad_V T[mu_L] - grad_V T[mu]||^2_{L2(nu)} <= c1 sigma^6 ln L / L^(c2/sigma^2)
+and the same for grad_U with sigma^12 ln^2 L. softlin derives, for Gaussian tokens and queries:
+the Jacobians (derivations/jacobians.py), the exact 1/L coefficients at a fixed query and averaged
+over nu (derivations/gradient_fluctuations.py; finite iff lambda < 1/2, lambda the largest
+eigenvalue of Sigma_q^{1/2} U^T Gamma U Sigma_q^{1/2}), and the sharp exponent kappa(lambda) of the
+output error (derivations/fluctuations_exponent.py), which the gradient errors share: their extra
+factors are polynomial in the query and change only logarithms.
+
+Norms are Frobenius norms of the Jacobians with column-major vec:
+||grad_V err||^2 = k |zhat - mu_a|^2 and ||grad_U err||^2 = |z|^2 ||V (C_hat - Gamma)||_F^2.
+
+Checks: symbolic proofs; limit Jacobians against exact differentiation of Lemma 2.1's formula;
+finite-prompt Jacobians against 50-digit mpmath central differences (formula to 1e-25, float64
+kernel to 1e-12); risk gradients against finite differences (infinite prompt, and the Monte Carlo
+risk with common random numbers); Monte Carlo of the 1/L coefficients (fixed query and query
+average: fit L E err^2 = A + B/L, z-test of A); log-log slopes in three regimes (below, at and above
+the threshold, lambda set by rescaling Gamma) against -kappa with a stated allowance for logarithms,
+and at the scenario's own lambda (regime `scenario`: what a lambda sweep moves, by scaling U)
+against the exact finite-L slope over the same L; a negative control (above the threshold a 1/L
+rate must be refuted: L E err^2 grows); the paper's form fitted with explicit constants; erratum 1
+(L = 1) for gradients.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from ...derivations import catalogue
+from ...numerics import (
+    gradient_scalars_enclosure,
+    query_average,
+    selfnormalised_enclosure,
+    significance,
+)
+from ...numerics.validate import positive_definite
+from ...numerics.laws import GaussianLaw
+from ..shared import formulas as shown
+from . import exact as ex
+from .coefficients import averaged_first_order, per_query_coefficients, query_average_checks
+from .enclosure import grad_u_enclosure_check, grad_v_enclosure_check
+from .every_l import SECONDS as EVERY_L_SECONDS, grad_v_every_l
+from ...core import scenario as scen
+from ...certio import precision_entry
+from ...core import budgets
+from ...judge.check import check_false_alarm, check_path
+from ...core.claim import Claim, certificate, NEGATE
+from ...core.findings import Findings
+from ...derivations import display
+from ...core.hunt_space import Space, lambda_region
+from ..shared.common import RATES_LAMBDAS, provenance, symbolic_check
+from ..shared.exponents import naive_exponent, sharp_exponent
+from ..shared.coordinates import deterministic_coordinates
+from .jacobians import finite_jacobian_checks, limit_jacobian_check, risk_gradient_checks
+
+ID = "prop-3.4"
+TITLE = "Gradient concentration: exact 1/L coefficients and sharp rates for grad_V and grad_U"
+# Maths between dollars is typeset on the pages (softlin/render/markup.py).
+STATEMENT = (
+    "$E||grad_V T[mu_L] - grad_V T[mu]||^2_{L^2(nu)} <= c_1 sigma^6 ln(L) / L^(c_2/sigma^2)$ and "
+    "$E||grad_U T[mu_L] - grad_U T[mu]||^2_{L^2(nu)} <= c_1 sigma^12 ln(L)^2 / L^(c_2/sigma^2)$ "
+    "($L >= 2$)."
+)
+HYPOTHESES = (
+    "tokens $N(m, Gamma)$ with $Gamma = sigma^2 Gamma_0$, queries $nu = N(0, Sigma_q)$",
+    "Assumption 3.3 (see asm-3.3); norms: Frobenius norms of the column-major Jacobians",
+)
+# Regimes of the slope check, as the value of lambda obtained by rescaling Gamma (sigma^2 Gamma0).
+REGIMES = {"below": 0.25, "at": 0.5, "above": 1.5}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What prop-3.4 spends at one profile (built by `budget`). Beyond the threshold the
+    query-to-query spread dominates the error's variance, so the query averages' blocks favour
+    queries.
+
+    prompts: fixed-query Monte Carlo prompts per L (and at L = 1 for erratum 1)
+    blocks: independent blocks of each query-averaged Monte Carlo estimate (its standard error has
+        blocks - 1 degrees of freedom)
+    queries: importance-weighted queries per block
+    block_prompts: prompts per query and block
+    Ls: prompt lengths of the fixed-query and query-averaged sweeps
+    rb_queries: query draws of the exact (Rao-Blackwellised) averages
+    table_points: points of the exact route's spline tables
+    ells: ln L of the exact asymptotic-exponent fits (with 3 points the fit drops its c1 / ln L
+        term)
+    coefficient_queries: query draws of the importance-sampled check of the closed-form
+        coefficients (only when rank(Sigma_q) > 3, beyond Gauss-Hermite)
+    """
+
+    prompts: int
+    blocks: int
+    queries: int
+    block_prompts: int
+    Ls: tuple[int, ...]
+    rb_queries: int
+    table_points: int
+    ells: tuple[float, ...]
+    coefficient_queries: int
+
+
+def budget(s: dict, profile: str) -> Budget:
+    """The profile's fixed sizes; at standard the fixed-query prompts are the scenario's trials."""
+    if profile == "quick":
+        return Budget(
+            prompts=600,
+            blocks=48,
+            queries=24,
+            block_prompts=4,
+            Ls=(16, 64, 256, 1024),
+            rb_queries=4096,
+            table_points=32,
+            ells=(16.0, 32.0, 64.0),
+            coefficient_queries=400_000,
+        )
+    if profile == "standard":
+        return Budget(
+            prompts=s["trials"],
+            blocks=48,
+            queries=24,
+            block_prompts=4,
+            Ls=(16, 64, 256, 1024, 2048),
+            rb_queries=8192,
+            table_points=32,
+            ells=(16.0, 32.0, 64.0, 128.0),
+            coefficient_queries=1_000_000,
+        )
+    return Budget(
+        prompts=4000,
+        blocks=96,
+        queries=32,
+        block_prompts=6,
+        Ls=(16, 64, 256, 1024, 4096),
+        rb_queries=16384,
+        table_points=48,
+        ells=(16.0, 32.0, 64.0, 128.0),
+        coefficient_queries=4_000_000,
+    )
+
+
+def default_scenario() -> dict:
+    """Anisotropic Gamma (eigenvalues 2.61, 0.39), non-symmetric U, a query off the principal axes:
+    lambda = 0.076 (< 1/8, so the query-average z-test is sound); at the query a^T Gamma a = 0.127
+    and |Gamma a|^2 = 0.332, so a^T Gamma a in place of |Gamma a|^2 moves the grad_V coefficient
+    by 6.2% and U^T in place of U moves it by more (both far beyond the tolerance of the large-L
+    anchor, ~1e-8)."""
+    return {
+        "d": 2,
+        "mean": [0.0, 0.0],
+        "cov": [[2.5, 0.5], [0.5, 0.5]],
+        "U": [[0.17, 0.05], [-0.06, 0.12]],
+        "V": [[1.0, 0.5], [0.0, 1.0]],
+        "query_cov": [[1.0, 0.0], [0.0, 1.0]],
+        "query": [1.1, 0.7],
+        "L": [16, 64, 256, 1024, 2048],
+        "trials": 1500,
+        "delta": 1e-3,
+        "seed": 0,
+    }
+
+
+def run(
+    scenario: dict,
+    profile: str,
+    rng: np.random.Generator,
+    *,
+    jacobian_U=None,
+    weighted_matrix=None,
+    exponent=None,
+) -> dict:
+    """`jacobian_U` replaces the emitted finite-prompt J_U kernel; `weighted_matrix(zhat, C_hat)`
+    replaces the matrix the U-Jacobian is built from in the Monte Carlo; `exponent(lambda)` the
+    sharp exponent (sensitivity tests)."""
+    s = validate(scenario)
+    m, cov, U, V, Sq, d = s["mean"], s["cov"], s["U"], s["V"], s["query_cov"], s["d"]
+    b = budget(s, profile)
+    exponent = exponent or sharp_exponent  # the emitted kernel (claims/shared/exponents.py)
+    z0 = s["query"] if s.get("query") is not None else GaussianLaw(np.zeros(d), Sq).sample(rng, ())
+    lam = query_average.threshold_lambda(cov, U, Sq)
+    kappa = exponent(lam)
+    law = GaussianLaw(m, cov)
+    errors_fn = ex.gradient_errors_fn(U, V, cov, weighted_matrix)
+
+    f = Findings(
+        [
+            symbolic_check(
+                "Jacobians, risk gradients and their 1/L fluctuations",
+                {
+                    **{p.statement: p for p in catalogue.gradient_proofs()},
+                    **{p.statement: p for p in catalogue.gradient_fluctuation_proofs()},
+                },
+            ),
+            limit_jacobian_check(m, cov, U, V, z0),
+        ]
+    )
+    f.add(finite_jacobian_checks(rng, m, cov, U, V, z0, jacobian_U=jacobian_U))
+    f.add(risk_gradient_checks(rng, m, cov, U, V, Sq))
+
+    # Fixed query: closed-form 1/L coefficients (emitted kernels) against the exact route's anchors.
+    coefV, coefU = (float(c[0]) for c in per_query_coefficients(z0[None, :], U, V, cov))
+    # Query average below the threshold: the exact first-order coefficients.
+    first_V, first_U = averaged_first_order(cov, U, V, Sq)
+    # The certificate lists these first, then the regimes (filled below), then what the steps add.
+    f.quantities.update(
+        threshold_lambda=lam,
+        exponent_V=kappa,
+        exponent_U=kappa,
+        first_order_coefficient_V=first_V,
+        first_order_coefficient_U=first_U,
+        fixed_query=np.asarray(z0).tolist(),
+        fixed_query_coefficient_V=coefV,
+        fixed_query_coefficient_U=coefU,
+        regimes={},
+    )
+    f.add(ex.anchor_checks(cov, U, V, z0, coefV, coefU))
+    n_tests = (
+        2 * len(b.Ls) * (2 + len(REGIMES)) + 2
+    )  # fixed query, the regimes and the scenario's own lambda
+    fixed = ex.fixed_query_montecarlo(law, rng, cov, U, V, z0, b.Ls, b.prompts, errors_fn, n_tests)
+    f.add(fixed, series_under="fixed_query")
+    f.add(grad_v_enclosure_check(cov, U, V, z0, b.Ls, fixed.series["V_exact"]))
+    if profile != "quick":  # grad_V's bound proved for every integer L >= 2 (Arb boxes, tail lemma)
+        f.add(grad_v_every_l(cov, U, V, z0))
+    f.add(grad_u_enclosure_check(cov, U, V, z0, b.Ls, fixed.series["U_exact"]))
+
+    z_crit = significance.z_critical(check_false_alarm())
+    f.add(query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, b, z_crit))
+
+    # Regimes: rescale Gamma so that lambda takes the values of REGIMES; Monte Carlo = exact at
+    # every L, slopes = exact finite-L slopes, exact asymptotic exponents = kappa(lambda).
+    alpha_L = check_false_alarm() / n_tests
+    alpha_slope = check_false_alarm() / (2 * (len(REGIMES) + 1))
+    for name, target in REGIMES.items():
+        scale = target / lam
+        G = scale * cov
+        av = ex.averaged(
+            GaussianLaw(m, G),
+            rng,
+            G,
+            U,
+            V,
+            Sq,
+            b.Ls,
+            b,
+            ex.gradient_errors_fn(U, V, G, weighted_matrix),
+            target,
+            name,
+        )
+        label = f"{name} threshold (lambda = {target:g})"
+        k_target = exponent(target)
+        first = averaged_first_order(G, U, V, Sq) if target < 0.5 else (None, None)
+        regime = Findings(
+            quantities={
+                name: {
+                    **_regime_entry(target, scale, k_target, av),
+                    "first_order_coefficient_V": first[0],
+                    "first_order_coefficient_U": first[1],
+                }
+            },
+            series={name: _regime_series(av)},
+        )
+        regime.add(ex.averaged_checks(label, av, alpha_L, alpha_slope, f"regime/{name}"))
+        regime.add(
+            ex.asymptotic_exponents(target, b.ells, k_target, label, f"regime/{name}"),
+            quantities_under=name,
+        )
+        if target > 0.5:
+            # the pilot draws from its own child stream: the seed's later draws stay as they were
+            pilot = ex.averaged(
+                GaussianLaw(m, G),
+                rng.spawn(1)[0],
+                G,
+                U,
+                V,
+                Sq,
+                b.Ls,
+                ex.pilot_budget(b),
+                ex.gradient_errors_fn(U, V, G, weighted_matrix),
+                target,
+                f"{name} (pilot)",
+            )
+            regime.checks.append(ex.one_over_L_control(av, pilot, target, f"regime/{name}"))
+        f.add(regime, quantities_under="regimes", series_under="regimes")
+
+    # Erratum 1: the exact L = 1 errors against the paper's right side (0 at L = 1).
+    f.add(ex.erratum_one(law, rng, cov, U, V, z0, b.prompts, errors_fn))
+
+    # The scenario's own lambda (what `softlin sweep` moves by scaling U): the query-averaged
+    # rates of both gradients against their exact finite-L slopes over the same L. Drawn last
+    # so the stream of the checks above does not depend on it. No asymptotic-exponent fit here:
+    # its tolerance was fixed for the three regimes' laws, and kappa(lambda) of the scenario is
+    # reported, not refitted.
+    own = ex.averaged(law, rng, cov, U, V, Sq, b.Ls, b, errors_fn, lam, "scenario")
+    scenario_regime = Findings(
+        quantities={
+            "scenario": {
+                **_regime_entry(lam, 1.0, kappa, own),
+                "first_order_coefficient_V": first_V,
+                "first_order_coefficient_U": first_U,
+            }
+        },
+        series={"scenario": _regime_series(own)},
+    )
+    scenario_regime.add(
+        ex.averaged_checks(f"scenario (lambda = {lam:.4g})", own, alpha_L, alpha_slope, "scenario")
+    )
+    f.add(scenario_regime, quantities_under="regimes", series_under="regimes")
+
+    formulas, mathml = shown.for_claim(ID)
+    formulas.update(_sympy_formulas()[0])
+    mathml.update(_sympy_formulas()[1])
+    return certificate(
+        CLAIM,
+        scen.for_certificate(s),
+        profile,
+        s["seed"],
+        f,
+        formulas=formulas,
+        provenance=provenance(),
+        formulas_mathml=mathml,
+        precision=stated_precision(f.checks),
+    )
+
+
+def stated_precision(checks) -> list[dict]:
+    """Numbers whose digits below the eighth are rounding (certio.precision_entry)."""
+    return [
+        precision_entry(
+            f"{check_path(ID, c)}.value",
+            "a central-difference error at rounding level: "
+            "float64 rounding over the step, ~1e-16 / h with h ~ 1e-6, i.e. ~1e-10",
+            abs=1e-8,
+        )
+        for c in checks
+        if c.id == "risk-gradient/finite"
+    ]
+
+
+def _regime_entry(lam: float, scale: float, kappa: float, av: dict) -> dict:
+    """A regime's quantities: lambda, the Gamma scale that realises it, kappa(lambda),
+    the naive exponent, and the measured and exact finite-L log-log slopes of both gradients
+    (negative: minus the decay rates)."""
+    return {
+        "lambda": lam,
+        "sigma2_scale": scale,
+        "exponent": kappa,
+        "naive_exponent": naive_exponent(lam),
+        "proposal_scale": av["scale"],
+        **{f"slope_{key}": -av[key + "_fit"].slope for key in ("V", "U")},
+        **{f"slope_{key}_stderr": av[key + "_fit"].stderr for key in ("V", "U")},
+        **{f"exact_slope_{key}": -av[key + "_pred"] for key in ("V", "U")},
+        **{f"exact_slope_{key}_stderr": av[key + "_pred_se"] for key in ("V", "U")},
+    }
+
+
+def _regime_series(av: dict) -> dict:
+    return {
+        "L": av["L"],
+        **{f"mc_{k_}": v for k_, v in av["mc"].items()},
+        **{f"exact_{k_}": v for k_, v in av["exact"].items()},
+    }
+
+
+def _sympy_formulas() -> tuple[dict, dict]:
+    """The derived Jacobians (LaTeX and MathML, both printed by SymPy)."""
+    from ...derivations import jacobians
+    from ...mathml import fenced, mathml_formula, mi, mo
+
+    def kron(
+        expr,
+    ):  # SymPy's MathML printer has no Kronecker product: join its factors with an o-times
+        if isinstance(expr, sp.MatAdd):
+            terms = [kron(t) for t in expr.args]
+            return [p for j, t in enumerate(terms) for p in ([mo("+")] if j else []) + t]
+        parts = []
+        for j, arg in enumerate(expr.args):
+            parts += ([mo("\u2297")] if j else []) + [
+                fenced(arg) if isinstance(arg, (sp.MatMul, sp.MatAdd)) else arg
+            ]
+        return parts
+
+    f = jacobians.finite_symbols()
+    JU, JV = jacobians.limit_jacobians(f)
+    FU, FV = jacobians.finite_jacobians(f)
+    latex = {
+        "J_U_limit": r"J_U = " + sp.latex(JU),
+        "J_V_limit": r"J_V = " + sp.latex(JV),
+        "J_U_finite": r"J_U(T[\mu_L]) = " + sp.latex(FU),
+        "J_V_finite": r"J_V(T[\mu_L]) = " + sp.latex(FV),
+    }
+    mathml = {
+        "J_U_limit": mathml_formula(mi("J_U"), mo("="), *kron(JU)),
+        "J_V_limit": mathml_formula(mi("J_V"), mo("="), *kron(JV)),
+        "J_U_finite": mathml_formula(mi("J_U(T[\u03bc_L])"), mo("="), *kron(FU)),
+        "J_V_finite": mathml_formula(mi("J_V(T[\u03bc_L])"), mo("="), *kron(FV)),
+    }
+    return latex, mathml
+
+
+def validate(scenario: dict) -> dict:
+    """The common scenario checks, plus prop-3.4's own: a positive definite query covariance, a
+    non-zero tilt lambda_max(U^T Gamma U Sigma_q) > 0 (the regimes rescale Gamma to reach their
+    lambda; Gamma = 0 cannot be rescaled), and V Gamma V^T != 0: otherwise V z_i = V m for every
+    token, so
+    grad_U T = sum_i w_i (V z_i)(z_i - zbar)^T (x) z = V m (sum_i w_i (z_i - zbar))^T (x) z = 0
+    at every L and in the limit; grad_U's error is exactly 0 and its rate, a log-log slope, has
+    nothing to fit (log 0 at every L: no finite point)."""
+    s = scen.common(scenario)
+    if np.all(deterministic_coordinates(s["cov"], s["V"])):
+        raise ValueError(
+            "V Gamma V^T = 0, so every token's output is V m and grad_U T[mu_L] = grad_U T[mu] = 0 "
+            "exactly at every L (grad_U's rate has nothing to measure); give V a row outside the "
+            "kernel of Gamma"
+        )
+    positive_definite("query_cov (prop-3.4 needs an invertible one)", s["query_cov"])
+    lam = query_average.threshold_lambda(s["cov"], s["U"], s["query_cov"])
+    if not lam > 1e-12:
+        raise ValueError(
+            "prop-3.4 needs lambda_max(U^T Gamma U Sigma_q) > 0 (its regimes rescale Gamma), "
+            f"got {lam:g}"
+        )
+    return s
+
+
+def work_estimate(s: dict, profile: str) -> budgets.Estimate:
+    budgets.max_d(
+        "prop-3.4", s["d"], budgets.SYMBOLIC_MAX_D, "the Jacobians are checked in exact arithmetic"
+    )
+    positive_definite("query_cov (prop-3.4 needs an invertible one)", s["query_cov"])
+    b = budget(s, profile)
+    d = s["d"]
+    ls = float(sum(b.Ls))
+    per_token = d * d  # weighted second moments
+    fixed = b.prompts * ls * per_token
+    # + 1: the query average at the scenario's own lambda; the pilots of the 1/L controls
+    # (above 1/2)
+    pilots = sum(1 for lam in REGIMES.values() if lam > 0.5) * ex.pilot_budget(b).blocks / b.blocks
+    averaged = len(REGIMES) + 1 + 1 + pilots
+    averaged *= b.blocks * b.block_prompts * ls * b.queries * per_token
+    memory = max(b.prompts, b.block_prompts * b.queries) * (d * d + d + 2) * 8 * 4
+    source = f"trials = {s['trials']}" if profile == "standard" else f"the {profile} budget"
+    enclosed = (
+        len(b.Ls)
+        * (selfnormalised_enclosure.SECONDS_PER_L + gradient_scalars_enclosure.SECONDS_PER_L)
+        + (EVERY_L_SECONDS if profile != "quick" else 0.0)
+    ) / budgets.SECONDS_PER_UNIT
+    return budgets.Estimate(
+        "prop-3.4",
+        fixed + averaged + enclosed,
+        memory,
+        f"{source}: a fixed-query sweep of {b.prompts} prompts and query averages over "
+        f"L = {list(b.Ls)}",
+    )
+
+
+# What a sweep's summary copies from each point (softlin/sweep/summary.py): the rates at the
+# scenario's own lambda (its regime `scenario`, the one a lambda sweep moves) as decay rates (the
+# certificate's regime slopes are log-log slopes, negative), grad U's with the suffix _U; and what
+# the phase diagram draws from a lambda sweep (render/sweep_figure.py).
+SWEEP_FIELDS = {
+    "lambda_max": "threshold_lambda",
+    "exponent": "exponent_V",
+    "naive_exponent": ("regimes", "scenario", "naive_exponent"),
+    **{
+        f"{name}{suffix}{tail}": ("regimes", "scenario", f"{source}_{key}{tail}")
+        + (() if tail else (NEGATE,))
+        for key, suffix in (("V", ""), ("U", "_U"))
+        for name, source in (("measured_slope", "slope"), ("exact_slope", "exact_slope"))
+        for tail in ("", "_stderr")
+    },
+    "first_order_coefficient_V": "first_order_coefficient_V",
+    "first_order_coefficient_U": "first_order_coefficient_U",
+}
+SWEEP_SERIES = (
+    (
+        "grad_V",
+        "measured_slope",
+        "measured_slope_stderr",
+        "exact_slope",
+        "first_order_coefficient_V",
+        "C1",
+        "D",
+    ),
+    (
+        "grad_U",
+        "measured_slope_U",
+        "measured_slope_U_stderr",
+        "exact_slope_U",
+        "first_order_coefficient_U",
+        "C2",
+        "v",
+    ),
+)
+
+CLAIM = Claim(
+    ID,
+    TITLE,
+    STATEMENT,
+    HYPOTHESES,
+    run,
+    default_scenario,
+    scen.COMMON_KEYS,
+    validate=validate,
+    estimate=work_estimate,
+    keys=scen.common_key_docs(
+        query_cov="Sigma_q of the queries, positive definite",
+        L="accepted; not used (the claim's own prompt lengths, 16 to 2048 at standard)",
+        trials="fixed-query prompts per L, read at `standard`",
+        query="the fixed query z of the fixed-query checks",
+        delta="accepted; not used (no high-probability bound is checked here)",
+    ),
+    paper="Proposition 3.4",
+    rests_on=("lemma-2.1", "asm-3.3"),
+    display=display.prop34,
+    figure="regimes",
+    hunt=Space(
+        ".hunt_strategies:rate_scenarios",
+        lambda_region,
+        24,
+        regions=("lambda < 1/2", "lambda >= 1/2"),
+    ),
+    sweep_fields=SWEEP_FIELDS,
+    sweep_series=SWEEP_SERIES,
+    # the gradients' rates over the lambdas of prop-3.1's `rates`
+    sweeps={
+        "rates-gradients": {
+            "seed": 0,
+            "profile": "quick",
+            "max_minutes": 30,
+            "axes": {"lambda": list(RATES_LAMBDAS)},
+        }
+    },
+)

@@ -1,0 +1,75 @@
+"""Pieces the claims share: the limit claims' budgets and queries, the symbolic check,
+provenance."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import numpy as np
+
+from ... import __version__
+from ...numerics import kernels
+from ...numerics.laws import GaussianLaw
+from ...judge import kinds as judge
+from ...judge.check import Check
+from ...core.budgets import Estimate
+from .limit_battery import Budget
+
+
+def budget_for(s: dict, profile: str) -> Budget:
+    """The limit claims' budget: the profile scales the scenario's Monte Carlo (quick keeps the
+    first three prompt lengths and a quarter of the prompts, at least 200; full doubles the
+    prompts) and draws 2, 4 or 8 queries from nu, unless the scenario gives its query."""
+    fixed = s.get("query") is not None
+    if profile == "quick":
+        return Budget(tuple(s["L"][:3]), max(200, s["trials"] // 4), s["delta"], 1 if fixed else 2)
+    if profile == "full":
+        return Budget(tuple(s["L"]), 2 * s["trials"], s["delta"], 1 if fixed else 8)
+    return Budget(tuple(s["L"]), s["trials"], s["delta"], 1 if fixed else 4)
+
+
+def queries_for(s: dict, profile: str, rng: np.random.Generator) -> np.ndarray:
+    """The scenario's query if it gives one, else the budget's number of draws from
+    nu = N(0, query_cov)."""
+    if s.get("query") is not None:
+        return np.asarray(s["query"], dtype=float)[None, :]
+    n = budget_for(s, profile).queries
+    return GaussianLaw(np.zeros(s["d"]), s["query_cov"]).sample(rng, (n,))
+
+
+def symbolic_check(label: str, proofs: dict, id: str = "proofs") -> Check:
+    """The claim's symbolic proofs as one check (softlin.judge.kinds.proofs)."""
+    return judge.proofs(label, proofs, id=id)
+
+
+def provenance() -> dict:
+    """What produced the certificate; no clock, no paths (certificates are byte-reproducible)."""
+    versions = {}
+    for dist in ("numpy", "scipy", "sympy", "mpmath"):
+        try:
+            versions[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            versions[dist] = "unknown"
+    return {"softlin": __version__, "kernels_input_hash": kernels.INPUT_HASH, **versions}
+
+
+# The lambdas of the built-in rate sweeps of prop-3.1 and prop-3.4 (Claim.sweeps), drawn together
+# on the phase diagram: lambda in [0.05, 4], dense around the threshold 1/2.
+RATES_LAMBDAS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.45, 0.55, 0.7, 1.0, 1.5, 2.5, 4.0)
+
+
+def limit_estimate(claim: str, s: dict, profile: str, subjects: int) -> Estimate:
+    """The work of a limit claim (lemma-2.1, mixture): `subjects` Monte Carlo sweeps of its
+    budget (budget_for)."""
+    b = budget_for(s, profile)
+    Q = b.queries
+    d, k = s["d"], s["V"].shape[0]
+    units = subjects * b.trials * float(sum(b.Ls)) * max(d, Q)
+    memory = b.trials * Q * (3 + 2 * k) * 8 * 3  # accumulators and the error arrays
+    return Estimate(
+        claim,
+        units,
+        memory,
+        f"trials = {s['trials']}, L = {s['L']}: {subjects} Monte Carlo sweeps "
+        f"of {b.trials} prompts at {profile}",
+    )

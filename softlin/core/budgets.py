@@ -1,0 +1,126 @@
+"""Work and memory of a claim on a scenario, estimated before anything runs (the CLI refuses above a
+cap).
+
+Only the parts that grow with the scenario are estimated: Monte Carlo and training sweeps, whose
+cost is proportional to the tokens they stream, and the arrays they hold per prompt. The fixed parts
+(symbolic proofs, quadrature, the built-in budgets of each claim) take seconds and are left out.
+
+Work model. A sweep over prompt lengths L_1..L_n with P prompts streams P sum_j L_j tokens, and a
+token costs about `max(d, Q)` units (drawing d coordinates, scoring Q queries). The rate constant
+
+    SECONDS_PER_UNIT = 2e-7 s
+
+was measured with numerics.sampling.sampled_accumulator (d = 3, Q = 2 and 4, P L = 2e6 tokens):
+0.96e-7 to 1.4e-7 s per unit on the 2 shared cores of the development machine under load ~2; the
+constant doubles the slower figure so that an estimate errs towards refusing a run that is near the
+cap.
+
+Memory model. Arrays per prompt times prompts (the streamed chunks are bounded separately, by
+numerics.attention's working set), against MEMORY_CAP_BYTES.
+
+Each claim declares its own estimator (`Claim.estimate`, next to the budgets it reads); this module
+holds the model, the helpers they share, and the admission against the caps. Structural limits that
+would otherwise stop a claim in the middle of a run are checked by the estimators too: the
+Gauss-Hermite route (rank of the token covariance <= 3), the 2^d point masses of the mixture's
+degenerate check, the SymPy routes' dimension, and positive definite query covariances.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+SECONDS_PER_UNIT = 2e-7
+MEMORY_CAP_BYTES = 4 * 2**30
+# above the built-in scenarios at `full` (about 60 min estimated), so each profile runs by default
+DEFAULT_MAX_MINUTES = 90.0
+# Dimension limits of the exact routes: SymPy rational matrices (prop-3.1, prop-3.4, asm-3.3) and
+# the tensor Gauss-Hermite rule (numerics/quadrature.py supports rank(Gamma) <= 3).
+SYMBOLIC_MAX_D = 6
+GAUSS_HERMITE_MAX_RANK = 3
+MIXTURE_MAX_D = 10  # the degenerate check enumerates the 2^d Rademacher point masses
+
+
+@dataclass(frozen=True)
+class Estimate:
+    claim: str
+    units: float  # work units (token x max(d, Q))
+    memory: float  # bytes held per sweep
+    what: str  # the sweep that dominates, for messages
+
+    @property
+    def seconds(self) -> float:
+        return self.units * SECONDS_PER_UNIT
+
+
+def rank(cov) -> int:
+    return int(np.linalg.matrix_rank(np.asarray(cov, float), tol=1e-10))
+
+
+def max_d(claim: str, d: int, cap: int, why: str) -> None:
+    if d > cap:
+        raise ValueError(f"d = {d} is too large for {claim} (at most {cap}: {why})")
+
+
+def estimate_for(claim, validated: dict, profile: str) -> Estimate:
+    """The estimate for `claim` (a base.Claim) on its validated scenario, from the claim's own
+    `estimate` (ValueError for a structural limit). A claim without an estimator is a bug (its work
+    would escape --max-minutes): LookupError."""
+    if claim.estimate is None:
+        raise LookupError(
+            f"claim {claim.id!r} declares no work and memory estimator (Claim.estimate)"
+        )
+    return claim.estimate(validated, profile)
+
+
+def estimate(claim_id: str, validated: dict, profile: str) -> Estimate:
+    """`estimate_for` the registered claim `claim_id`."""
+    from . import registry
+
+    return estimate_for(registry.get(claim_id), validated, profile)
+
+
+def size(nbytes: float) -> str:
+    """A memory size in one style: binary units (B, KiB, MiB, GiB, TiB), three significant digits
+    ("672 B", "375 KiB", "4.58 MiB")."""
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.3g} {unit}"
+    return f"{nbytes:.0f} B"
+
+
+def duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    years = seconds / (365.25 * 86400)
+    return f"{seconds / 86400:.0f} days" if years < 1 else f"{years:.2g} years"
+
+
+def admit(
+    estimates: list[Estimate],
+    max_minutes: float,
+    raise_cap: str = "raise the cap with --max-minutes",
+) -> None:
+    """Raise ValueError (one line, naming the claim and the estimate) when a claim needs more memory
+    than MEMORY_CAP_BYTES, or the run more time than max_minutes (`raise_cap` says how a user lifts
+    that cap)."""
+    for e in estimates:
+        if e.memory > MEMORY_CAP_BYTES:
+            raise ValueError(
+                f"{e.claim} would hold about {size(e.memory)} in memory ({e.what}), above the "
+                f"{size(MEMORY_CAP_BYTES)} cap: lower trials or L"
+            )
+    total = sum(e.seconds for e in estimates)
+    if total > max_minutes * 60:
+        worst = max(estimates, key=lambda e: e.seconds)
+        raise ValueError(
+            f"estimated {duration(total)} of work, above the {max_minutes:g} min cap: "
+            f"{worst.claim} needs about {duration(worst.seconds)} ({worst.what}; "
+            f"{SECONDS_PER_UNIT:g} s per token and coordinate); lower L or trials, or {raise_cap}"
+        )
