@@ -122,6 +122,8 @@ def _script():
 
 
 @GROUP
+# default-run budget (180 s on 2 cores): the script's nested scipy quadrature
+@pytest.mark.slow
 def test_the_readers_script_rechecks_the_table_and_catches_a_lowered_row(found):
     script = _script()
     rows = found.series["for_every_L_boxes"]
@@ -160,6 +162,8 @@ def test_the_bounds_second_term_is_proved_monotone_and_a_wrong_derivative_is_not
     assert sp.simplify(sp.diff(h, L) - (L - 2) / (8 * (L - 1) * sp.exp(q))) != 0
 
 
+# default-run budget (180 s on 2 cores): prop-3.1 proves the same procedure in the default run
+@pytest.mark.slow
 def test_prop34_grad_v_bound_is_proved_for_every_l_and_holds_the_gradient_float_route(tmp_path):
     """prop-3.4's grad_V version (V = I, both sides times k) on its default scenario: proved, its
     rows above the exact grad_V error of numerics/selfnormalised_gradients.py (the set-partition

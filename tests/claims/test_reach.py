@@ -78,6 +78,9 @@ def test_u_10_reaches_the_kernel_check_through_the_mpmath_route(tmp_path, capsys
     assert by_id(cert)["battery/limit-40-digits"]["passed"] is True
 
 
+# default-run budget (180 s on 2 cores): a quick run at U = 1e99 I; U = 10 I stays in the default
+# run
+@pytest.mark.slow
 def test_u_1e99_leaves_the_40_digit_check_not_judged_naming_the_digits_it_needs(tmp_path, capsys):
     """Was refuted (exit 1, limit-40-digits 2.5e58 against 1e-25) with twelve overflow warnings on
     stderr. An absolute 1e-25 on outputs of size ~1e99 needs ~230 digits, above the route's cap:
@@ -93,6 +96,8 @@ def test_u_1e99_leaves_the_40_digit_check_not_judged_naming_the_digits_it_needs(
     assert numerator["passed"] is None and "Var X not finite" in numerator["detail"]
 
 
+# default-run budget (180 s on 2 cores): a third quick run of lemma-2.1
+@pytest.mark.slow
 def test_u_3_stays_inconclusive_without_warnings(tmp_path, capsys):
     """Was inconclusive (its high-probability bound is vacuous at every L of the quick profile):
     still, and its kernel check is decided."""
@@ -162,7 +167,7 @@ def extreme_and_tilted(user: dict) -> bool:
 @pytest.mark.parametrize(
     "claim_id",
     # lemma-2.1's two runs took 132 s on the loaded 2 cores (its controls' budgets grow): slow tier
-    [pytest.param("lemma-2.1", marks=pytest.mark.slow), "mixture"],
+    [pytest.param(c, marks=pytest.mark.slow) for c in ("lemma-2.1", "mixture")],
 )
 def test_no_scenario_drawn_from_the_hunts_extreme_scales_refutes_the_claim(claim_id):
     """A few scenarios from the claim's hunt space with U's scale forced to its extreme exponents
