@@ -61,6 +61,8 @@ def _mypy(root: Path) -> tuple[str, int]:
     return out.stdout, int(checked.group(1))
 
 
+# default-run budget (180 s on 2 cores): mypy over the package
+@pytest.mark.slow
 @pytest.mark.xdist_group("mypy")
 def test_mypy_follows_every_softlin_import_through_the_package_mapping(farm):
     output, checked = _mypy(farm)

@@ -13,6 +13,8 @@ def toeplitz(d, r):
     return np.array([[r ** abs(i - j) for j in range(d)] for i in range(d)])
 
 
+# default-run budget (180 s on 2 cores): a higher-precision evaluation of every point
+@pytest.mark.slow
 def test_stated_error_covers_a_higher_precision_evaluation():
     """Anisotropic prompt and query laws (the authors' generator): the default rule against a finer
     rule and a denser table; the difference must be within the stated error, which must be small."""

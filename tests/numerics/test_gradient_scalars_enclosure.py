@@ -23,7 +23,17 @@ def _balls(q: float, L: int) -> dict:
     return ge.cached_scalars((q, 0.0), L)
 
 
-@pytest.mark.parametrize("q, L", [(Q_SCENARIO, 1), (0.3, 2), (1.0, 3), (Q_SCENARIO, 1024)])
+# default-run budget (180 s on 2 cores): the scenario's q at L = 1024 stays in the default run, the
+# small L (whose balls the L = 1, 2, 3 anchors also check) go to the slow tier
+@pytest.mark.parametrize(
+    "q, L",
+    [
+        pytest.param(Q_SCENARIO, 1, marks=pytest.mark.slow),
+        pytest.param(0.3, 2, marks=pytest.mark.slow),
+        pytest.param(1.0, 3, marks=pytest.mark.slow),
+        (Q_SCENARIO, 1024),
+    ],
+)
 def test_the_balls_hold_the_float_route_and_are_narrow(q, L):
     balls, floats = _balls(q, L), gs.scalars(q, L)
     for name in ge.NAMES:
@@ -80,6 +90,8 @@ def test_a_slipped_expansion_lands_outside_the_ball(monkeypatch):
     assert _inside(balls["AA"], floats["AA"])  # untouched
 
 
+# default-run budget (180 s on 2 cores): four enclosures on a shortened segment
+@pytest.mark.slow
 def test_the_outer_tail_bound_keeps_a_short_segment_an_enclosure(monkeypatch):
     # v_hi 13 below its default: the mass beyond it is no longer negligible, so the bound of the
     # tail is what keeps the value inside; without it the balls miss the float route
