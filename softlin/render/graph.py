@@ -24,6 +24,8 @@ from . import html
 NODE_W, NODE_H, GAP_X, GAP_Y, MARGIN, SLOT_W = 290, 74, 30, 58, 16, 14
 FILL = {
     "verified": ("#dafbe1", "#116329"),
+    # verified itself, but something it rests on (directly or further down) is not: never green
+    "verified, a premise is not": ("#eef1f4", "#57606a"),
     "refuted": ("#ffebe9", "#a40e26"),
     "inconclusive": ("#fff8c5", "#7d4e00"),
     None: ("#f6f8fa", "#57606a"),
@@ -58,7 +60,21 @@ def nodes_and_edges(certs: list[dict]) -> tuple[list[dict], list[tuple[str, str]
             }
         )
     edges = [(dep, cid) for cid in ids if cid in CLAIMS for dep in CLAIMS[cid].rests_on]
-    return nodes, edges
+    return with_premises(nodes, edges), edges
+
+
+def with_premises(nodes: list[dict], edges: list[tuple[str, str]]) -> list[dict]:
+    """The nodes with the status they are drawn with: a verified claim stays "verified" only when
+    every claim it rests on, directly or through others, is verified too; otherwise it reads
+    "verified, a premise is not" (grey, not green). The registry's order puts premises first."""
+    drawn: dict[str, str | None] = {}
+    for n in nodes:
+        premises = [a for a, b in edges if b == n["id"]]
+        status = n["status"]
+        if status == "verified" and any(drawn.get(p) != "verified" for p in premises):
+            status = "verified, a premise is not"
+        drawn[n["id"]] = status
+    return [{**n, "status": drawn[n["id"]]} for n in nodes]
 
 
 def tier_counts(cert: dict | None) -> str:
@@ -197,7 +213,8 @@ def page(certs: list[dict]) -> str:
         "<p>An arrow from A to B: B rests on A (declared as <code>rests_on</code> on each claim). "
         "Each box links to its claim's page and gives its verdict and its judged checks by "
         "evidence tier (proof, encl = enclosure, num = numerical, stat = statistical, arch = "
-        "archived; cons = consistency, not evidence). Green: verified; red: refuted; amber: "
+        "archived; cons = consistency, not evidence). Green: verified, and so is everything it "
+        "rests on; grey: verified, but something it rests on is not; red: refuted; amber: "
         "inconclusive.</p>",
         '<div class="graph" style="overflow-x: auto">',
         svg(certs, inline=True).rstrip("\n"),

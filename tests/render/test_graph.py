@@ -148,3 +148,19 @@ def test_the_committed_graph_shows_each_claims_judged_checks_by_tier():
     assert int(counted["stat"]) == tiers.count("statistical") and int(
         counted["proof"]
     ) == tiers.count("proof")
+
+
+def test_a_claim_whose_premise_is_not_verified_is_not_drawn_green():
+    """thm-5.2 rests on thm-4.3 (registry): with thm-4.3 refuted, thm-5.2's own certificate still
+    says verified, but its box is grey and reads "verified, a premise is not"; a claim resting only
+    on verified claims stays green."""
+    certs = _certs()
+    refuted = {**next(c for c in certs if c["claim"] == "thm-4.3"), "status": "refuted"}
+    root = ET.fromstring(graph.svg([c for c in certs if c["claim"] != "thm-4.3"] + [refuted]))
+    fill = {a.get("data-id"): a.find(f"{SVG}rect").get("fill") for a in root.iter(f"{SVG}a")}
+    assert "thm-4.3" in registry.CLAIMS["thm-5.2"].rests_on
+    assert fill["thm-5.2"] == graph.FILL["verified, a premise is not"][0]
+    assert fill["prop-3.1"] == graph.FILL["verified"][0]  # rests on lemma-2.1, verified
+    unchanged = ET.fromstring(graph.svg(certs))
+    fill = {a.get("data-id"): a.find(f"{SVG}rect").get("fill") for a in unchanged.iter(f"{SVG}a")}
+    assert fill["thm-5.2"] == graph.FILL["verified"][0]
