@@ -343,6 +343,9 @@ def test_the_grad_v_enclosure_holds_the_float_route_and_excludes_its_slips():
     assert grad_v_enclosure_check(G, U, V, z, Ls, dropped).checks[0].passed is False
 
 
+# default-run budget (180 s on 2 cores): Arb enclosures at several L; the grad_U Monte Carlo
+# and anchors guard it by default
+@pytest.mark.slow
 def test_the_grad_u_enclosure_holds_the_float_route_and_excludes_its_slips():
     """The float route's exact E||grad_U err||^2 lies in the Arb ball assembled from the seven
     enclosed scalars; the same value slipped by 1e-6 relative, or with S_H's cross term taken with

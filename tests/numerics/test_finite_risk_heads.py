@@ -16,6 +16,8 @@ def _close(a, b):
     assert abs(a.value - b.value) <= a.error + b.error, (a, b)
 
 
+# default-run budget (180 s on 2 cores): two exact two-head risks at several L
+@pytest.mark.slow
 def test_equal_temperatures_are_one_head_with_summed_mu():
     _close(frh.exact_risk(MODEL, 6, [0.7, 0.5], [0.3, 0.3]), fr.exact_risk(MODEL, 6, 1.2, 0.3))
 

@@ -74,6 +74,8 @@ def test_the_expansions_are_those_of_the_float_route():
         assert merged(mine[name]) == merged(gs.TERMS[name]), name
 
 
+# default-run budget (180 s on 2 cores): a fresh enclosure per slip
+@pytest.mark.slow
 def test_a_slipped_expansion_lands_outside_the_ball(monkeypatch):
     # H's cross term with -1 for -2, alpha with + (sum p f)^2: plausible slips of the expansions
     right = ge.expansions()
@@ -104,6 +106,9 @@ def test_the_outer_tail_bound_keeps_a_short_segment_an_enclosure(monkeypatch):
     assert not any(_inside(cut[n], floats[n]) for n in ge.NAMES)
 
 
+# default-run budget (180 s on 2 cores): the q = scenario, L = 1024 balls test stays in the
+# default run
+@pytest.mark.slow
 def test_the_fixed_query_grad_u_error_is_enclosed():
     s = default_scenario()
     G, U, V, z = (np.array(s[k], dtype=float) for k in ("cov", "U", "V", "query"))
