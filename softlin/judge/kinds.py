@@ -166,21 +166,21 @@ def z_test(
     so that a slip makes it large) when max z <= Phi^-1(1 - alpha / tests). Its level is nominal:
     the statistic is normal only under `assumption`."""
     critical = significance.z_critical(alpha, tests, sided)
-    side = "two-sided" if sided == 2 else "one-sided (rejects above)"
-    return verdict(
+    return _critical_value_test(
         name,
         kind,
-        id=id,
-        unit="|z|" if sided == 2 else "z",
-        value=_worst(z, sided),
-        bound=critical,
-        rule="value <= bound",
-        detail=(detail + "; " if detail else "")
-        + f"{side}, false alarm {alpha:g} over {tests} test{'s' if tests != 1 else ''}",
-        tier=tier,
-        detectable=detectable,
-        false_alarm=nominal(alpha, assumption),
-        undecided=undecided,
+        id,
+        z,
+        critical,
+        sided,
+        alpha,
+        tests,
+        "",
+        assumption,
+        tier,
+        detail,
+        detectable,
+        undecided,
     )
 
 
@@ -203,18 +203,54 @@ def t_test(
     """A Student-t test with dof degrees of freedom (the critical value computed here), otherwise
     as z_test; its level is exact only under normal blocks (nominal)."""
     critical = significance.t_critical(alpha, dof, tests, sided)
+    return _critical_value_test(
+        name,
+        kind,
+        id,
+        t,
+        critical,
+        sided,
+        alpha,
+        tests,
+        f"Student t ({dof} dof), ",
+        assumption,
+        tier,
+        detail,
+        detectable,
+        undecided,
+    )
+
+
+def _critical_value_test(
+    name,
+    kind,
+    id,
+    statistic,
+    critical,
+    sided,
+    alpha,
+    tests,
+    law,
+    assumption,
+    tier,
+    detail,
+    detectable,
+    undecided,
+) -> Check:
+    """The check of a z or t test once its critical value is known: max |statistic| (two-sided)
+    or max statistic (one-sided) at most the critical value, at a nominal level under
+    `assumption`; `law` names a statistic that is not normal ("Student t (47 dof), ")."""
     side = "two-sided" if sided == 2 else "one-sided (rejects above)"
     return verdict(
         name,
         kind,
         id=id,
         unit="|z|" if sided == 2 else "z",
-        value=_worst(t, sided),
+        value=_worst(statistic, sided),
         bound=critical,
         rule="value <= bound",
         detail=(detail + "; " if detail else "")
-        + f"Student t ({dof} dof), {side}, false alarm {alpha:g} over {tests} test"
-        + ("s" if tests != 1 else ""),
+        + f"{law}{side}, false alarm {alpha:g} over {tests} test{'s' if tests != 1 else ''}",
         tier=tier,
         detectable=detectable,
         false_alarm=nominal(alpha, assumption),
