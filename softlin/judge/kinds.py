@@ -290,21 +290,21 @@ def exceedance(
     )
 
 
-def outward(lo: float, hi: float) -> list[float]:
-    """[lo, hi] widened by one unit in the last place each way: an interval of floats that
-    contains the real interval it was rounded from."""
-    return [math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)]
-
-
 def ball_interval(ball, widen: float = 0.0, scale: float | None = None) -> list[float]:
-    """An Arb ball (python-flint arb) as a float interval rounded outward and widened by `widen`
-    times `scale` (default: its midpoint's magnitude; a float route's stated error relative to
-    it): [nan, nan] when the ball is not finite, so that containment is undecided."""
+    """An Arb ball (python-flint arb) widened by `widen` times `scale` (default: its midpoint's
+    magnitude; a float route's stated error relative to it) in ball arithmetic, as the float
+    interval [float_down, float_up] of the toolkit (numerics/arb/balls.py: each end rounded exactly
+    away from the ball); [nan, nan] when the ball is not finite, so that containment is
+    undecided."""
+    from flint import arb
+
+    from ..numerics.arb.balls import float_down, float_up
+
     if not ball.is_finite():
         return [math.nan, math.nan]
-    mid, rad = float(ball.mid()), float(ball.rad())
-    spread = rad + widen * (abs(mid) if scale is None else scale)
-    return outward(mid - spread, mid + spread)
+    size = abs(float(ball.mid())) if scale is None else scale
+    widened = ball + arb(0, widen * size)
+    return [float_down(widened), float_up(widened)]
 
 
 def relative_width(ball, scale: float | None = None) -> float:
