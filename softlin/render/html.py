@@ -329,7 +329,7 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
         + (f" ({total - judged} not judged)" if total > judged else "")
         + "; "
         f"profile <code>{esc(cert['profile'])}</code>, seed {esc(cert['seed'])}"
-        + (f"; {esc(text.false_alarm_text(cert))}" if text.false_alarm_text(cert) else "")
+        + f"; {esc(text.tiers_summary(cert))}"
         + "</span></p>",
         "<h2>Statement</h2>",
         f"<p>{markup.to_html(cert.get('statement', ''), f'certificate {cid}: statement')}</p>",

@@ -135,11 +135,26 @@ def count_text(cert: dict) -> str:
     return " / ".join(str(n) for n in passed_count(cert))
 
 
+def proved_for_every_L(check: dict) -> bool:
+    """A judged proof that an inequality holds for every prompt length L >= 2 at the scenario
+    (Arb over boxes of L and a proved tail: its id ends in `every-l`, by the certificate format);
+    its negative controls (`...-every-l-control-...`) are not."""
+    return check["tier"] == "proof" and check["id"].endswith("every-l") and judged(check)
+
+
 def tiers_summary(cert: dict) -> str:
-    """ "1 proof, 4 numerical, 6 statistical; 2 consistency (not evidence)": what a claim's
-    checks are worth, in the order of softlin.core.claim.TIERS."""
+    """ "1 proof, 2 proved for every L >= 2 at this scenario, 4 numerical, 6 statistical; 2
+    consistency (not evidence)": what a claim's checks are worth, in the order of
+    softlin.core.claim.TIERS, the proofs for every L counted apart from the other proofs."""
     counts = {tier: sum(c["tier"] == tier and judged(c) for c in cert["checks"]) for tier in TIERS}
-    evidence = ", ".join(f"{counts[t]} {t}" for t in TIERS[:-1] if counts[t])
+    every_L = sum(proved_for_every_L(c) for c in cert["checks"])
+    counts["proof"] -= every_L
+    parts = [f"{counts[t]} {t}" for t in TIERS[:-1] if counts[t]]
+    if every_L:
+        parts.insert(
+            1 if counts["proof"] else 0, f"{every_L} proved for every L >= 2 at this scenario"
+        )
+    evidence = ", ".join(parts)
     tail = f"; {counts['consistency']} consistency (not evidence)" if counts["consistency"] else ""
     unjudged = sum(not judged(c) for c in cert["checks"])
     level = false_alarm_text(cert)

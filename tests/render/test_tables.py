@@ -113,3 +113,24 @@ def test_the_index_lists_claims_in_the_papers_order_then_unknown_ones():
         "authors-experiment",
         "zzz-extra",
     ]
+
+
+def test_proofs_for_every_L_are_their_own_tier_count_and_their_controls_are_not():
+    def check(cid, tier, passed=True):
+        return {"id": cid, "tier": tier, "passed": passed, "judged": True}
+
+    cert = {
+        "checks": [
+            check("fixed/bound-every-l", "proof"),
+            check("fixed/bound-every-l-control-lowered", "control"),
+            check("exact/first-order", "proof"),
+            check("mc/rate", "statistical"),
+        ]
+    }
+    summary = text.tiers_summary(cert)
+    assert summary.startswith("1 proof, 1 proved for every L >= 2 at this scenario, 1 statistical")
+    cert["checks"][2]["tier"] = "numerical"  # no other proof: the every-L count comes first
+    assert text.tiers_summary(cert).startswith("1 proved for every L >= 2 at this scenario, 1 num")
+    # an every-L id that is not a proof is not counted as one
+    cert["checks"][0]["tier"] = "enclosure"
+    assert "every L" not in text.tiers_summary(cert)
