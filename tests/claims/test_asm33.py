@@ -181,3 +181,26 @@ def test_a_monte_carlo_entry_without_spread_is_judged_exactly():
     cert = asm33.run(s, "quick", claim_rng(0, "asm-3.3"), closed_form=stray)
     mc = check(cert, "montecarlo/closed-forms")
     assert mc["passed"] is False and mc["value"] > 1e3 * mc["bound"], mc
+
+
+def _finiteness(closed_form, Sq=((1.5, 0.5), (0.5, 1.0))):
+    R = asm33.exact_decimals
+    m, cov, U = R([[0.2, -0.1]]).T, R([[1.0, 0.3], [0.3, 0.8]]), R([[0.4, 0.1], [-0.2, 0.3]])
+    return asm33.finiteness_domain_check(closed_form, m, cov, U, R(Sq))
+
+
+def test_finiteness_domain_is_decided_on_certified_sides_and_catches_edge_slips():
+    ok = _finiteness(tm.tilted_moment)
+    assert ok.passed is True and ok.value == [True, False] and ok.tier == "proof"
+    # the tilt power halved moves the edge to lambda = 1: finite on both sides
+    half = lambda p, q, c, *a: tm.tilted_moment(p, q, 1 if c == 2 else c, *a)
+    assert _finiteness(half).passed is False
+    # Sigma_q dropped from the closed form (identity in its place): the edge moves with it
+    no_sq = lambda p, q, c, m, G, U, S: tm.tilted_moment(p, q, c, m, G, U, sp.eye(S.shape[0]))
+    assert _finiteness(no_sq).passed is False
+    # Gamma U = 0 (U = 0): no scaling reaches the boundary; finite at both, decided
+    R = asm33.exact_decimals
+    zero = asm33.finiteness_domain_check(
+        tm.tilted_moment, R([[0.0]]), R([[1.0]]), R([[0.0]]), R([[2.0]])
+    )
+    assert zero.passed is True and zero.value == [True, True]

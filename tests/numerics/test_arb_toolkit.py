@@ -278,3 +278,26 @@ def test_an_enclosure_works_at_its_own_precision_whatever_the_callers():
     with precision(20):
         one = se.moments(0.7, 1)
     assert one.A == 1 and one.B.is_exact() and one.B == arb(0.7) + 1
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.fractions(-3, 3, max_denominator=50), min_size=9, max_size=9),
+    st.lists(st.fractions(-3, 3, max_denominator=50), min_size=9, max_size=9),
+)
+def test_largest_eigenvalue_of_a_product_with_real_spectrum_is_enclosed(a, b):
+    """lambda_max(A A^T B B^T) (real spectrum: similar to a symmetric PSD matrix) lies in the
+    ball, and the ball is tight; a matrix with a complex pair is refused."""
+    from fractions import Fraction
+
+    from softlin.numerics.arb import eigen
+
+    A = np.array(a, dtype=object).reshape(3, 3)
+    B = np.array(b, dtype=object).reshape(3, 3)
+    M = (A @ A.T) @ (B @ B.T)
+    ball = eigen.largest_real_eigenvalue(M.tolist())
+    reference = max(np.linalg.eigvals(M.astype(float)).real)
+    assert abs(float(ball.mid()) - reference) <= 1e-9 * max(1.0, abs(reference))
+    assert float(ball.rad()) <= 1e-12 * max(1.0, abs(reference))
+    with pytest.raises(ValueError, match="not certified real"):
+        eigen.largest_real_eigenvalue([[Fraction(0), Fraction(-1)], [Fraction(1), Fraction(0)]])

@@ -23,14 +23,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import sympy as sp
+from flint import arb
 
 from ...derivations import catalogue, tilted_moments as tm
 from ...numerics import kernels, query_average, validate
 from ...numerics import tilted_moments as nt
 from ...numerics.laws import GaussianLaw
+from ...numerics.arb import eigen
 from ...core import scenario as scen
 from ...core import budgets
 from ...core.claim import Claim, certificate
@@ -137,6 +140,52 @@ def closed_form_tables(closed_form, m, cov, U, Sq):
     }
 
 
+def finiteness_domain_check(closed_form, me, ce, Ue, Se):
+    """The closed form's finiteness test (c = 2, p = q = 0) against the criterion lambda < 1/2, at
+    exact inputs: U scaled by rationals s so that lambda(s U) = s^2 lambda_max(U^T Gamma U Sigma_q)
+    lies near 0.49 and near 0.51, each side certified by an Arb enclosure of the exact eigenvalue
+    (numerics/arb/eigen.py, no float on the way). The closed form must say finite, then infinite:
+    a transposed K, a dropped Sigma_q or a wrong factor 2 moves the edge. A side the ball cannot
+    certify leaves the check undecided."""
+    lam = eigen.largest_real_eigenvalue(Ue.T * ce * Ue * Se)
+    if lam.is_zero():
+        # Gamma U Sigma_q^(1/2) = 0: no scaling reaches the boundary; c = 2 is finite at every s
+        scales, sides = [Fraction(1), Fraction(2)], [True, True]
+    else:
+        mid = float(lam.mid())
+        scales = [Fraction(math.sqrt(t / mid)).limit_denominator(10**6) for t in BOUNDARY]
+        scaled = [arb(sc.numerator) ** 2 / arb(sc.denominator) ** 2 * lam for sc in scales]
+        sides = [
+            True if b.upper() < arb(0.5) else False if b.lower() > arb(0.5) else None
+            for b in scaled
+        ]
+    edge = [
+        closed_form(0, 0, 2, me, ce, Ue * sp.Rational(sc.numerator, sc.denominator), Se) != sp.oo
+        for sc in scales
+    ]
+    return judge.exact(
+        "finiteness domain: c = 2 finite just below lambda = 1/2, infinite just above (exact "
+        "inputs, certified sides)",
+        "symbolic",
+        id="symbolic/finiteness-domain",
+        value=edge,
+        expected=sides,
+        detail=f"lambda_max(U^T Gamma U Sigma_q) in {lam.str(10, radius=True)} (Arb, exact "
+        f"characteristic polynomial); U scaled by s = {', '.join(str(sc) for sc in scales)}, "
+        "lambda(s U) = s^2 lambda certified "
+        + " and ".join("< 1/2" if v else "> 1/2" if v is False else "undecided" for v in sides)
+        + "; c = 2, p = q = 0 entry by the closed form's exact positive-definiteness test"
+        + (
+            " (lambda = 0: no scaling reaches the boundary, finite at both)"
+            if lam.is_zero()
+            else ""
+        ),
+        undecided=""
+        if None not in sides
+        else "an eigenvalue ball straddles 1/2 at a scaled U: the side is not certified",
+    )
+
+
 def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=None) -> dict:
     """`closed_form(p, q, c, m, Gamma, U, Sigma_q)` replaces the derived one (sensitivity tests)."""
     closed_form = closed_form or tm.tilted_moment
@@ -183,30 +232,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
         )
     )
 
-    # Finiteness at the boundary: U scaled so that lambda = 0.49 and 0.51; the closed form's exact
-    # Sylvester test must say finite, then infinite (a transposed K or a wrong factor 2 moves the
-    # edge).
-    edge = []
-    for target in BOUNDARY:
-        Us = U * math.sqrt(target / lam) if lam > 0 else U
-        edge.append(closed_form(0, 0, 2, me, ce, exact_decimals(Us), Se) != sp.oo)
-    # lambda = 0 (Gamma U = 0): no rescaling reaches the boundary; c = 2 is finite at both
-    f.checks.append(
-        judge.exact(
-            "finiteness domain: c = 2 finite at lambda = 0.49, infinite at 0.51 (exact test)",
-            "symbolic",
-            id="symbolic/finiteness-domain",
-            value=edge,
-            expected=[True, True] if lam == 0 else [True, False],
-            detail=f"U rescaled from lambda_max = {lam:.6g}; c = 2, p = q = 0 "
-            "entry by the closed form's exact positive-definiteness test"
-            + (
-                " (lambda = 0: U cannot be rescaled to the boundary, finite at both)"
-                if lam == 0
-                else ""
-            ),
-        )
-    )
+    f.checks.append(finiteness_domain_check(closed_form, me, ce, Ue, Se))
 
     # Nested quadrature in d = 1 on the scenario's first coordinates.
     m1, g1, u1, s1 = float(m[0]), float(cov[0, 0]), float(U[0, 0]), float(Sq[0, 0])
