@@ -194,3 +194,32 @@ def test_prop34_grad_v_bound_is_proved_for_every_l_and_holds_the_gradient_float_
     path = tmp_path / "prop-3.4.json"
     path.write_text(json.dumps(cert))
     assert _script().main(["--grad-v", str(path)]) == 0
+
+
+@pytest.mark.parametrize("scale", [1.0, 3.0])
+def test_certified_c1_encloses_the_supremum_a_dense_float_scan_finds(scale):
+    """c1 = sup_{L >= 2} L eps_L^2 / (sigma^6 ln L) (numerics/every_l_constant.py): the float
+    kernels of eps_L^2 scanned at every L up to 1e5 and at geometric L to 1e9 never exceed the
+    ball's upper end, and their maximum lies in the ball; at scale 3 the maximum falls between
+    the averaged route's grid points, which the grid maximum misses and the ball does not."""
+    from softlin.numerics import every_l_constant as ec
+
+    Gamma, U, V, z = (
+        np.eye(2) * 0.5,
+        np.array([[0.6, 0.2], [0.1, 0.5]]) * scale,
+        np.eye(2),
+        np.array([1.0, 0.5]),
+    )
+    constant = ec.certified_c1(every_l.query_invariants(Gamma, U, V, z), 1.0)
+    a = U @ z
+    q = float(a @ Gamma @ a)
+    tp = float(np.trace(V @ Gamma @ V.T) + np.sum((V @ Gamma @ a) ** 2))
+    Ls = np.concatenate([np.arange(2, 100_001), np.geomspace(1e5, 1e9, 400)])
+    eps2 = tp * np.array([kernels.expectation_bound_factor(L, q) for L in Ls])
+    g = Ls * eps2 / np.log(Ls)
+    assert g.max() <= constant.upper * (1 + 1e-12)
+    assert constant.lower * (1 - 1e-12) <= g.max()
+    assert int(Ls[np.argmax(g)]) == constant.argmax
+    assert constant.upper - constant.lower <= 1e-6 * constant.upper
+    if scale == 3.0:
+        assert constant.grid_max < constant.lower

@@ -37,13 +37,14 @@ import functools
 
 import sympy as sp
 
-from ...numerics import every_l
+from ...numerics import every_l, every_l_constant
 from ...numerics.arb.balls import outward
 from ...numerics.arb.context import precision
 from ...judge import kinds
 from ...numerics import kernels
 from ...judge.check import unjudged
 from ...core.findings import Findings
+from .common import subgaussian_sigma
 
 # The budget of the proof at standard and full: enclosures of (A, B1, B2) at a new L and seconds.
 MAX_ENCLOSURES = 24
@@ -167,6 +168,8 @@ def every_l_checks(
         multiplier=multiplier,
     )
     monotone = bound_monotone_proof()
+    sigma = subgaussian_sigma(Gamma)
+    constant = every_l_constant.certified_c1(Q, sigma) if proof.status == "proved" else None
     undecided = proof.reason if proof.status == "undecided" else ""
     if not monotone:
         undecided = "h(L) = (L-2)^2 / (8 (L-1) e^q) not proved nondecreasing by SymPy"
@@ -183,7 +186,7 @@ def every_l_checks(
             detail=_detail(proof, series)
             + "; the bound's monotone lower end on a box rests on h'(L) = (L-2) L / (8 (L-1)^2 "
             "e^q), proved by SymPy; value: parts proved (boxes and the tail lemma), bound: parts "
-            "stated",
+            "stated" + _paper_form_detail(constant, sigma),
             undecided=undecided,
         )
     ]
@@ -247,7 +250,22 @@ def every_l_checks(
             "boxes": len(proof.boxes),
             "enclosures": proof.enclosures,
             "max_ratio": proof.max_ratio(),
+            "paper_form": None if constant is None else {"sigma": sigma, **constant.record()},
             "controls": controls,
         }
     }
     return Findings(checks, quantities, {series: [list(r) for r in proof.boxes]})
+
+
+def _paper_form_detail(constant, sigma: float) -> str:
+    """The paper's display that the proof gives at this query, with c1 certified
+    (numerics/every_l_constant.py), or nothing when the proof or the constant is missing."""
+    if constant is None:
+        return ""
+    return (
+        f"; hence the paper's form at this query for every L >= 2: E|err|^2 <= c1 sigma^6 ln L / L "
+        f"(c2 = sigma^2 = {sigma**2:.6g}) with c1 = {constant.upper:.8g}, the supremum over every "
+        f"L >= 2 of L eps_L^2 / (sigma^6 ln L) enclosed in [{constant.lower:.8g}, "
+        f"{constant.upper:.8g}] (attained at L = {constant.argmax}, decreasing from L = "
+        f"{constant.monotone_from}; the grid maximum it replaces: {constant.grid_max:.8g})"
+    )
