@@ -3,9 +3,12 @@
 The default run checks the catalogue itself (cheap): at least 25 mutants, every layer covered, each
 mutant's text present exactly once in its file (a refactor that moves the text makes the mutant
 stale and this test red, instead of letting the mutant pass unapplied). The slow tier runs CI's
-selection (tests/mutants/selection.py: the mutants whose file changed since the last full run and a
-rotating share; `SOFTLIN_MUTANTS=all` for the whole catalogue) against their claims at `quick` and
-requires all to be killed.
+selection (tests/mutants/selection.py: the mutants whose file or killing check's module changed
+since the last recorded result, those not yet recorded, and a rotating share; `SOFTLIN_MUTANTS=all`
+for the whole catalogue) against their claims at `quick` and requires each to be killed (refuted by
+a check, or failed by a named test; a near miss confirmed at three seeds) or a known survivor:
+a marginal, undecided, crashed or timed-out mutant fails it, listed apart. The default run also
+checks the harness's counting (verdicts, exit bits, near misses, timeout, records, selection).
 """
 
 from __future__ import annotations

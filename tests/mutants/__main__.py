@@ -15,7 +15,7 @@ is
                failed consistency check): the slip is seen, but no check that could fail caught it;
     crashed    a claim raised and none was refuted: seen, by accident rather than by a check;
     timed-out  its process ran past the per-mutant timeout (--timeout, SOFTLIN_MUTANT_TIMEOUT,
-               default TIMEOUT seconds) and was stopped;
+               default 900 s) and was stopped with everything it started;
     SURVIVED   every verdict stayed "verified" and every named test passed.
 
 Only kills count in the kill rate. Each kill names the check that killed it (the most decisive of
