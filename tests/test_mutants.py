@@ -307,3 +307,61 @@ def test_a_mutant_is_selected_when_the_module_of_its_killing_check_changes(monke
     del records[names[-1]]
     monkeypatch.setattr(selection, "changed_files", lambda since: set())
     assert names[-1] in selection.select({})[0]
+
+
+def _failed(rule, value, bound, unit="values", tier="statistical", **kw):
+    return {"id": "c/x", "rule": rule, "value": value, "bound": bound, "unit": unit, "tier": tier}
+
+
+def test_a_margin_is_the_relative_excess_past_the_bound_and_a_near_miss_is_within_the_resolution():
+    from .mutants.margins import margin
+
+    # a z statistic: 5.9 against 5.0 is 18 % past but less than 2 units: a near miss; 7.5 is not
+    m = margin(_failed("value <= bound", 5.9, 5.0, "|z|"))
+    assert m["margin"] == pytest.approx(0.18) and m["small"]
+    assert not margin(_failed("value <= bound", 7.5, 5.0, "|z|"))["small"]
+    # an error against a tolerance: small below 10 % past it, entrywise the worst entry
+    m = margin(_failed("value <= bound", [0.5, 1.05], [1.0, 1.0], "relative error"))
+    assert m["margin"] == pytest.approx(0.05) and m["small"]
+    assert not margin(_failed("value <= bound", 1.2, 1.0, "relative error"))["small"]
+    # a power below its target, a signed deviation past its symmetric tolerance
+    assert margin(_failed("value >= bound", 0.9, 1.0, "power"))["margin"] == pytest.approx(0.1)
+    assert margin(_failed("|value| <= bound", -3.0, 2.0, "risk"))["margin"] == pytest.approx(0.5)
+    # a containment: measured in interval widths (1.5 widths outside is small, 3 is not)
+    m = margin(_failed("value in bound", [1.0 + 1.5e-6], [[1.0 - 1e-6, 1.0 + 1e-6]]))
+    assert m["small"] and m["margin"] == pytest.approx(5e-7, rel=1e-3)
+    assert not margin(_failed("value in bound", [1.0 + 7e-6], [1.0 - 1e-6, 1.0 + 1e-6]))["small"]
+    # an exact mismatch has no distance and is never a near miss; a count past 0 is infinitely past
+    assert margin(_failed("value == bound", 3, 4, "identities")) == {"margin": None, "small": False}
+    assert margin(_failed("value <= bound", 2, 0, "rejections"))["margin"] == float("inf")
+
+
+def test_the_killing_check_is_the_most_decisive_failed_evidence_check():
+    from .mutants.margins import killing_check
+
+    near = {**_failed("value <= bound", 5.5, 5.0, "|z|"), "id": "c/near", "passed": False}
+    far = {**_failed("value <= bound", 1.5, 1.0, "relative error"), "id": "c/far", "passed": False}
+    consistency = {**far, "id": "c/cons", "tier": "consistency", "value": 100.0}
+    unjudged = {**far, "id": "c/unjudged", "judged": False, "value": 100.0}
+    passed = {**far, "id": "c/ok", "passed": True}
+    assert killing_check([near, far, consistency, unjudged, passed])["id"] == "c/far"
+    assert killing_check([near, passed]) == {
+        "id": "c/near",
+        "margin": pytest.approx(0.1),
+        "small": True,
+    }
+    assert killing_check([consistency, unjudged, passed]) is None
+
+
+def test_the_module_that_builds_a_check_is_recorded(monkeypatch):
+    from softlin.judge import kinds
+    from softlin.judge.check import Check
+
+    from .mutants import origins
+
+    monkeypatch.setattr(Check, "__post_init__", Check.__post_init__)  # restored afterwards
+    origins.record()
+    origins.running("toy")
+    kinds.agreement("a", "quadrature", id="here/agreement", error=0.1, tolerance=1.0)
+    assert origins.origin("toy/here/agreement") == "tests/test_mutants.py"
+    assert origins.origin("toy/not-built") == ""
