@@ -249,6 +249,17 @@ def test_a_failed_named_test_is_a_decisive_kill_named_by_its_node_id():
         "small": False,
     }
     assert kill_of({"c": {"status": "inconclusive", "caught_by": []}}) is None
+    # a claim's decisive kill is named before the test; a near miss is not, the test is decisive
+    claim = {"id": "c/x", "module": "m.py", "margin": 3.0, "small": False}
+    both = {
+        "c": {"status": "refuted", "caught_by": [], "kill": claim},
+        "tests": {"status": "failed", "caught_by": [f"FAILED {node}"]},
+    }
+    assert kill_of(both) == claim
+    both["c"]["kill"] = {**claim, "margin": 0.01, "small": True}
+    assert kill_of(both)["id"] == node
+    del both["tests"]
+    assert kill_of(both)["small"]
 
 
 def test_record_lines_round_trip_and_name_the_killing_checks_module():

@@ -111,20 +111,23 @@ def classify(result: dict) -> str:
 
 
 def kill_of(result: dict) -> dict | None:
-    """The check that killed the mutant at one seed: a failed named test (decisive: a test does
-    not depend on the claims' seed), else the most decisive of the refuted claims' killing checks
-    (margins.killing_check); None when nothing was refuted."""
+    """The check that killed the mutant at one seed: the most decisive of the refuted claims'
+    killing checks (margins.killing_check) when it is not a near miss; else a failed named test
+    (decisive: a test does not depend on the claims' seed); else the claims' near miss. None when
+    nothing was refuted."""
+    kills = [r["kill"] for r in result.values() if r.get("status") == "refuted" and "kill" in r]
+    best = max(
+        kills,
+        key=lambda k: (not k["small"], float("inf") if k["margin"] is None else k["margin"]),
+        default=None,
+    )
+    if best is not None and not best["small"]:
+        return best
     tests = result.get("tests")
     if tests and tests["status"] == "failed":
         node = (tests["caught_by"] or ["named test"])[0].removeprefix("FAILED ").split(" - ")[0]
         return {"id": node, "module": node.split("::")[0], "margin": None, "small": False}
-    kills = [r["kill"] for r in result.values() if r.get("status") == "refuted" and "kill" in r]
-    if not kills:
-        return None
-    return max(
-        kills,
-        key=lambda k: (not k["small"], float("inf") if k["margin"] is None else k["margin"]),
-    )
+    return best
 
 
 def _run_tests(node_ids) -> dict:
