@@ -11,7 +11,8 @@ therefore runs
 - every mutant whose killing check is built by a module whose code changed since then: the per-
   mutant lines of `LAST_FULL_RUN` (`read_records`) name the check that killed each mutant and the
   module that builds it (tests/mutants/origins.py; for a kill by a named test, the test's file), and
-  an edit there may have disarmed the check although the slip's own file is untouched;
+  an edit there may have disarmed the check although the slip's own file is untouched; the same
+  for a mutant whose named tests' file changed (a test is one of its checks);
 - every mutant without a per-mutant line (added to the catalogue since): never judged, so run;
 - a rotating share: the mutants whose position in the catalogue is congruent to the HEAD commit's
   hash modulo ROTATION, so each commit exercises a different, reproducible slice and ROTATION
@@ -126,7 +127,13 @@ def select(environ=os.environ) -> tuple[list[str], str]:
     records = read_records()
     turn = int(head[:12], 16) % ROTATION
     touched = [m.name for m in MUTANTS if m.path in changed]
-    moved = [n for n in every if records.get(n, {}).get("module", "-") in changed]
+    # the module of its recorded killing check, or the file of one of its named tests
+    moved = [
+        m.name
+        for m in MUTANTS
+        if records.get(m.name, {}).get("module", "-") in changed
+        or any(t.split("::")[0] in changed for t in m.tests)
+    ]
     unrecorded = [n for n in every if n not in records]
     share = [m.name for i, m in enumerate(MUTANTS) if i % ROTATION == turn]
     names = [n for n in every if n in set(touched) | set(moved) | set(unrecorded) | set(share)]
