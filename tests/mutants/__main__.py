@@ -315,7 +315,11 @@ def main(argv=None) -> int:
                 "claims": list(mutant.claims),
             }
             margin = "" if row["margin"] is None else f" margin {row['margin']:.3g}"
-            kill = f" [{row['check']}{margin}, seeds {row['seeds']}]" if row["check"] else ""
+            kill = (
+                f" [{row['check']} in {row['module'] or '?'}{margin}, seeds {row['seeds']}]"
+                if row["check"]
+                else ""
+            )
             print(
                 f"{row['verdict']:<9} {name:<38} {row['seconds']:6.1f} s{kill}  {row['detail']}",
                 flush=True,
