@@ -287,13 +287,13 @@ def test_record_lines_round_trip_and_name_the_killing_checks_module():
         selection.read_records("mutant m killed")
 
 
-def test_every_catalogued_mutant_has_a_record_line():
+def test_every_record_line_names_a_catalogued_mutant():
+    """A line for a mutant that has left the catalogue is stale; a mutant without a line (new, or
+    merged from another branch) is not an error: CI's selection runs it until it is recorded."""
     from .mutants import selection
 
-    records = selection.read_records()
-    assert set(records) == {m.name for m in catalogue.MUTANTS}, set(records) ^ {
-        m.name for m in catalogue.MUTANTS
-    }
+    stale = set(selection.read_records()) - {m.name for m in catalogue.MUTANTS}
+    assert not stale, stale
 
 
 def test_a_mutant_is_selected_when_the_module_of_its_killing_check_changes(monkeypatch):
