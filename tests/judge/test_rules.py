@@ -82,6 +82,21 @@ def test_an_exceedance_count_is_an_exact_binomial_test_with_a_proven_level():
     assert ok.passed is True and bad.passed is False and ok.false_alarm.kind == "bound"
 
 
+def test_the_exceedance_test_accepts_exactly_the_counts_below_its_critical_count():
+    """The critical count c is the smallest with P(Bin(n, p) >= c) < alpha, found here by walking
+    the binomial tail (scipy's sf, not the judge's isf): c - 1 exceedances pass, c fail, so the
+    test's false alarm is P(Bin >= c) < alpha and not the looser P(Bin >= c + 1)."""
+    from scipy import stats
+
+    for n, p, alpha in ((1000, 1e-3, 1e-6), (400, 0.05, 1e-4), (5000, 0.01, 1e-6)):
+        c = 0
+        while stats.binom.sf(c - 1, n, p) >= alpha:
+            c += 1
+        below = kinds.exceedance("e", id="e", count=c - 1, draws=n, p=p, alpha=alpha)
+        at = kinds.exceedance("e", id="e", count=c, draws=n, p=p, alpha=alpha)
+        assert below.passed is True and at.passed is False, (n, p, alpha, c)
+
+
 def test_a_ball_that_is_not_finite_or_too_wide_leaves_containment_undecided():
     flint = pytest.importorskip("flint")
     good = flint.arb(1.0, 1e-12)

@@ -1047,6 +1047,87 @@ MUTANTS: tuple[Mutant, ...] = (
             "tests/numerics/test_conditional_risk.py::test_conditional_risk_matches_the_exact_finite_L_risk",
         ),
     ),
+    # ---- the verdict plumbing (softlin/judge/, significance): no claim's verdict at its built-in
+    # scenario depends on them while every check passes, so the named tests are their checks ----
+    Mutant(
+        "judge-undecided-check-counted-as-pass",
+        "softlin/judge/check.py",
+        "if not evidence or any(passed is not True for passed, _ in rows):",
+        "if not evidence or any(passed is False for passed, _ in rows):",
+        (),
+        "a claim's status takes an undecided check (passed None) for a pass: verified where it "
+        "is inconclusive",
+        (
+            "tests/claims/test_tiers.py::test_a_failed_evidence_check_refutes_and_a_failed_consistency_check_only_withholds_verified",
+        ),
+    ),
+    Mutant(
+        "levels-archived-level-dropped-from-family-wise",
+        "softlin/judge/levels.py",
+        'and record.get("tier") in ("statistical", "archived")',
+        'and record.get("tier") == "statistical"',
+        (),
+        "the certificate's family-wise false alarm leaves out the archived replays' levels (a "
+        "statistical decision's level dropped from the union bound)",
+        (
+            "tests/judge/test_verdicts_recompute.py::test_every_statistical_decision_states_its_level_and_the_figure_is_their_sum",
+            "tests/claims/test_tiers.py::test_a_check_not_judged_stays_in_the_record_and_out_of_the_verdict",
+        ),
+    ),
+    Mutant(
+        "exceedance-accepted-count-off-by-one",
+        "softlin/judge/kinds.py",
+        "        bound=critical - 1,",
+        "        bound=critical,",
+        (),
+        "the exact binomial exceedance test accepts its critical count itself (bound = c, not "
+        "c - 1): its false alarm is then P(Bin >= c + 1), not the stated one",
+        (
+            "tests/judge/test_rules.py::test_an_exceedance_count_is_an_exact_binomial_test_with_a_proven_level",
+            "tests/judge/test_rules.py::test_the_exceedance_test_accepts_exactly_the_counts_below_its_critical_count",
+        ),
+    ),
+    Mutant(
+        "significance-binomial-critical-count-off-by-one",
+        "numerics/significance.py",
+        "return int(stats.binom.isf(false_alarm, n, p)) + 1",
+        "return int(stats.binom.isf(false_alarm, n, p))",
+        ("prop-3.1",),
+        "the binomial critical count one too low (the last accepted count taken for the first "
+        "rejecting one): every exceedance test rejects one count early",
+        (
+            "tests/numerics/test_significance.py::test_binomial_critical_count_is_the_smallest_rejecting_count_and_detectable_has_the_power",
+        ),
+    ),
+    Mutant(
+        "prop31-exceedance-accepted-count-off-by-one",
+        "softlin/claims/prop_3_1/bounds.py",
+        "accepted.append(binomial_critical_count(errs.size, delta, alpha) - 1)",
+        "accepted.append(binomial_critical_count(errs.size, delta, alpha))",
+        ("prop-3.1",),
+        "prop-3.1's high-probability bound test accepts the critical count itself (c, not c - 1): "
+        "its false alarm is looser than the stated one",
+    ),
+    # ---- prop-3.1's bound constants (the slips make the bound smaller, so it stays valid longer
+    # only if nothing judges its tightness) ----
+    Mutant(
+        "expectation-bound-e-q-dropped",
+        "derivations/fluctuations_bound.py",
+        "return good_event_constant() * sp.exp(q_sym) / L_sym",
+        "return good_event_constant() / L_sym",
+        ("prop-3.1",),
+        "the in-expectation bound's first term 4 / L instead of 4 e^q / L (E|V X|^2 = e^q (...) "
+        "/ L taken without e^q = E w^2)",
+    ),
+    Mutant(
+        "expectation-bound-maurer-factor-2-dropped",
+        "derivations/fluctuations_bound.py",
+        "return L_sym * sp.exp(-(L_sym - 1) * t**2 / (2 * sp.exp(q_sym)))",
+        "return L_sym * sp.exp(-(L_sym - 1) * t**2 / sp.exp(q_sym))",
+        ("prop-3.1",),
+        "the in-expectation bound's second term with Maurer's tail exp(-(L-1) t^2 / E w^2) (the 2 "
+        "of 2 E w^2 dropped): L exp(-(L-2)^2 / (4 (L-1) e^q))",
+    ),
 )
 
 
@@ -1060,6 +1141,26 @@ SURVIVORS: dict[str, str] = {
         "derivations/icl_hessian.py proves the second-variation identity the bound rests on but "
         "not its norm inequalities (Cauchy-Schwarz would even give 1.5 s^3 r^2), so the slip "
         "leaves a valid bound and no proof or route can refute it"
+    ),
+    "prop31-exceedance-accepted-count-off-by-one": (
+        "a finding (issue 40): at the built-in scenario and quick budget every L's exceedance "
+        "count of the high-probability bound is far below the binomial test's critical count, so "
+        "accepting one count more changes no verdict; only the stated false alarm is wrong, and "
+        "prop-3.1 builds this test itself instead of through judge.exceedance, whose critical "
+        "count a sharp test guards (tests/judge/test_rules.py)"
+    ),
+    "expectation-bound-e-q-dropped": (
+        "a finding (issue 40, item 3): the in-expectation bound is judged one-sided only (bound >= "
+        "the measured error, fixed, averaged, enclosed and in the paper's form); with e^q dropped "
+        "its first term 4 tp / L still exceeds the error's first order e^q tp / L wherever "
+        "q = a^T Gamma a < ln 4, as at the built-in queries, and nothing judges the bound's "
+        "tightness (bound / error -> 4 at the fixed query), so prop-3.1 stays verified"
+    ),
+    "expectation-bound-maurer-factor-2-dropped": (
+        "a finding (issue 40, item 3): the in-expectation bound's second term L exp(-(L-2)^2 / "
+        "(8 (L-1) e^q)) with 4 for 8 is smaller, but the bound stays above the measured error at "
+        "every L of the built-in scenario (the first term dominates it), and no check derives the "
+        "term from Maurer's inequality or judges the bound's tightness, so prop-3.1 stays verified"
     ),
     "icl-training-step-at-stability-edge": (
         "near-equivalent on the scenario: 2 / beta_inf is still below the stability "

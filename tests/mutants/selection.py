@@ -1,5 +1,5 @@
-"""Which mutants CI runs: those whose file's code changed since the catalogue's last recorded
-result, plus a rotating share.
+"""Which mutants CI runs: those whose file, or whose killing check's module, changed since the
+catalogue's last recorded result, those never recorded, plus a rotating share.
 
 The whole catalogue takes about half an hour on two cores, more than CI's budget leaves it. CI
 therefore runs
@@ -8,6 +8,12 @@ therefore runs
   between the commit of the catalogue's last recorded result (the first entry of `LAST_FULL_RUN`,
   with its date and result) and the working tree: a slip in code that changed is the one most
   likely to have lost its check;
+- every mutant whose killing check is built by a module whose code changed since then: the per-
+  mutant lines of `LAST_FULL_RUN` (`read_records`) name the check that killed each mutant and the
+  module that builds it (tests/mutants/origins.py; for a kill by a named test, the test's file), and
+  an edit there may have disarmed the check although the slip's own file is untouched; the same
+  for a mutant whose named tests' file changed (a test is one of its checks);
+- every mutant without a per-mutant line (added to the catalogue since): never judged, so run;
 - a rotating share: the mutants whose position in the catalogue is congruent to the HEAD commit's
   hash modulo ROTATION, so each commit exercises a different, reproducible slice and ROTATION
   consecutive commits cover the catalogue.
@@ -35,9 +41,27 @@ def recorded_commit() -> str:
     """The commit of the last recorded result: the first word of LAST_FULL_RUN's first non-comment
     line."""
     for line in LAST_FULL_RUN.read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
+        if line.strip() and not line.startswith(("#", "mutant ")):
             return line.split()[0]
     raise LookupError(f"{LAST_FULL_RUN} names no commit")
+
+
+RECORD_FIELDS = ("verdict", "check", "module", "margin", "seeds", "commit")
+
+
+def read_records(text: str | None = None) -> dict[str, dict]:
+    """The per-mutant lines of LAST_FULL_RUN, name -> {verdict, check, module, margin, seeds,
+    commit} ("-" for a field that does not apply: no kill, or a result carried from before the
+    fields were kept). A line is `mutant NAME VERDICT CHECK MODULE MARGIN SEEDS COMMIT`."""
+    text = LAST_FULL_RUN.read_text() if text is None else text
+    records = {}
+    for line in text.splitlines():
+        if line.startswith("mutant "):
+            words = line.split()
+            if len(words) != 2 + len(RECORD_FIELDS):
+                raise LookupError(f"LAST_FULL_RUN: malformed mutant line {line!r}")
+            records[words[1]] = dict(zip(RECORD_FIELDS, words[2:]))
+    return records
 
 
 def git(*args: str) -> str:
@@ -100,12 +124,22 @@ def select(environ=os.environ) -> tuple[list[str], str]:
             every,
             f"the whole catalogue (no selection without git history: {str(exc).strip()[:120]})",
         )
+    records = read_records()
     turn = int(head[:12], 16) % ROTATION
     touched = [m.name for m in MUTANTS if m.path in changed]
+    # the module of its recorded killing check, or the file of one of its named tests
+    moved = [
+        m.name
+        for m in MUTANTS
+        if records.get(m.name, {}).get("module", "-") in changed
+        or any(t.split("::")[0] in changed for t in m.tests)
+    ]
+    unrecorded = [n for n in every if n not in records]
     share = [m.name for i, m in enumerate(MUTANTS) if i % ROTATION == turn]
-    names = [n for n in every if n in set(touched) | set(share)]
+    names = [n for n in every if n in set(touched) | set(moved) | set(unrecorded) | set(share)]
     return names, (
         f"{len(names)} of {len(every)} mutants: {len(touched)} whose file changed since "
-        f"{since[:10]} (the last recorded result), and share {turn} of {ROTATION} "
+        f"{since[:10]} (the last recorded result), {len(moved)} whose killing check's module "
+        f"changed, {len(unrecorded)} not yet recorded, and share {turn} of {ROTATION} "
         f"chosen by HEAD {head[:10]}"
     )
