@@ -204,3 +204,9 @@ def test_finiteness_domain_is_decided_on_certified_sides_and_catches_edge_slips(
         tm.tilted_moment, R([[0.0]]), R([[1.0]]), R([[0.0]]), R([[2.0]])
     )
     assert zero.passed is True and zero.value == [True, True]
+
+
+def test_finiteness_domain_is_undecided_when_its_points_do_not_straddle_the_edge(monkeypatch):
+    monkeypatch.setattr(asm33, "BOUNDARY", (0.3, 0.4))  # both below 1/2: no edge is tested
+    c = _finiteness(tm.tilted_moment)
+    assert c.passed is None and "do not straddle" in c.undecided

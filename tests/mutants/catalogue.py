@@ -304,12 +304,13 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
     ),
     Mutant(
-        "asm33-boundary-rescale-sqrt-missing",
+        "asm33-boundary-scale-not-applied",
         "softlin/claims/asm_3_3/claim.py",
-        "Us = U * math.sqrt(target / lam) if lam > 0 else U",
-        "Us = U * (target / lam) if lam > 0 else U",
+        "closed_form(0, 0, 2, me, ce, Ue * sp.Rational(sc.numerator, sc.denominator), Se)",
+        "closed_form(0, 0, 2, me, ce, Ue, Se)",
         ("asm-3.3",),
-        "U rescaled by target/lambda (lambda is quadratic in U, the square root is missing)",
+        "the closed form's finiteness tested at the unscaled U instead of U scaled to either side "
+        "of lambda = 1/2",
     ),
     Mutant(
         "prop31-erratum-exact-U-transposed",

@@ -146,7 +146,7 @@ def finiteness_domain_check(closed_form, me, ce, Ue, Se):
     lies near 0.49 and near 0.51, each side certified by an Arb enclosure of the exact eigenvalue
     (numerics/arb/eigen.py, no float on the way). The closed form must say finite, then infinite:
     a transposed K, a dropped Sigma_q or a wrong factor 2 moves the edge. A side the ball cannot
-    certify leaves the check undecided."""
+    certify, or two points that do not straddle 1/2, leave the check undecided."""
     lam = eigen.largest_real_eigenvalue(Ue.T * ce * Ue * Se)
     if lam.is_zero():
         # Gamma U Sigma_q^(1/2) = 0: no scaling reaches the boundary; c = 2 is finite at every s
@@ -180,10 +180,18 @@ def finiteness_domain_check(closed_form, me, ce, Ue, Se):
             if lam.is_zero()
             else ""
         ),
-        undecided=""
-        if None not in sides
-        else "an eigenvalue ball straddles 1/2 at a scaled U: the side is not certified",
+        undecided=_finiteness_undecided(sides, lam.is_zero()),
     )
+
+
+def _finiteness_undecided(sides: list, flat: bool) -> str:
+    """Why the finiteness-domain check cannot decide: a side not certified, or two scaled points
+    that do not straddle lambda = 1/2 (they would test no edge); "" when it can."""
+    if None in sides:
+        return "an eigenvalue ball straddles 1/2 at a scaled U: the side is not certified"
+    if not flat and sides != [True, False]:
+        return f"the scaled points do not straddle lambda = 1/2 (certified sides {sides})"
+    return ""
 
 
 def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=None) -> dict:
