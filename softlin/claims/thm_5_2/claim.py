@@ -24,7 +24,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from ...derivations import catalogue, icl_endpoint, icl_gradients, icl_risk
+from ...derivations import catalogue, icl_endpoint, icl_gradients, icl_risk, proof
 from ...numerics.significance import z_critical, z_quantile
 from ...numerics import icl_flows, significance
 from ...numerics.laws import GaussianLaw
@@ -38,6 +38,7 @@ from ...derivations import display
 from ...core.claim import Absent
 from ...core.hunt_space import Space, alpha_region
 from ..shared.common import provenance, symbolic_check
+from .conclusion import conclusion_checks
 
 ID = "thm-5.2"
 TITLE = "In-context linear regression: the flow reaches the Bayes endpoint; finite prompts transfer"
@@ -236,7 +237,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
             symbolic_check(
                 "R_inf derived via Lemma 2.1, gradients, conservation, stationary set, block "
                 "invariance",
-                {p.statement: p for p in catalogue.icl_proofs()},
+                # sympy.solve's root put back into its equation proves nothing stated: not counted
+                proof.counted(catalogue.icl_proofs()),
             )
         ]
     )
@@ -396,6 +398,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
             value=[max(increases, default=-math.inf), tr["risk"][-1] - tr["risk"][0]],
             bound=[z_pair, 0.0],
             rule="value <= bound",
+            # R_L falls in L at any fixed theta near the optimum, whatever the training did: the
+            # conclusion is judged by training/endpoint-* and training/risk-decay, -limit
+            tier="consistency",
             false_alarm=levels.nominal(check_false_alarm(), levels.NORMAL_MEAN),
             detail="[largest (risk(L_next) - risk(L)) / combined se, risk(last L) - risk(first "
             "L)] against [the one-sided critical value, 0]; fresh evaluation sample per "
@@ -411,6 +416,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
             ),
         )
     )
+    f.add(conclusion_checks(Sigma, tr, min(eps_list)))
     f.add(
         Findings(
             quantities={
