@@ -13,8 +13,11 @@ Checked on in-context linear regression. Independent pieces:
   log-log slope (upper confidence bound < 0) agreeing with the exact slope.
 - beta_inf = numerics/icl_training.hessian_bound(Sigma, 2 rho), checked >= sampled Hessian norms of
   R_inf.
-- the Gronwall majorant B(t) = g2 t e^{beta t} against the comparison ODE e' = g2 + beta e,
-  e(0) = 0: e <= B <= (1 + beta t) e (valid and first-order sharp).
+- the Gronwall majorant B(t) = g2 t e^{beta t}: proved a supersolution of e' <= g2 + beta e,
+  e(0) = 0, and e <= B <= (1 + beta t) e (derivations/gronwall.py, tier proof; dsolve's
+  back-substitutions not counted); evaluated from that derivation; the comparison ODE solved
+  numerically beside it (consistency: it holds for every g2 and beta > 0).
+- the conclusion lim R_L <= lim R_inf + eps at each reported L(eps): the exact finite-L flow there.
 Control (statistical): mixture-law tokens (same covariance, non-linear limit) must refute the
 transfer to the linear flow: their Monte Carlo gradient gap at the largest L exceeds the Gaussian
 exact gap. Erratum 4: beta_L (sampled Hessian norms of R_L) in place of beta_inf, computed.
