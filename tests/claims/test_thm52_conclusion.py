@@ -77,8 +77,6 @@ def _training(train_grad, risk, se=0.01):
         "theta": [np.zeros(5)] * 4,
         "train_grad": [np.asarray(train_grad, float)] * 4,
         "sample_grad_se": [np.full(5, se)] * 4,
-        "fresh_grad": [np.zeros(5)] * 4,
-        "fresh_grad_se": [np.full(5, se)] * 4,
         "risk": r,
         "risk_stderr": rse,
         "inf_final_risk": 0.001,

@@ -229,8 +229,6 @@ def train(s: dict, profile: str) -> dict:
         "theta": [],
         "train_grad": [],
         "sample_grad_se": [],
-        "fresh_grad": [],
-        "fresh_grad_se": [],
     }
     for L in Ls:
         rng = np.random.default_rng([s["seed"], 5, L])
@@ -257,16 +255,12 @@ def train(s: dict, profile: str) -> dict:
         losses = evaluation.losses(A_end, b_end)
         # What thm-5.2 judges the endpoint with: the gradient the training followed there (the code
         # under test), the per-prompt gradients of the same sample (their spread is the sampling
-        # error of the fitted endpoint's gradient), and on the fresh evaluation sample
-        # (prompt_gradient_batch, an unbiased estimate of grad R_L independent of the fit).
+        # error of the fitted endpoint's gradient; prompt_gradient_batch, not the training's code).
         _, gA_end, gb_end = sample.risk_and_grad(A_end, b_end)
         per_prompt = icl_training.prompt_gradient_batch(sample.X, sample.xq, A_end, b_end)
-        fresh = icl_training.prompt_gradient_batch(evaluation.X, evaluation.xq, A_end, b_end)
         out["theta"].append(fin[-1].copy())
         out["train_grad"].append(np.concatenate([gA_end.ravel(), [gb_end]]))
         out["sample_grad_se"].append(per_prompt.std(axis=0, ddof=1) / math.sqrt(sample.n))
-        out["fresh_grad"].append(fresh.mean(axis=0))
-        out["fresh_grad_se"].append(fresh.std(axis=0, ddof=1) / math.sqrt(evaluation.n))
         out["L"].append(L)
         out["max_gap"].append(float(gaps.max()))
         out["gap_curves"].append(gaps)
