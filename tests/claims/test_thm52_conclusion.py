@@ -88,7 +88,11 @@ def _checks(monkeypatch, exact_grad, train_grad, mc_risk):
     monkeypatch.setattr(
         conclusion, "exact_route", lambda S, L, th: (_Exact(exact_grad, r[LS.index(L)]), 0.4)
     )
-    return _by_id(conclusion.conclusion_checks(SIGMA, _training(train_grad, mc_risk), 0.01).checks)
+    return _by_id(
+        conclusion.conclusion_checks(
+            SIGMA, _training(train_grad, mc_risk), 0.01, np.array([0.5, 0, 0, 0.5, 0.5])
+        ).checks
+    )
 
 
 def test_stationarity_allows_the_trainings_own_residual_and_the_sample_noise(monkeypatch):

@@ -418,7 +418,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
             ),
         )
     )
-    f.add(conclusion_checks(Sigma, tr, min(eps_list)))
+    theta0 = np.concatenate([s["A0"].ravel(), [s["b0"]]])
+    f.add(conclusion_checks(Sigma, tr, min(eps_list), theta0))
     f.add(
         Findings(
             quantities={

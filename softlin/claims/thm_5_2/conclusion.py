@@ -68,8 +68,9 @@ def exact_route(Sigma: np.ndarray, L: int, theta: np.ndarray):
     return icl_exact.ExcessRisk(Sigma, L, lam_max), lam
 
 
-def conclusion_checks(Sigma: np.ndarray, tr: dict, eps: float) -> Findings:
-    """The four checks of the module docstring on the training result `tr`."""
+def conclusion_checks(Sigma: np.ndarray, tr: dict, eps: float, theta0: np.ndarray) -> Findings:
+    """The four checks of the module docstring on the training result `tr` (started at
+    `theta0`)."""
     Ls = tr["L"]
     z_rows, ref_rows, se_rows, allow_rows, routes = [], [], [], [], []
     risk_z, risk_pred, risk_se, risk_allow, risk_L = [], [], [], [], []
@@ -122,11 +123,13 @@ def conclusion_checks(Sigma: np.ndarray, tr: dict, eps: float) -> Findings:
     else:
         zs = np.concatenate(z_rows)
         z_st = significance.z_critical(check_false_alarm(), zs.size, sided=1)
-        # no relative resolution (the prediction is a zero gradient): the smallest true gradient
-        # component beyond the training's residual detected with power 0.999, (z_c + z_0.999) se
+        # the prediction is a zero gradient, so the resolution is stated relative to the
+        # gradient the training started from: the smallest true gradient component beyond the
+        # training's residual detected with power 0.999, (z_c + z_0.999) se, over |grad R_inf(0)|
         smallest = (z_st + significance.z_quantile(judge.POWER_TARGET)) * float(
             np.min(np.concatenate(se_rows))
         )
+        start = float(np.linalg.norm(icl_exact.grad_inf(Sigma, np.asarray(theta0, float))))
         checks = [
             judge.z_test(
                 name,
@@ -140,7 +143,9 @@ def conclusion_checks(Sigma: np.ndarray, tr: dict, eps: float) -> Findings:
                 f"allowance {QUAD_REL:g} |gap|)_+ / se, se from the per-prompt gradients of the "
                 f"training sample; largest z {float(zs.max()):.3g}; a gradient component beyond "
                 f"the training's residual is detected with power {judge.POWER_TARGET} from "
-                f"{smallest:.3g} (the smallest se); routes: " + "; ".join(routes),
+                f"{smallest:.3g} (the smallest se; detectable: its ratio to the starting "
+                f"gradient's norm {start:.3g}); routes: " + "; ".join(routes),
+                detectable=smallest / start,
             )
         ]
     if risk_z:
