@@ -30,7 +30,7 @@ from .icl_gradients import restricted_gradients
 from .icl_risk import paper_risk
 from .kernel_spec import KernelSpec
 from .matrix_ops import inv, tr
-from .proof import Proof, prove_zero
+from .proof import Proof, back_substitute, prove_zero
 
 alpha_sym = sp.Symbol("alpha", positive=True)
 s_sym = sp.Symbol("s", positive=True)  # ||Sigma||_op
@@ -123,7 +123,7 @@ def zfb_alpha_bound() -> sp.Expr:
 
 def bound_proofs() -> list[Proof]:
     return [
-        prove_zero(
+        back_substitute(
             "the cited condition alpha^2 ||Sigma|| sqrt(d) < 2 holds with equality at "
             "zfb_alpha_bound",
             sp.simplify(zfb_condition().subs(alpha_sym, zfb_alpha_bound())),

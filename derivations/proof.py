@@ -18,6 +18,10 @@ class Proof:
     passed: bool
     seconds: float
     residual: str = ""  # the unreduced difference when the proof fails
+    # A solver's output (sympy.solve, dsolve) substituted back into its own equation: it checks the
+    # solver, not a statement of the paper. Shown in the derivation report, never counted by a
+    # claim's proof check (back_substitutions, counted).
+    back_substitution: bool = False
 
 
 def _is_zero_scalar(e: sp.Expr) -> bool:
@@ -44,6 +48,18 @@ def is_zero(expr) -> bool:
             return True
         return isinstance(reduced, sp.MatrixBase) and is_zero(reduced)
     return _is_zero_scalar(expr)
+
+
+def back_substitute(statement: str, difference) -> Proof:
+    """A solver's result put back into the equation it solved (`difference == 0`): recorded as a
+    back-substitution (Proof.back_substitution)."""
+    p = prove_zero(statement, difference)
+    return Proof(p.statement, p.passed, p.seconds, p.residual, back_substitution=True)
+
+
+def counted(proofs) -> dict:
+    """statement -> Proof of what a claim's proof check counts: back-substitutions left out."""
+    return {p.statement: p for p in proofs if not p.back_substitution}
 
 
 def prove_zero(statement: str, difference) -> Proof:

@@ -65,7 +65,13 @@ def _load(path: Path) -> tuple[Proof, ...] | None:
 def _store(path: Path, proofs: tuple[Proof, ...]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     records = [
-        {"statement": p.statement, "passed": p.passed, "seconds": p.seconds, "residual": p.residual}
+        {
+            "statement": p.statement,
+            "passed": p.passed,
+            "seconds": p.seconds,
+            "residual": p.residual,
+            "back_substitution": p.back_substitution,
+        }
         for p in proofs
     ]
     with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False) as handle:

@@ -1,8 +1,11 @@
 """Claim thm-4.3: sensitivity tests (a plausible slip injected, the verdict must turn) and the exact
 finite-L gradient against Monte Carlo."""
 
+import math
+
 import numpy as np
 import pytest
+import sympy as sp
 
 from softlin.claims.shared import icl as icl_common
 from softlin.claims.thm_4_3 import claim as thm43
@@ -38,12 +41,71 @@ def test_beta_L_for_beta_inf_turns_the_verdict(monkeypatch):
     assert _run()["status"] == "refuted"
 
 
-@pytest.mark.slow
-def test_dropped_t_factor_in_gronwall_turns_the_verdict(monkeypatch):
-    monkeypatch.setattr(
-        thm43, "gronwall_bound", lambda g2, beta, t: g2 * np.exp(np.minimum(beta * t, 700))
-    )
-    assert _run()["status"] == "refuted"
+def _majorant_proof_with(monkeypatch, majorant):
+    """thm-4.3's majorant proof check with derivations/gronwall.majorant replaced, proved afresh
+    (no cache in memory or on disk)."""
+    from softlin.derivations import gronwall
+
+    monkeypatch.delenv("SOFTLIN_PROOF_CACHE", raising=False)
+    monkeypatch.setattr(gronwall, "majorant", majorant)
+    gronwall.gronwall_proofs.cache_clear()
+    try:
+        return thm43.majorant_proof_check()
+    finally:
+        gronwall.gronwall_proofs.cache_clear()
+
+
+def test_the_majorant_proof_check_is_counted_without_dsolves_back_substitutions():
+    from softlin.derivations import gronwall
+
+    c = thm43.majorant_proof_check()
+    assert c.passed is True and c.tier == "proof"
+    proved = gronwall.gronwall_proofs()
+    solved = [p for p in proved if p.back_substitution]
+    assert len(solved) == 2 and c.value == len(proved) - len(solved)
+
+
+@pytest.mark.parametrize(
+    "slip",
+    [
+        lambda g2, beta, t: g2 * sp.exp(beta * t),  # the factor t dropped
+        lambda g2, beta, t: g2 * t * sp.exp(beta * t / 2),  # half the rate
+        lambda g2, beta, t: t * sp.exp(beta * t),  # g2 dropped
+    ],
+)
+def test_a_slip_in_the_gronwall_majorant_fails_its_proof(monkeypatch, slip):
+    from softlin.derivations import gronwall
+
+    c = _majorant_proof_with(monkeypatch, lambda: slip(gronwall.g2, gronwall.beta, gronwall.t))
+    assert c.passed is False
+
+
+def test_the_evaluated_majorant_is_the_derived_one():
+    from softlin.derivations import gronwall
+
+    t = np.array([0.0, 0.5, 2.0])
+    expected = [
+        float(gronwall.majorant().subs({gronwall.g2: 0.3, gronwall.beta: 1.7, gronwall.t: x}))
+        for x in t
+    ]
+    assert np.allclose(thm43.gronwall_bound(0.3, 1.7, t), expected, rtol=1e-14)
+
+
+@pytest.mark.slow  # ~3 min at quick on a loaded machine
+def test_an_l_eps_read_in_log10_turns_the_verdict(monkeypatch):
+    """L(eps) inverted with log10(eps) for ln(eps): the reported L(eps) falls short (by e^(1.3 ln
+    10 / p)) and the exact flow there misses eps."""
+    real = icl_common.L_eps
+
+    def slipped(result, eps_list):
+        scaled = {e: math.exp(math.log(e) / math.log(10)) for e in eps_list}
+        point, interval = real(result, list(scaled.values()))
+        return {e: point[scaled[e]] for e in eps_list}, {e: interval[scaled[e]] for e in eps_list}
+
+    monkeypatch.setattr(icl_common, "L_eps", slipped)
+    cert = _run()
+    assert cert["status"] == "refuted"
+    assert check(cert, "transfer/limit-at-l-eps")["passed"] is False
 
 
 @pytest.mark.slow

@@ -478,6 +478,42 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
     ),
     Mutant(
+        "icl-training-gradient-uncentred",
+        "numerics/icl_training.py",
+        "r = p * (self.y[sl] - S[:, None])  # (n, L)",
+        "r = p * self.y[sl]  # (n, L)",
+        ("thm-5.2",),
+        "finite-prompt training gradient grad_A = b mean(err sum_i p_i y_i x_i x^T): the centring "
+        "of the softmax-weighted covariance (y_i - S) dropped",
+    ),
+    Mutant(
+        "icl-training-gradient-centred-at-plain-mean",
+        "numerics/icl_training.py",
+        "r = p * (self.y[sl] - S[:, None])  # (n, L)",
+        "r = p * (self.y[sl] - self.y[sl].mean(axis=1, keepdims=True))  # (n, L)",
+        ("thm-5.2",),
+        "finite-prompt training gradient centred at the prompt's plain mean of the labels instead "
+        "of the softmax-weighted mean S",
+    ),
+    Mutant(
+        "icl-training-grad-b-target-for-prediction",
+        "numerics/icl_training.py",
+        "gb += float(np.sum(err * S))",
+        "gb += float(np.sum(err * self.target[sl]))",
+        ("thm-5.2",),
+        "finite-prompt training gradient in b, mean(err y) with the target y = w^T x where the "
+        "attention output S belongs",
+    ),
+    Mutant(
+        "icl-l-eps-log10",
+        "softlin/claims/shared/icl.py",
+        "log_point = (logC - math.log(eps)) / -p_fit if p_fit < 0 else math.inf",
+        "log_point = (logC - math.log10(eps)) / -p_fit if p_fit < 0 else math.inf",
+        ("thm-4.3",),
+        "L(eps) from the fitted power law with log10(eps) where the fit is in natural logs: the "
+        "reported L(eps) falls short",
+    ),
+    Mutant(
         "icl-flow-b-ascends",
         "numerics/icl_flows.py",
         "[-float(kernels.icl_grad_b(Sigma, A, b))]",

@@ -226,6 +226,9 @@ def train(s: dict, profile: str) -> dict:
         "t": t,
         "inf_final_risk": float(kernels.icl_risk(Sigma, inf[-1, :-1].reshape(d, d), inf[-1, -1])),
         "gap_curves": [],
+        "theta": [],
+        "train_grad": [],
+        "sample_grad_se": [],
     }
     for L in Ls:
         rng = np.random.default_rng([s["seed"], 5, L])
@@ -248,7 +251,16 @@ def train(s: dict, profile: str) -> dict:
         evaluation = icl_training.PromptSample(
             Sigma, L, 4 * prompts, np.random.default_rng([s["seed"], 6, L])
         )
-        losses = evaluation.losses(fin[-1, :-1].reshape(d, d), fin[-1, -1])
+        A_end, b_end = fin[-1, :-1].reshape(d, d), float(fin[-1, -1])
+        losses = evaluation.losses(A_end, b_end)
+        # What thm-5.2 judges the endpoint with: the gradient the training followed there (the code
+        # under test), the per-prompt gradients of the same sample (their spread is the sampling
+        # error of the fitted endpoint's gradient; prompt_gradient_batch, not the training's code).
+        _, gA_end, gb_end = sample.risk_and_grad(A_end, b_end)
+        per_prompt = icl_training.prompt_gradient_batch(sample.X, sample.xq, A_end, b_end)
+        out["theta"].append(fin[-1].copy())
+        out["train_grad"].append(np.concatenate([gA_end.ravel(), [gb_end]]))
+        out["sample_grad_se"].append(per_prompt.std(axis=0, ddof=1) / math.sqrt(sample.n))
         out["L"].append(L)
         out["max_gap"].append(float(gaps.max()))
         out["gap_curves"].append(gaps)

@@ -19,6 +19,7 @@ from ...numerics.validate import BeyondReach
 
 LAM_MAX = 2.0  # lambda(theta) reached by the quadrature tables (q <= 121 on 12 nodes)
 TIMES = 48  # log-spaced time grid points
+FLOW_AT_RTOL = 1e-7  # flow_at's tolerance
 
 
 def plan(s: dict) -> dict:
@@ -100,3 +101,24 @@ def mixture_mean(Sigma: np.ndarray) -> np.ndarray:
     """m = 0.9 sqrt(lambda_1) e_1 (principal axis): Sigma - m m^T stays positive definite."""
     lam, vec = np.linalg.eigh(Sigma)
     return 0.9 * math.sqrt(lam[-1]) * vec[:, -1]
+
+
+def flow_at(Sigma: np.ndarray, p: dict, L: int, inf: np.ndarray):
+    """(ExcessRisk, theta_L(t) on the plan's grid) for one more L, or (None, why) when its flow
+    leaves the exact route's reach. The tables reach 1.25 times the infinite trajectory's largest
+    lambda (capped at LAM_MAX; at the large L this is called for theta_L stays near theta_inf, and
+    small tables are cheap: log_moments' cost grows steeply with q), and LAM_MAX when that is
+    left."""
+    lam_inf = max(
+        icl_exact.whitened_lambda(Sigma, icl_exact.unpack(th, Sigma.shape[0])[0]) for th in inf
+    )
+    why = ""
+    for lam in dict.fromkeys((min(LAM_MAX, 1.25 * lam_inf), LAM_MAX)):
+        E = icl_exact.ExcessRisk(Sigma, L, lam)
+        try:
+            # rtol 1e-7: the risk at the horizon is judged against eps with a 5e-3 relative
+            # quadrature allowance, far above the flow's error
+            return E, icl_exact.flow(E.grad, p["theta0"], p["t"], rtol=FLOW_AT_RTOL, reach=E.reach)
+        except icl_exact.OutOfReach as exc:
+            why = str(exc)
+    return None, why

@@ -1,0 +1,268 @@
+"""thm-5.2's finite-prompt conclusion, judged: the trained endpoints against the exact finite-L
+route, and the trained risk's decay in L to the infinite-prompt risk.
+
+The shared training (softlin/claims/shared/icl.py) runs gradient descent on the risk R^_L of one
+fixed sample of n prompts per L and stops at theta_L. Four checks:
+
+1. Stationarity. grad R_L(theta_L) = [grad R_L - grad R^_L](theta_L) + grad R^_L(theta_L). The first
+   term is the sample's gradient noise: mean 0, standard error se_k = sd_k / sqrt(n) of the
+   per-prompt gradients (asymptotically, also at an endpoint fitted to that sample); the second, t,
+   is the gradient the training itself followed there (the optimisation's residual). With g the
+   exact finite-L gradient (numerics/icl_exact.py, quadrature) and a_k its stated error,
+   z_k = (|g_k| - |t_k| - a_k)_+ / se_k is at most a standard normal's |.| under the theorem's
+   hypotheses. A slip in the training gradient stops it where the wrong gradient vanishes: t ~ 0
+   there, while the true gradient g does not. An L whose endpoint's lambda puts the exact tables
+   beyond Q_EXACT (their cost grows steeply with q, and the per-prompt gradients' tails with
+   lambda) is left out of the check.
+2. Risk. The evaluation sample (fresh, independent of theta_L) has mean loss R_L(theta_L): a
+   two-sided z-test against the exact finite-L risk, its quadrature error added to the tolerance.
+3. Decay. ln R_L(theta_L) = ln C - p ln L, weighted by the Monte Carlo errors (delta method): the
+   exponent p must be positive beyond z standard errors (one-sided).
+4. Limit. R_L(theta_L) = r + C L^-p, weighted, p profiled (limit_fit): the extrapolated limit r
+   must lie within eps = min(icl.eps) of the infinite-prompt training's risk at the same horizon,
+   |r - R_inf| - eps <= z se(r) (one-sided in the excess), se(r) with p's uncertainty in it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from scipy.optimize import minimize_scalar
+
+from ...numerics import icl_exact, quadrature, significance
+from ...numerics.fits import linear_fit
+from ...judge import kinds as judge
+from ...judge import levels
+from ...judge.check import check_false_alarm
+from ...core.findings import Findings
+
+# The exact route's tables at q beyond this cost seconds per point (log_moments at q = 120 takes
+# ~2 s, at q = 30 ~0.08 s): an endpoint beyond it is left out of the endpoint checks.
+Q_EXACT = 64.0
+# The exact finite-L gradient gap's and excess risk's relative error (12 Gauss-Hermite nodes,
+# 48-point spline tables, central differences; the allowance thm-4.3 states for the same route).
+QUAD_REL = 5e-3
+# The exponents the limit's fit profiles over (R_L - r ~ C L^-p; the first-order theory has p = 1,
+# the trained risks at the default scenario fall like L^-0.6 to L^-0.8).
+P_RANGE = (0.05, 3.0)
+STATIONARY_ASSUMPTION = (
+    "the fitted endpoint's gradient noise [grad R_L - grad R^_L](theta_L) is normal with the "
+    "per-prompt standard errors (central limit theorem over the sample's independent prompts, "
+    "M-estimator asymptotics for an endpoint fitted to it; asymptotic level)"
+)
+
+
+def exact_route(Sigma: np.ndarray, L: int, theta: np.ndarray):
+    """The exact finite-L risk at theta (icl_exact.ExcessRisk), or None when theta's lambda puts
+    its tables beyond Q_EXACT."""
+    d = Sigma.shape[0]
+    A, _ = icl_exact.unpack(theta, d)
+    lam = icl_exact.whitened_lambda(Sigma, A)
+    g, _ = quadrature.tensor_grid(icl_exact.NODES, d)
+    # the central differences move lambda by O(FD_STEP): a relative margin of 1e-3 covers them
+    lam_max = lam * (1 + 1e-3) + 1e-9
+    if lam_max * float(np.max(np.sum(g * g, axis=1))) > Q_EXACT:
+        return None, lam
+    return icl_exact.ExcessRisk(Sigma, L, lam_max), lam
+
+
+def conclusion_checks(Sigma: np.ndarray, tr: dict, eps: float, theta0: np.ndarray) -> Findings:
+    """The four checks of the module docstring on the training result `tr` (started at
+    `theta0`)."""
+    Ls = tr["L"]
+    z_rows, ref_rows, se_rows, allow_rows, routes = [], [], [], [], []
+    risk_z, risk_pred, risk_se, risk_allow, risk_L = [], [], [], [], []
+    exact_risks = []
+    for j, L in enumerate(Ls):
+        theta = np.asarray(tr["theta"][j], float)
+        t = np.asarray(tr["train_grad"][j], float)
+        E, lam = exact_route(Sigma, L, theta)
+        if E is not None:
+            g = E.grad(theta)
+            allow = QUAD_REL * np.abs(E.gap(theta))
+            se = np.asarray(tr["sample_grad_se"][j], float)
+            routes.append(f"L = {L}: exact (lambda {lam:.3g})")
+            R = E.risk(theta)
+            excess = abs(E.excess(theta))
+            r_se = tr["risk_stderr"][j]
+            risk_allow.append(QUAD_REL * excess)
+            risk_z.append(max(0.0, abs(tr["risk"][j] - R) - QUAD_REL * excess) / r_se)
+            risk_pred.append(R)
+            risk_se.append(r_se)
+            risk_L.append(L)
+            exact_risks.append(R)
+        else:
+            # beyond the tables lambda is large: the softmax weights' tails make the per-prompt
+            # gradients heavy-tailed and their normal level unreliable (measured: fresh Monte
+            # Carlo gradients 4 to 5.6 se from 0 at L = 10, 30 with the correct code), so that L
+            # is left out of the check
+            routes.append(f"L = {L}: not judged (lambda {lam:.3g}, beyond the tables)")
+            exact_risks.append(math.nan)
+            continue
+        z_rows.append(np.maximum(0.0, np.abs(g) - np.abs(t) - allow) / se)
+        ref_rows.append(g)
+        se_rows.append(se)
+        allow_rows.append(allow)
+    name = (
+        "finite-prompt training: the exact finite-L gradient vanishes at the trained endpoint "
+        "within the sample's gradient noise and the training's residual"
+    )
+    if not z_rows:
+        checks = [
+            judge.unjudged(
+                name,
+                "montecarlo",
+                f"no trained endpoint within the exact route's tables (q <= {Q_EXACT:g}): "
+                + "; ".join(routes),
+                id="training/endpoint-stationary",
+                unit="z",
+            )
+        ]
+    else:
+        zs = np.concatenate(z_rows)
+        z_st = significance.z_critical(check_false_alarm(), zs.size, sided=1)
+        # the prediction is a zero gradient, so the resolution is stated relative to the
+        # gradient the training started from: the smallest true gradient component beyond the
+        # training's residual detected with power 0.999, (z_c + z_0.999) se, over |grad R_inf(0)|
+        smallest = (z_st + significance.z_quantile(judge.POWER_TARGET)) * float(
+            np.min(np.concatenate(se_rows))
+        )
+        start = float(np.linalg.norm(icl_exact.grad_inf(Sigma, np.asarray(theta0, float))))
+        checks = [
+            judge.z_test(
+                name,
+                id="training/endpoint-stationary",
+                z=zs,
+                alpha=check_false_alarm(),
+                tests=zs.size,
+                sided=1,
+                assumption=STATIONARY_ASSUMPTION,
+                detail="per component z = (|grad R_L| - |training's gradient| - quadrature "
+                f"allowance {QUAD_REL:g} |gap|)_+ / se, se from the per-prompt gradients of the "
+                f"training sample; largest z {float(zs.max()):.3g}; a gradient component beyond "
+                f"the training's residual is detected with power {judge.POWER_TARGET} from "
+                f"{smallest:.3g} (the smallest se; detectable: its ratio to the starting "
+                f"gradient's norm {start:.3g}); routes: " + "; ".join(routes),
+                detectable=smallest / start,
+            )
+        ]
+    if risk_z:
+        z_r = significance.z_critical(check_false_alarm(), len(risk_z))
+        checks.append(
+            judge.z_test(
+                "finite-prompt training: the Monte Carlo risk at the trained endpoint equals the "
+                "exact finite-L risk",
+                id="training/endpoint-risk-exact",
+                z=np.array(risk_z),
+                alpha=check_false_alarm(),
+                tests=len(risk_z),
+                assumption=levels.NORMAL_MEAN,
+                detail=f"L = {risk_L}: |mean loss on the fresh evaluation sample - R_L(theta_L)| "
+                f"minus the quadrature allowance {QUAD_REL:g} |R_L - R_inf|, over its standard "
+                "error; exact R_L " + ", ".join(f"{r:.6g}" for r in risk_pred),
+                detectable=significance.resolution(
+                    risk_pred, risk_se, z_r, allowance=np.array(risk_allow)
+                ),
+            )
+        )
+    else:
+        checks.append(
+            judge.unjudged(
+                "finite-prompt training: the Monte Carlo risk at the trained endpoint equals the "
+                "exact finite-L risk",
+                "montecarlo",
+                "no trained endpoint within the exact route's tables (q <= "
+                f"{Q_EXACT:g}): " + "; ".join(routes),
+                id="training/endpoint-risk-exact",
+                unit="|z|",
+            )
+        )
+    decay, limit, q = decay_checks(Ls, tr["risk"], tr["risk_stderr"], tr["inf_final_risk"], eps)
+    checks += [decay, limit]
+    quantities = {
+        "training_conclusion": {
+            "L": list(Ls),
+            "exact_risk": exact_risks,
+            "reference_gradient": [r.tolist() for r in ref_rows],
+            "training_gradient": [np.asarray(t, float).tolist() for t in tr["train_grad"]],
+            "gradient_se": [r.tolist() for r in se_rows],
+            **q,
+        }
+    }
+    return Findings(checks, quantities=quantities)
+
+
+def decay_checks(Ls, risk, risk_se, r_inf: float, eps: float):
+    """Checks 3 and 4 of the module docstring, and the fitted numbers."""
+    L = np.asarray(Ls, float)
+    r, se = np.asarray(risk, float), np.asarray(risk_se, float)
+    z1 = significance.z_critical(check_false_alarm(), 1, sided=1)
+    fit = linear_fit(np.column_stack([np.ones_like(L), -np.log(L)]), np.log(r), se / r)
+    p, p_se = float(fit.coef[1]), math.sqrt(fit.cov[1, 1])
+    decay = judge.verdict(
+        "finite-prompt training: the trained risk decays in L with a significant exponent",
+        "montecarlo",
+        id="training/risk-decay",
+        unit="z",
+        value=p / p_se,
+        bound=z1,
+        rule="value >= bound",
+        false_alarm=levels.nominal(check_false_alarm(), levels.NORMAL_FIT),
+        detail=f"weighted fit ln R = ln C - p ln L over L = {list(Ls)}: p = {p:.4g} +- "
+        f"{p_se:.3g} (chi2 {fit.chi2:.3g} on {fit.dof} dof); p / se against the one-sided "
+        f"critical value {z1:.3g}: a risk that does not fall with L refutes",
+        detectable=significance.resolution(p, p_se, z1),
+    )
+    undecided = ""
+    r_lim, r_lim_se, p_lim = math.nan, math.nan, math.nan
+    if len(Ls) < 3:
+        undecided = "the limit's fit r + C L^-p needs at least three L"
+    else:
+        try:
+            r_lim, r_lim_se, p_lim = limit_fit(L, r, se)
+        except np.linalg.LinAlgError:
+            pass
+        if not (math.isfinite(r_lim_se) and r_lim_se > 0):
+            undecided = "the fit r + C L^-p is degenerate here (no decay to separate r from C)"
+    stat = (abs(r_lim - r_inf) - eps) / r_lim_se if not undecided else math.nan
+    limit = judge.z_test(
+        "finite-prompt training: the risk extrapolated to L -> infinity is within eps of the "
+        "infinite-prompt risk",
+        id="training/risk-limit",
+        z=stat,
+        alpha=check_false_alarm(),
+        sided=1,
+        assumption=levels.NORMAL_FIT,
+        detail=f"weighted fit R_L = r + C L^-p (p = {p_lim:.4g} profiled, r's standard error "
+        f"from the full linearised covariance of r, C, p): r = {r_lim:.4g} +- {r_lim_se:.3g}; "
+        f"(|r - R_inf| - eps) / se with R_inf = {r_inf:.4g} "
+        f"(the infinite-prompt training's risk at the same horizon) and eps = {eps:g} (the "
+        "scenario's smallest)",
+        detectable=significance.resolution(eps, r_lim_se, z1) if not undecided else None,
+        undecided=undecided,
+    )
+    numbers = {
+        "decay_exponent": p,
+        "decay_exponent_se": p_se,
+        "limit": r_lim,
+        "limit_se": r_lim_se,
+        "limit_exponent": p_lim,
+    }
+    return decay, limit, numbers
+
+
+def limit_fit(L: np.ndarray, r: np.ndarray, se: np.ndarray) -> tuple[float, float, float]:
+    """(r, se(r), p) of the weighted fit R_L = r + C L^-p: p by profiling the weighted linear fit in
+    (r, C) over p in [P_RANGE], then the Gauss-Newton covariance of (r, C, p) at the optimum (the
+    linear fit on the Jacobian columns 1, L^-p, -C L^-p ln L), so se(r) carries p's uncertainty."""
+
+    def chi2(p):
+        return linear_fit(np.column_stack([np.ones_like(L), L**-p]), r, se).chi2
+
+    p = float(minimize_scalar(chi2, bounds=P_RANGE, method="bounded").x)
+    fit = linear_fit(np.column_stack([np.ones_like(L), L**-p]), r, se)
+    r_inf, C = (float(c) for c in fit.coef)
+    J = np.column_stack([np.ones_like(L), L**-p, -C * L**-p * np.log(L)])
+    return r_inf, math.sqrt(linear_fit(J, r, se).cov[0, 0]), p

@@ -1,0 +1,143 @@
+"""thm-5.2's finite-prompt conclusion (softlin/claims/thm_5_2/conclusion.py): each check turns under
+the slip it is there for, and the centring slip in the training gradient refutes the claim."""
+
+import numpy as np
+import pytest
+
+from softlin.claims.shared import icl as icl_common
+from softlin.claims.thm_5_2 import claim as thm52
+from softlin.claims.thm_5_2 import conclusion
+from softlin.core.claim import claim_rng
+from softlin.numerics import icl_training
+from ..checks import check
+
+SIGMA = np.array([[1.6, 0.3], [0.3, 0.5]])
+LS = [10, 30, 100, 300]
+
+
+def _power_law(r_inf=0.0, p=0.7, rel_se=0.05):
+    """Risks r_inf + 1.6 L^-p with 5 % standard errors (the default scenario's shape: 0.40, 0.22,
+    0.11, 0.035 at standard)."""
+    r = r_inf + 1.6 * np.array(LS, float) ** -p
+    return r.tolist(), (rel_se * r).tolist()
+
+
+def _by_id(checks):
+    return {c.id: c for c in checks}
+
+
+def test_a_decaying_risk_passes_decay_and_limit():
+    r, se = _power_law()
+    decay, limit, _ = conclusion.decay_checks(LS, r, se, 0.001, 0.01)
+    assert decay.passed is True and limit.passed is True
+
+
+def test_a_risk_that_does_not_fall_with_L_refutes_the_decay():
+    """The centring slip's risks at quick (0.51, 0.49, 0.52): no decay."""
+    decay, _, _ = conclusion.decay_checks(
+        LS[:3], [0.51, 0.488, 0.523], [0.043, 0.046, 0.045], 0, 0.01
+    )
+    assert decay.passed is False
+
+
+def test_a_risk_that_levels_off_above_eps_refutes_the_limit():
+    """A plateau of 0.15 under a decaying power: the exponent is still significant, the
+    extrapolated limit is not within eps (r = 0.15 +- 0.025 here: a plateau of 0.05 is beyond
+    this resolution, r's error carries the exponent's)."""
+    r, se = _power_law(r_inf=0.15)
+    decay, limit, numbers = conclusion.decay_checks(LS, r, se, 0.001, 0.01)
+    assert decay.passed is True and limit.passed is False
+    assert numbers["limit"] == pytest.approx(0.15, abs=1e-6)
+
+
+class _Exact:
+    """A stand-in for icl_exact.ExcessRisk at one point: the exact gradient and risk given."""
+
+    def __init__(self, grad, risk, excess=0.01):
+        self._grad, self._risk, self._excess = np.asarray(grad, float), risk, excess
+
+    def grad(self, theta):
+        return self._grad
+
+    def gap(self, theta):
+        return 0.1 * self._grad
+
+    def risk(self, theta):
+        return self._risk
+
+    def excess(self, theta):
+        return self._excess
+
+
+def _training(train_grad, risk, se=0.01):
+    r, rse = _power_law()
+    r[-1] = risk
+    return {
+        "L": LS,
+        "theta": [np.zeros(5)] * 4,
+        "train_grad": [np.asarray(train_grad, float)] * 4,
+        "sample_grad_se": [np.full(5, se)] * 4,
+        "risk": r,
+        "risk_stderr": rse,
+        "inf_final_risk": 0.001,
+    }
+
+
+def _checks(monkeypatch, exact_grad, train_grad, mc_risk):
+    r, _ = _power_law()
+    monkeypatch.setattr(
+        conclusion, "exact_route", lambda S, L, th: (_Exact(exact_grad, r[LS.index(L)]), 0.4)
+    )
+    return _by_id(
+        conclusion.conclusion_checks(
+            SIGMA, _training(train_grad, mc_risk), 0.01, np.array([0.5, 0, 0, 0.5, 0.5])
+        ).checks
+    )
+
+
+def test_stationarity_allows_the_trainings_own_residual_and_the_sample_noise(monkeypatch):
+    g = np.array([0.05, -0.02, 0.0, 0.03, 0.01])  # the training stopped short, as it does
+    r, _ = _power_law()
+    checks = _checks(monkeypatch, g + 0.02, g, r[-1])
+    assert checks["training/endpoint-stationary"].passed is True
+    assert checks["training/endpoint-risk-exact"].passed is True
+
+
+def test_an_endpoint_where_the_wrong_gradient_vanishes_is_refuted(monkeypatch):
+    """A slip in the training gradient: the training's gradient is 0 at its endpoint, the true
+    finite-L gradient is 10 standard errors away from 0."""
+    r, _ = _power_law()
+    checks = _checks(monkeypatch, np.array([0.1, 0, 0, 0, 0]), np.zeros(5), r[-1])
+    assert checks["training/endpoint-stationary"].passed is False
+
+
+def test_a_monte_carlo_risk_off_the_exact_risk_is_refuted(monkeypatch):
+    r, se = _power_law()
+    checks = _checks(monkeypatch, np.zeros(5), np.zeros(5), r[-1] + 8 * se[-1])
+    assert checks["training/endpoint-risk-exact"].passed is False
+
+
+def _uncentred_risk_and_grad(self, A, b):
+    """PromptSample.risk_and_grad with the centring of the softmax-weighted covariance dropped:
+    sum_i p_i y_i x_i for sum_i p_i (y_i - S) x_i (issue 40's measured slip)."""
+    total, gA, gb = 0.0, np.zeros_like(A), 0.0
+    for sl in self._chunks():
+        p, S = self._forward(A, sl)
+        err = b * S - self.target[sl]
+        total += 0.5 * float(np.sum(err**2))
+        gb += float(np.sum(err * S))
+        mx = np.einsum("nl,nld->nd", p * self.y[sl], self.X[sl])
+        gA += b * np.einsum("n,nd,ne->de", err, mx, self.xq[sl])
+    return total / self.n, gA / self.n, gb / self.n
+
+
+@pytest.mark.slow  # ~90 s at quick (training and the exact tables)
+def test_the_uncentred_training_gradient_refutes_thm52_at_quick(monkeypatch):
+    monkeypatch.setattr(icl_training.PromptSample, "risk_and_grad", _uncentred_risk_and_grad)
+    icl_common._train.cache_clear()
+    try:
+        cert = thm52.run(icl_common.default_scenario(), "quick", claim_rng(0, "thm-5.2"))
+    finally:
+        icl_common._train.cache_clear()
+    assert cert["status"] == "refuted"
+    assert check(cert, "training/risk-decay")["passed"] is False
