@@ -101,14 +101,25 @@ def _load(path: Path) -> tuple[Proof, ...] | None:
 
 
 def _store(path: Path, proofs: tuple[Proof, ...]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write the proofs to `path`; a folder that cannot be written (a read-only home, a full disk)
+    leaves the cache empty, not the run failed: the cache only saves time."""
     records = [
         {"statement": p.statement, "passed": p.passed, "seconds": p.seconds, "residual": p.residual}
         for p in proofs
     ]
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False) as handle:
-        json.dump(records, handle)
-    os.replace(handle.name, path)
+    name = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            "w", dir=path.parent, suffix=".tmp", delete=False
+        ) as handle:
+            name = handle.name
+            json.dump(records, handle)
+        os.replace(name, path)
+    except OSError:
+        if name is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
 
 
 def cached(group):

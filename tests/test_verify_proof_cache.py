@@ -102,3 +102,19 @@ def test_an_empty_variable_wins_over_a_chosen_folder(tmp_path, monkeypatch):
     with proof_cache.use(tmp_path):
         proof_cache.cached(fake_group)()
     assert calls == [1] and not list(tmp_path.iterdir())
+
+
+def test_a_cache_folder_that_cannot_be_written_leaves_the_run_alone(tmp_path, monkeypatch):
+    """The default folder is in the user's home, which may be read-only: the proofs still run."""
+    calls = []
+
+    def fake_group():
+        calls.append(1)
+        return (Proof("1 = 1", True, 0.0),)
+
+    blocker = tmp_path / "a file"
+    blocker.write_text("")  # a file where the folder would go: mkdir fails with an OSError
+    monkeypatch.delenv(proof_cache.ENV, raising=False)
+    with proof_cache.use(blocker / "proofs"):
+        assert proof_cache.cached(fake_group)()[0].passed and calls == [1]
+    assert blocker.read_text() == ""
