@@ -160,6 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --check: print every difference, not the first few",
     )
+    verify.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="prove every symbolic identity again instead of reading the proof cache "
+        "(~/.cache/softlin/proofs, or SOFTLIN_PROOF_CACHE; --check never reads it)",
+    )
     add_hunt_parser(sub)
     report = sub.add_parser("report", help="render pages from reports/certificates")
     report.add_argument(

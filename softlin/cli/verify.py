@@ -251,15 +251,40 @@ def check_one_profile(out: Path, runs: set) -> None:
         )
 
 
-def _run_claims(claims, scenarios, profile, quiet, done) -> list[tuple[dict, float]]:
+def proof_folder(args) -> Path | None:
+    """Where `verify` (not `--check`) keeps its proofs across runs (derivations/proof_cache.py):
+    nowhere with --no-cache; the folder SOFTLIN_PROOF_CACHE names when it is set (off when empty);
+    otherwise the user's cache, outside the repository."""
+    from ..derivations import proof_cache
+
+    if getattr(args, "no_cache", False):
+        return None
+    if proof_cache.ENV in os.environ:
+        return proof_cache.environment_folder()
+    return proof_cache.default_folder()
+
+
+def _run_claims(
+    claims,
+    scenarios,
+    profile,
+    quiet,
+    done,
+    proofs: Path | None = None,
+    estimates: dict | None = None,
+) -> list[tuple[dict, float]]:
     """Run the claims in order; `done(cert)` is called as soon as each finishes (its certificate is
-    written then, so an interrupt keeps the finished ones). A heartbeat goes to stderr."""
+    written then, so an interrupt keeps the finished ones). A heartbeat goes to stderr, with each
+    claim's `estimates` (seconds by claim id). The proof groups are read from and kept in the
+    folder `proofs` (None: proved in this process)."""
+    from ..derivations import proof_cache
+
     progress.enable(not quiet)
     results = []
-    with progress.heartbeat(quiet):
+    with progress.heartbeat(quiet), proof_cache.use(proofs):
         for i, c in enumerate(claims):
             start = time.perf_counter()
-            with progress.claim(c.id, i, len(claims)):
+            with progress.claim(c.id, i, len(claims), (estimates or {}).get(c.id)):
                 cert = _run_one(c, scenarios[c.id], profile)
             elapsed = time.perf_counter() - start
             done(cert)
@@ -305,6 +330,8 @@ def cmd_verify(args) -> int:
         args.profile,
         args.quiet,
         lambda cert: render.write_certificate(out, cert),
+        proof_folder(args),
+        {e.claim: e.seconds for e in args.estimates},
     )
     render.render_all(out)
     certs = [c for c, _ in results]
@@ -379,10 +406,14 @@ def cmd_verify_check(args) -> int:
     budgets.admit(estimates, args.max_minutes)
     changed, runs = [], []
     progress.enable(not args.quiet)
-    with progress.heartbeat(args.quiet):
+    from ..derivations import proof_cache
+
+    # a check re-proves every identity: a cached proof would vouch for code it was not run on if
+    # the cache were stale or tampered with
+    with progress.heartbeat(args.quiet), proof_cache.use(None):
         results = [
-            _check_one(c, i, len(claims), scenarios[c.id], old[c.id][1]["profile"])
-            for i, c in enumerate(claims)
+            _check_one(c, i, len(claims), scenarios[c.id], old[c.id][1]["profile"], e.seconds)
+            for i, (c, e) in enumerate(zip(claims, estimates))
         ]
     for c, (new, seconds) in zip(claims, results):
         path, cert = old[c.id]
@@ -481,9 +512,11 @@ def certificate_files(
     return dict(sorted(good.items(), key=lambda kv: order.index(kv[0]))), misnamed, unowned
 
 
-def _check_one(c, i: int, total: int, s: dict, profile: str) -> tuple[dict, float]:
+def _check_one(
+    c, i: int, total: int, s: dict, profile: str, estimate: float | None = None
+) -> tuple[dict, float]:
     start = time.perf_counter()
-    with progress.claim(c.id, i, total):
+    with progress.claim(c.id, i, total, estimate):
         new = _run_one(c, s, profile)
     seconds = time.perf_counter() - start
     progress.finished(c.id, new["status"], seconds, i, total)

@@ -1,9 +1,12 @@
 """Work and memory of a claim on a scenario, estimated before anything runs (the CLI refuses above a
 cap).
 
-Only the parts that grow with the scenario are estimated: Monte Carlo and training sweeps, whose
-cost is proportional to the tokens they stream, and the arrays they hold per prompt. The fixed parts
-(symbolic proofs, quadrature, the built-in budgets of each claim) take seconds and are left out.
+Two parts are estimated: the work that grows with the scenario (Monte Carlo and training sweeps,
+whose cost is proportional to the tokens they stream, and the arrays they hold per prompt), and a
+claim's fixed part (`Estimate.fixed`: its symbolic proofs, quadrature and enclosures), which does
+not grow with L or the trials but is most of a `quick` run: measured per claim on an idle machine
+(benchmarks/bench_estimates.py), 0 where a claim has not declared it. The estimate printed before a
+run is `fixed + units * SECONDS_PER_UNIT`.
 
 Work model. A sweep over prompt lengths L_1..L_n with P prompts streams P sum_j L_j tokens, and a
 token costs about `max(d, Q)` units (drawing d coordinates, scoring Q queries). The rate constant
@@ -49,10 +52,11 @@ class Estimate:
     units: float  # work units (token x max(d, Q))
     memory: float  # bytes held per sweep
     what: str  # the sweep that dominates, for messages
+    fixed: float = 0.0  # seconds that do not grow with the scenario (proofs, quadrature, balls)
 
     @property
     def seconds(self) -> float:
-        return self.units * SECONDS_PER_UNIT
+        return self.fixed + self.units * SECONDS_PER_UNIT
 
 
 def rank(cov) -> int:

@@ -91,11 +91,11 @@ def _draw() -> None:
 
 
 def progress(message: str) -> None:
-    """A free-form status (replaces the current sweep bar until the next `sweep` step)."""
+    """A free-form status (replaces the current sweep bar until the next `sweep` step); kept for
+    the heartbeat on a pipe too."""
     global _task
-    if _enabled:
-        _task = {"label": message}
-        _draw()
+    _task = {"label": message}
+    _draw()
 
 
 def clear() -> None:
@@ -107,10 +107,18 @@ def clear() -> None:
 
 
 @contextmanager
-def claim(name: str, index: int, total: int) -> Iterator[None]:
-    """The outer bar: claim `index` (0-based) of `total` is running."""
+def claim(name: str, index: int, total: int, estimate: float | None = None) -> Iterator[None]:
+    """The outer bar: claim `index` (0-based) of `total` is running; `estimate` is its estimated
+    seconds (core/budgets.py), which the heartbeat compares with the time it has taken."""
     global _claim, _task
-    _claim, _task = {"name": name, "index": index, "total": total, "start": time.monotonic()}, None
+    _claim = {
+        "name": name,
+        "index": index,
+        "total": total,
+        "start": time.monotonic(),
+        "estimate": estimate,
+    }
+    _task = None
     _draw()
     try:
         yield
@@ -153,13 +161,42 @@ HEARTBEAT_SECONDS = 60.0
 _beat: dict = {"on": False, "stream": None}
 
 
+def heartbeat_line(claim_state: dict | None, task: dict | None, now: float, start: float) -> str:
+    """One heartbeat line (pure): the claim running, how long it has run against its estimate,
+    and how far it has got, the steps done of the steps planned in its current sweep (or the
+    status it last gave), then the time since the run started:
+
+        softlin: running prop-3.4 (4/9); 1:10 of about 1:05 estimated; 2 of 5 steps of regime
+        Monte Carlo done, running L = 1024; 5:00 since the start
+    """
+    if claim_state is None:
+        return f"softlin: running between claims; {_clock(now - start)} since the start"
+    parts = [
+        f"softlin: running {claim_state['name']} "
+        f"({claim_state['index'] + 1}/{claim_state['total']})"
+    ]
+    estimate = claim_state.get("estimate")
+    if estimate is not None:
+        parts.append(f"{_clock(now - claim_state['start'])} of about {_clock(estimate)} estimated")
+    if task is not None and "total" in task:
+        where = f", running {task['item']}" if task.get("item") else ""
+        parts.append(f"{task['done']} of {task['total']} steps of {task['label']} done{where}")
+    elif task is not None:
+        parts.append(f"at {task['label']}")
+    parts.append(f"{_clock(now - start)} since the start")
+    return "; ".join(parts)
+
+
 @contextmanager
 def heartbeat(
-    quiet: bool, stream: TextIO | None = None, every: float = HEARTBEAT_SECONDS
+    quiet: bool, stream: TextIO | None = None, every: float | None = None
 ) -> Iterator[None]:
-    """Heartbeat lines on `stream` (default stderr) while the block runs, unless `quiet` or the
-    status line is drawn (a terminal)."""
+    """Heartbeat lines (`heartbeat_line`) on `stream` (default stderr) every `every` seconds
+    (default HEARTBEAT_SECONDS) while the block runs, unless `quiet` or the status line is drawn
+    (a terminal)."""
     import threading
+
+    every = HEARTBEAT_SECONDS if every is None else every
 
     stream = stream if stream is not None else sys.stderr
     on = not quiet and not _enabled
@@ -169,14 +206,7 @@ def heartbeat(
     def beat():
         start = time.monotonic()
         while not stop.wait(every):
-            where = (
-                f"{_claim['name']} ({_claim['index'] + 1}/{_claim['total']})"
-                if _claim
-                else "between claims"
-            )
-            stream.write(
-                f"softlin: running {where}; {_clock(time.monotonic() - start)} since the start\n"
-            )
+            stream.write(heartbeat_line(_claim, _task, time.monotonic(), start) + "\n")
             stream.flush()
 
     thread = threading.Thread(target=beat, daemon=True) if on else None

@@ -167,3 +167,58 @@ def test_the_line_fits_any_terminal_width():
     }
     for columns in (10, 20, 41, 80, 132):
         assert len(progress.status_line(claim, task, columns, now=5.0)) <= columns - 1
+
+
+def test_the_heartbeat_line_says_how_far_the_claim_has_got():
+    claim = {"name": "prop-3.4", "index": 3, "total": 9, "start": 100.0, "estimate": 65.0}
+    task = {"label": "regime Monte Carlo", "done": 2, "total": 5, "fraction": 0.1, "item": "L = 1"}
+    assert progress.heartbeat_line(claim, task, now=170.0, start=0.0) == (
+        "softlin: running prop-3.4 (4/9); 1:10 of about 1:05 estimated; 2 of 5 steps of regime "
+        "Monte Carlo done, running L = 1; 2:50 since the start"
+    )
+    free = {"label": "random generator: SGD step 3000/6000"}
+    assert progress.heartbeat_line(claim, free, now=170.0, start=0.0) == (
+        "softlin: running prop-3.4 (4/9); 1:10 of about 1:05 estimated; at random generator: "
+        "SGD step 3000/6000; 2:50 since the start"
+    )
+    assert progress.heartbeat_line(None, None, now=61.0, start=0.0) == (
+        "softlin: running between claims; 1:01 since the start"
+    )
+
+
+def test_verify_on_a_pipe_beats_with_the_estimate_and_the_sweep_step(monkeypatch, tmp_path):
+    """Driven through the CLI: a claim whose sweep stalls on its second step, heartbeats every
+    10 ms on a pipe; a line names the estimate verify planned and the step the claim is at."""
+    import dataclasses
+    import time
+
+    claim = _fake_claim()
+
+    def slow_run(scenario, profile, rng):
+        for L in progress.sweep([16, 64, 256], "fake: Monte Carlo", item="L"):
+            if L == 64:
+                time.sleep(0.3)
+        progress.progress("fake: formulas")
+        time.sleep(0.1)
+        check = judge.exact("a check", "symbolic", id="trivial", value=1, expected=1)
+        return base.certificate(claim, scenario, profile, scenario["seed"], Findings([check]))
+
+    claim = dataclasses.replace(
+        claim,
+        run=slow_run,
+        estimate=lambda s, p: budgets.Estimate("fake-claim", 7.5e7, 0.0, "units"),
+    )
+    monkeypatch.setattr(registry, "CLAIMS", {claim.id: claim})
+    monkeypatch.setattr(progress, "HEARTBEAT_SECONDS", 0.01)
+    pipe = io.StringIO()
+    monkeypatch.setattr("sys.stderr", pipe)
+    assert cli.main(["verify", "--out", str(tmp_path), "--no-cache"]) == 0
+    lines = pipe.getvalue().splitlines()
+    seconds = 7.5e7 * budgets.SECONDS_PER_UNIT
+    estimated = f"0:00 of about {int(seconds) // 60}:{int(seconds) % 60:02d} estimated"
+    assert any(
+        line.startswith(f"softlin: running fake-claim (1/1); {estimated}; 1 of 3 steps of fake: ")
+        and "Monte Carlo done, running L = 64; " in line
+        for line in lines
+    ), lines
+    assert any(f"{estimated}; at fake: formulas; " in line for line in lines), lines

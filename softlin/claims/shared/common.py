@@ -58,9 +58,11 @@ def provenance() -> dict:
 RATES_LAMBDAS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.45, 0.55, 0.7, 1.0, 1.5, 2.5, 4.0)
 
 
-def limit_estimate(claim: str, s: dict, profile: str, subjects: int) -> Estimate:
+def limit_estimate(
+    claim: str, s: dict, profile: str, subjects: int, fixed: float = 0.0
+) -> Estimate:
     """The work of a limit claim (lemma-2.1, mixture): `subjects` Monte Carlo sweeps of its
-    budget (budget_for)."""
+    budget (budget_for), after `fixed` seconds of proofs and quadrature."""
     b = budget_for(s, profile)
     Q = b.queries
     d, k = s["d"], s["V"].shape[0]
@@ -72,4 +74,5 @@ def limit_estimate(claim: str, s: dict, profile: str, subjects: int) -> Estimate
         memory,
         f"trials = {s['trials']}, L = {s['L']}: {subjects} Monte Carlo sweeps "
         f"of {b.trials} prompts at {profile}",
+        fixed,
     )
