@@ -218,7 +218,7 @@ def run(
         fixed_query_coefficient_U=coefU,
         regimes={},
     )
-    f.add(ex.anchor_checks(cov, U, V, z0, coefV, coefU))
+    f.add(ex.anchor_checks(cov, U, V, z0, coefV, coefU, m=law.mean))
     n_tests = (
         2 * len(b.Ls) * (2 + len(REGIMES)) + 2
     )  # fixed query, the regimes and the scenario's own lambda

@@ -33,6 +33,7 @@ from ...judge import levels
 from ...judge.check import check_false_alarm
 from ...core.findings import Findings
 from ..shared.exponents import naive_exponent
+from .definition_anchor import definition_anchor_check
 from ...core.progress import progress
 
 # Asymptotic-exponent tolerance, fixed before running: the 4-term expansion's omitted
@@ -74,7 +75,7 @@ def _two_token_scalars(q: float, nodes: int = 80) -> dict:
     return {k: float(np.sum(W * v)) for k, v in vals.items()}
 
 
-def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> Findings:
+def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float, m=None) -> Findings:
     k = V.shape[0]
     eV1, eU1 = sg.exact_errors(Gamma, U, V, z, 1)
     cV1 = float(
@@ -151,6 +152,17 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> Findings:
             if asymptotic
             else f"e^(2q) = e^{2 * q0:.4g} > {ANCHOR_ASYMPTOTIC:g} x 1e5: the exact "
             "values are not in their 1/L^2 regime at these L",
+        )
+    )
+    # the whole grad_U error at L = 2, 3 from its definition, independent of the display kernel
+    checks.append(
+        definition_anchor_check(
+            Gamma,
+            U,
+            V,
+            np.zeros(len(z)) if m is None else m,
+            z,
+            lambda L: sg.exact_errors(Gamma, U, V, z, L)[1],
         )
     )
     return Findings(checks)
