@@ -1047,6 +1047,43 @@ MUTANTS: tuple[Mutant, ...] = (
             "tests/numerics/test_conditional_risk.py::test_conditional_risk_matches_the_exact_finite_L_risk",
         ),
     ),
+    # ---- prop-3.1's explicit bounds: a slip in a constant (issue 40, item 3) ----
+    Mutant(
+        "bounds-first-term-e-q-dropped",
+        "derivations/fluctuations_bound.py",
+        "    return weight_second_moment() / L_sym",
+        "    return 1 / L_sym",
+        ("prop-3.1",),
+        "E|V X|^2 = (tr(V Gamma V^T) + |V Gamma a|^2) / L, E w^2 = e^q dropped: the in-expectation "
+        "bound's first term 4 / L (bound / exact -> 4 e^-q = 2.85 at the default query)",
+    ),
+    Mutant(
+        "bounds-maurer-majorant-quarter",
+        "derivations/fluctuations_bound.py",
+        "    return 1 - x_sym + x_sym**2 / 2",
+        "    return 1 - x_sym + x_sym**2 / 4",
+        ("prop-3.1",),
+        "e^{-x} <= 1 - x + x^2/4 in Maurer's Chernoff step: the tail exp(-n t^2 / E w^2), "
+        "Maurer's 2 dropped (the bound's second term too small)",
+    ),
+    Mutant(
+        "bounds-paper-form-sigma-fourth",
+        "derivations/fluctuations_bound.py",
+        "    return c1_sym * sigma_sym**6 * sp.log(L_sym)",
+        "    return c1_sym * sigma_sym**4 * sp.log(L_sym)",
+        ("prop-3.1",),
+        "the paper's form c1 sigma^4 ln L / L^(c2 / sigma^2): the wrong power of sigma "
+        "(c1 solved from the form follows it)",
+    ),
+    Mutant(
+        "bounds-float-half-q",
+        "softlin/claims/prop_3_1/bounds.py",
+        "        return trace_plus * kernels.expectation_bound_factor(L, q)",
+        "        return trace_plus * kernels.expectation_bound_factor(L, q / 2)",
+        ("prop-3.1",),
+        "the fixed-query bound evaluated at q / 2 (a^T Gamma a / 2, the log-normaliser's "
+        "exponent, for log E w^2): e^{q/2} in its first term",
+    ),
 )
 
 
