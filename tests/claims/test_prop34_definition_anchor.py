@@ -52,7 +52,7 @@ def test_the_definition_anchor_agrees_with_the_exact_route_at_the_default_scenar
     # its allowance is tight: a relative slip of 1e-8 would exceed it at both L
     G, U, V, m, z = _setup()
     for L in (2, 3):
-        value, tol = _anchored(G, U, V, m, z, L)
+        value, tol, _ = _anchored(G, U, V, m, z, L)
         assert tol + da.EXACT_ROUTE < 1e-8
 
 
