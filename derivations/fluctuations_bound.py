@@ -105,8 +105,9 @@ def bad_event_term() -> sp.Expr:
     """The bound's second term, L P(D < c) <= L exp(-(L - 1) t^2 / (2 E w^2)), E w^2 = e^q, with
     Maurer's tail at t = `maurer_deviation()` (tied to GOOD_EVENT)."""
     t = maurer_deviation()
-    exponent = maurer_exponent().subs({n_sym: L_sym - 1, t_sym: t, s_sym: weight_second_moment()})
-    return L_sym * sp.exp(exponent)
+    # the 2 of Maurer's -n t^2 / (2 s), read off the derived exponent (so a slip there propagates)
+    two = sp.simplify(-n_sym * t_sym**2 / (s_sym * maurer_exponent()))
+    return L_sym * sp.exp(-(L_sym - 1) * t**2 / (two * weight_second_moment()))
 
 
 def displayed_factor() -> sp.Expr:
