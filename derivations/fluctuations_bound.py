@@ -47,10 +47,45 @@ def expectation_bound_factor() -> sp.Expr:
     return good_event_term() + bad_event_term()
 
 
+def weight_second_moment() -> sp.Expr:
+    """E w^2 as a function of the kernels' input q: q is log E w^2 (derivations/concentration.py
+    proves log E w^2 = log Z(2a) - 2 log Z(a) = a^T Gamma a for Gaussian tokens), so E w^2 = e^q."""
+    return sp.exp(q_sym)
+
+
+def numerator_second_moment() -> sp.Expr:
+    """E|V X|^2 / (tr(V Gamma V^T) + |V Gamma a|^2) for X = mean_i w_i (z_i - mu_a): the L iid
+    centred terms give E|V X|^2 = E w^2 |V(z' - mu_a)|^2 / L, and E w^2 |V(z' - mu_a)|^2 = E w^2
+    (tr(V Gamma V^T) + |V Gamma a|^2) (concentration.numerator_second_moment_factor)."""
+    return weight_second_moment() / L_sym
+
+
 def good_event_term() -> sp.Expr:
     """The bound's first term, sup(1/D^2) e^q / L: its query average is sup(1/D^2) / L times the
     first-order coefficient (the query average of e^q (tr(V Gamma V^T) + |V Gamma a|^2))."""
-    return good_event_constant() * sp.exp(q_sym) / L_sym
+    return good_event_constant() * numerator_second_moment()
+
+
+# Maurer's lower tail, derived: for X >= 0 with E X = 1 and E X^2 = s, e^{-x} <= 1 - x + x^2 / 2 on
+# x >= 0 gives E e^{-lam X} <= 1 - lam + lam^2 s / 2 <= exp(-lam + lam^2 s / 2), so Chernoff gives
+# P(mean of n <= 1 - t) <= exp(n (lam (1 - t) - lam + lam^2 s / 2)), minimised over lam >= 0.
+x_sym, lam_sym, n_sym, t_sym, s_sym = sp.symbols("x lambda n t s", positive=True)
+
+
+def exponential_majorant() -> sp.Expr:
+    """1 - x + x^2 / 2 >= e^{-x} on x >= 0 (proofs: equal value and slope at 0, and the second
+    derivative of the gap is 1 - e^{-x} >= 0)."""
+    return 1 - x_sym + x_sym**2 / 2
+
+
+def maurer_exponent() -> sp.Expr:
+    """log of Maurer's tail bound on P(mean of n iid X >= 0 <= 1 - t) (E X = 1, E X^2 = s): the
+    Chernoff exponent n (lam (1 - t) + log-majorant at lam) minimised over lam, from
+    `exponential_majorant` (its coefficient of x^2 sets the 2 in -n t^2 / (2 s))."""
+    c2 = exponential_majorant().coeff(x_sym, 2)  # E e^{-lam X} <= exp(-lam + c2 lam^2 s)
+    chernoff = n_sym * (lam_sym * (1 - t_sym) - lam_sym + c2 * lam_sym**2 * s_sym)
+    (best,) = sp.solve(sp.diff(chernoff, lam_sym), lam_sym)
+    return sp.simplify(chernoff.subs(lam_sym, best))
 
 
 def good_event_threshold() -> sp.Expr:
@@ -70,7 +105,31 @@ def bad_event_term() -> sp.Expr:
     """The bound's second term, L P(D < c) <= L exp(-(L - 1) t^2 / (2 E w^2)), E w^2 = e^q, with
     Maurer's tail at t = `maurer_deviation()` (tied to GOOD_EVENT)."""
     t = maurer_deviation()
-    return L_sym * sp.exp(-(L_sym - 1) * t**2 / (2 * sp.exp(q_sym)))
+    # the 2 of Maurer's -n t^2 / (2 s), read off the derived exponent (so a slip there propagates)
+    two = sp.simplify(-n_sym * t_sym**2 / (s_sym * maurer_exponent()))
+    return L_sym * sp.exp(-(L_sym - 1) * t**2 / (two * weight_second_moment()))
+
+
+def displayed_factor() -> sp.Expr:
+    """The bound's factor as the docs display it: 4 e^q / L + L exp(-(L-2)^2 / (8 (L-1) e^q))."""
+    return 4 * sp.exp(q_sym) / L_sym + L_sym * sp.exp(
+        -((L_sym - 2) ** 2) / (8 * (L_sym - 1) * sp.exp(q_sym))
+    )
+
+
+def first_order_factor() -> sp.Expr:
+    """L E|err|^2 -> tr C1(z) = e^q (tr(V Gamma V^T) + |V Gamma a|^2) (derivations/fluctuations.py:
+    C1 = E w^2 V (Gamma + Gamma a a^T Gamma) V^T), divided by tr(V Gamma V^T) + |V Gamma a|^2."""
+    return weight_second_moment()
+
+
+def tightness_limit() -> sp.Expr:
+    """lim_{L -> oo} eps_L^2(z) / E|err|^2 at a fixed query = lim L factor(L) / first_order_factor:
+    the ratio of the bound to the exact error's 1/L coefficient, computed by SymPy's limit (the
+    second term, L^2 e^{-L / (8 e^q)}, vanishes). Derived, not typed: it is sup_{D >= 1/2} 1/D^2."""
+    return sp.simplify(
+        sp.limit(L_sym * expectation_bound_factor() / first_order_factor(), L_sym, sp.oo)
+    )
 
 
 c1_sym, c2_sym = sp.symbols("c1 c2", positive=True)
@@ -98,6 +157,43 @@ def proofs() -> list[Proof]:
         prove_zero(
             "in-expectation bound: sup_{D >= 1/2} 1/D^2 = (sup_{D >= 1/2} 1/D)^2 (= 4)",
             good_event_constant() - sp.calculus.util.maximum(1 / D_sym, D_sym, GOOD_EVENT) ** 2,
+        )
+    )
+    # Maurer's tail from its Chernoff proof: the majorant of e^{-x} (value, slope at 0, convex gap)
+    gap = exponential_majorant() - sp.exp(-x_sym)
+    out.append(
+        prove_zero(
+            "e^{-x} <= 1 - x + x^2/2 on x >= 0: the gap is 0 at 0 with slope 0 there, and its "
+            "second derivative is 1 - e^{-x} >= 0",
+            sp.Matrix(
+                [
+                    gap.subs(x_sym, 0),
+                    sp.diff(gap, x_sym).subs(x_sym, 0),
+                    sp.simplify(sp.diff(gap, x_sym, 2) - (1 - sp.exp(-x_sym))),
+                ]
+            ),
+        )
+    )
+    out.append(
+        prove_zero(
+            "Maurer's lower tail from Chernoff: min over lam of n (-lam t + lam^2 s / 2) = "
+            "-n t^2 / (2 s)",
+            sp.simplify(maurer_exponent() + n_sym * t_sym**2 / (2 * s_sym)),
+        )
+    )
+    # The bound's factors from the proved moments, and the displayed form.
+    out.append(
+        prove_zero(
+            "in-expectation bound factor = 4 e^q / L + L exp(-(L-2)^2 / (8 (L-1) e^q)) (the "
+            "display) from sup 1/D^2, E|V X|^2 = E w^2 (...) / L with E w^2 = e^q, and Maurer",
+            sp.simplify(expectation_bound_factor() - displayed_factor()),
+        )
+    )
+    out.append(
+        prove_zero(
+            "fixed-query tightness: lim_L eps_L^2(z) / E|err|^2 = sup_{D >= 1/2} 1/D^2 (= 4), "
+            "the bound's first term over the exact first-order coefficient",
+            tightness_limit() - good_event_constant(),
         )
     )
     # The in-expectation bound's Maurer deviation, derived from GOOD_EVENT, against the paper-side

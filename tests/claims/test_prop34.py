@@ -173,11 +173,15 @@ def test_a_transpose_gamma_a_in_place_of_the_squared_norm_fails_the_large_L_anch
     )
     wrong_V = right_V / (np.trace(cov) + (cov @ a) @ (cov @ a)) * (np.trace(cov) + a @ cov @ a)
     assert abs(wrong_V / right_V - 1) > 0.05
-    assert ex.anchor_checks(cov, U, V, z, right_V, right_U).checks[2].passed is True
-    assert ex.anchor_checks(cov, U, V, z, wrong_V, right_U).checks[2].passed is False
+    assert (
+        ex.anchor_checks(cov, U, V, z, right_V, right_U, definition=False).checks[2].passed is True
+    )
+    assert (
+        ex.anchor_checks(cov, U, V, z, wrong_V, right_U, definition=False).checks[2].passed is False
+    )
     Ut = U.T  # U transposed in the coefficient
     wrong = [float(c[0]) for c in coefficients.per_query_coefficients(z[None, :], Ut, V, cov)]
-    assert ex.anchor_checks(cov, U, V, z, *wrong).checks[2].passed is False
+    assert ex.anchor_checks(cov, U, V, z, *wrong, definition=False).checks[2].passed is False
 
 
 def _erratum_one(V, z, exact=None, monkeypatch=None):
@@ -225,8 +229,9 @@ def test_the_anchors_at_a_strong_tilt_are_judged_within_their_reach():
     V = np.array([[0.0, 0.5, 0.25], [0.5, 1.0, 1.0], [-1.0, 0.5, 0.0]])
     z = np.array([0.5, -0.75, 1.0])
     cV, cU = (float(c[0]) for c in per_query_coefficients(z[None, :], U, V, Gamma))
-    one, two, large = px.anchor_checks(Gamma, U, V, z, cV, cU).checks
+    one, two, large, definition = px.anchor_checks(Gamma, U, V, z, cV, cU).checks
     assert one.passed is True and two.passed is True and large.passed is None
+    assert definition.passed is True  # L = 2 only (d = 3: the L = 3 grid is too large)
 
 
 def test_the_large_L_anchor_allows_for_its_e_2q_over_L_squared_remainder_at_a_strong_tilt():
@@ -242,9 +247,11 @@ def test_the_large_L_anchor_allows_for_its_e_2q_over_L_squared_remainder_at_a_st
     V = np.array([[0.0, 0.5, 0.25], [0.5, 1.0, 1.0], [-1.0, 0.5, 0.0]])
     z = np.array([0.5, -0.75, 1.0]) * np.sqrt(3 / 5)  # q = (U z)^T Gamma (U z) = 3
     cV, cU = (float(c[0]) for c in per_query_coefficients(z[None, :], U, V, Gamma))
-    large = px.anchor_checks(Gamma, U, V, z, cV, cU).checks[2]
+    large = px.anchor_checks(Gamma, U, V, z, cV, cU, definition=False).checks[2]
     assert large.passed is True and large.value > 1e-6, (large.value, large.bound)
-    assert px.anchor_checks(Gamma, U, V, z, 1.01 * cV, cU).checks[2].passed is False
+    assert (
+        px.anchor_checks(Gamma, U, V, z, 1.01 * cV, cU, definition=False).checks[2].passed is False
+    )
 
 
 def test_an_output_constant_over_tokens_is_rejected_and_its_grad_U_error_is_exactly_zero():

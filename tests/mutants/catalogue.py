@@ -1147,23 +1147,42 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     # ---- prop-3.1's bound constants (the slips make the bound smaller, so it stays valid longer
     # only if nothing judges its tightness) ----
+    # ---- prop-3.1's explicit bounds: a slip in a constant (issue 40, item 3) ----
     Mutant(
-        "expectation-bound-e-q-dropped",
+        "bounds-first-term-e-q-dropped",
         "derivations/fluctuations_bound.py",
-        "return good_event_constant() * sp.exp(q_sym) / L_sym",
-        "return good_event_constant() / L_sym",
+        "    return weight_second_moment() / L_sym",
+        "    return 1 / L_sym",
         ("prop-3.1",),
-        "the in-expectation bound's first term 4 / L instead of 4 e^q / L (E|V X|^2 = e^q (...) "
-        "/ L taken without e^q = E w^2)",
+        "E|V X|^2 = (tr(V Gamma V^T) + |V Gamma a|^2) / L, E w^2 = e^q dropped: the in-expectation "
+        "bound's first term 4 / L (bound / exact -> 4 e^-q = 2.85 at the default query)",
     ),
     Mutant(
-        "expectation-bound-maurer-factor-2-dropped",
+        "bounds-maurer-majorant-quarter",
         "derivations/fluctuations_bound.py",
-        "return L_sym * sp.exp(-(L_sym - 1) * t**2 / (2 * sp.exp(q_sym)))",
-        "return L_sym * sp.exp(-(L_sym - 1) * t**2 / sp.exp(q_sym))",
+        "    return 1 - x_sym + x_sym**2 / 2",
+        "    return 1 - x_sym + x_sym**2 / 4",
         ("prop-3.1",),
-        "the in-expectation bound's second term with Maurer's tail exp(-(L-1) t^2 / E w^2) (the 2 "
-        "of 2 E w^2 dropped): L exp(-(L-2)^2 / (4 (L-1) e^q))",
+        "e^{-x} <= 1 - x + x^2/4 in Maurer's Chernoff step: the tail exp(-n t^2 / E w^2), "
+        "Maurer's 2 dropped (the bound's second term too small)",
+    ),
+    Mutant(
+        "bounds-paper-form-sigma-fourth",
+        "derivations/fluctuations_bound.py",
+        "    return c1_sym * sigma_sym**6 * sp.log(L_sym)",
+        "    return c1_sym * sigma_sym**4 * sp.log(L_sym)",
+        ("prop-3.1",),
+        "the paper's form c1 sigma^4 ln L / L^(c2 / sigma^2): the wrong power of sigma "
+        "(c1 solved from the form follows it)",
+    ),
+    Mutant(
+        "bounds-float-half-q",
+        "softlin/claims/prop_3_1/bounds.py",
+        "        return trace_plus * kernels.expectation_bound_factor(L, q)",
+        "        return trace_plus * kernels.expectation_bound_factor(L, q / 2)",
+        ("prop-3.1",),
+        "the fixed-query bound evaluated at q / 2 (a^T Gamma a / 2, the log-normaliser's "
+        "exponent, for log E w^2): e^{q/2} in its first term",
     ),
 )
 
@@ -1185,19 +1204,6 @@ SURVIVORS: dict[str, str] = {
         "accepting one count more changes no verdict; only the stated false alarm is wrong, and "
         "prop-3.1 builds this test itself instead of through judge.exceedance, whose critical "
         "count a sharp test guards (tests/judge/test_rules.py)"
-    ),
-    "expectation-bound-e-q-dropped": (
-        "a finding (issue 40, item 3): the in-expectation bound is judged one-sided only (bound >= "
-        "the measured error, fixed, averaged, enclosed and in the paper's form); with e^q dropped "
-        "its first term 4 tp / L still exceeds the error's first order e^q tp / L wherever "
-        "q = a^T Gamma a < ln 4, as at the built-in queries, and nothing judges the bound's "
-        "tightness (bound / error -> 4 at the fixed query), so prop-3.1 stays verified"
-    ),
-    "expectation-bound-maurer-factor-2-dropped": (
-        "a finding (issue 40, item 3): the in-expectation bound's second term L exp(-(L-2)^2 / "
-        "(8 (L-1) e^q)) with 4 for 8 is smaller, but the bound stays above the measured error at "
-        "every L of the built-in scenario (the first term dominates it), and no check derives the "
-        "term from Maurer's inequality or judges the bound's tightness, so prop-3.1 stays verified"
     ),
     "icl-training-step-at-stability-edge": (
         "near-equivalent on the scenario: 2 / beta_inf is still below the stability "

@@ -4,6 +4,7 @@ proven in-expectation bound, and erratum 1 (the display fails at L = 1)."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -15,6 +16,7 @@ from ...judge import kinds as judge, levels
 from ...judge.check import check_false_alarm
 from ...core.findings import Findings
 from ...core.progress import sweep
+from ...derivations import fluctuations_bound
 from ..shared.limit_battery import deviation_bound
 from .common import subgaussian_sigma
 from .fixed import FixedQueryRun
@@ -75,6 +77,65 @@ def expectation_bound_enclosed(Ls, bounds, fixed_quantities: dict) -> judge.Chec
         + ", ".join(f"L = {L}: {top / b:.4g}" for L, top, b in rows)
         + f"; the bound from the emitted kernels in floats, cleared by {BOUND_FLOAT_MARGIN:g} "
         "relative",
+    )
+
+
+# The fixed-query tightness is judged at these L on the exact route (the bound's second term has
+# vanished there, and the exact error is in its 1/L regime when e^{2q} <= TIGHTNESS_ASYMPTOTIC x
+# the smaller L).
+TIGHTNESS_LS = (10**6, 10**7)
+TIGHTNESS_ASYMPTOTIC = 1e-2
+# The O(1/L) remainder of the ratio at the larger L, estimated from its change between the two
+# (Richardson: c / L' = (r(L) - r(L')) L / (L' - L)), is allowed for with this margin, plus the
+# exact route's stated error (fixed.FLOAT_ROUTE_RELATIVE, 1e-10 relative) twice and float rounding.
+TIGHTNESS_MARGIN = 10.0
+TIGHTNESS_ROUNDING = 3e-10
+
+
+@functools.cache
+def _tightness_limit():
+    """The derived limit of bound / exact at a fixed query (a SymPy expression in q; 4)."""
+    return fluctuations_bound.tightness_limit()
+
+
+def tightness_check(Gamma, U, V, z0, trace_plus: float, q: float) -> judge.Check:
+    """The in-expectation bound's tightness at the fixed query, two-sided: eps_L^2(z) / E|err|^2 at
+    L = 1e7 (the bound from the emitted kernels, the exact error from the exact finite-L route,
+    numerics/selfnormalised.py) equals its derived limit lim_L L eps_L^2 / tr C1(z)
+    (fluctuations_bound.tightness_limit, = sup_{D >= 1/2} 1/D^2 = 4, proved there) within the
+    ratio's O(1/L) remainder (Richardson between 1e6 and 1e7, x TIGHTNESS_MARGIN) and rounding.
+    A slip in a constant of the bound's first term (e^q dropped or doubled, the good event's
+    constant, a term of tr(V Gamma V^T) + |V Gamma a|^2) moves the ratio by a fixed factor and is
+    refuted; so is a bound that is too loose."""
+    limit = float(_tightness_limit().subs(fluctuations_bound.q_sym, q))
+    ratios = {}
+    for L in TIGHTNESS_LS:
+        _, second = selfnormalised.exact_second_moment(Gamma, U, V, z0, L)
+        exact = float(np.trace(second))
+        bound = float(expectation_bound(L, trace_plus, np.asarray(q)))
+        ratios[L] = bound / exact if exact > 0 else math.inf
+    lo, hi = TIGHTNESS_LS
+    remainder = abs(ratios[lo] - ratios[hi]) * lo / (hi - lo)
+    tolerance = TIGHTNESS_MARGIN * remainder / limit + TIGHTNESS_ROUNDING
+    error = abs(ratios[hi] / limit - 1) if math.isfinite(ratios[hi]) else math.inf
+    asymptotic = 2 * q <= math.log(TIGHTNESS_ASYMPTOTIC * lo)
+    return judge.agreement(
+        "fixed query: the in-expectation bound's tightness eps_L^2(z) / E|err|^2 at large L equals "
+        "its derived limit sup_{D >= 1/2} 1/D^2 (two-sided)",
+        "quadrature",
+        id="fixed/expectation-bound-tightness",
+        error=error,
+        tolerance=tolerance,
+        detail="derived limit (SymPy limit of L eps_L^2 / tr C1, proved = sup 1/D^2) "
+        f"{limit:.12g}; bound / exact at "
+        + ", ".join(f"L = {L:.0e}: {r:.12g}" for L, r in ratios.items())
+        + f"; value: |ratio at L = {hi:.0e} / limit - 1|; tolerance: {TIGHTNESS_MARGIN:g} x the "
+        f"O(1/L) remainder estimated from the change between the two L ({remainder:.3g}) / limit "
+        f"+ {TIGHTNESS_ROUNDING:g} (exact route and rounding)",
+        undecided=""
+        if asymptotic
+        else f"e^(2q) = e^{2 * q:.4g} > {TIGHTNESS_ASYMPTOTIC:g} x {lo:.0e}: the exact error is "
+        "not in its 1/L regime at these L",
     )
 
 
@@ -168,6 +229,11 @@ def bound_checks(
     # the bound is stated for L >= 2 (erratum 1): the z-tests are made where it is finite; the
     # false alarm is shared with the integrated bound's tests below (len(Ls) each)
     zs = [(m - b) / se for m, b, se in zip(fixed.mse, eb, fixed.mse_se) if math.isfinite(b)]
+    # Where every tested L is enclosed, fixed/expectation-bound-enclosed proves exact <= bound and
+    # fixed/montecarlo-vs-exact judges Monte Carlo = exact: this test is implied (consistency).
+    tested = [L for L, b in zip(Ls, eb) if math.isfinite(b)]
+    enclosed_Ls = set(fixed_quantities.get("fixed_query_enclosed_L", ()))
+    implied = bool(tested) and set(tested) <= enclosed_Ls
     checks.append(
         judge.z_test(
             "fixed query: E|T[mu_L](z) - T[mu](z)|^2 <= eps_L^2(z) (in-expectation bound, "
@@ -178,7 +244,14 @@ def bound_checks(
             tests=len(Ls),
             sided=1,
             assumption=levels.NORMAL_MEAN,
-            detail="eps_L^2(z) = (tr(V Gamma V^T) + |V Gamma a|^2)(4 e^q / L + L "
+            tier="consistency" if implied else "",
+            detail=(
+                "implied by fixed/expectation-bound-enclosed (proved at every tested L) and "
+                "fixed/montecarlo-vs-exact, so tier consistency; "
+                if implied
+                else ""
+            )
+            + "eps_L^2(z) = (tr(V Gamma V^T) + |V Gamma a|^2)(4 e^q / L + L "
             "exp(-(L-2)^2 / (8 (L-1) e^q))), q = a^T Gamma a. Proof: on {D >= 1/2}, |V X / D|^2 "
             "<= 4 |V X|^2 and E|V X|^2 = e^q (tr + |V Gamma a|^2) / L; on {D < 1/2} the output is "
             "a convex combination of the V z_i, so the error is at most max_i |V(z_i - mu_a)| and "
@@ -194,6 +267,9 @@ def bound_checks(
         )
     )
     checks.append(expectation_bound_enclosed(Ls, eb, fixed_quantities))
+    checks.append(
+        tightness_check(Gamma, U, V, z0, trace_plus0, float(np.asarray(terms0.q).ravel()[0]))
+    )
     quantities = {
         "tightness_ratio": finite_ratios[-1] if finite_ratios else None,
         "high_probability_L": all_Ls,

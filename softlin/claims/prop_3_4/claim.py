@@ -80,7 +80,8 @@ class Budget:
     query-to-query spread dominates the error's variance, so the query averages' blocks favour
     queries.
 
-    prompts: fixed-query Monte Carlo prompts per L (and at L = 1 for erratum 1)
+    prompts: fixed-query Monte Carlo pilot prompts per L, and the fewest the plan may draw after it
+        (exact.planned_prompts; and the prompts at L = 1 for erratum 1)
     blocks: independent blocks of each query-averaged Monte Carlo estimate (its standard error has
         blocks - 1 degrees of freedom)
     queries: importance-weighted queries per block
@@ -218,7 +219,7 @@ def run(
         fixed_query_coefficient_U=coefU,
         regimes={},
     )
-    f.add(ex.anchor_checks(cov, U, V, z0, coefV, coefU))
+    f.add(ex.anchor_checks(cov, U, V, z0, coefV, coefU, m=law.mean))
     n_tests = (
         2 * len(b.Ls) * (2 + len(REGIMES)) + 2
     )  # fixed query, the regimes and the scenario's own lambda
@@ -437,7 +438,8 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     d = s["d"]
     ls = float(sum(b.Ls))
     per_token = d * d  # weighted second moments
-    fixed = b.prompts * ls * per_token
+    # the pilot, then at most PLAN_TOKENS tokens (or the pilot's count) per L on the plan
+    fixed = (b.prompts * ls + sum(max(ex.PLAN_TOKENS, b.prompts * L) for L in b.Ls)) * per_token
     # + 1: the query average at the scenario's own lambda; the pilots of the 1/L controls
     # (above 1/2)
     pilots = sum(1 for lam in REGIMES.values() if lam > 0.5) * ex.pilot_budget(b).blocks / b.blocks

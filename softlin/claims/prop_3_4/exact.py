@@ -33,6 +33,7 @@ from ...judge import levels
 from ...judge.check import check_false_alarm
 from ...core.findings import Findings
 from ..shared.exponents import naive_exponent
+from .definition_anchor import definition_anchor_check
 from ...core.progress import progress
 
 # Asymptotic-exponent tolerance, fixed before running: the 4-term expansion's omitted
@@ -74,7 +75,10 @@ def _two_token_scalars(q: float, nodes: int = 80) -> dict:
     return {k: float(np.sum(W * v)) for k, v in vals.items()}
 
 
-def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> Findings:
+def anchor_checks(
+    Gamma, U, V, z, coef_V: float, coef_U: float, m=None, definition: bool = True
+) -> Findings:
+    """The L = 1, L = 2 (scalars), large-L and (with `definition`) L = 2, 3 definition anchors."""
     k = V.shape[0]
     eV1, eU1 = sg.exact_errors(Gamma, U, V, z, 1)
     cV1 = float(
@@ -153,20 +157,64 @@ def anchor_checks(Gamma, U, V, z, coef_V: float, coef_U: float) -> Findings:
             "values are not in their 1/L^2 regime at these L",
         )
     )
+    # the whole grad_U error at L = 2, 3 from its definition, independent of the display kernel
+    if definition:
+        checks.append(
+            definition_anchor_check(
+                Gamma,
+                U,
+                V,
+                np.zeros(len(z)) if m is None else m,
+                z,
+                lambda L: sg.exact_errors(Gamma, U, V, z, L)[1],
+            )
+        )
     return Findings(checks)
+
+
+# The grad_U slip the fixed-query Monte Carlo is planned to refute (relative, in E||grad_U err||^2,
+# at power POWER_TARGET), and the tokens (prompts x L) it may spend per L on that plan: enough for
+# the short prompts, where a prompt is cheap (the default scenario needs ~23 000 prompts at L = 16,
+# ~17 000 at L = 64: 0.4 and 1.1 million tokens).
+PLANNED_SLIP = 0.10
+PLAN_TOKENS = 1_500_000
+
+
+def planned_prompts(pilot: np.ndarray, z_c: float, L: int, floor: int) -> int:
+    """Prompts n with (z_c + z_power) sd / sqrt(n) <= PLANNED_SLIP mean for the grad_U error, from
+    a pilot's coefficient of variation sd / mean (a separate draw, then discarded, so the count does
+    not depend on the sample it is used on), at least `floor` and at most PLAN_TOKENS / L."""
+    mean = float(np.mean(pilot))
+    if not (mean > 0 and pilot.size > 1):
+        return floor
+    cv = float(np.std(pilot, ddof=1)) / mean
+    z_power = significance.z_quantile(judge.POWER_TARGET)
+    need = math.ceil(((z_c + z_power) * cv / PLANNED_SLIP) ** 2)
+    return int(max(floor, min(need, PLAN_TOKENS // L)))
 
 
 def fixed_query_montecarlo(
     law, rng, Gamma, U, V, z, Ls, prompts, errors_fn, n_tests: int
 ) -> Findings:
     """Monte Carlo of both gradient errors at the fixed query against their exact finite-L values:
-    the checks, and the series (per L: Monte Carlo, standard error, exact, for each gradient)."""
+    the checks, and the series (per L: Monte Carlo, standard error, exact, for each gradient).
+    At each L a pilot of `prompts` prompts plans the count (`planned_prompts`) so that a
+    PLANNED_SLIP relative slip in E||grad_U err||^2 is refuted with power POWER_TARGET where
+    PLAN_TOKENS allows (the short L)."""
     mu = limits.gaussian_limit(law.mean, Gamma, U, np.eye(len(z)), z[None, :])
     series = {"L": list(Ls), "V": [], "V_se": [], "U": [], "U_se": [], "V_exact": [], "U_exact": []}
+    series["prompts"] = []
     zs = []
+    zc = significance.z_critical(check_false_alarm(), n_tests)
+    # the planned sample from its own child stream: the pilots consume the claim's stream as the
+    # fixed sweep always did, so every later draw stays that of the seed
+    planned_rng = rng.spawn(1)[0]
     for L in Ls:
         progress(f"prop-3.4: fixed query, L = {L}")
-        eV, eU = errors_fn(law, rng, prompts, L, z[None, :], mu)
+        _, pilot = errors_fn(law, rng, prompts, L, z[None, :], mu)
+        n = planned_prompts(pilot[:, 0], zc, L, prompts)
+        series["prompts"].append(n)
+        eV, eU = errors_fn(law, planned_rng, n, L, z[None, :], mu)
         exV, exU = sg.exact_errors(Gamma, U, V, z, L)
         for key, e, ex in (("V", eV[:, 0], exV), ("U", eU[:, 0], exU)):
             m, se = float(e.mean()), float(e.std(ddof=1) / math.sqrt(e.size))
@@ -177,7 +225,6 @@ def fixed_query_montecarlo(
                 # every draw equal (e.g. Gamma = 0: the error is exactly 0): judged exactly, up to
                 # rounding
                 zs.append((key, L, 0.0 if abs(m - ex) <= 1e-12 * max(1.0, abs(ex)) else math.inf))
-    zc = significance.z_critical(check_false_alarm(), n_tests)
     checks = []
     for key in ("V", "U"):
         zz = [z_ for k_, _, z_ in zs if k_ == key]
@@ -190,7 +237,11 @@ def fixed_query_montecarlo(
                 alpha=check_false_alarm() * len(zz) / n_tests,
                 tests=len(zz),
                 assumption=levels.NORMAL_MEAN,
-                detail=f"{prompts} prompts per L; per-L z: "
+                detail="prompts per L (planned from a pilot of "
+                f"{prompts} for a {PLANNED_SLIP:.0%} grad_U slip at power {judge.POWER_TARGET}, "
+                f"at most {PLAN_TOKENS:,} tokens per L): "
+                + ", ".join(f"L = {L}: {n}" for L, n in zip(Ls, series["prompts"]))
+                + "; per-L z: "
                 + ", ".join(f"{v:.2f}" for v in zz)
                 + f"; the claim's false alarm {check_false_alarm():g} shared over its {n_tests} "
                 "z-tests (Bonferroni)",
