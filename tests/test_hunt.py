@@ -21,6 +21,7 @@ from softlin import cli
 from softlin.cli import hunt as cli_hunt
 from softlin.core import registry, scenario as scen
 from softlin.claims.lemma_2_1 import claim as lemma21
+from softlin.claims.shared.gaussian_subject import gaussian_subject
 from softlin.judge.check import Check, check_false_alarm
 from softlin.core.claim import certificate, claim_rng
 from softlin.core.findings import Findings
@@ -509,7 +510,7 @@ def test_the_numerator_test_holds_its_level_where_heavy_tailed_weights_break_the
     s = scen.common(scen.merge(lemma21.default_scenario(), HEAVY_TAILED, lemma21.SCENARIO_KEYS))
     rng = claim_rng(0, "lemma-2.1")
     budget, queries = budget_for(s, "quick"), queries_for(s, "quick", rng)
-    subject = lemma21.gaussian_subject(
+    subject = gaussian_subject(
         "s", GaussianLaw(s["mean"], s["cov"]), s["mean"], s["cov"], s["U"], s["V"]
     )
     found = battery.montecarlo_checks(subject, queries, s["U"], s["V"], budget, rng)
@@ -606,7 +607,7 @@ def test_a_real_claims_statistical_checks_read_the_lowered_level():
     from softlin.numerics.significance import z_critical
 
     s = scen.common(scen.merge(lemma21.default_scenario(), HEAVY_TAILED, lemma21.SCENARIO_KEYS))
-    subject = lemma21.gaussian_subject(
+    subject = gaussian_subject(
         "s", GaussianLaw(s["mean"], s["cov"]), s["mean"], s["cov"], s["U"], s["V"]
     )
     bounds = {}

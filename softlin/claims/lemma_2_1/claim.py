@@ -18,20 +18,19 @@ import numpy as np
 import sympy as sp
 
 from ...derivations import catalogue, lemma21 as lemma_derivation
-from ...numerics import kernels, limits, numerator_moments, selfnormalised
+from ...numerics import selfnormalised
 from ...numerics.laws import GaussianLaw, RademacherLaw, UniformLaw
-from ..shared import rationals as exact
 from ...core import scenario as scen
 from ...core import budgets
 from ...core.claim import Claim, certificate
 from ...core.claim import Absent
 from ...core.hunt_space import Space, lemma_region
-from ..shared.limit_battery import Budget, Subject, control_findings, gaussian_rounding, run_battery
+from ..shared.gaussian_subject import gaussian_subject
+from ..shared.limit_battery import Budget, control_findings, controls_miss_probability, run_battery
 from ..shared.limit_battery import run_control
 from ...core.findings import Findings
 from ..shared.common import budget_for, limit_estimate, provenance, queries_for, symbolic_check
 from ...mathml import T_MU_Z, fenced, mathml_formula, mo
-from ..shared.references import reference_routes
 from .control_limits import control_limits_check
 
 ID = "lemma-2.1"
@@ -63,34 +62,6 @@ def default_scenario() -> dict:
         "delta": 1e-3,
         "seed": 0,
     }
-
-
-def gaussian_subject(label: str, law, m, cov, U, V, kernel=None, slip=None) -> Subject:
-    """Claimed limit: the Gaussian formula for N(m, cov), tested against tokens drawn from `law`.
-
-    `kernel` replaces the emitted kernel (sensitivity tests inject plausible wrong formulas);
-    `slip = (m', Gamma', U')` evaluates the derived formula, kernel and 40-digit form alike,
-    at wrong parameters (a control: the slip's limit is V (m' + Gamma' U' z), the tokens still
-    from `law`)."""
-    claimed_law = GaussianLaw(m, cov)
-    fm, fcov, fU = slip if slip is not None else (m, cov, U)
-    kernel = kernel or (lambda Z: limits.gaussian_limit(fm, fcov, fU, V, Z))
-    ref_mp, ref_float, name = reference_routes(law, U, V)
-    return Subject(
-        label=label,
-        law=law,
-        claimed_kernel=kernel,
-        claimed_exact=lambda z: exact.gaussian_limit(fm, fcov, fU, V, z),
-        claimed_moments=lambda z: limits.gaussian_bound_moments(claimed_law, U, V, z),
-        claimed_log_normaliser=lambda z: float(
-            kernels.gaussian_log_normaliser(m[:, None], cov, (U @ z)[:, None])[0, 0]
-        ),
-        reference_mp=ref_mp,
-        reference_float=ref_float,
-        reference_name=name,
-        numerator_moments=lambda z, t, c: numerator_moments.moments(law, U, V, z, t, c),
-        kernel_rounding=gaussian_rounding(fm, fcov, fU, V),
-    )
 
 
 def exact_mse_of(cov, U, V):
@@ -222,12 +193,6 @@ def gaussian_controls(
         result = run_control(control, queries, U, V, budget, rng)
         controls[law.name] = (f"{law.name} tokens, Gaussian formula V U z", law.name, result)
     return control_findings(controls)
-
-
-def controls_miss_probability(summaries: dict) -> float:
-    """The union bound on a judged control missing its wrong formula: the sum of 1 - power over
-    the controls (the certificate's top-level false_alarm covers the statistical checks)."""
-    return sum(v["miss_probability"] or 0.0 for v in summaries.values())
 
 
 # e^{a^T z'} mu(dz') / Z(a): hand-written MathML (SymPy has no expression for a measure).

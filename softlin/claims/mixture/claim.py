@@ -34,11 +34,12 @@ from ...judge.check import Check
 from ...core.claim import Claim, certificate
 from ...core.claim import Absent
 from ...core.hunt_space import Space, mixture_region
-from ..shared.limit_battery import Budget, Subject, control_findings, mixture_rounding, run_battery
+from ..shared.limit_battery import Budget, Subject, control_findings, controls_miss_probability
+from ..shared.limit_battery import mixture_rounding, run_battery
 from ..shared.limit_battery import run_control
 from ...core.findings import Findings
 from ..shared.common import budget_for, limit_estimate, provenance, queries_for, symbolic_check
-from ..lemma_2_1.claim import controls_miss_probability, gaussian_subject
+from ..shared.gaussian_subject import gaussian_subject
 from ...mathml import T_MU_Z, fenced, mathml_formula, mi, mo
 from ..shared.references import reference_routes
 

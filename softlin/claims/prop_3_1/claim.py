@@ -58,7 +58,7 @@ from .average import (
 )
 from .beyond import beyond_gaussians
 from .bounds import bound_checks, erratum_one, paper_form_checks
-from .every_l import SECONDS as EVERY_L_SECONDS, every_l_checks
+from ..shared.every_l import SECONDS as EVERY_L_SECONDS, every_l_checks
 from .common import fixed_query
 from ..shared.exponents import naive_exponent, remainder_exponent, sharp_exponent
 from .common import (
