@@ -33,14 +33,15 @@ from ...numerics import tilted_moments as nt
 from ...numerics.laws import GaussianLaw
 from ...core import scenario as scen
 from ...core import budgets
-from ...core.claim import Claim, certificate
+from ...core.claim import Claim
+from ...core.finish import finish
 from ...core.findings import Findings
 from .enclosure import enclosure_check
 from .montecarlo import control_findings, montecarlo_check
 from ...derivations import display
 from ...core.claim import Absent
 from ...core.hunt_space import Space, asm_region
-from ..shared.common import provenance, symbolic_check
+from ..shared.common import symbolic_check
 from ...judge import kinds as judge
 
 ID = "asm-3.3"
@@ -264,16 +265,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
     )
     f.add(mc)
     f.add(control_findings(slips(me, ce, Ue, Se), tables, mc_results, me, ce, Ue, Se, n, lam))
-    return certificate(
-        CLAIM,
-        scen.for_certificate(s),
-        profile,
-        s["seed"],
-        f,
-        formulas=_formulas()[0],
-        provenance=provenance(),
-        formulas_mathml=_formulas()[1],
-    )
+    return finish(CLAIM, scen.for_certificate(s), profile, f, formulas=_formulas())
 
 
 def _formulas() -> tuple[dict, dict]:

@@ -38,18 +38,18 @@ from ...numerics import finite_risk as fr, kernels, scalar_risk as sr
 from ...numerics import significance as sig
 from ...numerics.validate import integer, number, prompt_lengths
 from ...numerics.fits import linear_fit
-from ..shared import formulas as shown
 from ..shared import risk_power as pw
 from ...core import scenario as scen
 from . import exact as exact_section
 from ...certio import precision_entry
 from ...core import budgets
 from ...judge.check import check_false_alarm, check_path
-from ...core.claim import Claim, certificate
+from ...core.claim import Claim
+from ...core.finish import finish
 from ...judge import kinds as judge, levels
 from ...derivations import display
 from ...core.hunt_space import Space, heads_region
-from ..shared.common import provenance, symbolic_check
+from ..shared.common import symbolic_check
 from ...core.findings import Findings
 from .budget import Budget, budget
 
@@ -417,18 +417,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
             )  # R_inf at its minimiser p = 1
         )
     )
-    latex, mathml = shown.for_claim(ID)
-    return certificate(
-        CLAIM,
-        {"seed": s["seed"], "scalar": s.get("scalar", {})},
-        profile,
-        s["seed"],
-        f,
-        provenance=provenance(),
-        formulas=latex,
-        formulas_mathml=mathml,
-        precision=stated_precision(f.checks),
-    )
+    shown_scenario = {"seed": s["seed"], "scalar": s.get("scalar", {})}
+    return finish(CLAIM, shown_scenario, profile, f, precision=stated_precision(f.checks))
 
 
 def stated_precision(checks) -> list[dict]:

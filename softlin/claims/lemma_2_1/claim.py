@@ -22,14 +22,15 @@ from ...numerics import selfnormalised
 from ...numerics.laws import GaussianLaw, RademacherLaw, UniformLaw
 from ...core import scenario as scen
 from ...core import budgets
-from ...core.claim import Claim, certificate
+from ...core.claim import Claim
+from ...core.finish import finish
 from ...core.claim import Absent
 from ...core.hunt_space import Space, lemma_region
 from ..shared.gaussian_subject import gaussian_subject
 from ..shared.limit_battery import Budget, control_findings, controls_miss_probability, run_battery
 from ..shared.limit_battery import run_control
 from ...core.findings import Findings
-from ..shared.common import budget_for, limit_estimate, provenance, queries_for, symbolic_check
+from ..shared.common import budget_for, limit_estimate, queries_for, symbolic_check
 from ...mathml import T_MU_Z, fenced, mathml_formula, mo
 from .control_limits import control_limits_check
 
@@ -160,16 +161,7 @@ def run(
             fenced(mat["m"] + mat["Gamma"] * mat["a"], mo(","), mat["Gamma"]),
         ),
     }
-    return certificate(
-        CLAIM,
-        scen.for_certificate(s),
-        profile,
-        s["seed"],
-        f,
-        formulas=formulas,
-        provenance=provenance(),
-        formulas_mathml=formulas_mathml,
-    )
+    return finish(CLAIM, scen.for_certificate(s), profile, f, formulas=(formulas, formulas_mathml))
 
 
 def gaussian_controls(

@@ -31,14 +31,15 @@ from ...core import scenario as scen
 from ...core import budgets
 from ...judge import kinds as judge
 from ...judge.check import Check
-from ...core.claim import Claim, certificate
+from ...core.claim import Claim
+from ...core.finish import finish
 from ...core.claim import Absent
 from ...core.hunt_space import Space, mixture_region
 from ..shared.limit_battery import Budget, Subject, control_findings, controls_miss_probability
 from ..shared.limit_battery import mixture_rounding, run_battery
 from ..shared.limit_battery import run_control
 from ...core.findings import Findings
-from ..shared.common import budget_for, limit_estimate, provenance, queries_for, symbolic_check
+from ..shared.common import budget_for, limit_estimate, queries_for, symbolic_check
 from ..shared.gaussian_subject import gaussian_subject
 from ...mathml import T_MU_Z, fenced, mathml_formula, mi, mo
 from ..shared.references import reference_routes
@@ -209,16 +210,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
                 }
             )
         )
-    return certificate(
-        CLAIM,
-        scen.for_certificate(s),
-        profile,
-        s["seed"],
-        f,
-        formulas=formulas_latex(),
-        provenance=provenance(),
-        formulas_mathml=formulas_mathml(),
-    )
+    shown = (formulas_latex(), formulas_mathml())
+    return finish(CLAIM, scen.for_certificate(s), profile, f, formulas=shown)
 
 
 def degenerate_check(U, V, d: int, queries: np.ndarray) -> Check:

@@ -1,14 +1,9 @@
-"""Pieces the claims share: the limit claims' budgets and queries, the symbolic check,
-provenance."""
+"""Pieces the claims share: the limit claims' budgets and queries, the symbolic check."""
 
 from __future__ import annotations
 
-import importlib.metadata
-
 import numpy as np
 
-from ... import __version__
-from ...numerics import kernels
 from ...numerics.laws import GaussianLaw
 from ...judge import kinds as judge
 from ...judge.check import Check
@@ -40,17 +35,6 @@ def queries_for(s: dict, profile: str, rng: np.random.Generator) -> np.ndarray:
 def symbolic_check(label: str, proofs: dict, id: str = "proofs") -> Check:
     """The claim's symbolic proofs as one check (softlin.judge.kinds.proofs)."""
     return judge.proofs(label, proofs, id=id)
-
-
-def provenance() -> dict:
-    """What produced the certificate; no clock, no paths (certificates are byte-reproducible)."""
-    versions = {}
-    for dist in ("numpy", "scipy", "sympy", "mpmath"):
-        try:
-            versions[dist] = importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            versions[dist] = "unknown"
-    return {"softlin": __version__, "kernels_input_hash": kernels.INPUT_HASH, **versions}
 
 
 # The lambdas of the built-in rate sweeps of prop-3.1 and prop-3.4 (Claim.sweeps), drawn together
