@@ -30,7 +30,6 @@ import sympy as sp
 from ...derivations import catalogue, tilted_moments as tm
 from ...numerics import kernels, query_average, validate
 from ...numerics import tilted_moments as nt
-from ...numerics.laws import GaussianLaw
 from ...core import scenario as scen
 from ...core import budgets
 from ...core.claim import Claim
@@ -41,7 +40,9 @@ from .montecarlo import control_findings, montecarlo_check
 from ...derivations import display
 from ...core.claim import Absent
 from ...core.hunt_space import Space, asm_region
-from ..shared.common import symbolic_check
+from ..shared.common import limit_setting, symbolic_check
+from ...core.setting import Setting, setting_of
+from ...judge.check import Check
 from ...judge import kinds as judge
 
 ID = "asm-3.3"
@@ -138,12 +139,20 @@ def closed_form_tables(closed_form, m, cov, U, Sq):
     }
 
 
-def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=None) -> dict:
+def setting(s: dict) -> Setting:
+    """mu = N(mean, cov), the scenario's U and V, nu = N(0, query_cov) with query_cov invertible."""
+    validate.positive_definite("query_cov (asm-3.3 needs an invertible one)", s["query_cov"])
+    return limit_setting(s)
+
+
+def run(
+    setting: Setting | dict, profile: str, rng: np.random.Generator, *, closed_form=None
+) -> dict:
     """`closed_form(p, q, c, m, Gamma, U, Sigma_q)` replaces the derived one (sensitivity tests)."""
     closed_form = closed_form or tm.tilted_moment
-    s = scen.common(scenario)
-    m, cov, U, Sq, d = s["mean"], s["cov"], s["U"], s["query_cov"], s["d"]
-    validate.positive_definite("query_cov (asm-3.3 needs an invertible one)", Sq)
+    setting = setting_of(CLAIM, setting)
+    s, U, d = setting.scenario, setting.U, setting.d
+    m, cov, Sq = setting.tokens.mean, setting.tokens.cov, setting.queries.cov
     me, ce, Ue, Se = exact_decimals(m).T, exact_decimals(cov), exact_decimals(U), exact_decimals(Sq)
     tables = closed_form_tables(closed_form, me, ce, Ue, Se)
     lam = query_average.threshold_lambda(cov, U, Sq)
@@ -166,50 +175,74 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
             ],
         },
     )
+    f.checks.append(plain_moments_check(closed_form))
+    f.checks.append(finiteness_check(closed_form, me, ce, U, Se, lam))
+    comp, first, quadrature = first_coordinates_check(closed_form, m, cov, U, Sq)
+    f.add(quadrature)
+    # The certificate (and so the page) lists the Monte Carlo's summaries before the enclosure's
+    # balls: their places, filled by the steps below.
+    f.quantities.update(dict.fromkeys(("mc_max_abs_z", "controls")))
 
-    # U = 0: the paper's plain moments, in d = 1 with standard Gaussians.
+    f.add(enclosure_check(comp, *first))
+
+    # Monte Carlo on the scenario, and the negative control with the same first two moments.
+    n = BUDGETS[profile].mc_samples
+    gaussian_lognorm = lambda A: kernels.mixture_component_logit(
+        0.0, m[:, None], cov, np.eye(d), A.T
+    )[0]
+    mc, mc_results = montecarlo_check(
+        "Gaussian scenario", setting.tokens, gaussian_lognorm, tables, U, Sq, lam, n, rng
+    )
+    f.add(mc)
+    f.add(control_findings(slips(me, ce, Ue, Se), tables, mc_results, me, ce, Ue, Se, n, lam))
+    return finish(CLAIM, scen.for_certificate(s), profile, f, formulas=_formulas())
+
+
+def plain_moments_check(closed_form) -> Check:
+    """U = 0: the paper's plain moments, in d = 1 with standard Gaussians."""
     zero = closed_form_tables(
         closed_form, sp.Matrix([[0]]), sp.Matrix([[1]]), sp.Matrix([[0]]), sp.Matrix([[1]])
     )
     expected = [[a * b for b in PAPER_MOMENTS] for a in PAPER_MOMENTS]
-    f.checks.append(
-        judge.exact(
-            "U = 0 reduces to E|z'|^p E|z|^q = (1, 3, 105) x (1, 3, 105) in d = 1",
-            "symbolic",
-            id="symbolic/u-zero-d1",
-            value=[[[str(v) for v in row] for row in zero[c]] for c in tm.POWERS],
-            expected=[[[str(v) for v in row] for row in expected] for _ in tm.POWERS],
-            detail="exact rational comparison with the paper's Gaussian absolute moments, both "
-            "tilt powers (c = 1, then c = 2)",
-        )
+    return judge.exact(
+        "U = 0 reduces to E|z'|^p E|z|^q = (1, 3, 105) x (1, 3, 105) in d = 1",
+        "symbolic",
+        id="symbolic/u-zero-d1",
+        value=[[[str(v) for v in row] for row in zero[c]] for c in tm.POWERS],
+        expected=[[[str(v) for v in row] for row in expected] for _ in tm.POWERS],
+        detail="exact rational comparison with the paper's Gaussian absolute moments, both "
+        "tilt powers (c = 1, then c = 2)",
     )
 
-    # Finiteness at the boundary: U scaled so that lambda = 0.49 and 0.51; the closed form's exact
-    # Sylvester test must say finite, then infinite (a transposed K or a wrong factor 2 moves the
-    # edge).
+
+def finiteness_check(closed_form, me, ce, U, Se, lam: float) -> Check:
+    """Finiteness at the boundary: U scaled so that lambda = 0.49 and 0.51; the closed form's exact
+    Sylvester test must say finite, then infinite (a transposed K or a wrong factor 2 moves the
+    edge)."""
     edge = []
     for target in BOUNDARY:
         Us = U * math.sqrt(target / lam) if lam > 0 else U
         edge.append(closed_form(0, 0, 2, me, ce, exact_decimals(Us), Se) != sp.oo)
     # lambda = 0 (Gamma U = 0): no rescaling reaches the boundary; c = 2 is finite at both
-    f.checks.append(
-        judge.exact(
-            "finiteness domain: c = 2 finite at lambda = 0.49, infinite at 0.51 (exact test)",
-            "symbolic",
-            id="symbolic/finiteness-domain",
-            value=edge,
-            expected=[True, True] if lam == 0 else [True, False],
-            detail=f"U rescaled from lambda_max = {lam:.6g}; c = 2, p = q = 0 "
-            "entry by the closed form's exact positive-definiteness test"
-            + (
-                " (lambda = 0: U cannot be rescaled to the boundary, finite at both)"
-                if lam == 0
-                else ""
-            ),
-        )
+    return judge.exact(
+        "finiteness domain: c = 2 finite at lambda = 0.49, infinite at 0.51 (exact test)",
+        "symbolic",
+        id="symbolic/finiteness-domain",
+        value=edge,
+        expected=[True, True] if lam == 0 else [True, False],
+        detail=f"U rescaled from lambda_max = {lam:.6g}; c = 2, p = q = 0 "
+        "entry by the closed form's exact positive-definiteness test"
+        + (
+            " (lambda = 0: U cannot be rescaled to the boundary, finite at both)"
+            if lam == 0
+            else ""
+        ),
     )
 
-    # Nested quadrature in d = 1 on the scenario's first coordinates.
+
+def first_coordinates_check(closed_form, m, cov, U, Sq) -> tuple[dict, tuple, Findings]:
+    """Nested quadrature in d = 1 on the scenario's first coordinates against the closed forms:
+    (the closed-form tables there, (m1, Gamma1, U1, Sigma_q1), the check and its quantity)."""
     m1, g1, u1, s1 = float(m[0]), float(cov[0, 0]), float(U[0, 0]), float(Sq[0, 0])
     comp = closed_form_tables(
         closed_form,
@@ -236,36 +269,18 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
                 # difference (a division by 0): it is matched absolutely; the others relatively
                 worst_q = max(worst_q, abs(value) if ref == 0 else abs(value / ref - 1))
                 compared += 1
-    f.checks.append(
-        judge.agreement(
-            "d = 1 (first coordinates): closed form vs nested quadrature",
-            "quadrature",
-            id="quadrature/d1-closed-forms",
-            error=worst_q,
-            tolerance=QUADRATURE_TOLERANCE,
-            detail=f"max relative difference (absolute where the closed form is 0) over {compared} "
-            f"entries (m = {m1}, Gamma = {g1}, U = {u1}, "
-            f"Sigma_q = {s1}); the normaliser is integrated too",
-        )
+    check = judge.agreement(
+        "d = 1 (first coordinates): closed form vs nested quadrature",
+        "quadrature",
+        id="quadrature/d1-closed-forms",
+        error=worst_q,
+        tolerance=QUADRATURE_TOLERANCE,
+        detail=f"max relative difference (absolute where the closed form is 0) over {compared} "
+        f"entries (m = {m1}, Gamma = {g1}, U = {u1}, "
+        f"Sigma_q = {s1}); the normaliser is integrated too",
     )
-    f.quantities["quadrature_max_relative_difference"] = worst_q
-    # The certificate (and so the page) lists the Monte Carlo's summaries before the enclosure's
-    # balls: their places, filled by the steps below.
-    f.quantities.update(dict.fromkeys(("mc_max_abs_z", "controls")))
-
-    f.add(enclosure_check(comp, m1, g1, u1, s1))
-
-    # Monte Carlo on the scenario, and the negative control with the same first two moments.
-    n = BUDGETS[profile].mc_samples
-    gaussian_lognorm = lambda A: kernels.mixture_component_logit(
-        0.0, m[:, None], cov, np.eye(d), A.T
-    )[0]
-    mc, mc_results = montecarlo_check(
-        "Gaussian scenario", GaussianLaw(m, cov), gaussian_lognorm, tables, U, Sq, lam, n, rng
-    )
-    f.add(mc)
-    f.add(control_findings(slips(me, ce, Ue, Se), tables, mc_results, me, ce, Ue, Se, n, lam))
-    return finish(CLAIM, scen.for_certificate(s), profile, f, formulas=_formulas())
+    found = Findings([check], {"quadrature_max_relative_difference": worst_q})
+    return comp, (m1, g1, u1, s1), found
 
 
 def _formulas() -> tuple[dict, dict]:
@@ -323,6 +338,7 @@ CLAIM = Claim(
     paper="Assumption 3.3",
     rests_on=(),
     display=display.asm33,
+    setting=setting,
     figure=Absent("its certificate has no series: exact moments at one scenario"),
     hunt=Space(
         ".hunt_strategies:asm33_scenarios",

@@ -19,7 +19,7 @@ import sympy as sp
 
 from ...derivations import catalogue, lemma21 as lemma_derivation
 from ...numerics import selfnormalised
-from ...numerics.laws import GaussianLaw, RademacherLaw, UniformLaw
+from ...numerics.laws import RademacherLaw, UniformLaw
 from ...core import scenario as scen
 from ...core import budgets
 from ...core.claim import Claim
@@ -30,7 +30,9 @@ from ..shared.gaussian_subject import gaussian_subject
 from ..shared.limit_battery import Budget, control_findings, controls_miss_probability, run_battery
 from ..shared.limit_battery import run_control
 from ...core.findings import Findings
-from ..shared.common import budget_for, limit_estimate, queries_for, symbolic_check
+from ..shared.common import budget_for, limit_estimate, limit_setting, queries_for
+from ..shared.common import symbolic_check
+from ...core.setting import Setting, setting_of
 from ...mathml import T_MU_Z, fenced, mathml_formula, mo
 from .control_limits import control_limits_check
 
@@ -91,14 +93,26 @@ def slips(m, cov, U) -> dict:
     }
 
 
+def setting(s: dict) -> Setting:
+    """mu = N(mean, cov), the scenario's U and V, nu = N(0, query_cov) or its fixed query."""
+    return limit_setting(s)
+
+
 def run(
-    scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, exact_formula=None
+    setting: Setting | dict,
+    profile: str,
+    rng: np.random.Generator,
+    *,
+    kernel=None,
+    exact_formula=None,
 ) -> dict:
-    """Verify Lemma 2.1 on `scenario`. `kernel` / `exact_formula` inject a wrong formula (tests)."""
-    s = scen.common(scenario)
-    m, cov, U, V = s["mean"], s["cov"], s["U"], s["V"]
+    """Verify Lemma 2.1 in `setting` (or a merged scenario). `kernel` / `exact_formula` inject a
+    wrong formula (tests)."""
+    setting = setting_of(CLAIM, setting)
+    s, law, U, V = setting.scenario, setting.tokens, setting.U, setting.V
+    m, cov = law.mean, law.cov
     budget = budget_for(s, profile)
-    queries = queries_for(s, profile, rng)
+    queries = queries_for(setting, budget, rng)
     f = Findings(
         [
             symbolic_check(
@@ -114,7 +128,7 @@ def run(
         ]
     )
 
-    subject = gaussian_subject("Gaussian scenario", GaussianLaw(m, cov), m, cov, U, V, kernel)
+    subject = gaussian_subject("Gaussian scenario", law, m, cov, U, V, kernel)
     subject.exact_mse = exact_mse_of(cov, U, V)
     if exact_formula is not None:
         subject.claimed_exact = lambda z: exact_formula(m, cov, U, V, z)
@@ -133,12 +147,12 @@ def run(
             }
         )
     )
-    controls = gaussian_controls(s, queries, budget, rng)
+    controls = gaussian_controls(setting, queries, budget, rng)
     f.add(controls)
     miss = controls_miss_probability(controls.quantities["controls"])
     f.add(Findings(quantities={"controls_miss_probability": miss}))
     f.add(control_limits_check(queries, U, V))
-    if s.get("query") is not None:
+    if setting.query is not None:
         f.add(
             Findings(
                 quantities={
@@ -147,6 +161,11 @@ def run(
                 }
             )
         )
+    return finish(CLAIM, scen.for_certificate(s), profile, f, formulas=typeset())
+
+
+def typeset() -> tuple[dict, dict]:
+    """(LaTeX, MathML) of the limit (derivations/lemma21.py) and of the tilted law."""
     mat = lemma_derivation.limit_symbols()
     formulas = {
         "limit": r"T[\mu](z) = " + sp.latex(lemma_derivation.gaussian_limit_matrix(mat)),
@@ -161,21 +180,20 @@ def run(
             fenced(mat["m"] + mat["Gamma"] * mat["a"], mo(","), mat["Gamma"]),
         ),
     }
-    return finish(CLAIM, scen.for_certificate(s), profile, f, formulas=(formulas, formulas_mathml))
+    return formulas, formulas_mathml
 
 
 def gaussian_controls(
-    s: dict, queries: np.ndarray, budget: Budget, rng: np.random.Generator
+    setting: Setting, queries: np.ndarray, budget: Budget, rng: np.random.Generator
 ) -> Findings:
     """The negative controls of the module docstring through the battery, each at the budget sized
     beforehand for its power: the slips on the scenario's Gaussian tokens, then Rademacher and
     uniform tokens against the Gaussian formula V U z."""
-    m, cov, U, V, d = s["mean"], s["cov"], s["U"], s["V"], s["d"]
+    tokens, U, V, d = setting.tokens, setting.U, setting.V, setting.d
+    m, cov = tokens.mean, tokens.cov
     controls = {}
     for name, (key, slip) in slips(m, cov, U).items():
-        control = gaussian_subject(
-            f"control ({name})", GaussianLaw(m, cov), m, cov, U, V, slip=slip
-        )
+        control = gaussian_subject(f"control ({name})", tokens, m, cov, U, V, slip=slip)
         result = run_control(control, queries, U, V, budget, rng)
         controls[name] = (f"Gaussian tokens, {name}", key, result)
     for law in (RademacherLaw(d), UniformLaw(d)):
@@ -222,6 +240,7 @@ CLAIM = Claim(
     paper="Lemma 2.1",
     rests_on=(),
     display=Absent("its run typesets the limit and tilted law of derivations/lemma21.py"),
+    setting=setting,
     figure="main",
     hunt=Space(
         ".hunt_strategies:lemma21_scenarios",

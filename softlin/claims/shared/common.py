@@ -8,6 +8,7 @@ from ...numerics.laws import GaussianLaw
 from ...judge import kinds as judge
 from ...judge.check import Check
 from ...core.budgets import Estimate
+from ...core.setting import Setting
 from .limit_battery import Budget
 
 
@@ -23,13 +24,22 @@ def budget_for(s: dict, profile: str) -> Budget:
     return Budget(tuple(s["L"]), s["trials"], s["delta"], 1 if fixed else 4)
 
 
-def queries_for(s: dict, profile: str, rng: np.random.Generator) -> np.ndarray:
-    """The scenario's query if it gives one, else the budget's number of draws from
-    nu = N(0, query_cov)."""
-    if s.get("query") is not None:
-        return np.asarray(s["query"], dtype=float)[None, :]
-    n = budget_for(s, profile).queries
-    return GaussianLaw(np.zeros(s["d"]), s["query_cov"]).sample(rng, (n,))
+def queries_for(setting: Setting, budget: Budget, rng: np.random.Generator) -> np.ndarray:
+    """The setting's fixed query if it has one, else the budget's number of draws from its query
+    law nu."""
+    if setting.query is not None:
+        return np.asarray(setting.query, dtype=float)[None, :]
+    return setting.queries.sample(rng, (budget.queries,))
+
+
+def limit_setting(s: dict, tokens=None) -> Setting:
+    """The setting of a claim on the common keys (validated, core/scenario.common): tokens
+    mu = N(mean, cov) unless `tokens` gives another law, the scenario's U and V, queries
+    nu = N(0, query_cov), and the fixed query when the scenario gives one."""
+    if tokens is None:
+        tokens = GaussianLaw(s["mean"], s["cov"])
+    queries = GaussianLaw(np.zeros(s["d"]), s["query_cov"])
+    return Setting(s, tokens, s["U"], s["V"], queries, s.get("query"))
 
 
 def symbolic_check(label: str, proofs: dict, id: str = "proofs") -> Check:
