@@ -27,8 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def main() -> None:
     from softlin.core import scenario as scen
-    from softlin.claims.shared.common import budget_for, queries_for
+    from softlin.claims.shared.common import budget_for, limit_setting, queries_for
     from softlin.claims.lemma_2_1 import claim as lemma21
+    from softlin.claims.shared.gaussian_subject import gaussian_subject
     from softlin.numerics import sampling, limits
     from softlin.numerics.laws import GaussianLaw
 
@@ -41,11 +42,11 @@ def main() -> None:
     s = scen.common(lemma21.default_scenario())
     m, cov, U, V = s["mean"], s["cov"], s["U"], s["V"]
     budget = budget_for(s, args.profile)
-    queries = queries_for(s, args.profile, np.random.default_rng(123))
+    queries = queries_for(limit_setting(s), budget, np.random.default_rng(123))
     law = GaussianLaw(m, cov)
     limit = limits.gaussian_limit(m, cov, U, V, queries)
     exact = lemma21.exact_mse_of(cov, U, V)
-    subject = lemma21.gaussian_subject("scenario", law, m, cov, U, V)
+    subject = gaussian_subject("scenario", law, m, cov, U, V)
     shifts = np.array([subject.claimed_log_normaliser(z) for z in queries])
     per_side = args.level / len(budget.Ls) / 2
     zc = float(stats.norm.isf(per_side))

@@ -32,7 +32,7 @@ tp (4 e^q / L + L e^{-h(L)}), tp = tr + rho q, h(L) = (L-2)^2 / (8 (L-1) e^q) (t
 kernels expectation_bound_good_event and expectation_bound_bad_event) is bounded below on the box
 by tp (good(hi) + (lo / hi) bad(hi)): 4 e^q / L decreases, and L e^{-h(L)} >= lo e^{-h(hi)} since
 h' = (L-2) L / (8 (L-1)^2 e^q) >= 0 for L >= 2 (the derivative proved by SymPy in
-softlin/claims/prop_3_1/every_l.py, `bound_monotone_proof`, whose check is undecided without it).
+softlin/claims/shared/every_l.py, `bound_monotone_proof`, whose check is undecided without it).
 A box is proved when the upper end of err_up is below the lower end of that bound, both rounded
 outward to the eight-digit floats the certificate's row keeps (a reader re-checks the same floats).
 Every ball is rounded by Arb outward; the upper ends are taken with `.upper()` (rounded up), the

@@ -21,6 +21,7 @@ from softlin import cli
 from softlin.cli import hunt as cli_hunt
 from softlin.core import registry, scenario as scen
 from softlin.claims.lemma_2_1 import claim as lemma21
+from softlin.claims.shared.gaussian_subject import gaussian_subject
 from softlin.judge.check import Check, check_false_alarm
 from softlin.core.claim import certificate, claim_rng
 from softlin.core.findings import Findings
@@ -120,7 +121,9 @@ def _stand_in(monkeypatch, verdict):
             lemma21.CLAIM, scen.for_certificate(s), profile, s["seed"], Findings(checks)
         )
 
-    monkeypatch.setitem(registry.CLAIMS, "lemma-2.1", dataclasses.replace(lemma21.CLAIM, run=run))
+    # setting=None: the stand-in reads the merged scenario, not lemma-2.1's Setting
+    stand_in = dataclasses.replace(lemma21.CLAIM, run=run, setting=None)
+    monkeypatch.setitem(registry.CLAIMS, "lemma-2.1", stand_in)
 
 
 def test_a_failure_is_found_shrunk_to_a_minimal_scenario_and_written(monkeypatch, tmp_path, capsys):
@@ -502,14 +505,15 @@ def test_the_numerator_test_holds_its_level_where_heavy_tailed_weights_break_the
     critical value (the scenario is the one that broke the z-test), and Catoni's test, whose level
     needs no normality, accepts."""
     from softlin.claims.shared import limit_battery as battery
-    from softlin.claims.shared.common import budget_for, queries_for
+    from softlin.claims.shared.common import budget_for, limit_setting, queries_for
     from softlin.numerics.laws import GaussianLaw
     from softlin.numerics.significance import z_critical
 
     s = scen.common(scen.merge(lemma21.default_scenario(), HEAVY_TAILED, lemma21.SCENARIO_KEYS))
     rng = claim_rng(0, "lemma-2.1")
-    budget, queries = budget_for(s, "quick"), queries_for(s, "quick", rng)
-    subject = lemma21.gaussian_subject(
+    budget = budget_for(s, "quick")
+    queries = queries_for(limit_setting(s), budget, rng)
+    subject = gaussian_subject(
         "s", GaussianLaw(s["mean"], s["cov"]), s["mean"], s["cov"], s["U"], s["V"]
     )
     found = battery.montecarlo_checks(subject, queries, s["U"], s["V"], budget, rng)
@@ -601,18 +605,19 @@ def test_a_real_claims_statistical_checks_read_the_lowered_level():
     check states 1e-9, and a level looser than the certificates' 1e-6 is refused."""
     from softlin.claims.shared import limit_battery as battery
     from softlin.judge.check import false_alarm_level
-    from softlin.claims.shared.common import budget_for, queries_for
+    from softlin.claims.shared.common import budget_for, limit_setting, queries_for
     from softlin.numerics.laws import GaussianLaw
     from softlin.numerics.significance import z_critical
 
     s = scen.common(scen.merge(lemma21.default_scenario(), HEAVY_TAILED, lemma21.SCENARIO_KEYS))
-    subject = lemma21.gaussian_subject(
+    subject = gaussian_subject(
         "s", GaussianLaw(s["mean"], s["cov"]), s["mean"], s["cov"], s["U"], s["V"]
     )
     bounds = {}
     for level in (1e-6, 1e-9):
         rng = claim_rng(0, "lemma-2.1")
-        budget, queries = budget_for(s, "quick"), queries_for(s, "quick", rng)
+        budget = budget_for(s, "quick")
+        queries = queries_for(limit_setting(s), budget, rng)
         with false_alarm_level(level):
             checks = battery.montecarlo_checks(subject, queries, s["U"], s["V"], budget, rng).checks
             stated = {

@@ -43,7 +43,9 @@ def one_line_error(capsys) -> str:
 
 def fake_claim(monkeypatch, claim_id, run):
     claim = registry.get(claim_id)
-    monkeypatch.setitem(registry.CLAIMS, claim_id, dataclasses.replace(claim, run=run))
+    # setting=None: a stand-in reads the merged scenario, not the claim's Setting
+    stand_in = dataclasses.replace(claim, run=run, setting=None)
+    monkeypatch.setitem(registry.CLAIMS, claim_id, stand_in)
 
 
 def fake_certificate(claim_id, scenario, profile, seed, value=1.0):

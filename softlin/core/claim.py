@@ -66,6 +66,10 @@ class Claim:
     # The figure of its page: the certificate series it is drawn from ("main", "regimes", ...; the
     # renderer picks the figure by that series' shape, render/figures.py), or Absent(why).
     figure: str | Absent | None = None
+    # setting(validated scenario) -> core.setting.Setting: mu, U, V, nu of a run, built once by the
+    # core (core/execute.py, `run`), which then hands the Setting to `run` in place of the scenario;
+    # None: `run` receives the merged scenario and converts it itself.
+    setting: Callable[[dict], Any] | None = None
     # Its hunt space (claims/hunt_space.Space: the strategy by "module:function", loaded only by
     # `softlin hunt`, its region classifier and the bound on a run's statistical checks); None: the
     # hunt refuses the claim.

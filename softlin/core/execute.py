@@ -21,6 +21,9 @@ through here, so a scenario means the same thing to each of them and gives the s
 
 A claim's `run` takes the merged scenario, not the validated one (its contract, which the claims'
 tests call directly): it converts the scenario again itself, which costs well under a millisecond.
+A claim that declares its setting (Claim.setting; core/setting.py) is handed instead the Setting
+that `run` builds once from the validated scenario (its `run` still accepts a merged scenario,
+from which it builds the same Setting: core.setting.setting_of).
 
 The certificate's bytes are `certio.dumps(cert)`.
 """
@@ -33,6 +36,7 @@ from typing import Iterator
 
 from . import budgets, scenario as scen
 from .claim import PROFILES, Claim, claim_rng
+from .setting import setting_of
 from ..commands import InternalError
 from ..numerics.validate import BeyondReach
 
@@ -70,8 +74,12 @@ def plan_merged(claim: Claim, merged: dict, profile: str) -> Plan:
 
 def run(claim: Claim, scenario: dict, profile: str) -> dict:
     """The claim's certificate on the merged `scenario` (planned before), with the claim's own
-    random stream for the scenario's seed."""
-    return claim.run(scenario, profile, claim_rng(scenario["seed"], claim.id))
+    random stream for the scenario's seed. A claim that declares its setting (Claim.setting)
+    receives the Setting, built here once for the run, in place of the scenario."""
+    rng = claim_rng(scenario["seed"], claim.id)
+    if claim.setting is None:
+        return claim.run(scenario, profile, rng)
+    return claim.run(setting_of(claim, scenario), profile, rng)
 
 
 @contextlib.contextmanager

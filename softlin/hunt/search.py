@@ -281,9 +281,9 @@ def summary(h: Hunt, seconds: float) -> dict:
     }
     if h.found:
         out["counterexample"] = {"scenario": h.found.scenario, "failing_checks": h.found.failing}
-    from ..claims.shared import common
+    from ..core.finish import provenance
 
-    out["provenance"] = {**common.provenance(), "source_commit": source_commit()}
+    out["provenance"] = {**provenance(), "source_commit": source_commit()}
     return out
 
 

@@ -77,6 +77,32 @@ def with_premises(nodes: list[dict], edges: list[tuple[str, str]]) -> list[dict]
     return [{**n, "status": drawn[n["id"]]} for n in nodes]
 
 
+def beneath(cid: str, certs: list[dict]) -> dict | None:
+    """What the registered claim `cid` rests on, for its page: `direct`, the ids of its rests_on;
+    `all`, every claim beneath it (its premises, theirs, ...) in the registry's order, each as
+    (id, its certificate's verdict, or None without one); `verified`, whether every one of them is
+    verified (vacuously so for a claim that rests on none). None for a claim the registry does not
+    know."""
+    from ..core.registry import CLAIMS
+
+    if cid not in CLAIMS:
+        return None
+    found: set[str] = set()
+    todo = list(CLAIMS[cid].rests_on)
+    while todo:
+        dep = todo.pop()
+        if dep not in found:
+            found.add(dep)
+            todo += CLAIMS[dep].rests_on if dep in CLAIMS else ()
+    status = {c["claim"]: c["status"] for c in certs}
+    below = [(d, status.get(d)) for d in CLAIMS if d in found]
+    return {
+        "direct": list(CLAIMS[cid].rests_on),
+        "all": below,
+        "verified": all(s == "verified" for _, s in below),
+    }
+
+
 def tier_counts(cert: dict | None) -> str:
     """ "proof 1 · num 2 · stat 6 | cons 1": the judged checks by tier, consistency apart."""
     if cert is None:

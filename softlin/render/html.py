@@ -317,9 +317,9 @@ def figure_caption(cert: dict) -> str:
     )
 
 
-def claim_page(cert: dict, figure: bytes | None) -> str:
+def claim_page(cert: dict, figure: bytes | None, below: dict | None = None) -> str:
     """The page of one claim; `figure` is the PNG the renderer made for it (for its size), or
-    None."""
+    None; `below` what it rests on (graph.beneath), or None for a claim outside the registry."""
     cid = cert["claim"]
     ok, judged, total = text.passed_count(cert)
     body = [
@@ -343,6 +343,8 @@ def claim_page(cert: dict, figure: bytes | None) -> str:
             ]
             + ["</ul>"]
         )
+    if below is not None:
+        body += ["<h2>Rests on</h2>", f"<p>{esc(text.beneath_text(below))}</p>"]
     formulas, mathmls = cert.get("formulas", {}), cert.get("formulas_mathml", {})
     names = list(formulas) + [n for n in mathmls if n not in formulas]
     if names:

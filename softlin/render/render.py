@@ -82,7 +82,9 @@ def _cell(value) -> str:
     return text.md(value).replace("|", "\\|").replace("\n", " ")
 
 
-def claim_page(cert: dict, has_figure: bool) -> str:
+def claim_page(cert: dict, has_figure: bool, below: dict | None = None) -> str:
+    """The Markdown page of one claim; `below` is what it rests on (graph.beneath), or None for
+    a claim outside the registry (no section)."""
     cid = cert["claim"]
     lines = [
         f"# `{cid}`: {text.md(cert.get('title', ''))}",
@@ -106,6 +108,8 @@ def claim_page(cert: dict, has_figure: bool) -> str:
             ]
             + [""]
         )
+    if below is not None:
+        lines += ["## Rests on", "", text.md(text.beneath_text(below)), ""]
     if cert.get("formulas"):
         lines += ["## Derived formulas (SymPy)", ""]
         for name, tex in cert["formulas"].items():
@@ -236,8 +240,9 @@ def rendered(out: Path, extra: dict[str, str] | None = None) -> dict[Path, bytes
         png = figures.figure_png(cert)
         if png is not None:
             files[out / "figures" / f"{cid}.png"] = png
-        files[out / f"{cid}.md"] = claim_page(cert, png is not None).encode()
-        files[out / f"{cid}.html"] = html.claim_page(cert, png).encode()
+        below = graph.beneath(cid, certs)
+        files[out / f"{cid}.md"] = claim_page(cert, png is not None, below).encode()
+        files[out / f"{cid}.html"] = html.claim_page(cert, png, below).encode()
     sweeps = sweep_page.files(out)  # the phase-diagram page, when sweeps/ holds the built-in sweeps
     files.update(sweeps)
     files[out / "graph.svg"] = graph.svg(certs).encode()

@@ -218,3 +218,22 @@ def false_alarm_text(cert: dict) -> str:
     if not isinstance(fa, dict) or not (fa.get("bound") or fa.get("nominal")):
         return ""
     return f"false alarm <= {fa['bound']:.2g} proven + {fa['nominal']:.2g} nominal"
+
+
+def beneath_text(found: dict) -> str:
+    """What a claim rests on (render/graph.py, `beneath`) and whether all of it is verified, as a
+    sentence for its page."""
+    if not found["all"]:
+        return "It rests on no other claim."
+    direct = ", ".join(found["direct"])
+    further = [d for d, _ in found["all"] if d not in found["direct"]]
+    said = f"It rests on {direct}" + (
+        f", and through them on {', '.join(further)}" if further else ""
+    )
+    if found["verified"]:
+        return said + ". Everything beneath it is verified."
+    short = ", ".join(f"{d}: {s or 'no certificate'}" for d, s in found["all"] if s != "verified")
+    return (
+        said + f". Not everything beneath it is verified ({short}), so the claim graph does not "
+        "show it green."
+    )

@@ -1,4 +1,4 @@
-"""prop-3.1's "proved for every L" (numerics/every_l.py, softlin/claims/prop_3_1/every_l.py): the
+"""prop-3.1's "proved for every L" (numerics/every_l.py, softlin/claims/shared/every_l.py): the
 proof on a small scenario (d = 1, q = 0.09: three boxes and a tail lemma from L_max = 28), its box
 table against the float route and against the reader's script (benchmarks/check_every_l_boxes.py),
 the negative controls (a lowered bound, a raised rate) never proved, a budget that runs out
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from flint import arb
 
-from softlin.claims.prop_3_1 import every_l as claim_every_l
+from softlin.claims.shared import every_l as claim_every_l
 from softlin.judge.check import check_record
 from softlin.numerics import every_l, kernels, selfnormalised, selfnormalised_enclosure as se
 

@@ -11,6 +11,7 @@ from softlin.claims.shared import rationals as exact
 from softlin.core import scenario
 from softlin.claims.shared import limit_battery as battery
 from softlin.claims.lemma_2_1 import claim as lemma21
+from softlin.claims.shared.gaussian_subject import gaussian_subject
 from softlin.claims.shared.limit_battery import REQUIRED_POWER, control_check
 from softlin import certio
 from softlin.core.claim import claim_rng
@@ -251,9 +252,7 @@ def test_planned_noncentrality_matches_the_simulated_numerator_statistic():
     from softlin.claims.shared import limit_battery as battery
 
     m, cov, U, V = np.array([0.2]), np.array([[1.0]]), np.array([[0.5]]), np.array([[1.0]])
-    subject = lemma21.gaussian_subject(
-        "c", GaussianLaw(m, cov), m, cov, U, V, slip=(m, 1.2 * cov, U)
-    )
+    subject = gaussian_subject("c", GaussianLaw(m, cov), m, cov, U, V, slip=(m, 1.2 * cov, U))
     queries, budget = np.array([[0.8]]), battery.Budget((8,), 400, 1e-3, 1)
     delta = battery.numerator_power(subject, queries, budget)["delta"]
     rng = np.random.default_rng(5)
@@ -276,7 +275,7 @@ def test_planned_noncentrality_matches_the_simulated_numerator_statistic():
 def test_the_exact_mse_of_a_point_mass_is_judged_exactly_not_divided_by_zero():
     """No spread (standard error 0): an MSE of rounding size passes, a wrong limit's 1e-3
     refutes."""
-    subject = lemma21.gaussian_subject(
+    subject = gaussian_subject(
         "point mass",
         GaussianLaw([1.0], [[0.0]]),
         np.array([1.0]),

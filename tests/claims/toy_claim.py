@@ -13,9 +13,9 @@ import math
 import sympy as sp
 
 from softlin.core import budgets, scenario as scen
-from softlin.claims.shared import formulas
 from softlin.judge.check import Check
-from softlin.core.claim import Claim, certificate
+from softlin.core.claim import Claim
+from softlin.core.finish import finish
 from softlin.core.findings import Findings
 from softlin.core.hunt_space import Space
 from softlin.derivations.display import Display
@@ -77,17 +77,9 @@ def run_with(closed_form):
                 unit="relative error",
             ),
         ]
-        latex, mathml = formulas.for_claim(ID)
         series = {"main": {"L": v["Ls"], "rmse": [1 / math.sqrt(L) for L in v["Ls"]]}}
-        return certificate(
-            CLAIM,
-            scen.for_certificate(s),
-            profile,
-            v["seed"],
-            Findings(checks, {"largest_relative_error": max(errors)}, series),
-            formulas=latex,
-            formulas_mathml=mathml,
-        )
+        found = Findings(checks, {"largest_relative_error": max(errors)}, series)
+        return finish(CLAIM, {**scen.for_certificate(s), "seed": v["seed"]}, profile, found)
 
     return run
 

@@ -32,18 +32,20 @@ from flint import arb
 from ...derivations import catalogue, tilted_moments as tm
 from ...numerics import kernels, query_average, validate
 from ...numerics import tilted_moments as nt
-from ...numerics.laws import GaussianLaw
 from ...numerics.arb import eigen
 from ...core import scenario as scen
 from ...core import budgets
-from ...core.claim import Claim, certificate
+from ...core.claim import Claim
+from ...core.finish import finish
 from ...core.findings import Findings
 from .enclosure import enclosure_check
 from .montecarlo import control_findings, montecarlo_check
 from ...derivations import display
 from ...core.claim import Absent
 from ...core.hunt_space import Space, asm_region
-from ..shared.common import provenance, symbolic_check
+from ..shared.common import limit_setting, symbolic_check
+from ...core.setting import Setting, setting_of
+from ...judge.check import Check
 from ...judge import kinds as judge
 
 ID = "asm-3.3"
@@ -140,6 +142,82 @@ def closed_form_tables(closed_form, m, cov, U, Sq):
     }
 
 
+def setting(s: dict) -> Setting:
+    """mu = N(mean, cov), the scenario's U and V, nu = N(0, query_cov) with query_cov invertible."""
+    validate.positive_definite("query_cov (asm-3.3 needs an invertible one)", s["query_cov"])
+    return limit_setting(s)
+
+
+def run(
+    setting: Setting | dict, profile: str, rng: np.random.Generator, *, closed_form=None
+) -> dict:
+    """`closed_form(p, q, c, m, Gamma, U, Sigma_q)` replaces the derived one (sensitivity tests)."""
+    closed_form = closed_form or tm.tilted_moment
+    setting = setting_of(CLAIM, setting)
+    s, U, d = setting.scenario, setting.U, setting.d
+    m, cov, Sq = setting.tokens.mean, setting.tokens.cov, setting.queries.cov
+    me, ce, Ue, Se = exact_decimals(m).T, exact_decimals(cov), exact_decimals(U), exact_decimals(Sq)
+    tables = closed_form_tables(closed_form, me, ce, Ue, Se)
+    lam = query_average.threshold_lambda(cov, U, Sq)
+
+    f = Findings(
+        [
+            symbolic_check(
+                "tilt ratio and Stein recursion",
+                {**{p.statement: p for p in catalogue.tilted_moment_proofs()}},
+            )
+        ],
+        {
+            "M_pq": [[_float_or_none(v) for v in row] for row in tables[1]],
+            "M_pq_c2": [[_float_or_none(v) for v in row] for row in tables[2]],
+            "threshold_lambda": lam,
+            "c2_finite": all(v != sp.oo for row in tables[2] for v in row),
+            "conditions_hold": [
+                [tables[1][i][j] != sp.oo and tables[2][i][j] != sp.oo for j in range(3)]
+                for i in range(3)
+            ],
+        },
+    )
+    f.checks.append(plain_moments_check(closed_form))
+    f.checks.append(finiteness_domain_check(closed_form, me, ce, Ue, Se))
+    comp, first, quadrature = first_coordinates_check(closed_form, m, cov, U, Sq)
+    f.add(quadrature)
+    # The certificate (and so the page) lists the Monte Carlo's summaries before the enclosure's
+    # balls: their places, filled by the steps below.
+    f.quantities.update(dict.fromkeys(("mc_max_abs_z", "controls")))
+
+    f.add(enclosure_check(comp, *first))
+
+    # Monte Carlo on the scenario, and the negative control with the same first two moments.
+    n = BUDGETS[profile].mc_samples
+    gaussian_lognorm = lambda A: kernels.mixture_component_logit(
+        0.0, m[:, None], cov, np.eye(d), A.T
+    )[0]
+    mc, mc_results = montecarlo_check(
+        "Gaussian scenario", setting.tokens, gaussian_lognorm, tables, U, Sq, lam, n, rng
+    )
+    f.add(mc)
+    f.add(control_findings(slips(me, ce, Ue, Se), tables, mc_results, me, ce, Ue, Se, n, lam))
+    return finish(CLAIM, scen.for_certificate(s), profile, f, formulas=_formulas())
+
+
+def plain_moments_check(closed_form) -> Check:
+    """U = 0: the paper's plain moments, in d = 1 with standard Gaussians."""
+    zero = closed_form_tables(
+        closed_form, sp.Matrix([[0]]), sp.Matrix([[1]]), sp.Matrix([[0]]), sp.Matrix([[1]])
+    )
+    expected = [[a * b for b in PAPER_MOMENTS] for a in PAPER_MOMENTS]
+    return judge.exact(
+        "U = 0 reduces to E|z'|^p E|z|^q = (1, 3, 105) x (1, 3, 105) in d = 1",
+        "symbolic",
+        id="symbolic/u-zero-d1",
+        value=[[[str(v) for v in row] for row in zero[c]] for c in tm.POWERS],
+        expected=[[[str(v) for v in row] for row in expected] for _ in tm.POWERS],
+        detail="exact rational comparison with the paper's Gaussian absolute moments, both "
+        "tilt powers (c = 1, then c = 2)",
+    )
+
+
 def finiteness_domain_check(closed_form, me, ce, Ue, Se):
     """The closed form's finiteness test (c = 2, p = q = 0) against the criterion lambda < 1/2, at
     exact inputs: U scaled by rationals s so that lambda(s U) = s^2 lambda_max(U^T Gamma U Sigma_q)
@@ -194,55 +272,9 @@ def _finiteness_undecided(sides: list, flat: bool) -> str:
     return ""
 
 
-def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=None) -> dict:
-    """`closed_form(p, q, c, m, Gamma, U, Sigma_q)` replaces the derived one (sensitivity tests)."""
-    closed_form = closed_form or tm.tilted_moment
-    s = scen.common(scenario)
-    m, cov, U, Sq, d = s["mean"], s["cov"], s["U"], s["query_cov"], s["d"]
-    validate.positive_definite("query_cov (asm-3.3 needs an invertible one)", Sq)
-    me, ce, Ue, Se = exact_decimals(m).T, exact_decimals(cov), exact_decimals(U), exact_decimals(Sq)
-    tables = closed_form_tables(closed_form, me, ce, Ue, Se)
-    lam = query_average.threshold_lambda(cov, U, Sq)
-
-    f = Findings(
-        [
-            symbolic_check(
-                "tilt ratio and Stein recursion",
-                {**{p.statement: p for p in catalogue.tilted_moment_proofs()}},
-            )
-        ],
-        {
-            "M_pq": [[_float_or_none(v) for v in row] for row in tables[1]],
-            "M_pq_c2": [[_float_or_none(v) for v in row] for row in tables[2]],
-            "threshold_lambda": lam,
-            "c2_finite": all(v != sp.oo for row in tables[2] for v in row),
-            "conditions_hold": [
-                [tables[1][i][j] != sp.oo and tables[2][i][j] != sp.oo for j in range(3)]
-                for i in range(3)
-            ],
-        },
-    )
-
-    # U = 0: the paper's plain moments, in d = 1 with standard Gaussians.
-    zero = closed_form_tables(
-        closed_form, sp.Matrix([[0]]), sp.Matrix([[1]]), sp.Matrix([[0]]), sp.Matrix([[1]])
-    )
-    expected = [[a * b for b in PAPER_MOMENTS] for a in PAPER_MOMENTS]
-    f.checks.append(
-        judge.exact(
-            "U = 0 reduces to E|z'|^p E|z|^q = (1, 3, 105) x (1, 3, 105) in d = 1",
-            "symbolic",
-            id="symbolic/u-zero-d1",
-            value=[[[str(v) for v in row] for row in zero[c]] for c in tm.POWERS],
-            expected=[[[str(v) for v in row] for row in expected] for _ in tm.POWERS],
-            detail="exact rational comparison with the paper's Gaussian absolute moments, both "
-            "tilt powers (c = 1, then c = 2)",
-        )
-    )
-
-    f.checks.append(finiteness_domain_check(closed_form, me, ce, Ue, Se))
-
-    # Nested quadrature in d = 1 on the scenario's first coordinates.
+def first_coordinates_check(closed_form, m, cov, U, Sq) -> tuple[dict, tuple, Findings]:
+    """Nested quadrature in d = 1 on the scenario's first coordinates against the closed forms:
+    (the closed-form tables there, (m1, Gamma1, U1, Sigma_q1), the check and its quantity)."""
     m1, g1, u1, s1 = float(m[0]), float(cov[0, 0]), float(U[0, 0]), float(Sq[0, 0])
     comp = closed_form_tables(
         closed_form,
@@ -269,45 +301,18 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
                 # difference (a division by 0): it is matched absolutely; the others relatively
                 worst_q = max(worst_q, abs(value) if ref == 0 else abs(value / ref - 1))
                 compared += 1
-    f.checks.append(
-        judge.agreement(
-            "d = 1 (first coordinates): closed form vs nested quadrature",
-            "quadrature",
-            id="quadrature/d1-closed-forms",
-            error=worst_q,
-            tolerance=QUADRATURE_TOLERANCE,
-            detail=f"max relative difference (absolute where the closed form is 0) over {compared} "
-            f"entries (m = {m1}, Gamma = {g1}, U = {u1}, "
-            f"Sigma_q = {s1}); the normaliser is integrated too",
-        )
+    check = judge.agreement(
+        "d = 1 (first coordinates): closed form vs nested quadrature",
+        "quadrature",
+        id="quadrature/d1-closed-forms",
+        error=worst_q,
+        tolerance=QUADRATURE_TOLERANCE,
+        detail=f"max relative difference (absolute where the closed form is 0) over {compared} "
+        f"entries (m = {m1}, Gamma = {g1}, U = {u1}, "
+        f"Sigma_q = {s1}); the normaliser is integrated too",
     )
-    f.quantities["quadrature_max_relative_difference"] = worst_q
-    # The certificate (and so the page) lists the Monte Carlo's summaries before the enclosure's
-    # balls: their places, filled by the steps below.
-    f.quantities.update(dict.fromkeys(("mc_max_abs_z", "controls")))
-
-    f.add(enclosure_check(comp, m1, g1, u1, s1))
-
-    # Monte Carlo on the scenario, and the negative control with the same first two moments.
-    n = BUDGETS[profile].mc_samples
-    gaussian_lognorm = lambda A: kernels.mixture_component_logit(
-        0.0, m[:, None], cov, np.eye(d), A.T
-    )[0]
-    mc, mc_results = montecarlo_check(
-        "Gaussian scenario", GaussianLaw(m, cov), gaussian_lognorm, tables, U, Sq, lam, n, rng
-    )
-    f.add(mc)
-    f.add(control_findings(slips(me, ce, Ue, Se), tables, mc_results, me, ce, Ue, Se, n, lam))
-    return certificate(
-        CLAIM,
-        scen.for_certificate(s),
-        profile,
-        s["seed"],
-        f,
-        formulas=_formulas()[0],
-        provenance=provenance(),
-        formulas_mathml=_formulas()[1],
-    )
+    found = Findings([check], {"quadrature_max_relative_difference": worst_q})
+    return comp, (m1, g1, u1, s1), found
 
 
 def _formulas() -> tuple[dict, dict]:
@@ -332,12 +337,6 @@ def _formulas() -> tuple[dict, dict]:
     return latex, mathml
 
 
-# The run's fixed part: the Arb enclosure of the closed forms and the controls' exact moments.
-# Measured with benchmarks/bench_estimates.py (CPU time, one BLAS thread): 7.4 s at quick against
-# 0.3 s of Monte Carlo, 7.2 s at standard against 1.6 s; 6.5 s puts both within 1.5x (0.92, 1.13).
-FIXED_SECONDS = 6.5
-
-
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     budgets.max_d(
         "asm-3.3",
@@ -348,11 +347,7 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     validate.positive_definite("query_cov (asm-3.3 needs an invertible one)", s["query_cov"])
     n = BUDGETS[profile].mc_samples
     return budgets.Estimate(
-        "asm-3.3",
-        2 * n * s["d"] ** 2,
-        n * s["d"] * 8 * 6,
-        f"2 x {n} Monte Carlo samples",
-        FIXED_SECONDS,
+        "asm-3.3", 2 * n * s["d"] ** 2, n * s["d"] * 8 * 6, f"2 x {n} Monte Carlo samples"
     )
 
 
@@ -375,6 +370,7 @@ CLAIM = Claim(
     paper="Assumption 3.3",
     rests_on=(),
     display=display.asm33,
+    setting=setting,
     figure=Absent("its certificate has no series: exact moments at one scenario"),
     hunt=Space(
         ".hunt_strategies:asm33_scenarios",

@@ -67,7 +67,6 @@ from ...derivations import authors_experiment as ae_derivation, catalogue
 from ...numerics import kernels
 from ...numerics.validate import number, positive_definite, prompt_lengths
 from ...numerics.significance import z_critical
-from ..shared import formulas as shown
 from . import checks as authors_checks
 from . import exact as authors_exact
 from . import flow as authors_flow
@@ -75,11 +74,12 @@ from ...core import scenario as scen
 from .training import BATCH, BUDGETS, INIT, LR, cached_experiment, pilot_linear_se
 from ...certio import precision_entry
 from ...core import budgets
-from ...core.claim import Claim, certificate
+from ...core.claim import Claim
+from ...core.finish import finish
 from ...judge.check import check_false_alarm, check_path
 from ...derivations import display
 from ...core.hunt_space import Space, dimension_region
-from ..shared.common import provenance, symbolic_check
+from ..shared.common import symbolic_check
 from ...core.findings import Findings
 
 ID = "authors-experiment"
@@ -376,17 +376,8 @@ def run(
         }
     }
     f.add(Findings(series=series))
-    latex, mathml = shown.for_claim(ID)
-    return certificate(
-        CLAIM,
-        for_certificate(s),
-        profile,
-        s["seed"],
-        f,
-        provenance=provenance(),
-        formulas=latex,
-        formulas_mathml=mathml,
-        precision=stated_precision(f.checks, curves),
+    return finish(
+        CLAIM, for_certificate(s), profile, f, precision=stated_precision(f.checks, curves)
     )
 
 

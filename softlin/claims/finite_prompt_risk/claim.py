@@ -38,20 +38,22 @@ from ...numerics import finite_risk as fr, kernels, scalar_risk as sr
 from ...numerics import significance as sig
 from ...numerics.validate import integer, number, prompt_lengths
 from ...numerics.fits import linear_fit
-from ..shared import formulas as shown
 from ..shared import risk_power as pw
 from ...core import scenario as scen
 from . import exact as exact_section
 from ...certio import precision_entry
 from ...core import budgets
 from ...judge.check import check_false_alarm, check_path
-from ...core.claim import Claim, certificate
+from ...core.claim import Claim
+from ...core.finish import finish
 from ...judge import kinds as judge, levels
 from ...derivations import display
 from ...core.hunt_space import Space, heads_region
-from ..shared.common import provenance, symbolic_check
+from ..shared.common import symbolic_check
 from ...core.findings import Findings
 from .budget import Budget, budget
+from ...core.setting import Setting, setting_of
+from ...numerics.laws import GaussianLaw
 
 ID = "finite-prompt-risk"
 TITLE = "Exact 1/L term of the scalar-model risk versus the exp(d omega^2) heuristic"
@@ -256,10 +258,20 @@ def design(s: dict, b: Budget, profile: str) -> dict:
     return out
 
 
-def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=None) -> dict:
+def setting(s: dict) -> Setting:
+    """The authors' scalar model: inputs x ~ N(0, sigma) for prompt and query alike (sigma = I
+    unless `[scalar] sigma`), head h attending with U_h = omega_h I_d and outputting mu_h."""
+    tokens = GaussianLaw(np.zeros(s["d"]), s["sigma"])
+    return Setting(s, tokens, s["omega"], s["mu"], tokens)
+
+
+def run(
+    setting: Setting | dict, profile: str, rng: np.random.Generator, *, coefficient=None
+) -> dict:
     """`coefficient(mu, omega, d, s2)` replaces the exact C1 (sensitivity tests)."""
-    s = validate(scenario)
-    mu, om, d, s2 = s["mu"], s["omega"], s["d"], s["s2"]
+    setting = setting_of(CLAIM, setting)
+    s = setting.scenario
+    mu, om, d, s2 = setting.V, setting.U, setting.d, s["s2"]
     b = budget(s, profile)
     f = Findings(
         [
@@ -283,10 +295,52 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
             detail="relative difference; quad at epsrel 1e-13",
         )
     )
+    R_inf = sr.infinite_risk(mu, om, s2)
+    mc, dz = c1_montecarlo(setting, b, profile, rng, C1, heur, R_inf)
+    f.checks += mc.checks
+    one_head = (
+        (lambda m, o: sr.first_order(np.array([m]), np.array([o]), d, s2)) if mu.size == 1 else None
+    )
+    f.add(
+        Findings(
+            quantities={
+                "infinite_risk": R_inf,
+                "first_order_coefficient": C1,
+                "heuristic_coefficient": heur,
+                "first_order_quadrature": quad,
+                **mc.quantities,
+                "optima": finite_optima(setting),
+                "design": dz,
+            }
+        )
+    )
+    exact = exact_section.run(s, b, rng, first_order=one_head)
+    f.add(exact)
+    f.add(
+        Findings(
+            series=exact_section.heads.series(
+                exact.quantities["optimum_curve"],
+                exact.quantities["two_heads"].get("optimum"),
+                sr.infinite_risk(np.ones(1), np.ones(1), s2),
+            )  # R_inf at its minimiser p = 1
+        )
+    )
+    shown_scenario = {"seed": s["seed"], "scalar": s.get("scalar", {})}
+    return finish(CLAIM, shown_scenario, profile, f, precision=stated_precision(f.checks))
+
+
+def c1_montecarlo(
+    setting: Setting, b: Budget, profile: str, rng, C1, heur, R_inf
+) -> tuple[Findings, dict]:
+    """Monte Carlo of L (R_L - R_inf) at the designed L: its 1/L coefficient against C1 (a z-test
+    beyond the stated systematic error) and the heuristic's control, with the Monte Carlo's
+    quantities; and the design (`design`, which the run files after the optima)."""
+    s = setting.scenario
+    mu, om, d, s2 = setting.V, setting.U, setting.d, s["s2"]
+    f = Findings()
     dz = design(s, b, profile)
     n, Ls = dz["draws_per_L"], dz["L"]
     means, ses, mc_risk = [], [], {}
-    R_inf = sr.infinite_risk(mu, om, s2)
     for L in Ls:
         m, e = sr.mc_first_order(mu, om, d, s2, L, n, rng)
         means.append(m)
@@ -369,7 +423,22 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
                 unit="|z|",
             )
         )
-    # Optima at finite L under each coefficient.
+    f.quantities.update(
+        {
+            "mc_first_order_fit": [C_hat, C_se],
+            "mc_first_order_systematic": sys_err,
+            "mc_scaled_excess": {L: [m, e] for L, m, e in zip(Ls, means, ses)},
+            "mc_risk_by_L": mc_risk,
+        }
+    )
+    return f, dz
+
+
+def finite_optima(setting: Setting) -> dict:
+    """The optima at each finite L of the scenario under the exact and the heuristic coefficient,
+    and the exact risk at the heuristic's optimum."""
+    s = setting.scenario
+    mu, d, s2 = setting.V, setting.d, s["s2"]
     H = mu.size
     optima = {}
     for L in s["Ls"]:
@@ -387,48 +456,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, coefficient=N
                 + sr.first_order(he[0], he[1], d, s2) / L,
             },
         }
-    one_head = (
-        (lambda m, o: sr.first_order(np.array([m]), np.array([o]), d, s2)) if mu.size == 1 else None
-    )
-    f.add(
-        Findings(
-            quantities={
-                "infinite_risk": R_inf,
-                "first_order_coefficient": C1,
-                "heuristic_coefficient": heur,
-                "first_order_quadrature": quad,
-                "mc_first_order_fit": [C_hat, C_se],
-                "mc_first_order_systematic": sys_err,
-                "mc_scaled_excess": {L: [m, e] for L, m, e in zip(Ls, means, ses)},
-                "mc_risk_by_L": mc_risk,
-                "optima": optima,
-                "design": dz,
-            }
-        )
-    )
-    exact = exact_section.run(s, b, rng, first_order=one_head)
-    f.add(exact)
-    f.add(
-        Findings(
-            series=exact_section.heads.series(
-                exact.quantities["optimum_curve"],
-                exact.quantities["two_heads"].get("optimum"),
-                sr.infinite_risk(np.ones(1), np.ones(1), s2),
-            )  # R_inf at its minimiser p = 1
-        )
-    )
-    latex, mathml = shown.for_claim(ID)
-    return certificate(
-        CLAIM,
-        {"seed": s["seed"], "scalar": s.get("scalar", {})},
-        profile,
-        s["seed"],
-        f,
-        provenance=provenance(),
-        formulas=latex,
-        formulas_mathml=mathml,
-        precision=stated_precision(f.checks),
-    )
+    return optima
 
 
 def stated_precision(checks) -> list[dict]:
@@ -551,6 +579,7 @@ CLAIM = Claim(
     keys=KEY_DOCS,
     rests_on=("lemma-2.1", "prop-3.1"),
     display=display.finite_prompt_risk,
+    setting=setting,
     figure="finite_optimum",
     hunt=Space(
         ".hunt_strategies:scalar_space", heads_region, 6, regions=("1 head(s)", "2 head(s)")

@@ -18,20 +18,22 @@ import numpy as np
 import sympy as sp
 
 from ...derivations import catalogue, lemma21 as lemma_derivation
-from ...numerics import kernels, limits, numerator_moments, selfnormalised
-from ...numerics.laws import GaussianLaw, RademacherLaw, UniformLaw
-from ..shared import rationals as exact
+from ...numerics import selfnormalised
+from ...numerics.laws import RademacherLaw, UniformLaw
 from ...core import scenario as scen
 from ...core import budgets
-from ...core.claim import Claim, certificate
+from ...core.claim import Claim
+from ...core.finish import finish
 from ...core.claim import Absent
 from ...core.hunt_space import Space, lemma_region
-from ..shared.limit_battery import Budget, Subject, control_findings, gaussian_rounding, run_battery
+from ..shared.gaussian_subject import gaussian_subject
+from ..shared.limit_battery import Budget, control_findings, controls_miss_probability, run_battery
 from ..shared.limit_battery import run_control
 from ...core.findings import Findings
-from ..shared.common import budget_for, limit_estimate, provenance, queries_for, symbolic_check
+from ..shared.common import budget_for, limit_estimate, limit_setting, queries_for
+from ..shared.common import symbolic_check
+from ...core.setting import Setting, setting_of
 from ...mathml import T_MU_Z, fenced, mathml_formula, mo
-from ..shared.references import reference_routes
 from .control_limits import control_limits_check
 
 ID = "lemma-2.1"
@@ -65,34 +67,6 @@ def default_scenario() -> dict:
     }
 
 
-def gaussian_subject(label: str, law, m, cov, U, V, kernel=None, slip=None) -> Subject:
-    """Claimed limit: the Gaussian formula for N(m, cov), tested against tokens drawn from `law`.
-
-    `kernel` replaces the emitted kernel (sensitivity tests inject plausible wrong formulas);
-    `slip = (m', Gamma', U')` evaluates the derived formula, kernel and 40-digit form alike,
-    at wrong parameters (a control: the slip's limit is V (m' + Gamma' U' z), the tokens still
-    from `law`)."""
-    claimed_law = GaussianLaw(m, cov)
-    fm, fcov, fU = slip if slip is not None else (m, cov, U)
-    kernel = kernel or (lambda Z: limits.gaussian_limit(fm, fcov, fU, V, Z))
-    ref_mp, ref_float, name = reference_routes(law, U, V)
-    return Subject(
-        label=label,
-        law=law,
-        claimed_kernel=kernel,
-        claimed_exact=lambda z: exact.gaussian_limit(fm, fcov, fU, V, z),
-        claimed_moments=lambda z: limits.gaussian_bound_moments(claimed_law, U, V, z),
-        claimed_log_normaliser=lambda z: float(
-            kernels.gaussian_log_normaliser(m[:, None], cov, (U @ z)[:, None])[0, 0]
-        ),
-        reference_mp=ref_mp,
-        reference_float=ref_float,
-        reference_name=name,
-        numerator_moments=lambda z, t, c: numerator_moments.moments(law, U, V, z, t, c),
-        kernel_rounding=gaussian_rounding(fm, fcov, fU, V),
-    )
-
-
 def exact_mse_of(cov, U, V):
     """(queries, L) -> the exact E|T[mu_L](z) - T[mu](z)|^2 per query for N(m, cov) tokens
     (the trace of selfnormalised.exact_second_moment; m does not enter), or None where q = a^T cov a
@@ -119,14 +93,26 @@ def slips(m, cov, U) -> dict:
     }
 
 
+def setting(s: dict) -> Setting:
+    """mu = N(mean, cov), the scenario's U and V, nu = N(0, query_cov) or its fixed query."""
+    return limit_setting(s)
+
+
 def run(
-    scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None, exact_formula=None
+    setting: Setting | dict,
+    profile: str,
+    rng: np.random.Generator,
+    *,
+    kernel=None,
+    exact_formula=None,
 ) -> dict:
-    """Verify Lemma 2.1 on `scenario`. `kernel` / `exact_formula` inject a wrong formula (tests)."""
-    s = scen.common(scenario)
-    m, cov, U, V = s["mean"], s["cov"], s["U"], s["V"]
+    """Verify Lemma 2.1 in `setting` (or a merged scenario). `kernel` / `exact_formula` inject a
+    wrong formula (tests)."""
+    setting = setting_of(CLAIM, setting)
+    s, law, U, V = setting.scenario, setting.tokens, setting.U, setting.V
+    m, cov = law.mean, law.cov
     budget = budget_for(s, profile)
-    queries = queries_for(s, profile, rng)
+    queries = queries_for(setting, budget, rng)
     f = Findings(
         [
             symbolic_check(
@@ -142,7 +128,7 @@ def run(
         ]
     )
 
-    subject = gaussian_subject("Gaussian scenario", GaussianLaw(m, cov), m, cov, U, V, kernel)
+    subject = gaussian_subject("Gaussian scenario", law, m, cov, U, V, kernel)
     subject.exact_mse = exact_mse_of(cov, U, V)
     if exact_formula is not None:
         subject.claimed_exact = lambda z: exact_formula(m, cov, U, V, z)
@@ -161,12 +147,12 @@ def run(
             }
         )
     )
-    controls = gaussian_controls(s, queries, budget, rng)
+    controls = gaussian_controls(setting, queries, budget, rng)
     f.add(controls)
     miss = controls_miss_probability(controls.quantities["controls"])
     f.add(Findings(quantities={"controls_miss_probability": miss}))
     f.add(control_limits_check(queries, U, V))
-    if s.get("query") is not None:
+    if setting.query is not None:
         f.add(
             Findings(
                 quantities={
@@ -175,6 +161,11 @@ def run(
                 }
             )
         )
+    return finish(CLAIM, scen.for_certificate(s), profile, f, formulas=typeset())
+
+
+def typeset() -> tuple[dict, dict]:
+    """(LaTeX, MathML) of the limit (derivations/lemma21.py) and of the tilted law."""
     mat = lemma_derivation.limit_symbols()
     formulas = {
         "limit": r"T[\mu](z) = " + sp.latex(lemma_derivation.gaussian_limit_matrix(mat)),
@@ -189,30 +180,20 @@ def run(
             fenced(mat["m"] + mat["Gamma"] * mat["a"], mo(","), mat["Gamma"]),
         ),
     }
-    return certificate(
-        CLAIM,
-        scen.for_certificate(s),
-        profile,
-        s["seed"],
-        f,
-        formulas=formulas,
-        provenance=provenance(),
-        formulas_mathml=formulas_mathml,
-    )
+    return formulas, formulas_mathml
 
 
 def gaussian_controls(
-    s: dict, queries: np.ndarray, budget: Budget, rng: np.random.Generator
+    setting: Setting, queries: np.ndarray, budget: Budget, rng: np.random.Generator
 ) -> Findings:
     """The negative controls of the module docstring through the battery, each at the budget sized
     beforehand for its power: the slips on the scenario's Gaussian tokens, then Rademacher and
     uniform tokens against the Gaussian formula V U z."""
-    m, cov, U, V, d = s["mean"], s["cov"], s["U"], s["V"], s["d"]
+    tokens, U, V, d = setting.tokens, setting.U, setting.V, setting.d
+    m, cov = tokens.mean, tokens.cov
     controls = {}
     for name, (key, slip) in slips(m, cov, U).items():
-        control = gaussian_subject(
-            f"control ({name})", GaussianLaw(m, cov), m, cov, U, V, slip=slip
-        )
+        control = gaussian_subject(f"control ({name})", tokens, m, cov, U, V, slip=slip)
         result = run_control(control, queries, U, V, budget, rng)
         controls[name] = (f"Gaussian tokens, {name}", key, result)
     for law in (RademacherLaw(d), UniformLaw(d)):
@@ -222,12 +203,6 @@ def gaussian_controls(
         result = run_control(control, queries, U, V, budget, rng)
         controls[law.name] = (f"{law.name} tokens, Gaussian formula V U z", law.name, result)
     return control_findings(controls)
-
-
-def controls_miss_probability(summaries: dict) -> float:
-    """The union bound on a judged control missing its wrong formula: the sum of 1 - power over
-    the controls (the certificate's top-level false_alarm covers the statistical checks)."""
-    return sum(v["miss_probability"] or 0.0 for v in summaries.values())
 
 
 # e^{a^T z'} mu(dz') / Z(a): hand-written MathML (SymPy has no expression for a measure).
@@ -272,6 +247,7 @@ CLAIM = Claim(
     paper="Lemma 2.1",
     rests_on=(),
     display=Absent("its run typesets the limit and tilted law of derivations/lemma21.py"),
+    setting=setting,
     figure="main",
     hunt=Space(
         ".hunt_strategies:lemma21_scenarios",

@@ -31,14 +31,18 @@ from ...core import scenario as scen
 from ...core import budgets
 from ...judge import kinds as judge
 from ...judge.check import Check
-from ...core.claim import Claim, certificate
+from ...core.claim import Claim
+from ...core.finish import finish
 from ...core.claim import Absent
 from ...core.hunt_space import Space, mixture_region
-from ..shared.limit_battery import Budget, Subject, control_findings, mixture_rounding, run_battery
+from ..shared.limit_battery import Budget, Subject, control_findings, controls_miss_probability
+from ..shared.limit_battery import mixture_rounding, run_battery
 from ..shared.limit_battery import run_control
 from ...core.findings import Findings
-from ..shared.common import budget_for, limit_estimate, provenance, queries_for, symbolic_check
-from ..lemma_2_1.claim import controls_miss_probability, gaussian_subject
+from ..shared.common import budget_for, limit_estimate, limit_setting, queries_for
+from ..shared.common import symbolic_check
+from ...core.setting import Setting, setting_of
+from ..shared.gaussian_subject import gaussian_subject
 from ...mathml import T_MU_Z, fenced, mathml_formula, mi, mo
 from ..shared.references import reference_routes
 
@@ -154,12 +158,19 @@ def mixture_law(s: dict) -> MixtureLaw:
     return law
 
 
-def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) -> dict:
-    s = scen.common(scenario)
-    U, V, d = s["U"], s["V"], s["d"]
-    law = mixture_law(s)
+def setting(s: dict) -> Setting:
+    """mu = the [mixture] table's law (not N(mean, cov)), the scenario's U and V,
+    nu = N(0, query_cov) or its fixed query."""
+    return limit_setting(s, tokens=mixture_law(s))
+
+
+def run(setting: Setting | dict, profile: str, rng: np.random.Generator, *, kernel=None) -> dict:
+    """Verify the mixture limit in `setting` (or a merged scenario); `kernel` injects a wrong
+    limit (tests)."""
+    setting = setting_of(CLAIM, setting)
+    s, law, U, V, d = setting.scenario, setting.tokens, setting.U, setting.V, setting.d
     budget = budget_for(s, profile)
-    queries = queries_for(s, profile, rng)
+    queries = queries_for(setting, budget, rng)
     f = Findings(
         [
             symbolic_check(
@@ -199,7 +210,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
     f.add(controls)
     miss = controls_miss_probability(controls.quantities["controls"])
     f.add(Findings(quantities={"controls_miss_probability": miss}))
-    if s.get("query") is not None:
+    if setting.query is not None:
         f.add(
             Findings(
                 quantities={
@@ -208,16 +219,8 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, kernel=None) 
                 }
             )
         )
-    return certificate(
-        CLAIM,
-        scen.for_certificate(s),
-        profile,
-        s["seed"],
-        f,
-        formulas=formulas_latex(),
-        provenance=provenance(),
-        formulas_mathml=formulas_mathml(),
-    )
+    shown = (formulas_latex(), formulas_mathml())
+    return finish(CLAIM, scen.for_certificate(s), profile, f, formulas=shown)
 
 
 def degenerate_check(U, V, d: int, queries: np.ndarray) -> Check:
@@ -354,6 +357,7 @@ CLAIM = Claim(
     ),
     rests_on=("lemma-2.1",),
     display=Absent("its run typesets the component pieces from derivations/mixture.py"),
+    setting=setting,
     figure="main",
     hunt=Space(
         ".hunt_strategies:mixture_scenarios",

@@ -18,7 +18,7 @@ from ...core.findings import Findings
 from ...core.progress import sweep
 from ...derivations import fluctuations_bound
 from ..shared.limit_battery import deviation_bound
-from .common import subgaussian_sigma
+from ..shared.common import subgaussian_sigma
 from .fixed import FixedQueryRun
 
 

@@ -35,16 +35,16 @@ import numpy as np
 from ...derivations import catalogue
 from ...numerics import kernels, limits, query_average, selfnormalised_enclosure
 from ...numerics.laws import GaussianLaw, psd_root
-from ..shared import formulas as shown
 from ...core import scenario as scen
 from ...certio import precision_entry
 from ...core import budgets
 from ...judge.check import check_false_alarm, check_path
-from ...core.claim import Claim, certificate
+from ...core.claim import Claim
+from ...core.finish import finish
 from ...core.findings import Findings
 from ...derivations import display
 from ...core.hunt_space import Space, lambda_region
-from ..shared.common import RATES_LAMBDAS, provenance, symbolic_check
+from ..shared.common import RATES_LAMBDAS, symbolic_check
 from ...judge import kinds as judge
 from .anchors import error_anchor_check, moment_anchor_check
 from .average import (
@@ -58,7 +58,7 @@ from .average import (
 )
 from .beyond import beyond_gaussians
 from .bounds import bound_checks, erratum_one, paper_form_checks
-from .every_l import SECONDS as EVERY_L_SECONDS, every_l_checks
+from ..shared.every_l import SECONDS as EVERY_L_SECONDS, every_l_checks
 from .common import fixed_query
 from ..shared.exponents import naive_exponent, remainder_exponent, sharp_exponent
 from .common import (
@@ -308,19 +308,7 @@ def run(
         )
 
     f.quantities["power"] = power
-    latex, mathml = shown.for_claim(ID)
-    cert = certificate(
-        CLAIM,
-        scen.for_certificate(s),
-        profile,
-        s["seed"],
-        f,
-        formulas=latex,
-        provenance=provenance(),
-        formulas_mathml=mathml,
-        precision=stated_precision(f.checks),
-    )
-    return cert
+    return finish(CLAIM, scen.for_certificate(s), profile, f, precision=stated_precision(f.checks))
 
 
 def stated_precision(checks) -> list[dict]:

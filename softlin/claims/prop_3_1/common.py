@@ -9,7 +9,6 @@ statistical checks (the union bound the certificate's top level records, softlin
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,12 +109,6 @@ def budget(s: dict, profile: str) -> Budget:
 def regime_setting(Gamma0, lam0, target):
     sigma2 = target / lam0
     return sigma2 * Gamma0, sigma2
-
-
-def subgaussian_sigma(Gamma) -> float:
-    """sigma of the paper for N(m, Gamma) (centred): sqrt(lambda_max(Gamma)), at least 1
-    (the paper's range)."""
-    return max(1.0, math.sqrt(max(0.0, float(np.max(np.linalg.eigvalsh(Gamma))))))
 
 
 # Relative error of the exact averages from the spline tables (<= 5e-4 measured, see

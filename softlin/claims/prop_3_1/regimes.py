@@ -20,7 +20,8 @@ from ...judge import kinds as judge, levels
 from ...judge.check import check_false_alarm
 from ...core.findings import Findings
 from .average import query_averaged, per_L_check, slope_check, exact_coefficient
-from .common import REGIMES, regime_setting, subgaussian_sigma
+from .common import REGIMES, regime_setting
+from ..shared.common import subgaussian_sigma
 from ..shared.exponents import naive_exponent, sharp_exponent
 from .power import slope_control_power
 from ...core.progress import sweep

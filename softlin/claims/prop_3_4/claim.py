@@ -49,11 +49,12 @@ from ...core import scenario as scen
 from ...certio import precision_entry
 from ...core import budgets
 from ...judge.check import check_false_alarm, check_path
-from ...core.claim import Claim, certificate, NEGATE
+from ...core.claim import Claim, NEGATE
+from ...core.finish import finish
 from ...core.findings import Findings
 from ...derivations import display
 from ...core.hunt_space import Space, lambda_region
-from ..shared.common import RATES_LAMBDAS, provenance, symbolic_check
+from ..shared.common import RATES_LAMBDAS, symbolic_check
 from ..shared.exponents import naive_exponent, sharp_exponent
 from ..shared.coordinates import deterministic_coordinates
 from .jacobians import finite_jacobian_checks, limit_jacobian_check, risk_gradient_checks
@@ -316,15 +317,12 @@ def run(
     formulas, mathml = shown.for_claim(ID)
     formulas.update(_sympy_formulas()[0])
     mathml.update(_sympy_formulas()[1])
-    return certificate(
+    return finish(
         CLAIM,
         scen.for_certificate(s),
         profile,
-        s["seed"],
         f,
-        formulas=formulas,
-        provenance=provenance(),
-        formulas_mathml=mathml,
+        formulas=(formulas, mathml),
         precision=stated_precision(f.checks),
     )
 

@@ -8,7 +8,7 @@ k |zhat_L - mu_a|^2 = k times prop-3.1's output error with V = I (numerics/selfn
 .py; its exact value k (tr Gamma A_L + |Gamma a|^2 / q (B_L - A_L)) is prop-3.1's with V = I, times
 k), and prop-3.1's in-expectation bound eps_L^2(z) with V = I, times k, bounds it (the proof of that
 bound holds for any V). The proof, the box table (series `for_every_L_boxes_grad_V`), the tail lemma
-and the three negative controls are prop-3.1's (softlin/claims/prop_3_1/every_l.py,
+and the three negative controls are prop-3.1's (softlin/claims/shared/every_l.py,
 numerics/every_l.py) run with V = I and both sides multiplied by k: on the query's invariants
 trace k tr Gamma, rho k |Gamma a|^2 / q, tp k (tr Gamma + |Gamma a|^2).
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.findings import Findings
-from ..prop_3_1.every_l import SECONDS, every_l_checks
+from ..shared.every_l import SECONDS, every_l_checks
 
 __all__ = ["SECONDS", "grad_v_every_l"]
 

@@ -1,18 +1,16 @@
-"""Pieces the claims share: the limit claims' budgets and queries, the symbolic check,
-provenance."""
+"""Pieces the claims share: the limit claims' budgets and queries, the symbolic check."""
 
 from __future__ import annotations
 
-import importlib.metadata
+import math
 
 import numpy as np
 
-from ... import __version__
-from ...numerics import kernels
 from ...numerics.laws import GaussianLaw
 from ...judge import kinds as judge
 from ...judge.check import Check
 from ...core.budgets import Estimate
+from ...core.setting import Setting
 from .limit_battery import Budget
 
 
@@ -28,29 +26,27 @@ def budget_for(s: dict, profile: str) -> Budget:
     return Budget(tuple(s["L"]), s["trials"], s["delta"], 1 if fixed else 4)
 
 
-def queries_for(s: dict, profile: str, rng: np.random.Generator) -> np.ndarray:
-    """The scenario's query if it gives one, else the budget's number of draws from
-    nu = N(0, query_cov)."""
-    if s.get("query") is not None:
-        return np.asarray(s["query"], dtype=float)[None, :]
-    n = budget_for(s, profile).queries
-    return GaussianLaw(np.zeros(s["d"]), s["query_cov"]).sample(rng, (n,))
+def queries_for(setting: Setting, budget: Budget, rng: np.random.Generator) -> np.ndarray:
+    """The setting's fixed query if it has one, else the budget's number of draws from its query
+    law nu."""
+    if setting.query is not None:
+        return np.asarray(setting.query, dtype=float)[None, :]
+    return setting.queries.sample(rng, (budget.queries,))
+
+
+def limit_setting(s: dict, tokens=None) -> Setting:
+    """The setting of a claim on the common keys (validated, core/scenario.common): tokens
+    mu = N(mean, cov) unless `tokens` gives another law, the scenario's U and V, queries
+    nu = N(0, query_cov), and the fixed query when the scenario gives one."""
+    if tokens is None:
+        tokens = GaussianLaw(s["mean"], s["cov"])
+    queries = GaussianLaw(np.zeros(s["d"]), s["query_cov"])
+    return Setting(s, tokens, s["U"], s["V"], queries, s.get("query"))
 
 
 def symbolic_check(label: str, proofs: dict, id: str = "proofs") -> Check:
     """The claim's symbolic proofs as one check (softlin.judge.kinds.proofs)."""
     return judge.proofs(label, proofs, id=id)
-
-
-def provenance() -> dict:
-    """What produced the certificate; no clock, no paths (certificates are byte-reproducible)."""
-    versions = {}
-    for dist in ("numpy", "scipy", "sympy", "mpmath"):
-        try:
-            versions[dist] = importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            versions[dist] = "unknown"
-    return {"softlin": __version__, "kernels_input_hash": kernels.INPUT_HASH, **versions}
 
 
 # The lambdas of the built-in rate sweeps of prop-3.1 and prop-3.4 (Claim.sweeps), drawn together
@@ -76,3 +72,9 @@ def limit_estimate(
         f"of {b.trials} prompts at {profile}",
         fixed,
     )
+
+
+def subgaussian_sigma(Gamma) -> float:
+    """sigma of the paper for N(m, Gamma) (centred): sqrt(lambda_max(Gamma)), at least 1
+    (the paper's range)."""
+    return max(1.0, math.sqrt(max(0.0, float(np.max(np.linalg.eigvalsh(Gamma))))))

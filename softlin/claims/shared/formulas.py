@@ -5,11 +5,10 @@ LaTeX."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Callable
 
-from ...mathml import formula_dicts
 from ...core import registry
+from ...core.finish import displayed_formulas
 
 
 def displayed() -> dict[str, Callable[[], dict]]:
@@ -17,15 +16,7 @@ def displayed() -> dict[str, Callable[[], dict]]:
     return {cid: c.display for cid, c in registry.CLAIMS.items() if callable(c.display)}
 
 
-@lru_cache(maxsize=None)
-def _cached(claim_id: str) -> tuple[dict, dict]:
-    show = registry.get(claim_id).display
-    if not callable(show):
-        raise ValueError(f"claim {claim_id} declares no displayed formulas ({show!r})")
-    return formula_dicts(show())
-
-
 def for_claim(claim_id: str) -> tuple[dict, dict]:
-    """({name: LaTeX}, {name: MathML}) of the claim's displayed formulas (fresh dicts)."""
-    latex, mathml = _cached(claim_id)
-    return dict(latex), dict(mathml)
+    """({name: LaTeX}, {name: MathML}) of the registered claim's displayed formulas (fresh dicts;
+    core.claim.displayed_formulas, which a claim's `finish` takes by default)."""
+    return displayed_formulas(registry.get(claim_id))

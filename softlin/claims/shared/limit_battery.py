@@ -676,6 +676,12 @@ def control_findings(controls: dict[str, tuple[str, str, Battery]]) -> Findings:
     )
 
 
+def controls_miss_probability(summaries: dict) -> float:
+    """The union bound on a judged control missing its wrong formula: the sum of 1 - power over
+    the controls (the certificate's top-level false_alarm covers the statistical checks)."""
+    return sum(v["miss_probability"] or 0.0 for v in summaries.values())
+
+
 def control_check(result: Battery, label: str, key: str) -> Check:
     """A negative control passes when the statistical route refuted the wrong limit by itself;
     refutation by the exact comparisons alone does not count, and a control that is not refuted

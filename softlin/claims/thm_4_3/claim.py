@@ -36,18 +36,18 @@ from ...numerics import icl_exact, icl_training, significance
 from ...numerics.fits import linear_fit
 from ...numerics.significance import z_critical
 from ...core import budgets
-from ..shared import formulas as shown, icl as icl_common
+from ..shared import icl as icl_common
 from . import routes
 from .control import mixture_check
 from ...judge import kinds as judge
 from ...judge import levels
 from ...judge.check import check_false_alarm
-from ...core.claim import Claim, certificate
+from ...core.claim import Claim
+from ...core.finish import finish
 from ...core.findings import Findings
 from ...derivations import display, gronwall, proof
 from ...core.claim import Absent
 from ...core.hunt_space import Space, norm_region
-from ..shared.common import provenance
 
 ID = "thm-4.3"
 TITLE = "Finite-prompt training tracks infinite-prompt training (Gronwall transfer)"
@@ -444,17 +444,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator) -> dict:
     )
     if fl["beyond_reach"]:  # only when some L was skipped: default certificates unchanged
         f.add(Findings(quantities={"L_beyond_reach": fl["beyond_reach"]}))
-    latex, mathml = shown.for_claim(ID)
-    return certificate(
-        CLAIM,
-        icl_common.for_certificate(s),
-        profile,
-        s["seed"],
-        f,
-        provenance=provenance(),
-        formulas=latex,
-        formulas_mathml=mathml,
-    )
+    return finish(CLAIM, icl_common.for_certificate(s), profile, f)
 
 
 # Seconds of one exact flow (its A_L, B_L tables and the ODE), per d^2, in work units: measured

@@ -30,16 +30,17 @@ from ...derivations import catalogue, icl_endpoint, icl_gradients, icl_risk, pro
 from ...numerics.significance import z_critical, z_quantile
 from ...numerics import icl_flows, significance
 from ...numerics.laws import GaussianLaw
-from ..shared import formulas as shown, icl as icl_common
+from ..shared import icl as icl_common
 from ...judge import kinds as judge
 from ...judge import levels
 from ...judge.check import check_false_alarm
-from ...core.claim import Claim, certificate
+from ...core.claim import Claim
+from ...core.finish import finish
 from ...core.findings import Findings
 from ...derivations import display
 from ...core.claim import Absent
 from ...core.hunt_space import Space, alpha_region
-from ..shared.common import provenance, symbolic_check
+from ..shared.common import symbolic_check
 from .conclusion import conclusion_checks
 
 ID = "thm-5.2"
@@ -443,17 +444,7 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
             }
         )
     )
-    formulas, mathml = shown.for_claim(ID)
-    return certificate(
-        CLAIM,
-        icl_common.for_certificate(s),
-        profile,
-        s["seed"],
-        f,
-        formulas=formulas,
-        provenance=provenance(),
-        formulas_mathml=mathml,
-    )
+    return finish(CLAIM, icl_common.for_certificate(s), profile, f)
 
 
 CLAIM = Claim(

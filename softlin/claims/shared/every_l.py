@@ -1,5 +1,6 @@
 """prop-3.1, fixed query, "proved for every L" (issue 42): E|T[mu_L](z) - T[mu](z)|^2 <= eps_L^2(z)
-for every integer L >= 2 at the scenario's query, and its negative controls.
+for every integer L >= 2 at the scenario's query, and its negative controls. Shared: prop-3.4 runs
+the same proof for grad_V (softlin/claims/prop_3_4/every_l.py).
 
 The proof is numerics/every_l.py (its docstring has the mathematics): Arb enclosures of the exact
 error over boxes [L_lo, L_hi] covering [2, L_max - 1] (L carried over each box through the exact

@@ -1,0 +1,51 @@
+"""How long each claim's `run` is (issue 39: a claim's `run` reads as its argument, about 120 lines
+at most, its steps in named functions). `python -m tests.claims.test_run_length` prints the table:
+the lines of the `run` function of each softlin/claims/<package>/claim.py, from its `def` to its
+last line, read with `ast`.
+
+The claims that read the core's Setting (lemma-2.1, mixture, asm-3.3, finite-prompt-risk) are held
+to the limit; the others are measured only, until their steps move out too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+CLAIMS_DIR = Path(__file__).resolve().parents[2] / "softlin" / "claims"
+LIMIT = 120
+HELD = ("lemma_2_1", "mixture", "asm_3_3", "finite_prompt_risk")
+
+
+def run_lines(source: str) -> int:
+    """Lines of the module-level function `run` in `source` (0 if there is none)."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and node.name == "run":
+            return node.end_lineno - node.lineno + 1
+    return 0
+
+
+def lengths() -> dict[str, int]:
+    """{claim package: lines of its run}, for every package with a claim.py."""
+    return {
+        p.parent.name: run_lines(p.read_text(encoding="utf-8"))
+        for p in sorted(CLAIMS_DIR.glob("*/claim.py"))
+    }
+
+
+def test_the_measure_counts_a_function_and_only_run():
+    src = "def helper():\n    pass\n\n\ndef run(s):\n    a = 1\n    return a\n"
+    assert run_lines(src) == 3
+    assert run_lines("def other():\n    return 1\n") == 0
+
+
+@pytest.mark.parametrize("package", HELD)
+def test_adopted_claims_run_within_the_limit(package):
+    assert 0 < lengths()[package] <= LIMIT, lengths()[package]
+
+
+if __name__ == "__main__":
+    for name, n in lengths().items():
+        print(f"{name:20s} {n:4d}")
