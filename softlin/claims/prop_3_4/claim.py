@@ -408,6 +408,18 @@ def _sympy_formulas() -> tuple[dict, dict]:
 REACH_L = 2  # the smallest L >= 2 at which the fixed query's exact route runs (its anchors)
 
 
+# A known defect (core/hunt_space.Space.known_defects), open: at a scenario lambda ~ 1e198 (U ~ 1e99
+# with U z in Gamma's kernel, so the fixed query is within reach) the query-averaged route's block
+# means had no spread and the log-log fit raised on zero standard errors (a crash, exit 3). Its
+# reach in lambda is not derived yet; 1e3 is far above every lambda the claim rescales to (REGIMES)
+# and below the failing draw. The hunt counts such draws under this label and does not run them.
+HUGE_LAMBDA = "lambda > 1e3: the query-averaged route's reach is not stated (known defect)"
+
+
+def _huge_lambda(s: dict) -> bool:
+    return query_average.threshold_lambda(s["cov"], s["U"], s["query_cov"]) > 1e3
+
+
 def fixed_query_reach(cov, U, z0, error=ValueError) -> None:
     """The fixed query's exact finite-L gradient errors are quadratures in q = a^T Gamma a
     (a = U z0; numerics/gradient_scalars.py, on the step rules of numerics/selfnormalised.py),
@@ -550,6 +562,7 @@ CLAIM = Claim(
         lambda_region,
         24,
         regions=("lambda < 1/2", "lambda >= 1/2"),
+        known_defects=((HUGE_LAMBDA, _huge_lambda),),
     ),
     sweep_fields=SWEEP_FIELDS,
     sweep_series=SWEEP_SERIES,
