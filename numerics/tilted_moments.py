@@ -16,6 +16,7 @@ Quadrature (d = 1): nested integrals, the normaliser included (`quadrature_1d`).
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -122,7 +123,8 @@ def quadrature_1d_reach(
     that integral over |value| (infinite when the value is not finite). At extreme tilts (U ~ 1e99)
     the cancellation log_inner(c a) - c log_inner(a) of terms of size |a m| ~ 1e99 leaves no digit:
     the bound says so, and a caller leaves the entry out (asm-3.3's d = 1 check). Not included: the
-    adaptive outer rule's own error, requested at 1e-11 relative.
+    adaptive outer rule's own error, requested at 1e-11 relative; when scipy reports that it could
+    not meet that (an IntegrationWarning, e.g. Gamma ~ 1e-13 against U ~ 1e12), the bound is inf.
     """
     from scipy import integrate
     from scipy.special import logsumexp
@@ -175,10 +177,14 @@ def quadrature_1d_reach(
             return math.inf
         return math.exp(log_value) * math.expm1(err) if err < 700 else math.inf
 
-    with np.errstate(over="ignore", invalid="ignore"):  # an unreachable tilt: inf, not a warning
+    # an unreachable tilt gives inf or an adaptive rule that cannot meet its tolerance: said by
+    # the bound (inf), never printed as a warning on the user's terminal
+    with np.errstate(over="ignore", invalid="ignore"), warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always", integrate.IntegrationWarning)
         value, _ = integrate.quad(outer, -np.inf, np.inf, epsrel=1e-11, epsabs=0, limit=400)
         error, _ = integrate.quad(outer_error, -np.inf, np.inf, epsrel=1e-3, epsabs=0, limit=400)
-    if not (math.isfinite(value) and math.isfinite(error)) or value == 0:
+    missed = any(issubclass(x.category, integrate.IntegrationWarning) for x in w)
+    if missed or not (math.isfinite(value) and math.isfinite(error)) or value == 0:
         return value, math.inf
     return value, error / abs(value)
 

@@ -225,6 +225,19 @@ def test_the_d1_quadratures_rounding_bound_holds_and_is_infinite_beyond_reach():
     assert bound == math.inf
 
 
+@pytest.mark.slow  # default-run budget: one more extreme quadrature (~2 s loaded)
+def test_the_d1_quadrature_at_a_tiny_gamma_and_a_huge_u_is_beyond_reach_quietly():
+    """Gamma ~ 2e-13 against U ~ 8e11 (a hunt draw, refuted at 9.8e-6 against 1e-9, with scipy's
+    IntegrationWarning on the terminal): a roundoff bound of ~1e-4, and scipy's own report that it
+    missed its tolerance, each make the bound infinite; no warning escapes."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, bound = nt.quadrature_1d_reach(
+            4, 4, 1, 0.25, 2.2737367544323206e-13, 8.2463372e11, 1.3125
+        )
+    assert bound == math.inf
+
+
 ASM_BEYOND = """d = 1
 mean = [-0.75]
 cov = [[0.0]]
@@ -242,7 +255,7 @@ def test_asm33_at_u_1e99_leaves_the_d1_quadrature_undecided_naming_the_reach(tmp
     code, err, caught, cert = verify(tmp_path, capsys, "asm-3.3", ASM_BEYOND)
     assert_not_refuted_and_quiet(code, err, caught, cert)
     d1 = by_id(cert)["quadrature/d1-closed-forms"]
-    assert d1["passed"] is None and "beyond the route's reach" in d1["undecided"]
+    assert d1["passed"] is None and "beyond the route's reach" in d1["reason"]
 
 
 def test_prop34_refuses_a_query_beyond_its_exact_routes_reach_in_one_line(tmp_path, capsys):

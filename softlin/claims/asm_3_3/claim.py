@@ -243,9 +243,9 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, closed_form=N
                 worst_q = max(worst_q, abs(value) if ref == 0 else abs(value / ref - 1))
                 compared += 1
     reach = (
-        f"; {beyond} entries beyond the route's reach left out (rounding bound up to "
-        f"{worst_reach:.3g} above half the tolerance, or a closed form beyond float64: the tilt "
-        f"|u| sqrt(Sigma_q) = {abs(u1) * math.sqrt(s1):.3g})"
+        f"; {beyond} entries beyond the route's reach left out (largest rounding bound "
+        f"{worst_reach:.3g}, against half the tolerance {QUADRATURE_TOLERANCE / 2:g}, or a closed "
+        f"form beyond float64; the tilt |u| sqrt(Sigma_q) = {abs(u1) * math.sqrt(s1):.3g})"
         if beyond
         else ""
     )
