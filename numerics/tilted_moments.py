@@ -16,6 +16,7 @@ Quadrature (d = 1): nested integrals, the normaliser included (`quadrature_1d`).
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -88,9 +89,21 @@ def monte_carlo(
 def quadrature_1d(
     p: int, q: int, c: int, m: float, gamma: float, u: float, sigma_q: float
 ) -> float:
-    """M_pq^(c) in d = 1 by nested quadrature, nothing from the closed form used: the inner tilted
-    expectation and its normaliser by 80-node Gauss-Hermite, the outer integral over the query by
-    adaptive quadrature (scipy.integrate.quad, relative tolerance 1e-11).
+    """M_pq^(c) in d = 1 by nested quadrature (`quadrature_1d_reach` without its error bound)."""
+    return quadrature_1d_reach(p, q, c, m, gamma, u, sigma_q)[0]
+
+
+EPS = float(np.finfo(float).eps)
+SIGNIFICANT = 40.0  # log-space terms more than 40 below the largest add < e^-40 relatively
+
+
+def quadrature_1d_reach(
+    p: int, q: int, c: int, m: float, gamma: float, u: float, sigma_q: float
+) -> tuple[float, float]:
+    """(M_pq^(c) in d = 1 by nested quadrature, a bound on its relative rounding error): nothing
+    from the closed form used: the inner tilted expectation and its normaliser by 80-node
+    Gauss-Hermite, the outer integral over the query by adaptive quadrature
+    (scipy.integrate.quad, relative tolerance 1e-11).
 
     The inner integrands |m + s g|^p e^{t (m + s g)} phi(g) peak near g = t s; plain Gauss-Hermite
     nodes sit around 0 and lose all accuracy once t s exceeds ~10 (near the threshold the outer
@@ -98,6 +111,20 @@ def quadrature_1d(
     mu = t s by the change of variable g = mu + x, phi(mu + x) = phi(x) e^{-mu x - mu^2/2}: the
     integrand is still evaluated in full, only the nodes move, and what the rule integrates is then
     a polynomial times a constant (exact for 2n - 1 >= p). Sums are taken in log space.
+
+    Reach. The rule is exact, so the route's error is rounding, and rounding in log space is
+    absolute: each inner term log w_i - mu x_i - mu^2/2 + t z_i + p log|z_i| carries an error of a
+    few eps times the size of its parts, M_i = |log w_i| + |mu x_i| + mu^2/2 + |t| (|m| + s (|mu|
+    + |x_i|)) + p |log|z_i||, so log_inner(t) is off by at most delta(t) = 8 eps (max M_i over the
+    terms within 40 of the largest, plus 1 + ln n for the sum). The outer log-integrand
+    log_inner(c a) - c log_inner(a) - h^2/2 + q log|sq h| (a = u sq h) is then off by
+    delta(h) = delta(c a) + c delta(a) + 8 eps (h^2/2 + q |log|sq h||) and the integrand by at
+    most f(h) expm1(delta(h)); that error is integrated beside the value. The relative bound is
+    that integral over |value| (infinite when the value is not finite). At extreme tilts (U ~ 1e99)
+    the cancellation log_inner(c a) - c log_inner(a) of terms of size |a m| ~ 1e99 leaves no digit:
+    the bound says so, and a caller leaves the entry out (asm-3.3's d = 1 check). Not included: the
+    adaptive outer rule's own error, requested at 1e-11 relative; when scipy reports that it could
+    not meet that (an IntegrationWarning, e.g. Gamma ~ 1e-13 against U ~ 1e12), the bound is inf.
     """
     from scipy import integrate
     from scipy.special import logsumexp
@@ -107,34 +134,59 @@ def quadrature_1d(
     x, w = gauss_hermite(80)
     log_w = np.log(w)
     s = math.sqrt(gamma)
+    sum_term = 8 * EPS * (1 + math.log(len(x)))
 
-    def log_inner(t: float, power: int) -> float:
+    def log_inner(t: float, power: int) -> tuple[float, float]:
         mu = t * s
         g = mu + x
         z = m + s * g
         terms = log_w - mu * x - mu * mu / 2 + t * z
+        size = np.abs(log_w) + np.abs(mu * x) + mu * mu / 2 + abs(t) * (abs(m) + s * np.abs(g))
         if power:
             with np.errstate(divide="ignore"):
-                terms = terms + power * np.log(np.abs(z))
-        return float(logsumexp(terms))
+                logs = power * np.log(np.abs(z))
+            terms = terms + logs
+            size = size + np.where(np.isfinite(logs), np.abs(logs), 0.0)
+        value = float(logsumexp(terms))
+        significant = np.isfinite(terms) & (terms >= np.max(terms) - SIGNIFICANT)
+        return value, 8 * EPS * float(np.max(size[significant], initial=0.0)) + sum_term
 
     sq = math.sqrt(sigma_q)
 
-    def outer(
-        h: float,
-    ) -> float:  # the whole outer integrand in log space (its tails are e^{-(1/2 - lambda) h^2})
+    def log_outer(h: float) -> tuple[float, float]:
+        """(log of the outer integrand, its rounding bound); tails e^{-(1/2 - lambda) h^2}."""
         a = u * sq * h
-        log_value = (
-            log_inner(c * a, p) - c * log_inner(a, 0) - h * h / 2 - 0.5 * math.log(2 * math.pi)
-        )
+        top, top_err = log_inner(c * a, p)
+        bottom, bottom_err = log_inner(a, 0)
+        log_value = top - c * bottom - h * h / 2 - 0.5 * math.log(2 * math.pi)
+        err = top_err + c * bottom_err + 8 * EPS * (h * h / 2 + abs(log_value))
         if q:
             if h == 0.0:
-                return 0.0
+                return -math.inf, 0.0
             log_value += q * math.log(abs(sq * h))
+            err += 8 * EPS * q * abs(math.log(abs(sq * h)))
+        return log_value, err
+
+    def outer(h: float) -> float:
+        log_value, _ = log_outer(h)
         return math.exp(log_value) if log_value < 700 else math.inf
 
-    value, _ = integrate.quad(outer, -np.inf, np.inf, epsrel=1e-11, epsabs=0, limit=400)
-    return value
+    def outer_error(h: float) -> float:
+        log_value, err = log_outer(h)
+        if log_value >= 700 or not math.isfinite(err):
+            return math.inf
+        return math.exp(log_value) * math.expm1(err) if err < 700 else math.inf
+
+    # an unreachable tilt gives inf or an adaptive rule that cannot meet its tolerance: said by
+    # the bound (inf), never printed as a warning on the user's terminal
+    with np.errstate(over="ignore", invalid="ignore"), warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always", integrate.IntegrationWarning)
+        value, _ = integrate.quad(outer, -np.inf, np.inf, epsrel=1e-11, epsabs=0, limit=400)
+        error, _ = integrate.quad(outer_error, -np.inf, np.inf, epsrel=1e-3, epsabs=0, limit=400)
+    missed = any(issubclass(x.category, integrate.IntegrationWarning) for x in w)
+    if missed or not (math.isfinite(value) and math.isfinite(error)) or value == 0:
+        return value, math.inf
+    return value, error / abs(value)
 
 
 def is_finite(x) -> bool:

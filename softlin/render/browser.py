@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import preview_stamp
 from .figure_png import LEGEND_MIN_CSS_PX
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -385,11 +386,14 @@ class Chromium:
 
 
 def preview(index_html: Path, png: Path, *, executable: str | None = None) -> PageReport:
-    """Screenshot of the index page into `png` (the README's picture); raises RuntimeError naming
-    every problem the browser saw on the page."""
+    """Screenshot of the index page into `png` (the README's picture), stamped with what it was
+    drawn from (preview_stamp: the verdict rows and the page's layout digest, so a stale preview is
+    detectable without a browser); raises RuntimeError naming every problem the browser saw on the
+    page."""
+    page = preview_stamp.summary(Path(index_html).read_text(encoding="utf-8"))
     with Chromium(executable, width=1100, height=700) as browser:
         report = browser.open(Path(index_html).resolve().as_uri())
         if report.problems():
             raise RuntimeError(f"{index_html}: " + "; ".join(report.problems()))
-        Path(png).write_bytes(browser.screenshot(full_page=True))
+        Path(png).write_bytes(preview_stamp.stamp(browser.screenshot(full_page=True), page))
     return report

@@ -14,18 +14,22 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from pathlib import Path
 
 import mpmath as mp
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, assume, given, settings
 
 from softlin.cli import main
 from softlin.claims.shared import hunt_strategies
 from softlin.core import registry
 from softlin.hunt import search
 from softlin.numerics import quadrature
+from softlin.numerics import tilted_moments as nt
 from softlin.numerics.laws import GaussianLaw
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def verify(tmp_path, capsys, claim: str, toml: str):
@@ -200,3 +204,197 @@ def test_no_scenario_drawn_from_the_hunts_extreme_scales_refutes_the_claim(claim
 
     run()
     assert any(judged)  # the extreme scenarios were run, not all rejected
+
+
+def test_the_d1_quadratures_rounding_bound_holds_and_is_infinite_beyond_reach():
+    """asm-3.3's d = 1 route (numerics/tilted_moments.quadrature_1d_reach). Where a closed form is
+    elementary its error is within the stated bound (and the bound is small); at Gamma = 0,
+    U = -1.09e99 (a hunt draw that refuted asm-3.3, 8.99 against 1e-9) the cancellation of
+    terms ~1e86 drops the factor |m|^4: the value is wrong, and the bound says the route cannot
+    reach it (inf), so the check leaves the entry out instead of refuting."""
+    # M_00^(2) = E exp(a^T Gamma a) = 1 / sqrt(1 - 2 u^2 gamma sigma_q); M_40^(1) at Gamma = 0: m^4
+    value, bound = nt.quadrature_1d_reach(0, 0, 2, 0.5, 0.25, 0.9, 0.5)
+    assert bound < 1e-11
+    assert abs(value * math.sqrt(1 - 2 * 0.81 * 0.25 * 0.5) - 1) <= bound + 1e-11
+    value, bound = nt.quadrature_1d_reach(4, 0, 1, -0.75, 0.0, 0.5, 1.0)
+    assert bound < 1e-12 and abs(value / 0.75**4 - 1) <= bound + 1e-11
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and no warning on the way
+        value, bound = nt.quadrature_1d_reach(4, 0, 1, -0.75, 0.0, -1.09e99, 5.1e-13)
+    assert abs(value / 0.75**4 - 1) > 1  # what the check used to compare
+    assert bound == math.inf
+
+
+@pytest.mark.slow  # default-run budget: one more extreme quadrature (~2 s loaded)
+def test_the_d1_quadrature_at_a_tiny_gamma_and_a_huge_u_is_beyond_reach_quietly():
+    """Gamma ~ 2e-13 against U ~ 8e11 (a hunt draw, refuted at 9.8e-6 against 1e-9, with scipy's
+    IntegrationWarning on the terminal): a roundoff bound of ~1e-4, and scipy's own report that it
+    missed its tolerance, each make the bound infinite; no warning escapes."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, bound = nt.quadrature_1d_reach(
+            4, 4, 1, 0.25, 2.2737367544323206e-13, 8.2463372e11, 1.3125
+        )
+    assert bound == math.inf
+
+
+ASM_BEYOND = """d = 1
+mean = [-0.75]
+cov = [[0.0]]
+U = [[-1.093625362391506e+99]]
+V = [[-0.25], [0.5], [-0.25]]
+query_cov = [[5.115907697472721e-13]]
+L = [128]
+"""
+
+
+@pytest.mark.slow  # a quick asm-3.3 run: 43 s on the loaded 2 cores
+def test_asm33_at_u_1e99_leaves_the_d1_quadrature_undecided_naming_the_reach(tmp_path, capsys):
+    """A hunt draw (shrunk by hand to d = 1): was refuted, quadrature/d1-closed-forms 8.99
+    against 1e-9; now every entry is beyond the route's reach and the check is undecided."""
+    code, err, caught, cert = verify(tmp_path, capsys, "asm-3.3", ASM_BEYOND)
+    assert_not_refuted_and_quiet(code, err, caught, cert)
+    d1 = by_id(cert)["quadrature/d1-closed-forms"]
+    assert d1["passed"] is None and "beyond the route's reach" in d1["reason"]
+
+
+def test_prop34_refuses_a_query_beyond_its_exact_routes_reach_in_one_line(tmp_path, capsys):
+    """U ~ 1e12 made prop-3.4 crash (numpy's 'Maximum allowed size exceeded' on a q ~ 1e24
+    grid); a scenario's own query with q above selfnormalised.q_reach(2) is now refused on
+    validation (exit 2, one line, nothing run)."""
+    path = tmp_path / "s.toml"
+    path.write_text(
+        "d = 2\nmean = [0.0, 0.0]\ncov = [[1.0, 0.0], [0.0, 1.0]]\n"
+        "U = [[1e12, 0.0], [0.0, 1e12]]\nV = [[1.0, 0.0]]\nquery = [0.5, 0.25]\n"
+    )
+    code = main(["verify", "prop-3.4", "--profile", "quick", "--scenario", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "beyond the exact finite-L route's reach" in err
+
+
+def test_prop34s_grad_u_enclosure_at_a_query_with_q_0_is_not_judged_not_a_crash():
+    """A hunt draw: Gamma = diag(0, 1/4), U z in Gamma's kernel, so q = a^T Gamma a = 0 and the
+    enclosure's scalars (divided by sqrt q) crashed the run; the check is kept, not judged."""
+    from softlin.claims.prop_3_4.enclosure import grad_u_enclosure_check
+
+    Gamma, U = np.diag([0.0, 0.25]), np.array([[0.0, 1e99], [0.0, 1.6e99]])
+    f = grad_u_enclosure_check(Gamma, U, np.eye(2), np.array([0.25, 0.0]), [16], [0.0])
+    (check,) = f.checks
+    assert check.passed is None and check.judged is False and "q = a^T Gamma a = 0" in check.reason
+
+
+# Claims of the paper whose committed certificate is verified, and the validated scenarios of its
+# hunt space each is run on at quick. Measured (pytest -m slow -k ..., load average ~35 on the
+# 2 shared cores, so several times the idle time): lemma-2.1 636 s, mixture 344 s, asm-3.3
+# 1650 s, finite-prompt-risk 274 s, thm-4.3 141 s (1 of 4 judged), prop-3.1 271 s, all passing;
+# thm-5.2 72 s passing; prop-3.4 1093 s, refuted (KNOWN_REACH_FAILURES). Not
+# authors-experiment (4.5 min per quick run, and its space has no extreme scale).
+NEVER_REFUTED = {
+    "lemma-2.1": 6,
+    "mixture": 6,
+    "asm-3.3": 10,
+    "prop-3.1": 4,
+    "prop-3.4": 4,
+    "thm-4.3": 4,
+    "thm-5.2": 3,
+    "finite-prompt-risk": 4,
+}
+
+
+# Open (found by this test, 1093 s loaded): prop-3.4's jacobians/finite-kernels compares the float64
+# Jacobian kernels with 50-digit central differences to 1e-12 relative to max(1, |entry|); at a
+# drawn Gamma ~ 1e-12, Sigma_q ~ 2.7e11 and query ~ 5e5 (lambda of order one) float64 cannot reach
+# that tolerance and the check is refuted. Its reach (a tolerance scaled by the sizes that cancel)
+# is not derived yet; strict, so the mark must go when it is.
+KNOWN_REACH_FAILURES = {
+    "prop-3.4": "jacobians/finite-kernels refuted at extreme absolute scales (float64 reach)",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "claim_id",
+    [
+        pytest.param(
+            c,
+            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_REACH_FAILURES[c])]
+            if c in KNOWN_REACH_FAILURES
+            else [],
+        )
+        for c in sorted(NEVER_REFUTED)
+    ],
+)
+def test_no_verified_claim_is_refuted_on_a_valid_scenario_of_its_hunt_space(claim_id):
+    """Issue 41 item 1: scenarios drawn from the claim's whole hunt space (extreme scales,
+    ill-conditioned Gamma and Sigma_q, generic non-commuting Gamma, U, V, Sigma_q; derandomised,
+    so the same draws every run), the validated ones run at profile quick with every statistical
+    check at level 1e-6 (the hunt's per-check level; a false alarm over all runs here has
+    probability below ~1e-4 by the union bound, nominal where a check's level is): none refuted (no
+    check that is not a control with passed = False), none crashed, no RuntimeWarning. A route
+    beyond its reach must be undecided, not judged, or a BeyondReach (counted outside)."""
+    cert = json.loads((REPO / "reports" / "certificates" / f"{claim_id}.json").read_text())
+    assert cert["status"] == "verified"
+    claim = registry.get(claim_id)
+    judged = []
+
+    @settings(
+        max_examples=NEVER_REFUTED[claim_id],
+        derandomize=True,
+        deadline=None,
+        database=None,
+        phases=(Phase.generate,),  # a failure is reported as drawn (shrinking costs many runs)
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(claim.hunt.scenarios("quick"))
+    def run(user):
+        merged, _ = search.classify(claim, user, "quick")
+        assume(merged is not None)  # outside the hypotheses: not an example
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            verdict = search.judge_scenario(claim_id, merged, "quick", merged["seed"], 1e-6)
+        assert not verdict.get("failing"), (user, verdict["failing"])
+        assert not [w for w in caught if issubclass(w.category, RuntimeWarning)], (
+            user,
+            sorted({str(w.message) for w in caught}),
+        )
+        judged.append("outside" not in verdict)
+
+    run()
+    # some runs judged, not all BeyondReach (thm-4.3: 1 of 4, its finite-L flows leave the exact
+    # route's tables on most draws, counted outside like the hunt does)
+    assert any(judged), judged
+
+
+COMMON_SPACES = ("lemma-2.1", "mixture", "asm-3.3", "prop-3.1", "prop-3.4")
+
+
+@pytest.mark.parametrize("claim_id", COMMON_SPACES)
+def test_the_hunt_spaces_draw_every_factor_generic(claim_id):
+    """Issue 40 item 1 for the hunt: of 40 derandomised draws (drawing only, no run), those with
+    d >= 2 mostly have a non-identity, non-diagonal Sigma_q, and often a Gamma that does not
+    commute with U and a U that does not commute with Sigma_q (Gamma = 0, drawn on purpose, and
+    d = 1 commute trivially); some draws reach the extreme scales (2^20 and above, 2^-20 and
+    below)."""
+    claim = registry.get(claim_id)
+    seen = {"sigma_q generic": 0, "gamma-u": 0, "u-sigma_q": 0, "extreme": 0, "d >= 2": 0}
+
+    @settings(max_examples=40, derandomize=True, database=None, deadline=None)
+    @given(claim.hunt.scenarios("quick"))
+    def draw(user):
+        S, G, U = (np.asarray(user[k], float) for k in ("query_cov", "cov", "U"))
+        d = S.shape[0]
+        scale = max(np.max(np.abs(U)), np.max(np.abs(G)), np.max(np.abs(S)))
+        seen["extreme"] += bool(scale >= 2.0**20 or 0 < scale <= 2.0**-20)
+        if d < 2:
+            return
+        seen["d >= 2"] += 1
+        off = S - np.diag(np.diag(S))
+        seen["sigma_q generic"] += bool(np.any(off) and not np.allclose(S, S[0, 0] * np.eye(d)))
+        seen["gamma-u"] += bool(np.any(G @ U != U @ G))
+        seen["u-sigma_q"] += bool(np.any(U @ S != S @ U))
+
+    draw()
+    assert seen["sigma_q generic"] >= seen["d >= 2"] // 2, seen
+    assert min(seen["gamma-u"], seen["u-sigma_q"]) >= seen["d >= 2"] // 4, seen
+    assert seen["extreme"] >= 2 and seen["d >= 2"] >= 10, seen

@@ -18,7 +18,7 @@ import matplotlib.image as mpimg
 import pytest
 
 from softlin import cli
-from softlin.render import browser, render
+from softlin.render import browser, preview_stamp, render
 
 from .make_gold import render_synthetic
 
@@ -168,6 +168,9 @@ def test_report_preview_writes_a_screenshot_of_the_index(chromium, site):
     img = _pixels((real / "preview.png").read_bytes())
     assert img.shape[1] == WIDTH and img.std() > 0.02
     assert real / "preview.png" not in render.rendered(real)  # a screenshot, not part of --check
+    # stamped with the page it shows (tests/render/test_preview_stamp.py reads the committed one)
+    stamp = preview_stamp.read((real / "preview.png").read_bytes())
+    assert stamp == preview_stamp.summary((real / "index.html").read_text(encoding="utf-8"))
 
 
 def test_the_phase_diagram_page_loads_its_figure_and_links_every_point(chromium, tmp_path):

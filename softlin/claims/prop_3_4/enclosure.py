@@ -94,11 +94,34 @@ def grad_v_enclosure_check(Gamma, U, V, z, Ls, exact_V) -> Findings:
     )
 
 
+GRAD_U_NAME = (
+    "fixed query: the exact finite-L E||grad_U err||^2 (float route) lies in its Arb enclosure"
+)
+
+
 def grad_u_enclosure_check(Gamma, U, V, z, Ls, exact_U) -> Findings:
-    """grad_U's ball: the display of the module docstring from the seven enclosed scalars."""
+    """grad_U's ball: the display of the module docstring from the seven enclosed scalars. Its
+    scalars' route divides by sqrt q, q = a^T Gamma a (a = U z): at a query with Gamma a = 0 (a
+    valid scenario, e.g. U z in the kernel of a singular Gamma) the check is kept, not judged, with
+    that reason (it crashed the run before)."""
+    a = np.asarray(U, float) @ np.asarray(z, float)
+    if not float(a @ np.asarray(Gamma, float) @ a) > 0:
+        return Findings(
+            [
+                judge.unjudged(
+                    GRAD_U_NAME,
+                    "quadrature",
+                    "q = a^T Gamma a = 0 at the fixed query (a = U z): the enclosed scalars divide "
+                    "by sqrt q, beyond this route's reach",
+                    tier="enclosure",
+                    id="fixed/grad-u-enclosure",
+                    unit="values",
+                )
+            ]
+        )
     return ball_check(
         "fixed/grad-u-enclosure",
-        "fixed query: the exact finite-L E||grad_U err||^2 (float route) lies in its Arb enclosure",
+        GRAD_U_NAME,
         "|z|^2 (S_aa (e^T M e)|e|^2 - 2 S_aA e^T M P e "
         "+ (2 S_AA + S_A - 2 S_A3) tr(P M P) + (S_A - 2 S_A3 + S_AA) tr P tr(P M) "
         "+ S_H (2 e^T M P e + |e|^2 tr(M P) "

@@ -17,12 +17,22 @@ Space (the common keys; the per-claim strategies below):
   dyadic numbers are exact in binary and in decimal, so the TOML file holds the scenario exactly,
   and Hypothesis shrinks each entry towards 0 (a shrunk counterexample has few non-zero entries).
 - prompt lengths: 1 to 3 strictly increasing lengths from {4, 8, ..., 128}; trials fixed per budget.
-- extreme but valid scales (lemma-2.1, mixture: `extreme=True`): U times 2^k with k from
-  U_EXPONENTS (up to 2^330 ~ 2.2e99, under the input cap 1e100), Gamma times 2^j with j from
-  COV_EXPONENTS (tiny and huge), and B's last column times 2^-20 (Gamma's condition number up to
-  ~2^40 ~ 1e12, at the edge of psd_root's cut): the reach of every route (numerics/quadrature.py,
-  claims/shared/limit_battery.py) is exercised, and a route beyond its reach must say so, never
-  refute.
+- extreme but valid scales (every claim whose scenario has the common keys: lemma-2.1, mixture,
+  asm-3.3, prop-3.1, prop-3.4; `extreme=True`): U times 2^k with k from U_EXPONENTS (up to
+  2^330 ~ 2.2e99, under the input cap 1e100; 2^20 against Gamma times 2^-40 keeps the tilt
+  lambda of order one at tiny absolute scales); Gamma times 2^j with j from COV_EXPONENTS (tiny
+  and huge), B's last column times 2^-20 (Gamma's condition number up to ~2^40 ~ 1e12, at the
+  edge of psd_root's cut); the same scales for Sigma_q = C C^T (its last column times 2^-10,
+  condition number up to ~1e6, inside positive_definite's cut). prop-3.1 and prop-3.4, whose
+  fixed query's route refuses q above ~315, take U divided by the roots of Gamma's and Sigma_q's
+  scales and the query times Sigma_q's root (`compensate`), so lambda and q keep their order.
+  The reach of every route (numerics/quadrature.py, claims/shared/limit_battery.py, the d = 1
+  quadrature of numerics/tilted_moments.py, the fixed-query q reach of numerics/selfnormalised.py)
+  is exercised, and a route beyond its reach must say so, never refute.
+- every factor a formula multiplies by is drawn generic: Gamma = B B^T, Sigma_q = C C^T, U and V
+  with independent entries, so Sigma_q is non-identity and non-diagonal and Gamma, U, V,
+  Sigma_q do not commute, except on the measure-zero draws Hypothesis shrinks towards (zero
+  entries); tests/claims/test_reach.py measures how often the drawn matrices commute.
   Powers of two keep the entries exact (binary and their shortest decimal round trip), and the
   first exponent, 0, is where Hypothesis shrinks to.
 
@@ -55,9 +65,16 @@ from hypothesis.extra.numpy import arrays
 LENGTHS = (4, 8, 16, 32, 64, 128)
 # Exponents of 2 (module docstring): U's scale (0 most often: the ordinary space stays covered),
 # Gamma's, and the last column of B's (an ill-conditioned Gamma).
-U_EXPONENTS = (0, 0, 0, 2, 5, 40, 330)
+U_EXPONENTS = (0, 0, 0, 2, 5, 20, 40, 330)
+# prop-3.1, prop-3.4: their fixed query's exact route refuses q = a^T Gamma a above ~315
+# (numerics/selfnormalised.q_reach), so U's scale compensates Gamma's and Sigma_q's (`compensate`:
+# U up to 2^40 against both at 2^-40) and its own exponent stays small
+RATE_U_EXPONENTS = (0, 0, 1, 1, 2)
 COV_EXPONENTS = (0, 0, 0, -40, 40)
 COLUMN_EXPONENTS = (0, 0, -20)
+# Sigma_q's last column: condition number up to 2^20 ~ 1e6 (asm-3.3 and prop-3.4 need it positive
+# definite at its own scale, numerics/validate.positive_definite, which 2^-40 would fail)
+QUERY_COLUMN_EXPONENTS = (0, 0, -10)
 TRIALS = {"quick": 800, "standard": 2000}  # prompts per length in the scenario (quick keeps 1/4)
 
 
@@ -78,11 +95,15 @@ def common_scenarios(
     u_denominator: int = 8,
     extreme: bool = False,
     u_exponents: tuple = U_EXPONENTS,
+    compensate: bool = False,
 ):
     """Common keys (docs/design.md, "Scenarios") as plain lists. The matrices are drawn at the
     largest size and cut to d (rows of V to k, columns of B to r), so that when Hypothesis lowers d,
     k or r the remaining entries keep their values and the shrinker can make d small. With
-    `extreme`, the scales of the module docstring (U's exponent from `u_exponents`)."""
+    `extreme`, the scales of the module docstring (U's exponent from `u_exponents`); with
+    `compensate`, U is also divided by the square roots of Gamma's and Sigma_q's scales, so that
+    lambda (and a query scaled like Sigma_q's root, `query_scale` in the result, popped by
+    `with_query`) keep their order while the absolute scales are extreme."""
     d = draw(st.integers(1, max_d), label="d")
     r = draw(st.integers(0, min(d, max_rank)), label="rank of B")
     k = draw(st.integers(1, 3), label="rows of V")
@@ -90,11 +111,21 @@ def common_scenarios(
     C = draw(dyadic_array((max_d, max_d), 4, 4), label="C")[:d, :d]
     Ls = sorted(draw(st.sets(st.sampled_from(LENGTHS), min_size=1, max_size=3), label="L"))
     U = draw(dyadic_array((max_d, max_d), 4, u_denominator), label="U")[:d, :d]
+    query_scale = 1.0
     if extreme:
-        U = U * 2.0 ** draw(st.sampled_from(u_exponents), label="U exponent")
-        B = B * 2.0 ** (draw(st.sampled_from(COV_EXPONENTS), label="Gamma exponent") / 2)
+        u_exp = draw(st.sampled_from(u_exponents), label="U exponent")
+        g_exp = draw(st.sampled_from(COV_EXPONENTS), label="Gamma exponent")
+        B = B * 2.0 ** (g_exp / 2)
         if r:
             B[:, -1] *= 2.0 ** draw(st.sampled_from(COLUMN_EXPONENTS), label="last column")
+        # Sigma_q = C C^T at tiny and huge scales and ill-conditioned, like Gamma
+        q_exp = draw(st.sampled_from(COV_EXPONENTS), label="Sigma_q exponent")
+        C = C * 2.0 ** (q_exp / 2)
+        C[:, -1] *= 2.0 ** draw(st.sampled_from(QUERY_COLUMN_EXPONENTS), label="Sigma_q column")
+        if compensate:  # exponents are even: the square roots are exact powers of two
+            u_exp -= (g_exp + q_exp) // 2
+            query_scale = 2.0 ** (q_exp // 2)
+        U = U * 2.0**u_exp
     return {
         "d": d,
         "mean": draw(dyadic_array((max_d,), 4, 4), label="mean")[:d].tolist(),
@@ -105,14 +136,21 @@ def common_scenarios(
         "L": [int(L) for L in Ls],
         "trials": TRIALS[budget],
         "delta": 1e-3,
+        **({"query_scale": query_scale} if compensate else {}),
     }
 
 
 @st.composite
-def with_query(draw, max_d: int, budget: str, trials: int):
-    """Common keys plus a fixed query (prop-3.1, prop-3.4), `trials` prompts per length."""
-    s = draw(common_scenarios(max_d, max_d, budget, 4))
-    s["query"] = draw(dyadic_array((max_d,), 4, 4), label="query")[: s["d"]].tolist()
+def with_query(draw, max_d: int, budget: str, trials: int, u_exponents: tuple = U_EXPONENTS):
+    """Common keys plus a fixed query (prop-3.1, prop-3.4), `trials` prompts per length, at the
+    extreme scales of the module docstring."""
+    s = draw(
+        common_scenarios(
+            max_d, max_d, budget, 4, extreme=True, u_exponents=u_exponents, compensate=True
+        )
+    )
+    scale = s.pop("query_scale")
+    s["query"] = (draw(dyadic_array((max_d,), 4, 4), label="query")[: s["d"]] * scale).tolist()
     # a rate is a log-log slope over the lengths: prop-3.1 refuses fewer than two, so two to three
     # are drawn (a draw the claim refuses would be wasted)
     s["L"] = _lengths(draw, (4, 8, 16, 32, 64, 128))
@@ -201,15 +239,16 @@ def lemma21_scenarios(budget: str, u_exponents: tuple = U_EXPONENTS):
     return common_scenarios(6, 4, budget, extreme=True, u_exponents=u_exponents)
 
 
-def asm33_scenarios(budget: str):
+def asm33_scenarios(budget: str, u_exponents: tuple = U_EXPONENTS):
     """Its exact rational tables grow fast with d, so d <= 3 keeps one run near 10 s, and U entries
-    up to 1 (not 1/2) draw both sides of the threshold lambda = 1/2 often."""
-    return common_scenarios(3, 3, budget, 4)
+    up to 1 (not 1/2) draw both sides of the threshold lambda = 1/2 often; extreme scales."""
+    return common_scenarios(3, 3, budget, 4, extreme=True, u_exponents=u_exponents)
 
 
-def rate_scenarios(budget: str):
-    """prop-3.1 and prop-3.4: the common keys with a fixed query, 200 prompts per length."""
-    return with_query(3, budget, 200)
+def rate_scenarios(budget: str, u_exponents: tuple = RATE_U_EXPONENTS):
+    """prop-3.1 and prop-3.4: the common keys with a fixed query, 200 prompts per length, at the
+    extreme scales."""
+    return with_query(3, budget, 200, u_exponents)
 
 
 def icl_space(budget: str):
