@@ -227,3 +227,55 @@ def test_prop34_coefficient_quadratures_fail_under_each_tilted_placement(slip, m
     bad = p34_coefficients.query_average_checks(*wrong, G, U, V, Sq, lam, None, None, None)
     assert [c.passed for c in ok.checks] == [True, True]
     assert [c.passed for c in bad.checks] == [False, False], (right, wrong)
+
+
+# ---------------------------------------------------------------------------------------------
+# Through the claims' runs at quick (slow tier: one claim run each, ~12 s idle for asm-3.3).
+
+
+def _asm33_run(**kwargs):
+    from softlin.core.claim import claim_rng
+
+    s = scen.merge(asm33.default_scenario(), {}, asm33.CLAIM.scenario_keys)
+    return asm33.run(s, "quick", claim_rng(s["seed"], "asm-3.3"), **kwargs)
+
+
+def _failed(cert) -> set:
+    return {c["id"].split("/", 1)[1] for c in cert["checks"] if c["passed"] is False}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("slip", ["precision", "determinant"])
+def test_asm33_is_refuted_under_each_tilted_placement_slip(slip):
+    """The slipped closed form replaces the derived one in the run: refuted by the d = 1 quadrature
+    and the Arb enclosure (the precision slip by the Monte Carlo too)."""
+    wrong_eqe = _exp_quadratic_slipped(slip)
+
+    def closed_form(p, q, c, m, Gamma, U, Sigma_q):
+        right_eqe = tm.exp_quadratic_expectation
+        tm.exp_quadratic_expectation = wrong_eqe
+        try:
+            return tm.tilted_moment(p, q, c, m, Gamma, U, Sigma_q)
+        finally:
+            tm.exp_quadratic_expectation = right_eqe
+
+    cert = _asm33_run(closed_form=closed_form)
+    assert cert["status"] == "refuted"
+    failed = _failed(cert)
+    assert "quadrature/d1-closed-forms" in failed, failed
+    if slip == "precision":
+        assert "montecarlo/closed-forms" in failed, failed
+
+
+@pytest.mark.slow
+def test_asm33_is_refuted_with_the_threshold_computed_without_sigma_q(monkeypatch):
+    from softlin.claims.asm_3_3 import claim as module
+
+    monkeypatch.setattr(
+        module.query_average,
+        "threshold_lambda",
+        lambda Gamma, U, Sigma_q: query_average.whitened_spectrum(Gamma, U, np.eye(len(U)))[0],
+    )
+    cert = _asm33_run()
+    assert cert["status"] == "refuted"
+    assert "symbolic/finiteness-domain" in _failed(cert)

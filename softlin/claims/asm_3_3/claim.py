@@ -102,6 +102,9 @@ def slips(m, Gamma, U, Sigma_q) -> dict:
 
 
 def default_scenario() -> dict:
+    """lambda = 0.056; Sigma_q non-diagonal, far from I and from its inverse, and the first
+    coordinates (m, Gamma, U, Sigma_q)_11 = (0.1, 1.3, 0.2, 1.5) of the d = 1 checks none 1: each
+    placement of Sigma_q and no power of Gamma is hidden (tests/claims/test_scenario_factors.py)."""
     return {
         "d": 2,
         "mean": [0.1, -0.2],
