@@ -106,7 +106,9 @@ MUTANTS: tuple[Mutant, ...] = (
         "numerics/query_average.py",
         "K = S.T @ U.T @ Gamma @ U @ S",
         "K = U.T @ Gamma @ U",
-        ("asm-3.3", "prop-3.1", "prop-3.4"),
+        # prop-3.1 and prop-3.4 stay verified under it at quick (measured): their lambda only
+        # places the regimes and the proposal scale, which a 7 - 8 % shift does not expose
+        ("asm-3.3",),
         "lambda = lambda_max(U^T Gamma U) (the threshold eigenvalue computed without Sigma_q)",
     ),
     # (Sigma_q dropped from C1's determinant instead crashes prop-3.1 at quick: det(I - 2 M) < 0
