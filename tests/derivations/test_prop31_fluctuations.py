@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import integrate
 
@@ -84,20 +84,12 @@ def test_kernels_b1_c1_match_a_direct_numpy_formula(seed):
 
 
 @settings(max_examples=6)
-@given(seeds)
-def test_first_order_coefficient_closed_form_matches_numerical_integration_in_1d(seed):
+@given(st.floats(0.2, 2.0), st.floats(-0.6, 0.6), st.floats(-2, 2), st.floats(0.3, 2.0))
+def test_first_order_coefficient_closed_form_matches_numerical_integration_in_1d(g, u, v, sq):
     """d = 1: E_z e^{M s z^2 ... } by scipy quad over the query, against the det/trace closed
-    form."""
-    rng = np.random.default_rng(seed)
-    g, u, v, sq = (
-        rng.uniform(0.2, 2.0),
-        rng.uniform(-0.6, 0.6),
-        rng.uniform(-2, 2),
-        rng.uniform(0.3, 2.0),
-    )
-    lam = u * g * u * sq
-    if lam >= 0.45:
-        return
+    form. The scenario (Gamma, U, V, Sigma_q) is drawn itself, not from a seed, so a failure
+    shrinks to the values that show it (Sigma_q = 1 hides where Sigma_q enters)."""
+    assume(u * g * u * sq < 0.45)
     closed = float(
         fluctuations.first_order_coefficient_matrix(
             sp.Matrix([[g]]), sp.Matrix([[u]]), sp.Matrix([[v]]), sp.Matrix([[sq]])

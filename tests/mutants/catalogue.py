@@ -82,6 +82,47 @@ MUTANTS: tuple[Mutant, ...] = (
         "E e^{z^T K z} = det(I - 2 Sigma_q K)^{-1} (the square root of the "
         "Gaussian normaliser missing)",
     ),
+    # ---- where Sigma_q enters (issue 40): invisible at Sigma_q = I, so the built-in scenarios
+    # take a non-diagonal Sigma_q (tests/claims/test_scenario_factors.py states what they see) ----
+    Mutant(
+        "tilted-moments-precision-sigma-q-for-its-inverse",
+        "derivations/tilted_moments.py",
+        "precision = Sigma_q.inv() - 2 * K",
+        "precision = Sigma_q - 2 * K",
+        ("asm-3.3", "prop-3.4"),
+        "tilted query law N(0, (Sigma_q - 2K)^-1): Sigma_q for its inverse in the precision of "
+        "E_{z ~ N(0, Sigma_q)} e^{z^T K z} P(z)",
+    ),
+    Mutant(
+        "tilted-moments-det-without-sigma-q",
+        "derivations/tilted_moments.py",
+        "factor = 1 / sp.sqrt((sp.eye(K.rows) - 2 * Sigma_q * K).det())",
+        "factor = 1 / sp.sqrt((sp.eye(K.rows) - 2 * K).det())",
+        ("asm-3.3", "prop-3.4"),
+        "E e^{z^T K z} = det(I - 2 K)^{-1/2} (Sigma_q dropped from the Gaussian normaliser)",
+    ),
+    Mutant(
+        "threshold-lambda-without-sigma-q",
+        "numerics/query_average.py",
+        "K = S.T @ U.T @ Gamma @ U @ S",
+        "K = U.T @ Gamma @ U",
+        # prop-3.1 and prop-3.4 stay verified under it at quick (measured): their lambda only
+        # places the regimes and the proposal scale, which a 7 - 8 % shift does not expose
+        ("asm-3.3",),
+        "lambda = lambda_max(U^T Gamma U) (the threshold eigenvalue computed without Sigma_q)",
+    ),
+    # (Sigma_q dropped from C1's determinant instead crashes prop-3.1 at quick: det(I - 2 M) < 0
+    # for the near-threshold regime's Gamma, a complex power, before any check can judge it;
+    # tests/claims/test_scenario_factors.py shows its guarding check failing.)
+    Mutant(
+        "first-order-coefficient-trace-without-sigma-q",
+        "derivations/fluctuations.py",
+        "tr(N * Sigma_q * inv(R))",
+        "tr(N * inv(R))",
+        ("prop-3.1",),
+        "query-averaged C1 with tr(N (I - 2 M Sigma_q)^{-1}) (Sigma_q dropped from the trace "
+        "term: E_nu[z^T N z e^{z^T M z}] taken with the query covariance I)",
+    ),
     Mutant(
         "icl-endpoint-square-root-not-fourth",
         "derivations/icl_endpoint.py",

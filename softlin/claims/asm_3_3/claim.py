@@ -107,13 +107,16 @@ def slips(m, Gamma, U, Sigma_q) -> dict:
 
 
 def default_scenario() -> dict:
+    """lambda = 0.056; Sigma_q non-diagonal, far from I and from its inverse, and the first
+    coordinates (m, Gamma, U, Sigma_q)_11 = (0.1, 1.3, 0.2, 1.5) of the d = 1 checks none 1: each
+    placement of Sigma_q and no power of Gamma is hidden (tests/claims/test_scenario_factors.py)."""
     return {
         "d": 2,
         "mean": [0.1, -0.2],
-        "cov": [[1.0, 0.3], [0.3, 0.5]],
+        "cov": [[1.3, 0.3], [0.3, 0.5]],
         "U": [[0.2, 0.1], [-0.1, 0.15]],
         "V": [[1.0, 0.0], [0.0, 1.0]],
-        "query_cov": [[1.0, 0.0], [0.0, 1.0]],
+        "query_cov": [[1.5, -0.4], [-0.4, 0.6]],
         "L": [16],
         "trials": 2000,
         "delta": 1e-3,

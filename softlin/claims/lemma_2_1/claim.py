@@ -52,14 +52,16 @@ HYPOTHESES = (
 
 def default_scenario() -> dict:
     """d = 3 with a rank-2 token covariance (Gamma = B B^T, B = [[1,0],[0.5,0.8],[-0.3,0.6]]) and a
-    non-symmetric U, so that both the singular case and U versus U^T are exercised."""
+    non-symmetric U, so that both the singular case and U versus U^T are exercised; a non-diagonal
+    Sigma_q, so the queries (and the fixed query, the first column of Sigma_q^(1/2)) are not
+    axis-aligned."""
     return {
         "d": 3,
         "mean": [0.2, -0.1, 0.3],
         "cov": [[1.0, 0.5, -0.3], [0.5, 0.89, 0.33], [-0.3, 0.33, 0.45]],
         "U": [[0.6, 0.3, 0.0], [-0.2, 0.5, 0.1], [0.1, 0.0, 0.4]],
         "V": [[1.0, 0.0, 0.5], [0.0, 1.0, -0.5]],
-        "query_cov": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+        "query_cov": [[1.5, -0.4, 0.2], [-0.4, 0.6, 0.1], [0.2, 0.1, 0.8]],
         "L": [16, 64, 256, 1024],
         "trials": 2000,
         "delta": 1e-3,

@@ -98,16 +98,19 @@ SCENARIO_KEYS = scen.COMMON_KEYS
 
 
 def default_scenario() -> dict:
-    """d = 2, lambda_max(U^T Gamma U) = 0.105 (below the threshold 1/2 and below 1/4, where the
-    plain query average of the first-order term has a finite variance); the query has |V Gamma a|^2
-    about a quarter of tr(V Gamma V^T), so the Gamma a a^T Gamma term of C1 is visible."""
+    """d = 2, lambda = lambda_max(U^T Gamma U Sigma_q) = 0.097 (below the threshold 1/2 and below
+    1/4, where the plain query average of the first-order term has a finite variance); the query
+    has |V Gamma a|^2 about a quarter of tr(V Gamma V^T), so the Gamma a a^T Gamma term of C1 is
+    visible. Sigma_q is non-diagonal and far from I and from its inverse, so Sigma_q dropped from
+    the determinant or the trace of the averaged coefficient, or the wrong query law, is seen
+    (tests/claims/test_scenario_factors.py); without Sigma_q, lambda would be 0.105."""
     return {
         "d": 2,
         "mean": [0.3, -0.2],
         "cov": [[1.0, 0.3], [0.3, 0.5]],
         "U": [[0.3, 0.1], [-0.1, 0.25]],
         "V": [[1.0, 0.5], [0.0, 1.0]],
-        "query_cov": [[1.0, 0.0], [0.0, 1.0]],
+        "query_cov": [[1.5, -0.4], [-0.4, 0.6]],
         "query": [1.5, 1.0],
         "L": [16, 64, 256, 1024, 4096],
         "trials": 2000,

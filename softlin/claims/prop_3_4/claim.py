@@ -148,18 +148,19 @@ def budget(s: dict, profile: str) -> Budget:
 
 
 def default_scenario() -> dict:
-    """Anisotropic Gamma (eigenvalues 2.61, 0.39), non-symmetric U, a query off the principal axes:
-    lambda = 0.076 (< 1/8, so the query-average z-test is sound); at the query a^T Gamma a = 0.127
-    and |Gamma a|^2 = 0.332, so a^T Gamma a in place of |Gamma a|^2 moves the grad_V coefficient
-    by 6.2% and U^T in place of U moves it by more (both far beyond the tolerance of the large-L
-    anchor, ~1e-8)."""
+    """Anisotropic Gamma (eigenvalues 2.61, 0.39), non-symmetric U, a non-diagonal Sigma_q (so
+    that where Sigma_q enters the averaged coefficients is seen), a query off the principal axes:
+    lambda = lambda_max(U^T Gamma U Sigma_q) = 0.081 (< 1/8, so the query-average z-test is
+    sound); at the query a^T Gamma a = 0.127 and |Gamma a|^2 = 0.332, so a^T Gamma a in place of
+    |Gamma a|^2 moves the grad_V coefficient by 6.2% and U^T in place of U moves it by more (both
+    far beyond the tolerance of the large-L anchor, ~1e-8)."""
     return {
         "d": 2,
         "mean": [0.0, 0.0],
         "cov": [[2.5, 0.5], [0.5, 0.5]],
         "U": [[0.17, 0.05], [-0.06, 0.12]],
         "V": [[1.0, 0.5], [0.0, 1.0]],
-        "query_cov": [[1.0, 0.0], [0.0, 1.0]],
+        "query_cov": [[1.5, -0.4], [-0.4, 0.6]],
         "query": [1.1, 0.7],
         "L": [16, 64, 256, 1024, 2048],
         "trials": 1500,
