@@ -11,7 +11,7 @@ gives the error <= eps_L^2 for every L >= 2). The smallest c1 for which eps_L^2 
     g(L) = L eps_L^2 / (sigma^6 ln L) = tp (4 e^q + L^2 e^{-h(L)}) / (sigma^6 ln L).
 
 **The supremum is a finite maximum.** h'(L) = (L-2) L / (8 (L-1)^2 e^q) = (1 - 1/(L-1)^2) / (8 e^q)
-(proved by SymPy in softlin/claims/prop_3_1/every_l.py, `bound_monotone_proof`) increases in L,
+(proved by SymPy in softlin/claims/shared/every_l.py, `bound_monotone_proof`) increases in L,
 and 2/L decreases, so once h'(L_T) >= 2/L_T the log-derivative 2/L - h'(L) of L^2 e^{-h(L)} is
 <= 0 on all of [L_T, inf): L^2 e^{-h(L)} and 4 e^q are non-increasing there, 1 / ln L decreases,
 so g decreases on [L_T, inf) and sup_{L >= 2} g = max_{2 <= L <= L_T} g(L). L_T is the first

@@ -206,7 +206,12 @@ def test_a_near_miss_kill_counts_only_when_the_other_two_seeds_kill(monkeypatch)
         "prop-3.1": {
             "status": "refuted",
             "caught_by": ["prop-3.1/x (statistical, failed)"],
-            "kill": {"id": "prop-3.1/x", "module": "m.py", "margin": 0.05, "small": True},
+            "kill": {
+                "id": "prop-3.1/x",
+                "module": "softlin/judge/kinds.py",
+                "margin": 0.05,
+                "small": True,
+            },
         }
     }
     clear = {"prop-3.1": {"status": "verified", "caught_by": []}}
@@ -220,7 +225,11 @@ def test_a_near_miss_kill_counts_only_when_the_other_two_seeds_kill(monkeypatch)
         monkeypatch.setattr(harness, "spawn", fake)
         row = harness.judge_mutant("fits-weight-not-squared")
         assert calls == [0, 1, 2] and row["verdict"] == verdict and row["seeds"] == seeds
-        assert row["check"] == "prop-3.1/x" and row["module"] == "m.py" and row["margin"] == 0.05
+        assert (
+            row["check"] == "prop-3.1/x"
+            and row["module"] == "softlin/judge/kinds.py"
+            and row["margin"] == 0.05
+        )
     # a decisive kill is not re-run
     far = {"prop-3.1": {**near["prop-3.1"], "kill": {**near["prop-3.1"]["kill"], "small": False}}}
     calls = []
@@ -242,17 +251,17 @@ def test_a_mutant_past_its_timeout_is_stopped_and_reported_timed_out_not_killed(
 def test_a_failed_named_test_is_a_decisive_kill_named_by_its_node_id():
     from .mutants.__main__ import kill_of
 
-    node = "tests/numerics/test_x.py::test_y"
+    node = "tests/numerics/test_significance.py::test_y"
     kill = kill_of({"tests": {"status": "failed", "caught_by": [f"FAILED {node} - assert 0"]}})
     assert kill == {
         "id": node,
-        "module": "tests/numerics/test_x.py",
+        "module": "tests/numerics/test_significance.py",
         "margin": None,
         "small": False,
     }
     assert kill_of({"c": {"status": "inconclusive", "caught_by": []}}) is None
     # a claim's decisive kill is named before the test; a near miss is not, the test is decisive
-    claim = {"id": "c/x", "module": "m.py", "margin": 3.0, "small": False}
+    claim = {"id": "c/x", "module": "softlin/judge/kinds.py", "margin": 3.0, "small": False}
     both = {
         "c": {"status": "refuted", "caught_by": [], "kill": claim},
         "tests": {"status": "failed", "caught_by": [f"FAILED {node}"]},
@@ -268,7 +277,11 @@ def test_record_lines_round_trip_and_name_the_killing_checks_module():
     from .mutants import selection
     from .mutants.__main__ import record_line
 
-    row = {**_row("killed", (0, 1, 2)), "check": "prop-3.1/fixed/x", "module": "a/b.py"}
+    row = {
+        **_row("killed", (0, 1, 2)),
+        "check": "prop-3.1/fixed/x",
+        "module": "softlin/judge/rules.py",
+    }
     row["margin"] = 0.0412
     text = (
         record_line("m", row, "0123456789abcdef")
@@ -279,7 +292,7 @@ def test_record_lines_round_trip_and_name_the_killing_checks_module():
     assert records["m"] == {
         "verdict": "killed",
         "check": "prop-3.1/fixed/x",
-        "module": "a/b.py",
+        "module": "softlin/judge/rules.py",
         "margin": "0.0412",
         "seeds": "0,1,2",
         "commit": "0123456789",

@@ -33,7 +33,7 @@ from softlin.derivations import gradient_fluctuations as gf
 from softlin.derivations import tilted_moments as tm
 from softlin.numerics import query_average
 
-from .test_scenario_factors import _exp_quadratic_slipped, _slipped_first_order_coefficient
+from .test_scenario_factors import exp_quadratic_slipped, slipped_first_order_coefficient
 
 MAX_LAMBDA = 0.4  # below the threshold 1/2 with room: the tilted integrals stay finite
 SLOW = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -147,12 +147,12 @@ def _slip(monkeypatch, name: str):
     if name == "coefficient determinant":
 
         def wrong(Gamma, U, V, Sigma_q):
-            return sp.Float(_slipped_first_order_coefficient(Gamma, U, V, Sigma_q, "determinant"))
+            return sp.Float(slipped_first_order_coefficient(Gamma, U, V, Sigma_q, "determinant"))
 
         monkeypatch.setattr(fluctuations, "first_order_coefficient_matrix", wrong)
         return _prop31_coefficient_agrees
-    monkeypatch.setattr(tm, "exp_quadratic_expectation", _exp_quadratic_slipped(name))
-    monkeypatch.setattr(gf, "exp_quadratic_expectation", _exp_quadratic_slipped(name))
+    monkeypatch.setattr(tm, "exp_quadratic_expectation", exp_quadratic_slipped(name))
+    monkeypatch.setattr(gf, "exp_quadratic_expectation", exp_quadratic_slipped(name))
     return _tilted_expectation_agrees
 
 

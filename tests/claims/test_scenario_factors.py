@@ -105,7 +105,7 @@ def test_asm33_one_dimensional_checks_see_a_coordinate_without_unit_scales():
 # The query law's placements, computed: the slipped value against the guarding check.
 
 
-def _exp_quadratic_slipped(slip: str):
+def exp_quadratic_slipped(slip: str):
     """tm.exp_quadratic_expectation with one plausible slip where Sigma_q enters:
 
     E_{z ~ N(0, S)} e^{z^T K z} P(z) = det(I - 2 S K)^{-1/2} E_{z ~ N(0, (S^{-1} - 2K)^{-1})} P(z)
@@ -143,7 +143,7 @@ def test_asm33_sees_each_tilted_moment_placement_of_sigma_q_in_its_d1_quadrature
     floats, exact = _first_coordinates(_scenario("asm-3.3"))
     quad = nt.quadrature_1d(4, 4, 2, *floats)
     right = float(tm.tilted_moment(4, 4, 2, *exact))
-    monkeypatch.setattr(tm, "exp_quadratic_expectation", _exp_quadratic_slipped(slip))
+    monkeypatch.setattr(tm, "exp_quadratic_expectation", exp_quadratic_slipped(slip))
     wrong = float(tm.tilted_moment(4, 4, 2, *exact))
     assert abs(quad / right - 1) < asm33.QUADRATURE_TOLERANCE
     assert abs(quad / wrong - 1) > 1e3 * asm33.QUADRATURE_TOLERANCE, (slip, right, wrong)
@@ -159,7 +159,7 @@ def test_asm33_sees_each_placement_in_dimension_two(slip, monkeypatch):
     R = asm33.exact_decimals
     args = (R(s["mean"]).T, R(s["cov"]), R(s["U"]), R(s["query_cov"]))
     right = float(tm.tilted_moment(4, 4, 2, *args))
-    monkeypatch.setattr(tm, "exp_quadratic_expectation", _exp_quadratic_slipped(slip))
+    monkeypatch.setattr(tm, "exp_quadratic_expectation", exp_quadratic_slipped(slip))
     wrong = float(tm.tilted_moment(4, 4, 2, *args))
     assert abs(wrong / right - 1) > (1.0 if slip == "precision" else 0.005), (right, wrong)
 
@@ -176,7 +176,7 @@ def test_asm33_sees_the_threshold_without_sigma_q_at_its_finiteness_boundary():
     assert lo * r >= 0.5 or hi * r < 0.5, (lam, wrong)
 
 
-def _slipped_first_order_coefficient(Gamma, U, V, Sigma_q, where: str) -> float:
+def slipped_first_order_coefficient(Gamma, U, V, Sigma_q, where: str) -> float:
     """det(I - 2 M S)^{-1/2} [tr(V Gamma V^T) + tr(N S (I - 2 M S)^{-1})] with Sigma_q dropped
     from the determinant (where = "determinant") or from the trace term (where = "trace");
     M = U^T Gamma U, N = U^T Gamma V^T V Gamma U."""
@@ -203,7 +203,7 @@ def test_prop31_coefficient_quadrature_fails_under_each_placement_of_sigma_q(whe
     if where == "query law":
         wrong = p31_average.exact_coefficient(G, U, V, np.eye(s["d"]))
     else:
-        wrong = _slipped_first_order_coefficient(G, U, V, Sq, where)
+        wrong = slipped_first_order_coefficient(G, U, V, Sq, where)
     ok = p31_average.coefficient_check(right, G, U, V, Sq, lam, None, None)
     bad = p31_average.coefficient_check(wrong, G, U, V, Sq, lam, None, None)
     assert ok.passed is True and bad.passed is False, (where, right, wrong, bad.value)
@@ -218,10 +218,10 @@ def test_prop34_coefficient_quadratures_fail_under_each_tilted_placement(slip, m
     G, U, V, Sq = s["cov"], s["U"], s["V"], s["query_cov"]
     lam = query_average.threshold_lambda(G, U, Sq)
     right = p34_coefficients.averaged_first_order(G, U, V, Sq)
-    monkeypatch.setattr(tm, "exp_quadratic_expectation", _exp_quadratic_slipped(slip))
+    monkeypatch.setattr(tm, "exp_quadratic_expectation", exp_quadratic_slipped(slip))
     from softlin.derivations import gradient_fluctuations as gf
 
-    monkeypatch.setattr(gf, "exp_quadratic_expectation", _exp_quadratic_slipped(slip))
+    monkeypatch.setattr(gf, "exp_quadratic_expectation", exp_quadratic_slipped(slip))
     wrong = p34_coefficients.averaged_first_order(G, U, V, Sq)
     ok = p34_coefficients.query_average_checks(*right, G, U, V, Sq, lam, None, None, None)
     bad = p34_coefficients.query_average_checks(*wrong, G, U, V, Sq, lam, None, None, None)
@@ -249,7 +249,7 @@ def _failed(cert) -> set:
 def test_asm33_is_refuted_under_each_tilted_placement_slip(slip):
     """The slipped closed form replaces the derived one in the run: refuted by the d = 1 quadrature
     and the Arb enclosure (the precision slip by the Monte Carlo too)."""
-    wrong_eqe = _exp_quadratic_slipped(slip)
+    wrong_eqe = exp_quadratic_slipped(slip)
 
     def closed_form(p, q, c, m, Gamma, U, Sigma_q):
         right_eqe = tm.exp_quadratic_expectation

@@ -134,10 +134,10 @@ def _uncentred_risk_and_grad(self, A, b):
 @pytest.mark.slow  # ~90 s at quick (training and the exact tables)
 def test_the_uncentred_training_gradient_refutes_thm52_at_quick(monkeypatch):
     monkeypatch.setattr(icl_training.PromptSample, "risk_and_grad", _uncentred_risk_and_grad)
-    icl_common._train.cache_clear()
+    icl_common.forget_training()
     try:
         cert = thm52.run(icl_common.default_scenario(), "quick", claim_rng(0, "thm-5.2"))
     finally:
-        icl_common._train.cache_clear()
+        icl_common.forget_training()
     assert cert["status"] == "refuted"
     assert check(cert, "training/risk-decay")["passed"] is False

@@ -189,6 +189,12 @@ def _train(key):
     return train(s, profile)
 
 
+def forget_training() -> None:
+    """Drop the training runs cached in this process: a caller that changes the training's code
+    (a sensitivity test) must not read a run made before the change."""
+    _train.cache_clear()
+
+
 def cached_training(s: dict, profile: str) -> dict:
     t = s["icl"]
     theta = t.get("theta")
