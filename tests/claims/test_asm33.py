@@ -210,3 +210,17 @@ def test_finiteness_domain_is_undecided_when_its_points_do_not_straddle_the_edge
     monkeypatch.setattr(asm33, "BOUNDARY", (0.3, 0.4))  # both below 1/2: no edge is tested
     c = _finiteness(tm.tilted_moment)
     assert c.passed is None and "do not straddle" in c.undecided
+
+
+def test_the_float_threshold_is_judged_against_the_exact_eigenvalue_and_a_dropped_sigma_q_fails():
+    from softlin.numerics import query_average
+
+    R = asm33.exact_decimals
+    cov, U = np.array([[1.0, 0.3], [0.3, 0.8]]), np.array([[0.4, 0.1], [-0.2, 0.3]])
+    Sq = np.array([[1.5, 0.5], [0.5, 1.0]])
+    M = R(U).T * R(cov) * R(U) * R(Sq)
+    ok = asm33.threshold_check(query_average.threshold_lambda(cov, U, Sq), M)
+    assert ok.passed is True and ok.tier == "enclosure"
+    no_sq = query_average.threshold_lambda(cov, U, np.eye(2))  # the threshold without Sigma_q
+    assert asm33.threshold_check(no_sq, M).passed is False
+    assert asm33.threshold_check(ok.value[0] * (1 + 1e-9), M).passed is False

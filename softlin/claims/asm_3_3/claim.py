@@ -183,6 +183,7 @@ def run(
     )
     f.checks.append(plain_moments_check(closed_form))
     f.checks.append(finiteness_domain_check(closed_form, me, ce, Ue, Se))
+    f.checks.append(threshold_check(lam, Ue.T * ce * Ue * Se))
     comp, first, quadrature = first_coordinates_check(closed_form, m, cov, U, Sq)
     f.add(quadrature)
     # The certificate (and so the page) lists the Monte Carlo's summaries before the enclosure's
@@ -262,6 +263,27 @@ def finiteness_domain_check(closed_form, me, ce, Ue, Se):
             else ""
         ),
         undecided=_finiteness_undecided(sides, lam.is_zero()),
+    )
+
+
+def threshold_check(lam: float, M: sp.Matrix) -> Check:
+    """The float threshold lambda = lambda_max(U^T Gamma U Sigma_q) that every claim's regimes and
+    proposals read (numerics/query_average.threshold_lambda, LAPACK) inside the Arb ball of the
+    exact eigenvalue of the rational matrix M (numerics/arb/eigen.py), widened by 1e-12 of tr M:
+    an eigenvalue solver is backward stable, its error a few ulps of the matrix's size. A slip in
+    the float route (Sigma_q dropped, a transpose, the wrong eigenvalue) leaves the ball."""
+    ball = eigen.largest_real_eigenvalue(M)
+    trace = float(sum(M[i, i] for i in range(M.shape[0])))
+    return judge.containment(
+        "the float threshold lambda_max(U^T Gamma U Sigma_q) lies in the exact eigenvalue's ball",
+        id="threshold/float-in-ball",
+        values=[lam],
+        balls=[ball],
+        widen=1e-12,
+        max_relative_width=1e-9,
+        scales=[max(trace, 1e-300)],
+        kind="quadrature",
+        detail=f"float lambda = {lam:.17g}; exact eigenvalue in {ball.str(17, radius=True)}",
     )
 
 
