@@ -1246,6 +1246,14 @@ SURVIVORS: dict[str, str] = {
         "prop-3.1 builds this test itself instead of through judge.exceedance, whose critical "
         "count a sharp test guards (tests/judge/test_rules.py)"
     ),
+    "battery-catoni-variance-not-divided-by-L": (
+        "a finding (issue 40): Catoni's radius of lemma-2.1's numerator test computed from Var X "
+        "instead of Var X / L is sqrt(L) too wide, so the test loses power; on the built-in "
+        "scenario with a non-diagonal Sigma_q (this round) the negative controls still refute with "
+        "margins above sqrt(L), so the lost power shows nowhere and lemma-2.1 stays verified; "
+        "killed on the earlier identity-Sigma_q scenario. A check of the radius passed at the call "
+        "(against the variance of the per-prompt statistic) would see it"
+    ),
     "icl-training-step-at-stability-edge": (
         "near-equivalent on the scenario: 2 / beta_inf is still below the stability "
         "limit 2 / ||Hess||, since beta_inf overestimates the Hessian norm, so gradient descent "
