@@ -155,6 +155,8 @@ LEAVES_THE_TABLES_AT_L4 = {
 }
 
 
+# default-run budget (180 s on 2 cores; 217 s in a fresh clone after this round's merges)
+@pytest.mark.slow
 def test_a_flow_is_stopped_where_it_leaves_the_tables_reach():
     """icl_exact.flow with `reach` stops at the event, before lambda(theta) passes the table's
     limit, and the excess refuses a point beyond the table (OutOfReach, never a silent
