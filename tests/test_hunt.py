@@ -126,6 +126,8 @@ def _stand_in(monkeypatch, verdict):
     monkeypatch.setitem(registry.CLAIMS, "lemma-2.1", stand_in)
 
 
+# default-run budget (180 s on 2 cores; 195 s in CI's fresh clone after this round's merges)
+@pytest.mark.slow
 def test_a_failure_is_found_shrunk_to_a_minimal_scenario_and_written(monkeypatch, tmp_path, capsys):
     # fails iff some entry of U exceeds 0.3: shrunk, U has one non-zero entry 0.375 (the smallest
     # grid value above 0.3) and the other drawn matrices are as small as the classification allows

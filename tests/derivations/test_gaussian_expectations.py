@@ -3,12 +3,15 @@ sympy.stats (an independent implementation: it integrates against the normal den
 
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 from sympy import stats
 
 from softlin.derivations import gaussian_expectations as ge
 
 
+# default-run budget (180 s on 2 cores; 195 s in CI's fresh clone after this round's merges)
+@pytest.mark.slow
 def test_standard_moments_are_the_double_factorials():
     g = stats.Normal("g", 0, 1)
     for p in range(0, 9):
