@@ -240,3 +240,16 @@ def test_icl_claims_verified_on_quick_profile():
         "time_to_risk",
         "L_eps",
     }
+
+
+def test_l_eps_inverts_an_exact_power_law():
+    """risk = C L^-p exactly (C = 2, p = 0.7): L(eps) = (C / eps)^(1/p), whatever the weights."""
+    Ls = [10.0, 30.0, 100.0, 300.0]
+    result = {
+        "L": Ls,
+        "risk": [2.0 * L**-0.7 for L in Ls],
+        "risk_stderr": [0.01 * 2.0 * L**-0.7 for L in Ls],
+    }
+    point, _ = icl_common.L_eps(result, [0.1, 0.03])
+    for eps in (0.1, 0.03):
+        assert point[eps] == pytest.approx((2.0 / eps) ** (1 / 0.7), rel=1e-9)

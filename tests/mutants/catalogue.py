@@ -553,6 +553,7 @@ MUTANTS: tuple[Mutant, ...] = (
         ("thm-4.3",),
         "L(eps) from the fitted power law with log10(eps) where the fit is in natural logs: the "
         "reported L(eps) falls short",
+        ("tests/claims/test_icl.py::test_l_eps_inverts_an_exact_power_law",),
     ),
     Mutant(
         "icl-flow-b-ascends",

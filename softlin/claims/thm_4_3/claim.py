@@ -139,6 +139,12 @@ def limit_check(Sigma, p, inf, Ls, final_risks, eps_list):
                 f"eps = {r['eps']:g}: L = {r['L']}, R_L = {r['final_risk_L']:.6g}" for r in rows
             )
             + ("; " + "; ".join(skipped) if skipped else ""),
+            # R_L at the horizon only bounds lim_t R_L from above: above eps it shows no
+            # counterexample (the flow may still be falling), so the check cannot decide there
+            undecided=""
+            if all(v <= b for v, b in zip(values, bounds))
+            else "R_L(theta_L(T)) above eps at the horizon bounds the limit only from above: "
+            "not a counterexample (a longer horizon could decide)",
         )
     return check, point, interval, rows
 
