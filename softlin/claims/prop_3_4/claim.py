@@ -341,6 +341,15 @@ def stated_precision(checks) -> list[dict]:
         )
         for c in checks
         if c.id == "risk-gradient/finite"
+    ] + [
+        precision_entry(
+            f"{check_path(ID, c)}.value",
+            "a difference between the definition's Gauss-Hermite route and the exact route at "
+            "their truncation and rounding level: it moved by 3.7e-6 under another BLAS kernel",
+            abs=1e-5,
+        )
+        for c in checks
+        if c.id == "anchors/grad-u-definition"
     ]
 
 
