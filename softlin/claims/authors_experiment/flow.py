@@ -366,6 +366,72 @@ def same_setting(setting: dict, Sp, Sq, s2, tau) -> bool:
     )
 
 
+# The archives' sampler and its training stream: benchmarks/authors_long_sgd.py draws run L's SGD
+# from default_rng([seed, TRAINING_STREAM, L]) with numerics/authors_sgd_fast.train_conditional.
+ARCHIVED_SAMPLER = "numerics/authors_sgd_fast.train_conditional"
+TRAINING_STREAM = 11
+# Today's code re-running an archive's first recorded point at its seed agrees to 3.5e-13 (measured,
+# 3000 steps): what is left is the order of floating-point sums, amplified by the steps. A slip in
+# the sampler or the gradient moves the point by orders of magnitude more.
+REPLAY_TOLERANCE = 1e-9
+
+
+def replay_first_points(long_sgd: dict, runs: dict) -> dict:
+    """Each archived run in `runs` ({L: run}) re-run with today's code at its seed up to its first
+    recorded point after the start (step record_steps[1]), and compared with the archived
+    parameters there: {L: {"step", "largest_difference"}}, or {"reason": ...} when the archive
+    cannot be re-run (another sampler, no recorded trajectory). An archive that today's code does
+    not reproduce says nothing about today's code."""
+    from ...numerics import authors_sgd_fast
+
+    setting = long_sgd["setting"]
+    if setting.get("sampler") != ARCHIVED_SAMPLER:
+        return {"reason": f"archived with sampler {setting.get('sampler')!r}, not re-runnable"}
+    d, r = int(setting["d"]), float(str(setting["sigma"])[len("Toeplitz(") : -1])
+    sigma = r ** np.abs(np.subtract.outer(np.arange(d), np.arange(d)))
+    out = {}
+    for L, run in sorted(runs.items()):
+        steps, trajectory = run.get("record_steps", []), run.get("trajectory", {})
+        if len(steps) < 2 or not all(len(trajectory.get(m, [])) >= 2 for m in run["params"]):
+            return {"reason": f"the run at L = {L} records no trajectory point to re-run"}
+        again = authors_sgd_fast.train_conditional(
+            sigma,
+            float(setting["s2"]),
+            float(setting["tau"]),
+            L,
+            setting["generator"],
+            int(steps[1]),
+            float(setting["lr"]),
+            int(setting["batch"]),
+            setting["init"],
+            np.random.default_rng([int(setting["seed"]), TRAINING_STREAM, L]),
+            record=1,
+        )
+        out[L] = {
+            "step": int(steps[1]),
+            "largest_difference": max(
+                float(np.max(np.abs(np.subtract(again["params"][m], trajectory[m][1]))))
+                for m in run["params"]
+            ),
+        }
+    return out
+
+
+def replay_reason(replay: dict) -> str:
+    """Why an archived run cannot stand for today's code ("" when every re-run agrees)."""
+    if "reason" in replay:
+        return replay["reason"]
+    for L, r in replay.items():
+        x = r["largest_difference"]
+        if not (math.isfinite(x) and x <= REPLAY_TOLERANCE):
+            return (
+                f"today's code does not reproduce the archive at L = {L}: re-run to its first "
+                f"recorded step {r['step']} at its seed, the parameters differ by {x:.3g} "
+                f"(> {REPLAY_TOLERANCE:g})"
+            )
+    return ""
+
+
 SGD_CHECK = (
     "SGD at the authors' scale ends within the SGD noise floor of the gradient flow at the same "
     "time"
@@ -412,7 +478,9 @@ def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> Findi
     |excess| <= z sqrt(g^T P g) + q mean(delta^T H delta / 2) (the Gaussian linear term two-sided
     at z, the quadratic term at the chi2_1 quantile q times its mean; half of check_false_alarm() to
     each, Bonferroni over the runs). Its quantities: per model and L, "<model> L=<L> (<k> steps)",
-    the numbers behind the check."""
+    the numbers behind the check. The archive stands for today's code only if today's code,
+    re-run at its seed, reproduces its first recorded point (replay_first_points): otherwise the
+    check is undecided with the difference."""
     if not same_setting(long_sgd["setting"], Sp, Sq, s2, tau):
         return Findings(
             [
@@ -426,6 +494,8 @@ def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> Findi
         return Findings(
             [sgd_unjudged(f"data/sgd/{stem}.json holds no run at this scenario's L", stem)]
         )
+    replay = replay_first_points(long_sgd, runs)
+    mismatch = replay_reason(replay)
     lr, batch, steps = (
         long_sgd["setting"]["lr"],
         long_sgd["setting"]["batch"],
@@ -502,7 +572,7 @@ def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> Findi
         f"{long_sgd['runs'][str(sorted(runs)[0])]['grad_prompts']} prompts; false alarm "
         f"{check_false_alarm():g} Bonferroni over the runs; worst {worst}: "
         f"{out[worst]['excess_risk']:.3g} against {out[worst]['tolerance']:.3g}; replayed from "
-        f"{_produced_by(long_sgd, stem)}",
+        f"{_produced_by(long_sgd, stem)}; {_replay_text(replay)}",
         tier="archived",
         detectable=ratio_detectable(
             [r["tolerance"] for r in out.values()],
@@ -512,12 +582,41 @@ def sgd_check(c: dict, long_sgd: dict, Sp, Sq, s2, tau, stem: str = "") -> Findi
             check_false_alarm(),
             f"{SGD_STATIONARY}; the runs are archived (data/sgd), the test made now at this level",
         ),
-        undecided=f"{steps} steps, fewer than the authors' {AUTHORS_STEPS}: beyond the floor "
-        "(largest ratio {:.4g}) the run may not follow the flow's linearisation yet".format(largest)
-        if largest > 1.0 and steps < AUTHORS_STEPS
-        else "",
+        undecided=mismatch
+        or (
+            f"{steps} steps, fewer than the authors' {AUTHORS_STEPS}: beyond the floor "
+            "(largest ratio {:.4g}) the run may not follow the flow's linearisation yet".format(
+                largest
+            )
+            if largest > 1.0 and steps < AUTHORS_STEPS
+            else ""
+        ),
     )
-    return Findings([check], {f"{key} ({steps} steps)": v for key, v in out.items()})
+    return Findings(
+        [check],
+        {f"{key} ({steps} steps)": v for key, v in out.items()}
+        | _replay_quantities(replay, stem, steps),
+    )
+
+
+def _replay_quantities(replay: dict, stem: str, steps: int) -> dict:
+    """The re-runs, keyed apart from the other files' (several archives share a step count)."""
+    if "reason" in replay:
+        return {f"replay of {stem}": replay}
+    return {f"replay L={L} ({steps} steps)": r for L, r in replay.items()}
+
+
+def _replay_text(replay: dict) -> str:
+    if "reason" in replay:
+        return f"not re-run: {replay['reason']}"
+    return (
+        "today's code re-run at the archive's seed to its first recorded point: "
+        + ", ".join(
+            f"L = {L} step {r['step']} differs by {r['largest_difference']:.2g}"
+            for L, r in replay.items()
+        )
+        + f" (at most {REPLAY_TOLERANCE:g})"
+    )
 
 
 def section(Sp, Sq, s2, tau, Ls: list[int]) -> Findings:
