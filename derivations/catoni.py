@@ -40,7 +40,7 @@ import sympy as sp
 
 from .group import Group
 from .kernel_spec import KernelSpec
-from .proof import Proof, prove_zero
+from .proof import Proof, back_substitute, prove_zero
 from .proof_cache import cached
 
 n_sym = sp.Symbol("n", positive=True)  # samples
@@ -109,7 +109,7 @@ def proofs() -> list[Proof]:
             "for x < 0",
             sp.expand((1 - x + x**2 / 2) * (1 + x + x**2 / 2)) - 1 - x**4 / 4,
         ),
-        prove_zero(
+        back_substitute(
             "Catoni: the smaller root y_+ solves the envelope B(mu + y) = 0", upper_envelope(y_plus)
         ),
         prove_zero(
@@ -122,7 +122,7 @@ def proofs() -> list[Proof]:
             "Catoni: at alpha* the smaller root is r = sqrt(2 v l / (n - 2 l)) (n > 2 l)",
             sp.simplify((y_plus.subs(alpha_sym, a) - r).subs(n_gt)),
         ),
-        prove_zero(
+        back_substitute(
             "Catoni power: y_+(l') at alpha equals the gap g when l' = l'(g)",
             sp.expand(
                 (1 - alpha_sym * gap_sym) ** 2

@@ -20,7 +20,7 @@ import sympy as sp
 
 from .group import Group
 from .kernel_spec import KernelSpec
-from .proof import Proof, prove_zero
+from .proof import Proof, back_substitute
 from .proof_cache import cached
 
 L_sym = sp.Symbol("L", positive=True)
@@ -64,11 +64,11 @@ def deviation_bound() -> sp.Expr:
 def proofs() -> list[Proof]:
     s, t = numerator_threshold(), denominator_threshold()
     return [
-        prove_zero(
+        back_substitute(
             "deviation bound: the numerator threshold s solves N / (L s^2) = delta / 2",
             chebyshev_tail(s) - delta_sym / 2,
         ),
-        prove_zero(
+        back_substitute(
             "deviation bound: the denominator threshold t solves "
             "exp(-L t^2 / (2 E w^2)) = delta / 2",
             sp.expand_log(sp.log(maurer_tail(t)) - sp.log(delta_sym / 2), force=True),

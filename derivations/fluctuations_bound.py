@@ -20,7 +20,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .kernel_spec import KernelSpec
-from .proof import Proof, prove_zero
+from .proof import Proof, back_substitute, prove_zero
 
 
 # ---------------------------------------------------------------------------------------------
@@ -230,7 +230,7 @@ def proofs() -> list[Proof]:
         )
     )
     out.append(
-        prove_zero(
+        back_substitute(
             "paper's form at c2 = sigma^2 and c1 = paper_constant equals the bound value",
             sp.simplify(
                 paper_form().subs({c2_sym: sigma_sym**2, c1_sym: paper_constant()}) - bound_sym

@@ -30,7 +30,7 @@ import sympy as sp
 from . import authors_experiment as ae, risk_finite as rf
 from .group import Group
 from .kernel_spec import KernelSpec
-from .proof import Proof, prove_zero
+from .proof import Proof, back_substitute, prove_zero
 from .proof_cache import cached
 
 dA, dB = sp.symbols("dA dB", real=True)  # A_L'(q), B_L'(q) at q = omega^2 k1
@@ -118,7 +118,7 @@ def proofs() -> list[Proof]:
     C = sp.Matrix([[c11, c12], [c12, c22]])
     M = sp.eye(2) - lr * H
     out.append(
-        prove_zero(
+        back_substitute(
             "P = (I - lr H) P (I - lr H) + lr^2 C / n (discrete Lyapunov, 2 parameters)",
             (M * P * M.T + lr**2 * C / n_batch - P).applyfunc(sp.simplify),
         )
