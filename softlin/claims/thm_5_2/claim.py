@@ -42,6 +42,7 @@ from ...core.claim import Absent
 from ...core.hunt_space import Space, alpha_region
 from ..shared.common import symbolic_check
 from .conclusion import conclusion_checks
+from .validated import flow_checks
 
 ID = "thm-5.2"
 TITLE = "In-context linear regression: the flow reaches the Bayes endpoint; finite prompts transfer"
@@ -282,6 +283,10 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
             "max(1, |A*|, b*)^(1,2)",
         )
     )
+
+    # The same flow enclosed and its convergence proved (validated.py).
+    theta = s["icl"].get("theta")
+    f.add(flow_checks(Sigma, s["icl"]["alpha"], theta, eps_list, tolerance=ODE_RELATIVE_TOLERANCE))
 
     # Sweep: random SPD, condition up to 100, ||Sigma|| in [0.1, 10], alpha inside and outside the
     # range.
