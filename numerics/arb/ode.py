@@ -1,11 +1,12 @@
 """A validated enclosure of the solution of an autonomous ODE y' = f(y), y(0) in a box, on [0, T]:
 Taylor polynomials computed in Arb and an a posteriori error bound through the logarithmic norm.
 
-Why this route (measured against an interval Taylor method with Lohner's QR coordinates, and
-against codac; docs/certificates.md, "Enclosed flows"): for a gradient flow the Jacobian Df is
-symmetric, so its logarithmic 2-norm mu_2(Df) = lambda_max(Df) is the exact growth rate of nearby
-solutions, and a bound on the error in the 2-norm suffers no wrapping at all; near a curve of
-minimisers mu_2 is ~0 and the error stays where the transient left it.
+Why this route: for a gradient flow the Jacobian Df is symmetric, so its logarithmic 2-norm
+mu_2(Df) = lambda_max(Df) is the exact growth rate of nearby solutions, and a bound on the error in
+the 2-norm suffers no wrapping at all (an interval Taylor method propagates boxes and needs
+Lohner's coordinate changes against it); near a curve of minimisers mu_2 is ~0 and the error stays
+where the transient left it. Measured on thm-5.2's default scenario (docs/certificates.md,
+"Enclosed flows"): 166 segments to T = 33.4, error radius 4.5e-28, 1.2 s of CPU.
 
 On a segment [t_k, t_k + h] (time tau = t - t_k):
 
@@ -78,7 +79,8 @@ class Tube:
     def box_at(self, t: float) -> list:
         """Balls containing y(t), t in [0, t_end] (a float)."""
         s = self._segment(t)
-        return widen([p(arb(t - s.t0)) for p in s.poly], s.r_sup)
+        tau = arb(t) - arb(s.t0)  # in balls: t - t0 in floats may round
+        return widen([p(tau) for p in s.poly], s.r_sup)
 
     def box_over(self, k: int) -> list:
         """Balls containing y(t) for every t of segment k."""

@@ -11,6 +11,8 @@ paper's formula; gradients, conservation, stationary set, block invariance); exa
 random rational Sigma (risk, gradients and balance reduce to exactly 0); Monte Carlo of R_inf; ODE
 sweep (Radau, rtol 1e-10) over random SPD Sigma (condition up to 100, ||Sigma||_op in [0.1, 10])
 with alpha inside and outside the paper's range; the full (U, V) flow from a balanced start;
+the scenario's flow enclosed in Arb, its convergence to the Bayes endpoint proved and T(eps)
+enclosed (validated.py);
 finite-prompt training (L(eps)) and its conclusion judged (conclusion.py: the trained endpoint
 against the exact finite-L route, gradient and risk, and the trained risk's decay in L to within
 eps). Controls (the nearest slips): the endpoint with exponent 1/2 for
