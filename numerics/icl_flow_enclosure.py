@@ -90,6 +90,8 @@ def vector_field(Sigma: np.ndarray, grad_A=None, grad_b=None):
 
 
 def risk(Sigma: np.ndarray):
+    """R_inf(y) (kernel icl_risk) on a list of balls or polynomials."""
+
     def R(y):
         A, b = split(Sigma, y)
         return _item(kernels.icl_risk(Sigma, A, b))
@@ -98,6 +100,8 @@ def risk(Sigma: np.ndarray):
 
 
 def balance(Sigma: np.ndarray):
+    """g(y) = ||A||_F^2 - b^2 (kernel icl_balance) on a list of balls or polynomials."""
+
     def g(y):
         A, b = split(Sigma, y)
         return _item(kernels.icl_balance(A, b))
@@ -137,6 +141,7 @@ def modified_jacobian(f, g, y: list, k: arb) -> arb_mat:
 
 
 def modified_field(f, g, y: list, k: arb) -> list:
+    """f~(y) = f(y) - k g(y) grad g(y) over the box y (module docstring)."""
     grad, _ = gradient_hessian(g, y)
     gy = g(y)
     return [fi - k * gy * gi for fi, gi in zip(f(y), grad)]
@@ -183,7 +188,7 @@ def newton_zero(f, g, y: list, k: arb, steps: int = 8) -> list:
     return x
 
 
-def contraction(f, g, centre: list, r: arb, scale: float) -> dict:
+def contraction(f, g, centre: list, r: arb) -> dict:
     """The certificate of the module docstring at the enclosed state y(T) in box(centre, r)."""
     k, rate = choose_k(f, g, centre)
     y_hat = newton_zero(f, g, centre, k)
@@ -241,7 +246,7 @@ def enclose_flow(Sigma, alpha, Theta=None, levels=(1e-2, 1e-4), grad_A=None, gra
             if tube.failure:
                 break
             centre, r = tube.end_state()
-            cert = contraction(f, g, centre, r, scale)
+            cert = contraction(f, g, centre, r)
             if cert["kappa"] > 0 and cert["path"] <= cert["rho"] and cert["b_lower"] > 0:
                 break
             t_goal = 1.5 * tube.t_end
@@ -288,7 +293,7 @@ def enclose_flow(Sigma, alpha, Theta=None, levels=(1e-2, 1e-4), grad_A=None, gra
     return out
 
 
-def distance_upper(point, y_hat, radius: float) -> float:
+def distance_upper(point, y_hat) -> float:
     """An upper bound of ||point - y_hat||_2 (floats, exact as balls)."""
     with precision(BITS):
         return float(

@@ -148,9 +148,7 @@ def _endpoint_check(Sigma, p, As, bs, failure):
     if failure:
         value, bound = math.nan, math.nan
     else:
-        value = enclosure.distance_upper(
-            list(As.ravel()) + [bs], p["limit_centre"], p["limit_radius"]
-        )
+        value = enclosure.distance_upper(list(As.ravel()) + [bs], p["limit_centre"])
         bound = p["limit_radius"] + rounding
     return judge.verdict(
         "validated flow: its proved limit is the Bayes endpoint b* = tr(Sigma^-2)^(1/4), "
