@@ -4,6 +4,8 @@ to the Bayes endpoint and contains the float route at the built-in scenario and 
 endpoint moved by 1e-4, a time T(eps) lowered by 1 %, the float route's endpoint shifted, a slipped
 gradient in the enclosed field."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -49,14 +51,20 @@ def test_the_built_in_scenario_is_proved_and_outside_the_appendix_lemma():
     assert lo <= b_star <= hi and hi - lo < 1e-6
 
 
+def test_a_one_dimensional_scenario_is_proved():
+    checks, _ = _checks(np.array([[0.7]]), 0.5, None, [0.1, 0.01])
+    assert _verdicts(checks) == dict.fromkeys(IDS, True)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "Sigma, alpha, theta",
     [
-        (np.array([[0.7]]), 0.5, None),  # d = 1
         (np.array([[3.0, 0.5], [0.5, 1.0]]), 0.3, None),  # ||Sigma||_op = 3.1
         (np.array([[1.6, 0.3], [0.3, 0.5]]), 0.5, [[1.0, 0.2], [0.0, 1.0]]),  # Theta != I
+        (np.array([[0.25]]), 4.0, None),  # erratum 3's witness: alpha above the cited range
     ],
-    ids=["d1", "norm-3", "theta"],
+    ids=["norm-3", "theta", "erratum-3-witness"],
 )
 def test_user_scenarios_are_proved(Sigma, alpha, theta):
     checks, _ = _checks(Sigma, alpha, theta, [0.1, 0.01])
@@ -68,19 +76,25 @@ def test_a_three_dimensional_scenario_is_proved():
     Sigma = np.array([[1.2, 0.2, 0.1], [0.2, 0.8, 0.0], [0.1, 0.0, 0.5]])
     checks, q = _checks(Sigma, 0.4, None, [0.1, 0.01])
     assert _verdicts(checks) == dict.fromkeys(IDS, True)
-    assert q["flow_enclosure"]["error_radius_T"] < 1e-20
+    assert float(q["flow_enclosure"]["error_radius_T"]) < 1e-20
 
 
 def test_an_endpoint_moved_by_1e_4_is_refuted():
     As, bs = icl_flows.endpoint(SIGMA)
-    checks, _ = _checks(endpoint=(As, bs + 1e-4))
+    checks, _ = _checks(endpoint=(As, bs + 1e-4), float_route=_float_route())
     assert checks["flow/limit-is-bayes-endpoint"].passed is False
-    checks, _ = _checks(endpoint=(As + 1e-4 * np.eye(2), bs))
+    checks, _ = _checks(endpoint=(As + 1e-4 * np.eye(2), bs), float_route=_float_route())
     assert checks["flow/limit-is-bayes-endpoint"].passed is False
+
+
+@functools.lru_cache(maxsize=1)
+def _route():
+    return validated.float_flow(SIGMA, ALPHA, None, validated.levels_of(EPS))
 
 
 def _float_route():
-    return validated.float_flow(SIGMA, ALPHA, None, validated.levels_of(EPS))
+    """A copy of the built-in scenario's float route, to be slipped."""
+    return dict(_route())
 
 
 def test_a_time_to_risk_lowered_by_one_percent_is_refuted():
@@ -103,12 +117,14 @@ def test_the_float_route_endpoint_shifted_is_refuted():
 
 def test_a_doubled_grad_b_in_the_enclosed_field_is_refuted():
     """The slipped field still has the Bayes endpoint among its zeros, but its flow reaches the
-    risk levels at other times: the float route (correct kernels) falls outside."""
+    risk levels at other times: the float route (correct kernels) falls outside (d = 1: cheap)."""
 
     def grad_b(Sigma, A, b):
         return 2 * kernels.icl_grad_b(Sigma, A, b)
 
-    checks, _ = _checks(gradients=(kernels.icl_grad_A, grad_b))
+    checks, _ = _checks(
+        np.array([[0.7]]), 0.5, None, [0.1, 0.01], gradients=(kernels.icl_grad_A, grad_b)
+    )
     assert checks["flow/float-route-inside"].passed is False
 
 

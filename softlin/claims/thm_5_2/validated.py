@@ -208,7 +208,9 @@ def _float_route_check(p, route, levels, tolerance, failure):
 def _interval_ball(lo: float, hi: float) -> arb:
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return arb("nan")
-    return arb((lo + hi) / 2, (hi - lo) / 2) + arb(0, (hi - lo) * 2.0**-60)
+    # in balls (inside a precision block): the float midpoint and half-width may round
+    lo_ball, hi_ball = arb(lo), arb(hi)
+    return (lo_ball + hi_ball) / 2 + arb(0, ((hi_ball - lo_ball) / 2).upper())
 
 
 def _quantities(p, levels) -> dict:
