@@ -41,3 +41,32 @@ def largest_real_eigenvalue(rows) -> arb:
         raise ValueError("the matrix has an eigenvalue that is not certified real")
     # isolated balls are disjoint, so the one with the largest upper end holds the largest root
     return max((root.real for root in roots), key=lambda ball: ball.upper())
+
+
+def symmetric_upper_eigenvalue(S) -> arb:
+    """An upper bound (a ball whose upper end bounds it) of the largest eigenvalue of every real
+    symmetric matrix in the ball matrix S (an arb_mat; S need not be symmetric as balls: its
+    symmetric part (S + S^T)/2 is used, which is the logarithmic 2-norm's matrix of any J in S).
+
+    The float eigenvectors V of the midpoint make C = V^-1 S V nearly diagonal; V^-1 is enclosed by
+    Arb (V is exact, being floats), so every matrix of S is similar to one in C and its
+    eigenvalues lie in the union of C's Gershgorin discs: lambda <= max_i (C_ii + sum_{j != i}
+    |C_ij|), taken at the balls' upper ends."""
+    import numpy as np
+    from flint import arb_mat
+
+    n = S.nrows()
+    sym = arb_mat(n, n)
+    for i in range(n):
+        for j in range(n):
+            sym[i, j] = (S[i, j] + S[j, i]) / 2
+    mid = np.array([[float(sym[i, j].mid()) for j in range(n)] for i in range(n)])
+    _, V = np.linalg.eigh((mid + mid.T) / 2)
+    Vb = arb_mat([[float(x) for x in row] for row in V])
+    C = Vb.inv() * sym * Vb
+    bound = None
+    for i in range(n):
+        disc = C[i, i] + sum((abs(C[i, j]) for j in range(n) if j != i), arb(0))
+        top = arb(disc.upper())
+        bound = top if bound is None or top > bound else bound
+    return bound

@@ -11,6 +11,8 @@ paper's formula; gradients, conservation, stationary set, block invariance); exa
 random rational Sigma (risk, gradients and balance reduce to exactly 0); Monte Carlo of R_inf; ODE
 sweep (Radau, rtol 1e-10) over random SPD Sigma (condition up to 100, ||Sigma||_op in [0.1, 10])
 with alpha inside and outside the paper's range; the full (U, V) flow from a balanced start;
+the scenario's flow enclosed in Arb, its convergence to the Bayes endpoint proved and T(eps)
+enclosed (validated.py);
 finite-prompt training (L(eps)) and its conclusion judged (conclusion.py: the trained endpoint
 against the exact finite-L route, gradient and risk, and the trained risk's decay in L to within
 eps). Controls (the nearest slips): the endpoint with exponent 1/2 for
@@ -42,6 +44,7 @@ from ...core.claim import Absent
 from ...core.hunt_space import Space, alpha_region
 from ..shared.common import symbolic_check
 from .conclusion import conclusion_checks
+from .validated import flow_checks
 
 ID = "thm-5.2"
 TITLE = "In-context linear regression: the flow reaches the Bayes endpoint; finite prompts transfer"
@@ -282,6 +285,10 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
             "max(1, |A*|, b*)^(1,2)",
         )
     )
+
+    # The same flow enclosed and its convergence proved (validated.py).
+    theta = s["icl"].get("theta")
+    f.add(flow_checks(Sigma, s["icl"]["alpha"], theta, eps_list, tolerance=ODE_RELATIVE_TOLERANCE))
 
     # Sweep: random SPD, condition up to 100, ||Sigma|| in [0.1, 10], alpha inside and outside the
     # range.
