@@ -18,6 +18,7 @@ ADOPTED = (
     "asm-3.3",
     "prop-3.4",
     "thm-4.3",
+    "thm-5.2",
     "mixture",
     "finite-prompt-risk",
 )
