@@ -12,16 +12,7 @@ from softlin.core import execute, registry, scenario as scen
 from softlin.core.setting import Setting, setting_of
 from softlin.numerics.laws import GaussianLaw
 
-ADOPTED = (
-    "lemma-2.1",
-    "prop-3.1",
-    "asm-3.3",
-    "prop-3.4",
-    "thm-4.3",
-    "thm-5.2",
-    "mixture",
-    "finite-prompt-risk",
-)
+ADOPTED = registry.ORDER
 
 
 def gaussian(d: int) -> GaussianLaw:
