@@ -11,7 +11,10 @@ are read-only copies, so no step can change the setting another step reads.
 The shapes are checked once here: either matrices (tokens in R^d: U is d x d, V is k x d, the
 query law and the fixed query live in R^d), or the authors' scalar model with H heads, where head h
 attends with U_h = omega_h I_d and outputs mu_h (U holds the H scalars omega_h, V the H scalars
-mu_h: equal shapes).
+mu_h: equal shapes), or the in-context regression of thm-4.3 and thm-5.2 at the start of its
+training: inputs x ~ N(0, Sigma) in R^d (tokens (x, w^T x), task w ~ N(0, I_d)), and only the
+blocks U = [[A, 0], [0, 0]] and V's last row (0, ..., 0, b) trained (U holds A(0), d x d; V the
+one number b(0)).
 """
 
 from __future__ import annotations
@@ -54,6 +57,9 @@ class Setting:
         if U.ndim == 1:  # the scalar model: one omega_h and one mu_h per head
             if V.shape != U.shape or U.size < 1:
                 raise ValueError(f"{U.size} heads' omega but {V.size} heads' mu")
+        elif V.ndim == 1:  # the in-context regression: U holds A(0), V the number b(0)
+            if U.shape != (d, d) or V.shape != (1,):
+                raise ValueError(f"A(0) {U.shape} and b(0) {V.shape} do not fit inputs in R^{d}")
         elif U.shape != (d, d) or V.ndim != 2 or V.shape[1] != d:
             raise ValueError(f"U {U.shape} and V {V.shape} do not act on tokens in R^{d}")
         if self.queries is not None and getattr(self.queries, "d", d) != d:

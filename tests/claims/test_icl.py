@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from softlin.claims.shared import icl as icl_common
 from softlin.claims.thm_5_2 import claim as thm52
+from softlin.claims.thm_5_2 import endpoint as thm52_endpoint, flows as thm52_flows
 from softlin.claims.finite_prompt_risk import claim as fpr
 from softlin.claims.thm_4_3 import claim as thm43
 from softlin.core.claim import claim_rng
@@ -19,7 +20,7 @@ from ..checks import check
 
 
 def _spd(seed, d, cond, norm):
-    return thm52.random_spd(np.random.default_rng(seed), d, cond, norm)
+    return thm52_flows.random_spd(np.random.default_rng(seed), d, cond, norm)
 
 
 @given(
@@ -32,21 +33,21 @@ def _spd(seed, d, cond, norm):
 @settings(max_examples=6)
 def test_balanced_flow_conserves_and_reaches_the_bayes_endpoint(seed, d, log_cond, log_norm, frac):
     S = _spd(seed, d, 10**log_cond if d > 1 else 1.0, 10**log_norm)
-    r = thm52.flow_run(S, frac * icl_flows.paper_alpha_bound(S))
+    r = thm52_flows.flow_run(S, frac * icl_flows.paper_alpha_bound(S))
     # Independent route for the endpoint: closed form A* = Sigma^-1 / b*, b*^4 = tr(Sigma^-2) via
     # eigenvalues.
     lam = np.linalg.eigvalsh(S)
     b_star = float(np.sum(lam**-2.0)) ** 0.25
-    assert abs(r["b"] - b_star) <= thm52.ODE_RELATIVE_TOLERANCE * r["scale"]
-    assert r["A_err"] <= thm52.ODE_RELATIVE_TOLERANCE * r["scale"]
-    assert r["rel_drift"] <= thm52.ODE_RELATIVE_TOLERANCE
+    assert abs(r["b"] - b_star) <= thm52_flows.ODE_RELATIVE_TOLERANCE * r["scale"]
+    assert r["A_err"] <= thm52_flows.ODE_RELATIVE_TOLERANCE * r["scale"]
+    assert r["rel_drift"] <= thm52_flows.ODE_RELATIVE_TOLERANCE
     assert kernels.icl_risk(S, r["A"], r["b"]) <= 1e-10 * max(1.0, float(np.trace(S)))
 
 
 @given(seed=seeds)
 @settings(max_examples=4)
 def test_endpoint_has_zero_risk_exactly_for_random_rational_sigma(seed):
-    S = thm52.random_rational_spd(np.random.default_rng(seed), 2)
+    S = thm52_endpoint.random_rational_spd(np.random.default_rng(seed), 2)
     A, b = icl_endpoint.endpoint(S)
     assert sp.simplify(icl_risk.paper_risk(S, A, b)) == 0
     assert sp.simplify(sum(x**2 for x in A) - b**2) == 0

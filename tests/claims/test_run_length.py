@@ -3,8 +3,7 @@ at most, its steps in named functions). `python -m tests.claims.test_run_length`
 the lines of the `run` function of each softlin/claims/<package>/claim.py, from its `def` to its
 last line, read with `ast`.
 
-The claims that read the core's Setting (lemma-2.1, mixture, asm-3.3, finite-prompt-risk) are held
-to the limit; the others are measured only, until their steps move out too.
+Every claim reads the core's Setting and is held to the limit.
 """
 
 from __future__ import annotations
@@ -14,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from softlin.core.registry import ORDER, module_of
+
 CLAIMS_DIR = Path(__file__).resolve().parents[2] / "softlin" / "claims"
 LIMIT = 120
-HELD = ("lemma_2_1", "mixture", "asm_3_3", "finite_prompt_risk")
 
 
 def run_lines(source: str) -> int:
@@ -41,9 +41,14 @@ def test_the_measure_counts_a_function_and_only_run():
     assert run_lines("def other():\n    return 1\n") == 0
 
 
-@pytest.mark.parametrize("package", HELD)
-def test_adopted_claims_run_within_the_limit(package):
+@pytest.mark.parametrize("package", sorted(lengths()))
+def test_every_claims_run_is_within_the_limit(package):
     assert 0 < lengths()[package] <= LIMIT, lengths()[package]
+
+
+def test_every_registered_claim_is_measured():
+    measured = {f"softlin.claims.{package}.claim" for package in lengths()}
+    assert {module_of(cid) for cid in ORDER} <= measured
 
 
 if __name__ == "__main__":

@@ -1,6 +1,5 @@
 """The Setting (core/setting.py): mu, U, V, nu of a run, frozen and validated, built once by the
-core's execute path and handed to the claims that declare it (lemma-2.1, mixture, asm-3.3,
-finite-prompt-risk)."""
+core's execute path and handed to the claims that declare it (every registered claim)."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from softlin.core import execute, registry, scenario as scen
 from softlin.core.setting import Setting, setting_of
 from softlin.numerics.laws import GaussianLaw
 
-ADOPTED = ("lemma-2.1", "mixture", "asm-3.3", "finite-prompt-risk")
+ADOPTED = registry.ORDER
 
 
 def gaussian(d: int) -> GaussianLaw:
@@ -43,6 +42,8 @@ def test_a_setting_is_frozen_and_its_arrays_read_only():
         (np.eye(2), np.ones((1, 2)), gaussian(3), None, "queries in R.3"),
         (np.eye(2), np.ones((1, 2)), None, np.ones(3), "the query has shape"),
         (np.ones(2), np.ones(3), None, None, "heads"),
+        (np.eye(2), np.ones(2), None, None, "do not fit"),
+        (np.eye(3), np.ones(1), None, None, "do not fit"),
     ],
 )
 def test_a_setting_refuses_shapes_that_do_not_fit(U, V, queries, query, why):
@@ -53,6 +54,11 @@ def test_a_setting_refuses_shapes_that_do_not_fit(U, V, queries, query, why):
 def test_the_scalar_model_holds_one_omega_and_one_mu_per_head():
     s = Setting({}, gaussian(5), np.array([0.25, 0.1]), np.array([-1.0, 0.5]), gaussian(5))
     assert s.d == 5 and s.U.shape == s.V.shape == (2,)
+
+
+def test_the_in_context_regression_holds_a_0_and_the_number_b_0():
+    s = Setting({}, gaussian(2), 0.5 * np.eye(2), np.array([0.5]), gaussian(2))
+    assert s.d == 2 and s.U.shape == (2, 2) and s.V.shape == (1,)
 
 
 @pytest.mark.parametrize("cid", ADOPTED)
@@ -89,7 +95,7 @@ def test_the_execute_path_builds_the_setting_once_and_hands_it_to_run(monkeypatc
 def test_a_claim_without_a_setting_still_receives_the_merged_scenario():
     claim = registry.get("thm-5.2")
     received = []
-    spy = dataclasses.replace(claim, run=lambda s, profile, rng: received.append(s))
+    spy = dataclasses.replace(claim, setting=None, run=lambda s, profile, rng: received.append(s))
     merged = claim.default_scenario()
     execute.run(spy, merged, "quick")
     assert received == [merged]

@@ -63,10 +63,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...derivations import authors_experiment as ae_derivation, catalogue
+from ...derivations import catalogue
 from ...numerics import kernels
 from ...numerics.validate import number, positive_definite, prompt_lengths
-from ...numerics.significance import z_critical
 from . import checks as authors_checks
 from . import exact as authors_exact
 from . import flow as authors_flow
@@ -76,11 +75,14 @@ from ...certio import precision_entry
 from ...core import budgets
 from ...core.claim import Claim
 from ...core.finish import finish
-from ...judge.check import check_false_alarm, check_path
+from ...judge.check import check_path
 from ...derivations import display
 from ...core.hunt_space import Space, dimension_region
 from ..shared.common import symbolic_check
 from ...core.findings import Findings
+from ...core.setting import Setting, setting_of
+from ...numerics.laws import GaussianLaw
+from .summary import erratum_five, experiment_series, l_eps_findings
 
 ID = "authors-experiment"
 TITLE = (
@@ -103,7 +105,6 @@ HYPOTHESES = (
 )
 KEYS = frozenset({"seed", "icl"})
 L_CAP = 5000  # per step batch x L_max x 2 doubles (reduced sampler): 128 x 5000 x 2 x 8 B = 10 MB
-L_EPS_RELATIVE = (0.1, 0.05, 0.02)  # reported L(eps) (upper confidence bounds, one-sided z at 1e-6)
 # The training plan (LR, BATCH, INIT, BUDGETS) is in claims/authors_experiment/training.py, the
 # check
 # tolerances (the false alarm base.check_false_alarm(), EPS_RELATIVE, OPT_RELATIVE) in
@@ -145,37 +146,30 @@ def for_certificate(s: dict) -> dict:
     return {"seed": s["seed"], "icl": s.get("icl", {})}
 
 
-def L_eps(risks: dict, R_star: float, eps: float, z: float):
-    """Smallest grid L from which on the upper confidence bound of R_L - R*_inf stays <= eps
-    (None if none)."""
-    Ls = sorted(risks)
-    for j, L in enumerate(Ls):
-        if all(risks[M][0] + z * risks[M][1] - R_star <= eps for M in Ls[j:]):
-            return L
-    return None
+def setting(s: dict) -> Setting:
+    """The authors' scalar model with one head at its initialisation (mu, omega) = INIT: inputs
+    x ~ N(0, Sigma) for prompt and query alike, the head attending with U = omega I_d and
+    outputting mu (core/setting.py)."""
+    inputs = GaussianLaw(np.zeros(s["Sigma"].shape[0]), s["Sigma"])
+    mu, omega = INIT
+    return Setting(s, inputs, [omega], [mu], inputs)
 
 
-def run(
-    scenario: dict,
-    profile: str,
-    rng: np.random.Generator,
-    *,
-    linear_risk=None,
-    infinite_optimum=None,
-    plan: dict | None = None,
-) -> dict:
-    """`linear_risk(Sigma_p, Sigma_q, mu, omega, s2, tau, L)` and `infinite_optimum(Sigma_p,
-    Sigma_q, s2, tau)` replace the derived kernels (sensitivity tests); `plan` = {"steps", "test",
-    "fit"} replaces those of the profile's budget (small test runs). `rng` is unused: the
-    experiment has its own seeded streams (so it can be cached and re-judged)."""
-    s = validate(scenario)
-    lin_risk = linear_risk or kernels.authors_linear_risk
-    inf_risk = kernels.authors_infinite_risk
-    inf_opt = infinite_optimum or (
-        lambda *a: tuple(np.asarray(kernels.authors_infinite_optimum(*a)).ravel())
+def proofs_check():
+    """The derivation's proofs as one check."""
+    return symbolic_check(
+        "infinite-prompt limits, exact linear risk, trace forms, SGD gradients, exact-risk "
+        "gradients and the SGD noise floor",
+        {
+            p.statement: p
+            for p in catalogue.authors_experiment_proofs() + catalogue.risk_finite_gradient_proofs()
+        },
     )
-    Ls, s2, tau = s["Ls"], s["s2"], s["tau"]
-    profile_plan = plan is None  # a test's small plan skips the 19-L optimum curves (reported only)
+
+
+def budget_of(profile: str, plan: dict | None):
+    """The profile's budget (training.BUDGETS), its steps and test and fit sizes replaced by
+    `plan` when a test gives one."""
     budget = BUDGETS[profile]
     if plan is not None:
         if set(plan) != {"steps", "test", "fit"} or any(
@@ -185,20 +179,35 @@ def run(
                 f"plan = {plan!r} must give integers >= 2 for exactly 'steps', 'test', 'fit'"
             )
         budget = replace(budget, **plan)
-    ex = cached_experiment(s, budget)
-    f = Findings(
-        [
-            symbolic_check(
-                "infinite-prompt limits, exact linear risk, trace forms, SGD gradients, exact-risk "
-                "gradients and the SGD noise floor",
-                {
-                    p.statement: p
-                    for p in catalogue.authors_experiment_proofs()
-                    + catalogue.risk_finite_gradient_proofs()
-                },
-            )
-        ]
+    return budget
+
+
+def run(
+    setting: Setting | dict,
+    profile: str,
+    rng: np.random.Generator,
+    *,
+    linear_risk=None,
+    infinite_optimum=None,
+    plan: dict | None = None,
+) -> dict:
+    """Verify the authors' experiment in `setting` (or a merged scenario).
+    `linear_risk(Sigma_p, Sigma_q, mu, omega, s2, tau, L)` and `infinite_optimum(Sigma_p,
+    Sigma_q, s2, tau)` replace the derived kernels (sensitivity tests); `plan` = {"steps", "test",
+    "fit"} replaces those of the profile's budget (small test runs). `rng` is unused: the
+    experiment has its own seeded streams (so it can be cached and re-judged)."""
+    setting = setting_of(CLAIM, setting)
+    s, Sigma = setting.scenario, setting.tokens.cov
+    lin_risk = linear_risk or kernels.authors_linear_risk
+    inf_risk = kernels.authors_infinite_risk
+    inf_opt = infinite_optimum or (
+        lambda *a: tuple(np.asarray(kernels.authors_infinite_optimum(*a)).ravel())
     )
+    Ls, s2, tau = s["Ls"], s["s2"], s["tau"]
+    profile_plan = plan is None  # a test's small plan skips the 19-L optimum curves (reported only)
+    budget = budget_of(profile, plan)
+    ex = cached_experiment(s, budget)
+    f = Findings([proofs_check()])
     C = ex["correct"]
     Sp, Sq = C["covariances"]
     p_star, R_star = inf_opt(Sp, Sq, s2, tau)
@@ -244,40 +253,13 @@ def run(
         )
     curves = f.quantities["exact_optimum_curves"]
     long_sgd = f.quantities["authors_scale_sgd"]
-    Lmax = Ls[-1]
-    z1 = z_critical(check_false_alarm(), 1, 1)  # one-sided, as the softmax checks
     lin_min = linear.quantities["linear_exact_optimum"]
-    lin_exact_min = {L: [lin_min[L][1], 0.0] for L in Ls}
-    l_eps = {
-        f"{r:g} R*_inf": {
-            name: L_eps(rs, R_star, r * R_star, z1)
-            for name, rs in (
-                ("softmax", risk["softmax"]),
-                ("softmax_best", risk["softmax_best"]),
-                ("linear", risk["linear"]),
-                ("linear_exact_optimum", lin_exact_min),
-            )
-        }
-        for r in L_EPS_RELATIVE
-    }
-    # The softmax 1/L term is finite iff omega^2 max eig(Sigma_p Sigma_q) < c0 (derived, c0 = 1/2).
-    omega_threshold = math.sqrt(
-        float(ae_derivation.weight_moment()[0]) / float(np.linalg.eigvals(Sp @ Sq).real.max())
-    )
-    f.add(
-        Findings(
-            quantities={
-                "trained_params": params,
-                "L_eps": l_eps,
-                "softmax_omega_threshold_1_over_L": omega_threshold,
-            }
-        )
-    )
+    f.add(l_eps_findings(params, risk, lin_min, R_star, Ls, Sp, Sq))
 
     Au = ex["authors"]
     pilot = {
         "se": pilot_linear_se(
-            s["Sigma"],
+            Sigma,
             s2,
             Ls,
             {L: Au["per_L"][L]["params"]["linear"] for L in Ls},
@@ -292,90 +274,8 @@ def run(
     )
     f.add(generator)
     a = generator.quantities["authors_generator"]
-    Sp_a, Sq_a, R_star_a = a["prompt_covariance"], a["query_covariance"], a["infinite_prompt_risk"]
-    risk_a = {"softmax": a["softmax_risk"], "linear": a["linear_risk"]}
-    on_correct = a["trained_params_on_correct_data"]
-    f.add(
-        Findings(
-            errata=[
-                {
-                    "id": 5,
-                    "text": "The authors' data generator transforms the prompt twice and the query "
-                    "never",
-                    "witness": {
-                        "prompt_covariance_seen": Sp_a,
-                        "query_covariance_seen": Sq_a,
-                        "intended_covariance": s["Sigma"],
-                        "prompt_covariance_error_frobenius": float(
-                            np.linalg.norm(Sp_a - s["Sigma"])
-                        ),
-                        "query_covariance_error_frobenius": float(
-                            np.linalg.norm(Sq_a - s["Sigma"])
-                        ),
-                        "infinite_prompt_risk": {"correct": R_star, "authors": R_star_a},
-                        "infinite_prompt_optimum_product": {
-                            "correct": p_star,
-                            "authors": a["infinite_prompt_optimum_product"],
-                        },
-                        f"final_risk_at_L_{Lmax}": {
-                            m: {
-                                "correct": risk[m][Lmax],
-                                "authors": risk_a[m][Lmax],
-                                "authors_params_on_correct_data": on_correct[m][Lmax],
-                            }
-                            for m in ("softmax", "linear")
-                        },
-                    },
-                }
-            ]
-        )
-    )
-    series = {
-        "authors_experiment": {
-            "L": Ls,
-            "infinite": R_star,
-            "authors_infinite": R_star_a,
-            "softmax": [risk["softmax"][L][0] for L in Ls],
-            "softmax_se": [risk["softmax"][L][1] for L in Ls],
-            "linear": [risk["linear"][L][0] for L in Ls],
-            "linear_se": [risk["linear"][L][1] for L in Ls],
-            "softmax_best": [risk["softmax_best"][L][0] for L in Ls],
-            "linear_exact_min": [lin_min[L][1] for L in Ls],
-            "authors_softmax": [risk_a["softmax"][L][0] for L in Ls],
-            "authors_linear": [risk_a["linear"][L][0] for L in Ls],
-            "exact_L": curves["L"],
-            "exact_softmax_optimum": [c["risk"] for c in curves["softmax"]],
-            "exact_linear_optimum": [c["risk"] for c in curves["linear"]],
-            "flow_softmax": [
-                c["at"].get(f"{authors_flow.T_END:g}", {}).get("risk", math.nan)
-                for c in curves["softmax"]
-            ],
-            "flow_linear": [
-                c["at"].get(f"{authors_flow.T_END:g}", {}).get("risk", math.nan)
-                for c in curves["linear"]
-            ],
-            "long_sgd_L": [
-                int(k.split("=")[1].split()[0]) for k in long_sgd if k.startswith("softmax")
-            ],
-            "long_sgd_softmax": [
-                v.get("sgd_exact_risk", math.nan)
-                for k, v in long_sgd.items()
-                if k.startswith("softmax")
-            ],
-            "long_sgd_softmax_floor": [
-                v["tolerance"] for k, v in long_sgd.items() if k.startswith("softmax")
-            ],
-            "long_sgd_linear": [
-                v.get("sgd_exact_risk", math.nan)
-                for k, v in long_sgd.items()
-                if k.startswith("linear")
-            ],
-            "long_sgd_linear_floor": [
-                v["tolerance"] for k, v in long_sgd.items() if k.startswith("linear")
-            ],
-        }
-    }
-    f.add(Findings(series=series))
+    f.add(erratum_five(Sigma, a, risk, R_star, p_star, Ls[-1]))
+    f.add(experiment_series(Ls, R_star, risk, lin_min, a, curves, long_sgd))
     return finish(
         CLAIM, for_certificate(s), profile, f, precision=stated_precision(f.checks, curves)
     )
@@ -521,6 +421,7 @@ CLAIM = Claim(
     default_scenario,
     KEYS,
     validate=validate,
+    setting=setting,
     estimate=work_estimate,
     keys=KEY_DOCS,
     rests_on=("thm-5.2", "finite-prompt-risk"),

@@ -28,52 +28,30 @@ measured and L x error compared with the general-law first order.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 from ...derivations import catalogue
-from ...numerics import kernels, limits, query_average, selfnormalised_enclosure
-from ...numerics.laws import GaussianLaw, psd_root
+from ...numerics import kernels, query_average, selfnormalised_enclosure
 from ...core import scenario as scen
 from ...certio import precision_entry
 from ...core import budgets
-from ...judge.check import check_false_alarm, check_path
+from ...judge.check import check_path
 from ...core.claim import Claim
 from ...core.finish import finish
 from ...core.findings import Findings
+from ...core.setting import Setting, setting_of
 from ...derivations import display
 from ...core.hunt_space import Space, lambda_region
-from ..shared.common import RATES_LAMBDAS, symbolic_check
-from ...judge import kinds as judge
-from .anchors import error_anchor_check, moment_anchor_check
-from .average import (
-    query_averaged,
-    first_order_mc_check,
-    per_L_check,
-    slope_check,
-    coefficient_check,
-    exact_coefficient,
-    first_order_estimate,
-)
+from ..shared.common import RATES_LAMBDAS, limit_setting, symbolic_check
+from .average import exact_coefficient
 from .beyond import beyond_gaussians
 from .bounds import bound_checks, erratum_one, paper_form_checks
 from ..shared.every_l import SECONDS as EVERY_L_SECONDS, every_l_checks
-from .common import fixed_query
-from ..shared.exponents import naive_exponent, remainder_exponent, sharp_exponent
-from .common import (
-    KERNEL_TOLERANCE,
-    REGIMES,
-    budget,
-    NEAR_THRESHOLD,
-    regime_setting,
-)
-from .fixed import (
-    first_order_limit_check,
-    fixed_query_montecarlo,
-    deterministic_coordinates,
-    exact_first_order,
-)
+from ..shared.exponents import naive_exponent, sharp_exponent
+from .common import REGIMES, budget
+from .first_order import averaged_step, fixed_query_step, limit_of
+from .fixed import deterministic_coordinates
 from .regimes import regime_checks
 
 ID = "prop-3.1"
@@ -123,8 +101,26 @@ def default_scenario() -> dict:
 # The claim.
 
 
+def setting(s: dict) -> Setting:
+    """mu = N(mean, cov), the scenario's U and V, nu = N(0, query_cov) and its fixed query."""
+    return limit_setting(s)
+
+
+def proofs_check():
+    """The symbolic proofs of the first order, the query average, the threshold and the exact
+    finite-L error, as one check."""
+    return symbolic_check(
+        "Proposition 3.1: first order, query average, threshold, sharp exponent",
+        {
+            **{f"fluctuations: {p.statement}": p for p in catalogue.fluctuation_proofs()},
+            **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
+            **{f"exact error: {p.statement}": p for p in catalogue.selfnormalised_error_proofs()},
+        },
+    )
+
+
 def run(
-    scenario: dict,
+    setting: Setting | dict,
     profile: str,
     rng: np.random.Generator,
     *,
@@ -134,160 +130,39 @@ def run(
     regimes=REGIMES,
     beyond: bool = True,
 ) -> dict:
-    """Verify Proposition 3.1 on `scenario`. Sensitivity tests inject wrong formulas:
-    `cov_kernel(Gamma, V, a)` replaces the C1 kernel, `coefficient(Gamma, U, V, Sigma_q)`
-    the query-averaged closed form, and `exponent(lambda)` the sharp exponent. `regimes`
-    ((name, lambda) pairs) and `beyond` (non-Gaussian tokens) select parts of the run
-    (tests use subsets; the CLI always runs everything)."""
-    s = validate(scenario)
-    m, Gamma, U, V, Sq = s["mean"], s["cov"], s["U"], s["V"], s["query_cov"]
+    """Verify Proposition 3.1 in `setting` (or a merged scenario). Sensitivity tests inject wrong
+    formulas: `cov_kernel(Gamma, V, a)` replaces the C1 kernel, `coefficient(Gamma, U, V,
+    Sigma_q)` the query-averaged closed form, and `exponent(lambda)` the sharp exponent. `regimes`
+    ((name, lambda) pairs) and `beyond` (non-Gaussian tokens) select parts of the run (tests use
+    subsets; the CLI always runs everything)."""
+    setting = setting_of(CLAIM, setting)
+    s, law, U, V, Sq = setting.scenario, setting.tokens, setting.U, setting.V, setting.queries.cov
+    Gamma = law.cov
     b = budget(s, profile)
-    cov_kernel = cov_kernel or kernels.cov_first_order
-    coefficient_fn = coefficient or exact_coefficient
     exponent_fn = exponent or sharp_exponent
-    law = GaussianLaw(m, Gamma)
-    limit_fn = lambda Z: limits.gaussian_limit(m, Gamma, U, V, Z)
-    f = Findings(
-        [
-            symbolic_check(
-                "Proposition 3.1: first order, query average, threshold, sharp exponent",
-                {
-                    **{f"fluctuations: {p.statement}": p for p in catalogue.fluctuation_proofs()},
-                    **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
-                    **{
-                        f"exact error: {p.statement}": p
-                        for p in catalogue.selfnormalised_error_proofs()
-                    },
-                },
-            )
-        ],
-        series={"controls": {}},
-    )
+    f = Findings([proofs_check()], series={"controls": {}})
     lam = query_average.threshold_lambda(Gamma, U, Sq)
     kappa = exponent_fn(lam)
     f.quantities.update(
         lambda_max=lam, threshold=0.5, exponent=kappa, naive_exponent=naive_exponent(lam)
     )
 
-    # ---- 1. Fixed query: b1, C1 (kernels vs 40 digits; exact finite-L limit; anchors; MC). ----
-    z0 = fixed_query(s)
-    a0 = U @ z0
-    b1_kernel = kernels.bias_first_order(Gamma, V, a0[:, None])[:, 0]
-    C1_kernel = np.asarray(cov_kernel(Gamma, V, a0[:, None]))
-    b1_exact, C1_exact = exact_first_order(Gamma, U, V, z0)
-    scale = max(float(np.max(np.abs(C1_exact))), float(np.max(np.abs(b1_exact))), 1e-300)
-    gap = (
-        max(
-            float(np.max(np.abs(b1_kernel - b1_exact))), float(np.max(np.abs(C1_kernel - C1_exact)))
-        )
-        / scale
+    # 1. Fixed query: b1, C1 (kernels vs 40 digits; exact finite-L limit; anchors; MC).
+    found, fixed = fixed_query_step(setting, b, rng, cov_kernel or kernels.cov_first_order)
+    f.add(found)
+    # 2. Query average: closed form, Gauss-Hermite, exact finite L, Monte Carlo.
+    found, (coef, main) = averaged_step(
+        setting, b, rng, lam, kappa, coefficient or exact_coefficient
     )
-    f.checks.append(
-        judge.agreement(
-            "b1 and C1: emitted kernels vs the derived closed forms at 40 digits",
-            "emit",
-            id="first-order/emitted-kernels",
-            error=gap,
-            tolerance=KERNEL_TOLERANCE,
-            detail=f"max relative entry difference at the query z = {np.round(z0, 6).tolist()}; "
-            "the tolerance covers float64 rounding of ~20 operations",
-        )
-    )
-    if s.get("query") is not None:
-        f.quantities["bias_first_order"] = b1_kernel.tolist()
-        f.quantities["cov_first_order"] = C1_kernel.tolist()
-    f.quantities["fixed_query"] = np.asarray(z0).tolist()
-    f.checks.append(first_order_limit_check(Gamma, U, V, z0, b1_kernel, C1_kernel))
-    q0 = max(0.0, float(kernels.log_weight_second_moment(Gamma, a0[:, None])[0, 0]))  # a^T Gamma a
-    f.add(moment_anchor_check(tuple(sorted({round(q0, 12), 1.0, 4.0}))))
-    f.add(error_anchor_check(m, Gamma, U, V, z0))
+    f.add(found)
 
-    fixed_found, fixed = fixed_query_montecarlo(
-        law, rng, b, U, V, Gamma, z0, limit_fn, b1_kernel, C1_kernel
-    )
-    f.add(fixed_found)
-
-    # ---- 2. Query average: closed form, Gauss-Hermite, exact finite L, Monte Carlo. ----
-    coef = coefficient_fn(Gamma, U, V, Sq)
-    f.quantities["first_order_coefficient"] = coef if math.isfinite(coef) else None
-    f.checks.append(coefficient_check(coef, Gamma, U, V, Sq, lam, rng, b))
-    if 0 < lam < NEAR_THRESHOLD and psd_root(Sq).shape[1] <= 3:
-        # Just below the threshold the closed form and the quadrature are hardest to get
-        # right together.
-        near = regime_setting(Gamma, lam, NEAR_THRESHOLD)[0]
-        f.checks.append(
-            coefficient_check(
-                coefficient_fn(near, U, V, Sq),
-                near,
-                U,
-                V,
-                Sq,
-                NEAR_THRESHOLD,
-                rng,
-                b,
-                label=f"near the threshold (Gamma rescaled to lambda = {NEAR_THRESHOLD}): ",
-                key="near-threshold",
-            )
-        )
-    rho = remainder_exponent(lam)
-    main = query_averaged(
-        law,
-        rng,
-        b,
-        U,
-        V,
-        Gamma,
-        Sq,
-        limit_fn,
-        lam,
-        "scenario",
-        first_order=math.isfinite(coef) and rho >= 0.5,
-    )
-    f.quantities.update(
-        measured_slope=main["fit"].slope,
-        measured_slope_stderr=main["fit"].stderr,
-        predicted_slope_tested_range=main["predicted_slope"],
-        mc_mse=main["mc"],
-        mc_mse_stderr=main["mc_se"],
-        exact_mse=main["exact"],
-        exact_mse_stderr=main["exact_se"],
-        L=list(b.Ls),
-    )
-    f.series["main"] = {
-        "L": list(b.Ls),
-        "rmse": [math.sqrt(v) for v in main["mc"]],
-        "mse": main["mc"],
-        "mse_stderr": main["mc_se"],
-        "exact_mse": main["exact"],
-    }
-    # the scenario's and the regimes' per-L checks share the false alarm (Bonferroni)
-    f.checks.append(
-        per_L_check("scenario", main, check_false_alarm() / (1 + len(REGIMES)), "scenario")
-    )
-    f.checks.append(slope_check("scenario", main, kappa, "scenario"))
-    f.quantities["remainder_exponent"] = rho
-    if math.isfinite(coef) and rho >= 0.5:
-        f.checks.append(first_order_mc_check(main, coef, b.Ls, lam))
-        est, est_se, tail = first_order_estimate(main, b.Ls, lam)
-        f.quantities.update(
-            first_order_coefficient_monte_carlo=est,
-            first_order_coefficient_monte_carlo_stderr=est_se,
-            first_order_tail_allowance=tail,
-        )
-    elif math.isfinite(coef):
-        # lambda > 2/7: L x error approaches the coefficient as L^-rho, rho < 1/2, out of reach of
-        # a Monte Carlo test at testable L; the closed form is checked by quadrature above and the
-        # finite-L error by the exact route at every L.
-        f.quantities["first_order_monte_carlo_check"] = (
-            f"not run: the remainder decays as L^-{rho:.3g} (lambda = {lam:.3g} > 2/7)"
-        )
-
-    # ---- 3. Bounds: high probability (fixed query), in expectation (fixed query, integrated). ----
-    f.add(bound_checks(fixed, fixed_found.quantities, b, Gamma, U, V, Sq, z0, coef, main, lam, rng))
+    # 3. Bounds: high probability (fixed query), in expectation (fixed query, integrated).
+    z0 = fixed.z0
+    f.add(bound_checks(fixed.run, fixed.quantities, b, Gamma, U, V, Sq, z0, coef, main, lam, rng))
     if b.every_l:  # the same bound proved for every integer L >= 2 (Arb boxes and a tail lemma)
         f.add(every_l_checks(Gamma, U, V, z0))
 
-    # ---- 4. Sharp exponent and regimes. ----
+    # 4. Sharp exponent and regimes.
     if lam > 1e-12:
         regime_found, power = regime_checks(s, b, rng, lam, exponent_fn, regimes)
         f.add(regime_found, quantities_under="regimes", series_under="controls")
@@ -298,11 +173,11 @@ def run(
             "tr(V Gamma V^T)/L"
         )
 
-    # ---- 5. The paper's form, erratum 1. ----
+    # 5. The paper's form, erratum 1.
     f.add(paper_form_checks(main, b, Gamma, U, V, Sq, coef, lam, rng))
-    f.add(erratum_one(law, rng, b, U, V, Gamma, Sq, limit_fn))
+    f.add(erratum_one(law, rng, b, U, V, Gamma, Sq, limit_of(setting)))
 
-    # ---- 6. Beyond Gaussians. ----
+    # 6. Beyond Gaussians.
     if beyond:
         f.add(
             beyond_gaussians(s, b, rng, lam),
@@ -443,6 +318,7 @@ CLAIM = Claim(
     default_scenario,
     SCENARIO_KEYS,
     validate=validate,
+    setting=setting,
     estimate=work_estimate,
     keys=scen.common_key_docs(
         query="the fixed query z of the fixed-query checks and their Arb "

@@ -40,12 +40,10 @@ from ...numerics import (
 )
 from ...numerics.selfnormalised import q_reach
 from ...numerics.validate import BeyondReach, positive_definite
-from ...numerics.laws import GaussianLaw
 from ..shared import formulas as shown
 from . import exact as ex
 from .coefficients import averaged_first_order, per_query_coefficients, query_average_checks
-from .enclosure import grad_u_enclosure_check, grad_v_enclosure_check
-from .every_l import SECONDS as EVERY_L_SECONDS, grad_v_every_l
+from .every_l import SECONDS as EVERY_L_SECONDS
 from ...core import scenario as scen
 from ...certio import precision_entry
 from ...core import budgets
@@ -55,8 +53,11 @@ from ...core.finish import finish
 from ...core.findings import Findings
 from ...derivations import display
 from ...core.hunt_space import Space, lambda_region
-from ..shared.common import RATES_LAMBDAS, symbolic_check
-from ..shared.exponents import naive_exponent, sharp_exponent
+from ..shared.common import RATES_LAMBDAS, limit_setting, symbolic_check
+from ...core.setting import Setting, setting_of
+from .fixed_query import fixed_query_step
+from .regimes import regime_step, scenario_regime_step
+from ..shared.exponents import sharp_exponent
 from ..shared.coordinates import deterministic_coordinates
 from .jacobians import finite_jacobian_checks, limit_jacobian_check, risk_gradient_checks
 
@@ -169,8 +170,24 @@ def default_scenario() -> dict:
     }
 
 
+def setting(s: dict) -> Setting:
+    """mu = N(mean, cov), the scenario's U and V, nu = N(0, query_cov) and its fixed query."""
+    return limit_setting(s)
+
+
+def proofs_check():
+    """The symbolic proofs of the Jacobians, the risk gradients and their 1/L fluctuations."""
+    return symbolic_check(
+        "Jacobians, risk gradients and their 1/L fluctuations",
+        {
+            **{p.statement: p for p in catalogue.gradient_proofs()},
+            **{p.statement: p for p in catalogue.gradient_fluctuation_proofs()},
+        },
+    )
+
+
 def run(
-    scenario: dict,
+    setting: Setting | dict,
     profile: str,
     rng: np.random.Generator,
     *,
@@ -178,32 +195,23 @@ def run(
     weighted_matrix=None,
     exponent=None,
 ) -> dict:
-    """`jacobian_U` replaces the emitted finite-prompt J_U kernel; `weighted_matrix(zhat, C_hat)`
-    replaces the matrix the U-Jacobian is built from in the Monte Carlo; `exponent(lambda)` the
-    sharp exponent (sensitivity tests)."""
-    s = validate(scenario)
-    m, cov, U, V, Sq, d = s["mean"], s["cov"], s["U"], s["V"], s["query_cov"], s["d"]
+    """Verify Proposition 3.4 in `setting` (or a merged scenario). `jacobian_U` replaces the
+    emitted finite-prompt J_U kernel; `weighted_matrix(zhat, C_hat)` replaces the matrix the
+    U-Jacobian is built from in the Monte Carlo; `exponent(lambda)` the sharp exponent
+    (sensitivity tests)."""
+    setting = setting_of(CLAIM, setting)
+    s, law, U, V, Sq = setting.scenario, setting.tokens, setting.U, setting.V, setting.queries.cov
+    m, cov = law.mean, law.cov
     b = budget(s, profile)
     exponent = exponent or sharp_exponent  # the emitted kernel (claims/shared/exponents.py)
-    z0 = s["query"] if s.get("query") is not None else GaussianLaw(np.zeros(d), Sq).sample(rng, ())
+    # the scenario's query, else one drawn from nu (the first draw of the claim's stream)
+    z0 = setting.query if setting.query is not None else setting.queries.sample(rng, ())
     fixed_query_reach(cov, U, z0, BeyondReach)
     lam = query_average.threshold_lambda(cov, U, Sq)
     kappa = exponent(lam)
-    law = GaussianLaw(m, cov)
     errors_fn = ex.gradient_errors_fn(U, V, cov, weighted_matrix)
 
-    f = Findings(
-        [
-            symbolic_check(
-                "Jacobians, risk gradients and their 1/L fluctuations",
-                {
-                    **{p.statement: p for p in catalogue.gradient_proofs()},
-                    **{p.statement: p for p in catalogue.gradient_fluctuation_proofs()},
-                },
-            ),
-            limit_jacobian_check(m, cov, U, V, z0),
-        ]
-    )
+    f = Findings([proofs_check(), limit_jacobian_check(m, cov, U, V, z0)])
     f.add(finite_jacobian_checks(rng, m, cov, U, V, z0, jacobian_U=jacobian_U))
     f.add(risk_gradient_checks(rng, m, cov, U, V, Sq))
 
@@ -223,99 +231,27 @@ def run(
         fixed_query_coefficient_U=coefU,
         regimes={},
     )
-    f.add(ex.anchor_checks(cov, U, V, z0, coefV, coefU, m=law.mean))
-    n_tests = (
-        2 * len(b.Ls) * (2 + len(REGIMES)) + 2
-    )  # fixed query, the regimes and the scenario's own lambda
-    fixed = ex.fixed_query_montecarlo(law, rng, cov, U, V, z0, b.Ls, b.prompts, errors_fn, n_tests)
-    f.add(fixed, series_under="fixed_query")
-    f.add(grad_v_enclosure_check(cov, U, V, z0, b.Ls, fixed.series["V_exact"]))
-    if profile != "quick":  # grad_V's bound proved for every integer L >= 2 (Arb boxes, tail lemma)
-        f.add(grad_v_every_l(cov, U, V, z0))
-    f.add(grad_u_enclosure_check(cov, U, V, z0, b.Ls, fixed.series["U_exact"]))
+    # fixed query, the regimes and the scenario's own lambda
+    n_tests = 2 * len(b.Ls) * (2 + len(REGIMES)) + 2
+    f.add(fixed_query_step(setting, z0, (coefV, coefU), b, profile, rng, errors_fn, n_tests))
 
     z_crit = significance.z_critical(check_false_alarm())
     f.add(query_average_checks(first_V, first_U, cov, U, V, Sq, lam, rng, b, z_crit))
 
     # Regimes: rescale Gamma so that lambda takes the values of REGIMES; Monte Carlo = exact at
     # every L, slopes = exact finite-L slopes, exact asymptotic exponents = kappa(lambda).
-    alpha_L = check_false_alarm() / n_tests
-    alpha_slope = check_false_alarm() / (2 * (len(REGIMES) + 1))
+    alphas = (check_false_alarm() / n_tests, check_false_alarm() / (2 * (len(REGIMES) + 1)))
     for name, target in REGIMES.items():
-        scale = target / lam
-        G = scale * cov
-        av = ex.averaged(
-            GaussianLaw(m, G),
-            rng,
-            G,
-            U,
-            V,
-            Sq,
-            b.Ls,
-            b,
-            ex.gradient_errors_fn(U, V, G, weighted_matrix),
-            target,
-            name,
-        )
-        label = f"{name} threshold (lambda = {target:g})"
-        k_target = exponent(target)
-        first = averaged_first_order(G, U, V, Sq) if target < 0.5 else (None, None)
-        regime = Findings(
-            quantities={
-                name: {
-                    **_regime_entry(target, scale, k_target, av),
-                    "first_order_coefficient_V": first[0],
-                    "first_order_coefficient_U": first[1],
-                }
-            },
-            series={name: _regime_series(av)},
-        )
-        regime.add(ex.averaged_checks(label, av, alpha_L, alpha_slope, f"regime/{name}"))
-        regime.add(
-            ex.asymptotic_exponents(target, b.ells, k_target, label, f"regime/{name}"),
-            quantities_under=name,
-        )
-        if target > 0.5:
-            # the pilot draws from its own child stream: the seed's later draws stay as they were
-            pilot = ex.averaged(
-                GaussianLaw(m, G),
-                rng.spawn(1)[0],
-                G,
-                U,
-                V,
-                Sq,
-                b.Ls,
-                ex.pilot_budget(b),
-                ex.gradient_errors_fn(U, V, G, weighted_matrix),
-                target,
-                f"{name} (pilot)",
-            )
-            regime.checks.append(ex.one_over_L_control(av, pilot, target, f"regime/{name}"))
+        regime = regime_step(setting, name, target, lam, b, rng, alphas, exponent, weighted_matrix)
         f.add(regime, quantities_under="regimes", series_under="regimes")
 
     # Erratum 1: the exact L = 1 errors against the paper's right side (0 at L = 1).
     f.add(ex.erratum_one(law, rng, cov, U, V, z0, b.prompts, errors_fn))
 
-    # The scenario's own lambda (what `softlin sweep` moves by scaling U): the query-averaged
-    # rates of both gradients against their exact finite-L slopes over the same L. Drawn last
-    # so the stream of the checks above does not depend on it. No asymptotic-exponent fit here:
-    # its tolerance was fixed for the three regimes' laws, and kappa(lambda) of the scenario is
-    # reported, not refitted.
-    own = ex.averaged(law, rng, cov, U, V, Sq, b.Ls, b, errors_fn, lam, "scenario")
-    scenario_regime = Findings(
-        quantities={
-            "scenario": {
-                **_regime_entry(lam, 1.0, kappa, own),
-                "first_order_coefficient_V": first_V,
-                "first_order_coefficient_U": first_U,
-            }
-        },
-        series={"scenario": _regime_series(own)},
-    )
-    scenario_regime.add(
-        ex.averaged_checks(f"scenario (lambda = {lam:.4g})", own, alpha_L, alpha_slope, "scenario")
-    )
-    f.add(scenario_regime, quantities_under="regimes", series_under="regimes")
+    # The scenario's own lambda (what `softlin sweep` moves by scaling U), drawn last so the
+    # stream of the checks above does not depend on it.
+    own = scenario_regime_step(setting, lam, kappa, (first_V, first_U), b, rng, alphas, errors_fn)
+    f.add(own, quantities_under="regimes", series_under="regimes")
 
     formulas, mathml = shown.for_claim(ID)
     formulas.update(_sympy_formulas()[0])
@@ -351,31 +287,6 @@ def stated_precision(checks) -> list[dict]:
         for c in checks
         if c.id == "anchors/grad-u-definition"
     ]
-
-
-def _regime_entry(lam: float, scale: float, kappa: float, av: dict) -> dict:
-    """A regime's quantities: lambda, the Gamma scale that realises it, kappa(lambda),
-    the naive exponent, and the measured and exact finite-L log-log slopes of both gradients
-    (negative: minus the decay rates)."""
-    return {
-        "lambda": lam,
-        "sigma2_scale": scale,
-        "exponent": kappa,
-        "naive_exponent": naive_exponent(lam),
-        "proposal_scale": av["scale"],
-        **{f"slope_{key}": -av[key + "_fit"].slope for key in ("V", "U")},
-        **{f"slope_{key}_stderr": av[key + "_fit"].stderr for key in ("V", "U")},
-        **{f"exact_slope_{key}": -av[key + "_pred"] for key in ("V", "U")},
-        **{f"exact_slope_{key}_stderr": av[key + "_pred_se"] for key in ("V", "U")},
-    }
-
-
-def _regime_series(av: dict) -> dict:
-    return {
-        "L": av["L"],
-        **{f"mc_{k_}": v for k_, v in av["mc"].items()},
-        **{f"exact_{k_}": v for k_, v in av["exact"].items()},
-    }
 
 
 def _sympy_formulas() -> tuple[dict, dict]:
@@ -555,6 +466,7 @@ CLAIM = Claim(
     default_scenario,
     scen.COMMON_KEYS,
     validate=validate,
+    setting=setting,
     estimate=work_estimate,
     keys=scen.common_key_docs(
         query_cov="Sigma_q of the queries, positive definite",

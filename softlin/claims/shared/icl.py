@@ -20,6 +20,8 @@ from ...numerics.validate import numbers, positive_definite, prompt_lengths
 from ...numerics.fits import linear_fit
 from ...numerics.significance import z_critical
 from ...core import budgets, scenario as scen
+from ...core.setting import Setting
+from ...numerics.laws import GaussianLaw
 from ...judge.check import check_false_alarm
 
 KEYS = frozenset({"seed", "icl"})
@@ -94,6 +96,13 @@ def validate(s: dict) -> dict:
     eps = numbers("icl.eps", t.get("eps", [0.1, 0.03, 0.01]), 0.0, open_low=True)
     out.update(seed=seed, Sigma=Sigma, A0=A0, b0=b0, Ls=Ls, eps=eps)
     return out
+
+
+def setting(s: dict) -> Setting:
+    """The in-context regression at the start of training (core/setting.py): inputs
+    x ~ N(0, Sigma) for prompt and query alike, A(0) and b(0) of the balanced initialisation."""
+    inputs = GaussianLaw(np.zeros(s["Sigma"].shape[0]), s["Sigma"])
+    return Setting(s, inputs, s["A0"], [s["b0"]], inputs)
 
 
 def for_certificate(s: dict) -> dict:

@@ -26,9 +26,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import sympy as sp
 
-from ...derivations import catalogue, icl_endpoint, icl_gradients, icl_risk, proof
+from ...derivations import catalogue, icl_endpoint, proof
 from ...numerics.significance import z_critical, z_quantile
 from ...numerics import icl_flows, significance
 from ...numerics.laws import GaussianLaw
@@ -44,7 +43,18 @@ from ...core.claim import Absent
 from ...core.hunt_space import Space, alpha_region
 from ..shared.common import symbolic_check
 from .conclusion import conclusion_checks
+from .endpoint import exact_endpoint_check
+from .flows import (
+    ODE_RELATIVE_TOLERANCE,
+    block_invariance,
+    exponent_control,
+    flow_run,
+    scenario_flow_check,
+    sweep_step,
+)
+from .training import risk_decrease_check
 from .validated import flow_checks
+from ...core.setting import Setting, setting_of
 
 ID = "thm-5.2"
 TITLE = "In-context linear regression: the flow reaches the Bayes endpoint; finite prompts transfer"
@@ -61,23 +71,6 @@ HYPOTHESES = (
     "trained blocks $U = [[A, 0], [0, 0]]$, last row of $V = (0, ..., 0, b)$",
     "balanced initialisation $||Theta Theta^T||_F = 1$",
 )
-# Tolerances. Radau with rtol 1e-10 over at most ~1e4 accepted steps accumulates at most ~1e-6
-# relative error; the horizon T = 40 / (slowest transverse rate) + 50 leaves e^-40 of the transverse
-# distance.
-ODE_RELATIVE_TOLERANCE = 1e-6
-
-
-def random_spd(rng, d, cond, norm):
-    Q, _ = np.linalg.qr(rng.standard_normal((d, d)))
-    S = Q @ np.diag(norm * np.geomspace(1.0, 1.0 / cond, d)) @ Q.T
-    return (S + S.T) / 2
-
-
-def random_rational_spd(rng, d) -> sp.Matrix:
-    B = sp.Matrix(d, d, lambda i, j: sp.Rational(int(rng.integers(-4, 5)), int(rng.integers(1, 4))))
-    return B * B.T + sp.Rational(1, int(rng.integers(1, 5))) * sp.eye(d)
-
-
 # The normal approximation of the sample variance s^2 the loss-variance checks rest on.
 SAMPLE_VARIANCE_NORMAL = (
     "the sample variance is normal with the standard error from the sample fourth central moment "
@@ -171,23 +164,6 @@ def risk_monte_carlo(Sigma, points, rng) -> Findings:
     return Findings(checks)
 
 
-def flow_run(Sigma, alpha, Theta=None, eps_list=()):
-    A0, b0 = icl_flows.balanced_init(Sigma, alpha, Theta)
-    T = 40.0 / icl_flows.transverse_rate(Sigma) + 50.0
-    r = icl_flows.integrate_ab(Sigma, A0, b0, T, eps_list)
-    As, bs = icl_flows.endpoint(Sigma)
-    scale = max(1.0, float(np.abs(As).max()), bs)
-    r.update(
-        A_err=float(np.abs(r["A"] - As).max()),
-        b_err=abs(r["b"] - bs),
-        scale=scale,
-        b_star=bs,
-        T=T,
-        rel_drift=r["invariant_drift"] / scale**2,
-    )
-    return r
-
-
 def errata_2_and_3(Sigma: np.ndarray) -> Findings:
     """Errata 3 (the alpha range of Theorem 5.2 is not the cited linear-attention condition;
     witness d = 1, Sigma = 0.25, alpha = 4, with its flow's endpoint error) and 2 (the appendix
@@ -231,12 +207,19 @@ def errata_2_and_3(Sigma: np.ndarray) -> Findings:
     return Findings(errata=errata)
 
 
-def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_formula=None) -> dict:
-    """`endpoint_formula(Sigma) -> (A, b)` (SymPy, exact) replaces the claimed endpoint (sensitivity
-    tests)."""
-    s = icl_common.validate(scenario)
-    Sigma, eps_list = s["Sigma"], s["eps"]
-    d = Sigma.shape[0]
+def setting(s: dict) -> Setting:
+    """Inputs x ~ N(0, Sigma), A(0) and b(0) of the balanced initialisation (shared/icl.py)."""
+    return icl_common.setting(s)
+
+
+def run(
+    setting: Setting | dict, profile: str, rng: np.random.Generator, *, endpoint_formula=None
+) -> dict:
+    """Verify Theorem 5.2 in `setting` (or a merged scenario). `endpoint_formula(Sigma) -> (A, b)`
+    (SymPy, exact) replaces the claimed endpoint (sensitivity tests)."""
+    setting = setting_of(CLAIM, setting)
+    s, Sigma, A0, b0 = setting.scenario, setting.tokens.cov, setting.U, float(setting.V[0])
+    eps_list = s["eps"]
     budget = icl_common.BUDGETS[profile]
     f = Findings(
         [
@@ -251,182 +234,35 @@ def run(scenario: dict, profile: str, rng: np.random.Generator, *, endpoint_form
 
     # Exact endpoint for random rational Sigma.
     formula = endpoint_formula or icl_endpoint.endpoint
-    worst, n_exact = sp.Integer(0), budget.exact_sigmas
-    for j in range(n_exact):
-        S = random_rational_spd(rng, 2 + j % 2)
-        A, b = formula(S)
-        gA, gb = icl_gradients.restricted_gradients(S, A, b)
-        vals = [sp.simplify(icl_risk.paper_risk(S, A, b)), sp.simplify(sum(x**2 for x in A) - b**2)]
-        vals += [sp.simplify(x) for x in gA] + [sp.simplify(gb)]
-        worst = max([worst] + [abs(v) for v in vals], key=lambda v: float(v))
-    f.checks.append(
-        judge.exact(
-            "endpoint (A*, b*): zero risk, zero gradient, balanced, exactly (rational Sigma)",
-            "symbolic",
-            id="endpoint/exact",
-            value=str(worst),
-            expected="0",
-            detail=f"{n_exact} random rational SPD Sigma (d = 2, 3); largest |residual| over risk, "
-            "||A*||_F^2 - b*^2 and all gradient entries, reduced exactly by SymPy (written as "
-            "SymPy writes it)",
-        )
-    )
+    f.checks.append(exact_endpoint_check(formula, budget.exact_sigmas, rng))
     # Scenario flow.
     main = flow_run(Sigma, s["icl"]["alpha"], s["icl"].get("theta"), eps_list)
-    f.checks.append(
-        judge.agreement(
-            "scenario: flow reaches (A*, b*) and conserves ||A||_F^2 - b^2 (Radau, rtol 1e-10)",
-            "ode",
-            id="flow/scenario",
-            error=max(main["A_err"] / main["scale"], main["rel_drift"]),
-            tolerance=ODE_RELATIVE_TOLERANCE,
-            detail=f"max |A(T) - A*| = {main['A_err']:.3g}, |b(T) - b*| = {main['b_err']:.3g}, "
-            f"drift {main['invariant_drift']:.3g}; T = {main['T']:.3g}; relative to "
-            "max(1, |A*|, b*)^(1,2)",
-        )
-    )
-
+    f.checks.append(scenario_flow_check(main))
     # The same flow enclosed and its convergence proved (validated.py).
     theta = s["icl"].get("theta")
     f.add(flow_checks(Sigma, s["icl"]["alpha"], theta, eps_list, tolerance=ODE_RELATIVE_TOLERANCE))
-
     # Sweep: random SPD, condition up to 100, ||Sigma|| in [0.1, 10], alpha inside and outside the
     # range.
-    n_sweep = budget.sweep_sigmas
-    sweep = []
-    for j in range(n_sweep):
-        dd = int(rng.integers(1, 5))
-        cond = float(10 ** rng.uniform(0, 2)) if dd > 1 else 1.0
-        nrm = float(10 ** rng.uniform(-1, 1))
-        Sj = random_spd(rng, dd, cond, nrm)
-        bound = icl_flows.paper_alpha_bound(Sj)
-        for where, factor in (("inside", 0.5), ("outside", 3.0)):
-            r = flow_run(Sj, factor * bound)
-            sweep.append(
-                {
-                    "d": dd,
-                    "cond": cond,
-                    "norm": nrm,
-                    "alpha": factor * bound,
-                    "range": where,
-                    "A_err_rel": r["A_err"] / r["scale"],
-                    "b_err_rel": r["b_err"] / r["scale"],
-                    "drift_rel": r["rel_drift"],
-                }
-            )
-    worst_in = max(max(x["A_err_rel"], x["drift_rel"]) for x in sweep if x["range"] == "inside")
-    worst_out = max(max(x["A_err_rel"], x["drift_rel"]) for x in sweep if x["range"] == "outside")
-    f.checks.append(
-        judge.agreement(
-            "sweep: random SPD Sigma (cond <= 100, ||Sigma|| in [0.1, 10]), alpha inside the range",
-            "ode",
-            id="flow/sweep",
-            error=worst_in,
-            tolerance=ODE_RELATIVE_TOLERANCE,
-            detail=f"{n_sweep} Sigma; largest relative endpoint error or drift",
-        )
-    )
-    # Outside the paper's range the flow still converges here (the range is sufficient, not
-    # necessary).
-
+    check, sweep, worst_in, worst_out = sweep_step(rng, budget.sweep_sigmas)
+    f.checks.append(check)
     # Block invariance: full flow from the balanced start, and from a perturbed start (for
     # contrast).
-    A0, b0 = s["A0"], s["b0"]
-    z = np.zeros((d, 1))
-    full = icl_flows.integrate_full(Sigma, A0, z, z, b0, main["T"])
-    pert = icl_flows.integrate_full(Sigma, A0, z + 1e-3, z - 1e-3, b0, main["T"])
-    f.checks.append(
-        judge.agreement(
-            "block invariance: full (U, V) flow from the balanced start keeps the other "
-            "blocks at 0",
-            "ode",
-            id="flow/block-invariance",
-            error=float(full["max_offblock"]),
-            tolerance=0.0,
-            unit="absolute error",
-            detail="largest |U[d, :d]|, |V[d, :d]| over the time grid (exact zero expected: the "
-            "derived gradients vanish identically there); perturbed start (1e-3): max off-block "
-            f"{pert['max_offblock']:.3g}, final {float(pert['offblock'][-1]):.3g}, final risk "
-            f"{pert['risk']:.3g}",
-        )
-    )
-
-    # Control (ODE route): the exponent slip b* = tr(Sigma^-2)^(1/2) (A* = Sigma^-1 / b*) must be
-    # refuted.
-    Sinv = np.linalg.inv(Sigma)
-    b_slip = float(np.trace(Sinv @ Sinv)) ** 0.5
-    slip_err = abs(main["b"] - b_slip) / main["scale"]
-    f.checks.append(
-        judge.verdict(
-            "control: endpoint b* = tr(Sigma^-2)^(1/2) (exponent 1/2 for 1/4) refuted by the ODE "
-            "route",
-            "control",
-            id="control/endpoint-exponent",
-            unit="relative error",
-            value=slip_err,
-            bound=ODE_RELATIVE_TOLERANCE,
-            rule="value >= bound",
-            tier="consistency",
-            detail="|b(T) - b_slip| / scale against the ODE tolerance: the slip is refuted "
-            "beyond it",
-            # tr(Sigma^-2) = 1 makes both exponents give the same b*: the slip coincides with the
-            # claim there and cannot be refuted
-            undecided=""
-            if slip_err > ODE_RELATIVE_TOLERANCE
-            else "the slip's endpoint is within the ODE tolerance of the flow's here (e.g. "
-            "tr(Sigma^-2) near 1): not distinguished at this Sigma",
-        )
-    )
+    check, full, pert = block_invariance(Sigma, A0, b0, main["T"])
+    f.checks.append(check)
+    # Control (ODE route): the exponent slip b* = tr(Sigma^-2)^(1/2) must be refuted.
+    f.checks.append(exponent_control(Sigma, main))
     # Monte Carlo route for R_inf (w integrated out: loss 1/2 |(b Sigma A - I) x|^2,
     # x ~ N(0, Sigma)), and the control "R_inf without the 1/2". Var of 1/2 x^T K x is
     # tr((K Sigma)^2) / 2 (derived, Gaussian quadratic form), so n is chosen before sampling for
     # power 0.999 against the slip at false alarm check_false_alarm().
-    f.add(risk_monte_carlo(Sigma, [(s["A0"], s["b0"]), anisotropic_point(Sigma)], rng))
+    f.add(risk_monte_carlo(Sigma, [(A0, b0), anisotropic_point(Sigma)], rng))
     f.add(errata_2_and_3(Sigma))
 
     # Finite-prompt training and L(eps).
     tr = icl_common.cached_training(s, profile)
     point, interval = icl_common.L_eps(tr, eps_list)
-    # one-sided, Bonferroni over the consecutive pairs, at the current per-check false alarm
-    pairs = max(1, len(tr["risk"]) - 1)
-    z_pair = z_critical(check_false_alarm(), pairs, sided=1)
-    # each consecutive increase in standard errors (one-sided: an increase beyond z_pair refutes)
-    increases = [
-        (b - a) / math.hypot(sa, sb)
-        for a, b, sa, sb in zip(
-            tr["risk"], tr["risk"][1:], tr["risk_stderr"], tr["risk_stderr"][1:]
-        )
-    ]
-    f.checks.append(
-        judge.verdict(
-            "finite-prompt training: limiting risk decreases in L towards R_inf = 0",
-            "montecarlo",
-            id="training/risk-decreases",
-            unit="values",
-            # the largest consecutive increase in standard errors, and the overall change
-            # risk(last L) - risk(first L), which must not be positive
-            value=[max(increases, default=-math.inf), tr["risk"][-1] - tr["risk"][0]],
-            bound=[z_pair, 0.0],
-            rule="value <= bound",
-            # R_L falls in L at any fixed theta near the optimum, whatever the training did: the
-            # conclusion is judged by training/endpoint-* and training/risk-decay, -limit
-            tier="consistency",
-            false_alarm=levels.nominal(check_false_alarm(), levels.NORMAL_MEAN),
-            detail="[largest (risk(L_next) - risk(L)) / combined se, risk(last L) - risk(first "
-            "L)] against [the one-sided critical value, 0]; fresh evaluation sample per "
-            "L; risks " + ", ".join(f"{r:.6g}" for r in tr["risk"]) + f"; no consecutive "
-            f"increase beyond {z_pair:.2f} standard errors (one-sided, false-alarm "
-            f"{check_false_alarm():g} over the {pairs} pairs, normal approximation)",
-            # a sign test: the smallest increase between consecutive L, relative to the risk at the
-            # smaller L, refuted (the easiest pair)
-            detectable=significance.resolution(
-                tr["risk"][:-1],
-                [math.hypot(a, b) for a, b in zip(tr["risk_stderr"], tr["risk_stderr"][1:])],
-                z_pair,
-            ),
-        )
-    )
-    theta0 = np.concatenate([s["A0"].ravel(), [s["b0"]]])
+    f.checks.append(risk_decrease_check(tr))
+    theta0 = np.concatenate([A0.ravel(), [b0]])
     f.add(conclusion_checks(Sigma, tr, min(eps_list), theta0))
     f.add(
         Findings(
@@ -463,6 +299,7 @@ CLAIM = Claim(
     icl_common.default_scenario,
     icl_common.KEYS,
     validate=icl_common.validate,
+    setting=setting,
     estimate=icl_common.work_estimate("thm-5.2"),
     keys=icl_common.KEY_DOCS,
     paper="Theorem 5.2",
