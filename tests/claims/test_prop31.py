@@ -431,3 +431,17 @@ def test_the_enclosed_expectation_bound_is_proved_only_when_the_whole_ball_is_be
     assert expectation_bound_enclosed([4096], [3.3547e-3 * 0.2], q).passed is False
     assert expectation_bound_enclosed([4096], [3.3547e-3 * 0.26], q).passed is True
     assert expectation_bound_enclosed([1, 16], [1.0, 1.0], q).judged is False
+
+
+@pytest.mark.slow
+def test_the_first_order_monte_carlo_is_kept_unjudged_where_its_remainder_is_out_of_reach():
+    """Issue 40 item 6: above lambda = 2/7 (here 0.4) the pooled first-order Monte Carlo cannot
+    resolve the coefficient at testable L; the check is kept in the certificate, not judged, with
+    the reason, instead of being dropped."""
+    base = prop31.default_scenario()
+    U, Gamma, Sq = (np.array(base[k]) for k in ("U", "cov", "query_cov"))
+    lam = max(np.linalg.eigvals(U.T @ Gamma @ U @ Sq).real)
+    cert = _run({"U": (U * math.sqrt(0.4 / lam)).tolist()}, regimes=(), beyond=False)
+    c = check(cert, "average/first-order-montecarlo")
+    assert c["judged"] is False and c["passed"] is None
+    assert "out of reach of a Monte Carlo test" in c["reason"]

@@ -177,6 +177,11 @@ def first_order_estimate(av, Ls, lam: float) -> tuple[float, float, float]:
     return estimate, stderr, tail
 
 
+FIRST_ORDER_MC_NAME = (
+    "L E||T[mu_L] - T[mu]||^2_{L2(nu)} -> first_order_coefficient (Monte Carlo, pooled over L)"
+)
+
+
 def first_order_mc_check(av, coef, Ls, lam) -> judge.Check:
     """The pooled Monte Carlo estimate of lim L x error against the closed-form coefficient:
     value z = (|estimate - coefficient| - allowance) / se (signed: negative within the allowance),
@@ -186,7 +191,7 @@ def first_order_mc_check(av, coef, Ls, lam) -> judge.Check:
     z = (abs(est - coef) - allowance) / se
     rho = remainder_exponent(lam)
     return judge.verdict(
-        "L E||T[mu_L] - T[mu]||^2_{L2(nu)} -> first_order_coefficient (Monte Carlo, pooled over L)",
+        FIRST_ORDER_MC_NAME,
         "montecarlo",
         id="average/first-order-montecarlo",
         unit="|z|",

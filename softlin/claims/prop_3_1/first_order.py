@@ -29,6 +29,7 @@ from ...numerics.laws import psd_root
 from ..shared.exponents import remainder_exponent
 from .anchors import error_anchor_check, moment_anchor_check
 from .average import (
+    FIRST_ORDER_MC_NAME,
     coefficient_check,
     first_order_estimate,
     first_order_mc_check,
@@ -178,11 +179,24 @@ def averaged_step(
             first_order_coefficient_monte_carlo_stderr=est_se,
             first_order_tail_allowance=tail,
         )
-    elif math.isfinite(coef):
+    else:
         # lambda > 2/7: L x error approaches the coefficient as L^-rho, rho < 1/2, out of reach of
         # a Monte Carlo test at testable L; the closed form is checked by quadrature above and the
-        # finite-L error by the exact route at every L.
-        f.quantities["first_order_monte_carlo_check"] = (
-            f"not run: the remainder decays as L^-{rho:.3g} (lambda = {lam:.3g} > 2/7)"
+        # finite-L error by the exact route at every L. Past lambda = 1/2 there is no coefficient.
+        why = (
+            f"the remainder decays as L^-{rho:.3g} (lambda = {lam:.3g} > 2/7): out of reach of a "
+            "Monte Carlo test at testable L"
+            if math.isfinite(coef)
+            else f"the coefficient is infinite (lambda = {lam:.3g} >= 1/2)"
+        )
+        f.quantities["first_order_monte_carlo_check"] = f"not run: {why}"
+        f.checks.append(
+            judge.unjudged(
+                FIRST_ORDER_MC_NAME,
+                "montecarlo",
+                why,
+                id="average/first-order-montecarlo",
+                unit="|z|",
+            )
         )
     return f, (coef, main)
