@@ -7,7 +7,8 @@ B_{2 rho}; hence lim_t R_L(theta_L(t)) <= lim_t R_inf(theta_inf(t)) + eps for L 
 Checked on in-context linear regression. Independent pieces:
 - theta_inf(t): solve_ivp on the emitted grad R_inf; theta_L(t): solve_ivp on the exact finite-L
   gradient (quadrature, numerics/icl_exact.py); no sample enters either flow, so g2 has no sampling
-  floor.
+  floor. theta_inf is also enclosed in Arb on [0, T] (validated.py, tier enclosure): the float
+  trajectory lies in the tube, and ||theta_inf(t)|| <= rho is proved for every t in [0, T].
 - g2(L): the exact gap's max along both trajectories (thm43_routes); checked against Monte Carlo
   gradients on fresh prompts (per-component z-test), and its decrease in L judged by the Monte Carlo
   log-log slope (upper confidence bound < 0) agreeing with the exact slope.
@@ -37,7 +38,8 @@ from ..shared import icl as icl_common
 from . import routes
 from .control import mixture_check
 from .gaps import decrease_check, gap_check, gap_sweep
-from .gronwall_checks import beta_check, gronwall_checks
+from .gronwall_checks import ODE_SLACK, beta_check, gronwall_checks
+from .validated import enclosure_checks
 from .routes import QUAD_REL
 from ...core.setting import Setting, setting_of
 from ...judge import kinds as judge
@@ -166,6 +168,7 @@ def run(setting: Setting | dict, profile: str, rng: np.random.Generator) -> dict
     rows, g2s = sweep.rows, sweep.g2s
     # 1. Hypotheses. 2. Gronwall with independent pieces (gronwall_checks.py).
     f = gronwall_checks(inf, sweep, rho, Ls, beta, t)
+    f.add(enclosure_checks(Sigma, p["theta0"], t, inf, rho, ODE_SLACK))  # the same, proved
     f.checks.append(majorant_proof_check())
     # 3. beta_inf is a Lipschitz constant of grad R_inf on B_{2 rho}.
     check, h_inf = beta_check(Sigma, rho, inf, beta, rng)
