@@ -27,12 +27,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 def one_run(task: tuple[str, int, float]) -> dict:
     from softlin import certio
     from softlin.core import claim as base, registry
+    from softlin.judge import check as judged
 
     claim_id, seed, level = task
     claim = registry.get(claim_id)
     # inflated on purpose, past false_alarm_level's guard (which only lowers the level):
     # certificates made here are no evidence and are never written
-    token = base._LEVEL.set(level)
+    token = judged._LEVEL.set(level)
     try:
         start = time.perf_counter()
         cert = json.loads(
@@ -41,16 +42,18 @@ def one_run(task: tuple[str, int, float]) -> dict:
             )
         )
     finally:
-        base._LEVEL.reset(token)
-    rejected = {
-        c["id"]: c["passed"] is False
+        judged._LEVEL.reset(token)
+    studied = [
+        c
         for c in cert["checks"]
         if c["tier"] == "statistical" and c["kind"] != "control" and c.get("judged", True)
-    }
+    ]
     return {
         "claim": claim_id,
         "seed": seed,
-        "rejected": rejected,
+        "rejected": {c["id"]: c["passed"] is False for c in studied},
+        "undecided": {c["id"]: c["passed"] is None for c in studied},
+        "level_kind": {c["id"]: c.get("false_alarm", {}).get("kind", "") for c in studied},
         "seconds": time.perf_counter() - start,
     }
 
@@ -72,6 +75,9 @@ def main(argv=None) -> int:
     parser.add_argument("--level", type=float, default=0.05)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", dest="json_path")
+    parser.add_argument(
+        "--runs", dest="runs_path", help="append each finished run here (JSON lines), as it ends"
+    )
     args = parser.parse_args(argv)
     tasks = [
         (c, s, args.level)
@@ -79,14 +85,21 @@ def main(argv=None) -> int:
         for s in range(args.first_seed, args.first_seed + args.seeds)
     ]
     start = time.perf_counter()
+    runs = []
     with ProcessPoolExecutor(args.jobs) as pool:
-        runs = list(pool.map(one_run, tasks))
+        # a run is kept as soon as it ends, so an interrupted study still leaves its rows
+        for run in pool.map(one_run, tasks):
+            runs.append(run)
+            if args.runs_path:
+                with open(args.runs_path, "a") as out:
+                    out.write(json.dumps(run) + "\n")
     rows, above = [], 0
     for claim_id in args.claims:
         mine = [r for r in runs if r["claim"] == claim_id]
         for name in sorted({n for r in mine for n in r["rejected"]}):
             seen = [r["rejected"][name] for r in mine if name in r["rejected"]]
             k, n = sum(seen), len(seen)
+            kinds = sorted({r["level_kind"].get(name, "") for r in mine if name in r["rejected"]})
             lo, hi = clopper_pearson(k, n)
             bad = lo > args.level
             above += bad
@@ -99,11 +112,13 @@ def main(argv=None) -> int:
                     "rate": k / n,
                     "ci95": [lo, hi],
                     "stated_level": args.level,
+                    "level_kind": "/".join(kinds),
                     "above_level": bad,
                 }
             )
             print(
                 f"{claim_id:<10} {k:>3}/{n:<3} rate {k / n:.3f} CI95 [{lo:.3f}, {hi:.3f}] "
+                f"{'/'.join(kinds):<7} "
                 f"{'ABOVE the level ' if bad else ''}{name[:90]}"
             )
     total_k, total_n = sum(r["rejections"] for r in rows), sum(r["runs"] for r in rows)

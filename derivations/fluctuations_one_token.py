@@ -18,6 +18,16 @@ and C_hat = z_1 z_1^T - zhat zhat^T = 0, so
 The paper's right sides vanish at L = 1 (ln 1 = 0); these positive values are the witnesses. The
 proofs compute the same expectations entry by entry (d = 2, k = 2, symbolic symmetric Gamma and
 Sigma_q) with the exact Gaussian polynomial expectations of `gaussian_expectations`.
+
+The Monte Carlo witness averages, per prompt, the squared error over n_q fresh queries:
+Y = (1/n_q) sum_q |e - f_q|^2 with e = V (z_1 - m) ~ N(0, P), P = V Gamma V^T, and
+f_q = V Gamma U z_q ~ N(0, Q), Q = V Gamma U Sigma_q U^T Gamma V^T, all independent. Its
+variance, the bound of the witness's Catoni test (a proven level), is
+
+    Var Y = 2 tr(P^2) + (4 tr(P Q) + 2 tr(Q^2)) / n_q
+
+(`prompt_variance_proofs`: e = A g, f_q = C h_q with generic A, C and standard normal g, h_q, at the
+query counts the budgets use, PROVED_QUERY_COUNTS).
 """
 
 from __future__ import annotations
@@ -133,14 +143,71 @@ def proofs(d: int = 2, k: int = 2) -> list[Proof]:
             sp.expand(direct_U - _substitute(gradient_U_error, e, d, k)),
         )
     )
+    return out + prompt_variance_proofs()
+
+
+# The per-prompt query counts whose variance formula is proved (prop-3.1's budgets: quick 4,
+# standard and full 8); another count leaves the witness on its normal test.
+PROVED_QUERY_COUNTS = (4, 8)
+n_queries = sp.Symbol("n_q", positive=True)
+
+
+def prompt_variance(s=None, n_q=n_queries) -> sp.Expr:
+    """Var over prompts of (1/n_q) sum_q |V z_1 - V (m + Gamma U z_q)|^2 at L = 1:
+    2 tr(P^2) + (4 tr(P Q) + 2 tr(Q^2)) / n_q, P = V Gamma V^T,
+    Q = V Gamma U Sigma_q U^T Gamma V^T."""
+    s = s or symbols()
+    V, G, U = s["V"], s["Gamma"], s["U"]
+    P = V * G * V.T
+    Q = V * G * U * s["Sigma_q"] * U.T * G * V.T
+    return 2 * sp.Trace(P * P) + (4 * sp.Trace(P * Q) + 2 * sp.Trace(Q * Q)) / n_q
+
+
+def prompt_variance_proofs(k: int = 2, r: int = 2) -> list[Proof]:
+    """The per-prompt variance for e = A g ~ N(0, A A^T), f_q = C h_q ~ N(0, C C^T) (generic
+    symbolic A, C of shape (k, r); g, h_q independent standard normal), at each proved n_q."""
+    A = sp.Matrix(k, r, lambda i, j: sp.Symbol(f"a{i}{j}", real=True))
+    C = sp.Matrix(k, r, lambda i, j: sp.Symbol(f"c{i}{j}", real=True))
+    P, Q = A * A.T, C * C.T
+    out = []
+    for n_q in PROVED_QUERY_COUNTS:
+        g = sp.symbols(f"g0:{r}", real=True)
+        hs = [sp.symbols(f"h{q}_0:{r}", real=True) for q in range(n_q)]
+        e = A * sp.Matrix(g)
+        Y = sum(((e - C * sp.Matrix(h)).T * (e - C * sp.Matrix(h)))[0, 0] for h in hs) / n_q
+        variance = gaussian_expectations.standard_expectation(
+            sp.expand((Y - P.trace() - Q.trace()) ** 2), list(g) + [x for h in hs for x in h]
+        )
+        out.append(
+            prove_zero(
+                "L = 1: Var of the per-prompt mean over n_q queries of |e - f_q|^2 is 2 tr(P^2) "
+                f"+ (4 tr(P Q) + 2 tr(Q^2)) / n_q [n_q={n_q}, k={k}, r={r}, generic roots]",
+                sp.expand(
+                    variance
+                    - 2 * (P * P).trace()
+                    - (4 * (P * Q).trace() + 2 * (Q * Q).trace()) / n_q
+                ),
+            )
+        )
     return out
 
 
 def kernel_specs() -> list[KernelSpec]:
-    """Emitted: the output error and the gradient errors in V and U at L = 1."""
+    """Emitted: the output error and the gradient errors in V and U at L = 1, and the per-prompt
+    variance of the output error's Monte Carlo."""
     ot = symbols()
     G, U, V, z = ot["Gamma"], ot["U"], ot["V"], ot["z"]
     return [
+        KernelSpec(
+            "output_error_one_token_prompt_variance",
+            (G, U, V, ot["Sigma_q"], n_queries),
+            ("(d, d)", "(d, d)", "(k, d)", "(d, d)", "scalar"),
+            prompt_variance(ot),
+            "Var over prompts of the mean over n_q queries of |T[mu_1](z) - T[mu](z)|^2: "
+            "2 tr(P^2) + (4 tr(P Q) + 2 tr(Q^2)) / n_q.",
+            "fluctuations_one_token",
+            "scalar",
+        ),
         KernelSpec(
             "output_error_one_token",
             (G, U, V, ot["Sigma_q"]),

@@ -12,8 +12,8 @@ from .proof_cache import cached
 @cached
 def icl_proofs() -> tuple[Proof, ...]:
     """In-context regression (derivations/icl_*.py): the risk, the flow facts, the emitted forms,
-    the loss variance, then the endpoint, transverse rate and alpha range, and the Lipschitz
-    constant's second variation."""
+    the loss variance and its squared deviation's, then the endpoint, transverse rate and alpha
+    range, and the Lipschitz constant's second variation."""
     out = []
     for d in (1, 2):
         out += icl_risk.full_risk_proofs(d)
@@ -23,6 +23,8 @@ def icl_proofs() -> tuple[Proof, ...]:
         out += icl_kernels.kernel_proofs(d)
     for d in (1, 2, 3):
         out += icl_risk.loss_variance_proofs(d)
+    for d in (1, 2, 3):
+        out += icl_risk.squared_deviation_proofs(d, traces=d < 3)
     return tuple(out + icl_endpoint.proofs() + icl_hessian.proofs())
 
 

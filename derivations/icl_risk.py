@@ -30,7 +30,11 @@ R_inf(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T).
 The query-to-query spread of the loss: for x ~ N(0, Sigma) the infinite-prompt loss is
 (1/2) x^T K x, K = M^T M with M = b Sigma A - I, and
 Var = tr((K Sigma)^2) / 2 (`loss_variance_proofs`, from the Gaussian moments; it sizes thm-5.2's
-Monte Carlo check of R_inf).
+Monte Carlo check of R_inf, and is the variance bound of its Catoni test). The loss-variance check
+averages W = (loss - R_inf)^2, whose variance E(loss - R)^4 - Var^2 is
+3 tr((K Sigma)^4) + tr((K Sigma)^2)^2 / 2 (`squared_deviation_proofs`: the Gaussian quadratic
+form's fourth central moment, kappa_4 + 3 kappa_2^2, in whitened variables g with B = S^T K S, and
+the cyclic trace identities tr((K Sigma)^r) = tr(B^r)).
 """
 
 from __future__ import annotations
@@ -201,10 +205,63 @@ def loss_variance_proofs(d: int) -> list[Proof]:
     ]
 
 
+def kernel_squared_deviation_variance(k):
+    """Var over queries of W = (loss - R_inf)^2: 3 tr((K Sigma)^4) + tr((K Sigma)^2)^2 / 2 (proved
+    in `squared_deviation_proofs`)."""
+    S, A, b = k["Sigma"], k["A"], k["b"]
+    M = b * S * A - sp.Identity(k["d"])
+    KS = M.T * M * S
+    return 3 * sp.Trace(KS * KS * KS * KS) + sp.Trace(KS * KS) ** 2 / 2
+
+
+def squared_deviation_proofs(d: int, traces: bool = True) -> list[Proof]:
+    """E[(loss - R)^4] - Var^2 = 3 tr((K Sigma)^4) + tr((K Sigma)^2)^2 / 2 for the loss
+    (1/2) x^T K x, x = S g ~ N(0, Sigma), R = tr(K Sigma) / 2: in g the loss is (1/2) g^T B g with
+    B = S^T K S (symbolic symmetric entries), so the moment is a polynomial expectation over
+    independent N(0, 1) g; and tr((K S S^T)^r) = tr((S^T K S)^r) for r = 2, 4 (symbolic S lower
+    triangular and K symmetric; `traces`, costly beyond d = 2)."""
+    B = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"b{min(i, j)}{max(i, j)}", real=True))
+    g = sp.symbols(f"g0:{d}", real=True)
+    G = sp.Matrix(g)
+    deviation = (G.T * B * G)[0, 0] / 2 - B.trace() / 2
+    var = (B * B).trace() / 2
+    out = [
+        prove_zero(
+            "Var of (loss - R_inf)^2 over x ~ N(0, Sigma): 3 tr((K Sigma)^4) + tr((K Sigma)^2)^2 / "
+            f"2, in whitened variables (B = S^T K S) [d={d}]",
+            standard_expectation(deviation**4, g)
+            - var**2
+            - (3 * (B**4).trace() + ((B**2).trace()) ** 2 / 2),
+        )
+    ]
+    if traces:
+        S = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"s{i}{j}", real=True) if j <= i else 0)
+        K = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"k{min(i, j)}{max(i, j)}", real=True))
+        KS, W = K * S * S.T, S.T * K * S
+        out.append(
+            prove_zero(
+                f"tr((K Sigma)^r) = tr((S^T K S)^r) for r = 2, 4 [d={d}]",
+                sp.Matrix([(KS**2).trace() - (W**2).trace(), (KS**4).trace() - (W**4).trace()]),
+            )
+        )
+    return out
+
+
 def kernel_specs() -> list[KernelSpec]:
-    """Emitted: the variance of the loss over queries, tr((K Sigma)^2) / 2."""
+    """Emitted: the variance of the loss over queries, tr((K Sigma)^2) / 2, and that of its squared
+    deviation from R_inf, 3 tr((K Sigma)^4) + tr((K Sigma)^2)^2 / 2."""
     k = kernel_symbols()
     return [
+        KernelSpec(
+            "icl_squared_deviation_variance",
+            (k["Sigma"], k["A"], k["b"]),
+            ("(d, d)", "(d, d)", "scalar"),
+            kernel_squared_deviation_variance(k),
+            "Var of W = (loss - R_inf)^2 over queries x ~ N(0, Sigma): 3 tr((K Sigma)^4) + "
+            "tr((K Sigma)^2)^2 / 2, K = (b Sigma A - I)^T (b Sigma A - I).",
+            "icl_risk",
+            "scalar",
+        ),
         KernelSpec(
             "icl_loss_variance",
             (k["Sigma"], k["A"], k["b"]),

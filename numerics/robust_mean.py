@@ -66,3 +66,21 @@ def power_lower_bound(n: int, variance: float, mean: float, delta: float) -> flo
         return 0.0
     exponent = float(kernels.catoni_power_exponent(n, variance, alpha, min(gap, 1.0 / alpha)))
     return max(0.0, -math.expm1(-exponent))
+
+
+def detectable_mean(n: int, variance: float, delta: float, target: float) -> float:
+    """The smallest |mean| at which the level-delta test's planned power (power_lower_bound)
+    reaches `target`, for n samples of variance `variance`: c sqrt(variance), c found by bisection
+    at unit variance (the bound is scale-free: r and 1 / alpha* both scale as sqrt(v)); inf when
+    even the bound's reach r + 1 / alpha* (where the exponent stops growing) falls short of it."""
+    ell = log_term(delta)
+    if n <= 2 * ell or not variance > 0:
+        return math.inf
+    lo = float(kernels.catoni_radius(n, 1.0, ell))
+    hi = lo + 1.0 / float(kernels.catoni_scale(n, 1.0, ell))
+    if power_lower_bound(n, 1.0, hi, delta) < target:
+        return math.inf
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if power_lower_bound(n, 1.0, mid, delta) >= target else (mid, hi)
+    return hi * math.sqrt(variance)

@@ -4,10 +4,10 @@ Regenerate with `softlin derive`; `softlin derive --check` fails when this file 
 INPUT_HASH is the SHA-256 of everything after the line that defines it.
 """
 
-INPUT_HASH = "7e5dfc023cf41329eb235f30bdb7e86fb00fb9e42622f1e1efe6fa76d36739ce"
+INPUT_HASH = "6c8017bc91843f69e40ae66deded929e394ce62467529c3a588bfbfcfea83c96"
 import numpy
 
-KERNELS = ('authors_infinite_optimum', 'authors_infinite_risk', 'authors_linear_optimum', 'authors_linear_risk', 'authors_linear_risk_gradient', 'authors_sgd_limit_output', 'authors_sgd_linear_grad_mu', 'authors_sgd_linear_grad_omega', 'authors_sgd_linear_output', 'authors_sgd_loss', 'authors_sgd_mean_loss', 'authors_sgd_profile', 'authors_sgd_softmax_grad_mu', 'authors_sgd_softmax_grad_omega', 'authors_sgd_softmax_output', 'bias_first_order', 'catoni_influence', 'catoni_power_exponent', 'catoni_radius', 'catoni_scale', 'component_centred_second_moment', 'cov_first_order', 'deviation_bound', 'error_fourth_moment_model', 'expectation_bound_bad_event', 'expectation_bound_factor', 'expectation_bound_good_event', 'finite_jacobian_U', 'finite_jacobian_V', 'finite_risk_heads_integrand', 'finite_risk_integrand', 'finite_risk_integrand_grad_mu', 'finite_risk_integrand_grad_omega', 'first_order_log_weight', 'first_order_numerator', 'first_order_shift', 'gaussian_limit', 'gaussian_log_normaliser', 'gradient_U_error_display', 'gradient_U_error_one_token', 'gradient_U_fourth_moment', 'gradient_V_error_one_token', 'icl_balance', 'icl_endpoint_A', 'icl_endpoint_b', 'icl_full_grad_U11', 'icl_full_grad_b', 'icl_full_grad_u', 'icl_full_grad_v', 'icl_full_risk', 'icl_grad_A', 'icl_grad_b', 'icl_hessian_bound', 'icl_loss_variance', 'icl_paper_alpha_bound', 'icl_risk', 'icl_transverse_rate', 'icl_zfb_alpha_bound', 'limit_jacobian_U', 'limit_jacobian_V', 'log_weight_second_moment', 'mixture_component_logit', 'mixture_component_second_centred', 'mixture_component_second_logit', 'naive_exponent', 'numerator_second_moment_factor', 'output_error_one_token', 'output_second_moment', 'paper_constant', 'paper_form', 'product_law_log_weight', 'product_law_trace_factor', 'rademacher_affine_limit', 'rademacher_curvature', 'rademacher_log_mgf', 'rademacher_log_weight_second_moment', 'rademacher_tilted_mean', 'rate_function', 'remainder_exponent', 'risk_inf', 'risk_inf_grad_U', 'risk_inf_grad_V', 'risk_sample_grad_U', 'risk_sample_grad_V', 'scalar_bias_term', 'scalar_estimator_variance', 'scalar_first_order', 'scalar_heuristic', 'scalar_heuristic_pair', 'scalar_infinite_risk', 'scalar_pair_term', 'selfnormalised_bias', 'selfnormalised_error_second_moment', 'selfnormalised_mse', 'sgd_mean_excess', 'sgd_stationary_covariance', 'sharp_exponent', 'uniform_affine_limit', 'uniform_curvature', 'uniform_log_mgf', 'uniform_log_weight_second_moment', 'uniform_tilted_mean')
+KERNELS = ('authors_infinite_optimum', 'authors_infinite_risk', 'authors_linear_optimum', 'authors_linear_risk', 'authors_linear_risk_gradient', 'authors_sgd_limit_output', 'authors_sgd_linear_grad_mu', 'authors_sgd_linear_grad_omega', 'authors_sgd_linear_output', 'authors_sgd_loss', 'authors_sgd_mean_loss', 'authors_sgd_profile', 'authors_sgd_softmax_grad_mu', 'authors_sgd_softmax_grad_omega', 'authors_sgd_softmax_output', 'bias_first_order', 'catoni_influence', 'catoni_power_exponent', 'catoni_radius', 'catoni_scale', 'component_centred_second_moment', 'cov_first_order', 'deviation_bound', 'error_fourth_moment_model', 'expectation_bound_bad_event', 'expectation_bound_factor', 'expectation_bound_good_event', 'finite_jacobian_U', 'finite_jacobian_V', 'finite_risk_heads_integrand', 'finite_risk_integrand', 'finite_risk_integrand_grad_mu', 'finite_risk_integrand_grad_omega', 'first_order_log_weight', 'first_order_numerator', 'first_order_shift', 'gaussian_limit', 'gaussian_log_normaliser', 'gradient_U_error_display', 'gradient_U_error_one_token', 'gradient_U_fourth_moment', 'gradient_V_error_one_token', 'icl_balance', 'icl_endpoint_A', 'icl_endpoint_b', 'icl_full_grad_U11', 'icl_full_grad_b', 'icl_full_grad_u', 'icl_full_grad_v', 'icl_full_risk', 'icl_grad_A', 'icl_grad_b', 'icl_hessian_bound', 'icl_loss_variance', 'icl_paper_alpha_bound', 'icl_risk', 'icl_squared_deviation_variance', 'icl_transverse_rate', 'icl_zfb_alpha_bound', 'limit_jacobian_U', 'limit_jacobian_V', 'log_weight_second_moment', 'mixture_component_logit', 'mixture_component_second_centred', 'mixture_component_second_logit', 'naive_exponent', 'numerator_second_moment_factor', 'output_error_one_token', 'output_error_one_token_prompt_variance', 'output_second_moment', 'paper_constant', 'paper_form', 'product_law_log_weight', 'product_law_trace_factor', 'rademacher_affine_limit', 'rademacher_curvature', 'rademacher_log_mgf', 'rademacher_log_weight_second_moment', 'rademacher_tilted_mean', 'rate_function', 'remainder_exponent', 'risk_inf', 'risk_inf_grad_U', 'risk_inf_grad_V', 'risk_sample_grad_U', 'risk_sample_grad_V', 'scalar_bias_term', 'scalar_estimator_variance', 'scalar_first_order', 'scalar_heuristic', 'scalar_heuristic_pair', 'scalar_infinite_risk', 'scalar_pair_term', 'selfnormalised_bias', 'selfnormalised_error_second_moment', 'selfnormalised_mse', 'sgd_mean_excess', 'sgd_stationary_covariance', 'sharp_exponent', 'uniform_affine_limit', 'uniform_curvature', 'uniform_log_mgf', 'uniform_log_weight_second_moment', 'uniform_tilted_mean')
 
 def authors_infinite_optimum(Sigma_p, Sigma_q, s2, tau):
     """(p*, R*_inf): argmin and min of R_inf over p = mu omega.
@@ -754,6 +754,18 @@ def icl_risk(Sigma, A, b):
     return (1/2)*numpy.trace(((Sigma).dot(A).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)).dot(Sigma).dot((A.T).dot(Sigma.T).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)))
 
 
+def icl_squared_deviation_variance(Sigma, A, b):
+    """Var of W = (loss - R_inf)^2 over queries x ~ N(0, Sigma): 3 tr((K Sigma)^4) + tr((K Sigma)^2)^2 / 2, K = (b Sigma A - I)^T (b Sigma A - I).
+
+    From derivations/icl_risk.py. Arguments:
+        Sigma: (d, d)
+        A: (d, d)
+        b: scalar
+    Returns: scalar.
+    """
+    return (1/2)*numpy.trace(numpy.linalg.matrix_power(((A.T).dot(Sigma.T).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)).dot((Sigma).dot(A).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)).dot(Sigma), 2))**2 + 3*numpy.trace(numpy.linalg.matrix_power(((A.T).dot(Sigma.T).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)).dot((Sigma).dot(A).dot(b) + (numpy.eye(Sigma.shape[0])).dot(-1)).dot(Sigma), 4))
+
+
 def icl_transverse_rate(Sigma, lam_min):
     """b*^2 lambda_min^3: the slowest transverse decay rate at the endpoint.
 
@@ -890,6 +902,20 @@ def output_error_one_token(Gamma, U, V, Sigma_q):
     Returns: scalar.
     """
     return numpy.trace((V).dot(Gamma).dot(V.T)) + numpy.trace((V).dot(Gamma).dot(U).dot(Sigma_q).dot(U.T).dot(Gamma.T).dot(V.T))
+
+
+def output_error_one_token_prompt_variance(Gamma, U, V, Sigma_q, n_q):
+    """Var over prompts of the mean over n_q queries of |T[mu_1](z) - T[mu](z)|^2: 2 tr(P^2) + (4 tr(P Q) + 2 tr(Q^2)) / n_q.
+
+    From derivations/fluctuations_one_token.py. Arguments:
+        Gamma: (d, d)
+        U: (d, d)
+        V: (k, d)
+        Sigma_q: (d, d)
+        n_q: scalar
+    Returns: scalar.
+    """
+    return 2*numpy.trace(numpy.linalg.matrix_power((V).dot(Gamma).dot(V.T), 2)) + (4*numpy.trace((V).dot(Gamma).dot(V.T).dot(V).dot(Gamma).dot(U).dot(Sigma_q).dot(U.T).dot(Gamma).dot(V.T)) + 2*numpy.trace(numpy.linalg.matrix_power((V).dot(Gamma).dot(U).dot(Sigma_q).dot(U.T).dot(Gamma).dot(V.T), 2)))/n_q
 
 
 def output_second_moment(m, Gamma, V, a, r):

@@ -12,6 +12,8 @@ Every function returns a `Check` whose `passed` is its `rule` applied to its `va
     t_test       the same with a Student-t critical value (dof degrees of freedom)
     exceedance   an exact binomial test that a high-probability bound fails at most as often as
                  its delta allows (its level a proven bound)
+    catoni       a mean against its prediction by Catoni's M-estimator, with a variance bound that
+                 comes from a proof or an enclosure (its level a proven finite-sample bound)
     containment  float values inside Arb balls (rounded outward, widened by the float route's
                  stated error); a ball that is not finite or wider than its stated relative width
                  is undecided
@@ -26,11 +28,14 @@ shares (the power target) are defined here once.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from ..numerics import significance
 from .check import Check, unjudged  # noqa: F401 - unjudged is one of the judge's kinds
-from .levels import EXACT_BINOMIAL, FalseAlarm, nominal, proven
+from .levels import CATONI, EXACT_BINOMIAL, FalseAlarm, nominal, proven
 
 # The power every planned control and every stated resolution (`detectable`) is computed for.
 POWER_TARGET = 0.999
@@ -287,6 +292,104 @@ def exceedance(
         f"{alpha:g}",
         detectable=significance.binomial_detectable(draws, p, alpha, POWER_TARGET),
         false_alarm=proven(alpha, EXACT_BINOMIAL),
+    )
+
+
+@dataclass(frozen=True)
+class ProvenVariance:
+    """An upper bound on the variance of one sample under the null, per entry, and where it is
+    proved (a derivation's proof, an Arb enclosure): the input Catoni's test rests on. Never an
+    estimate from the sample being tested (that would make the level nominal again)."""
+
+    values: Any
+    source: str
+
+    def __post_init__(self):
+        if not self.source.strip():
+            raise ValueError("a proven variance bound names the proof or enclosure it comes from")
+
+
+def catoni_test(
+    name: str,
+    *,
+    id: str,
+    samples: Any,
+    prediction: Any,
+    variance: ProvenVariance,
+    alpha: float,
+    kind: str = "montecarlo",
+    tier: str = "",
+    detail: str = "",
+    undecided: str = "",
+) -> Check:
+    """H0: E Y = prediction, entrywise, from n independent samples Y_j (axis 0 of `samples`, one
+    column per entry) with Var Y <= v (`variance`, proved). Per entry, at level delta = alpha / k
+    (k entries, Bonferroni) and l = log(2 / delta), Catoni's estimator theta_hat solves
+    sum_j psi(alpha* (Y_j - theta)) = 0 with alpha* = sqrt(2 l (n - 2 l) / (n^2 v)), and
+
+        P(|theta_hat - E Y| > r) <= delta,   r = sqrt(2 v l / (n - 2 l)),   n > 2 l
+
+    (derivations/catoni.py: e^psi(x) <= 1 + x + x^2/2, Markov, the smaller root of the envelope),
+    for any law with finite variance at most v: no normal approximation, the level is proven.
+    Value the largest |theta_hat - prediction| / r, bound 1, rule value <= bound. Its resolution
+    (`detectable`) is the smallest relative slip of a prediction whose planned power
+    (robust_mean.power_lower_bound, a lower bound too) reaches POWER_TARGET: about
+    (sqrt(2 l) + sqrt(2 log(1 / (1 - POWER_TARGET)))) sqrt(v / n) / |prediction|, a little above
+    the normal test's (z + z_0.999) sqrt(v / n). Undecided (never passed) when n <= 2 l, a variance
+    bound is not finite or a sample is not finite; an entry with v = 0 is judged exactly: its ratio
+    is the largest |Y_j - prediction| in units of 1e3 roundoff of the prediction (at most 1 when
+    every sample equals it up to rounding)."""
+    from ..numerics import robust_mean
+
+    y = np.asarray(samples, dtype=float)
+    y = y.reshape(y.shape[0], -1)
+    n, k = y.shape
+    mu = np.broadcast_to(np.asarray(prediction, dtype=float).ravel(), (k,))
+    v = np.broadcast_to(np.asarray(variance.values, dtype=float).ravel(), (k,))
+    delta = alpha / k
+    ell = robust_mean.log_term(delta)
+    reasons = []
+    if n <= 2 * ell:
+        reasons.append(f"{n} samples <= 2 log(2 / delta) = {2 * ell:.3g}")
+    if not np.all(np.isfinite(v)) or np.any(v < 0):
+        reasons.append(f"a variance bound is not finite and >= 0: {v.tolist()}")
+    if not np.all(np.isfinite(y)):
+        reasons.append("a sample is not finite")
+    ratios, radii = np.full(k, math.nan), np.full(k, math.nan)
+    if not reasons:
+        positive = v > 0
+        if positive.any():
+            r, rad = robust_mean.zero_mean_test(y[:, positive] - mu[positive], v[positive], delta)
+            ratios[positive], radii[positive] = r, rad
+        for j in np.flatnonzero(~positive):  # no spread: the mean is exact, up to rounding
+            allowed = 1e3 * np.finfo(float).eps * max(abs(mu[j]), 1e-300)
+            # distance in rounding allowances, finite so that a moved mean is refuted, not undecided
+            ratios[j] = float(np.max(np.abs(y[:, j] - mu[j]))) / allowed
+            radii[j] = 0.0
+    slips = [
+        robust_mean.detectable_mean(n, float(v[j]), delta, POWER_TARGET) / abs(mu[j])
+        for j in range(k)
+        if mu[j] != 0 and v[j] > 0 and math.isfinite(v[j])
+    ]
+    finite_slips = [s for s in slips if math.isfinite(s)]
+    return verdict(
+        name,
+        kind,
+        id=id,
+        unit="ratio",
+        value=float(np.max(ratios)) if not reasons else math.nan,
+        bound=1.0,
+        rule="value <= bound",
+        detail=(detail + "; " if detail else "")
+        + "Catoni's M-estimator against the prediction, largest |theta_hat - prediction| / r "
+        f"over {k} entr{'ies' if k != 1 else 'y'} ({n} samples each), radius "
+        f"r = sqrt(2 v l / (n - 2 l)) = {', '.join(f'{x:.4g}' for x in radii)} from the proven "
+        f"variance bound v = {', '.join(f'{x:.8g}' for x in v)} ({variance.source}); proven "
+        f"false alarm {alpha:g} over {k} test{'s' if k != 1 else ''}",
+        tier=tier,
+        detectable=min(finite_slips) if finite_slips else None,
+        false_alarm=proven(alpha, f"{CATONI}; the variance bound: {variance.source}"),
+        undecided="; ".join(reasons) or undecided,
     )
 
 

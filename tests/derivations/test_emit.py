@@ -51,7 +51,7 @@ def _arguments(name, rng, d=3, k=2, n=5):
         "W": (k, d),
     }
     B = rng.normal(size=(d, d))
-    scalars = {"log_pi": -0.7}
+    scalars = {"log_pi": -0.7, "n_q": 4}  # n_q: queries per prompt (a count)
     if name in ("rademacher_tilted_mean", "uniform_tilted_mean"):
         return [np.concatenate([rng.normal(size=n), [0.0, 0.01, -0.049, 0.051]])]
     if name == "deviation_bound":  # L, delta, E w^2, E w^2 |V(z' - mu_a)|^2

@@ -16,7 +16,7 @@ from ...judge import kinds as judge, levels
 from ...judge.check import check_false_alarm
 from ...core.findings import Findings
 from ...core.progress import sweep
-from ...derivations import fluctuations_bound
+from ...derivations import fluctuations_bound, fluctuations_one_token
 from ..shared.limit_battery import deviation_bound
 from ..shared.common import subgaussian_sigma
 from .fixed import FixedQueryRun
@@ -420,6 +420,13 @@ def paper_form_checks(main, budget, Gamma, U, V, Sq, coef, lam, rng) -> Findings
 # At L = 1 both sides are exact (a quadratic under a Gauss-Hermite rule exact to degree 11): float64
 # rounding only, fixed before any run.
 L1_QUADRATURE_REL = 1e-12
+# The witness's Catoni variance bound and where it is proved.
+WITNESS_VARIANCE_SOURCE = (
+    "Var over prompts of the L = 1 squared error averaged over n_q queries, 2 tr(P^2) + "
+    "(4 tr(P Q) + 2 tr(Q^2)) / n_q with P = V Gamma V^T, Q = V Gamma U Sigma_q U^T Gamma V^T, "
+    "proved for Gaussian tokens and queries (derivations/fluctuations_one_token.py, "
+    "prompt_variance_proofs; kernel output_error_one_token_prompt_variance)"
+)
 
 
 def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> Findings:
@@ -427,7 +434,8 @@ def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> Findings:
     Sigma_q U^T Gamma V^T) > 0, while c1 sigma^6 ln(1) / 1 = 0. Two routes judge the closed form:
     the exact finite-L moments at L = 1 (selfnormalised.exact_second_moment, A_1 = 1, B_1 = 1 + q)
     averaged over queries by Gauss-Hermite (the integrand is a quadratic in z, so 6 nodes per axis
-    are exact), and Monte Carlo."""
+    are exact), and Monte Carlo, judged by Catoni's test with the proved per-prompt variance (a
+    proven level) at the query counts that variance is proved for."""
     exact = float(
         kernels.output_error_one_token(Gamma, U, V, Sq)
     )  # derivations/fluctuations_one_token.py
@@ -470,7 +478,25 @@ def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> Findings:
         f"Monte Carlo at L = 1: {mc.mean:.5g} +- {mc.stderr:.3g} against the exact "
         f"{exact:.6g} (z = {z:.2f}); any c1 gives 0 at L = 1"
     )
-    if exact > 0:
+    if exact > 0 and budget.queries_per_prompt in fluctuations_one_token.PROVED_QUERY_COUNTS:
+        # the per-prompt variance is proved (derivations/fluctuations_one_token.py): a proven level
+        variance = float(
+            kernels.output_error_one_token_prompt_variance(
+                Gamma, U, V, Sq, budget.queries_per_prompt
+            )
+        )
+        checks.append(
+            judge.catoni_test(
+                name,
+                id="erratum-1/witness",
+                samples=mc.per_prompt,
+                prediction=exact,
+                variance=judge.ProvenVariance(variance, WITNESS_VARIANCE_SOURCE),
+                alpha=check_false_alarm(),
+                detail=detail,
+            )
+        )
+    elif exact > 0:
         checks.append(
             judge.z_test(
                 name,
@@ -480,7 +506,8 @@ def erratum_one(law, rng, budget, U, V, Gamma, Sq, limit_fn) -> Findings:
                 tests=1,
                 sided=2,
                 assumption=levels.NORMAL_MEAN,
-                detail=detail,
+                detail=detail + f"; {budget.queries_per_prompt} queries per prompt, a count whose "
+                "per-prompt variance is not proved, so the normal test",
                 detectable=significance.resolution(exact, mc.stderr, zc),
             )
         )

@@ -33,7 +33,6 @@ from ...numerics import icl_flows, significance
 from ...numerics.laws import GaussianLaw
 from ..shared import icl as icl_common
 from ...judge import kinds as judge
-from ...judge import levels
 from ...judge.check import check_false_alarm
 from ...core.claim import Claim
 from ...core.finish import finish
@@ -71,11 +70,20 @@ HYPOTHESES = (
     "trained blocks $U = [[A, 0], [0, 0]]$, last row of $V = (0, ..., 0, b)$",
     "balanced initialisation $||Theta Theta^T||_F = 1$",
 )
-# The normal approximation of the sample variance s^2 the loss-variance checks rest on.
-SAMPLE_VARIANCE_NORMAL = (
-    "the sample variance is normal with the standard error from the sample fourth central moment "
-    "(central limit theorem over the independent queries; its skewness makes the upper tail "
-    "heavier than nominal: an asymptotic level)"
+# Queries per point of the R_inf Monte Carlo: the normal tests it replaced had 20 000 (relative
+# resolutions 0.063 and 0.066 for the risk, 0.19 and 0.20 for the variance at power 0.999); Catoni's
+# radius sqrt(2 l) sqrt(v / n) and its power bound need about 1.4 times as many for the same
+# resolution (measured at 20 000: 0.074, 0.078, 0.23, 0.24), so 30 000 keeps them.
+MIN_QUERIES = 30000
+# Where the Catoni tests' variance bounds are proved.
+LOSS_VARIANCE_SOURCE = (
+    "Var of the loss tr((K Sigma)^2) / 2, proved from the Gaussian moments "
+    "(derivations/icl_risk.py, loss_variance_proofs; kernel icl_loss_variance)"
+)
+SQUARED_DEVIATION_SOURCE = (
+    "Var of (loss - R_inf)^2 = 3 tr((K Sigma)^4) + tr((K Sigma)^2)^2 / 2, proved from the Gaussian "
+    "moments (derivations/icl_risk.py, squared_deviation_proofs; kernel "
+    "icl_squared_deviation_variance)"
 )
 
 
@@ -94,11 +102,12 @@ def anisotropic_point(Sigma: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def risk_monte_carlo(Sigma, points, rng) -> Findings:
-    """R_inf(A, b) against the mean loss (1/2) x^T K x over fresh queries x ~ N(0, Sigma),
-    studentised, at each (A, b) of `points` (the first also carries the control). The query count is
-    sized beforehand from the derived loss variance (kernel icl_loss_variance), which is itself
-    checked against the sample variance (its standard error from the sample fourth central moment),
-    so a wrong variance cannot silently mis-size the test."""
+    """R_inf(A, b) against the mean loss (1/2) x^T K x over fresh queries x ~ N(0, Sigma), and the
+    derived loss variance against the mean squared deviation, at each (A, b) of `points`, by
+    Catoni tests whose variance bounds are proved (`risk_checks`); the first point also carries
+    the control. The query count is sized beforehand from the derived loss variance (kernel
+    icl_loss_variance) for the control's power, and that variance is itself tested, so a wrong
+    variance cannot silently mis-size the test."""
     from ...numerics import kernels
 
     law = GaussianLaw(np.zeros(Sigma.shape[0]), Sigma)
@@ -111,40 +120,18 @@ def risk_monte_carlo(Sigma, points, rng) -> Findings:
         K = M.T @ M
         R = float(kernels.icl_risk(Sigma, A, b))
         var = float(kernels.icl_loss_variance(Sigma, A, b))
+        # at least MIN_QUERIES (the Catoni tests' resolution), and enough for the control's power
         n = max(
-            20000, int(math.ceil(((z + z_quantile(judge.POWER_TARGET)) * math.sqrt(var) / R) ** 2))
-        )  # CLT: n >= 2e4
+            MIN_QUERIES,
+            int(math.ceil(((z + z_quantile(judge.POWER_TARGET)) * math.sqrt(var) / R) ** 2)),
+        )
         x = law.sample(rng, (n,))
         losses = 0.5 * np.einsum("nd,de,ne->n", x, K, x)
         mean, s2 = float(losses.mean()), float(losses.var(ddof=1))
         se = math.sqrt(s2 / n)
-        m4 = float(np.mean((losses - mean) ** 4))
-        se_var = math.sqrt(max(m4 - s2 * s2, 1e-300) / n)
-        zv = abs(s2 - var) / se_var
-        zc = abs(mean - R) / se
         where = "A(0), b(0)" if j == 0 else f"the anisotropic point {j}"
         point = "initial" if j == 0 else f"anisotropic-{j}"
-        checks += [
-            judge.z_test(
-                f"Monte Carlo: R_inf = mean loss of the infinite-prompt predictor at {where}",
-                id=f"montecarlo/{point}/risk",
-                z=zc,
-                alpha=alpha,
-                assumption=levels.NORMAL_MEAN,
-                detail=f"n = {n} queries, studentised; R_inf = {R:.8g}, mean loss {mean:.8g}",
-                detectable=significance.resolution(R, se, z),
-            ),
-            judge.z_test(
-                f"Monte Carlo: the loss variance equals the derived tr((K Sigma)^2)/2 at {where}",
-                id=f"montecarlo/{point}/loss-variance",
-                z=zv,
-                alpha=alpha,
-                assumption=SAMPLE_VARIANCE_NORMAL,
-                detail="|s^2 - Var| / se(s^2), se from the sample fourth central moment; derived "
-                f"Var = {var:.8g}, s^2 = {s2:.8g}",
-                detectable=significance.resolution(var, se_var, z),
-            ),
-        ]
+        checks += risk_checks(losses, R, var, Sigma, A, b, alpha, where, point)
         if j == 0:
             zw = abs(mean - 2 * R) / se
             # n was sized from the derived variance for this power against the slip (effect R)
@@ -162,6 +149,41 @@ def risk_monte_carlo(Sigma, points, rng) -> Findings:
                 )
             )
     return Findings(checks)
+
+
+def risk_checks(losses, R, var, Sigma, A, b, alpha, where, point) -> list:
+    """The two Monte Carlo decisions at one (A, b), each a Catoni test with a proven level
+    (judge.catoni_test): the losses Y = (1/2) x^T K x have mean R_inf and variance
+    tr((K Sigma)^2) / 2 (both proved, derivations/icl_risk.py); their squared deviations
+    W = (Y - R_inf)^2 have mean that variance and variance 3 tr((K Sigma)^4) + tr((K Sigma)^2)^2 / 2
+    (proved there too). Under the null these are the exact variances, so the bounds are proofs,
+    not estimates. A slip in R_inf moves the first mean; a slip in the variance formula (or in the
+    sampler's covariance) moves the second."""
+    from ...numerics import kernels
+
+    s2 = float(losses.var(ddof=1))
+    w_var = float(kernels.icl_squared_deviation_variance(Sigma, A, b))
+    return [
+        judge.catoni_test(
+            f"Monte Carlo: R_inf = mean loss of the infinite-prompt predictor at {where}",
+            id=f"montecarlo/{point}/risk",
+            samples=losses,
+            prediction=R,
+            variance=judge.ProvenVariance(var, LOSS_VARIANCE_SOURCE),
+            alpha=alpha,
+            detail=f"n = {losses.size} queries; R_inf = {R:.8g}, mean loss {losses.mean():.8g}",
+        ),
+        judge.catoni_test(
+            f"Monte Carlo: the loss variance equals the derived tr((K Sigma)^2)/2 at {where}",
+            id=f"montecarlo/{point}/loss-variance",
+            samples=(losses - R) ** 2,
+            prediction=var,
+            variance=judge.ProvenVariance(w_var, SQUARED_DEVIATION_SOURCE),
+            alpha=alpha,
+            detail="samples (loss - R_inf)^2, whose mean is the loss variance under the null; "
+            f"derived Var = {var:.8g}, s^2 = {s2:.8g}",
+        ),
+    ]
 
 
 def errata_2_and_3(Sigma: np.ndarray) -> Findings:
