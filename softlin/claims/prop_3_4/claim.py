@@ -14,8 +14,9 @@ Norms are Frobenius norms of the Jacobians with column-major vec:
 
 Checks: symbolic proofs; limit Jacobians against exact differentiation of Lemma 2.1's formula;
 finite-prompt Jacobians against 50-digit mpmath central differences (formula to 1e-25, float64
-kernel to 1e-12); risk gradients against finite differences (infinite prompt, and the Monte Carlo
-risk with common random numbers); Monte Carlo of the 1/L coefficients (fixed query and query
+kernel to 1e-12 or its derived rounding bound, undecided beyond its reach); risk gradients against
+finite differences (infinite prompt, and the Monte Carlo risk with common random numbers; to 1e-6
+or their derived rounding allowance, undecided beyond reach: jacobians.py); Monte Carlo of the 1/L coefficients (fixed query and query
 average: fit L E err^2 = A + B/L, z-test of A); log-log slopes in three regimes (below, at and above
 the threshold, lambda set by rescaling Gamma) against -kappa with a stated allowance for logarithms,
 and at the scenario's own lambda (regime `scenario`: what a lambda sweep moves, by scaling U)
