@@ -16,13 +16,13 @@ Checks: symbolic proofs; limit Jacobians against exact differentiation of Lemma 
 finite-prompt Jacobians against 50-digit mpmath central differences (formula to 1e-25, float64
 kernel to 1e-12 or its derived rounding bound, undecided beyond its reach); risk gradients against
 finite differences (infinite prompt, and the Monte Carlo risk with common random numbers; to 1e-6
-or their derived rounding allowance, undecided beyond reach: jacobians.py); Monte Carlo of the 1/L coefficients (fixed query and query
-average: fit L E err^2 = A + B/L, z-test of A); log-log slopes in three regimes (below, at and above
-the threshold, lambda set by rescaling Gamma) against -kappa with a stated allowance for logarithms,
-and at the scenario's own lambda (regime `scenario`: what a lambda sweep moves, by scaling U)
-against the exact finite-L slope over the same L; a negative control (above the threshold a 1/L
-rate must be refuted: L E err^2 grows); the paper's form fitted with explicit constants; erratum 1
-(L = 1) for gradients.
+or their derived rounding allowance, undecided beyond reach: jacobians.py); Monte Carlo of the 1/L
+coefficients (fixed query and query average: fit L E err^2 = A + B/L, z-test of A); log-log
+slopes in three regimes (below, at and above the threshold, lambda set by rescaling Gamma) against
+-kappa with a stated allowance for logarithms, and at the scenario's own lambda (regime
+`scenario`: what a lambda sweep moves, by scaling U) against the exact finite-L slope over the
+same L; a negative control (above the threshold a 1/L rate must be refuted: L E err^2 grows); the
+paper's form fitted with explicit constants; erratum 1 (L = 1) for gradients.
 """
 
 from __future__ import annotations
@@ -489,9 +489,9 @@ def validate(scenario: dict) -> dict:
             "prop-3.4 needs lambda_max(U^T Gamma U Sigma_q) > 0 (its regimes rescale Gamma), "
             f"got {lam:g}"
         )
-    lambda_reach(lam)
     if s.get("query") is not None:
         fixed_query_reach(s["cov"], s["U"], s["query"])
+    lambda_reach(lam)
     return s
 
 

@@ -235,9 +235,11 @@ def _alpha(draw, sigma) -> float:
         return 2.0**-20
     if mode == "huge":
         return 2.0**10
-    if mode in ("below bound", "above bound"):
+    sigma = np.asarray(sigma, float)
+    if mode in ("below bound", "above bound") and np.linalg.norm(sigma, 2) > 0:
+        # (Sigma = 0, drawn singular on purpose, has no bound: it is outside the hypotheses)
         side = -1.0 if mode == "below bound" else 1.0
-        return float(paper_alpha_bound(np.asarray(sigma, float)) * (1 + side * 2.0**-10))
+        return float(paper_alpha_bound(sigma) * (1 + side * 2.0**-10))
     return draw(st.integers(1, 16), label="alpha") / 8
 
 
