@@ -203,3 +203,29 @@ def test_prop34_at_tiny_gamma_and_huge_queries_is_not_refuted(tmp_path, capsys):
         assert checks[key]["passed"] is None and "beyond the reach" in checks[key]["reason"]
     assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
     assert "Warning" not in err, err
+
+
+def test_the_50_digit_route_is_held_to_its_derived_truncation_at_huge_queries():
+    """A draw of the never-refuted test (U ~ 1e-6, Sigma_q ~ 1e12, query ~ 1e6) refuted
+    jacobians/finite-50-digits: 7.5e-24 against the fixed 1e-25, the truncation h^2 T''' of a
+    step of 1e-20 at |z|^3 ~ 1e18. Held to its derived truncation (~9e-21) it passes; at the
+    built-in scenario the tolerance stays 1e-25 (the derived one is ~1e-40)."""
+    m, cov = (
+        np.array([0.5, 1.0, -0.5]),
+        np.array([[0.3125, 0.125, 0.375], [0.125, 1.0625, -0.1875], [0.375, -0.1875, 0.5625]]),
+    )
+    U = np.array(
+        [
+            [-2.384185791015625e-07, -2.384185791015625e-07, 7.152557373046875e-07],
+            [9.5367431640625e-07, 0.0, -2.384185791015625e-07],
+            [-9.5367431640625e-07, 0.0, -4.76837158203125e-07],
+        ]
+    )
+    V, z = np.array([[1.0, 0.5, -0.25]]), np.array([-524288.0, 262144.0, -1048576.0])
+    check = jacobians.finite_jacobian_checks(claim_rng(0, "prop-3.4"), m, cov, U, V, z).checks[0]
+    assert check.id == "jacobians/finite-50-digits" and check.passed is True
+    assert check.value > 1e-25 and 1e-25 < check.bound < 1e-18, (check.value, check.bound)
+    tokens = GaussianLaw(np.zeros(2), np.eye(2)).sample(np.random.default_rng(0), (8,))
+    assert (
+        jacobians.difference_tolerance(1e-20, tokens, np.eye(2), np.array([1.1, 0.7]))[0] == 1e-25
+    )

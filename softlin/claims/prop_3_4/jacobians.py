@@ -207,6 +207,7 @@ def finite_jacobian_checks(rng, m, cov, U, V, z, L: int = 8, jacobian_U=None) ->
                     formula = zh[j, 0] if r == i else mp.mpf(0)
                     worst_formula = max(worst_formula, abs(cd[r, 0] - formula))
                     cd_V[r, col] = float(cd[r, 0])
+    digits_tol, digits_detail = difference_tolerance(h_float=1e-20, tokens=tokens_np[0], V=V, z=z)
     ratio, reach, why = kernel_reach(
         ((kern_U, cd_U, bound_U), (kern_V, cd_V, bound_V)),
         float(np.max(np.abs(tokens_np[0]) @ (np.abs(U) @ absz))),
@@ -218,10 +219,10 @@ def finite_jacobian_checks(rng, m, cov, U, V, z, L: int = 8, jacobian_U=None) ->
             "quadrature",
             id="jacobians/finite-50-digits",
             error=float(worst_formula),
-            tolerance=1e-25,
+            tolerance=digits_tol,
             unit="absolute error",
             detail="max |formula - central difference|; step 1e-20 at 50 digits: truncation "
-            "~1e-40, rounding ~1e-30",
+            "~1e-40, rounding ~1e-30" + digits_detail,
         ),
         judge.agreement(
             "emitted float64 finite-prompt Jacobian kernels vs the same central differences "
@@ -240,6 +241,28 @@ def finite_jacobian_checks(rng, m, cov, U, V, z, L: int = 8, jacobian_U=None) ->
         ),
     ]
     return Findings(checks)
+
+
+def difference_tolerance(h_float: float, tokens, V, z) -> tuple[float, str]:
+    """The 50-digit central differences' tolerance: 1e-25, or their derived error where that is
+    larger. T is linear in V (exact differences); in U_ab it is a softmax average along the tilt
+    t = x_a z_b, whose third derivative is the joint cumulant k(Vx, t, t, t), at most
+    4 range(Vx) range(t)^3 (centred moments of bounded variables), so the central difference
+    errs by at most h^2 / 6 times that: (2/3) h^2 range(V x) (range(x_a) |z_b|)^3, plus the
+    rounding 1e-50 |T| / h ~ 1e-30 |T|; twice that is the tolerance (at |z| ~ 1e6 it is ~1e-22,
+    where a hunt draw refuted the fixed 1e-25 with 7.5e-24). The detail says so when it binds."""
+    tokens = np.asarray(tokens, float)
+    out = tokens @ np.asarray(V, float).T
+    range_out = float(np.max(np.ptp(out, axis=0)))
+    range_t = float(np.max(np.ptp(tokens, axis=0))) * float(np.max(np.abs(z)))
+    size = float(np.max(np.abs(out)))
+    derived = 2 * ((2 / 3) * h_float**2 * range_out * range_t**3 + 1e-30 * size)
+    if derived <= 1e-25:
+        return 1e-25, ""
+    return derived, (
+        f"; tolerance the derived truncation (2/3) h^2 range(Vx) (range(x_a) |z_b|)^3 plus "
+        f"rounding, doubled: {derived:.3g} (range(x_a) |z_b| up to {range_t:.3g})"
+    )
 
 
 def kernel_reach(blocks, score: float) -> tuple[float, float, str]:
