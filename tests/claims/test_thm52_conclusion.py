@@ -160,7 +160,11 @@ def test_the_uncentred_training_gradient_refutes_thm52_at_quick(monkeypatch):
     finally:
         icl_common.forget_training()
     assert cert["status"] == "refuted"
-    assert check(cert, "training/risk-decay")["passed"] is False
+    # The slip's endpoints leave the exact tables (lambda 59 to 727), so the decay test has no
+    # exact risks to plan its reach from and is undecided (issue 41); the flat risks are refuted
+    # by the limit (10.3 against 4.75 at quick, seed 0) and the decrease checks.
+    assert check(cert, "training/risk-decay")["passed"] is not True
+    assert check(cert, "training/risk-limit")["passed"] is False
 
 
 SHORT_LENGTHS = """[icl]

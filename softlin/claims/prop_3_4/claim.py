@@ -31,7 +31,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
-from scipy import stats
 
 from ...derivations import catalogue
 from ...numerics import (
@@ -432,7 +431,7 @@ REACH_L = 2  # the smallest L >= 2 at which the fixed query's exact route runs (
 # in Gamma's kernel) the regimes' rescaled Gamma = (target / lambda) Gamma underflowed the errors
 # to 0 and the log-log fit raised (a crash, exit 3): validation refuses it before any work.
 REACH_QUERIES, REACH_MIN_L, REACH_MISS = 4096, 16, 1e-9
-X_ALL_WITHIN = float(stats.norm.isf((1.0 - REACH_MISS ** (1.0 / REACH_QUERIES)) / 2.0))
+X_ALL_WITHIN = significance.z_critical(1.0 - REACH_MISS ** (1.0 / REACH_QUERIES), 1, sided=2)
 LAMBDA_REACH = q_reach(REACH_MIN_L) / (2.0 * X_ALL_WITHIN**2)
 
 
