@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-from . import kernels
+from . import kernels, validate
 
 GENERATORS = ("correct", "authors")
 MODELS = ("softmax", "linear")
@@ -209,12 +209,25 @@ def train(
     return sgd_loop(Ls, steps, lr, init, record, progress, batch_gradients)
 
 
+def diverged(model: str, L: int, step: int, lr: float) -> validate.BeyondReach:
+    """Constant-step SGD is stable only while lr times the batch loss's curvature stays below 2
+    (a quadratic's step map 1 - lr h); the curvature grows with the inputs' and labels' scale
+    (||Sigma||, the noise) while the authors' lr is fixed, so at extreme scales (Sigma ~ 2^20 and
+    noise 2^20: a hunt draw, which crashed) the route is beyond its reach, said in one line."""
+    return validate.BeyondReach(
+        f"SGD with the authors' step lr = {lr:g} diverged ({model}, L = {L}, step {step}): "
+        "constant-step SGD is stable only while lr times the loss's curvature stays below 2, "
+        "and that curvature grows with the scale of icl.sigma and icl.noise; lower them"
+    )
+
+
 def sgd_loop(Ls, steps, lr, init, record, progress, batch_gradients) -> dict:
     """The SGD driver shared by `train` and authors_sgd_fast.train: at each step `batch_gradients()`
     draws one batch (shared by every L, as the prompts of length L are the first L tokens of the
     longest) and returns grad(model, L, mu, omega) -> (d/dmu, d/domega) of the batch loss; both
-    models at every L take the step mu, omega -= lr grad. Divergence raises FloatingPointError;
-    `record` states are kept along the way. Returns the dict that `train` documents."""
+    models at every L take the step mu, omega -= lr grad. Divergence is beyond the route's reach
+    (`diverged`); `record` states are kept along the way. Returns the dict that `train`
+    documents."""
     theta = {m: {L: [float(init[0]), float(init[1])] for L in Ls} for m in MODELS}
     every = max(1, steps // record)
     rec_steps = [0]
@@ -225,10 +238,12 @@ def sgd_loop(Ls, steps, lr, init, record, progress, batch_gradients) -> dict:
         for L in Ls:
             for m in MODELS:
                 mu, om = theta[m][L]
-                gm, go = grad(m, L, mu, om)
-                mu, om = mu - lr * gm, om - lr * go
+                # an overflow here is the divergence the next line reports: no numpy warning
+                with np.errstate(over="ignore", invalid="ignore"):
+                    gm, go = grad(m, L, mu, om)
+                    mu, om = mu - lr * gm, om - lr * go
                 if not (math.isfinite(mu) and math.isfinite(om)):
-                    raise FloatingPointError(f"SGD diverged: {m}, L = {L}, step {k}")
+                    raise diverged(m, L, k, lr)
                 theta[m][L] = [mu, om]
         if k % every == 0 or k == steps:
             rec_steps.append(k)

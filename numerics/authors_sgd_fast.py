@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from . import kernels
-from .authors_sgd import MODELS, check_plan, generator_maps, sgd_loop
+from .authors_sgd import MODELS, check_plan, diverged, generator_maps, sgd_loop
 
 
 def draw(rng: np.random.Generator, n: int, L: int, maps, s2: float, tau: float, rows: int = 2):
@@ -169,11 +169,12 @@ def train_conditional(
     for k in range(1, steps + 1):
         nu, a, b, f, z = draw(rng, batch, L, maps, s2, tau, rows=1)
         yq = f + math.sqrt(s2) * rng.standard_normal(batch)
-        grads = conditional_gradients(rng, theta, nu, a, b, z[0], yq)
+        with np.errstate(over="ignore", invalid="ignore"):  # divergence is reported below
+            grads = conditional_gradients(rng, theta, nu, a, b, z[0], yq)
         for m in MODELS:
             mu, om = theta[m][0] - lr * grads[m][0], theta[m][1] - lr * grads[m][1]
             if not (math.isfinite(mu) and math.isfinite(om)):
-                raise FloatingPointError(f"SGD diverged: {m}, L = {L}, step {k}")
+                raise diverged(m, L, k, lr)
             theta[m] = (mu, om)
         if k % every == 0 or k == steps:
             rec_steps.append(k)

@@ -3,8 +3,9 @@ region classifiers, plain functions of a validated scenario. The strategies that
 are claims/shared/hunt_strategies.py, imported only by the hunt.
 
 Known defects (`Space.known_defects`): regions where a check is known to misfire; they are counted
-under their label and not run, so that a hunt reports new failures; prop-3.4 declares one (a
-scenario lambda above 1e3, claims/prop_3_4/claim.py).
+under their label and not run, so that a hunt reports new failures. No claim declares one today
+(prop-3.4's, a scenario lambda above 1e3 that crashed its query-averaged route, is now refused by
+its validation at the route's derived reach, claims/prop_3_4/claim.py).
 
 Regions (`region`): which part of the hypothesis space a validated scenario falls in (for
 `lemma-2.1` the rank of Gamma; for `asm-3.3` whether lambda = lambda_max(U^T Gamma U Sigma_q) is

@@ -560,3 +560,38 @@ def test_a_broken_gradient_route_leaves_the_precision_finite_for_its_checks_to_r
     assert all(math.isfinite(e["abs"]) and math.isfinite(e["rel"]) for e in entries)
     gradient = next(e for e in entries if e["path"].endswith("softmax[*].gradient"))
     assert gradient["abs"] == 1e-9
+
+
+@pytest.mark.slow  # ~35 s to the divergence on the loaded 2 cores
+def test_sgd_beyond_its_step_reach_is_one_line_exit_2_without_warnings(tmp_path, capsys):
+    """Issue 41: a hunt draw at extreme scales (Sigma ~ 2^20, noise 2^20) crashed (exit 3,
+    'FloatingPointError: SGD diverged', two numpy overflow warnings on stderr): constant-step SGD
+    at the authors' lr = 1e-3 is beyond its stability reach there. Now one line naming it, exit 2,
+    and no warning."""
+    import warnings
+
+    from softlin.cli import main
+
+    path = tmp_path / "extreme.toml"
+    path.write_text(
+        "[icl]\nsigma = [[786432.0, -655360.0], [-655360.0, 1114112.0]]\n"
+        "noise = 1048576.0\nL = [4, 16]\n"
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code = main(
+            [
+                "verify",
+                "authors-experiment",
+                "--profile",
+                "quick",
+                "--scenario",
+                str(path),
+                "--out",
+                str(tmp_path / "out"),
+            ]
+        )
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "SGD with the authors' step lr = 0.001 diverged" in err
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]

@@ -14,14 +14,15 @@ Norms are Frobenius norms of the Jacobians with column-major vec:
 
 Checks: symbolic proofs; limit Jacobians against exact differentiation of Lemma 2.1's formula;
 finite-prompt Jacobians against 50-digit mpmath central differences (formula to 1e-25, float64
-kernel to 1e-12); risk gradients against finite differences (infinite prompt, and the Monte Carlo
-risk with common random numbers); Monte Carlo of the 1/L coefficients (fixed query and query
-average: fit L E err^2 = A + B/L, z-test of A); log-log slopes in three regimes (below, at and above
-the threshold, lambda set by rescaling Gamma) against -kappa with a stated allowance for logarithms,
-and at the scenario's own lambda (regime `scenario`: what a lambda sweep moves, by scaling U)
-against the exact finite-L slope over the same L; a negative control (above the threshold a 1/L
-rate must be refuted: L E err^2 grows); the paper's form fitted with explicit constants; erratum 1
-(L = 1) for gradients.
+kernel to 1e-12 or its derived rounding bound, undecided beyond its reach); risk gradients against
+finite differences (infinite prompt, and the Monte Carlo risk with common random numbers; to 1e-6
+or their derived rounding allowance, undecided beyond reach: jacobians.py); Monte Carlo of the 1/L
+coefficients (fixed query and query average: fit L E err^2 = A + B/L, z-test of A); log-log
+slopes in three regimes (below, at and above the threshold, lambda set by rescaling Gamma) against
+-kappa with a stated allowance for logarithms, and at the scenario's own lambda (regime
+`scenario`: what a lambda sweep moves, by scaling U) against the exact finite-L slope over the
+same L; a negative control (above the threshold a 1/L rate must be refuted: L E err^2 grows); the
+paper's form fitted with explicit constants; erratum 1 (L = 1) for gradients.
 """
 
 from __future__ import annotations
@@ -328,16 +329,33 @@ def _sympy_formulas() -> tuple[dict, dict]:
 REACH_L = 2  # the smallest L >= 2 at which the fixed query's exact route runs (its anchors)
 
 
-# A known defect (core/hunt_space.Space.known_defects), open: at a scenario lambda ~ 1e198 (U ~ 1e99
-# with U z in Gamma's kernel, so the fixed query is within reach) the query-averaged route's block
-# means had no spread and the log-log fit raised on zero standard errors (a crash, exit 3). Its
-# reach in lambda is not derived yet; 1e3 is far above every lambda the claim rescales to (REGIMES)
-# and below the failing draw. The hunt counts such draws under this label and does not run them.
-HUGE_LAMBDA = "lambda > 1e3: the query-averaged route's reach is not stated (known defect)"
+# The query-averaged route's reach in lambda (its regime `scenario`, at the scenario's own lambda,
+# exact.averaged): its exact averages tabulate the scalars up to the largest q = a^T Gamma a of
+# at least 4096 queries (rb_queries, every profile) drawn from N(0, c Sigma_q) with c >= 2 at
+# lambda >= 1/2 (query_average.proposal_scale), and the tables hold up to
+# selfnormalised.q_reach(16) (16 the smallest L of every profile). Such a query has
+# q >= c lambda g^2, g ~ N(0, 1) along the top eigenvector of Sigma_q^(1/2) U^T Gamma U
+# Sigma_q^(1/2), so all 4096 stay within reach with probability at most
+# P(|g| <= x)^4096, x^2 = q_reach / (2 lambda); that is below 1e-9 once x <= X_ALL_WITHIN
+# (P(|g| <= x) = 1e-9^(1/4096)). Above LAMBDA_REACH = q_reach(16) / (2 X_ALL_WITHIN^2) ~ 23 the
+# run would end in BeyondReach after minutes, and far above it (lambda ~ 1e198: U ~ 1e99 with U z
+# in Gamma's kernel) the regimes' rescaled Gamma = (target / lambda) Gamma underflowed the errors
+# to 0 and the log-log fit raised (a crash, exit 3): validation refuses it before any work.
+REACH_QUERIES, REACH_MIN_L, REACH_MISS = 4096, 16, 1e-9
+X_ALL_WITHIN = significance.z_critical(1.0 - REACH_MISS ** (1.0 / REACH_QUERIES), 1, sided=2)
+LAMBDA_REACH = q_reach(REACH_MIN_L) / (2.0 * X_ALL_WITHIN**2)
 
 
-def _huge_lambda(s: dict) -> bool:
-    return query_average.threshold_lambda(s["cov"], s["U"], s["query_cov"]) > 1e3
+def lambda_reach(lam: float) -> None:
+    """Refuse a lambda beyond LAMBDA_REACH (the comment above) with one line naming it."""
+    if not lam <= LAMBDA_REACH:
+        raise ValueError(
+            f"lambda_max(U^T Gamma U Sigma_q) = {lam:.4g} is beyond the query-averaged exact "
+            f"route's reach lambda <= {LAMBDA_REACH:.3g} (its tables hold for q <= "
+            f"{q_reach(REACH_MIN_L):g}, and above that lambda one of its {REACH_QUERIES} queries "
+            f"exceeds it with probability > 1 - {REACH_MISS:g}): lower the scale of U, cov or "
+            "query_cov"
+        )
 
 
 def fixed_query_reach(cov, U, z0, error=ValueError) -> None:
@@ -383,6 +401,7 @@ def validate(scenario: dict) -> dict:
         )
     if s.get("query") is not None:
         fixed_query_reach(s["cov"], s["U"], s["query"])
+    lambda_reach(lam)
     return s
 
 
@@ -484,7 +503,6 @@ CLAIM = Claim(
         lambda_region,
         24,
         regions=("lambda < 1/2", "lambda >= 1/2"),
-        known_defects=((HUGE_LAMBDA, _huge_lambda),),
     ),
     sweep_fields=SWEEP_FIELDS,
     sweep_series=SWEEP_SERIES,

@@ -54,6 +54,17 @@ drawn small so that one claim run at `quick` costs seconds to a minute:
   L from {4, 8, ..., 128}; omega_h omega_k >= 1/2 is outside the hypotheses (C1 infinite) and
   rejected by validation; region: the number of heads.
 - authors-experiment: [icl] sigma (d 1..3), noise, L from {4, 8, 16, 32}; region: d.
+
+Extreme but valid scales of the claims without the common keys (issue 41: a route beyond its
+reach never refutes, tests/claims/test_reach.py runs them): Sigma times 2^j with j from
+SIGMA_EXPONENTS (tiny and huge input scales) and, with ridge 0, B's last column times 2^-10
+(Sigma's condition number up to ~2^20, inside positive_definite's cut) or 0 (singular: outside);
+thm-4.3 and thm-5.2 draw alpha at its bounds too (ALPHA_MODES: 2^-20 near its lower bound 0,
+the paper's bound sqrt2 / (d^1/4 ||Sigma||) times 1 -+ 2^-10 on either side of it, 2^10 far
+above); the authors' experiment and finite-prompt-risk draw the label noise at 2^-30 and 2^20
+besides the grid; finite-prompt-risk draws mu times 2^+-20, omega near its bound
+omega_h omega_k < 1/2 (|omega| = 2^-1/2 (1 - 2^-10), the 1/L coefficient huge but finite) and
+at 2^-20, and the optional input covariance sigma of its exact section at Sigma's extremes.
 """
 
 from __future__ import annotations
@@ -76,6 +87,16 @@ COLUMN_EXPONENTS = (0, 0, -20)
 # definite at its own scale, numerics/validate.positive_definite, which 2^-40 would fail)
 QUERY_COLUMN_EXPONENTS = (0, 0, -10)
 TRIALS = {"quick": 800, "standard": 2000}  # prompts per length in the scenario (quick keeps 1/4)
+# The [icl] and [scalar] spaces' extremes (module docstring): 0 most often, where Hypothesis
+# shrinks to.
+SIGMA_EXPONENTS = (0, 0, 0, -20, 20)
+# B's last column's factor with ridge 0: ill-conditioned (2^-10), or 0 (singular, and the ridge
+# dropped: outside the hypotheses on purpose, `icl.sigma` must be positive definite)
+SIGMA_COLUMN_FACTORS = (1.0, 1.0, 2.0**-10, 0.0)
+ALPHA_MODES = ("grid", "grid", "grid", "tiny", "below bound", "above bound", "huge")
+NOISE_MODES = ("grid", "grid", "grid", "tiny", "huge")
+SCALE_EXPONENTS = (0, 0, 0, -20, 20)  # finite-prompt-risk's mu
+OMEGA_MODES = ("grid", "grid", "grid", "near bound", "tiny")
 
 
 def dyadic_array(shape, steps: int, denominator: int):
@@ -176,11 +197,50 @@ def mixture_scenarios(draw, budget: str, u_exponents: tuple = U_EXPONENTS):
 
 
 @st.composite
-def _sigma(draw, max_d: int):
-    d = draw(st.integers(1, max_d), label="d")
+def _sigma(draw, max_d: int, extreme: bool = False, d: int | None = None):
+    """Sigma = B B^T + c I; with `extreme`, times 2^j (SIGMA_EXPONENTS) and, with c = 0, B's
+    last column times a factor of SIGMA_COLUMN_FACTORS: ill-conditioned, or singular. Powers of
+    two keep the entries exact."""
+    d = draw(st.integers(1, max_d), label="d") if d is None else d
     B = draw(dyadic_array((max_d, max_d), 4, 4), label="B")[:d, :d]
     c = draw(st.sampled_from((0.5, 0.25, 0.0)), label="ridge")
+    if extreme:
+        factor = draw(st.sampled_from(SIGMA_COLUMN_FACTORS), label="column")
+        if factor == 0.0:  # singular on purpose: no ridge
+            c = 0.0
+        if c == 0.0:
+            B[:, -1] *= factor
+        scale = 2.0 ** draw(st.sampled_from(SIGMA_EXPONENTS), label="Sigma exponent")
+        return ((B @ B.T + c * np.eye(d)) * scale).tolist()
     return (B @ B.T + c * np.eye(d)).tolist()
+
+
+def _noise(draw, steps: int) -> float:
+    mode = draw(st.sampled_from(NOISE_MODES), label="noise mode")
+    if mode == "tiny":
+        return 2.0**-30
+    if mode == "huge":
+        return 2.0**20
+    return draw(st.integers(0, steps), label="noise") / 8
+
+
+def _alpha(draw, sigma) -> float:
+    """alpha on the grid j/8, or at its bounds (ALPHA_MODES): the paper's bound is computed from
+    the drawn Sigma (numerics/icl_flows.paper_alpha_bound), so the draw sits just inside or just
+    outside it whatever Sigma's scale."""
+    from ...numerics.icl_flows import paper_alpha_bound
+
+    mode = draw(st.sampled_from(ALPHA_MODES), label="alpha mode")
+    if mode == "tiny":
+        return 2.0**-20
+    if mode == "huge":
+        return 2.0**10
+    sigma = np.asarray(sigma, float)
+    if mode in ("below bound", "above bound") and np.linalg.norm(sigma, 2) > 0:
+        # (Sigma = 0, drawn singular on purpose, has no bound: it is outside the hypotheses)
+        side = -1.0 if mode == "below bound" else 1.0
+        return float(paper_alpha_bound(sigma) * (1 + side * 2.0**-10))
+    return draw(st.integers(1, 16), label="alpha") / 8
 
 
 def _lengths(draw, choices, low: int = 1):
@@ -194,10 +254,11 @@ def _lengths(draw, choices, low: int = 1):
 
 @st.composite
 def icl_scenarios(draw):
+    sigma = draw(_sigma(3, extreme=True))
     return {
         "icl": {
-            "sigma": draw(_sigma(3)),
-            "alpha": draw(st.integers(1, 16), label="alpha") / 8,
+            "sigma": sigma,
+            "alpha": _alpha(draw, sigma),
             "noise": 0.0,
             "L": _lengths(draw, (4, 8, 16, 32, 64)),
             "eps": [0.1, 0.03],
@@ -205,26 +266,39 @@ def icl_scenarios(draw):
     }
 
 
+def _omega(draw) -> float:
+    mode = draw(st.sampled_from(OMEGA_MODES), label="omega mode")
+    sign = draw(st.sampled_from((1.0, -1.0)), label="omega sign")
+    if mode == "near bound":
+        return sign * float(np.sqrt(0.5) * (1 - 2.0**-10))
+    if mode == "tiny":
+        return sign * 2.0**-20
+    return draw(st.integers(-8, 8), label="omega") / 8
+
+
 @st.composite
 def scalar_scenarios(draw):
     heads = draw(st.integers(1, 2), label="heads")
-    return {
-        "scalar": {
-            "d": draw(st.integers(1, 6), label="d"),
-            "noise": draw(st.integers(0, 4), label="noise") / 8,
-            "mu": [draw(st.integers(-8, 8), label="mu") / 8 for _ in range(heads)],
-            "omega": [draw(st.integers(-8, 8), label="omega") / 8 for _ in range(heads)],
-            "L": _lengths(draw, (4, 8, 16, 32, 64, 128)),
-        }
+    d = draw(st.integers(1, 6), label="d")
+    mu_scale = 2.0 ** draw(st.sampled_from(SCALE_EXPONENTS), label="mu exponent")
+    table = {
+        "d": d,
+        "noise": _noise(draw, 4),
+        "mu": [draw(st.integers(-8, 8), label="mu") / 8 * mu_scale for _ in range(heads)],
+        "omega": [_omega(draw) for _ in range(heads)],
+        "L": _lengths(draw, (4, 8, 16, 32, 64, 128)),
     }
+    if draw(st.booleans(), label="sigma given"):
+        table["sigma"] = draw(_sigma(6, extreme=True, d=d))
+    return {"scalar": table}
 
 
 @st.composite
 def authors_scenarios(draw):
     return {
         "icl": {
-            "sigma": draw(_sigma(3)),
-            "noise": draw(st.integers(0, 2), label="noise") / 8,
+            "sigma": draw(_sigma(3, extreme=True)),
+            "noise": _noise(draw, 2),
             "L": _lengths(draw, (4, 8, 16, 32)),
         }
     }

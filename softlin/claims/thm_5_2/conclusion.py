@@ -17,7 +17,14 @@ fixed sample of n prompts per L and stops at theta_L. Four checks:
 2. Risk. The evaluation sample (fresh, independent of theta_L) has mean loss R_L(theta_L): a
    two-sided z-test against the exact finite-L risk, its quadrature error added to the tolerance.
 3. Decay. ln R_L(theta_L) = ln C - p ln L, weighted by the Monte Carlo errors (delta method): the
-   exponent p must be positive beyond z standard errors (one-sided).
+   exponent p must be positive beyond z standard errors (one-sided). Its reach: the test can only
+   show a decay it can resolve. The exact finite-L risks of check 2 at the same endpoints, fitted
+   with the same weights, give the exponent p_exact the Monte Carlo estimates; with p's standard
+   error p_se the test has power POWER_TARGET against it only when p_exact / p_se >= z + z_beta
+   (z_beta = Phi^-1(POWER_TARGET)). Short or close lengths (L = 4, 8: p_exact = 0.5 against
+   p_se = 0.2, a hunt draw refuted at p / se = 1.3 against 4.75) are beyond it: a decay not shown
+   there is undecided, naming p_exact, p_se and the ratio needed; so is one with no exact risk at
+   every L to plan from. A significant decay passes wherever it is seen.
 4. Limit. R_L(theta_L) = r + C L^-p, weighted, p profiled (limit_fit): the extrapolated limit r
    must lie within eps = min(icl.eps) of the infinite-prompt training's risk at the same horizon,
    |r - R_inf| - eps <= z se(r) (one-sided in the excess), se(r) with p's uncertainty in it.
@@ -179,7 +186,9 @@ def conclusion_checks(Sigma: np.ndarray, tr: dict, eps: float, theta0: np.ndarra
                 unit="|z|",
             )
         )
-    decay, limit, q = decay_checks(Ls, tr["risk"], tr["risk_stderr"], tr["inf_final_risk"], eps)
+    decay, limit, q = decay_checks(
+        Ls, tr["risk"], tr["risk_stderr"], tr["inf_final_risk"], eps, exact_risks
+    )
     checks += [decay, limit]
     quantities = {
         "training_conclusion": {
@@ -194,13 +203,37 @@ def conclusion_checks(Sigma: np.ndarray, tr: dict, eps: float, theta0: np.ndarra
     return Findings(checks, quantities=quantities)
 
 
-def decay_checks(Ls, risk, risk_se, r_inf: float, eps: float):
-    """Checks 3 and 4 of the module docstring, and the fitted numbers."""
+def decay_reach(L, weights, exact, p_se: float, z1: float) -> str:
+    """Why the decay test is beyond its reach (module docstring, check 3), or "" within it."""
+    exact = np.asarray(exact, float)
+    if not (exact.size == L.size and np.all(np.isfinite(exact)) and np.all(exact > 0)):
+        return (
+            "beyond the decay test's reach: no exact finite-L risk at every L (an endpoint beyond "
+            "the exact route's tables) to plan its resolution from"
+        )
+    fit = linear_fit(np.column_stack([np.ones_like(L), -np.log(L)]), np.log(exact), weights)
+    p_exact = float(fit.coef[1])
+    need = z1 + significance.z_critical(1 - judge.POWER_TARGET, 1, sided=1)
+    if p_exact / p_se >= need:
+        return ""
+    return (
+        f"beyond the decay test's reach over L = {[int(x) for x in L]}: the exact finite-L risks "
+        f"decay with p = {p_exact:.3g}, which p's standard error {p_se:.3g} resolves to "
+        f"p / se = {p_exact / p_se:.2f}, below the {need:.2f} needed for power "
+        f"{judge.POWER_TARGET:g}"
+    )
+
+
+def decay_checks(Ls, risk, risk_se, r_inf: float, eps: float, exact=None):
+    """Checks 3 and 4 of the module docstring, and the fitted numbers; `exact` the exact
+    finite-L risks at the same endpoints (NaN where beyond the tables), which plan the decay
+    test's reach."""
     L = np.asarray(Ls, float)
     r, se = np.asarray(risk, float), np.asarray(risk_se, float)
     z1 = significance.z_critical(check_false_alarm(), 1, sided=1)
     fit = linear_fit(np.column_stack([np.ones_like(L), -np.log(L)]), np.log(r), se / r)
     p, p_se = float(fit.coef[1]), math.sqrt(fit.cov[1, 1])
+    reach = "" if p / p_se >= z1 else decay_reach(L, se / r, exact, p_se, z1)
     decay = judge.verdict(
         "finite-prompt training: the trained risk decays in L with a significant exponent",
         "montecarlo",
@@ -212,8 +245,10 @@ def decay_checks(Ls, risk, risk_se, r_inf: float, eps: float):
         false_alarm=levels.nominal(check_false_alarm(), levels.NORMAL_FIT),
         detail=f"weighted fit ln R = ln C - p ln L over L = {list(Ls)}: p = {p:.4g} +- "
         f"{p_se:.3g} (chi2 {fit.chi2:.3g} on {fit.dof} dof); p / se against the one-sided "
-        f"critical value {z1:.3g}: a risk that does not fall with L refutes",
+        f"critical value {z1:.3g}: a risk that does not fall with L refutes where the test "
+        "resolves the exact risks' decay (power 0.999), and is undecided beyond",
         detectable=significance.resolution(p, p_se, z1),
+        undecided=reach,
     )
     undecided = ""
     r_lim, r_lim_se, p_lim = math.nan, math.nan, math.nan
