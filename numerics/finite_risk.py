@@ -165,14 +165,14 @@ def half_table(tab: Table) -> Table:
     return Table(tab.L, tab.q[::2], tab.log_a[::2], tab.log_b[::2])
 
 
-def _average(model: Model, rule: QueryRule, tab: Table, mu: float, omega: float) -> float:
+def average(model: Model, rule: QueryRule, tab: Table, mu: float, omega: float) -> float:
     """tau tr Sigma_q + s2 + E integrand, the integrand split as P(k1) + k2 R(k1) (affine in k2)."""
     k1 = np.outer(rule.a, rule.Q)
     return _average_at(model, rule, k1, *tab.moments(omega**2 * k1), mu, omega)
 
 
 def _average_at(model: Model, rule: QueryRule, k1, A, B, mu: float, omega: float) -> float:
-    """`_average` given k1 and the table's (A, B) at q = omega^2 k1, so that several mu at one omega
+    """`average` given k1 and the table's (A, B) at q = omega^2 k1, so that several mu at one omega
     share the table's interpolation (the same operations, so the same bits)."""
     tr_p = float(np.trace(model.Sigma_p))
     P = kernels.finite_risk_integrand(
@@ -212,9 +212,9 @@ def exact_risk(
     coarse_a = query_rule(model, radial, max(2, angular - 4))
     q_max = omega**2 * max(float(r.a.max() * r.Q.max()) for r in (rule, coarse_r, coarse_a))
     tab = moment_table(L, q_max, points)
-    value = _average(model, rule, tab, mu, omega)
+    value = average(model, rule, tab, mu, omega)
     err = sum(
-        abs(value - _average(model, r, t, mu, omega))
+        abs(value - average(model, r, t, mu, omega))
         for r, t in ((coarse_r, tab), (coarse_a, tab), (rule, half_table(tab)))
     )
     return RiskValue(value, max(err, ROUNDOFF * abs(value)))

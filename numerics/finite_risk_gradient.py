@@ -70,16 +70,19 @@ class Slopes:
         return A, B, dA, dB
 
 
-def _gradient(model: Model, rule: QueryRule, slopes: Slopes, mu: float, omega: float) -> np.ndarray:
+def rule_gradient(
+    model: Model, rule: QueryRule, slopes: Slopes, mu: float, omega: float
+) -> np.ndarray:
     """(dR/dmu, dR/domega): the emitted integrand derivatives averaged with the polar rule. Both are
-    affine in k2 (the integrand is), split as P(k1) + k2 R(k1) as in finite_risk._average."""
+    affine in k2 (the integrand is), split as P(k1) + k2 R(k1) as in finite_risk.average."""
     k1 = np.outer(rule.a, rule.Q)
     return _gradient_at(model, rule, k1, slopes(omega**2 * k1), mu, omega)
 
 
 def _gradient_at(model: Model, rule: QueryRule, k1, moments, mu: float, omega: float) -> np.ndarray:
-    """`_gradient` given k1 and the slopes' (A, B, A', B') at q = omega^2 k1 (the same operations,
-    so the same bits), so that several mu at one omega share the splines' evaluation."""
+    """`rule_gradient` given k1 and the slopes' (A, B, A', B') at q = omega^2 k1 (the same
+    operations, so the same bits), so that several mu at one omega share the splines'
+    evaluation."""
     A, B, dA, dB = moments
     tr_p = float(np.trace(model.Sigma_p))
     out = []

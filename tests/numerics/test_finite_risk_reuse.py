@@ -16,9 +16,7 @@ POINTS = 9  # a coarse table: the reuse, not the accuracy, is under test
 
 
 def _fresh_quadratic(surf, omega):
-    r0, rp, rm = (
-        fr._average(surf.model, surf.rule, surf.table, m, omega) for m in (0.0, 1.0, -1.0)
-    )
+    r0, rp, rm = (fr.average(surf.model, surf.rule, surf.table, m, omega) for m in (0.0, 1.0, -1.0))
     return r0, (rp - rm) / 2, (rp + rm) / 2 - r0
 
 
@@ -34,14 +32,14 @@ def test_gradients_reuse_slopes_only_at_the_same_omega():
     gs = fg.GradientSurface(fr.RiskSurface(MODEL, L, 1.0, POINTS))
     points = [(0.5, 0.3), (0.8, 0.3), (0.8, 0.6), (0.5, 0.3), (-0.2, 0.6)]
     for mu, om in points:
-        assert np.array_equal(gs.value(mu, om), fg._gradient(MODEL, gs.rule, gs.slopes, mu, om))
+        assert np.array_equal(gs.value(mu, om), fg.rule_gradient(MODEL, gs.rule, gs.slopes, mu, om))
         assert np.array_equal(
-            gs.flow_value(mu, om), fg._gradient(MODEL, gs.flow_rule, gs.slopes, mu, om)
+            gs.flow_value(mu, om), fg.rule_gradient(MODEL, gs.flow_rule, gs.slopes, mu, om)
         )
         g = gs.gradient(mu, om)
-        fresh = fg._gradient(MODEL, gs.rule, gs.slopes, mu, om)
-        err = np.abs(fresh - fg._gradient(MODEL, gs.coarse, gs.slopes, mu, om)) + np.abs(
-            fresh - fg._gradient(MODEL, gs.rule, gs.half, mu, om)
+        fresh = fg.rule_gradient(MODEL, gs.rule, gs.slopes, mu, om)
+        err = np.abs(fresh - fg.rule_gradient(MODEL, gs.coarse, gs.slopes, mu, om)) + np.abs(
+            fresh - fg.rule_gradient(MODEL, gs.rule, gs.half, mu, om)
         )
         assert np.array_equal(g.value, fresh) and np.array_equal(g.error, err), (mu, om)
     # the slopes at another omega differ: a reuse across omegas would be seen above
