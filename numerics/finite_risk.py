@@ -254,7 +254,6 @@ class RiskSurface:
         self.table = moment_table(
             L, self.omega_max**2 * float(self.rule.a.max() * self.rule.Q.max()), points
         )
-        self._k1 = np.outer(self.rule.a, self.rule.Q)
         # (c0, c1, c2) by omega: the optimum, the gradient's checks and the flow's recorded points
         # come back to the same omegas (Brent's last point, the optimum, mu +- h at one omega)
         self._quadratics: dict[float, tuple[float, float, float]] = {}
@@ -267,10 +266,10 @@ class RiskSurface:
             )
         key = float(omega)
         if key not in self._quadratics:
-            A, B = self.table.moments(omega**2 * self._k1)
+            k1 = np.outer(self.rule.a, self.rule.Q)  # not kept: 4.6 MB a surface at d = 5
+            A, B = self.table.moments(omega**2 * k1)
             r0, rp, rm = (
-                _average_at(self.model, self.rule, self._k1, A, B, mu, omega)
-                for mu in (0.0, 1.0, -1.0)
+                _average_at(self.model, self.rule, k1, A, B, mu, omega) for mu in (0.0, 1.0, -1.0)
             )
             self._quadratics[key] = (r0, (rp - rm) / 2, (rp + rm) / 2 - r0)
         return self._quadratics[key]
