@@ -29,13 +29,14 @@ mu = 1, omega = 0.4, L = 10 / 10^3 / 10^6: isotropic, true relative error 6e-9 /
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
 
-from . import kernels, validate
+from . import kernels, selfnormalised, validate
 from .selfnormalised import Table, log_moments
 
 RADIAL_NODES = 240  # generalised Gauss-Laguerre nodes in Q ~ chi2_d
@@ -88,6 +89,7 @@ def spectra(model: Model) -> tuple[np.ndarray, np.ndarray]:
     return lam, np.einsum("ij,ik,kj->j", V, K2, V)
 
 
+@functools.lru_cache(maxsize=32)
 def radial_rule(d: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
     """Nodes and weights of E f(Q), Q ~ chi2_d: Q = 2 x with x ~ Gamma(d/2), generalised
     Gauss-Laguerre (alpha = d/2 - 1) by Golub-Welsch: the nodes are the eigenvalues of the Jacobi
@@ -103,9 +105,17 @@ def radial_rule(d: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
     )
     w = V[0] ** 2
     keep = w > PRUNE * w.max()
-    return 2 * x[keep], w[keep] / w[keep].sum()
+    # kept per (d, nodes): every surface and stated error rebuilds its rules, and this eigenproblem
+    # of order `nodes` was their largest cost (read-only, as it is shared)
+    return _frozen(2 * x[keep]), _frozen(w[keep] / w[keep].sum())
 
 
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+@functools.lru_cache(maxsize=32)
 def dirichlet_rule(d: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
     """Nodes D (n, d) and weights of E f(D), D ~ Dirichlet(1/2, ..., 1/2), by stick breaking."""
     D = np.zeros((1, d))
@@ -130,7 +140,7 @@ def dirichlet_rule(d: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
             )
     D[:, d - 1] = rest
     w = np.exp(lw)
-    return D, w / w.sum()
+    return _frozen(D), _frozen(w / w.sum())
 
 
 def query_rule(model: Model, radial: int = RADIAL_NODES, angular: int = ANGULAR_NODES) -> QueryRule:
@@ -155,10 +165,15 @@ def half_table(tab: Table) -> Table:
     return Table(tab.L, tab.q[::2], tab.log_a[::2], tab.log_b[::2])
 
 
-def _average(model: Model, rule: QueryRule, tab: Table, mu: float, omega: float) -> float:
+def average(model: Model, rule: QueryRule, tab: Table, mu: float, omega: float) -> float:
     """tau tr Sigma_q + s2 + E integrand, the integrand split as P(k1) + k2 R(k1) (affine in k2)."""
     k1 = np.outer(rule.a, rule.Q)
-    A, B = tab.moments(omega**2 * k1)
+    return _average_at(model, rule, k1, *tab.moments(omega**2 * k1), mu, omega)
+
+
+def _average_at(model: Model, rule: QueryRule, k1, A, B, mu: float, omega: float) -> float:
+    """`average` given k1 and the table's (A, B) at q = omega^2 k1, so that several mu at one omega
+    share the table's interpolation (the same operations, so the same bits)."""
     tr_p = float(np.trace(model.Sigma_p))
     P = kernels.finite_risk_integrand(
         mu, omega, model.tau, model.s2, tr_p, k1, np.zeros_like(k1), A, B
@@ -197,9 +212,9 @@ def exact_risk(
     coarse_a = query_rule(model, radial, max(2, angular - 4))
     q_max = omega**2 * max(float(r.a.max() * r.Q.max()) for r in (rule, coarse_r, coarse_a))
     tab = moment_table(L, q_max, points)
-    value = _average(model, rule, tab, mu, omega)
+    value = average(model, rule, tab, mu, omega)
     err = sum(
-        abs(value - _average(model, r, t, mu, omega))
+        abs(value - average(model, r, t, mu, omega))
         for r, t in ((coarse_r, tab), (coarse_a, tab), (rule, half_table(tab)))
     )
     return RiskValue(value, max(err, ROUNDOFF * abs(value)))
@@ -239,16 +254,25 @@ class RiskSurface:
         self.table = moment_table(
             L, self.omega_max**2 * float(self.rule.a.max() * self.rule.Q.max()), points
         )
+        # (c0, c1, c2) by omega: the optimum, the gradient's checks and the flow's recorded points
+        # come back to the same omegas (Brent's last point, the optimum, mu +- h at one omega)
+        self._quadratics: dict[float, tuple[float, float, float]] = {}
+        self._optima: dict[float, tuple[float, float, float]] = {}
 
     def quadratic(self, omega: float) -> tuple[float, float, float]:
         if abs(omega) > self.omega_max:
             raise ValueError(
                 f"omega = {omega} outside the surface's range |omega| <= {self.omega_max}"
             )
-        r0, rp, rm = (
-            _average(self.model, self.rule, self.table, mu, omega) for mu in (0.0, 1.0, -1.0)
-        )
-        return r0, (rp - rm) / 2, (rp + rm) / 2 - r0
+        key = float(omega)
+        if key not in self._quadratics:
+            k1 = np.outer(self.rule.a, self.rule.Q)  # not kept: 4.6 MB a surface at d = 5
+            A, B = self.table.moments(omega**2 * k1)
+            r0, rp, rm = (
+                _average_at(self.model, self.rule, k1, A, B, mu, omega) for mu in (0.0, 1.0, -1.0)
+            )
+            self._quadratics[key] = (r0, (rp - rm) / 2, (rp + rm) / 2 - r0)
+        return self._quadratics[key]
 
     def risk(self, mu: float, omega: float) -> float:
         c0, c1, c2 = self.quadratic(omega)
@@ -256,6 +280,11 @@ class RiskSurface:
 
     def optimum(self, lo: float = 1e-3) -> tuple[float, float, float]:
         """(mu*, omega*, R*) over omega in [lo, omega_max] (bounded Brent, xatol 1e-7)."""
+        if lo not in self._optima:
+            self._optima[lo] = self._optimum(lo)
+        return self._optima[lo]
+
+    def _optimum(self, lo: float) -> tuple[float, float, float]:
         from scipy.optimize import minimize_scalar
 
         def profile(om):
@@ -270,3 +299,37 @@ class RiskSurface:
         )
         R, mu = profile(res.x)
         return float(mu), float(res.x), float(R)
+
+
+_SURFACES: dict[tuple, RiskSurface] = {}
+SURFACES_KEPT = 4  # each holds its rule's k1 (10^4 x 57 doubles for d = 5: 4.6 MB)
+
+
+def surface(
+    model: Model, L: int, omega_max: float, points: int = DEFAULT_TABLE_POINTS
+) -> RiskSurface:
+    """RiskSurface(model, L, omega_max, points), the same object again for the same arguments (a
+    claim that needs one surface in two places, authors-experiment's L_max, builds its table of
+    A_L, B_L and finds its optimum once). The key holds the data and the functions the surface's
+    numbers come from (the moments' quadrature and the emitted integrand), so a test that replaces
+    one of them gets a new surface."""
+    key = (
+        np.asarray(model.Sigma_p, float).tobytes(),
+        np.asarray(model.Sigma_q, float).tobytes(),
+        np.shape(model.Sigma_p),
+        float(model.tau),
+        float(model.s2),
+        int(L),
+        float(omega_max),
+        int(points),
+        log_moments,
+        selfnormalised.log_moments,
+        selfnormalised.phi_powers,
+        selfnormalised.log_pair_fraction,
+        kernels.finite_risk_integrand,
+    )
+    if key not in _SURFACES:
+        while len(_SURFACES) >= SURFACES_KEPT:
+            del _SURFACES[next(iter(_SURFACES))]
+        _SURFACES[key] = RiskSurface(model, L, omega_max, points)
+    return _SURFACES[key]

@@ -70,11 +70,20 @@ class Slopes:
         return A, B, dA, dB
 
 
-def _gradient(model: Model, rule: QueryRule, slopes: Slopes, mu: float, omega: float) -> np.ndarray:
+def rule_gradient(
+    model: Model, rule: QueryRule, slopes: Slopes, mu: float, omega: float
+) -> np.ndarray:
     """(dR/dmu, dR/domega): the emitted integrand derivatives averaged with the polar rule. Both are
-    affine in k2 (the integrand is), split as P(k1) + k2 R(k1) as in finite_risk._average."""
+    affine in k2 (the integrand is), split as P(k1) + k2 R(k1) as in finite_risk.average."""
     k1 = np.outer(rule.a, rule.Q)
-    A, B, dA, dB = slopes(omega**2 * k1)
+    return _gradient_at(model, rule, k1, slopes(omega**2 * k1), mu, omega)
+
+
+def _gradient_at(model: Model, rule: QueryRule, k1, moments, mu: float, omega: float) -> np.ndarray:
+    """`rule_gradient` given k1 and the slopes' (A, B, A', B') at q = omega^2 k1 (the same
+    operations, so the same bits), so that several mu at one omega share the splines'
+    evaluation."""
+    A, B, dA, dB = moments
     tr_p = float(np.trace(model.Sigma_p))
     out = []
     for kern in (kernels.finite_risk_integrand_grad_mu, kernels.finite_risk_integrand_grad_omega):
@@ -105,6 +114,21 @@ class GradientSurface:
         # further out
         reach = max(float(r.a.max() * r.Q.max()) for r in (self.rule, self.coarse, self.flow_rule))
         self.omega_max = min(self.omega_max, math.sqrt(self.slopes.q_max / reach))
+        self._k1 = {}
+        # the last (omega, slopes) of each (rule, table): the Hessian's mu +- h, the flow solver's
+        # Jacobian column in mu and the gradient at a recorded point share their omega
+        self._last: dict[tuple[int, int], tuple[float, tuple]] = {}
+
+    def _at(self, rule: QueryRule, slopes: Slopes, mu: float, omega: float) -> np.ndarray:
+        key = (id(rule), id(slopes))
+        if key not in self._k1:
+            self._k1[key] = np.outer(rule.a, rule.Q)
+        k1 = self._k1[key]
+        last = self._last.get(key)
+        if last is None or last[0] != float(omega):
+            last = (float(omega), slopes(omega**2 * k1))
+            self._last[key] = last
+        return _gradient_at(self.model, rule, k1, last[1], mu, omega)
 
     def _check(self, omega):
         if not math.isfinite(omega) or abs(omega) > self.omega_max:
@@ -114,19 +138,19 @@ class GradientSurface:
 
     def value(self, mu: float, omega: float) -> np.ndarray:
         self._check(omega)
-        return _gradient(self.model, self.rule, self.slopes, mu, omega)
+        return self._at(self.rule, self.slopes, mu, omega)
 
     def flow_value(self, mu: float, omega: float) -> np.ndarray:
         self._check(omega)
-        return _gradient(self.model, self.flow_rule, self.slopes, mu, omega)
+        return self._at(self.flow_rule, self.slopes, mu, omega)
 
     def gradient(self, mu: float, omega: float) -> Gradient:
         """The gradient with its stated error: the changes when the radial rule is halved and when
         every other table point is dropped (the angular coarsening of exact_risk may leave the
         table's range)."""
         g = self.value(mu, omega)
-        err = np.abs(g - _gradient(self.model, self.coarse, self.slopes, mu, omega)) + np.abs(
-            g - _gradient(self.model, self.rule, self.half, mu, omega)
+        err = np.abs(g - self._at(self.coarse, self.slopes, mu, omega)) + np.abs(
+            g - self._at(self.rule, self.half, mu, omega)
         )
         return Gradient(g, err)
 

@@ -226,7 +226,7 @@ def softmax_checks(C, Ls, params, risk, Sp, Sq, s2, tau, R_star, inf_risk) -> Fi
     # parameters of the route meet it and the check is undecided, not refuted (e.g. d = 1,
     # Sigma = 0.5, noise 0: R*_inf = 0, so eps = 0, which no finite L meets).
     model = fr.Model(Sp, Sq, tau, s2)
-    exact_best = fr.RiskSurface(model, Lmax, OMEGA_MAX).optimum()[2] - R_star
+    exact_best = fr.surface(model, Lmax, OMEGA_MAX).optimum()[2] - R_star
     # ...but a wrong R*_inf would also look like "L below L(eps)": the exact optimum at L = 1e6 must
     # sit at R*_inf, else the checks are refuted.
     limit, (limit_gap, null) = limit_check(model, R_star)

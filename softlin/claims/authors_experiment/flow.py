@@ -116,7 +116,7 @@ def softmax_flow(model, L, times=()):
     """Softmax at prompt length L: the gradient flow of the exact risk surface from INIT to T_CONV
     (recorded at T_END and `times`), its end's excess over the surface's optimum found without
     gradients with its tolerance, and the gradient's agreement with the surface (`_agreement`)."""
-    surf = fr.RiskSurface(model, L, OMEGA_MAX)
+    surf = fr.surface(model, L, OMEGA_MAX)  # shared with the checks at L_max (checks.py)
     mu_s, om_s, R_star = surf.optimum()
     gs = fg.GradientSurface(surf)
     # the optimum on the search's boundary |omega| = OMEGA_MAX: the true optimum lies beyond the
