@@ -72,7 +72,8 @@ def test_authors_generator_is_refuted_for_a_correlated_sigma():
     }
     found = _section(s)
     checks, q = found.checks, found.quantities
-    assert all(c.passed is True for c in checks), checks
+    # the isotropic-only checks are kept unjudged here (sigma != I); every judged one passes
+    assert all(c.passed is True for c in checks if c.judged), checks
     control = [c for c in checks if c.id == "control/authors-generator-risk"]
     assert control and control[0].passed is True
     assert q["exact_risk_authors_generator"] is not None
