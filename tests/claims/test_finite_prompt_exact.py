@@ -190,6 +190,35 @@ def test_the_1_over_L_limit_where_the_remainder_is_slower_than_1_over_L(d, omega
 
 
 @pytest.mark.parametrize(
+    "F, reached",
+    [
+        ([-7.4855e-5, -1.4863e-4, -2.6714e-4, -4.4417e-4], False),  # a hunt draw: still growing
+        ([1.0, 2.0, 2.5, 2.75], True),  # lim 3, p = log10 2: Aitken exact
+        ([1.0, 2.0, 2.95, 3.9], False),  # ratio 0.95 > CONTRACTION_MAX: too slow to extrapolate
+        ([1.0, 2.0, 1.5, 1.75], False),  # oscillating: not the model lim + a L^-p
+    ],
+)
+def test_the_extrapolated_limit_is_beyond_reach_where_f_does_not_contract(monkeypatch, F, reached):
+    """excess_limit extrapolates F(L) = L (R_L - R_inf) over L = 1e4 .. 1e7 only when successive
+    differences contract by a ratio in (0, CONTRACTION_MAX]. A hunt draw (d = 5, omega^2 =
+    0.499, mu ~ 1e-6) gave a growing F, whose Aitken value 9e-5 'refuted' C1 = -3587: that is a
+    window too early for the extrapolation, now said so (and the checks that need it undecided)."""
+    from softlin.numerics import finite_risk as fr
+
+    values = dict(zip((10**4, 10**5, 10**6, 10**7), F))
+    monkeypatch.setattr(section, "scaled_excess", lambda model, L, mu, om: (values[L], 0.0))
+    model = fr.Model(np.eye(1), np.eye(1), 1.0, 0.0)
+    lim = section.excess_limit(model, [0.125], [0.7])
+    assert ("beyond_reach" not in lim) is reached
+    if reached:
+        assert lim["value"] == pytest.approx(3.0, abs=1e-12) and lim["uncertainty"] < 1e-9
+    else:
+        assert lim["uncertainty"] == np.inf and "does not converge" in lim["beyond_reach"]
+        (check,) = section.slow_expansion_check(model, 0.125, 0.7, -3587.0).checks
+        assert check.passed is None and check.reason == lim["beyond_reach"]
+
+
+@pytest.mark.parametrize(
     "mu, omega, Ls",
     [
         pytest.param([0.125], [0.625], [4, 8], marks=pytest.mark.slow),  # ~14 s: slow tier

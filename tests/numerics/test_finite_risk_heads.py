@@ -59,3 +59,21 @@ def test_agrees_with_monte_carlo_and_refutes_the_product_slip():
     finally:
         frh.PairTable.moments = original
     assert abs(m - (slipped.value - r_inf)) > 5 * se
+
+
+@pytest.mark.slow  # default-run budget: 15 s on the loaded 2 cores
+def test_cancelling_heads_at_a_tiny_scale_are_within_their_stated_error():
+    """Issue 41, a hunt draw: mu = (1, -1), omega = (w, -w) at Sigma ~ 1e-6 cancel to an excess
+    R_L - R_inf of order 1e-13, which makes the cross moments' own trapezoid error visible (~4e-8
+    relative at selfnormalised_pair's default step). The stated error must cover it: the value
+    sits within its error of R_inf, and the error is at least the default step's displacement,
+    which by itself lies 700 times outside the former relative floor."""
+    model = fr.Model(1e-6 * np.eye(3), 1e-6 * np.eye(3), 1 / 3, 0.375)
+    mu, omega = [1.0, -1.0], [0.37, -0.37]
+    r = frh.exact_risk(model, 10, mu, omega)
+    r_inf = fr.infinite_risk(model, float(np.dot(mu, omega)), 1.0)
+    assert abs(r.value - r_inf) <= r.error
+    rule = fr.query_rule(model)
+    k1_max = float(rule.a.max() * rule.Q.max())
+    default = frh._average(model, rule, frh.pair_table(10, omega, k1_max), mu)
+    assert r.error >= abs(default - r.value) > 700 * fr.ROUNDOFF * r.value

@@ -188,6 +188,7 @@ def first_order_estimate(s: dict, Ls, means, ses) -> dict:
     return {
         "C1_hat": float(w @ Y / w.sum()),
         "se": float(1.0 / math.sqrt(w.sum())),
+        # infinite when the limit is beyond the exact route's reach (excess_limit)
         "systematic": max(e for _, e in exact) + lim["uncertainty"],
         "how": f"inverse-variance mean of mean_L - (F_exact(L) - F_lim), F_lim by {lim['method']}",
         "limit": lim,
@@ -349,6 +350,9 @@ def c1_montecarlo(
     z = sig.z_critical(check_false_alarm())
     est = first_order_estimate(s, Ls, means, ses)
     C_hat, C_se, sys_err = est["C1_hat"], est["se"], est["systematic"]
+    beyond_reach = est.get("limit", {}).get("beyond_reach", "")
+    if beyond_reach:  # no extrapolated limit: nothing to remove the remainder with
+        sys_err = math.inf
     z_exact = max(0.0, abs(C_hat - C1) - sys_err) / C_se
     z_heur = max(0.0, abs(C_hat - heur) - sys_err) / C_se
     powerless = sys_err > exact_section.SLOW_EXPANSION_MAX * abs(C1)
@@ -363,7 +367,8 @@ def c1_montecarlo(
             judge.unjudged(
                 name,
                 "montecarlo",
-                f"systematic error {sys_err:.2g} above "
+                beyond_reach
+                or f"systematic error {sys_err:.2g} above "
                 f"{exact_section.SLOW_EXPANSION_MAX:g} C1: no power",
                 value=z_exact,
                 bound=z,
@@ -426,7 +431,7 @@ def c1_montecarlo(
     f.quantities.update(
         {
             "mc_first_order_fit": [C_hat, C_se],
-            "mc_first_order_systematic": sys_err,
+            "mc_first_order_systematic": sys_err if math.isfinite(sys_err) else None,
             "mc_scaled_excess": {L: [m, e] for L, m, e in zip(Ls, means, ses)},
             "mc_risk_by_L": mc_risk,
         }
