@@ -33,6 +33,23 @@ Derivation (SymPy; proved in `proofs`):
    so it does not depend on the dimension. The trace forms are what `softlin derive` emits.
 5. Gradients of the per-prompt loss (y_q - yhat)^2: derivations/authors_gradients.py (emitted as the
    kernels `authors_sgd_*`, called by numerics/authors_sgd.py).
+6. Variance of the per-prompt loss of linear attention (the bound of the Catoni tests of its test
+   risk, a proven level). The Monte Carlo's per-prompt loss is Y = D^2 + s2 (query noise averaged)
+   with D = f - p abar, f = beta^T q, abar = (1/L) sum_i a_i, a_i = s_i y_i. Given (beta, q) the
+   pairs (s_i, y_i) are iid bivariate normal with Var s = A = q^T Sigma_p q,
+   Cov(s, y) = C = beta^T Sigma_p q, Var y = B = beta^T Sigma_p beta + s2, so
+   (`conditional_loss_moments`):
+   - the moments m_j = E[a^j | beta, q], j <= 4, are polynomials in (A, B, C) (Gaussian moments,
+     proved against Stein's recursion on the covariance [[A, C], [C, B]]);
+   - E[(sum_i a_i)^j] = sum over the set partitions pi of {1..j} of L (L - 1) ... (L - |pi| + 1)
+     prod_{b in pi} m_|b| (iid summands; proved against the direct sum over index tuples at
+     L = 1..5, which fixes a polynomial of degree <= 4 in L);
+   - E[D^j | beta, q] = sum_i binom(j, i) f^(j - i) (-p)^i E[abar^i], emitted for j = 2, 4.
+   Var Y = E D^4 - (E D^2)^2, the outer expectations over (beta, q): their integrand is a polynomial
+   of degree <= 4 in each eigen-coordinate of beta and of q (numerics/authors_loss_variance.py, a
+   3-node Gauss-Hermite rule per coordinate, exact to degree 5). The outer expectation of the
+   conditional E[D^2 | beta, q] is proved equal to the derived finite-L risk minus s2 (step 3) at
+   n = 3 coordinates.
 """
 
 from __future__ import annotations
@@ -43,7 +60,7 @@ from functools import lru_cache
 import sympy as sp
 
 from . import tilt
-from .gaussian_expectations import standard_expectation
+from .gaussian_expectations import gaussian_polynomial_expectation, standard_expectation
 from .kernel_spec import KernelSpec
 from .proof import Proof, prove_zero
 
@@ -340,11 +357,121 @@ def proofs() -> list[Proof]:
             linear_risk_traces().subs(back) - R_lin,
         )
     )
+    out += loss_variance_proofs()
     c0, value, c = weight_moment()
     out.append(
         prove_zero(
             "E e^{c h^2} = (1 - 2c)^(-1/2) on its derived convergence domain c < c0, c0 = 1/2",
             sp.Matrix([value - (1 - 2 * c) ** sp.Rational(-1, 2), c0 - sp.Rational(1, 2)]),
+        )
+    )
+    return out
+
+
+A_sym, B_sym, C_sym, f_cond = sp.symbols("A B C f", real=True)
+p_sym = sp.Symbol("p", real=True)
+
+
+@lru_cache(maxsize=None)
+def product_moments(k: int = 4) -> tuple[sp.Expr, ...]:
+    """(m_1, ..., m_k), m_j = E[(s y)^j] for (s, y) ~ N(0, [[A, C], [C, B]]): s = sqrt(A) u,
+    y = (C / sqrt(A)) u + sqrt(B - C^2 / A) v with u, v independent standard normal."""
+    u, v = sp.symbols("u v", real=True)
+    Ap = sp.Symbol("A", positive=True)
+    s = sp.sqrt(Ap) * u
+    y = C_sym / sp.sqrt(Ap) * u + sp.sqrt(B_sym - C_sym**2 / Ap) * v
+    return tuple(
+        sp.expand(sp.simplify(gaussian_expectation(sp.expand((s * y) ** j), (u, v)))).subs(
+            Ap, A_sym
+        )
+        for j in range(1, k + 1)
+    )
+
+
+def iid_sum_moment(j: int, moments, L) -> sp.Expr:
+    """E[(a_1 + ... + a_L)^j] for iid a_i with E a^i = moments[i - 1]: the sum over the set
+    partitions pi of {1..j} of the falling factorial L^(|pi|) times prod over blocks m_|block|."""
+    from sympy.utilities.iterables import multiset_partitions
+
+    if j == 0:
+        return sp.Integer(1)
+    total = sp.Integer(0)
+    for part in multiset_partitions(list(range(j))):
+        total += sp.ff(L, len(part)) * sp.Mul(*[moments[len(b) - 1] for b in part])
+    return sp.expand(total)
+
+
+@lru_cache(maxsize=None)
+def conditional_loss_moments() -> tuple[sp.Expr, sp.Expr]:
+    """(E[D^2 | beta, q], E[D^4 | beta, q]) for D = f - p abar, in (f, A, B, C, p, L)."""
+    m = product_moments(4)
+    out = []
+    for j in (2, 4):
+        out.append(
+            sp.expand(
+                sum(
+                    sp.binomial(j, i)
+                    * f_cond ** (j - i)
+                    * (-p_sym) ** i
+                    * iid_sum_moment(i, m, L_sym)
+                    / L_sym**i
+                    for i in range(j + 1)
+                )
+            )
+        )
+    return out[0], out[1]
+
+
+def loss_variance_proofs() -> list[Proof]:
+    """Step 6: the product moments by a second route, the iid-sum formula at L = 1..5, and the
+    conditional second moment averaged back to the derived finite-L risk."""
+    out = []
+    m = product_moments(4)
+    s, y = sp.symbols("s y", real=True)
+    cov = sp.Matrix([[A_sym, C_sym], [C_sym, B_sym]])
+    stein = [gaussian_polynomial_expectation((s * y) ** j, [s, y], cov) for j in range(1, 5)]
+    out.append(
+        prove_zero(
+            "E (s y)^j for (s, y) ~ N(0, [[A, C], [C, B]]), j = 1..4: the factored normals = "
+            "Stein's recursion",
+            sp.Matrix([sp.expand(a - b) for a, b in zip(m, stein)]),
+        )
+    )
+    ms = sp.symbols("M1:5", real=True)
+    diffs = []
+    for Lv in range(1, 6):
+        for j in range(1, 5):
+            direct = sp.Integer(0)
+            for idx in itertools.product(range(Lv), repeat=j):
+                counts = [idx.count(i) for i in set(idx)]
+                direct += sp.Mul(*[ms[c - 1] for c in counts])
+            diffs.append(sp.expand(direct - iid_sum_moment(j, ms, Lv)))
+    out.append(
+        prove_zero(
+            "E (a_1 + ... + a_L)^j for iid a_i, j <= 4: the set-partition formula = the direct "
+            "sum over index tuples at L = 1..5 (a polynomial of degree <= 4 in L)",
+            sp.Matrix(diffs),
+        )
+    )
+    n = DIMENSIONS[0]
+    c = coordinates(n)
+    dot = lambda u, v: sum(ui * vi for ui, vi in zip(u, v))
+    half_q = [sp.sqrt(l) * qj for l, qj in zip(c["lam"], c["q"])]  # Sigma_p^(1/2) q
+    half_b = [sp.sqrt(l) * bj for l, bj in zip(c["lam"], c["beta"])]
+    values = {
+        f_cond: dot(c["beta"], c["q"]),
+        A_sym: dot(half_q, half_q),
+        C_sym: dot(half_b, half_q),
+        B_sym: dot(half_b, half_b) + s2_sym,
+        p_sym: mu_sym * omega_sym,
+    }
+    second, _ = conditional_loss_moments()
+    outer = gaussian_expectation(sp.expand(second.subs(values)), c["h"] + c["b"])
+    out.append(
+        prove_zero(
+            f"linear attention: E over (beta, q) of E[D^2 | beta, q] = the finite-L risk - s2 "
+            f"(step 3) [n = {n}]",
+            sp.expand(outer - (linear_risk_coordinates(n) - s2_sym)),
         )
     )
     return out
@@ -358,7 +485,30 @@ def kernel_specs() -> list[KernelSpec]:
     p_inf, r_inf = optimal_product()
     p_lin, r_lin = optimal_product(linear_risk_traces())
     m = to_matrix_form
+    second, fourth = conditional_loss_moments()
+    cond_args = (f_cond, A_sym, B_sym, C_sym, p_sym, L)
+    cond_shapes = ("(n,)", "(n,)", "(n,)", "(n,)", "scalar", "scalar")
     return [
+        KernelSpec(
+            "authors_linear_loss_conditional_second",
+            cond_args,
+            cond_shapes,
+            second,
+            "E[(f - p abar)^2 | beta, q] of linear attention: A = q^T Sigma_p q, "
+            "B = beta^T Sigma_p beta + s2, C = beta^T Sigma_p q, f = beta^T q.",
+            "authors_experiment",
+            "(n,)",
+        ),
+        KernelSpec(
+            "authors_linear_loss_conditional_fourth",
+            cond_args,
+            cond_shapes,
+            fourth,
+            "E[(f - p abar)^4 | beta, q] of linear attention (A, B, C, f as in the second "
+            "moment): the per-prompt loss's second moment given (beta, q).",
+            "authors_experiment",
+            "(n,)",
+        ),
         KernelSpec(
             "authors_infinite_risk",
             (Sp, Sq, mu, om, s2, tau),

@@ -29,6 +29,16 @@ Gaussian integrals of a polynomial times e^{z^T K z}, K = U^T Gamma U: finite if
 
 At every finite L the error is exact in six scalars of the weights (`gradient_error_display`,
 proved in this group).
+
+At L = 1 (one token, zhat = z_1 ~ N(m, Gamma)) the grad_V error of one prompt is
+Y = k |x - b|^2 with x = z_1 - m ~ N(0, Gamma) and b = Gamma U z. Its mean is
+k (tr Gamma + |b|^2) (derivations/fluctuations_one_token.py) and its variance over prompts, the
+bound of erratum 1's Catoni witness in prop-3.4 (a proven level), is
+
+    Var Y = k^2 (2 tr(Gamma^2) + 4 b^T Gamma b) = k^2 (2 tr(Gamma^2) + 4 (U z)^T Gamma^3 (U z))
+
+(`one_token_grad_V_variance`, proved against Stein's recursion on E Y^2 - (E Y)^2 with symmetric
+symbolic Gamma).
 """
 
 from __future__ import annotations
@@ -168,15 +178,65 @@ def proofs() -> list[Proof]:
     return out + gradient_error_display.proofs()
 
 
+def one_token_grad_V_variance(s=None) -> sp.MatrixExpr:
+    """Var over prompts of k |z_1 - mu_a|^2 at L = 1 for n query columns (1 x n):
+    k^2 (2 tr(Gamma^2) + 4 (U z_j)^T Gamma^3 (U z_j)), k = rows of V."""
+    s = s or lemma21.limit_symbols()
+    G, z = s["Gamma"], s["z"]
+    k, n = s["V"].shape[0], z.shape[1]
+    return k**2 * (
+        2 * sp.Trace(G * G) * sp.OneMatrix(1, n)
+        + 4 * batched.columnwise_quadratic(s["U"] * z, G * G * G)
+    )
+
+
+def one_token_variance_proofs(d: int = 2, k: int = 2) -> list[Proof]:
+    """E Y^2 - (E Y)^2 of Y = k |x - Gamma U z|^2, x ~ N(0, Gamma) (symmetric symbolic Gamma,
+    generic U and z), by Stein's recursion, against the emitted expression."""
+    G = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"g{min(i, j)}{max(i, j)}", real=True))
+    U = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"u{i}{j}", real=True))
+    z = sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"z{i}", real=True))
+    x = sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"x{i}", real=True))
+    dev = x - G * U * z
+    Y = k * scalar(dev.T * dev)
+    mean = gaussian_polynomial_expectation(Y, list(x), G)
+    variance = gaussian_polynomial_expectation(sp.expand(Y**2), list(x), G) - mean**2
+    s = lemma21.limit_symbols(d, k, 1)
+    V = sp.Matrix(k, d, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))
+    emitted = (
+        one_token_grad_V_variance(s)
+        .subs({s["Gamma"]: G, s["U"]: U, s["V"]: V, s["z"]: z})
+        .doit()
+        .as_explicit()[0, 0]
+    )
+    return [
+        prove_zero(
+            "L = 1: Var k |z_1 - mu_a|^2 = k^2 (2 tr(Gamma^2) + 4 (U z)^T Gamma^3 U z) "
+            f"[d={d}, k={k}, symmetric Gamma]",
+            sp.expand(variance - emitted),
+        )
+    ]
+
+
 @cached
 def gradient_fluctuation_proofs() -> tuple[Proof, ...]:
-    return tuple(proofs())
+    return tuple(proofs()) + tuple(one_token_variance_proofs())
 
 
 def kernel_specs() -> list[KernelSpec]:
     """Emitted: F(Gamma U z_j) = E||V(x x^T - Gamma)||_F^2 for each query column."""
     lim = lemma21.limit_symbols()
     return [
+        KernelSpec(
+            "gradient_V_error_one_token_variance",
+            (lim["Gamma"], lim["V"], lim["U"], lim["z"]),
+            ("(d, d)", "(k, d)", "(d, d)", "(d, n)"),
+            one_token_grad_V_variance(lim),
+            "Var over prompts of ||grad_V err||^2 = k |z_1 - mu_a|^2 at L = 1: "
+            "k^2 (2 tr(Gamma^2) + 4 (U z)^T Gamma^3 (U z)) per query column.",
+            "gradient_fluctuations",
+            "(1, n)",
+        ),
         KernelSpec(
             "gradient_U_fourth_moment",
             (lim["Gamma"], lim["V"], lim["U"], lim["z"]),

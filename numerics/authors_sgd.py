@@ -271,11 +271,13 @@ def evaluate(
     rng,
     chunk_bytes=DEFAULT_CHUNK_BYTES,
     tokens="reduced",
+    keep: tuple = (),
 ) -> dict:
     """Test risk at prompt length L of {name: (model, mu, omega)} on n fresh prompts (the same
     prompts for every name): for each name [mean, stderr] of the per-prompt loss (query noise
     averaged exactly), the trace of the per-prompt gradient covariance (with a sampled query noise,
-    as SGD sees it), and [mean, stderr] of the per-prompt difference of every pair of names."""
+    as SGD sees it), and [mean, stderr] of the per-prompt difference of every pair of names; for the
+    names in `keep`, also the n per-prompt losses ("losses", for a test that needs the sample)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
         raise ValueError(f"n = {n!r} must be an integer >= 2")
     maps = generator_maps(Sigma, generator)
@@ -286,6 +288,7 @@ def evaluate(
     sums = {k: np.zeros(2) for k in names + pairs + extra}
     gsum = {k: np.zeros(2) for k in names}
     gouter = {k: np.zeros((2, 2)) for k in names}
+    kept = {k: [] for k in keep}
     done = 0
     while done < n:
         k = min(per, n - done)
@@ -294,6 +297,8 @@ def evaluate(
         losses = {}
         for name, (model, mu, om) in params.items():
             losses[name] = kernels.authors_sgd_mean_loss(f, predict(model, mu, om, s, y), s2)
+            if name in kept:
+                kept[name].append(losses[name])
             # the infinite-prompt loss, mean R_inf(mu omega)
             limit = kernels.authors_sgd_mean_loss(
                 f, kernels.authors_sgd_limit_output(mu, om, g), s2
@@ -323,6 +328,7 @@ def evaluate(
         "grad_cov_trace": {
             k: float(np.trace(gouter[k] / n - np.outer(gsum[k] / n, gsum[k] / n))) for k in names
         },
+        **({"losses": {k: np.concatenate(v) for k, v in kept.items()}} if keep else {}),
     }
 
 

@@ -4,10 +4,10 @@ Regenerate with `softlin derive`; `softlin derive --check` fails when this file 
 INPUT_HASH is the SHA-256 of everything after the line that defines it.
 """
 
-INPUT_HASH = "6c8017bc91843f69e40ae66deded929e394ce62467529c3a588bfbfcfea83c96"
+INPUT_HASH = "0b04f57357c9713bfb53f902adfa059caa805935efb43533da295a226436780f"
 import numpy
 
-KERNELS = ('authors_infinite_optimum', 'authors_infinite_risk', 'authors_linear_optimum', 'authors_linear_risk', 'authors_linear_risk_gradient', 'authors_sgd_limit_output', 'authors_sgd_linear_grad_mu', 'authors_sgd_linear_grad_omega', 'authors_sgd_linear_output', 'authors_sgd_loss', 'authors_sgd_mean_loss', 'authors_sgd_profile', 'authors_sgd_softmax_grad_mu', 'authors_sgd_softmax_grad_omega', 'authors_sgd_softmax_output', 'bias_first_order', 'catoni_influence', 'catoni_power_exponent', 'catoni_radius', 'catoni_scale', 'component_centred_second_moment', 'cov_first_order', 'deviation_bound', 'error_fourth_moment_model', 'expectation_bound_bad_event', 'expectation_bound_factor', 'expectation_bound_good_event', 'finite_jacobian_U', 'finite_jacobian_V', 'finite_risk_heads_integrand', 'finite_risk_integrand', 'finite_risk_integrand_grad_mu', 'finite_risk_integrand_grad_omega', 'first_order_log_weight', 'first_order_numerator', 'first_order_shift', 'gaussian_limit', 'gaussian_log_normaliser', 'gradient_U_error_display', 'gradient_U_error_one_token', 'gradient_U_fourth_moment', 'gradient_V_error_one_token', 'icl_balance', 'icl_endpoint_A', 'icl_endpoint_b', 'icl_full_grad_U11', 'icl_full_grad_b', 'icl_full_grad_u', 'icl_full_grad_v', 'icl_full_risk', 'icl_grad_A', 'icl_grad_b', 'icl_hessian_bound', 'icl_loss_variance', 'icl_paper_alpha_bound', 'icl_risk', 'icl_squared_deviation_variance', 'icl_transverse_rate', 'icl_zfb_alpha_bound', 'limit_jacobian_U', 'limit_jacobian_V', 'log_weight_second_moment', 'mixture_component_logit', 'mixture_component_second_centred', 'mixture_component_second_logit', 'naive_exponent', 'numerator_second_moment_factor', 'output_error_one_token', 'output_error_one_token_prompt_variance', 'output_second_moment', 'paper_constant', 'paper_form', 'product_law_log_weight', 'product_law_trace_factor', 'rademacher_affine_limit', 'rademacher_curvature', 'rademacher_log_mgf', 'rademacher_log_weight_second_moment', 'rademacher_tilted_mean', 'rate_function', 'remainder_exponent', 'risk_inf', 'risk_inf_grad_U', 'risk_inf_grad_V', 'risk_sample_grad_U', 'risk_sample_grad_V', 'scalar_bias_term', 'scalar_estimator_variance', 'scalar_first_order', 'scalar_heuristic', 'scalar_heuristic_pair', 'scalar_infinite_risk', 'scalar_pair_term', 'selfnormalised_bias', 'selfnormalised_error_second_moment', 'selfnormalised_mse', 'sgd_mean_excess', 'sgd_stationary_covariance', 'sharp_exponent', 'uniform_affine_limit', 'uniform_curvature', 'uniform_log_mgf', 'uniform_log_weight_second_moment', 'uniform_tilted_mean')
+KERNELS = ('authors_infinite_optimum', 'authors_infinite_risk', 'authors_linear_loss_conditional_fourth', 'authors_linear_loss_conditional_second', 'authors_linear_optimum', 'authors_linear_risk', 'authors_linear_risk_gradient', 'authors_sgd_limit_output', 'authors_sgd_linear_grad_mu', 'authors_sgd_linear_grad_omega', 'authors_sgd_linear_output', 'authors_sgd_loss', 'authors_sgd_mean_loss', 'authors_sgd_profile', 'authors_sgd_softmax_grad_mu', 'authors_sgd_softmax_grad_omega', 'authors_sgd_softmax_output', 'bias_first_order', 'catoni_influence', 'catoni_power_exponent', 'catoni_radius', 'catoni_scale', 'component_centred_second_moment', 'cov_first_order', 'deviation_bound', 'error_fourth_moment_model', 'expectation_bound_bad_event', 'expectation_bound_factor', 'expectation_bound_good_event', 'finite_jacobian_U', 'finite_jacobian_V', 'finite_risk_heads_integrand', 'finite_risk_integrand', 'finite_risk_integrand_grad_mu', 'finite_risk_integrand_grad_omega', 'first_order_log_weight', 'first_order_numerator', 'first_order_shift', 'gaussian_limit', 'gaussian_log_normaliser', 'gradient_U_error_display', 'gradient_U_error_one_token', 'gradient_U_fourth_moment', 'gradient_V_error_one_token', 'gradient_V_error_one_token_variance', 'icl_balance', 'icl_endpoint_A', 'icl_endpoint_b', 'icl_full_grad_U11', 'icl_full_grad_b', 'icl_full_grad_u', 'icl_full_grad_v', 'icl_full_risk', 'icl_grad_A', 'icl_grad_b', 'icl_hessian_bound', 'icl_loss_variance', 'icl_paper_alpha_bound', 'icl_risk', 'icl_squared_deviation_variance', 'icl_transverse_rate', 'icl_zfb_alpha_bound', 'limit_jacobian_U', 'limit_jacobian_V', 'log_weight_second_moment', 'mixture_component_logit', 'mixture_component_second_centred', 'mixture_component_second_logit', 'naive_exponent', 'numerator_second_moment_factor', 'output_error_one_token', 'output_error_one_token_prompt_variance', 'output_second_moment', 'paper_constant', 'paper_form', 'product_law_log_weight', 'product_law_trace_factor', 'rademacher_affine_limit', 'rademacher_curvature', 'rademacher_log_mgf', 'rademacher_log_weight_second_moment', 'rademacher_tilted_mean', 'rate_function', 'remainder_exponent', 'risk_inf', 'risk_inf_grad_U', 'risk_inf_grad_V', 'risk_sample_grad_U', 'risk_sample_grad_V', 'scalar_bias_term', 'scalar_estimator_variance', 'scalar_first_order', 'scalar_heuristic', 'scalar_heuristic_pair', 'scalar_infinite_risk', 'scalar_pair_term', 'selfnormalised_bias', 'selfnormalised_error_second_moment', 'selfnormalised_mse', 'sgd_mean_excess', 'sgd_stationary_covariance', 'sharp_exponent', 'uniform_affine_limit', 'uniform_curvature', 'uniform_log_mgf', 'uniform_log_weight_second_moment', 'uniform_tilted_mean')
 
 def authors_infinite_optimum(Sigma_p, Sigma_q, s2, tau):
     """(p*, R*_inf): argmin and min of R_inf over p = mu omega.
@@ -35,6 +35,36 @@ def authors_infinite_risk(Sigma_p, Sigma_q, mu, omega, s2, tau):
     Returns: scalar.
     """
     return mu**2*omega**2*tau*numpy.trace(((Sigma_p).dot(Sigma_p)).dot(Sigma_q)) - 2*mu*omega*tau*numpy.trace((Sigma_p).dot(Sigma_q)) + s2 + tau*numpy.trace(Sigma_q)
+
+
+def authors_linear_loss_conditional_fourth(f, A, B, C, p, L):
+    """E[(f - p abar)^4 | beta, q] of linear attention (A, B, C, f as in the second moment): the per-prompt loss's second moment given (beta, q).
+
+    From derivations/authors_experiment.py. Arguments:
+        f: (n,)
+        A: (n,)
+        B: (n,)
+        C: (n,)
+        p: scalar
+        L: scalar
+    Returns: (n,).
+    """
+    return 3*A**2*B**2*p**4/L**2 + 6*A**2*B**2*p**4/L**3 + 6*A*B*C**2*p**4/L + 30*A*B*C**2*p**4/L**2 + 36*A*B*C**2*p**4/L**3 - 12*A*B*C*f*p**3/L - 24*A*B*C*f*p**3/L**2 + 6*A*B*f**2*p**2/L + C**4*p**4 + 6*C**4*p**4/L + 11*C**4*p**4/L**2 + 6*C**4*p**4/L**3 - 4*C**3*f*p**3 - 12*C**3*f*p**3/L - 8*C**3*f*p**3/L**2 + 6*C**2*f**2*p**2 + 6*C**2*f**2*p**2/L - 4*C*f**3*p + f**4
+
+
+def authors_linear_loss_conditional_second(f, A, B, C, p, L):
+    """E[(f - p abar)^2 | beta, q] of linear attention: A = q^T Sigma_p q, B = beta^T Sigma_p beta + s2, C = beta^T Sigma_p q, f = beta^T q.
+
+    From derivations/authors_experiment.py. Arguments:
+        f: (n,)
+        A: (n,)
+        B: (n,)
+        C: (n,)
+        p: scalar
+        L: scalar
+    Returns: (n,).
+    """
+    return A*B*p**2/L + C**2*p**2 + C**2*p**2/L - 2*C*f*p + f**2
 
 
 def authors_linear_optimum(Sigma_p, Sigma_q, s2, tau, L):
@@ -580,6 +610,19 @@ def gradient_V_error_one_token(Gamma, V, U, z):
     Returns: (1, n).
     """
     return ((numpy.ones((1, z.shape[1]))).dot(numpy.trace(Gamma)) + (numpy.ones((1, Gamma.shape[0]))).dot(numpy.multiply((U).dot(z), (numpy.linalg.matrix_power(Gamma, 2)).dot(U).dot(z)))).dot(V.shape[0])
+
+
+def gradient_V_error_one_token_variance(Gamma, V, U, z):
+    """Var over prompts of ||grad_V err||^2 = k |z_1 - mu_a|^2 at L = 1: k^2 (2 tr(Gamma^2) + 4 (U z)^T Gamma^3 (U z)) per query column.
+
+    From derivations/gradient_fluctuations.py. Arguments:
+        Gamma: (d, d)
+        V: (k, d)
+        U: (d, d)
+        z: (d, n)
+    Returns: (1, n).
+    """
+    return ((numpy.ones((1, z.shape[1]))).dot(2*numpy.trace(numpy.linalg.matrix_power(Gamma, 2))) + (numpy.ones((1, Gamma.shape[0]))).dot(numpy.multiply((U).dot(z), (numpy.linalg.matrix_power(Gamma, 3)).dot(U).dot(z))).dot(4)).dot(V.shape[0]**2)
 
 
 def icl_balance(A, b):

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ...numerics import authors_sgd, finite_risk as fr, kernels, significance
+from ...numerics import authors_loss_variance, authors_sgd, finite_risk as fr, kernels, significance
 from ...numerics.significance import chi2_critical, z_critical
 from ..shared import risk_power as pw
 from .exact import OMEGA_MAX, ratio_detectable
@@ -48,62 +48,112 @@ def _standardised(difference: float, se: float) -> float:
     return float(difference) / float(se) if se > 0 else math.nan
 
 
+# The Catoni tests' variance bound and where it is proved.
+LOSS_VARIANCE_SOURCE = (
+    "Var of linear attention's per-prompt loss (f - p abar)^2 + s2, E D^4 - (E D^2)^2 with "
+    "E[D^j | beta, q] derived and proved (derivations/authors_experiment.py step 6, "
+    "loss_variance_proofs; kernels authors_linear_loss_conditional_second and _fourth) and the "
+    "outer expectation by a Gauss-Hermite rule exact for its degree, plus a rounding allowance "
+    "(numerics/authors_loss_variance.py)"
+)
+
+
+def linear_risk_test(name, *, id, losses, exact, variance_of, Ls, z, se, detail) -> judge.Check:
+    """Linear attention's Monte Carlo risks against their exact values at every L in `Ls`: Catoni's
+    test (a proven level) on the per-prompt losses `losses[L]` with the proved variance
+    `variance_of(L)` (numerics/authors_loss_variance.py), Bonferroni over the L inside the test;
+    where that variance is out of reach (a dimension beyond its exact rule) the normal test on
+    the given z and standard errors."""
+    try:
+        variances = [variance_of(L) for L in Ls]
+    except authors_loss_variance.OutOfReach as why:
+        return judge.z_test(
+            name,
+            id=id,
+            z=[z[L] for L in Ls],
+            alpha=check_false_alarm(),
+            tests=len(Ls),
+            sided=2,
+            assumption=levels.NORMAL_MEAN,
+            detail=detail + f"; the normal test: the loss variance is out of reach ({why})",
+            detectable=significance.resolution(
+                [exact[L] for L in Ls], [se[L] for L in Ls], _z(check_false_alarm(), len(Ls))
+            ),
+        )
+    return judge.catoni_test(
+        name,
+        id=id,
+        samples=np.column_stack([losses[L] for L in Ls]),
+        prediction=[exact[L] for L in Ls],
+        variance=judge.ProvenVariance(variances, LOSS_VARIANCE_SOURCE),
+        alpha=check_false_alarm(),
+        detail=detail,
+    )
+
+
 def linear_checks(s, C, params, risk, Sp, Sq, lin_risk, test_prompts: int, rng) -> Findings:
     """Linear attention: test risk = exact finite-L risk, exact anchors at L = 1, 2, SGD optimality
     (`test_prompts` per L). Quantities: the exact risk per L ("linear_exact_risk") and the exact
     optimum [p*_L, min risk] per L ("linear_exact_optimum")."""
     Ls, s2, tau = s["Ls"], s["s2"], s["tau"]
     nL = len(Ls)
-    z_L = _z(check_false_alarm(), nL)
     checks = []
     # Linear attention against its exact finite-L risk.
     exact = {L: float(lin_risk(Sp, Sq, *params["linear"][L], s2, tau, L)) for L in Ls}
     z_lin = {L: abs(risk["linear"][L][0] - exact[L]) / risk["linear"][L][1] for L in Ls}
     worst = max(Ls, key=lambda L: z_lin[L])
     checks.append(
-        judge.z_test(
+        linear_risk_test(
             "linear attention: test risk = exact finite-L risk at the trained parameters, every L",
             id="linear/test-risk-exact",
-            z=[z_lin[L] for L in Ls],
-            alpha=check_false_alarm(),
-            tests=nL,
-            sided=2,
-            assumption=levels.NORMAL_MEAN,
+            losses={L: C["per_L"][L]["losses"]["linear"] for L in Ls},
+            exact=exact,
+            variance_of=lambda L: authors_loss_variance.linear_loss_variance(
+                Sp, Sq, *params["linear"][L], s2, tau, L
+            ),
+            Ls=Ls,
+            z=z_lin,
+            se={L: risk["linear"][L][1] for L in Ls},
             detail=f"largest |R_test - R_exact| / se over L (at L = {worst}: "
             f"{risk['linear'][worst][0]:.5g} vs {exact[worst]:.5g}); {test_prompts} test prompts "
             "per L, Bonferroni over the L",
-            detectable=significance.resolution(
-                [exact[L] for L in Ls], [risk["linear"][L][1] for L in Ls], z_L
-            ),
         )
     )
     # Exact anchors at L = 1, 2, where finite-prompt terms (the L (L - 1) pairs, the 1/L diagonal)
     # are as large as the risk itself: the derived linear risk against fresh prompts at the
     # parameters trained at the smallest L.
     mu0, om0 = params["linear"][Ls[0]]
-    anchor = {}
+    anchor, anchor_losses = {}, {}
     for L in ANCHOR_LS:
         ev = authors_sgd.evaluate(
-            {"linear": ("linear", mu0, om0)}, s["Sigma"], s2, tau, L, "correct", ANCHOR_DRAWS, rng
+            {"linear": ("linear", mu0, om0)},
+            s["Sigma"],
+            s2,
+            tau,
+            L,
+            "correct",
+            ANCHOR_DRAWS,
+            rng,
+            keep=("linear",),
         )
         anchor[L] = (ev["risk"]["linear"], float(lin_risk(Sp, Sq, mu0, om0, s2, tau, L)))
+        anchor_losses[L] = ev["losses"]["linear"]
     z_anchor = {L: abs(m[0] - e) / m[1] for L, (m, e) in anchor.items()}
-    z_a = _z(check_false_alarm(), len(ANCHOR_LS))
     worst_a = max(ANCHOR_LS, key=lambda L: z_anchor[L])
     checks.append(
-        judge.z_test(
+        linear_risk_test(
             "linear attention: exact finite-L risk at L = 1, 2 = Monte Carlo on fresh prompts",
             id="linear/anchors-l1-l2",
-            z=[z_anchor[L] for L in ANCHOR_LS],
-            alpha=check_false_alarm(),
-            tests=len(ANCHOR_LS),
-            sided=2,
-            assumption=levels.NORMAL_MEAN,
+            losses=anchor_losses,
+            exact={L: e for L, (_, e) in anchor.items()},
+            variance_of=lambda L: authors_loss_variance.linear_loss_variance(
+                Sp, Sq, mu0, om0, s2, tau, L
+            ),
+            Ls=list(ANCHOR_LS),
+            z=z_anchor,
+            se={L: m[1] for L, (m, _) in anchor.items()},
             detail=f"largest |R_mc - R_exact| / se at (mu, omega) = ({mu0:.6g}, {om0:.6g}) (at "
             f"L = {worst_a}), {ANCHOR_DRAWS} prompts per L, Bonferroni over the L",
-            detectable=significance.resolution(
-                [e for _, e in anchor.values()], [m[1] for m, _ in anchor.values()], z_a
-            ),
         )
     )
     # Linear attention: SGD optimality against the exact finite-L optimum. Gap and minimum are both
@@ -406,20 +456,20 @@ def generator_checks(Au, Ls, Sp, Sq, s2, tau, risk, lin_risk, inf_opt, pilot: di
     z_a = {L: abs(risk_a["linear"][L][0] - exact_a[L]) / risk_a["linear"][L][1] for L in Ls}
     worst = max(Ls, key=lambda L: z_a[L])
     checks.append(
-        judge.z_test(
+        linear_risk_test(
             "authors' generator: linear risk = exact risk under "
             "(Sigma_p, Sigma_q) = (R Sigma R^T, I), every L",
             id="generator/linear-exact",
-            z=[z_a[L] for L in Ls],
-            alpha=check_false_alarm(),
-            tests=len(Ls),
-            sided=2,
-            assumption=levels.NORMAL_MEAN,
+            losses={L: Au["per_L"][L]["losses"]["linear"] for L in Ls},
+            exact=exact_a,
+            variance_of=lambda L: authors_loss_variance.linear_loss_variance(
+                Sp_a, Sq_a, *params_a["linear"][L], s2, tau, L
+            ),
+            Ls=list(Ls),
+            z=z_a,
+            se={L: risk_a["linear"][L][1] for L in Ls},
             detail="the discrepancy is fully explained by the covariances the generator produces; "
             f"largest |R_test - R_exact| / se over L (at L = {worst}), Bonferroni over the L",
-            detectable=significance.resolution(
-                [exact_a[L] for L in Ls], [risk_a["linear"][L][1] for L in Ls], z_L
-            ),
         )
     )
     wrong = {L: float(lin_risk(Sp, Sq, *params_a["linear"][L], s2, tau, L)) for L in Ls}

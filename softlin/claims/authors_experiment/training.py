@@ -109,6 +109,7 @@ def experiment(Sigma, s2, Ls, seed, budget: Budget) -> dict:
                 gen,
                 budget.test,
                 np.random.default_rng([seed, 7, gi, L]),
+                keep=("linear",),  # the sample of the linear risk's Catoni tests
             )
             ev["params"] = {k: [v[1], v[2]] for k, v in params.items()}
             ev["n_fit"] = n_fit
