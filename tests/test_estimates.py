@@ -20,7 +20,7 @@ CALIBRATED = ("lemma-2.1", "asm-3.3", "mixture", "thm-4.3", "thm-5.2", "finite-p
 # Scenarios that move the work the estimates count (trials, L): the estimate must follow the run
 # there too, not only on the built-in scenario it was measured on.
 MOVED = (
-    ("mixture", "standard", {"trials": 4000}),
+    ("mixture", "standard", {"trials": 16000}),
     ("thm-5.2", "standard", {"icl": {"L": [20, 60, 200, 600]}}),
     ("finite-prompt-risk", "quick", {"scalar": {"L": [50, 100, 200, 400]}}),
 )
