@@ -27,10 +27,11 @@ from softlin.derivations import proof_cache
 FACTOR = 1.5
 
 
-def measure(claim_id: str, profile: str, seed: int = 0) -> dict:
-    """{claim, profile, estimate, wall, cpu} of one run of the claim on its built-in scenario."""
+def measure(claim_id: str, profile: str, seed: int = 0, user: dict | None = None) -> dict:
+    """{claim, profile, estimate, wall, cpu} of one run of the claim on its built-in scenario (with
+    `user`'s keys merged over it, as a --scenario file's)."""
     claim = registry.get(claim_id)
-    plan = execute.plan(claim, {}, profile, seed=seed)
+    plan = execute.plan(claim, user or {}, profile, seed=seed)
     wall, cpu = time.perf_counter(), time.process_time()
     execute.run(claim, plan.scenario, profile)
     return {

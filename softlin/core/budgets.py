@@ -16,7 +16,9 @@ token costs about `max(d, Q)` units (drawing d coordinates, scoring Q queries). 
 was measured with numerics.sampling.sampled_accumulator (d = 3, Q = 2 and 4, P L = 2e6 tokens):
 0.96e-7 to 1.4e-7 s per unit on the 2 shared cores of the development machine under load ~2; the
 constant doubles the slower figure so that an estimate errs towards refusing a run that is near the
-cap.
+cap. A claim whose sweeps were timed against its runs counts them at its own measured rate, in these
+units (seconds / SECONDS_PER_UNIT): mixture, prop-3.1, thm-5.2 and finite-prompt-risk, whose
+vectorised sweeps run 10 to 20 times faster than the model (docs/performance.md).
 
 Memory model. Arrays per prompt times prompts (the streamed chunks are bounded separately, by
 numerics.attention's working set), against MEMORY_CAP_BYTES.

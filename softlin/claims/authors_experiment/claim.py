@@ -378,10 +378,10 @@ def stated_precision(checks, curves: dict) -> list[dict]:
 
 
 # authors-experiment streams the reduced (score, label) pairs of its SGD steps, fits and test draws:
-# about 0.25 work units per token, calibrated so that the built-in standard run (6.3e9 tokens,
-# 227.6 s measured on the 2-core development machine beside another run, 149 s idle) is estimated
-# at 315 s.
-AUTHORS_UNITS_PER_TOKEN = 0.25
+# measured 3.2e-8 s per token at quick (2.06e9 tokens, 66.6 s) and 3.5e-8 at standard (6.09e9
+# tokens, 211.2 s) by benchmarks/bench_estimates.py (CPU time, one BLAS thread, load 1 to 4), so
+# 0.17 work units per token (the 0.25 before put quick at 1.55x, standard at 1.44x).
+AUTHORS_UNITS_PER_TOKEN = 0.17
 
 
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:

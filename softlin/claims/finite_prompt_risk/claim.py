@@ -520,16 +520,45 @@ def stated_precision(checks) -> list[dict]:
     return out
 
 
+# The work of a run, measured with benchmarks/bench_estimates.py and cProfile at standard (CPU time,
+# one BLAS thread, proofs uncached, load average ~10):
+# - mc_first_order streams n L tokens of width d + 2 H + 2 (prompt coordinates, label, the H heads'
+#   weights and weighted labels): 0.9e-8 to 2.1e-8 s per token and unit of width (d = 2, 5, H = 1,
+#   2, L = 25 to 400, 1e4 draws), counted as 1.5e-8;
+# - the exact route's optimum curve (one-head optimum by quadrature), per L: 0.15 s;
+# - the two-head optimum (a profile minimisation over pair tables), per L: 1.1 s;
+# - the rate of the one-head optimum (rate.RATE_LS): 0.8 s;
+# - the rest (the proof groups, the quadrature of C1, the exact risk at the evaluation points, the
+#   finite optima): 4.8 s, the quick run's 5.7 s less its curve and Monte Carlo.
+MC_SECONDS_PER_TOKEN_WIDTH = 1.5e-8
+CURVE_SECONDS_PER_L = 0.15
+HEADS_SECONDS_PER_L = 1.1
+RATE_SECONDS = 0.8
+FIXED_SECONDS = 4.8
+
+
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
+    """Seconds of a run: the Monte Carlo at the draws `design` plans (not the budget's cap, which
+    only a multi-head or underpowered scenario meets) plus the exact route's parts, which run only
+    for an isotropic sigma (the optimum curve, the two-head optimum, the rate)."""
     b = budget(s, profile)
-    n, Ls = b.max_draws, b.Ls  # the most draws per L
+    n, Ls = design(s, b, profile)["draws_per_L"], b.Ls
     width = s["d"] + 2 * s["mu"].size + 2
     memory = 8 * max(Ls) * width * 4  # one draw's arrays at the largest L
+    exact = 0.0
+    if np.allclose(s["sigma"], np.eye(s["d"])):
+        exact = (
+            CURVE_SECONDS_PER_L * len(b.curve_Ls)
+            + HEADS_SECONDS_PER_L * len(b.heads_Ls)
+            + (RATE_SECONDS if b.rate else 0.0)
+        )
+    mc = n * float(sum(Ls)) * width * MC_SECONDS_PER_TOKEN_WIDTH
     return budgets.Estimate(
         "finite-prompt-risk",
-        n * float(sum(Ls)) * width,
+        mc / budgets.SECONDS_PER_UNIT,
         memory,
-        f"scalar.L = {s['Ls']}: up to {n} Monte Carlo draws per L",
+        f"scalar.L = {s['Ls']}: {n} Monte Carlo draws per L",
+        FIXED_SECONDS + exact,
     )
 
 

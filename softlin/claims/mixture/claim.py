@@ -317,6 +317,17 @@ def formulas_mathml() -> dict:
     }
 
 
+# The run's work, measured with benchmarks/bench_estimates.py (CPU time, one BLAS thread, proofs
+# uncached, a load average ~10) at standard for trials = 200, 4000 and 16000: 10.9, 13.8 and 17.7 s,
+# a slope of 4.3e-4 s per trial, i.e. 2.0e-8 s per unit of its four sweeps (a tenth of the model's
+# SECONDS_PER_UNIT: the batched sampler), and 10.8 s at no trials; quick (two queries in place of
+# four, sweeps of 0.03 s) 8.7 s. So 6.4 s of proof groups and 1.1 s per query of reference limits
+# (Gauss-Hermite, the 40-digit degenerate check).
+FIXED_SECONDS = 6.4
+SECONDS_PER_QUERY = 1.1
+SWEEP_SECONDS_PER_UNIT = 2.0e-8
+
+
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
     budgets.max_d(
         "mixture",
@@ -332,7 +343,9 @@ def work_estimate(s: dict, profile: str) -> budgets.Estimate:
                 f"{budgets.GAUSS_HERMITE_MAX_RANK}"
             )
     mixture_law(s)  # validates the [mixture] table
-    return limit_estimate("mixture", s, profile, 4)
+    return limit_estimate(
+        "mixture", s, profile, 4, FIXED_SECONDS, SECONDS_PER_QUERY, SWEEP_SECONDS_PER_UNIT
+    )
 
 
 CLAIM = Claim(

@@ -9,7 +9,7 @@ import numpy as np
 from ...numerics.laws import GaussianLaw
 from ...judge import kinds as judge
 from ...judge.check import Check
-from ...core.budgets import Estimate
+from ...core.budgets import SECONDS_PER_UNIT, Estimate
 from ...core.setting import Setting
 from .limit_battery import Budget
 
@@ -55,14 +55,22 @@ RATES_LAMBDAS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.45, 0.55, 0.7, 1.0, 1.5, 2.5, 4.0)
 
 
 def limit_estimate(
-    claim: str, s: dict, profile: str, subjects: int, fixed: float = 0.0
+    claim: str,
+    s: dict,
+    profile: str,
+    subjects: int,
+    fixed: float = 0.0,
+    per_query: float = 0.0,
+    seconds_per_unit: float = SECONDS_PER_UNIT,
 ) -> Estimate:
     """The work of a limit claim (lemma-2.1, mixture): `subjects` Monte Carlo sweeps of its
-    budget (budget_for), after `fixed` seconds of proofs and quadrature."""
+    budget (budget_for), at `seconds_per_unit` per token and max(d, Q) (the claim's measured rate;
+    the model's SECONDS_PER_UNIT by default), after `fixed` seconds of proofs and `per_query`
+    seconds of reference limits (quadrature, 40 digits) at each of the budget's queries."""
     b = budget_for(s, profile)
     Q = b.queries
     d, k = s["d"], s["V"].shape[0]
-    units = subjects * b.trials * float(sum(b.Ls)) * max(d, Q)
+    units = subjects * b.trials * float(sum(b.Ls)) * max(d, Q) * seconds_per_unit / SECONDS_PER_UNIT
     memory = b.trials * Q * (3 + 2 * k) * 8 * 3  # accumulators and the error arrays
     return Estimate(
         claim,
@@ -70,7 +78,7 @@ def limit_estimate(
         memory,
         f"trials = {s['trials']}, L = {s['L']}: {subjects} Monte Carlo sweeps "
         f"of {b.trials} prompts at {profile}",
-        fixed,
+        fixed + per_query * Q,
     )
 
 

@@ -321,9 +321,22 @@ def L_eps(result: dict, eps_list) -> tuple[dict, dict]:
     return point, interval
 
 
+# thm-5.2's work, measured with benchmarks/bench_estimates.py (CPU time, one BLAS thread, proofs
+# uncached, load average ~10). A gradient step on a fixed sample (PromptSample.risk_and_grad) costs
+# about 5e-5 s of calls plus 1.2e-8 s per token and coordinate (1.0e-8 to 1.4e-8 at d = 2 and 4,
+# 200 and 400 prompts, L = 10 to 300, the calls' part subtracted). The rest of the run (the proof
+# groups, the exact endpoints, the flow sweep, the validated flow and its Catoni tests, the risk's
+# Monte Carlo) does not grow with L: 27 s, the quick run's 27.9 s less its 0.9 s of training.
+GD_SECONDS_PER_STEP = 5e-5
+GD_SECONDS_PER_TOKEN_COORDINATE = 1.2e-8
+TRAINING_FIXED_SECONDS = 27.0
+
+
 def work_estimate(claim_id: str):
-    """thm-5.2's work and memory estimator: gradient descent on the profile's prompts, and the
-    evaluation sample at the largest L against a training sample's cap."""
+    """thm-5.2's work and memory estimator: gradient descent on the profile's prompts for the steps
+    training_plan sets (an integration of the infinite flow, ~0.3 s), every tenth iterate's gradient
+    gap and the evaluation sample (4 x prompts) at each L, after the fixed part; and the evaluation
+    sample at the largest L against a training sample's cap."""
 
     def estimate(s: dict, profile: str) -> budgets.Estimate:
         b = BUDGETS[profile]
@@ -338,12 +351,19 @@ def work_estimate(claim_id: str):
                 f"({4 * prompts} prompts x L x d = {d} doubles) needs {budgets.size(need)}, above "
                 f"the {budgets.size(cap)} cap of a training sample"
             )
-        steps = 1500  # training_plan's ceiling
+        _, steps, _ = training_plan(s, profile)
+        gradients = (steps + 1) * 1.1  # the steps, and the gap at every tenth iterate
+        per_L = [gradients * prompts * L + 4 * prompts * L + 2 * prompts * L for L in Ls]
+        seconds = (
+            gradients * len(Ls) * GD_SECONDS_PER_STEP
+            + sum(per_L) * d * GD_SECONDS_PER_TOKEN_COORDINATE
+        )
         return budgets.Estimate(
             claim_id,
-            steps * prompts * float(sum(Ls)) * d * d,
+            seconds / budgets.SECONDS_PER_UNIT,
             need,
-            f"icl.L = {s['Ls']}: gradient descent, up to {steps} steps on {prompts} prompts",
+            f"icl.L = {s['Ls']}: gradient descent, {steps} steps on {prompts} prompts",
+            TRAINING_FIXED_SECONDS,
         )
 
     return estimate
