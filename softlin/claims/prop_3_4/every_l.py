@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.findings import Findings
-from ..shared.every_l import SECONDS, every_l_checks
+from ..shared.every_l import every_l_checks
 
-__all__ = ["SECONDS", "grad_v_every_l"]
+__all__ = ["grad_v_every_l"]
 
 NAME = (
     "fixed query: E||grad_V T[mu_L](z) - grad_V T[mu](z)||_F^2 <= k (tr Gamma + |Gamma a|^2) "

@@ -50,9 +50,6 @@ from .common import subgaussian_sigma
 # The budget of the proof at standard and full: enclosures of (A, B1, B2) at a new L and seconds.
 MAX_ENCLOSURES = 24
 MAX_SECONDS = 240.0
-# What the proof costs on the default scenario (q = 0.34): 4 enclosures, 15-26 s on a loaded
-# 2-core machine; counted as 30 s in the claim's work estimate.
-SECONDS = 30.0
 NAME = (
     "fixed query: E|T[mu_L](z) - T[mu](z)|^2 <= eps_L^2(z) for every integer L >= 2 (Arb "
     "enclosures over boxes of L, tail lemma beyond L_max)"
