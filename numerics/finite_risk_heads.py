@@ -95,7 +95,7 @@ def pair_table(
     return PairTable(int(L), (float(o1), float(o2)), r, np.array(rows).T)
 
 
-def _average(model: fr.Model, rule: fr.QueryRule, tab: PairTable, mu) -> float:
+def average(model: fr.Model, rule: fr.QueryRule, tab: PairTable, mu) -> float:
     """tau tr Sigma_q + s2 + E integrand, the integrand split as P(k1) + k2 R(k1) (affine in k2)."""
     k1 = np.outer(rule.a, rule.Q)
     M = tab.moments(k1)
@@ -135,9 +135,9 @@ def exact_risk(
     mu, omega = _heads("mu", mu), _heads("omega", omega)
     rule, coarse_r, coarse_a, k1_max = _rules(model, radial, angular)
     tab = pair_table(L, omega, k1_max, points, step_v=PAIR_STEP_V)
-    value = _average(model, rule, tab, mu)
+    value = average(model, rule, tab, mu)
     err = sum(
-        abs(value - _average(model, r, t, mu))
+        abs(value - average(model, r, t, mu))
         for r, t in (
             (coarse_r, tab),
             (coarse_a, tab),
@@ -153,7 +153,7 @@ def quadratic(
 ) -> tuple[float, np.ndarray, np.ndarray]:
     """For fixed omega the risk is quadratic in mu (the integrand is): R = c0 + g.mu + mu^T H mu,
     read off six values."""
-    R = lambda m1, m2: _average(model, rule, tab, (m1, m2))
+    R = lambda m1, m2: average(model, rule, tab, (m1, m2))
     c0 = R(0.0, 0.0)
     p1, n1, p2, n2 = R(1.0, 0.0), R(-1.0, 0.0), R(0.0, 1.0), R(0.0, -1.0)
     g = np.array([(p1 - n1) / 2, (p2 - n2) / 2])
@@ -195,7 +195,7 @@ def antisymmetric_optimum(
 
     def prof(om):
         tab = pair_table(L, (om, -om), k1_max, points)
-        r0, rp, rm = (_average(model, rule, tab, (m, -m)) for m in (0.0, 1.0, -1.0))
+        r0, rp, rm = (average(model, rule, tab, (m, -m)) for m in (0.0, 1.0, -1.0))
         c1, c2 = (rp - rm) / 2, (rp + rm) / 2 - r0
         return r0 - c1 * c1 / (4 * c2), -c1 / (2 * c2)
 

@@ -427,8 +427,11 @@ def _optimality_verdict(p_end: float) -> tuple:
     Sp = Sq = SIGMA
     s2, tau, L = 0.1, 0.2, 10
     s = {"Ls": [L], "s2": s2, "tau": tau, "Sigma": SIGMA}
-    C = {"per_L": {L: {"grad_cov_trace": {"linear": 1e-3}}}}
     exact = float(kernels.authors_linear_risk(Sp, Sq, p_end, 1.0, s2, tau, L))
+    # the test-risk check reads per-prompt losses: a constant sample at the exact risk
+    C = {
+        "per_L": {L: {"grad_cov_trace": {"linear": 1e-3}, "losses": {"linear": np.full(64, exact)}}}
+    }
     checks = authors_checks.linear_checks(
         s,
         C,

@@ -202,6 +202,8 @@ def _arguments(name, rng, d=3, k=2, n=5):
         values.update(
             {"f": rng.normal(size=n), "g": rng.normal(size=n), "Eyq2": 2.0, "a": 0.5, "b": 0.8}
         )
+        # the linear loss's conditional moments: quadratic forms A, B >= 0 and the product p
+        values.update({"A": 0.5 + rng.random(n), "B": 0.5 + rng.random(n), "p": 0.7})
         import inspect
 
         return [values[p] for p in inspect.signature(getattr(kernels, name)).parameters]

@@ -75,5 +75,5 @@ def test_cancelling_heads_at_a_tiny_scale_are_within_their_stated_error():
     assert abs(r.value - r_inf) <= r.error
     rule = fr.query_rule(model)
     k1_max = float(rule.a.max() * rule.Q.max())
-    default = frh._average(model, rule, frh.pair_table(10, omega, k1_max), mu)
+    default = frh.average(model, rule, frh.pair_table(10, omega, k1_max), mu)
     assert r.error >= abs(default - r.value) > 700 * fr.ROUNDOFF * r.value
