@@ -264,41 +264,35 @@ def run(
     )
 
 
+# check id -> (why its value's digits below the eighth are rounding, the stated absolute error)
+ROUNDING_LEVEL_VALUES = {
+    "risk-gradient/finite": (
+        "a central-difference error at rounding level: "
+        "float64 rounding over the step, ~1e-16 / h with h ~ 1e-6, i.e. ~1e-10",
+        1e-8,
+    ),
+    "anchors/grad-u-definition": (
+        "a difference between the definition's Gauss-Hermite route and the exact route at "
+        "their truncation and rounding level: it moved by 3.7e-6 under another BLAS kernel",
+        1e-5,
+    ),
+    "jacobians/finite-kernels": (
+        "|kernel - central difference| / tol_e at rounding level: the kernel's float64 "
+        "rounding is at most B_e <= tol_e / 4 per entry (jacobians.moment_rounding), so "
+        "another BLAS kernel moves the ratio by at most 1/4 (it moved 2.2e-4 -> 1.1e-4)",
+        0.25,
+    ),
+}
+
+
 def stated_precision(checks) -> list[dict]:
     """Numbers whose digits below the eighth are rounding (certio.precision_entry)."""
-    return (
-        [
-            precision_entry(
-                f"{check_path(ID, c)}.value",
-                "a central-difference error at rounding level: "
-                "float64 rounding over the step, ~1e-16 / h with h ~ 1e-6, i.e. ~1e-10",
-                abs=1e-8,
-            )
-            for c in checks
-            if c.id == "risk-gradient/finite"
-        ]
-        + [
-            precision_entry(
-                f"{check_path(ID, c)}.value",
-                "a difference between the definition's Gauss-Hermite route and the exact route at "
-                "their truncation and rounding level: it moved by 3.7e-6 under another BLAS kernel",
-                abs=1e-5,
-            )
-            for c in checks
-            if c.id == "anchors/grad-u-definition"
-        ]
-        + [
-            precision_entry(
-                f"{check_path(ID, c)}.value",
-                "|kernel - central difference| / tol_e at rounding level: the kernel's float64 "
-                "rounding is at most B_e <= tol_e / 4 per entry (jacobians.moment_rounding), so "
-                "another BLAS kernel moves the ratio by at most 1/4 (it moved 2.2e-4 -> 1.1e-4)",
-                abs=0.25,
-            )
-            for c in checks
-            if c.id == "jacobians/finite-kernels"
-        ]
-    )
+    return [
+        precision_entry(f"{check_path(ID, c)}.value", why, abs=error)
+        for check_id, (why, error) in ROUNDING_LEVEL_VALUES.items()
+        for c in checks
+        if c.id == check_id
+    ]
 
 
 def _sympy_formulas() -> tuple[dict, dict]:
