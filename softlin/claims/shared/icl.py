@@ -165,20 +165,26 @@ BUDGETS = {
 MAX_TRAINING_STEPS = 1500
 
 
+def horizon_and_step(s: dict) -> tuple[float, float, float]:
+    """(the infinite flow's integration horizon, the gradient step 1 / beta(rho), rho): rho the
+    radius of the ball holding the start and the endpoint, beta the Hessian bound on it."""
+    Sigma = s["Sigma"]
+    horizon = 40 / icl_flows.transverse_rate(Sigma) + 50
+    As, bs = icl_flows.endpoint(Sigma)
+    rho = max(math.hypot(np.linalg.norm(As), bs), math.hypot(np.linalg.norm(s["A0"]), s["b0"]))
+    return horizon, 1.0 / icl_training.hessian_bound(Sigma, rho), rho
+
+
 def training_plan(s: dict, profile: str):
     """Step h = 1 / beta(rho) with beta the Hessian bound on the ball of the infinite trajectory
     (so GD is a stable discretisation, h beta <= 1 < 2), horizon T = the infinite flow's time to
     risk min(eps) / 10 (capped at 1500 steps)."""
     Sigma = s["Sigma"]
-    horizon = 40 / icl_flows.transverse_rate(Sigma) + 50
+    horizon, step, rho = horizon_and_step(s)
     flow = icl_flows.integrate_ab(Sigma, s["A0"], s["b0"], horizon, eps_list=(min(s["eps"]) / 10,))
     T = flow["time_to_risk"][min(s["eps"]) / 10]
     if not math.isfinite(T):  # the flow never got there (the theorem fails): train to the horizon,
         T = horizon  # and let the endpoint checks say so
-    As, bs = icl_flows.endpoint(Sigma)
-    rho = max(math.hypot(np.linalg.norm(As), bs), math.hypot(np.linalg.norm(s["A0"]), s["b0"]))
-    beta_local = icl_training.hessian_bound(Sigma, rho)
-    step = 1.0 / beta_local
     steps = int(min(MAX_TRAINING_STEPS, math.ceil(T / step)))
     return step, steps, rho
 
@@ -194,11 +200,7 @@ def planned_steps(s: dict, profile: str) -> int:
     """The gradient steps training_plan sets, for the estimate: its integration of the infinite
     flow where that is cheap (horizon / step <= PLAN_INTEGRATION_MAX_RATIO), else its ceiling
     MAX_TRAINING_STEPS (an upper bound: the estimate then errs towards the longer run)."""
-    Sigma = s["Sigma"]
-    horizon = 40 / icl_flows.transverse_rate(Sigma) + 50
-    As, bs = icl_flows.endpoint(Sigma)
-    rho = max(math.hypot(np.linalg.norm(As), bs), math.hypot(np.linalg.norm(s["A0"]), s["b0"]))
-    step = 1.0 / icl_training.hessian_bound(Sigma, rho)
+    horizon, step, _ = horizon_and_step(s)
     if not horizon / step <= PLAN_INTEGRATION_MAX_RATIO:
         return MAX_TRAINING_STEPS
     return training_plan(s, profile)[1]
