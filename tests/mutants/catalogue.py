@@ -635,8 +635,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "icl-training-step-at-stability-edge",
         "softlin/claims/shared/icl.py",
-        "step = 1.0 / beta_local",
-        "step = 2.0 / beta_local",
+        "1.0 / icl_training.hessian_bound(Sigma, rho)",
+        "2.0 / icl_training.hessian_bound(Sigma, rho)",
         ("thm-4.3", "thm-5.2"),
         "GD step h = 2 / beta (the stability edge h beta < 2 taken as the step) instead "
         "of 1 / beta",
