@@ -11,15 +11,19 @@ from softlin.derivations.proof import is_zero, prove_zero
 # icl's and gradients' proofs take ~19 s and ~8 s: in the slow tier, where `softlin derive --check`
 # also re-runs every proof
 SLOW_GROUPS = {"icl", "gradients"}
+# groups another default-run test also proves: one worker runs the group once (~14 s each)
+SHARED_GROUPS = {"fluctuations": "fluctuation-proofs"}
 
 
-@pytest.mark.parametrize(
-    "group",
-    [
-        pytest.param(g, marks=pytest.mark.slow) if g in SLOW_GROUPS else g
-        for g in sorted(catalogue.GROUPS)
-    ],
-)
+def _group_param(group):
+    if group in SLOW_GROUPS:
+        return pytest.param(group, marks=pytest.mark.slow)
+    if group in SHARED_GROUPS:
+        return pytest.param(group, marks=pytest.mark.xdist_group(SHARED_GROUPS[group]))
+    return group
+
+
+@pytest.mark.parametrize("group", [_group_param(g) for g in sorted(catalogue.GROUPS)])
 def test_every_identity_of_the_group_reduces_to_zero(group):
     proofs = catalogue.GROUPS[group]()
     assert proofs, group

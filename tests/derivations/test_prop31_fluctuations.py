@@ -18,6 +18,7 @@ from softlin.numerics import kernels
 from ..strategies import seeds
 
 
+@pytest.mark.xdist_group("fluctuation-proofs")  # test_proofs proves the group on the same worker
 def test_every_fluctuation_identity_reduces_to_zero():
     proofs = catalogue.fluctuation_proofs()  # cached: shared with test_proofs and the claim
     assert len(proofs) >= 35
