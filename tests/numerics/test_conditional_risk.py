@@ -25,6 +25,8 @@ S = np.array([[1.0, 0.5], [0.5, 1.0]])
 MODEL = fr.Model(S, S, 1 / 2, 0.1)
 PROMPTS = 100_000
 FAMILY = 1e-6
+# one worker computes the exact references once (_exact_excess's cache) for the module's tests
+pytestmark = pytest.mark.xdist_group("conditional-risk-exact")
 # (L, mu, omega): antisymmetric heads, two heads of one sign pattern, one head
 CASES = [(4, [1.0, -1.0], [0.5, -0.5]), (6, [0.8, 0.4], [0.6, -0.3]), (5, [1.0], [0.7])]
 
