@@ -123,14 +123,22 @@ def hessian_bound(Sigma: np.ndarray, radius: float) -> float:
     return float(kernels.icl_hessian_bound(Sigma, float(np.linalg.norm(Sigma, 2)), radius))
 
 
-def prompt_gradient_batch(X: np.ndarray, x: np.ndarray, A: np.ndarray, b: float) -> np.ndarray:
+def prompt_gradient_batch(
+    X: np.ndarray, x: np.ndarray, A: np.ndarray, b: float, w: np.ndarray | None = None
+) -> np.ndarray:
     """Gradients (k, d*d + 1) in (vec A, b) of the per-prompt loss 1/2 |b xhat - x|^2
     (the w-average of 1/2 (b xhat^T w - x^T w)^2), xhat = sum_i p_i x_i, p = softmax_i(x_i^T A x),
     for prompts X (k, L, d) and queries x (k, d). An algorithm over a sample, not a closed form: it
     evaluates, batched over prompts, the sample gradients of derivations/risk.py
     (kernels risk_sample_grad_U/V) at V = b I with residual r = b xhat - x and
     C_hat = sum_i p_i (x_i - xhat)(x_i - xhat)^T: grad_A = b C_hat r x^T, grad_b = r^T xhat. Tested
-    against finite differences of the loss (tests/numerics/test_icl_training.py)."""
+    against finite differences of the loss (tests/numerics/test_icl_training.py).
+
+    With the prompts' task vectors w (k, d): the gradients of the loss at that w, 1/2 (w^T r)^2
+    with labels y_i = w^T x_i, the loss PromptSample trains on: grad_A = b (C_hat w)(w^T r) x^T,
+    grad_b = (w^T r)(w^T xhat) (sum_i p_i (y_i - S) x_i = C_hat w, S = w^T xhat). Their mean over
+    w ~ N(0, I) is the w-averaged gradient, their spread is larger: the standard error of the
+    training's own gradient must come from these."""
     k, _, d = X.shape
     sc = np.einsum("nld,de,ne->nl", X, A, x)
     sc -= sc.max(axis=1, keepdims=True)
@@ -139,10 +147,16 @@ def prompt_gradient_batch(X: np.ndarray, x: np.ndarray, A: np.ndarray, b: float)
     xh = np.einsum("nl,nld->nd", p, X)
     r = b * xh - x
     D = X - xh[:, None, :]
-    Cr = np.einsum("nl,nld,nle,ne->nd", p, D, D, r)  # C_hat r
     out = np.empty((k, d * d + 1))
-    out[:, :-1] = b * np.einsum("nd,ne->nde", Cr, x).reshape(k, d * d)
-    out[:, -1] = np.einsum("nd,nd->n", r, xh)
+    if w is None:
+        Cr = np.einsum("nl,nld,nle,ne->nd", p, D, D, r)  # C_hat r
+        out[:, :-1] = b * np.einsum("nd,ne->nde", Cr, x).reshape(k, d * d)
+        out[:, -1] = np.einsum("nd,nd->n", r, xh)
+        return out
+    err = np.einsum("nd,nd->n", w, r)  # w^T r
+    Cw = np.einsum("nl,nld,nle,ne->nd", p, D, D, w)  # C_hat w
+    out[:, :-1] = b * np.einsum("n,nd,ne->nde", err, Cw, x).reshape(k, d * d)
+    out[:, -1] = err * np.einsum("nd,nd->n", w, xh)
     return out
 
 

@@ -42,6 +42,42 @@ def test_prompt_gradient_batch_matches_central_differences_of_the_per_prompt_los
         assert abs(fd - G[n, -1]) < 1e-7
 
 
+def _loss_at_w(X, x, w, A, b):
+    """1/2 (b S - w^T x)^2 with labels y_i = w^T x_i and S = sum_i p_i y_i, a plain loop."""
+    scores = np.array([X[i] @ A @ x for i in range(len(X))])
+    p = np.exp(scores - scores.max())
+    S = sum(pi * (w @ Xi) for pi, Xi in zip(p / p.sum(), X))
+    return 0.5 * float((b * S - w @ x) ** 2)
+
+
+def test_the_gradients_at_each_task_vector_are_the_loss_the_training_runs_on():
+    """With w: central differences of the loss at that w, and their mean over a PromptSample is
+    the training's own gradient to rounding (what thm-5.2's standard errors rest on)."""
+    X, x, A, b = _prompts(seed=13)
+    w = np.random.default_rng(14).standard_normal((len(X), A.shape[0]))
+    G = icl_training.prompt_gradient_batch(X, x, A, b, w=w)
+    h, d = 1e-6, A.shape[0]
+    for n in range(len(X)):
+        for j in range(d * d):
+            E = np.zeros(d * d)
+            E[j] = h
+            E = E.reshape(d, d)
+            fd = _loss_at_w(X[n], x[n], w[n], A + E, b) - _loss_at_w(X[n], x[n], w[n], A - E, b)
+            assert abs(fd / (2 * h) - G[n, j]) < 1e-7, (n, j)
+        fd = _loss_at_w(X[n], x[n], w[n], A, b + h) - _loss_at_w(X[n], x[n], w[n], A, b - h)
+        assert abs(fd / (2 * h) - G[n, -1]) < 1e-7
+    Sigma = np.array([[1.0, 0.3], [0.3, 0.6]])
+    sample = icl_training.PromptSample(Sigma, 9, 500, np.random.default_rng(15))
+    A2 = np.array([[0.5, 0.1], [-0.2, 0.4]])
+    _, gA, gb = sample.risk_and_grad(A2, 0.8)
+    per_prompt = icl_training.prompt_gradient_batch(sample.X, sample.xq, A2, 0.8, w=sample.w)
+    np.testing.assert_allclose(per_prompt.mean(axis=0), [*gA.ravel(), gb], rtol=1e-10, atol=1e-13)
+    # the w-averaged gradients have the same mean but spread less: a standard error from them
+    # understates the training's (about half, measured at thm-5.2's endpoints)
+    averaged = icl_training.prompt_gradient_batch(sample.X, sample.xq, A2, 0.8)
+    assert np.all(per_prompt.std(axis=0) > 1.2 * averaged.std(axis=0))
+
+
 def test_prompt_gradient_batch_equals_the_emitted_sample_gradients_at_V_equal_b_I():
     X, x, A, b = _prompts(seed=12)
     d = A.shape[0]

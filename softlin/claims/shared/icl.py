@@ -270,6 +270,8 @@ def train(s: dict, profile: str) -> dict:
         "theta": [],
         "train_grad": [],
         "sample_grad_se": [],
+        "eval_grad": [],
+        "eval_grad_se": [],
     }
     for L in Ls:
         rng = np.random.default_rng([s["seed"], 5, L])
@@ -295,13 +297,25 @@ def train(s: dict, profile: str) -> dict:
         A_end, b_end = fin[-1, :-1].reshape(d, d), float(fin[-1, -1])
         losses = evaluation.losses(A_end, b_end)
         # What thm-5.2 judges the endpoint with: the gradient the training followed there (the code
-        # under test), the per-prompt gradients of the same sample (their spread is the sampling
-        # error of the fitted endpoint's gradient; prompt_gradient_batch, not the training's code).
+        # under test), and the per-prompt gradients at each prompt's own task vector w (their
+        # spread is the standard error of the training's mean gradient; prompt_gradient_batch, not
+        # the training's code; the w-averaged ones spread less and would understate it).
         _, gA_end, gb_end = sample.risk_and_grad(A_end, b_end)
-        per_prompt = icl_training.prompt_gradient_batch(sample.X, sample.xq, A_end, b_end)
+        per_prompt = icl_training.prompt_gradient_batch(
+            sample.X, sample.xq, A_end, b_end, w=sample.w
+        )
+        # and on the fresh evaluation sample, drawn independently of theta_L: there the training's
+        # code gives an unbiased estimate of the exact finite-L gradient at theta_L, with the
+        # per-prompt spread as its standard error
+        _, gA_eval, gb_eval = evaluation.risk_and_grad(A_end, b_end)
+        per_prompt_eval = icl_training.prompt_gradient_batch(
+            evaluation.X, evaluation.xq, A_end, b_end, w=evaluation.w
+        )
         out["theta"].append(fin[-1].copy())
         out["train_grad"].append(np.concatenate([gA_end.ravel(), [gb_end]]))
         out["sample_grad_se"].append(per_prompt.std(axis=0, ddof=1) / math.sqrt(sample.n))
+        out["eval_grad"].append(np.concatenate([gA_eval.ravel(), [gb_eval]]))
+        out["eval_grad_se"].append(per_prompt_eval.std(axis=0, ddof=1) / math.sqrt(evaluation.n))
         out["L"].append(L)
         out["max_gap"].append(float(gaps.max()))
         out["gap_curves"].append(gaps)

@@ -4,16 +4,21 @@ route, and the trained risk's decay in L to the infinite-prompt risk.
 The shared training (softlin/claims/shared/icl.py) runs gradient descent on the risk R^_L of one
 fixed sample of n prompts per L and stops at theta_L. Four checks:
 
-1. Stationarity. grad R_L(theta_L) = [grad R_L - grad R^_L](theta_L) + grad R^_L(theta_L). The first
-   term is the sample's gradient noise: mean 0, standard error se_k = sd_k / sqrt(n) of the
-   per-prompt gradients (asymptotically, also at an endpoint fitted to that sample); the second, t,
-   is the gradient the training itself followed there (the optimisation's residual). With g the
-   exact finite-L gradient (numerics/icl_exact.py, quadrature) and a_k its stated error,
-   z_k = (|g_k| - |t_k| - a_k)_+ / se_k is at most a standard normal's |.| under the theorem's
-   hypotheses. A slip in the training gradient stops it where the wrong gradient vanishes: t ~ 0
-   there, while the true gradient g does not. An L whose endpoint's lambda puts the exact tables
-   beyond Q_EXACT (their cost grows steeply with q, and the per-prompt gradients' tails with
+1. The gradient at the endpoint. The evaluation sample (fresh, drawn independently of theta_L)
+   gives, through the training's own gradient code, an unbiased estimate e of the exact finite-L
+   gradient g = grad R_L(theta_L) (numerics/icl_exact.py, quadrature, stated error a_k), with
+   standard error se_k from that sample's per-prompt gradients (an implementation apart from the
+   training's). z_k = (|e_k - g_k| - a_k)_+ / se_k is at most a standard normal's |.| (central limit
+   theorem over the independent prompts at a point fixed before they were drawn). A slip in the
+   training gradient moves e off g wherever its mean differs from the true gradient, and there the
+   training stopped where the wrong gradient vanishes. An L whose endpoint's lambda puts the exact
+   tables beyond Q_EXACT (their cost grows steeply with q, and the per-prompt gradients' tails with
    lambda) is left out of the check.
+   Stationarity itself (g ~ 0 up to the training's residual t and the sample's noise) is reported,
+   not judged: at the fitted endpoint g = t + [grad R_L - grad R^_L](theta_L), and that noise is not
+   the per-prompt standard error of a fixed point (to first order it is H H^-1_sample times it,
+   the sample's Hessian inverted): at `quick`, with the right per-prompt standard error, its
+   largest z was above the 0.05 critical value at 7 of 30 seeds (up to 4.57; docs/findings.md, 25).
 2. Risk. The evaluation sample (fresh, independent of theta_L) has mean loss R_L(theta_L): a
    two-sided z-test against the exact finite-L risk, its quadrature error added to the tolerance.
 3. Decay. ln R_L(theta_L) = ln C - p ln L, weighted by the Monte Carlo errors (delta method): the
@@ -54,10 +59,10 @@ QUAD_REL = 5e-3
 # The exponents the limit's fit profiles over (R_L - r ~ C L^-p; the first-order theory has p = 1,
 # the trained risks at the default scenario fall like L^-0.6 to L^-0.8).
 P_RANGE = (0.05, 3.0)
-STATIONARY_ASSUMPTION = (
-    "the fitted endpoint's gradient noise [grad R_L - grad R^_L](theta_L) is normal with the "
-    "per-prompt standard errors (central limit theorem over the sample's independent prompts, "
-    "M-estimator asymptotics for an endpoint fitted to it; asymptotic level)"
+FRESH_GRADIENT_ASSUMPTION = (
+    "the evaluation sample's mean gradient at the trained endpoint is normal with the per-prompt "
+    "standard errors (central limit theorem over independent prompts drawn after the endpoint was "
+    "fixed; asymptotic level)"
 )
 
 
@@ -80,16 +85,15 @@ def conclusion_checks(Sigma: np.ndarray, tr: dict, eps: float, theta0: np.ndarra
     `theta0`)."""
     Ls = tr["L"]
     z_rows, ref_rows, se_rows, allow_rows, routes = [], [], [], [], []
+    stationary_z = []  # the in-sample stationarity statistic, reported (module docstring)
     risk_z, risk_pred, risk_se, risk_allow, risk_L = [], [], [], [], []
     exact_risks = []
     for j, L in enumerate(Ls):
         theta = np.asarray(tr["theta"][j], float)
-        t = np.asarray(tr["train_grad"][j], float)
         E, lam = exact_route(Sigma, L, theta)
         if E is not None:
             g = E.grad(theta)
             allow = QUAD_REL * np.abs(E.gap(theta))
-            se = np.asarray(tr["sample_grad_se"][j], float)
             routes.append(f"L = {L}: exact (lambda {lam:.3g})")
             R = E.risk(theta)
             excess = abs(E.excess(theta))
@@ -108,13 +112,18 @@ def conclusion_checks(Sigma: np.ndarray, tr: dict, eps: float, theta0: np.ndarra
             routes.append(f"L = {L}: not judged (lambda {lam:.3g}, beyond the tables)")
             exact_risks.append(math.nan)
             continue
-        z_rows.append(np.maximum(0.0, np.abs(g) - np.abs(t) - allow) / se)
+        fresh = np.asarray(tr["eval_grad"][j], float)
+        se = np.asarray(tr["eval_grad_se"][j], float)
+        z_rows.append(np.maximum(0.0, np.abs(fresh - g) - allow) / se)
+        t = np.asarray(tr["train_grad"][j], float)
+        in_sample_se = np.asarray(tr["sample_grad_se"][j], float)
+        stationary_z.append(float(np.max(np.maximum(0.0, np.abs(g) - np.abs(t)) / in_sample_se)))
         ref_rows.append(g)
         se_rows.append(se)
         allow_rows.append(allow)
     name = (
-        "finite-prompt training: the exact finite-L gradient vanishes at the trained endpoint "
-        "within the sample's gradient noise and the training's residual"
+        "finite-prompt training: the training's gradient on a fresh sample at the trained endpoint "
+        "equals the exact finite-L gradient there"
     )
     if not z_rows:
         checks = [
@@ -123,38 +132,54 @@ def conclusion_checks(Sigma: np.ndarray, tr: dict, eps: float, theta0: np.ndarra
                 "montecarlo",
                 f"no trained endpoint within the exact route's tables (q <= {Q_EXACT:g}): "
                 + "; ".join(routes),
-                id="training/endpoint-stationary",
-                unit="z",
+                id="training/endpoint-gradient-exact",
+                unit="|z|",
             )
         ]
     else:
         zs = np.concatenate(z_rows)
-        z_st = significance.z_critical(check_false_alarm(), zs.size, sided=1)
-        # the prediction is a zero gradient, so the resolution is stated relative to the
-        # gradient the training started from: the smallest true gradient component beyond the
-        # training's residual detected with power 0.999, (z_c + z_0.999) se, over |grad R_inf(0)|
-        smallest = (z_st + significance.z_quantile(judge.POWER_TARGET)) * float(
-            np.min(np.concatenate(se_rows))
+        z_c = significance.z_critical(check_false_alarm(), zs.size)
+        # resolution relative to the gradient the training started from: the smallest bias of
+        # the training's gradient detected with power 0.999, (z_c + z_0.999) se + the allowance,
+        # over |grad R_inf(theta0)|
+        smallest = float(
+            np.min(
+                (z_c + significance.z_quantile(judge.POWER_TARGET)) * np.concatenate(se_rows)
+                + np.concatenate(allow_rows)
+            )
         )
         start = float(np.linalg.norm(icl_exact.grad_inf(Sigma, np.asarray(theta0, float))))
         checks = [
             judge.z_test(
                 name,
-                id="training/endpoint-stationary",
+                id="training/endpoint-gradient-exact",
                 z=zs,
                 alpha=check_false_alarm(),
                 tests=zs.size,
-                sided=1,
-                assumption=STATIONARY_ASSUMPTION,
-                detail="per component z = (|grad R_L| - |training's gradient| - quadrature "
-                f"allowance {QUAD_REL:g} |gap|)_+ / se, se from the per-prompt gradients of the "
-                f"training sample; largest z {float(zs.max()):.3g}; a gradient component beyond "
-                f"the training's residual is detected with power {judge.POWER_TARGET} from "
-                f"{smallest:.3g} (the smallest se; detectable: its ratio to the starting "
-                f"gradient's norm {start:.3g}); routes: " + "; ".join(routes),
+                assumption=FRESH_GRADIENT_ASSUMPTION,
+                detail="per component z = (|training's gradient on the fresh evaluation sample - "
+                f"exact grad R_L| - quadrature allowance {QUAD_REL:g} |gap|)_+ / se, se from that "
+                f"sample's per-prompt gradients; largest z {float(zs.max()):.3g}; a bias of the "
+                f"training's gradient is detected with power {judge.POWER_TARGET} from "
+                f"{smallest:.3g} (detectable: its ratio to the starting gradient's norm "
+                f"{start:.3g}); routes: " + "; ".join(routes),
                 detectable=smallest / start,
             )
         ]
+    checks.append(
+        judge.unjudged(
+            "finite-prompt training: the exact finite-L gradient vanishes at the trained endpoint "
+            "up to the training's residual",
+            "montecarlo",
+            "the fitted endpoint's gradient noise is not the per-prompt standard error of a fixed "
+            "point (at quick its largest z was above the 0.05 critical value at 7 of 30 seeds); "
+            "reported: largest (|grad R_L| - |training's gradient|)_+ / in-sample se per judged "
+            "L: " + (", ".join(f"{z:.3g}" for z in stationary_z) or "none"),
+            id="training/endpoint-stationary",
+            unit="z",
+            value=max(stationary_z) if stationary_z else None,
+        )
+    )
     if risk_z:
         z_r = significance.z_critical(check_false_alarm(), len(risk_z))
         checks.append(
@@ -196,7 +221,9 @@ def conclusion_checks(Sigma: np.ndarray, tr: dict, eps: float, theta0: np.ndarra
             "exact_risk": exact_risks,
             "reference_gradient": [r.tolist() for r in ref_rows],
             "training_gradient": [np.asarray(t, float).tolist() for t in tr["train_grad"]],
+            "fresh_sample_gradient": [np.asarray(e, float).tolist() for e in tr["eval_grad"]],
             "gradient_se": [r.tolist() for r in se_rows],
+            "stationarity_z_in_sample": stationary_z,
             **q,
         }
     }
