@@ -39,7 +39,7 @@ from ...core.claim import Claim
 from ...core.finish import finish
 from ...core.findings import Findings
 from .enclosure import enclosure_check
-from .montecarlo import control_findings, montecarlo_check
+from .montecarlo import control_findings, montecarlo_check, second_moments
 from ...derivations import display
 from ...core.claim import Absent
 from ...core.hunt_space import Space, asm_region
@@ -197,11 +197,14 @@ def run(
     gaussian_lognorm = lambda A: kernels.mixture_component_logit(
         0.0, m[:, None], cov, np.eye(d), A.T
     )[0]
+    # the estimator's derived second moments: the proven-level test's variances and the
+    # controls' planned power (r: the token noise's dimension the sampler draws)
+    seconds = second_moments(tables, me, ce, Ue, Se, setting.tokens.root.shape[1])
     mc, mc_results = montecarlo_check(
-        "Gaussian scenario", setting.tokens, gaussian_lognorm, tables, U, Sq, lam, n, rng
+        "Gaussian scenario", setting.tokens, gaussian_lognorm, tables, U, Sq, lam, n, rng, seconds
     )
     f.add(mc)
-    f.add(control_findings(slips(me, ce, Ue, Se), tables, mc_results, me, ce, Ue, Se, n, lam))
+    f.add(control_findings(slips(me, ce, Ue, Se), tables, mc_results, seconds, n))
     return finish(CLAIM, scen.for_certificate(s), profile, f, formulas=_formulas())
 
 
