@@ -101,7 +101,7 @@ def test_proven_decision_states_its_bound_and_refutes_each_slipped_closed_form()
     each of the claim's slips (mean shift forgotten, Z(a)^c not divided out, U transposed is
     U in d = 1 so left out), at 30 000 draws per power: each slip moves some entry by far more
     than the decision resolves (measured: up to -84 % and +110 % of a closed form, against a
-    `detectable` of 6 % at the best-resolved entry). The order-8 decision (no entry here) is
+    `detectable` of 6.5 % at the best-resolved entry). The order-8 decision (no entry here) is
     undecided, never passed."""
     right = _decision(_tables(), n=30_000)
     proven = right["montecarlo/closed-forms"]
@@ -150,3 +150,19 @@ def test_importance_weight_proofs_pass_and_reject_their_nearest_slips():
     aGa = s["a"].T * s["Gamma"] * s["a"]
     exponent = logZ.subs(s["a"], 2 * c * s["a"]).subs(s["Gamma"], s["Gamma"] / b) - 2 * c * logZ
     assert not prove_zero("c^2", (exponent - (c**2 / b - c) * aGa).expand()).passed
+
+
+def test_block_means_are_the_kept_samples_averaged_on_the_same_stream():
+    """montecarlo_check judges block means of BLOCK draws (iid, variance Var / BLOCK): the kept
+    block means equal the per-draw samples averaged in consecutive blocks of the same stream, and
+    the (3, 3) means are untouched by keeping."""
+    n, b = 20_000, mcm.BLOCK
+    flat, blocks = _samples(1, n, seed=5), np.empty((n // b, len(DERIVED)))
+    rng = np.random.default_rng(5)
+    law = GaussianLaw(M, G)
+    mean, _ = nt.monte_carlo(
+        law, _lognorm, U, SQ, 1, n, rng, keep=tuple(DERIVED), out=blocks, block=b
+    )
+    plain, _ = nt.monte_carlo(law, _lognorm, U, SQ, 1, n, np.random.default_rng(5))
+    np.testing.assert_allclose(blocks, flat.reshape(n // b, b, -1).mean(axis=1), rtol=1e-12)
+    np.testing.assert_array_equal(mean, plain)
