@@ -166,7 +166,7 @@ def run(
     f = Findings(
         [
             symbolic_check(
-                "tilt ratio and Stein recursion",
+                "tilt ratio, Stein recursion and the importance weight (estimator variance)",
                 {**{p.statement: p for p in catalogue.tilted_moment_proofs()}},
             )
         ],
