@@ -94,7 +94,8 @@ def montecarlo_check(
 
     `montecarlo/closed-forms`: the entries whose estimator's second moment E[(Y w)^2] is derived
     (`seconds`, orders p, q in {0, 4}: 8 entries over both tilt powers), by Catoni's test
-    (judge.catoni_test) with Var Y_pq = E[(Y w)^2] - M_pq^2 under the null, a proven level.
+    (judge.catoni_test) on block means of BLOCK draws with Var Y_pq = E[(Y w)^2] - M_pq^2 under
+    the null (divided by BLOCK), a proven level (proven_check).
     `montecarlo/order-8-closed-forms`: the other tested entries (an order 8 among p, q), by z-tests
     with Bonferroni, a nominal level (ORDER_8_WHY). A derived entry whose second moment diverges
     joins the nominal decision. The checks with the nominal test's largest |z| (and the Monte Carlo
