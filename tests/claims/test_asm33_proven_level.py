@@ -166,3 +166,26 @@ def test_block_means_are_the_kept_samples_averaged_on_the_same_stream():
     plain, _ = nt.monte_carlo(law, _lognorm, U, SQ, 1, n, np.random.default_rng(5))
     np.testing.assert_allclose(blocks, flat.reshape(n // b, b, -1).mean(axis=1), rtol=1e-12)
     np.testing.assert_array_equal(mean, plain)
+
+
+def test_nothing_testable_leaves_both_decisions_undecided_with_their_levels():
+    """Beyond the sampler's variance threshold (lambda >= 1/2 for c = 1) no entry is tested: both
+    decisions are undecided (never passed), each still stating its level's kind."""
+    found, results = mcm.montecarlo_check(
+        "d = 1",
+        GaussianLaw(M, G),
+        _lognorm,
+        _tables(),
+        U,
+        SQ,
+        0.9,
+        1000,
+        np.random.default_rng(0),
+        _seconds(),
+    )
+    checks = {c.id: c for c in found.checks}
+    assert results == {}
+    assert checks["montecarlo/closed-forms"].passed is None
+    assert checks["montecarlo/closed-forms"].false_alarm.kind == "bound"
+    assert checks["montecarlo/order-8-closed-forms"].passed is None
+    assert checks["montecarlo/order-8-closed-forms"].false_alarm.kind == "nominal"

@@ -157,6 +157,10 @@ def proven_check(label, tables, seconds, entries, samples, n, block, details) ->
             bound=1.0,
             rule="value <= bound",
             detail=reason,
+            tier="statistical",
+            false_alarm=levels.proven(
+                check_false_alarm(), f"{levels.CATONI}; the variance bound: {SECOND_MOMENT_SOURCE}"
+            ),
             undecided=reason,
         )
     prediction = [float(tables[c][i][j]) for c, i, j in entries]
