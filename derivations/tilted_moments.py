@@ -112,8 +112,8 @@ def importance_second_moment(
 
     K = U^T Gamma U, P'_2p(z) = E_{x ~ N(m + 2c Gamma' U z, Gamma')} |x|^2p, Gamma' = Gamma/beta,
     and kappa' = 2c^2/beta - c: the tokens' factor exp(2c a^T m + 2c^2 a^T Gamma' a) of
-    E[e^{2c a^T x}] against exp(-2c log Z(a)) = exp(-2c a^T m - c a^T Gamma a). sp.oo when the
-    integral diverges."""
+    E[e^{2c a^T x}] against exp(-2c log Z(a)) = exp(-2c a^T m - c a^T Gamma a). These three steps
+    are proved (`importance_weight_proofs`). sp.oo when the integral diverges."""
     m, Gamma, U, Sigma_q = (sp.Matrix(x) for x in (m, Gamma, U, Sigma_q))
     W = sp.nsimplify(widen)
     beta = 2 - 1 / W**2
@@ -161,9 +161,46 @@ def proofs() -> list[Proof]:
     ]
 
 
+def importance_weight_proofs() -> list[Proof]:
+    """The steps of `importance_second_moment`, per standardised coordinate h (target N(0, 1),
+    proposal N(0, W^2)): w = W exp(-(1 - 1/W^2) h^2 / 2) is the density ratio, w phi(h) is
+    (W^2 / beta)^(1/2) times the N(0, 1/beta) density (beta = 2 - 1/W^2), and the tilt exponent
+    left over from E_{N(m, Gamma/beta)} e^{2c a^T x} / Z(a)^(2c) is (2c^2/beta - c) a^T Gamma a,
+    from the derived log-normaliser (`tilt`)."""
+    W = sp.Symbol("W", positive=True)
+    h = sp.Symbol("h", real=True)
+    c, b = sp.symbols("c beta", positive=True)
+
+    def phi(x, v):
+        return sp.exp(-(x**2) / (2 * v)) / sp.sqrt(2 * sp.pi * v)
+
+    w = W * sp.exp(-(1 - 1 / W**2) * h**2 / 2)
+    beta = 2 - 1 / W**2
+    s = tilt.matrix_symbols()
+    logZ = tilt.log_normaliser_gamma(s)
+    aGa = s["a"].T * s["Gamma"] * s["a"]
+    exponent = logZ.subs(s["a"], 2 * c * s["a"]).subs(s["Gamma"], s["Gamma"] / b) - 2 * c * logZ
+    return [
+        prove_zero(
+            "importance weight: W exp(-(1 - 1/W^2) h^2/2) x N(0, W^2) density = N(0, 1) density",
+            w * phi(h, W**2) - phi(h, 1),
+        ),
+        prove_zero(
+            "importance weight: w x N(0, 1) density = (W^2/beta)^(1/2) N(0, 1/beta) density, "
+            "beta = 2 - 1/W^2",
+            w * phi(h, 1) - sp.sqrt(W**2 / beta) * phi(h, 1 / beta),
+        ),
+        prove_zero(
+            "importance second moment: log E_{N(m, Gamma/beta)} e^{2c a^T x} - 2c log Z(a) "
+            "= (2c^2/beta - c) a^T Gamma a",
+            (exponent - (2 * c**2 / b - c) * aGa).expand(),
+        ),
+    ]
+
+
 @cached
 def tilted_moment_proofs() -> tuple[Proof, ...]:
-    return tuple(proofs())
+    return tuple(proofs() + importance_weight_proofs())
 
 
 GROUP = Group(

@@ -39,8 +39,16 @@ def monte_carlo(
     rng: np.random.Generator,
     widen: float = WIDEN,
     chunk: int = 200_000,
+    keep: tuple = (),
+    out: np.ndarray | None = None,
+    block: int = 1,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(mean (3, 3), standard error (3, 3)) of the importance-weighted Y_pq over n pairs.
+    """(mean (3, 3), standard error (3, 3)) of the importance-weighted Y_pq over n pairs; the
+    means of consecutive blocks of `block` samples of the entries `keep` ((i, j) index pairs into
+    ORDERS) are written into the columns of `out` (n / block, len(keep)) for a test that needs
+    them (Catoni's, judge.catoni_test; block 1 keeps the samples themselves). The blocks are iid,
+    with the samples' mean and 1/block times their variance. Keeping them draws nothing more: the
+    stream and the means are those of the same call without. `block` divides n and `chunk`.
 
     Plain sampling gives Y_pq = |z'|^p e^{...} |z|^q a polynomial of degree up to 16 in Gaussians:
     its tails are so heavy that at 10^5 samples the studentised mean is far from normal (we measured
@@ -56,6 +64,12 @@ def monte_carlo(
 
     if widen < 1:
         raise ValueError(f"widen = {widen} must be >= 1")
+    if keep and (n % block or chunk % block):
+        raise ValueError(f"block = {block} must divide n = {n} and chunk = {chunk}")
+    if keep and (out is None or out.shape != (n // block, len(keep))):
+        raise ValueError(
+            f"out must have shape {(n // block, len(keep))} to keep {len(keep)} entries"
+        )
     d = U.shape[0]
     root = np.linalg.cholesky(Sigma_q)
     s1, s2, done = np.zeros((3, 3)), np.zeros((3, 3)), 0
@@ -80,6 +94,9 @@ def monte_carlo(
                 y = nx ** (p // 2) * weight * nz ** (q // 2)
                 s1[i, j] += y.sum()
                 s2[i, j] += (y * y).sum()
+                if (i, j) in keep:
+                    rows = slice(done // block, (done + size) // block)
+                    out[rows, keep.index((i, j))] = y.reshape(-1, block).mean(axis=1)
         done += size
     mean = s1 / n
     var = np.maximum(s2 / n - mean**2, 0.0) * n / max(n - 1, 1)
