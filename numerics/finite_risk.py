@@ -298,7 +298,10 @@ class RiskSurface:
 
 
 _SURFACES: dict[tuple, RiskSurface] = {}
-SURFACES_KEPT = 4  # each holds its rule's k1 (10^4 x 57 doubles for d = 5: 4.6 MB)
+# Enough for authors-experiment's L_max surface (its checks, step 3) to outlive the 19 flows' that
+# follow and serve its own flow: with 4 it was built twice. A surface keeps its rule's a, b, wa
+# (3 x 10^4 doubles at d = 5, 0.24 MB), its table and its quadratics, not k1.
+SURFACES_KEPT = 24
 
 
 def surface(
