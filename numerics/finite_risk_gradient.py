@@ -134,8 +134,25 @@ class GradientSurface:
         # the last (omega, slopes) of each (rule, table): the Hessian's mu +- h, the flow solver's
         # Jacobian column in mu and the gradient at a recorded point share their omega
         self._last: dict[tuple[int, int], tuple[float, tuple]] = {}
+        # every gradient computed, by (rule, table, mu, omega, kernels): the flow's end is also its
+        # last recorded point, whose gradient and Hessian the end's tolerance asks for again; the
+        # kernels are in the key so that a test replacing one is not served the old values
+        self._values: dict[tuple, np.ndarray] = {}
 
     def _at(self, rule: QueryRule, slopes: Slopes, mu: float, omega: float) -> np.ndarray:
+        point = (
+            id(rule),
+            id(slopes),
+            float(mu),
+            float(omega),
+            kernels.finite_risk_integrand_grad_mu,
+            kernels.finite_risk_integrand_grad_omega,
+        )
+        if point not in self._values:
+            self._values[point] = self._compute(rule, slopes, mu, omega)
+        return self._values[point].copy()
+
+    def _compute(self, rule: QueryRule, slopes: Slopes, mu: float, omega: float) -> np.ndarray:
         key = (id(rule), id(slopes))
         if key not in self._k1:
             self._k1[key] = rule_k(rule)

@@ -44,6 +44,11 @@ def test_gradients_reuse_slopes_only_at_the_same_omega():
         assert np.array_equal(g.value, fresh) and np.array_equal(g.error, err), (mu, om)
     # the slopes at another omega differ: a reuse across omegas would be seen above
     assert not np.array_equal(gs.value(0.5, 0.3), gs.value(0.5, 0.6))
+    # a gradient asked for again (the flow's end, also its last recorded point) is a copy of the
+    # one computed: changing what the caller got leaves the next answer as it was
+    g = gs.value(0.5, 0.3)
+    g[:] = 0.0
+    assert np.array_equal(gs.value(0.5, 0.3), fg.rule_gradient(MODEL, gs.rule, gs.slopes, 0.5, 0.3))
 
 
 def test_a_surface_is_shared_until_its_data_or_integrand_changes(monkeypatch):
