@@ -41,22 +41,18 @@ FLOW_RADIAL, FLOW_ANGULAR = (
 
 
 class Slopes:
-    """(A, B, A', B') at an array of q from a table's splines in x = sqrt q (module docstring).
-    log A and log B are one spline with two values (columns), so one interval search per point
-    serves both: each column's coefficients and values are those of its own CubicSpline, bit for
-    bit (tests/numerics/test_finite_risk_gradient.py)."""
+    """(A, B, A', B') at an array of q from a table's splines in x = sqrt q (module docstring)."""
 
     def __init__(self, tab):
         ends = (
-            (1, np.zeros(2)),
+            (1, 0.0),
             "not-a-knot",
         )  # even in x: slope 0 at x = 0 (numerics/selfnormalised.Table)
         self.q_max = float(tab.q[-1])
-        self.spline = interpolate.CubicSpline(
-            np.sqrt(tab.q), np.column_stack([tab.log_a, tab.log_b]), bc_type=ends
-        )
-        # l'(x) / (2 x) -> l''(0) / 2 as x -> 0, per column
-        self.limit0 = self.spline(0.0, 2) / 2
+        self.splines = [
+            interpolate.CubicSpline(np.sqrt(tab.q), logs, bc_type=ends)
+            for logs in (tab.log_a, tab.log_b)
+        ]
 
     def __call__(self, q):
         q = np.asarray(q, dtype=float)
@@ -65,11 +61,13 @@ class Slopes:
                 f"q outside the table range [0, {self.q_max:.4g}]: {float(np.max(q)):.4g}"
             )
         x = np.sqrt(q)
-        X, s = x[..., None], self.spline  # X broadcasts against the two columns
-        val = np.exp(s(x))
-        ratio = np.where(X > SMALL_X, s(x, 1) / (2 * np.maximum(X, SMALL_X)), self.limit0)
-        slope = val * ratio
-        return val[..., 0], val[..., 1], slope[..., 0], slope[..., 1]
+        out = []
+        for s in self.splines:
+            val = np.exp(s(x))
+            ratio = np.where(x > SMALL_X, s(x, 1) / (2 * np.maximum(x, SMALL_X)), s(0.0, 2) / 2)
+            out.append((val, val * ratio))
+        (A, dA), (B, dB) = out
+        return A, B, dA, dB
 
 
 def rule_gradient(

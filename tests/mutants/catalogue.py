@@ -803,8 +803,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "finite-risk-gradient-slope-half-dropped",
         "numerics/finite_risk_gradient.py",
-        "ratio = np.where(X > SMALL_X, s(x, 1) / (2 * np.maximum(X, SMALL_X)), self.limit0)",
-        "ratio = np.where(X > SMALL_X, s(x, 1) / np.maximum(X, SMALL_X), self.limit0)",
+        "ratio = np.where(x > SMALL_X, s(x, 1) / (2 * np.maximum(x, SMALL_X)), s(0.0, 2) / 2)",
+        "ratio = np.where(x > SMALL_X, s(x, 1) / np.maximum(x, SMALL_X), s(0.0, 2) / 2)",
         ("authors-experiment",),
         "d/dq = (d/dx) / x instead of (d/dx) / (2 x) for x = sqrt q (the slopes of A_L, "
         "B_L doubled)",

@@ -98,28 +98,3 @@ def test_stationary_covariance_is_the_fixed_point_of_the_sgd_recursion():
     assert not np.isclose(
         excess, lr * np.trace(C) / (4 * n), rtol=0.05
     )  # the exact floor is not the lr -> 0 one
-
-
-def test_joint_spline_slopes_are_those_of_the_two_splines():
-    """Slopes evaluates log A and log B as one two-column spline (one interval search): against the
-    two CubicSplines of the module docstring built apart, at q = 0 (the curvature limit), on the
-    table's points and between them, values and slopes agree to rounding (bit for bit with this
-    scipy), and the columns are not exchanged (A and B differ)."""
-    from scipy import interpolate
-
-    surf, gs = _surfaces(10)
-    tab = surf.table
-    x0 = np.sqrt(tab.q)
-    q = np.concatenate([[0.0], tab.q, (tab.q[:-1] + tab.q[1:]) / 2, np.array([1e-14])])
-    x = np.sqrt(q)
-    got = gs.slopes(q)
-    want = []
-    for logs in (tab.log_a, tab.log_b):
-        s = interpolate.CubicSpline(x0, logs, bc_type=((1, 0.0), "not-a-knot"))
-        v = np.exp(s(x))
-        d1 = np.where(x > fg.SMALL_X, s(x, 1) / (2 * np.maximum(x, fg.SMALL_X)), s(0.0, 2) / 2)
-        want.append((v, v * d1))
-    (A, dA), (B, dB) = want
-    for g, w in zip(got, (A, B, dA, dB)):
-        np.testing.assert_allclose(g, w, rtol=4e-16, atol=0)
-    assert not np.allclose(A, B) and not np.allclose(dA, dB)
