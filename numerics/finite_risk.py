@@ -165,21 +165,34 @@ def half_table(tab: Table) -> Table:
     return Table(tab.L, tab.q[::2], tab.log_a[::2], tab.log_b[::2])
 
 
-def average(model: Model, rule: QueryRule, tab: Table, mu: float, omega: float) -> float:
-    """tau tr Sigma_q + s2 + E integrand over the polar rule, at k1 = a Q and k2 = b Q."""
-    k1, k2 = np.outer(rule.a, rule.Q), np.outer(rule.b, rule.Q)
+def average(
+    model: Model, rule: QueryRule, tab: Table, mu: float, omega: float, one_call: bool = False
+) -> float:
+    """tau tr Sigma_q + s2 + E integrand over the polar rule. By default the integrand is split
+    as P(k1) + k2 R(k1), R = I(k2 = 1) - I(k2 = 0) (affine in k2), averaged as P + b Q R: the
+    arithmetic of exact_risk, whose stated errors finite-prompt-risk's certificate carries to 8
+    digits (one call moved its C1 systematic in the 7th).
+    one_call: the integrand evaluated once, at k2 = b Q on the nodes: equal to rounding, for half
+    the kernel calls (RiskSurface's arithmetic)."""
+    k1 = np.outer(rule.a, rule.Q)
+    k2 = np.outer(rule.b, rule.Q) if one_call else None
     return _average_at(model, rule, k1, k2, *tab.moments(omega**2 * k1), mu, omega)
 
 
 def _average_at(model: Model, rule: QueryRule, k1, k2, A, B, mu: float, omega: float) -> float:
-    """`average` given (k1, k2) and the table's (A, B) at q = omega^2 k1, so that several mu at one
-    omega share the table's interpolation (the same operations, so the same bits). The integrand
-    is evaluated once, at k2 = b Q on the nodes: being affine in k2 it equals the split
-    P(k1) + k2 R(k1), R = I(k2 = 1) - I(k2 = 0), averaged as P + b Q R, to rounding, for half the
-    kernel calls (and without the difference's cancellation)."""
+    """`average` given k1, k2 (None: the split) and the table's (A, B) at q = omega^2 k1, so that
+    several mu at one omega share the table's interpolation (the same operations, so the same
+    bits)."""
     tr_p = float(np.trace(model.Sigma_p))
-    integrand = kernels.finite_risk_integrand(mu, omega, model.tau, model.s2, tr_p, k1, k2, A, B)
-    return float(model.tau * np.trace(model.Sigma_q) + model.s2 + rule.wa @ (integrand @ rule.wq))
+    args = (mu, omega, model.tau, model.s2, tr_p, k1)
+    if k2 is not None:
+        integrand = kernels.finite_risk_integrand(*args, k2, A, B)
+        per_angle = integrand @ rule.wq
+    else:
+        P = kernels.finite_risk_integrand(*args, np.zeros_like(k1), A, B)
+        R = kernels.finite_risk_integrand(*args, np.ones_like(k1), A, B) - P
+        per_angle = P @ rule.wq + rule.b * ((R * rule.Q) @ rule.wq)
+    return float(model.tau * np.trace(model.Sigma_q) + model.s2 + rule.wa @ per_angle)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""numerics/finite_risk.py and numerics/finite_risk_gradient.py evaluate the emitted integrand (and
-its mu, omega derivatives) once per node, at k2 = b Q, instead of twice (k2 = 0 and 1) with the
+"""numerics/finite_risk.py's RiskSurface (`average(..., one_call=True)`) and
+numerics/finite_risk_gradient.py evaluate the emitted integrand (and its mu, omega derivatives) once
+per node, at k2 = b Q, instead of twice (k2 = 0 and 1) with the
 split P(k1) + k2 R(k1) averaged as P + b Q R. The integrand is affine in k2, so the two agree to
 rounding: held here against the split computed from the kernels in the test, on an anisotropic
 d = 2 law (a real angular rule, b not constant), and a plausible slip in k2 (a Q for b Q: K1's
@@ -39,7 +40,7 @@ def test_risk_at_k2_equals_the_split(surface, mu, omega):
     rule, tab = surface.rule, surface.table
     base = MODEL.tau * np.trace(MODEL.Sigma_q) + MODEL.s2
     split = base + _split_average(rule, tab.moments, mu, omega)
-    one = fr.average(MODEL, rule, tab, mu, omega)
+    one = fr.average(MODEL, rule, tab, mu, omega, one_call=True)
     assert abs(one - split) <= ROUNDING * abs(split), (one, split)
     assert abs(surface.risk(mu, omega) - split) <= 1e-10 * abs(split)  # quadratic in mu, 3 mu
 
@@ -74,4 +75,6 @@ def test_a_slip_in_k2_is_seen(surface, monkeypatch, slip):
     split = base + _split_average(rule, tab.moments, mu, omega)
     wrong_b = rule.a if slip == "a Q" else np.ones_like(rule.b)
     slipped = fr.QueryRule(rule.Q, rule.wq, rule.a, wrong_b, rule.wa)
-    assert abs(fr.average(MODEL, slipped, tab, mu, omega) - split) > 1e4 * ROUNDING * abs(split)
+    assert abs(
+        fr.average(MODEL, slipped, tab, mu, omega, one_call=True) - split
+    ) > 1e4 * ROUNDING * abs(split)
