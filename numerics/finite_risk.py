@@ -165,26 +165,33 @@ def half_table(tab: Table) -> Table:
     return Table(tab.L, tab.q[::2], tab.log_a[::2], tab.log_b[::2])
 
 
-def average(model: Model, rule: QueryRule, tab: Table, mu: float, omega: float) -> float:
-    """tau tr Sigma_q + s2 + E integrand, the integrand split as P(k1) + k2 R(k1) (affine in k2)."""
+def average(
+    model: Model, rule: QueryRule, tab: Table, mu: float, omega: float, one_call: bool = False
+) -> float:
+    """tau tr Sigma_q + s2 + E integrand over the polar rule. By default the integrand is split
+    as P(k1) + k2 R(k1), R = I(k2 = 1) - I(k2 = 0) (affine in k2), averaged as P + b Q R: the
+    arithmetic of exact_risk, whose stated errors finite-prompt-risk's certificate carries to 8
+    digits (one call moved its C1 systematic in the 7th).
+    one_call: the integrand evaluated once, at k2 = b Q on the nodes: equal to rounding, for half
+    the kernel calls (RiskSurface's arithmetic)."""
     k1 = np.outer(rule.a, rule.Q)
-    return _average_at(model, rule, k1, *tab.moments(omega**2 * k1), mu, omega)
+    k2 = np.outer(rule.b, rule.Q) if one_call else None
+    return _average_at(model, rule, k1, k2, *tab.moments(omega**2 * k1), mu, omega)
 
 
-def _average_at(model: Model, rule: QueryRule, k1, A, B, mu: float, omega: float) -> float:
-    """`average` given k1 and the table's (A, B) at q = omega^2 k1, so that several mu at one omega
-    share the table's interpolation (the same operations, so the same bits)."""
+def _average_at(model: Model, rule: QueryRule, k1, k2, A, B, mu: float, omega: float) -> float:
+    """`average` given k1, k2 (None: the split) and the table's (A, B) at q = omega^2 k1, so that
+    several mu at one omega share the table's interpolation (the same operations, so the same
+    bits)."""
     tr_p = float(np.trace(model.Sigma_p))
-    P = kernels.finite_risk_integrand(
-        mu, omega, model.tau, model.s2, tr_p, k1, np.zeros_like(k1), A, B
-    )
-    R = (
-        kernels.finite_risk_integrand(
-            mu, omega, model.tau, model.s2, tr_p, k1, np.ones_like(k1), A, B
-        )
-        - P
-    )
-    per_angle = P @ rule.wq + rule.b * ((R * rule.Q) @ rule.wq)
+    args = (mu, omega, model.tau, model.s2, tr_p, k1)
+    if k2 is not None:
+        integrand = kernels.finite_risk_integrand(*args, k2, A, B)
+        per_angle = integrand @ rule.wq
+    else:
+        P = kernels.finite_risk_integrand(*args, np.zeros_like(k1), A, B)
+        R = kernels.finite_risk_integrand(*args, np.ones_like(k1), A, B) - P
+        per_angle = P @ rule.wq + rule.b * ((R * rule.Q) @ rule.wq)
     return float(model.tau * np.trace(model.Sigma_q) + model.s2 + rule.wa @ per_angle)
 
 
@@ -266,10 +273,12 @@ class RiskSurface:
             )
         key = float(omega)
         if key not in self._quadratics:
-            k1 = np.outer(self.rule.a, self.rule.Q)  # not kept: 4.6 MB a surface at d = 5
+            # not kept: 4.6 MB each a surface at d = 5
+            k1, k2 = np.outer(self.rule.a, self.rule.Q), np.outer(self.rule.b, self.rule.Q)
             A, B = self.table.moments(omega**2 * k1)
             r0, rp, rm = (
-                _average_at(self.model, self.rule, k1, A, B, mu, omega) for mu in (0.0, 1.0, -1.0)
+                _average_at(self.model, self.rule, k1, k2, A, B, mu, omega)
+                for mu in (0.0, 1.0, -1.0)
             )
             self._quadratics[key] = (r0, (rp - rm) / 2, (rp + rm) / 2 - r0)
         return self._quadratics[key]
@@ -302,7 +311,10 @@ class RiskSurface:
 
 
 _SURFACES: dict[tuple, RiskSurface] = {}
-SURFACES_KEPT = 4  # each holds its rule's k1 (10^4 x 57 doubles for d = 5: 4.6 MB)
+# Enough for authors-experiment's L_max surface (its checks, step 3) to outlive the 19 flows' that
+# follow and serve its own flow: with 4 it was built twice. A surface keeps its rule's a, b, wa
+# (3 x 10^4 doubles at d = 5, 0.24 MB), its table and its quadratics, not k1.
+SURFACES_KEPT = 24
 
 
 def surface(

@@ -73,24 +73,38 @@ class Slopes:
 def rule_gradient(
     model: Model, rule: QueryRule, slopes: Slopes, mu: float, omega: float
 ) -> np.ndarray:
-    """(dR/dmu, dR/domega): the emitted integrand derivatives averaged with the polar rule. Both are
-    affine in k2 (the integrand is), split as P(k1) + k2 R(k1) as in finite_risk.average."""
-    k1 = np.outer(rule.a, rule.Q)
-    return _gradient_at(model, rule, k1, slopes(omega**2 * k1), mu, omega)
+    """(dR/dmu, dR/domega): the emitted integrand derivatives averaged with the polar rule, at
+    k1 = a Q and k2 = b Q on the rule's nodes (angular a, b; radial Q)."""
+    k1, k2 = rule_k(rule)
+    return _gradient_at(model, rule, k1, k2, slopes(omega**2 * k1), mu, omega)
 
 
-def _gradient_at(model: Model, rule: QueryRule, k1, moments, mu: float, omega: float) -> np.ndarray:
-    """`rule_gradient` given k1 and the slopes' (A, B, A', B') at q = omega^2 k1 (the same
-    operations, so the same bits), so that several mu at one omega share the splines'
-    evaluation."""
+def rule_k(rule: QueryRule) -> tuple[np.ndarray, np.ndarray]:
+    """(k1, k2) = (a Q, b Q) on the rule's nodes, (angular, radial)."""
+    return np.outer(rule.a, rule.Q), np.outer(rule.b, rule.Q)
+
+
+def _gradient_at(
+    model: Model, rule: QueryRule, k1, k2, moments, mu: float, omega: float
+) -> np.ndarray:
+    """`rule_gradient` given (k1, k2) and the slopes' (A, B, A', B') at q = omega^2 k1, so that
+    several mu at one omega share the splines' evaluation. One call of each kernel, at k2 = b Q on
+    the nodes (as numerics/finite_risk.average): the derivatives are affine in k2, so this is the
+    split P(k1) + k2 R(k1), R = I(k2 = 1) - I(k2 = 0), to rounding, for half the kernel calls."""
     A, B, dA, dB = moments
     tr_p = float(np.trace(model.Sigma_p))
-    out = []
-    for kern in (kernels.finite_risk_integrand_grad_mu, kernels.finite_risk_integrand_grad_omega):
-        P = kern(mu, omega, model.tau, model.s2, tr_p, k1, np.zeros_like(k1), A, B, dA, dB)
-        R = kern(mu, omega, model.tau, model.s2, tr_p, k1, np.ones_like(k1), A, B, dA, dB) - P
-        out.append(float(rule.wa @ (P @ rule.wq + rule.b * ((R * rule.Q) @ rule.wq))))
-    return np.array(out)
+    return np.array(
+        [
+            float(
+                rule.wa
+                @ (kern(mu, omega, model.tau, model.s2, tr_p, k1, k2, A, B, dA, dB) @ rule.wq)
+            )
+            for kern in (
+                kernels.finite_risk_integrand_grad_mu,
+                kernels.finite_risk_integrand_grad_omega,
+            )
+        ]
+    )
 
 
 @dataclass(frozen=True)
@@ -118,8 +132,30 @@ class GradientSurface:
         # the last (omega, slopes) of each (rule, table): the Hessian's mu +- h, the flow solver's
         # Jacobian column in mu and the gradient at a recorded point share their omega
         self._last: dict[tuple[int, int], tuple[float, tuple]] = {}
+        # every judged gradient (not the flow's), by (rule, table, mu, omega, kernels): the flow's
+        # end is also its last recorded point, whose gradient and Hessian the end's tolerance asks
+        # for again; the kernels are in the key so that a test replacing one is not served the old
+        # values
+        self._values: dict[tuple, np.ndarray] = {}
 
     def _at(self, rule: QueryRule, slopes: Slopes, mu: float, omega: float) -> np.ndarray:
+        if rule is self.flow_rule:
+            # the flow asks once per point: keeping its ~900 small arrays per L interleaved with
+            # the fine rule's 4.6 MB temporaries raised the peak RSS of 19 flows by ~190 MB
+            return self._compute(rule, slopes, mu, omega)
+        point = (
+            id(rule),
+            id(slopes),
+            float(mu),
+            float(omega),
+            kernels.finite_risk_integrand_grad_mu,
+            kernels.finite_risk_integrand_grad_omega,
+        )
+        if point not in self._values:
+            self._values[point] = self._compute(rule, slopes, mu, omega)
+        return self._values[point].copy()
+
+    def _compute(self, rule: QueryRule, slopes: Slopes, mu: float, omega: float) -> np.ndarray:
         key = (id(rule), id(slopes))
         if key not in self._k1:
             self._k1[key] = np.outer(rule.a, rule.Q)
@@ -128,7 +164,9 @@ class GradientSurface:
         if last is None or last[0] != float(omega):
             last = (float(omega), slopes(omega**2 * k1))
             self._last[key] = last
-        return _gradient_at(self.model, rule, k1, last[1], mu, omega)
+        # k2 = b Q made afresh (~1 ms on the fine rule, 3% of a call): kept beside k1 for the three
+        # fine (rule, table) pairs it raised the peak RSS of the flows at L = 10..80 by ~110 MB
+        return _gradient_at(self.model, rule, k1, np.outer(rule.b, rule.Q), last[1], mu, omega)
 
     def _check(self, omega):
         if not math.isfinite(omega) or abs(omega) > self.omega_max:

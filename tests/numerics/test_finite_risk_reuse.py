@@ -16,7 +16,10 @@ POINTS = 9  # a coarse table: the reuse, not the accuracy, is under test
 
 
 def _fresh_quadratic(surf, omega):
-    r0, rp, rm = (fr.average(surf.model, surf.rule, surf.table, m, omega) for m in (0.0, 1.0, -1.0))
+    r0, rp, rm = (
+        fr.average(surf.model, surf.rule, surf.table, m, omega, one_call=True)
+        for m in (0.0, 1.0, -1.0)
+    )
     return r0, (rp - rm) / 2, (rp + rm) / 2 - r0
 
 
@@ -44,6 +47,11 @@ def test_gradients_reuse_slopes_only_at_the_same_omega():
         assert np.array_equal(g.value, fresh) and np.array_equal(g.error, err), (mu, om)
     # the slopes at another omega differ: a reuse across omegas would be seen above
     assert not np.array_equal(gs.value(0.5, 0.3), gs.value(0.5, 0.6))
+    # a gradient asked for again (the flow's end, also its last recorded point) is a copy of the
+    # one computed: changing what the caller got leaves the next answer as it was
+    g = gs.value(0.5, 0.3)
+    g[:] = 0.0
+    assert np.array_equal(gs.value(0.5, 0.3), fg.rule_gradient(MODEL, gs.rule, gs.slopes, 0.5, 0.3))
 
 
 def test_a_surface_is_shared_until_its_data_or_integrand_changes(monkeypatch):

@@ -377,11 +377,13 @@ def stated_precision(checks, curves: dict) -> list[dict]:
     return out
 
 
-# authors-experiment streams the reduced (score, label) pairs of its SGD steps, fits and test draws:
-# measured 3.2e-8 s per token at quick (2.06e9 tokens, 66.6 s) and 3.5e-8 at standard (6.09e9
-# tokens, 211.2 s) by benchmarks/bench_estimates.py (CPU time, one BLAS thread, load 1 to 4), so
-# 0.17 work units per token (the 0.25 before put quick at 1.55x, standard at 1.44x).
-AUTHORS_UNITS_PER_TOKEN = 0.17
+# authors-experiment streams the reduced (score, label) pairs of its SGD steps, fits and test draws;
+# the rest (proofs, the exact optima and flows) is counted in the same rate. Measured after the
+# exact route's kernels were called once per node: 2.77e-8 s per token at quick (2.06e9 tokens,
+# 57.0 s) and 2.98e-8 at standard (6.09e9 tokens, 181.7 s) by benchmarks/bench_estimates.py (CPU
+# time, one BLAS thread, load 3 to 5), so 0.145 work units per token (0.17 before, from 66.6 and
+# 211.2 s, put the two at 1.23 and 1.14).
+AUTHORS_UNITS_PER_TOKEN = 0.145
 
 
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
