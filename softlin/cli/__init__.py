@@ -137,6 +137,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("--quiet", action="store_true", help="no progress and no table")
     verify.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="run N claims at a time, each in its own process (default: one per core)",
+    )
+    verify.add_argument(
         "--max-minutes",
         type=float,
         metavar="M",

@@ -26,7 +26,7 @@ from ..commands import (
     output_problem,
     probe_writable,
 )
-from ..core import budgets, progress, registry, scenario as scen
+from ..core import budgets, parallel, progress, registry, scenario as scen
 from ..core.claim import PROFILES
 from ..render import text
 
@@ -179,7 +179,8 @@ def plan(args) -> tuple[list, dict, Path]:
             planned = execute.plan(c, user, args.profile, seed=args.seed)
         scenarios[c.id] = planned.scenario
         estimates.append(planned.estimate)
-    budgets.admit(estimates, args.max_minutes)
+    args.jobs = _jobs(args, len(claims))
+    budgets.admit(estimates, args.max_minutes, jobs=args.jobs)
     _check_evidence(args, claims, scenarios, out)
     args.estimates = estimates
     return claims, scenarios, out
@@ -267,35 +268,39 @@ def proof_folder(args) -> Path | None:
 def _run_claims(
     claims,
     scenarios,
-    profile,
+    profiles: dict,
     quiet,
     done,
     proofs: Path | None = None,
     estimates: dict | None = None,
+    jobs: int = 1,
 ) -> list[tuple[dict, float]]:
-    """Run the claims in order; `done(cert)` is called as soon as each finishes (its certificate is
-    written then, so an interrupt keeps the finished ones). A heartbeat goes to stderr, with each
-    claim's `estimates` (seconds by claim id). The proof groups are read from and kept in the
-    folder `proofs` (None: proved in this process)."""
-    from ..derivations import proof_cache
-
+    """Run the claims, `jobs` at a time (core/parallel.py), each at its profile (by claim id);
+    `done(cert)` is called as soon as each finishes (its certificate is written then, so an
+    interrupt keeps the finished ones). A heartbeat goes to stderr, with each claim's `estimates`
+    (seconds by claim id). The proof groups are read from and kept in the folder `proofs` (None:
+    proved in each process). The results are in the order of `claims`."""
     progress.enable(not quiet)
-    results = []
-    with progress.heartbeat(quiet), proof_cache.use(proofs):
-        for i, c in enumerate(claims):
-            start = time.perf_counter()
-            with progress.claim(c.id, i, len(claims), (estimates or {}).get(c.id)):
-                cert = _run_one(c, scenarios[c.id], profile)
-            elapsed = time.perf_counter() - start
-            done(cert)
-            progress.finished(c.id, cert["status"], elapsed, i, len(claims))
-            results.append((cert, elapsed))
-    return results
+    todo = [
+        parallel.Job(c, scenarios[c.id], profiles[c.id], (estimates or {}).get(c.id))
+        for c in claims
+    ]
+    with progress.heartbeat(quiet):
+        return parallel.run(todo, jobs, done, proofs, _run_one)
 
 
-def _run_one(c, s: dict, profile: str) -> dict:
-    """The certificate of claim `c` on its planned scenario `s` (softlin/core/execute.py)."""
-    return execute.run_reported(c, s, profile)
+def _run_one(job: parallel.Job) -> dict:
+    """The certificate of a job's claim on its planned scenario (softlin/core/execute.py)."""
+    return execute.run_reported(job.claim, job.scenario, job.profile)
+
+
+def _jobs(args, n_claims: int) -> int:
+    """--jobs, or one worker per usable core (no more than the claims)."""
+    if args.jobs is None:
+        return parallel.default_jobs(n_claims)
+    if args.jobs < 1:
+        raise ValueError(f"--jobs {args.jobs} must be >= 1")
+    return min(args.jobs, max(1, n_claims))
 
 
 def cmd_verify(args) -> int:
@@ -318,21 +323,26 @@ def cmd_verify(args) -> int:
                 f"{e.claim:<20} {budgets.duration(e.seconds):>10} {budgets.size(e.memory):>10}  "
                 f"{e.what}"
             )
+        wall = budgets.makespan([e.seconds for e in args.estimates], args.jobs)
         print(
             f"the scenario is valid for {len(claims)} claim{'' if len(claims) == 1 else 's'} at "
-            f"{args.profile}; "
+            f"{args.profile}, about {budgets.duration(wall)} "
+            f"{f'with {args.jobs} claims at a time' if args.jobs > 1 else 'in all'}; "
             "nothing was run or written"
         )
         return EXIT_OK
+    started = time.perf_counter()
     results = _run_claims(
         claims,
         scenarios,
-        args.profile,
+        {c.id: args.profile for c in claims},
         args.quiet,
         lambda cert: render.write_certificate(out, cert),
         proof_folder(args),
         {e.claim: e.seconds for e in args.estimates},
+        args.jobs,
     )
+    wall = time.perf_counter() - started
     render.render_all(out)
     certs = [c for c, _ in results]
     _ci_reports(args, [{"cert": c, "seconds": e} for c, e in results])
@@ -347,6 +357,8 @@ def cmd_verify(args) -> int:
                 f"{elapsed:>8.1f}"
             )
         print(f"{'total':<20} {'':<13} {'':>17} {sum(e for _, e in results):>8.1f}")
+        if args.jobs > 1:
+            print(f"{'wall clock':<20} {f'{args.jobs} claims at a time':<31} {wall:>8.1f}")
         print(f"certificates and pages in {out}/ (open {out / 'index.html'})")
     return EXIT_OK if all(c["status"] == "verified" for c in certs) else EXIT_FAILED
 
@@ -403,18 +415,21 @@ def cmd_verify_check(args) -> int:
         default = dict(c.default_scenario(), seed=cert["seed"])
         built_in[c.id] = _same_scenario(validated, check(default))
         estimates.append(_for_claim(c.id, budgets.estimate, c.id, validated, cert["profile"]))
-    budgets.admit(estimates, args.max_minutes)
+    jobs = _jobs(args, len(claims))
+    budgets.admit(estimates, args.max_minutes, jobs=jobs)
     changed, runs = [], []
-    progress.enable(not args.quiet)
-    from ..derivations import proof_cache
-
-    # a check re-proves every identity: a cached proof would vouch for code it was not run on if
-    # the cache were stale or tampered with
-    with progress.heartbeat(args.quiet), proof_cache.use(None):
-        results = [
-            _check_one(c, i, len(claims), scenarios[c.id], old[c.id][1]["profile"], e.seconds)
-            for i, (c, e) in enumerate(zip(claims, estimates))
-        ]
+    # a check re-proves every identity (proofs=None): a cached proof would vouch for code it was
+    # not run on if the cache were stale or tampered with
+    results = _run_claims(
+        claims,
+        scenarios,
+        {c.id: old[c.id][1]["profile"] for c in claims},
+        args.quiet,
+        lambda cert: None,
+        None,
+        {c.id: e.seconds for c, e in zip(claims, estimates)},
+        jobs,
+    )
     for c, (new, seconds) in zip(claims, results):
         path, cert = old[c.id]
         diffs = certio.differences(cert, json.loads(certio.dumps(new)), limit=None)
@@ -510,17 +525,6 @@ def certificate_files(
             raise ValueError(f"no certificate {folder / (cid + '.json')} to check")
     order = list(registry.CLAIMS)
     return dict(sorted(good.items(), key=lambda kv: order.index(kv[0]))), misnamed, unowned
-
-
-def _check_one(
-    c, i: int, total: int, s: dict, profile: str, estimate: float | None = None
-) -> tuple[dict, float]:
-    start = time.perf_counter()
-    with progress.claim(c.id, i, total, estimate):
-        new = _run_one(c, s, profile)
-    seconds = time.perf_counter() - start
-    progress.finished(c.id, new["status"], seconds, i, total)
-    return new, seconds
 
 
 def _same_scenario(a: dict, b: dict) -> bool:

@@ -108,25 +108,41 @@ def duration(seconds: float) -> str:
     return f"{seconds / 86400:.0f} days" if years < 1 else f"{years:.2g} years"
 
 
+def makespan(seconds: list[float], jobs: int) -> float:
+    """The wall time of running tasks of these durations on `jobs` workers, longest first, each
+    free worker taking the next (the schedule of core/parallel.py)."""
+    import heapq
+
+    lanes = [0.0] * max(1, jobs)
+    for s in sorted(seconds, reverse=True):
+        heapq.heapreplace(lanes, lanes[0] + s)
+    return max(lanes)
+
+
 def admit(
     estimates: list[Estimate],
     max_minutes: float,
     raise_cap: str = "raise the cap with --max-minutes",
+    jobs: int = 1,
 ) -> None:
     """Raise ValueError (one line, naming the claim and the estimate) when a claim needs more memory
     than MEMORY_CAP_BYTES, or the run more time than max_minutes (`raise_cap` says how a user lifts
-    that cap)."""
+    that cap). With `jobs` claims at a time (core/parallel.py) the run's time is the wall time of
+    that schedule (`makespan`), never less than its longest claim."""
+
     for e in estimates:
         if e.memory > MEMORY_CAP_BYTES:
             raise ValueError(
                 f"{e.claim} would hold about {size(e.memory)} in memory ({e.what}), above the "
                 f"{size(MEMORY_CAP_BYTES)} cap: lower trials or L"
             )
-    total = sum(e.seconds for e in estimates)
+    total = makespan([e.seconds for e in estimates], jobs)
     if total > max_minutes * 60:
         worst = max(estimates, key=lambda e: e.seconds)
         raise ValueError(
-            f"estimated {duration(total)} of work, above the {max_minutes:g} min cap: "
+            f"estimated {duration(total)} "
+            f"{'of work' if jobs <= 1 else f'with {jobs} claims at a time'}, above the "
+            f"{max_minutes:g} min cap: "
             f"{worst.claim} needs about {duration(worst.seconds)} ({worst.what}; "
             f"{SECONDS_PER_UNIT:g} s per token and coordinate); lower L or trials, or {raise_cap}"
         )

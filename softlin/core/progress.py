@@ -21,14 +21,23 @@ from __future__ import annotations
 
 import shutil
 import sys
+import threading
 import time
 from contextlib import contextmanager
-from typing import Iterable, Iterator, TextIO
+from typing import Callable, Iterable, Iterator, TextIO
 
 _enabled = False
 _stream: TextIO | None = None
 _claim: dict | None = None  # {"name", "index", "total", "start"}
 _task: dict | None = None  # {"label", "done", "total", "item"} or {"label"} for free text
+# In a `verify` worker process (core/parallel.py): where the claim's progress goes instead of a
+# terminal, send(kind, payload); None in the process that draws.
+_forward: Callable[[str, object], None] | None = None
+_forwarded_at = 0.0
+FORWARD_SECONDS = 0.2  # a worker sends its sweep's state at most this often (the last step always)
+# In the parent of `verify` workers: the claims running side by side (`lanes_begin`).
+_lanes: dict | None = None  # {"total", "done", "running": {name: {"start", "estimate", "task"}}}
+_lanes_lock = threading.Lock()
 
 
 def enable(on: bool = True, stream: TextIO | None = None) -> None:
@@ -84,10 +93,97 @@ def _columns() -> int:
 
 
 def _draw() -> None:
+    global _forwarded_at
+    if _forward is not None:
+        now = time.monotonic()
+        # a free-text status or a sweep's last step is a phase change: always sent
+        phase = _task is None or "total" not in _task or _task["done"] == _task["total"]
+        if phase or now - _forwarded_at >= FORWARD_SECONDS:
+            _forwarded_at = now
+            _forward("task", None if _task is None else dict(_task))
+        return
     if not _enabled:
         return
-    _stream.write("\r\033[K" + status_line(_claim, _task, _columns(), time.monotonic()))
+    if _lanes is not None:
+        with _lanes_lock:
+            line = lanes_status_line(_lanes, _columns(), time.monotonic())
+    else:
+        line = status_line(_claim, _task, _columns(), time.monotonic())
+    _stream.write("\r\033[K" + line)
     _stream.flush()
+
+
+def forward(send: Callable[[str, object], None] | None) -> None:
+    """In a worker process: send the claim's progress, as `send("task", state)` (the sweep's state
+    dict, or None), instead of drawing it; None stops forwarding."""
+    global _forward, _task, _forwarded_at
+    _forward, _task, _forwarded_at = send, None, 0.0
+
+
+def _longest_first(running: dict) -> list:
+    """The running claims, the one with the largest estimate (the longest) first."""
+    return sorted(running.items(), key=lambda kv: -(kv[1].get("estimate") or 0.0))
+
+
+def _step(task: dict | None, width: int) -> str:
+    if task is None:
+        return ""
+    if "total" in task:
+        where = f" {task['item']}" if task.get("item") else ""
+        steps = f"{task['done']}/{task['total']}"
+        return f" {task['label']} {bar(task['fraction'], width)}{where} {steps}"
+    return f" {task['label']}"
+
+
+def lanes_status_line(lanes: dict, columns: int, now: float) -> str:
+    """The status line of claims running side by side (pure): the claims done, then each running
+    claim, longest first, with its time and its sweep."""
+    n, done = lanes["total"], lanes["done"]
+    parts = [f"claims {bar(done / n if n else 1.0, min(12, max(4, n * 2)))} {done}/{n} done"]
+    for name, lane in _longest_first(lanes["running"]):
+        parts.append(f"{name} {_clock(now - lane['start'])}{_step(lane.get('task'), 8)}")
+    line = " | ".join(parts)
+    limit = max(4, columns - 1)
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def lanes_begin(total: int) -> None:
+    """The parent of `verify` workers: `total` claims are about to run side by side."""
+    global _lanes
+    with _lanes_lock:
+        _lanes = {"total": total, "done": 0, "running": {}}
+    _draw()
+
+
+def lane_started(name: str, estimate: float | None) -> None:
+    with _lanes_lock:
+        _lanes["running"][name] = {"start": time.monotonic(), "estimate": estimate, "task": None}
+    _draw()
+
+
+def lane_task(name: str, task: dict | None) -> None:
+    with _lanes_lock:
+        if name in _lanes["running"]:
+            _lanes["running"][name]["task"] = task
+    _draw()
+
+
+def lane_finished(name: str, status: str, seconds: float, index: int, total: int) -> None:
+    """Claim `name` finished, the `index`-th (0-based) of `total` to do so."""
+    with _lanes_lock:
+        _lanes["running"].pop(name, None)
+        _lanes["done"] += 1
+    if _enabled:
+        _stream.write("\r\033[K")
+    finished(name, status, seconds, index, total)
+    _draw()
+
+
+def lanes_end() -> None:
+    global _lanes
+    with _lanes_lock:
+        _lanes = None
+    clear()
 
 
 def progress(message: str) -> None:
@@ -187,6 +283,34 @@ def heartbeat_line(claim_state: dict | None, task: dict | None, now: float, star
     return "; ".join(parts)
 
 
+def lanes_heartbeat_line(lanes: dict, now: float, start: float) -> str:
+    """One heartbeat line for claims running side by side (pure): the claims done, then each
+    running claim, longest first, as `heartbeat_line` tells one, then the time since the start:
+
+        softlin: 3 of 9 claims done; running authors-experiment, 1:10 of about 3:00 estimated,
+        2 of 5 steps of SGD done, running L = 100; running prop-3.4, 0:40 of about 1:30
+        estimated; 5:00 since the start
+    """
+    parts = [f"softlin: {lanes['done']} of {lanes['total']} claims done"]
+    for name, lane in _longest_first(lanes["running"]):
+        what = [f"running {name}"]
+        if lane.get("estimate") is not None:
+            what.append(
+                f"{_clock(now - lane['start'])} of about {_clock(lane['estimate'])} estimated"
+            )
+        else:
+            what.append(f"{_clock(now - lane['start'])} so far")
+        task = lane.get("task")
+        if task is not None and "total" in task:
+            where = f", running {task['item']}" if task.get("item") else ""
+            what.append(f"{task['done']} of {task['total']} steps of {task['label']} done{where}")
+        elif task is not None:
+            what.append(f"at {task['label']}")
+        parts.append(", ".join(what))
+    parts.append(f"{_clock(now - start)} since the start")
+    return "; ".join(parts)
+
+
 @contextmanager
 def heartbeat(
     quiet: bool, stream: TextIO | None = None, every: float | None = None
@@ -194,8 +318,6 @@ def heartbeat(
     """Heartbeat lines (`heartbeat_line`) on `stream` (default stderr) every `every` seconds
     (default HEARTBEAT_SECONDS) while the block runs, unless `quiet` or the status line is drawn
     (a terminal)."""
-    import threading
-
     every = HEARTBEAT_SECONDS if every is None else every
 
     stream = stream if stream is not None else sys.stderr
@@ -206,7 +328,12 @@ def heartbeat(
     def beat():
         start = time.monotonic()
         while not stop.wait(every):
-            stream.write(heartbeat_line(_claim, _task, time.monotonic(), start) + "\n")
+            with _lanes_lock:
+                if _lanes is not None:
+                    line = lanes_heartbeat_line(_lanes, time.monotonic(), start)
+                else:
+                    line = heartbeat_line(_claim, _task, time.monotonic(), start)
+            stream.write(line + "\n")
             stream.flush()
 
     thread = threading.Thread(target=beat, daemon=True) if on else None
