@@ -40,6 +40,7 @@ computed is never taken as empty.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import subprocess
 from pathlib import Path
@@ -194,6 +195,14 @@ START_SECONDS = 5.0
 NAMED_TEST_SECONDS = 20.0
 
 
+@functools.lru_cache(maxsize=None)
+def claim_quick_seconds(cid: str) -> float:
+    """The claim's own estimate of a `quick` run on its built-in scenario (softlin.core.budgets)."""
+    from softlin.core import execute, registry
+
+    return execute.plan(registry.get(cid), {}, "quick").estimate.seconds
+
+
 def estimated_seconds(name: str, records: dict | None = None) -> tuple[float, str]:
     """(seconds, "recorded" or "estimated") one run of mutant `name` is expected to take: its
     recorded seconds (LAST_FULL_RUN), else START_SECONDS + NAMED_TEST_SECONDS per named test + its
@@ -205,12 +214,8 @@ def estimated_seconds(name: str, records: dict | None = None) -> tuple[float, st
     record = records.get(name, {})
     if record.get("seconds", "-") != "-":
         return float(record["seconds"]), "recorded"
-    from softlin.core import execute, registry
-
     mutant = by_name(name)
-    claims = sum(
-        execute.plan(registry.get(cid), {}, "quick").estimate.seconds for cid in mutant.claims
-    )
+    claims = sum(claim_quick_seconds(cid) for cid in mutant.claims)
     seeds = len(record.get("seeds", "0").split(",")) if record.get("seeds", "-") != "-" else 1
     return START_SECONDS + NAMED_TEST_SECONDS * len(mutant.tests) + seeds * claims, "estimated"
 
