@@ -14,6 +14,7 @@ checks the harness's counting (verdicts, exit bits, near misses, timeout, record
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -56,9 +57,14 @@ def test_a_stale_mutant_is_refused_not_skipped():
 
 @pytest.mark.slow
 def test_every_mutant_is_killed_at_quick(tmp_path):
+    from .mutants import selection
+
     out = tmp_path / "mutants.json"
+    # CI's time budget (tests/mutants/selection.py, docs/ci.md); SOFTLIN_MUTANT_BUDGET=none lifts it
+    budget = os.environ.get("SOFTLIN_MUTANT_BUDGET", str(selection.CI_BUDGET_SECONDS))
+    limit = [] if budget == "none" else ["--ci-budget-seconds", budget]
     proc = subprocess.run(
-        [sys.executable, "-m", "tests.mutants", "--ci", "--jobs", "2", "--json", str(out)],
+        [sys.executable, "-m", "tests.mutants", "--ci", *limit, "--jobs", "2", "--json", str(out)],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -88,10 +94,11 @@ def test_every_mutant_is_killed_at_quick(tmp_path):
     not_killed = {verdict: names for verdict, names in not_killed.items() if names}
     assert not not_killed, f"not killed: {not_killed}\n{log}"
     assert proc.returncode == 0, log
+    # a deferred mutant did not run (it runs at its share's turn at the latest): not revived
     revived = [
         name
         for name in catalogue.SURVIVORS
-        if rows.get(name, {}).get("verdict") not in (None, "SURVIVED")
+        if rows.get(name, {}).get("verdict") not in (None, "SURVIVED", "deferred")
     ]
     assert not revived, f"no longer survivors, remove from catalogue.SURVIVORS: {revived}"
 
@@ -296,6 +303,7 @@ def test_record_lines_round_trip_and_name_the_killing_checks_module():
         "margin": "0.0412",
         "seeds": "0,1,2",
         "commit": "0123456789",
+        "seconds": "-",
     }
     assert records["n"]["check"] == records["n"]["module"] == records["n"]["margin"] == "-"
     with pytest.raises(LookupError, match="malformed"):
@@ -391,3 +399,134 @@ def test_the_module_that_builds_a_check_is_recorded(monkeypatch):
     kinds.agreement("a", "quadrature", id="here/agreement", error=0.1, tolerance=1.0)
     assert origins.origin("toy/here/agreement") == "tests/test_mutants.py"
     assert origins.origin("toy/not-built") == ""
+
+
+def test_record_lines_keep_the_mutants_seconds_and_older_lines_read_without_them():
+    from .mutants import selection
+    from .mutants.__main__ import record_line
+
+    row = {**_row("killed"), "check": "c/x", "module": "m.py", "seconds": 41.6}
+    records = selection.read_records(
+        record_line("m", row, "0123456789abcdef")
+        + "\nmutant old killed c/y m.py 2.5 0 0123456789\n"
+    )
+    assert records["m"]["seconds"] == "42" and records["old"]["seconds"] == "-"
+    with pytest.raises(LookupError, match="malformed"):
+        selection.read_records("mutant m killed c/x m.py - 0 0123456789 41 extra")
+
+
+def _fake_records(seconds):
+    """A fake LAST_FULL_RUN record: every catalogued mutant killed, with `seconds` each (a dict by
+    name, or one number for all)."""
+    from .mutants import selection
+
+    return {
+        m.name: dict(
+            zip(
+                selection.RECORD_FIELDS + selection.OPTIONAL_FIELDS,
+                ["killed", "c/x", "m.py", "-", "0", "0123456789"]
+                + [str(seconds[m.name] if isinstance(seconds, dict) else seconds)],
+            )
+        )
+        for m in catalogue.MUTANTS
+    }
+
+
+def test_the_ci_budget_runs_the_share_whole_and_fits_the_rest_longest_waiting_first():
+    from .mutants import selection
+
+    every = [m.name for m in catalogue.MUTANTS]
+    R = selection.ROTATION
+    records = _fake_records(100)
+    seconds = {n: selection.estimated_seconds(n, records)[0] for n in every}
+    assert set(seconds.values()) == {100.0}
+    # everything selected (a merge that touched every file), turn 3
+    share = [n for i, n in enumerate(every) if i % R == 3]
+    run, deferred = selection.fit(every, 3, 100 * len(share) + 250, seconds)
+    assert set(share) <= set(run) and len(run) == len(share) + 2
+    assert sorted(run + deferred, key=every.index) == every and not set(run) & set(deferred)
+    # the two extra are those whose share's turn is furthest away: slice 2 (turn 3 - 1), first
+    extra = [n for n in run if n not in share]
+    assert all(every.index(n) % R == 2 for n in extra)
+    assert extra == [n for i, n in enumerate(every) if i % R == 2][:2]
+    # a budget below the share's own cost still runs the share (the guarantee rests on it),
+    # nothing else; a generous one defers nothing; a mutant too long is passed over for
+    # cheaper ones
+    assert selection.fit(every, 3, 0, seconds)[0] == share
+    assert selection.fit(every, 3, 1e9, seconds) == (every, [])
+    long = {**seconds, next(n for i, n in enumerate(every) if i % R == 2): 1e6}
+    run, _ = selection.fit(every, 3, 100 * len(share) + 250, long)
+    assert len(run) == len(share) + 2 and all(long[n] == 100 for n in run)
+    # the whole catalogue requested (or no history): no budget applies
+    assert selection.fit(every, None, 0, seconds) == (every, [])
+
+
+def test_under_the_budget_every_mutant_runs_within_rotation_consecutive_commits():
+    """Consecutive commits have consecutive turns (the first-parent count); a selection that
+    never fits (every file changed, budget 0) still runs each mutant at its share's turn."""
+    from .mutants import selection
+
+    every = [m.name for m in catalogue.MUTANTS]
+    seconds = dict.fromkeys(every, 60.0)
+    for first in (0, 5):
+        ran = set()
+        for commit in range(first, first + selection.ROTATION):
+            ran |= set(selection.fit(every, commit % selection.ROTATION, 0, seconds)[0])
+        assert ran == set(every)
+
+
+def test_a_mutant_without_recorded_seconds_is_estimated_from_its_claims_quick_estimates():
+    from softlin.core import execute, registry
+
+    from .mutants import selection
+
+    mutant = next(m for m in catalogue.MUTANTS if m.claims == ("thm-5.2",) and not m.tests)
+    quick = execute.plan(registry.get("thm-5.2"), {}, "quick").estimate.seconds
+    records = _fake_records("-")
+    seconds, how = selection.estimated_seconds(mutant.name, records)
+    assert how == "estimated" and seconds == pytest.approx(selection.START_SECONDS + quick)
+    # a near miss confirmed at three seeds costs three runs of its claims
+    records[mutant.name]["seeds"] = "0,1,2"
+    assert selection.estimated_seconds(mutant.name, records)[0] == pytest.approx(
+        selection.START_SECONDS + 3 * quick
+    )
+    tested = next(m for m in catalogue.MUTANTS if m.tests)
+    assert selection.estimated_seconds(tested.name, records)[0] >= selection.NAMED_TEST_SECONDS
+    records[mutant.name]["seconds"] = "33"
+    assert selection.estimated_seconds(mutant.name, records) == (33.0, "recorded")
+
+
+def test_deferred_mutants_are_reported_apart_and_never_counted(monkeypatch, tmp_path, capsys):
+    from .mutants import __main__ as harness
+    from .mutants import selection
+
+    every = [m.name for m in catalogue.MUTANTS]
+    monkeypatch.setattr(
+        selection, "select_with_share", lambda environ=None: (every, "everything (fake)", 1)
+    )
+    monkeypatch.setattr(selection, "read_records", lambda text=None: _fake_records(50))
+    monkeypatch.setattr(selection, "git", lambda *a: "f" * 40 + "\n")
+    ran = []
+
+    def judged(name, timeout=harness.TIMEOUT):
+        ran.append(name)
+        return {**_row("killed"), "check": "c/x", "module": "m.py", "seconds": 1.0, "detail": ""}
+
+    monkeypatch.setattr(harness, "judge_mutant", judged)
+    out = tmp_path / "rows.json"
+    share = [n for i, n in enumerate(every) if i % selection.ROTATION == 1]
+    code = harness.main(
+        ["--ci", "--ci-budget-seconds", str(50 * len(share) + 60), "--jobs", "1"]
+        + ["--json", str(out), "--record"]
+    )
+    text = capsys.readouterr().out
+    rows = json.loads(out.read_text())
+    deferred = [n for n, r in rows.items() if r["verdict"] == "deferred"]
+    assert code == 0 and len(ran) == len(share) + 1 and set(share) <= set(ran)
+    assert len(deferred) == len(every) - len(ran) and not set(deferred) & set(ran)
+    assert f"killed {len(ran)}/{len(ran)}" in text and "deferred (not run, not counted) " in text
+    # the record lines name only the mutants that ran, under a warning that the run is partial
+    lines = [line for line in text.splitlines() if line.startswith("mutant ")]
+    assert len(lines) == len(ran) and "no complete entry" in text
+    with pytest.raises(SystemExit):
+        harness.main(["--ci-budget-seconds", "10"])

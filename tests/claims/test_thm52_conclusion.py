@@ -100,6 +100,8 @@ def _training(train_grad, risk, se=0.01, fresh_grad=None):
         "sample_grad_se": [np.full(5, se)] * 4,
         "eval_grad": [np.asarray(fresh, float)] * 4,
         "eval_grad_se": [np.full(5, se / 2)] * 4,
+        "per_prompt_mean": [[np.asarray(train_grad, float), np.asarray(fresh, float)]] * 4,
+        "per_prompt_scale": [[np.ones(5), np.ones(5)]] * 4,
         "risk": r,
         "risk_stderr": rse,
         "inf_final_risk": 0.001,
@@ -162,6 +164,53 @@ def test_the_gradient_check_is_two_sided_and_counts_every_component(monkeypatch)
         fresh[0] += sign * (factor * z_c * se + allow[0])
         checks = _checks(monkeypatch, g, g, r[-1], fresh_grad=fresh)
         assert checks["training/endpoint-gradient-exact"].passed is passed, (sign, factor)
+
+
+def _per_prompt_result(vectors):
+    """A training result at one L holding what per_prompt_check reads: the training's gradient on
+    a PromptSample and the per-prompt vectors `vectors(sample, A, b)` the standard errors would
+    be taken from (the same sample stands for the training and the evaluation sample)."""
+    sample = icl_training.PromptSample(SIGMA, 12, 400, np.random.default_rng(3))
+    A, b = np.array([[0.6, 0.1], [-0.2, 0.9]]), 1.1
+    _, gA, gb = sample.risk_and_grad(A, b)
+    grad = np.concatenate([gA.ravel(), [gb]])
+    G = vectors(sample, A, b)
+    return {
+        "L": [12],
+        "train_grad": [grad],
+        "eval_grad": [grad],
+        "per_prompt_mean": [[G.mean(axis=0)] * 2],
+        "per_prompt_scale": [[np.abs(G).mean(axis=0)] * 2],
+    }
+
+
+def test_the_standard_errors_vectors_must_average_to_the_training_gradient():
+    """The per-prompt gradients at each prompt's own w average to the training's gradient to
+    rounding (passes, far inside the tolerance); the plausible wrong vectors are refuted: the
+    w-averaged gradients (an se about half too small), grad_b with its sign flipped, grad_A
+    without the factor b."""
+
+    def own_w(sample, A, b):
+        return icl_training.prompt_gradient_batch(sample.X, sample.xq, A, b, w=sample.w)
+
+    def w_averaged(sample, A, b):
+        return icl_training.prompt_gradient_batch(sample.X, sample.xq, A, b)
+
+    def b_sign(sample, A, b):
+        G = own_w(sample, A, b)
+        G[:, -1] *= -1
+        return G
+
+    def factor_b_dropped(sample, A, b):
+        G = own_w(sample, A, b)
+        G[:, :-1] /= b
+        return G
+
+    good = conclusion.per_prompt_check(_per_prompt_result(own_w))
+    assert good.passed is True and good.value < 1e-3 * conclusion.PER_PROMPT_TOLERANCE
+    for wrong in (w_averaged, b_sign, factor_b_dropped):
+        bad = conclusion.per_prompt_check(_per_prompt_result(wrong))
+        assert bad.passed is False and bad.value > 1e3 * conclusion.PER_PROMPT_TOLERANCE, wrong
 
 
 def test_a_monte_carlo_risk_off_the_exact_risk_is_refuted(monkeypatch):

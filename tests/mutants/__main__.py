@@ -1,5 +1,5 @@
-"""Run the math mutants: `python -m tests.mutants [--only NAME ...] [--jobs N] [--json PATH]
-[--timeout SECONDS] [--record]`.
+"""Run the math mutants: `python -m tests.mutants [--only NAME ... | --ci [--ci-budget-seconds S]]
+[--jobs N] [--json PATH] [--timeout SECONDS] [--record]`.
 
 Each mutant runs in its own Python process (the slip is applied by `tests.mutants.hook` at import
 time, the working tree is never edited) against the claims it touches, at the `quick` profile and
@@ -25,6 +25,11 @@ every mutant is killed or is a known survivor (`catalogue.SURVIVORS`, each with 
 can see it); otherwise the sum of 1 (a mutant survived), 2 (a stale mutant or a harness error),
 4 (undecided), 8 (crashed), 16 (timed out) and 32 (marginal), so each kind of non-kill is told
 apart. `--record` prints the per-mutant record lines for tests/mutants/LAST_FULL_RUN.
+
+Under `--ci --ci-budget-seconds S` the mutants of CI's selection that do not fit the budget
+(tests/mutants/selection.py) are *deferred*: not run, listed apart (JSON verdict "deferred", with
+the seconds they would have taken), counted neither as kills nor as non-kills, and given no record
+line.
 """
 
 from __future__ import annotations
@@ -229,7 +234,8 @@ def describe(res: dict) -> str:
 
 
 def record_line(name: str, row: dict, commit: str) -> str:
-    """One per-mutant line of LAST_FULL_RUN (selection.read_records parses it)."""
+    """One per-mutant line of LAST_FULL_RUN (selection.read_records parses it), its last field the
+    seconds the mutant took (CI's time budget reads them)."""
     margin = row.get("margin")
     return " ".join(
         [
@@ -241,6 +247,7 @@ def record_line(name: str, row: dict, commit: str) -> str:
             "-" if margin is None else f"{margin:.3g}",
             ",".join(str(s) for s in row.get("seeds", [])) or "-",
             commit[:10],
+            "-" if row.get("seconds") is None else f"{row['seconds']:.0f}",
         ]
     )
 
@@ -281,6 +288,13 @@ def main(argv=None) -> int:
         help="CI's selection: changed since the last full run plus a rotating share "
         "(tests/mutants/selection.py; SOFTLIN_MUTANTS=all for the whole catalogue)",
     )
+    parser.add_argument(
+        "--ci-budget-seconds",
+        type=float,
+        help="with --ci: run the rotating share and, of the other selected mutants, those whose "
+        "recorded or estimated seconds fit this budget; report the rest deferred "
+        "(selection.fit)",
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument(
         "--timeout",
@@ -298,9 +312,14 @@ def main(argv=None) -> int:
         print(json.dumps(run_one(args.one, args.seed, not args.claims_only)))
         return 0
     names = args.only or [m.name for m in MUTANTS]
+    deferred = {}
+    if args.ci_budget_seconds is not None and not args.ci:
+        parser.error("--ci-budget-seconds applies to --ci's selection")
     if args.ci:
-        names, why = selection.select()
+        names, why, share_turn = selection.select_with_share()
         print(f"selection: {why}", flush=True)
+        if args.ci_budget_seconds is not None:
+            names, deferred = budgeted(names, share_turn, args.ci_budget_seconds)
     for name in names:
         by_name(name)  # unknown names fail before any work
     rows, start = {}, time.perf_counter()
@@ -325,16 +344,44 @@ def main(argv=None) -> int:
                 flush=True,
             )
     print(f"{summary(rows)}; {time.perf_counter() - start:.0f} s")
+    if deferred:
+        # not run: neither killed nor a non-kill; CI runs them at their share's turn at the latest
+        print(
+            f"deferred (not run, not counted) {len(deferred)}: "
+            + ", ".join(f"{n} ({r['seconds']:.0f} s {r['detail']})" for n, r in deferred.items())
+        )
     for name, row in rows.items():
         if row["verdict"] == "SURVIVED" and name in SURVIVORS:
             print(f"  known survivor {name}: {SURVIVORS[name]}")
     if args.json_path:
-        Path(args.json_path).write_text(json.dumps(rows, indent=2) + "\n")
+        Path(args.json_path).write_text(json.dumps({**rows, **deferred}, indent=2) + "\n")
     if args.record:
         head = selection.git("rev-parse", "HEAD").strip()
+        if deferred:
+            print(
+                f"# {len(deferred)} mutants deferred: these lines update the mutants run, but "
+                "this run is no complete entry at HEAD (tests/mutants/selection.py)"
+            )
         for name, row in rows.items():
             print(record_line(name, row, head))
     return exit_status(rows)
+
+
+def budgeted(names, share_turn, budget: float) -> tuple[list[str], dict]:
+    """`selection.fit` on each mutant's recorded or estimated seconds: (names to run, the
+    deferred mutants' rows, verdict "deferred", with the seconds they would have taken)."""
+    records = selection.read_records()
+    cost = {n: selection.estimated_seconds(n, records) for n in names}
+    run, later = selection.fit(names, share_turn, budget, {n: c[0] for n, c in cost.items()})
+    spent = sum(cost[n][0] for n in run)
+    print(
+        f"budget {budget:g} s: {len(run)} run ({spent:.0f} s recorded or estimated), "
+        f"{len(later)} deferred",
+        flush=True,
+    )
+    return run, {
+        n: {"verdict": "deferred", "seconds": cost[n][0], "detail": cost[n][1]} for n in later
+    }
 
 
 if __name__ == "__main__":

@@ -303,12 +303,24 @@ MUTANTS: tuple[Mutant, ...] = (
             "tests/numerics/test_robust_mean.py::test_level_holds_on_heavy_tails_where_the_studentised_mean_does_not",
         ),
     ),
+    # The battery is shared by lemma-2.1 and mixture; this slip was long a known survivor because
+    # the mutant named lemma-2.1 only. Measured at 1a5c8da, seed 0: it makes Catoni's radius
+    # sqrt(L) too wide, so every Catoni ratio falls by about sqrt(L) (lemma-2.1's numerator test
+    # 0.48 -> 0.057 at quick, a true claim passing either way). lemma-2.1's four controls run at
+    # the profile's prompts with planned power 1.0 (non-centrality 100 to 253 at quick, 400 to 1275
+    # at standard), so their ratios at the largest L (16 to 42 at quick, L = 256; 66 to 211 at
+    # standard, L = 1024) stay near or above 1 under the slip (1.03 to 2.66 at quick, seed 0; 2.08
+    # to 6.63 at standard): at quick its uniform control (ratio 16.4 -> 1.03 at seed 0) refutes it
+    # at seeds 1 and 2 (margins 0.75, 0.62) but not at 0, and at standard none can. mixture's
+    # control logits-without-quadratic is sized to its planned power (2125 prompts, power
+    # 0.99933 at quick): its ratio falls from 1.92 to 0.139, refuted at seeds 0, 1, 2 (margins
+    # 0.861, 0.881, 0.897).
     Mutant(
         "battery-catoni-variance-not-divided-by-L",
         "softlin/claims/shared/limit_battery.py",
         '                var_x / L,',
         '                var_x,',
-        ("lemma-2.1",),
+        ("lemma-2.1", "mixture"),
         "Catoni's variance of the per-prompt mean Y taken as Var X, not Var X / L: radius sqrt(L) "
         "too large, the planned power of the controls not delivered",
     ),
@@ -544,6 +556,61 @@ MUTANTS: tuple[Mutant, ...] = (
         ("thm-5.2",),
         "finite-prompt training gradient in b, mean(err y) with the target y = w^T x where the "
         "attention output S belongs",
+    ),
+    # ---- thm-5.2's sampled-w path (issue 40): the per-prompt gradients at each prompt's own task
+    # vector w, whose spread is the endpoint-gradient check's standard error ----
+    Mutant(
+        "prompt-gradient-se-from-w-averaged-vectors",
+        "softlin/claims/shared/icl.py",
+        "evaluation.X, evaluation.xq, A_end, b_end, w=evaluation.w",
+        "evaluation.X, evaluation.xq, A_end, b_end",
+        ("thm-5.2",),
+        "the endpoint gradient's standard error from the w-averaged per-prompt gradients (the "
+        "gradient of 1/2 |b xhat - x|^2) instead of each prompt's own w: same mean, smaller spread",
+    ),
+    Mutant(
+        "prompt-gradient-w-grad-A-factor-b-dropped",
+        "numerics/icl_training.py",
+        'out[:, :-1] = b * np.einsum("n,nd,ne->nde", err, Cw, x).reshape(k, d * d)',
+        'out[:, :-1] = np.einsum("n,nd,ne->nde", err, Cw, x).reshape(k, d * d)',
+        ("thm-5.2",),
+        "per-prompt grad_A at the prompt's w as (w^T r)(C_hat w) x^T, the factor b of the "
+        "prediction b xhat dropped",
+    ),
+    Mutant(
+        "prompt-gradient-w-grad-b-target-for-prediction",
+        "numerics/icl_training.py",
+        'out[:, -1] = err * np.einsum("nd,nd->n", w, xh)',
+        'out[:, -1] = err * np.einsum("nd,nd->n", w, x)',
+        ("thm-5.2",),
+        "per-prompt grad_b at the prompt's w as (w^T r)(w^T x), the target where the attention "
+        "output w^T xhat belongs",
+    ),
+    Mutant(
+        "prompt-gradient-w-grad-b-sign",
+        "numerics/icl_training.py",
+        'out[:, -1] = err * np.einsum("nd,nd->n", w, xh)',
+        'out[:, -1] = -err * np.einsum("nd,nd->n", w, xh)',
+        ("thm-5.2",),
+        "per-prompt grad_b at the prompt's w with its sign flipped (the residual read as "
+        "x - b xhat in the b term only)",
+    ),
+    Mutant(
+        "prompt-gradient-w-covariance-uncentred",
+        "numerics/icl_training.py",
+        'Cw = np.einsum("nl,nld,nle,ne->nd", p, D, D, w)  # C_hat w',
+        'Cw = np.einsum("nl,nld,nle,ne->nd", p, X, X, w)  # C_hat w',
+        ("thm-5.2",),
+        "per-prompt grad_A at the prompt's w with the uncentred sum_i p_i x_i x_i^T w for C_hat w",
+    ),
+    Mutant(
+        "prompt-gradient-se-divided-by-training-sample-size",
+        "softlin/claims/shared/icl.py",
+        "per_prompt_eval.std(axis=0, ddof=1) / math.sqrt(evaluation.n)",
+        "per_prompt_eval.std(axis=0, ddof=1) / math.sqrt(sample.n)",
+        ("thm-5.2",),
+        "the fresh sample's standard error divided by the square root of the training sample's "
+        "size (n) instead of its own (4 n): twice too wide",
     ),
     Mutant(
         "icl-l-eps-log10",
@@ -1246,14 +1313,6 @@ SURVIVORS: dict[str, str] = {
         "accepting one count more changes no verdict; only the stated false alarm is wrong, and "
         "prop-3.1 builds this test itself instead of through judge.exceedance, whose critical "
         "count a sharp test guards (tests/judge/test_rules.py)"
-    ),
-    "battery-catoni-variance-not-divided-by-L": (
-        "a finding (issue 40): Catoni's radius of lemma-2.1's numerator test computed from Var X "
-        "instead of Var X / L is sqrt(L) too wide, so the test loses power; on the built-in "
-        "scenario with a non-diagonal Sigma_q (this round) the negative controls still refute with "
-        "margins above sqrt(L), so the lost power shows nowhere and lemma-2.1 stays verified; "
-        "killed on the earlier identity-Sigma_q scenario. A check of the radius passed at the call "
-        "(against the variance of the per-prompt statistic) would see it"
     ),
     "icl-training-step-at-stability-edge": (
         "near-equivalent on the scenario: 2 / beta_inf is still below the stability "

@@ -272,6 +272,8 @@ def train(s: dict, profile: str) -> dict:
         "sample_grad_se": [],
         "eval_grad": [],
         "eval_grad_se": [],
+        "per_prompt_mean": [],
+        "per_prompt_scale": [],
     }
     for L in Ls:
         rng = np.random.default_rng([s["seed"], 5, L])
@@ -316,6 +318,13 @@ def train(s: dict, profile: str) -> dict:
         out["sample_grad_se"].append(per_prompt.std(axis=0, ddof=1) / math.sqrt(sample.n))
         out["eval_grad"].append(np.concatenate([gA_eval.ravel(), [gb_eval]]))
         out["eval_grad_se"].append(per_prompt_eval.std(axis=0, ddof=1) / math.sqrt(evaluation.n))
+        # the same vectors' means (training sample, evaluation sample) and mean magnitudes, which
+        # thm-5.2 compares with the training's gradients on those samples (an identity: the
+        # standard errors must come from the per-prompt gradients of the loss the training runs on)
+        out["per_prompt_mean"].append([per_prompt.mean(axis=0), per_prompt_eval.mean(axis=0)])
+        out["per_prompt_scale"].append(
+            [np.abs(per_prompt).mean(axis=0), np.abs(per_prompt_eval).mean(axis=0)]
+        )
         out["L"].append(L)
         out["max_gap"].append(float(gaps.max()))
         out["gap_curves"].append(gaps)

@@ -2,7 +2,8 @@
 route, and the trained risk's decay in L to the infinite-prompt risk.
 
 The shared training (softlin/claims/shared/icl.py) runs gradient descent on the risk R^_L of one
-fixed sample of n prompts per L and stops at theta_L. Four checks:
+fixed sample of n prompts per L and stops at theta_L. Four checks, and a fifth on the standard
+errors' vectors (below):
 
 1. The gradient at the endpoint. The evaluation sample (fresh, drawn independently of theta_L)
    gives, through the training's own gradient code, an unbiased estimate e of the exact finite-L
@@ -34,6 +35,17 @@ fixed sample of n prompts per L and stops at theta_L. Four checks:
 4. Limit. R_L(theta_L) = r + C L^-p, weighted, p profiled (limit_fit): the extrapolated limit r
    must lie within eps = min(icl.eps) of the infinite-prompt training's risk at the same horizon,
    |r - R_inf| - eps <= z se(r) (one-sided in the excess), se(r) with p's uncertainty in it.
+
+And the standard errors' vectors (`per_prompt_check`). Check 1's se (and the reported in-sample
+se) is the spread of per-prompt gradients g_n of the loss each prompt's own task vector w_n gives,
+1/2 (w_n^T (b xhat_n - x_n))^2 (numerics/icl_training.prompt_gradient_batch with w). The sample's
+risk R^_L is the mean of these losses, so (1/n) sum_n g_n = grad R^_L exactly: the training's own
+gradient (PromptSample.risk_and_grad, another implementation) on the same sample. A slip in the
+per-prompt gradients at w (a factor, a sign, a centring, the target for the prediction) or in
+which vectors the se is taken from (the w-averaged gradients: same mean in law, smaller spread, so
+an se too small) leaves check 1 passing on the built-in scenario (measured, tests/mutants) but
+moves this mean off the training's gradient by far more than rounding; a slip in the training's
+gradient moves it too. Judged as a relative error against PER_PROMPT_TOLERANCE.
 """
 
 from __future__ import annotations
@@ -60,6 +72,12 @@ QUAD_REL = 5e-3
 # The exponents the limit's fit profiles over (R_L - r ~ C L^-p; the first-order theory has p = 1,
 # the trained risks at the default scenario fall like L^-0.6 to L^-0.8).
 P_RANGE = (0.05, 3.0)
+# The per-prompt gradients' mean against the training's gradient on the same sample, relative to
+# the mean per-prompt magnitude: two summation orders of at most 4 x prompts <= 10^5 terms differ by
+# at most n u <= 1.1e-11 of it (u = 2^-53); the per-prompt terms, computed by other einsum
+# contractions of the same L tokens, differ by a few u of their partial products. 1e-9 leaves two
+# orders above the summations' bound; a slip that moves the mean by more is seen.
+PER_PROMPT_TOLERANCE = 1e-9
 FRESH_GRADIENT_ASSUMPTION = (
     "the evaluation sample's mean gradient at the trained endpoint is normal with the per-prompt "
     "standard errors (central limit theorem over independent prompts drawn after the endpoint was "
@@ -82,7 +100,7 @@ def exact_route(Sigma: np.ndarray, L: int, theta: np.ndarray):
 
 
 def conclusion_checks(Sigma: np.ndarray, tr: dict, eps: float, theta0: np.ndarray) -> Findings:
-    """The four checks of the module docstring on the training result `tr` (started at
+    """The five checks of the module docstring on the training result `tr` (started at
     `theta0`)."""
     Ls = tr["L"]
     z_rows, ref_rows, se_rows, allow_rows, routes = [], [], [], [], []
@@ -202,6 +220,7 @@ def conclusion_checks(Sigma: np.ndarray, tr: dict, eps: float, theta0: np.ndarra
                 unit="|z|",
             )
         )
+    checks.append(per_prompt_check(tr))
     decay, limit, q = decay_checks(
         Ls, tr["risk"], tr["risk_stderr"], tr["inf_final_risk"], eps, exact_risks
     )
@@ -219,6 +238,36 @@ def conclusion_checks(Sigma: np.ndarray, tr: dict, eps: float, theta0: np.ndarra
         }
     }
     return Findings(checks, quantities=quantities)
+
+
+def per_prompt_check(tr: dict):
+    """The module docstring's last check: at every L, on the training sample and on the evaluation
+    sample, max over (vec A, b) of |mean of the per-prompt gradients at each prompt's w - the
+    training's gradient on that sample| / the mean per-prompt magnitude, against
+    PER_PROMPT_TOLERANCE."""
+    errors = []
+    for j in range(len(tr["L"])):
+        for mean, scale, grad in zip(
+            tr["per_prompt_mean"][j],
+            tr["per_prompt_scale"][j],
+            (tr["train_grad"][j], tr["eval_grad"][j]),
+        ):
+            gap = np.abs(np.asarray(mean, float) - np.asarray(grad, float))
+            errors.append(float(np.max(gap / np.asarray(scale, float))))
+    worst = max(errors) if errors else math.nan
+    return judge.agreement(
+        "finite-prompt training: the per-prompt gradients the standard errors are taken from "
+        "average to the training's gradient on the same sample",
+        "montecarlo",
+        id="training/per-prompt-gradients-mean",
+        error=worst,
+        tolerance=PER_PROMPT_TOLERANCE,
+        tier="numerical",
+        detail=f"L = {list(tr['L'])}, training and evaluation samples: max over (vec A, b) of "
+        "|mean per-prompt gradient at each prompt's w (prompt_gradient_batch) - the training's "
+        "gradient (PromptSample.risk_and_grad)| / mean |per-prompt gradient|, an identity to "
+        "rounding; per sample " + ", ".join(f"{e:.3g}" for e in errors),
+    )
 
 
 def decay_reach(L, weights, exact, p_se: float, z1: float) -> str:
