@@ -294,6 +294,18 @@ def _run_one(job: parallel.Job) -> dict:
     return execute.run_reported(job.claim, job.scenario, job.profile)
 
 
+def _estimate_line(estimates, jobs: int, profile: str) -> str:
+    """The line `verify` prints before its first claim: the claims, how many at a time, and the
+    estimated wall time of that schedule (core/budgets.py: calibrated on an idle machine)."""
+    n = len(estimates)
+    wall = budgets.makespan([e.seconds for e in estimates], jobs)
+    at_a_time = f", {jobs} at a time" if jobs > 1 else ""
+    return (
+        f"softlin: running {n} claim{'s' * (n != 1)} at {profile}{at_a_time}: about "
+        f"{budgets.duration(wall)} estimated on an idle machine"
+    )
+
+
 def _jobs(args, n_claims: int) -> int:
     """--jobs, or one worker per usable core (no more than the claims)."""
     if args.jobs is None:
@@ -331,6 +343,8 @@ def cmd_verify(args) -> int:
             "nothing was run or written"
         )
         return EXIT_OK
+    if not args.quiet:
+        print(_estimate_line(args.estimates, args.jobs, args.profile), file=sys.stderr, flush=True)
     started = time.perf_counter()
     results = _run_claims(
         claims,
