@@ -5,7 +5,7 @@
 For d = 5 (isotropic, and Toeplitz(0.5) inputs under the correct and the authors' generators) and
 L in {10, 100, 1000, 10^4, 10^6}: the time of one `exact_risk` evaluation at the default rules, its
 stated relative error, and its true relative error against a finer evaluation (480 radial nodes,
-18 angular nodes per Beta variable, 193 table points). Then the time of the 19-L optimum curve on
+twice the angular Gauss nodes, 193 table points). Then the time of the 19-L optimum curve on
 the exact surface (isotropic, the claim `finite-prompt-risk`'s default model). Targets (issue text):
 one evaluation <= 0.2 s with relative error <= 1e-5; the 19-L curve <= 30 s.
 """
@@ -44,7 +44,9 @@ def main() -> int:
             start = time.perf_counter()
             r = fr.exact_risk(model, L, 1.0, 0.4)
             seconds = time.perf_counter() - start
-            fine = fr.exact_risk(model, L, 1.0, 0.4, radial=480, angular=18, points=193)
+            fine = fr.exact_risk(
+                model, L, 1.0, 0.4, radial=480, angular=2 * fr.ANGULAR_NODES, points=193
+            )
             row = {
                 "model": name,
                 "L": L,

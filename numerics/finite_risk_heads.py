@@ -4,7 +4,8 @@ R_L(mu_1, mu_2, omega_1, omega_2) = tau tr Sigma_q + s2 + E_{x_q} integrand(k1, 
 integrand derived in derivations/risk_finite_heads.py and emitted as
 `kernels.finite_risk_heads_integrand` (affine in k2), the moments taken at the temperatures
 c_h = omega_h sqrt(k1). The query average is numerics/finite_risk.py's polar rule (radial
-Gauss-Laguerre in Q ~ chi2_d, stick-breaking Gauss-Jacobi over the directions).
+Gauss-Laguerre in Q ~ chi2_d, the Gauss rule of the law of a = D.lam over the directions,
+`angular_rule`).
 
 Moments: on a grid r_j = sqrt(k1_max) j / (n - 1) (dense near 0 in k1), the one-head A_L(c_h^2),
 B_L(c_h^2) (numerics/selfnormalised.log_moments) and the cross A_12, B_12

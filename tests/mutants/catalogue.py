@@ -848,11 +848,12 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "finite-risk-dirichlet-beta-shape",
         "numerics/finite_risk.py",
-        "alpha, beta = 0.5, (d - 1 - j) / 2",
-        "alpha, beta = 0.5, (d - j) / 2",
+        "shape = (d - 1 - j) / 2  # B ~ Beta(1/2, shape)",
+        "shape = (d - j) / 2  # B ~ Beta(1/2, shape)",
         ("authors-experiment",),
-        "stick-breaking B_j ~ Beta(1/2, (d - j + 1)/2): the directions of a "
+        "stick-breaking B_j ~ Beta(1/2, (d - j + 1)/2) in the angular rule: the directions of a "
         "Dirichlet with one extra half",
+        ("tests/numerics/test_finite_risk_angular.py::test_moments_are_the_dirichlet_moments",),
     ),
     # ---- exact-risk gradient flow, SGD noise floor, fast SGD step. Each names the unit test that
     # kills it; the two gradient slips are run against authors-experiment too (its flow checks).

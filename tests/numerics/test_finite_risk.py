@@ -22,7 +22,7 @@ def test_stated_error_covers_a_higher_precision_evaluation():
     model = fr.Model(S @ S, np.eye(3), 1 / 3, 0.1)
     for L, mu, om in ((3, 1.2, 0.4), (50, -0.7, 0.3)):
         r = fr.exact_risk(model, L, mu, om)
-        fine = fr.exact_risk(model, L, mu, om, radial=480, angular=18, points=193)
+        fine = fr.exact_risk(model, L, mu, om, radial=480, angular=2 * fr.ANGULAR_NODES, points=193)
         assert abs(r.value - fine.value) <= r.error, (r, fine)
         assert r.error <= 1e-4 * r.value
 

@@ -382,8 +382,11 @@ def stated_precision(checks, curves: dict) -> list[dict]:
 # exact route's kernels were called once per node: 2.77e-8 s per token at quick (2.06e9 tokens,
 # 57.0 s) and 2.98e-8 at standard (6.09e9 tokens, 181.7 s) by benchmarks/bench_estimates.py (CPU
 # time, one BLAS thread, load 3 to 5), so 0.145 work units per token (0.17 before, from 66.6 and
-# 211.2 s, put the two at 1.23 and 1.14).
-AUTHORS_UNITS_PER_TOKEN = 0.145
+# 211.2 s, put the two at 1.23 and 1.14). With the exact route's one-dimensional angular rule
+# (numerics/finite_risk.angular_rule): 51.9 s at quick and 125.2 s at standard (same benchmark,
+# load 1 to 4), 2.52e-8 and 2.06e-8 s per token, so 0.112 (estimates 46.1 and 136.3 s: ratios 0.89
+# and 1.09; 0.145 put them at 1.15 and 1.41).
+AUTHORS_UNITS_PER_TOKEN = 0.112
 
 
 def work_estimate(s: dict, profile: str) -> budgets.Estimate:
