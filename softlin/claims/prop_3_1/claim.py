@@ -47,7 +47,7 @@ from ..shared.common import RATES_LAMBDAS, limit_setting, symbolic_check
 from .average import exact_coefficient
 from .beyond import beyond_gaussians
 from .bounds import bound_checks, erratum_one, paper_form_checks
-from ..shared.every_l import every_l_checks
+from ..shared.every_l import AVERAGE_NOT_PROVED, every_l_checks, not_proved_for_every_l
 from ..shared.exponents import naive_exponent, sharp_exponent
 from .common import REGIMES, budget
 from .first_order import averaged_step, fixed_query_step, limit_of
@@ -161,6 +161,15 @@ def run(
     f.add(bound_checks(fixed.run, fixed.quantities, b, Gamma, U, V, Sq, z0, coef, main, lam, rng))
     if b.every_l:  # the same bound proved for every integer L >= 2 (Arb boxes and a tail lemma)
         f.add(every_l_checks(Gamma, U, V, z0))
+        f.add(
+            not_proved_for_every_l(
+                "query average: E_x E|T[mu_L](x) - T[mu](x)|^2 <= E_x eps_L^2(x) for every "
+                "integer L >= 2",
+                "average/bound-every-l",
+                AVERAGE_NOT_PROVED,
+                "average/expectation-bound",
+            )
+        )
 
     # 4. Sharp exponent and regimes.
     if lam > 1e-12:

@@ -18,9 +18,16 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.findings import Findings
-from ..shared.every_l import every_l_checks
+from ..shared.every_l import AVERAGE_NOT_PROVED, every_l_checks, not_proved_for_every_l
 
-__all__ = ["grad_v_every_l"]
+__all__ = ["grad_v_every_l", "not_proved"]
+
+# grad_U: no bound to prove (see `not_proved`).
+GRAD_U_NOT_PROVED = (
+    "not proved for every L: softlin has no explicit finite-L bound on the grad_U error to prove "
+    "(the paper's constants are implicit; softlin derives the grad_U error exactly and its sharp "
+    "rate, and proves an explicit bound only for grad_V, which reduces to prop-3.1's output error)"
+)
 
 NAME = (
     "fixed query: E||grad_V T[mu_L](z) - grad_V T[mu](z)||_F^2 <= k (tr Gamma + |Gamma a|^2) "
@@ -44,3 +51,30 @@ def grad_v_every_l(Gamma, U, V, z0) -> Findings:
         quantity="grad_v_bound_every_l",
         name=NAME,
     )
+
+
+def not_proved() -> Findings:
+    """The two statements of prop-3.4 kept unjudged with their reasons: grad_U at the fixed query
+    (`fixed/grad-u-bound-every-l`: no explicit bound) and the query-averaged grad_V
+    (`average/grad-v-bound-every-l`: no reduction from the fixed query)."""
+    f = Findings()
+    f.add(
+        not_proved_for_every_l(
+            "fixed query: E||grad_U T[mu_L](z) - grad_U T[mu](z)||_F^2 below an explicit bound "
+            "for every integer L >= 2",
+            "fixed/grad-u-bound-every-l",
+            GRAD_U_NOT_PROVED,
+            "fixed/grad-u-enclosure and fixed/grad-u-montecarlo (the exact error), the regimes' "
+            "grad-u-slope (its rate)",
+        )
+    )
+    f.add(
+        not_proved_for_every_l(
+            "query average: E_z E||grad_V T[mu_L](z) - grad_V T[mu](z)||_F^2 below k times "
+            "prop-3.1's averaged bound with V = I for every integer L >= 2",
+            "average/grad-v-bound-every-l",
+            AVERAGE_NOT_PROVED,
+            "average/grad-v-quadrature",
+        )
+    )
+    return f

@@ -11,7 +11,7 @@ from ...core.findings import Findings
 from ...core.setting import Setting
 from . import exact as ex
 from .enclosure import grad_u_enclosure_check, grad_v_enclosure_check
-from .every_l import grad_v_every_l
+from .every_l import grad_v_every_l, not_proved
 
 
 def fixed_query_step(
@@ -36,5 +36,6 @@ def fixed_query_step(
     f.add(grad_v_enclosure_check(cov, U, V, z0, b.Ls, fixed.series["V_exact"]))
     if profile != "quick":  # grad_V's bound proved for every integer L >= 2 (Arb boxes, tail lemma)
         f.add(grad_v_every_l(cov, U, V, z0))
+        f.add(not_proved())  # grad_U and the averaged grad_V: kept unjudged, with the reasons
     f.add(grad_u_enclosure_check(cov, U, V, z0, b.Ls, fixed.series["U_exact"]))
     return f

@@ -267,3 +267,33 @@ def _paper_form_detail(constant, sigma: float) -> str:
         f"{constant.upper:.8g}] (attained at L = {constant.argmax}, decreasing from L = "
         f"{constant.monotone_from}; the grid maximum it replaces: {constant.grid_max:.8g})"
     )
+
+
+# The statements softlin states for every L but cannot prove for every L (issue: "or left
+# undecided with the reason where no reduction is available"): kept in the certificate, not judged,
+# so that the pages and the verdict table show the gap rather than leave it out.
+AVERAGE_NOT_PROVED = (
+    "not proved for every L: the procedure proves the inequality at one query's invariants "
+    "(q, tp) with L carried as a ball; the query average needs it at every query (boxes of q over "
+    "[0, inf) with a proved tail in q) or a certified reduction (a bound monotone in the tilt, "
+    "integrated against the exact law of q), and softlin has neither; the averaged statement is "
+    "judged at the scenario's L only"
+)
+
+
+def not_proved_for_every_l(name: str, id: str, reason: str, where: str) -> Findings:
+    """A check `id` of tier proof that is kept unjudged with `reason`, naming the checks (`where`)
+    that judge the statement at the scenario's L."""
+    return Findings(
+        [
+            unjudged(
+                name,
+                "quadrature",
+                reason,
+                tier="proof",
+                id=id,
+                unit="exact values",
+                detail=f"not judged: {reason}; judged at the scenario's L by {where}",
+            )
+        ]
+    )
