@@ -3,7 +3,8 @@
     python benchmarks/bench_verify.py [--profile standard] [--jobs 1 2] [--cold] [--markdown PATH]
 
 Runs `softlin verify --profile P --jobs N --out <temporary folder> --quiet` once for each N given
-(in that order, back to back), as the README's first command runs it, and prints per run: the wall
+(in that order, back to back; N = 0 omits the flag, for a softlin from before `--jobs`, which
+runs one claim at a time), as the README's first command runs it, and prints per run: the wall
 time, the CPU time of the whole process tree (user + system, from the children's rusage), the peak
 of the summed resident memory of the process tree (sampled every 0.2 s, so a shorter peak can be
 missed) and the largest single process's peak (rusage), and the per-claim seconds that `verify`
@@ -47,7 +48,7 @@ def run(profile: str, jobs: int, cold: bool) -> dict:
         env["SOFTLIN_PROOF_CACHE"] = ""
     with tempfile.TemporaryDirectory() as out:
         argv = [sys.executable, "-m", "softlin.cli", "verify", "--profile", profile]
-        argv += ["--jobs", str(jobs), "--out", out]
+        argv += (["--jobs", str(jobs)] if jobs else []) + ["--out", out]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         load = os.getloadavg()[0]
         start = time.perf_counter()
@@ -114,7 +115,9 @@ def table(runs: list[dict], profile: str) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="standard", choices=("quick", "standard", "full"))
-    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument(
+        "--jobs", type=int, nargs="+", default=[1, 2], help="0: no --jobs flag (older softlin)"
+    )
     parser.add_argument("--cold", action="store_true", help="proof cache off")
     parser.add_argument("--markdown", help="also write the table to this file")
     args = parser.parse_args(argv)
