@@ -146,3 +146,51 @@ def test_real_certificates_made_side_by_side_reproduce_one_at_a_time(tmp_path):
     args = ["verify", "lemma-2.1", "mixture", "--profile", "quick", "--out", out, "--quiet"]
     assert cli.main([*args, "--jobs", "2", "--no-cache"]) == 0
     assert cli.main(["verify", "--check", "--out", out, "--quiet", "--jobs", "1"]) == 0
+
+
+# ~10 s: quick claims started in a subprocess, its parent killed once both workers run
+@pytest.mark.slow
+def test_workers_stop_when_verify_is_killed_outright(tmp_path):
+    """SIGKILL skips verify's clean-up: its workers must notice they were orphaned and exit,
+    not run the rest of the queue."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    # four claims (about 30 s of work at quick): an orphan that ran the rest of the queue would
+    # outlast the 5 s allowed below
+    argv = [sys.executable, "-m", "softlin.cli", "verify", "lemma-2.1", "mixture", "asm-3.3"]
+    argv += ["thm-4.3", "--profile", "quick", "--jobs", "2", "--out", str(tmp_path), "--quiet"]
+    parent = subprocess.Popen(argv)
+    try:
+        deadline = time.monotonic() + 120
+        workers = []
+        while len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            workers = [
+                p
+                for p in psutil.Process(parent.pid).children()
+                if "multiprocessing" in " ".join(p.cmdline())
+                and "resource_tracker" not in " ".join(p.cmdline())
+            ]
+        assert len(workers) == 2, "verify did not start two workers"
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 5
+
+        def running(p):  # an exited worker may linger as a zombie of its new parent
+            try:
+                return p.status() != psutil.STATUS_ZOMBIE
+            except psutil.NoSuchProcess:
+                return False
+
+        while any(running(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        alive = [p for p in workers if running(p)]
+        assert not alive, f"workers still running 5 s after their parent died: {alive}"
+    finally:
+        if parent.poll() is None:
+            parent.kill()

@@ -38,6 +38,7 @@ import os
 import pickle
 import queue as queue_module
 import signal
+import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -144,7 +145,7 @@ def _run_in_workers(jobs_list, sent, workers, done, proofs) -> list[tuple[dict, 
         tasks.put(None)
     with _blas_threads(max(1, usable_cores() // workers)):
         procs = [
-            ctx.Process(target=_worker, args=(tasks, messages, proofs), daemon=True)
+            ctx.Process(target=_worker, args=(tasks, messages, proofs, os.getpid()), daemon=True)
             for _ in range(workers)
         ]
         for p in procs:
@@ -206,14 +207,35 @@ def _blas_threads(n: int) -> Iterator[None]:
                 os.environ[k] = v
 
 
-def _worker(tasks, messages, proofs) -> None:
-    """A worker: run claims from `tasks` until None, reporting to `messages`."""
+# A parent killed outright (SIGKILL, or SIGTERM, whose default action skips its clean-up) cannot
+# stop its workers, and a worker holds both ends of the queues' pipes, so nothing it does fails:
+# it would run the rest of the queue. Each worker checks its parent this often and exits once it
+# has been re-parented.
+ORPHAN_POLL_SECONDS = 1.0
+
+
+def _exit_when_orphaned(parent: int, every: float) -> None:
+    """A daemon thread that ends this process as soon as its parent is no longer `parent`."""
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _worker(tasks, messages, proofs, parent: int) -> None:
+    """A worker of the process `parent`: run claims from `tasks` until None, reporting to
+    `messages`. (`parent` is passed, not read here: a parent killed while this process was still
+    starting has already handed it to another.)"""
     from ..derivations import proof_cache
     from . import execute
 
     # the parent answers an interrupt by stopping the workers; a worker that raised
     # KeyboardInterrupt itself would report it as a claim's error
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_when_orphaned(parent, ORPHAN_POLL_SECONDS)
     with proof_cache.use(proofs):
         while (task := tasks.get()) is not None:
             i, claim, scenario, profile = task
