@@ -159,7 +159,7 @@ def dirichlet_rule(d: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
     return _frozen(D), _frozen(w / w.sum())
 
 
-def _reduce(
+def gauss_reduction(
     x: np.ndarray, w: np.ndarray, b: np.ndarray, n: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The n-point Gauss rule (nodes, weights) of the discrete measure sum_i w_i delta(x_i)
@@ -204,7 +204,7 @@ def _angular(lam: tuple, nu: tuple, nodes: int) -> tuple[np.ndarray, np.ndarray,
         shape = (d - 1 - j) / 2  # B ~ Beta(1/2, shape): weight x^(-1/2) (1 - x)^(shape - 1)
         x, wx = special.roots_sh_jacobi(nodes, shape - 0.5, 0.5)
         wx = wx / wx.sum()
-        a, w, b = _reduce(
+        a, w, b = gauss_reduction(
             (lam_[j] * x[:, None] + (1 - x)[:, None] * a[None, :]).ravel(),
             (wx[:, None] * w[None, :]).ravel(),
             (nu_[j] * x[:, None] + (1 - x)[:, None] * b[None, :]).ravel(),
@@ -226,8 +226,8 @@ def angular_rule(
     and (ii) b' a'^k for k <= n - 1, the product with the n-point Gauss-Jacobi rule of B (exact for
     B-degree <= 2n - 1) integrates a^k and b a^k exactly for the same k (a^k is of degree k in B
     and in a'; b a^k of degree k + 1 in B and needs b' a'^i, i <= k, only); its Lanczos reduction
-    to n nodes (`_reduce`) is then the n-point Gauss rule of the true law of a (a Gauss rule is
-    fixed by the moments of degree <= 2n - 1), and its b_j are exact projections (the p_k,
+    to n nodes (`gauss_reduction`) is then the n-point Gauss rule of the true law of a (a Gauss
+    rule is fixed by the moments of degree <= 2n - 1), and its b_j are exact projections (the p_k,
     k < n, and E[b p_k] need only those moments), so (i) and (ii) hold again. It starts from the
     point (lam_d, nu_d) and costs d - 1 reductions of n^2 points. Reducing the full tensor rule
     (n nodes per Beta variable, n^(d-1) points) gives the same rule: tests compare the two, and the

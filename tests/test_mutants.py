@@ -405,14 +405,21 @@ def test_record_lines_keep_the_mutants_seconds_and_older_lines_read_without_them
     from .mutants import selection
     from .mutants.__main__ import record_line
 
-    row = {**_row("killed"), "check": "c/x", "module": "m.py", "seconds": 41.6}
+    row = {
+        **_row("killed"),
+        "check": "c/x",
+        "module": "tests/mutants/catalogue.py",
+        "seconds": 41.6,
+    }
     records = selection.read_records(
         record_line("m", row, "0123456789abcdef")
-        + "\nmutant old killed c/y m.py 2.5 0 0123456789\n"
+        + "\nmutant old killed c/y tests/mutants/catalogue.py 2.5 0 0123456789\n"
     )
     assert records["m"]["seconds"] == "42" and records["old"]["seconds"] == "-"
     with pytest.raises(LookupError, match="malformed"):
-        selection.read_records("mutant m killed c/x m.py - 0 0123456789 41 extra")
+        selection.read_records(
+            "mutant m killed c/x tests/mutants/catalogue.py - 0 0123456789 41 extra"
+        )
 
 
 def _fake_records(seconds):
@@ -424,7 +431,7 @@ def _fake_records(seconds):
         m.name: dict(
             zip(
                 selection.RECORD_FIELDS + selection.OPTIONAL_FIELDS,
-                ["killed", "c/x", "m.py", "-", "0", "0123456789"]
+                ["killed", "c/x", "tests/mutants/catalogue.py", "-", "0", "0123456789"]
                 + [str(seconds[m.name] if isinstance(seconds, dict) else seconds)],
             )
         )
@@ -510,7 +517,13 @@ def test_deferred_mutants_are_reported_apart_and_never_counted(monkeypatch, tmp_
 
     def judged(name, timeout=harness.TIMEOUT):
         ran.append(name)
-        return {**_row("killed"), "check": "c/x", "module": "m.py", "seconds": 1.0, "detail": ""}
+        return {
+            **_row("killed"),
+            "check": "c/x",
+            "module": "tests/mutants/catalogue.py",
+            "seconds": 1.0,
+            "detail": "",
+        }
 
     monkeypatch.setattr(harness, "judge_mutant", judged)
     out = tmp_path / "rows.json"

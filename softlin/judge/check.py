@@ -223,8 +223,10 @@ def unjudged(
     detail: str = "",
     id: str = "",
     unit: str = "",
+    rule: str = "",
 ) -> Check:
-    """A check that could not be judged here, kept in the certificate with its reason."""
+    """A check that could not be judged here, kept in the certificate with its reason (and the
+    rule it would be judged by, which a certificate's check states)."""
     return Check(
         name,
         kind,
@@ -237,6 +239,7 @@ def unjudged(
         reason=reason,
         id=id,
         unit=unit,
+        rule=rule,
     )
 
 

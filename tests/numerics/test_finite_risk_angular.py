@@ -109,9 +109,9 @@ def test_a_wrong_rule_is_caught():
     # Dirichlet(1, ..., 1) (uniform directions on the simplex) in place of Dirichlet(1/2, ...)
     D, wd = fr.dirichlet_rule(lam.size, n)
     shifted = np.random.default_rng(0).dirichlet(np.ones(lam.size), size=200_000)
-    x, ww, bb = fr._reduce(shifted @ lam, np.full(200_000, 1 / 200_000), shifted @ nu, n)
+    x, ww, bb = fr.gauss_reduction(shifted @ lam, np.full(200_000, 1 / 200_000), shifted @ nu, n)
     assert moment_errors(x, bb, ww, lam, nu, n)[0] > 1e-2
-    x, ww, bb = fr._reduce(D @ lam, wd, D @ nu, n)
+    x, ww, bb = fr.gauss_reduction(D @ lam, wd, D @ nu, n)
     assert max(moment_errors(x, bb, ww, lam, nu, n)) <= EXACT
 
 
@@ -122,7 +122,7 @@ def test_it_is_the_lanczos_reduction_of_the_tensor_rule(law):
     lam, nu = LAWS[law]
     n = 8
     D, wd = fr.dirichlet_rule(lam.size, n)
-    x, w, b = fr._reduce(D @ lam, wd, D @ nu, n)
+    x, w, b = fr.gauss_reduction(D @ lam, wd, D @ nu, n)
     a2, b2, w2 = fr.angular_rule(lam, nu, n)
     assert x.size == a2.size
     np.testing.assert_allclose(a2, x, rtol=0, atol=1e-12 * lam.max())

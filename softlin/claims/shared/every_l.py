@@ -293,6 +293,8 @@ def not_proved_for_every_l(name: str, id: str, reason: str, where: str) -> Findi
                 tier="proof",
                 id=id,
                 unit="exact values",
+                # the rule a proof would be judged by: every part (boxes, tail lemma) proved
+                rule="value == bound",
                 detail=f"not judged: {reason}; judged at the scenario's L by {where}",
             )
         ]
