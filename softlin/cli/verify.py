@@ -343,7 +343,13 @@ def cmd_verify(args) -> int:
             "nothing was run or written"
         )
         return EXIT_OK
-    if not args.quiet:
+    # a run long enough to beat (a minute or more) says first how long it should take; a short
+    # one, or one that stops at once on an error, keeps stderr to its result
+    if (
+        not args.quiet
+        and budgets.makespan([e.seconds for e in args.estimates], args.jobs)
+        >= progress.HEARTBEAT_SECONDS
+    ):
         print(_estimate_line(args.estimates, args.jobs, args.profile), file=sys.stderr, flush=True)
     started = time.perf_counter()
     results = _run_claims(

@@ -63,12 +63,16 @@ def _mixture_kernel(logit_fn):
 @pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_logits_without_the_quadratic_term_are_refuted():
-    """Sensitivity: log pi_k + m_k^T a, forgetting a^T Gamma_k a / 2."""
+    """Sensitivity: log pi_k + m_k^T a, forgetting a^T Gamma_k a / 2. The kernel against the
+    40-digit formula refutes it (an error of 6.8e-3 against 1e-12, measured at seed 0); at quick
+    the Monte Carlo checks do not resolve an error that small (measured: none fails), so the test
+    names the check that does."""
     cert = _run(
         kernel=_mixture_kernel(lambda law, A: np.log(law.weights)[:, None] + law.means @ A.T)
     )
     assert cert["status"] == "refuted"
-    assert any(c["passed"] is False and c["kind"] == "montecarlo" for c in cert["checks"])
+    failed = {c["id"] for c in cert["checks"] if c["passed"] is False}
+    assert "mixture/battery/kernel-float64" in failed, failed
 
 
 def test_untilted_mixture_weights_are_refuted():

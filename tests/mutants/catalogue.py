@@ -1301,6 +1301,14 @@ MUTANTS: tuple[Mutant, ...] = (
 # slow test, which fails if one of them is killed (then it leaves this list) or if any other
 # survives.
 SURVIVORS: dict[str, str] = {
+    "prompt-gradient-se-divided-by-training-sample-size": (
+        "a loss of power, not a wrong verdict: the fresh sample's standard error comes out twice "
+        "too wide, so every z of training/endpoint-gradient-exact halves (largest 1.96 -> 0.98 at "
+        "quick, seed 0, against the critical 5.33) and correct code still passes; only a "
+        "calibration test of the 10 judged z values could see the halving (a chi-square test on "
+        "their sum of squares would have power 0.89 at quick, below the 0.999 target; measured "
+        "by the helper that added the mutant)"
+    ),
     "hessian-bound-cross-term-forgotten": (
         "unrefuted, not proven valid: beta_inf = 3 s^3 r^2 + ... is ~2.6x every sampled Hessian "
         "norm, so the slip's 2 s^3 r^2 + ... stays above the samples too; "

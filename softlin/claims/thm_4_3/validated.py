@@ -9,7 +9,10 @@ of tier enclosure:
   by the float route's stated error (ODE_SLACK): the float route and the enclosure are two
   implementations of the same derived field, so a slip in either is refuted;
 * `hypothesis/infinite-bounded-enclosed`: ||theta_inf(t)|| <= rho for every t in [0, T], not only at
-  the grid times: the largest upper bound of the norm over the tube's segments.
+  the grid times: the largest upper bound of the norm over the tube's segments. rho is
+  max(||theta(0)||, ||theta*||), so a flow that starts on the sphere has its supremum at rho
+  exactly, which a tube of positive width can neither prove <= rho nor refute: the check is then
+  undecided with that reason (the supremum's lower end, from the grid times, is <= rho).
 
 Where the stepper cannot reach T (its segment cap, a field that blows up), both are undecided with
 the reason, never passed.
@@ -24,7 +27,7 @@ from flint import arb
 from ...core.findings import Findings
 from ...judge import kinds as judge
 from ...numerics.arb import ode
-from ...numerics.arb.balls import float_up
+from ...numerics.arb.balls import float_down, float_up
 from ...numerics.arb.context import precision
 from ...numerics.icl_flow_enclosure import BITS, ORDER, TOLERANCE, vector_field
 
@@ -66,8 +69,24 @@ def enclosure_checks(
     if not reached:
         return Findings(
             [
-                judge.unjudged(INSIDE, "ode", why, tier="enclosure", id=INSIDE_ID, unit="values"),
-                judge.unjudged(BOUNDED, "ode", why, tier="enclosure", id=BOUNDED_ID, unit="norm"),
+                judge.unjudged(
+                    INSIDE,
+                    "ode",
+                    why,
+                    tier="enclosure",
+                    id=INSIDE_ID,
+                    unit="values",
+                    rule="value in bound",
+                ),
+                judge.unjudged(
+                    BOUNDED,
+                    "ode",
+                    why,
+                    tier="enclosure",
+                    id=BOUNDED_ID,
+                    unit="norm",
+                    rule="value <= bound",
+                ),
             ],
             quantities,
         )
@@ -76,6 +95,8 @@ def enclosure_checks(
         sup_norm = max(
             float_up(ode.norm_upper(tube.box_over(k))) for k in range(len(tube.segments))
         )
+        # a lower bound of the same supremum: the norm's lower end at the grid times
+        sup_lower = max(_norm_lower(tube.box_at(float(tk))) for tk in t)
     scale = max(1.0, float(np.abs(inf).max()))
     widest = max(float_up(s.r_sup) for s in tube.segments)
     inside = judge.containment(
@@ -100,10 +121,25 @@ def enclosure_checks(
         rule="value <= bound",
         tier="enclosure",
         detail=f"largest upper bound of ||theta_inf(t)|| over the tube's segments on [0, "
-        f"{t[-1]:.6g}] against rho = {rho:.8g}",
+        f"{t[-1]:.6g}] against rho = {rho:.8g}; the supremum is at least {sup_lower:.17g}",
+        # rho = max(||theta(0)||, ||theta*||): a flow that starts on the sphere (or touches it)
+        # has its supremum at rho, which no tube of positive width proves to be <= rho; nor does
+        # it show the hypothesis false
+        undecided=(
+            f"the supremum lies in [{sup_lower:.17g}, {sup_norm:.17g}], which holds rho = "
+            f"{rho:.17g}: the tube cannot decide (the flow starts on or touches the sphere)"
+            if sup_lower <= rho < sup_norm
+            else ""
+        ),
     )
     quantities["infinite_enclosure"]["sup_norm_upper"] = sup_norm
     return Findings([inside, bounded], quantities)
+
+
+def _norm_lower(values) -> float:
+    """A lower bound of the 2-norm of a vector of balls (each |v| at least its lower end, or 0)."""
+    squares = sum((arb(max(float_down(abs(v)), 0.0)) ** 2 for v in values), arb(0))
+    return float_down(squares.sqrt())
 
 
 INSIDE = "transfer: the float infinite-prompt trajectory lies inside its Arb enclosure"
