@@ -294,11 +294,10 @@ def _run_one(job: parallel.Job) -> dict:
     return execute.run_reported(job.claim, job.scenario, job.profile)
 
 
-def _estimate_line(estimates, jobs: int, profile: str) -> str:
-    """The line `verify` prints before its first claim: the claims, how many at a time, and the
-    estimated wall time of that schedule (core/budgets.py: calibrated on an idle machine)."""
-    n = len(estimates)
-    wall = budgets.makespan([e.seconds for e in estimates], jobs)
+def _estimate_line(n: int, wall: float, jobs: int, profile: str) -> str:
+    """The line `verify` prints before its first claim: the n claims, how many at a time, and
+    `wall`, the estimated wall time of that schedule (core/budgets.py `makespan`: calibrated on
+    an idle machine)."""
     at_a_time = f", {jobs} at a time" if jobs > 1 else ""
     return (
         f"softlin: running {n} claim{'s' * (n != 1)} at {profile}{at_a_time}: about "
@@ -328,6 +327,8 @@ def cmd_verify(args) -> int:
     from ..render import render
 
     claims, scenarios, out = plan(args)
+    # the wall time of the schedule `--jobs` gives, from the claims' estimates
+    estimated = budgets.makespan([e.seconds for e in args.estimates], args.jobs)
     if args.dry_run:
         print(f"{'claim':<20} {'estimated':>10} {'memory':>10}  work")
         for e in args.estimates:
@@ -335,22 +336,21 @@ def cmd_verify(args) -> int:
                 f"{e.claim:<20} {budgets.duration(e.seconds):>10} {budgets.size(e.memory):>10}  "
                 f"{e.what}"
             )
-        wall = budgets.makespan([e.seconds for e in args.estimates], args.jobs)
         print(
             f"the scenario is valid for {len(claims)} claim{'' if len(claims) == 1 else 's'} at "
-            f"{args.profile}, about {budgets.duration(wall)} "
+            f"{args.profile}, about {budgets.duration(estimated)} "
             f"{f'with {args.jobs} claims at a time' if args.jobs > 1 else 'in all'}; "
             "nothing was run or written"
         )
         return EXIT_OK
     # a run long enough to beat (a minute or more) says first how long it should take; a short
     # one, or one that stops at once on an error, keeps stderr to its result
-    if (
-        not args.quiet
-        and budgets.makespan([e.seconds for e in args.estimates], args.jobs)
-        >= progress.HEARTBEAT_SECONDS
-    ):
-        print(_estimate_line(args.estimates, args.jobs, args.profile), file=sys.stderr, flush=True)
+    if not args.quiet and estimated >= progress.HEARTBEAT_SECONDS:
+        print(
+            _estimate_line(len(claims), estimated, args.jobs, args.profile),
+            file=sys.stderr,
+            flush=True,
+        )
     started = time.perf_counter()
     results = _run_claims(
         claims,

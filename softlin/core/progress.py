@@ -75,13 +75,7 @@ def status_line(claim_state: dict | None, task: dict | None, columns: int, now: 
             f"{claim_state['name']} {_clock(now - claim_state['start'])}"
         )
     if task is not None:
-        if "total" in task:
-            where = f" {task['item']}" if task.get("item") else ""
-            parts.append(
-                f"{task['label']} {bar(task['fraction'], 16)}{where} {task['done']}/{task['total']}"
-            )
-        else:
-            parts.append(task["label"])
+        parts.append(_sweep_text(task, 16))
     line = " | ".join(parts)
     limit = max(4, columns - 1)  # never wraps: one cell left for the cursor
     return line if len(line) <= limit else line[: limit - 3] + "..."
@@ -125,14 +119,21 @@ def _longest_first(running: dict) -> list:
     return sorted(running.items(), key=lambda kv: -(kv[1].get("estimate") or 0.0))
 
 
-def _step(task: dict | None, width: int) -> str:
-    if task is None:
-        return ""
+def _sweep_text(task: dict, width: int) -> str:
+    """A sweep's state on the status line, its bar `width` cells wide (or a free-text status)."""
     if "total" in task:
         where = f" {task['item']}" if task.get("item") else ""
         steps = f"{task['done']}/{task['total']}"
-        return f" {task['label']} {bar(task['fraction'], width)}{where} {steps}"
-    return f" {task['label']}"
+        return f"{task['label']} {bar(task['fraction'], width)}{where} {steps}"
+    return task["label"]
+
+
+def _sweep_phrase(task: dict) -> str:
+    """A sweep's state in a heartbeat line (or the free-text status it last gave)."""
+    if "total" in task:
+        where = f", running {task['item']}" if task.get("item") else ""
+        return f"{task['done']} of {task['total']} steps of {task['label']} done{where}"
+    return f"at {task['label']}"
 
 
 def lanes_status_line(lanes: dict, columns: int, now: float) -> str:
@@ -141,7 +142,9 @@ def lanes_status_line(lanes: dict, columns: int, now: float) -> str:
     n, done = lanes["total"], lanes["done"]
     parts = [f"claims {bar(done / n if n else 1.0, min(12, max(4, n * 2)))} {done}/{n} done"]
     for name, lane in _longest_first(lanes["running"]):
-        parts.append(f"{name} {_clock(now - lane['start'])}{_step(lane.get('task'), 8)}")
+        task = lane.get("task")
+        sweep = f" {_sweep_text(task, 8)}" if task is not None else ""
+        parts.append(f"{name} {_clock(now - lane['start'])}{sweep}")
     line = " | ".join(parts)
     limit = max(4, columns - 1)
     return line if len(line) <= limit else line[: limit - 3] + "..."
@@ -274,11 +277,8 @@ def heartbeat_line(claim_state: dict | None, task: dict | None, now: float, star
     estimate = claim_state.get("estimate")
     if estimate is not None:
         parts.append(f"{_clock(now - claim_state['start'])} of about {_clock(estimate)} estimated")
-    if task is not None and "total" in task:
-        where = f", running {task['item']}" if task.get("item") else ""
-        parts.append(f"{task['done']} of {task['total']} steps of {task['label']} done{where}")
-    elif task is not None:
-        parts.append(f"at {task['label']}")
+    if task is not None:
+        parts.append(_sweep_phrase(task))
     parts.append(f"{_clock(now - start)} since the start")
     return "; ".join(parts)
 
@@ -300,12 +300,8 @@ def lanes_heartbeat_line(lanes: dict, now: float, start: float) -> str:
             )
         else:
             what.append(f"{_clock(now - lane['start'])} so far")
-        task = lane.get("task")
-        if task is not None and "total" in task:
-            where = f", running {task['item']}" if task.get("item") else ""
-            what.append(f"{task['done']} of {task['total']} steps of {task['label']} done{where}")
-        elif task is not None:
-            what.append(f"at {task['label']}")
+        if lane.get("task") is not None:
+            what.append(_sweep_phrase(lane["task"]))
         parts.append(", ".join(what))
     parts.append(f"{_clock(now - start)} since the start")
     return "; ".join(parts)
