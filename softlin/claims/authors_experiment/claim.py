@@ -438,5 +438,5 @@ CLAIM = Claim(
     rests_on=("thm-5.2", "finite-prompt-risk"),
     display=display.authors_experiment_,
     figure="authors_experiment",
-    hunt=Space(".hunt_strategies:authors_space", dimension_region, 12, regions=("d = 1", "d = 2")),
+    hunt=Space(".hunt_strategies:authors_space", dimension_region, 16, regions=("d = 1", "d = 2")),
 )

@@ -252,6 +252,10 @@ def erratum_four(fl: dict, Ls, beta: float, h_inf: float, t: np.ndarray) -> Find
 # 0.3 / 2.0 / 3.6 s per flow at d = 1 / 2 / 3 on the shared 2-core machine (default Sigma, L = 10,
 # 30), so d^2 x 0.5 s bounds them.
 FLOW_UNITS_PER_D2 = 0.5 / budgets.SECONDS_PER_UNIT
+# Work units per prompt token and d^2 of the Monte Carlo gradient gaps and the mixture control:
+# measured 3.2 s of CPU (mc_gap 2.2 s, mixture_check 1.05 s) for 5.2e7 prompt-token-d^2 at standard
+# (cProfile of benchmarks/bench_estimates.py, one BLAS thread).
+PROMPT_UNITS = 0.3
 
 
 def estimate(s: dict, profile: str) -> budgets.Estimate:
@@ -267,7 +271,7 @@ def estimate(s: dict, profile: str) -> budgets.Estimate:
     chunk = inspect.signature(icl_training.prompt_gradients).parameters["chunk"].default
     return budgets.Estimate(
         ID,
-        flows + prompts * d * d,
+        flows + PROMPT_UNITS * prompts * d * d,
         4 * chunk * max(Ls) * d * 8,  # the chunk's tokens and their products with A
         f"icl.L = {s['Ls']}: {len(Ls) + 1} exact flows at d = {d}, {b.gap_prompts} prompts per L",
     )
