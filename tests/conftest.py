@@ -36,8 +36,8 @@ def _rotation_key(item) -> str:
 
 
 def pytest_configure(config):
-    """SOFTLIN_ROTATION=head (set by .ci/run): one share of the `rotating` tests
-    (tests/rotation.py). The proofs are cached by content hash in .pytest_cache/softlin-proofs
+    """SOFTLIN_ROTATION=head (set by .ci/run) or a share's number: one share of the `rotating`
+    tests (tests/rotation.py). The proofs are cached by content hash in .pytest_cache/softlin-proofs
     (derivations/proof_cache.py; ignored by git), shared by the xdist workers, which inherit the
     variable; unless it is already set (empty: off)."""
     if "SOFTLIN_PROOF_CACHE" not in os.environ:
@@ -45,10 +45,11 @@ def pytest_configure(config):
             config.rootpath / ".pytest_cache" / "softlin-proofs"
         )
     config._softlin_rotation = None, None
-    if os.environ.get("SOFTLIN_ROTATION", "") == "head":
+    chosen = os.environ.get("SOFTLIN_ROTATION", "")
+    if chosen:
         from tests import rotation
 
-        config._softlin_rotation = rotation.turn()
+        config._softlin_rotation = rotation.turn(chosen)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -113,3 +113,20 @@ def test_the_gitlab_jobs_script_passes_on_one_claim(tmp_path):
         str(tmp_path / "checkout" / job["artifacts"]["reports"]["junit"])
     )
     assert [s.name for s in report] == [CLAIM]
+
+
+def test_a_rotation_share_is_chosen_by_head_or_by_its_number():
+    """SOFTLIN_ROTATION=head takes the HEAD commit's turn; a number takes that share (a developer
+    trying another commit's turn); anything else is an error, not a silent "run all"."""
+    import subprocess
+
+    from tests import rotation
+
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=rotation.REPO, capture_output=True, text=True
+    ).stdout.strip()
+    if head:
+        assert rotation.turn("head")[0] == int(head[:12], 16) % rotation.ROTATION
+    assert [rotation.turn(str(k))[0] for k in range(rotation.ROTATION)] == [0, 1, 2]
+    with pytest.raises(ValueError, match="SOFTLIN_ROTATION"):
+        rotation.turn("3")
