@@ -271,6 +271,14 @@ def _critical_value_test(
     )
 
 
+def accepted_exceedances(draws: int, p: float, alpha: float) -> int:
+    """The largest count of an event of probability at most p, in `draws` independent draws, that
+    the exact one-sided binomial test at false alarm alpha accepts: its critical count (the
+    smallest rejecting one) minus one. Written once: `exceedance` and any per-L table of counts
+    take their bound from here."""
+    return significance.binomial_critical_count(draws, p, alpha) - 1
+
+
 def exceedance(
     name: str,
     *,
@@ -286,14 +294,13 @@ def exceedance(
     happened `count` times in `draws` independent draws no more often than p allows at false alarm
     alpha: value the count, bound the largest count the test accepts (critical count - 1). Its
     level is a proven bound (exact binomial tail)."""
-    critical = significance.binomial_critical_count(draws, p, alpha)
     return verdict(
         name,
         kind,
         id=id,
         unit="rejections",
         value=int(count),
-        bound=critical - 1,
+        bound=accepted_exceedances(draws, p, alpha),
         rule="value <= bound",
         detail=(detail + "; " if detail else "")
         + f"exact binomial test of {count} in {draws} draws against p = {p:g}, false alarm "

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ...numerics import kernels, limits, montecarlo, query_average, selfnormalised, significance
-from ...numerics.significance import binomial_critical_count, binomial_detectable
+from ...numerics.significance import binomial_detectable
 from ...numerics.laws import GaussianLaw, psd_root
 from ...judge import kinds as judge, levels
 from ...judge.check import check_false_alarm
@@ -187,7 +187,7 @@ def bound_checks(
         if math.isfinite(b):
             tested_Ls.append(L)
             counts.append(int(np.sum(errs > b)))
-            accepted.append(binomial_critical_count(errs.size, delta, alpha) - 1)
+            accepted.append(judge.accepted_exceedances(errs.size, delta, alpha))
     finite_ratios = [r for r in ratios if math.isfinite(r)]
     checks = [
         judge.verdict(
