@@ -444,11 +444,13 @@ def test_hunt_finds_a_forgotten_tilted_mean_shift_in_asm_3_3(monkeypatch, tmp_pa
 @pytest.mark.slow
 @pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
 def test_hunt_finds_nothing_in_asm_3_3_on_the_committed_code(tmp_path):
-    assert cli.main(["hunt", "asm-3.3", "--examples", "8", "--out", str(tmp_path)]) == 0
+    # The hunt's path end to end on the real claim (4 draws, ~45 s): tests/claims/test_reach.py
+    # judges more of asm-3.3's hunt space, in the same share of the rotation.
+    assert cli.main(["hunt", "asm-3.3", "--examples", "4", "--out", str(tmp_path)]) == 0
     out = json.loads((tmp_path / "asm-3.3.json").read_text())
     assert (
         out["result"] == "nothing found"
-        and out["runs"] + sum(out["outside_hypotheses"].values()) == 8
+        and out["runs"] + sum(out["outside_hypotheses"].values()) == 4
     )
 
 
