@@ -62,6 +62,18 @@ def test_a_rho_below_the_proved_supremum_is_refuted(inf):
     assert checks(inf, rho=1.0001 * sup)[1].passed is True
 
 
+def test_a_rho_inside_the_supremums_enclosure_leaves_the_bound_undecided(inf):
+    """rho between the supremum's proved lower end (the grid times) and its upper end (the
+    segments): a flow that touches the sphere. Neither proved nor refuted: undecided, with the
+    interval that holds rho, and still judged (a verdict the claim reports, not dropped)."""
+    sup = checks(inf)[1].value
+    lower = np.linalg.norm(inf, axis=1).max()
+    assert lower < sup
+    bounded = checks(inf, rho=0.5 * (lower + sup))[1]
+    assert bounded.passed is None and bounded.judged is not False
+    assert "cannot decide" in bounded.reason and bounded.value == sup
+
+
 def test_a_tube_that_cannot_reach_the_horizon_leaves_both_undecided(inf):
     f = validated.vector_field(SIGMA)
     with validated.precision(validated.BITS):
