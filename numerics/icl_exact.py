@@ -135,7 +135,14 @@ class ExcessRisk:
 def flow(
     grad, theta0: np.ndarray, t_eval: np.ndarray, rtol: float = 1e-9, reach=None
 ) -> np.ndarray:
-    """theta(t) at t_eval for dtheta/dt = -grad(theta) (DOP853, atol = rtol * max(1, |theta0|)).
+    """theta(t) at t_eval for dtheta/dt = -grad(theta) (DOP853, atol = rtol * min(1, |theta0|) where
+    theta0 != 0, else rtol * 1e-12).
+
+    The absolute tolerance follows the initial state's own scale below 1: a flow from a tiny
+    initialisation (alpha ~ 1e-6) creeps along the saddle at 0 before it escapes, and the time it
+    escapes, hence every later state, inherits the relative error of that plateau (at atol =
+    rtol, the trajectory from alpha = 9.5e-7 erred by 1e-6 absolute after the escape, the
+    float route's stated error, which the Arb tube refuted).
 
     `reach(theta)`: optional, > 0 where `grad` can be evaluated (e.g. an ExcessRisk's table reach).
     The flow is an event: it stops where `reach` crosses 0, located on the step's dense output, and
@@ -146,7 +153,8 @@ def flow(
     scipy's solve_ivp, which has no way to reject a step from inside the right-hand side."""
     theta0 = np.asarray(theta0, float)
     t_eval = np.asarray(t_eval, float)
-    scale = max(1.0, float(np.max(np.abs(theta0))))
+    size = float(np.max(np.abs(theta0))) if theta0.size else 0.0
+    scale = min(1.0, size) if size > 0 else 1e-12
     solver = DOP853(
         lambda t, y: -grad(y), 0.0, theta0, float(t_eval[-1]), rtol=rtol, atol=rtol * scale
     )
