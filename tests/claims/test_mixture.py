@@ -131,3 +131,24 @@ def test_a_limit_near_zero_is_judged_relative_to_the_size_of_its_terms():
     (check,) = battery.kernel_check(subject, subject.claimed_kernel(queries), reference, V).checks
     assert np.max(np.abs(reference)) < 1e-15
     assert check.passed is True, check.value
+
+
+def test_the_rademacher_check_holds_at_a_query_near_zero_and_refutes_a_wrong_degenerate_limit(
+    monkeypatch,
+):
+    """Near a zero query the Rademacher limit tanh(a) V is a cancellation of summands of size |V|:
+    the float route's rounding is relative to them, not to the limit (a query law N(0, 1e-12)
+    gave a limit of 2.5e-7 and was refuted by rounding alone, softlin hunt mixture --seed 11). A
+    degenerate mixture with unequal weights is still refuted there."""
+    U, V = np.array([[-0.25]]), np.array([[1.0]])
+    near_zero = np.array([[1.1e-6], [-7e-7]])
+    assert mixture.degenerate_check(U, V, 1, near_zero).passed is True
+    real = mixture.product_mixture
+
+    def unequal(d, scale, spread):
+        law = real(d, scale, spread)
+        w = np.asarray(law.weights, float) * np.array([1.0 + 1e-6, 1.0 - 1e-6])
+        return type(law)(w / w.sum(), law.means, law.covs)
+
+    monkeypatch.setattr(mixture, "product_mixture", unequal)
+    assert mixture.degenerate_check(U, V, 1, np.array([[1.0], [-2.0]])).passed is False
