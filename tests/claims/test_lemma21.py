@@ -290,3 +290,26 @@ def test_the_exact_mse_of_a_point_mass_is_judged_exactly_not_divided_by_zero():
     assert battery.exact_mse_check(subject, series, budget, 1.0).passed is True
     series["mse"] = [1e-3, 1e-3]
     assert battery.exact_mse_check(subject, series, budget, 1.0).passed is False
+
+
+def test_a_scenario_with_one_prompt_length_is_verified_through_the_cli(tmp_path, capsys):
+    """A user scenario with a single L: the decrease in L has nothing to compare, so it is kept
+    not judged with that reason (its NaN statistic had left every such run undecided, the claim
+    inconclusive: every lemma-2.1 run of softlin hunt --seed 11)."""
+    import json
+
+    from softlin.cli import main
+
+    path = tmp_path / "one-l.toml"
+    path.write_text("L = [64]\ntrials = 400\n")
+    out = tmp_path / "out"
+    code = main(
+        ["verify", "lemma-2.1", "--profile", "quick", "--scenario", str(path), "--out", str(out)]
+    )
+    capsys.readouterr()
+    cert = json.loads((out / "certificates" / "lemma-2.1.json").read_text())
+    (decrease,) = [c for c in cert["checks"] if c["id"].endswith("battery/mse-decreases")]
+    assert decrease["judged"] is False and "one prompt length" in decrease["reason"]
+    assert code == 0 and cert["status"] == "verified", [
+        (c["id"], c["passed"]) for c in cert["checks"] if c["passed"] is not True
+    ]

@@ -428,25 +428,22 @@ def montecarlo_checks(
     # beyond float64's reach (a squared error or its spread overflowed) the statistic is NaN:
     # the judge leaves the check undecided
     smallest = min(zs) if zs and all(math.isfinite(z) for z in zs) else math.nan
-    checks.append(
-        judge.verdict(
-            f"{subject.label}: mean squared error decreases in L (Monte Carlo)",
-            "montecarlo",
-            id="battery/mse-decreases",
-            unit="z",
-            value=smallest,
-            bound=z_alpha,
-            rule="value >= bound",
-            detail="smallest z-score of MSE(L_j) - MSE(L_j+1) over consecutive L; one-sided, "
-            f"false-alarm {check_false_alarm():g} in total; below -bound refutes, between "
-            "is undecided",
-            tier="consistency",
-            false_alarm=levels.nominal(check_false_alarm(), levels.NORMAL_MEAN),
-            undecided="the decrease is within noise (-bound <= smallest z < bound)"
-            if -z_alpha <= smallest < z_alpha
-            else "",
+    decrease_name = f"{subject.label}: mean squared error decreases in L (Monte Carlo)"
+    if len(budget.Ls) < 2:
+        # one prompt length: nothing to compare (a NaN here had left every such run undecided)
+        checks.append(
+            judge.unjudged(
+                decrease_name,
+                "montecarlo",
+                f"one prompt length (L = {list(budget.Ls)}): no decrease to test",
+                tier="consistency",
+                id="battery/mse-decreases",
+                unit="z",
+                rule="value >= bound",
+            )
         )
-    )
+    else:
+        checks.append(mse_decrease_check(decrease_name, smallest, z_alpha))
     if subject.exact_mse is not None:
         checks.append(
             exact_mse_check(subject, series, budget, float(np.max(np.sum(limit**2, axis=1))))
@@ -537,6 +534,29 @@ def numerator_detectable(
     if not keep.any():
         return None
     return float(np.min(hi * np.sqrt(var_y[keep]) / size[keep]))
+
+
+def mse_decrease_check(name: str, smallest: float, z_alpha: float):
+    """The consistency check that the mean squared error decreases in L: the smallest z-score of
+    MSE(L_j) - MSE(L_j+1) over consecutive L against the one-sided critical value (Bonferroni over
+    the pairs); below -bound refutes, between is undecided, NaN (beyond float64) undecided."""
+    return judge.verdict(
+        name,
+        "montecarlo",
+        id="battery/mse-decreases",
+        unit="z",
+        value=smallest,
+        bound=z_alpha,
+        rule="value >= bound",
+        detail="smallest z-score of MSE(L_j) - MSE(L_j+1) over consecutive L; one-sided, "
+        f"false-alarm {check_false_alarm():g} in total; below -bound refutes, between "
+        "is undecided",
+        tier="consistency",
+        false_alarm=levels.nominal(check_false_alarm(), levels.NORMAL_MEAN),
+        undecided="the decrease is within noise (-bound <= smallest z < bound)"
+        if -z_alpha <= smallest < z_alpha
+        else "",
+    )
 
 
 def exact_mse_check(subject: Subject, series: dict, budget: Budget, limit_size2: float) -> Check:
