@@ -283,7 +283,7 @@ def run(
     # Finite-prompt training and L(eps).
     tr = icl_common.cached_training(s, profile)
     point, interval = icl_common.L_eps(tr, eps_list)
-    f.checks.append(risk_decrease_check(tr))
+    f.checks.append(risk_decrease_check(tr, max(eps_list)))
     theta0 = np.concatenate([A0.ravel(), [b0]])
     f.add(conclusion_checks(Sigma, tr, min(eps_list), theta0))
     f.add(
