@@ -201,6 +201,13 @@ def test_a_scenario_without_claims_runs_the_claims_that_read_its_keys(tmp_path, 
         ),
         ("thm-5.2", "[icl]\neps = [true, 0.1]\n", "icl.eps[0] is a boolean (true), not a number"),
         ("thm-4.3", "[icl]\nL = [10, 10, 30]\n", "icl.L = [10, 10, 30]"),
+        # one length was an internal error in thm-5.2's decay fit (exit 3)
+        (
+            "thm-5.2",
+            "[icl]\nL = [100]\n",
+            "icl.L = [100] must be a strictly increasing list of at least 2",
+        ),
+        ("thm-4.3", "[icl]\nL = [100]\n", "at least 2 integers"),
         ("authors-experiment", "[icl]\nL = [1, 10]\n", "integers >= 2"),
         ("lemma-2.1", "delta = 1.0\n", "delta = 1.0"),
         ("lemma-2.1", "seed = true\n", "seed = true: seed is a boolean"),

@@ -59,7 +59,7 @@ KEY_DOCS = (
     scen.Key(
         "icl",
         "L",
-        "strictly increasing integers >= 1",
+        "at least two strictly increasing integers >= 1",
         "prompt lengths of the finite-prompt training",
     ),
     scen.Key("icl", "eps", "positive numbers", "risk levels of the reported L(eps)"),
@@ -92,7 +92,9 @@ def validate(s: dict) -> dict:
         raise ValueError(
             f"icl.noise = {noise!r}: Theorems 4.3/5.2 are checked for noiseless labels (noise = 0)"
         )
-    Ls = prompt_lengths("icl.L", t.get("L"))
+    # both theorems are about a trend in L (thm-5.2 fits the risks' decay and L(eps), thm-4.3
+    # follows two finite-L flows): one length was an internal error in thm-5.2's fit
+    Ls = prompt_lengths("icl.L", t.get("L"), at_least=2)
     eps = numbers("icl.eps", t.get("eps", [0.1, 0.03, 0.01]), 0.0, open_low=True)
     out.update(seed=seed, Sigma=Sigma, A0=A0, b0=b0, Ls=Ls, eps=eps)
     return out
