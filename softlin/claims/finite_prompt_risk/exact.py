@@ -133,6 +133,27 @@ def excess_limit(model, mu, omega) -> dict:
     }
 
 
+def expansion_verdict(name: str, error: float, tolerance: float, stated: float, what: str, detail):
+    """exact/expansion-c1: the relative error of L (R_L - R_inf)'s limit against C1 within
+    `tolerance`; not judged (no power) where `stated`, the stated error of `what` relative to C1,
+    exceeds SLOW_EXPANSION_MAX."""
+    if stated > SLOW_EXPANSION_MAX:
+        return judge.unjudged(
+            name,
+            "quadrature",
+            f"the stated error {stated:.3g} of {what} exceeds {SLOW_EXPANSION_MAX:g}: no power",
+            value=error,
+            bound=tolerance,
+            detail=detail,
+            id="exact/expansion-c1",
+            unit="relative error",
+            rule="value <= bound",
+        )
+    return judge.agreement(
+        name, "quadrature", id="exact/expansion-c1", error=error, tolerance=tolerance, detail=detail
+    )
+
+
 def slow_expansion_check(model, mu: float, omega: float, C1: float) -> Findings:
     """L (R_L - R_inf) -> C1 where the remainder decays slower than 1/L (3 omega^2 >= 1/2): the
     exact route's extrapolated limit (excess_limit) against C1, within its uncertainty, which is
@@ -163,26 +184,7 @@ def slow_expansion_check(model, mu: float, omega: float, C1: float) -> Findings:
         f"tolerance = window change + stated errors carried ({lim['carried_errors'] / abs(C1):.2g} "
         "relative)"
     )
-    if tol > SLOW_EXPANSION_MAX:
-        check = judge.unjudged(
-            name,
-            "quadrature",
-            f"the stated error {tol:.3g} of C1 exceeds {SLOW_EXPANSION_MAX:g}: no power",
-            value=rel,
-            bound=tol,
-            detail=detail,
-            id="exact/expansion-c1",
-            unit="relative error",
-        )
-    else:
-        check = judge.agreement(
-            name,
-            "quadrature",
-            id="exact/expansion-c1",
-            error=rel,
-            tolerance=tol,
-            detail=detail,
-        )
+    check = expansion_verdict(name, rel, tol, tol, "C1", detail)
     return Findings(
         [check],
         {
@@ -217,27 +219,9 @@ def expansion_check(model, mu: float, omega: float, C1: float) -> Findings:
         f"(3 omega^2 < 1/2); tolerance {EXPANSION_TOLERANCE:g} + L x (R_L's stated error + R_inf's "
         f"rounding) / |C1| = {carried:.2g}"
     )
-    if carried > SLOW_EXPANSION_MAX:
-        check = judge.unjudged(
-            name,
-            "quadrature",
-            f"the stated error {carried:.3g} of L (R_L - R_inf) relative to C1 exceeds "
-            f"{SLOW_EXPANSION_MAX:g}: no power",
-            value=rel,
-            bound=EXPANSION_TOLERANCE + carried,
-            detail=detail,
-            id="exact/expansion-c1",
-            unit="relative error",
-        )
-    else:
-        check = judge.agreement(
-            name,
-            "quadrature",
-            id="exact/expansion-c1",
-            error=rel,
-            tolerance=EXPANSION_TOLERANCE + carried,
-            detail=detail,
-        )
+    check = expansion_verdict(
+        name, rel, EXPANSION_TOLERANCE + carried, carried, "L (R_L - R_inf) relative to C1", detail
+    )
     expansion = {
         "L": EXPANSION_L,
         "scaled_excess": scaled,
