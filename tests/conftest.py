@@ -52,9 +52,27 @@ def pytest_configure(config):
         config._softlin_rotation = rotation.turn(chosen)
 
 
+# Files holding the slow tier's longest tests (3 to 6 minutes each in CI: the mutant share, the
+# certificates' check under other BLAS, the hunt-space runs), run first. xdist hands tests out in
+# collection order, and collected alphabetically these came last: the other worker ran out of work
+# while one finished them alone.
+RUN_FIRST = (
+    "tests/test_mutants.py",
+    "tests/test_reliability.py",
+    "tests/claims/test_reach.py",
+    "tests/test_hunt.py",
+)
+
+
+def _schedule_rank(item) -> int:
+    path = item.nodeid.split("::")[0]
+    return RUN_FIRST.index(path) if path in RUN_FIRST else len(RUN_FIRST)
+
+
 def pytest_collection_modifyitems(config, items):
     from tests import rotation
 
+    items.sort(key=_schedule_rank)  # stable: the rest keeps its collection order
     share, _ = config._softlin_rotation
     if share is None:
         return
