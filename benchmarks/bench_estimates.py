@@ -37,10 +37,10 @@ from softlin.derivations import proof_cache
 
 FACTOR = 1.5
 # CPU seconds of `reference_workload`'s second call on the development machine (2 cores, nothing
-# else running) on 2026-12-07, the median of 9 fresh processes (0.916 to 0.952 s): in benchmarks/,
+# else running) on 2026-12-07, the median of 9 fresh processes (0.870 to 0.912 s): in benchmarks/,
 # OPENBLAS_NUM_THREADS=1 python -c "from bench_estimates import reference_workload as r; r();
 # print(r())". A process's first call reads about 10% more (SymPy's and SciPy's first use).
-REFERENCE_IDLE_SECONDS = 0.936
+REFERENCE_IDLE_SECONDS = 0.886
 
 
 def reference_workload() -> float:
@@ -50,7 +50,7 @@ def reference_workload() -> float:
     quadratures."""
     import numpy as np
     import sympy as sp
-    from flint import arb, arb_mat, ctx
+    from flint import arb, arb_mat
     from scipy import integrate
 
     sp.core.cache.clear_cache()  # each call starts from an empty cache, as the first did
@@ -76,15 +76,10 @@ def reference_workload() -> float:
     m = sp.Matrix(4, 4, lambda i, j: sp.Rational(1, i + j + 1) + (a if i == j else 0))
     m.det(), m.inv()
     sp.series(sp.exp(t) * sp.cos(t), t, 0, 8)
-    old_prec = ctx.prec
-    try:
-        ctx.prec = 200
-        h = arb_mat([[arb(1) / (i + j + 1) for j in range(12)] for i in range(12)])
-        for k in range(300):
-            (h * h).transpose()
-            sum((arb(k) / (i + 1)).exp() for i in range(200))
-    finally:
-        ctx.prec = old_prec
+    h = arb_mat([[arb(1) / (i + j + 1) for j in range(12)] for i in range(12)])
+    for k in range(300):
+        (h * h).transpose()
+        sum((arb(k) / (i + 1)).exp() for i in range(200))
     for k in range(1, 200):
         integrate.quad(lambda u, k=k: np.exp(-(u**2) / 2) * np.cos(k * u / 10), -np.inf, np.inf)
     return time.process_time() - start
