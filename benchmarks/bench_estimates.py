@@ -13,15 +13,17 @@ factor 1.5 either way, per claim and in all.
 
 The proof cache is off (every proof runs, as on a first run) unless --proof-cache names a folder.
 
-The machine's speed. The estimates count seconds of the development machine, idle. CPU time stands
-in for that only while this process has a core to itself: on a shared machine (two test workers on
-two virtual cores, a host running other guests) contention for caches, memory bandwidth and the
-host's cores slows every instruction, and CI's run at c124ea0 read 1.5 times the idle CPU time.
-`measure` therefore also times a fixed reference workload, the kinds of work the claims do (NumPy
-sampling and reductions, SymPy algebra, Arb balls, SciPy quadrature), just before and just after the
-run, in a process beside it; `speed` is its CPU time over REFERENCE_IDLE_SECONDS, what it took here
-idle. The estimate times `speed` is what the run should take on the machine as it is; on the idle
-development machine speed is 1 and nothing changes.
+The machine's speed. The estimates count seconds of the development machine, idle, on the day they
+were calibrated. CPU time does not stay a stand-in for those: the 2-core machine is a guest on a
+shared host, whose other guests take memory bandwidth, caches and cores, so the same code ran 1.1
+to 1.7 times longer in CPU time on 2026-12-07 than at its calibration (finite-prompt-risk at
+standard 56.7 s against 34.8 s, on the calibrated commit's code too), which failed CI's estimate
+tests at c124ea0. `measure` therefore also times a fixed reference workload, the kinds of work the
+claims do (NumPy sampling and reductions in and out of the caches, SymPy algebra, Arb balls, SciPy
+quadrature; no softlin code, so that it does not move with the code), just before and just after
+the run, in a process beside it; `speed` is its CPU time over REFERENCE_IDLE_SECONDS, what it took
+idle on the day the constants were last calibrated. The estimate times `speed` is what the run
+should take on the machine as it is now; in the calibration's state speed is 1.
 """
 
 from __future__ import annotations

@@ -4,10 +4,11 @@ the run's time, for the claims whose estimate has been calibrated against their 
 built-in scenario and on one that moves the work (other L, trials). The time is the CPU time of a
 fresh process with one BLAS thread and no proof cache: on an idle machine it is the wall time, and
 on a shared one it does not count the other jobs' turns on the cores. It still counts their
-contention (shared caches, memory bandwidth, the host's other guests: CI's run at c124ea0 read 1.5
-times the idle CPU time), so the estimate is scaled by the machine's speed as it is, measured by a
-reference workload just before and after the run (bench_estimates.reference_workload: 1 on the idle
-development machine)."""
+contention (shared caches, memory bandwidth, the host's other guests: the same code took 1.1 to 1.7
+times its calibrated CPU time here on 2026-12-07, and CI's run at c124ea0 failed on it), so the
+estimate is scaled by the machine's speed as it is, measured by a reference workload just before
+and after the run (bench_estimates.reference_workload: 1 in the state the constants were
+calibrated in)."""
 
 import json
 import os
