@@ -25,7 +25,7 @@ def standard_moment(p: int) -> sp.Expr:
 
 def standard_expectation(poly, gs) -> sp.Expr:
     """E over independent N(0, 1) `gs` of a polynomial in them (coefficients may be symbolic)."""
-    fast = _expectation_in_a_ring(poly, list(gs))
+    fast = expectation_in_a_ring(poly, list(gs))
     if fast is not None:
         return fast
     P = sp.Poly(sp.expand(poly), *gs)
@@ -38,7 +38,7 @@ def standard_expectation(poly, gs) -> sp.Expr:
     return sp.expand(total)
 
 
-def _expectation_in_a_ring(poly, gs: list) -> sp.Expr | None:
+def expectation_in_a_ring(poly, gs: list) -> sp.Expr | None:
     """`standard_expectation` when the polynomial has rational coefficients in gs and its other
     symbols: expanded in the sparse polynomial ring QQ[gs, others], where a power of a sum costs a
     fraction of sympy's expansion of the expression tree (the n_q = 8 prompt variance of
