@@ -52,10 +52,10 @@ def pytest_configure(config):
         config._softlin_rotation = rotation.turn(chosen)
 
 
-# Files holding the slow tier's longest tests (3 to 6 minutes each in CI: the mutant share, the
-# certificates' check under other BLAS, the hunt-space runs), run first. xdist hands tests out in
-# collection order, and collected alphabetically these came last: the other worker ran out of work
-# while one finished them alone.
+# Files holding the slow tier's longest tests (1 to 7 minutes each in CI's rehearsals: the mutant
+# share, the certificates' check under other BLAS, the hunt-space runs), run first. xdist hands
+# tests out in collection order, and collected alphabetically these came last, where a long test
+# can leave one worker finishing it alone; first, the short tests fill in around them.
 RUN_FIRST = (
     "tests/test_mutants.py",
     "tests/test_reliability.py",

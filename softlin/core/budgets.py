@@ -8,6 +8,13 @@ not grow with L or the trials but is most of a `quick` run: measured per claim o
 (benchmarks/bench_estimates.py), 0 where a claim has not declared it. The estimate printed before a
 run is `fixed + units * SECONDS_PER_UNIT`.
 
+Which seconds. The development machine is a guest on a shared host, and the same code ran 1.1 to
+1.7 times longer in CPU time on some days than on others. The claims' constants were recalibrated
+on 2026-12-07 ("Recalibrated" next to each), the day bench_estimates.REFERENCE_IDLE_SECONDS (its
+reference workload's idle time) was measured: they count seconds of the machine in that state, and
+tests/test_estimates.py scales them by the machine's speed as it is before comparing them with a
+run.
+
 Work model. A sweep over prompt lengths L_1..L_n with P prompts streams P sum_j L_j tokens, and a
 token costs about `max(d, Q)` units (drawing d coordinates, scoring Q queries). The rate constant
 

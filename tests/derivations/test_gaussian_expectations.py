@@ -41,9 +41,10 @@ def test_a_coefficient_outside_the_rationals_takes_the_expression_route_to_the_s
         assert abs(sp.N(sp.expand(ours - theirs).subs(s, 3))) < 1e-12, (poly, ours, theirs)
 
 
-def test_the_ring_route_expands_powers_of_sums_as_the_expression_route_does():
+def test_the_ring_route_takes_an_unexpanded_power_of_a_sum_to_sympy_stats_moments():
     """The unexpanded square of fluctuations_one_token's prompt variance, at a small size: the ring
-    route and sympy.stats agree on E[(sum of squares - its mean)^2]."""
+    route (not None: it handles the power) and sympy.stats agree on E[(sum of squares - its
+    mean)^2]."""
     a, c = sp.symbols("a c", real=True)
     g, h1, h2 = sp.symbols("g h1 h2", real=True)
     G, H1, H2 = (stats.Normal(n, 0, 1) for n in ("G", "H1", "H2"))

@@ -389,9 +389,7 @@ def _formulas() -> tuple[dict, dict]:
 # a non-diagonal Sigma_q, whose exact closed forms cost more. CI's rehearsal after this round's
 # merges ran it in 7.8 s (quick) and 8.2 s (standard) against estimates of 11.8 and 13.1 with 11.5
 # here: 7.5 s puts the estimate at about the run.
-# Recalibrated on 2026-12-07, the day benchmarks/bench_estimates.py's REFERENCE_IDLE_SECONDS was
-# measured (the estimates count seconds of the machine in that state; tests/test_estimates.py
-# scales them by its speed as it is): 12.2 s at quick, 12.5 s at standard, so 11.6 s (ratios
+# Recalibrated (core/budgets.py): 12.2 s at quick, 12.5 s at standard, so 11.6 s (ratios
 # 0.94 and 1.04).
 FIXED_SECONDS = 11.6
 # Catoni's test runs on block means (montecarlo.BLOCK draws each), n / 100 x 8 values: its

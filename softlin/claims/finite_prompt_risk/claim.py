@@ -538,9 +538,7 @@ def stated_precision(checks) -> list[dict]:
 # - the rate of the one-head optimum (rate.RATE_LS): 0.8 s;
 # - the rest (the proof groups, the quadrature of C1, the exact risk at the evaluation points, the
 #   finite optima): 4.8 s, the quick run's 5.7 s less its curve and Monte Carlo.
-# Recalibrated on 2026-12-07, the day benchmarks/bench_estimates.py's REFERENCE_IDLE_SECONDS was
-# measured (the estimates count seconds of the machine in that state; tests/test_estimates.py
-# scales them by its speed as it is): 8.5 s at quick, 56.7 s at standard (34.8 s at the
+# Recalibrated (core/budgets.py): 8.5 s at quick, 56.7 s at standard (34.8 s at the
 # calibration above; aebe218's code took 56.7 s too), against 5.6 and 33.5 estimated: every part
 # x 1.6.
 MC_SECONDS_PER_TOKEN_WIDTH = 2.4e-8

@@ -223,9 +223,7 @@ SCENARIO_KEYS = scen.COMMON_KEYS
 # and the Gauss-Hermite and 40-digit limits. Measured with benchmarks/bench_estimates.py (CPU time,
 # one BLAS thread, proofs uncached): 7.3 s at quick against 0.3 s of sweeps, 10.7 s at standard
 # against 6.5 s; 5.5 s puts both within 1.5x (0.79 and 1.12).
-# Recalibrated on 2026-12-07, the day benchmarks/bench_estimates.py's REFERENCE_IDLE_SECONDS was
-# measured (the estimates count seconds of the machine in that state; tests/test_estimates.py
-# scales them by its speed as it is): 7.3 s at quick, 11.4 s at standard, so 6.5 s (ratios
+# Recalibrated (core/budgets.py): 7.3 s at quick, 11.4 s at standard, so 6.5 s (ratios
 # 0.96 and 1.17).
 FIXED_SECONDS = 6.5
 

@@ -327,9 +327,7 @@ def formulas_mathml() -> dict:
 # SECONDS_PER_UNIT: the batched sampler), and 10.8 s at no trials; quick (two queries in place of
 # four, sweeps of 0.03 s) 8.7 s. So 6.4 s of proof groups and 1.1 s per query of reference limits
 # (Gauss-Hermite, the 40-digit degenerate check).
-# Recalibrated on 2026-12-07, the day benchmarks/bench_estimates.py's REFERENCE_IDLE_SECONDS was
-# measured (the estimates count seconds of the machine in that state; tests/test_estimates.py
-# scales them by its speed as it is): 10.2 s at quick, 14.6 s at standard, 29.8 s at trials =
+# Recalibrated (core/budgets.py): 10.2 s at quick, 14.6 s at standard, 29.8 s at trials =
 # 16000: the sweeps 2.4 times slower than at the calibration above, the proofs and limits not:
 # 7.2 s, 1.25 s per query and 4.8e-8 s per unit.
 FIXED_SECONDS = 7.2

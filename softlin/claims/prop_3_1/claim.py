@@ -269,9 +269,7 @@ BOUND_UNITS_PER_TOKEN = 0.25
 # (averaged, fixed-query and the bound's longer prompts, in the units below) cost 9.6e-9 s per unit,
 # a twentieth of the model's SECONDS_PER_UNIT, and the enclosures of five L and the every-L proof
 # 15 s, of which 2.5 s per L (selfnormalised_enclosure: 2-3 s measured there) and 5 s the proof.
-# Recalibrated on 2026-12-07, the day benchmarks/bench_estimates.py's REFERENCE_IDLE_SECONDS was
-# measured (the estimates count seconds of the machine in that state; tests/test_estimates.py
-# scales them by its speed as it is): 35.4 s at quick, 63.0 s at standard, 49.7 s at L = 16,
+# Recalibrated (core/budgets.py): 35.4 s at quick, 63.0 s at standard, 49.7 s at L = 16,
 # 64, 256, 1024 against 28.1, 51.7 and 42.7 estimated: every part x 1.2. Then the fluctuation
 # group's Gaussian expectations moved to a polynomial ring (derivations/gaussian_expectations.py):
 # 18.1 s at quick and 42.1 s at standard (speed 0.85 and 0.89), so the fixed part 13.5 s less.

@@ -378,9 +378,7 @@ def L_eps(result: dict, eps_list) -> tuple[dict, dict]:
 # 200 and 400 prompts, L = 10 to 300, the calls' part subtracted). The rest of the run (the proof
 # groups, the exact endpoints, the flow sweep, the validated flow and its Catoni tests, the risk's
 # Monte Carlo) does not grow with L: 27 s, the quick run's 27.9 s less its 0.9 s of training.
-# Recalibrated on 2026-12-07, the day benchmarks/bench_estimates.py's REFERENCE_IDLE_SECONDS was
-# measured (the estimates count seconds of the machine in that state; tests/test_estimates.py
-# scales them by its speed as it is): 29.6 s at quick, 40.2 s at standard, 42.6 s at icl.L = 20,
+# Recalibrated (core/budgets.py): 29.6 s at quick, 40.2 s at standard, 42.6 s at icl.L = 20,
 # 60, 200, 600 against 27.9, 31.7 and 36.2 estimated: the training's part doubled (ratios 1.0, 0.94,
 # 1.10).
 GD_SECONDS_PER_STEP = 1e-4

@@ -251,9 +251,7 @@ def erratum_four(fl: dict, Ls, beta: float, h_inf: float, t: np.ndarray) -> Find
 # Seconds of one exact flow (its A_L, B_L tables and the ODE), per d^2, in work units: measured
 # 0.3 / 2.0 / 3.6 s per flow at d = 1 / 2 / 3 on the shared 2-core machine (default Sigma, L = 10,
 # 30), so d^2 x 0.5 s bounds them.
-# Recalibrated on 2026-12-07, the day benchmarks/bench_estimates.py's REFERENCE_IDLE_SECONDS was
-# measured (the estimates count seconds of the machine in that state; tests/test_estimates.py
-# scales them by its speed as it is): 16.4 s at quick, 22.3 s at standard against 10.4 and 15.1
+# Recalibrated (core/budgets.py): 16.4 s at quick, 22.3 s at standard against 10.4 and 15.1
 # estimated (the flows' tolerance tightened since, 4cd13db): both parts x 1.48.
 FLOW_UNITS_PER_D2 = 0.74 / budgets.SECONDS_PER_UNIT
 # Work units per prompt token and d^2 of the Monte Carlo gradient gaps and the mixture control:
