@@ -25,6 +25,47 @@ from scipy.integrate import solve_ivp
 from . import kernels, validate
 
 RTOL = 1e-10
+# The field evaluations one integration may spend (Radau's Jacobian columns included). Measured
+# (Radau, rtol 1e-10, from the balanced start to T = 40 / transverse rate + 50): the built-in
+# scenarios need at most 1.2e4; Sigma = diag(1, lam) needs 1.3e4, 4.8e4 and 3.3e5 at lam = 1e-2,
+# 1e-3, 1e-4 (15 s), about seven times more per decade of condition number, since the float
+# rounding of the equilibrated fast directions caps the step. So the budget decides condition
+# numbers up to about 1e4, and a flow beyond them ends in BeyondReach within seconds instead of
+# running for hours.
+MAX_EVALUATIONS = 500_000
+
+
+class OutOfBudget(Exception):
+    """An integration spent its field evaluations before T; `t` is the time it had reached."""
+
+    def __init__(self, t: float, evaluations: int):
+        super().__init__(f"{evaluations:,} field evaluations spent at t = {t:.3g}")
+        self.t, self.evaluations = t, evaluations
+
+
+def _budgeted(rhs, evaluations: int):
+    """`rhs`, raising OutOfBudget on its call number `evaluations` + 1."""
+    state = {"calls": 0, "t": 0.0}
+
+    def counted(t, y):
+        state["calls"] += 1
+        if state["calls"] > evaluations:
+            raise OutOfBudget(state["t"], evaluations)
+        state["t"] = max(state["t"], float(np.max(t)))
+        return rhs(t, y)
+
+    return counted
+
+
+def beyond_reach(what: str, Sigma: np.ndarray, T: float, exc: OutOfBudget):
+    """The BeyondReach a flow raises when it ran out of budget: the time reached, and why."""
+    lam = np.linalg.eigvalsh(Sigma)
+    return validate.BeyondReach(
+        f"the {what} gradient flow spent its {exc.evaluations:,} field evaluations by "
+        f"t = {exc.t:.3g} of T = {T:.3g}: Sigma's condition number {lam[-1] / lam[0]:.3g} "
+        f"(eigenvalues {lam[0]:.3g} to {lam[-1]:.3g}) makes it too stiff for the float ODE "
+        "route, which decides condition numbers up to about 1e4"
+    )
 
 
 def balanced_init(Sigma: np.ndarray, alpha: float, Theta=None) -> tuple[np.ndarray, float]:
@@ -88,10 +129,11 @@ def integrate_ab(
     eps_list=(),
     n_eval: int = 200,
     rtol: float = RTOL,
+    evaluations: int = MAX_EVALUATIONS,
 ) -> dict:
     """Integrate the (A, b) flow on [0, T]; returns times, A(T), b(T), the conserved quantity's
     drift, the risk along a log-spaced grid, and the first time the risk reaches each eps
-    (inf if never)."""
+    (inf if never). More than `evaluations` field evaluations: BeyondReach."""
     if rtol > 1e-10:
         raise ValueError(f"rtol = {rtol} must be <= 1e-10")
     d = Sigma.shape[0]
@@ -112,16 +154,19 @@ def integrate_ab(
     t_eval = np.concatenate([[0.0], np.geomspace(min(1e-3, T / 10), T, n_eval - 1)])
     # atol: components are O(|A*|, b*); 1e-12 relative to that scale keeps atol below rtol * |y|.
     scale = max(1.0, float(np.max(np.abs(y0))), endpoint(Sigma)[1])
-    sol = solve_ivp(
-        _ab_rhs(Sigma, d),
-        (0.0, T),
-        y0,
-        method="Radau",
-        rtol=rtol,
-        atol=1e-12 * scale,
-        t_eval=t_eval,
-        events=events,
-    )
+    try:
+        sol = solve_ivp(
+            _budgeted(_ab_rhs(Sigma, d), evaluations),
+            (0.0, T),
+            y0,
+            method="Radau",
+            rtol=rtol,
+            atol=1e-12 * scale,
+            t_eval=t_eval,
+            events=events,
+        )
+    except OutOfBudget as exc:
+        raise beyond_reach("(A, b)", Sigma, T, exc) from None
     if not sol.success:
         raise FloatingPointError(f"solve_ivp failed: {sol.message}")
     Y = sol.y.T
@@ -154,9 +199,10 @@ def integrate_full(
     T: float,
     n_eval: int = 100,
     rtol: float = RTOL,
+    evaluations: int = MAX_EVALUATIONS,
 ) -> dict:
     """Integrate the full (U11, u, v, b) flow; returns the largest |u|, |v| entry over the time
-    grid."""
+    grid. More than `evaluations` field evaluations: BeyondReach."""
     d = Sigma.shape[0]
 
     def split(y):
@@ -181,7 +227,18 @@ def integrate_full(
     y0 = np.concatenate([A0.ravel(), np.ravel(u0), np.ravel(v0), [b0]])
     t_eval = np.concatenate([[0.0], np.geomspace(min(1e-3, T / 10), T, n_eval - 1)])
     scale = max(1.0, float(np.max(np.abs(y0))), endpoint(Sigma)[1])
-    sol = solve_ivp(rhs, (0.0, T), y0, method="Radau", rtol=rtol, atol=1e-12 * scale, t_eval=t_eval)
+    try:
+        sol = solve_ivp(
+            _budgeted(rhs, evaluations),
+            (0.0, T),
+            y0,
+            method="Radau",
+            rtol=rtol,
+            atol=1e-12 * scale,
+            t_eval=t_eval,
+        )
+    except OutOfBudget as exc:
+        raise beyond_reach("full (U, V)", Sigma, T, exc) from None
     if not sol.success:
         raise FloatingPointError(f"solve_ivp failed: {sol.message}")
     off = np.abs(sol.y[d * d : d * d + 2 * d, :]).max(axis=0)

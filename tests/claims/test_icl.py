@@ -15,6 +15,8 @@ from softlin.core.claim import claim_rng
 from softlin.derivations import icl_endpoint, icl_risk
 from softlin.numerics import icl_flows, icl_training, kernels, scalar_risk as sr
 
+from softlin.numerics.validate import BeyondReach
+
 from ..strategies import seeds
 from ..checks import check
 
@@ -97,6 +99,24 @@ def test_full_flow_keeps_untrained_blocks_at_zero_and_matches_the_ab_flow():
     ab = icl_flows.integrate_ab(S, A0, b0, 30.0)
     assert full["max_offblock"] == 0.0
     assert np.abs(full["A"] - ab["A"]).max() < 1e-8
+
+
+def test_a_flow_beyond_its_budget_is_beyond_reach_not_a_hang():
+    """Sigma = diag(1, 1e-4) needs about 3.3e5 field evaluations (numerics/icl_flows.py,
+    MAX_EVALUATIONS); with a budget of 2000 both flows stop with BeyondReach naming the condition
+    number, and within the budget the same flow reaches the endpoint."""
+    S = np.diag([1.0, 1e-4])
+    A0, b0 = icl_flows.balanced_init(S, 0.5)
+    T = 40 / icl_flows.transverse_rate(S) + 50
+    with pytest.raises(BeyondReach, match=r"2,000 field evaluations.*condition number 1e\+04"):
+        icl_flows.integrate_ab(S, A0, b0, T, evaluations=2000)
+    z = np.zeros((2, 1))
+    with pytest.raises(BeyondReach, match="full .U, V. gradient flow spent its 2,000"):
+        icl_flows.integrate_full(S, A0, z, z, b0, T, evaluations=2000)
+    S = np.diag([1.0, 0.1])
+    r = icl_flows.integrate_ab(S, A0, b0, 40 / icl_flows.transverse_rate(S) + 50)
+    assert r["nfev"] < icl_flows.MAX_EVALUATIONS
+    assert abs(r["b"] - icl_flows.endpoint(S)[1]) < 1e-8
 
 
 def test_prompt_sample_gradient_matches_central_differences():

@@ -305,7 +305,8 @@ def run(
                 "training": {
                     k: tr[k] for k in ("L", "risk", "risk_stderr", "max_gap", "step", "steps")
                 },
-                "perturbed_offblock_final": float(pert["offblock"][-1]),
+                # None: the contrast flow did not finish (its check's detail says why)
+                "perturbed_offblock_final": None if pert is None else float(pert["offblock"][-1]),
             }
         )
     )

@@ -337,9 +337,13 @@ def decay_checks(Ls, risk, risk_se, r_inf: float, eps: float, exact=None):
         alpha=check_false_alarm(),
         sided=1,
         assumption=levels.NORMAL_FIT,
-        detail=f"weighted fit R_L = r + C L^-p (p = {p_lim:.4g} profiled, r's standard error "
-        f"from the full linearised covariance of r, C, p): r = {r_lim:.4g} +- {r_lim_se:.3g}; "
-        f"(|r - R_inf| - eps) / se with R_inf = {r_inf:.4g} "
+        detail=(
+            f"weighted fit R_L = r + C L^-p (p = {p_lim:.4g} profiled, r's standard error "
+            f"from the full linearised covariance of r, C, p): r = {r_lim:.4g} +- {r_lim_se:.3g}"
+            if not undecided
+            else "no fit of R_L = r + C L^-p"
+        )
+        + f"; (|r - R_inf| - eps) / se with R_inf = {r_inf:.4g} "
         f"(the infinite-prompt training's risk at the same horizon) and eps = {eps:g} (the "
         "scenario's smallest)",
         detectable=significance.resolution(eps, r_lim_se, z1) if not undecided else None,
