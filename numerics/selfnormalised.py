@@ -48,10 +48,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import interpolate, stats
-from scipy.special import logsumexp
+from scipy import interpolate
+from scipy.special import ndtri
 
 from . import kernels, query_average, validate
+from .logspace import logsumexp
 
 STEP_V = 0.2
 STEP_G = 0.25
@@ -135,7 +136,7 @@ def log_moments(
     pf, pf_abs, p2f2 = p1 * f, p1 * np.abs(f), p2 * f * f
     # Where the integrands vanish: Phi = phi(t)^(L-1) < e^-50 once L P(t w > 1) > 80, and the
     # small-t end is cut by the t^2 factor (v = log(t L)).
-    z_tail = stats.norm.isf(80.0 / L) if L > 160 else -12.0
+    z_tail = -ndtri(80.0 / L) if L > 160 else -12.0  # the normal's upper 80 / L quantile
     v_hi = ell + q / 2 - rq * z_tail + 5.0
     # Below v_lo the integrands are < e^{2 v} (times at most 1 + q) while A_L >= 1/L and the
     # integrals are >= e^{-q}: the cut costs < e^{-40} relatively.
