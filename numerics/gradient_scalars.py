@@ -25,10 +25,11 @@ log space. Same step rules as selfnormalised.log_moments.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from numpy.polynomial import polynomial as npoly
-from scipy import stats
+from scipy.special import ndtri
 
 from . import validate
 
@@ -68,6 +69,23 @@ def partitions(items):
             yield part[:i] + [[first] + part[i]] + part[i + 1 :]
 
 
+@lru_cache(maxsize=None)
+def blocks_of(factors: tuple) -> tuple:
+    """For each partition of a term's factors (k_j, h_j) into blocks, the blocks as
+    (sum of k_j, product of h_j): they depend on TERMS alone, so they are formed once, not at every
+    grid of v (the products by npoly.polymul, in the factors' order)."""
+    out = []
+    for part in partitions(list(range(len(factors)))):
+        blocks = []
+        for block in part:
+            poly = (1.0,)
+            for j in block:
+                poly = npoly.polymul(poly, factors[j][1])
+            blocks.append((sum(factors[j][0] for j in block), poly))
+        out.append(tuple(blocks))
+    return tuple(out)
+
+
 def _gauss_mean(poly) -> float:
     """E poly(f) for f ~ N(0, 1)."""
     moments = [1.0, 0.0, 1.0, 0.0, 3.0, 0.0, 15.0, 0.0, 105.0]
@@ -95,7 +113,7 @@ def log_scalars(
     kmax = max(sum(k for k, _ in fac) for ts in terms.values() for _, _, fac in ts)
     h = min(0.1, step_g / rq) if rq > 0 else 0.1
     g = np.arange(-12.0, kmax * rq + 12.0 + h, h)
-    z_tail = stats.norm.isf(80.0 / max(L - kmax, 1)) if L - kmax > 160 else -12.0
+    z_tail = -ndtri(80.0 / max(L - kmax, 1)) if L - kmax > 160 else -12.0
     v_hi = ell + q / 2 - rq * z_tail + 5.0
     v_lo = min(-30.0, -1.5 * q - 12.0 * rq - 30.0)
     # Two passes: a coarse one (step 2; the integrands vary on scales >= 1 in v) finds where each
@@ -170,17 +188,13 @@ def _integrand(terms, v, q, L, g, h) -> dict:
             all_logs, all_signs = [], []
             for coef, n, factors in ts:
                 base = n * (v - ell) - math.lgamma(n) + math.log(abs(coef))
-                for part in partitions(list(range(len(factors)))):
-                    b = len(part)
+                for blocks in blocks_of(factors):
+                    b = len(blocks)
                     if b > L:
                         continue
                     logs = base + sum(math.log(L - i) for i in range(b)) + (L - b) * log_phi
                     signs = np.full_like(v, math.copysign(1.0, coef))
-                    for block in part:
-                        k = sum(factors[j][0] for j in block)
-                        poly = (1.0,)
-                        for j in block:
-                            poly = npoly.polymul(poly, factors[j][1])
+                    for k, poly in blocks:
                         bl, bs = inner(k, poly)
                         logs, signs = logs + bl, signs * bs
                     all_logs.append(logs)
