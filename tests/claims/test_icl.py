@@ -119,6 +119,40 @@ def test_a_flow_beyond_its_budget_is_beyond_reach_not_a_hang():
     assert abs(r["b"] - icl_flows.endpoint(S)[1]) < 1e-8
 
 
+STIFF_SCENARIO = """seed = 37
+
+[icl]
+sigma = [
+    [5.960464477539063e-08, -5.960464477539063e-08],
+    [-5.960464477539063e-08, 0.2500000596046448],
+]
+alpha = 1.625
+noise = 0.0
+L = [4, 8, 32]
+eps = [0.1, 0.03]
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.rotating  # an end-to-end demonstration: CI runs a third of these per commit
+def test_a_stiff_hunt_scenario_ends_beyond_reach_through_the_cli(tmp_path, capsys):
+    """`softlin hunt thm-5.2 --seed 37` drew this valid scenario (Sigma's condition number 4.2e6);
+    its flow ran in Radau for hours. Through the TOML loader and the CLI it now ends in
+    BeyondReach (exit 2, about 35 s), naming the condition number, and writes no certificate."""
+    from softlin.cli import main
+
+    path = tmp_path / "stiff.toml"
+    path.write_text(STIFF_SCENARIO)
+    out = tmp_path / "out"
+    code = main(
+        ["verify", "thm-5.2", "--profile", "quick", "--scenario", str(path), "--out", str(out)]
+    )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "spent its 500,000 field evaluations" in err and "condition number 4.19e+06" in err
+    assert not (out / "certificates" / "thm-5.2.json").exists()
+
+
 def test_prompt_sample_gradient_matches_central_differences():
     S = np.array([[1.0, 0.3], [0.3, 0.7]])
     smp = icl_training.PromptSample(S, 20, 50, np.random.default_rng(3))
