@@ -51,7 +51,7 @@ def symmetric_upper_eigenvalue(S) -> arb:
     The float eigenvectors V of the midpoint make C = V^-1 S V nearly diagonal; V^-1 is enclosed by
     Arb (V is exact, being floats), so every matrix of S is similar to one in C and its
     eigenvalues lie in the union of C's Gershgorin discs: lambda <= max_i (C_ii + sum_{j != i}
-    |C_ij|), taken at the balls' upper ends."""
+    |C_ij|), taken at the balls' upper ends. A midpoint beyond float64 gives +inf (no bound)."""
     import numpy as np
     from flint import arb_mat
 
@@ -61,6 +61,8 @@ def symmetric_upper_eigenvalue(S) -> arb:
         for j in range(n):
             sym[i, j] = (S[i, j] + S[j, i]) / 2
     mid = np.array([[float(sym[i, j].mid()) for j in range(n)] for i in range(n)])
+    if not np.all(np.isfinite(mid)):  # a ball beyond float64 (a hunt draw, Sigma ~ 2e6): no bound
+        return arb("inf")
     _, V = np.linalg.eigh((mid + mid.T) / 2)
     Vb = arb_mat([[float(x) for x in row] for row in V])
     C = Vb.inv() * sym * Vb

@@ -386,3 +386,34 @@ def test_the_grad_u_enclosure_holds_the_float_route_and_excludes_its_slips():
         }
         wrong.append(float(sg.errors(S, geo, V.shape[0])[1][0]))
     assert grad_u_enclosure_check(G, U, V, z, Ls, wrong).checks[0].passed is False
+
+
+def test_the_finite_risk_gradient_check_steps_by_the_scores_scale(monkeypatch):
+    """A hunt draw (`softlin hunt prop-3.4 --seed 101`): tokens of variance 2.7e11 make the scores
+    move by ~1 under the built-in step 1e-6 in U, and the central difference of the sampled
+    (softmax) risk read 0.02 against 1e-6: a correct gradient refuted. With the step scaled by the
+    scores' sensitivity (jacobians.finite_step_U) it agrees to ~1e-10; forced back to 1e-6 it
+    fails again, and a wrong gradient kernel (halved) still fails at the scaled step."""
+    from softlin.claims.prop_3_4 import jacobians
+
+    args = (
+        np.array([0.5]),
+        np.array([[274877906944.0]]),
+        np.array([[-7.152557373046875e-07]]),
+        np.array([[0.5], [-0.75], [0.75]]),
+        np.array([[0.0625]]),
+    )
+
+    def finite_check():
+        found = jacobians.risk_gradient_checks(np.random.default_rng(101), *args)
+        (c,) = [c for c in found.checks if c.id.endswith("risk-gradient/finite")]
+        return c
+
+    good = finite_check()
+    assert good.passed is True and good.value < 1e-8
+    with monkeypatch.context() as m:
+        m.setattr(jacobians, "SCORE_SENSITIVITY_REACH", np.inf)
+        assert finite_check().passed is False
+    halved = kernels.risk_sample_grad_U
+    monkeypatch.setattr(kernels, "risk_sample_grad_U", lambda *a: 0.5 * halved(*a))
+    assert finite_check().passed is False

@@ -300,3 +300,19 @@ def test_the_mixture_controls_planned_power_never_promises_what_the_run_misses()
     assert planned.min() >= POWER_TARGET
     planned, _ = simulate(0.0, 20)
     assert planned.max() == 0.0
+
+
+def test_a_start_already_below_the_risk_level_is_beyond_reach_not_a_crash():
+    """A hunt draw (`softlin hunt thm-4.3 --seed 202`): Sigma ~ 1e-6 puts R_inf at the balanced
+    start (1e-6) below min(eps) / 10, so T(eps) = 0 and the time grid np.geomspace(0, 0) raised a
+    ValueError (a crash, exit 3). Now the plan says why there is nothing to transfer."""
+    from softlin.numerics import icl_flows
+    from softlin.numerics.validate import BeyondReach
+
+    Sigma = np.array([[6e-7, 3e-7, 0.0], [3e-7, 8.3e-7, -4.8e-7], [0.0, -4.8e-7, 6.6e-7]])
+    A0, b0 = icl_flows.balanced_init(Sigma, 1.25)
+    s = {"Sigma": Sigma, "A0": A0, "b0": b0, "eps": [0.1, 0.03], "Ls": [4, 8]}
+    with pytest.raises(BeyondReach, match="starts at or below the risk min.eps. / 10 = 0.003"):
+        routes.plan(s)
+    s["eps"] = [1e-9]  # the same start, a level it must train to: planned, T > 0
+    assert routes.plan(s)["T"] > 0

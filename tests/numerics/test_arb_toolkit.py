@@ -301,3 +301,16 @@ def test_largest_eigenvalue_of_a_product_with_real_spectrum_is_enclosed(a, b):
     assert float(ball.rad()) <= 1e-12 * max(1.0, abs(reference))
     with pytest.raises(ValueError, match="not certified real"):
         eigen.largest_real_eigenvalue([[Fraction(0), Fraction(-1)], [Fraction(1), Fraction(0)]])
+
+
+def test_a_ball_matrix_beyond_float64_has_no_eigenvalue_bound_not_a_crash():
+    """Its midpoint overflows to inf in float64, where np.linalg.eigh raised LinAlgError (a hunt
+    draw of thm-5.2 at Sigma ~ 2e6): the bound is +inf, which the ODE stepper reads as "this
+    segment is not proved"."""
+    from flint import arb, arb_mat
+
+    from softlin.numerics.arb.eigen import symmetric_upper_eigenvalue
+
+    S = arb_mat([[arb("1e400"), 1], [1, 2]])
+    assert not symmetric_upper_eigenvalue(S).is_finite()
+    assert symmetric_upper_eigenvalue(arb_mat([[1, 0], [0, 3]])).upper() >= 3

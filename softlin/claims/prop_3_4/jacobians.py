@@ -320,6 +320,24 @@ def difference_reach(terms: float, n: int, h: float, grad: float) -> tuple[float
     return tolerance, why
 
 
+# The scores' sensitivity s to an entry of U up to which the step h = 1e-6 serves the finite risk:
+# its central-difference truncation, relative ~ (h s)^2, stays below 1e-8, a hundredth of the
+# check's tolerance (s = 15.9 at the built-in scenario).
+SCORE_SENSITIVITY_REACH = 100.0
+
+
+def finite_step_U(tokens: np.ndarray, queries: np.ndarray, h: float) -> float:
+    """The central-difference step in U for the sampled (softmax) risk. Unlike R_inf it is not
+    quadratic in U: a step E moves each score z'^T U z by up to s |E|, s = max |z'| max |z| over
+    the sample, and the truncation of (R(U + E) - R(U - E)) / 2h relative to the gradient grows
+    like (h s)^2. So h is kept at most SCORE_SENSITIVITY_REACH / s times the built-in step
+    (found by a hunt draw, `softlin hunt prop-3.4 --seed 101`: tokens of scale 5e5 gave s ~ 1e6
+    and the check read 0.02 against 1e-6, refuting a correct gradient); the rounding allowance of
+    difference_reach grows as 1 / h and says when the check is beyond its reach."""
+    s = float(np.max(np.abs(tokens))) * float(np.max(np.abs(queries)))
+    return h if not s > SCORE_SENSITIVITY_REACH else h * SCORE_SENSITIVITY_REACH / s
+
+
 def risk_gradient_checks(rng, m, cov, U, V, Sq) -> Findings:
     """Risk gradients (target z -> W z with W = V, a fixed map) against central differences.
     Each is judged to the larger of 1e-6 and the derived rounding allowance of
@@ -378,6 +396,7 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> Findings:
         out = np.array(outs)
         return 0.5 * np.mean(np.sum((out - queries @ W.T) ** 2, axis=1))
 
+    h_U = finite_step_U(tokens, queries, h)
     gU, gV = np.zeros_like(U), np.zeros_like(V)
     # The sampled risk's terms in absolute value, |V zhat| + |W z| per prompt, and the rounding
     # of each zhat (moment_rounding about 0, as `risk` computes it) carried through the residual:
@@ -393,19 +412,19 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> Findings:
         size = (np.abs(V) + h) @ np.abs(zh[0, 0]) + np.abs(W) @ np.abs(queries[p_])
         terms += (0.5 * size @ size + size @ ((np.abs(V) + h) @ zb) / gamma(n)) / P
     worst, tolerance, why = 0.0, 1e-6, ""
-    for name, X, grad in (("U", U, gU), ("V", V, gV)):
+    for name, X, grad, step in (("U", U, gU, h_U), ("V", V, gV, h)):
         fd = np.zeros_like(X)
         for idx in np.ndindex(X.shape):
             E = np.zeros_like(X)
-            E[idx] = h
+            E[idx] = step
             fd[idx] = (
                 (risk(U + E, V) - risk(U - E, V))
                 if name == "U"
                 else (risk(U, V + E) - risk(U, V - E))
-            ) / (2 * h)
+            ) / (2 * step)
         size = max(float(np.max(np.abs(grad))), 1e-12)
         worst = max(worst, float(np.max(np.abs(fd - grad)) / size))
-        t, w = difference_reach(terms, n, h, size)
+        t, w = difference_reach(terms, n, step, size)
         tolerance, why = max(tolerance, t), why or w
     checks.append(
         judge.agreement(
@@ -416,7 +435,8 @@ def risk_gradient_checks(rng, m, cov, U, V, Sq) -> Findings:
             error=worst,
             tolerance=tolerance,
             detail="common random numbers: the sample is fixed, so the identity is exact up to "
-            "differencing error; tolerance the larger of 1e-6 and the derived rounding allowance "
+            f"differencing error; steps {h_U:.3g} in U (finite_step_U) and {h:g} in V; "
+            "tolerance the larger of 1e-6 and the derived rounding allowance "
             "4 gamma_n R_abs / (h |grad|), R_abs with each zhat's rounding bound "
             "(jacobians.difference_reach)",
             undecided=why,

@@ -31,7 +31,17 @@ def plan(s: dict) -> dict:
     fl = icl_flows.integrate_ab(
         Sigma, A0, b0, 40 / icl_flows.transverse_rate(Sigma) + 50, eps_list=(min(s["eps"]) / 10,)
     )
-    T = float(fl["time_to_risk"][min(s["eps"]) / 10])
+    level = min(s["eps"]) / 10
+    T = float(fl["time_to_risk"][level])
+    if not (math.isfinite(T) and T > 0):  # no training for the theorem to transfer
+        r0 = float(fl["risk"][0])
+        where = "starts at or below" if T == 0 else "never reaches"
+        raise BeyondReach(
+            f"the infinite-prompt flow {where} the risk "
+            f"min(eps) / 10 = {level:g} (R_inf = {r0:.3g} at the start): the training horizon "
+            "T(eps) the theorem's transfer is judged on is "
+            + ("0; lower icl.eps or raise Sigma's scale" if T == 0 else "infinite")
+        )
     t = np.concatenate([[0.0], np.geomspace(1e-4 * T, T, TIMES - 1)])
     return {"theta0": theta0, "rho": rho, "T": T, "t": t, "candidates": s["Ls"]}
 
