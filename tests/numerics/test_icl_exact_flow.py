@@ -26,3 +26,17 @@ def test_the_float_flow_from_a_small_start_is_within_a_tenth_of_its_stated_error
     reference = icl_exact.flow(grad, theta0, t, rtol=1e-13)
     assert np.abs(route).max() > 0.1  # the flow has escaped the saddle within the horizon
     assert np.abs(route - reference).max() <= ODE_SLACK / 10
+
+
+def test_a_flow_beyond_its_evaluation_budget_is_beyond_reach():
+    """A stiff linear field (rates 1 and 1e4 over T = 1e3) needs far more than 50 explicit
+    evaluations: BeyondReach naming the budget and the time reached; the same flow within the
+    default budget, non-stiff (rates 1 and 2), reaches e^(-t) theta0."""
+    from softlin.numerics.validate import BeyondReach
+
+    stiff = np.array([1.0, 1e4])
+    with pytest.raises(BeyondReach, match=r"spent its 50 field evaluations by t = .* of T = 1e"):
+        icl_exact.flow(lambda y: stiff * y, np.ones(2), np.array([0.0, 1e3]), evaluations=50)
+    rates = np.array([1.0, 2.0])
+    out = icl_exact.flow(lambda y: rates * y, np.ones(2), np.array([0.0, 1.0]))
+    assert np.allclose(out[-1], np.exp(-rates), rtol=1e-7)
