@@ -30,7 +30,7 @@ RTOL = 1e-10
 # scenarios need at most 1.2e4; Sigma = diag(1, lam) needs 1.3e4, 4.8e4 and 3.3e5 at lam = 1e-2,
 # 1e-3, 1e-4 (15 s), about seven times more per decade of condition number, since the float
 # rounding of the equilibrated fast directions caps the step. So the budget decides condition
-# numbers up to about 1e4, and a flow beyond them ends in BeyondReach within seconds instead of
+# numbers up to about 1e4, and a flow beyond them ends in BeyondReach within a minute instead of
 # running for hours.
 MAX_EVALUATIONS = 500_000
 

@@ -299,6 +299,8 @@ L = [16, 64]
 """
 
 
+@pytest.mark.slow  # default-run budget: a quick CLI run, ~15 s idle
+@pytest.mark.rotating  # CI runs a third of these per commit
 def test_a_first_order_below_the_exact_routes_resolution_is_not_judged_through_the_cli(
     tmp_path, capsys
 ):

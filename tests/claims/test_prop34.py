@@ -388,6 +388,8 @@ def test_the_grad_u_enclosure_holds_the_float_route_and_excludes_its_slips():
     assert grad_u_enclosure_check(G, U, V, z, Ls, wrong).checks[0].passed is False
 
 
+@pytest.mark.slow  # default-run budget: three finite-difference passes, ~8 s
+@pytest.mark.rotating  # CI runs a third of these per commit
 def test_the_finite_risk_gradient_check_steps_by_the_scores_scale(monkeypatch):
     """A hunt draw (`softlin hunt prop-3.4 --seed 101`): tokens of variance 2.7e11 make the scores
     move by ~1 under the built-in step 1e-6 in U, and the central difference of the sampled

@@ -22,6 +22,8 @@ def test_equal_temperatures_are_one_head_with_summed_mu():
     _close(frh.exact_risk(MODEL, 6, [0.7, 0.5], [0.3, 0.3]), fr.exact_risk(MODEL, 6, 1.2, 0.3))
 
 
+@pytest.mark.slow  # default-run budget: two exact two-head risks, ~9 s idle
+@pytest.mark.rotating  # CI runs a third of these per commit
 def test_second_head_switched_off_is_one_head():
     _close(frh.exact_risk(MODEL, 6, [0.9, 0.0], [0.3, -0.35]), fr.exact_risk(MODEL, 6, 0.9, 0.3))
 
