@@ -176,7 +176,15 @@ def test_the_quadrature_rows_are_chunked_without_changing_the_result(monkeypatch
     assert selfnormalised.log_moments(30.0, 64) == pytest.approx(whole, rel=1e-13)
 
 
-@pytest.mark.parametrize("L", [2, 10, 100])
+# default-run budget: L = 10 and 100 (7 to 10 s each, four times the work of one table) run slow
+@pytest.mark.parametrize(
+    "L",
+    [
+        2,
+        pytest.param(10, marks=[pytest.mark.slow, pytest.mark.rotating]),
+        pytest.param(100, marks=[pytest.mark.slow, pytest.mark.rotating]),
+    ],
+)
 def test_halved_steps_agree_at_the_edge_of_the_reach(L):
     """The reach is where the quadrature still converges: halved steps agree to 1e-6 relative there
     (log A, log B); 20 beyond it, at L = 2, they differ by 6e-4 (measured), so the limit is real."""

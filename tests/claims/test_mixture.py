@@ -75,6 +75,8 @@ def test_logits_without_the_quadratic_term_are_refuted():
     assert "mixture/battery/kernel-float64" in failed, failed
 
 
+@pytest.mark.slow  # default-run budget: a quick mixture run under the slip, ~9 s idle
+@pytest.mark.rotating  # CI runs a third of these per commit
 def test_untilted_mixture_weights_are_refuted():
     """Sensitivity: alpha_k = pi_k (the tilt ignored in the weights)."""
     cert = _run(
