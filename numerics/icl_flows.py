@@ -57,6 +57,27 @@ def _budgeted(rhs, evaluations: int):
     return counted
 
 
+def _radau(what, Sigma, rhs, T, y0, rtol, scale, t_eval, evaluations, events=None):
+    """solve_ivp's Radau on [0, T] at atol 1e-12 scale, within `evaluations` field evaluations
+    (else BeyondReach, `beyond_reach`); a failed integration raises FloatingPointError."""
+    try:
+        sol = solve_ivp(
+            _budgeted(rhs, evaluations),
+            (0.0, T),
+            y0,
+            method="Radau",
+            rtol=rtol,
+            atol=1e-12 * scale,
+            t_eval=t_eval,
+            events=events,
+        )
+    except OutOfBudget as exc:
+        raise beyond_reach(what, Sigma, T, exc) from None
+    if not sol.success:
+        raise FloatingPointError(f"solve_ivp failed: {sol.message}")
+    return sol
+
+
 def beyond_reach(what: str, Sigma: np.ndarray, T: float, exc: OutOfBudget):
     """The BeyondReach a flow raises when it ran out of budget: the time reached, and why."""
     lam = np.linalg.eigvalsh(Sigma)
@@ -154,21 +175,9 @@ def integrate_ab(
     t_eval = np.concatenate([[0.0], np.geomspace(min(1e-3, T / 10), T, n_eval - 1)])
     # atol: components are O(|A*|, b*); 1e-12 relative to that scale keeps atol below rtol * |y|.
     scale = max(1.0, float(np.max(np.abs(y0))), endpoint(Sigma)[1])
-    try:
-        sol = solve_ivp(
-            _budgeted(_ab_rhs(Sigma, d), evaluations),
-            (0.0, T),
-            y0,
-            method="Radau",
-            rtol=rtol,
-            atol=1e-12 * scale,
-            t_eval=t_eval,
-            events=events,
-        )
-    except OutOfBudget as exc:
-        raise beyond_reach("(A, b)", Sigma, T, exc) from None
-    if not sol.success:
-        raise FloatingPointError(f"solve_ivp failed: {sol.message}")
+    sol = _radau(
+        "(A, b)", Sigma, _ab_rhs(Sigma, d), T, y0, rtol, scale, t_eval, evaluations, events
+    )
     Y = sol.y.T
     inv = np.array([float(kernels.icl_balance(y[:-1].reshape(d, d), y[-1])) for y in Y])
     r0 = risk(y0)
@@ -227,20 +236,7 @@ def integrate_full(
     y0 = np.concatenate([A0.ravel(), np.ravel(u0), np.ravel(v0), [b0]])
     t_eval = np.concatenate([[0.0], np.geomspace(min(1e-3, T / 10), T, n_eval - 1)])
     scale = max(1.0, float(np.max(np.abs(y0))), endpoint(Sigma)[1])
-    try:
-        sol = solve_ivp(
-            _budgeted(rhs, evaluations),
-            (0.0, T),
-            y0,
-            method="Radau",
-            rtol=rtol,
-            atol=1e-12 * scale,
-            t_eval=t_eval,
-        )
-    except OutOfBudget as exc:
-        raise beyond_reach("full (U, V)", Sigma, T, exc) from None
-    if not sol.success:
-        raise FloatingPointError(f"solve_ivp failed: {sol.message}")
+    sol = _radau("full (U, V)", Sigma, rhs, T, y0, rtol, scale, t_eval, evaluations)
     off = np.abs(sol.y[d * d : d * d + 2 * d, :]).max(axis=0)
     A, u, v, b = split(sol.y[:, -1])
     return {
