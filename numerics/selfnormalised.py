@@ -87,6 +87,11 @@ def q_reach(L: int) -> float:
     return float(np.interp(math.log(L), np.log(Ls), qs))
 
 
+# ln of the tw beyond which a column of a row block is not formed (log_moments): above 700 and 40,
+# where e^{-tw} is taken as 0 and expm1(-tw) is -1, with room for the rounding of ln tw.
+LOG_E_DEAD = math.log(800.0)
+LOG_M_DEAD = math.log(50.0)
+
 # Rows of the (v, g) arrays evaluated at once: at most CHUNK_ELEMENTS doubles (8 MiB) per array.
 CHUNK_ELEMENTS = 2**20
 
@@ -134,6 +139,13 @@ def log_moments(
     logw = rq * g - q / 2
     f = g - rq
     pf, pf_abs, p2f2 = p1 * f, p1 * np.abs(f), p2 * f * f
+    # One matrix product per row block reads the (v, g) matrix once for all its weights:
+    # columns of e^{-tw} @ P are E e^{-tw}, E[w f e^{-tw}], E[w |f| e^{-tw}], E[w^2 ...], E[w^2 f^2 ...]
+    P = np.column_stack([p0, pf, pf_abs, p2, p2f2])
+    # P_tail[j] = sum_{k >= j} P[k, :3] (P_tail[g.size] = 0): what the columns where expm1(-tw)
+    # = -1 contribute to expm1(-tw) @ P
+    P_tail = np.zeros((g.size + 1, 3))
+    P_tail[:-1] = np.cumsum(P[::-1, :3], axis=0)[::-1]
     # Where the integrands vanish: Phi = phi(t)^(L-1) < e^-50 once L P(t w > 1) > 80, and the
     # small-t end is cut by the t^2 factor (v = log(t L)).
     z_tail = -ndtri(80.0 / L) if L > 160 else -12.0  # the normal's upper 80 / L quantile
@@ -147,18 +159,31 @@ def log_moments(
         rows = max(1, min(256, CHUNK_ELEMENTS // g.size))
         for i in range(0, len(v), rows):
             vv = v[i : i + rows]
-            tw = np.exp((vv - ell)[:, None] + logw[None, :])
-            e = np.exp(-tw)
-            em1 = np.expm1(-tw)
-            one_minus_phi = np.minimum(-(em1 @ p0), 1.0)
-            phi = e @ p0
+            # tw = t w grows along a row (with g) and down a column (with v): past the column
+            # where the block's first row has tw > 800 (resp. 50), every row of the block has
+            # e^{-tw} = 0 (resp. expm1(-tw) = -1 to the last bit), so those columns add 0 to E
+            # and minus the tail sums of P to M without being formed.
+            shift = vv[0] - ell
+            c_e = int(np.searchsorted(logw, LOG_E_DEAD - shift, side="right"))
+            c_m = int(np.searchsorted(logw, LOG_M_DEAD - shift, side="right"))
+            tw = np.exp((vv - ell)[:, None] + logw[None, :c_e])
+            # e^{-tw} below e^-700 (1e-304) counts as 0: the weights are at most 1, so the sums
+            # move by less than 1e-303, and NumPy's exp is ten times slower where it underflows
+            # into subnormals. expm1(-tw) is -1 to the last bit once tw > 40 (e^-40 < 2^-57).
+            e = np.exp(-np.minimum(tw, 700.0))
+            e[tw > 700.0] = 0.0
+            em1 = np.expm1(-np.minimum(tw[:, :c_m], 40.0))
+            E = e @ P[:c_e]
+            M = em1 @ P[:c_m, :3] - P_tail[c_m]
+            one_minus_phi = np.minimum(-M[:, 0], 1.0)
+            phi = E[:, 0]
             log_phi = np.where(
                 one_minus_phi < 0.5, np.log1p(-one_minus_phi), np.log(np.maximum(phi, 1e-320))
             )
-            psi_expm1, psi_direct = em1 @ pf, e @ pf
-            psi = np.where(-(em1 @ pf_abs) <= e @ pf_abs, psi_expm1, psi_direct)  # E[w f e^{-tw}]
-            m2 = e @ p2  # E[w^2 e^{-tw}] / e^q
-            m2f2 = e @ p2f2  # E[w^2 f^2 e^{-tw}] / e^q
+            psi_expm1, psi_direct = M[:, 1], E[:, 1]
+            psi = np.where(-M[:, 2] <= E[:, 2], psi_expm1, psi_direct)  # E[w f e^{-tw}]
+            m2 = E[:, 3]  # E[w^2 e^{-tw}] / e^q
+            m2f2 = E[:, 4]  # E[w^2 f^2 e^{-tw}] / e^q
             n1, n2 = phi_powers(L)
             log_phi1 = n1 * log_phi
             log_phi2 = n2 * log_phi if n2 != 0 else np.zeros_like(log_phi)
