@@ -18,8 +18,10 @@ the factors (indices equal within a block, distinct across blocks),
 L^(b) the falling factorial, phi(t) = E e^{-tw}. The inner expectations are trapezoid sums over g of
 the shifted Gaussian phi(g - k sqrt q) e^{(k^2-k) q/2}
 (no overflow; each row scaled by its maximum), centred k = 1 functions in the expm1 form when that
-has less cancellation; the outer integral is a trapezoid sum in v = log(t L), signed sums in
-log space. Same step rules as selfnormalised.log_moments.
+has less cancellation; the outer integral is a trapezoid sum in u = log t over the multiples of the
+step, signed sums in log space. Same step rules as selfnormalised.log_moments (whose grid is in
+v = log(t L)); on a lattice fixed in u, several L at one q share the inner expectations
+(`log_scalars_many`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from numpy.polynomial import polynomial as npoly
 from scipy.special import ndtri
 
 from . import validate
+from .logspace import exp_or_zero
 
 STEP_V = 0.2
 STEP_G = 0.25
@@ -104,99 +107,138 @@ def log_scalars(
     q: float, L: int, step_v: float = STEP_V, step_g: float = STEP_G, terms=None
 ) -> dict:
     """{name: (log|S|, sign)} for the scalars of the module docstring at (q, L)."""
+    return log_scalars_many(q, [L], step_v, step_g, terms)[0]
+
+
+def log_scalars_many(
+    q: float, Ls, step_v: float = STEP_V, step_g: float = STEP_G, terms=None
+) -> list[dict]:
+    """`log_scalars` at one q for each L of Ls. The outer sums run over a lattice of
+    u = log t = v - log L (the multiples of the step), and the (u, g) matrices of the inner
+    expectations do not depend on L: they are formed once on the union of the Ls' windows, and each
+    L sums over the rows of its own window, the rows it would use alone."""
     terms = TERMS if terms is None else terms
     q = float(q)
     if not math.isfinite(q) or q < 0:
         raise ValueError(f"q = {q!r} must be a finite number >= 0")
-    L = validate.prompt_length("L", L)
-    rq, ell = math.sqrt(q), math.log(L)
+    Ls = [validate.prompt_length("L", L) for L in Ls]
+    rq = math.sqrt(q)
     kmax = max(sum(k for k, _ in fac) for ts in terms.values() for _, _, fac in ts)
     h = min(0.1, step_g / rq) if rq > 0 else 0.1
     g = np.arange(-12.0, kmax * rq + 12.0 + h, h)
-    z_tail = -ndtri(80.0 / max(L - kmax, 1)) if L - kmax > 160 else -12.0
-    v_hi = ell + q / 2 - rq * z_tail + 5.0
-    v_lo = min(-30.0, -1.5 * q - 12.0 * rq - 30.0)
-    # Two passes: a coarse one (step 2; the integrands vary on scales >= 1 in v) finds where each
+    # Each L's range in u: above it phi(t)^(L - kmax) < e^-50, below it the t^(n-1) factor.
+    ranges = []
+    for L in Ls:
+        z_tail = -ndtri(80.0 / max(L - kmax, 1)) if L - kmax > 160 else -12.0
+        u_lo = min(-30.0, -1.5 * q - 12.0 * rq - 30.0) - math.log(L)
+        ranges.append((u_lo, q / 2 - rq * z_tail + 5.0))
+    # Two passes: a coarse one (step 2; the integrands vary on scales >= 1 in u) finds where each
     # term is within e^-60 of its largest, the fine one integrates there (padded by 6 on each side).
-    vc = np.arange(v_lo, v_hi + 2.0, 2.0)
-    live = np.zeros(vc.size, dtype=bool)
-    for lg, _ in _integrand(terms, vc, q, L, g, h).values():
-        lg = np.where(np.isfinite(lg), lg, -np.inf).reshape(-1, vc.size).max(axis=0)
-        if np.isfinite(lg).any():
-            live |= lg > np.max(lg) - 60.0
-    lo, hi = (vc[live][0] - 6.0, vc[live][-1] + 6.0) if live.any() else (v_lo, v_hi)
-    fine = _integrand(terms, np.arange(max(lo, v_lo), min(hi, v_hi) + step_v, step_v), q, L, g, h)
-    out = {}
-    for name, (logs, signs) in fine.items():
-        ok = np.isfinite(logs) & (signs != 0)
-        lv, sv = _signed_logsumexp(logs[ok], signs[ok])
-        out[name] = (lv + math.log(step_v), sv)
+    coarse = _lattice(min(lo for lo, _ in ranges), max(hi for _, hi in ranges) + 2.0, 2.0)
+    parts = _parts(terms, coarse, q, g, h, max(Ls))
+    windows = []
+    for L, (lo, hi) in zip(Ls, ranges):
+        rows = (coarse >= lo) & (coarse <= hi + 2.0)
+        uc = coarse[rows]
+        live = np.zeros(uc.size, dtype=bool)
+        for lg, _ in _integrand(terms, coarse, parts, L, rows).values():
+            lg = np.where(np.isfinite(lg), lg, -np.inf).reshape(-1, uc.size).max(axis=0)
+            if np.isfinite(lg).any():
+                live |= lg > np.max(lg) - 60.0
+        w_lo, w_hi = (uc[live][0] - 6.0, uc[live][-1] + 6.0) if live.any() else (lo, hi)
+        windows.append((max(w_lo, lo), min(w_hi, hi)))
+    fine = _lattice(min(lo for lo, _ in windows), max(hi for _, hi in windows), step_v)
+    parts = _parts(terms, fine, q, g, h, max(Ls))
+    out = []
+    for L, (lo, hi) in zip(Ls, windows):
+        rows = (fine >= lo) & (fine <= hi)
+        scalars_at_L = {}
+        for name, (logs, signs) in _integrand(terms, fine, parts, L, rows).items():
+            ok = np.isfinite(logs) & (signs != 0)
+            lv, sv = _signed_logsumexp(logs[ok], signs[ok])
+            scalars_at_L[name] = (lv + math.log(step_v), sv)
+        out.append(scalars_at_L)
     return out
 
 
-def _integrand(terms, v, q, L, g, h) -> dict:
-    """{name: (log|integrand|, sign)} on the v grid, concatenated over terms and partitions (each of
-    length len(v), in order)."""
-    rq, ell = math.sqrt(q), math.log(L)
+def _lattice(lo: float, hi: float, step: float) -> np.ndarray:
+    """The multiples of step in [lo, hi] (at least one)."""
+    first = math.ceil(lo / step)
+    return np.arange(first, max(math.floor(hi / step), first) + 1) * step
+
+
+def _parts(terms, u, q, g, h, L_max) -> tuple:
+    """(log phi(t), {(k, poly): (log|E[w^k poly(f) e^{-tw}]|, sign)}) on the grid u = log t: the
+    pieces of the integrands that do not depend on L (blocks of more than L_max factors skipped)."""
+    rq = math.sqrt(q)
     f = g - rq
     logw = rq * g - q / 2
     lc = math.log(h / math.sqrt(2 * math.pi))
     with np.errstate(over="ignore", under="ignore"):
-        tw = np.exp((v - ell)[:, None] + logw[None, :])  # (nv, ng)
+        tw = np.exp(u[:, None] + logw[None, :])  # (nu, ng)
         p0 = np.exp(-g * g / 2 + lc)
-        em1 = np.expm1(-tw)
+        em1 = np.expm1(-np.minimum(tw, 40.0))  # -1 to the last bit once tw > 40 (e^-40 < 2^-57)
         one_minus_phi = np.minimum(-(em1 @ p0), 1.0)
         log_direct0 = -g * g / 2 - tw
         top0 = log_direct0.max(axis=1)
-        phi_direct = np.log(np.exp(log_direct0 - top0[:, None]).sum(axis=1)) + top0 + lc
+        phi_direct = np.log(exp_or_zero(log_direct0 - top0[:, None]).sum(axis=1)) + top0 + lc
     log_phi = np.where(one_minus_phi < 0.5, np.log1p(-np.minimum(one_minus_phi, 0.5)), phi_direct)
-    rows: dict = {}  # k -> (scaled exp matrix, log scale)
-
-    def direct(k):
-        if k not in rows:
+    # Every (k, poly) the terms' blocks need, grouped by k: one matrix product per k reads the
+    # (u, g) matrix once for all its polynomials.
+    by_k: dict = {}
+    for ts in terms.values():
+        for _, _, factors in ts:
+            for blocks in blocks_of(factors):
+                if len(blocks) <= L_max:
+                    for k, poly in blocks:
+                        by_k.setdefault(k, {})[tuple(poly)] = None
+    inner: dict = {}
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
+        for k, polys in by_k.items():
+            polys = list(polys)
+            vals = np.column_stack([npoly.polyval(f, poly) for poly in polys])
+            # E[w^k h e^{-tw}] = E @ h e^scale, E relative to the row's largest term (below
+            # e^-700 it is 0: logspace.exp_or_zero)
             lg = -((g - k * rq) ** 2) / 2 - tw
             top = lg.max(axis=1)
-            with np.errstate(under="ignore"):
-                rows[k] = (np.exp(lg - top[:, None]), top + (k * k - k) * q / 2 + lc)
-        return rows[k]
+            E, scale = exp_or_zero(lg - top[:, None]), top + (k * k - k) * q / 2 + lc
+            dv = E @ vals
+            logs, signs = np.log(np.abs(dv)) + scale[:, None], np.sign(dv)
+            centred = [j for j, poly in enumerate(polys) if abs(_gauss_mean(poly)) < 1e-14]
+            if k == 1 and centred:  # centred: E[w h] = 0, so the expm1 form has no cancellation
+                hc = vals[:, centred]
+                pk = np.exp(-((g - rq) ** 2) / 2 + lc)[:, None]
+                alt = em1 @ (pk * hc)
+                alt_abs = -(em1 @ (pk * np.abs(hc)))
+                dir_abs = (E @ np.abs(hc)) * np.exp(scale)[:, None]
+                use = alt_abs <= dir_abs
+                logs[:, centred] = np.where(use, np.log(np.abs(alt)), logs[:, centred])
+                signs[:, centred] = np.where(use, np.sign(alt), signs[:, centred])
+            for j, poly in enumerate(polys):
+                inner[(k, poly)] = (logs[:, j], signs[:, j])
+    return log_phi, inner
 
-    inner_cache: dict = {}
 
-    def inner(k, poly):
-        key = (k, tuple(poly))
-        if key in inner_cache:
-            return inner_cache[key]
-        vals = npoly.polyval(f, poly)
-        E, scale = direct(k)
-        dv = E @ vals
-        logs, signs = np.log(np.abs(dv)) + scale, np.sign(dv)
-        if k == 1 and abs(_gauss_mean(poly)) < 1e-14:  # centred: E[w h] = 0
-            with np.errstate(under="ignore"):
-                pk = np.exp(-((g - rq) ** 2) / 2 + lc)
-            alt = em1 @ (pk * vals)
-            alt_abs = -(em1 @ (pk * np.abs(vals)))
-            dir_abs = (E @ np.abs(vals)) * np.exp(scale)
-            use = alt_abs <= dir_abs
-            logs = np.where(use, np.log(np.abs(alt)), logs)
-            signs = np.where(use, np.sign(alt), signs)
-        inner_cache[key] = (logs, signs)
-        return logs, signs
-
+def _integrand(terms, u, parts, L, rows) -> dict:
+    """{name: (log|integrand|, sign)} at prompt length L on the rows `rows` (a mask) of the grid u,
+    concatenated over terms and partitions (each of length rows.sum(), in order)."""
+    log_phi, inner = parts
+    u, log_phi = u[rows], log_phi[rows]
     out = {}
     with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
         for name, ts in terms.items():
             all_logs, all_signs = [], []
             for coef, n, factors in ts:
-                base = n * (v - ell) - math.lgamma(n) + math.log(abs(coef))
+                base = n * u - math.lgamma(n) + math.log(abs(coef))
                 for blocks in blocks_of(factors):
                     b = len(blocks)
                     if b > L:
                         continue
                     logs = base + sum(math.log(L - i) for i in range(b)) + (L - b) * log_phi
-                    signs = np.full_like(v, math.copysign(1.0, coef))
+                    signs = np.full_like(u, math.copysign(1.0, coef))
                     for k, poly in blocks:
-                        bl, bs = inner(k, poly)
-                        logs, signs = logs + bl, signs * bs
+                        bl, bs = inner[(k, tuple(poly))]
+                        logs, signs = logs + bl[rows], signs * bs[rows]
                     all_logs.append(logs)
                     all_signs.append(signs)
             out[name] = (np.concatenate(all_logs), np.concatenate(all_signs))

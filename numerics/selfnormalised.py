@@ -52,7 +52,7 @@ from scipy import interpolate
 from scipy.special import ndtri
 
 from . import kernels, query_average, validate
-from .logspace import logsumexp
+from .logspace import exp_or_zero, logsumexp
 
 STEP_V = 0.2
 STEP_G = 0.25
@@ -139,8 +139,9 @@ def log_moments(
     logw = rq * g - q / 2
     f = g - rq
     pf, pf_abs, p2f2 = p1 * f, p1 * np.abs(f), p2 * f * f
-    # One matrix product per row block reads the (v, g) matrix once for all its weights:
-    # columns of e^{-tw} @ P are E e^{-tw}, E[w f e^{-tw}], E[w |f| e^{-tw}], E[w^2 ...], E[w^2 f^2 ...]
+    # One matrix product per row block reads the (v, g) matrix once for all its weights: the
+    # columns of e^{-tw} @ P are E e^{-tw}, E[w f e^{-tw}], E[w |f| e^{-tw}], E[w^2 e^{-tw}] and
+    # E[w^2 f^2 e^{-tw}] (the last two over e^q)
     P = np.column_stack([p0, pf, pf_abs, p2, p2f2])
     # P_tail[j] = sum_{k >= j} P[k, :3] (P_tail[g.size] = 0): what the columns where expm1(-tw)
     # = -1 contribute to expm1(-tw) @ P
@@ -167,11 +168,10 @@ def log_moments(
             c_e = int(np.searchsorted(logw, LOG_E_DEAD - shift, side="right"))
             c_m = int(np.searchsorted(logw, LOG_M_DEAD - shift, side="right"))
             tw = np.exp((vv - ell)[:, None] + logw[None, :c_e])
-            # e^{-tw} below e^-700 (1e-304) counts as 0: the weights are at most 1, so the sums
-            # move by less than 1e-303, and NumPy's exp is ten times slower where it underflows
-            # into subnormals. expm1(-tw) is -1 to the last bit once tw > 40 (e^-40 < 2^-57).
-            e = np.exp(-np.minimum(tw, 700.0))
-            e[tw > 700.0] = 0.0
+            # e^{-tw} below e^-700 counts as 0 (logspace.exp_or_zero): the weights are at most 1,
+            # so the sums move by less than 1e-303. expm1(-tw) is -1 to the last bit once tw > 40
+            # (e^-40 < 2^-57).
+            e = exp_or_zero(-tw)
             em1 = np.expm1(-np.minimum(tw[:, :c_m], 40.0))
             E = e @ P[:c_e]
             M = em1 @ P[:c_m, :3] - P_tail[c_m]

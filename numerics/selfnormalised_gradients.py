@@ -31,13 +31,14 @@ algorithm); this module assembles the per-query errors from them and tabulates t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import interpolate
 
 from . import kernels, query_average, validate
-from .gradient_scalars import NAMES, TERMS, log_scalars, scalars
+from .gradient_scalars import NAMES, TERMS, log_scalars, log_scalars_many, scalars
 
 # ---------------------------------------------------------------------------------------------
 # Per-query assembly.
@@ -123,9 +124,23 @@ class Table:
 
 
 def table(L: int, q_max: float, points: int = 32) -> Table:
+    """The scalars at L on q_j = q_max (j / (points - 1))^2 (see Table)."""
+    return tables([L], q_max, points)[0]
+
+
+def tables(Ls, q_max: float, points: int = 32) -> list[Table]:
+    """The tables of several L on one grid of q (gradient_scalars.log_scalars_many forms the
+    inner expectations once per q for all of them); each equal to its `table`."""
     q_max = max(float(q_max), 1e-6)
     qs = q_max * (np.arange(points) / (points - 1)) ** 2
-    vals = [scalars(q, L) for q in qs]
+    per_q = [log_scalars_many(q, Ls) for q in qs]
+    return [
+        _table(L, qs, [{n: s * math.exp(lv) for n, (lv, s) in at[i].items()} for at in per_q])
+        for i, L in enumerate(Ls)
+    ]
+
+
+def _table(L: int, qs: np.ndarray, vals: list[dict]) -> Table:
     logs = {}
     for n in NAMES:
         v = np.array([x[n] for x in vals])
@@ -134,7 +149,7 @@ def table(L: int, q_max: float, points: int = 32) -> Table:
         elif np.all(v > 0):
             logs[n] = np.log(v)
         else:
-            raise ArithmeticError(f"S_{n} is not positive on [0, {q_max:.3g}] at L = {L}")
+            raise ArithmeticError(f"S_{n} is not positive on [0, {qs[-1]:.3g}] at L = {L}")
     return Table(int(L), qs, logs)
 
 

@@ -285,8 +285,7 @@ def averaged(law, rng, Gamma, U, V, Sq, Ls, budget, errors_fn, lam, label) -> di
     sample = query_average.draw_queries(rng, Sq, (budget.rb_queries,), c)
     geo = sg.geometry(Gamma, U, V, sample.Z)
     ex = {"V": [], "U": [], "V_vals": [], "U_vals": []}
-    for L in Ls:
-        tab = sg.table(L, float(np.max(geo.q)), budget.table_points)
+    for tab in sg.tables(Ls, float(np.max(geo.q)), budget.table_points):
         eV, eU = sg.errors(tab.scalars(geo.q), geo, V.shape[0])
         for key, e in (("V", eV), ("U", eU)):
             vals = sample.weights * e
