@@ -1,10 +1,11 @@
-"""numerics/logspace.py: the same arithmetic as scipy.special.logsumexp, bit for bit."""
+"""numerics/logspace.py: the same arithmetic as scipy.special.logsumexp, bit for bit; exp_or_zero is
+NumPy's exp above its floor and 0 below."""
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
 from scipy.special import logsumexp as scipy_logsumexp
 
-from softlin.numerics.logspace import logsumexp
+from softlin.numerics.logspace import EXP_FLOOR, exp_or_zero, logsumexp
 
 from ..strategies import seeds
 
@@ -45,3 +46,13 @@ def test_what_it_does_not_cover_goes_to_scipy():
     for a in ([], [-np.inf, -np.inf], [np.inf, 1.0], [np.nan, 0.0]):
         x, y = logsumexp(np.array(a, float)), float(scipy_logsumexp(np.array(a, float)))
         assert x == y or (np.isnan(x) and np.isnan(y))
+
+
+def test_exp_or_zero_is_exp_above_the_floor_and_zero_below():
+    x = np.array([[0.0, -1.0, -699.9, EXP_FLOOR, -700.1, -745.5, -1e4, -np.inf, np.nan, 3.0]])
+    out = exp_or_zero(x)
+    above = x >= EXP_FLOOR
+    assert np.array_equal(out[above], np.exp(x[above]))  # the same bits where it is kept
+    assert np.all(out[x < EXP_FLOOR] == 0.0)
+    assert np.isnan(out[np.isnan(x)]).all()
+    assert out.shape == x.shape and not np.shares_memory(out, x)

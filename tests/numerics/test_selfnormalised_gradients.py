@@ -46,3 +46,17 @@ def test_exact_gradient_errors_match_monte_carlo_at_small_L():
         eu = (z @ z) * np.sum(D**2, axis=(1, 2))
         for exact, mc in ((eV, ev), (eU, eu)):
             assert abs(mc.mean() - exact) < 5.3 * mc.std() / math.sqrt(P), (L, exact, mc.mean())
+
+
+@pytest.mark.parametrize("q", [0.0, 0.7, 12.0, 90.0])
+def test_several_prompt_lengths_at_once_give_each_its_own_scalars_bit_for_bit(q):
+    """log_scalars_many shares the (u, g) matrices between the Ls: each L must sum over the rows it
+    would use alone, whatever the others in the batch (a table must not depend on its company)."""
+    Ls = [2, 16, 300, 5000]
+    many = gradient_scalars.log_scalars_many(q, Ls)
+    assert many == [gradient_scalars.log_scalars(q, L) for L in Ls]
+    assert gradient_scalars.log_scalars_many(q, Ls[::-1]) == many[::-1]
+    tabs = sg.tables(Ls[:2], 20.0, 5)
+    for tab, L in zip(tabs, Ls[:2]):
+        alone = sg.table(L, 20.0, 5)
+        assert all(np.array_equal(tab.logs[n], alone.logs[n]) for n in alone.logs)
