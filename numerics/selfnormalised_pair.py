@@ -38,6 +38,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from . import validate
+from .logspace import exp_or_zero
 
 STEP_V = 0.5
 STEP_G = 0.5
@@ -72,13 +73,14 @@ def moments(
     p0, p12 = dens(0.0), dens(c1 + c2)
     ell = math.log(L)
     axes, e, em = [], [], []
-    with np.errstate(over="ignore", under="ignore"):
-        for c in (c1, c2):
-            v = _axis(c, L, cmax, step_v)
-            tw = np.exp((v - ell)[:, None] + (c * g - c * c / 2)[None, :])
-            axes.append(v)
-            e.append(np.exp(-tw))
-            em.append(np.expm1(-tw))
+    for c in (c1, c2):
+        v = _axis(c, L, cmax, step_v)
+        # tw capped at e^7 > 700, where e^{-tw} is 0 and expm1(-tw) is -1 either way: NumPy's exp
+        # is slow where it overflows, and where it underflows (logspace.exp_or_zero)
+        tw = np.exp(np.minimum((v - ell)[:, None] + (c * g - c * c / 2)[None, :], 7.0))
+        axes.append(v)
+        e.append(exp_or_zero(-tw))
+        em.append(np.expm1(-np.minimum(tw, 40.0)))  # -1 to the last bit once tw > 40
     (e1, e2), (m1, m2) = e, em
 
     def pair(weights):  # E[weights(g) e^{-s1 w1} e^{-s2 w2}] on the grid
@@ -103,9 +105,8 @@ def moments(
         )
         psi.append(np.where(mass_shifted <= mass_direct, shifted, direct))
     base = axes[0][:, None] + axes[1][None, :]
-    with np.errstate(under="ignore"):
-        w1 = np.exp(base + (L - 1) * log_phi)
-        w2 = np.exp(base + (L - 2) * log_phi) if L > 2 else np.exp(base)
+    w1 = exp_or_zero(base + (L - 1) * log_phi)
+    w2 = exp_or_zero(base + (L - 2) * log_phi) if L > 2 else np.exp(base)
     area = step_v * step_v
     scale = math.exp(c1 * c2) / L * area
     A = scale * float(np.sum(w1 * pair(p12)))
