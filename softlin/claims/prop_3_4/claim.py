@@ -266,6 +266,11 @@ def run(
 
 # check id -> (why its value's digits below the eighth are rounding, the stated absolute error)
 ROUNDING_LEVEL_VALUES = {
+    "anchors/large-l": (
+        "the relative difference of the Richardson limits from the closed-form coefficients, at "
+        "the quadrature's rounding level (~1e-12; 0 at the built-in scenario)",
+        1e-11,
+    ),
     "risk-gradient/finite": (
         "a central-difference error at rounding level: "
         "float64 rounding over the step, ~1e-16 / h with h ~ 1e-6, i.e. ~1e-10",
@@ -285,11 +290,23 @@ ROUNDING_LEVEL_VALUES = {
 }
 
 
+# Check bounds computed from numbers at rounding level (check id -> (why, absolute error)).
+ROUNDING_LEVEL_BOUNDS = {
+    "anchors/large-l": (
+        "1e-9 plus a tenth of the change between two Richardson extrapolations of L x the exact "
+        "error at L = 1e5, 1e6, 1e7 (~1e-11 relative): that change carries the quadrature's "
+        "rounding, and it moved 1.0095870e-9 -> 1.0095872e-9 under another BLAS kernel",
+        1e-13,
+    ),
+}
+
+
 def stated_precision(checks) -> list[dict]:
     """Numbers whose digits below the eighth are rounding (certio.precision_entry)."""
     return [
-        precision_entry(f"{check_path(ID, c)}.value", why, abs=error)
-        for check_id, (why, error) in ROUNDING_LEVEL_VALUES.items()
+        precision_entry(f"{check_path(ID, c)}.{field}", why, abs=error)
+        for field, table in (("value", ROUNDING_LEVEL_VALUES), ("bound", ROUNDING_LEVEL_BOUNDS))
+        for check_id, (why, error) in table.items()
         for c in checks
         if c.id == check_id
     ]
