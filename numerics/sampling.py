@@ -195,7 +195,7 @@ def sampled_outputs(
         pb_max, c = block_shape(prompts, L, 8 * 2 * Q * 2, work_bytes)
         for p0 in range(0, prompts, pb_max):
             pb = min(pb_max, prompts - p0)
-            beta = coords[p0 : p0 + pb] if per_prompt else np.broadcast_to(coords, (pb, Q, r))
+            beta = coords[p0 : p0 + pb] if per_prompt else coords[None].repeat(pb, axis=0)
             means, sq = conditional_block(rng, beta, int(L), c, participation)
             out[p0 : p0 + pb] = means @ value_map.T + value_offset
             if participation:

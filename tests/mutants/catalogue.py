@@ -469,6 +469,31 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
     ),
     Mutant(
+        "conditional-one-query-residual-not-projected",
+        "numerics/conditional_sampler.py",
+        "resid = xi - unit * float(np.dot(unit, xi))",
+        "resid = xi",
+        (),  # no built-in scenario draws one prompt a block with one query (prop-3.1: none)
+        "the scalar route for one prompt and one query (blocks of one prompt: prompts of more "
+        "than 32768 tokens) draws its weighted residual without the projector off the tilt "
+        "direction",
+        (
+            "tests/numerics/test_conditional_sampler.py::test_one_prompt_with_one_query_takes_the_batched_blocks_draws_and_values",
+        ),
+    ),
+    Mutant(
+        "conditional-one-query-gram-rescaled-once",
+        "numerics/conditional_sampler.py",
+        "den, num, gram = den * rescale, num * rescale, gram * rescale * rescale",
+        "den, num, gram = den * rescale, num * rescale, gram * rescale",
+        (),  # as above: only the named test reaches this route
+        "the scalar route's sum of squared weights rescaled by exp(M_old - M_new) once, not "
+        "squared, when a chunk raises the running maximum",
+        (
+            "tests/numerics/test_conditional_sampler.py::test_one_prompt_with_one_query_takes_the_batched_blocks_draws_and_values",
+        ),
+    ),
+    Mutant(
         "mixture-centred-moment-tilt-a-not-2a",
         "derivations/mixture.py",
         "{cs[\"a\"]: 2 * s[\"U\"] * s[\"z\"],",

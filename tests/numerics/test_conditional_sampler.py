@@ -162,6 +162,23 @@ def test_one_query_sums_its_tokens_without_a_threaded_dot():
     )
 
 
+@pytest.mark.parametrize("chunk", [10_000, 999, 3])
+def test_one_prompt_with_one_query_takes_the_batched_blocks_draws_and_values(chunk):
+    """The scalar route for one prompt and one query (one_prompt_one_query) draws the same
+    normals as batched_block and returns its values up to rounding: at a generic tilt, at a zero
+    tilt and at a strong one, whose chunks raise the running maximum."""
+    for b in (np.array([0.3, -1.2, 0.5, 2.0, 0.1]), np.zeros(5), np.array([40.0, 0, 0, 0, 0])):
+        one = conditional_sampler.one_prompt_one_query(
+            np.random.default_rng(5), b, 10_000, chunk, True
+        )
+        batched = conditional_sampler.batched_block(
+            np.random.default_rng(5), b[None, None], 10_000, chunk, True
+        )
+        for got, want in zip(one, batched):
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
 @pytest.mark.parametrize("work_bytes", [300, 10**6])
 def test_the_conditional_sampler_streams_and_its_participation_ratios_are_those_of_its_weights(
     work_bytes,
