@@ -27,9 +27,11 @@ counts from 1 to 1e4: "auto" (what the claims call), "full", and the bare draw o
 per prompt. A count of prompts costs its number of blocks times a block's time (the engine draws
 min(prompts, max(1, tokens per chunk // L)) prompts a block), so a count whose prompts exceed
 TOKEN_BUDGET tokens is timed on whole blocks up to that budget and scaled: a count of 1e4 prompts of
-1e6 tokens would take hours and teaches nothing more. The targets: auto / bare L x d <= 0.4 from
-L = 1e4, and auto never slower than full (where auto takes the full sampler it runs the same code,
-and the ratio's spread is the machine's noise).
+1e6 tokens would take hours and teaches nothing more. A cell of fewer than CALL_TOKENS tokens
+repeats its call within each timing (a call of 16 tokens lasts some 30 microseconds, within the
+host's noise). The targets: auto / bare L x d <= 0.4 from L = 1e4, and auto never slower than full
+(where auto takes the full sampler it runs the same code, and the ratio's spread is the machine's
+noise).
 """
 
 from __future__ import annotations
@@ -181,6 +183,7 @@ def risk_rows(quick: bool, repeats: int) -> list[dict]:
 GRID_LS = (16, 64, 1024, 10**4, 10**5, 10**6)
 GRID_PROMPTS = (1, 10, 100, 1000, 10**4)
 TOKEN_BUDGET = 2 * 10**6  # tokens a timed run draws at most (the docstring)
+CALL_TOKENS = 50_000  # tokens a timing draws at least, by repeating a small cell's call
 
 
 def timed_prompts(prompts: int, L: int) -> int:
@@ -212,10 +215,13 @@ def grid(repeats: int) -> list[dict]:
                 ),
                 "bare": lambda: bare_draw(rng, n, L, 5, 0),
             }
+            # a cell of few tokens repeats its call within one timing, so that a sample lasts
+            # long enough (about CALL_TOKENS tokens) for the timer's and the host's noise to fade
+            calls = max(1, CALL_TOKENS // (n * L))
             times = {name: [] for name in runs}
             for _ in range(repeats):  # interleaved, so drifts hit every column alike
                 for name, fn in runs.items():
-                    times[name].append(timed(fn) / n)
+                    times[name].append(timed(lambda: [fn() for _ in range(calls)]) / (n * calls))
             takes = "conditional" if conditional_pays(L, 1, 5, n) else "full"
             r = {"L": L, "prompts": prompts, "timed": n, "auto_takes": takes}
             r.update({name: statistics.median(ts) for name, ts in times.items()})
