@@ -34,7 +34,7 @@ from numpy.polynomial import polynomial as npoly
 from scipy.special import ndtri
 
 from . import validate
-from .logspace import exp_or_zero
+from .logspace import exp_or_zero, expm1_neg
 
 STEP_V = 0.2
 STEP_G = 0.25
@@ -122,6 +122,8 @@ def log_scalars_many(
     if not math.isfinite(q) or q < 0:
         raise ValueError(f"q = {q!r} must be a finite number >= 0")
     Ls = [validate.prompt_length("L", L) for L in Ls]
+    if not Ls:
+        raise ValueError("Ls must name at least one prompt length")
     rq = math.sqrt(q)
     kmax = max(sum(k for k, _ in fac) for ts in terms.values() for _, _, fac in ts)
     h = min(0.1, step_g / rq) if rq > 0 else 0.1
@@ -177,7 +179,7 @@ def _parts(terms, u, q, g, h, L_max) -> tuple:
     with np.errstate(over="ignore", under="ignore"):
         tw = np.exp(u[:, None] + logw[None, :])  # (nu, ng)
         p0 = np.exp(-g * g / 2 + lc)
-        em1 = np.expm1(-np.minimum(tw, 40.0))  # -1 to the last bit once tw > 40 (e^-40 < 2^-57)
+        em1 = expm1_neg(tw)
         one_minus_phi = np.minimum(-(em1 @ p0), 1.0)
         log_direct0 = -g * g / 2 - tw
         top0 = log_direct0.max(axis=1)

@@ -52,7 +52,7 @@ from scipy import interpolate
 from scipy.special import ndtri
 
 from . import kernels, query_average, validate
-from .logspace import exp_or_zero, logsumexp
+from .logspace import exp_or_zero, expm1_neg, logsumexp
 
 STEP_V = 0.2
 STEP_G = 0.25
@@ -169,10 +169,9 @@ def log_moments(
             c_m = int(np.searchsorted(logw, LOG_M_DEAD - shift, side="right"))
             tw = np.exp((vv - ell)[:, None] + logw[None, :c_e])
             # e^{-tw} below e^-700 counts as 0 (logspace.exp_or_zero): the weights are at most 1,
-            # so the sums move by less than 1e-303. expm1(-tw) is -1 to the last bit once tw > 40
-            # (e^-40 < 2^-57).
+            # so the sums move by less than 1e-303.
             e = exp_or_zero(-tw)
-            em1 = np.expm1(-np.minimum(tw[:, :c_m], 40.0))
+            em1 = expm1_neg(tw[:, :c_m])
             E = e @ P[:c_e]
             M = em1 @ P[:c_m, :3] - P_tail[c_m]
             one_minus_phi = np.minimum(-M[:, 0], 1.0)

@@ -38,7 +38,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from . import validate
-from .logspace import exp_or_zero
+from .logspace import exp_or_zero, expm1_neg
 
 STEP_V = 0.5
 STEP_G = 0.5
@@ -80,7 +80,7 @@ def moments(
         tw = np.exp(np.minimum((v - ell)[:, None] + (c * g - c * c / 2)[None, :], 7.0))
         axes.append(v)
         e.append(exp_or_zero(-tw))
-        em.append(np.expm1(-np.minimum(tw, 40.0)))  # -1 to the last bit once tw > 40
+        em.append(expm1_neg(tw))
     (e1, e2), (m1, m2) = e, em
 
     def pair(weights):  # E[weights(g) e^{-s1 w1} e^{-s2 w2}] on the grid

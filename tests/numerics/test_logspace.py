@@ -1,11 +1,11 @@
 """numerics/logspace.py: the same arithmetic as scipy.special.logsumexp, bit for bit; exp_or_zero is
-NumPy's exp above its floor and 0 below."""
+NumPy's exp above its floor and 0 below; expm1_neg is NumPy's expm1(-x) to the bit."""
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
 from scipy.special import logsumexp as scipy_logsumexp
 
-from softlin.numerics.logspace import EXP_FLOOR, exp_or_zero, logsumexp
+from softlin.numerics.logspace import EXP_FLOOR, EXPM1_CAP, exp_or_zero, expm1_neg, logsumexp
 
 from ..strategies import seeds
 
@@ -56,3 +56,16 @@ def test_exp_or_zero_is_exp_above_the_floor_and_zero_below():
     assert np.all(out[x < EXP_FLOOR] == 0.0)
     assert np.isnan(out[np.isnan(x)]).all()
     assert out.shape == x.shape and not np.shares_memory(out, x)
+
+
+def test_expm1_neg_is_numpys_expm1_of_minus_x_to_the_bit():
+    """The cap at EXPM1_CAP changes no bit: beyond it expm1(-x) is already -1."""
+    x = np.concatenate(
+        [
+            np.linspace(0.0, 60.0, 6001),
+            [EXPM1_CAP, np.nextafter(EXPM1_CAP, 50), 745.2, 1e300, np.inf],
+        ]
+    )
+    with np.errstate(over="ignore"):
+        assert np.array_equal(expm1_neg(x), np.expm1(-x))
+    assert np.isnan(expm1_neg(np.array([np.nan]))).all()

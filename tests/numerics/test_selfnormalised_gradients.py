@@ -56,6 +56,8 @@ def test_several_prompt_lengths_at_once_give_each_its_own_scalars_bit_for_bit(q)
     many = gradient_scalars.log_scalars_many(q, Ls)
     assert many == [gradient_scalars.log_scalars(q, L) for L in Ls]
     assert gradient_scalars.log_scalars_many(q, Ls[::-1]) == many[::-1]
+    with pytest.raises(ValueError, match="at least one prompt length"):
+        gradient_scalars.log_scalars_many(q, [])
     tabs = sg.tables(Ls[:2], 20.0, 5)
     for tab, L in zip(tabs, Ls[:2]):
         alone = sg.table(L, 20.0, 5)
