@@ -316,3 +316,21 @@ def test_a_start_already_below_the_risk_level_is_beyond_reach_not_a_crash():
         routes.plan(s)
     s["eps"] = [1e-9]  # the same start, a level it must train to: planned, T > 0
     assert routes.plan(s)["T"] > 0
+
+
+def test_an_infinite_flow_beyond_the_tables_is_beyond_reach_not_a_crash():
+    """A hunt draw (`softlin hunt thm-4.3 --seed 303`, example 1): every finite-L flow stays within
+    the tables, but theta_inf(t) reaches lambda = 2.12 > 2, where the gap g2 is measured; the run
+    crashed after 35 s in a finite difference of the gap (OutOfReach, exit 3). Now the flows' plan
+    says so before any finite-L flow runs."""
+    from softlin.numerics import icl_flows
+    from softlin.numerics.validate import BeyondReach
+
+    Sigma = np.array(
+        [[1.8125, 0.875, -0.9375], [0.875, 1.5625, -0.1875], [-0.9375, -0.1875, 1.625]]
+    )
+    A0, b0 = icl_flows.balanced_init(Sigma, 0.3491924921245734)
+    s = {"Sigma": Sigma, "A0": A0, "b0": b0, "eps": [0.1, 0.03], "Ls": [16, 32, 64]}
+    p = routes.plan(s)
+    with pytest.raises(BeyondReach, match=r"infinite-prompt flow reaches lambda\(theta\) = 2.12"):
+        routes.flows(Sigma, p, 2)

@@ -53,8 +53,21 @@ def flows(Sigma: np.ndarray, p: dict, keep: int) -> dict:
     An L whose flow leaves the tables' reach (lambda(theta) > LAM_MAX,
     numerics/icl_exact.OutOfReach; small L, where theta_L moves far from theta_inf) is skipped and
     listed in `beyond_reach` with where it left; the theorem is about large L. Fewer than two
-    followable L: BeyondReach (exit 2)."""
+    followable L: BeyondReach (exit 2). So is a theta_inf(t) that leaves the reach, whatever L:
+    the gap g2 is measured on both trajectories (`g2_of`), and lambda(theta) does not depend on
+    L."""
     inf = icl_exact.flow(lambda y: icl_exact.grad_inf(Sigma, y), p["theta0"], p["t"])
+    reach = LAM_MAX  # where ExcessRisk.excess refuses (the flows' 2 % margin is for steps)
+    lams = [icl_exact.whitened_lambda(Sigma, icl_exact.unpack(th, Sigma.shape[0])[0]) for th in inf]
+    outside = [k for k, lam in enumerate(lams) if lam > reach]
+    if outside:
+        k = outside[0]
+        raise BeyondReach(
+            f"the infinite-prompt flow reaches lambda(theta) = {lams[k]:.4g} > {reach:.4g} at "
+            f"t = {p['t'][k]:.4g}: the exact finite-L route's tables (lambda <= {reach}) cannot "
+            "measure the gradient gap g2 there at any L; a smaller alpha or Sigma's scale keeps "
+            "the flow within them"
+        )
     out = {"inf": inf, "L": {}, "beyond_reach": []}
     for L in p["candidates"]:
         if len(out["L"]) == keep:
