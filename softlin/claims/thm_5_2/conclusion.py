@@ -35,6 +35,11 @@ errors' vectors (below):
 4. Limit. R_L(theta_L) = r + C L^-p, weighted, p profiled (limit_fit): the extrapolated limit r
    must lie within eps = min(icl.eps) of the infinite-prompt training's risk at the same horizon,
    |r - R_inf| - eps <= z se(r) (one-sided in the excess), se(r) with p's uncertainty in it.
+   Its reach: that of check 3 (the fit presumes the decay; where check 3 cannot judge it, the
+   extrapolation has nothing to stand on), and a profiled p inside its range (at an end the risks
+   do not follow the model). Four hunt draws (L = 4..64 with no exact risk at every L, three of
+   them at Sigma ~ 1e6 where training stays far from its limit) were refuted by extrapolations
+   the fit could not support. Beyond the reach the check is undecided, saying why.
 
 And the standard errors' vectors (`per_prompt_check`). Check 1's se (and the reported in-sample
 se) is the spread of per-prompt gradients g_n of the loss each prompt's own task vector w_n gives,
@@ -72,6 +77,9 @@ QUAD_REL = 5e-3
 # The exponents the limit's fit profiles over (R_L - r ~ C L^-p; the first-order theory has p = 1,
 # the trained risks at the default scenario fall like L^-0.6 to L^-0.8).
 P_RANGE = (0.05, 3.0)
+# A profiled exponent closer than this to an end of P_RANGE is the range's edge, not an optimum
+# (the bounded search stops within 1e-5 of it)
+P_EDGE = 1e-3
 # The per-prompt gradients' mean against the training's gradient on the same sample, relative to
 # the mean per-prompt magnitude: two summation orders of at most 4 x prompts <= 10^5 terms differ by
 # at most n u <= 1.1e-11 of it (u = 2^-53); the per-prompt terms, computed by other einsum
@@ -324,6 +332,11 @@ def decay_checks(Ls, risk, risk_se, r_inf: float, eps: float, exact=None):
     r_lim, r_lim_se, p_lim = math.nan, math.nan, math.nan
     if len(Ls) < 3:
         undecided = "the limit's fit r + C L^-p needs at least three L"
+    elif reach:
+        undecided = (
+            "the limit's fit r + C L^-p presumes the decay in L that training/risk-decay could "
+            f"not judge here ({reach})"
+        )
     else:
         try:
             r_lim, r_lim_se, p_lim = limit_fit(L, r, se)
@@ -331,6 +344,12 @@ def decay_checks(Ls, risk, risk_se, r_inf: float, eps: float, exact=None):
             pass
         if not (math.isfinite(r_lim_se) and r_lim_se > 0):
             undecided = "the fit r + C L^-p is degenerate here (no decay to separate r from C)"
+        elif min(p_lim - P_RANGE[0], P_RANGE[1] - p_lim) < P_EDGE:
+            undecided = (
+                f"the fit's exponent p = {p_lim:.4g} sits at an end of its range {P_RANGE}: the "
+                "risks do not follow r + C L^-p over these L (L below the asymptotic regime, or "
+                "a training far from its limit), so the extrapolation is not judged"
+            )
     stat = (abs(r_lim - r_inf) - eps) / r_lim_se if not undecided else math.nan
     limit = judge.z_test(
         "finite-prompt training: the risk extrapolated to L -> infinity is within eps of the "
