@@ -159,10 +159,14 @@ def proofs_check():
     """The derivation's proofs as one check."""
     return symbolic_check(
         "infinite-prompt limits, exact linear risk, trace forms, SGD gradients, exact-risk "
-        "gradients and the SGD noise floor",
+        "gradients, the SGD noise floor and the evaluation's noise average and profile over mu",
         {
             p.statement: p
-            for p in catalogue.authors_experiment_proofs() + catalogue.risk_finite_gradient_proofs()
+            for p in catalogue.authors_experiment_proofs()
+            + catalogue.risk_finite_gradient_proofs()
+            # the evaluation pieces (numerics/authors_sgd.evaluate's noise-averaged loss and
+            # profile over mu) are their own proof group, proved here too
+            + catalogue.authors_sgd_proofs()
         },
     )
 
