@@ -160,6 +160,35 @@ def prompt_gradient_batch(
     return out
 
 
+def prompt_gradient_scales(
+    X: np.ndarray, x: np.ndarray, A: np.ndarray, b: float, w: np.ndarray
+) -> np.ndarray:
+    """The magnitudes (k, d*d + 1) of the summands behind each per-prompt gradient of
+    `prompt_gradient_batch` at the task vectors w, which bound the rounding of any summation
+    order: with e = |w^T r| + |w|(|b| |xhat| + |x|) (the residual and its terms) and y_i = w^T x_i,
+    S = w^T xhat, |grad_A|_de <= |b| e |x_e| sum_i p_i (|y_i| + |S|) |x_{i,d}| and
+    |grad_b| <= e sum_i p_i |y_i|. Where the weights are nearly one-hot, C_hat w is a difference
+    of terms of this size that nearly cancel: two implementations then agree to a few units of
+    rounding of these magnitudes, not of the (much smaller) gradient."""
+    k, _, d = X.shape
+    sc = np.einsum("nld,de,ne->nl", X, A, x)
+    sc -= sc.max(axis=1, keepdims=True)
+    p = np.exp(sc)
+    p /= p.sum(axis=1, keepdims=True)
+    xh = np.einsum("nl,nld->nd", p, X)
+    r = b * xh - x
+    e = np.abs(np.einsum("nd,nd->n", w, r)) + np.linalg.norm(w, axis=1) * (
+        abs(b) * np.linalg.norm(xh, axis=1) + np.linalg.norm(x, axis=1)
+    )
+    y = np.abs(np.einsum("nld,nd->nl", X, w))
+    S = np.abs(np.einsum("nd,nd->n", w, xh))
+    weighted = np.einsum("nl,nld->nd", p * (y + S[:, None]), np.abs(X))
+    out = np.empty((k, d * d + 1))
+    out[:, :-1] = abs(b) * np.einsum("n,nd,ne->nde", e, weighted, np.abs(x)).reshape(k, d * d)
+    out[:, -1] = e * np.einsum("nl,nl->n", p, y)
+    return out
+
+
 def prompt_gradients(
     Sigma: np.ndarray,
     A: np.ndarray,

@@ -114,3 +114,19 @@ def test_transverse_rate_is_the_smallest_A_curvature_at_the_endpoint():
     )
     lowest = float(np.min(np.linalg.eigvalsh((H + H.T) / 2)))
     assert abs(lowest - icl_flows.transverse_rate(S)) < 1e-7 * icl_flows.transverse_rate(S) + 1e-9
+
+
+def test_the_summands_magnitudes_bound_the_per_prompt_identitys_rounding():
+    """A hunt draw (thm-5.2, seed 404, example 6: Sigma = 2.6e5 in d = 1) failed the identity
+    mean per-prompt gradient = the training's gradient by 1.3e4 of the mean |gradient|: with
+    nearly one-hot weights C_hat w nearly cancels, and both routes agree only to rounding of the
+    summands (prompt_gradient_scales), which bound every per-prompt gradient and the gap."""
+    smp = icl_training.PromptSample(np.array([[262144.0]]), 32, 2000, np.random.default_rng(1))
+    A, b = np.array([[1.0]]), 1.0
+    _, gA, gb = smp.risk_and_grad(A, b)
+    per = icl_training.prompt_gradient_batch(smp.X, smp.xq, A, b, w=smp.w)
+    scales = icl_training.prompt_gradient_scales(smp.X, smp.xq, A, b, smp.w)
+    assert np.all(scales * (1 + 1e-12) >= np.abs(per))
+    gap = np.abs(per.mean(axis=0) - np.concatenate([gA.ravel(), [gb]]))
+    assert gap[0] > 1e-9 * np.abs(per[:, 0]).mean()  # the gradient's own size: too small a scale
+    assert np.all(gap <= 1e-12 * scales.mean(axis=0))

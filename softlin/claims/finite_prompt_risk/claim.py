@@ -277,8 +277,11 @@ def run(
     f = Findings(
         [
             symbolic_check(
-                "ratio expansion, tilted Gaussian moments, chi2 averages",
-                {p.statement: p for p in catalogue.risk_scalar_proofs()},
+                "ratio expansion, tilted Gaussian moments, chi2 averages, several heads",
+                {
+                    p.statement: p
+                    for p in catalogue.risk_scalar_proofs() + catalogue.risk_scalar_head_proofs()
+                },
             )
         ]
     )

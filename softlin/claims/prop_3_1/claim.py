@@ -107,14 +107,16 @@ def setting(s: dict) -> Setting:
 
 
 def proofs_check():
-    """The symbolic proofs of the first order, the query average, the threshold and the exact
-    finite-L error, as one check."""
+    """The symbolic proofs of the first order, the query average, the threshold, the exact
+    finite-L error and the conditional sampler's law, as one check."""
     return symbolic_check(
         "Proposition 3.1: first order, query average, threshold, sharp exponent",
         {
             **{f"fluctuations: {p.statement}": p for p in catalogue.fluctuation_proofs()},
             **{f"moments: {p.statement}": p for p in catalogue.concentration_proofs()},
             **{f"exact error: {p.statement}": p for p in catalogue.selfnormalised_error_proofs()},
+            # the law of the conditional sampler its Monte Carlo draws prompts with
+            **{f"sampler: {p.statement}": p for p in catalogue.conditional_sampler_proofs()},
         },
     )
 

@@ -320,12 +320,16 @@ def train(s: dict, profile: str) -> dict:
         out["sample_grad_se"].append(per_prompt.std(axis=0, ddof=1) / math.sqrt(sample.n))
         out["eval_grad"].append(np.concatenate([gA_eval.ravel(), [gb_eval]]))
         out["eval_grad_se"].append(per_prompt_eval.std(axis=0, ddof=1) / math.sqrt(evaluation.n))
-        # the same vectors' means (training sample, evaluation sample) and mean magnitudes, which
-        # thm-5.2 compares with the training's gradients on those samples (an identity: the
-        # standard errors must come from the per-prompt gradients of the loss the training runs on)
+        # the same vectors' means (training sample, evaluation sample), which thm-5.2 compares
+        # with the training's gradients on those samples (an identity: the standard errors must
+        # come from the per-prompt gradients of the loss the training runs on), and the mean
+        # magnitudes of their summands, which bound the identity's rounding
         out["per_prompt_mean"].append([per_prompt.mean(axis=0), per_prompt_eval.mean(axis=0)])
         out["per_prompt_scale"].append(
-            [np.abs(per_prompt).mean(axis=0), np.abs(per_prompt_eval).mean(axis=0)]
+            [
+                icl_training.prompt_gradient_scales(smp.X, smp.xq, A_end, b_end, smp.w).mean(axis=0)
+                for smp in (sample, evaluation)
+            ]
         )
         out["L"].append(L)
         out["max_gap"].append(float(gaps.max()))

@@ -81,10 +81,13 @@ P_RANGE = (0.05, 3.0)
 # (the bounded search stops within 1e-5 of it)
 P_EDGE = 1e-3
 # The per-prompt gradients' mean against the training's gradient on the same sample, relative to
-# the mean per-prompt magnitude: two summation orders of at most 4 x prompts <= 10^5 terms differ by
-# at most n u <= 1.1e-11 of it (u = 2^-53); the per-prompt terms, computed by other einsum
-# contractions of the same L tokens, differ by a few u of their partial products. 1e-9 leaves two
-# orders above the summations' bound; a slip that moves the mean by more is seen.
+# the mean magnitude of the summands behind each per-prompt gradient
+# (icl_training.prompt_gradient_scales): two summation orders of at most 4 x prompts <= 10^5 terms
+# differ by at most n u <= 1.1e-11 of it (u = 2^-53); the per-prompt terms, computed by other
+# einsum contractions of the same L tokens, differ by a few u of those magnitudes (not of the
+# gradient, which nearly cancels where the weights are nearly one-hot: a hunt draw at
+# Sigma = 2.6e5 put the difference at 1.3e4 times the mean |gradient|). 1e-9 leaves two orders
+# above the summations' bound; a slip that moves the mean by more is seen.
 PER_PROMPT_TOLERANCE = 1e-9
 FRESH_GRADIENT_ASSUMPTION = (
     "the evaluation sample's mean gradient at the trained endpoint is normal with the per-prompt "
@@ -251,7 +254,7 @@ def conclusion_checks(Sigma: np.ndarray, tr: dict, eps: float, theta0: np.ndarra
 def per_prompt_check(tr: dict):
     """The module docstring's last check: at every L, on the training sample and on the evaluation
     sample, max over (vec A, b) of |mean of the per-prompt gradients at each prompt's w - the
-    training's gradient on that sample| / the mean per-prompt magnitude, against
+    training's gradient on that sample| / the mean magnitude of their summands, against
     PER_PROMPT_TOLERANCE."""
     errors = []
     for j in range(len(tr["L"])):
@@ -276,8 +279,9 @@ def per_prompt_check(tr: dict):
         tier="numerical",
         detail=f"L = {list(tr['L'])}, training and evaluation samples: max over (vec A, b) of "
         "|mean per-prompt gradient at each prompt's w (prompt_gradient_batch) - the training's "
-        "gradient (PromptSample.risk_and_grad)| / mean |per-prompt gradient|, an identity to "
-        "rounding; per sample " + ", ".join(f"{e:.3g}" for e in errors),
+        "gradient (PromptSample.risk_and_grad)| / the mean magnitude of the per-prompt gradients' "
+        "summands (icl_training.prompt_gradient_scales), an identity to rounding; per sample "
+        + ", ".join(f"{e:.3g}" for e in errors),
     )
 
 
