@@ -17,12 +17,12 @@ A prompt then costs L + H normals instead of 2 L.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 from . import authors_sgd, authors_sgd_fast, kernels, validate
 from .conditional_sampler import gram_root
+from .streaming import StreamedMean
 
 CHUNK = 4_000_000  # scores per chunk (n L), ~100 MB of work arrays
 
@@ -69,7 +69,7 @@ def risk(
     maps = authors_sgd.generator_maps(np.asarray(Sigma, float), generator)
     p = float(mu @ omega)
     per = max(1, CHUNK // (L * len(mu)))
-    sums = np.zeros((2, 2))
+    accs = (StreamedMean(), StreamedMean())  # loss, excess
     done = 0
     while done < n:
         k = min(per, n - done)
@@ -87,12 +87,7 @@ def risk(
         excess = loss - kernels.authors_sgd_mean_loss(
             f, kernels.authors_sgd_limit_output(p, 1.0, g), s2
         )
-        for j, v in enumerate((loss, excess)):
-            sums[j] += [v.sum(), (v * v).sum()]
+        for acc, v in zip(accs, (loss, excess)):
+            acc.add(v)
         done += k
-
-    def mean_se(acc):
-        mean = acc[0] / n
-        return [float(mean), float(math.sqrt(max(acc[1] / n - mean * mean, 0.0) / (n - 1)))]
-
-    return {"risk": mean_se(sums[0]), "excess": mean_se(sums[1])}
+    return {key: [acc.mean, acc.stderr()] for key, acc in zip(("risk", "excess"), accs)}

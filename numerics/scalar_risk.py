@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from . import kernels
+from .streaming import StreamedMean
 
 
 def _heads(mu, omega):
@@ -58,7 +59,7 @@ def mc_first_order(mu, omega, d, s2, L, n, rng, chunk_bytes=64 * 2**20):
     mu, omega = np.asarray(mu, float), np.asarray(omega, float)
     H = mu.size
     per = max(1, int(chunk_bytes // (8 * L * (d + 2 * H + 2))))
-    total, total2, done = 0.0, 0.0, 0
+    acc, done = StreamedMean(), 0
     while done < n:
         m = min(per, n - done)
         beta = rng.standard_normal((m, d)) / math.sqrt(d)
@@ -80,12 +81,9 @@ def mc_first_order(mu, omega, d, s2, L, n, rng, chunk_bytes=64 * 2**20):
             delta_lin += mu[h] * (N - mh * D)
         r0 = (1 - mu @ omega) * bq
         Y = L * (delta**2 - 2 * r0 * (delta - delta_lin))
-        total += float(Y.sum())
-        total2 += float((Y**2).sum())
+        acc.add(Y)
         done += m
-    mean = total / n
-    var = max(total2 / n - mean**2, 0.0) * n / (n - 1)
-    return mean, math.sqrt(var / n)
+    return acc.mean, acc.stderr()
 
 
 def optimum(objective, H, x0=None):
