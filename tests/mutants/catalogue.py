@@ -494,6 +494,79 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
     ),
     Mutant(
+        "first-order-product-tilt-U-transposed",
+        "numerics/first_order.py",
+        "    b = (np.atleast_2d(Z) @ U.T @ root).T  # (r, n): columns b = B^T a",
+        "    b = (np.atleast_2d(Z) @ U @ root).T  # (r, n): columns b = B^T a",
+        ("prop-3.1",),
+        "the product-law first order tr C1(z) evaluated at the tilt U^T z instead of a = U z (the "
+        "beyond/*/first-order fits resolve 12 %; the kernel check at fixed queries sees it)",
+    ),
+    Mutant(
+        "first-order-product-curvature-at-a",
+        "numerics/first_order.py",
+        "        curvature(2 * b), tilted_mean(2 * b) - tilted_mean(b), V @ root",
+        "        curvature(b), tilted_mean(2 * b) - tilted_mean(b), V @ root",
+        ("prop-3.1",),
+        "the product-law first order with Hess Lambda at a instead of 2a (the weights' square "
+        "tilts twice)",
+    ),
+    Mutant(
+        "authors-linear-loss-variance-plus-mean-square",
+        "numerics/authors_loss_variance.py",
+        "    return max(m4 - m2 * m2, 0.0) + ROUNDING * m4",
+        "    return max(m4 + m2 * m2, 0.0) + ROUNDING * m4",
+        ("authors-experiment",),
+        "Var Y = E D^4 + (E D^2)^2: a variance bound too large makes the Catoni tests of the linear "
+        "risk conservative, so no verdict moves; the plain estimate of the named test sees it",
+        (
+            "tests/claims/test_authors_loss_variance.py::test_the_variance_matches_a_plain_estimate_and_a_halved_one_does_not[correct-2]",
+        ),
+    ),
+    Mutant(
+        "streamed-mean-cross-term-dropped",
+        "numerics/streaming.py",
+        "        self.m2 += chunk_m2 + delta * delta * self.count * k / total",
+        "        self.m2 += chunk_m2",
+        ("finite-prompt-risk",),
+        "the chunked standard error without the between-chunk term of Chan's update (each chunk's "
+        "spread about its own mean only: too small a standard error)",
+        (
+            "tests/numerics/test_streaming.py::test_chunks_give_numpys_mean_and_standard_error[cuts2-0.0]",
+        ),
+    ),
+    Mutant(
+        "authors-noise-average-square-dropped",
+        "derivations/authors_gradients.py",
+        "    return standard_expectation((f_sym + sp.sqrt(ae.s2_sym) * z - yhat_sym) ** 2, (z,))",
+        "    return standard_expectation((f_sym + sp.sqrt(ae.s2_sym) * z - yhat_sym) * 2, (z,))",
+        ("authors-experiment",),
+        "the query-noise average of the evaluation's loss derived without the square (its proof "
+        "group was proved by no claim before this catalogue entry)",
+    ),
+    Mutant(
+        "conditional-sampler-law-covariance-transposed",
+        "derivations/conditional_sampler.py",
+        "            K * K.T - sp.kronecker_product(C * C.T, S * S.T),",
+        "            K * K.T - sp.kronecker_product(C * C.T, S * S),",
+        ("prop-3.1",),
+        "the conditional sampler's residual covariance derived with S S for S S^T (its proof group "
+        "was proved by no claim before this catalogue entry)",
+    ),
+    Mutant(
+        "thm52-limit-judged-beyond-the-decays-reach",
+        "softlin/claims/thm_5_2/conclusion.py",
+        "    elif reach:\n        undecided = (",
+        "    elif False:\n        undecided = (",
+        ("thm-5.2",),
+        "the extrapolated limit judged where the decay it presumes could not be (hunt draws with "
+        "no exact risk at every L were refuted by a three-point fit); the built-in scenario's "
+        "decay is within reach, so only the named test sees it",
+        (
+            "tests/claims/test_thm52_conclusion.py::test_a_limit_the_decay_cannot_support_is_undecided_not_refuted",
+        ),
+    ),
+    Mutant(
         "mixture-centred-moment-tilt-a-not-2a",
         "derivations/mixture.py",
         "{cs[\"a\"]: 2 * s[\"U\"] * s[\"z\"],",
