@@ -517,8 +517,9 @@ MUTANTS: tuple[Mutant, ...] = (
         "    return max(m4 - m2 * m2, 0.0) + ROUNDING * m4",
         "    return max(m4 + m2 * m2, 0.0) + ROUNDING * m4",
         ("authors-experiment",),
-        "Var Y = E D^4 + (E D^2)^2: a variance bound too large makes the Catoni tests of the linear "
-        "risk conservative, so no verdict moves; the plain estimate of the named test sees it",
+        "Var Y = E D^4 + (E D^2)^2: a variance bound too large makes the Catoni tests of the "
+        "linear risk conservative, so no verdict moves; the plain estimate of the named test sees "
+        "it",
         (
             "tests/claims/test_authors_loss_variance.py::test_the_variance_matches_a_plain_estimate_and_a_halved_one_does_not[correct-2]",
         ),
@@ -564,6 +565,18 @@ MUTANTS: tuple[Mutant, ...] = (
         "decay is within reach, so only the named test sees it",
         (
             "tests/claims/test_thm52_conclusion.py::test_a_limit_the_decay_cannot_support_is_undecided_not_refuted",
+        ),
+    ),
+    Mutant(
+        "gradient-tables-store-aA-times-A",
+        "numerics/selfnormalised_gradients.py",
+        '            logs[n] = v / np.array([x["A"] for x in vals])',
+        '            logs[n] = v * np.array([x["A"] for x in vals])',
+        ("prop-3.4",),
+        "the grad_U tables store S_aA S_A instead of S_aA / S_A (the S_aA term is 0.08 % of the "
+        "built-in scenario's averages: only the named test sees it)",
+        (
+            "tests/numerics/test_selfnormalised_gradients.py::test_the_tables_store_and_rebuild_each_scalar_as_the_direct_quadrature_gives_it",
         ),
     ),
     Mutant(
