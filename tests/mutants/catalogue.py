@@ -580,6 +580,42 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
     ),
     Mutant(
+        "arb-gaussian-tail-recursion-sign",
+        "numerics/arb/tails.py",
+        "        M.append(ipow(c, i - 1) * phi + (i - 1) * M[i - 2])",
+        "        M.append(ipow(c, i - 1) * phi - (i - 1) * M[i - 2])",
+        ("prop-3.1",),
+        "the Gaussian tail moments' integration by parts with the wrong sign: the enclosures' tail "
+        "bounds shrink, which no enclosure can show where its tails are tiny (an unsound proof)",
+        (
+            "tests/numerics/test_arb_toolkit.py::test_the_gaussian_tail_moments_contain_the_integrals_and_K_bounds_the_fourth_moment[2.0]",
+        ),
+    ),
+    Mutant(
+        "arb-gaussian-tail-q-factor-half-dropped",
+        "numerics/arb/tails.py",
+        "    M = [(c / arb(2).sqrt()).erfc() / 2, phi]",
+        "    M = [(c / arb(2).sqrt()).erfc(), phi]",
+        ("prop-3.1",),
+        "Q(c) = erfc(c / sqrt 2) without its factor 1/2 (a tail bound twice too large: looser, "
+        "still sound, and invisible to every verdict)",
+        (
+            "tests/numerics/test_arb_toolkit.py::test_the_gaussian_tail_moments_contain_the_integrals_and_K_bounds_the_fourth_moment[2.0]",
+        ),
+    ),
+    Mutant(
+        "arb-fourth-moment-bound-shift-sign",
+        "numerics/arb/tails.py",
+        "    s = 1 + b",
+        "    s = 1 - b",
+        ("prop-3.4",),
+        "K(b) >= E(1 + b + |u|)^4 computed at 1 - b: the majorants of the grad_U enclosures' "
+        "integrands shrink below the quantity they bound (an unsound proof no verdict shows)",
+        (
+            "tests/numerics/test_arb_toolkit.py::test_the_gaussian_tail_moments_contain_the_integrals_and_K_bounds_the_fourth_moment[2.0]",
+        ),
+    ),
+    Mutant(
         "mixture-centred-moment-tilt-a-not-2a",
         "derivations/mixture.py",
         "{cs[\"a\"]: 2 * s[\"U\"] * s[\"z\"],",

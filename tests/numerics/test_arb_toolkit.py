@@ -314,3 +314,28 @@ def test_a_ball_matrix_beyond_float64_has_no_eigenvalue_bound_not_a_crash():
     S = arb_mat([[arb("1e400"), 1], [1, 2]])
     assert not symmetric_upper_eigenvalue(S).is_finite()
     assert symmetric_upper_eigenvalue(arb_mat([[1, 0], [0, 3]])).upper() >= 3
+
+
+@pytest.mark.parametrize("c", [0.3, 2.0, 7.5])
+def test_the_gaussian_tail_moments_contain_the_integrals_and_K_bounds_the_fourth_moment(c):
+    """tail_moments(c)[i] is a ball around int_c^inf u^i phi(u) du (mpmath at 40 digits), i = 0..4,
+    and K(b) >= E (1 + b + |u|)^4 without being loose by more than a factor 2: the inner
+    integrals' tails rest on both, and a slip in either (the recursion's sign, Q(c)'s factor 1/2, 1
+    + b) leaves every enclosure containing its float route where the tails are tiny."""
+    import mpmath as mp
+
+    from softlin.numerics.arb.tails import K, tail_moments
+
+    mp.mp.dps = 40
+    phi = lambda u: mp.exp(-u * u / 2) / mp.sqrt(2 * mp.pi)  # noqa: E731
+    with precision(128):
+        balls = tail_moments(c)
+        for i, ball in enumerate(balls):
+            exact = mp.quad(lambda u: u**i * phi(u), [c, mp.inf])
+            mid = mp.mpf(ball.mid().str(45, radius=False))
+            # contains it up to the quadrature's own error (1e-28 relative at 30 digits)
+            assert abs(mid - exact) <= mp.mpf(float(ball.rad())) + 1e-28 * abs(exact), (i, ball)
+            assert float(ball.rad()) <= 1e-15 * abs(float(exact))
+        b = arb(c / 3)
+        fourth = 2 * mp.quad(lambda u: (1 + mp.mpf(c) / 3 + u) ** 4 * phi(u), [0, mp.inf])
+        assert float(fourth) <= float(K(b).lower()) <= 2 * float(fourth)
