@@ -326,9 +326,8 @@ def test_the_gaussian_tail_moments_contain_the_integrals_and_K_bounds_the_fourth
 
     from softlin.numerics.arb.tails import K, tail_moments
 
-    mp.mp.dps = 40
     phi = lambda u: mp.exp(-u * u / 2) / mp.sqrt(2 * mp.pi)  # noqa: E731
-    with precision(128):
+    with precision(128), mp.workdps(40):  # mpmath's precision restored after, as flint's
         balls = tail_moments(c)
         for i, ball in enumerate(balls):
             exact = mp.quad(lambda u: u**i * phi(u), [c, mp.inf])
