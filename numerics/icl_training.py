@@ -123,6 +123,16 @@ def hessian_bound(Sigma: np.ndarray, radius: float) -> float:
     return float(kernels.icl_hessian_bound(Sigma, float(np.linalg.norm(Sigma, 2)), radius))
 
 
+def prompt_weights(X: np.ndarray, x: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(p, xhat): the softmax weights p_i = softmax_i(x_i^T A x) (k, L), max-shifted, and
+    xhat = sum_i p_i x_i (k, d), for prompts X (k, L, d) and queries x (k, d)."""
+    sc = np.einsum("nld,de,ne->nl", X, A, x)
+    sc -= sc.max(axis=1, keepdims=True)
+    p = np.exp(sc)
+    p /= p.sum(axis=1, keepdims=True)
+    return p, np.einsum("nl,nld->nd", p, X)
+
+
 def prompt_gradient_batch(
     X: np.ndarray, x: np.ndarray, A: np.ndarray, b: float, w: np.ndarray | None = None
 ) -> np.ndarray:
@@ -140,11 +150,7 @@ def prompt_gradient_batch(
     w ~ N(0, I) is the w-averaged gradient, their spread is larger: the standard error of the
     training's own gradient must come from these."""
     k, _, d = X.shape
-    sc = np.einsum("nld,de,ne->nl", X, A, x)
-    sc -= sc.max(axis=1, keepdims=True)
-    p = np.exp(sc)
-    p /= p.sum(axis=1, keepdims=True)
-    xh = np.einsum("nl,nld->nd", p, X)
+    p, xh = prompt_weights(X, x, A)
     r = b * xh - x
     D = X - xh[:, None, :]
     out = np.empty((k, d * d + 1))
@@ -171,11 +177,7 @@ def prompt_gradient_scales(
     of terms of this size that nearly cancel: two implementations then agree to a few units of
     rounding of these magnitudes, not of the (much smaller) gradient."""
     k, _, d = X.shape
-    sc = np.einsum("nld,de,ne->nl", X, A, x)
-    sc -= sc.max(axis=1, keepdims=True)
-    p = np.exp(sc)
-    p /= p.sum(axis=1, keepdims=True)
-    xh = np.einsum("nl,nld->nd", p, X)
+    p, xh = prompt_weights(X, x, A)
     r = b * xh - x
     e = np.abs(np.einsum("nd,nd->n", w, r)) + np.linalg.norm(w, axis=1) * (
         abs(b) * np.linalg.norm(xh, axis=1) + np.linalg.norm(x, axis=1)
