@@ -19,7 +19,10 @@ of derivations/fluctuations_product.py); the expectations are sums over a finite
   NODES_GAUSSIAN per coordinate (e^{c g} against the Gaussian: exact to the rule's degree in the
   Taylor series, below 1e-14 for |c| <= 3).
 
-The mean m cancels in z' - m_a, and enters w only through a constant factor.
+The mean m cancels in z' - m_a, and enters w only through a constant factor, so the sums run on
+centred points (a product law's at m = 0, a mixture's about its overall mean): a spread far
+below the mean (Gamma ~ 1e-25 about m ~ 0.5, a hunt draw) would otherwise lose its digits to
+m + B x.
 """
 
 from __future__ import annotations
@@ -75,7 +78,7 @@ def product_trace_c1(kind: str, mean, root, U, V, z) -> float:
     """tr C1(z) for z' = mean + root x, x iid `kind` of unit variance (module docstring)."""
     root = np.asarray(root, float)
     x, prob = product_rule(kind, root.shape[1])
-    points = np.asarray(mean, float) + x @ root.T
+    points = x @ root.T  # centred: the mean cancels (module docstring)
     return _trace_c1(
         points, prob, np.asarray(U, float) @ np.asarray(z, float), np.asarray(V, float)
     )
@@ -84,14 +87,15 @@ def product_trace_c1(kind: str, mean, root, U, V, z) -> float:
 def mixture_trace_c1(weights, means, roots, U, V, z) -> float:
     """tr C1(z) for the Gaussian mixture sum_k weights_k N(means_k, roots_k roots_k^T)."""
     pts, probs = [], []
+    centre = np.asarray(weights, float) @ np.asarray(means, float)  # the overall mean cancels
     for pi, mu, B in zip(weights, means, roots):
         B = np.asarray(B, float)
-        r = B.shape[1]
-        if r == 0:
-            pts.append(np.asarray(mu, float)[None, :]), probs.append(np.array([float(pi)]))
+        offset = np.asarray(mu, float) - centre
+        if B.shape[1] == 0:
+            pts.append(offset[None, :]), probs.append(np.array([float(pi)]))
             continue
-        _check_size(NODES_GAUSSIAN, r)
-        g, w = tensor_grid(NODES_GAUSSIAN, r)
-        pts.append(np.asarray(mu, float) + g @ B.T), probs.append(float(pi) * w)
+        _check_size(NODES_GAUSSIAN, B.shape[1])
+        g, w = tensor_grid(NODES_GAUSSIAN, B.shape[1])
+        pts.append(offset + g @ B.T), probs.append(float(pi) * w)
     a = np.asarray(U, float) @ np.asarray(z, float)
     return _trace_c1(np.concatenate(pts), np.concatenate(probs), a, np.asarray(V, float))
